@@ -1,0 +1,147 @@
+"""taimatsu (松明, "torch"): PyTorch's programming model in pure Python on NumPy.
+
+``import taimatsu as torch`` and PyTorch code runs unchanged: the same values, reprs and
+errors. This module is the public surface, re-exported like ``torch``'s.
+"""
+
+from __future__ import annotations
+
+import math as _math
+
+__version__ = "0.1.0"
+
+from ._device import device
+from ._dtype import (  # noqa: F401
+    bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16,
+    float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
+    promote_types, set_default_dtype, short, uint8,
+)  # fmt: skip
+from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format, strided  # noqa: F401
+from ._size import Size  # noqa: F401
+from ._tensor import Tensor
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
+from . import autograd, backend, cuda  # noqa: E402, F401
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .ops.reduction import return_types  # noqa: F401
+
+# ---- creation -----------------------------------------------------------------------------------
+from .ops.creation import (  # noqa: F401
+    arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy, full, full_like,
+    linspace, logspace, ones, ones_like, scalar_tensor, tensor, zeros, zeros_like,
+)  # fmt: skip
+from .ops.creation import range_ as range  # noqa: A004, F401
+
+# ---- random -------------------------------------------------------------------------------------------
+from .ops.random import (  # noqa: F401
+    Generator, bernoulli, default_generator, get_rng_state, initial_seed, manual_seed, multinomial,
+    normal, poisson, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
+    set_rng_state,
+)  # fmt: skip
+
+# ---- pointwise ---------------------------------------------------------------------------------------------
+from .ops.pointwise import (  # noqa: F401
+    abs, abs_, absolute, acos, acos_, acosh, acosh_, add, addcdiv, addcmul, allclose, angle, asin,
+    asin_, asinh, asinh_, atan, atan2, atan_, atanh, atanh_, bitwise_and, bitwise_left_shift,
+    bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, ceil, ceil_, clamp, clamp_,
+    clamp_max, clamp_min, clip, clip_, conj, conj_physical, copysign, cos, cos_, cosh, cosh_, digamma,
+    div, divide, eq, equal, erf, erf_, erfc, erfc_, erfinv, exp, exp2, exp_, expm1, expm1_, fix,
+    float_power, floor, floor_, floor_divide, fmax, fmin, fmod, frac, ge, greater, greater_equal, gt,
+    hypot, imag, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, lerp, less, less_equal,
+    lgamma, log, log1p, log1p_, log2, log10, log_, logaddexp, logical_and, logical_not, logical_or,
+    logical_xor, logit, lt, masked_fill, maximum, minimum, mul, multiply, nan_to_num, ne, neg, neg_,
+    negative, not_equal, positive, pow, real, reciprocal, reciprocal_, relu, relu_, remainder, round,
+    rsqrt, rsqrt_, rsub, sgn, sigmoid, sigmoid_, sign, signbit, sin, sin_, sinh, sinh_, sqrt, sqrt_,
+    square, sub, subtract, tan, tan_, tanh, tanh_, true_divide, trunc, trunc_, where, xlogy,
+)  # fmt: skip
+from .ops.pointwise import acos as arccos, acosh as arccosh, asin as arcsin, asinh as arcsinh  # noqa: F401
+from .ops.pointwise import atan as arctan, atan2 as arctan2, atanh as arctanh  # noqa: F401
+
+# ---- reductions ----------------------------------------------------------------------------------------------
+from .ops.reduction import (  # noqa: F401
+    all, amax, amin, aminmax, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max,
+    mean, median, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean,
+)  # fmt: skip
+
+# ---- shape -------------------------------------------------------------------------------------------------
+from .ops.shape import (  # noqa: F401
+    adjoint, as_strided, atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors,
+    broadcast_to, cat, chunk, clone, column_stack, concat, concatenate, diagonal, dstack, flatten,
+    flip, fliplr, flipud, hstack, movedim, moveaxis, narrow, permute, ravel, reshape, roll,
+    row_stack, select, split, squeeze, stack, swapaxes, swapdims, t, tensor_split, tile, transpose,
+    tril, triu, unbind, unflatten, unsqueeze, vstack,
+)  # fmt: skip
+
+# ---- indexing ------------------------------------------------------------------------------------------------
+from .ops.indexing import (  # noqa: F401
+    argwhere, gather, index_add, index_copy, index_fill, index_put, index_select, masked_scatter,
+    masked_select, nonzero, scatter, scatter_add, scatter_reduce, take, take_along_dim,
+)  # fmt: skip
+
+# ---- linear algebra ---------------------------------------------------------------------------------------------
+from .ops.linalg import (  # noqa: F401
+    addbmm, addmm, addmv, addr, baddbmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer,
+    tensordot, vdot,
+)  # fmt: skip
+from .ops._dispatch import result_type_fn as result_type  # noqa: E402, F401
+from ._dtype import can_cast  # noqa: F401
+from ._legacy import (  # noqa: F401
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+    IntTensor, LongTensor, ShortTensor,
+)  # fmt: skip
+from . import serialization  # noqa: F401
+
+# Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
+from . import nn, optim, utils  # noqa: E402, F401
+
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = _math.inf
+nan = _math.nan
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    return input.is_complex()
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    if input.numel() != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with more than one value is ambiguous"
+            if input.numel()
+            else "Boolean value of Tensor with no values is ambiguous"
+        )
+    return input.item() != 0
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def get_default_device():
+    return device("cpu")
+
+
+def set_printoptions_default() -> None:
+    set_printoptions(profile="default")
+
+
+def eig(*args, **kwargs):
+    raise RuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\n"
+        "torch.linalg.eig returns complex tensors of dtype cfloat or cdouble rather than real tensors mimicking "
+        "complex tensors.\n\nL, _ = torch.eig(A)\nshould be replaced with\nL_complex = torch.linalg.eigvals(A)\n\n"
+        "and\n\nL, V = torch.eig(A, eigenvectors=True)\nshould be replaced with\nL_complex, V_complex = "
+        "torch.linalg.eig(A)"
+    )

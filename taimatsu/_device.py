@@ -1,0 +1,76 @@
+"""``torch.device`` and the current-device context."""
+
+from __future__ import annotations
+
+
+class device:
+    """A place tensors live: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index: int | None = None):  # noqa: A002 - PyTorch's name
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
+        if ":" in type:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in ("cpu", "cuda", "meta"):
+            raise RuntimeError(
+                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+                f"xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}"
+            )
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = type, index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+cpu = device("cpu")
+
+
+def as_device(d) -> device:
+    """Normalise a user's ``device=`` argument; 'cuda' means the current CUDA device."""
+    if d is None:
+        return cpu
+    if isinstance(d, device):
+        if d.type == "cpu":
+            return cpu  # canonical object: ops test ``t._device is cpu``
+        if d.type == "cuda" and d.index is None:
+            from .backend import current_cuda_index
+
+            return device("cuda", current_cuda_index())
+        return d
+    return as_device(device(d))

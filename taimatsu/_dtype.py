@@ -1,0 +1,234 @@
+"""dtype objects and PyTorch's type-promotion rules.
+
+NumPy's promotion differs from PyTorch's (0-d arrays are not "weak", int + float gives
+float64, uint8 + int8 gives int16 in both but float16 + bfloat16 does not exist...), so
+every op asks this module for the result dtype and casts before calling NumPy.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+# Categories order the kinds: a higher category wins over a lower one in promotion.
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A tensor element type; ``repr`` is PyTorch's (``torch.float32``)."""
+
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_legacy", "_aliases")
+
+    def __init__(self, name: str, np_dtype, category: int, legacy: str | None):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_signed = name not in ("bool", "uint8")
+        self._legacy = legacy
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOAT
+
+    @property
+    def is_complex(self) -> bool:
+        return self.category == COMPLEX
+
+    def to_real(self) -> dtype:
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> dtype:
+        return {float64: complex128, complex128: complex128}.get(self, complex64)
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+bool = dtype("bool", np.bool_, BOOL, "BoolTensor")  # noqa: A001 - PyTorch's name
+uint8 = dtype("uint8", np.uint8, INT, "ByteTensor")
+int8 = dtype("int8", np.int8, INT, "CharTensor")
+int16 = dtype("int16", np.int16, INT, "ShortTensor")
+int32 = dtype("int32", np.int32, INT, "IntTensor")
+int64 = dtype("int64", np.int64, INT, "LongTensor")
+float16 = dtype("float16", np.float16, FLOAT, "HalfTensor")
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOAT, "BFloat16Tensor")
+float32 = dtype("float32", np.float32, FLOAT, "FloatTensor")
+float64 = dtype("float64", np.float64, FLOAT, "DoubleTensor")
+complex64 = dtype("complex64", np.complex64, COMPLEX, None)
+complex128 = dtype("complex128", np.complex128, COMPLEX, None)
+
+# PyTorch's aliases
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+
+all_dtypes = (
+    bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64,
+    complex128,
+)  # fmt: skip
+_by_name = {d.name: d for d in all_dtypes}
+_by_np = {d.np: d for d in all_dtypes}
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _by_name[name]
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    try:
+        return _by_np[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+# ---- default dtype --------------------------------------------------------------------
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    if not isinstance(d, dtype) or d not in (float16, bfloat16, float32, float64):
+        raise TypeError(
+            "only floating-point types are supported as the default type"
+            if isinstance(d, dtype)
+            else f"invalid dtype object: only floating-point types are supported as the default type, got {d}"
+        )
+    _default[0] = d
+
+
+def default_complex() -> dtype:
+    return complex128 if _default[0] is float64 else complex64
+
+
+# ---- promotion --------------------------------------------------------------------------
+_INT_ORDER = (uint8, int8, int16, int32, int64)
+
+
+def _promote_uncached(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a.category != b.category:
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        if hi.category == COMPLEX and lo in (float64,):
+            return complex128
+        return hi
+    if a.category == INT:
+        if {a, b} == {uint8, int8}:
+            return int16
+        if uint8 in (a, b):
+            return a if b is uint8 else b
+        return a if _INT_ORDER.index(a) > _INT_ORDER.index(b) else b
+    if a.category == FLOAT:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        return a if a.itemsize > b.itemsize else b
+    return a if a.itemsize > b.itemsize else b
+
+
+_promote_table = {(a, b): _promote_uncached(a, b) for a in all_dtypes for b in all_dtypes}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """``torch.promote_types``: the smallest dtype both can be cast to."""
+    return _promote_table[type1, type2]
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype PyTorch gives a Python number when it is wrapped as a tensor."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.float):
+        return _default[0]
+    if isinstance(value, builtins.complex):
+        return default_complex()
+    if isinstance(value, np.generic):
+        return from_numpy_dtype(value.dtype)
+    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    # PyTorch's rule for merging priority classes (dimensioned > 0-d > Python scalar):
+    # a lower class only matters if it is of a higher category.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == COMPLEX:
+        return higher
+    if lower.category == COMPLEX:
+        return higher.to_complex() if higher.category == FLOAT else lower
+    if higher.category == FLOAT:
+        return higher
+    if higher is bool or lower.category == FLOAT:
+        return _promote_table[higher, lower]
+    return higher
+
+
+def result_type_of(dims, zeros, scalars) -> dtype:
+    """Promote three priority classes of dtypes: dimensioned tensors, 0-d tensors, and the
+    dtypes of Python scalars (already mapped through ``scalar_dtype``)."""
+
+    def fold(ds):
+        out = None
+        for d in ds:
+            out = d if out is None else _promote_table[out, d]
+        return out
+
+    s = fold(scalars)
+    if s is not None and s.category == FLOAT:
+        s = _default[0]  # a Python float participates as the default dtype
+    elif s is not None and s.category == COMPLEX:
+        s = default_complex()
+    return _combine(fold(dims), _combine(fold(zeros), s))
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """``torch.can_cast``: casting allowed under PyTorch's same-kind rule."""
+    return from_.category <= to.category and not (from_.category != BOOL and to is bool)
+
+
+class finfo:
+    def __init__(self, type: dtype | None = None):  # noqa: A002
+        type = type or _default[0]
+        if type.category < FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        info = ml_dtypes.finfo(type.to_real().np)
+        self.bits = info.bits
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.tiny)
+        self.resolution = builtins.float(info.resolution)
+        self.dtype = type.to_real().name
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    def __init__(self, type: dtype):  # noqa: A002
+        if type.category not in (INT, BOOL) or type is bool:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), builtins.int(info.max), type.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -1,0 +1,187 @@
+"""The autograd graph: Node, saved tensors, AccumulateGrad.
+
+A Node is what ``tensor.grad_fn`` returns. ``next_functions`` holds one ``(node, output_nr)``
+edge per differentiable input (``(None, 0)`` when that input needs no gradient); ``apply``
+maps the gradients of the node's outputs to gradients of its inputs. The engine
+(engine.py) walks these edges; nothing here runs a backward pass by itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_seq = itertools.count()
+NO_EDGE = (None, 0)
+
+SECOND_BACKWARD_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class Node:
+    """Base class of every backward node (``AddBackward0``, ``AccumulateGrad``, ...)."""
+
+    __slots__ = (
+        "next_functions", "_saved", "_shapes", "_seq", "_pre_hooks", "_hooks",
+        "_retain", "_nout", "__dict__", "__weakref__",
+    )  # fmt: skip
+    _materialize = True  # pass zeros (not None) for outputs that got no gradient
+
+    def __init__(self, next_functions=(), shapes=()):
+        self.next_functions = next_functions
+        self._shapes = shapes
+        self._seq = next(_seq)
+        self._saved = ()
+        self._pre_hooks = self._hooks = self._retain = None
+        self._nout = 1
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, *grads):
+        raise NotImplementedError
+
+    def __call__(self, *grads):
+        return self.apply(*grads)
+
+    # ---- saved tensors ------------------------------------------------------------------
+    def saved(self) -> tuple:
+        """Unpack the saved tensors, checking they were not modified in place since."""
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+    # ---- hooks ----------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """Run ``fn(grad_outputs)`` before this node runs; may return replacement grads."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _add_hook(self._pre_hooks, fn)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        return self.__dict__.setdefault("_metadata", {})
+
+
+class RemovableHandle:
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict):
+        self.hooks_dict = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self.hooks_dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _add_hook(hooks: dict, fn) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+class SavedTensor:
+    """A tensor saved for backward, remembering its version at save time.
+
+    Inputs are kept as the tensor object itself. Outputs keep only their array and version
+    counter (not the tensor: the tensor holds the node, the node would hold the tensor) and
+    are rebuilt with the node as their grad_fn when unpacked, as PyTorch does.
+    """
+
+    __slots__ = ("tensor", "version", "data", "vc", "dtype", "device", "output_nr")
+
+    def __init__(self, tensor, is_output: bool):
+        self.version = tensor._vc[0]
+        if is_output:
+            self.tensor = None
+            self.data, self.vc = tensor._data, tensor._vc
+            self.dtype, self.device, self.output_nr = tensor._dtype, tensor._device, tensor._output_nr
+        else:
+            self.tensor = tensor
+
+    def unpack(self, node):
+        t = self.tensor
+        if t is not None:
+            if t._vc[0] != self.version:
+                raise RuntimeError(_modified_msg(t, t._vc[0], self.version))
+            return t
+        if self.vc[0] != self.version:
+            from .._tensor import _wrap
+
+            shown = _wrap(self.data, self.dtype, self.device)
+            raise RuntimeError(_modified_msg(shown, self.vc[0], self.version, node, self.output_nr))
+        from .._tensor import _wrap
+
+        out = _wrap(self.data, self.dtype, self.device)
+        out._vc = self.vc
+        out.grad_fn, out._rg, out._output_nr = node, True, self.output_nr
+        return out
+
+
+def _modified_msg(t, now: int, then: int, node=None, output_nr: int = 0) -> str:
+    shape = ", ".join(str(s) for s in t.shape)
+    desc = f"[{t.type()} [{shape}]]"
+    if node is None and t.grad_fn is not None:
+        node, output_nr = t.grad_fn, t._output_nr
+    if node is not None:
+        # PyTorch names the node without its "Backward<N>" suffix here ("output 0 of Exp").
+        short = re.sub(r"Backward\d*$", "", node.name())
+        desc += f", which is output {output_nr} of {short},"
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {desc} is at version {now}; expected version {then} instead. Hint: enable "
+        "anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
+
+
+class AccumulateGrad(Node):
+    """Sink node of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    __slots__ = ()
+
+    def __init__(self, variable):
+        super().__init__((), ((variable._data.shape, variable._dtype),))
+        self._seq = float("inf")  # run as soon as ready, like PyTorch
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grad):
+        from .engine import accumulate_grad
+
+        accumulate_grad(self.variable, grad)
+        return ()
+
+
+def node_class(name: str, vjp, materialize: bool = True) -> type:
+    """Make a backward node class named like PyTorch's (``ExpBackward0``) around ``vjp``.
+
+    ``vjp(node, *grad_outputs)`` returns one gradient (or None) per input edge.
+    """
+    return type(name, (Node,), {"__slots__": (), "apply": vjp, "_materialize": materialize})

@@ -1,0 +1,1 @@
+"""``torch.nn``: modules and functional ops (filled by the nn issue)."""

@@ -1,0 +1,305 @@
+"""The dispatch path every op goes through, and the factories that declare ops.
+
+An op's life: unwrap tensors to arrays, pick the result dtype by PyTorch's promotion rules,
+run the forward on arrays (through NumPy or CuPy), wrap the result, and -- only when grad
+mode is on and some input requires grad -- record a backward node. Tangents for forward-mode
+AD are computed only when an input carries one. In-place variants and ``out=`` come from the
+same declarations.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap
+from ..autograd import forward_ad as _fw
+from ..autograd.engine import edge_of
+from ..autograd.grad_mode import state as _gm
+from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, node_class
+
+# NumPy warns on overflow / division by zero / invalid values; PyTorch never does. Silence
+# those warnings only when raised from taimatsu's own modules, never the user's NumPy calls.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"taimatsu(\.|$)")
+
+_new = object.__new__
+_fw_state = _fw.state
+
+
+def xp_for(t: Tensor):
+    return np if t._device.type == "cpu" else _cupy()
+
+
+def _cupy():
+    from ..backend import cupy
+
+    return cupy()
+
+
+def needs_grad(*tensors) -> bool:
+    if not _gm.enabled:
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor) and t._rg:
+            return True
+    return False
+
+
+# ---- recording --------------------------------------------------------------------------------
+def record(cls, inputs, out, saved=(), **attrs) -> Node:
+    """Make ``cls`` node the grad_fn of ``out``; ``inputs`` are Tensors or None (scalars)."""
+    node = _new(cls)
+    node.next_functions = tuple(
+        edge_of(t) if t is not None and t._rg else NO_EDGE for t in inputs
+    )
+    node._shapes = tuple((t._data.shape, t._dtype) if t is not None else None for t in inputs)
+    node._seq = next(_seq)
+    node._pre_hooks = node._hooks = node._retain = None
+    node._nout = 1
+    if attrs:
+        node.__dict__.update(attrs)
+    if isinstance(out, Tensor):
+        out.grad_fn, out._rg = node, True
+        node._saved = tuple(SavedTensor(t, t is out) if t is not None else None for t in saved)
+    else:  # several outputs
+        node._nout = len(out)
+        node.__dict__["_out_meta"] = [(o._data.shape, o._dtype, o._device) for o in out]
+        for i, o in enumerate(out):
+            if o is not None and o._dtype.category >= D.FLOAT:
+                o.grad_fn, o._rg, o._output_nr = node, True, i
+        node._saved = tuple(
+            SavedTensor(t, any(t is o for o in out)) if t is not None else None for t in saved
+        )
+    return node
+
+
+def needs_input_grad(node: Node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
+
+
+# ---- dtype promotion for elementwise ops -------------------------------------------------
+def result_dtype(*args) -> D.dtype:
+    """PyTorch's result_type over Tensors and Python scalars."""
+    dims, zeros, scalars = [], [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            (dims if a._data.ndim else zeros).append(a._dtype)
+        elif a is not None:
+            scalars.append(D.scalar_dtype(a))
+    return D.result_type_of(dims, zeros, scalars)
+
+
+def as_array(a, dtype: D.dtype, xp=np):
+    """The array of a tensor or scalar operand, cast to ``dtype``."""
+    if isinstance(a, Tensor):
+        d = a._data
+        return d if a._dtype is dtype else d.astype(dtype.np)
+    if dtype.category == D.INT and not isinstance(a, bool):
+        return _wrapped_int(a, dtype)
+    return a  # Python scalars stay "weak": NumPy keeps the array's dtype
+
+
+def _wrapped_int(a, dtype):
+    # NumPy refuses Python ints out of a small int dtype's range; PyTorch wraps them.
+    try:
+        np.array(a, dtype.np)
+        return a
+    except OverflowError:
+        return np.array(a, np.int64).astype(dtype.np)[()]
+
+
+def binary_operands(a, b):
+    """Arrays for ``a`` and ``b`` in their common dtype, and that dtype."""
+    if a.__class__ is b.__class__ and a._dtype is b._dtype:  # the common fast path
+        if a._device is not b._device:
+            check_same_device(a, b)
+        return a._data, b._data, a._dtype
+    if isinstance(b, Tensor) and not isinstance(a, Tensor):
+        xb, xa, dt = binary_operands(b, a)
+        return xa, xb, dt
+    if isinstance(b, Tensor):
+        check_same_device(a, b)
+    elif not isinstance(b, (int, float, complex, bool, np.generic)):
+        raise TypeError(f"unsupported operand type: {type(b).__name__}")
+    dt = result_dtype(a, b)
+    return as_array(a, dt), as_array(b, dt), dt
+
+
+def check_same_device(a: Tensor, b: Tensor) -> None:
+    if a._device != b._device and a._data.ndim and b._data.ndim:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{b._device} and {a._device}!"
+        )
+
+
+def broadcast_error(shapes) -> RuntimeError:
+    """PyTorch's message for shapes that do not broadcast."""
+    a, b = shapes[0], shapes[1]
+    for i in range(1, max(len(a), len(b)) + 1):
+        sa = a[-i] if i <= len(a) else 1
+        sb = b[-i] if i <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            dim = max(len(a), len(b)) - i
+            return RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {dim}"
+            )
+    return RuntimeError(f"shapes {list(a)} and {list(b)} are not broadcastable")
+
+
+def shape_of(x) -> tuple:
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+# ---- out= and in-place ------------------------------------------------------------------------
+_SCALAR_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def scalar_name(dtype: D.dtype) -> str:
+    return _SCALAR_NAMES[dtype.name]
+
+
+def check_cast(result: D.dtype, target: D.dtype) -> None:
+    if not D.can_cast(result, target):
+        raise RuntimeError(
+            f"result type {scalar_name(result)} can't be cast to the desired output type "
+            f"{scalar_name(target)}"
+        )
+
+
+def write_out(out: Tensor, result: Tensor, name: str) -> Tensor:
+    """Store ``result`` into the user's ``out=`` tensor (resizing it as PyTorch does)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _gm.enabled and (result._rg or out._rg):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+    check_cast(result._dtype, out._dtype)
+    if out._data.shape != result._data.shape:
+        if out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out.shape)}, which does "
+                f"not match the required output shape {list(result.shape)}. This behavior is deprecated, and in a "
+                "future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning,
+                stacklevel=3,
+            )
+        out._data = result._data.astype(out._dtype.np, copy=True)
+        out._storage = None
+    else:
+        xp = xp_for(out)
+        xp.copyto(out._data, result._data, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's errors for writing into a leaf (or a view of one) that requires grad."""
+    if not _gm.enabled:
+        return
+    if t._rg and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = t._base
+    if base is not None and base._rg and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if t.__dict__ and t.__dict__.get("_inference") and not _gm.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_inplace_shape(self: Tensor, result_shape) -> None:
+    if self._data.shape != tuple(result_shape):
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(result_shape)}"
+        )
+
+
+def snapshot(t: Tensor) -> Tensor:
+    """A copy of ``t``'s current value that keeps its place in the graph.
+
+    An in-place op whose backward needs the *old* value of the tensor it overwrites saves
+    this instead (PyTorch saves ``self.clone()`` for those ops too).
+    """
+    s = _wrap(t._data.copy(), t._dtype, t._device)
+    s.grad_fn, s._rg, s._output_nr, s._accum = t.grad_fn, t._rg, t._output_nr, t._accum
+    return s
+
+
+def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
+    """Write ``result`` (computed out of place, with history) into ``self`` and rewire history.
+
+    When ``self`` is a view, its base's history becomes a CopySlices node so gradients flow
+    through the rest of the base correctly (PyTorch's CopySlices).
+    """
+    check_cast(result._dtype, self._dtype)
+    check_inplace_shape(self, result._data.shape)
+    xp = xp_for(self)
+    xp.copyto(self._data, result._data, casting="unsafe")
+    self._vc[0] += 1
+    if result._fw is not None:
+        self._fw = result._fw
+    node = result.grad_fn
+    if node is None:
+        return self
+    # The node's saved output must be this tensor's memory now, at its new version.
+    for s in node._saved or ():
+        if s is not None and s.tensor is None:
+            s.data, s.vc, s.version = self._data, self._vc, self._vc[0]
+    if self._base is None:
+        self.grad_fn, self._rg, self._output_nr = node, True, 0
+        return self
+    from .views import copy_slices
+
+    copy_slices(self, node)
+    return self
+
+
+def inplace(self: Tensor, functional, args, saves_self: bool, fast=None) -> Tensor:
+    """Run ``functional(self, *args)`` and store the result in ``self``.
+
+    ``fast(xp)`` (optional) writes the result straight into ``self``'s memory; it is used
+    when no graph needs recording and no tangent is carried.
+    """
+    check_inplace(self)
+    recording = needs_grad(self, *args)
+    if not recording and not _fw_state.level:
+        if fast is not None:
+            fast()
+            self._vc[0] += 1
+            return self
+        from ..autograd.grad_mode import no_grad
+
+        with no_grad():
+            return commit_inplace(self, functional(self, *args))
+    src = snapshot(self) if recording and saves_self and self._rg else self
+    return commit_inplace(self, functional(src, *args))
+
+
+# ---- forward-mode AD helper ----------------------------------------------------------------
+def tangents_of(*inputs):
+    """Tangents of the inputs at the current dual level, or None when none carries one."""
+    if not _fw_state.level:
+        return None
+    ts = [x._fw if isinstance(x, Tensor) else None for x in inputs]
+    return ts if any(t is not None for t in ts) else None
+
+
+__all__ = [
+    "Tensor", "_wrap", "record", "node_class", "needs_grad", "needs_input_grad", "result_dtype",
+    "as_array", "binary_operands", "write_out", "inplace", "check_cast", "tangents_of", "xp_for",
+    "broadcast_error", "scalar_name", "D", "np",
+]  # fmt: skip
+
+
+def result_type_fn(tensor1, tensor2) -> D.dtype:
+    """``torch.result_type``."""
+    return result_dtype(tensor1, tensor2)

@@ -1,0 +1,466 @@
+"""Tensor creation: tensor/as_tensor/from_numpy, factories (zeros, ones, full, arange,
+linspace, eye, ...), the ``_like`` forms, conversions (``Tensor.to``) and the legacy
+constructors (``torch.Tensor(2, 3)``, ``torch.FloatTensor([1, 2])``)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, cpu, device as _device_cls
+from .._size import Size
+from ..autograd.forward_ad import _register
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import Tensor, _fw_state, _wrap, node_class, record
+
+
+def _xp(dev):
+    if dev.type == "cpu":
+        return np
+    from ..backend import cupy
+
+    return cupy()
+
+
+def _finish(data, dtype, dev, requires_grad: bool) -> Tensor:
+    if dev.type != "cpu":
+        from ..backend import to_device
+
+        data = to_device(data, dev)
+    t = _wrap(data, dtype, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    if _gm.inference:
+        t.__dict__["_inference"] = True
+    return t
+
+
+# ---- tensor() ------------------------------------------------------------------------------------
+def _infer_shape(data, dim=0, shape=None):
+    """Shape of a nested sequence, with PyTorch's ragged-list ValueError."""
+    if shape is None:
+        shape = []
+        probe = data
+        while isinstance(probe, (list, tuple)):
+            shape.append(len(probe))
+            if not probe:
+                break
+            probe = probe[0]
+            if isinstance(probe, (Tensor, np.ndarray)):
+                shape.extend(probe.shape)
+                break
+    _check_ragged(data, 0, shape)
+    return shape
+
+
+def _check_ragged(data, dim, shape):
+    if dim >= len(shape):
+        if isinstance(data, (list, tuple)):
+            raise ValueError(f"expected sequence of length {0} at dim {dim} (got {len(data)})")
+        return
+    if isinstance(data, (Tensor, np.ndarray)):
+        if tuple(data.shape) != tuple(shape[dim:]):
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0] if data.shape else 0})")
+        return
+    if not isinstance(data, (list, tuple)):
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got 0)")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+    for x in data:
+        _check_ragged(x, dim + 1, shape)
+
+
+def _infer_dtype(flat_kinds) -> D.dtype:
+    cat = builtins.max(flat_kinds) if flat_kinds else D.FLOAT
+    return {D.BOOL: D.bool, D.INT: D.int64, D.FLOAT: D.get_default_dtype(), D.COMPLEX: D.default_complex()}[cat]
+
+
+def _kind(x) -> int:
+    if isinstance(x, (bool, np.bool_)):
+        return D.BOOL
+    if isinstance(x, numbers.Integral):
+        return D.INT
+    if isinstance(x, numbers.Real):
+        return D.FLOAT
+    if isinstance(x, numbers.Complex):
+        return D.COMPLEX
+    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+
+
+def _to_array(data, dtype):
+    """Turn Python data (numbers, nested lists, arrays, tensors) into (array, dtype)."""
+    if isinstance(data, Tensor):
+        a = _numpy(data)
+        return a, dtype or data._dtype
+    if isinstance(data, np.ndarray):
+        return data, dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, (list, tuple)):
+        shape = _infer_shape(data)
+        flat = list(_flatten(data))
+        if dtype is None:
+            kinds = set()
+            elem_dtypes = []
+            for x in flat:
+                if isinstance(x, Tensor):
+                    elem_dtypes.append(x._dtype)
+                elif isinstance(x, np.ndarray):
+                    elem_dtypes.append(D.from_numpy_dtype(x.dtype))
+                else:
+                    kinds.add(_kind(x))
+            dtype = _infer_dtype(kinds) if kinds or not elem_dtypes else elem_dtypes[0]
+            if kinds and elem_dtypes:
+                dtype = D.promote_types(dtype, elem_dtypes[0])
+        vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
+        if vals and any(isinstance(v, np.ndarray) for v in vals):
+            arr = np.stack([np.asarray(v) for v in vals]).astype(dtype.np) if vals else np.zeros(0, dtype.np)
+        else:
+            arr = _array_of(vals, dtype)
+        return arr.reshape(shape), dtype
+    if isinstance(data, (bool, numbers.Number)):
+        return np.asarray(data), dtype or _infer_dtype({_kind(data)})
+    if hasattr(data, "__array__"):
+        a = np.asarray(data)
+        return a, dtype or D.from_numpy_dtype(a.dtype)
+    raise TypeError(
+        f"Could not infer dtype of {type(data).__name__}"
+    )
+
+
+def _array_of(vals, dtype):
+    try:
+        return np.array(vals, dtype=dtype.np)
+    except OverflowError:
+        if dtype.category == D.INT:
+            return np.array([int(v) % (1 << (8 * dtype.itemsize)) for v in vals], np.uint64).astype(dtype.np)
+        raise
+    except (TypeError, ValueError):
+        return np.array([float(v) if dtype.category == D.FLOAT else v for v in vals]).astype(dtype.np)
+
+
+def _flatten(data):
+    if isinstance(data, (list, tuple)):
+        for x in data:
+            yield from _flatten(x)
+    else:
+        yield data
+
+
+def _numpy(t: Tensor) -> np.ndarray:
+    from ..backend import to_numpy
+
+    return to_numpy(t._data)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor copying ``data``; dtype inferred as PyTorch does (float -> default dtype)."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr, dt = _to_array(data, dtype)
+    arr = np.array(arr, dtype=dt.np, copy=True)
+    dev = as_device(device) if device is not None else (data._device if isinstance(data, Tensor) else cpu)
+    return _finish(arr, dt, dev, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Share memory with ``data`` when possible (same dtype and device), else copy."""
+    if isinstance(data, Tensor):
+        if (dtype is None or dtype is data._dtype) and (device is None or as_device(device) == data._device):
+            return data
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and (device is None or as_device(device).type == "cpu"):
+        return from_numpy(data)
+    arr, dt = _to_array(data, dtype)
+    return _finish(np.asarray(arr, dt.np), dt, as_device(device), False)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    dt = D.from_numpy_dtype(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) "
+        )
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate "
+            "the memory."
+        )
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.")
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means "
+            "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
+            "its data or make it writable before converting it to a tensor. This type of warning will be suppressed "
+            "for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _wrap(ndarray, dt, cpu)
+
+
+def from_numpy_array(a: np.ndarray) -> Tensor:
+    return _wrap(a, D.from_numpy_dtype(a.dtype), cpu)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dt = dtype or D.scalar_dtype(value)
+    if dtype is None and dt.category == D.INT and not isinstance(value, bool):
+        dt = D.get_default_dtype()  # torch.scalar_tensor defaults to the float dtype
+    return _finish(np.asarray(value, dt.np), dt, as_device(device), requires_grad)
+
+
+# ---- factories ---------------------------------------------------------------------------------------
+def _size_args(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                f"{type(s).__name__} at pos {len(out)}"
+            )
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _factory(fill):
+    def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
+        shape = _size_args(size)
+        dt = dtype or D.get_default_dtype()
+        dev = as_device(device)
+        t = _finish(fill(_xp(dev) if dev.type != "cpu" else np, shape, dt.np), dt, dev, requires_grad)
+        if out is not None:
+            from ._dispatch import write_out
+
+            return write_out(out, t, "zeros")
+        return t
+
+    return make
+
+
+zeros = _factory(lambda xp, s, d: xp.zeros(s, d))
+ones = _factory(lambda xp, s, d: xp.ones(s, d))
+empty = _factory(lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = dtype or (D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype())
+    dev = as_device(device)
+    return _finish(np.full(shape, fill_value, dt.np), dt, dev, requires_grad)
+
+
+def _like(fn):
+    def make(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+        return fn(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+
+    return make
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return full(input.shape, fill_value, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    from .views import as_strided
+
+    n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    base = zeros(n, dtype=dtype, device=device)
+    t = as_strided(base, size, stride, 0)
+    t._base = None
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    n = math.ceil((end - start) / step)
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = builtins.max(n, 0)
+    acc = np.float64 if dtype.category >= D.FLOAT else np.int64
+    data = (np.asarray(start, acc) + np.arange(n, dtype=acc) * np.asarray(step, acc)).astype(dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Deprecated ``torch.range``: includes ``end``."""
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or D.get_default_dtype()
+    data = (np.float64(start) + np.arange(n) * np.float64(step)).astype(dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or D.get_default_dtype()
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    if dtype.category >= D.FLOAT:
+        # PyTorch fills from both ends in the output dtype: start + i*step for the first half,
+        # end - (steps-1-i)*step for the rest.
+        ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.float32
+        s, e = np.asarray(start, ct), np.asarray(end, ct)
+        step = (e - s) / ct(steps - 1) if steps > 1 else ct(0)
+        i = np.arange(steps)
+        half = steps // 2
+        data = np.where(i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)).astype(dtype.np)
+    else:
+        data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype = dtype or D.get_default_dtype()
+    exps = linspace(start, end, steps, dtype=D.float64)._data
+    return _finish(np.power(base, exps).astype(dtype.np), dtype, as_device(device), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    dtype = dtype or D.get_default_dtype()
+    return _finish(np.eye(n, n if m is None else m, dtype=dtype.np), dtype, as_device(device), requires_grad)
+
+
+# ---- conversions: Tensor.to ----------------------------------------------------------------------------
+def _to_copy_vjp(node, g):
+    return (g.to(node.in_dtype, device=node.in_device),)
+
+
+_ToCopy = node_class("ToCopyBackward0", _to_copy_vjp)
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+            dev = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a._dtype, a._device
+        elif isinstance(a, bool):
+            kwargs.setdefault("non_blocking", a)
+        elif a is None:
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    return dtype, (as_device(dev) if dev is not None else None), kwargs.get("copy", False)
+
+
+def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
+    dtype, dev, copy = _parse_to(args, dict(kwargs))
+    dtype = dtype or self._dtype
+    dev = dev or self._device
+    if dtype is self._dtype and dev == self._device and not copy:
+        return self
+    data = self._data
+    if dev != self._device:
+        from ..backend import to_device
+
+        data = to_device(data, dev)
+    elif copy and dtype is self._dtype:
+        data = data.copy()
+    if dtype is not self._dtype:
+        data = _cast(data, self._dtype, dtype)
+    r = _wrap(data, dtype, dev)
+    if self._rg and _gm.enabled and dtype.category >= D.FLOAT:
+        record(_ToCopy, (self,), r, (), in_dtype=self._dtype, in_device=self._device)
+    if _fw_state.level and self._fw is not None and dtype.category >= D.FLOAT:
+        r._fw = self._fw.to(dtype=dtype, device=dev)
+        _register(r)
+    return r
+
+
+def _cast(data, src: D.dtype, dst: D.dtype):
+    if src.category == D.COMPLEX and dst.category < D.COMPLEX:
+        data = data.real  # PyTorch warns and drops the imaginary part
+    if src.category >= D.FLOAT and dst.category == D.INT:
+        # Float to int: truncation toward zero (NumPy does that too, via C casts).
+        return data.astype(dst.np)
+    return data.astype(dst.np)
+
+
+_TYPE_STRINGS = {d._legacy: d for d in D.all_dtypes if d._legacy}
+
+
+def dtype_from_type_string(s: str) -> D.dtype:
+    name = s.rsplit(".", 1)[-1]
+    if name in _TYPE_STRINGS:
+        return _TYPE_STRINGS[name]
+    raise ValueError(f"invalid type: '{s}'")
+
+
+# ---- legacy constructors ----------------------------------------------------------------------------------
+def legacy_new(cls, dtype: D.dtype, args, device) -> Tensor:
+    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: sizes, a sequence, or nothing."""
+    dev = as_device(device)
+    if not args:
+        t = _finish(np.zeros((0,), dtype.np), dtype, dev, False)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if src._dtype is not dtype:
+            from ._dispatch import scalar_name
+
+            raise TypeError(f"expected {scalar_name(dtype)} (got {scalar_name(src._dtype)})")
+        return src
+    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+        len(args) == 1 and isinstance(args[0], Size)
+    ):
+        t = _finish(np.zeros(_size_args(args), dtype.np), dtype, dev, False)
+    elif len(args) == 1:
+        arr, _ = _to_array(args[0], dtype)
+        t = _finish(np.array(arr, dtype=dtype.np), dtype, dev, False)
+    else:
+        raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t

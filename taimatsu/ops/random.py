@@ -1,0 +1,250 @@
+"""Random sampling: the ``torch.Generator`` object, the global seed functions, the
+sampling factories (rand, randn, randint, randperm, normal, bernoulli, multinomial) and the
+in-place samplers (uniform_, normal_, random_, ...).
+
+CPU numbers come from ``backend.random.CPUGenerator``, which reproduces PyTorch's CPU
+stream, so ``manual_seed(0); randn(3)`` prints PyTorch's numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, cpu
+from ..backend.random import CPUGenerator
+from ..backend.random import default_generator as _default_cpu
+from ._dispatch import Tensor, _wrap, check_inplace
+from .creation import _finish, _size_args
+
+
+class Generator:
+    """``torch.Generator``: an independent random stream."""
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self._impl = CPUGenerator()
+
+    def manual_seed(self, seed) -> Generator:
+        self._impl.manual_seed(int(seed))
+        return self
+
+    def seed(self) -> int:
+        return self._impl.seed()
+
+    def initial_seed(self) -> int:
+        return self._impl.initial_seed()
+
+    def get_state(self) -> Tensor:
+        return _wrap(self._impl.get_state(), D.uint8, cpu)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state._dtype is not D.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        self._impl.set_state(new_state._data)
+        return self
+
+
+default_generator = Generator.__new__(Generator)
+default_generator.device = cpu
+default_generator._impl = _default_cpu
+
+
+def _gen(generator) -> CPUGenerator:
+    return (generator or default_generator)._impl
+
+
+def manual_seed(seed) -> Generator:
+    seed = int(seed)
+    default_generator.manual_seed(seed)
+    from .. import cuda
+
+    cuda.manual_seed_all(seed)
+    return default_generator
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def _np_dtype(dtype: D.dtype):
+    return dtype.np
+
+
+def _make(sample, size, dtype, device, requires_grad, out=None):
+    shape = _size_args(size)
+    dev = as_device(device)
+    t = _finish(sample(shape, dtype), dtype, dev, requires_grad)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, t, "rand")
+    return t
+
+
+def _float_dtype(dtype, name):
+    dtype = dtype or D.get_default_dtype()
+    if dtype.category < D.FLOAT:
+        from ._dispatch import scalar_name
+
+        raise RuntimeError(f'"{name}" not implemented for \'{scalar_name(dtype)}\'')
+    return dtype
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    dtype = _float_dtype(dtype, "check_uniform_bounds")
+    g = _gen(generator)
+    return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad, out)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    g = _gen(generator)
+    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, out)
+
+
+def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    dtype = dtype or D.int64
+    g = _gen(generator)
+    return _make(lambda s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device, requires_grad, out)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    return rand(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    return randn(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input._dtype, device=device or input._device)
+
+
+def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dtype = dtype or D.int64
+    g = _gen(generator)
+    return _finish(g.randperm(n, dtype.np), dtype, as_device(device), requires_grad)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    """``normal(mean, std)`` with tensor or float arguments, or ``normal(m, s, size)``."""
+    g = _gen(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        if isinstance(std, Tensor) and (std._data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = np.broadcast_shapes(
+            mean._data.shape if isinstance(mean, Tensor) else (), std._data.shape if isinstance(std, Tensor) else ()
+        ) if isinstance(mean, Tensor) and isinstance(std, Tensor) else ref._data.shape
+        z = g.normal(shape, ref._dtype.np, 0.0, 1.0)
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        return _wrap((z * s + m).astype(ref._dtype.np), ref._dtype, ref._device)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    return _make(lambda s, d: g.normal(s, d.np, float(mean), float(std)), (tuple(size),), dtype, device, requires_grad, out)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    g = _gen(generator)
+    probs = input._data if p is None else p
+    if p is None and ((input._data < 0) | (input._data > 1)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)")
+    return _wrap(g.bernoulli(probs, input._data.shape, input._dtype.np), input._dtype, input._device)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None) -> Tensor:
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if (input._data < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    g = _gen(generator)
+    return _wrap(g.multinomial(input._data, num_samples, replacement).astype(np.int64), D.int64, input._device)
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
+    return _wrap(rng.poisson(input._data).astype(input._dtype.np), input._dtype, input._device)
+
+
+# ---- in-place samplers -------------------------------------------------------------------------------------
+def _fill(self: Tensor, values) -> Tensor:
+    check_inplace(self)
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        xp = np if self._device is cpu else None
+        if xp is None:
+            from ..backend import to_device
+
+            values = to_device(values, self._device)
+            self._data[...] = values
+        else:
+            np.copyto(self._data, values, casting="unsafe")
+    self._vc[0] += 1
+    return self
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    return _fill(self, _gen(generator).uniform(self._data.shape, self._dtype.np, a, b))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill(self, _gen(generator).normal(self._data.shape, self._dtype.np, mean, std))
+
+
+def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    return _fill(self, _gen(generator).random(self._data.shape, self._dtype.np, from_, to))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    probs = p._data if isinstance(p, Tensor) else p
+    return _fill(self, _gen(generator).bernoulli(probs, self._data.shape, self._dtype.np))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _gen(generator).exponential(self._data.shape, self._dtype.np, lambd))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    return _fill(self, _gen(generator).geometric(self._data.shape, self._dtype.np, p))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    return _fill(self, _gen(generator).cauchy(self._data.shape, self._dtype.np, median, sigma))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    return _fill(self, _gen(generator).log_normal(self._data.shape, self._dtype.np, mean, std))

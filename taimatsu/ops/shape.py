@@ -1,0 +1,774 @@
+"""Shape ops: views (view, transpose, permute, expand, squeeze, select, ...) and copies
+(clone, contiguous, cat, stack, repeat, flip). Views share memory and the version counter
+with their base; their VJPs are the adjoint shape op."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._layout import contiguous_format, preserve_format
+from .._size import Size
+from .._tensor import _wrapdim
+from ..autograd.forward_ad import _register
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import Tensor, _fw_state, _wrap, check_same_device, node_class, record, xp_for
+from .views import as_strided, make_view  # noqa: F401  (as_strided re-exported)
+
+
+def _dims_arg(args):
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = args[0]
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            a = a.__index__()
+        elif not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"view(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0")
+        out.append(int(a))
+    return tuple(out)
+
+
+def infer_size(shape, numel: int) -> tuple:
+    """Resolve one -1 in ``shape`` with PyTorch's errors."""
+    infer, known = None, 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:infer] + (numel // known,) + shape[infer + 1 :]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+# ---- view / reshape ---------------------------------------------------------------------------------
+_View = node_class("ViewBackward0", lambda node, g: (g.reshape(node.in_shape),))
+_UnsafeView = node_class("UnsafeViewBackward0", lambda node, g: (g.reshape(node.in_shape),))
+
+
+def _nocopy_reshape(data, shape):
+    if isinstance(data, np.ndarray):
+        try:
+            return np.reshape(data, shape, copy=False)
+        except ValueError:
+            return None
+    v = data.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
+def view(input: Tensor, *shape) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        return view_dtype(input, shape[0])
+    shape = infer_size(_dims_arg(shape), input._data.size)
+    data = _nocopy_reshape(input._data, shape)
+    if data is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return make_view(input, data, _View, lambda t: t.reshape(shape), in_shape=input._data.shape)
+
+
+def view_dtype(input: Tensor, dtype: D.dtype) -> Tensor:
+    if dtype.itemsize != input._dtype.itemsize:
+        if input._data.ndim == 0 or input.stride()[-1] != 1:
+            raise RuntimeError("self.stride(-1) must be 1 to view ScalarType with different element size")
+    v = make_view(input, input._data.view(dtype.np))
+    v._dtype = dtype
+    return v
+
+
+def reshape(input: Tensor, *shape) -> Tensor:
+    shape = infer_size(_dims_arg(shape), input._data.size)
+    data = _nocopy_reshape(input._data, shape)
+    if data is not None:
+        return make_view(input, data, _View, lambda t: t.reshape(shape), in_shape=input._data.shape)
+    c = clone(input, memory_format=contiguous_format)
+    out = _wrap(c._data.reshape(shape), c._dtype, c._device)
+    if c._rg and _gm.enabled:
+        record(_UnsafeView, (c,), out, (), in_shape=c._data.shape)
+    if c._fw is not None:
+        out._fw = c._fw.reshape(shape)
+        _register(out)
+    return out
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other.shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other.shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        return reshape(input, (1,))
+    s, e = _wrapdim(start_dim, nd), _wrapdim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shp = input._data.shape
+    return reshape(input, shp[:s] + (math.prod(shp[s : e + 1]),) + shp[e + 1 :])
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    d = _wrapdim(dim, input._data.ndim)
+    shp = input._data.shape
+    sizes = infer_size(tuple(sizes), shp[d])
+    return view(input, shp[:d] + sizes + shp[d + 1 :])
+
+
+def ravel(input: Tensor) -> Tensor:
+    return reshape(input, (-1,))
+
+
+def alias(input: Tensor) -> Tensor:
+    return make_view(input, input._data.view(), _Alias, lambda t: t)
+
+
+_Alias = node_class("AliasBackward0", lambda node, g: (g,))
+
+
+# ---- transpose / permute ---------------------------------------------------------------------------
+def _transpose_vjp(node, g):
+    return (g.transpose(node.d0, node.d1),)
+
+
+_Transpose = node_class("TransposeBackward0", _transpose_vjp)
+_T = node_class("TBackward0", lambda node, g: (g.t(),))
+_Permute = node_class("PermuteBackward0", lambda node, g: (g.permute(node.inverse),))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    nd = input._data.ndim
+    d0, d1 = _wrapdim(dim0, nd), _wrapdim(dim1, nd)
+    data = input._data.swapaxes(d0, d1) if nd else input._data.view()
+    return make_view(input, data, _Transpose, lambda t: t.transpose(d0, d1), d0=d0, d1=d1)
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    nd = input._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    return make_view(input, input._data.T, _T, lambda x: x.t())
+
+
+def permute(input: Tensor, *dims) -> Tensor:
+    nd = input._data.ndim
+    dims = _dims_arg(dims)
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {len(dims)}"
+        )
+    dims = tuple(_wrapdim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    inverse = tuple(np.argsort(dims).tolist())
+    return make_view(input, input._data.transpose(dims), _Permute, lambda x: x.permute(dims), inverse=inverse)
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    nd = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrapdim(s, nd) for s in src]
+    dst = [_wrapdim(d, nd) for d in dst]
+    order = [d for d in range(nd) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, order)
+
+
+moveaxis = movedim
+
+
+def adjoint(input: Tensor) -> Tensor:
+    return transpose(input, -2, -1).conj()
+
+
+# ---- expand / squeeze / unsqueeze ----------------------------------------------------------------------
+_Expand = node_class("ExpandBackward0", lambda node, g: (sum_to(g, node.in_shape),))
+
+
+def expand(input: Tensor, *sizes) -> Tensor:
+    sizes = _dims_arg(sizes)
+    shp = input._data.shape
+    if len(sizes) < len(shp):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})"
+        )
+    lead = len(sizes) - len(shp)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
+            out.append(s)
+            continue
+        cur = shp[i - lead]
+        if s == -1:
+            s = cur
+        elif cur != s and cur != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}"
+            )
+        out.append(s)
+    out = tuple(out)
+    if out == shp:
+        data = input._data.view()
+    else:
+        item = input._data.itemsize
+        st = input._data.strides
+        strides = [0] * lead + [0 if shp[k] == 1 and out[k + lead] != 1 else st[k] for k in range(len(shp))]
+        xp = xp_for(input)
+        if xp is np:
+            data = np.lib.stride_tricks.as_strided(input._data, out, strides, writeable=True)
+        else:
+            data = xp.lib.stride_tricks.as_strided(input._data, out, strides)
+        del item
+    return make_view(input, data, _Expand, lambda x: x.expand(out), in_shape=shp)
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other.shape)
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+    except ValueError:
+        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") from None
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(expand(t, shape) for t in tensors)
+
+
+_Squeeze0 = node_class("SqueezeBackward0", lambda node, g: (g.reshape(node.in_shape),))
+_Squeeze1 = node_class("SqueezeBackward1", lambda node, g: (g.reshape(node.in_shape),))
+_Squeeze2 = node_class("SqueezeBackward2", lambda node, g: (g.reshape(node.in_shape),))
+_Unsqueeze = node_class("UnsqueezeBackward0", lambda node, g: (g.squeeze(node.dim),))
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    shp = input._data.shape
+    if dim is None:
+        node, dims = _Squeeze0, tuple(i for i, s in enumerate(shp) if s == 1)
+    elif isinstance(dim, (tuple, list)):
+        node, dims = _Squeeze2, tuple(i for i in (_wrapdim(d, len(shp)) for d in dim) if shp and shp[i] == 1)
+    else:
+        d = _wrapdim(dim, len(shp))
+        node, dims = _Squeeze1, ((d,) if shp and shp[d] == 1 else ())
+    new = tuple(s for i, s in enumerate(shp) if i not in dims)
+    return make_view(input, input._data.reshape(new), node, lambda x: x.reshape(new), in_shape=shp)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    nd = input._data.ndim
+    d = _wrapdim(dim, nd + 1)
+    return make_view(input, np.expand_dims(input._data, d) if xp_for(input) is np else xp_for(input).expand_dims(input._data, d), _Unsqueeze, lambda x: x.unsqueeze(d), dim=d)
+
+
+# ---- select / narrow / unbind / split / chunk / diagonal ---------------------------------------------------
+def _embed_vjp(node, g):
+    return (node.view_fn(g),)
+
+
+_EMBED = {}
+
+
+def embed(g: Tensor, shape, view_fn, name: str) -> Tensor:
+    """Zeros of ``shape`` with ``g`` written into ``view_fn(zeros)``: the adjoint of a view.
+
+    Its own VJP is the view itself, so double backward through views works.
+    """
+    out = _wrap(xp_for(g).zeros(shape, g._data.dtype), g._dtype, g._device)
+    view_fn(out.detach())._data[...] = g._data
+    if g._rg and _gm.enabled:
+        cls = _EMBED.get(name)
+        if cls is None:
+            cls = _EMBED[name] = node_class(name, _embed_vjp)
+        record(cls, (g,), out, (), view_fn=view_fn)
+    return out
+
+
+def _select_vjp(node, g):
+    return (embed(g, node.in_shape, node.fn, "SelectBackwardBackward0"),)
+
+
+def _slice_vjp(node, g):
+    return (embed(g, node.in_shape, node.fn, "SliceBackwardBackward0"),)
+
+
+_Select = node_class("SelectBackward0", _select_vjp)
+_Slice = node_class("SliceBackward0", _slice_vjp)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrapdim(dim, nd)
+    n = input._data.shape[d]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {dim}")
+    i = index + n if index < 0 else index
+    key = (slice(None),) * d + (i, Ellipsis)  # Ellipsis keeps a 0-d result a view
+
+    def fn(x):
+        return select(x, d, i)
+
+    return make_view(input, input._data[key], _Select, fn, in_shape=input._data.shape, fn=fn)
+
+
+def slice_dim(input: Tensor, dim: int, start, stop, step: int = 1) -> Tensor:
+    """``input[..., start:stop:step, ...]`` along one dim (SliceBackward0)."""
+    d = _wrapdim(dim, input._data.ndim)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    key = (slice(None),) * d + (slice(start, stop, step),)
+
+    def fn(x):
+        return slice_dim(x, d, start, stop, step)
+
+    return make_view(input, input._data[key], _Slice, fn, in_shape=input._data.shape, fn=fn)
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrapdim(dim, nd)
+    n = input._data.shape[d]
+    start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return slice_dim(input, d, start, start + length)
+
+
+def _unbind_vjp(node, *grads):
+    return (stack(grads, node.dim),)
+
+
+_Unbind = node_class("UnbindBackward0", _unbind_vjp)
+
+
+def _multi_view(input, datas, node_cls, **attrs):
+    outs = []
+    for d in datas:
+        v = _wrap(d, input._dtype, input._device)
+        v._vc = input._vc
+        v._base = input if input._base is None else input._base
+        v._storage = input._data if input._storage is None else input._storage
+        outs.append(v)
+    if input._rg and _gm.enabled:
+        record(node_cls, (input,), tuple(outs), (), **attrs)
+    return tuple(outs)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrapdim(dim, nd)
+    key = (slice(None),) * d
+    outs = _multi_view(input, [input._data[key + (i, Ellipsis)] for i in range(input._data.shape[d])], _Unbind, dim=d)
+    if _fw_state.level and input._fw is not None:
+        for o, t in zip(outs, input._fw.unbind(d)):
+            o._fw = t
+            _register(o)
+    return outs
+
+
+def _split_vjp(node, *grads):
+    return (cat(grads, node.dim),)
+
+
+_Split = node_class("SplitBackward0", _split_vjp)
+_SplitWithSizes = node_class("SplitWithSizesBackward0", _split_vjp)
+
+
+def _split_sizes(input, d, sizes, node):
+    key = (slice(None),) * d
+    start, datas = 0, []
+    for s in sizes:
+        datas.append(input._data[key + (slice(start, start + s),)])
+        start += s
+    outs = _multi_view(input, datas, node, dim=d)
+    if _fw_state.level and input._fw is not None:
+        for o, t in zip(outs, split(input._fw, list(sizes), d)):
+            o._fw = t
+            _register(o)
+    return outs
+
+
+def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
+                f"but got split_sizes={sizes}"
+            )
+        return _split_sizes(input, d, sizes, _SplitWithSizes)
+    size = int(split_size_or_sections)
+    if size <= 0 and n:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    return _split_sizes(input, d, sizes, _Split)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return _split_sizes(input, d, [0] * chunks, _Split) if n == 0 else split(input, 1, d)
+    return split(input, size, d)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+    else:
+        bounds = [0] + [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections] + [n]
+        sizes = [builtins.max(b - a, 0) for a, b in zip(bounds, bounds[1:])]
+    return _split_sizes(input, d, sizes, _SplitWithSizes)
+
+
+def _diagonal_vjp(node, g):
+    return (embed(g, node.in_shape, node.fn, "DiagonalBackwardBackward0"),)
+
+
+_Diagonal = node_class("DiagonalBackward0", _diagonal_vjp)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    nd = input._data.ndim
+    d1, d2 = _wrapdim(dim1, nd), _wrapdim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    a = input._data
+    n1, n2 = a.shape[d1], a.shape[d2]
+    length = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
+    start = (-offset if offset < 0 else 0) * a.strides[d1] + (offset if offset > 0 else 0) * a.strides[d2]
+    shape = tuple(s for i, s in enumerate(a.shape) if i not in (d1, d2)) + (length,)
+    strides = tuple(s for i, s in enumerate(a.strides) if i not in (d1, d2)) + (a.strides[d1] + a.strides[d2],)
+    if length == 0:
+        start = 0
+    xp = xp_for(input)
+    if xp is np:
+        data = np.lib.stride_tricks.as_strided(_shift(a, start), shape, strides, writeable=True)
+    else:
+        data = xp.lib.stride_tricks.as_strided(_shift(a, start), shape, strides)
+
+    def fn(x):
+        return diagonal(x, offset, d1, d2)
+
+    return make_view(input, data, _Diagonal, fn, in_shape=a.shape, fn=fn)
+
+
+def _shift(a, nbytes: int):
+    """A view of ``a`` whose data pointer is moved forward by ``nbytes``."""
+    if nbytes == 0 or a.size == 0:
+        return a
+    flat = np.lib.stride_tricks.as_strided(a, (nbytes // a.itemsize + 1,), (a.itemsize,), writeable=True) if isinstance(a, np.ndarray) else None
+    if flat is None:
+        import cupy
+
+        flat = cupy.lib.stride_tricks.as_strided(a, (nbytes // a.itemsize + 1,), (a.itemsize,))
+    return flat[nbytes // a.itemsize :]
+
+
+# ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
+_Clone = node_class("CloneBackward0", lambda node, g: (g,))
+
+
+def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
+    xp = xp_for(input)
+    order = "C" if memory_format is contiguous_format else "K"
+    r = _wrap(xp.array(input._data, order=order, copy=True), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Clone, (input,), r)
+    if _fw_state.level and input._fw is not None:
+        r._fw = input._fw.clone()
+        _register(r)
+    return r
+
+
+def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
+    if input.is_contiguous():
+        return input
+    return clone(input, memory_format=contiguous_format)
+
+
+def _cat_vjp(node, g):
+    return tuple(split(g, node.sizes, node.dim))
+
+
+_Cat = node_class("CatBackward0", _cat_vjp)
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    # Legacy: 1-d empty tensors are skipped.
+    live = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or tensors[:1]
+    ref = live[0]
+    nd = ref._data.ndim
+    if nd == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrapdim(dim, nd)
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 1 and t._data.shape[0] == 0 and t not in live:
+            continue
+        if t._data.ndim != nd:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {nd} and {t._data.ndim}"
+            )
+        for k in range(nd):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref._data.shape[k]} but got "
+                    f"size {t._data.shape[k]} for tensor number {i} in the list."
+                )
+        check_same_device(ref, t)
+    from ._dispatch import result_dtype
+
+    dt = result_dtype(*[t for t in live]) if any(t._dtype is not ref._dtype for t in live) else ref._dtype
+    if any(t._data.ndim == 0 for t in live):
+        dt = ref._dtype
+    xp = xp_for(ref)
+    r = _wrap(xp.concatenate([t._data.astype(dt.np, copy=False) for t in live], axis=d), dt, ref._device)
+    if _gm.enabled and any(t._rg for t in live):
+        record(_Cat, live, r, (), sizes=[t._data.shape[d] for t in live], dim=d)
+    if _fw_state.level and any(t._fw is not None for t in live):
+        r._fw = cat([t._fw if t._fw is not None else t.detach() * 0 for t in live], d)
+        _register(r)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, r, "cat")
+    return r
+
+
+concat = concatenate = cat
+
+
+def _stack_vjp(node, g):
+    return tuple(unbind(g, node.dim))
+
+
+_Stack = node_class("StackBackward0", _stack_vjp)
+
+
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]
+    for i, t in enumerate(tensors):
+        if t._data.shape != ref._data.shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref.shape)} at entry 0 and "
+                f"{list(t.shape)} at entry {i}"
+            )
+    d = _wrapdim(dim, ref._data.ndim + 1)
+    from ._dispatch import result_dtype
+
+    dt = result_dtype(*tensors)
+    xp = xp_for(ref)
+    r = _wrap(xp.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d), dt, ref._device)
+    if _gm.enabled and any(t._rg for t in tensors):
+        record(_Stack, tensors, r, (), dim=d)
+    if _fw_state.level and any(t._fw is not None for t in tensors):
+        r._fw = stack([t._fw if t._fw is not None else t.detach() * 0 for t in tensors], d)
+        _register(r)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, r, "stack")
+    return r
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t) for t in tensors]
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors):
+    return hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors])
+
+
+def atleast_1d(t):
+    return t.reshape(1) if t.dim() == 0 else t
+
+
+def atleast_2d(t):
+    return t.reshape(1, -1) if t.dim() < 2 and t.dim() == 1 else (t.reshape(1, 1) if t.dim() == 0 else t)
+
+
+def atleast_3d(t):
+    if t.dim() == 0:
+        return t.reshape(1, 1, 1)
+    if t.dim() == 1:
+        return t.reshape(1, -1, 1)
+    if t.dim() == 2:
+        return t.unsqueeze(-1)
+    return t
+
+
+def repeat(input: Tensor, *sizes) -> Tensor:
+    sizes = _dims_arg(sizes)
+    nd = input._data.ndim
+    if len(sizes) < nd:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    x = input.reshape((1,) * (len(sizes) - nd) + input.shape)
+    # expand to (s0, n0, s1, n1, ...) then fold pairs: a copy with PyTorch's layout.
+    inter = []
+    for s, n in zip(sizes, x.shape):
+        inter += [s, n]
+    y = x.reshape([v for n in x.shape for v in (1, n)]).expand(inter)
+    return y.reshape([s * n for s, n in zip(sizes, x.shape)])
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    dims = tuple(dims)
+    if len(dims) < input.dim():
+        dims = (1,) * (input.dim() - len(dims)) + dims
+    return repeat(input, dims)
+
+
+_Flip = node_class("FlipBackward0", lambda node, g: (g.flip(node.dims),))
+
+
+def flip(input: Tensor, dims) -> Tensor:
+    nd = input._data.ndim
+    dims = tuple(_wrapdim(d, nd) for d in ([dims] if isinstance(dims, int) else dims))
+    xp = xp_for(input)
+    r = _wrap(xp.ascontiguousarray(xp.flip(input._data, dims)) if dims else input._data.copy(), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Flip, (input,), r, (), dims=dims)
+    return r
+
+
+def fliplr(input):
+    return flip(input, (1,))
+
+
+def flipud(input):
+    return flip(input, (0,))
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    if dims is None:
+        return roll(input.flatten(), shifts, 0).view(input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    r = input
+    for s, d in zip(shifts, dims):
+        n = r.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            r = cat([r.narrow(d, n - s, s), r.narrow(d, 0, n - s)], d)
+    return r if r is not input else input.clone()
+
+
+def sum_to(g: Tensor, shape) -> Tensor:
+    """Sum ``g`` down to ``shape`` (the adjoint of broadcasting)."""
+    shape = tuple(shape)
+    gs = g._data.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1
+    )
+    r = g.sum(dims, keepdim=True) if dims else g
+    return r.view(shape) if r._data.shape != shape else r
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return _tri(input, diagonal, True)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return _tri(input, diagonal, False)
+
+
+def _tri(input, k, lower):
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+    xp = xp_for(input)
+    n, m = input._data.shape[-2:]
+    mask = xp.tri(n, m, k, dtype=bool) if lower else ~xp.tri(n, m, k - 1, dtype=bool)
+    from .pointwise import where
+
+    return where(_wrap(mask, D.bool, input._device), input, input.new_zeros(()))

@@ -1,0 +1,1 @@
+"""``torch.optim`` (filled by the nn/optim issue)."""

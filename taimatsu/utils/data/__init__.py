@@ -1,0 +1,1 @@
+"""``torch.utils.data`` (filled by the nn/optim/data issue)."""
