@@ -88,7 +88,7 @@ from ._legacy import (  # noqa: F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
     IntTensor, LongTensor, ShortTensor,
 )  # fmt: skip
-from . import serialization  # noqa: F401
+from . import linalg, serialization  # noqa: F401
 
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import nn, optim, utils  # noqa: E402, F401
@@ -139,9 +139,29 @@ def set_printoptions_default() -> None:
 
 def eig(*args, **kwargs):
     raise RuntimeError(
-        "This function was deprecated since version 1.9 and is now removed.\n"
-        "torch.linalg.eig returns complex tensors of dtype cfloat or cdouble rather than real tensors mimicking "
-        "complex tensors.\n\nL, _ = torch.eig(A)\nshould be replaced with\nL_complex = torch.linalg.eigvals(A)\n\n"
-        "and\n\nL, V = torch.eig(A, eigenvectors=True)\nshould be replaced with\nL_complex, V_complex = "
-        "torch.linalg.eig(A)"
+        "This function was deprecated since version 1.9 and is now removed. `torch.linalg.eig` returns complex "
+        "tensors of dtype `cfloat` or `cdouble` rather than real tensors mimicking complex tensors.\n\nL, _ = "
+        "torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = "
+        "torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)"
     )
+
+
+def inverse(input: Tensor) -> Tensor:
+    return linalg.inv(input)
+
+
+def det(input: Tensor) -> Tensor:
+    return linalg.det(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    sign, logabs = linalg.slogdet(input)
+    return where(sign < 0, nan, logabs)
+
+
+def slogdet(input: Tensor):
+    return linalg.slogdet(input)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    return linalg.matrix_power(input, n)

@@ -18,6 +18,7 @@ from ._tensor_methods import TensorMethods
 from .autograd import grad_mode
 
 _new = object.__new__
+_ndarray = np.ndarray
 
 _GRAD_OF_NONLEAF_MSG = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -30,6 +31,8 @@ _GRAD_OF_NONLEAF_MSG = (
 
 def _wrap(data, dtype, device=cpu):
     """Make a Tensor around ``data`` (no copy, no checks): the one constructor ops use."""
+    if data.__class__ is not _ndarray and device is cpu:
+        data = np.asarray(data)  # NumPy ufuncs turn 0-d results into scalars; keep arrays
     t = _new(Tensor)
     t._data = data
     t._dtype = dtype

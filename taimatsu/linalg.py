@@ -1,0 +1,364 @@
+"""``torch.linalg``: a first set of decompositions and solvers on NumPy/SciPy LAPACK.
+
+Differentiable here: inv, det, slogdet, solve, eigvalsh, eigh, norms, cross, vecdot,
+multi_dot, matrix_power. eig/eigvals, lu_factor/lu_solve, qr, svd, cholesky compute
+forward values only for now and raise a clear error if a gradient is requested through them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import Tensor, _wrap
+from .autograd.grad_mode import state as _gm
+from .ops._dispatch import node_class, record, xp_for
+from .ops.linalg import matmul
+from .ops.reduction import _return_type, vector_norm  # noqa: F401  (re-exported)
+
+_LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
+_Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_Eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+_Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+_QR = _return_type("linalg_qr", ("Q", "R"))
+_SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
+
+
+def _square(name: str, A: Tensor) -> None:
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"linalg.{name}: The input tensor A must have at least 2 dimensions."
+        )
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+        )
+    if A._dtype.category < D.FLOAT or A._dtype in (D.float16, D.bfloat16):
+        raise RuntimeError(
+            f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_sname(A)}"
+        )
+
+
+def _sname(t):
+    from .ops._dispatch import scalar_name
+
+    return scalar_name(t._dtype)
+
+
+def _h(t: Tensor) -> Tensor:
+    m = t.transpose(-2, -1)
+    return m.conj() if t.is_complex() else m
+
+
+def _no_grad_through(name: str, *ts) -> None:
+    if _gm.enabled and any(t._rg for t in ts):
+        raise NotImplementedError(
+            f"taimatsu: the derivative of linalg.{name} is not implemented yet (forward values are)."
+        )
+
+
+# ---- inverse, determinant, solve ------------------------------------------------------------------
+def _inv_vjp(node, g):
+    (out,) = node.saved()
+    oh = _h(out)
+    return (-matmul(matmul(oh, g), oh),)
+
+
+_Inv = node_class("LinalgInvExBackward0", _inv_vjp)
+
+
+def inv(A: Tensor, *, out=None) -> Tensor:
+    _square("inv", A)
+    xp = xp_for(A)
+    try:
+        data = xp.linalg.inv(A._data)
+    except np.linalg.LinAlgError:
+        raise RuntimeError(
+            "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input "
+            "matrix is singular."
+        ) from None
+    r = _wrap(data.astype(A._dtype.np, copy=False), A._dtype, A._device)
+    if A._rg and _gm.enabled:
+        record(_Inv, (A,), r, (r,))
+    return r
+
+
+def _det_vjp(node, g):
+    A, out = node.saved()
+    scale = (g * out.conj() if A.is_complex() else g * out).unsqueeze(-1).unsqueeze(-1)
+    return (scale * _h(inv(A)),)
+
+
+_Det = node_class("LinalgDetBackward0", _det_vjp)
+
+
+def det(A: Tensor) -> Tensor:
+    _square("det", A)
+    xp = xp_for(A)
+    r = _wrap(xp.asarray(xp.linalg.det(A._data), A._dtype.np), A._dtype, A._device)
+    if A._rg and _gm.enabled:
+        record(_Det, (A,), r, (A, r))
+    return r
+
+
+def _slogdet_vjp(node, g_sign, g_logabs):
+    (A,) = node.saved()
+    return ((g_logabs.unsqueeze(-1).unsqueeze(-1)) * _h(inv(A)),)
+
+
+_Slogdet_node = node_class("LinalgSlogdetBackward0", _slogdet_vjp)
+
+
+def slogdet(A: Tensor):
+    _square("slogdet", A)
+    xp = xp_for(A)
+    sign, logabs = xp.linalg.slogdet(A._data)
+    s = _wrap(xp.asarray(sign, A._dtype.np), A._dtype, A._device)
+    la = _wrap(xp.asarray(logabs, A._dtype.to_real().np), A._dtype.to_real(), A._device)
+    if A._rg and _gm.enabled:
+        record(_Slogdet_node, (A,), (s, la), (A,))
+        s.grad_fn, s._rg = None, False  # the sign is not differentiable
+    return _Slogdet(s, la)
+
+
+def _solve_vjp(node, g):
+    A, X = node.saved()
+    vec = node.vec
+    gB = solve(_h(A), g)
+    gA = None
+    if node.next_functions[0][0] is not None:
+        gA = -(gB.unsqueeze(-1) * X.unsqueeze(-2).conj()) if vec else -matmul(gB, _h(X))
+    return gA, gB
+
+
+_Solve = node_class("LinalgSolveExBackward0", _solve_vjp)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    _square("solve", A)
+    if not left:
+        return _h(solve(_h(A), _h(B)))
+    xp = xp_for(A)
+    vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
+    b = B._data[..., None] if vec else B._data
+    try:
+        x = xp.linalg.solve(A._data, b)
+    except np.linalg.LinAlgError:
+        raise RuntimeError(
+            "torch.linalg.solve: The solver failed because the input matrix is singular."
+        ) from None
+    if vec:
+        x = x[..., 0]
+    r = _wrap(x.astype(A._dtype.np, copy=False), A._dtype, A._device)
+    if _gm.enabled and (A._rg or B._rg):
+        record(_Solve, (A, B), r, (A, r), vec=vec)
+    return r
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    if n < 0:
+        return matrix_power(inv(A), -n)
+    if n == 0:
+        from .ops.creation import eye
+
+        e = eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return e.expand(A.shape).clone() if A.dim() > 2 else e
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(tensors) -> Tensor:
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = matmul(out, t)
+    return out
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
+        )
+    a = input.unbind(dim)
+    b = other.unbind(dim)
+    from .ops.shape import stack
+
+    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    return (x.conj() * y).sum(dim)
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+    if ord == "fro":
+        return vector_norm(A, 2, dim, keepdim)
+    if ord in (1, -1, float("inf"), float("-inf")):
+        d0, d1 = dim
+        axis = d0 if ord in (1, -1) else d1
+        s = A.abs().sum(axis, keepdim=True)
+        red = s.amax if ord > 0 else s.amin
+        r = red(d1 if ord in (1, -1) else d0, keepdim=True)
+        return r if keepdim else r.squeeze((d0, d1))
+    _no_grad_through("matrix_norm", A)
+    s = svdvals(A.detach())
+    r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+    return r
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+    if isinstance(ord, str) or (ord is not None and dim is None and A.dim() == 2) or (dim is not None and not isinstance(dim, int) and len(dim) == 2):
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
+
+
+# ---- eigen decompositions ------------------------------------------------------------------------------
+def _eigh_vjp(node, gL, gV):
+    L, V = node.saved()
+    Vh = _h(V)
+    inner = matmul(Vh, gV)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    n = L.shape[-1]
+    from .ops.creation import eye
+
+    off = 1 - eye(n, dtype=L.dtype, device=L.device)
+    F = off / (E + eye(n, dtype=L.dtype, device=L.device))
+    inner = (inner - _h(inner)) * 0.5 * F
+    inner = inner + _diag_embed(gL)
+    return (matmul(matmul(V, inner), Vh),)
+
+
+def _diag_embed(v: Tensor) -> Tensor:
+    from .ops.creation import eye
+
+    n = v.shape[-1]
+    return v.unsqueeze(-1) * eye(n, dtype=v.dtype, device=v.device)
+
+
+def _eigvalsh_vjp(node, gL):
+    (V,) = node.saved()
+    return (matmul(matmul(V, _diag_embed(gL)), _h(V)),)
+
+
+_EighNode = node_class("LinalgEighBackward0", _eigh_vjp)
+_EigvalshNode = node_class("LinalgEighBackward0", _eigvalsh_vjp)
+
+
+def eigh(A: Tensor, UPLO: str = "L"):
+    _square("eigh", A)
+    xp = xp_for(A)
+    w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
+    rt = A._dtype.to_real()
+    L = _wrap(w.astype(rt.np), rt, A._device)
+    V = _wrap(v.astype(A._dtype.np), A._dtype, A._device)
+    if A._rg and _gm.enabled:
+        record(_EighNode, (A,), (L, V), (L, V))
+    return _Eigh(L, V)
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    _square("eigvalsh", A)
+    xp = xp_for(A)
+    w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
+    rt = A._dtype.to_real()
+    L = _wrap(w.astype(rt.np), rt, A._device)
+    if A._rg and _gm.enabled:
+        record(_EigvalshNode, (A,), L, (_wrap(v.astype(A._dtype.np), A._dtype, A._device),))
+    return L
+
+
+def eig(A: Tensor):
+    _square("eig", A)
+    _no_grad_through("eig", A)
+    w, v = np.linalg.eig(np.asarray(A._data))
+    ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
+    return _Eig(_wrap(w.astype(ct.np), ct, A._device), _wrap(v.astype(ct.np), ct, A._device))
+
+
+def eigvals(A: Tensor) -> Tensor:
+    _square("eigvals", A)
+    _no_grad_through("eigvals", A)
+    w = np.linalg.eigvals(np.asarray(A._data))
+    ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
+    return _wrap(w.astype(ct.np), ct, A._device)
+
+
+# ---- factorisations (forward only for now) -----------------------------------------------------------------
+def _batched(fn, a, n_out):
+    lead = a.shape[:-2]
+    flat = a.reshape((-1,) + a.shape[-2:])
+    outs = [fn(m) for m in flat]
+    return [np.stack([o[i] for o in outs]).reshape(lead + np.shape(outs[0][i])) if outs else None for i in range(n_out)]
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True):
+    _no_grad_through("lu_factor", A)
+    import scipy.linalg
+
+    lu, piv = _batched(lambda m: scipy.linalg.lu_factor(m), np.asarray(A._data), 2)
+    return _LU(_wrap(lu.astype(A._dtype.np), A._dtype, A._device), _wrap((piv + 1).astype(np.int32), D.int32, A._device))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    _no_grad_through("lu_solve", LU, B)
+    import scipy.linalg
+
+    lu, piv, b = np.asarray(LU._data), np.asarray(pivots._data) - 1, np.asarray(B._data)
+    if lu.ndim == 2:
+        x = scipy.linalg.lu_solve((lu, piv), b, trans=2 if adjoint else 0)
+    else:
+        x = np.stack([scipy.linalg.lu_solve((m, p), bb, trans=2 if adjoint else 0) for m, p, bb in zip(lu, piv, b)])
+    return _wrap(x.astype(B._dtype.np), B._dtype, B._device)
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    _square("cholesky", A)
+    _no_grad_through("cholesky", A)
+    try:
+        L = np.linalg.cholesky(np.asarray(A._data))
+    except np.linalg.LinAlgError:
+        raise RuntimeError(
+            "linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
+            "(the leading minor of order 1 is not positive-definite)."
+        ) from None
+    r = _wrap(L.astype(A._dtype.np), A._dtype, A._device)
+    return _h(r).contiguous() if upper else r
+
+
+def qr(A: Tensor, mode: str = "reduced"):
+    _no_grad_through("qr", A)
+    q, r = np.linalg.qr(np.asarray(A._data), mode=mode if mode != "r" else "r") if mode != "r" else (None, np.linalg.qr(np.asarray(A._data), mode="r"))
+    Q = _wrap(q.astype(A._dtype.np), A._dtype, A._device) if q is not None else _wrap(np.zeros(0, A._dtype.np), A._dtype, A._device)
+    return _QR(Q, _wrap(r.astype(A._dtype.np), A._dtype, A._device))
+
+
+def svd(A: Tensor, full_matrices: bool = True):
+    _no_grad_through("svd", A)
+    u, s, vh = np.linalg.svd(np.asarray(A._data), full_matrices=full_matrices)
+    rt = A._dtype.to_real()
+    return _SVD(_wrap(u.astype(A._dtype.np), A._dtype, A._device), _wrap(s.astype(rt.np), rt, A._device),
+                _wrap(vh.astype(A._dtype.np), A._dtype, A._device))  # fmt: skip
+
+
+def svdvals(A: Tensor) -> Tensor:
+    _no_grad_through("svdvals", A)
+    rt = A._dtype.to_real()
+    return _wrap(np.linalg.svd(np.asarray(A._data), compute_uv=False).astype(rt.np), rt, A._device)
+
+
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    return _wrap(np.asarray(np.linalg.matrix_rank(np.asarray(A._data)), np.int64), D.int64, A._device)
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    _no_grad_through("pinv", A)
+    return _wrap(np.linalg.pinv(np.asarray(A._data)).astype(A._dtype.np), A._dtype, A._device)
