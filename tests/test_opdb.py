@@ -1,0 +1,350 @@
+"""Generic oracle tests driven by the op database (tests/opdb.py, tests/opdb_*.py).
+
+Every registered OpInfo is checked against PyTorch: forward values/dtypes/shapes per dtype,
+the method and in-place forms, VJPs with random cotangents, grad_fn names, float64
+gradcheck/gradgradcheck, forward-mode JVPs, and error types/messages.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import taimatsu
+from opdb import REGISTRY, calls, is_float, load_all, tolerances
+
+torch = pytest.importorskip("torch")
+
+load_all()
+pytestmark = pytest.mark.oracle
+
+
+def _params(check, pairs):
+    out = []
+    for name, dtype in pairs:
+        info = REGISTRY[name]
+        marks = [pytest.mark.xfail(reason=info.xfail[check], strict=False)] if check in info.xfail else []
+        pid = name if dtype is None else f"{name}-{dtype}"
+        out.append(pytest.param(name, dtype, id=pid, marks=marks))
+    return out
+
+
+def _grad_dtype(info):
+    if "float64" in info.dtypes or any(d in info.dtypes for d in ("float16", "bfloat16", "float32")):
+        return "float64"
+    if any(d.startswith("complex") for d in info.dtypes):
+        return "complex128"
+    return None
+
+
+_FWD = [(n, d) for n, i in REGISTRY.items() for d in i.dtypes]
+_INPLACE = [(n, d) for n, i in REGISTRY.items() if i.inplace is not None for d in i.dtypes]
+_GRAD = [(n, _grad_dtype(i)) for n, i in REGISTRY.items() if i.grad and _grad_dtype(i)]
+_GRADCHECK = [(n, d) for n, d in _GRAD]
+_JVP = [(n, d) for n, d in _GRAD if REGISTRY[n].jvp]
+_ERRORS = [(n, None) for n, i in REGISTRY.items() if i.errors is not None]
+
+
+# ---- comparison helpers --------------------------------------------------------------------------
+def _np(t) -> np.ndarray:
+    t = t.detach()
+    if hasattr(t, "resolve_conj"):
+        t = t.resolve_conj()
+    if hasattr(t, "resolve_neg"):
+        t = t.resolve_neg()
+    if str(t.dtype) == "torch.bfloat16":
+        t = t.float()
+    return np.asarray(t.numpy())
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, (taimatsu.Tensor, torch.Tensor))
+
+
+def assert_same(tm, th, info, where=""):
+    """taimatsu result ``tm`` equals PyTorch result ``th`` (tensors, tuples, Python values).
+
+    Tolerances follow the result's dtype (an int64 input to ``exp`` gives float32).
+    """
+    if isinstance(th, torch.Tensor):
+        rtol, atol = tolerances(info, str(th.dtype).replace("torch.", ""))
+        assert isinstance(tm, taimatsu.Tensor), f"{where}: expected a Tensor, got {type(tm).__name__}"
+        assert str(tm.dtype) == str(th.dtype), f"{where}: dtype {tm.dtype} != torch {th.dtype}"
+        assert tuple(tm.shape) == tuple(th.shape), f"{where}: shape {tuple(tm.shape)} != torch {tuple(th.shape)}"
+        a, b = _np(tm), _np(th)
+        if b.dtype.kind in "fc":
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=where)
+    elif isinstance(th, (tuple, list)):
+        assert isinstance(tm, (tuple, list)), f"{where}: expected a sequence, got {type(tm).__name__}"
+        assert len(tm) == len(th), f"{where}: {len(tm)} results != torch {len(th)}"
+        for i, (x, y) in enumerate(zip(tm, th)):
+            assert_same(x, y, info, f"{where}[{i}]")
+    elif isinstance(th, float):
+        rtol, atol = tolerances(info, "float64")
+        assert isinstance(tm, float), f"{where}: expected float, got {type(tm).__name__}"
+        np.testing.assert_allclose(tm, th, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
+    elif isinstance(th, torch.dtype):
+        assert str(tm) == str(th), f"{where}: {tm} != torch {th}"
+    else:
+        assert type(tm) is type(th) or isinstance(th, tuple), f"{where}: {type(tm).__name__} != torch {type(th).__name__}"
+        assert tm == th, f"{where}: {tm!r} != torch {th!r}"
+
+
+def _run(fn):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(), None
+    except Exception as e:  # noqa: BLE001 - compared with PyTorch's below
+        return None, e
+
+
+def assert_same_error(tm_exc, th_exc, where=""):
+    __tracebackhide__ = True
+    if th_exc is None and tm_exc is None:
+        return
+    if th_exc is None:
+        raise AssertionError(f"{where}: taimatsu raised but PyTorch did not") from tm_exc
+    if tm_exc is None:
+        raise AssertionError(f"{where}: PyTorch raised {type(th_exc).__name__}({th_exc}) but taimatsu did not")
+    th_types = [c.__name__ for c in type(th_exc).__mro__]
+    assert type(tm_exc).__name__ in th_types, (
+        f"{where}: taimatsu raised {type(tm_exc).__name__}({tm_exc}), PyTorch {type(th_exc).__name__}({th_exc})"
+    )
+    assert str(tm_exc) == str(th_exc), f"{where}: message\n  taimatsu: {tm_exc}\n  pytorch:  {th_exc}"
+
+
+def _both(call, fn, with_T=True, prepare=None):
+    """Run ``fn`` on fresh tensors in both libraries: ((tm, tm_exc), (th, th_exc))."""
+    res = []
+    for T in (taimatsu, torch):
+        tensors = call.make_leaves(T)
+        if prepare is not None:
+            tensors = prepare(tensors)
+        res.append(_run(lambda T=T, tensors=tensors: call.call(T, fn, tensors, with_T)))
+    return res
+
+
+def _flat(out):
+    if _is_tensor(out):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return []
+
+
+# ---- forward -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "dtype"), _params("forward", _FWD))
+def test_forward(name, dtype):
+    info = REGISTRY[name]
+    for call in calls(info, dtype):
+        (tm, tm_exc), (th, th_exc) = _both(call, info.op)
+        assert_same_error(tm_exc, th_exc, repr(call))
+        if th_exc is None:
+            assert_same(tm, th, info, repr(call))
+        if info.method is not None:
+            (tm, tm_exc), (th, th_exc) = _both(call, info.method, with_T=False)
+            assert_same_error(tm_exc, th_exc, f"method {call!r}")
+            if th_exc is None:
+                assert_same(tm, th, info, f"method {call!r}")
+
+
+@pytest.mark.parametrize(("name", "dtype"), _params("inplace", _INPLACE))
+def test_inplace(name, dtype):
+    info = REGISTRY[name]
+
+    def fn(x, *args, **kwargs):
+        y = x.clone()
+        r = info.inplace(y, *args, **kwargs)
+        return r is y, y
+
+    for call in calls(info, dtype):
+        (tm, tm_exc), (th, th_exc) = _both(call, fn, with_T=False)
+        assert_same_error(tm_exc, th_exc, f"in-place {call!r}")
+        if th_exc is None:
+            assert tm[0], f"in-place {call!r}: did not return self"
+            assert_same(tm[1], th[1], info, f"in-place {call!r}")
+
+
+# ---- reverse mode ----------------------------------------------------------------------------------
+def _vjp(T, call, fn, with_T, cotangents):
+    leaves = call.make_leaves(T, requires_grad=True)
+    out = call.call(T, fn, leaves, with_T)
+    outs = [o for o in _flat(out) if o.requires_grad]
+    inputs = [leaves[i] for i in call.grad_leaves]
+    if cotangents is None:  # PyTorch runs first and picks them
+        rng = np.random.default_rng(call.info.seed("cotangent"))
+        cotangents = [rng.standard_normal(tuple(o.shape)) for o in outs]
+        if any(o.is_complex() for o in outs):
+            cotangents = [c + 1j * rng.standard_normal(c.shape) if o.is_complex() else c for c, o in zip(cotangents, outs)]
+    if not outs or not inputs:
+        return out, outs, None, cotangents
+    cots = [T.tensor(c).to(o.dtype) for c, o in zip(cotangents, outs)]
+    grads = T.autograd.grad(outs, inputs, cots, allow_unused=True)
+    grads = [np.zeros(tuple(x.shape)) if g is None else _np(g) for g, x in zip(grads, inputs)]
+    return out, outs, grads, cotangents
+
+
+def _node_names(t):
+    fn = t.grad_fn
+    if fn is None:
+        return None, None
+    return type(fn).__name__, [None if f is None else type(f).__name__ for f, _ in fn.next_functions]
+
+
+def _check_vjp(info, call, fn, with_T, where):
+    th_res, th_exc = _run(lambda: _vjp(torch, call, fn, with_T, None))
+    if th_exc is not None:  # forward errors are test_forward's business
+        return
+    th_out, th_outs, th_grads, cot = th_res
+    tm_out, tm_outs, tm_grads, _ = _vjp(taimatsu, call, fn, with_T, cot)
+    assert [o.requires_grad for o in _flat(tm_out)] == [o.requires_grad for o in _flat(th_out)], (
+        f"{where}: requires_grad of outputs differs"
+    )
+    if th_grads is None:
+        return
+    if info.grad_fn and "grad_fn" not in info.xfail:
+        for a, b in zip(tm_outs, th_outs):
+            (na, nexta), (nb, nextb) = _node_names(a), _node_names(b)
+            assert na == nb, f"{where}: grad_fn {na} != torch {nb}"
+            assert len(nexta) == len(nextb), f"{where}: {na}.next_functions {nexta} != torch {nextb}"
+            if not call.sample.noncontig:
+                assert nexta == nextb, f"{where}: {na}.next_functions {nexta} != torch {nextb}"
+    rtol, atol = tolerances(info, call.dtype)
+    for k, (a, b) in enumerate(zip(tm_grads, th_grads)):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{where}: grad {k}")
+
+
+@pytest.mark.parametrize(("name", "dtype"), _params("grad", _GRAD))
+def test_grad(name, dtype):
+    info = REGISTRY[name]
+    for call in calls(info, dtype):
+        _check_vjp(info, call, info.op, True, repr(call))
+        if info.inplace is not None and call.leaves and call.leaves[0].requires_grad:
+
+            def fn(x, *args, **kwargs):
+                return info.inplace(x.clone(), *args, **kwargs)
+
+            _check_vjp(info, call, fn, False, f"in-place {call!r}")
+
+
+@pytest.mark.parametrize(("name", "dtype"), _params("gradcheck", _GRADCHECK))
+def test_gradcheck(name, dtype):
+    info = REGISTRY[name]
+    for call in calls(info, dtype):
+        if not call.grad_leaves:
+            continue
+        # Only the float leaves are perturbed; the others are closed over.
+        fixed = call.make_leaves(taimatsu)
+        idx = call.grad_leaves
+
+        def fn(*diff, call=call, fixed=fixed, idx=idx):
+            tensors = list(fixed)
+            for i, t in zip(idx, diff):
+                tensors[i] = t
+            return call.call(taimatsu, info.op, tensors)
+
+        th_ok = _run(lambda: call.call(torch, info.op, call.make_leaves(torch)))[1] is None
+        if not th_ok:
+            continue
+        inputs = [call.leaves[i].make(taimatsu, True) for i in idx]
+        out = fn(*inputs)
+        if not any(o.requires_grad for o in _flat(out)):
+            continue
+        assert taimatsu.autograd.gradcheck(fn, inputs), repr(call)
+        if info.gradgrad:
+            assert taimatsu.autograd.gradgradcheck(fn, inputs), f"gradgrad {call!r}"
+
+
+# ---- forward mode ------------------------------------------------------------------------------------
+def _jvp(T, call, tangents):
+    fa = T.autograd.forward_ad
+    with fa.dual_level():
+        leaves = call.make_leaves(T)
+        for k, i in enumerate(call.grad_leaves):
+            leaves[i] = fa.make_dual(leaves[i], T.tensor(tangents[k]).to(leaves[i].dtype))
+        out = call.call(T, call.info.op, leaves)
+        res = []
+        for o in _flat(out):
+            t = fa.unpack_dual(o).tangent
+            res.append(None if t is None else _np(t))
+    return res
+
+
+@pytest.mark.parametrize(("name", "dtype"), _params("jvp", _JVP))
+def test_jvp(name, dtype):
+    info = REGISTRY[name]
+    rng = np.random.default_rng(info.seed("tangent"))
+    for call in calls(info, dtype):
+        if not call.grad_leaves:
+            continue
+        tangents = [rng.standard_normal(call.leaves[i].storage.shape) for i in call.grad_leaves]
+        th, th_exc = _run(lambda: _jvp(torch, call, tangents))
+        if th_exc is not None:  # a forward error, or an op PyTorch has no forward AD for
+            continue
+        tm = _jvp(taimatsu, call, tangents)
+        assert len(tm) == len(th), repr(call)
+        rtol, atol = tolerances(info, dtype)
+        for k, (a, b) in enumerate(zip(tm, th)):
+            if b is None:
+                assert a is None or not np.any(a), f"{call!r}: tangent {k} should be None"
+                continue
+            assert a is not None, f"{call!r}: tangent {k} missing"
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{call!r}: tangent {k}")
+
+
+# ---- errors ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("name", "dtype"), _params("errors", _ERRORS))
+def test_errors(name, dtype):
+    info = REGISTRY[name]
+    tm_cases, th_cases = info.errors(taimatsu), info.errors(torch)
+    assert len(tm_cases) == len(th_cases)
+    for k, ((tm_fn, exc), (th_fn, _)) in enumerate(zip(tm_cases, th_cases)):
+        _, th_exc = _run(th_fn)
+        _, tm_exc = _run(tm_fn)
+        assert th_exc is not None, f"error case {k}: PyTorch did not raise"
+        assert isinstance(th_exc, exc), f"error case {k}: PyTorch raised {type(th_exc).__name__}, entry says {exc.__name__}"
+        assert_same_error(tm_exc, th_exc, f"error case {k}")
+
+
+# ---- coverage (informative) --------------------------------------------------------------------------------
+_CALLED = re.compile(r"\bT\.(\w+)|\.(\w+)_?\(")
+
+
+def _covered_names() -> set:
+    names = set()
+    for info in REGISTRY.values():
+        names.add(info.name.split(".")[0])
+        for fn in (info.op, info.method, info.inplace):
+            if fn is None:
+                continue
+            try:
+                src = inspect.getsource(fn)
+            except (OSError, TypeError):
+                continue
+            for a, b in _CALLED.findall(src):
+                names.add(a or b)
+    return names
+
+
+def test_coverage_report(capsys):
+    """Print which public taimatsu callables have an opdb entry (informative, never fails)."""
+    public = sorted(
+        n
+        for n in dir(taimatsu)
+        if not n.startswith("_")
+        and callable(getattr(taimatsu, n))
+        and not inspect.isclass(getattr(taimatsu, n))
+        and not inspect.ismodule(getattr(taimatsu, n))
+    )
+    covered = _covered_names()
+    missing = [n for n in public if n not in covered]
+    with capsys.disabled():
+        print(f"\nopdb: {len(REGISTRY)} entries; {len(public) - len(missing)}/{len(public)} public taimatsu callables covered")
+        print("opdb: not covered: " + ", ".join(missing))
