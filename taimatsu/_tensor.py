@@ -25,7 +25,8 @@ _GRAD_OF_NONLEAF_MSG = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more informations."
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)"
 )
 
 
@@ -47,7 +48,12 @@ def _wrap(data, dtype, device=cpu):
     t._hooks = None
     t._accum = None
     t._fw = None
+    if _gm_active.inference and grad_mode.state.inference:
+        t.__dict__["_inference"] = True
     return t
+
+
+_gm_active = grad_mode.active
 
 
 def zeros_like_meta(shape, dtype, device):
@@ -182,6 +188,8 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self.grad_fn is None and self._dtype.category < D.FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -195,7 +203,7 @@ class Tensor(TensorMethods):
                 )
             return self
         if requires_grad and self._dtype.category < D.FLOAT:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self.is_inference() and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._rg = requires_grad
@@ -207,7 +215,7 @@ class Tensor(TensorMethods):
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self.retains_grad:
+        if self._grad is None and self.grad_fn is not None and not self.retains_grad:
             warnings.warn(_GRAD_OF_NONLEAF_MSG, UserWarning, stacklevel=2)
         return self._grad
 
@@ -359,7 +367,7 @@ class Tensor(TensorMethods):
 
     def _scalar(self, kind):
         if self._data.size != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
     def __hash__(self) -> int:

@@ -27,6 +27,8 @@ def _xp(dev):
 
 
 def _finish(data, dtype, dev, requires_grad: bool) -> Tensor:
+    if requires_grad and dtype.category < D.FLOAT:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if dev.type != "cpu":
         from ..backend import to_device
 
@@ -67,7 +69,7 @@ def _check_ragged(data, dim, shape):
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0] if data.shape else 0})")
         return
     if not isinstance(data, (list, tuple)):
-        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got 0)")
+        raise TypeError("not a sequence")
     if len(data) != shape[dim]:
         raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
     for x in data:
@@ -88,7 +90,7 @@ def _kind(x) -> int:
         return D.FLOAT
     if isinstance(x, numbers.Complex):
         return D.COMPLEX
-    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")  # noqa: E501
 
 
 def _to_array(data, dtype):
@@ -127,9 +129,7 @@ def _to_array(data, dtype):
     if hasattr(data, "__array__"):
         a = np.asarray(data)
         return a, dtype or D.from_numpy_dtype(a.dtype)
-    raise TypeError(
-        f"Could not infer dtype of {type(data).__name__}"
-    )
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
 def _array_of(vals, dtype):
@@ -233,7 +233,7 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False
 
 
 # ---- factories ---------------------------------------------------------------------------------------
-def _size_args(size):
+def _size_args(size, name: str = "empty"):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
@@ -242,33 +242,37 @@ def _size_args(size):
             s = s.__index__()
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(
-                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type "
-                f"{type(s).__name__} at pos {len(out)}"
+                f"{name}(): argument 'size' failed to unpack the object at pos {len(out) + 1} with error "
+                f'"type must be tuple of ints,but got {type(s).__name__}"'
             )
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
+    for s in out:
+        if s < 0:
+            if name == "zeros":  # PyTorch's zeros checks sizes with its own message
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
 
 
-def _factory(fill):
+def _factory(name, fill):
     def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
-        shape = _size_args(size)
+        shape = _size_args(size, name)
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
         t = _finish(fill(_xp(dev) if dev.type != "cpu" else np, shape, dt.np), dt, dev, requires_grad)
         if out is not None:
             from ._dispatch import write_out
 
-            return write_out(out, t, "zeros")
+            return write_out(out, t, name)
         return t
 
+    make.__name__ = make.__qualname__ = name
     return make
 
 
-zeros = _factory(lambda xp, s, d: xp.zeros(s, d))
-ones = _factory(lambda xp, s, d: xp.ones(s, d))
-empty = _factory(lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
+zeros = _factory("zeros", lambda xp, s, d: xp.zeros(s, d))
+ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
+empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -345,11 +349,11 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if dtype.category >= D.FLOAT:
         # PyTorch fills from both ends in the output dtype: start + i*step for the first half,
         # end - (steps-1-i)*step for the rest.
-        ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.float32
+        ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.dtype(np.float32)
         s, e = np.asarray(start, ct), np.asarray(end, ct)
-        step = (e - s) / ct(steps - 1) if steps > 1 else ct(0)
+        step = (e - s) / ct.type(steps - 1) if steps > 1 else ct.type(0)
         i = np.arange(steps)
-        half = steps // 2
+        half = steps // 2 if steps > 1 else 1
         data = np.where(i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)).astype(dtype.np)
     else:
         data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)

@@ -83,8 +83,8 @@ def _np_dtype(dtype: D.dtype):
     return dtype.np
 
 
-def _make(sample, size, dtype, device, requires_grad, out=None):
-    shape = _size_args(size)
+def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
+    shape = _size_args(size, name)
     dev = as_device(device)
     t = _finish(sample(shape, dtype), dtype, dev, requires_grad)
     if out is not None:
@@ -112,7 +112,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     g = _gen(generator)
-    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, out)
+    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, out, "randn")
 
 
 def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:

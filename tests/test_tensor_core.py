@@ -1,0 +1,148 @@
+"""The tensor core against PyTorch: creation, dtype inference and promotion, conversions,
+metadata, legacy constructors, NumPy sharing, printing of common tensors, and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import taimatsu
+from oracle_expr import same
+
+torch = pytest.importorskip("torch")
+
+CREATION = [
+    "T.tensor([1, 2])", "T.tensor(3)", "T.tensor(3.)", "T.tensor(True)", "T.tensor(1+2j)",
+    "T.tensor([1, 2.5])", "T.tensor([True, 2])", "T.tensor([[1., 2.], [3., 4.]])",
+    "T.tensor([])", "T.tensor([[]])", "T.tensor(np.float32(1.0)).dtype",
+    "T.tensor(np.array([1, 2], dtype=np.int32))", "T.tensor([1, 2], dtype=T.float64)",
+    "T.tensor([[1, 2], [3]])", "T.tensor([[1, 2], 3])", "T.tensor('a')",
+    "T.tensor([1., 2.], requires_grad=True)", "T.tensor([1, 2], requires_grad=True)",
+    "T.zeros(2, 3)", "T.zeros((2, 3))", "T.zeros([2])", "T.ones(T.Size([2, 2]))", "T.ones(2, dtype=T.int32)",
+    "T.empty(0).shape", "T.zeros(-1)", "T.zeros(2, 3.0)", "T.full((2,), 3)", "T.full((2,), 3.)",
+    "T.full((2,), True)", "T.full((2, 2), 7, dtype=T.float16)", "T.arange(5)", "T.arange(1, 2.5, 0.5)",
+    "T.arange(0, 1, 0.1)", "T.arange(10, 0, -3)", "T.arange(0, 5, 0)", "T.linspace(0, 1, 5)",
+    "T.linspace(-3, 7, 11)", "T.linspace(0, 1, 1)", "T.logspace(0, 2, 3)", "T.eye(3)", "T.eye(2, 3)",
+    "T.zeros_like(T.ones(2, dtype=T.int64))", "T.ones_like(T.ones(2, 2), dtype=T.float64)",
+    "T.full_like(T.ones(3), 5)", "T.empty_like(T.ones(2)).shape", "T.Tensor(2, 3).shape", "T.Tensor()",
+    "T.Tensor([1, 2])", "T.FloatTensor([1, 2])", "T.IntTensor([[1, 2], [3, 4]])", "T.LongTensor(2).dtype",
+    "T.ByteTensor([1, 2])", "T.DoubleTensor([1.5])", "T.HalfTensor([1.5])", "T.CharTensor([-1])",
+    "T.ShortTensor([3])", "T.BoolTensor([1, 0])", "T.FloatTensor()", "T.IntTensor([[1, 2], [3]])",
+    "T.FloatTensor", "isinstance(T.ones(2), T.FloatTensor)", "isinstance(T.ones(2), T.LongTensor)",
+    "T.ones(2).new_zeros(3)", "T.ones(2, dtype=T.int32).new_tensor([1, 2])", "T.ones(2).new_full((2,), 4)",
+    "T.scalar_tensor(3)", "T.as_tensor([1, 2])", "T.autograd.Variable(T.ones(2), requires_grad=True)",
+]  # fmt: skip
+
+PROMOTION = [
+    "T.promote_types(T.int32, T.float16)", "T.promote_types(T.uint8, T.int8)",
+    "T.promote_types(T.bool, T.int8)", "T.promote_types(T.bfloat16, T.float16)",
+    "T.promote_types(T.complex64, T.float64)", "T.promote_types(T.int64, T.complex64)",
+    "T.result_type(T.tensor([1, 2]), 1.0)", "T.result_type(T.tensor([1, 2], dtype=T.uint8), 1000)",
+    "T.result_type(T.tensor([1.], dtype=T.float16), T.tensor(1., dtype=T.float64))",
+    "T.result_type(T.tensor(1, dtype=T.int32), T.tensor([1], dtype=T.int8))",
+    "T.can_cast(T.float32, T.int32)", "T.can_cast(T.int32, T.float32)", "T.can_cast(T.bool, T.uint8)",
+    "T.can_cast(T.int8, T.bool)", "T.tensor([1, 2, 3], dtype=T.uint8) + 300",
+    "T.tensor([1, 2]) + 1.5", "T.tensor([1, 2]) / T.tensor([2, 4])", "T.tensor([1, 2], dtype=T.int8) * True",
+    "T.ones(2, dtype=T.float16) + T.tensor(1., dtype=T.float64)", "T.ones(2) + T.ones(2, dtype=T.float64)",
+    "T.ones(2, dtype=T.int32) + T.ones(2, dtype=T.int64)", "T.tensor([True, False]) + T.tensor([True, True])",
+    "T.tensor([True]) + 1", "T.ones(2, dtype=T.bfloat16) + T.ones(2, dtype=T.float16)",
+    "T.ones(2, dtype=T.complex64) * 2.5", "T.ones(2, dtype=T.int64) * (1 + 1j)",
+    "x = T.ones(3, dtype=T.long); x.add_(1.5)", "x = T.ones(3, dtype=T.int32); x /= 2",
+    "x = T.ones(3); x += T.ones(3, dtype=T.float64); x", "T.get_default_dtype()",
+    "T.finfo(T.float32)", "T.finfo(T.float16).eps", "T.iinfo(T.int32)", "T.iinfo(T.uint8).max",
+]  # fmt: skip
+
+METADATA = [
+    "T.zeros(2, 3).stride()", "T.zeros(2, 3).t().stride()", "T.zeros(2, 3).t().is_contiguous()",
+    "T.zeros(2, 3).stride(-1)", "T.zeros(2, 3).size()", "T.zeros(2, 3).size(1)", "T.zeros(2, 3).size(2)",
+    "T.zeros(2, 3).shape[1:]", "T.zeros(2, 3).dim()", "T.zeros(2, 3).ndim", "T.zeros(2, 3).numel()",
+    "T.zeros(2, 3).element_size()", "T.zeros(2, dtype=T.float16).element_size()", "T.zeros(2, 3).nbytes",
+    "T.zeros(2, 3).dtype", "T.zeros(2, 3).device", "T.zeros(2).is_cuda", "T.zeros(2).layout",
+    "T.zeros(2).type()", "T.zeros(2, dtype=T.int64).type()", "T.zeros(2).type(T.int32)",
+    "T.zeros(2).type('torch.DoubleTensor')", "T.zeros(2).get_device()", "len(T.zeros(4, 2))",
+    "len(T.tensor(1.))", "T.zeros(3)[1:].storage_offset()", "T.zeros(3).is_floating_point()",
+    "T.zeros(3, dtype=T.int8).is_signed()", "T.zeros(3, dtype=T.uint8).is_signed()",
+    "T.zeros(2).requires_grad", "T.zeros(2).is_leaf", "T.zeros(2).grad", "T.ones(2).data",
+    "x = T.arange(6.); x.data_ptr() + 8 == x[2:].data_ptr()", "T.ones(2, 2).is_contiguous()",
+    "T.device('cuda', 1)", "T.device('cpu')", "str(T.device('cuda:0'))", "T.device('cuda:0').index",
+    "T.device('cpu') == T.device('cpu')", "T.device('tpu')", "T.float32", "T.Size([2, 3])",
+    "T.Size([2, 3]).numel()", "T.Size([2]) + (3,)",
+]  # fmt: skip
+
+CONVERSION = [
+    "T.tensor([1.5, -2.7]).long()", "T.tensor([1.5, -2.7]).int().type()", "T.tensor([1, 0, 2]).bool()",
+    "T.tensor([1, 2]).float()", "T.tensor([1, 2]).double()", "T.tensor([1., 2.]).half()",
+    "T.tensor([1., 2.]).bfloat16()", "T.tensor([1, 2]).byte()", "T.tensor([1, 2]).char()",
+    "T.tensor([1, 2]).short()", "T.tensor([1., 2.]).to(T.float64)", "T.tensor([1., 2.]).to('cpu')",
+    "x = T.ones(2); x.to(T.float32) is x", "x = T.ones(2); x.float() is x", "x = T.ones(2); x.cpu() is x",
+    "T.tensor([1., 2.]).to(T.ones(1, dtype=T.int32))", "T.tensor([1, 2]).type_as(T.ones(1))",
+    "T.tensor([[1, 2], [3, 4]]).tolist()", "T.tensor(2.5).item()", "type(T.tensor(2).item())",
+    "T.ones(2).item()", "bool(T.ones(2))", "bool(T.tensor([]))", "bool(T.tensor([0.]))", "int(T.tensor(3.7))",
+    "float(T.tensor([2]))", "float(T.ones(2))", "T.tensor(5)[None]", "'%.2f' % T.tensor(1.2345)",
+    "f'{T.tensor(1.2345):.3f}'", "x = T.ones(2, requires_grad=True); x.numpy()",
+    "x = T.ones(2, requires_grad=True); x.detach().numpy()", "T.tensor([1., 2.], dtype=T.bfloat16).tolist()",
+    "T.ones(2, dtype=T.bfloat16).numpy()", "np.asarray(T.arange(3))", "T.arange(3).numpy().dtype",
+    "T.ones(2, dtype=T.long).requires_grad_()", "T.ones(2).to(T.complex64)", "T.tensor([1.7]).to(T.uint8)",
+]  # fmt: skip
+
+MISC = [
+    "T.zeros(2, 3).T.shape", "x = T.ones(2, 3); y = x.view(3, 2); y[0, 0] = 5; x",
+    "x = T.ones(2, 2); arr = x.numpy(); x[:] = 4; arr", "a = np.ones(3); b = T.from_numpy(a); b.sub_(b); a",
+    "a = np.ones(3, dtype=np.float32); b = T.from_numpy(a); a[0] = 7; b",
+    "T.from_numpy(np.arange(4)[::-1])", "T.from_numpy([1, 2])",
+    "x = T.ones(2); y = x.detach(); y.add_(1); (x, x._version)", "x = T.ones(2); x.data.add_(1); (x, x._version)",
+    "x = T.ones(2); x.add_(1); x.mul_(2); x._version", "x = T.ones(3); y = x[1:]; y.add_(1); (x._version, y._version)",
+    "T.ones(2, 3) @ T.ones(2, 3)", "T.ones(3).mm(T.ones(3))", "T.ones(3)[5]", "T.ones(3).sum(2)",
+    "T.ones(3).as_strided((4,), (1,))", "T.cat([T.ones(2, 3), T.ones(2, 4)])", "T.tensor(1.)[0]",
+    "T.ones(2, 3) + T.ones(4)", "x = T.FloatTensor(1, 3, 1); x.add_(T.ones(3, 1, 7))", "T.ones(2, 3).view(-1, 4)",
+    "T.ones(2, 3).t().view(6)", "T.is_tensor(T.ones(1))", "T.numel(T.ones(2, 3))", "T.is_nonzero(T.tensor([1]))",
+    "T.manual_seed(0); T.randn(3)", "T.manual_seed(0); T.rand(2, 3)", "T.manual_seed(3); T.randint(0, 10, (5,))",
+    "T.manual_seed(1); T.randperm(6)", "T.manual_seed(0); T.ones(5).uniform_(-1, 1)", "T.initial_seed() > 0",
+    "g = T.Generator().manual_seed(5); T.randn(2, generator=g)", "T.manual_seed(0); T.normal(2., 3., (3,))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", CREATION)
+def test_creation(code):
+    same(code, torch, taimatsu)
+
+
+@pytest.mark.parametrize("code", PROMOTION)
+def test_promotion(code):
+    same(code, torch, taimatsu)
+
+
+@pytest.mark.parametrize("code", METADATA)
+def test_metadata(code):
+    same(code, torch, taimatsu)
+
+
+@pytest.mark.parametrize("code", CONVERSION)
+def test_conversion(code):
+    same(code, torch, taimatsu)
+
+
+@pytest.mark.parametrize("code", MISC)
+def test_misc(code):
+    same(code, torch, taimatsu)
+
+
+def test_default_dtype_roundtrip():
+    for mod in (torch, taimatsu):
+        mod.set_default_dtype(mod.float64)
+        try:
+            assert repr(mod.tensor([1.5]).dtype).endswith("float64")
+            assert repr(mod.tensor([1 + 1j]).dtype).endswith("complex128")
+            assert repr(mod.tensor([1.5])) == "tensor([1.5000])"
+        finally:
+            mod.set_default_dtype(mod.float32)
+
+
+def test_from_numpy_shares_memory_both_ways():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = taimatsu.from_numpy(a)
+    t[0, 0] = 100
+    assert a[0, 0] == 100
+    a[1, 2] = -1
+    assert t[1, 2].item() == -1
+    assert t.numpy() is a or np.shares_memory(t.numpy(), a)
