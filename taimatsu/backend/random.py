@@ -1,0 +1,1024 @@
+"""PyTorch's CPU random number generator, reproduced with NumPy.
+
+`CPUGenerator` produces the numbers of `torch.Generator()` on the CPU, bit for bit (PyTorch 2.13
+on x86-64, whose AVX2 kernels also serve AVX-512 machines for these ops): after the same seed,
+every sampler returns PyTorch's values and leaves the stream where PyTorch leaves it, so that
+consecutive calls stay in step. `get_state()` is byte-identical to `torch.get_rng_state()`, so
+states interchange. The library never imports torch; the tests use it as the oracle.
+
+What PyTorch does (aten/src/ATen/core/MT19937RNGEngine.h, CPUGeneratorImpl.cpp,
+core/DistributionsHelper.h, core/TransformationHelper.h, native/cpu/DistributionTemplates.h,
+native/cpu/avx_mathfun.h, native/TensorFactories.cpp, native/Distributions.cpp), and what
+measuring PyTorch 2.13 added:
+
+- One mt19937 stream seeded with init_genrand(seed & 0xffffffff). `random()` is one 32-bit draw,
+  `random64()` two, the first one the high half. NumPy's MT19937 is the same engine: we load
+  PyTorch's seeding into it and read it with `random_raw`.
+- A uniform keeps the low 24 bits of a draw (float32, half and bfloat16 alike) or the low 53 bits
+  of a 64-bit draw (float64), times 2**-bits. A uniform_ value that rounds up to `to` becomes
+  `from`.
+- The AVX2 build fuses `a * b + c` into one FMA wherever the compiler can, so results here go
+  through an exact FMA emulation (`_fma32`, `_fma64`); without it about one value in ten would
+  differ in its last bit.
+- normal_ on 16 or more contiguous elements runs Box-Muller on blocks of 16 uniforms (float32,
+  half and bfloat16: avx_mathfun's polynomial log and sincos, reproduced below operation by
+  operation); smaller tensors use a scalar Box-Muller in double that caches its second sample in
+  the generator (log_normal_ shares that cache).
+- random_(from, to) takes a 64-bit draw once to - from >= 2**28.
+
+Known limits: a PyTorch built for another CPU family (no AVX2 kernels, e.g. ARM) differs in
+float32/half/bfloat16 `normal`; on Intel CPUs `bernoulli_(float p)` uses MKL's own stream, which
+is not reproduced (we follow the kernel that other CPUs use); float64 `normal` relies on NumPy's
+log/sin/cos agreeing with glibc's (they do on this machine).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import os
+import warnings
+
+import numpy as np
+
+__all__ = ["CPUGenerator", "default_generator"]
+
+_N = 624  # mt19937 state words
+_DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() holds
+_STATE_BYTES = 5056  # sizeof(CPUGeneratorImplState), the layout of torch.get_rng_state()
+_INT64_MIN = -(2**63)
+_U64 = np.uint64
+
+# numpy name, ScalarType name (in messages), C++ type name (in messages), digits or int range
+_DTYPE_TABLE = """
+float64   Double   double              53
+float32   Float    float               24
+float16   Half     c10::Half           11
+bfloat16  BFloat16 c10::BFloat16       8
+int64     Long     long_int            -9223372036854775808 9223372036854775807
+int32     Int      int                 -2147483648 2147483647
+int16     Short    short_int           -32768 32767
+int8      Char     signed_char         -128 127
+uint8     Byte     unsigned_char       0 255
+bool      Bool     bool                0 1
+uint16    UInt16   short_unsigned_int  0 65535
+uint32    UInt32   unsigned_int        0 4294967295
+uint64    UInt64   long_unsigned_int   0 9223372036854775807
+"""
+_ROWS = [line.split() for line in _DTYPE_TABLE.strip().splitlines()]
+_SCALAR_NAME = {r[0]: r[1] for r in _ROWS} | {
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+_CPP_NAME = {r[0]: r[2].replace("_", " ") for r in _ROWS}
+_DIGITS = {r[0]: int(r[3]) for r in _ROWS if len(r) == 4}  # std::numeric_limits<T>::digits
+_INT_RANGE = {r[0]: (int(r[3]), int(r[4])) for r in _ROWS if len(r) == 5}  # uint64: torch's bound
+_FLOAT_MAX = {"float64": 1.7976931348623157e308, "float32": 3.4028234663852886e38}
+_FLOAT_MAX |= {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
+_INTEGERS = ("uint8", "int8", "int16", "int32", "int64")  # AT_DISPATCH_ALL_TYPES' integers
+
+
+# ------------------------------------------------------------------------------ small helpers
+
+
+def _shape(shape) -> tuple[int, ...]:
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+
+
+def _num(x: float) -> str:
+    """A double as C++'s ostream prints it in PyTorch's messages."""
+    return f"{x:g}"
+
+
+def _not_implemented(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    name = _SCALAR_NAME.get(dtype.name, dtype.name)
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
+def _from_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """static_cast<scalar_t>(x): half and bfloat16 are built from float, so a double reaches them
+    through float32 (two roundings, as in C++)."""
+    with np.errstate(over="ignore"):  # out-of-range values become inf, silently as in C++
+        if dtype.name in ("float16", "bfloat16") and x.dtype == np.float64:
+            x = x.astype(np.float32)
+        return x.astype(dtype, copy=False)
+
+
+def _from_int64(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """static_cast<scalar_t>(int64): wraps for integers, rounds for floats, nonzero for bool."""
+    with np.errstate(over="ignore"):
+        if dtype.name in ("float16", "bfloat16"):
+            x = x.astype(np.float32)
+        return x.astype(dtype)
+
+
+# ------------------------------------------------------------------------------ exact FMA
+# NumPy has no fused multiply-add; PyTorch's compiled kernels use one. Both emulations below are
+# correctly rounded (checked against exact rational arithmetic in the tests).
+
+_TIE32 = _U64(1 << 28)  # low 29 bits of a float64 lying exactly halfway between two floats
+_LOW29 = _U64((1 << 29) - 1)
+
+
+def _round_odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b rounded to odd: exact, or else the neighbour with an odd last bit. Rounding that to a
+    narrower format gives the correctly rounded sum (Boldo & Melquiond)."""
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)  # TwoSum: a + b == s + err exactly
+    bits = s.view(np.int64)
+    inexact_even = (err != 0) & ((bits & 1) == 0)
+    if inexact_even.any():
+        away = (err > 0) == (s > 0)  # the exact sum lies further from zero than s
+        s = (bits + np.where(inexact_even, np.where(away, 1, -1), 0)).view(np.float64)
+    return s
+
+
+def _fma32_exact(a, b, c) -> np.ndarray:
+    """fmaf(a, b, c) on float32 values: the product is exact in float64 (24 + 24 bits)."""
+    p = np.multiply(a, b, dtype=np.float64)
+    return _round_odd_sum(p, np.broadcast_to(np.asarray(c, np.float64), p.shape)).astype(np.float32)
+
+
+def _fma32_flagged(a, b, c, suspect: np.ndarray) -> np.ndarray:
+    """fmaf(a, b, c), fast: one rounding in float64, one to float32. That double rounding can only
+    err when the float64 sum lands exactly halfway between two floats; such lanes are marked in
+    `suspect` for an exact recomputation."""
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
+    suspect |= (s.view(np.uint64) & _LOW29) == _TIE32
+    return s.astype(np.float32)
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    """fmaf(a, b, c) on arrays: the fast path, with flagged lanes (and float32-subnormal results,
+    whose halfway points sit elsewhere) redone exactly."""
+    suspect = np.zeros(np.broadcast(a, b, c).shape, bool)
+    out = _fma32_flagged(a, b, c, suspect)
+    suspect |= np.abs(out) <= np.float32(2.0**-126)
+    if suspect.any():
+        out[suspect] = _fma32_exact(
+            *(np.broadcast_to(v, suspect.shape)[suspect] for v in (a, b, c))
+        )
+    return out
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = a * 134217729.0  # 2**27 + 1: Veltkamp's split into two 26-bit halves
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _fma64(a, b, c) -> np.ndarray:
+    """fma(a, b, c) on float64: exact product (Dekker), exact sum, and the low parts added with
+    rounding to odd (Boldo & Melquiond 2008). Lanes that could overflow or underflow inside the
+    emulation fall back to a * b + c."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    p = a * b
+    (ah, al), (bh, bl) = _split(a), _split(b)
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a * b == p + p_err exactly
+    hi = c + p
+    bb = hi - c
+    lo = (c - (hi - bb)) + (p - bb)  # c + p == hi + lo exactly
+    out = hi + _round_odd_sum(lo, p_err)
+    big = np.maximum(np.abs(a), np.abs(b))
+    safe = np.isfinite(out) & (big < 2.0**900) & ((p == 0) | (np.abs(p) > 2.0**-900))
+    return out if safe.all() else np.where(safe, out, a * b + c)
+
+
+# ------------------------------------------------------------------------------ Box-Muller
+# normal_fill_16_AVX2 with log256_ps / sincos256_ps of avx_mathfun.h (Cephes single precision
+# polynomials), step by step in float32; `fma` marks the steps the compiler fused.
+
+_LOG_P = np.array(
+    [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1]
+    + [-1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1],
+    np.float32,
+)
+_LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
+_SQRT_HALF = np.float32(0.707106781186547524)
+_FOUR_OVER_PI = np.float32(1.27323954473516)
+_DP1, _DP2 = np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4)
+_DP3 = np.float32(-3.77489497744594108e-8)
+_SIN_P = np.array([-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1], np.float32)
+_COS_P = np.array([2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2], np.float32)
+_TWO_PI_F = np.float32(2.0 * math.pi)
+_F1, _HALF_F = np.float32(1.0), np.float32(0.5)
+
+
+def _log_ps(u: np.ndarray, fma) -> np.ndarray:
+    """log256_ps for u in (0, 1]: u >= 2**-24 here, so no NaN or denormal handling."""
+    bits = u.view(np.int32)
+    e = ((bits >> 23) - 126).astype(np.float32)
+    m = ((bits & 0x007FFFFF) | 0x3F000000).view(np.float32)  # mantissa in [0.5, 1)
+    small = m < _SQRT_HALF
+    e -= small
+    x = (m - _F1) + np.where(small, m, np.float32(0))
+    x64 = x.astype(np.float64)  # converted once for the eight fused steps
+    y = _LOG_P[0]
+    for p in _LOG_P[1:]:
+        y = fma(y, x64, p)
+    z = x * x
+    y = fma(y * x, z, e * _LOG_Q1)
+    y = y - z * _HALF_F
+    return (x + y) + e * _LOG_Q2  # e * Q2 is exact, so fusing it changes nothing
+
+
+def _sincos_ps(theta: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray]:
+    """sincos256_ps for theta in [0, 2*pi)."""
+    j = (theta * _FOUR_OVER_PI).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    x = fma(y, _DP3, (theta + y * _DP1) + y * _DP2)  # Cody-Waite: the first two products are exact
+    z = x * x
+    z64 = z.astype(np.float64)
+    yc = fma(fma(_COS_P[0], z64, _COS_P[1]), z64, _COS_P[2])
+    yc = fma(yc * z, z64, -(z * _HALF_F)) + _F1
+    ys = fma(fma(_SIN_P[0], z64, _SIN_P[1]), z64, _SIN_P[2])
+    ys = fma(ys * z, x, x)
+    sin_poly = (j & 2) == 0
+    # The sign flips are XORs of the sign bit, as in the intrinsics (zeros flip too).
+    sin = np.where(sin_poly, ys, yc).view(np.int32) ^ ((j & 4) << 29)
+    cos = np.where(sin_poly, yc, ys).view(np.int32) ^ ((~(j - 2) & 4) << 29)
+    return sin.view(np.float32), cos.view(np.float32)
+
+
+def _box_muller_f32(a: np.ndarray, b: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray]:
+    """Unscaled (radius*cos, radius*sin) from the lanes a = data[j], b = data[j + 8] of blocks."""
+    radius = np.sqrt(np.float32(-2.0) * _log_ps(_F1 - a, fma))
+    sin, cos = _sincos_ps(_TWO_PI_F * b, fma)
+    return radius * cos, radius * sin
+
+
+def _box_muller_f32_exact(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    suspect = np.zeros(a.shape, bool)
+    n1, n2 = _box_muller_f32(a, b, lambda x, y, z: _fma32_flagged(x, y, z, suspect))
+    if suspect.any():  # a few lanes in a hundred thousand: redo them with the exact FMA
+        n1[suspect], n2[suspect] = _box_muller_f32(a[suspect], b[suspect], _fma32_exact)
+    return n1, n2
+
+
+def _box_muller_f64(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """normal_fill_16<double>, with glibc's log/cos/sin (NumPy's agree with them here)."""
+    radius = np.sqrt(-2.0 * np.log(1.0 - a))
+    theta = (2.0 * math.pi) * b
+    return radius * np.cos(theta), radius * np.sin(theta)
+
+
+def _blocks_of_16(u: np.ndarray, tail: np.ndarray | None, transform) -> np.ndarray:
+    """normal_fill's layout: in each block of 16, lanes j and j + 8 pair up; when the size is not
+    a multiple of 16, the last 16 outputs are recomputed from the `tail` uniforms."""
+    n = u.size
+    whole = n - n % 16
+    blocks, out = u[:whole].reshape(-1, 2, 8), np.empty(n, u.dtype)
+    out_blocks = out[:whole].reshape(-1, 2, 8)
+    step = 1 << 13  # blocks per chunk, so the temporaries stay in cache
+    for i in range(0, len(blocks), step):
+        first, second = transform(blocks[i : i + step, 0], blocks[i : i + step, 1])
+        out_blocks[i : i + step, 0], out_blocks[i : i + step, 1] = first, second
+    if tail is not None:
+        out[n - 16 : n - 8], out[n - 8 :] = transform(tail[:8], tail[8:])
+    return out
+
+
+# ------------------------------------------------------------------------------ seeding
+
+
+@functools.lru_cache(maxsize=64)
+def _mt_key(seed32: int) -> np.ndarray:
+    """init_genrand: PyTorch's (and NumPy's legacy) mt19937 seeding."""
+    key = np.empty(_N, np.uint32)
+    for i in range(_N):
+        key[i] = seed32
+        seed32 = (1812433253 * (seed32 ^ (seed32 >> 30)) + i + 1) & 0xFFFFFFFF
+    key.flags.writeable = False
+    return key
+
+
+def _to_uint64_seed(seed) -> int:
+    """Generator.manual_seed's argument: an integer in [-2**63, 2**64), negatives taken as two's
+    complement."""
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+    seed = operator.index(seed)
+    if not _INT64_MIN <= seed < 2**64:
+        raise ValueError("Overflow when unpacking long long")
+    return seed & 0xFFFFFFFFFFFFFFFF
+
+
+# ------------------------------------------------------------------------------ the generator
+
+
+class CPUGenerator:
+    """A CPU random generator that matches `torch.Generator(device="cpu")` bit for bit.
+
+    Samplers take a shape and a NumPy dtype (`ml_dtypes.bfloat16` for bfloat16) and return a
+    C-ordered array: the values PyTorch writes into a contiguous tensor, in memory order."""
+
+    __slots__ = (
+        "_engine",
+        "_fresh_next",
+        "_initial_seed",
+        "_next_double_normal",
+        "_next_float_normal",
+    )
+
+    def __init__(self, seed: int = _DEFAULT_SEED) -> None:
+        self._engine = np.random.MT19937()
+        self.manual_seed(seed)
+
+    # ---- state -------------------------------------------------------------------------------
+
+    def manual_seed(self, seed: int) -> CPUGenerator:
+        """Seed as PyTorch does (dropping any cached normal sample)."""
+        seed = _to_uint64_seed(seed)
+        self._set_engine(_mt_key(seed & 0xFFFFFFFF), _N)
+        self._initial_seed = seed
+        self._fresh_next = 0  # PyTorch's engine holds next_=0, left_=1 until the first draw
+        self._next_double_normal: float | None = None
+        self._next_float_normal: float | None = None  # kept for the state bytes only
+        return self
+
+    def seed(self) -> int:
+        """Re-seed with 64 bits from the OS (PyTorch reads /dev/urandom) and return the seed."""
+        seed = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self) -> int:
+        return self._initial_seed
+
+    def get_state(self) -> np.ndarray:
+        """The state as the bytes of PyTorch's CPUGeneratorImplState (torch.get_rng_state())."""
+        state = self._engine.state["state"]
+        pos = int(state["pos"])
+        left, nxt = (1, self._fresh_next) if self._fresh_next is not None else (_N + 1 - pos, pos)
+        buf = np.zeros(_STATE_BYTES, np.uint8)
+        buf[0:8].view(np.uint64)[0] = self._initial_seed
+        buf[8:16].view(np.int32)[:] = (left, 1)  # left, seeded
+        buf[16:24].view(np.uint64)[0] = nxt
+        buf[24:5016].view(np.uint64)[:] = state["key"]
+        if self._next_double_normal is not None:
+            buf[5024:5032].view(np.float64)[0] = self._next_double_normal  # normal_y
+            buf[5040:5044].view(np.int32)[0] = 1  # normal_is_valid
+        if self._next_float_normal is not None:
+            buf[5048:5052].view(np.float32)[0] = self._next_float_normal
+            buf[5052] = 1
+        return buf
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Load bytes from `get_state()` or `torch.get_rng_state()`, with PyTorch's checks."""
+        buf = np.ascontiguousarray(state).reshape(-1)
+        if buf.dtype != np.uint8:
+            raise RuntimeError(f"expected a torch.ByteTensor, but got {buf.dtype}")
+        if buf.size != _STATE_BYTES:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input "
+                f"RNG state size to be {buf.size}"
+            )
+        left, seeded = (int(v) for v in buf[8:16].view(np.int32))
+        nxt = int(buf[16:24].view(np.uint64)[0]) & 0xFFFFFFFF
+        if not (seeded != 0 and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        if left > 1 and left + nxt != _N + 1:
+            # PyTorch never writes such a state itself, and NumPy's engine cannot hold it.
+            raise ValueError(f"unsupported mt19937 state: left={left} with next={nxt}")
+        key = buf[24:5016].view(np.uint64).astype(np.uint32)  # PyTorch keeps the low 32 bits
+        self._set_engine(key, _N if left == 1 else nxt)
+        self._initial_seed = int(buf[0:8].view(np.uint64)[0])
+        self._fresh_next = nxt if left == 1 else None
+        has_double = buf[5040:5044].view(np.int32)[0] != 0
+        self._next_double_normal = float(buf[5024:5032].view(np.float64)[0]) if has_double else None
+        has_float = buf[5052] != 0
+        self._next_float_normal = float(buf[5048:5052].view(np.float32)[0]) if has_float else None
+
+    def _set_engine(self, key: np.ndarray, pos: int) -> None:
+        self._engine.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+
+    # ---- the raw stream ----------------------------------------------------------------------
+
+    def _random(self, n: int) -> np.ndarray:
+        """n of PyTorch's random(): 32-bit draws, held as uint64 for modular arithmetic."""
+        if not n:
+            return np.zeros(0, np.uint64)
+        self._fresh_next = None
+        return self._engine.random_raw(n)
+
+    def _random64(self, n: int) -> np.ndarray:
+        """n of PyTorch's random64(): two 32-bit draws, the first one the high half."""
+        r = self._random(2 * n)
+        return (r[0::2] << _U64(32)) | r[1::2]
+
+    def _uniform_float(self, n: int) -> np.ndarray:
+        """uniform_real_distribution<float>(0, 1): 24 bits of one draw."""
+        return (self._random(n) & _U64(2**24 - 1)).astype(np.float32) * np.float32(2.0**-24)
+
+    def _uniform_double(self, n: int) -> np.ndarray:
+        """uniform_real_distribution<double>(0, 1): 53 bits of a 64-bit draw."""
+        return (self._random64(n) & _U64(2**53 - 1)).astype(np.float64) * 2.0**-53
+
+    # ---- uniform -----------------------------------------------------------------------------
+
+    def uniform(self, shape, dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
+        """torch.rand / Tensor.uniform_(low, high); complex dtypes fill the real view."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if dtype.kind == "c":
+            real = np.float32 if dtype == np.complex64 else np.float64
+            return self.uniform(shape + (2,), real, low, high).view(dtype).reshape(shape)
+        _check_uniform_bounds(dtype, float(low), float(high))
+        n = math.prod(shape)
+        if dtype.name == "float64":
+            x, lo, width = self._uniform_double(n), float(low), float(high) - float(low)
+            value = x + lo if width == 1 else _fma64(x, width, lo)
+        else:  # float32, and half and bfloat16 too: they compute in float
+            x, lo = self._uniform_float(n), np.float32(low)
+            width = np.float32(high) - lo
+            value = x + lo if width == 1 else _fma32(x, width, lo)
+        out = _from_float(value, dtype)
+        # A value that rounds up to `to` becomes `from`, keeping the range half-open.
+        to, start = _from_float(np.array([high, low], np.float64), dtype)
+        out[out >= to] = start
+        return out.reshape(shape)
+
+    # ---- normal ------------------------------------------------------------------------------
+
+    def normal(
+        self, shape, dtype, mean: float = 0.0, std: float = 1.0, *, contiguous: bool = True
+    ) -> np.ndarray:
+        """torch.randn / Tensor.normal_(mean, std); complex dtypes fill the real view with
+        std / sqrt(2), as torch.randn does. `contiguous=False` takes PyTorch's element-wise path
+        for a non-contiguous destination (values in its memory order)."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+        if dtype.kind == "c":
+            real = np.float32 if dtype == np.complex64 else np.float64
+            out = self.normal(shape + (2,), real, mean, std / math.sqrt(2), contiguous=contiguous)
+            return out.view(dtype).reshape(shape)
+        if dtype.name not in _DIGITS:
+            raise _not_implemented("normal_kernel_cpu", dtype)
+        n = math.prod(shape)
+        if n >= 16 and contiguous:
+            out = self._normal_fill(n, dtype, mean, std)
+        else:
+            z = self._standard_normal_scalar(n)
+            out = z + mean if std == 1 else _fma64(z, std, mean)
+        return _from_float(out, dtype).reshape(shape)
+
+    def _normal_fill(self, n: int, dtype: np.dtype, mean: float, std: float) -> np.ndarray:
+        """normal_fill: float32 and float64 draw n uniforms, plus 16 fresh ones for the last
+        block when n % 16 != 0; half and bfloat16 run the float32 kernel on ceil(n / 16) whole
+        blocks, the last one doubling as the tail."""
+        if dtype.name == "float64":
+            u = self._uniform_double(n)
+            z = _blocks_of_16(u, self._uniform_double(16) if n % 16 else None, _box_muller_f64)
+            return z + mean if std == 1 else _fma64(z, std, mean)
+        if dtype.name == "float32":
+            u = self._uniform_float(n)
+            tail = self._uniform_float(16) if n % 16 else None
+        else:
+            padded = -(-n // 16) * 16
+            u = self._uniform_float(padded)
+            u, tail = u[:n], (u[padded - 16 :] if n % 16 else None)
+        z = _blocks_of_16(u, tail, _box_muller_f32_exact)
+        std32, mean32 = np.float32(std), np.float32(mean)
+        return z + mean32 if std32 == 1 else _fma32(z, std32, mean32)
+
+    def _standard_normal_scalar(self, n: int) -> np.ndarray:
+        """n calls of normal_distribution<double>, unscaled: each Box-Muller pair returns r*cos
+        and caches r*sin in the generator for the next call."""
+        out = np.empty(n)
+        start = 0
+        if n and self._next_double_normal is not None:
+            out[0], self._next_double_normal, start = self._next_double_normal, None, 1
+        pairs = (n - start + 1) // 2
+        if pairs:
+            u = self._uniform_double(2 * pairs)
+            radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+            theta = (2.0 * math.pi) * u[0::2]
+            both = np.stack([radius * np.cos(theta), radius * np.sin(theta)], 1).reshape(-1)
+            out[start:] = both[: n - start]
+            if (n - start) % 2:
+                self._next_double_normal = float(both[-1])
+        return out
+
+    # ---- integers ----------------------------------------------------------------------------
+
+    def random(self, shape, dtype, low: int | None = None, high: int | None = None) -> np.ndarray:
+        """Tensor.random_() when low and high are None; random_(to) as (None, to) or (0, to);
+        random_(from, to); random_(from, None) for [from, the dtype's max]."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        n = math.prod(shape)
+        if low is None and high is None:
+            return self._random_full(n, dtype).reshape(shape)
+        low = 0 if low is None else int(low)
+        if high is None and low == _INT64_MIN:
+            return self._random_int64_range(n, dtype).reshape(shape)
+        base, span = _random_range(dtype, low, None if high is None else int(high))
+        # spans of 2**28 and more take 64-bit draws (older PyTorch: 2**32, 64-bit types only)
+        r = self._random64(n) if span >= 2**28 else self._random(n)
+        out = ((r % _U64(span)) + _U64(base & 0xFFFFFFFFFFFFFFFF)).view(np.int64)
+        return _from_int64(out, dtype).reshape(shape)
+
+    def randint(self, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
+        """torch.randint(low, high, shape): random_(low, high) on a new tensor."""
+        return self.random(shape, dtype, low, high)
+
+    def _random_full(self, n: int, dtype: np.dtype) -> np.ndarray:
+        """random_(): [0, max] for integers (bool: a draw's low bit), [0, 2**digits] for floats."""
+        name = dtype.name
+        if name == "bool":
+            return (self._random(n) & _U64(1)).astype(bool)
+        if name not in _DIGITS and name not in _INTEGERS:
+            raise _not_implemented("random_kernel_cpu", dtype)
+        r = self._random64(n) if name in ("int64", "float64") else self._random(n)
+        if name in _DIGITS:
+            return _from_int64((r % _U64(2 ** _DIGITS[name] + 1)).view(np.int64), dtype)
+        return (r % _U64(_INT_RANGE[name][1] + 1)).astype(dtype)
+
+    def _random_int64_range(self, n: int, dtype: np.dtype) -> np.ndarray:
+        """random_(from=INT64_MIN, to=None): the whole int64 range from one 64-bit draw."""
+        if dtype.name not in _INTEGERS and dtype.name not in ("float32", "float64", "bfloat16"):
+            raise _not_implemented("random_full_64_bits_range_kernel_cpu", dtype)
+        if dtype.name not in ("int64", "float64", "float32", "bfloat16"):
+            raise RuntimeError(
+                "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16"
+            )
+        return _from_int64(self._random64(n).view(np.int64), dtype)
+
+    def randperm(self, n: int, dtype=np.int64) -> np.ndarray:
+        """torch.randperm(n): Fisher-Yates with 32-bit draws, or for n >= (2**32 - 1) // 20 the
+        inside-out variant with 64-bit draws."""
+        n, dtype = int(n), np.dtype(dtype)
+        _check_randperm(n, dtype)
+        if n < 0xFFFFFFFF // 20:
+            picks = self._random(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)
+            perm = _fisher_yates(picks.astype(np.int64), n)
+        else:
+            picks = self._random64(n) % np.arange(1, n + 1, dtype=np.uint64)
+            perm = _inside_out(picks.astype(np.int64))
+        return _from_int64(perm, dtype)
+
+    # ---- other distributions -------------------------------------------------------------------
+
+    def bernoulli(self, p, shape, dtype) -> np.ndarray:
+        """Tensor.bernoulli_(p) for a Python float p; bernoulli_(p_tensor) and torch.bernoulli
+        for an array p (broadcast to `shape`): a float64 p is compared with a double uniform,
+        any other float p with a float one."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        n = math.prod(shape)
+        if isinstance(p, np.ndarray):
+            if p.dtype.name not in _DIGITS:
+                raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+            p = np.broadcast_to(p, shape).reshape(-1)
+            if not ((p >= 0) & (p <= 1)).all():
+                raise RuntimeError(
+                    "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                    "message be improved?  If so, please report an enhancement request to PyTorch.)"
+                )
+            if p.dtype == np.float64:
+                hit = self._uniform_double(n) < p
+            else:
+                hit = self._uniform_float(n) < p.astype(np.float32)
+        else:
+            p = float(p)
+            if not 0 <= p <= 1:
+                raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_num(p)}")
+            hit = self._uniform_double(n) < p
+        return hit.astype(dtype).reshape(shape)
+
+    def exponential(self, shape, dtype, lambd: float = 1.0) -> np.ndarray:
+        """Tensor.exponential_(lambd): -1/lambd * log1p(-u) in double."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if not lambd > 0.0:
+            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+        if dtype.name not in _DIGITS:
+            raise RuntimeError(
+                "Exponential distribution is a continuous probability distribution. dtype must "
+                f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
+            )
+        u = self._uniform_double(math.prod(shape))
+        return _from_float((-1.0 / lambd) * np.log1p(-u), dtype).reshape(shape)
+
+    def geometric(self, shape, dtype, p: float) -> np.ndarray:
+        """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) in double; integer dtypes too."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if not 0 < p < 1:
+            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+        if dtype.name not in _DIGITS and dtype.name not in _INTEGERS:
+            raise _not_implemented("geometric_cpu", dtype)
+        u = self._uniform_double(math.prod(shape))
+        with np.errstate(divide="ignore"):
+            out = np.ceil(np.log(u) / np.log(1.0 - p))
+        return _from_float(out, dtype).reshape(shape)
+
+    def cauchy(self, shape, dtype, median: float = 0.0, sigma: float = 1.0) -> np.ndarray:
+        """Tensor.cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5)) in double, fused."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if not sigma > 0.0:
+            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+        if dtype.name not in _DIGITS:
+            raise RuntimeError(
+                "Cauchy distribution is a continuous probability distribution. dtype must be a "
+                f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
+            )
+        u = self._uniform_double(math.prod(shape))
+        return _from_float(_fma64(sigma, np.tan(math.pi * (u - 0.5)), median), dtype).reshape(shape)
+
+    def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
+        """Tensor.log_normal_(mean, std): exp of the scalar, cached Box-Muller normal."""
+        shape, dtype = _shape(shape), np.dtype(dtype)
+        if not std > 0.0:
+            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+        if dtype.name not in _DIGITS:
+            raise _not_implemented("log_normal_cpu", dtype)
+        z = _fma64(self._standard_normal_scalar(math.prod(shape)), std, mean)
+        return _from_float(np.exp(z), dtype).reshape(shape)
+
+    def multinomial(
+        self, probs: np.ndarray, num_samples: int, replacement: bool = False
+    ) -> np.ndarray:
+        """torch.multinomial on 1-D or 2-D `probs`, as int64 indices. Without replacement, or for
+        one sample, PyTorch takes the top k of probs / Exp(1) noise; with replacement it inverts
+        each row's normalised cumulative sum with one double uniform per sample."""
+        probs = np.asarray(probs)
+        _check_multinomial(probs, num_samples, replacement)
+        rows = probs.reshape(-1, probs.shape[-1])
+        if replacement and num_samples > 1:
+            out = self._multinomial_with_replacement(rows, num_samples)
+        else:
+            out = self._multinomial_top_k(rows, num_samples)
+        return out.reshape(probs.shape[:-1] + (num_samples,))
+
+    def _multinomial_top_k(self, rows: np.ndarray, k: int) -> np.ndarray:
+        if not (np.isfinite(rows) & (rows >= 0)).all():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (rows.sum(-1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = self.exponential(rows.shape, rows.dtype)
+        wide = np.float64 if rows.dtype == np.float64 else np.float32  # half divides in float
+        keys = (rows.astype(wide) / q.astype(wide)).astype(rows.dtype).astype(np.float64)
+        if k == 1:
+            return np.argmax(keys, axis=-1, keepdims=True)  # the first maximum, as argmax does
+        ranked = np.argsort(-keys, axis=-1, kind="stable")
+        top = np.take_along_axis(keys, ranked[:, : k + 1], -1)
+        ranked = ranked[:, :k]
+        # topk's std::partial_sort / nth_element put equal keys in an order of their own: rows
+        # with a tie in their top k (or just past it) are redone with those algorithms.
+        for row in np.nonzero((top[:, 1:] == top[:, :-1]).any(-1))[0]:
+            ranked[row] = _cpu_topk(keys[row].tolist(), k)
+        return ranked
+
+    def _multinomial_with_replacement(self, rows: np.ndarray, k: int) -> np.ndarray:
+        acc = np.float64 if rows.dtype == np.float64 else np.float32  # half sums in float
+        values = rows.astype(acc)
+        _check_multinomial_rows(rows, values)
+        cum = np.cumsum(values, axis=-1, dtype=acc)  # sequential, like the C++ loop
+        cum /= cum[:, -1:].copy()
+        cum[:, -1] = 1
+        u = self._uniform_double(rows.shape[0] * k).reshape(-1, k)
+        # the binary search finds the first bucket whose cumulative value is >= u
+        found = [np.searchsorted(c.astype(np.float64), s, "left") for c, s in zip(cum, u)]
+        return np.stack(found).astype(np.int64)
+
+
+# ------------------------------------------------------------------------------ argument checks
+
+
+def _check_uniform_bounds(dtype: np.dtype, low: float, high: float) -> None:
+    if dtype.name not in _DIGITS:
+        raise _not_implemented("check_uniform_bounds", dtype)
+    limit = _FLOAT_MAX[dtype.name]
+    for value, what in ((low, "from"), (high, "to")):
+        if not -limit <= value <= limit:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_NAME[dtype.name]}")
+    if not low <= high:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_num(low)} > to={_num(high)}"
+        )
+    if not high - low <= limit:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{_SCALAR_NAME[dtype.name]}>::max(), "
+            f"but found to={_num(high)} and from={_num(low)} which result in to-from to exceed the limit"
+        )
+
+
+def _random_range(dtype: np.dtype, low: int, high: int | None) -> tuple[int, int]:
+    """random_from_to_impl: (base, span) of [low, high), or of [low, the dtype's max] when high
+    is None, after PyTorch's checks."""
+    name = dtype.name
+    if name not in _DIGITS and name not in _INT_RANGE:
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
+    if high is not None:
+        if not low < high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
+        if name in _DIGITS:
+            low, high = _float_bound(dtype, low, up=True), _float_bound(dtype, high, up=False)
+            if not low < high:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                    f"but got from={low} >= to={high}"
+                )
+        _check_from_to(dtype, low, high - 1)
+        return low, high - low
+    if name in _DIGITS:
+        to_inc = 2 ** _DIGITS[name]
+        low = _float_bound(dtype, low, up=True)
+        if not low < to_inc:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
+                f"to dtype, but got from={low} > to_inc={to_inc}"
+            )
+    else:
+        to_inc = _INT_RANGE[name][1] if name != "uint64" else 2**64 - 1
+    _check_from_to(dtype, low, to_inc)
+    return low, to_inc - low + 1
+
+
+def _float_bound(dtype: np.dtype, value: int, up: bool) -> int:
+    """update_from / update_to: move a bound inward until it survives a round trip through the
+    float dtype, so that e.g. random_(0, 65504) on half cannot produce 65504."""
+    step = 1 if up else -1
+    rounded = float(_from_int64(np.array([value + step], np.int64), dtype)[0])
+    # static_cast<int64_t> of an infinity gives INT64_MIN on x86
+    moved = int(rounded) if abs(rounded) < 2.0**63 else _INT64_MIN
+    if (moved < value) if up else (moved >= value):
+        shift = 1 << (abs(value + step).bit_length() - _DIGITS[dtype.name])
+        return moved + shift if up else moved - shift
+    return value
+
+
+def _check_from_to(dtype: np.dtype, low: int, to_inc: int) -> None:
+    """check_from_to_in_range: an error outside the dtype, a warning past 2**digits for floats."""
+    name = dtype.name
+    lo, hi = (-_FLOAT_MAX[name], _FLOAT_MAX[name]) if name in _DIGITS else _INT_RANGE[name]
+    cpp = _CPP_NAME[name]
+    for value, what in ((low, "from"), (to_inc, "to - 1")):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {cpp}")
+    digits = _DIGITS.get(name)
+    for value, what in ((low, "from"), (to_inc, "to - 1")):
+        if digits and not -(2**digits) <= value <= 2**digits:
+            warnings.warn(
+                f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                f"{cpp} can support discrete uniform distribution only within this range. This "
+                "warning will become an error in version 1.7 release, please fix the code in advance",
+                UserWarning,
+                stacklevel=4,
+            )
+
+
+def _check_randperm(n: int, dtype: np.dtype) -> None:
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    name = dtype.name
+    if name not in _DIGITS and name not in _INTEGERS:
+        raise _not_implemented("randperm", dtype)
+    if name in _INT_RANGE and n - 1 > _INT_RANGE[name][1]:
+        c_type = "uint8_t" if name == "uint8" else f"{name}_t"
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    limit = {"float16": (2049, "2049", "Half"), "float32": (2**24 + 1, "2^24+1", "Float")}
+    limit["float64"] = (2**53 + 1, "2^53+1", "Double")
+    if name in limit and n > limit[name][0]:
+        raise RuntimeError(f"n cannot be greater than {limit[name][1]} for {limit[name][2]} type.")
+
+
+def _check_multinomial(probs: np.ndarray, num_samples: int, replacement: bool) -> None:
+    if probs.dtype.name not in _DIGITS:
+        name = _SCALAR_NAME.get(probs.dtype.name, probs.dtype.name)
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {name}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if probs.shape[-1] > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if not replacement and num_samples > probs.shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+
+
+def _check_multinomial_rows(rows: np.ndarray, values: np.ndarray) -> None:
+    """The with-replacement kernel's checks, in the order its loop meets them. (PyTorch draws a
+    row's samples before checking the next row; we check every row first.)"""
+    for row, value in zip(rows, values):
+        bad = ~(row >= 0) | ~np.isfinite(value)
+        if bad.any():
+            if not row[np.argmax(bad)] >= 0:
+                raise RuntimeError(
+                    "invalid multinomial distribution (encountering probability entry < 0)"
+                )
+            raise RuntimeError(
+                "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
+            )
+        if not value.sum(dtype=value.dtype) > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+# ------------------------------------------------------------------------------ shuffles
+
+
+def _fisher_yates(picks: np.ndarray, n: int) -> np.ndarray:
+    """The result of `for i in range(n - 1): swap(perm[i], perm[i + picks[i]])` on arange(n),
+    without a Python loop.
+
+    Position i is final once step i has run, and step i brings in the value that position
+    t = i + picks[i] held just before it. That value reached t at the last earlier step k that
+    also targeted t, and was then the value position k held before step k; and so on, a chain
+    through earlier steps that ends at a position no earlier step targeted, which still holds its
+    own index. Grouping the steps by target finds each link, and pointer doubling walks all the
+    chains at once."""
+    if n <= 1:
+        return np.arange(n, dtype=np.int64)
+    step = np.arange(n, dtype=np.int64)
+    target = step.copy()  # a no-op last step lets position n - 1 follow the same rule
+    target[:-1] += picks
+    order, earlier = _group_by(target, step)
+    # reached[k]: the last step before k that targeted position k, or k itself if none did
+    count = np.bincount(target, minlength=n)
+    last = order[np.cumsum(count) - 1]
+    reached = np.where(last == step, earlier[last], last)
+    reached = np.where((count > 0) & (reached >= 0), reached, step)
+    holds = _chain_roots(reached)  # the value position k holds just before step k
+    return np.where(earlier >= 0, holds[np.maximum(earlier, 0)], target)
+
+
+def _inside_out(picks: np.ndarray) -> np.ndarray:
+    """The result of the inside-out shuffle `for i in range(n): perm[i] = perm[z]; perm[z] = i`
+    with z = picks[i] <= i, without a Python loop: value i lands on picks[i], and every later
+    step that picks the position it sits on moves it to that step's own index."""
+    n = picks.size
+    step = np.arange(n, dtype=np.int64)
+    order, earlier = _group_by(picks, step)
+    later = np.full(n, -1, np.int64)  # the next step after i that picks the same position
+    later[earlier[earlier >= 0]] = step[earlier >= 0]
+    # moved_on[k]: the first step after k that picks position k (the value there moves on)
+    count = np.bincount(picks, minlength=n)
+    first = order[np.minimum(np.cumsum(count) - count, n - 1)]
+    moved_on = np.where(first == step, later[first], first)
+    moved_on = np.where((count > 0) & (moved_on > step), moved_on, step)
+    final = _chain_roots(moved_on)
+    perm = np.empty(n, np.int64)
+    perm[np.where(later >= 0, final[np.maximum(later, 0)], picks)] = step
+    return perm
+
+
+def _group_by(keys: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The steps sorted by key, then by step; and for each step the previous one with its key."""
+    order = np.argsort(keys * len(keys) + step)  # unique composite keys: no stable sort needed
+    sorted_keys = keys[order]
+    same = sorted_keys[1:] == sorted_keys[:-1]
+    earlier = np.full(len(keys), -1, np.int64)
+    earlier[order[1:][same]] = order[:-1][same]
+    return order, earlier
+
+
+def _chain_roots(parent: np.ndarray) -> np.ndarray:
+    """Follow parent pointers to their fixed points (parent[r] == r) by pointer doubling."""
+    root = parent
+    while True:
+        nxt = root[root]
+        if np.array_equal(nxt, root):
+            return root
+        root = nxt
+
+
+# ------------------------------------------------------------------------------ topk with ties
+
+
+def _cpu_topk(keys: list[float], k: int) -> list[int]:
+    """The indices torch.topk(keys, k) returns on the CPU, ties included: topk_impl_loop runs
+    libstdc++'s std::partial_sort when k * 64 <= n, else std::nth_element and then std::sort of
+    the first k - 1. Neither is stable, so equal keys come out in the order these algorithms
+    (GCC 13's, restated below on a list, greater key first) leave them."""
+    items = [(key, i) for i, key in enumerate(keys)]
+    if k * 64 <= len(items):
+        _heap_select(items, 0, k, len(items))
+        _sort_heap(items, 0, k)
+    else:
+        _introselect(items, 0, k - 1, len(items), 2 * (len(items).bit_length() - 1))
+        _sort(items, 0, k - 1)
+    return [i for _, i in items[:k]]
+
+
+def _before(a: tuple, b: tuple) -> bool:
+    return a[0] > b[0]
+
+
+def _sort(v: list, first: int, last: int) -> None:
+    if last - first > 1:
+        _introsort_loop(v, first, last, 2 * ((last - first).bit_length() - 1))
+        _insertion_sort(v, first, min(last, first + 16))
+        for i in range(first + 16, last):
+            _linear_insert(v, i)
+
+
+def _introsort_loop(v: list, first: int, last: int, depth: int) -> None:
+    while last - first > 16:
+        if depth == 0:
+            _heap_select(v, first, last, last)
+            _sort_heap(v, first, last)
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last)
+        _introsort_loop(v, cut, last, depth)
+        last = cut
+
+
+def _introselect(v: list, first: int, nth: int, last: int, depth: int) -> None:
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(v, first, nth + 1, last)
+            v[first], v[nth] = v[nth], v[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(v, first, last)
+        first, last = (cut, last) if cut <= nth else (first, cut)
+    _insertion_sort(v, first, last)
+
+
+def _partition_pivot(v: list, first: int, last: int) -> int:
+    """Median of three moved to `first`, then the unguarded Hoare partition around it."""
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    if _before(v[a], v[b]):
+        median = b if _before(v[b], v[c]) else (c if _before(v[a], v[c]) else a)
+    else:
+        median = a if _before(v[a], v[c]) else (c if _before(v[b], v[c]) else b)
+    v[first], v[median] = v[median], v[first]
+    pivot, lo, hi = v[first], first + 1, last
+    while True:
+        while _before(v[lo], pivot):
+            lo += 1
+        hi -= 1
+        while _before(pivot, v[hi]):
+            hi -= 1
+        if lo >= hi:
+            return lo
+        v[lo], v[hi] = v[hi], v[lo]
+        lo += 1
+
+
+def _insertion_sort(v: list, first: int, last: int) -> None:
+    for i in range(first + 1, last):
+        if _before(v[i], v[first]):
+            v[first : i + 1] = [v[i], *v[first:i]]
+        else:
+            _linear_insert(v, i)
+
+
+def _linear_insert(v: list, last: int) -> None:
+    value = v[last]
+    while _before(value, v[last - 1]):
+        v[last] = v[last - 1]
+        last -= 1
+    v[last] = value
+
+
+def _heap_select(v: list, first: int, middle: int, last: int) -> None:
+    length = middle - first
+    for parent in range((length - 2) // 2, -1, -1) if length >= 2 else ():
+        _adjust_heap(v, first, parent, length, v[first + parent])
+    for i in range(middle, last):
+        if _before(v[i], v[first]):
+            value, v[i] = v[i], v[first]
+            _adjust_heap(v, first, 0, length, value)
+
+
+def _sort_heap(v: list, first: int, last: int) -> None:
+    while last - first > 1:
+        last -= 1
+        value, v[last] = v[last], v[first]
+        _adjust_heap(v, first, 0, last - first, value)
+
+
+def _adjust_heap(v: list, first: int, hole: int, length: int, value: tuple) -> None:
+    """Sift the hole down to a leaf along the larger children, then push `value` back up."""
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if _before(v[first + child], v[first + child - 1]):
+            child -= 1
+        v[first + hole] = v[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        v[first + hole] = v[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and _before(v[first + parent], value):
+        v[first + hole] = v[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    v[first + hole] = value
+
+
+default_generator = CPUGenerator()
+default_generator.seed()  # like PyTorch's, the default CPU generator starts from a random seed

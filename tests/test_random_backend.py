@@ -1,0 +1,688 @@
+"""taimatsu.backend.random: PyTorch's CPU generator, bit for bit.
+
+Oracle tests seed PyTorch and taimatsu alike and compare the raw bytes of the results and of the
+generator state afterwards (so the stream consumption matches too). The other tests need no torch:
+the exact FMA emulations against rational arithmetic, the vectorised shuffles against the loops
+they replace, seeds, states and sample statistics.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+
+def _load_module():
+    """The module under test, imported without the rest of the package if that is not ready."""
+    try:
+        from taimatsu.backend import random as module
+    except Exception:  # noqa: BLE001 - any failure of the package import: fall back to the file
+        path = pathlib.Path(__file__).parents[1] / "taimatsu" / "backend" / "random.py"
+        spec = importlib.util.spec_from_file_location("taimatsu_backend_random", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module
+
+
+R = _load_module()
+CPUGenerator = R.CPUGenerator
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOATS = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), BF16]
+INTS = [np.dtype(t) for t in (np.int64, np.int32, np.int16, np.int8, np.uint8)]
+
+
+@pytest.fixture
+def torch(torch_oracle):
+    return torch_oracle
+
+
+def tdtype(torch, dtype):
+    return getattr(torch, np.dtype(dtype).name)  # numpy and torch share these names
+
+
+def to_numpy(t) -> np.ndarray:
+    if str(t.dtype) == "torch.bfloat16":
+        return t.view(dtype=__import__("torch").int16).numpy().view(BF16)
+    return t.numpy()
+
+
+def from_numpy(torch, a: np.ndarray):
+    if a.dtype == BF16:
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def assert_same(mine: np.ndarray, theirs: np.ndarray) -> None:
+    """Same dtype, shape and bytes (so -0.0, NaN payloads and the last bit all count)."""
+    assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
+    a = np.ascontiguousarray(mine).reshape(-1).view(np.uint8)
+    b = np.ascontiguousarray(theirs).reshape(-1).view(np.uint8)
+    diff = np.count_nonzero(a != b)
+    assert diff == 0, f"{diff} bytes differ: {mine.reshape(-1)[:4]} vs {theirs.reshape(-1)[:4]}"
+
+
+def check(torch, seed, run_torch, run_mine, *args) -> None:
+    """Seed both sides alike; compare the results, then the generator states."""
+    torch.manual_seed(seed)
+    gen = CPUGenerator(seed)
+    assert_same(run_mine(gen, *args), to_numpy(run_torch(*args)))
+    assert_same(gen.get_state(), torch.get_rng_state().numpy())
+
+
+def errors_alike(torch, run_torch, run_mine, *args) -> None:
+    with pytest.raises(Exception) as theirs:
+        run_torch(*args)
+    with pytest.raises(type(theirs.value)) as mine:
+        run_mine(CPUGenerator(0), *args)
+    assert str(mine.value) == str(theirs.value)
+
+
+def check_or_errors_alike(torch, run_torch, run_mine, *args) -> None:
+    """Values when PyTorch accepts the arguments, else the same exception and message."""
+    try:
+        torch.manual_seed(0)
+        run_torch(*args)
+    except (RuntimeError, NotImplementedError, ValueError):
+        errors_alike(torch, run_torch, run_mine, *args)
+    else:
+        check(torch, 0, run_torch, run_mine, *args)
+
+
+SIZES = [*range(1, 41), 100, 1000, 1023, 4097, 5000]
+
+
+# ------------------------------------------------------------------------------------ oracle
+
+
+@pytest.mark.oracle
+def test_randn_after_manual_seed_0(torch):
+    gen = CPUGenerator().manual_seed(0)
+    out = gen.normal(3, np.float32)
+    assert np.array_equal(np.round(out, 4), np.array([1.5410, -0.2934, -2.1788], np.float32))
+    torch.manual_seed(0)
+    assert_same(out, torch.randn(3).numpy())
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("mean, std", [(0.0, 1.0), (0.3, 2.7), (-1.5, 0.01)])
+def test_normal(torch, dtype, mean, std):
+    """Both paths: the scalar Box-Muller (< 16 elements) and blocks of 16, with its tail."""
+    td = tdtype(torch, dtype)
+    for n in SIZES:
+        for seed in (0, 12345):
+            check(
+                torch,
+                seed,
+                lambda n: torch.empty(n, dtype=td).normal_(mean, std),
+                lambda g, n: g.normal(n, dtype, mean, std),
+                n,
+            )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("shape", [(), (0,), (4, 5), (3, 1, 7), (2, 8), (33, 31)], ids=str)
+def test_randn_shapes(torch, dtype, shape):
+    td = tdtype(torch, dtype)
+    check(torch, 7, lambda: torch.randn(shape, dtype=td), lambda g: g.normal(shape, dtype))
+
+
+@pytest.mark.oracle
+def test_normal_large(torch):
+    check(torch, 3, lambda: torch.randn(300_001), lambda g: g.normal(300_001, np.float32))
+    check(
+        torch,
+        4,
+        lambda: torch.randn(100_003, dtype=torch.float64),
+        lambda g: g.normal(100_003, np.float64),
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize(
+    "low, high", [(0.0, 1.0), (-3.3, 7.1), (0.1, 0.7), (-1000.0, 2.5), (6e4, 6e4 + 1)]
+)
+def test_uniform(torch, dtype, low, high):
+    """Includes ranges where x * (to - from) + from rounds up to `to` (PyTorch returns `from`)."""
+    td = tdtype(torch, dtype)
+    for n in [1, 2, 3, 17, 1000, 5000]:
+        for seed in (0, 99):
+            check(
+                torch,
+                seed,
+                lambda n: torch.empty(n, dtype=td).uniform_(low, high),
+                lambda g, n: g.uniform(n, dtype, low, high),
+                n,
+            )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+@pytest.mark.parametrize("n", [1, 5, 8, 9, 100])
+def test_complex(torch, dtype, n):
+    td = tdtype(torch, dtype)
+    check(torch, 1, lambda: torch.randn(n, dtype=td), lambda g: g.normal(n, dtype))
+    check(torch, 2, lambda: torch.rand(n, dtype=td), lambda g: g.uniform(n, dtype))
+    check(
+        torch,
+        3,
+        lambda: torch.empty(n, dtype=td).normal_(0.5, 3.0),
+        lambda g: g.normal(n, dtype, 0.5, 3.0),
+    )
+
+
+RANGES = [
+    (None, None),
+    (None, 10),
+    (0, 5),
+    (-3, 3),
+    (5, None),
+    (100, 70000),
+    (0, 65504),
+    (-300, 300),
+    (0, 2**28 - 1),
+    (0, 2**28),
+    (0, 2**31),
+    (0, 2**33),
+    (-(2**40), 2**40),
+    (-(2**63), None),
+    (-(2**63), 2**63 - 1),
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.filterwarnings("ignore:(from|to - 1) is out of bounds")
+@pytest.mark.parametrize("dtype", [*FLOATS, *INTS, np.dtype(bool)], ids=str)
+@pytest.mark.parametrize("low, high", RANGES, ids=str)
+def test_random_(torch, dtype, low, high):
+    td = tdtype(torch, dtype)
+
+    def run_torch(n):
+        t = torch.empty(n, dtype=td)
+        if low is None and high is None:
+            return t.random_()
+        return t.random_(high) if low is None else t.random_(low, high)
+
+    for n in [1, 7, 1000]:
+        check_or_errors_alike(torch, run_torch, lambda g, n: g.random(n, dtype, low, high), n)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("low, high", [(None, None), (0, 5), (0, 2**16), (3, None), (0, 2**31)])
+def test_random_unsigned(torch, dtype, low, high):
+    td = tdtype(torch, dtype)
+
+    def run_torch():
+        t = torch.empty(50, dtype=td)
+        return t.random_() if low is None else t.random_(low, high)
+
+    check_or_errors_alike(torch, run_torch, lambda g: g.random(50, dtype, low, high))
+
+
+@pytest.mark.oracle
+@pytest.mark.filterwarnings("ignore:to - 1 is out of bounds")
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int16, np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("low, high, shape", [(0, 10, (5,)), (-7, 20, (3, 4)), (0, 2**30, (99,))])
+def test_randint(torch, dtype, low, high, shape):
+    td = tdtype(torch, dtype)
+    check_or_errors_alike(
+        torch,
+        lambda: torch.randint(low, high, shape, dtype=td),
+        lambda g: g.randint(low, high, shape, dtype),
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [*FLOATS, *INTS], ids=str)
+def test_randperm(torch, dtype):
+    td = tdtype(torch, dtype)
+    for n in [*range(40), 100, 257, 1000, 2049, 4999, 5000]:
+        if (dtype.name == "float16" and n > 2049) or (dtype.name in ("int8", "uint8") and n > 128):
+            continue
+        for seed in (0, 3):
+            check(
+                torch,
+                seed,
+                lambda n: torch.randperm(n, dtype=td),
+                lambda g, n: g.randperm(n, dtype),
+                n,
+            )
+
+
+@pytest.mark.oracle
+def test_randperm_large(torch):
+    check(torch, 1, lambda: torch.randperm(200_003), lambda g: g.randperm(200_003))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [*FLOATS, np.dtype(np.int64), np.dtype(bool)], ids=str)
+@pytest.mark.parametrize("n", [1, 3, 100, 1001])
+def test_bernoulli(torch, dtype, n):
+    """A float p draws doubles; a float64 p tensor doubles; any other p tensor floats."""
+    td = tdtype(torch, dtype)
+    check(
+        torch,
+        0,
+        lambda: torch.empty(n, dtype=td).bernoulli_(0.37),
+        lambda g: g.bernoulli(0.37, n, dtype),
+    )
+    for p_dtype in FLOATS:
+        p = np.linspace(0, 1, n).astype(np.float32).astype(p_dtype)
+        check(
+            torch,
+            1,
+            lambda p: torch.empty(n, dtype=td).bernoulli_(from_numpy(torch, p)),
+            lambda g, p: g.bernoulli(p, n, dtype),
+            p,
+        )
+
+
+@pytest.mark.oracle
+def test_bernoulli_broadcast_and_function(torch):
+    p = np.array([0.1, 0.5, 0.9], np.float32)
+    check(
+        torch,
+        2,
+        lambda: torch.empty(50, 3).bernoulli_(torch.from_numpy(p)),
+        lambda g: g.bernoulli(p, (50, 3), np.float32),
+    )
+    full = np.full((4, 5), 0.4, np.float64)
+    check(
+        torch,
+        3,
+        lambda: torch.bernoulli(torch.from_numpy(full)),
+        lambda g: g.bernoulli(full, full.shape, full.dtype),
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("n", [1, 2, 3, 16, 17, 1001])
+def test_exponential_geometric_cauchy_log_normal(torch, dtype, n):
+    td = tdtype(torch, dtype)
+    check(
+        torch,
+        0,
+        lambda: torch.empty(n, dtype=td).exponential_(0.7),
+        lambda g: g.exponential(n, dtype, 0.7),
+    )
+    for p in [0.3, 0.01, 0.77, 1e-6]:
+        check(
+            torch,
+            1,
+            lambda p: torch.empty(n, dtype=td).geometric_(p),
+            lambda g, p: g.geometric(n, dtype, p),
+            p,
+        )
+    check(
+        torch,
+        2,
+        lambda: torch.empty(n, dtype=td).cauchy_(0.3, 2.7),
+        lambda g: g.cauchy(n, dtype, 0.3, 2.7),
+    )
+    check(
+        torch,
+        3,
+        lambda: torch.empty(n, dtype=td).log_normal_(0.3, 0.7),
+        lambda g: g.log_normal(n, dtype, 0.3, 0.7),
+    )
+    check(
+        torch, 4, lambda: torch.empty(n, dtype=td).log_normal_(), lambda g: g.log_normal(n, dtype)
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", INTS, ids=str)
+def test_geometric_integers(torch, dtype):
+    td = tdtype(torch, dtype)
+    check(
+        torch,
+        0,
+        lambda: torch.empty(500, dtype=td).geometric_(0.2),
+        lambda g: g.geometric(500, dtype, 0.2),
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("shape", [(5,), (3, 7), (1, 100), (4, 1), (20, 33), (2, 700)], ids=str)
+def test_multinomial(torch, dtype, shape):
+    probs = np.random.default_rng(0).random(shape).astype(np.float32).astype(dtype)
+    n = shape[-1]
+    for k, replacement in [(1, False), (1, True), (n, False), (max(1, n // 2), False), (10, True)]:
+        check(
+            torch,
+            k,
+            lambda k, r: torch.multinomial(from_numpy(torch, probs), k, r),
+            lambda g, k, r: g.multinomial(probs, k, r),
+            k,
+            replacement,
+        )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("trial", range(120))
+def test_multinomial_ties(torch, trial):
+    """Equal keys (zero probabilities, coarse half/bfloat16 values) follow torch.topk's order."""
+    rng = np.random.default_rng(trial)
+    n = int(rng.choice([3, 10, 64, 65, 200, 1000, 3000]))
+    kind = trial % 3
+    probs = [(rng.random(n) < 0.3) * rng.random(n), rng.integers(0, 3, n) + 0.0, np.ones(n)][kind]
+    probs[0] = max(probs[0], 1.0)
+    probs = probs.astype(np.float32).astype(FLOATS[trial % 4])
+    k = int(rng.choice([2, max(1, n // 64), max(1, n // 2), n]))
+    check(
+        torch,
+        trial,
+        lambda: torch.multinomial(from_numpy(torch, probs), k),
+        lambda g: g.multinomial(probs, k),
+    )
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", range(4))
+def test_consecutive_calls_share_the_stream(torch, seed):
+    """Mixed calls after one seed, including the cached second sample of the scalar normal."""
+
+    def run_torch():
+        parts = [
+            torch.rand(5),
+            torch.randn(3),
+            torch.randint(0, 10, (4,)).float(),
+            torch.randn(3, dtype=torch.float64).float(),
+            torch.empty(2).log_normal_(),
+            torch.randn(20),
+            torch.randperm(10).float(),
+            torch.empty(3).normal_(1, 2),
+            torch.rand(7, dtype=torch.float64).float(),
+            torch.empty(5).exponential_(),
+        ]
+        return torch.cat(parts)
+
+    def run_mine(g):
+        parts = [
+            g.uniform(5, np.float32),
+            g.normal(3, np.float32),
+            g.randint(0, 10, 4).astype(np.float32),
+            g.normal(3, np.float64).astype(np.float32),
+            g.log_normal(2, np.float32),
+            g.normal(20, np.float32),
+            g.randperm(10).astype(np.float32),
+            g.normal(3, np.float32, 1, 2),
+            g.uniform(7, np.float64).astype(np.float32),
+            g.exponential(5, np.float32),
+        ]
+        return np.concatenate(parts)
+
+    check(torch, seed, run_torch, run_mine)
+
+
+@pytest.mark.oracle
+def test_state_interchange(torch):
+    torch.manual_seed(3)
+    torch.randn(3)  # leaves a cached double normal sample
+    torch.rand(5, dtype=torch.float64)
+    state = torch.get_rng_state()
+    gen = CPUGenerator()
+    gen.set_state(state.numpy())
+    assert_same(gen.get_state(), state.numpy())
+    assert_same(gen.normal(7, np.float64), torch.randn(7, dtype=torch.float64).numpy())
+
+    gen = CPUGenerator(11)
+    gen.normal(3, np.float32)
+    gen.uniform(700, np.float32)
+    torch.set_rng_state(torch.from_numpy(gen.get_state()))
+    assert_same(gen.normal(9, np.float32), torch.randn(9).numpy())
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [0, 1, -1, -5, 2**32 + 7, 2**63, 2**64 - 1])
+def test_seeds(torch, seed):
+    torch.manual_seed(seed)
+    gen = CPUGenerator(seed)
+    assert gen.initial_seed() == torch.initial_seed()
+    assert_same(gen.get_state(), torch.get_rng_state().numpy())
+    check(torch, seed, lambda: torch.randn(30), lambda g: g.normal(30, np.float32))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("seed", [2**64, -(2**63) - 1, 1.5, True])
+def test_seed_errors(torch, seed):
+    errors_alike(torch, lambda: torch.Generator().manual_seed(seed), lambda g: g.manual_seed(seed))
+    assert CPUGenerator().initial_seed() == torch.Generator().initial_seed()
+
+
+ERROR_CASES = [
+    ("E(3).uniform_(2, 1)", "g.uniform(3, np.float32, 2, 1)"),
+    ("E(3, dtype=torch.float16).uniform_(0, 1e6)", "g.uniform(3, np.float16, 0, 1e6)"),
+    ("E(3).uniform_(-3e38, 3e38)", "g.uniform(3, np.float32, -3e38, 3e38)"),
+    ("E(3, dtype=torch.int64).uniform_()", "g.uniform(3, np.int64)"),
+    ("E(3).normal_(0, -1.5)", "g.normal(3, np.float32, 0, -1.5)"),
+    ("E(3).random_(5, 5)", "g.random(3, np.float32, 5, 5)"),
+    ("E(3, dtype=torch.int8).random_(0, 300)", "g.random(3, np.int8, 0, 300)"),
+    ("E(3, dtype=torch.uint8).random_(-1, 5)", "g.random(3, np.uint8, -1, 5)"),
+    ("E(3, dtype=torch.float16).random_(0, 70000)", "g.random(3, np.float16, 0, 70000)"),
+    ("E(3, dtype=torch.int32).random_(-(2**63), None)", "g.random(3, np.int32, -(2**63), None)"),
+    ("E(3, dtype=torch.float16).random_(-(2**63), None)", "g.random(3, np.float16, -(2**63))"),
+    ("E(3).exponential_(-1)", "g.exponential(3, np.float32, -1)"),
+    ("E(3, dtype=torch.int64).exponential_(1)", "g.exponential(3, np.int64, 1)"),
+    ("E(3).geometric_(1)", "g.geometric(3, np.float32, 1)"),
+    ("E(3).cauchy_(0, 0)", "g.cauchy(3, np.float32, 0, 0)"),
+    ("E(3, dtype=torch.int64).cauchy_(0, 1)", "g.cauchy(3, np.int64, 0, 1)"),
+    ("E(3).log_normal_(0, 0)", "g.log_normal(3, np.float32, 0, 0)"),
+    ("E(3, dtype=torch.int64).log_normal_(0, 1)", "g.log_normal(3, np.int64, 0, 1)"),
+    ("E(3).bernoulli_(1.5)", "g.bernoulli(1.5, 3, np.float32)"),
+    (
+        "E(3).bernoulli_(torch.tensor([0.5, 2.0, 0.1]))",
+        "g.bernoulli(np.array([0.5, 2.0, 0.1], np.float32), 3, np.float32)",
+    ),
+    ("torch.randperm(3000, dtype=torch.float16)", "g.randperm(3000, np.float16)"),
+    ("torch.randperm(300, dtype=torch.int8)", "g.randperm(300, np.int8)"),
+    ("torch.randperm(-1)", "g.randperm(-1)"),
+    ("torch.randperm(5, dtype=torch.bool)", "g.randperm(5, bool)"),
+    (
+        "torch.multinomial(torch.ones(2, 2, 2), 1)",
+        "g.multinomial(np.ones((2, 2, 2), np.float32), 1)",
+    ),
+    ("torch.multinomial(torch.tensor([1, 2]), 1)", "g.multinomial(np.array([1, 2]), 1)"),
+]
+MULTINOMIAL_ERRORS = [
+    ([0.5, -1.0], 1, False),
+    ([0.0, 0.0], 1, False),
+    ([0.0, 0.0], 2, True),
+    ([0.3, 0.7], 3, False),
+    ([0.3, 0.7], 0, False),
+    ([0.3, float("inf")], 2, True),
+    ([0.3, float("nan")], 2, True),
+    ([0.3, float("inf")], 1, True),
+    ([0.2, 0.3], 1, False),  # fine
+]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("theirs, mine", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
+def test_error_messages(torch, theirs, mine):
+    scope = {"torch": torch, "np": np, "E": torch.empty}
+    errors_alike(torch, lambda: eval(theirs, scope), lambda g: eval(mine, {**scope, "g": g}))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("probs, k, replacement", MULTINOMIAL_ERRORS, ids=str)
+def test_multinomial_errors(torch, probs, k, replacement):
+    p = np.array(probs, np.float32)
+    check_or_errors_alike(
+        torch,
+        lambda: torch.multinomial(torch.from_numpy(p), k, replacement),
+        lambda g: g.multinomial(p, k, replacement),
+    )
+
+
+@pytest.mark.oracle
+def test_random_warns_like_torch(torch):
+    with pytest.warns(UserWarning) as theirs:
+        torch.empty(3).random_(0, 2**25)
+    with pytest.warns(UserWarning) as mine:
+        CPUGenerator(0).random(3, np.float32, 0, 2**25)
+    assert str(mine[0].message) == str(theirs[0].message).split(" (Triggered internally")[0]
+
+
+# ------------------------------------------------------------------------------------ no torch
+
+
+def _round_to_float32(x: Fraction) -> np.float32:
+    """Correct rounding of an exact rational to float32 (ties to even)."""
+    guess = np.float32(float(x))
+    candidates = [
+        np.nextafter(guess, np.float32(-np.inf)),
+        guess,
+        np.nextafter(guess, np.float32(np.inf)),
+    ]
+    best = min(
+        candidates, key=lambda c: (abs(Fraction(float(c)) - x), int(np.array(c).view(np.int32)) & 1)
+    )
+    return np.float32(best)
+
+
+def test_fma32_is_correctly_rounded():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(3000).astype(np.float32)
+    b = (rng.standard_normal(3000) * 2.0 ** rng.integers(-30, 30, 3000)).astype(np.float32)
+    c = (rng.standard_normal(3000) * 2.0 ** rng.integers(-60, 10, 3000)).astype(np.float32)
+    # halfway cases: a*b + c lands on a float32 tie that float64 rounding would break
+    a[:4] = np.float32(1 + 2**-23)
+    b[:4] = np.float32(1 + 2**-23)
+    c[:4] = np.float32([-1.0, 2**-60, -(2**-60), 1e-30])
+    # results in float32's subnormal range
+    a[4:8], b[4:8], c[4:8] = (
+        np.float32(1e-20),
+        np.float32(3e-19),
+        np.float32([0, 1e-39, -1e-39, 2e-45]),
+    )
+    got = R._fma32(a, b, c)
+    want = [
+        _round_to_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+        for x, y, z in zip(a, b, c)
+    ]
+    assert_same(got, np.array(want, np.float32))
+    assert_same(R._fma32_exact(a, b, c), np.array(want, np.float32))
+
+
+def test_fma64_is_correctly_rounded():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(3000)
+    b = rng.standard_normal(3000) * 2.0 ** rng.integers(-40, 40, 3000)
+    c = rng.standard_normal(3000) * 2.0 ** rng.integers(-80, 20, 3000)
+    a[:3], b[:3], c[:3] = 1 + 2**-52, 1 - 2**-53, [-1.0, 2**-107, -(2**-106)]
+    got = R._fma64(a, b, c)
+    want = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)])
+    assert_same(got, want)
+
+
+def test_fisher_yates_matches_the_loop():
+    rng = np.random.default_rng(2)
+    for n in [0, 1, 2, 3, 5, 17, 100, 2000]:
+        picks = np.array([rng.integers(0, n - i) for i in range(n - 1)], np.int64)
+        perm = list(range(n))
+        for i, z in enumerate(picks):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+        assert R._fisher_yates(picks, n).tolist() == perm
+
+
+def test_inside_out_matches_the_loop():
+    rng = np.random.default_rng(3)
+    for n in [1, 2, 3, 5, 17, 100, 2000]:
+        picks = np.array([rng.integers(0, i + 1) for i in range(n)], np.int64)
+        perm = [0] * n
+        for i, z in enumerate(picks):
+            perm[i] = perm[z]
+            perm[z] = i
+        assert R._inside_out(picks).tolist() == perm
+
+
+def test_cpu_topk_returns_the_top_k():
+    rng = np.random.default_rng(4)
+    for n in [1, 5, 64, 65, 300, 2000]:
+        keys = rng.integers(0, 4, n).astype(float).tolist()
+        for k in {1, max(1, n // 64), max(1, n // 2), n}:
+            top = R._cpu_topk(keys, k)
+            assert len(set(top)) == k
+            assert [keys[i] for i in top] == sorted(keys, reverse=True)[:k]
+
+
+def test_default_seeds():
+    assert CPUGenerator().initial_seed() == 67280421310721
+    assert isinstance(R.default_generator, CPUGenerator)
+    seed = CPUGenerator().seed()
+    assert 0 <= seed < 2**64
+
+
+def test_manual_seed_arguments():
+    assert CPUGenerator(-1).initial_seed() == 2**64 - 1
+    assert CPUGenerator(np.int64(5)).initial_seed() == 5
+    with pytest.raises(ValueError, match="Overflow"):
+        CPUGenerator(2**64)
+    with pytest.raises(RuntimeError, match="expected a long, but got float"):
+        CPUGenerator(1.0)
+
+
+def test_state_roundtrip_resumes_the_stream():
+    gen = CPUGenerator(42)
+    gen.normal(3, np.float64)  # caches a sample
+    state = gen.get_state()
+    first = [gen.normal(5, np.float64), gen.uniform(20, np.float32), gen.randperm(30)]
+    gen.manual_seed(0)
+    gen.set_state(state)
+    second = [gen.normal(5, np.float64), gen.uniform(20, np.float32), gen.randperm(30)]
+    for x, y in zip(first, second):
+        assert_same(x, y)
+    with pytest.raises(RuntimeError, match="Expected a CPUGeneratorImplState of size 5056"):
+        gen.set_state(np.zeros(10, np.uint8))
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
+        gen.set_state(np.zeros(5056, np.uint8))
+
+
+def test_fresh_and_used_states():
+    gen = CPUGenerator(7)
+    state = gen.get_state()
+    assert state[8:16].view(np.int32).tolist() == [1, 1] and state[16:24].view(np.uint64)[0] == 0
+    gen.uniform(624, np.float32)  # exactly one refill of the state
+    state = gen.get_state()
+    assert state[8:12].view(np.int32)[0] == 1 and state[16:24].view(np.uint64)[0] == 624
+
+
+def test_statistics():
+    gen = CPUGenerator(0)
+    z = gen.normal(200_000, np.float32, 1.0, 2.0)
+    assert abs(z.mean() - 1.0) < 0.02 and abs(z.std() - 2.0) < 0.02
+    u = gen.uniform(100_000, np.float16, -2.0, 3.0)
+    assert u.min() >= -2.0 and u.max() < 3.0 and abs(u.astype(np.float64).mean() - 0.5) < 0.03
+    assert abs(gen.bernoulli(0.3, 100_000, np.float32).mean() - 0.3) < 0.01
+    assert abs(gen.exponential(100_000, np.float64, 2.0).mean() - 0.5) < 0.01
+    assert abs(gen.geometric(100_000, np.float64, 0.25).mean() - 4.0) < 0.1
+    r = gen.randint(-3, 4, 70_000)
+    assert r.min() == -3 and r.max() == 3 and abs(np.bincount(r + 3).std() / 10_000) < 0.05
+    assert sorted(gen.randperm(1000).tolist()) == list(range(1000))
+    counts = np.bincount(
+        gen.multinomial(np.array([1.0, 2.0, 7.0], np.float32), 100_000, True), minlength=3
+    )
+    assert np.allclose(counts / 100_000, [0.1, 0.2, 0.7], atol=0.01)
+    draw = gen.multinomial(np.array([[0.0, 1.0, 1.0, 0.0]], np.float32), 2)
+    assert sorted(draw[0].tolist()) == [1, 2]
+
+
+def test_dtypes_and_shapes():
+    gen = CPUGenerator(0)
+    assert gen.normal((2, 3), BF16).dtype == BF16 and gen.normal((2, 3), BF16).shape == (2, 3)
+    assert gen.uniform((), np.float64).shape == ()
+    assert gen.normal(0, np.float32).shape == (0,)
+    assert gen.random(5, bool).dtype == bool
+    assert gen.normal(4, np.complex64).dtype == np.complex64
+    assert gen.multinomial(np.ones((3, 4), np.float32), 2).shape == (3, 2)
