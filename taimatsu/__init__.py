@@ -22,6 +22,7 @@ from ._tensor import Tensor
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import autograd, backend, cuda  # noqa: E402, F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .ops.reduction import return_types  # noqa: F401
 
 # ---- creation -----------------------------------------------------------------------------------

@@ -189,7 +189,7 @@ class Tensor(TensorMethods):
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if value and self.grad_fn is None and self._dtype.category < D.FLOAT:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -225,9 +225,20 @@ class Tensor(TensorMethods):
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._dtype is not self._dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                from .ops._dispatch import scalar_name
+
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_TYPE.get(value._dtype.name, value._dtype.name)}' "
+                    f"to a tensor with grad_dtype '{scalar_name(self._dtype)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a "
+                    "specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match."
+                )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size"
+                )
         self._grad = value
 
     @property
@@ -497,6 +508,14 @@ class Tensor(TensorMethods):
 
     def new(self, *args, **kwargs) -> Tensor:
         return _creation.legacy_new(Tensor, self._dtype, args, kwargs.get("device", self._device))
+
+
+# C++ type names PyTorch prints in the grad-assignment dtype error.
+_CPP_TYPE = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+}  # fmt: skip
 
 
 def _wrapdim(dim: int, ndim: int) -> int:

@@ -1,19 +1,26 @@
 """The backward engine: an iterative, dependency-ordered walk of the graph.
 
 1. Discover every node reachable from the roots and count, for each, how many edges lead
-   into it (its dependencies).
+   into it (its dependencies). No recursion: a 10,000-op chain is fine.
 2. Seed the roots' gradient buffers and run nodes whose dependencies are all satisfied,
-   latest-created first (PyTorch's order), summing gradients that meet at a node.
+   latest-created first (PyTorch's order: a node's sequence number; AccumulateGrad runs as
+   soon as it is ready), summing gradients that meet at a node.
+
 Each edge's gradient is reduced to the input's shape (un-broadcasting) and cast to its
-dtype here, so the VJP formulas never have to.
+dtype here, so the VJP formulas never have to (PyTorch's ``validate_outputs``).
+
+``autograd.grad`` and ``backward(inputs=...)`` run only the nodes that lead to an input
+(PyTorch's ``exec_info``); ``autograd.grad`` captures the gradient flowing into each input
+instead of accumulating it.
 """
 
 from __future__ import annotations
 
 import heapq
 import sys
+import weakref
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, Node
 
 
@@ -21,8 +28,6 @@ def grad_accumulator(t) -> AccumulateGrad:
     """The AccumulateGrad node of a leaf, shared by every graph that uses the leaf."""
     acc = t._accum() if t._accum is not None else None
     if acc is None:
-        import weakref
-
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
     return acc
@@ -37,143 +42,235 @@ def edge_of(t):
     return (None, 0)
 
 
-# sys.getrefcount of a gradient held only by the engine's buffer and the caller's locals.
-_OWNED_REFS = 3
-
-
+# ---- accumulation into .grad ---------------------------------------------------------------
 def accumulate_grad(variable, grad) -> None:
-    """Add ``grad`` into ``variable.grad`` (in place when no graph is being built)."""
-    from .._tensor import _wrap
+    """Add ``grad`` into ``variable.grad``, as PyTorch's AccumulateGrad does.
 
+    First gradient: stolen when nobody else can see it, else copied (so ``.grad`` never
+    aliases another tensor or the user's ``gradient=``). Later ones: added in place, or out
+    of place while a graph is being built (``create_graph=True``).
+    """
     old = variable._grad
     if old is None:
-        if grad_mode.state.enabled:  # create_graph: keep the gradient's history
+        if grad_mode.state.enabled:  # create_graph: a copy that keeps the gradient's history
+            variable._grad = _copy_with_history(grad)
+        elif _owned(grad):
             variable._grad = grad
-            return
-        data = grad._data
-        # Steal the buffer only when nothing else can see it; a gradient shared between two
-        # leaves (AddBackward passes one tensor to both) or a broadcast view must be copied.
-        owned = (
-            sys.getrefcount(grad) <= _OWNED_REFS
-            and grad._base is None
-            and data.base is None
-            and data.flags.writeable
-        )
-        if not owned:
-            data = data.copy()
-        g = _wrap(data, grad._dtype, grad._device)
-        variable._grad = g
-    elif grad_mode.state.enabled:
+        else:
+            from .._tensor import _wrap
+
+            variable._grad = _wrap(grad._data.copy(), grad._dtype, grad._device)
+        return
+    if grad_mode.state.enabled or not old._data.flags.writeable:
         variable._grad = old + grad
     else:
         old._data += grad._data
         old._vc[0] += 1
 
 
-def _sum_to(g, shape):
-    from ..ops.shape import sum_to
+def _owned(grad) -> bool:
+    """True when only the engine holds ``grad`` and its array (so it can become ``.grad``).
 
-    return sum_to(g, shape)
+    The counts are of the references on the path engine -> AccumulateGrad.apply ->
+    accumulate_grad -> here (plus getrefcount's own); see test_autograd.py's steal test. A gradient passed to two leaves (AddBackward
+    hands one tensor to both), the user's ``gradient=``, or an array shared by two wrappers
+    all raise a count; a view of another array has a ``base``.
+    """
+    data = grad._data
+    return (
+        not grad._rg
+        and grad._base is None
+        and getattr(data, "base", None) is None
+        and sys.getrefcount(grad) <= _TENSOR_REFS
+        and sys.getrefcount(data) <= 3
+        and data.flags.writeable
+        and data.flags.c_contiguous
+    )
 
 
+_TENSOR_REFS = 6  # apply(*buf): the buffer list, the args tuple; 3 frames; getrefcount
+
+
+def _copy_with_history(grad):
+    """PyTorch stores ``empty_strided(...).copy_(grad)``: a copy whose grad_fn is CopyBackwards."""
+    from .._tensor import _wrap
+
+    out = _wrap(grad._data.copy(), grad._dtype, grad._device)
+    if grad._rg:
+        from ..ops._dispatch import record
+
+        record(_CopyBackwards(), (grad,), out)
+    return out
+
+
+def _CopyBackwards():
+    global _copy_cls
+    if _copy_cls is None:
+        from .graph import node_class
+
+        _copy_cls = node_class("CopyBackwards", lambda node, g: (g,))
+    return _copy_cls
+
+
+_copy_cls = None
+_create_graph_warned = False
+
+
+def warn_create_graph() -> None:
+    """PyTorch warns once per process about ``backward(create_graph=True)``."""
+    global _create_graph_warned
+    if not _create_graph_warned:
+        import warnings
+
+        _create_graph_warned = True
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter "
+            "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+            "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+            "of your parameters to None after use to break the cycle and avoid the leak. (Triggered "
+            "internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+# ---- the walk ------------------------------------------------------------------------------------
 def _collect(roots):
     """Count dependencies of every node reachable from ``roots`` (iteratively)."""
     deps: dict[Node, int] = {}
-    seen = set()
-    stack = [n for n in roots]
-    for n in roots:
-        seen.add(n)
+    seen = set(roots)
+    stack = list(roots)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
             if nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
     return deps, seen
 
 
-def _needed(seen, targets):
-    """Nodes from which some target node can be reached (others need not run)."""
+def _ancestors(seen, targets):
+    """Nodes with a path (of at least one edge) to some target node."""
     parents: dict[Node, list] = {}
     for node in seen:
         for nxt, _ in node.next_functions:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
-    needed = set()
-    stack = list(targets)
+    found = set()
+    stack = [p for t in targets for p in parents.get(t, ())]
     while stack:
         n = stack.pop()
-        if n in needed:
-            continue
-        needed.add(n)
-        stack.extend(parents.get(n, ()))
-    return needed
+        if n not in found:
+            found.add(n)
+            stack.extend(parents.get(n, ()))
+    return found
 
 
-def run_backward(
-    roots, grads, retain_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True
-):
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
     """Backpropagate ``grads`` from ``roots`` (tensors).
 
-    With ``accumulate=False`` (autograd.grad) gradients reaching ``inputs`` are returned
-    instead of being added into ``.grad``; with ``inputs`` and ``accumulate=True``
-    (``backward(inputs=...)``) only those tensors accumulate.
+    ``accumulate=False`` (autograd.grad): the gradients reaching ``inputs`` are returned, one
+    per input, and nothing is accumulated. ``accumulate=True`` with ``inputs``
+    (``backward(inputs=...)``): only the nodes leading to those inputs run.
     """
-    root_edges = [edge_of(t) for t in roots]
-    root_nodes = list({n for n, _ in root_edges if n is not None})
+    buffers: dict[Node, list] = {}
+    root_nodes = []
+    for t, g in zip(roots, grads):
+        node, nr = edge_of(t)
+        if node is not None:
+            if node not in buffers:
+                root_nodes.append(node)
+            _add_to_buffer(buffers, node, nr, g)
     deps, seen = _collect(root_nodes)
 
-    captures = {}  # (node, nr) -> index into inputs
-    needed = None
+    captures = None  # node -> [(output_nr, index into inputs)]
+    run_set = None  # when set, only these nodes run
+    captured = []
     if inputs is not None:
-        for i, t in enumerate(inputs):
-            captures[edge_of(t)] = i
-        needed = _needed(seen, [n for n, _ in captures])
-    captured = [None] * (len(inputs) if inputs is not None else 0)
+        targets = [edge_of(t) for t in inputs]
+        run_set = _ancestors(seen, {n for n, _ in targets if n is not None})
+        if accumulate:
+            run_set.update(n for n, _ in targets if n is not None)
+        else:
+            captures = {}
+            for i, (n, nr) in enumerate(targets):
+                captures.setdefault(n, []).append((nr, i))
+            captured = [None] * len(inputs)
 
-    buffers: dict[Node, list] = {}
-    for (node, nr), g in zip(root_edges, grads):
-        if node is not None:
-            _add_to_buffer(buffers, node, nr, g)
-
-    heap = []
-    for n in root_nodes:
-        if deps.get(n, 0) == 0:
-            heapq.heappush(heap, (-n._seq, id(n), n))
-
+    heap = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
+    heapq.heapify(heap)
+    check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
             node = heapq.heappop(heap)[2]
             buf = buffers.pop(node, None) or [None] * node._nout
-            outputs = _run_node(node, buf, captures, captured, needed, accumulate, retain_graph)
-            for i, (nxt, nr) in enumerate(node.next_functions):
-                if nxt is None:
-                    continue
-                g = outputs[i] if outputs is not None and i < len(outputs) else None
-                if g is not None:
-                    _add_to_buffer(buffers, nxt, nr, _conform(g, node._shapes[i]))
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            runs = run_set is None or node in run_set
+            if captures is not None and node in captures:
+                if not runs:  # PyTorch runs the tensor hooks first only for nodes that stop here
+                    buf = _tensor_hooks(node, buf)
+                for nr, i in captures[node]:
+                    captured[i] = buf[nr]
+            if not runs:
+                continue
+            outputs = _run_node(node, _tensor_hooks(node, buf), retain_graph, check_nan)
+            del buf
+            _propagate(node, outputs, buffers, deps, heap, run_set, captures)
+            del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
     finally:
         grad_mode.state.enabled = prev
     return captured
 
 
-def _conform(g, meta):
+def _propagate(node, outputs, buffers, deps, heap, run_set, captures) -> None:
+    """Send ``outputs`` along ``node``'s edges; queue the nodes that became ready."""
+    n = len(outputs)
+    for i, (nxt, nr) in enumerate(node.next_functions):
+        if nxt is None:
+            continue
+        if i < n and outputs[i] is not None:
+            _add_to_buffer(buffers, nxt, nr, _conform(node, i, outputs[i]))
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
+            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _conform(node, i, g):
     """Reduce a gradient to its input's shape and dtype (PyTorch's validate_outputs)."""
-    shape, dtype = meta
-    if g.shape != shape:
-        g = _sum_to(g, shape)
+    from .._tensor import Tensor
+
+    if not isinstance(g, Tensor):
+        raise TypeError(f"expected Variable or None (got {type(g).__name__})")
+    shape, dtype = node._shapes[i]
+    gs = g._data.shape
+    if gs != shape:
+        if not _expandable(shape, gs):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got {list(gs)} but "
+                f"expected shape compatible with {list(shape)}"
+            )
+        from ..ops.shape import sum_to
+
+        g = sum_to(g, shape)
     if g._dtype is not dtype and dtype is not None:
         g = g.to(dtype)
     return g
+
+
+def _expandable(shape, to) -> bool:
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
 
 
 def _add_to_buffer(buffers, node, nr, g) -> None:
@@ -184,38 +281,38 @@ def _add_to_buffer(buffers, node, nr, g) -> None:
     buf[nr] = g if old is None else old + g
 
 
-def _run_node(node, buf, captures, captured, needed, accumulate, retain_graph):
-    buf = _tensor_hooks(node, buf)
-    if captures:
-        for nr, g in enumerate(buf):
-            i = captures.get((node, nr))
-            if i is not None:
-                captured[i] = g if captured[i] is None else captured[i] + g
-    if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
-        return None  # autograd.grad / backward(inputs=): only what leads to the inputs runs
+def _run_node(node, buf, retain_graph, check_nan):
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             res = hook(tuple(buf))
             if res is not None:
                 buf = list(res)
-    if node._materialize and any(g is None for g in buf):
+    if node._materialize and None in buf:
         buf = _materialize(node, buf)
     outputs = node.apply(*buf)
     if not isinstance(outputs, tuple):
-        outputs = (outputs,) if not isinstance(outputs, list) else tuple(outputs)
+        outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
     if node._hooks:
         for hook in list(node._hooks.values()):
             res = hook(outputs, tuple(buf))
             if res is not None:
-                outputs = tuple(res)
+                outputs = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    if check_nan:
+        _check_nan(node, outputs)
     if not retain_graph:
         node._release()
     return outputs
 
 
+def _check_nan(node, outputs) -> None:
+    for i, g in enumerate(outputs):
+        if g is not None and g._dtype.category >= 2 and bool((g._data != g._data).any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
 def _tensor_hooks(node, buf):
-    """Hooks registered with ``Tensor.register_hook`` / ``retain_grad`` on this node's outputs."""
-    if isinstance(node, AccumulateGrad):
+    """Hooks of ``Tensor.register_hook`` and ``retain_grad`` on the tensors this node feeds."""
+    if node.__class__ is AccumulateGrad:
         hooks = node.variable._hooks
         if hooks and buf[0] is not None:
             for fn in list(hooks.values()):
@@ -223,7 +320,7 @@ def _tensor_hooks(node, buf):
                 if res is not None:
                     buf[0] = res
         return buf
-    th = node.__dict__.get("_tensor_hooks")
+    th = node.__dict__.get("_tensor_hooks") if node.__dict__ else None
     if th:
         for nr, hooks in th.items():
             if buf[nr] is None:
@@ -232,15 +329,12 @@ def _tensor_hooks(node, buf):
                 res = fn(buf[nr])
                 if res is not None:
                     buf[nr] = res
-    if node._retain:
+    if node._retain:  # retain_grad hooks always run last (PyTorch >= 2.0)
         for nr, ref in node._retain.items():
             t = ref()
-            if t is not None and buf[nr] is not None:
-                g = buf[nr]
-                if t._grad is None:
-                    t._grad = g.detach().clone() if not grad_mode.state.enabled else g
-                else:
-                    t._grad = t._grad + g
+            g = buf[nr]
+            if t is not None and g is not None:
+                t._grad = g.clone() if t._grad is None else t._grad + g
     return buf
 
 
@@ -250,7 +344,7 @@ def _materialize(node, buf):
     metas = node.__dict__.get("_out_meta")
     out = list(buf)
     for i, g in enumerate(out):
-        if g is None and metas is not None:
+        if g is None and metas is not None and metas[i][1] is not None:
             shape, dtype, device = metas[i]
             out[i] = _tensor.zeros_like_meta(shape, dtype, device)
     return out

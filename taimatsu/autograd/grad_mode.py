@@ -1,18 +1,33 @@
-"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local)."""
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local).
+
+Each works as a context manager and as a decorator (``@no_grad()``, or bare ``@no_grad``
+as PyTorch >= 2.1 allows); decorating a generator function applies the mode each time the
+generator resumes, as PyTorch does.
+"""
 
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 
 class _State(threading.local):
-    # Class attributes act as per-thread defaults.
+    # Class attributes act as per-thread defaults (a new thread starts with grad enabled).
     enabled = True
     inference = False
 
 
 state = _State()
+
+
+class _Active:
+    """Process-wide count of open inference_mode blocks: a cheap pre-check for ``_wrap``."""
+
+    inference = 0
+
+
+active = _Active()
 
 
 def is_grad_enabled() -> bool:
@@ -24,9 +39,15 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _DecoratorContextManager:
-    """A context manager that can also decorate functions (and generator-free callables)."""
+    """A context manager that can also decorate functions and generator functions."""
 
     def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is deprecated and will be disabled in future versions. "
+                               "You should only decorate functions or methods.")  # fmt: skip
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.clone():
@@ -34,11 +55,45 @@ class _DecoratorContextManager:
 
         return wrapper
 
+    def _wrap_generator(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    request = gen.send(None)
+                while True:
+                    try:
+                        response = yield request
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:
+                        with self.clone():
+                            request = gen.throw(e)
+                    else:
+                        with self.clone():
+                            request = gen.send(response)
+            except StopIteration as e:
+                return e.value
+
+        return wrapper
+
     def clone(self):
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` without parentheses."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording inside the block."""
 
     def __init__(self) -> None:
@@ -52,7 +107,7 @@ class no_grad(_DecoratorContextManager):
         state.enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block (even under no_grad)."""
 
     def __enter__(self) -> None:
@@ -71,8 +126,12 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         state.enabled = self.mode
 
+    def __call__(self, func):
+        state.enabled = self.prev  # decorating must not change the mode now
+        return super().__call__(func)
+
     def __enter__(self) -> None:
-        pass
+        state.enabled = self.mode
 
     def __exit__(self, *exc) -> None:
         state.enabled = self.prev
@@ -80,9 +139,17 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return self.__class__(self.mode)
 
+    def __repr__(self) -> str:
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+
 
 class inference_mode(_DecoratorContextManager):
     """Like no_grad; tensors made inside are inference tensors (``is_inference()``)."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
@@ -91,9 +158,30 @@ class inference_mode(_DecoratorContextManager):
         self.prev = (state.enabled, state.inference)
         if self.mode:
             state.enabled, state.inference = False, True
+            active.inference += 1
+        else:  # PyTorch: disabling inference mode enables grad mode
+            state.enabled, state.inference = True, False
 
     def __exit__(self, *exc) -> None:
         state.enabled, state.inference = self.prev
+        if self.mode:
+            active.inference -= 1
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Accepted for compatibility; the engine here always runs on the calling thread."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        pass
 
     def clone(self):
         return self.__class__(self.mode)

@@ -1,20 +1,25 @@
 """Finite-difference checks of first and second derivatives (``gradcheck``, ``gradgradcheck``).
 
-The numerical Jacobian perturbs each input element by +-eps (central differences); the
-analytical one comes from ``autograd.grad`` with a one-hot cotangent per output element.
+For each differentiable output ``i`` and each input ``j`` that requires grad, the numerical
+Jacobian (central differences: each input element perturbed by +-eps in place) is compared
+with the analytical one (``autograd.grad`` with a one-hot cotangent per output element).
+Both have shape ``(input.numel(), output.numel())`` and the failure message is PyTorch's.
+``fast_mode`` is accepted and runs the slow (exact) check. Complex inputs are not supported.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 
 class GradcheckError(RuntimeError):
-    pass
+    """Raised by gradcheck / gradgradcheck when a check fails."""
 
 
 def _as_tuple(x):
-    return x if isinstance(x, tuple) else (x,) if not isinstance(x, list) else tuple(x)
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
 
 
 def _outputs(fn, inputs):
@@ -23,58 +28,50 @@ def _outputs(fn, inputs):
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
 
 
-def _numerical(fn, inputs, eps):
-    from .._tensor import Tensor
-    from .grad_mode import enable_grad
+def _numerical(fn, inputs, diff, outs_meta, eps):
+    """``jac[j][i]``: d output i / d input j by central differences (float64 arrays).
 
-    jac = []
-    # Not under no_grad: gradgradcheck's function calls autograd.grad on fn's outputs.
-    with enable_grad():
-        outs = _outputs(fn, inputs)
-        nout = sum(o.numel() for o in outs)
-        for x in inputs:
-            if not (isinstance(x, Tensor) and x.requires_grad):
-                continue
-            flat = x._data.reshape(-1)
-            if flat.size and not np.shares_memory(flat, x._data):
-                raise GradcheckError("gradcheck needs contiguous inputs")
-            J = np.zeros((x.numel(), nout), dtype=np.complex128 if x.is_complex() else np.float64)
-            for k in range(x.numel()):
-                orig = flat[k].copy()
-                flat[k] = orig + eps
-                plus = np.concatenate([np.asarray(o._data, np.complex128).reshape(-1) for o in _outputs(fn, inputs)])
-                flat[k] = orig - eps
-                minus = np.concatenate([np.asarray(o._data, np.complex128).reshape(-1) for o in _outputs(fn, inputs)])
-                flat[k] = orig
-                d = (plus - minus) / (2 * eps)
-                J[k] = d if J.dtype.kind == "c" else d.real
-            jac.append(J)
+    ``fn`` runs in the caller's grad mode: gradgradcheck's function differentiates inside.
+    """
+    jac = [[np.zeros((x.numel(), n)) for n, _ in outs_meta] for x in diff]
+    for j, x in enumerate(diff):
+        data = x._data
+        for k in range(x.numel()):
+            idx = np.unravel_index(k, data.shape)
+            orig = data[idx].copy()
+            data[idx] = orig - eps
+            minus = [np.asarray(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            data[idx] = orig + eps
+            plus = [np.asarray(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            data[idx] = orig
+            for i in range(len(outs_meta)):
+                jac[j][i][k] = (plus[i] - minus[i]) / (2 * eps)
     return jac
 
 
-def _analytical(fn, inputs):
+def _analytical(outs, diff):
+    """``jac[j][i]`` from reverse mode, one backward pass per output element."""
     from .. import ops
-    from .._tensor import Tensor
     from . import grad as autograd_grad
 
-    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
-    outs = _outputs(fn, inputs)
-    nout = sum(o.numel() for o in outs)
-    jac = [np.zeros((x.numel(), nout)) for x in diff]
-    col = 0
-    for o in outs:
+    jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
+    for i, o in enumerate(outs):
+        if not o.requires_grad:
+            continue
         for k in range(o.numel()):
-            if not o.requires_grad:
-                col += 1
-                continue
             seed = ops.creation.zeros(o.shape, dtype=o.dtype)
-            seed._data.reshape(-1)[k] = 1
+            seed._data[np.unravel_index(k, seed._data.shape)] = 1
             grads = autograd_grad([o], diff, [seed], retain_graph=True, allow_unused=True)
             for j, g in enumerate(grads):
                 if g is not None:
-                    jac[j][:, col] = np.asarray(g._data, np.float64).reshape(-1)
-            col += 1
+                    jac[j][i][:, k] = np.asarray(g._data, np.float64).reshape(-1)
     return jac
+
+
+def _fail(msg: str, raise_exception: bool) -> bool:
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
@@ -82,16 +79,37 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None) -> bool:  # fmt: skip
     """Compare analytical and finite-difference Jacobians of ``func`` at ``inputs``."""
+    from .._tensor import Tensor, _wrap
+    from .. import _dtype as D
+
     inputs = _as_tuple(inputs)
-    num = _numerical(func, inputs, eps)
-    ana = _analytical(func, inputs)
-    for i, (n, a) in enumerate(zip(num, ana)):
-        if not np.allclose(a, n.real, rtol=rtol, atol=atol):
-            if raise_exception:
-                raise GradcheckError(
-                    f"Jacobian mismatch for output 0 with respect to input {i},\nnumerical:{n.real}\nanalytical:{a}\n"
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not diff:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them have "
+            "requires_grad=True."
+        )
+    for n, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and x._dtype not in (D.float64, D.complex128):
+            warnings.warn(
+                f"Input #{n} requires gradient and is not a double precision floating point or complex. This "
+                "check will likely fail if all the inputs are not of double precision floating point or complex. ",
+                UserWarning,
+                stacklevel=2,
+            )
+    outs = _outputs(func, inputs)
+    num = _numerical(func, inputs, diff, [(o.numel(), o) for o in outs], eps)
+    ana = _analytical(outs, diff)
+    for i in range(len(outs)):
+        for j in range(len(diff)):
+            n, a = num[j][i], ana[j][i]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                shown = [_wrap(m.astype(outs[i]._dtype.np), outs[i]._dtype) for m in (n, a)]
+                return _fail(
+                    f"Jacobian mismatch for output {i} with respect to input {j},\n"
+                    f"numerical:{shown[0]}\nanalytical:{shown[1]}\n",
+                    raise_exception,
                 )
-            return False
     return True
 
 
@@ -99,17 +117,18 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False) -> bool:  # fmt: skip
-    """gradcheck of the function that maps inputs (and cotangents) to first derivatives."""
+    """gradcheck of the map (inputs, cotangents) -> first derivatives, built with create_graph."""
     from .. import ops
     from .._tensor import Tensor
     from . import grad as autograd_grad
 
     inputs = _as_tuple(inputs)
-    outs = _outputs(func, inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            ops.creation.tensor(rng.standard_normal(o.shape), dtype=o.dtype).requires_grad_(True) for o in outs
+            ops.creation.tensor(rng.uniform(-1, 1, o.shape), dtype=o.dtype).requires_grad_(True)
+            for o in _outputs(func, inputs)
+            if o.requires_grad
         )
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
@@ -117,9 +136,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_derivs(*args):
         xs, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, xs)
-        diff = [xs[i] for i in diff_idx]
-        gs = autograd_grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        outs = [o for o in _outputs(func, xs) if o.requires_grad]
+        gs = autograd_grad(outs, [xs[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_derivs, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+    return gradcheck(first_derivs, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)  # fmt: skip

@@ -73,8 +73,11 @@ class Node:
             self._pre_hooks = {}
         return _add_hook(self._pre_hooks, fn)
 
+    def _sequence_nr(self) -> int:
+        return self._seq
+
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def metadata(self) -> dict:
@@ -104,6 +107,13 @@ def _add_hook(hooks: dict, fn) -> RemovableHandle:
     return handle
 
 
+_INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+    "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+    "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
+
+
 class SavedTensor:
     """A tensor saved for backward, remembering its version at save time.
 
@@ -115,6 +125,8 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "data", "vc", "dtype", "device", "output_nr")
 
     def __init__(self, tensor, is_output: bool):
+        if tensor.__dict__ and tensor.__dict__.get("_inference"):
+            raise RuntimeError(_INFERENCE_SAVE_MSG)
         self.version = tensor._vc[0]
         if is_output:
             self.tensor = None
