@@ -1,0 +1,282 @@
+"""``torch.nn.functional``: the stateless form of the layers, built on Tensor ops.
+
+Kernels with their own backward (conv2d, max_pool2d, softmax, the losses) live in
+``taimatsu/ops/nn.py``; this module parses PyTorch's arguments, raises PyTorch's errors
+and composes those kernels with ordinary Tensor ops.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from .._tensor import Tensor
+from ..ops import nn as _nn
+from ..ops.creation import empty_like
+from ..ops.linalg import addmm, matmul
+
+conv2d = _nn.conv2d
+unfold = _nn.unfold
+fold = _nn.fold
+
+
+def _missing(fn: str, names) -> TypeError:
+    # PyTorch's argument parser wording, singular/plural quirk included.
+    n = len(names)
+    plural = "s" if n == 1 else ""
+    return TypeError(
+        f"{fn}() missing {n} required positional argument{plural}: "
+        + ", ".join(f'"{a}"' for a in names)
+    )
+
+
+_NOTHING = object()
+
+
+# ---- linear -------------------------------------------------------------------------------------
+def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
+    """``y = input @ weight.T + bias``, with PyTorch's graph: AddmmBackward0 for 2-D input and a
+    bias, addmm between views for other contiguous inputs with a bias, matmul otherwise."""
+    missing = [n for n, v in (("input", input), ("weight", weight)) if v is _NOTHING]
+    if missing:
+        raise _missing("linear", missing)
+    wt = weight.t()
+    if bias is not None:
+        if input.dim() == 2:
+            return addmm(bias, input, wt)
+        if input.is_contiguous() and input.dim() >= 1:
+            lead = input.shape[:-1]
+            out = addmm(bias, input.view(-1, input.shape[-1]), wt)
+            return out.view(*lead, out.shape[-1])
+        return matmul(input, wt) + bias
+    return matmul(input, wt)
+
+
+# ---- activations ------------------------------------------------------------------------------
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def _softmax_dim(name: str, ndim: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    return _nn.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    return _nn.log_softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    return _nn.softmax(-input, dim, dtype)
+
+
+# ---- dropout ------------------------------------------------------------------------------------
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    Draws the mask with ``bernoulli_(1 - p)`` on a fresh tensor (MulBackward0), as PyTorch's
+    CPU kernel does, so a seeded run drops the same elements.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        noise = input.new_zeros(())
+    else:
+        noise = empty_like(input).bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+# ---- pooling ------------------------------------------------------------------------------------
+def max_pool2d_with_indices(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+):
+    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    dilation=1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+):
+    """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (indices are always computed)."""
+    out, indices = _nn.max_pool2d_with_indices(
+        input, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    return (out, indices) if return_indices else out
+
+
+# ---- losses -------------------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
+    """The reduction string for the deprecated size_average / reduce arguments."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return ret
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _nn.REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(
+    input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
+) -> Tensor:
+    """Mean squared error; grad_fn MseLossBackward0. Broadcasts (with PyTorch's warning)."""
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    if target.size() != input.size():
+        from ..ops.shape import broadcast_tensors
+
+        input, target = broadcast_tensors(input, target)
+    if weight is not None:
+        sq = (input - target) ** 2 * weight
+        return sq if reduction == "none" else (sq.sum() if reduction == "sum" else sq.mean())
+    return _nn.mse_loss(input, target, reduction)
+
+
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """log_softmax over the class dim then nll_loss (class indices) or a soft-label sum
+    (class probabilities: a float target shaped like the input)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = _nn.log_softmax(input, class_dim)
+    if target.is_floating_point() and target.shape == input.shape:
+        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
+    if target.is_floating_point():
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar(target)}")
+    nll = _nn.nll_loss(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0.0:
+        return nll
+    return _smoothed(nll, logp, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+
+
+def _scalar(t) -> str:
+    from ..ops._dispatch import scalar_name
+
+    return scalar_name(t.dtype)
+
+
+def _class_weight_view(weight, logp, class_dim):
+    shape = [1] * logp.dim()
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _soft_cross_entropy(logp, target, weight, reduction, eps, class_dim):
+    n_classes = logp.shape[class_dim]
+    if eps > 0:
+        target = target * (1 - eps) + eps / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_weight_view(weight, logp, class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum() / (logp.numel() / n_classes)
+
+
+def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim):
+    """PyTorch's label smoothing: (1 - eps) * nll + eps / C * (the uniform-target loss)."""
+    n_classes = logp.shape[class_dim]
+    ignore = target == ignore_index
+    lw = logp * _class_weight_view(weight, logp, class_dim) if weight is not None else logp
+    smooth = -lw.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target.masked_select(~ignore).flatten()
+            ret = smooth.sum() / weight.gather(0, kept).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - eps) * nll + ret * (eps / n_classes)

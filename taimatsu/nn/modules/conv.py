@@ -1,0 +1,123 @@
+"""``Conv2d``."""
+
+from __future__ import annotations
+
+import math
+
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+def _pair(v) -> tuple:
+    if isinstance(v, (list, tuple)):
+        return tuple(v)
+    return (v, v)
+
+
+_PADDING_STRINGS = {"same", "valid"}
+
+
+class _ConvNd(Module):
+    def __init__(
+        self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed, output_padding,
+        groups, bias, padding_mode, device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                # PyTorch formats a set here, so the order of the two names follows string hashing.
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {_PADDING_STRINGS}"
+                )
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(
+                "padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode="
+                f"'{padding_mode}'"
+            )
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        shape = (
+            (in_channels, out_channels // groups)
+            if transposed
+            else (out_channels, in_channels // groups)
+        )
+        self.weight = Parameter(empty((*shape, *kernel_size), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as PyTorch initialises.
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        n = len(self.kernel_size)
+        if self.padding != (0,) * n:
+            s += ", padding={padding}"
+        if self.dilation != (1,) * n:
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * n:
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C, H, W) or (C, H, W) input; grad_fn ConvolutionBackward0."""
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+        bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        padding = padding if isinstance(padding, str) else _pair(padding)
+        super().__init__(
+            in_channels, out_channels, _pair(kernel_size), _pair(stride), padding, _pair(dilation), False,
+            (0, 0), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            raise NotImplementedError(
+                f"Conv2d with padding_mode='{self.padding_mode}' is not supported yet"
+            )
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)

@@ -1,0 +1,721 @@
+"""``nn.Module``: the base class of every layer and model.
+
+A Module keeps three ordered registries filled by attribute assignment: ``_parameters``
+(Parameters), ``_buffers`` (tensors saved in the state_dict but not trained) and
+``_modules`` (child modules). Iteration order, ``state_dict`` keys, ``print(model)`` and the
+error messages follow PyTorch's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
+
+from ... import _dtype as D
+from ..._device import as_device
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Buffer, Parameter
+
+_global_forward_pre_hooks: dict = OrderedDict()
+_global_forward_hooks: dict = OrderedDict()
+_hook_ids = itertools.count()
+
+
+class RemovableHandle:
+    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, *hooks_dicts):
+        self.hooks_dicts = hooks_dicts
+        self.id = next(_hook_ids)
+
+    def remove(self) -> None:
+        for d in self.hooks_dicts:
+            d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(text: str, spaces: int) -> str:
+    """Indent every line of ``text`` but the first (nested reprs)."""
+    first, *rest = text.split("\n")
+    if not rest:
+        return text
+    pad = " " * spaces
+    return "\n".join([first] + [pad + line for line in rest])
+
+
+def _typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in (None, "builtins") else f"{module}.{name}"
+
+
+class Module:
+    """``torch.nn.Module``. Subclasses set attributes in ``__init__`` and define ``forward``."""
+
+    dump_patches = False
+    _version = 1
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'"
+                if kwargs
+                else f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} were given"
+            )
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_pre_hooks", OrderedDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks", OrderedDict())
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+
+    def forward(self, *input):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    # ---- registration ---------------------------------------------------------------------
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
+            )
+        if isinstance(tensor, Buffer):
+            persistent = tensor.__dict__.get("persistent", persistent)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                "(torch.nn.Parameter or None required)"
+            )
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
+                f"explicitly. To express '{name}' as a function of another Tensor, compute the value in the "
+                "forward() method."
+            )
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module) -> None:
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")  # noqa: TRY004
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        if name not in mod._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return getattr(mod, name)
+
+    # ---- attribute protocol ----------------------------------------------------------------
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if registry in d and name in d[registry]:
+                return d[registry][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+
+        def remove_from(*registries):
+            for r in registries:
+                if name in r:
+                    if r is d:
+                        del d[name]
+                    else:
+                        del r[name]
+                        if r is d.get("_buffers"):
+                            d["_non_persistent_buffers_set"].discard(name)
+
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, d["_buffers"], d["_modules"])
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' (torch.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+        else:
+            modules = d.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(d, d["_parameters"], d["_buffers"])
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(
+                        f"cannot assign '{_typename(value)}' as child module '{name}' (torch.nn.Module or None expected)"
+                    )
+                modules[name] = value
+            else:
+                buffers = d.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(
+                            f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.Tensor or None expected)"
+                        )
+                    if isinstance(value, Buffer):
+                        remove_from(d, d["_parameters"], d["_modules"])
+                        self.register_buffer(name, value)
+                    else:
+                        buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        if name in d.get("_parameters", ()):
+            del d["_parameters"][name]
+        elif name in d.get("_buffers", ()):
+            del d["_buffers"][name]
+            d["_non_persistent_buffers_set"].discard(name)
+        elif name in d.get("_modules", ()):
+            del d["_modules"][name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = (
+            list(dir(type(self)))
+            + list(self.__dict__)
+            + list(self._parameters)
+            + list(self._modules)
+        )
+        keys += list(self._buffers)
+        return sorted(k for k in set(keys) if not k[:1].isdigit())
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+
+    # ---- iteration ---------------------------------------------------------------------------
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate: bool = True):
+        seen = set()
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse: bool = True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ):
+        return self._named_members(
+            lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
+        )
+
+    def buffers(self, recurse: bool = True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            yield from m.named_modules(
+                memo, prefix + ("." if prefix else "") + name, remove_duplicate
+            )
+
+    # Modules hash by identity (they are mutable) even if a subclass defines __eq__.
+    __hash__ = object.__hash__
+
+    # ---- modes and gradients --------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    # ---- conversion ------------------------------------------------------------------------------
+    def _apply(self, fn, recurse: bool = True) -> Module:
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for key, param in self._parameters.items():
+            if param is None:
+                continue
+            with no_grad():
+                new = fn(param)
+            # Keep the Parameter object (optimizers hold it); swap its memory in place.
+            param.data = new
+            if param._grad is not None:
+                with no_grad():
+                    param._grad = fn(param._grad)
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
+        return self
+
+    def apply(self, fn) -> Module:
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        device, dtype, _non_blocking = _parse_to(*args, **kwargs)
+        if dtype is not None and dtype.category < D.FLOAT:
+            raise TypeError(
+                f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
+            )
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                return t.to(device=device, dtype=dtype)
+            return t.to(device) if device is not None else t
+
+        return self._apply(convert)
+
+    def float(self) -> Module:
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def type(self, dst_type) -> Module:
+        return self._apply(lambda t: t.type(dst_type))
+
+    def cpu(self) -> Module:
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None) -> Module:
+        return self._apply(lambda t: t.cuda(device))
+
+    def share_memory(self) -> Module:
+        return self._apply(lambda t: t.share_memory_())
+
+    # ---- calling -----------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or _global_forward_pre_hooks
+            or _global_forward_hooks
+        ):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    _call_impl = __call__
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook_id, hook in itertools.chain(
+            _global_forward_pre_hooks.items(), self._forward_pre_hooks.items()
+        ):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got "
+                            f"{res}."
+                        )
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        result = self.forward(*args, **kwargs)
+        for hook_id, hook in itertools.chain(
+            _global_forward_hooks.items(), self._forward_hooks.items()
+        ):
+            if hook_id in self._forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = res
+        return result
+
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        handle = RemovableHandle(self._forward_pre_hooks, self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
+        handle = RemovableHandle(
+            self._forward_hooks, self._forward_hooks_with_kwargs, self._forward_hooks_always_called
+        )
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # ---- state dict ------------------------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+        if args:  # the deprecated positional form (destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
+        for hook in self._state_dict_hooks.values():
+            res = hook(self, destination, prefix, {"version": self._version})
+            if res is not None:
+                destination = res
+        return destination
+
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(
+                state_dict,
+                prefix,
+                local_metadata,
+                strict,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
+        persistent_buffers = {
+            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        }
+        local_state = {
+            k: v
+            for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
+            if v is not None
+        }
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '
+                    f"checkpoint but received {type(input_param)}"
+                )
+                continue
+            if input_param.shape != param.shape:
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {input_param.shape} from checkpoint, "
+                    f"the shape in current model is {param.shape}."
+                )
+                continue
+            try:
+                with no_grad():
+                    if assign:
+                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
+                            setattr(
+                                self,
+                                name,
+                                Parameter(input_param, requires_grad=param.requires_grad),
+                            )
+                        else:
+                            setattr(self, name, input_param)
+                    else:
+                        param.copy_(input_param)
+            except Exception as ex:  # noqa: BLE001
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} and '
+                    f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}."
+                )
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                rest = key[len(prefix) :]
+                input_name = rest.split(".", 1)[0]
+                if input_name not in self._modules and input_name not in local_state:
+                    unexpected_keys.append(key)
+
+    def load_state_dict(
+        self, state_dict, strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys: list = []
+        unexpected_keys: list = []
+        error_msgs: list = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state, prefix=""):
+            local = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local["assign_to_params_buffers"] = True
+            # Always strict here (PyTorch too): ``strict`` only decides whether the keys raise.
+            module._load_from_state_dict(
+                local_state, prefix, local, True, missing_keys, unexpected_keys, error_msgs
+            )
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(
+                        child,
+                        {k: v for k, v in local_state.items() if k.startswith(child_prefix)},
+                        child_prefix,
+                    )
+
+        load(self, state_dict)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected_keys)
+                    ),
+                )
+            if missing_keys:
+                error_msgs.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing_keys)
+                    ),
+                )
+        if error_msgs:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(error_msgs)
+                )
+            )
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    # ---- printing --------------------------------------------------------------------------------------
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(m), 2) for key, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return self._get_name() + "(" + body + ")"
+
+
+def _parse_to(*args, **kwargs):
+    """(device, dtype, non_blocking) from ``Module.to``'s overloads."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(
+            f"to() received an invalid combination of arguments: unexpected {sorted(kwargs)}"
+        )
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, bool):
+            non_blocking = a
+        else:
+            device = a
+    if device is not None:
+        device = as_device(device)
+    return device, dtype, non_blocking

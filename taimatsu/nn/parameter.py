@@ -1,0 +1,67 @@
+"""``nn.Parameter`` (and ``nn.Buffer``): tensors a Module registers by attribute assignment."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor, _wrap
+from ..ops import creation as _creation
+
+
+def _share(cls, data, requires_grad: bool):
+    """A new ``cls`` tensor viewing ``data``'s memory, with no history (``_make_subclass``)."""
+    if data is None:
+        data = _creation.empty(0)
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Parameter.__new__ expected a Tensor but got {type(data).__name__}")
+    t = _wrap(data._data, data._dtype, data._device)
+    t._storage = data._storage
+    t.__class__ = cls
+    if requires_grad:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t._rg = True
+    return t
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: ``requires_grad=True`` by default, and assigning
+    one to a Module attribute registers it. Shares memory with the tensor it wraps."""
+
+    def __new__(cls, data=None, requires_grad: bool = True):
+        return _share(cls, data, requires_grad)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        if self._grad is not None:
+            result._grad = self._grad.clone()
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    """``nn.Buffer``: assigning one to a Module attribute registers it as a buffer."""
+
+    def __new__(cls, data=None, *, persistent: bool = True):
+        t = _share(Tensor, data, False)
+        t.__dict__["persistent"] = persistent
+        t.__class__ = cls
+        return t
+
+
+def is_lazy(param) -> bool:
+    return False
