@@ -110,14 +110,15 @@ def assert_same_error(tm_exc, th_exc, where=""):
     if th_exc is None and tm_exc is None:
         return
     if th_exc is None:
-        raise AssertionError(f"{where}: taimatsu raised but PyTorch did not") from tm_exc
+        raise AssertionError(f"{where}: taimatsu raised {type(tm_exc).__name__}({tm_exc}) but PyTorch did not") from tm_exc
     if tm_exc is None:
         raise AssertionError(f"{where}: PyTorch raised {type(th_exc).__name__}({th_exc}) but taimatsu did not")
-    th_types = [c.__name__ for c in type(th_exc).__mro__]
+    # The same class name; PyTorch's own classes (torch._C._LinAlgError) may be matched by a base.
+    th_types = [c.__name__ for c in type(th_exc).__mro__] if type(th_exc).__module__ != "builtins" else [type(th_exc).__name__]
     assert type(tm_exc).__name__ in th_types, (
         f"{where}: taimatsu raised {type(tm_exc).__name__}({tm_exc}), PyTorch {type(th_exc).__name__}({th_exc})"
     )
-    assert str(tm_exc) == str(th_exc), f"{where}: message\n  taimatsu: {tm_exc}\n  pytorch:  {th_exc}"
+    assert str(tm_exc) == str(th_exc), f"{where}: message | taimatsu: {tm_exc} | pytorch: {th_exc}"
 
 
 def _both(call, fn, with_T=True, prepare=None):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import cpu
-from ..autograd.forward_ad import _register
+from ..autograd.forward_ad import _register, on_primals as _on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import (
     Tensor,
@@ -44,12 +44,13 @@ def _conj(t):
 
 
 # ---- unary ----------------------------------------------------------------------------------
-def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False):
+def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None):
     """Declare an elementwise op ``name(input)`` and its in-place ``name_``.
 
     ``forward(xp, a)`` works on arrays; ``deriv(x, out)`` gives d out / d x in Tensor ops
     (so double backward works). ``to_float``: integer inputs compute in the default float
-    dtype, as PyTorch's "floating" unary ops do.
+    dtype, as PyTorch's "floating" unary ops do. ``check(dtype)`` raises PyTorch's error for
+    dtypes the op does not support.
     """
     save_x, save_out = "x" in saves, "out" in saves
 
@@ -61,6 +62,8 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
 
     def op(input, *, out=None):
         dt = input._dtype
+        if check is not None:
+            check(dt)
         data = input._data
         if to_float and dt.category < _FLOAT:
             dt = D.get_default_dtype()
@@ -72,13 +75,15 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
         if input._rg and _gm.enabled and Node is not None:
             record(Node, (input,), r, (input if save_x else None, r if save_out else None))
         if _fw_state.level and input._fw is not None and deriv is not None:
-            r._fw = input._fw * deriv(input, r)
+            r._fw = input._fw * _on_primals(deriv, input, r)
             _register(r)
         if out is not None:
             return write_out(out, r, name)
         return r
 
     def op_(self):
+        if check is not None:
+            check(self._dtype)
         if to_float and self._dtype.category < _FLOAT:
             check_cast(D.get_default_dtype(), self._dtype)
         return inplace(self, op, (), save_x)
@@ -98,7 +103,7 @@ expm1, expm1_ = unary("expm1", lambda xp, a: xp.expm1(a), lambda x, out: out + 1
 log, log_ = unary("log", lambda xp, a: xp.log(a), lambda x, out: x.reciprocal())
 log2, log2_ = unary("log2", lambda xp, a: xp.log2(a), lambda x, out: (x * math.log(2)).reciprocal())
 log10, log10_ = unary("log10", lambda xp, a: xp.log10(a), lambda x, out: (x * math.log(10)).reciprocal())
-log1p, log1p_ = unary("log1p", lambda xp, a: xp.log1p(a), lambda x, out: (x + 1).reciprocal())
+log1p, log1p_ = unary("log1p", lambda xp, a: xp.log1p(a), lambda x, out: (x + 1).reciprocal(), node="Log1PBackward0")
 sqrt, sqrt_ = unary("sqrt", lambda xp, a: xp.sqrt(a), lambda x, out: (out * 2).reciprocal(), saves=("out",))
 rsqrt, rsqrt_ = unary(
     "rsqrt", lambda xp, a: 1 / xp.sqrt(a), lambda x, out: out.pow(3) * -0.5, saves=("out",)
@@ -169,12 +174,35 @@ digamma, digamma_ = unary(
 
 # Ops that keep integer dtypes.
 def _zero_deriv(x, out):
-    return x.new_zeros(())
+    return 0.0
 
 
-neg, neg_ = unary("neg", lambda xp, a: xp.negative(a), lambda x, out: x.new_full((), -1), saves=(), to_float=False)
+def _not_implemented(kernel, *categories):
+    """PyTorch's "kernel not implemented for 'Bool'" error for dtypes of these categories."""
+
+    def check(dtype):
+        if dtype.category in categories:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar(dtype)}\'')
+
+    return check
+
+
+def _no_bool_neg(dtype):
+    if dtype is D.bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+            "use the `~` or `logical_not()` operator instead."
+        )
+
+
+def _no_bool_relu(dtype):
+    if dtype is D.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+
+
+neg, neg_ = unary("neg", lambda xp, a: xp.negative(a), lambda x, out: -1.0, saves=(), to_float=False, check=_no_bool_neg)
 negative, negative_ = neg, neg_
-abs, abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False)  # noqa: A001
+abs, abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL))  # noqa: A001
 absolute, absolute_ = abs, abs_
 square_ = None
 
@@ -189,11 +217,13 @@ def _relu_deriv(x, out):
     return out > 0
 
 
-relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False)
-sign, sign_ = unary("sign", lambda xp, a: xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True)
+relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False, check=_no_bool_relu)
+sign, sign_ = unary("sign", lambda xp, a: a.copy() if a.dtype == bool else xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True)
 
 
 def _sgn(xp, a):
+    if a.dtype == bool:
+        return a.copy()
     if a.dtype.kind == "c":
         mag = xp.abs(a)
         return xp.where(mag == 0, 0, a / xp.where(mag == 0, 1, mag)).astype(a.dtype)
@@ -201,31 +231,61 @@ def _sgn(xp, a):
 
 
 sgn, sgn_ = unary("sgn", _sgn, _zero_deriv, saves=(), to_float=False, keep_bool=True)
-floor, floor_ = unary("floor", lambda xp, a: xp.floor(a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False)
-ceil, ceil_ = unary("ceil", lambda xp, a: xp.ceil(a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False)
-trunc, trunc_ = unary("trunc", lambda xp, a: xp.trunc(a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False)
+def _rounding(name, f):
+    # Integer inputs are returned as they are; PyTorch has no bool kernel for these.
+    return unary(
+        name, lambda xp, a: f(xp, a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False,
+        check=_not_implemented(f"{name}_vml_cpu", D.BOOL),
+    )  # fmt: skip
+
+
+floor, floor_ = _rounding("floor", lambda xp, a: xp.floor(a))
+ceil, ceil_ = _rounding("ceil", lambda xp, a: xp.ceil(a))
+trunc, trunc_ = _rounding("trunc", lambda xp, a: xp.trunc(a))
 fix, fix_ = trunc, trunc_
-frac, frac_ = unary("frac", lambda xp, a: a - xp.trunc(a), lambda x, out: x.new_ones(()), saves=(), to_float=False)
+frac, frac_ = unary(
+    "frac", lambda xp, a: a - xp.trunc(a), lambda x, out: 1.0, saves=(), to_float=False,
+    check=_not_implemented("frac_cpu", D.BOOL, D.INT),
+)  # fmt: skip
 
 
 def round(input, *, decimals: int = 0, out=None):  # noqa: A001
-    """Round half to even, like PyTorch (and NumPy)."""
+    """Round half to even, like PyTorch (and NumPy); ``decimals`` scales by a power of ten."""
     if decimals == 0:
         return _round0(input, out=out)
-    scale = 10.0**decimals
-    return _round0(input * scale, out=None).div_(scale) if out is None else write_out(out, round(input, decimals=decimals), "round")
+    if input._dtype.category < _FLOAT:
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{_scalar(input._dtype)}\'')
+    a = input._data
+    xp = np if input._device is cpu else xp_for(input)
+    # PyTorch multiplies by 10**d for d > 0 but divides by 10**-d for d < 0 (fewer rounding errors).
+    if decimals > 0:
+        r = xp.round(a * 10.0**decimals) / 10.0**decimals
+    else:
+        r = xp.round(a / 10.0**-decimals) * 10.0**-decimals
+    res = _wrap(r.astype(a.dtype, copy=False), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_RoundDecimals, (input,), res)
+    if _fw_state.level and input._fw is not None:
+        res._fw = input._fw * 0.0
+        _register(res)
+    return res if out is None else write_out(out, res, "round")
 
 
-_round0, _round0_ = unary("round", lambda xp, a: xp.round(a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False)
+_RoundDecimals = node_class("RoundBackward1", lambda node, g: (g * 0.0,))
+_round0, _round0_ = _rounding("round", lambda xp, a: xp.round(a))
 
 
 def round_(self, *, decimals: int = 0):
+    if decimals == 0:
+        return _round0_(self)
+    if self._dtype.category < _FLOAT:
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{_scalar(self._dtype)}\'')
     return inplace(self, lambda s: round(s, decimals=decimals), (), False)
 
 
 def positive(input):
     if input._dtype is D.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -255,6 +315,14 @@ def bitwise_not(input, *, out=None):
     return r if out is None else write_out(out, r, "bitwise_not")
 
 
+def bitwise_not_(self):
+    return inplace(self, bitwise_not, (), False)
+
+
+def logical_not_(self):
+    return inplace(self, logical_not, (), False)
+
+
 def _scalar(dtype):
     from ._dispatch import scalar_name
 
@@ -262,14 +330,30 @@ def _scalar(dtype):
 
 
 def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN, +inf and -inf (by default with 0 and the dtype's largest/smallest value)."""
     if input._dtype.category < _FLOAT:
-        return input.clone()
+        r = input.clone()
+        return r if out is None else write_out(out, r, "nan_to_num")
     info = D.finfo(input._dtype.to_real())
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    input.isfinite() | input.isnan()
-    r = where(input.isnan(), nan, where(input.isposinf(), hi, where(input.isneginf(), lo, input)))
+
+    def compute():
+        a = input._data
+        xp = np if input._device is cpu else xp_for(input)
+        r = xp.where(xp.isnan(a), nan, xp.where(xp.isposinf(a), hi, xp.where(xp.isneginf(a), lo, a)))
+        res = _wrap(r.astype(a.dtype, copy=False), input._dtype, input._device)
+        if _fw_state.level and input._fw is not None:
+            res._fw = input._fw * input.isfinite()
+            _register(res)
+        return res
+
+    r = _fz.nan_to_num_fused(input, compute)
     return r if out is None else write_out(out, r, "nan_to_num")
+
+
+def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
+    return inplace(self, lambda s: nan_to_num(s, nan, posinf, neginf), (), True)
 
 
 # ---- binary ---------------------------------------------------------------------------------------
@@ -295,10 +379,17 @@ def _tensor_or_none(x):
     return x if isinstance(x, Tensor) else None
 
 
-def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True):
+def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
+           scalar_node=None):  # fmt: skip
     """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
-    promote to the default float dtype) or 'bool' (comparisons)."""
+    promote to the default float dtype) or 'bool' (comparisons).
+
+    ``scalar_node``: the node name of PyTorch's ``Tensor, Scalar`` overload, which has a single
+    edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
+    scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
+    """
     Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
+    ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
 
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
@@ -313,7 +404,10 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         if Node is not None and _gm.enabled and (input._rg or (isinstance(other, Tensor) and other._rg)):
             ob = other if isinstance(other, Tensor) else None
             saved = tuple(res if i == "out" else (input, ob)[i] for i in saves)
-            record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
+            if ob is None and ScalarNode is not None:
+                record(ScalarNode, (input,), res, saved, scalar=other)
+            else:
+                record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
         if _fw_state.level and jvp is not None:
             _binary_tangent(jvp, input, other, res)
         if out is not None:
@@ -321,7 +415,10 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         return res
 
     def op_(self, other):
-        return inplace(self, op, (other,), saves_self and 0 in saves, _fast(ufunc, self, other))
+        # The ufunc fast path writes in self's dtype; int / int true division must instead
+        # reach commit_inplace's cast check (PyTorch: "result type Float can't be cast...").
+        direct = kind is None or self._dtype.category >= _FLOAT
+        return inplace(self, op, (other,), saves_self and 0 in saves, _fast(ufunc, self, other) if direct else None)
 
     op.__name__ = op.__qualname__ = name
     op_.__name__ = op_.__qualname__ = name + "_"
@@ -360,7 +457,11 @@ def _fast(ufunc, self, other):
         except ValueError:
             from ._dispatch import check_inplace_shape
 
-            check_inplace_shape(self, np.broadcast_shapes(self._data.shape, other._data.shape))
+            try:
+                shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+            except ValueError:
+                raise broadcast_error([self._data.shape, other._data.shape]) from None
+            check_inplace_shape(self, shape)
             raise
 
     return run
@@ -371,7 +472,7 @@ def _binary_tangent(jvp, a, b, out):
     tb = b._fw if isinstance(b, Tensor) else None
     if ta is None and tb is None:
         return
-    out._fw = jvp(a, b, out, ta, tb)
+    out._fw = _on_primals(jvp, a, b, out, ta, tb)
     _register(out)
 
 
@@ -380,7 +481,8 @@ def _ga(node):
 
 
 def _gb(node):
-    return node.next_functions[1][0] is not None
+    nf = node.next_functions
+    return len(nf) > 1 and nf[1][0] is not None
 
 
 def _other(node, b):
@@ -402,87 +504,122 @@ def _add_jvp(a, b, out, ta, tb):
     return _sum_tangents(ta, tb)
 
 
-_add, _ = binary("add", lambda xp, a, b: xp.add(a, b), _add_vjp, _add_jvp, saves=(), ufunc="add")
-_sub_node = node_class("SubBackward0", lambda node, g: (g, -g if _gb(node) else None))
+def _alpha_vjp(sign_a, sign_b):
+    def vjp(node, g):
+        alpha = node.alpha
+        ga = (g if sign_a > 0 else -g) if alpha == 1 or sign_a > 0 else g * -alpha
+        if len(node.next_functions) < 2 or not _gb(node):
+            return (ga,) if len(node.next_functions) < 2 else (ga, None)
+        gb = (g if sign_b > 0 else -g) if alpha == 1 else g * (alpha * sign_b)
+        return ga, gb
+
+    return vjp
 
 
-def add(input, other, *, alpha=1, out=None):
-    """``input + alpha * other`` with PyTorch's promotion."""
-    if alpha != 1:
-        _check_alpha(input, other, alpha)
-        other = other * alpha
-    return _add(input, other, out=out)
+_AddNode = node_class("AddBackward0", _alpha_vjp(1, 1))
+_SubNode = node_class("SubBackward0", _alpha_vjp(1, -1))
+_RsubNode = node_class("RsubBackward0", lambda node, g: (g * -node.alpha, g if _gb(node) else None))
+_RsubScalarNode = node_class("RsubBackward1", lambda node, g: (g * -node.alpha,))
+
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+    "use the `~` or `logical_not()` operator instead."
+)
 
 
-def _check_alpha(input, other, alpha):
-    if isinstance(alpha, float) and result_dtype(input, other).category < _FLOAT:
+def _check_alpha(dt, alpha):
+    if isinstance(alpha, bool):
+        if dt is not D.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and dt.category < _FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if isinstance(alpha, bool) is False and result_dtype(input, other) is D.bool and not isinstance(alpha, bool):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
-def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other``."""
-    if input._dtype is D.bool or (isinstance(other, Tensor) and other._dtype is D.bool) or isinstance(other, bool):
+def _check_sub_bool(a, b):
+    a_bool = isinstance(a, Tensor) and a._dtype is D.bool or isinstance(a, bool)
+    b_bool = isinstance(b, Tensor) and b._dtype is D.bool or isinstance(b, bool)
+    if a_bool and b_bool and isinstance(a, Tensor) and isinstance(b, Tensor):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
-            if isinstance(other, Tensor) and input._dtype is D.bool and other._dtype is D.bool
-            else "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    if alpha != 1:
-        _check_alpha(input, other, alpha)
-        other = other * alpha
+    if a_bool or b_bool:
+        raise RuntimeError(_BOOL_SUB)
+
+
+def _linear2(input, other, alpha, sa, sb, node, name, out):
+    """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
     xa, xb, dt = binary_operands(input, other)
-    xp = np if input._device is cpu else xp_for(input)
-    res = _wrap(_run(lambda xp, a, b: xp.subtract(a, b), xp, xa, xb, input, other), dt, input._device)
+    if alpha != 1:
+        _check_alpha(dt, alpha)
+    xp = np if input._device is cpu else _xp_of(input, other)
+    if sa < 0:  # rsub: other - alpha * input
+        xa, xb = xb, xa
+    if alpha != 1:
+        xb = xb * alpha
+    r = _run(lambda xp, a, b: xp.add(a, b) if sa == sb else xp.subtract(a, b), xp, xa, xb, input, other)
+    if dt is D.bool and r.dtype != np.bool_:
+        r = r.astype(np.bool_)
+    res = _wrap(r, dt, input._device)
     ob = other if isinstance(other, Tensor) else None
     if _gm.enabled and (input._rg or (ob is not None and ob._rg)):
-        record(_sub_node, (input, ob), res)
+        if ob is None and node is _RsubNode:
+            record(_RsubScalarNode, (input,), res, alpha=alpha)
+        else:
+            record(node, (input, ob), res, alpha=alpha)
     if _fw_state.level:
-        _binary_tangent(lambda a, b, o, ta, tb: _sum_tangents(ta, tb, -1), input, other, res)
-    return res if out is None else write_out(out, res, "sub")
+        ta = input._fw
+        tb = ob._fw if ob is not None else None
+        if ta is not None or tb is not None:
+            t = None if ta is None else (ta if sa > 0 else ta * -alpha)
+            if tb is not None:
+                tb = tb * (alpha * sb) if sa > 0 else tb
+                t = tb if t is None else t + tb
+            res._fw = t
+            _register(res)
+    return res if out is None else write_out(out, res, name)
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with PyTorch's promotion (AddBackward0)."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    return _linear2(input, other, alpha, 1, 1, _AddNode, "add", out)
+
+
+def _add(input, other, out=None):
+    return _linear2(input, other, 1, 1, 1, _AddNode, "add", out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` (SubBackward0); bool operands are refused as in PyTorch."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, 1, -1, _SubNode, "sub", out)
 
 
 subtract = sub
 
 
 def add_(self, other, *, alpha=1):
-    if alpha != 1:
-        _check_alpha(self, other, alpha)
-        other = other * alpha
-    return inplace(self, _add, (other,), False, _fast("add", self, other))
+    fast = _fast("add", self, other) if alpha == 1 else None
+    return inplace(self, lambda s, o: add(s, o, alpha=alpha), (other,), False, fast)
 
 
 def sub_(self, other, *, alpha=1):
-    if alpha != 1:
-        other = other * alpha
-    return inplace(self, sub, (other,), False, _fast("subtract", self, other))
+    _check_sub_bool(self, other)
+    fast = _fast("subtract", self, other) if alpha == 1 else None
+    return inplace(self, lambda s, o: sub(s, o, alpha=alpha), (other,), False, fast)
 
 
-_rsub_node = node_class("RsubBackward1", lambda node, g: (-g,))
+subtract_ = sub_
 
 
 def rsub(input, other, *, alpha=1):
-    """``other - alpha * input`` (``2 - t`` lands here)."""
-    if not isinstance(other, Tensor):
-        if input._dtype is D.bool:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                "invert a mask, use the `~` or `logical_not()` operator instead."
-            )
-        scaled = input if alpha == 1 else input * alpha
-        xa, xb, dt = binary_operands(scaled, other)
-        xp = np if input._device is cpu else xp_for(input)
-        res = _wrap(xp.subtract(xb, xa), dt, input._device)
-        if _gm.enabled and input._rg:
-            record(_rsub_node, (input,), res)
-        if _fw_state.level and input._fw is not None:
-            res._fw = -input._fw
-            _register(res)
-        return res
-    return sub(other, input, alpha=alpha)
+    """``other - alpha * input`` (``2 - t`` lands here: RsubBackward1)."""
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, -1, 1, _RsubNode, "rsub", None)
 
 
 def _mul_vjp(node, g):
@@ -547,8 +684,23 @@ def _floor_div(xp, a, b):
     return xp.floor_divide(a, b)
 
 
-_trunc_divide, _ = binary("div", _trunc_div, lambda node, g: (g * 0, None), node="DivBackward1", saves=())
-_floor_divide, _ = binary("div", _floor_div, lambda node, g: (g * 0, None), node="DivBackward1", saves=())
+def _zero_vjp2(node, g):
+    z = g * 0.0
+    return z, (z if _gb(node) else None)
+
+
+def _zero_jvp(a, b, out, ta, tb):
+    return (ta if ta is not None else tb) * 0.0
+
+
+def _floor_divide_vjp(node, g):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
+_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
+# torch.floor_divide (``//``) has no derivative: its node raises when reached.
+_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=())
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -574,11 +726,11 @@ divide, divide_, true_divide, true_divide_ = div, div_, _true_div, _true_div_
 
 
 def floor_divide(input, other, *, out=None):
-    return div(input, other, rounding_mode="floor", out=out)
+    return _floor_divide_op(input, other, out=out)
 
 
 def floor_divide_(self, other):
-    return div_(self, other, rounding_mode="floor")
+    return inplace(self, _floor_divide_op, (other,), False)
 
 
 def _remainder_vjp(node, g):
@@ -597,7 +749,30 @@ def _check_int_zero(xp, a, b):
         raise RuntimeError("ZeroDivisionError")
 
 
-remainder, remainder_ = binary("remainder", _remainder, _remainder_vjp, None)
+def _remainder_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="floor")
+        t = tq if t is None else t + tq
+    return t
+
+
+def _fmod_vjp(node, g):
+    a, b = node.saved()
+    return g, (-g * a.div(b, rounding_mode="trunc") if _gb(node) else None)
+
+
+def _fmod_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="trunc")
+        t = tq if t is None else t + tq
+    return t
+
+
+remainder, remainder_ = binary(
+    "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0"
+)
 
 
 def _fmod(xp, a, b):
@@ -605,7 +780,7 @@ def _fmod(xp, a, b):
     return xp.fmod(a, b)
 
 
-fmod, fmod_ = binary("fmod", _fmod, lambda node, g: (g, -g * node.saved()[0].div(node.saved()[1], rounding_mode="trunc") if _gb(node) else None), None)
+fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", scalar_node="FmodBackward0")
 
 
 def _max_vjp(node, g):
@@ -626,15 +801,22 @@ def _min_vjp(node, g):
     return ga, gb
 
 
-maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _select_tangent(a >= b, ta, tb, o))
-minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _select_tangent(a <= b, ta, tb, o))
-fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, None)
-fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, None)
-
-
-def _select_tangent(mask, ta, tb, out):
+def _blend_tangent(weight_a, ta, tb, out):
+    # PyTorch's formula: tb + w * (ta - tb), with w = 1/2 where the operands tie.
     z = out.new_zeros(())
-    return where(mask, z if ta is None else ta, z if tb is None else tb)
+    ta = z if ta is None else ta
+    tb = z if tb is None else tb
+    return tb + weight_a * (ta - tb)
+
+
+def _tie_weight(a, b, pick_a):
+    return where(a == b, 0.5, pick_a.to(a.dtype if a._dtype.category >= _FLOAT else D.get_default_dtype()))
+
+
+maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o))
+minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o))
+fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o))
+fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o))
 
 
 def _atan2_vjp(node, g):
@@ -643,7 +825,17 @@ def _atan2_vjp(node, g):
     return (g * b / denom if _ga(node) else None), (-g * a / denom if _gb(node) else None)
 
 
-atan2, atan2_ = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, None, kind="float")
+def _atan2_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * b - (z if tb is None else tb) * a) / (a * a + b * b)
+
+
+def _hypot_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * a + (z if tb is None else tb) * b) / out
+
+
+atan2, atan2_ = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, _atan2_jvp, kind="float")
 arctan2, arctan2_ = atan2, atan2_
 
 
@@ -652,7 +844,7 @@ def _hypot_vjp(node, g):
     return (g * a / out if _ga(node) else None), (g * b / out if _gb(node) else None)
 
 
-hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, None, saves=(0, 1, "out"))
+hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hypot_jvp, saves=(0, 1, "out"))
 
 # Comparisons: computed in the promoted dtype, result bool, no gradient.
 eq, eq_ = binary("eq", lambda xp, a, b: xp.equal(a, b), kind="bool")
@@ -667,10 +859,12 @@ logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a,
 logical_xor, logical_xor_ = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), kind="bool")
 
 
-def _bitwise(name, ufunc):
+def _bitwise(name, ufunc, kernel=None):
+    kernel = kernel or name + "_cpu"
+
     def forward(xp, a, b):
         if getattr(a, "dtype", np.dtype(int)).kind not in "iub":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{_float_name(a)}\'')
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_float_name(a)}\'')
         return getattr(xp, ufunc)(a, b)
 
     return binary(name, forward, ufunc=ufunc)
@@ -683,8 +877,8 @@ def _float_name(a):
 bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")
 bitwise_or, bitwise_or_ = _bitwise("bitwise_or", "bitwise_or")
 bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", "bitwise_xor")
-bitwise_left_shift, bitwise_left_shift_ = _bitwise("bitwise_left_shift", "left_shift")
-bitwise_right_shift, bitwise_right_shift_ = _bitwise("bitwise_right_shift", "right_shift")
+bitwise_left_shift, bitwise_left_shift_ = _bitwise("bitwise_left_shift", "left_shift", "lshift_cpu")
+bitwise_right_shift, bitwise_right_shift_ = _bitwise("bitwise_right_shift", "right_shift", "rshift_cpu")
 
 
 def equal(input, other) -> bool:
@@ -733,9 +927,20 @@ _PowRev = node_class("PowBackward2", _rpow_vjp)
 
 
 def _pow_arrays(xp, a, b):
-    if getattr(a, "dtype", None) is not None and a.dtype.kind in "iu":
-        if isinstance(b, (int, np.integer)) and b < 0 or (hasattr(b, "dtype") and b.dtype.kind in "iu" and xp.any(b < 0)):
+    a_dt = getattr(a, "dtype", None)
+    if a_dt is not None and a_dt == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if a_dt is not None and a_dt.kind in "iu":
+        if isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if hasattr(b, "dtype") and b.dtype.kind in "iu" and xp.any(b < 0):
+            # Tensor exponents: C integer semantics (1 -> 1, -1 -> +-1, anything else -> 0).
+            safe = xp.power(a, xp.where(b < 0, 0, b))
+            odd = (b % 2) != 0
+            neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0)).astype(safe.dtype)
+            return xp.where(b < 0, neg, safe)
+    elif a_dt is None and isinstance(a, (int, np.integer)) and hasattr(b, "dtype") and b.dtype.kind in "iu":
+        return _pow_arrays(xp, xp.asarray(a, b.dtype), b)
     return xp.power(a, b)
 
 
@@ -755,7 +960,7 @@ def pow(input, exponent, *, out=None):  # noqa: A001
         if _gm.enabled and input._rg:
             record(_PowScalar, (input,), res, (input, None), exponent=exponent)
         if _fw_state.level and input._fw is not None:
-            res._fw = input._fw * (input.pow(exponent - 1) * exponent if exponent != 0 else input * 0)
+            res._fw = input._fw * _on_primals(lambda x: x.pow(exponent - 1) * exponent if exponent != 0 else x * 0, input)
             _register(res)
     return res if out is None else write_out(out, res, "pow")
 
@@ -815,11 +1020,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        r = input
-        if min is not None:
-            r = maximum(r, min)
-        if max is not None:
-            r = minimum(r, max)
+        r = _fz.clamp_tensor(input, min, max)
         return r if out is None else write_out(out, r, "clamp")
     dt = result_dtype(input, *(v for v in (min, max) if v is not None))
     xp = np if input._device is cpu else xp_for(input)
@@ -852,26 +1053,36 @@ clip = clamp
 
 
 def clamp_(self, min=None, max=None):  # noqa: A002
+    _check_clamp_cast(self, min, max)
     return inplace(self, lambda s: clamp(s, min, max), (), True)
+
+
+def _check_clamp_cast(self, *bounds):
+    # clamp_'s message names the destination by its C++ type ("long int").
+    dt = result_dtype(self, *(b for b in bounds if b is not None))
+    if not D.can_cast(dt, self._dtype):
+        raise RuntimeError(f"result type {_scalar(dt)} can't be cast to the desired output type {_cpp_name(self._dtype)}")
 
 
 clip_ = clamp_
 
 
 def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+    return _fz.clamp_side(input, min, "min")
 
 
 def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+    return _fz.clamp_side(input, max, "max")
 
 
 def clamp_min_(self, min):  # noqa: A002
-    return clamp_(self, min=min)
+    _check_clamp_cast(self, min)
+    return inplace(self, lambda s: clamp_min(s, min), (), True)
 
 
 def clamp_max_(self, max):  # noqa: A002
-    return clamp_(self, max=max)
+    _check_clamp_cast(self, max)
+    return inplace(self, lambda s: clamp_max(s, max), (), True)
 
 
 def _where_vjp(node, g):
@@ -936,15 +1147,16 @@ def masked_fill(input, mask, value):
     """Fill where ``mask`` is True (MaskedFillBackward0)."""
     if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype if isinstance(mask, Tensor) else type(mask)}"
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_mask_dtype_name(mask)}"
         )
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s)."
             )
-        if value._rg:
-            return where(mask, value.to(input._dtype), input)
+        if value._rg or input._rg and _gm.enabled:
+            v = value.to(input._dtype)
+            return _fz.masked_fill_tensor(input, mask, value, lambda: masked_fill(input, mask, v.item()))
         value = value.item()
     xp = np if input._device is cpu else xp_for(input)
     try:
@@ -963,6 +1175,22 @@ def masked_fill(input, mask, value):
     return res
 
 
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+    "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}  # fmt: skip
+
+
+def _cpp_name(dtype) -> str:
+    """The C++ type name some PyTorch messages print (``long int`` for int64)."""
+    return _CPP_NAMES[dtype.name]
+
+
+def _mask_dtype_name(mask):
+    return _cpp_name(mask._dtype) if isinstance(mask, Tensor) else type(mask).__name__
+
+
 _MaskedFill = node_class("MaskedFillBackward0", lambda node, g: (masked_fill(g, node.saved()[0], 0),))
 
 
@@ -970,35 +1198,17 @@ def masked_fill_(self, mask, value):
     return inplace(self, lambda s: masked_fill(s, mask, value), (), False)
 
 
-def lerp(input, end, weight, *, out=None):
-    r = input + weight * (end - input)
-    return r if out is None else write_out(out, r, "lerp")
-
-
 def lerp_(self, end, weight):
     return inplace(self, lambda s: lerp(s, end, weight), (), True)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    r = input + tensor1 * tensor2 * value if value != 1 else input + tensor1 * tensor2
-    return r if out is None else write_out(out, r, "addcmul")
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    if tensor1._dtype.category < _FLOAT and tensor2._dtype.category < _FLOAT:
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a "
-            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
-            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
-            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
-        )
-    r = input + tensor1 / tensor2 * value if value != 1 else input + tensor1 / tensor2
-    return r if out is None else write_out(out, r, "addcdiv")
-
-
 def addcmul_(self, tensor1, tensor2, *, value=1):
-    if not needs_any_grad(self, tensor1, tensor2) and self._dtype is tensor1._dtype is tensor2._dtype:
+    if (
+        not needs_any_grad(self, tensor1, tensor2)
+        and self._dtype is tensor1._dtype is tensor2._dtype
+        and True
+        and _fits(self, tensor1, tensor2)
+    ):
         xp = xp_for(self)
         tmp = xp.multiply(tensor1._data, tensor2._data)
         if value != 1:
@@ -1008,13 +1218,26 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
 
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
-    if not needs_any_grad(self, tensor1, tensor2) and self._dtype is tensor1._dtype is tensor2._dtype:
+    if (
+        not needs_any_grad(self, tensor1, tensor2)
+        and self._dtype is tensor1._dtype is tensor2._dtype
+        and self._dtype.category >= _FLOAT
+        and _fits(self, tensor1, tensor2)
+    ):
         xp = xp_for(self)
         tmp = xp.divide(tensor1._data, tensor2._data)
         if value != 1:
             tmp *= value
         return inplace(self, None, (), False, lambda: xp.add(self._data, tmp, out=self._data))
     return inplace(self, lambda s: addcdiv(s, tensor1, tensor2, value=value), (), False)
+
+
+def _fits(self, *others):
+    """True when broadcasting ``others`` against ``self`` keeps ``self``'s shape."""
+    try:
+        return np.broadcast_shapes(self._data.shape, *(o._data.shape for o in others)) == self._data.shape
+    except ValueError:
+        return False
 
 
 def needs_any_grad(*ts):
@@ -1051,25 +1274,17 @@ def angle(input):
     return _wrap(xp.angle(input._data).astype(dt.np), dt, input._device)
 
 
-def logit(input, eps=None):
-    x = input if eps is None else input.clamp(eps, 1 - eps)
-    return (x / (1 - x)).log()
+def logit_(self, eps=None):
+    return inplace(self, lambda s: logit(s, eps), (), True)
 
 
-def xlogy(input, other):
-    if not isinstance(other, Tensor):
-        other = input.new_full((), other)
-    if not isinstance(input, Tensor):
-        input = other.new_full((), input)
-    return where(input == 0, 0.0, input * other.log()).masked_fill(other.isnan(), float("nan"))
+def xlogy_(self, other):
+    return inplace(self, xlogy, (other,), True)
 
 
-def logaddexp(input, other):
-    m = maximum(input, other).detach()
-    m = where(m.isinf(), 0.0, m)
-    return ((input - m).exp() + (other - m).exp()).log() + m
+def copysign_(self, other):
+    return inplace(self, copysign, (other,), True)
 
 
-def copysign(input, other):
-    sgn_other = where((other if isinstance(other, Tensor) else input.new_full((), other)).signbit(), -1.0, 1.0)
-    return input.abs() * sgn_other
+from . import pointwise_fused as _fz  # noqa: E402 - the fused ops build on the ones above
+from .pointwise_fused import addcdiv, addcmul, copysign, lerp, logaddexp, logit, xlogy  # noqa: E402, F401
