@@ -1,7 +1,15 @@
-"""Matrix products: matmul and the BLAS family (mm, mv, dot, bmm, addmm, addmv, addr,
-addbmm, baddbmm, outer). Forwards go to NumPy/CuPy matmul (BLAS); VJPs are matmuls too."""
+"""Matrix products: matmul and the BLAS family (mm, mv, dot, vdot, bmm, outer, inner) and the
+fused ``beta * input + alpha * product`` forms (addmm, addmv, addr, addbmm, baddbmm).
+
+Forwards are one NumPy/CuPy ``matmul`` (BLAS); VJPs are matmuls too, so double backward works.
+``matmul`` follows PyTorch's dispatch (dot / mv / mm / folding a batch into mm / bmm) so its
+graph -- grad_fn names, next_functions -- and its error messages are PyTorch's.
+tensordot and einsum live in ``contraction.py``.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -10,6 +18,8 @@ from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
 
+_LOW = ("float16", "bfloat16")  # BLAS has no half kernels: compute in float32, like PyTorch's CPU
+
 
 def _h(t: Tensor) -> Tensor:
     """Conjugate transpose of the last two dims (plain transpose for real tensors)."""
@@ -17,47 +27,50 @@ def _h(t: Tensor) -> Tensor:
     return m.conj() if t._dtype.category == D.COMPLEX else m
 
 
+def _conj(t: Tensor) -> Tensor:
+    return t.conj() if t._dtype.category == D.COMPLEX else t
+
+
 def _need(node, i):
     return node.next_functions[i][0] is not None
 
 
-def _check_dtypes(name, a, b):
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_sname(a)} != {_sname(b)}"
-            if name in ("mm", "addmm", "matmul")
-            else f"expected scalar type {scalar_name(a._dtype)} but found {scalar_name(b._dtype)}"
-        )
-
-
-def _sname(t):
+def _cname(dtype) -> str:
+    """The C++ type name PyTorch prints in some dtype errors ('float', 'long int')."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "int64": "long int", "int32": "int", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}.get(t._dtype.name, t._dtype.name)  # fmt: skip
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}[dtype.name]  # fmt: skip
 
 
-def _check_float(name, t):
-    if t._dtype.category == D.BOOL:
-        raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
+def _not_bool(kernel: str, t: Tensor) -> None:
+    if t._dtype is D.bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
-def _product(a: Tensor, b: Tensor, data, node, saved=None, **attrs) -> Tensor:
+def _matmul_array(xp, a, b):
+    if a.dtype.name in _LOW:
+        return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
+    return xp.matmul(a, b)
+
+
+def _product(a: Tensor, b: Tensor, data, node) -> Tensor:
+    """Wrap a product of ``a`` and ``b``; record ``node``; push tangents through ``op``."""
     r = _wrap(data, a._dtype, a._device)
     if _gm.enabled and (a._rg or b._rg):
-        record(node, (a, b), r, (a, b) if saved is None else saved, **attrs)
+        record(node, (a, b), r, (a, b))
     if _fw_state.level and (a._fw is not None or b._fw is not None):
-        t = None
-        if a._fw is not None:
-            t = matmul(a._fw, b)
+        op = node.op
+        t = op(a._fw, b) if a._fw is not None else None
         if b._fw is not None:
-            u = matmul(a, b._fw)
+            u = op(a, b._fw)
             t = u if t is None else t + u
         r._fw = t
         _register(r)
     return r
 
 
-# ---- mm / mv / dot -----------------------------------------------------------------------------
+# ---- mm / mv / dot / vdot -------------------------------------------------------------------------------
 def _mm_vjp(node, g):
     a, b = node.saved()
     return (g.mm(_h(b)) if _need(node, 0) else None), (_h(a).mm(g) if _need(node, 1) else None)
@@ -74,88 +87,103 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     (n, k), (k2, m) = input._data.shape, mat2._data.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    _check_dtypes("mm", input, mat2)
-    _check_float("addmm_impl_cpu_", input)
-    r = _product(input, mat2, xp_for(input).matmul(input._data, mat2._data), _Mm)
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(input._dtype)} != {_cname(mat2._dtype)}"
+        )
+    _not_bool("addmm_impl_cpu_", input)
+    r = _product(input, mat2, _matmul_array(xp_for(input), input._data, mat2._data), _Mm)
     return r if out is None else write_out(out, r, "mm")
 
 
 def _mv_vjp(node, g):
     m, v = node.saved()
-    gm = g.unsqueeze(-1) * (v.conj() if v.is_complex() else v) if _need(node, 0) else None
+    gm = outer(g, _conj(v)) if _need(node, 0) else None
     return gm, (_h(m).mv(g) if _need(node, 1) else None)
 
 
 _Mv = node_class("MvBackward0", _mv_vjp)
 
 
-def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
     if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+    (n, k), kv = input._data.shape, vec._data.shape[0]
+    if k != kv:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({kv})")
+    if not (self_dtype is input._dtype is vec._dtype):
         raise RuntimeError(
-            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
+            f"addmv input tensors must have the same dtype, but got {scalar_name(self_dtype)}, "
+            f"{scalar_name(input._dtype)}, and {scalar_name(vec._dtype)}"
         )
-    if input._data.shape[1] != vec._data.shape[0]:
-        raise RuntimeError(
-            f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x{input._data.shape[1]}), "
-            f"vec ({vec._data.shape[0]})"
-        )
-    _check_dtypes("mv", input, vec)
-    r = _product(input, vec, xp_for(input).matmul(input._data, vec._data), _Mv)
+    _not_bool("addmv_impl_cpu", input)
+
+
+def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    _check_mv(input, vec, vec._dtype)  # PyTorch runs mv as addmv into a result of vec's dtype
+    r = _product(input, vec, _matmul_array(xp_for(input), input._data, vec._data), _Mv)
     return r if out is None else write_out(out, r, "mv")
+
+
+def _check_dot(input: Tensor, other: Tensor) -> None:
+    if input._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+    n, m = input._data.shape[0], other._data.shape[0]
+    if n != m:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, "
+            f"but got {n} and {m} elements respectively"
+        )
+    if input._dtype is not other._dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {scalar_name(input._dtype)} and "
+            f"{scalar_name(other._dtype)}"
+        )
+    _not_bool("dot", input)
 
 
 def _dot_vjp(node, g):
     a, b = node.saved()
-    return (g * b if _need(node, 0) else None), (g * a if _need(node, 1) else None)
+    return (g * _conj(b) if _need(node, 0) else None), (g * _conj(a) if _need(node, 1) else None)
 
 
 _Dot = node_class("DotBackward0", _dot_vjp)
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
-    if input._data.ndim != 1 or tensor._data.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors"
-        )
-    if input._data.shape != tensor._data.shape:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{input._data.shape[0]}] and src [{tensor._data.shape[0]}] "
-            "to have the same number of elements, but got "
-            f"{input._data.shape[0]} and {tensor._data.shape[0]} elements respectively"
-        )
-    if input._dtype is not tensor._dtype:
-        raise RuntimeError(
-            f"dot : expected both vectors to have same dtype, but found {scalar_name(input._dtype)} and "
-            f"{scalar_name(tensor._dtype)}"
-        )
+    _check_dot(input, tensor)
     xp = xp_for(input)
-    r = _product(input, tensor, xp.asarray(xp.dot(input._data, tensor._data), input._dtype.np), _Dot)
+    r = _product(input, tensor, xp.asarray(_matmul_array(xp, input._data, tensor._data)), _Dot)
     return r if out is None else write_out(out, r, "dot")
 
 
-def vdot(input: Tensor, other: Tensor) -> Tensor:
-    return dot(input.conj(), other)
-
-
-inner_dot = dot
-
-
-# ---- batched --------------------------------------------------------------------------------------
-def _batched_vjp(node, g):
+def _vdot_vjp(node, g):
     a, b = node.saved()
-    ga = gb = None
-    if _need(node, 0):
-        ga = matmul(g, _h(b))
-    if _need(node, 1):
-        gb = matmul(_h(a), g)
-    return ga, gb
+    return (b * _conj(g) if _need(node, 0) else None), (g * a if _need(node, 1) else None)
 
 
-_Bmm = node_class("BmmBackward0", _batched_vjp)
-_BatchedMatmul = node_class("UnsafeViewBackward0", _batched_vjp)
+_Vdot = node_class("VdotBackward0", _vdot_vjp)
 
 
-def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """``sum(conj(input) * other)``."""
+    _check_dot(input, other)
+    xp = xp_for(input)
+    a = input._data.conj() if input._dtype.category == D.COMPLEX else input._data
+    r = _product(input, other, xp.asarray(_matmul_array(xp, a, other._data)), _Vdot)
+    return r if out is None else write_out(out, r, "vdot")
+
+
+# ---- bmm -----------------------------------------------------------------------------------------------
+def _bmm_vjp(node, g):
+    a, b = node.saved()
+    return (g.bmm(_h(b)) if _need(node, 0) else None), (_h(a).bmm(g) if _need(node, 1) else None)
+
+
+_Bmm = node_class("BmmBackward0", _bmm_vjp)
+
+
+def _check_bmm(input: Tensor, mat2: Tensor) -> None:
     if input._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._data.ndim != 3:
@@ -165,46 +193,42 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{b1}, {k}] but got: [{b2}, {k2}]."
         )
-    _check_dtypes("bmm", input, mat2)
-    r = _product(input, mat2, xp_for(input).matmul(input._data, mat2._data), _Bmm)
+
+
+def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    _check_bmm(input, mat2)
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(mat2._dtype)}")
+    _not_bool("bmm", input)
+    r = _product(input, mat2, _matmul_array(xp_for(input), input._data, mat2._data), _Bmm)
     return r if out is None else write_out(out, r, "bmm")
 
 
-def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """PyTorch's matmul dispatch: dot, mv, mm, or a broadcast batched product."""
-    da, db = input._data.ndim, other._data.ndim
-    if da == 0 or db == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
-        )
-    if da == 1 and db == 1:
-        r = dot(input, other)
-    elif da == 2 and db == 1:
-        r = mv(input, other)
-    elif da == 2 and db == 2:
-        r = mm(input, other)
-    elif da == 1 and db == 2:
-        r = mm(input.unsqueeze(0), other).squeeze(0) if input._data.shape[0] == other._data.shape[0] else _mm_err(input, other)
-    elif db == 1:
-        if input._data.shape[-1] != other._data.shape[0]:
-            _mm_err(input, other)
-        lead = input._data.shape[:-1]
-        r = mv(input.reshape(-1, input._data.shape[-1]), other).view(lead) if input.is_contiguous() else _batched(input, other.unsqueeze(-1)).squeeze(-1)
-    elif da >= 3 and db == 2 and input.is_contiguous():
-        if input._data.shape[-1] != other._data.shape[0]:
-            _mm_err(input, other)
-        lead = input._data.shape[:-1]
-        r = _unsafe_view(mm(input.reshape(-1, input._data.shape[-1]), other), lead + (other._data.shape[-1],))
-    elif da == 1:
-        r = _batched(input.unsqueeze(0), other).squeeze(-2)
-    else:
-        r = _batched(input, other)
-    return r if out is None else write_out(out, r, "matmul")
+_Mm.op, _Mv.op, _Dot.op, _Vdot.op, _Bmm.op = mm, mv, dot, vdot, bmm
+
+
+# ---- matmul ---------------------------------------------------------------------------------------------
+def _squeeze0_vjp(node, g):
+    return (g.unsqueeze(0),)
+
+
+_SqueezeInplace = node_class("SqueezeBackward4", _squeeze0_vjp)  # PyTorch squeezes mm's result in place
+
+
+def _squeeze_result0(r: Tensor) -> Tensor:
+    s = _wrap(r._data.reshape(r._data.shape[1:]), r._dtype, r._device)
+    if r._rg and _gm.enabled:
+        record(_SqueezeInplace, (r,), s, ())
+    if r._fw is not None:
+        s._fw = r._fw.squeeze(0)
+        _register(s)
+    return s
 
 
 def _unsafe_view(t: Tensor, shape) -> Tensor:
     from .shape import _UnsafeView
 
+    shape = tuple(shape)
     r = _wrap(t._data.reshape(shape), t._dtype, t._device)
     if t._rg and _gm.enabled:
         record(_UnsafeView, (t,), r, (), in_shape=t._data.shape)
@@ -214,89 +238,162 @@ def _unsafe_view(t: Tensor, shape) -> Tensor:
     return r
 
 
-def _mm_err(a, b):
-    sa = "x".join(map(str, a._data.shape[-2:] if a._data.ndim > 1 else (1, a._data.shape[0])))
-    sb = "x".join(map(str, b._data.shape[-2:] if b._data.ndim > 1 else b._data.shape))
-    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """Whether PyTorch folds the batch of the bigger operand into one mm/mv (no bmm)."""
+    da, db = a._data.ndim, b._data.ndim
+    a_larger = da >= db
+    big = a._data if a_larger else b._data
+    if not (big.ndim >= 3 and (db if a_larger else da) <= 2):
+        return False
+    if (b if a_larger else a)._rg:  # a smaller gradient in the backward is worth a copy
+        return True
+    if da == 2:
+        return False
+    if big.size == 0:
+        return True
+    shape, st = list(big.shape), list(big.strides)
+    if not a_larger:  # the bigger operand enters transposed
+        shape[-1], shape[-2], st[-1], st[-2] = shape[-2], shape[-1], st[-2], st[-1]
+    return all(st[i] == st[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
+
+
+def _fold(a: Tensor, b: Tensor) -> Tensor:
+    transpose = b._data.ndim > a._data.ndim
+    if transpose:
+        t1, t2 = b.transpose(-2, -1), (a.t() if a._data.ndim == 2 else a)
+    else:
+        t1, t2 = a, b
+    lead = t1._data.shape[:-1]
+    folded = t1.reshape(math.prod(lead), t1._data.shape[-1])
+    if t2._data.ndim == 2:
+        r = _unsafe_view(mm(folded, t2), lead + (t2._data.shape[1],))
+        return r.transpose(-2, -1).contiguous() if transpose else r
+    return _unsafe_view(mv(folded, t2), lead)
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
-    if a._data.shape[-1] != b._data.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{int(np.prod(a._data.shape[:-2]))}, {a._data.shape[-1]}] but got: "
-            f"[{int(np.prod(b._data.shape[:-2]))}, {b._data.shape[-2]}]."
-        )
-    if a._dtype is not b._dtype:
-        raise RuntimeError(
-            f"expected scalar type {scalar_name(a._dtype)} but found {scalar_name(b._dtype)}"
-        )
+    da, db = a._data.ndim, b._data.ndim
+    sa, sb = a._data.shape, b._data.shape
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    m2, p = (sb[-2], sb[-1]) if db > 1 else (sb[0], 1)
+    ba, bb = sa[: max(da - 2, 0)], sb[: max(db - 2, 0)]
     try:
-        np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+        batch = np.broadcast_shapes(ba, bb)
     except ValueError:
         from ._dispatch import broadcast_error
 
-        raise broadcast_error([a._data.shape[:-2], b._data.shape[:-2]]) from None
-    same3 = a._data.ndim == 3 and b._data.ndim == 3 and a._data.shape[0] == b._data.shape[0]
-    return _product(a, b, xp_for(a).matmul(a._data, b._data), _Bmm if same3 else _BatchedMatmul)
+        raise broadcast_error([ba, bb]) from None
+    nb = math.prod(batch)
+    b2 = b.unsqueeze(-1) if db == 1 else b
+    a3 = a.expand(batch + (n, m1)).reshape(nb, n, m1)
+    b3 = b2.expand(batch + (m2, p)).reshape(nb, m2, p)
+    r = bmm(a3, b3)
+    if db == 1:
+        r = r.squeeze(-1)
+    return _unsafe_view(r, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    return input.unsqueeze(-1) * vec2
+def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """PyTorch's matmul: dot, mv, mm, a batch folded into mm/mv, or a broadcast bmm."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    da, db = input._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        r = dot(input, other)
+    elif da == 2 and db == 1:
+        r = mv(input, other)
+    elif da == 1 and db == 2:
+        r = _squeeze_result0(mm(input.unsqueeze(0), other))
+    elif da == 2 and db == 2:
+        r = mm(input, other)
+    else:
+        if da == 3 and db == 3:  # a 1-batch that requires grad is squeezed so that mm can be used
+            if input._data.shape[0] == 1 and other._data.shape[0] != 1 and input._rg:
+                input = input.squeeze(0)
+            elif other._data.shape[0] == 1 and input._data.shape[0] != 1 and other._rg:
+                other = other.squeeze(0)
+            if input._data.ndim == 2 and other._data.ndim == 2:
+                r = mm(input, other)
+                return r if out is None else write_out(out, r, "matmul")
+        r = _fold(input, other) if _should_fold(input, other) else _batched(input, other)
+    return r if out is None else write_out(out, r, "matmul")
+
+
+# ---- outer / inner -----------------------------------------------------------------------------------------
+def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    r = input.reshape(input._data.shape[0], 1) * vec2
+    return r if out is None else write_out(out, r, "outer")
 
 
 ger = outer
 
 
-def inner(input: Tensor, other: Tensor) -> Tensor:
-    if input.dim() == 0 or other.dim() == 0:
-        return input * other
-    return matmul(input, other.transpose(-1, -2) if other.dim() > 1 else other) if other.dim() <= 2 else tensordot(input, other, dims=([-1], [-1]))
+def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        r = input * other
+    else:
+        sa, sb = input._data.shape, other._data.shape
+        if sa[-1] != sb[-1]:
+            raise RuntimeError(
+                "inner() the last dimension must match on both input tensors but got shapes "
+                f"{list(sa)} and {list(sb)}"
+            )
+        from .contraction import tensordot
+
+        r = tensordot(input, other, ([-1], [-1]))
+    return r if out is None else write_out(out, r, "inner")
 
 
-# ---- add* fused forms -----------------------------------------------------------------------------
+# ---- the fused add* forms --------------------------------------------------------------------------------
 def _scaled(t, s):
     return t if s == 1 else t * s
 
 
-def _addmm_vjp(node, g):
+def _fused_vjp(node, g):
     inp, a, b = node.saved()
     gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ga = _scaled(g.mm(_h(b)), node.alpha) if _need(node, 1) else None
-    gb = _scaled(_h(a).mm(g), node.alpha) if _need(node, 2) else None
+    ga = _scaled(node.grad_a(g, a, b), node.alpha) if _need(node, 1) else None
+    gb = _scaled(node.grad_b(g, a, b), node.alpha) if _need(node, 2) else None
     return gi, ga, gb
 
 
-_Addmm = node_class("AddmmBackward0", _addmm_vjp)
+def _fused_node(name, product, grad_a, grad_b):
+    cls = node_class(name, _fused_vjp)
+    cls.product, cls.grad_a, cls.grad_b = staticmethod(product), staticmethod(grad_a), staticmethod(grad_b)
+    return cls
 
 
-def _fused(name, node, input, m1, m2, prod_fn, beta, alpha, out):
-    """``beta * input + alpha * prod(m1, m2)`` computed on arrays, one backward node."""
-    with _no_grad():
-        p = prod_fn(m1.detach(), m2.detach())
+def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
+    """``beta * input + alpha * product(m1, m2)`` on arrays, with one backward node."""
+    from ..autograd.grad_mode import no_grad
+    from .shape import expand
+
+    with no_grad():
+        p = node.product(m1.detach(), m2.detach())
     xp = xp_for(p)
+    dt = dtype or p._dtype
     pd = p._data if alpha == 1 else p._data * alpha
-    if beta == 0:
-        data = xp.broadcast_to(pd, pd.shape).copy()
+    if input._data.shape != pd.shape:
+        expand(input.detach(), pd.shape)  # PyTorch's error when input does not broadcast
+    if beta == 0:  # input is ignored, even its NaNs
+        data = xp.array(xp.broadcast_to(pd, pd.shape), dtype=dt.np)
     else:
-        i = input._data if beta == 1 else input._data * beta
-        try:
-            data = pd + i
-        except ValueError:
-            from ._dispatch import broadcast_error
-
-            raise broadcast_error([input._data.shape, pd.shape]) from None
-        if data.shape != pd.shape:
-            raise RuntimeError(f"The expanded size of the tensor ({pd.shape[-1]}) must match the existing size ({i.shape[-1]}) at non-singleton dimension")
-    r = _wrap(data.astype(p._data.dtype, copy=False), p._dtype, p._device)
+        data = xp.add(input._data if beta == 1 else input._data * beta, pd, dtype=dt.np)
+    r = _wrap(xp.asarray(data, dt.np), dt, p._device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
         record(node, (input, m1, m2), r, (input, m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
         t = None
         for part in (
             _scaled(input._fw, beta) if input._fw is not None else None,
-            _scaled(prod_fn(m1._fw, m2), alpha) if m1._fw is not None else None,
-            _scaled(prod_fn(m1, m2._fw), alpha) if m2._fw is not None else None,
+            _scaled(node.product(m1._fw, m2), alpha) if m1._fw is not None else None,
+            _scaled(node.product(m1, m2._fw), alpha) if m2._fw is not None else None,
         ):
             if part is not None:
                 t = part if t is None else t + part
@@ -305,149 +402,90 @@ def _fused(name, node, input, m1, m2, prod_fn, beta, alpha, out):
     return r if out is None else write_out(out, r, name)
 
 
-def _no_grad():
-    from ..autograd.grad_mode import no_grad
-
-    return no_grad()
+_Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    return _fused("addmm", _Addmm, input, mat1, mat2, mm, beta, alpha, out)
+    if mat1._data.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got " + f"{mat2._data.ndim}-D tensor")
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {scalar_name(input._dtype)} and {scalar_name(mat2._dtype)}"
+        )
+    return _fused("addmm", _Addmm, input, mat1, mat2, beta, alpha, out)
 
 
-def _addmv_vjp(node, g):
-    inp, m, v = node.saved()
-    gi = _scaled(g, node.beta) if _need(node, 0) else None
-    gm = _scaled(g.unsqueeze(-1) * v, node.alpha) if _need(node, 1) else None
-    gv = _scaled(_h(m).mv(g), node.alpha) if _need(node, 2) else None
-    return gi, gm, gv
-
-
-_Addmv = node_class("AddmvBackward0", _addmv_vjp)
+_Addmv = _fused_node("AddmvBackward0", mv, lambda g, m, v: outer(g, _conj(v)), lambda g, m, v: _h(m).mv(g))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    return _fused("addmv", _Addmv, input, mat, vec, mv, beta, alpha, out)
+    _check_mv(mat, vec, input._dtype)
+    n = mat._data.shape[0]
+    if input._data.ndim > 1 or (input._data.ndim == 1 and input._data.shape[0] not in (1, n)):
+        raise RuntimeError(
+            f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), "
+            f"mat ({n}x{mat._data.shape[1]}), vec ({vec._data.shape[0]})"
+        )
+    return _fused("addmv", _Addmv, input, mat, vec, beta, alpha, out)
 
 
-def _addr_vjp(node, g):
-    inp, a, b = node.saved()
-    gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ga = _scaled(g.mv(b), node.alpha) if _need(node, 1) else None
-    gb = _scaled(g.t().mv(a), node.alpha) if _need(node, 2) else None
-    return gi, ga, gb
-
-
-_Addr = node_class("AddrBackward0", _addr_vjp)
+_Addr = _fused_node("AddrBackward0", outer, lambda g, a, b: g.mv(_conj(b)), lambda g, a, b: _h(g).mv(a).conj() if g.is_complex() else g.t().mv(a))
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    return _fused("addr", _Addr, input, vec1, vec2, outer, beta, alpha, out)
+    for name, t in (("vec1", vec1), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    from ._dispatch import result_dtype
+
+    return _fused("addr", _Addr, input, vec1, vec2, beta, alpha, out, dtype=result_dtype(input, vec1, vec2))
 
 
-def _baddbmm_vjp(node, g):
-    inp, a, b = node.saved()
-    gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ga = _scaled(g.bmm(_h(b)), node.alpha) if _need(node, 1) else None
-    gb = _scaled(_h(a).bmm(g), node.alpha) if _need(node, 2) else None
-    return gi, ga, gb
+def _check_baddbmm(name, input, b1, b2):
+    if not (input._dtype is b1._dtype is b2._dtype):
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_cname(input._dtype)}, batch1: {_cname(b1._dtype)}, "
+            f"batch2: {_cname(b2._dtype)}"
+        )
 
 
-_Baddbmm = node_class("BaddbmmBackward0", _baddbmm_vjp)
+_Baddbmm = _fused_node("BaddbmmBackward0", bmm, lambda g, a, b: g.bmm(_h(b)), lambda g, a, b: _h(a).bmm(g))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    return _fused("baddbmm", _Baddbmm, input, batch1, batch2, bmm, beta, alpha, out)
+    _check_bmm(batch1, batch2)
+    _check_baddbmm("baddbmm", input, batch1, batch2)
+    return _fused("baddbmm", _Baddbmm, input, batch1, batch2, beta, alpha, out)
 
 
-def _addbmm_vjp(node, g):
-    inp, a, b = node.saved()
-    gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ge = g.unsqueeze(0).expand(a.shape[0], *g.shape)
-    ga = _scaled(ge.bmm(_h(b)), node.alpha) if _need(node, 1) else None
-    gb = _scaled(_h(a).bmm(ge), node.alpha) if _need(node, 2) else None
-    return gi, ga, gb
+def _bmm_sum(a, b):
+    return bmm(a, b).sum(0)
 
 
-_Addbmm = node_class("AddbmmBackward0", _addbmm_vjp)
+def _addbmm_grad_a(g, a, b):
+    return g.unsqueeze(0).expand(a._data.shape[0], *g.shape).bmm(_h(b))
+
+
+def _addbmm_grad_b(g, a, b):
+    return _h(a).bmm(g.unsqueeze(0).expand(a._data.shape[0], *g.shape))
+
+
+_Addbmm = _fused_node("AddbmmBackward0", _bmm_sum, _addbmm_grad_a, _addbmm_grad_b)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    return _fused("addbmm", _Addbmm, input, batch1, batch2, lambda a, b: bmm(a, b).sum(0), beta, alpha, out)
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1._data.shape[0] != batch2._data.shape[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {batch1._data.shape[0]} and {batch2._data.shape[0]}"
+        )
+    _check_bmm(batch1, batch2)
+    _check_baddbmm("addbmm", input, batch1, batch2)
+    return _fused("addbmm", _Addbmm, input, batch1, batch2, beta, alpha, out)
 
 
-def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    if isinstance(dims, int):
-        da = list(range(a.dim() - dims, a.dim()))
-        db = list(range(dims))
-    else:
-        da, db = ([dims[0]] if isinstance(dims[0], int) else list(dims[0])), ([dims[1]] if isinstance(dims[1], int) else list(dims[1]))
-    da = [d % a.dim() for d in da]
-    db = [d % b.dim() for d in db]
-    fa = [d for d in range(a.dim()) if d not in da]
-    fb = [d for d in range(b.dim()) if d not in db]
-    k = int(np.prod([a.shape[d] for d in da]))
-    am = a.permute(fa + da).reshape(-1, k)
-    bm = b.permute(db + fb).reshape(k, -1)
-    return mm(am, bm).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
-
-
-def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation via pairwise contractions of permuted/reshaped operands."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    eq = equation.replace(" ", "")
-    lhs, _, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    if "..." in eq:
-        raise NotImplementedError("einsum with ellipsis is not supported yet")
-    if not _:
-        letters = sorted(c for c in set(lhs.replace(",", "")) if lhs.replace(",", "").count(c) == 1)
-        rhs = "".join(letters)
-    ops = [_diag_reduce(t, term) for t, term in zip(operands, terms)]
-    cur, cur_term = ops[0]
-    for nxt, nxt_term in ops[1:]:
-        "".join(t for _, t in ops) + rhs
-        cur, cur_term = _contract(cur, cur_term, nxt, nxt_term, rhs, [t for _, t in ops])
-    # sum out letters not in the output, then permute
-    drop = [i for i, c in enumerate(cur_term) if c not in rhs]
-    if drop:
-        cur = cur.sum(drop)
-        cur_term = "".join(c for c in cur_term if c in rhs)
-    return cur.permute([cur_term.index(c) for c in rhs]) if cur_term != rhs else cur
-
-
-def _diag_reduce(t, term):
-    """Handle repeated letters within one operand by taking diagonals."""
-    while len(set(term)) != len(term):
-        for i, c in enumerate(term):
-            j = term.find(c, i + 1)
-            if j != -1:
-                t = t.diagonal(0, i, j)
-                term = term[:i] + term[i + 1 : j] + term[j + 1 :] + c
-                break
-    return t, term
-
-
-def _contract(a, ta, b, tb, rhs, all_terms):
-    keep = set(rhs)
-    for term in all_terms:
-        pass
-    shared = [c for c in ta if c in tb]
-    batch = [c for c in shared if c in keep]
-    summed = [c for c in shared if c not in keep]
-    fa = [c for c in ta if c not in shared]
-    fb = [c for c in tb if c not in shared]
-    pa = a.permute([ta.index(c) for c in batch + fa + summed])
-    pb = b.permute([tb.index(c) for c in batch + summed + fb])
-    sb = [a.shape[ta.index(c)] for c in batch]
-    sfa = [a.shape[ta.index(c)] for c in fa]
-    sfb = [b.shape[tb.index(c)] for c in fb]
-    k = int(np.prod([a.shape[ta.index(c)] for c in summed])) if summed else 1
-    nb = int(np.prod(sb)) if sb else 1
-    ma = pa.reshape(nb, int(np.prod(sfa)) if sfa else 1, k)
-    mb = pb.reshape(nb, k, int(np.prod(sfb)) if sfb else 1)
-    r = ma.bmm(mb).reshape(sb + sfa + sfb)
-    return r, "".join(batch + fa + fb)
+from .contraction import einsum, tensordot  # noqa: E402, F401  (re-exported)

@@ -1,10 +1,17 @@
-"""Reductions and scans: sum, mean, prod, max/min (with indices), amax/amin, argmax/argmin,
-var/std, median, logsumexp, norm, all/any, cumsum/cumprod."""
+"""Reductions and scans: sum, mean, prod, nansum/nanmean, var/std (+ _mean), logsumexp,
+vector_norm/norm, all/any, count_nonzero, cumsum/cumprod.
+
+Each forward is one (or a few) vectorised NumPy/CuPy calls. The value-selecting reductions
+(max/min/amax/amin/aminmax/argmax/argmin/median) live in ``extrema.py`` and are re-exported
+here. Most VJPs are "coefficient times the restored gradient": ``d out / d x`` has the input's
+shape, and the gradient of the reduced output is broadcast back over the reduced dims.
+"""
 
 from __future__ import annotations
 
 import builtins
 import math
+import warnings
 
 import numpy as np
 
@@ -13,69 +20,51 @@ from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
-
-
-# ---- return types ------------------------------------------------------------------------------
-class _ReturnType(tuple):
-    """PyTorch's structseq results (``torch.return_types.max(values=..., indices=...)``)."""
-
-    __slots__ = ()
-    _fields = ("values", "indices")
-    _name = "max"
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-    def __repr__(self) -> str:
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"torch.return_types.{self._name}(\n{body})"
-
-
-def _return_type(name, fields=("values", "indices")):
-    ns = {"__slots__": (), "_name": name, "_fields": fields}
-    for i, f in enumerate(fields):
-        ns[f] = property(lambda self, i=i: self[i])
-    return type(name, (_ReturnType,), ns)
-
-
-class return_types:  # noqa: N801 - mirrors torch.return_types
-    max = _return_type("max")
-    min = _return_type("min")
-    median = _return_type("median")
-    nanmedian = _return_type("nanmedian")
-    mode = _return_type("mode")
-    kthvalue = _return_type("kthvalue")
-    sort = _return_type("sort")
-    topk = _return_type("topk")
-    cummax = _return_type("cummax")
-    cummin = _return_type("cummin")
-    aminmax = _return_type("aminmax", ("min", "max"))
+from .extrema import (  # noqa: F401  (re-exported: torch.max etc. are reductions too)
+    _return_type, amax, amin, aminmax, argmax, argmin, max, median, min, return_types, scatter_to,
+)  # fmt: skip
 
 
 # ---- helpers --------------------------------------------------------------------------------------
-def reduce_dims(dim, nd: int):
-    """Normalise ``dim`` (None, int, tuple/list) to a sorted tuple of dims."""
+def reduce_dims(dim, nd: int) -> tuple:
+    """Normalise ``dim`` (None, int, tuple/list; empty means all) to a sorted tuple of axes.
+
+    A 0-d tensor accepts dim 0 / -1 but has no axis to reduce, so it gets ``()``.
+    """
     if dim is None:
         return tuple(range(nd))
     if isinstance(dim, (tuple, list)):
+        if not dim:
+            return tuple(range(nd))
         dims = tuple(_wrapdim(d, nd) for d in dim)
         if len(set(dims)) != len(dims):
-            raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
-        return tuple(sorted(dims)) if dims else tuple(range(nd))
-    return (_wrapdim(dim, nd),)
+            seen = set()
+            for d in dims:
+                if d in seen:
+                    raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+                seen.add(d)
+        return tuple(sorted(dims)) if nd else ()
+    d = _wrapdim(dim, nd)
+    return (d,) if nd else ()
 
 
-def expand_back(g: Tensor, in_shape, dims, keepdim: bool) -> Tensor:
-    """Broadcast a reduced gradient back over the reduced dims."""
-    if not keepdim and dims:
-        shape = list(g._data.shape)
-        for d in sorted(dims):
-            shape.insert(d, 1)
-        g = g.reshape(shape)
-    return g.expand(in_shape)
+def _axis(dims, nd):
+    """NumPy's axis argument: None for a full reduction (its fastest path)."""
+    return None if len(dims) == nd and nd else dims
+
+
+def restore(g: Tensor, shape, dims, keepdim: bool) -> Tensor:
+    """Broadcast a reduced tensor back over the reduced dims (``sum_backward``)."""
+    if not keepdim and dims and g._data.ndim != len(shape):
+        g = g.reshape([1 if i in dims else s for i, s in enumerate(shape)])
+    return g.expand(shape)
+
+
+expand_back = restore  # older name, kept for callers elsewhere
+
+
+def _xp(x):
+    return np if x._device.type == "cpu" else xp_for(x)
 
 
 def _acc_dtype(x: Tensor, dtype):
@@ -84,17 +73,30 @@ def _acc_dtype(x: Tensor, dtype):
     return D.int64 if x._dtype.category < D.FLOAT else x._dtype
 
 
-def _xp(x):
-    return np if x._device.type == "cpu" else xp_for(x)
+def _count(shape, dims) -> int:
+    return math.prod(shape[d] for d in dims)
 
 
-def _axis(dims, nd):
-    return dims if len(dims) != nd or nd == 0 else None
+def _set_tangent(res: Tensor, tangent) -> None:
+    res._fw = tangent
+    _register(res)
 
 
-# ---- sum / mean / prod ----------------------------------------------------------------------------------
+_HALF = ("float16", "bfloat16")
+
+
+def _sum_array(xp, a, axis, keepdim):
+    if a.dtype.name in _HALF:  # accumulate in float32 like PyTorch
+        return xp.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+    if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs a few microseconds
+        r = np.add.reduce(a, axis=axis, keepdims=keepdim)
+        return r if r.__class__ is np.ndarray else np.asarray(r)
+    return xp.asarray(xp.sum(a, axis=axis, keepdims=keepdim))
+
+
+# ---- sum / nansum -------------------------------------------------------------------------------------
 def _sum_vjp(node, g):
-    return (expand_back(g, node.in_shape, node.dims, node.keepdim),)
+    return (restore(g, node.in_shape, node.dims, node.keepdim),)
 
 
 _Sum0 = node_class("SumBackward0", _sum_vjp)
@@ -102,33 +104,55 @@ _Sum1 = node_class("SumBackward1", _sum_vjp)
 
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
+    """``torch.sum``; integer and bool inputs sum to int64 unless ``dtype`` says otherwise."""
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
-    nd = input._data.ndim
+    if out is not None and dtype is None:
+        dtype = out._dtype  # sum's out= variant computes in the out tensor's dtype
+    a = input._data
+    nd = a.ndim
     dims = reduce_dims(dim, nd)
     dt = _acc_dtype(input, dtype)
-    xp = _xp(input)
-    a = input._data
     if dt is not input._dtype:
         a = a.astype(dt.np)
-    r = xp.sum(a, axis=_axis(dims, nd) if dims else (), keepdims=keepdim)
-    res = _wrap(r if isinstance(r, type(a)) else xp.asarray(r, dt.np), dt, input._device)
+    xp = _xp(input)
+    res = _wrap(_sum_array(xp, a, _axis(dims, nd), keepdim), dt, input._device)
     if input._rg and _gm.enabled:
-        record(_Sum0 if dim is None else _Sum1, (input,), res, (), in_shape=input._data.shape, dims=dims, keepdim=keepdim or dim is None)
+        record(_Sum0 if dim is None else _Sum1, (input,), res, (), in_shape=input._data.shape, dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        res._fw = sum(input._fw, dim, keepdim)
-        _register(res)
+        _set_tangent(res, sum(input._fw, dims, keepdim, dtype=dt))
     return res if out is None else write_out(out, res, "sum")
 
 
-def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    from .pointwise import where
+def _nansum_vjp(node, g):
+    (x,) = node.saved()
+    return (restore(g, x._data.shape, node.dims, node.keepdim) * x.isnan().logical_not(),)
 
-    return sum(where(input.isnan(), 0.0, input), dim, keepdim, dtype=dtype)
+
+_Nansum = node_class("NansumBackward0", _nansum_vjp)
 
 
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``torch.nansum``: NaNs count as zero."""
+    a = input._data
+    nd = a.ndim
+    dims = reduce_dims(dim, nd)
+    dt = _acc_dtype(input, dtype)
+    if dt is not input._dtype:
+        a = a.astype(dt.np)
+    xp = _xp(input)
+    r = xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim) if a.dtype.kind in "fc" else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
+    res = _wrap(xp.asarray(r, dt.np), dt, input._device)
+    if input._rg and _gm.enabled:
+        record(_Nansum, (input,), res, (input,), dims=dims, keepdim=keepdim)
+    if _fw_state.level and input._fw is not None:
+        _set_tangent(res, sum(input._fw * input.isnan().logical_not(), dims, keepdim, dtype=dt))
+    return res if out is None else write_out(out, res, "nansum")
+
+
+# ---- mean / nanmean -------------------------------------------------------------------------------------
 def _mean_vjp(node, g):
-    return (expand_back(g, node.in_shape, node.dims, node.keepdim) / node.count,)
+    return (restore(g, node.in_shape, node.dims, node.keepdim) / node.count,)
 
 
 _Mean0 = node_class("MeanBackward0", _mean_vjp)
@@ -138,515 +162,456 @@ _Mean1 = node_class("MeanBackward1", _mean_vjp)
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
-    dt = dtype or input._dtype
-    if dt.category < D.FLOAT:
+    if dtype is None and input._dtype.category < D.FLOAT:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {scalar_name(dt)}"
+            f"Got: {scalar_name(input._dtype)}"
         )
-    nd = input._data.ndim
-    dims = reduce_dims(dim, nd)
-    xp = _xp(input)
+    if dtype is not None and dtype.category < D.FLOAT:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. "
+            f"Got: {scalar_name(dtype)}"
+        )
+    if out is not None and out._dtype.category < D.FLOAT:
+        raise RuntimeError(
+            f"mean.dtype_out(): input types can't be cast to the desired output type {scalar_name(out._dtype)}"
+        )
+    dt = dtype or input._dtype
     a = input._data if dt is input._dtype else input._data.astype(dt.np)
-    r = xp.mean(a, axis=_axis(dims, nd) if dims else (), keepdims=keepdim)
-    res = _wrap(xp.asarray(r, dt.np), dt, input._device)
-    count = math.prod(input._data.shape[d] for d in dims) if dims else 1
+    nd = a.ndim
+    dims = reduce_dims(dim, nd)
+    count = _count(a.shape, dims)
+    xp = _xp(input)
+    r = _sum_array(xp, a, _axis(dims, nd), keepdim)
+    r = r / xp.asarray(count, r.dtype)  # 0 / 0 is NaN for an empty reduction, as in PyTorch
+    res = _wrap(r, dt, input._device)
     if input._rg and _gm.enabled:
-        record(_Mean0 if dim is None else _Mean1, (input,), res, (), in_shape=input._data.shape, dims=dims,
-               keepdim=keepdim or dim is None, count=count)  # fmt: skip
+        record(_Mean0 if dim is None else _Mean1, (input,), res, (), in_shape=a.shape, dims=dims,
+               keepdim=keepdim, count=count)  # fmt: skip
     if _fw_state.level and input._fw is not None:
-        res._fw = mean(input._fw, dim, keepdim)
-        _register(res)
+        _set_tangent(res, mean(input._fw.to(dt), dims, keepdim))
     return res if out is None else write_out(out, res, "mean")
 
 
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    notnan = (~input.isnan()).sum(dim, keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / notnan
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``nansum / number of non-NaN elements`` -- PyTorch's own composition (DivBackward0)."""
+    if input._dtype.category < D.FLOAT:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {scalar_name(input._dtype)}"
+        )
+    notnan = input.isnan().logical_not().sum(dim, keepdim)
+    r = nansum(input, dim, keepdim, dtype=dtype) / notnan
+    return r if out is None else write_out(out, r, "nanmean")
 
 
+# ---- prod -------------------------------------------------------------------------------------------------
 def _prod_others(x: Tensor, d: int) -> Tensor:
     """For each element, the product of the others along ``d`` (exact with zeros)."""
-    n = x.shape[d]
+    from .shape import cat
+
+    n = x._data.shape[d]
+    if n == 0:
+        return x
     ones = x.new_ones(x.shape[:d] + (1,) + x.shape[d + 1 :])
-    left = cat_([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
-    rev = x.flip(d)
-    right = cat_([ones, rev.narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
+    left = cat([ones, x.narrow(d, 0, n - 1)], d).cumprod(d)
+    right = cat([ones, x.flip(d).narrow(d, 0, n - 1)], d).cumprod(d).flip(d)
     return left * right
 
 
-def cat_(ts, d):
-    from .shape import cat
-
-    return cat(ts, d)
+def _prod_coef(x: Tensor, dim) -> Tensor:
+    if not x._data.ndim:
+        return x.new_ones(())
+    if dim is None:
+        return _prod_others(x.reshape(-1), 0).reshape(x.shape)
+    return _prod_others(x, dim)
 
 
 def _prod_vjp(node, g):
     (x,) = node.saved()
-    if node.dim is None:
-        flat = x.reshape(-1)
-        return ((g * _prod_others(flat, 0)).reshape(x.shape) if flat.numel() else x * 0,)
-    gd = g if node.keepdim else g.unsqueeze(node.dim)
-    return (gd * _prod_others(x, node.dim),)
+    if node.dim is not None and not node.keepdim and x._data.ndim:
+        g = g.unsqueeze(node.dim)
+    return (g * _prod_coef(x, node.dim),)
 
 
 _Prod0 = node_class("ProdBackward0", _prod_vjp)
 _Prod1 = node_class("ProdBackward1", _prod_vjp)
 
 
-def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
-    nd = input._data.ndim
-    dt = _acc_dtype(input, dtype)
-    xp = _xp(input)
-    a = input._data if dt is input._dtype else input._data.astype(dt.np)
-    d = None if dim is None else _wrapdim(dim, nd)
-    r = xp.prod(a, axis=d if nd else None, keepdims=keepdim if d is not None else False)
-    res = _wrap(xp.asarray(r, dt.np), dt, input._device)
-    if input._rg and _gm.enabled:
-        record(_Prod0 if d is None else _Prod1, (input,), res, (input,), dim=d if nd else None, keepdim=keepdim)
-    return res
-
-
-# ---- max / min / amax / amin / argmax / argmin ----------------------------------------------------------
-def _evenly_vjp(node, g):
-    """Gradient shared equally among the elements equal to the extreme value."""
-    x, out = node.saved()
-    mask = x == (out if node.keepdim else expand_back(out, x.shape, node.dims, False))
-    count = mask.sum(node.dims if node.dims else None, keepdim=True)
-    return (expand_back(g, x.shape, node.dims, node.keepdim) * mask / count,)
-
-
-_MaxAll = node_class("MaxBackward1", _evenly_vjp)
-_MinAll = node_class("MinBackward1", _evenly_vjp)
-_Amax = node_class("AmaxBackward0", _evenly_vjp)
-_Amin = node_class("AminBackward0", _evenly_vjp)
-
-
-def _index_vjp(node, g, *rest):
-    """value_selecting_reduction_backward: the gradient goes to the selected index."""
-    idx = node.indices
-    gd = g if node.keepdim else g.unsqueeze(node.dim)
-    return (scatter_to(gd, node.dim, idx, node.in_shape),)
-
-
-_MaxDim = node_class("MaxBackward0", _index_vjp)
-_MinDim = node_class("MinBackward0", _index_vjp)
-_MedianDim = node_class("MedianBackward1", _index_vjp)
-
-
-def _check_nonempty(input, name):
-    if input._data.size == 0:
-        raise RuntimeError(
-            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
-            "with the 'dim' argument."
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(
+            f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one of:"
         )
-
-
-def _extreme(name, input, dim, keepdim, other, arg_f, all_node, dim_node, rtype):
-    if isinstance(dim, Tensor) and other is None:
-        other, dim = dim, None
-    if other is not None:
-        from .pointwise import maximum, minimum
-
-        return (maximum if name == "max" else minimum)(input, other)
-    xp = _xp(input)
-    if dim is None:
-        _check_nonempty(input, name)
-        a = input._data
-        r = (xp.max if name == "max" else xp.min)(a) if a.dtype.kind != "f" or not xp.isnan(a).any() else xp.asarray(np.nan, a.dtype)
-        res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
-        if input._rg and _gm.enabled:
-            record(all_node, (input,), res, (input, res), dims=tuple(range(a.ndim)), keepdim=False)
-        return res
-    nd = input._data.ndim
-    d = _wrapdim(dim, nd)
     a = input._data
-    if a.size == 0 and (nd == 0 or a.shape[d] == 0):
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    idx = _arg_extreme(xp, a, d if nd else None, name, keepdim=True)
-    vals = xp.take_along_axis(a, idx, d) if nd else a.copy()
-    if not keepdim and nd:
-        vals, idx = vals.squeeze(d), idx.squeeze(d)
-    v = _wrap(vals, input._dtype, input._device)
-    i = _wrap(idx.astype(np.int64), D.int64, input._device)
+    nd = a.ndim
+    dt = _acc_dtype(input, dtype)
+    if dt is not input._dtype:
+        a = a.astype(dt.np)
+    xp = _xp(input)
+    d = None if dim is None else _wrapdim(dim, nd)
+    axis = None if d is None or not nd else d
+    res = _wrap(xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np), dt, input._device)
     if input._rg and _gm.enabled:
-        ik = i if (keepdim or not nd) else i.unsqueeze(d)
-        record(dim_node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape)
+        record(_Prod0 if dim is None else _Prod1, (input,), res, (input,), dim=axis, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        v._fw = input._fw.gather(d, i if keepdim else i.unsqueeze(d)).reshape(v.shape) if nd else input._fw.clone()
-        _register(v)
-    return rtype(v, i)
-
-
-def _arg_extreme(xp, a, axis, name, keepdim):
-    """Indices of max/min, with NaN winning as in PyTorch (first occurrence)."""
-    if a.dtype.kind in "fc":
-        nan = xp.isnan(a)
-        if nan.any():
-            r = xp.argmax(nan, axis=axis, keepdims=keepdim)
-            has = xp.any(nan, axis=axis, keepdims=keepdim)
-            other = (xp.argmax if name == "max" else xp.argmin)(a, axis=axis, keepdims=keepdim)
-            return xp.where(has, r, other)
-    if a.dtype == np.bool_:
-        a = a.astype(np.uint8)
-    return (xp.argmax if name == "max" else xp.argmin)(a, axis=axis, keepdims=keepdim)
-
-
-def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
-    return _extreme("max", input, dim, keepdim, None, None, _MaxAll, _MaxDim, return_types.max)
-
-
-def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
-    return _extreme("min", input, dim, keepdim, None, None, _MinAll, _MinDim, return_types.min)
-
-
-def _amaxmin(name, node, input, dim, keepdim):
-    nd = input._data.ndim
-    dims = reduce_dims(dim if dim != () else None, nd)
-    xp = _xp(input)
-    a = input._data
-    if a.size == 0 and builtins.any(a.shape[d] == 0 for d in dims):
-        raise IndexError(f"{name}(): Expected reduction dim {dims[0]} to have non-zero size.")
-    f = xp.max if name == "amax" else xp.min
-    r = f(a, axis=_axis(dims, nd) if dims else (), keepdims=keepdim)
-    res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
-    if input._rg and _gm.enabled:
-        record(node, (input,), res, (input, res), dims=dims, keepdim=keepdim)
-    return res
-
-
-def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    return _amaxmin("amax", _Amax, input, dim, keepdim)
-
-
-def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    return _amaxmin("amin", _Amin, input, dim, keepdim)
-
-
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
-    return return_types.aminmax(amin(input, () if dim is None else dim, keepdim), amax(input, () if dim is None else dim, keepdim))
-
-
-def _argextreme(name, input, dim, keepdim):
-    xp = _xp(input)
-    a = input._data
-    if dim is None:
-        if a.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        r = _arg_extreme(xp, a.reshape(-1), 0, name[3:], keepdim=False)
-        if keepdim:
-            r = xp.asarray(r).reshape((1,) * a.ndim)
-        return _wrap(xp.asarray(r, np.int64), D.int64, input._device)
-    d = _wrapdim(dim, a.ndim)
-    r = _arg_extreme(xp, a, d if a.ndim else None, name[3:], keepdim=keepdim)
-    return _wrap(xp.asarray(r, np.int64), D.int64, input._device)
-
-
-def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _argextreme("argmax", input, dim, keepdim)
-
-
-def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _argextreme("argmin", input, dim, keepdim)
-
-
-# ---- scatter helper used by index-selecting backward -----------------------------------------------------
-def _scatter_to_vjp(node, g):
-    return (g.gather(node.dim, node.index),)
-
-
-_ScatterTo = node_class("ScatterBackward0", _scatter_to_vjp)
-
-
-def scatter_to(src: Tensor, dim: int, index: Tensor, shape) -> Tensor:
-    """Zeros of ``shape`` with ``src`` placed at ``index`` along ``dim`` (differentiable)."""
-    xp = xp_for(src)
-    out = xp.zeros(shape, src._data.dtype)
-    if len(shape):
-        xp.put_along_axis(out, index._data, src._data, dim)
-    else:
-        out[...] = src._data
-    r = _wrap(out, src._dtype, src._device)
-    if src._rg and _gm.enabled:
-        record(_ScatterTo, (src,), r, (), dim=dim, index=index)
-    return r
+        t = input._fw * _prod_coef(input, axis)
+        _set_tangent(res, t.sum() if axis is None else t.sum(axis, keepdim))
+    return res if out is None else write_out(out, res, "prod")
 
 
 # ---- var / std ------------------------------------------------------------------------------------------------
-def _correction(unbiased, correction):
-    if correction is not None:
-        return correction
-    return 1 if unbiased is None or unbiased else 0
+def _var_args(name, input, dim, unbiased, correction):
+    if input._dtype.category < D.FLOAT:
+        what = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    if isinstance(dim, bool):  # var(input, unbiased): the legacy positional form
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    nd = input._data.ndim
+    dims = reduce_dims(dim, nd)
+    n = _count(input._data.shape, dims)
+    return dims, correction, n
 
 
-def _var_args(dim, unbiased, correction):
-    # var(dim=None, unbiased: bool) legacy positional form: var(True)
-    if isinstance(dim, bool):
-        return None, dim, correction
-    return dim, unbiased, correction
+def _dof_warning(name, n, correction, nonempty):
+    if n - correction <= 0 and nonempty:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _var_array(xp, a, dims, correction, n, keepdim):
+    axis = _axis(dims, a.ndim)
+    m = xp.mean(a, axis=axis, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, a.dtype)
+    dev = a - m
+    sq = (dev.real**2 + dev.imag**2) if a.dtype.kind == "c" else dev * dev
+    ss = xp.sum(sq, axis=axis, keepdims=keepdim)
+    return xp.asarray(ss / xp.asarray(builtins.max(n - correction, 0), ss.dtype))
+
+
+def _var_coef(x: Tensor, dims, denom) -> Tensor:
+    """d var / d x = 2 (x - mean) / (N - correction)."""
+    m = x.mean(dims, keepdim=True) if dims else x
+    return (x - m) * (2.0 / denom if denom > 0 else math.inf)
 
 
 def _var_vjp(node, g):
     (x,) = node.saved()
-    m = x.mean(node.dims, keepdim=True) if node.dims else x
-    return (expand_back(g, x.shape, node.dims, node.keepdim) * (x - m) * (2.0 / node.denom),)
+    return (restore(g, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),)
+
+
+def _std_grad_var(g, std):
+    """grad of var from grad of std: g / (2 std), zero where std is zero (PyTorch's choice)."""
+    return (g / (std * 2)).masked_fill(std == 0, 0)
 
 
 def _std_vjp(node, g):
     x, out = node.saved()
-    m = x.mean(node.dims, keepdim=True)
-    o = out if node.keepdim else expand_back(out, x.shape, node.dims, False)
-    return (expand_back(g, x.shape, node.dims, node.keepdim) * (x - m) / (o * node.denom),)
+    gv = _std_grad_var(g, out)
+    return (restore(gv, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),)
+
+
+def _var_mean_vjp(node, gv, gm):
+    x, out = node.saved()
+    shape, dims, keepdim = x._data.shape, node.dims, node.keepdim
+    if node.is_std:
+        gv = _std_grad_var(gv, out)
+    gx = restore(gv, shape, dims, keepdim) * _var_coef(x, dims, node.denom)
+    return (gx + restore(gm, shape, dims, keepdim) / node.count,)
 
 
 _Var = node_class("VarBackward0", _var_vjp)
 _Std = node_class("StdBackward0", _std_vjp)
+_VarMean = node_class("VarMeanBackward0", _var_mean_vjp)
+_StdMean = node_class("StdMeanBackward0", _var_mean_vjp)
 
 
-def _moments(input, dim, unbiased, correction, keepdim, take_sqrt):
-    dim, unbiased, correction = _var_args(dim, unbiased, correction)
-    if input._dtype.category < D.FLOAT:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    nd = input._data.ndim
-    dims = reduce_dims(dim, nd)
-    c = _correction(unbiased, correction)
-    n = math.prod(input._data.shape[d] for d in dims) if dims else 1
-    xp = _xp(input)
+def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean):
+    dims, correction, n = _var_args(name, input, dim, unbiased, correction)
     a = input._data
-    axis = _axis(dims, nd) if dims else ()
-    m = xp.mean(a, axis=axis, keepdims=True)
-    dev = xp.abs(a - m) ** 2 if a.dtype.kind == "c" else (a - m) ** 2
-    denom = builtins.max(n - c, 0)
-    r = xp.sum(dev, axis=axis, keepdims=keepdim) / denom if denom else xp.sum(dev, axis=axis, keepdims=keepdim) / 0.0
+    _dof_warning(name, n, correction, a.size > 0)
+    xp = _xp(input)
+    r = _var_array(xp, a, dims, correction, n, keepdim)
     if take_sqrt:
         r = xp.sqrt(r)
     rt = input._dtype.to_real()
-    res = _wrap(xp.asarray(r, rt.np), rt, input._device)
+    res = _wrap(r.astype(rt.np, copy=False), rt, input._device)
+    denom = n - correction
+    if not with_mean:
+        if input._rg and _gm.enabled:
+            if take_sqrt:
+                record(_Std, (input,), res, (input, res), dims=dims, keepdim=keepdim, denom=denom)
+            else:
+                record(_Var, (input,), res, (input,), dims=dims, keepdim=keepdim, denom=denom)
+        if _fw_state.level and input._fw is not None:
+            _set_tangent(res, _moment_jvp(input, res, dims, keepdim, denom, take_sqrt))
+        return res
+    m = _sum_array(xp, a, _axis(dims, a.ndim), keepdim)
+    mres = _wrap(m / xp.asarray(n, m.dtype), input._dtype, input._device)
     if input._rg and _gm.enabled:
-        if take_sqrt:
-            record(_Std, (input,), res, (input, res), dims=dims, keepdim=keepdim, denom=denom)
-        else:
-            record(_Var, (input,), res, (input,), dims=dims, keepdim=keepdim, denom=denom)
-    return res
+        record(_StdMean if take_sqrt else _VarMean, (input,), (res, mres), (input, res), dims=dims,
+               keepdim=keepdim, denom=denom, count=n, is_std=take_sqrt)  # fmt: skip
+    if _fw_state.level and input._fw is not None:
+        _set_tangent(res, _moment_jvp(input, res, dims, keepdim, denom, take_sqrt))
+        _set_tangent(mres, mean(input._fw, dims, keepdim))
+    return res, mres
+
+
+def _moment_jvp(x, out, dims, keepdim, denom, take_sqrt):
+    t = (x._fw * _var_coef(x, dims, denom)).sum(dims, keepdim) if dims else x._fw * _var_coef(x, dims, denom)
+    return _std_grad_var(t, out) if take_sqrt else t
 
 
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
-    return _moments(input, dim, unbiased, correction, keepdim, False)
+    r = _moments("var", input, dim, unbiased, keepdim, correction, False, False)
+    return r if out is None else write_out(out, r, "var")
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
-    return _moments(input, dim, unbiased, correction, keepdim, True)
+    r = _moments("std", input, dim, unbiased, keepdim, correction, True, False)
+    return r if out is None else write_out(out, r, "std")
 
 
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, _var_args(dim, unbiased, correction)[0], keepdim)
+    return _moments("var_mean", input, dim, unbiased, keepdim, correction, False, True)
 
 
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, _var_args(dim, unbiased, correction)[0], keepdim)
+    return _moments("std_mean", input, dim, unbiased, keepdim, correction, True, True)
 
 
-# ---- median --------------------------------------------------------------------------------------------
-_MedianAll = node_class("MedianBackward0", _evenly_vjp)
-
-
-def median(input: Tensor, dim=None, keepdim: bool = False):
-    """The lower of the two middle values (PyTorch's definition, not NumPy's average)."""
-    xp = _xp(input)
-    a = input._data
-    if dim is None:
-        if a.size == 0:
-            return _wrap(xp.asarray(np.nan, a.dtype), input._dtype, input._device)
-        flat = a.reshape(-1)
-        k = (flat.size - 1) // 2
-        if a.dtype.kind == "f" and xp.isnan(flat).any():
-            v = xp.asarray(np.nan, a.dtype)
-        else:
-            v = xp.partition(flat, k)[k]
-        res = _wrap(xp.asarray(v, a.dtype), input._dtype, input._device)
-        if input._rg and _gm.enabled:
-            record(_MedianAll, (input,), res, (input, res), dims=tuple(range(a.ndim)), keepdim=False)
-        return res
-    nd = a.ndim
-    d = _wrapdim(dim, nd)
-    if nd == 0:
-        v = _wrap(a.copy(), input._dtype, input._device)
-        return return_types.median(v, _wrap(xp.zeros((), np.int64), D.int64, input._device))
-    k = (a.shape[d] - 1) // 2
-    order = xp.argsort(a, axis=d, kind="stable")
-    idx = xp.take(order, [k], axis=d)
-    if a.dtype.kind == "f":
-        nan = xp.isnan(a)
-        if nan.any():
-            first_nan = xp.argmax(nan, axis=d, keepdims=True)
-            idx = xp.where(xp.any(nan, axis=d, keepdims=True), first_nan, idx)
-    vals = xp.take_along_axis(a, idx, d)
-    if not keepdim:
-        vals, idx = vals.squeeze(d), idx.squeeze(d)
-    v = _wrap(vals, input._dtype, input._device)
-    i = _wrap(idx.astype(np.int64), D.int64, input._device)
-    if input._rg and _gm.enabled:
-        record(_MedianDim, (input,), v, (), indices=i if keepdim else i.unsqueeze(d), dim=d, keepdim=keepdim, in_shape=a.shape)
-    return return_types.median(v, i)
-
-
-# ---- logsumexp / norm / all / any / count_nonzero --------------------------------------------------------------
-def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
-    if input._dtype.category < D.FLOAT:
-        input = input.to(D.get_default_dtype())
-    dims = reduce_dims(dim, input._data.ndim)
-    m = amax(input.detach(), dims, keepdim=True)
-    m = m.masked_fill(m.isinf(), 0)
-    r = (input - m).exp().sum(dims, keepdim=True).log() + m
-    out = r if keepdim else r.squeeze(dims) if dims else r
-    if input._rg and _gm.enabled:
-        # One node with PyTorch's name; its VJP is softmax times the gradient.
-        res = _wrap(out._data, out._dtype, out._device)
-        record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
-        return res
-    return out
-
-
+# ---- logsumexp --------------------------------------------------------------------------------------------
 def _logsumexp_vjp(node, g):
     x, out = node.saved()
-    o = out if node.keepdim else expand_back(out, x.shape, node.dims, False)
-    return (expand_back(g, x.shape, node.dims, node.keepdim) * (x - o).exp(),)
+    shape = x._data.shape
+    return (restore(g, shape, node.dims, node.keepdim) * (x - restore(out, shape, node.dims, node.keepdim)).exp(),)
 
 
 _Logsumexp = node_class("LogsumexpBackward0", _logsumexp_vjp)
 
 
+def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
+    """log(sum(exp(x))) computed stably: the max is subtracted first (infinite maxes as 0)."""
+    if input._dtype.category < D.FLOAT:
+        input = input.to(D.get_default_dtype())
+    a = input._data
+    nd = a.ndim
+    dims = reduce_dims(dim, nd)
+    axis = _axis(dims, nd)
+    xp = _xp(input)
+    if a.size:
+        m = xp.max(a.real if a.dtype.kind == "c" else a, axis=axis, keepdims=True)
+        m = xp.where(xp.isfinite(m), m, 0).astype(a.dtype)
+    else:
+        m = xp.zeros((1,) * nd, a.dtype)
+    r = xp.log(xp.sum(xp.exp(a - m), axis=axis, keepdims=True)) + m
+    if not keepdim and dims:
+        r = r.reshape([s for i, s in enumerate(r.shape) if i not in dims])
+    res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
+    if _fw_state.level and input._fw is not None:
+        coef = (input - restore(res, a.shape, dims, keepdim)).exp()
+        _set_tangent(res, (input._fw * coef).sum(dims, keepdim) if dims else input._fw * coef)
+    return res if out is None else write_out(out, res, "logsumexp")
+
+
+# ---- vector_norm / norm -----------------------------------------------------------------------------------
+def _norm_coef(x: Tensor, o: Tensor, p: float, dims):
+    """d ||x||_p / d x, with ``o`` the norm broadcast to x's shape (None for p = 0)."""
+    if p == 0:
+        return None
+    if p == 1:
+        return x.sgn()
+    if p == 2:
+        return x * (1 / o).masked_fill(o == 0, 0)
+    if math.isinf(p):
+        mask = x.abs() == o
+        count = mask.sum(dims, keepdim=True) if dims else mask
+        return x.sgn() * mask / count
+    a = x.abs()
+    ss = x.sgn() * a.pow(p - 1)
+    if p < 1:
+        ss = ss.masked_fill(x == 0, 0)
+    return ss * (1 / o.pow(p - 1)).masked_fill(o == 0, 0)
+
+
 def _norm_vjp(node, g):
     x, out = node.saved()
-    p = node.p
-    o = out if node.keepdim else expand_back(out, x.shape, node.dims, False)
-    ge = expand_back(g, x.shape, node.dims, node.keepdim)
-    if p == 2:
-        return (ge * x / o.masked_fill(o == 0, float("inf")),)
-    if p == 1:
-        return (ge * x.sgn(),)
-    if p == math.inf or p == -math.inf:
-        mask = x.abs() == o
-        return (ge * x.sgn() * mask / mask.sum(node.dims, keepdim=True),)
-    if p == 0:
-        return (x * 0,)
-    return (ge * x.sgn() * x.abs().pow(p - 1) / o.pow(p - 1).masked_fill(o == 0, float("inf")),)
+    shape = x._data.shape
+    coef = _norm_coef(x, restore(out, shape, node.dims, node.keepdim), node.p, node.dims)
+    if coef is None:
+        return (None,)
+    return (restore(g, shape, node.dims, node.keepdim) * coef,)
 
 
 _VectorNorm = node_class("LinalgVectorNormBackward0", _norm_vjp)
 
 
-def vector_norm(input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def _p_name(p):
+    return ("inf" if p > 0 else "-inf") if math.isinf(p) else repr(p)
+
+
+def vector_norm(input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``torch.linalg.vector_norm``."""
     if input._dtype.category < D.FLOAT:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input._dtype)}"
         )
-    nd = input._data.ndim
+    if dtype is not None and dtype is not input._dtype:
+        input = input.to(dtype)
+    a = input._data
+    nd = a.ndim
+    if isinstance(dim, int):
+        dim = (dim,)
     dims = reduce_dims(dim, nd)
-    xp = _xp(input)
-    a = xp.abs(input._data)
-    axis = _axis(dims, nd) if dims else ()
+    axis = _axis(dims, nd)
     p = float(ord)
-    if p == math.inf:
-        r = xp.max(a, axis=axis, keepdims=keepdim) if a.size else xp.zeros(())
-    elif p == -math.inf:
-        r = xp.min(a, axis=axis, keepdims=keepdim)
+    xp = _xp(input)
+    if a.dtype.kind == "c":
+        a = xp.abs(a)
+    if math.isinf(p) and a.size == 0 and (not nd or builtins.any(a.shape[d] == 0 for d in dims) or dim is None):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {_p_name(p)} norm on an empty tensor because the operation "
+            "does not have an identity"
+        )
+    if p == 2:
+        r = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
+    elif p == 1:
+        r = xp.sum(xp.abs(a), axis=axis, keepdims=keepdim)
+    elif math.isinf(p):
+        r = (xp.max if p > 0 else xp.min)(xp.abs(a), axis=axis, keepdims=keepdim)
     elif p == 0:
         r = xp.sum(a != 0, axis=axis, keepdims=keepdim)
-    elif p == 1:
-        r = xp.sum(a, axis=axis, keepdims=keepdim)
-    elif p == 2:
-        r = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
     else:
-        r = xp.sum(a**p, axis=axis, keepdims=keepdim) ** (1 / p)
+        r = xp.sum(xp.abs(a) ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
     rt = input._dtype.to_real()
     res = _wrap(xp.asarray(r, rt.np), rt, input._device)
     if input._rg and _gm.enabled:
         record(_VectorNorm, (input,), res, (input, res), dims=dims, keepdim=keepdim, p=p)
-    return res
+    if _fw_state.level and input._fw is not None:
+        coef = _norm_coef(input, restore(res, input._data.shape, dims, keepdim), p, dims)
+        t = input._fw * coef if coef is not None else input._fw * 0
+        _set_tangent(res, (t.sum(dims, keepdim) if dims else t).real if t.is_complex() else (t.sum(dims, keepdim) if dims else t))
+    return res if out is None else write_out(out, res, "linalg_vector_norm")
 
 
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if p == "fro" or p is None:
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+    """``torch.norm``: the vector p-norm over ``dim`` (Frobenius = 2-norm of the flattened dims)."""
+    if p is None or p == "fro":
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
         p = 2
-    if p == "nuc":
-        raise NotImplementedError("nuclear norm is not implemented yet")
-    return vector_norm(input, p, dim, keepdim)
+    elif isinstance(p, str):
+        raise NotImplementedError(f"torch.norm with p={p!r} (matrix norms) is not implemented in taimatsu")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
-def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+# ---- all / any / count_nonzero ---------------------------------------------------------------------------
+def _logical(f, input, dim, keepdim):
+    a = input._data
+    dims = reduce_dims(dim, a.ndim)
     xp = _xp(input)
-    dims = reduce_dims(dim, input._data.ndim)
-    r = xp.all(input._data, axis=_axis(dims, input._data.ndim) if dims else (), keepdims=keepdim)
+    r = xp.asarray(f(a, axis=_axis(dims, a.ndim), keepdims=keepdim))
     dt = D.uint8 if input._dtype is D.uint8 else D.bool
-    return _wrap(xp.asarray(r).astype(dt.np), dt, input._device)
+    return _wrap(r.astype(dt.np, copy=False), dt, input._device)
 
 
-def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    xp = _xp(input)
-    dims = reduce_dims(dim, input._data.ndim)
-    r = xp.any(input._data, axis=_axis(dims, input._data.ndim) if dims else (), keepdims=keepdim)
-    dt = D.uint8 if input._dtype is D.uint8 else D.bool
-    return _wrap(xp.asarray(r).astype(dt.np), dt, input._device)
+def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    r = _logical(_xp(input).all, input, dim, keepdim)
+    return r if out is None else write_out(out, r, "all")
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    r = _logical(_xp(input).any, input, dim, keepdim)
+    return r if out is None else write_out(out, r, "any")
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    a = input._data
+    dims = reduce_dims(dim, a.ndim)
     xp = _xp(input)
-    dims = reduce_dims(dim, input._data.ndim)
-    r = xp.count_nonzero(input._data, axis=_axis(dims, input._data.ndim) if dims else None)
+    r = xp.count_nonzero(a, axis=_axis(dims, a.ndim)) if dims or not a.ndim else xp.asarray(a != 0, np.int64)
     return _wrap(xp.asarray(r, np.int64), D.int64, input._device)
 
 
 # ---- scans ---------------------------------------------------------------------------------------------
 def _cumsum_vjp(node, g):
-    return (g.flip(node.dim).cumsum(node.dim).flip(node.dim),)
+    if not g._data.ndim:
+        return (g,)
+    d = node.dim
+    return (g.flip(d).cumsum(d).flip(d),)
 
 
 _Cumsum = node_class("CumsumBackward0", _cumsum_vjp)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
-    d = _wrapdim(dim, input._data.ndim)
+def _scan(input, dim, dtype, f):
+    a = input._data
+    d = _wrapdim(dim, a.ndim)
     dt = _acc_dtype(input, dtype)
-    xp = _xp(input)
-    a = input._data if dt is input._dtype else input._data.astype(dt.np)
-    res = _wrap(xp.cumsum(a, axis=d if a.ndim else None).reshape(a.shape), dt, input._device)
+    if dt is not input._dtype:
+        a = a.astype(dt.np)
+    r = f(a, axis=d) if a.ndim else a.copy()
+    return _wrap(r, dt, input._device), d
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    res, d = _scan(input, dim, dtype, _xp(input).cumsum)
     if input._rg and _gm.enabled:
         record(_Cumsum, (input,), res, (), dim=d)
     if _fw_state.level and input._fw is not None:
-        res._fw = cumsum(input._fw, d)
-        _register(res)
+        _set_tangent(res, cumsum(input._fw, d, dtype=res._dtype))
     return res if out is None else write_out(out, res, "cumsum")
 
 
+def _cumprod_matrix(x: Tensor, d: int) -> Tensor:
+    """C[..., i, j] = prod_{k <= j, k != i} x_k for i <= j, else 0 (dim ``d`` moved last).
+
+    The exact Jacobian of cumprod, used when ``x`` has zeros (the division formula fails).
+    """
+    from .creation import eye
+
+    xm = x.movedim(d, -1)
+    n = xm._data.shape[-1]
+    e = eye(n, dtype=D.bool, device=x._device)
+    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n).masked_fill(e, 1).cumprod(-1)
+    below = e.logical_not().tril()  # j < i: x_i comes after out_j
+    return rows.masked_fill(below, 0)
+
+
 def _cumprod_vjp(node, g):
-    (x,) = node.saved()
-    d = node.dim
-    # d out_j / d x_i = prod_{k<=j, k!=i} x_k: sum over j>=i of g_j * that.
-    n = x.shape[d] if x.dim() else 1
-    if x.dim() == 0:
+    x, out = node.saved()
+    if not x._data.ndim:
         return (g,)
-    rows = []
-    for i in range(n):
-        xi = x.narrow(d, i, 1)
-        others = x.narrow(d, 0, i).prod(d, keepdim=True) if i else x.new_ones(xi.shape)
-        tail = x.narrow(d, i + 1, n - i - 1)
-        run = cat_([x.new_ones(xi.shape), tail.cumprod(d)], d) * others
-        rows.append((g.narrow(d, i, n - i) * run).sum(d, keepdim=True))
-    return (cat_(rows, d),)
+    d = node.dim
+    if not bool((x._data == 0).any()):
+        return ((g * out).flip(d).cumsum(d).flip(d) / x,)
+    c = _cumprod_matrix(x, d)
+    gm = g.movedim(d, -1).unsqueeze(-2)
+    return ((c * gm).sum(-1).movedim(-1, d),)
 
 
 _Cumprod = node_class("CumprodBackward0", _cumprod_vjp)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
-    d = _wrapdim(dim, input._data.ndim)
-    dt = _acc_dtype(input, dtype)
-    xp = _xp(input)
-    a = input._data if dt is input._dtype else input._data.astype(dt.np)
-    res = _wrap(xp.cumprod(a, axis=d if a.ndim else None).reshape(a.shape), dt, input._device)
+    res, d = _scan(input, dim, dtype, _xp(input).cumprod)
     if input._rg and _gm.enabled:
-        record(_Cumprod, (input,), res, (input,), dim=d)
+        record(_Cumprod, (input,), res, (input, res), dim=d)
+    if _fw_state.level and input._fw is not None:
+        x, t = input, input._fw
+        if not x._data.ndim:
+            tan = t.clone()
+        elif not bool((x._data == 0).any()):
+            tan = res * (t / x).cumsum(d)
+        else:
+            tan = (_cumprod_matrix(x, d) * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+        _set_tangent(res, tan)
     return res if out is None else write_out(out, res, "cumprod")
