@@ -19,7 +19,7 @@ def transcript(mod, code: str) -> str:
     with contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            exec(code, env)
+            exec(code, env)  # noqa: S102
         except Exception as e:  # noqa: BLE001 - the transcript records it
             print(f"!! {type(e).__name__}: {e}")
     for w in caught:

@@ -10,9 +10,9 @@ import weakref
 
 import numpy as np
 import pytest
+from autograd_oracle import assert_same
 
 import taimatsu
-from autograd_oracle import assert_same
 
 torch = pytest.importorskip("torch")
 
@@ -233,8 +233,9 @@ print(v, type(v).__name__, isinstance(v, Variable))
 """,
 }
 
-SNIPPETS.update({
-    "hvp_grad_only": """
+SNIPPETS.update(
+    {
+        "hvp_grad_only": """
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 y = (x ** 3).sum() + (x[0] * x[1])
 g, = torch.autograd.grad(y, x, create_graph=True)
@@ -243,7 +244,7 @@ v = torch.tensor([1., -1., 2.])
 hv, = torch.autograd.grad(g, x, grad_outputs=v)
 print(hv)
 """,
-    "grad_errors": """
+        "grad_errors": """
 x = torch.tensor([1., 2.], requires_grad=True)
 w = torch.ones(2, requires_grad=True)
 for f in [
@@ -270,7 +271,7 @@ for f in [
     try: print(f())
     except Exception as e: print(type(e).__name__, e)
 """,
-    "grad_wrt_intermediate": """
+        "grad_wrt_intermediate": """
 x = torch.tensor([1., 2.], requires_grad=True)
 z = x.exp()
 y = (z * z).sum()
@@ -279,13 +280,13 @@ print(torch.autograd.grad(y, [z, x], retain_graph=True))
 print(torch.autograd.grad(z, z, torch.ones(2)))
 print(x.grad)
 """,
-    "retain_grad_in_grad": """
+        "retain_grad_in_grad": """
 x = torch.tensor([1., 2.], requires_grad=True)
 m = x * 2; m.retain_grad(); z = (m * m).sum()
 print(torch.autograd.grad(z, x, retain_graph=True), m.grad)
 z.backward(inputs=[x]); print(m.grad, x.grad)
 """,
-    "hooks_on_captured": """
+        "hooks_on_captured": """
 x = torch.tensor([1., 2.], requires_grad=True)
 x.register_hook(lambda g: g * 10)
 m = x * 3
@@ -296,7 +297,7 @@ print(torch.autograd.grad(y, [x], retain_graph=True))
 print(torch.autograd.grad(y, [m, x], retain_graph=True))
 y.backward(); print(x.grad)
 """,
-    "hook_order_and_multiple": """
+        "hook_order_and_multiple": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 2
 y.retain_grad()
@@ -307,7 +308,7 @@ h.remove()
 (y * y).sum().backward()
 print(y.grad, x.grad)
 """,
-    "requires_grad_props": """
+        "requires_grad_props": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.detach()
 print(y.requires_grad, y.is_leaf, y.grad_fn)
@@ -321,7 +322,7 @@ w = torch.ones(2, dtype=torch.long)
 try: w.requires_grad = True
 except RuntimeError as e: print(e)
 """,
-    "version_counter": """
+        "version_counter": """
 x = torch.ones(3)
 print(x._version)
 x.add_(1); x.mul_(2); print(x._version)
@@ -329,7 +330,7 @@ v = x[1:]; v.add_(1); print(x._version, v._version)
 d = x.detach(); d.add_(1); print(x._version)
 e = x.data; e.add_(1); print(x._version, e._version)
 """,
-    "saved_output_modified": """
+        "saved_output_modified": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.sigmoid()
 y.mul_(2)
@@ -348,21 +349,21 @@ a.zero_()
 try: y.sum().backward()
 except RuntimeError as e: print(e)
 """,
-    "shared_subexpr": """
+        "shared_subexpr": """
 x = torch.tensor([0.5, -1.5], requires_grad=True)
 s = x.sin()
 y = s * s + s.exp() * s
 y.backward(torch.tensor([1.5, -2.0]))
 print(x.grad)
 """,
-    "multiple_roots_shared_graph": """
+        "multiple_roots_shared_graph": """
 x = torch.tensor([0.5, -1.5], requires_grad=True)
 h = x.tanh()
 a = (h * 3).sum(); b = (h * h).sum()
 torch.autograd.backward([a, b])
 print(x.grad)
 """,
-    "grad_set": """
+        "grad_set": """
 x = torch.ones(2, requires_grad=True)
 try: x.grad = torch.ones(3)
 except RuntimeError as e: print(e)
@@ -373,7 +374,7 @@ except Exception as e: print(type(e).__name__, e)
 x.grad = torch.full((2,), 5.)
 (x * 2).sum().backward(); print(x.grad)
 """,
-    "leaf_inplace_errors": """
+        "leaf_inplace_errors": """
 x = torch.ones(2, requires_grad=True)
 try: x.add_(1)
 except RuntimeError as e: print(e)
@@ -382,7 +383,8 @@ except RuntimeError as e: print(e)
 with torch.no_grad(): x.add_(1)
 print(x)
 """,
-})
+    }
+)
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
@@ -537,3 +539,61 @@ def test_inference_tensor_saved_error():
         w = x * 2
     with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
         x * w
+
+
+# ---- torch.autograd.functional ----------------------------------------------------------------
+def _f1(t, x):
+    return (x.sin() * x).sum() + (x**3).prod()
+
+
+def _f2(t, x, y):
+    return x.exp() * y.sum() + y[:2].tanh()
+
+
+@pytest.mark.parametrize("what", ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"])
+def test_functional_matches_torch(what):
+    rng = np.random.default_rng(7)
+    xa, ya, va = rng.standard_normal(2), rng.standard_normal(3), rng.standard_normal(2)
+    res = []
+    for mod in (torch, taimatsu):
+        F = mod.autograd.functional
+        x, y, v = mod.tensor(xa), mod.tensor(ya), mod.tensor(va)
+        if what == "vjp":
+            out = F.vjp(lambda a, b: _f2(mod, a, b), (x, y), v)  # noqa: B023
+        elif what == "jvp":
+            out = F.jvp(lambda a, b: _f2(mod, a, b), (x, y), (v, mod.tensor(ya[::-1].copy())))  # noqa: B023
+        elif what == "jacobian":
+            out = (
+                F.jacobian(lambda a, b: _f2(mod, a, b), (x, y)),  # noqa: B023
+                F.jacobian(lambda a: _f1(mod, a), x),  # noqa: B023
+            )
+        elif what == "hessian":
+            out = (
+                F.hessian(lambda a: _f1(mod, a), x),  # noqa: B023
+                F.hessian(lambda a, b: (a * b[:2]).sum() ** 2, (x, y)),
+            )
+        else:
+            out = getattr(F, what)(lambda a: _f1(mod, a), x, v)  # noqa: B023
+        res.append(out)
+
+    def flat(o):
+        if isinstance(o, (tuple, list)):
+            return [z for e in o for z in flat(e)]
+        assert not o.requires_grad
+        return [o.numpy()]
+
+    a, b = flat(res[0]), flat(res[1])
+    assert len(a) == len(b)
+    for e, g in zip(a, b):
+        assert e.shape == g.shape
+        np.testing.assert_allclose(g, e, rtol=1e-7, atol=1e-12)
+
+
+def test_functional_errors():
+    F = taimatsu.autograd.functional
+    x = taimatsu.ones(2)
+    with pytest.raises(RuntimeError, match="The vector v can only be None"):
+        F.vjp(lambda a: a * 2, x)
+    with pytest.raises(RuntimeError, match="independent of input 0"):
+        F.vjp(lambda a: taimatsu.ones(2, requires_grad=True) * 2, x, taimatsu.ones(2), strict=True)
+    assert F.vjp(lambda a: a.sum() * 0 + 1, x)[1].tolist() == [0.0, 0.0]

@@ -18,9 +18,25 @@ from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [
-    "Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad",
-    "grad", "gradcheck", "gradgradcheck", "graph", "inference_mode", "is_grad_enabled", "no_grad",
-    "once_differentiable", "set_detect_anomaly", "set_grad_enabled", "is_inference_mode_enabled",
+    "Function",
+    "FunctionCtx",
+    "Variable",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "forward_ad",
+    "functional",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "once_differentiable",
+    "set_detect_anomaly",
+    "set_grad_enabled",
 ]  # fmt: skip
 
 
@@ -70,7 +86,9 @@ def _make_grads(outputs, grads):
 def _check_outputs(outputs):
     for i, o in enumerate(outputs):
         if not o._rg:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -131,7 +149,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+            raise RuntimeError(  # noqa: TRY004 - PyTorch raises RuntimeError
+                f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+            )
     grad_outputs = _tensors(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
@@ -143,7 +163,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    captured = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    captured = run_backward(
+        outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False
+    )
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -160,7 +182,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize):
+def _batched_grad(
+    outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize
+):
     """``is_grads_batched=True``: one backward pass per slice of the leading dimension (PyTorch vmaps)."""
     from ..ops.shape import stack
 
@@ -181,7 +205,9 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if not retain_graph and not create_graph:
         for o in outputs:
             _free_graph(o)
-    return tuple(None if per[0][j] is None else stack([p[j] for p in per]) for j in range(len(inputs)))
+    return tuple(
+        None if per[0][j] is None else stack([p[j] for p in per]) for j in range(len(inputs))
+    )
 
 
 def _free_graph(t) -> None:
@@ -191,3 +217,6 @@ def _free_graph(t) -> None:
     if node is not None:
         for n in _collect([node])[1]:
             n._release()
+
+
+from . import functional

@@ -171,7 +171,9 @@ def _ancestors(seen, targets):
     return found
 
 
-def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True):
+def run_backward(
+    roots, grads, retain_graph: bool, create_graph: bool, inputs=None, accumulate: bool = True
+):
     """Backpropagate ``grads`` from ``roots`` (tensors).
 
     ``accumulate=False`` (autograd.grad): the gradients reaching ``inputs`` are returned, one
@@ -247,7 +249,7 @@ def _conform(node, i, g):
     from .._tensor import Tensor
 
     if not isinstance(g, Tensor):
-        raise TypeError(f"expected Variable or None (got {type(g).__name__})")
+        raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004
     shape, dtype = node._shapes[i]
     gs = g._data.shape
     if gs != shape:
@@ -282,6 +284,10 @@ def _add_to_buffer(buffers, node, nr, g) -> None:
 
 
 def _run_node(node, buf, retain_graph, check_nan):
+    if not node._pre_hooks and not node._call_without_grads and all(g is None for g in buf):
+        if not retain_graph:  # no gradient reached it: every input gets none (PyTorch's undefined)
+            node._release()
+        return ()
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             res = hook(tuple(buf))

@@ -15,7 +15,7 @@ from collections import namedtuple
 
 class _State:
     level = 0  # number of active dual levels (0 or 1)
-    duals: list = []  # weak references to tensors that got a tangent, cleared at exit
+    duals: list = []  # weak references to tensors that got a tangent, cleared at exit  # noqa: RUF012
 
 
 state = _State()
@@ -72,9 +72,13 @@ def make_dual(tensor, tangent, *, level=None):
             "enter_dual_level() first."
         )
     if tensor._dtype.category < 2:
-        raise RuntimeError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+        raise RuntimeError(
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
+        )
     if tangent._dtype.category < 2:
-        raise RuntimeError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+        raise RuntimeError(
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
+        )
     if tangent.shape != tensor.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original "
@@ -101,4 +105,11 @@ def _register(t) -> None:
     state.duals.append(weakref.ref(t))
 
 
-__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]

@@ -47,18 +47,20 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node a custom Function records; ``apply`` runs the user's ``backward``."""
 
     __slots__ = ()
+    _call_without_grads = True
 
     def apply(self, *grads):
         result = self._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n_args = self._n_args
-        if len(result) != n_args:
-            if len(result) < n_args or any(r is not None for r in result[n_args:]):
-                raise RuntimeError(
-                    f"function {type(self).__name__} returned an incorrect number of gradients "
-                    f"(expected {n_args}, got {len(result)})"
-                )
+        if len(result) != n_args and (
+            len(result) < n_args or any(r is not None for r in result[n_args:])
+        ):
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {n_args}, got {len(result)})"
+            )
         return tuple(result[i] for i in self._tensor_pos)
 
     def __repr__(self) -> str:
@@ -91,7 +93,9 @@ def _delayed_error(out, grads):
         return out
 
     def vjp(node, g):
-        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+        raise RuntimeError(
+            "trying to differentiate twice a function that was marked with @once_differentiable"
+        )
 
     r = out.detach()
     node = node_class("DelayedError", vjp)
@@ -104,7 +108,9 @@ def _delayed_error(out, grads):
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
-        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"__slots__": (), "_forward_cls": cls})
+        cls._backward_cls = type(
+            name + "Backward", (BackwardCFunction,), {"__slots__": (), "_forward_cls": cls}
+        )
 
 
 class Function(metaclass=_FunctionMeta):
@@ -197,7 +203,9 @@ def _check_dirty(dirty, outs, recording) -> None:
                 "that are modified inplace must all be outputs of the Function."
             )
         if recording and d._rg and d.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation."
+            )
         d._vc[0] += 1
 
 
@@ -214,7 +222,8 @@ def _record(node, args, outs, dirty):
     )
     node._tensor_pos, node._n_args, node._nout = tensor_pos, len(args), len(outs)
     node.__dict__["_out_meta"] = [
-        (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else ((), None, None) for o in outs
+        (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else ((), None, None)
+        for o in outs
     ]
     non_diff = node.__dict__.pop("_non_diff", ())
     wrapped = []
@@ -229,7 +238,9 @@ def _record(node, args, outs, dirty):
     if forward_ad.state.level:
         node.__dict__["_jvp_saved"] = to_save
     node._saved = tuple(
-        SavedTensor(t, any(t is w for w in wrapped) and t.grad_fn is node) if t is not None else None
+        SavedTensor(t, any(t is w for w in wrapped) and t.grad_fn is node)
+        if t is not None
+        else None
         for t in to_save
     )
     return tuple(wrapped)

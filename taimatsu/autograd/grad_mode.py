@@ -69,7 +69,7 @@ class _DecoratorContextManager:
                         with self.clone():
                             gen.close()
                         raise
-                    except BaseException as e:
+                    except BaseException as e:  # noqa: BLE001
                         with self.clone():
                             request = gen.throw(e)
                     else:

@@ -79,8 +79,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None) -> bool:  # fmt: skip
     """Compare analytical and finite-difference Jacobians of ``func`` at ``inputs``."""
-    from .._tensor import Tensor, _wrap
     from .. import _dtype as D
+    from .._tensor import Tensor, _wrap
 
     inputs = _as_tuple(inputs)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -137,7 +137,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def first_derivs(*args):
         xs, gos = args[:n_in], args[n_in:]
         outs = [o for o in _outputs(func, xs) if o.requires_grad]
-        gs = autograd_grad(outs, [xs[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
+        gs = autograd_grad(
+            outs, [xs[i] for i in diff_idx], gos, create_graph=True, allow_unused=True
+        )
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivs, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -27,10 +27,19 @@ class Node:
     """Base class of every backward node (``AddBackward0``, ``AccumulateGrad``, ...)."""
 
     __slots__ = (
-        "next_functions", "_saved", "_shapes", "_seq", "_pre_hooks", "_hooks",
-        "_retain", "_nout", "__dict__", "__weakref__",
+        "__dict__",
+        "__weakref__",
+        "_hooks",
+        "_nout",
+        "_pre_hooks",
+        "_retain",
+        "_saved",
+        "_seq",
+        "_shapes",
+        "next_functions",
     )  # fmt: skip
     _materialize = True  # pass zeros (not None) for outputs that got no gradient
+    _call_without_grads = False  # custom Functions are called even when no gradient arrived
 
     def __init__(self, next_functions=(), shapes=()):
         self.next_functions = next_functions
@@ -122,7 +131,7 @@ class SavedTensor:
     are rebuilt with the node as their grad_fn when unpacked, as PyTorch does.
     """
 
-    __slots__ = ("tensor", "version", "data", "vc", "dtype", "device", "output_nr")
+    __slots__ = ("data", "device", "dtype", "output_nr", "tensor", "vc", "version")
 
     def __init__(self, tensor, is_output: bool):
         if tensor.__dict__ and tensor.__dict__.get("_inference"):
@@ -131,7 +140,11 @@ class SavedTensor:
         if is_output:
             self.tensor = None
             self.data, self.vc = tensor._data, tensor._vc
-            self.dtype, self.device, self.output_nr = tensor._dtype, tensor._device, tensor._output_nr
+            self.dtype, self.device, self.output_nr = (
+                tensor._dtype,
+                tensor._device,
+                tensor._output_nr,
+            )
         else:
             self.tensor = tensor
 
