@@ -718,3 +718,49 @@ def test_conv_net_training_step_matches_pytorch():
                 op.add_(-0.01 * op.grad)
             tp.data.add_(-0.01 * tp.grad)
     assert math.isfinite(tl.item())
+
+
+# ---- forward-mode AD -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name",
+    [
+        "conv2d",
+        "unfold",
+        "max_pool2d",
+        "softmax",
+        "log_softmax",
+        "mse_loss",
+        "cross_entropy",
+        "linear",
+    ],
+)
+def test_jvp_matches_pytorch(name):
+    from torch.func import jvp
+
+    import taimatsu.autograd.forward_ad as tfw
+
+    torch.manual_seed(0)
+    w = torch.randn(4, 3, 3, 3, dtype=torch.float64)
+    target = torch.randn(2, 3, 6, 5, dtype=torch.float64)
+    labels = torch.tensor([1, 0])
+    fns = {
+        "conv2d": lambda F, x, mk: F.conv2d(x, mk(w), stride=2, padding=1),
+        "unfold": lambda F, x, mk: F.unfold(x, 2, padding=1),
+        "max_pool2d": lambda F, x, mk: F.max_pool2d(x, 2, ceil_mode=True),
+        "softmax": lambda F, x, mk: F.softmax(x, 1),
+        "log_softmax": lambda F, x, mk: F.log_softmax(x, -1),
+        "mse_loss": lambda F, x, mk: F.mse_loss(x, mk(target)),
+        "cross_entropy": lambda F, x, mk: F.cross_entropy(x.flatten(1), mk(labels)),
+        "linear": lambda F, x, mk: F.linear(x, mk(torch.randn(2, 5, dtype=torch.float64))),
+    }
+    x = torch.randn(2, 3, 6, 5, dtype=torch.float64)
+    v = torch.randn_like(x)
+    fn = fns[name]
+    torch.manual_seed(1)
+    o_out, o_tan = jvp(lambda a: fn(OF, a, lambda t: t), (x,), (v,))
+    torch.manual_seed(1)
+    with tfw.dual_level():
+        out = fn(TF, tfw.make_dual(T(x), T(v)), T)
+        t_out, t_tan = tfw.unpack_dual(out)
+    close(t_out, o_out, rtol=1e-10, atol=1e-10)
+    close(t_tan, o_tan, rtol=1e-10, atol=1e-10)

@@ -417,7 +417,7 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     arg = xp.argmax(buf, axis=-1)
     best = xp.take_along_axis(buf, arg[..., None], -1)[..., 0]
     if x.dtype.kind == "f":
-        nan = best != best
+        nan = xp.isnan(best)
         if nan.any():
             last = kh * kw - 1 - xp.argmax(xp.isnan(buf[..., ::-1]), axis=-1)
             arg = xp.where(nan, last, arg)
