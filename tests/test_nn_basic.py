@@ -764,3 +764,30 @@ def test_jvp_matches_pytorch(name):
         t_out, t_tan = tfw.unpack_dual(out)
     close(t_out, o_out, rtol=1e-10, atol=1e-10)
     close(t_tan, o_tan, rtol=1e-10, atol=1e-10)
+
+
+def test_dtype_and_shape_errors():
+    def cases(nn, F, mk):
+        x, w, b = mk.ones(1, 2), mk.ones(2, 2, dtype=mk.float64), mk.ones(2)
+        xi, wi = mk.ones(1, 1, 5, 5), mk.ones(2, 1, 3, 3)
+        return [
+            lambda: F.linear(x, w),
+            lambda: F.linear(x, w, b),
+            lambda: F.linear(x, w.float(), b.double()),
+            lambda: F.linear(mk.ones(2, 1, 2), w, b),
+            lambda: F.linear(mk.ones(1, 2, dtype=mk.int64), w.float(), b),
+            lambda: F.conv2d(xi, wi.double()),
+            lambda: F.conv2d(xi.double(), wi),
+            lambda: F.conv2d(xi, wi, mk.ones(2).double()),
+            lambda: F.conv2d(xi, wi.double(), mk.ones(2).double()),
+            lambda: nn.Sequential(nn.Linear(2, 3), nn.Linear(2, 1))(mk.ones(4, 2)),
+            lambda: nn.MSELoss()(mk.randn(3), mk.randn(3, 2)),
+        ]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for tf, of in zip(cases(tnn, TF, tm), cases(onn, OF, torch)):
+            same_error(tf, of)
+    # Integer convolution works in PyTorch too.
+    xi, wi = torch.randint(0, 5, (1, 2, 4, 4)), torch.randint(0, 5, (3, 2, 2, 2))
+    assert TF.conv2d(T(xi), T(wi)).tolist() == OF.conv2d(xi, wi).tolist()

@@ -41,6 +41,7 @@ def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
         raise _missing("linear", missing)
     wt = weight.t()
     if bias is not None:
+        _check_addmm_dtypes(input, weight, bias)
         if input.dim() == 2:
             return addmm(bias, input, wt)
         if input.is_contiguous() and input.dim() >= 1:
@@ -49,6 +50,18 @@ def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
             return out.view(*lead, out.shape[-1])
         return matmul(input, wt) + bias
     return matmul(input, wt)
+
+
+def _check_addmm_dtypes(input, weight, bias) -> None:
+    from ..ops._dispatch import scalar_name
+
+    # addmm's checks, in its order: bias ("self") first, then the input ("mat1").
+    for name, t in (("self", bias), ("mat1", input)):
+        if t.dtype is not weight.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got {scalar_name(t.dtype)} and "
+                f"{scalar_name(weight.dtype)}"
+            )
 
 
 # ---- activations ------------------------------------------------------------------------------
@@ -183,9 +196,13 @@ def mse_loss(
         reduction = _legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if target.size() != input.size():
+        from ..ops._dispatch import broadcast_error
         from ..ops.shape import broadcast_tensors
 
-        input, target = broadcast_tensors(input, target)
+        try:
+            input, target = broadcast_tensors(input, target)
+        except (RuntimeError, ValueError):
+            raise broadcast_error([tuple(input.shape), tuple(target.shape)]) from None
     if weight is not None:
         sq = (input - target) ** 2 * weight
         return sq if reduction == "none" else (sq.sum() if reduction == "sum" else sq.mean())

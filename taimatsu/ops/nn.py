@@ -259,7 +259,17 @@ def _same_pads(kernel, dilation) -> tuple:
     return tuple(pads)
 
 
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+           "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+           "uint8": "unsigned char"}  # fmt: skip
+
+
 def _conv_checks(input, weight, bias, groups, pads, dilation, stride):
+    if bias is not None and bias._dtype is not input._dtype:
+        raise RuntimeError(
+            f"Input type ({_C_TYPE.get(input._dtype.name, input._dtype.name)}) and bias type "
+            f"({_C_TYPE.get(bias._dtype.name, bias._dtype.name)}) should be the same"
+        )
     if input._dtype is not weight._dtype:
         raise RuntimeError(
             f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(weight._dtype)}"
