@@ -40,9 +40,9 @@ def _numerical(fn, inputs, diff, outs_meta, eps):
             idx = np.unravel_index(k, data.shape)
             orig = data[idx].copy()
             data[idx] = orig - eps
-            minus = [np.asarray(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            minus = [np.array(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
             data[idx] = orig + eps
-            plus = [np.asarray(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+            plus = [np.array(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
             data[idx] = orig
             for i in range(len(outs_meta)):
                 jac[j][i][k] = (plus[i] - minus[i]) / (2 * eps)
