@@ -1,13 +1,22 @@
-"""Indexing: ``__getitem__``/``__setitem__`` (basic indexing gives views, advanced indexing
-copies), gather/scatter, index_select/index_add/index_put, masked_select, nonzero, take."""
+"""Indexing ops: gather/scatter, index_select/index_add/index_fill/index_copy/index_put,
+masked_select/masked_scatter, nonzero, take, copy_/fill_/zero_.
+
+Subscripts (``x[i]``, ``x[i] = v``) live in subscript.py and are re-exported here. Each op
+checks its arguments with PyTorch's messages, runs on arrays, and writes its VJP in Tensor ops
+(a scatter's adjoint is a gather and back), so double backward works.
+"""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _wrapdim
+from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
+from ..autograd.graph import Node
 from ._dispatch import (
     Tensor,
     _fw_state,
@@ -19,349 +28,39 @@ from ._dispatch import (
     scalar_name,
     xp_for,
 )
-from .shape import make_view, select, slice_dim, unsqueeze
+from .subscript import _advanced_key, _Parsed, getitem, index_put_acc, index_with_key, setitem  # noqa: F401  (re-exported)
 
 
-# ---- parsing an index ---------------------------------------------------------------------------
-def _is_basic(item) -> bool:
-    return item is None or item is Ellipsis or isinstance(item, (slice, int, np.integer)) and not isinstance(item, bool)
-
-
-def _normalize(index) -> tuple:
-    if not isinstance(index, tuple):
-        index = (index,)
-    return index
-
-
-def _to_np_index(item, device):
-    """Turn tensor/list indices into arrays NumPy understands."""
-    if isinstance(item, Tensor):
-        a = item._data
-        if item._dtype is D.uint8:
-            import warnings
-
-            warnings.warn(
-                "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                UserWarning,
-                stacklevel=4,
-            )
-            return a.astype(bool)
-        if item._dtype.category > D.INT:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return a
-    if isinstance(item, (list, tuple)):
-        arr = np.asarray([i.item() if isinstance(i, Tensor) else i for i in _flat_list(item)] if _has_tensor(item) else item)
-        if arr.dtype.kind == "f":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if arr.size == 0:
-            arr = arr.astype(np.int64)
-        return arr
-    if isinstance(item, np.ndarray):
-        return item
-    if isinstance(item, bool):
-        return item
-    if isinstance(item, (float,)):
-        raise IndexError(
-            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got float)"
-        )
-    return item
-
-
-def _has_tensor(seq):
-    return any(isinstance(i, Tensor) for i in seq)
-
-
-def _flat_list(seq):
-    return [i for i in seq]
-
-
-def _expand_ellipsis(index, ndim):
-    """Replace ``...`` with full slices and count the dims each item consumes."""
-    consumed = 0
-    for it in index:
-        if it is None or it is Ellipsis or isinstance(it, bool):
-            continue
-        if isinstance(it, np.ndarray) and it.dtype == bool:
-            consumed += it.ndim
-        else:
-            consumed += 1
-    if consumed > ndim:
-        if ndim == 0:
-            raise IndexError(
-                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
-                "convert a 0-dim tensor to a number"
-            )
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    out = []
-    seen = False
-    for it in index:
-        if it is Ellipsis:
-            if seen:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen = True
-            out.extend([slice(None)] * (ndim - consumed))
-        else:
-            out.append(it)
-    return out
-
-
-def _np_error(e: IndexError) -> IndexError:
-    msg = str(e).replace("axis", "dimension")
-    if msg.startswith("too many indices"):
-        return IndexError(msg)
-    return IndexError(msg)
-
-
-# ---- __getitem__ -----------------------------------------------------------------------------------------
-def getitem(self: Tensor, index) -> Tensor:
-    index = _normalize(index)
-    if all(_is_basic(i) for i in index):
-        return _basic_get(self, index)
-    return _advanced_get(self, index)
-
-
-def _basic_get(self: Tensor, index) -> Tensor:
-    items = _expand_ellipsis(index, self._data.ndim)
-    recording = self._rg and _gm.enabled or (_fw_state.level and self._fw is not None)
-    if not recording:
-        try:
-            data = self._data[tuple(items)]
-        except IndexError as e:
-            raise _np_error(e) from None
-        if not isinstance(data, type(self._data)):
-            data = self._data[tuple(items) + (Ellipsis,)]
-        return make_view(self, data)
-    # With autograd: one view op per item, as PyTorch records (SelectBackward0, SliceBackward0, ...).
-    t, dim = self, 0
-    only = len(items) == 1
-    for it in items:
-        if it is None:
-            t = unsqueeze(t, dim)
-            dim += 1
-        elif isinstance(it, slice):
-            n = t._data.shape[dim]
-            start, stop, step = it.indices(n)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if not (start == 0 and stop >= n and step == 1) or only:
-                t = slice_dim(t, dim, start, max(stop, start), step)
-            dim += 1
-        else:
-            n = t._data.shape[dim]
-            i = int(it)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
-            t = select(t, dim, i)
-    if t is self:
-        from .shape import alias
-
-        t = alias(self)
-    return t
-
-
-def _index_vjp(node, g):
-    return (index_put_acc(g, node.in_shape, node.key),)
-
-
-_Index = node_class("IndexBackward0", _index_vjp)
-
-
-def _advanced_get(self: Tensor, index) -> Tensor:
-    key = [_to_np_index(i, self._device) for i in index]
-    key = tuple(_expand_ellipsis(key, self._data.ndim))
-    _check_bounds(self, key)
-    try:
-        data = self._data[key]
-    except IndexError as e:
-        raise _np_error(e) from None
-    r = _wrap(data, self._dtype, self._device)
-    if self._rg and _gm.enabled:
-        record(_Index, (self,), r, (), in_shape=self._data.shape, key=key)
-    if _fw_state.level and self._fw is not None:
-        from ..autograd.forward_ad import _register
-
-        r._fw = getitem(self._fw, index)
+def _tangent(r: Tensor, fn, *inputs) -> Tensor:
+    """Forward AD for ops linear in ``inputs``: the tangent is ``fn`` of the input tangents."""
+    if _fw_state.level and any(x is not None and x._fw is not None for x in inputs):
+        ts = [
+            None if x is None else (x._fw if x._fw is not None else x.detach().new_zeros(x.shape))
+            for x in inputs
+        ]
+        r._fw = fn(*ts)
         _register(r)
     return r
 
 
-def _check_bounds(self, key):
-    dim = 0
-    for k in key:
-        if k is None:
-            continue
-        if isinstance(k, np.ndarray) and k.dtype != bool:
-            n = self._data.shape[dim]
-            if k.size and (k.max() >= n or k.min() < -n):
-                bad = int(k.max()) if k.max() >= n else int(k.min())
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
-            dim += 1
-        elif isinstance(k, np.ndarray) and k.dtype == bool:
-            shp = self._data.shape[dim : dim + k.ndim]
-            if k.shape != shp:
-                for j, (a, b) in enumerate(zip(k.shape, shp)):
-                    if a != b:
-                        raise IndexError(
-                            f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does not match the "
-                            f"shape of the indexed tensor [{', '.join(map(str, self._data.shape))}] at index {dim + j}"
-                        )
-            dim += k.ndim
-        elif isinstance(k, bool):
-            continue
-        else:
-            dim += 1
+def _check_index_dtype(index: Tensor, msg: str, allow_int32: bool = True) -> None:
+    if not isinstance(index, Tensor) or index._dtype not in (
+        (D.int64, D.int32) if allow_int32 else (D.int64,)
+    ):
+        raise RuntimeError(msg)
 
 
-def _index_put_acc_vjp(node, g):
-    return (getitem(g, _key_as_index(node.key)),)
+def _bounds(idx, n: int, d: int, exc=RuntimeError, prefix: str = "") -> None:
+    """Reject indices outside ``[0, n)`` (gather/scatter take no negative indices)."""
+    if idx.size:
+        hi, lo = int(idx.max()), int(idx.min())
+        if hi >= n or lo < 0:
+            raise exc(
+                f"{prefix}index {hi if hi >= n else lo} is out of bounds for dimension {d} with size {n}"
+            )
 
 
-def _key_as_index(key):
-    return tuple(_wrap(k, D.from_numpy_dtype(k.dtype)) if isinstance(k, np.ndarray) else k for k in key)
-
-
-_IndexPutAcc = node_class("IndexBackwardBackward0", _index_put_acc_vjp)
-
-
-def index_put_acc(g: Tensor, shape, key) -> Tensor:
-    """Zeros of ``shape`` with ``g`` summed into ``[key]`` (adjoint of advanced indexing)."""
-    xp = xp_for(g)
-    out = xp.zeros(shape, g._data.dtype)
-    xp.add.at(out, key, g._data)
-    r = _wrap(out, g._dtype, g._device)
-    if g._rg and _gm.enabled:
-        record(_IndexPutAcc, (g,), r, (), key=key)
-    return r
-
-
-# ---- __setitem__ ------------------------------------------------------------------------------------------
-def setitem(self: Tensor, index, value) -> None:
-    index = _normalize(index)
-    if isinstance(value, (list, tuple)):
-        from .creation import tensor
-
-        value = tensor(value, dtype=self._dtype, device=self._device)
-    if isinstance(value, Tensor) and value._dtype is not self._dtype and not (value._rg and _gm.enabled):
-        value = value.to(self._dtype)
-    check_inplace(self)
-    recording = _gm.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
-    if all(_is_basic(i) for i in index):
-        if not recording and not _fw_state.level:
-            items = tuple(_expand_ellipsis(index, self._data.ndim))
-            v = value._data if isinstance(value, Tensor) else value
-            try:
-                target = self._data[items]
-                _assign(self, items, target, v)
-            except IndexError as e:
-                raise _np_error(e) from None
-            self._vc[0] += 1
-            return
-        view = _basic_get(self, index)
-        view.copy_(value if isinstance(value, Tensor) else _scalar_like(self, value))
-        return
-    key = tuple(_expand_ellipsis([_to_np_index(i, self._device) for i in index], self._data.ndim))
-    _check_bounds(self, key)
-    index_put_(self, key, value if isinstance(value, Tensor) else _scalar_like(self, value), _raw_key=True)
-
-
-def _assign(self, items, target, v):
-    if isinstance(v, np.ndarray) and np.ndim(target) < v.ndim:
-        v = _squeeze_leading(v, np.ndim(target))
-    if isinstance(v, np.ndarray):
-        try:
-            np.broadcast_shapes(np.shape(target), v.shape)
-        except ValueError:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({np.shape(target)[-1] if np.ndim(target) else 1}) must match the "
-                f"existing size ({v.shape[-1]}) at non-singleton dimension {np.ndim(target) - 1}.  Target sizes: "
-                f"{list(np.shape(target))}.  Tensor sizes: {list(v.shape)}"
-            ) from None
-    self._data[items] = v
-
-
-def _squeeze_leading(v, nd):
-    while v.ndim > nd and v.shape[0] == 1:
-        v = v[0]
-    return v
-
-
-def _scalar_like(self, value):
-    from .creation import full
-
-    return full((), value, dtype=self._dtype, device=self._device)
-
-
-def _index_put_vjp(node, g):
-    key = node.key
-    gi = None
-    if node.next_functions[0][0] is not None:
-        gi = g.clone()
-        gi._data[key] = 0
-        if node.accumulate:
-            gi = g
-    gv = None
-    if node.next_functions[1][0] is not None:
-        gv = getitem(g, _key_as_index(key))
-    return gi, gv
-
-
-_IndexPut = node_class("IndexPutBackward0", _index_put_vjp)
-
-
-def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False, *, _raw_key=False) -> Tensor:
-    key = indices if _raw_key else tuple(_to_np_index(i, input._device) for i in indices)
-    xp = xp_for(input)
-    out = input._data.copy()
-    v = values._data.astype(out.dtype, copy=False)
-    try:
-        if accumulate:
-            xp.add.at(out, key, v)
-        else:
-            out[key] = v
-    except ValueError:
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing result of "
-            f"shape {list(np.shape(input._data[key]))}"
-        ) from None
-    r = _wrap(out, input._dtype, input._device)
-    if _gm.enabled and (input._rg or values._rg):
-        record(_IndexPut, (input, values), r, (), key=key, accumulate=accumulate)
-    return r
-
-
-def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False, *, _raw_key=False) -> Tensor:
-    key = indices if _raw_key else tuple(_to_np_index(i, self._device) for i in indices)
-    if not (_gm.enabled and (self._rg or values._rg)) and not _fw_state.level:
-        check_inplace(self)
-        xp = xp_for(self)
-        v = values._data.astype(self._data.dtype, copy=False)
-        try:
-            if accumulate:
-                xp.add.at(self._data, key, v)
-            else:
-                self._data[key] = v
-        except ValueError:
-            raise RuntimeError(
-                f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing result "
-                f"of shape {list(np.shape(self._data[key]))}"
-            ) from None
-        self._vc[0] += 1
-        return self
-    return inplace(self, lambda s, v: index_put(s, key, v, accumulate, _raw_key=True), (values,), False)
-
-
-# ---- gather / scatter ---------------------------------------------------------------------------------------
-def _check_index(index, name):
-    if not isinstance(index, Tensor) or index._dtype is not D.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-
-
-def _narrow_to(a, shape, skip):
-    """``a`` restricted to the leading ``shape`` in every dim except ``skip``."""
-    key = tuple(slice(None) if d == skip else slice(0, s) for d, s in enumerate(shape))
-    return a[key]
-
-
+# ---- gather / scatter -------------------------------------------------------------------------------
 def _gather_vjp(node, g):
     return (scatter_add(g.new_zeros(node.in_shape), node.dim, node.index, g),)
 
@@ -369,90 +68,148 @@ def _gather_vjp(node, g):
 _Gather = node_class("GatherBackward0", _gather_vjp)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
-    _check_index(index, "gather")
+def _shape(a) -> tuple:
+    return a.shape if a.ndim else (1,)
+
+
+def gather(
+    input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
+) -> Tensor:
+    _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
     nd = input._data.ndim
     d = _wrapdim(dim, nd)
-    if index._data.ndim != nd and not (nd == 0 and index._data.ndim <= 1):
+    if max(index._data.ndim, 1) != max(nd, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    x, idx = input._data.reshape(_shape(input._data)), index._data.reshape(_shape(index._data))
+    for k in range(x.ndim):
+        if k != d and idx.shape[k] > x.shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no larger than self "
+                f"{list(x.shape)} apart from dimension {d}"
+            )
+    _bounds(idx, x.shape[d], d)
     xp = xp_for(input)
-    idx = index._data
-    if idx.size and (idx.max() >= max(input._data.shape[d] if nd else 1, 1) or idx.min() < 0):
-        bad = int(idx.max()) if idx.max() >= (input._data.shape[d] if nd else 1) else int(idx.min())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {input._data.shape[d] if nd else 1}")
-    src = _narrow_to(input._data, idx.shape, d) if nd else input._data.reshape(1)
-    data = xp.take_along_axis(src, idx if nd else idx.reshape(-1), axis=d if nd else 0)
-    r = _wrap(data.reshape(idx.shape), input._dtype, input._device)
+    src = x[tuple(slice(None) if k == d else slice(0, s) for k, s in enumerate(idx.shape))]
+    data = xp.take_along_axis(src, idx.astype(np.int64, copy=False), axis=d).reshape(
+        index._data.shape
+    )
+    r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Gather, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)
-    if _fw_state.level and input._fw is not None:
-        from ..autograd.forward_ad import _register
+    _tangent(r, lambda t: gather(t, d, index), input)
+    if out is not None:
+        from ._dispatch import write_out
 
-        r._fw = gather(input._fw, d, index)
-        _register(r)
+        return write_out(out, r, "gather")
     return r
 
 
-def _full_index(xp, idx, d):
+def _scatter_key(xp, idx, d):
     grids = list(xp.indices(idx.shape, sparse=True))
-    grids[d] = idx
+    grids[d] = idx.astype(np.int64, copy=False)
     return tuple(grids)
+
+
+def _scatter_checks(name, input, d, index, src):
+    _check_index_dtype(index, f"{name}(): Expected dtype int32/int64 for index")
+    x, idx = input._data, index._data
+    if max(idx.ndim, 1) != max(x.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    xs, ids = _shape(x), _shape(idx)
+    if isinstance(src, Tensor):
+        if src._dtype is not input._dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        ss = _shape(src._data)
+        if any(ids[k] > ss[k] for k in range(len(ids))) or any(
+            k != d and ids[k] > xs[k] for k in range(len(ids))
+        ):
+            raise RuntimeError(
+                f"Expected index {list(idx.shape)} to be no larger than self {list(x.shape)} apart from dimension {d} "
+                f"and to be no larger size than src {list(src.shape)}"
+            )
+    elif any(k != d and ids[k] > xs[k] for k in range(len(ids))):
+        raise RuntimeError(
+            f"Expected index {list(idx.shape)} to be no larger than self {list(x.shape)} apart from dimension {d}"
+        )
+    _bounds(idx, xs[d], d)
+
+
+def _scatter_into(input: Tensor, d, index: Tensor, src, ufunc=None):
+    """A copy of ``input`` with ``src`` scattered along ``d`` (``ufunc.at`` to combine)."""
+    xp = xp_for(input)
+    out = input._data.reshape(_shape(input._data)).copy()
+    idx = index._data.reshape(_shape(index._data))
+    key = _scatter_key(xp, idx, d)
+    if isinstance(src, Tensor):
+        s = src._data.reshape(_shape(src._data))
+        vals = s[tuple(slice(0, n) for n in idx.shape)]
+    else:
+        vals = xp.asarray(src).astype(out.dtype)
+    if ufunc is None:
+        out[key] = vals
+    else:
+        ufunc.at(out, key, vals)
+    return _wrap(out.reshape(input._data.shape), input._dtype, input._device)
 
 
 def _scatter_vjp(node, g):
     gi = g.scatter(node.dim, node.index, 0) if node.next_functions[0][0] is not None else None
-    gs = g.gather(node.dim, node.index) if len(node.next_functions) > 1 and node.next_functions[1][0] is not None else None
-    return (gi, gs) if len(node.next_functions) > 1 else (gi,)
+    if len(node.next_functions) == 1:
+        return (gi,)
+    gs = g.gather(node.dim, node.index) if node.next_functions[1][0] is not None else None
+    return gi, gs
 
 
 _Scatter = node_class("ScatterBackward0", _scatter_vjp)
 _ScatterValue = node_class("ScatterBackward1", _scatter_vjp)
 
 
-def _scatter_reduce_arrays(xp, out, key, src, reduce):
-    if reduce is None:
-        out[key] = src
-    elif reduce in ("add", "sum"):
-        xp.add.at(out, key, src)
-    elif reduce in ("multiply", "prod"):
-        xp.multiply.at(out, key, src)
-    elif reduce == "amax":
-        xp.maximum.at(out, key, src)
-    elif reduce == "amin":
-        xp.minimum.at(out, key, src)
-    else:
-        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+def _not_implemented(node, *grads):
+    raise RuntimeError("the derivative for 'scatter' with a reduce argument is not implemented")
+
+
+_NotImplemented = node_class("torch::autograd::NotImplemented", _not_implemented)
+_REDUCE_UFUNC = {"add": "add", "multiply": "multiply"}
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
-    _check_index(index, "scatter")
     if src is None:
         src = value
-    nd = input._data.ndim
-    d = _wrapdim(dim, nd)
-    xp = xp_for(input)
-    out = input._data.copy()
-    idx = index._data
-    if idx.size and (idx.max() >= input._data.shape[d] or idx.min() < 0):
-        bad = int(idx.max()) if idx.max() >= input._data.shape[d] else int(idx.min())
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {input._data.shape[d]}")
-    key = _full_index(xp, idx, d)
+    d = _wrapdim(dim, input._data.ndim)
+    _scatter_checks("scatter", input, d, index, src)
     is_t = isinstance(src, Tensor)
-    vals = _narrow_to(src._data, idx.shape, -1).astype(out.dtype, copy=False) if is_t else xp.asarray(src, out.dtype)
-    if is_t:
-        vals = vals[tuple(slice(0, s) for s in idx.shape)]
-    _scatter_reduce_arrays(xp, out, key, vals, reduce)
-    r = _wrap(out, input._dtype, input._device)
-    if _gm.enabled and (input._rg or (is_t and src._rg)):
+    ufunc = None
+    if reduce is not None:
+        if reduce not in _REDUCE_UFUNC:
+            raise RuntimeError("reduce argument must be either add or multiply.")
         if is_t:
-            record(_Scatter, (input, src), r, (), dim=d, index=index)
-        else:
-            record(_ScatterValue, (input,), r, (), dim=d, index=index)
+            warnings.warn(
+                "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                "PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                UserWarning,
+                stacklevel=3,
+            )
+        ufunc = getattr(xp_for(input), _REDUCE_UFUNC[reduce])
+    r = _scatter_into(input, d, index, src, ufunc)
+    if _gm.enabled and (input._rg or (is_t and src._rg)):
+        inputs = (input, src) if is_t else (input,)
+        cls = _NotImplemented if reduce is not None else (_Scatter if is_t else _ScatterValue)
+        record(cls, inputs, r, (), dim=d, index=index)
+    if is_t:
+        _tangent(r, lambda a, b: scatter(a, d, index, b), input, src)
+    else:
+        _tangent(r, lambda a: scatter(a, d, index, 0), input)
     return r
 
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
-    return inplace(self, lambda s: scatter(s, dim, index, src, value=value, reduce=reduce), (), False)
+    args = (src,) if isinstance(src, Tensor) else ()
+    return inplace(
+        self,
+        lambda s, *a: scatter(s, dim, index, *(a or (src,)), value=value, reduce=reduce),
+        args,
+        False,
+    )
 
 
 def _scatter_add_vjp(node, g):
@@ -463,37 +220,151 @@ _ScatterAdd = node_class("ScatterAddBackward0", _scatter_add_vjp)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    _check_index(index, "scatter_add")
     d = _wrapdim(dim, input._data.ndim)
-    xp = xp_for(input)
-    out = input._data.copy()
-    idx = index._data
-    key = _full_index(xp, idx, d)
-    xp.add.at(out, key, src._data[tuple(slice(0, s) for s in idx.shape)].astype(out.dtype, copy=False))
-    r = _wrap(out, input._dtype, input._device)
+    _scatter_checks("scatter", input, d, index, src)
+    r = _scatter_into(input, d, index, src, xp_for(input).add)
     if _gm.enabled and (input._rg or src._rg):
         record(_ScatterAdd, (input, src), r, (), dim=d, index=index)
-    return r
+    return _tangent(r, lambda a, b: scatter_add(a, d, index, b), input, src)
 
 
 def scatter_add_(self, dim, index, src):
     return inplace(self, lambda s, x: scatter_add(s, dim, index, x), (src,), False)
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+# ---- scatter_reduce ---------------------------------------------------------------------------------------
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_vjp(node, g):
+    (input, src, result) = node.saved()
+    d, index, reduce, include_self = node.dim, node.index, node.reduce, node.include_self
+    hit = _scattered(input, d, index)
+    gi = gs = None
+    if reduce == "sum":
+        gi = g if include_self else g.masked_fill(hit, 0)
+        gs = g.gather(d, index)
+    elif reduce == "mean":
+        count = _counts(input, d, index, include_self)
+        gm = g / count
+        gi = gm if include_self else gm.masked_fill(hit, 0)
+        gs = gm.gather(d, index)
+    elif reduce == "prod":
+        # Zeros need care: the gradient at a zero is the product of the others.
+        masked_self = input.masked_fill(input == 0, 1)
+        gi = (
+            g
+            * scatter_reduce(masked_self, d, index, src, "prod", include_self=include_self)
+            / masked_self
+        )
+        src_zero = src == 0
+        n_zeros = (
+            g.new_zeros(input.shape).scatter_add(d, index, src_zero.to(g.dtype)).gather(d, index)
+        )
+        single = src_zero & (n_zeros == 1)
+        masked_src_result = scatter_reduce(
+            input, d, index, src.masked_fill(single, 1), "prod", include_self=include_self
+        )
+        gs = (g * result).gather(d, index) / src.masked_fill(src_zero, 1)
+        gs = gs.masked_fill(single, 0) + (g * masked_src_result).gather(d, index).masked_fill(
+            ~single, 0
+        )
+        if not include_self:
+            gi = gi.masked_fill(hit, 0)
+    else:
+        value = result.gather(d, index)
+        self_is = input == result
+        if not include_self:
+            self_is = self_is & ~hit
+        src_is = src == value
+        n = self_is.to(g.dtype).scatter_add(d, index, src_is.to(g.dtype))
+        gd = g / n
+        gi = gd.masked_fill(~self_is, 0)
+        gs = gd.gather(d, index).masked_fill(~src_is, 0)
+    return gi, gs
+
+
+_ScatterReduce = node_class("ScatterReduceBackward0", _scatter_reduce_vjp)
+
+
+def _scattered(input: Tensor, d, index: Tensor) -> Tensor:
+    """Bool mask of the positions of ``input`` a scatter along ``d`` writes to."""
+    mask = _wrap(xp_for(input).zeros(input._data.shape, bool), D.bool, input._device)
+    return _scatter_into(mask, d, index, True)
+
+
+def _counts(input: Tensor, d, index: Tensor, include_self: bool) -> Tensor:
+    xp = xp_for(input)
+    base = _wrap(
+        xp.full(input._data.shape, 1 if include_self else 0, input._data.dtype),
+        input._dtype,
+        input._device,
+    )
+    ones = _wrap(xp.ones(index._data.shape, input._data.dtype), input._dtype, input._device)
+    c = _scatter_into(base, d, index, ones, xp.add)
+    c._data = xp.maximum(c._data, 1)
+    return c
+
+
+def scatter_reduce(
+    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
+) -> Tensor:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    d = _wrapdim(dim, input._data.ndim)
+    _scatter_checks("scatter_reduce", input, d, index, src)
+    xp = xp_for(input)
+    base = input
+    if not include_self:
+        ident = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+        if input._dtype.category == D.INT and reduce in ("amax", "amin"):
+            info = np.iinfo(input._dtype.np)
+            ident = info.min if reduce == "amax" else info.max
+        base = _scatter_into(input, d, index, ident)
+    ufunc = {
+        "sum": xp.add,
+        "mean": xp.add,
+        "prod": xp.multiply,
+        "amax": xp.maximum,
+        "amin": xp.minimum,
+    }[reduce]
+    r = _scatter_into(base, d, index, src, ufunc)
     if reduce == "mean":
-        total = scatter_add(input if include_self else input.scatter(dim, index, 0), dim, index, src)
-        count = scatter_add(input.new_ones(input.shape) if include_self else input.new_zeros(input.shape), dim, index, src.new_ones(src.shape))
-        return total / count.clamp(min=1)
-    base = input if include_self else input.scatter(dim, index, src.gather(dim, index) if False else _identity(reduce, input))
-    return scatter(base, dim, index, src, reduce=reduce)
+        count = _counts(input, d, index, include_self)._data
+        if input._dtype.category == D.INT:
+            r._data = r._data // count
+        else:
+            r._data = (r._data / count).astype(r._data.dtype)
+    if _gm.enabled and (input._rg or src._rg):
+        record(
+            _ScatterReduce,
+            (input, src),
+            r,
+            (input, src, r),
+            dim=d,
+            index=index,
+            reduce=reduce,
+            include_self=include_self,
+        )
+    return r
 
 
-def _identity(reduce, input):
-    return {"sum": 0, "prod": 1, "amax": float("-inf"), "amin": float("inf")}[reduce]
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    return inplace(
+        self,
+        lambda s, x: scatter_reduce(s, dim, index, x, reduce, include_self=include_self),
+        (src,),
+        True,
+    )
 
 
-# ---- index_select / index_add / index_fill / index_copy -------------------------------------------------------
+# ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------
+def _dim_key(d: int, idx):
+    return (slice(None),) * d + (idx.reshape(-1).astype(np.int64, copy=False),)
+
+
 def _index_select_vjp(node, g):
     return (index_add(g.new_zeros(node.in_shape), node.dim, node.index, g),)
 
@@ -502,94 +373,325 @@ _IndexSelect = node_class("IndexSelectBackward0", _index_select_vjp)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
-    if index._dtype not in (D.int64, D.int32):
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     nd = input._data.ndim
     d = _wrapdim(dim, nd)
-    xp = xp_for(input)
     idx = index._data.reshape(-1)
-    n = input._data.shape[d] if nd else 1
-    if idx.size and (idx.max() >= n or idx.min() < 0):
+    x = input._data.reshape(_shape(input._data))
+    if idx.size and (int(idx.max()) >= x.shape[d] or int(idx.min()) < 0):
         raise IndexError("index out of range in self")
-    data = xp.take(input._data, idx, axis=d) if nd else input._data.reshape(1)[idx].reshape(index._data.shape)
+    data = xp_for(input).take(x, idx, axis=d)
+    if nd == 0:
+        data = data.reshape(index._data.shape)
     r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_IndexSelect, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)
+    _tangent(r, lambda t: index_select(t, d, index), input)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, r, "index_select")
     return r
 
 
 def _index_add_vjp(node, g):
-    return g, (g.index_select(node.dim, node.index) * node.alpha if node.next_functions[1][0] is not None else None)
+    gs = None
+    if node.next_functions[1][0] is not None:
+        gs = g.index_select(node.dim, node.index)
+        if node.alpha != 1:
+            gs = gs * node.alpha
+    return g, gs
 
 
 _IndexAdd = node_class("IndexAddBackward0", _index_add_vjp)
 
 
+def _index_source_checks(name, input, d, index, source):
+    n = index._data.size
+    ssize = source._data.shape[d] if source._data.ndim else 1
+    if n != ssize:
+        raise RuntimeError(
+            f"{name}(): Number of indices ({n}) should be equal to source.size(dim): ({ssize}), for dim: {d}"
+        )
+
+
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
+        got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {got}")
     d = _wrapdim(dim, input._data.ndim)
+    _index_source_checks("index_add_", input, d, index, source)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({scalar_name(input._dtype)}) and source ({scalar_name(source._dtype)}) must have "
+            "the same scalar type"
+        )
+    x = input._data.reshape(_shape(input._data))
+    _bounds(index._data, x.shape[d], d)
     xp = xp_for(input)
-    out = input._data.copy()
-    src = source._data if alpha == 1 else source._data * alpha
-    key = (slice(None),) * d + (index._data.reshape(-1),)
-    xp.add.at(out, key, src.astype(out.dtype, copy=False))
-    r = _wrap(out, input._dtype, input._device)
+    out = x.copy()
+    src = source._data.reshape(_shape(source._data)) if input._data.ndim == 0 else source._data
+    if alpha != 1:
+        src = (src * alpha).astype(out.dtype)
+    xp.add.at(out, _dim_key(d, index._data), src)
+    r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
     if _gm.enabled and (input._rg or source._rg):
         record(_IndexAdd, (input, source), r, (), dim=d, index=index, alpha=alpha)
-    return r
+    return _tangent(r, lambda a, b: index_add(a, d, index, b, alpha=alpha), input, source)
 
 
 def index_add_(self, dim, index, source, *, alpha=1):
     return inplace(self, lambda s, x: index_add(s, dim, index, x, alpha=alpha), (source,), False)
 
 
+def _index_fill_vjp(node, g):
+    gi = g.index_fill(node.dim, node.index, 0) if node.next_functions[0][0] is not None else None
+    if len(node.next_functions) == 1:
+        return (gi,)
+    gv = (
+        g.index_select(node.dim, node.index).sum()
+        if node.next_functions[1][0] is not None
+        else None
+    )
+    return gi, gv
+
+
+_IndexFill = node_class("IndexFillBackward0", _index_fill_vjp)
+_IndexFillTensor = node_class("IndexFillBackward1", _index_fill_vjp)
+
+
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    if not isinstance(index, Tensor) or index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    is_t = isinstance(value, Tensor)
+    if is_t and value._data.ndim:
+        raise RuntimeError(
+            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s)."
+        )
     d = _wrapdim(dim, input._data.ndim)
-    key = (slice(None),) * d + (index._data.reshape(-1),)
-    r = input.clone()
-
-    mask = _wrap(xp_for(input).zeros(input._data.shape, bool), D.bool, input._device)
-    mask._data[key] = True
-    del r
-    from .pointwise import masked_fill
-
-    return masked_fill(input, mask, value)
+    x = input._data.reshape(_shape(input._data))
+    _bounds(index._data, x.shape[d], d, IndexError)
+    out = x.copy()
+    out[_dim_key(d, index._data)] = value._data if is_t else value
+    r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
+    if _gm.enabled and (input._rg or (is_t and value._rg)):
+        if is_t:
+            record(_IndexFillTensor, (input, value), r, (), dim=d, index=index)
+        else:
+            record(_IndexFill, (input,), r, (), dim=d, index=index)
+    if is_t:
+        return _tangent(r, lambda a, b: index_fill(a, d, index, b), input, value)
+    return _tangent(r, lambda a: index_fill(a, d, index, 0), input)
 
 
 def index_fill_(self, dim, index, value):
-    return inplace(self, lambda s: index_fill(s, dim, index, value), (), False)
+    args = (value,) if isinstance(value, Tensor) else ()
+    return inplace(self, lambda s, *a: index_fill(s, dim, index, a[0] if a else value), args, False)
+
+
+def _index_copy_vjp(node, g):
+    gi = g.index_fill(node.dim, node.index, 0) if node.next_functions[0][0] is not None else None
+    gs = g.index_select(node.dim, node.index) if node.next_functions[1][0] is not None else None
+    return gi, gs
+
+
+_IndexCopy = node_class("IndexCopyBackward0", _index_copy_vjp)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    if not isinstance(index, Tensor) or index._dtype is not D.int64:
+        got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {got}")
     d = _wrapdim(dim, input._data.ndim)
-    key = (slice(None),) * d + (index._data.reshape(-1),)
-    return index_put(input, key, source, _raw_key=True)
+    x = input._data.reshape(_shape(input._data))
+    _bounds(index._data, x.shape[d], d, IndexError, "index_copy_(): ")
+    _index_source_checks("index_copy_", input, d, index, source)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{scalar_name(input._dtype)} and (source) {scalar_name(source._dtype)}"
+        )
+    out = x.copy()
+    out[_dim_key(d, index._data)] = (
+        source._data.reshape(_shape(source._data)) if input._data.ndim == 0 else source._data
+    )
+    r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
+    if _gm.enabled and (input._rg or source._rg):
+        record(_IndexCopy, (input, source), r, (), dim=d, index=index)
+    return _tangent(r, lambda a, b: index_copy(a, d, index, b), input, source)
 
 
 def index_copy_(self, dim, index, source):
     return inplace(self, lambda s, x: index_copy(s, dim, index, x), (source,), False)
 
 
-# ---- masks / nonzero / take -----------------------------------------------------------------------------------
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def _index_put_vjp(node, g):
+    gi = gv = None
+    if node.next_functions[0][0] is not None:
+        gi = g if node.accumulate else index_put_key(g, node.key, g.new_zeros(()))
+    if node.next_functions[1][0] is not None:
+        gv = index_with_key(g, node.key)
+    return gi, gv
+
+
+_IndexPut = node_class("IndexPutBackward0", _index_put_vjp)
+
+
+def _key_of(input: Tensor, indices):
+    """A NumPy key from ``index_put``'s tuple of index tensors (``None`` = whole dim)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
+        )
+    adv, masks, dim = [], [], 0
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+        if t._dtype.category != D.INT and t._dtype is not D.bool:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        a = t._data.astype(bool) if t._dtype is D.uint8 else t._data
+        if a.dtype == bool:
+            masks.append((dim, a))
+            dim += a.ndim
+        else:
+            adv.append((dim, a))
+            dim += 1
+    if dim > input._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input._data.ndim}")
+    if not adv and not masks:
+        return (Ellipsis,)
+    return _advanced_key(input, _Parsed(None, adv, masks))
+
+
+def index_put_key(input: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` put (or, accumulating, added) at NumPy ``key``."""
+    if values._dtype is not input._dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{scalar_name(input._dtype)} for the destination and {scalar_name(values._dtype)} for the source."
+        )
+    xp = xp_for(input)
+    out = input._data.copy()
+    v = values._data
+    target_shape = np.shape(out[key])
+    try:
+        np.broadcast_shapes(target_shape, v.shape)
+        if np.broadcast_shapes(target_shape, v.shape) != tuple(target_shape):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to indexing result of "
+            f"shape {list(target_shape)}"
+        ) from None
+    if accumulate:
+        xp.add.at(out, key, v)
+    else:
+        out[key] = v
+    r = _wrap(out, input._dtype, input._device)
+    if _gm.enabled and (input._rg or values._rg):
+        record(_IndexPut, (input, values), r, (), key=key, accumulate=accumulate)
+    return _tangent(r, lambda a, b: index_put_key(a, key, b, accumulate), input, values)
+
+
+def index_put_key_(self: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
+    return inplace(self, lambda s, v: index_put_key(s, key, v, accumulate), (values,), False)
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    return index_put_key(input, _key_of(input, indices), values, accumulate)
+
+
+def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    return index_put_key_(self, _key_of(self, indices), values, accumulate)
+
+
+# ---- masks / nonzero / take ---------------------------------------------------------------------------------
+def _masked_select_vjp(node, g):
+    zeros = g.new_zeros(node.shape)
+    return (masked_scatter(zeros, node.mask, g),)
+
+
+_MaskedSelect = node_class("MaskedSelectBackward0", _masked_select_vjp)
+
+
+def _broadcast(input: Tensor, mask: Tensor):
+    from ._dispatch import broadcast_error
+
+    try:
+        return tuple(np.broadcast_shapes(input._data.shape, mask._data.shape))
+    except ValueError:
+        raise broadcast_error((mask._data.shape, input._data.shape)) from None
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    x = input.expand(shape) if input._data.shape != shape else input
-    m = mask._data if mask._data.shape == shape else np.broadcast_to(mask._data, shape)
-    return _advanced_get(x, (_wrap(np.ascontiguousarray(m), D.bool, mask._device),))
+    shape = _broadcast(input, mask)
+    xp = xp_for(input)
+    m = xp.broadcast_to(mask._data, shape)
+    data = xp.broadcast_to(input._data, shape)[m]
+    r = _wrap(data, input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_MaskedSelect, (input,), r, (), shape=shape, mask=_wrap(m, D.bool, mask._device))
+    _tangent(r, lambda t: masked_select(t, mask), input)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, r, "masked_select")
+    return r
+
+
+def _masked_scatter_vjp(node, g):
+    gi = g.masked_fill(node.mask, 0) if node.next_functions[0][0] is not None else None
+    gs = None
+    if node.next_functions[1][0] is not None:
+        sel = masked_select(g, node.mask)
+        n = node.numel - sel.shape[0]
+        if n:
+            from .shape import cat
+
+            sel = cat([sel, sel.new_zeros(n)])
+        gs = sel.reshape(node.src_shape)
+    return gi, gs
+
+
+_MaskedScatter = node_class("MaskedScatterBackward0", _masked_scatter_vjp)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
-    m = np.broadcast_to(mask._data, shape)
+    if mask._dtype is not D.bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {scalar_name(mask._dtype)}"
+        )
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{scalar_name(input._dtype)} and {scalar_name(source._dtype)}"
+        )
+    shape = _broadcast(input, mask)
+    xp = xp_for(input)
+    m = xp.broadcast_to(mask._data, shape)
     n = int(m.sum())
-    if source.numel() < n:
-        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
-    vals = source.reshape(-1)[:n]
-    base = input.expand(shape) if input._data.shape != shape else input
-    return index_put(base.clone() if base is input else base.contiguous(), (np.ascontiguousarray(m),), vals, _raw_key=True)
+    if source._data.size < n:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out = xp.array(xp.broadcast_to(input._data, shape))
+    out[m] = source._data.reshape(-1)[:n]
+    r = _wrap(out, input._dtype, input._device)
+    if _gm.enabled and (input._rg or source._rg):
+        record(
+            _MaskedScatter,
+            (input, source),
+            r,
+            (),
+            mask=mask,
+            numel=source._data.size,
+            src_shape=source._data.shape,
+        )
+    return _tangent(r, lambda a, b: masked_scatter(a, mask, b), input, source)
 
 
 def masked_scatter_(self, mask, source):
@@ -598,101 +700,201 @@ def masked_scatter_(self, mask, source):
 
 def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
     xp = xp_for(input)
+    a = input._data
     if as_tuple:
-        if input._data.ndim == 0:
-            return (_wrap(xp.arange(int(bool(input._data))), D.int64, input._device),)
-        return tuple(_wrap(i.astype(np.int64), D.int64, input._device) for i in xp.nonzero(input._data))
-    return _wrap(xp.argwhere(input._data).astype(np.int64), D.int64, input._device)
+        return tuple(
+            _wrap(i.astype(np.int64), D.int64, input._device)
+            for i in xp.nonzero(a.reshape(_shape(a)))
+        )
+    idx = xp.argwhere(a).astype(np.int64)
+    r = _wrap(idx.reshape(idx.shape[0], a.ndim), D.int64, input._device)
+    if out is not None:
+        from ._dispatch import write_out
+
+        return write_out(out, r, "nonzero")
+    return r
 
 
 def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
 
+def _take_vjp(node, g):
+    flat = index_put_acc(g.reshape(-1), (node.numel,), (node.index._data.reshape(-1),))
+    return (flat.reshape(node.in_shape),)
+
+
+_Take = node_class("TakeBackward0", _take_vjp)
+
+
 def take(input: Tensor, index: Tensor) -> Tensor:
-    flat = input.reshape(-1)
-    n = flat.shape[0]
+    if index._dtype is not D.int64:
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {scalar_name(index._dtype)}"
+        )
+    n = input._data.size
     idx = index._data
-    if idx.size and (idx.max() >= n or idx.min() < -n):
-        bad = int(idx.max()) if idx.max() >= n else int(idx.min())
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    return _advanced_get(flat, (_wrap(np.where(idx < 0, idx + n, idx), D.int64, index._device),))
+    if idx.size:
+        hi, lo = int(idx.max()), int(idx.min())
+        if hi >= n or lo < -n:
+            raise IndexError(
+                f"out of range: tried to access index {hi if hi >= n else lo} on a tensor of {n} elements."
+            )
+    idx = xp_for(input).where(idx < 0, idx + n, idx)
+    r = _wrap(input._data.reshape(-1)[idx], input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(
+            _Take,
+            (input,),
+            r,
+            (),
+            numel=n,
+            in_shape=input._data.shape,
+            index=_wrap(idx, D.int64, index._device),
+        )
+    return _tangent(r, lambda t: take(t, index), input)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
+    if indices._dtype is not D.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {scalar_name(indices._dtype)}"
+        )
     if dim is None:
-        return take(input, indices.reshape(-1))
-    shape = list(np.broadcast_shapes(input.shape[:dim] + (1,) + input.shape[dim + 1 :] if dim >= 0 else input.shape, indices.shape))
-    del shape
-    return gather(input, dim, indices)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input._data.ndim != indices._data.ndim:
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices"
+        )
+    d = _wrapdim(dim, input._data.ndim)
+    sizes = list(input._data.shape)
+    sizes[d] = indices._data.shape[d]
+    shape = list(np.broadcast_shapes(tuple(sizes), indices._data.shape))
+    idx = indices.expand(shape)
+    shape[d] = input._data.shape[d]
+    return gather(input.expand(shape), d, idx)
 
 
+# ---- copy_ / fill_ / zero_ ------------------------------------------------------------------------------------
 def _copy_vjp(node, g):
-    gs = g if node.next_functions[1][0] is not None else None
-    return (g.new_zeros(()).expand(g.shape) if node.next_functions[0][0] is not None else None), gs
+    gi = g.new_zeros(()).expand(g.shape) if node.next_functions[0][0] is not None else None
+    return gi, (g if node.next_functions[1][0] is not None else None)
 
 
-_Copy = node_class("CopyBackwards", _copy_vjp)
+class _Copy(Node):
+    """``copy_``'s node; PyTorch names it torch::autograd::CopyBackwards."""
+
+    __slots__ = ()
+    apply = _copy_vjp
+
+    def name(self) -> str:
+        return "torch::autograd::CopyBackwards"
 
 
-def copy(self: Tensor, src) -> Tensor:
-    """The functional form of ``copy_``: ``src`` broadcast to ``self``'s shape and dtype."""
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
-    xp = xp_for(self)
+_Copy.__name__ = _Copy.__qualname__ = "CopyBackwards"
+
+
+def _src_array(self: Tensor, src: Tensor):
+    from .creation import _cast
+
     data = src._data
     if src._device != self._device:
         from ..backend import to_device
 
         data = to_device(data, self._device)
-    try:
-        shape = np.broadcast_shapes(self._data.shape, data.shape)
-    except ValueError:
-        shape = None
-    if shape != self._data.shape:
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-            f"{list(shape) if shape else list(data.shape)}"
-        )
-    out = xp.empty(self._data.shape, self._dtype.np)
-    from .creation import _cast
+    if data.shape != self._data.shape:
+        try:
+            shape = np.broadcast_shapes(self._data.shape, data.shape)
+        except ValueError:
+            shape = None
+        if shape != self._data.shape:
+            from ._dispatch import broadcast_error
 
-    out[...] = _cast(data, src._dtype, self._dtype) if src._dtype is not self._dtype else data
+            if shape is None:
+                raise broadcast_error((self._data.shape, data.shape))
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(shape)}"
+            )
+    return _cast(data, src._dtype, self._dtype) if src._dtype is not self._dtype else data
+
+
+def copy(self: Tensor, src: Tensor) -> Tensor:
+    """The functional form of ``copy_``: ``src`` broadcast to ``self``'s shape and dtype."""
+    out = xp_for(self).empty(self._data.shape, self._dtype.np)
+    out[...] = _src_array(self, src)
     r = _wrap(out, self._dtype, self._device)
     if _gm.enabled and (self._rg or src._rg):
         record(_Copy, (self, src), r, ())
     if _fw_state.level and src._fw is not None:
-        from ..autograd.forward_ad import _register
-
         r._fw = src._fw.expand(self.shape).to(self._dtype)
         _register(r)
     return r
 
 
 def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
-    if isinstance(src, Tensor) and not (_gm.enabled and (self._rg or src._rg)) and not _fw_state.level:
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    if not (_gm.enabled and (self._rg or src._rg)) and not _fw_state.level:
         check_inplace(self)
-        data = src._data
-        if src._device != self._device:
-            from ..backend import to_device
-
-            data = to_device(data, self._device)
-        try:
-            shape = np.broadcast_shapes(self._data.shape, data.shape)
-        except ValueError:
-            shape = None
-        if shape != self._data.shape:
-            raise RuntimeError(
-                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                f"{list(shape) if shape else list(data.shape)}"
-            )
-        from .creation import _cast
-
-        self._data[...] = _cast(data, src._dtype, self._dtype) if src._dtype is not self._dtype else data
+        self._data[...] = _src_array(self, src)
         self._vc[0] += 1
         return self
     return inplace(self, copy, (src,), False)
 
 
-def scalar_name_of(t):
-    return scalar_name(t._dtype)
+_Fill = node_class("FillBackward2", lambda node, g: (g.new_zeros(()).expand(g.shape),))
+_FillTensor = node_class(
+    "FillBackward3",
+    lambda node, g: (
+        g.new_zeros(()).expand(g.shape) if node.next_functions[0][0] is not None else None,
+        g.sum() if node.next_functions[1][0] is not None else None,
+    ),
+)
+_Zero = node_class("ZeroBackward0", lambda node, g: (g.new_zeros(()).expand(g.shape),))
+
+
+def _filled(self: Tensor, value) -> Tensor:
+    xp = xp_for(self)
+    if isinstance(value, Tensor):
+        v = _src_array(_wrap(xp.empty((), self._dtype.np), self._dtype, self._device), value)
+    else:
+        v = value
+    return _wrap(xp.full(self._data.shape, v, self._dtype.np), self._dtype, self._device)
+
+
+def fill(self: Tensor, value) -> Tensor:
+    r = _filled(self, value)
+    is_t = isinstance(value, Tensor)
+    if _gm.enabled and (self._rg or (is_t and value._rg)):
+        if is_t:
+            record(_FillTensor, (self, value), r, ())
+        else:
+            record(_Fill, (self,), r, ())
+    if is_t and _fw_state.level and value._fw is not None:
+        r._fw = value._fw.to(self._dtype).expand(self.shape).clone()
+        _register(r)
+    return r
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
+            )
+        return inplace(self, fill, (value,), False)
+    return inplace(self, lambda s: fill(s, value), (), False, fast=lambda: self._data.fill(value))
+
+
+def _zero(self: Tensor) -> Tensor:
+    r = _wrap(xp_for(self).zeros(self._data.shape, self._dtype.np), self._dtype, self._device)
+    if _gm.enabled and self._rg:
+        record(_Zero, (self,), r, ())
+    return r
+
+
+def zero_(self: Tensor) -> Tensor:
+    return inplace(self, _zero, (), False, fast=lambda: self._data.fill(0))

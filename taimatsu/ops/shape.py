@@ -5,6 +5,7 @@ with their base; their VJPs are the adjoint shape op."""
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, check_same_device, node_class, record, xp_for
-from .views import as_strided, make_view  # noqa: F401  (as_strided re-exported)
+from .views import as_strided, make_view, set_multi_output  # noqa: F401  (as_strided re-exported)
 
 
 def _dims_arg(args):
@@ -28,7 +29,9 @@ def _dims_arg(args):
         if isinstance(a, Tensor):
             a = a.__index__()
         elif not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(f"view(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0")
+            raise TypeError(
+                f"view(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0"
+            )
         out.append(int(a))
     return tuple(out)
 
@@ -42,7 +45,7 @@ def infer_size(shape, numel: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
         else:
             known *= s
     if infer is not None:
@@ -87,11 +90,23 @@ def view(input: Tensor, *shape) -> Tensor:
 
 
 def view_dtype(input: Tensor, dtype: D.dtype) -> Tensor:
-    if dtype.itemsize != input._dtype.itemsize:
-        if input._data.ndim == 0 or input.stride()[-1] != 1:
-            raise RuntimeError("self.stride(-1) must be 1 to view ScalarType with different element size")
+    """``x.view(dtype)``: the same bytes read as another dtype (never differentiable)."""
+    old, new = input._dtype.itemsize, dtype.itemsize
+    if new != old:
+        from ._dispatch import scalar_name
+
+        what = f"view {scalar_name(input._dtype)} as {scalar_name(dtype)} (different element sizes)"
+        if input._data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to {what}")
+        if input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to {what}, but got {input.stride(-1)}")
+        if new > old and input._data.shape[-1] % (new // old):
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {new // old} to {what}, but got {input._data.shape[-1]}"
+            )
     v = make_view(input, input._data.view(dtype.np))
     v._dtype = dtype
+    v._rg = False
     return v
 
 
@@ -134,7 +149,21 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     d = _wrapdim(dim, input._data.ndim)
     shp = input._data.shape
-    sizes = infer_size(tuple(sizes), shp[d])
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = math.prod(s for s in sizes if s != -1)
+    if (
+        sizes.count(-1) == 0
+        and known != shp[d]
+        or sizes.count(-1) == 1
+        and (known == 0 or shp[d] % known)
+    ):
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({shp[d]}) in the "
+            "input tensor"
+        )
+    sizes = infer_size(sizes, shp[d])
     return view(input, shp[:d] + sizes + shp[d + 1 :])
 
 
@@ -188,15 +217,25 @@ def permute(input: Tensor, *dims) -> Tensor:
     if len(set(dims)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = tuple(np.argsort(dims).tolist())
-    return make_view(input, input._data.transpose(dims), _Permute, lambda x: x.permute(dims), inverse=inverse)
+    return make_view(
+        input, input._data.transpose(dims), _Permute, lambda x: x.permute(dims), inverse=inverse
+    )
 
 
 def movedim(input: Tensor, source, destination) -> Tensor:
     nd = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
+            f"dims as destination ({dst} dims)"
+        )
     src = [_wrapdim(s, nd) for s in src]
     dst = [_wrapdim(d, nd) for d in dst]
+    for name, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
     order = [d for d in range(nd) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -219,16 +258,19 @@ def expand(input: Tensor, *sizes) -> Tensor:
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
+            f"expand({input.type()}{{{list(shp)}}}, size=[{', '.join(map(str, sizes))}]): the number of sizes "
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shp)})"
         )
     lead = len(sizes) - len(shp)
-    out = []
-    for i, s in enumerate(sizes):
+    out = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # PyTorch checks from the last dim
+        s = sizes[i]
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
-            out.append(s)
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
+                )
+            out[i] = s
             continue
         cur = shp[i - lead]
         if s == -1:
@@ -238,14 +280,18 @@ def expand(input: Tensor, *sizes) -> Tensor:
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}"
             )
-        out.append(s)
+        elif s < 0:
+            raise RuntimeError("numel: integer multiplication overflow")
+        out[i] = s
     out = tuple(out)
     if out == shp:
         data = input._data.view()
     else:
         item = input._data.itemsize
         st = input._data.strides
-        strides = [0] * lead + [0 if shp[k] == 1 and out[k + lead] != 1 else st[k] for k in range(len(shp))]
+        strides = [0] * lead + [
+            0 if shp[k] == 1 and out[k + lead] != 1 else st[k] for k in range(len(shp))
+        ]
         xp = xp_for(input)
         if xp is np:
             data = np.lib.stride_tricks.as_strided(input._data, out, strides, writeable=True)
@@ -265,16 +311,20 @@ def broadcast_to(input: Tensor, size) -> Tensor:
 
 def broadcast_shapes(*shapes) -> Size:
     try:
-        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+        return Size(
+            np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes])
+        )
     except ValueError:
-        raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape") from None
+        raise RuntimeError(
+            "Shape mismatch: objects cannot be broadcast to a single shape"
+        ) from None
 
 
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     shape = broadcast_shapes(*[t.shape for t in tensors])
-    return tuple(expand(t, shape) for t in tensors)
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
 
 
 _Squeeze0 = node_class("SqueezeBackward0", lambda node, g: (g.reshape(node.in_shape),))
@@ -288,7 +338,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     if dim is None:
         node, dims = _Squeeze0, tuple(i for i, s in enumerate(shp) if s == 1)
     elif isinstance(dim, (tuple, list)):
-        node, dims = _Squeeze2, tuple(i for i in (_wrapdim(d, len(shp)) for d in dim) if shp and shp[i] == 1)
+        node, dims = (
+            _Squeeze2,
+            tuple(i for i in (_wrapdim(d, len(shp)) for d in dim) if shp and shp[i] == 1),
+        )
     else:
         d = _wrapdim(dim, len(shp))
         node, dims = _Squeeze1, ((d,) if shp and shp[d] == 1 else ())
@@ -296,10 +349,24 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     return make_view(input, input._data.reshape(new), node, lambda x: x.reshape(new), in_shape=shp)
 
 
+def unsqueeze_array(a, d: int):
+    """``a`` with a new axis at ``d``, strided as PyTorch's unsqueeze (never stride 0)."""
+    shape, strides = list(a.shape), list(a.strides)
+    st = shape[d] * strides[d] if d < len(shape) else a.itemsize
+    shape.insert(d, 1)
+    strides.insert(d, st)
+    if isinstance(a, np.ndarray):
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+    return a.__class__(
+        shape, a.dtype, a.data, strides=strides
+    )  # cupy.ndarray(shape, dtype, memptr, strides)
+
+
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
-    nd = input._data.ndim
-    d = _wrapdim(dim, nd + 1)
-    return make_view(input, np.expand_dims(input._data, d) if xp_for(input) is np else xp_for(input).expand_dims(input._data, d), _Unsqueeze, lambda x: x.unsqueeze(d), dim=d)
+    d = _wrapdim(dim, input._data.ndim + 1)
+    return make_view(
+        input, unsqueeze_array(input._data, d), _Unsqueeze, lambda x: x.unsqueeze(d), dim=d
+    )
 
 
 # ---- select / narrow / unbind / split / chunk / diagonal ---------------------------------------------------
@@ -345,7 +412,9 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     n = input._data.shape[d]
     index = int(index)
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {dim}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {dim}"
+        )
     i = index + n if index < 0 else index
     key = (slice(None),) * d + (i, Ellipsis)  # Ellipsis keeps a 0-d result a view
 
@@ -376,7 +445,9 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     n = input._data.shape[d]
     start = int(start)
     if not -n <= start <= n:
-        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
     if start < 0:
         start += n
     if length < 0:
@@ -398,11 +469,13 @@ def _multi_view(input, datas, node_cls, **attrs):
     for d in datas:
         v = _wrap(d, input._dtype, input._device)
         v._vc = input._vc
+        v._vv = input._vc[0]
         v._base = input if input._base is None else input._base
         v._storage = input._data if input._storage is None else input._storage
         outs.append(v)
     if input._rg and _gm.enabled:
         record(node_cls, (input,), tuple(outs), (), **attrs)
+    set_multi_output(input, outs)
     return tuple(outs)
 
 
@@ -412,7 +485,12 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrapdim(dim, nd)
     key = (slice(None),) * d
-    outs = _multi_view(input, [input._data[key + (i, Ellipsis)] for i in range(input._data.shape[d])], _Unbind, dim=d)
+    outs = _multi_view(
+        input,
+        [input._data[key + (i, Ellipsis)] for i in range(input._data.shape[d])],
+        _Unbind,
+        dim=d,
+    )
     if _fw_state.level and input._fw is not None:
         for o, t in zip(outs, input._fw.unbind(d)):
             o._fw = t
@@ -455,7 +533,9 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         return _split_sizes(input, d, sizes, _SplitWithSizes)
     size = int(split_size_or_sections)
     if size <= 0 and n:
-        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+        )
     sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
     return _split_sizes(input, d, sizes, _Split)
 
@@ -474,14 +554,32 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
-    if isinstance(indices_or_sections, int):
-        k = indices_or_sections
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = (
+            indices_or_sections.tolist()
+            if indices_or_sections.dim()
+            else indices_or_sections.item()
+        )
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
+        bounds = [0]
+        for s in sizes:
+            bounds.append(bounds[-1] + s)
     else:
-        bounds = [0] + [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections] + [n]
-        sizes = [builtins.max(b - a, 0) for a, b in zip(bounds, bounds[1:])]
-    return _split_sizes(input, d, sizes, _SplitWithSizes)
+        bounds = (
+            [0]
+            + [
+                builtins.min(builtins.max(int(i) + (n if i < 0 else 0), 0), n)
+                for i in indices_or_sections
+            ]
+            + [n]
+        )
+    # PyTorch composes tensor_split of slices: each piece is its own SliceBackward0 view.
+    return tuple(slice_dim(input, d, a, builtins.max(a, b)) for a, b in itertools.pairwise(bounds))
 
 
 def _diagonal_vjp(node, g):
@@ -498,10 +596,14 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     a = input._data
     n1, n2 = a.shape[d1], a.shape[d2]
-    length = builtins.max(0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0)))
-    start = (-offset if offset < 0 else 0) * a.strides[d1] + (offset if offset > 0 else 0) * a.strides[d2]
+    length = builtins.max(
+        0, builtins.min(n1 + builtins.min(offset, 0), n2 - builtins.max(offset, 0))
+    )
+    start = (-offset if offset < 0 else 0) * a.strides[d1] + (max(0, offset)) * a.strides[d2]
     shape = tuple(s for i, s in enumerate(a.shape) if i not in (d1, d2)) + (length,)
-    strides = tuple(s for i, s in enumerate(a.strides) if i not in (d1, d2)) + (a.strides[d1] + a.strides[d2],)
+    strides = tuple(s for i, s in enumerate(a.strides) if i not in (d1, d2)) + (
+        a.strides[d1] + a.strides[d2],
+    )
     if length == 0:
         start = 0
     xp = xp_for(input)
@@ -520,7 +622,13 @@ def _shift(a, nbytes: int):
     """A view of ``a`` whose data pointer is moved forward by ``nbytes``."""
     if nbytes == 0 or a.size == 0:
         return a
-    flat = np.lib.stride_tricks.as_strided(a, (nbytes // a.itemsize + 1,), (a.itemsize,), writeable=True) if isinstance(a, np.ndarray) else None
+    flat = (
+        np.lib.stride_tricks.as_strided(
+            a, (nbytes // a.itemsize + 1,), (a.itemsize,), writeable=True
+        )
+        if isinstance(a, np.ndarray)
+        else None
+    )
     if flat is None:
         import cupy
 
@@ -560,19 +668,21 @@ _Cat = node_class("CatBackward0", _cat_vjp)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     # Legacy: 1-d empty tensors are skipped.
-    live = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)] or tensors[:1]
+    live = [t for t in tensors if not _legacy_empty(t)] or tensors[:1]
     ref = live[0]
     nd = ref._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrapdim(dim, nd)
     for i, t in enumerate(tensors):
-        if t._data.ndim == 1 and t._data.shape[0] == 0 and t not in live:
+        if _legacy_empty(t) and not any(t is x for x in live):
             continue
         if t._data.ndim != nd:
             raise RuntimeError(
@@ -587,11 +697,17 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         check_same_device(ref, t)
     from ._dispatch import result_dtype
 
-    dt = result_dtype(*[t for t in live]) if any(t._dtype is not ref._dtype for t in live) else ref._dtype
+    dt = (
+        result_dtype(*[t for t in live])
+        if any(t._dtype is not ref._dtype for t in live)
+        else ref._dtype
+    )
     if any(t._data.ndim == 0 for t in live):
         dt = ref._dtype
     xp = xp_for(ref)
-    r = _wrap(xp.concatenate([t._data.astype(dt.np, copy=False) for t in live], axis=d), dt, ref._device)
+    r = _wrap(
+        xp.concatenate([t._data.astype(dt.np, copy=False) for t in live], axis=d), dt, ref._device
+    )
     if _gm.enabled and any(t._rg for t in live):
         record(_Cat, live, r, (), sizes=[t._data.shape[d] for t in live], dim=d)
     if _fw_state.level and any(t._fw is not None for t in live):
@@ -605,6 +721,11 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
 
 
 concat = concatenate = cat
+
+
+def _legacy_empty(t: Tensor) -> bool:
+    """1-d empty tensors are skipped by cat (a legacy PyTorch rule)."""
+    return t._data.ndim == 1 and t._data.shape[0] == 0
 
 
 def _stack_vjp(node, g):
@@ -630,7 +751,9 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
 
     dt = result_dtype(*tensors)
     xp = xp_for(ref)
-    r = _wrap(xp.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d), dt, ref._device)
+    r = _wrap(
+        xp.stack([t._data.astype(dt.np, copy=False) for t in tensors], axis=d), dt, ref._device
+    )
     if _gm.enabled and any(t._rg for t in tensors):
         record(_Stack, tensors, r, (), dim=d)
     if _fw_state.level and any(t._fw is not None for t in tensors):
@@ -663,22 +786,54 @@ def column_stack(tensors):
     return hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors])
 
 
-def atleast_1d(t):
-    return t.reshape(1) if t.dim() == 0 else t
+def _atleast(fn, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(fn(t) for t in tensors[0])
+    if len(tensors) == 1:
+        return fn(tensors[0])
+    return tuple(fn(t) for t in tensors)
 
 
-def atleast_2d(t):
-    return t.reshape(1, -1) if t.dim() < 2 and t.dim() == 1 else (t.reshape(1, 1) if t.dim() == 0 else t)
+def _atleast_1d(t):
+    return reshape(t, (1,)) if t.dim() == 0 else t
 
 
-def atleast_3d(t):
-    if t.dim() == 0:
-        return t.reshape(1, 1, 1)
-    if t.dim() == 1:
-        return t.reshape(1, -1, 1)
-    if t.dim() == 2:
-        return t.unsqueeze(-1)
-    return t
+def _atleast_2d(t):
+    nd = t.dim()
+    return reshape(t, (1, 1)) if nd == 0 else (unsqueeze(t, 0) if nd == 1 else t)
+
+
+def _atleast_3d(t):
+    nd = t.dim()
+    if nd == 0:
+        return reshape(t, (1, 1, 1))
+    if nd == 1:
+        return unsqueeze(unsqueeze(t, 0), -1)
+    return unsqueeze(t, -1) if nd == 2 else t
+
+
+def atleast_1d(*tensors):
+    return _atleast(_atleast_1d, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast(_atleast_2d, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast(_atleast_3d, tensors)
+
+
+def _repeat_vjp(node, g):
+    # Split each dim n*s into (s, n) and sum over the repeats.
+    inter, dims = [], []
+    for i, (s, n) in enumerate(zip(node.sizes, node.padded)):
+        inter += [s, n]
+        dims.append(2 * i)
+    return (g.reshape(inter).sum(dims).reshape(node.in_shape),)
+
+
+_Repeat = node_class("RepeatBackward0", _repeat_vjp)
 
 
 def repeat(input: Tensor, *sizes) -> Tensor:
@@ -688,57 +843,104 @@ def repeat(input: Tensor, *sizes) -> Tensor:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
-    x = input.reshape((1,) * (len(sizes) - nd) + input.shape)
-    # expand to (s0, n0, s1, n1, ...) then fold pairs: a copy with PyTorch's layout.
-    inter = []
-    for s, n in zip(sizes, x.shape):
-        inter += [s, n]
-    y = x.reshape([v for n in x.shape for v in (1, n)]).expand(inter)
-    return y.reshape([s * n for s, n in zip(sizes, x.shape)])
+    padded = (1,) * (len(sizes) - nd) + input._data.shape
+    out_shape = [s * n for s, n in zip(sizes, padded)]
+    for s in out_shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out_shape}")
+    xp = xp_for(input)
+    r = _wrap(
+        xp.ascontiguousarray(xp.tile(input._data.reshape(padded), sizes)),
+        input._dtype,
+        input._device,
+    )
+    if input._rg and _gm.enabled:
+        record(_Repeat, (input,), r, (), sizes=sizes, padded=padded, in_shape=input._data.shape)
+    if _fw_state.level and input._fw is not None:
+        r._fw = repeat(input._fw, sizes)
+        _register(r)
+    return r
 
 
 def tile(input: Tensor, dims) -> Tensor:
-    dims = tuple(dims)
-    if len(dims) < input.dim():
-        dims = (1,) * (input.dim() - len(dims)) + dims
+    dims = _dims_arg((dims,))
+    if len(dims) < input._data.ndim:
+        dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)
 
 
 _Flip = node_class("FlipBackward0", lambda node, g: (g.flip(node.dims),))
 
 
-def flip(input: Tensor, dims) -> Tensor:
+def _unique_dims(dims, nd):
+    out = []
+    for d in dims:
+        d = _wrapdim(d, nd)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
+
+
+def flip(input: Tensor, *dims) -> Tensor:
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = dims[0]
     nd = input._data.ndim
-    dims = tuple(_wrapdim(d, nd) for d in ([dims] if isinstance(dims, int) else dims))
+    dims = _unique_dims(dims, nd)
     xp = xp_for(input)
-    r = _wrap(xp.ascontiguousarray(xp.flip(input._data, dims)) if dims else input._data.copy(), input._dtype, input._device)
+    r = _wrap(
+        xp.ascontiguousarray(xp.flip(input._data, dims)) if dims else input._data.copy(),
+        input._dtype,
+        input._device,
+    )
     if input._rg and _gm.enabled:
         record(_Flip, (input,), r, (), dims=dims)
+    if _fw_state.level and input._fw is not None:
+        r._fw = flip(input._fw, dims)
+        _register(r)
     return r
 
 
 def fliplr(input):
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input):
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
+_Roll = node_class(
+    "RollBackward0", lambda node, g: (roll(g, tuple(-s for s in node.shifts), node.dims),)
+)
+
+
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    if dims is not None:
+        dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(
+                f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+            )
+        dims = tuple(_wrapdim(d, input._data.ndim) for d in dims)
+    elif len(shifts) != 1:
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    xp = xp_for(input)
     if dims is None:
-        return roll(input.flatten(), shifts, 0).view(input.shape)
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    r = input
-    for s, d in zip(shifts, dims):
-        n = r.shape[d]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            r = cat([r.narrow(d, n - s, s), r.narrow(d, 0, n - s)], d)
-    return r if r is not input else input.clone()
+        data = xp.roll(input._data.reshape(-1), shifts[0]).reshape(input._data.shape)
+    else:
+        data = xp.ascontiguousarray(xp.roll(input._data, shifts, dims))
+    r = _wrap(data, input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Roll, (input,), r, (), shifts=shifts, dims=dims)
+    if _fw_state.level and input._fw is not None:
+        r._fw = roll(input._fw, shifts, dims)
+        _register(r)
+    return r
 
 
 def sum_to(g: Tensor, shape) -> Tensor:
@@ -755,6 +957,10 @@ def sum_to(g: Tensor, shape) -> Tensor:
     return r.view(shape) if r._data.shape != shape else r
 
 
+_Tril = node_class("TrilBackward0", lambda node, g: (g.tril(node.k),))
+_Triu = node_class("TriuBackward0", lambda node, g: (g.triu(node.k),))
+
+
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return _tri(input, diagonal, True)
 
@@ -765,10 +971,15 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def _tri(input, k, lower):
     if input._data.ndim < 2:
-        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+        raise RuntimeError(
+            f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions"
+        )
     xp = xp_for(input)
-    n, m = input._data.shape[-2:]
-    mask = xp.tri(n, m, k, dtype=bool) if lower else ~xp.tri(n, m, k - 1, dtype=bool)
-    from .pointwise import where
-
-    return where(_wrap(mask, D.bool, input._device), input, input.new_zeros(()))
+    k = int(k)
+    r = _wrap((xp.tril if lower else xp.triu)(input._data, k), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Tril if lower else _Triu, (input,), r, (), k=k)
+    if _fw_state.level and input._fw is not None:
+        r._fw = _tri(input._fw, k, lower)
+        _register(r)
+    return r

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._layout import contiguous_format as _contiguous
 from ..autograd.engine import _conform, edge_of
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import Node, node_class
 from ._dispatch import Tensor, _fw_state, _wrap, record, xp_for
-
-from .._layout import contiguous_format as _contiguous
 
 
 def make_view(x: Tensor, data, node_cls=None, tangent_fn=None, **attrs) -> Tensor:
@@ -25,14 +24,95 @@ def make_view(x: Tensor, data, node_cls=None, tangent_fn=None, **attrs) -> Tenso
     """
     v = _wrap(data, x._dtype, x._device)
     v._vc = x._vc
+    v._vv = x._vc[0]
     v._base = x if x._base is None else x._base
     v._storage = x._data if x._storage is None else x._storage
-    if node_cls is not None and x._rg and _gm.enabled:
-        record(node_cls, (x,), v, (), **attrs)
+    if _gm.enabled:
+        if node_cls is not None and x._rg:
+            record(node_cls, (x,), v, (), **attrs)
+        d = x.__dict__
+        if d and "_cm" in d:
+            v.__dict__["_cm"] = d["_cm"]
+    elif not _gm.inference:
+        _no_grad_view(x, v)
     if _fw_state.level and x._fw is not None and tangent_fn is not None:
         v._fw = tangent_fn(x._fw)
         _register(v)
     return v
+
+
+# ---- creation meta: views whose in-place modification PyTorch forbids ---------------------------------
+# PyTorch records how a view was made; in-place writes (with grad) into views made in no_grad mode
+# or returned by a multi-output op (unbind, split, chunk) are errors. ``_cm`` holds "no_grad" or
+# "multi"; views of such views inherit it.
+_CM_SUFFIX = {
+    "no_grad": (
+        "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+        "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+        "the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    ),
+    "multi": (
+        "This view is the output of a function that returns multiple views. Such functions do not allow "
+        "the output views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one."
+    ),
+}
+
+
+def _no_grad_view(x: Tensor, v: Tensor) -> None:
+    """A view made with grad mode off: it still reports its base's requires_grad, as in PyTorch."""
+    v.__dict__["_cm"] = "no_grad"
+    if x._rg:
+        v._rg = True
+
+
+def set_multi_output(x: Tensor, outs) -> None:
+    cm = "multi" if _gm.enabled else ("no_grad" if not _gm.inference else None)
+    if cm is None:
+        return
+    for v in outs:
+        v.__dict__["_cm"] = cm
+        if cm == "no_grad" and x._rg:
+            v._rg = True
+
+
+def view_grad_fn(v: Tensor):
+    """``v.grad_fn`` for a view: re-derived from its base after an in-place change.
+
+    When the base (or a sibling view) was written in place since this view's history was
+    recorded, the view's history becomes an AsStridedBackward0 of the base's current
+    history, as in PyTorch.
+    """
+    fn = v._grad_fn
+    if v._vv == v._vc[0]:
+        return fn
+    base = v._base
+    v._vv = v._vc[0]
+    if fn is None and not base._rg:
+        return None
+    d = v.__dict__
+    if d and d.get("_cm") == "no_grad" and base._rg:
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has been modified "
+            "inplace with grad mode enabled. " + _CM_SUFFIX["no_grad"]
+        )
+    node = AsStridedBackward0.__new__(AsStridedBackward0)
+    Node.__init__(node, (edge_of(base),), ((base._data.shape, base._dtype),))
+    node.geom = _geometry(v)
+    node.in_geom = _geometry(base)
+    v._grad_fn, v._rg, v._output_nr = node, True, 0
+    return node
+
+
+def creation_meta_error(t: Tensor) -> RuntimeError:
+    node = t.grad_fn
+    if node is not None:
+        short = node.name()
+        short = short[: short.rindex("Backward")] if "Backward" in short else short
+        prefix = f"Output {t._output_nr} of {short} is a view and is being modified inplace. "
+    else:
+        prefix = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    return RuntimeError(prefix + _CM_SUFFIX[t.__dict__["_cm"]])
 
 
 def storage_numel(t: Tensor) -> int:
@@ -54,7 +134,9 @@ def strided_array(xp, storage_flat, size, stride, offset):
         return np.lib.stride_tricks.as_strided(
             base, shape=tuple(size), strides=tuple(s * item for s in stride), writeable=True
         )
-    return xp.lib.stride_tricks.as_strided(base, shape=tuple(size), strides=tuple(s * item for s in stride))
+    return xp.lib.stride_tricks.as_strided(
+        base, shape=tuple(size), strides=tuple(s * item for s in stride)
+    )
 
 
 # ---- as_strided and its adjoint ---------------------------------------------------------------
@@ -86,7 +168,9 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     for s in stride:
         if s < 0:
-            raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+            raise RuntimeError(
+                f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}"
+            )
     need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     n = storage_numel(input)
     if need > n:
@@ -98,8 +182,13 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     flat = storage_flat(input)
     data = strided_array(xp_for(input), flat, size, stride, offset)
     return make_view(
-        input, data, AsStridedBackward0, lambda t: as_strided(t.contiguous(), size, stride, offset - input.storage_offset()),
-        geom=(size, stride, offset), in_geom=_geometry(input), n=n,
+        input,
+        data,
+        AsStridedBackward0,
+        lambda t: as_strided(t.contiguous(), size, stride, offset - input.storage_offset()),
+        geom=(size, stride, offset),
+        in_geom=_geometry(input),
+        n=n,
     )
 
 
@@ -160,7 +249,9 @@ def _gather(g: Tensor, in_geom, geom) -> Tensor:
     return r
 
 
-_GatherBackward = node_class("AsStridedBackward0", lambda node, g: (strided_scatter(g, node.in_geom, node.geom),))
+_GatherBackward = node_class(
+    "AsStridedBackward0", lambda node, g: (strided_scatter(g, node.in_geom, node.geom),)
+)
 
 
 def _extent(size, stride, off) -> int:
@@ -171,9 +262,12 @@ def _extent(size, stride, off) -> int:
 
 # ---- CopySlices -----------------------------------------------------------------------------------
 class CopySlices(Node):
-    """History of a base after an in-place op wrote through one of its views."""
+    """History of a base after an in-place op wrote through one of its views (PyTorch's name)."""
 
     __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
 
     def apply(self, g):
         fn = self.fn
@@ -184,7 +278,10 @@ class CopySlices(Node):
         res = fn.apply(grad_slice.clone())
         if not isinstance(res, tuple):
             res = (res,)
-        res = tuple(_conform(r, fn._shapes[i]) if r is not None and fn._shapes[i] is not None else r for i, r in enumerate(res))
+        res = tuple(
+            _conform(fn, i, r) if r is not None and fn._shapes[i] is not None else r
+            for i, r in enumerate(res)
+        )
         if res[0] is None:
             grad_slice.zero_()
         else:
@@ -229,7 +326,11 @@ def copy_slices(view: Tensor, fn: Node) -> None:
     """Rewire history after ``fn`` (an in-place op's node) wrote into ``view``."""
     base = view._base
     node = CopySlices.__new__(CopySlices)
-    Node.__init__(node, (edge_of(base),) + fn.next_functions[1:], ((base._data.shape, base._dtype),) + fn._shapes[1:])
+    Node.__init__(
+        node,
+        (edge_of(base),) + fn.next_functions[1:],
+        ((base._data.shape, base._dtype),) + fn._shapes[1:],
+    )
     node.fn = fn
     node.view_geom = _geometry(view)
     node.base_geom = _geometry(base)
@@ -241,3 +342,4 @@ def copy_slices(view: Tensor, fn: Node) -> None:
     vnode.geom = _relative_geometry(node.base_geom, geom)
     vnode.in_geom = (tuple(base._data.shape), _contig_strides(base._data.shape), 0)
     view.grad_fn, view._rg, view._output_nr = vnode, True, 0
+    view._vv = view._vc[0]
