@@ -90,6 +90,8 @@ from ._legacy import (  # noqa: F401
     IntTensor, LongTensor, ShortTensor,
 )  # fmt: skip
 from . import linalg, serialization  # noqa: F401
+from .serialization import load, save  # noqa: E402, F401
+from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import nn, optim, utils  # noqa: E402, F401

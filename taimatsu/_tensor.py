@@ -417,6 +417,16 @@ class Tensor(TensorMethods):
 
         return serialization.reduce_tensor(self, protocol)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .utils import dlpack
+
+        return dlpack.dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from .utils import dlpack
+
+        return dlpack.dlpack_device(self)
+
     # ---- conversions ------------------------------------------------------------------------
     def to(self, *args, **kwargs) -> Tensor:
         return _creation.tensor_to(self, *args, **kwargs)

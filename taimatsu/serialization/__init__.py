@@ -1,0 +1,383 @@
+"""``torch.save`` / ``torch.load`` in PyTorch's zip checkpoint format, both directions.
+
+Files written here load in PyTorch and vice versa: the same records (``data.pkl``, ``data/<key>``,
+``version``, ``byteorder``, ...), the same pickled names, 64-byte aligned storage records.
+
+Differences from PyTorch, on purpose:
+
+- Saving to a path is atomic: a temporary file in the same directory is written, flushed,
+  fsynced and then ``os.replace``\\ d over the target, so a failed or killed save leaves the
+  previous checkpoint intact. Saving to a file object first builds the pickle in memory, so a
+  pickling error writes nothing.
+- Only the zip format is read (PyTorch >= 1.6); legacy tar/pickle files get a clear error.
+- Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
+- A loaded storage that is not inside a tensor comes back as ``taimatsu.serialization.UntypedStorage``.
+
+This module also keeps the plain-pickle support of tensors (``copy.deepcopy``, multiprocessing).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import secrets
+import warnings
+
+import numpy as np
+
+from ._format import Pickler, UntypedStorage, allowed_globals, storage_bytes, STORAGE_TYPES, StorageType
+from ._weights_only import Unpickler as _WeightsOnlyUnpickler
+from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
+from ._zip import ZipReader, ZipWriter
+
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals", "UntypedStorage"]
+
+DEFAULT_PROTOCOL = 2
+
+UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, "
+    "but it can result in arbitrary code execution. Do it only if you got the file from a "
+    "trusted source."
+)
+_DOCS_MESSAGE = (
+    "\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+    "weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+)
+
+
+# ---- save ---------------------------------------------------------------------------------------------
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
+         _disable_byteorder_record: bool = False) -> None:  # fmt: skip
+    """``torch.save``: write ``obj`` to a path or a binary file object in PyTorch's zip format."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("taimatsu.save writes only the zip format (_use_new_zipfile_serialization=True)")
+    data_pkl, storages = _pickle(obj, pickle_protocol)
+    if _is_path(f):
+        path = os.fspath(f)
+        archive = os.path.splitext(os.path.basename(path))[0]
+        _atomic_write(path, lambda out: _write_archive(out.write, archive, data_pkl, storages, _disable_byteorder_record))
+    else:
+        if not hasattr(f, "write"):
+            raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")
+        _write_archive(f.write, "archive", data_pkl, storages, _disable_byteorder_record)
+        if hasattr(f, "flush"):
+            f.flush()
+
+
+def _is_path(f) -> bool:
+    return isinstance(f, (str, os.PathLike))
+
+
+def _pickle(obj, protocol: int):
+    buf = io.BytesIO()
+    pickler = Pickler(buf, protocol)
+    pickler.dump(obj)
+    return buf.getvalue(), list(pickler.storages.values())
+
+
+def _write_archive(write, archive: str, data_pkl: bytes, storages, no_byteorder: bool) -> None:
+    zw = ZipWriter(write, archive)
+    zw.write_record("data.pkl", data_pkl)
+    zw.write_record(".format_version", b"1")
+    zw.write_record(".storage_alignment", b"64")
+    if not no_byteorder:
+        zw.write_record("byteorder", b"little")
+    for ref in storages:
+        zw.write_record(f"data/{ref.key}", storage_bytes(ref))
+    zw.write_record("version", b"3\n")
+    zw.write_record(".data/serialization_id", "".join(str(secrets.randbelow(10)) for _ in range(40)).encode())
+    zw.finish()
+
+
+def _atomic_write(path: str, write_to) -> None:
+    """Write via a temporary file next to ``path``, fsync, then rename over it (all or nothing)."""
+    target = os.path.realpath(path)  # replace the file a symlink points to, not the link
+    directory = os.path.dirname(target) or "."
+    tmp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with _open_tmp(fd) as out:
+            write_to(out)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(directory)
+
+
+def _open_tmp(fd: int):
+    return os.fdopen(fd, "wb")
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+# ---- load ---------------------------------------------------------------------------------------------
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args):  # fmt: skip
+    """``torch.load``: read a checkpoint written by ``torch.save`` (PyTorch's or taimatsu's).
+
+    ``weights_only`` defaults to True (PyTorch >= 2.6): only tensors, primitive containers and
+    allow-listed globals are rebuilt; anything else raises ``pickle.UnpicklingError``.
+    """
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    truthy = ("1", "y", "yes", "true")
+    force_wo = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in truthy
+    force_no_wo = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in truthy
+    if force_wo and force_no_wo:
+        raise RuntimeError(
+            "Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set."
+        )
+    if force_wo:
+        weights_only = True
+    elif force_no_wo and not_set:
+        weights_only = False
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.")
+    pickle_load_args.setdefault("encoding", "utf-8")
+
+    if _is_path(f):
+        with open(f, "rb") as opened:
+            return _load_file(opened, f, map_location, pickle_module, weights_only, mmap, pickle_load_args)
+    if mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())
+    return _load_file(f, None, map_location, pickle_module, weights_only, False, pickle_load_args)
+
+
+def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pickle_load_args):
+    start = opened.tell()
+    magic = opened.read(4)
+    opened.seek(start)
+    if magic != b"PK\x03\x04":
+        if not magic:
+            raise EOFError("Ran out of input")
+        if mmap:
+            raise RuntimeError(
+                "mmap can only be used with files saved with `torch.save(_use_new_zipfile_serialization=True), "
+                "please torch.save your checkpoint with this option in order to use mmap."
+            )
+        raise RuntimeError(
+            "taimatsu.load reads PyTorch's zip checkpoint format (torch.save since PyTorch 1.6); this file is not a zip "
+            "archive (a legacy-format checkpoint or not a checkpoint at all)"
+        )
+    if start:
+        opened = _Window(opened, start)
+    reader = ZipReader(opened)
+    if reader.get("constants.pkl") is not None:
+        raise RuntimeError("this is a TorchScript archive (torch.jit.save); taimatsu cannot load TorchScript")
+    memmap = np.memmap(path, dtype=np.uint8, mode="c") if mmap else None
+    loader = _Loader(reader, map_location, memmap)
+    rec = reader.get("data.pkl")
+    if rec is None:
+        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+    data = io.BytesIO(reader.read(rec))
+    if weights_only:
+        try:
+            return _WeightsOnlyUnpickler(data, allowed_globals(), loader.persistent_load, encoding=pickle_load_args["encoding"]).load()
+        except pickle.UnpicklingError as e:
+            raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+    unpickler_cls = _unpickler_class(pickle_module or pickle)
+    return unpickler_cls(data, loader.persistent_load, **pickle_load_args).load()
+
+
+class _Window(io.RawIOBase):
+    """A file seen from ``start`` on (a checkpoint written after other data in the same stream)."""
+
+    def __init__(self, f, start: int):
+        self._f, self._start = f, start
+
+    def seekable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self._f.seek(pos + self._start if whence == 0 else pos, whence) - self._start
+
+    def tell(self) -> int:
+        return self._f.tell() - self._start
+
+    def readinto(self, b) -> int:
+        return self._f.readinto(b)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._f.read(n)
+
+
+def _weights_only_message(message: str) -> str:
+    import re
+
+    if re.search(r"GLOBAL (\S+) was not an allowed global by default.", message):
+        return (
+            "Weights only load failed. This file can still be loaded, to do so you have two options, "
+            "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+            f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
+            "the recommended steps in the following error message.\n\tWeightsUnpickler error: " + message + _DOCS_MESSAGE
+        )
+    out = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
+    if not re.search(r"whose module (\S+) is blocked", message):
+        out += (
+            "Please file an issue with the following so that we can make "
+            "`weights_only=True` compatible with your use case: WeightsUnpickler error: "
+        )
+    return out + "\n\n" + message + _DOCS_MESSAGE
+
+
+class _Loader:
+    """Turns ``('storage', type, key, location, numel)`` ids into storages (each record read once)."""
+
+    def __init__(self, reader: ZipReader, map_location, memmap):
+        self.reader, self.map_location, self.memmap = reader, map_location, memmap
+        self.loaded: dict = {}
+
+    def persistent_load(self, pid):
+        if not isinstance(pid, tuple) or len(pid) != 5 or _ascii(pid[0]) != "storage":
+            raise RuntimeError(f"Unknown saved id type: {pid!r}")
+        _, storage_type, key, location, numel = pid
+        key, location = _ascii(key), _ascii(location)
+        if key in self.loaded:
+            return self.loaded[key]
+        if not isinstance(storage_type, StorageType):
+            raise RuntimeError(f"unsupported storage type {storage_type!r} (taimatsu has no such dtype)")
+        if not isinstance(key, str) or not isinstance(location, str) or type(numel) is not int or numel < 0:
+            raise RuntimeError(f"invalid storage record id {pid!r}")
+        dtype = storage_type.dtype
+        rec = self.reader.get(f"data/{key}")
+        if rec is None:
+            raise RuntimeError(f"PytorchStreamReader failed locating file data/{key}: file not found")
+        if rec.size != numel * dtype.itemsize:
+            raise RuntimeError(
+                f"storage record data/{key} holds {rec.size} bytes but the checkpoint declares {numel} elements of "
+                f"{dtype} ({numel * dtype.itemsize} bytes): the file is corrupted"
+            )
+        if self.memmap is not None:
+            off = self.reader.data_offset(rec)
+            array = self.memmap[off : off + rec.size].view(dtype.np)
+        else:
+            array = np.empty(numel, dtype.np)
+            self.reader.read_into(rec, array.view(np.uint8))
+        if not np.little_endian:
+            array = array.byteswap().view(array.dtype)
+        storage = self._restore(UntypedStorage(array, dtype, _cpu()), location)
+        self.loaded[key] = storage
+        return storage
+
+    def _restore(self, storage, location: str):
+        ml = self.map_location
+        if ml is None:
+            return _default_restore(storage, location)
+        if isinstance(ml, dict):
+            return _default_restore(storage, str(ml.get(location, location)))
+        if isinstance(ml, (str, bytes)) or type(ml).__name__ == "device":
+            return _default_restore(storage, str(_ascii(ml)))
+        result = ml(storage, location)
+        if result is None:
+            return _default_restore(storage, location)
+        if not isinstance(result, UntypedStorage):
+            raise RuntimeError(f"map_location must return a storage or None, got {type(result).__name__}")
+        return result
+
+
+def _default_restore(storage, location: str):
+    from .. import _device
+    from ..backend import cuda_available
+
+    if location == "cpu":
+        return storage.cpu()
+    if location.startswith("cuda"):
+        if not cuda_available():
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
+                "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map "
+                "your storages to the CPU."
+            )
+        return storage.to(_device.device(location))
+    raise RuntimeError(f"don't know how to restore data location of taimatsu.UntypedStorage (tagged with {location})")
+
+
+def _cpu():
+    from .._device import cpu
+
+    return cpu
+
+
+def _ascii(x):
+    return x.decode("ascii") if isinstance(x, bytes) else x
+
+
+def _unpickler_class(pickle_module):
+    """``weights_only=False``: any global, with PyTorch's names mapped to taimatsu's objects."""
+    table = allowed_globals()
+
+    class TorchUnpickler(pickle_module.Unpickler):
+        def __init__(self, file, persistent_load, **kwargs):
+            super().__init__(file, **kwargs)
+            self._persistent_load = persistent_load
+
+        def persistent_load(self, pid):
+            return self._persistent_load(pid)
+
+        def find_class(self, module, name):
+            full = f"{module}.{name}"
+            if full in table:
+                return table[full]
+            if module == "torch" or module.startswith("torch."):
+                import importlib
+
+                try:
+                    return getattr(importlib.import_module("taimatsu" + module[5:]), name)
+                except (ImportError, AttributeError):
+                    raise pickle.UnpicklingError(f"taimatsu has no equivalent of {full}") from None
+            return super().find_class(module, name)
+
+    return TorchUnpickler
+
+
+# ---- plain pickling of tensors (copy.deepcopy, multiprocessing, pickle.dumps) ----------------------------
+def reduce_tensor(t, protocol):
+    from ..backend import to_numpy
+
+    return (_rebuild, (to_numpy(t._data).copy(), t._dtype.name, str(t._device), t._rg))
+
+
+def _rebuild(array, dtype_name, device, requires_grad):
+    from .. import _dtype
+    from .._device import as_device
+    from .._tensor import _wrap
+    from ..backend import to_device
+
+    dev = as_device(device)
+    t = _wrap(to_device(array, dev), _dtype._dtype_by_name(dtype_name), dev)
+    t._rg = requires_grad
+    return t
+
+
+_ = STORAGE_TYPES  # re-exported for tests and tools

@@ -1,0 +1,346 @@
+"""How tensors appear inside PyTorch's ``data.pkl``, in both directions.
+
+A tensor is pickled as ``torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+requires_grad, OrderedDict())`` where ``storage`` is a persistent id ``('storage',
+torch.FloatStorage, key, location, numel)`` naming the record ``data/<key>``. Tensors that share
+memory share the key, so a loaded view shares memory with its loaded base.
+
+taimatsu writes the names PyTorch uses (``torch ...``) without importing torch: ``_Global``
+stands for such a name and the pickler writes it as a GLOBAL opcode. Loading maps the same
+names back to taimatsu objects (``GLOBALS``).
+"""
+
+from __future__ import annotations
+
+import _codecs
+import pickle
+from collections import Counter, OrderedDict
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, cpu, device
+from .._layout import layout
+from .._size import Size
+from .._tensor import Tensor, _wrap
+
+# PyTorch's legacy storage class for each dtype (the ``torch.FloatStorage`` in the pickle).
+STORAGE_NAMES = {
+    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
+    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
+    "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage",
+}  # fmt: skip
+_MAX_NUMEL = 2**63 - 1
+
+
+class _Global:
+    """A global of PyTorch's namespace, pickled as ``GLOBAL module name``."""
+
+    __slots__ = ("module", "name")
+    _cache: dict = {}
+
+    def __new__(cls, module: str, name: str):
+        key = (module, name)
+        if key not in cls._cache:
+            g = object.__new__(cls)
+            g.module, g.name = module, name
+            cls._cache[key] = g
+        return cls._cache[key]
+
+    def __call__(self, *args):  # pickle insists the reduce callable be callable
+        raise TypeError(f"{self.module}.{self.name} is a name written into checkpoints, not a function")
+
+
+_REBUILD_TENSOR_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
+_SIZE = _Global("torch", "Size")
+_DEVICE = _Global("torch", "device")
+
+
+class StorageType:
+    """What ``torch.FloatStorage`` & co. unpickle to: just the dtype a storage record holds."""
+
+    __slots__ = ("name", "dtype")
+
+    def __init__(self, name: str, dtype):
+        self.name, self.dtype = name, dtype
+
+    def __repr__(self) -> str:
+        return f"StorageType(dtype={self.dtype})"
+
+
+STORAGE_TYPES = {name: StorageType(name, D._dtype_by_name(dt)) for dt, name in STORAGE_NAMES.items()}
+
+
+class UntypedStorage:
+    """A loaded storage: a flat array on a device. ``map_location`` callables receive these."""
+
+    __slots__ = ("array", "dtype", "device")
+
+    def __init__(self, array, dtype, dev):
+        self.array, self.dtype, self.device = array, dtype, dev
+
+    def nbytes(self) -> int:
+        return self.array.size * self.dtype.itemsize
+
+    def size(self) -> int:
+        return self.nbytes()
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def to(self, dev) -> UntypedStorage:
+        from ..backend import to_device
+
+        dev = as_device(dev)
+        if dev == self.device:
+            return self
+        return UntypedStorage(to_device(self.array, dev), self.dtype, dev)
+
+    def cpu(self) -> UntypedStorage:
+        return self.to(cpu)
+
+    def cuda(self, device=None, non_blocking: bool = False) -> UntypedStorage:
+        return self.to(device if isinstance(device, (str, type(cpu))) else f"cuda:{device or 0}")
+
+    def __repr__(self) -> str:
+        return f"taimatsu.UntypedStorage(nbytes={self.nbytes()}, dtype={self.dtype}, device={self.device})"
+
+
+# ---- saving ---------------------------------------------------------------------------------------
+class _StorageRef:
+    __slots__ = ("key", "array", "dtype", "location")
+
+    def __init__(self, key, array, dtype, location):
+        self.key, self.array, self.dtype, self.location = key, array, dtype, location
+
+
+class Pickler(pickle._Pickler):
+    """The pure-Python pickler, taught PyTorch's names for tensors, dtypes, devices and sizes.
+
+    The C pickler cannot be used: it checks every global by importing it, and taimatsu must write
+    ``torch._utils._rebuild_tensor_v2`` without torch being installed.
+    """
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def __init__(self, file, protocol: int):
+        super().__init__(file, protocol)
+        self.storages: dict = {}  # memory identity -> _StorageRef, in first-seen order
+        self._refs: dict = {}
+
+    def _save_global_name(self, obj) -> None:
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+        self.memoize(obj)
+
+    dispatch[_Global] = _save_global_name
+
+    def _save_dtype(self, obj) -> None:
+        self._save_global_name(_Global("torch", obj.name))
+        self.memo[id(obj)] = self.memo[id(_Global("torch", obj.name))]
+
+    dispatch[D.dtype] = _save_dtype
+
+    def persistent_id(self, obj):
+        if type(obj) is _StorageRef:
+            numel = obj.array.size
+            return ("storage", _Global("torch", STORAGE_NAMES[obj.dtype.name]), obj.key, obj.location, numel)
+        return None
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            return self._reduce_tensor(obj)
+        t = type(obj)
+        if t is Size:
+            return (_SIZE, (tuple(obj),))
+        if t is device:
+            return (_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if t is layout:
+            return (_GET_LAYOUT, ("torch." + obj.name,))
+        return NotImplemented
+
+    def _reduce_tensor(self, t: Tensor):
+        if type(t).__name__ == "Parameter":
+            plain = _wrap(t._data, t._dtype, t._device)
+            plain._storage = t._storage
+            return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
+        ref, offset, stride = self._storage_of(t)
+        return (_REBUILD_TENSOR_V2, (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict()))
+
+    def _storage_of(self, t: Tensor):
+        """The storage record for ``t`` (shared by every tensor over the same memory)."""
+        from ..backend import to_numpy
+        from ..ops.views import storage_flat
+
+        item = t._dtype.itemsize
+        flat = storage_flat(t)
+        offset, stride = t.storage_offset(), t.stride()
+        bad = offset < 0 or any(s < 0 for s in t._data.strides) or any(s % item for s in t._data.strides)
+        if not bad and t._data.size:
+            bad = offset + 1 + sum((n - 1) * s for n, s in zip(t._data.shape, stride)) > flat.size
+        if bad:  # memory PyTorch's storages cannot describe: save a contiguous copy
+            flat = t._data.reshape(-1).copy() if t._data.size else t._data.reshape(-1)
+            offset, stride = 0, _contiguous_strides(t._data.shape)
+            ident = ("copy", id(t))
+        else:
+            addr = flat.__array_interface__["data"][0] if isinstance(flat, np.ndarray) else flat.data.ptr
+            ident = (str(t._device), addr, flat.size * item)
+        ref = self.storages.get(ident)
+        if ref is None:
+            location = "cpu" if t._device.type == "cpu" else str(t._device)
+            ref = _StorageRef(str(len(self.storages)), to_numpy(flat), t._dtype, location)
+            self.storages[ident] = ref
+            self._refs[ident] = t  # keep copies alive: their id() must stay unique
+        elif ref.dtype is not t._dtype:
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+        return ref, offset, stride
+
+
+def _contiguous_strides(shape):
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
+def storage_bytes(ref: _StorageRef):
+    """The record bytes of a storage: little-endian, as a C-contiguous uint8 array (no copy on LE hosts)."""
+    a = np.ascontiguousarray(ref.array)
+    if a.dtype.byteorder == ">" or (a.dtype.byteorder == "=" and not _LITTLE):
+        a = a.astype(a.dtype.newbyteorder("<"))
+    return a.view(np.uint8).reshape(-1)
+
+
+_LITTLE = np.little_endian
+
+
+# ---- loading --------------------------------------------------------------------------------------
+def _check_int(name: str, v) -> int:
+    if type(v) is not int and not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+        raise RuntimeError(f"invalid tensor record: {name} must be an int, got {type(v).__name__}")
+    return int(v)
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
+    from ..ops.views import strided_array
+    from ..backend import xp_of
+
+    if not isinstance(storage, UntypedStorage):
+        raise RuntimeError(f"invalid tensor record: expected a storage, got {type(storage).__name__}")
+    if not isinstance(size, tuple) or not isinstance(stride, tuple):
+        raise RuntimeError("invalid tensor record: size and stride must be tuples")
+    offset = _check_int("storage offset", storage_offset)
+    size = tuple(_check_int("size", s) for s in size)
+    stride = tuple(_check_int("stride", s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"invalid tensor record: negative strides are not supported, got strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    numel = 1
+    for s in size:
+        numel *= s
+    if numel > _MAX_NUMEL:
+        raise RuntimeError(f"invalid tensor record: sizes {list(size)} have more than 2**63 elements")
+    n = storage.array.size
+    item = storage.dtype.itemsize
+    need = 0 if numel == 0 else offset + 1 + sum((k - 1) * s for k, s in zip(size, stride))
+    if need > n:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {item} "
+            f"requiring a storage size of {need * item} are out of bounds for storage of size {n * item}"
+        )
+    flat = storage.array
+    data = strided_array(xp_of(storage.device), flat, size, stride, min(offset, n))
+    t = _wrap(data, storage.dtype, storage.device)
+    t._storage = flat
+    return t
+
+
+def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
+    t = _rebuild_tensor(storage, storage_offset, size, stride)
+    if requires_grad:
+        t.requires_grad_(bool(requires_grad))
+    return t
+
+
+def rebuild_tensor(storage, storage_offset, size, stride):
+    return _rebuild_tensor(storage, storage_offset, size, stride)
+
+
+def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
+    from ..nn.parameter import Parameter
+
+    if not isinstance(data, Tensor):
+        raise RuntimeError(f"invalid parameter record: expected a Tensor, got {type(data).__name__}")
+    p = Parameter(data, bool(requires_grad))
+    if isinstance(state, dict):
+        p.__dict__.update({k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")})
+    return p
+
+
+def rebuild_from_type_v2(func, new_type, args, state):
+    ret = func(*args)
+    if isinstance(ret, Tensor) and isinstance(new_type, type) and issubclass(new_type, Tensor) and type(ret) is not new_type:
+        ret.__class__ = new_type
+    if isinstance(state, tuple) and len(state) == 2:
+        state = state[0]
+    if isinstance(state, dict) and isinstance(ret, Tensor):
+        ret.__dict__.update({k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")})
+    return ret
+
+
+def rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
+    t = data.to(dtype=dtype, device=device)
+    t.requires_grad_(bool(requires_grad))
+    return t
+
+
+def get_layout(name: str):
+    from .. import _layout
+
+    obj = getattr(_layout, str(name).removeprefix("torch."), None)
+    if not isinstance(obj, layout):
+        raise RuntimeError(f"unknown layout {name!r}")
+    return obj
+
+
+def _parameter_class():
+    from ..nn.parameter import Parameter
+
+    return Parameter
+
+
+def allowed_globals() -> dict:
+    """PyTorch names a weights-only load may use, mapped to taimatsu's objects."""
+    rc = {
+        "collections.OrderedDict": OrderedDict,
+        "collections.Counter": Counter,
+        "torch.nn.parameter.Parameter": _parameter_class(),
+        "torch.serialization._get_layout": get_layout,
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": device,
+        "_codecs.encode": _codecs.encode,
+        "builtins.bytearray": bytearray,
+        "builtins.set": set,
+        "builtins.complex": complex,
+        "torch._utils._rebuild_tensor": rebuild_tensor,
+        "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
+        "torch._utils._rebuild_parameter": rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": rebuild_parameter,
+        "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
+        "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,
+    }
+    for d in D.all_dtypes:
+        rc["torch." + d.name] = d
+    for name, st in STORAGE_TYPES.items():
+        rc["torch." + name] = st
+    return rc

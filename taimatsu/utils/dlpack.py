@@ -1,0 +1,92 @@
+"""``torch.utils.dlpack``: zero-copy exchange with NumPy, PyTorch, CuPy, JAX... through DLPack.
+
+A taimatsu tensor *is* a NumPy (or CuPy) array, so exporting hands out the array's own DLPack
+capsule and importing asks NumPy (or CuPy) to read the producer's capsule: no bytes are copied
+either way, and a write through one side shows on the other.
+
+Deviation: NumPy's DLPack speaks only bool, integer, float and complex dtypes, so bfloat16 tensors
+can neither be exported nor imported here (PyTorch can); a ``BufferError`` says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap
+
+__all__ = ["to_dlpack", "from_dlpack"]
+
+_KDL_CPU, _KDL_CUDA = 1, 2
+
+
+def dlpack(tensor: Tensor, stream=None, max_version=None, dl_device=None, copy=None):
+    """``Tensor.__dlpack__``: a DLPack capsule over the tensor's memory."""
+    if tensor.requires_grad:
+        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+    if tensor._dtype is D.bfloat16:
+        raise BufferError("taimatsu cannot export bfloat16 tensors through DLPack (NumPy's DLPack has no bfloat16)")
+    kwargs = {}
+    if stream is not None:
+        kwargs["stream"] = stream
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is not None:
+        kwargs["copy"] = copy
+    return tensor._data.__dlpack__(**kwargs)
+
+
+def dlpack_device(tensor: Tensor) -> tuple:
+    """``Tensor.__dlpack_device__``: ``(1, 0)`` on the CPU, ``(2, index)`` on CUDA."""
+    if tensor._device.type == "cuda":
+        return (_KDL_CUDA, tensor._device.index or 0)
+    return (_KDL_CPU, 0)
+
+
+def to_dlpack(tensor: Tensor):
+    """A DLPack capsule sharing ``tensor``'s memory (consume it once, e.g. with ``np.from_dlpack``)."""
+    return tensor.__dlpack__()
+
+
+class _Capsule:
+    """Lets NumPy/CuPy read a bare (legacy) DLPack capsule: they only accept producer objects."""
+
+    def __init__(self, capsule, device):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+def from_dlpack(ext_tensor) -> Tensor:
+    """A tensor sharing the memory of ``ext_tensor`` (any object with ``__dlpack__``, or a capsule)."""
+    if isinstance(ext_tensor, Tensor):
+        t = _wrap(ext_tensor._data, ext_tensor._dtype, ext_tensor._device)
+        t._storage = ext_tensor._storage
+        return t
+    if hasattr(ext_tensor, "__dlpack__"):
+        dev_type, dev_id = ext_tensor.__dlpack_device__()
+        producer = ext_tensor
+    else:
+        dev_type, dev_id = _KDL_CPU, 0
+        producer = _Capsule(ext_tensor, (_KDL_CPU, 0))
+    if int(dev_type) == _KDL_CUDA:
+        from .._device import device
+        from ..backend import cupy
+
+        cp = cupy()
+        with cp.cuda.Device(int(dev_id)):
+            array = cp.from_dlpack(producer)
+        return _wrap(array, D.from_numpy_dtype(array.dtype), device("cuda", int(dev_id)))
+    if int(dev_type) != _KDL_CPU:
+        raise BufferError(f"taimatsu cannot import DLPack tensors of device type {int(dev_type)}")
+    try:
+        array = np.from_dlpack(producer)
+    except TypeError:  # producers that predate the max_version/copy keywords
+        array = np.from_dlpack(_Capsule(producer.__dlpack__(), (_KDL_CPU, 0)))
+    return _wrap(array, D.from_numpy_dtype(array.dtype))
