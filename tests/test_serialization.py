@@ -30,8 +30,10 @@ def _torch_sample(torch, name, shape=(3, 4)):
     if name == "bool":
         return torch.rand(shape, generator=g) > 0.5
     if dt.is_floating_point or dt.is_complex:
-        return (torch.randn(shape, generator=g, dtype=torch.float64) * 100).to(dt) if not dt.is_complex else torch.randn(
-            shape, generator=g, dtype=dt
+        return (
+            (torch.randn(shape, generator=g, dtype=torch.float64) * 100).to(dt)
+            if not dt.is_complex
+            else torch.randn(shape, generator=g, dtype=dt)
         )
     return torch.randint(-100 if name != "uint8" else 0, 100, shape, generator=g, dtype=dt)
 
@@ -86,7 +88,9 @@ def test_torch_views_share_storage_after_load(torch_oracle, tmp_path):
     got["base"].mul_(10)  # in place through the base: every loaded view sees it
     np.testing.assert_array_equal(got["perm"]._data, np.transpose(got["base"]._data, (2, 0, 1)))
     assert got["flat_tail"][0].item() == 70.0
-    assert got["expand"].stride() == (0, 0) or got["expand"].stride() == tuple(views["expand"].stride())
+    assert got["expand"].stride() == (0, 0) or got["expand"].stride() == tuple(
+        views["expand"].stride()
+    )
 
 
 def test_torch_containers_and_scalars(torch_oracle, tmp_path):
@@ -113,7 +117,9 @@ def test_torch_parameters_requires_grad_and_state_dict(torch_oracle, tmp_path):
     torch.manual_seed(0)
     lin = torch.nn.Linear(3, 2)
     leaf = torch.ones(2, requires_grad=True)
-    torch.save({"sd": lin.state_dict(), "p": lin.weight, "leaf": leaf, "nl": leaf * 2}, tmp_path / "m.pt")
+    torch.save(
+        {"sd": lin.state_dict(), "p": lin.weight, "leaf": leaf, "nl": leaf * 2}, tmp_path / "m.pt"
+    )
     got = tm.load(tmp_path / "m.pt")
     assert got["sd"]._metadata == lin.state_dict()._metadata
     _same(got["sd"]["weight"], lin.state_dict()["weight"])
@@ -132,7 +138,9 @@ def test_load_state_dict_into_taimatsu_module(torch_oracle, tmp_path):
     m = tm.nn.Linear(4, 3)
     m.load_state_dict(tm.load(tmp_path / "lin.pt"))
     x = np.arange(8.0, dtype=np.float32).reshape(2, 4)
-    np.testing.assert_allclose(m(tm.from_numpy(x)).detach().numpy(), ref(torch.from_numpy(x)).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(
+        m(tm.from_numpy(x)).detach().numpy(), ref(torch.from_numpy(x)).detach().numpy(), rtol=1e-6
+    )
     # and back: taimatsu's state_dict loads into the torch module
     tm.save(m.state_dict(), tmp_path / "lin2.pt")
     ref2 = torch.nn.Linear(4, 3)
@@ -153,7 +161,10 @@ def test_taimatsu_to_torch_every_dtype(torch_oracle, tmp_path, name):
     for k, v in objs.items():
         _same(v, got[k])
     ptr = got["x"].untyped_storage().data_ptr()
-    assert got["t"].untyped_storage().data_ptr() == ptr and got["s"].untyped_storage().data_ptr() == ptr
+    assert (
+        got["t"].untyped_storage().data_ptr() == ptr
+        and got["s"].untyped_storage().data_ptr() == ptr
+    )
 
 
 def _saved_by_torch(torch, tmp_path, t):
@@ -177,11 +188,19 @@ def test_taimatsu_to_torch_views_containers_params(torch_oracle, tmp_path):
         _same(obj[k], got[k])
     assert isinstance(got["p"], torch.nn.Parameter) and got["p"].requires_grad
     assert got["meta"] == ("a", 1, 2.5, None, [True]) and type(got["od"]) is OrderedDict
-    assert got["size"] == torch.Size([1, 2]) and got["dev"] == torch.device("cpu") and got["dt"] is torch.bfloat16
+    assert (
+        got["size"] == torch.Size([1, 2])
+        and got["dev"] == torch.device("cpu")
+        and got["dt"] is torch.bfloat16
+    )
     got["base"].add_(1)
     assert got["tail"][0].item() == 8.0  # storage sharing survives in PyTorch too
     back = tm.load(tmp_path / "o.pt")
-    assert type(back["p"]).__name__ == "Parameter" and back["p"].requires_grad and back["leaf"].requires_grad
+    assert (
+        type(back["p"]).__name__ == "Parameter"
+        and back["p"].requires_grad
+        and back["leaf"].requires_grad
+    )
 
 
 def test_archive_bytes_match_pytorch(torch_oracle, tmp_path):
@@ -244,7 +263,11 @@ def test_map_location_variants(tmp_path):
 
 def test_cuda_tagged_storages(tmp_path):
     """A checkpoint from a GPU machine: needs map_location on a CPU-only one."""
-    path = _rewrite_pickle(tmp_path, tm.arange(3.0), lambda pkl: pkl.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0"))
+    path = _rewrite_pickle(
+        tmp_path,
+        tm.arange(3.0),
+        lambda pkl: pkl.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0"),
+    )
     if not tm.cuda.is_available():
         with pytest.raises(RuntimeError, match="torch.cuda.is_available\\(\\) is False"):
             tm.load(path)
@@ -367,22 +390,32 @@ def test_weights_only_false_and_allow_lists(torch_oracle, tmp_path):
         ser.clear_safe_globals()
     ser.add_safe_globals([os.system])  # blocked modules stay blocked
     try:
-        with pytest.raises(pickle.UnpicklingError, match="whose module posix is blocked|whose module nt is blocked"):
+        with pytest.raises(
+            pickle.UnpicklingError, match="whose module posix is blocked|whose module nt is blocked"
+        ):
             tm.load(_archive(tmp_path, pickle.dumps(_Evil(os.system, "true"), protocol=2)))
     finally:
         ser.clear_safe_globals()
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+    with pytest.raises(
+        RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"
+    ):
         tm.load(tmp_path / "p.pt", pickle_module=pickle, weights_only=True)
-    assert tm.load(tmp_path / "p.pt", pickle_module=pickle)["pt"].x.tolist() == [1.0]  # explicit module: unsafe
+    assert tm.load(tmp_path / "p.pt", pickle_module=pickle)["pt"].x.tolist() == [
+        1.0
+    ]  # explicit module: unsafe
 
 
 def test_weights_only_opcode_tricks(tmp_path):
     """Pickles that try to reach code through the memo, protocol 4 or BUILD on a refused type."""
     for proto in (3, 4, 5):
-        path = _archive(tmp_path, pickle.dumps(_Evil(os.system, "true"), protocol=proto), name=f"p{proto}.pt")
-        with pytest.warns(UserWarning, match="Detected pickle protocol"):
-            with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
-                tm.load(path)
+        path = _archive(
+            tmp_path, pickle.dumps(_Evil(os.system, "true"), protocol=proto), name=f"p{proto}.pt"
+        )
+        with (
+            pytest.warns(UserWarning, match="Detected pickle protocol"),
+            pytest.raises(pickle.UnpicklingError, match="Weights only load failed"),
+        ):
+            tm.load(path)
     # BINPERSID with something other than a storage
     pkl = b"\x80\x02X\x04\x00\x00\x00evilq\x00\x85Q."
     with pytest.raises(pickle.UnpicklingError, match="Only persistent_load of storage is allowed"):
@@ -395,7 +428,11 @@ def test_weights_only_opcode_tricks(tmp_path):
     with pytest.raises(pickle.UnpicklingError, match="corrupted or truncated"):
         tm.load(_archive(tmp_path, b"\x80\x02h\x07.", name="memo.pt"))  # BINGET of nothing
     with pytest.raises(pickle.UnpicklingError, match="bytearray can only be rebuilt"):
-        tm.load(_archive(tmp_path, b"\x80\x02c__builtin__\nbytearray\nJ\x00\x00\x00\x7f\x85R.", name="ba.pt"))
+        tm.load(
+            _archive(
+                tmp_path, b"\x80\x02c__builtin__\nbytearray\nJ\x00\x00\x00\x7f\x85R.", name="ba.pt"
+            )
+        )
 
 
 # ---- hostile and corrupt archives ---------------------------------------------------------------------
@@ -423,7 +460,11 @@ def _float_pid(key="0", numel=4):
 
 
 def test_crafted_tensor_records_load(tmp_path):
-    path = _archive(tmp_path, _tensor_pickle(_float_pid(), 1, (3,), (1,)), [("0", np.arange(4, dtype=np.float32).tobytes())])
+    path = _archive(
+        tmp_path,
+        _tensor_pickle(_float_pid(), 1, (3,), (1,)),
+        [("0", np.arange(4, dtype=np.float32).tobytes())],
+    )
     assert tm.load(path).tolist() == [1.0, 2.0, 3.0]
 
 
@@ -441,8 +482,22 @@ def test_crafted_tensor_records_load(tmp_path):
         (_float_pid(numel=8), 0, (2,), (1,), 16, "holds 16 bytes but the checkpoint declares"),
         (_float_pid(key="../0"), 0, (2,), (1,), 16, "failed locating file data/../0"),
         (_float_pid(numel=-3), 0, (2,), (1,), 16, "invalid storage record id"),
-        (("storage", _format._Global("torch", "Float8Storage"), "0", "cpu", 4), 0, (2,), (1,), 16, "Unsupported global"),
-        (("storage", _format._Global("torch", "FloatStorage"), "0", "mars", 4), 0, (2,), (1,), 16, "tagged with mars"),
+        (
+            ("storage", _format._Global("torch", "Float8Storage"), "0", "cpu", 4),
+            0,
+            (2,),
+            (1,),
+            16,
+            "Unsupported global",
+        ),
+        (
+            ("storage", _format._Global("torch", "FloatStorage"), "0", "mars", 4),
+            0,
+            (2,),
+            (1,),
+            16,
+            "tagged with mars",
+        ),
         (_float_pid(), 0, (2,), "1", 16, "size and stride must be tuples"),
     ],
 )
@@ -467,7 +522,14 @@ def test_truncated_and_corrupt_archives(tmp_path):
             bad[i] ^= 0xFF
         try:
             out = tm.load(io.BytesIO(bytes(bad)))
-        except (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, UnicodeDecodeError, TypeError):
+        except (
+            RuntimeError,
+            pickle.UnpicklingError,
+            EOFError,
+            ValueError,
+            UnicodeDecodeError,
+            TypeError,
+        ):
             continue
         assert out["x"].tolist() == list(np.arange(100.0)) and out["y"] == [1, 2]
     with pytest.raises(EOFError):
@@ -608,7 +670,13 @@ def test_process_killed_mid_write_leaves_previous_checkpoint(tmp_path):
         ser._open_tmp = lambda fd: Killer(real(fd))
         tm.save({{"step": 2, "w": tm.zeros(100000), "v": tm.ones(10)}}, {str(path)!r})
     """)
-    proc = subprocess.run([sys.executable, "-c", script], cwd=os.getcwd(), capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=os.getcwd(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     assert path.read_bytes() == before
     assert tm.load(path)["step"] == 1
@@ -632,7 +700,9 @@ def _tm_sample(name, shape=(3, 4)):
     if name == "bfloat16":
         return tm.from_numpy(a.astype(np.float32)).to(tm.bfloat16)
     dt = getattr(tm, name)
-    return tm.from_numpy(a.astype(dt.np) if name not in ("complex64",) else (a + 1j * a).astype(np.complex64))
+    return tm.from_numpy(
+        a.astype(dt.np) if name not in ("complex64",) else (a + 1j * a).astype(np.complex64)
+    )
 
 
 ST_DTYPES = [d for d in DTYPES if d != "complex128"]
@@ -682,7 +752,10 @@ def test_safetensors_against_the_reference_package(torch_oracle, tmp_path):
     [
         (lambda h, d: (b"\xff" * 8, b""), "HeaderTooLarge"),
         (lambda h, d: ((len(h) + 1000).to_bytes(8, "little"), h), "InvalidHeaderLength"),
-        (lambda h, d: (len(h).to_bytes(8, "little"), b"{not json" + b" " * (len(h) - 9)), "InvalidHeaderDeserialization"),
+        (
+            lambda h, d: (len(h).to_bytes(8, "little"), b"{not json" + b" " * (len(h) - 9)),
+            "InvalidHeaderDeserialization",
+        ),
         (lambda h, d: (None, h.replace(b'"F32"', b'"X32"')), "unsupported dtype"),
         (lambda h, d: (None, h.replace(b"[0,16]", b"[0,12]")), "TensorInvalidInfo"),
         (lambda h, d: (None, h.replace(b"[2,2]", b"[4,4]")), "TensorInvalidInfo"),

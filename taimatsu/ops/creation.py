@@ -193,7 +193,6 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    dt = D.from_numpy_dtype(ndarray.dtype)
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
@@ -207,6 +206,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         )
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.")
+    dt = D.from_numpy_dtype(ndarray.dtype)
     if not ndarray.flags.writeable:
         import warnings
 
@@ -214,7 +214,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means "
             "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
             "its data or make it writable before converting it to a tensor. This type of warning will be suppressed "
-            "for the rest of this program.",
+            "for the rest of this program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)",
             UserWarning,
             stacklevel=2,
         )

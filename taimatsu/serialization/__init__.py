@@ -26,12 +26,27 @@ import warnings
 
 import numpy as np
 
-from ._format import Pickler, UntypedStorage, allowed_globals, storage_bytes, STORAGE_TYPES, StorageType
+from ._format import (
+    STORAGE_TYPES,
+    Pickler,
+    StorageType,
+    UntypedStorage,
+    allowed_globals,
+    storage_bytes,
+)
 from ._weights_only import Unpickler as _WeightsOnlyUnpickler
-from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
+from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._zip import ZipReader, ZipWriter
 
-__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals", "UntypedStorage"]
+__all__ = [
+    "UntypedStorage",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "load",
+    "safe_globals",
+    "save",
+]
 
 DEFAULT_PROTOCOL = 2
 
@@ -52,12 +67,19 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL, 
          _disable_byteorder_record: bool = False) -> None:  # fmt: skip
     """``torch.save``: write ``obj`` to a path or a binary file object in PyTorch's zip format."""
     if not _use_new_zipfile_serialization:
-        raise NotImplementedError("taimatsu.save writes only the zip format (_use_new_zipfile_serialization=True)")
+        raise NotImplementedError(
+            "taimatsu.save writes only the zip format (_use_new_zipfile_serialization=True)"
+        )
     data_pkl, storages = _pickle(obj, pickle_protocol)
     if _is_path(f):
         path = os.fspath(f)
         archive = os.path.splitext(os.path.basename(path))[0]
-        _atomic_write(path, lambda out: _write_archive(out.write, archive, data_pkl, storages, _disable_byteorder_record))
+        _atomic_write(
+            path,
+            lambda out: _write_archive(
+                out.write, archive, data_pkl, storages, _disable_byteorder_record
+            ),
+        )
     else:
         if not hasattr(f, "write"):
             raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")
@@ -87,7 +109,9 @@ def _write_archive(write, archive: str, data_pkl: bytes, storages, no_byteorder:
     for ref in storages:
         zw.write_record(f"data/{ref.key}", storage_bytes(ref))
     zw.write_record("version", b"3\n")
-    zw.write_record(".data/serialization_id", "".join(str(secrets.randbelow(10)) for _ in range(40)).encode())
+    zw.write_record(
+        ".data/serialization_id", "".join(str(secrets.randbelow(10)) for _ in range(40)).encode()
+    )
     zw.finish()
 
 
@@ -163,7 +187,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
 
     if _is_path(f):
         with open(f, "rb") as opened:
-            return _load_file(opened, f, map_location, pickle_module, weights_only, mmap, pickle_load_args)
+            return _load_file(
+                opened, f, map_location, pickle_module, weights_only, mmap, pickle_load_args
+            )
     if mmap:
         raise ValueError("f must be a file path in order to use the mmap argument")
     if not (hasattr(f, "seekable") and f.seekable()):
@@ -191,7 +217,9 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
         opened = _Window(opened, start)
     reader = ZipReader(opened)
     if reader.get("constants.pkl") is not None:
-        raise RuntimeError("this is a TorchScript archive (torch.jit.save); taimatsu cannot load TorchScript")
+        raise RuntimeError(
+            "this is a TorchScript archive (torch.jit.save); taimatsu cannot load TorchScript"
+        )
     memmap = np.memmap(path, dtype=np.uint8, mode="c") if mmap else None
     loader = _Loader(reader, map_location, memmap)
     rec = reader.get("data.pkl")
@@ -200,7 +228,12 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
     data = io.BytesIO(reader.read(rec))
     if weights_only:
         try:
-            return _WeightsOnlyUnpickler(data, allowed_globals(), loader.persistent_load, encoding=pickle_load_args["encoding"]).load()
+            return _WeightsOnlyUnpickler(
+                data,
+                allowed_globals(),
+                loader.persistent_load,
+                encoding=pickle_load_args["encoding"],
+            ).load()
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
     unpickler_cls = _unpickler_class(pickle_module or pickle)
@@ -240,7 +273,9 @@ def _weights_only_message(message: str) -> str:
             "Weights only load failed. This file can still be loaded, to do so you have two options, "
             "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
             f"\n\t(1) {UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
-            "the recommended steps in the following error message.\n\tWeightsUnpickler error: " + message + _DOCS_MESSAGE
+            "the recommended steps in the following error message.\n\tWeightsUnpickler error: "
+            + message
+            + _DOCS_MESSAGE
         )
     out = f"Weights only load failed. {UNSAFE_MESSAGE}\n"
     if not re.search(r"whose module (\S+) is blocked", message):
@@ -266,13 +301,22 @@ class _Loader:
         if key in self.loaded:
             return self.loaded[key]
         if not isinstance(storage_type, StorageType):
-            raise RuntimeError(f"unsupported storage type {storage_type!r} (taimatsu has no such dtype)")
-        if not isinstance(key, str) or not isinstance(location, str) or type(numel) is not int or numel < 0:
+            raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
+                f"unsupported storage type {storage_type!r} (taimatsu has no such dtype)"
+            )
+        if (
+            not isinstance(key, str)
+            or not isinstance(location, str)
+            or type(numel) is not int
+            or numel < 0
+        ):
             raise RuntimeError(f"invalid storage record id {pid!r}")
         dtype = storage_type.dtype
         rec = self.reader.get(f"data/{key}")
         if rec is None:
-            raise RuntimeError(f"PytorchStreamReader failed locating file data/{key}: file not found")
+            raise RuntimeError(
+                f"PytorchStreamReader failed locating file data/{key}: file not found"
+            )
         if rec.size != numel * dtype.itemsize:
             raise RuntimeError(
                 f"storage record data/{key} holds {rec.size} bytes but the checkpoint declares {numel} elements of "
@@ -302,7 +346,9 @@ class _Loader:
         if result is None:
             return _default_restore(storage, location)
         if not isinstance(result, UntypedStorage):
-            raise RuntimeError(f"map_location must return a storage or None, got {type(result).__name__}")
+            raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
+                f"map_location must return a storage or None, got {type(result).__name__}"
+            )
         return result
 
 
@@ -320,7 +366,9 @@ def _default_restore(storage, location: str):
                 "your storages to the CPU."
             )
         return storage.to(_device.device(location))
-    raise RuntimeError(f"don't know how to restore data location of taimatsu.UntypedStorage (tagged with {location})")
+    raise RuntimeError(
+        f"don't know how to restore data location of taimatsu.UntypedStorage (tagged with {location})"
+    )
 
 
 def _cpu():

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _codecs
 import pickle
+import typing
 from collections import Counter, OrderedDict
 
 import numpy as np
@@ -38,7 +39,7 @@ class _Global:
     """A global of PyTorch's namespace, pickled as ``GLOBAL module name``."""
 
     __slots__ = ("module", "name")
-    _cache: dict = {}
+    _cache: typing.ClassVar[dict] = {}
 
     def __new__(cls, module: str, name: str):
         key = (module, name)
@@ -49,7 +50,9 @@ class _Global:
         return cls._cache[key]
 
     def __call__(self, *args):  # pickle insists the reduce callable be callable
-        raise TypeError(f"{self.module}.{self.name} is a name written into checkpoints, not a function")
+        raise TypeError(
+            f"{self.module}.{self.name} is a name written into checkpoints, not a function"
+        )
 
 
 _REBUILD_TENSOR_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
@@ -62,7 +65,7 @@ _DEVICE = _Global("torch", "device")
 class StorageType:
     """What ``torch.FloatStorage`` & co. unpickle to: just the dtype a storage record holds."""
 
-    __slots__ = ("name", "dtype")
+    __slots__ = ("dtype", "name")
 
     def __init__(self, name: str, dtype):
         self.name, self.dtype = name, dtype
@@ -71,13 +74,15 @@ class StorageType:
         return f"StorageType(dtype={self.dtype})"
 
 
-STORAGE_TYPES = {name: StorageType(name, D._dtype_by_name(dt)) for dt, name in STORAGE_NAMES.items()}
+STORAGE_TYPES = {
+    name: StorageType(name, D._dtype_by_name(dt)) for dt, name in STORAGE_NAMES.items()
+}
 
 
 class UntypedStorage:
     """A loaded storage: a flat array on a device. ``map_location`` callables receive these."""
 
-    __slots__ = ("array", "dtype", "device")
+    __slots__ = ("array", "device", "dtype")
 
     def __init__(self, array, dtype, dev):
         self.array, self.dtype, self.device = array, dtype, dev
@@ -112,7 +117,7 @@ class UntypedStorage:
 
 # ---- saving ---------------------------------------------------------------------------------------
 class _StorageRef:
-    __slots__ = ("key", "array", "dtype", "location")
+    __slots__ = ("array", "dtype", "key", "location")
 
     def __init__(self, key, array, dtype, location):
         self.key, self.array, self.dtype, self.location = key, array, dtype, location
@@ -133,7 +138,7 @@ class Pickler(pickle._Pickler):
         self._refs: dict = {}
 
     def _save_global_name(self, obj) -> None:
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
         self.memoize(obj)
 
     dispatch[_Global] = _save_global_name
@@ -147,7 +152,13 @@ class Pickler(pickle._Pickler):
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
             numel = obj.array.size
-            return ("storage", _Global("torch", STORAGE_NAMES[obj.dtype.name]), obj.key, obj.location, numel)
+            return (
+                "storage",
+                _Global("torch", STORAGE_NAMES[obj.dtype.name]),
+                obj.key,
+                obj.location,
+                numel,
+            )
         return None
 
     def reducer_override(self, obj):
@@ -168,7 +179,10 @@ class Pickler(pickle._Pickler):
             plain._storage = t._storage
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
         ref, offset, stride = self._storage_of(t)
-        return (_REBUILD_TENSOR_V2, (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict()))
+        return (
+            _REBUILD_TENSOR_V2,
+            (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict()),
+        )
 
     def _storage_of(self, t: Tensor):
         """The storage record for ``t`` (shared by every tensor over the same memory)."""
@@ -178,7 +192,11 @@ class Pickler(pickle._Pickler):
         item = t._dtype.itemsize
         flat = storage_flat(t)
         offset, stride = t.storage_offset(), t.stride()
-        bad = offset < 0 or any(s < 0 for s in t._data.strides) or any(s % item for s in t._data.strides)
+        bad = (
+            offset < 0
+            or any(s < 0 for s in t._data.strides)
+            or any(s % item for s in t._data.strides)
+        )
         if not bad and t._data.size:
             bad = offset + 1 + sum((n - 1) * s for n, s in zip(t._data.shape, stride)) > flat.size
         if bad:  # memory PyTorch's storages cannot describe: save a contiguous copy
@@ -186,7 +204,11 @@ class Pickler(pickle._Pickler):
             offset, stride = 0, _contiguous_strides(t._data.shape)
             ident = ("copy", id(t))
         else:
-            addr = flat.__array_interface__["data"][0] if isinstance(flat, np.ndarray) else flat.data.ptr
+            addr = (
+                flat.__array_interface__["data"][0]
+                if isinstance(flat, np.ndarray)
+                else flat.data.ptr
+            )
             ident = (str(t._device), addr, flat.size * item)
         ref = self.storages.get(ident)
         if ref is None:
@@ -195,7 +217,9 @@ class Pickler(pickle._Pickler):
             self.storages[ident] = ref
             self._refs[ident] = t  # keep copies alive: their id() must stay unique
         elif ref.dtype is not t._dtype:
-            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
+            raise RuntimeError(
+                "Cannot save multiple tensors or storages that view the same data as different types"
+            )
         return ref, offset, stride
 
 
@@ -226,29 +250,37 @@ def _check_int(name: str, v) -> int:
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
-    from ..ops.views import strided_array
     from ..backend import xp_of
+    from ..ops.views import strided_array
 
     if not isinstance(storage, UntypedStorage):
-        raise RuntimeError(f"invalid tensor record: expected a storage, got {type(storage).__name__}")
+        raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
+            f"invalid tensor record: expected a storage, got {type(storage).__name__}"
+        )
     if not isinstance(size, tuple) or not isinstance(stride, tuple):
-        raise RuntimeError("invalid tensor record: size and stride must be tuples")
+        raise RuntimeError("invalid tensor record: size and stride must be tuples")  # noqa: TRY004 - PyTorch's exception type
     offset = _check_int("storage offset", storage_offset)
     size = tuple(_check_int("size", s) for s in size)
     stride = tuple(_check_int("stride", s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {list(size)}")
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(size)}: {list(size)}"
+        )
     if any(s < 0 for s in stride):
-        raise RuntimeError(f"invalid tensor record: negative strides are not supported, got strides: {list(stride)}")
+        raise RuntimeError(
+            f"invalid tensor record: negative strides are not supported, got strides: {list(stride)}"
+        )
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     numel = 1
     for s in size:
         numel *= s
     if numel > _MAX_NUMEL:
-        raise RuntimeError(f"invalid tensor record: sizes {list(size)} have more than 2**63 elements")
+        raise RuntimeError(
+            f"invalid tensor record: sizes {list(size)} have more than 2**63 elements"
+        )
     n = storage.array.size
     item = storage.dtype.itemsize
     need = 0 if numel == 0 else offset + 1 + sum((k - 1) * s for k, s in zip(size, stride))
@@ -264,7 +296,9 @@ def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     return t
 
 
-def rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
+def rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None
+):
     t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(bool(requires_grad))
@@ -279,21 +313,32 @@ def rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
     from ..nn.parameter import Parameter
 
     if not isinstance(data, Tensor):
-        raise RuntimeError(f"invalid parameter record: expected a Tensor, got {type(data).__name__}")
+        raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
+            f"invalid parameter record: expected a Tensor, got {type(data).__name__}"
+        )
     p = Parameter(data, bool(requires_grad))
     if isinstance(state, dict):
-        p.__dict__.update({k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")})
+        p.__dict__.update(
+            {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
+        )
     return p
 
 
 def rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
-    if isinstance(ret, Tensor) and isinstance(new_type, type) and issubclass(new_type, Tensor) and type(ret) is not new_type:
+    if (
+        isinstance(ret, Tensor)
+        and isinstance(new_type, type)
+        and issubclass(new_type, Tensor)
+        and type(ret) is not new_type
+    ):
         ret.__class__ = new_type
     if isinstance(state, tuple) and len(state) == 2:
         state = state[0]
     if isinstance(state, dict) and isinstance(ret, Tensor):
-        ret.__dict__.update({k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")})
+        ret.__dict__.update(
+            {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
+        )
     return ret
 
 
@@ -308,7 +353,7 @@ def get_layout(name: str):
 
     obj = getattr(_layout, str(name).removeprefix("torch."), None)
     if not isinstance(obj, layout):
-        raise RuntimeError(f"unknown layout {name!r}")
+        raise RuntimeError(f"unknown layout {name!r}")  # noqa: TRY004 - PyTorch's exception type
     return obj
 
 

@@ -71,7 +71,7 @@ class safe_globals:
     def __enter__(self):
         add_safe_globals(self.safe_globals)
 
-    def __exit__(self, type, value, tb):  # noqa: A002
+    def __exit__(self, type, value, tb):
         _remove_safe_globals(self.safe_globals)
 
 
@@ -80,9 +80,13 @@ def user_allowed_globals() -> dict:
     for f in _user_globals:
         if isinstance(f, tuple):
             if len(f) != 2:
-                raise ValueError(f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(f)}")
+                raise ValueError(
+                    f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(f)}"
+                )
             if type(f[1]) is not str:
-                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(f[1])}")
+                raise TypeError(
+                    f"Expected second item in tuple to be str of callable full path, but got: {type(f[1])}"
+                )
             rc[f[1]] = f[0]
         else:
             rc[f"{f.__module__}.{f.__qualname__}"] = f
@@ -92,7 +96,9 @@ def user_allowed_globals() -> dict:
 def _safe_bytearray(*args):
     # bytearray(n) allocates n bytes: a tiny file could ask for terabytes.
     if args and not isinstance(args[0], (bytes, bytearray, str)):
-        raise UnpicklingError("bytearray can only be rebuilt from bytes or str in a weights_only load")
+        raise UnpicklingError(
+            "bytearray can only be rebuilt from bytes or str in a weights_only load"
+        )
     return bytearray(*args)
 
 
@@ -140,7 +146,9 @@ class Unpickler:
     def _lookup(self, module: str, name: str):
         full_path = f"{module}.{name}"
         if module in _BLOCKED_MODULES:
-            raise UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} is blocked.")
+            raise UnpicklingError(
+                f"Trying to load unsupported GLOBAL {full_path} whose module {module} is blocked."
+            )
         if full_path in self.allowed:
             return self.allowed[full_path]
         user = user_allowed_globals()
@@ -149,9 +157,11 @@ class Unpickler:
         raise _unsupported_global(full_path)
 
     def _is_allowed(self, obj) -> bool:
-        return any(obj is v for v in self.allowed.values()) or any(obj is v for v in user_allowed_globals().values())
+        return any(obj is v for v in self.allowed.values()) or any(
+            obj is v for v in user_allowed_globals().values()
+        )
 
-    def _load(self):  # noqa: C901 - one branch per opcode, as in pickle.py
+    def _load(self):
         read, readline = self.read, self.readline
         memo: dict = {}
         metastack: list = []
@@ -171,7 +181,11 @@ class Unpickler:
                     raise UnpicklingError(
                         f"Can only create new object for nn.Parameter or classes allowlisted via `add_safe_globals` but got {cls}"
                     )
-                stack.append(cls(*args) if getattr(cls, "__name__", "") == "Parameter" else cls.__new__(cls, *args))
+                stack.append(
+                    cls(*args)
+                    if getattr(cls, "__name__", "") == "Parameter"
+                    else cls.__new__(cls, *args)
+                )
             elif op == pickle.REDUCE[0]:
                 args = stack.pop()
                 func = stack[-1]
@@ -246,13 +260,19 @@ class Unpickler:
                 stack.append(str(read(n), "utf-8", "surrogatepass"))
             elif op == pickle.SHORT_BINSTRING[0]:
                 data = read(read(1)[0])
-                stack.append(data if self.encoding == "bytes" else data.decode(self.encoding, "strict"))
+                stack.append(
+                    data if self.encoding == "bytes" else data.decode(self.encoding, "strict")
+                )
             elif op == pickle.BINPERSID[0]:
                 pid = stack.pop()
                 if type(pid) is not tuple and type(pid) is not int:
-                    raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+                    raise UnpicklingError(
+                        f"persistent_load id must be tuple or int, but got {type(pid)}"
+                    )
                 if type(pid) is tuple and len(pid) > 0 and _ascii(pid[0]) != "storage":
-                    raise UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
+                    raise UnpicklingError(
+                        f"Only persistent_load of storage is allowed, but got {type(pid[0])}"
+                    )
                 stack.append(self.persistent_load(pid))
             elif op in (pickle.BINGET[0], pickle.LONG_BINGET[0]):
                 idx = (read(1) if op == pickle.BINGET[0] else unpack("<I", read(4)))[0]
@@ -301,7 +321,9 @@ def _build(inst, state, unpickler: Unpickler) -> None:
         if isinstance(state, tuple) and len(state) == 2 and isinstance(state[1], dict):
             state = state[0]
         if isinstance(state, dict):
-            inst.__dict__.update({k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")})
+            inst.__dict__.update(
+                {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
+            )
     elif unpickler._is_allowed(type(inst)):
         if hasattr(inst, "__setstate__"):
             inst.__setstate__(state)

@@ -50,7 +50,9 @@ class ZipWriter:
         extra += b"FB" + struct.pack("<H", pad) + b"Z" * pad
         big = _MAX32 if zip64 else 0
         version = 45 if zip64 else 0
-        self._emit(_LOCAL.pack(b"PK\x03\x04", version, _FLAGS, 0, 0, 0, 0, big, big, len(raw), len(extra)))
+        self._emit(
+            _LOCAL.pack(b"PK\x03\x04", version, _FLAGS, 0, 0, 0, 0, big, big, len(raw), len(extra))
+        )
         self._emit(raw + extra)
         crc = zlib.crc32(mv)
         if size:
@@ -65,7 +67,27 @@ class ZipWriter:
         for raw, crc, size, offset, zip64 in self._entries:
             extra = struct.pack("<HHQQQ", 1, 24, size, size, offset) if zip64 else b""
             s, o, v = (_MAX32, _MAX32, 45) if zip64 else (size, offset, 0)
-            self._emit(_CENTRAL.pack(b"PK\x01\x02", v, v, _FLAGS, 0, 0, 0, crc, s, s, len(raw), len(extra), 0, 0, 0, 0, o))
+            self._emit(
+                _CENTRAL.pack(
+                    b"PK\x01\x02",
+                    v,
+                    v,
+                    _FLAGS,
+                    0,
+                    0,
+                    0,
+                    crc,
+                    s,
+                    s,
+                    len(raw),
+                    len(extra),
+                    0,
+                    0,
+                    0,
+                    0,
+                    o,
+                )
+            )
             self._emit(raw + extra)
         n, cd_size = len(self._entries), self._pos - cd_start
         # PyTorch always ends with a zip64 end record and locator, then the classic end record
@@ -75,11 +97,22 @@ class ZipWriter:
         self._emit(_LOCATOR64.pack(b"PK\x06\x07", 0, eocd64, 1))
         n16 = min(n, 0xFFFF)
         big = cd_start >= _ZIP64_LIMIT or cd_size >= _ZIP64_LIMIT
-        self._emit(_EOCD.pack(b"PK\x05\x06", 0, 0, n16, n16, _MAX32 if big else cd_size, _MAX32 if big else cd_start, 0))
+        self._emit(
+            _EOCD.pack(
+                b"PK\x05\x06",
+                0,
+                0,
+                n16,
+                n16,
+                _MAX32 if big else cd_size,
+                _MAX32 if big else cd_start,
+                0,
+            )
+        )
 
 
 class Record:
-    __slots__ = ("name", "size", "crc", "header_offset", "_data_offset")
+    __slots__ = ("_data_offset", "crc", "header_offset", "name", "size")
 
     def __init__(self, name, size, crc, header_offset):
         self.name, self.size, self.crc, self.header_offset = name, size, crc, header_offset
@@ -87,7 +120,9 @@ class Record:
 
 
 def _corrupt(why: str) -> RuntimeError:
-    return RuntimeError(f"PytorchStreamReader failed reading zip archive: {why}. The checkpoint file is corrupted or truncated.")
+    return RuntimeError(
+        f"PytorchStreamReader failed reading zip archive: {why}. The checkpoint file is corrupted or truncated."
+    )
 
 
 class ZipReader:
@@ -133,7 +168,9 @@ class ZipReader:
     def _parse_entry(self, cd: bytes, pos: int) -> None:
         if pos + _CENTRAL.size > len(cd):
             raise _corrupt("truncated central directory")
-        (sig, _, _, flags, method, _, _, crc, csize, size, nlen, elen, clen, _, _, _, offset) = _CENTRAL.unpack_from(cd, pos)
+        (sig, _, _, flags, method, _, _, crc, csize, size, nlen, elen, clen, _, _, _, offset) = (
+            _CENTRAL.unpack_from(cd, pos)
+        )
         if sig != b"PK\x01\x02":
             raise _corrupt("bad central directory entry")
         start = pos + _CENTRAL.size
@@ -141,7 +178,9 @@ class ZipReader:
         if self._next > len(cd):
             raise _corrupt("truncated central directory")
         name = cd[start : start + nlen].decode("utf-8" if flags & 0x800 else "cp437")
-        size, csize, offset = _zip64_fields(cd[start + nlen : start + nlen + elen], size, csize, offset)
+        size, csize, offset = _zip64_fields(
+            cd[start + nlen : start + nlen + elen], size, csize, offset
+        )
         if method != 0 or csize != size:
             raise RuntimeError(
                 f"record '{name}' is compressed (method {method}); PyTorch checkpoints store records uncompressed, "

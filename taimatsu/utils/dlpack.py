@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 
-__all__ = ["to_dlpack", "from_dlpack"]
+__all__ = ["from_dlpack", "to_dlpack"]
 
 _KDL_CPU, _KDL_CUDA = 1, 2
 
@@ -23,9 +23,11 @@ _KDL_CPU, _KDL_CUDA = 1, 2
 def dlpack(tensor: Tensor, stream=None, max_version=None, dl_device=None, copy=None):
     """``Tensor.__dlpack__``: a DLPack capsule over the tensor's memory."""
     if tensor.requires_grad:
-        raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if tensor._dtype is D.bfloat16:
-        raise BufferError("taimatsu cannot export bfloat16 tensors through DLPack (NumPy's DLPack has no bfloat16)")
+        raise BufferError(
+            "taimatsu cannot export bfloat16 tensors through DLPack (NumPy's DLPack has no bfloat16)"
+        )
     kwargs = {}
     if stream is not None:
         kwargs["stream"] = stream
@@ -63,18 +65,35 @@ class _Capsule:
         return self._device
 
 
+def _writable(array: np.ndarray) -> np.ndarray:
+    """NumPy marks arrays from legacy (unversioned) capsules read-only; DLPack before 1.0 had no
+    read-only flag and PyTorch writes through them, so give back a writable array over the same memory."""
+    if array.flags.writeable:
+        return array
+    return np.asarray(_Writable(array))
+
+
+class _Writable:
+    """Holds the imported array alive and re-exposes its memory as writable."""
+
+    def __init__(self, array):
+        self.owner = array
+        self.__array_interface__ = dict(
+            array.__array_interface__, data=(array.__array_interface__["data"][0], False)
+        )
+
+
 def from_dlpack(ext_tensor) -> Tensor:
     """A tensor sharing the memory of ``ext_tensor`` (any object with ``__dlpack__``, or a capsule)."""
     if isinstance(ext_tensor, Tensor):
         t = _wrap(ext_tensor._data, ext_tensor._dtype, ext_tensor._device)
         t._storage = ext_tensor._storage
         return t
-    if hasattr(ext_tensor, "__dlpack__"):
-        dev_type, dev_id = ext_tensor.__dlpack_device__()
-        producer = ext_tensor
-    else:
-        dev_type, dev_id = _KDL_CPU, 0
-        producer = _Capsule(ext_tensor, (_KDL_CPU, 0))
+    if not hasattr(ext_tensor, "__dlpack__"):  # a bare capsule (to_dlpack), on the CPU
+        array = _writable(np.from_dlpack(_Capsule(ext_tensor, (_KDL_CPU, 0))))
+        return _wrap(array, D.from_numpy_dtype(array.dtype))
+    dev_type, dev_id = ext_tensor.__dlpack_device__()
+    producer = ext_tensor
     if int(dev_type) == _KDL_CUDA:
         from .._device import device
         from ..backend import cupy

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 
-__all__ = ["save", "save_file", "load", "load_file", "safe_open", "SafetensorError"]
+__all__ = ["SafetensorError", "load", "load_file", "safe_open", "save", "save_file"]
 
 _CODES = {
     D.bool: "BOOL", D.uint8: "U8", D.int8: "I8", D.int16: "I16", D.int32: "I32", D.int64: "I64",
@@ -63,10 +63,10 @@ def _write(tensors, metadata, write) -> None:
 
 def _prepare(tensors: dict, metadata: dict | None):
     if not isinstance(tensors, dict):
-        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")
+        raise ValueError(f"Expected a dict of [str, torch.Tensor] but received {type(tensors)}")  # noqa: TRY004 - PyTorch's exception type
     for k, v in tensors.items():
         if not isinstance(v, Tensor):
-            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")
+            raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received {type(v)}")  # noqa: TRY004 - PyTorch's exception type
     _check_shared(tensors)
     # Largest items first, then by name: every tensor starts aligned to its item size.
     names = sorted(tensors, key=lambda k: (-tensors[k]._dtype.itemsize, k))
@@ -92,7 +92,11 @@ def _prepare(tensors: dict, metadata: dict | None):
         if not np.little_endian:
             a = a.byteswap()
         a = a.view(np.uint8)
-        entries[k] = {"dtype": _CODES[t._dtype], "shape": list(t._data.shape), "data_offsets": [pos, pos + a.size]}
+        entries[k] = {
+            "dtype": _CODES[t._dtype],
+            "shape": list(t._data.shape),
+            "data_offsets": [pos, pos + a.size],
+        }
         arrays.append(a)
         pos += a.size
     text = json.dumps(entries, separators=(",", ":")).encode("utf-8")
@@ -106,7 +110,11 @@ def _check_shared(tensors: dict) -> None:
         if t._data.size == 0:
             continue
         lo = t.data_ptr()
-        hi = lo + sum((n - 1) * abs(s) for n, s in zip(t._data.shape, t._data.strides)) + t._dtype.itemsize
+        hi = (
+            lo
+            + sum((n - 1) * abs(s) for n, s in zip(t._data.shape, t._data.strides))
+            + t._dtype.itemsize
+        )
         spans.append((lo, hi, k))
     spans.sort()
     groups, current, end = [], set(), -1
@@ -145,11 +153,15 @@ def _parse_header(read, total_size: int):
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        raise SafetensorError(f"Error while deserializing header: InvalidHeaderDeserialization ({e})") from None
+        raise SafetensorError(
+            f"Error while deserializing header: InvalidHeaderDeserialization ({e})"
+        ) from None
     if not isinstance(header, dict):
         raise SafetensorError("Error while deserializing header: header is not a JSON object")
     metadata = header.pop("__metadata__", None)
-    if metadata is not None and not (isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())):
+    if metadata is not None and not (
+        isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
+    ):
         raise SafetensorError("Error while deserializing header: __metadata__ must map str to str")
     entries, spans = {}, []
     for name, info in header.items():
@@ -159,7 +171,9 @@ def _parse_header(read, total_size: int):
     pos = 0
     for b, e in spans:
         if b != pos:
-            raise SafetensorError("Error while deserializing header: InvalidOffset (tensors overlap or leave gaps)")
+            raise SafetensorError(
+                "Error while deserializing header: InvalidOffset (tensors overlap or leave gaps)"
+            )
         pos = e
     if pos != total_size - 8 - n:
         raise SafetensorError("Error while deserializing header: MetadataIncompleteBuffer")
@@ -168,22 +182,30 @@ def _parse_header(read, total_size: int):
 
 def _check_entry(name, info):
     if not isinstance(info, dict) or set(info) - {"dtype", "shape", "data_offsets"}:
-        raise SafetensorError(f"Error while deserializing header: invalid entry for tensor '{name}'")
+        raise SafetensorError(
+            f"Error while deserializing header: invalid entry for tensor '{name}'"
+        )
     dtype = _DTYPES.get(info.get("dtype"))
     if dtype is None:
         raise SafetensorError(f"tensor '{name}' has unsupported dtype {info.get('dtype')!r}")
     shape, offsets = info.get("shape"), info.get("data_offsets")
     if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
-        raise SafetensorError(f"Error while deserializing header: invalid shape for tensor '{name}'")
-    if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)) or not (
-        0 <= offsets[0] <= offsets[1]
-    ):
-        raise SafetensorError(f"Error while deserializing header: invalid data_offsets for tensor '{name}'")
+        raise SafetensorError(
+            f"Error while deserializing header: invalid shape for tensor '{name}'"
+        )
+    if not (
+        isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)
+    ) or not (0 <= offsets[0] <= offsets[1]):
+        raise SafetensorError(
+            f"Error while deserializing header: invalid data_offsets for tensor '{name}'"
+        )
     numel = 1
     for s in shape:
         numel *= s
     if numel * dtype.itemsize != offsets[1] - offsets[0]:
-        raise SafetensorError(f"Error while deserializing header: TensorInvalidInfo (size of '{name}' does not match its offsets)")
+        raise SafetensorError(
+            f"Error while deserializing header: TensorInvalidInfo (size of '{name}' does not match its offsets)"
+        )
     return dtype, tuple(shape), tuple(offsets)
 
 
@@ -207,14 +229,15 @@ def load(data: bytes) -> dict:
 
     entries, _, start = _parse_header(read, len(view))
     return {
-        k: _to_tensor(bytearray(view[start + b : start + e]), dt, shape, "cpu") for k, (dt, shape, (b, e)) in entries.items()
+        k: _to_tensor(bytearray(view[start + b : start + e]), dt, shape, "cpu")
+        for k, (dt, shape, (b, e)) in entries.items()
     }
 
 
 def load_file(filename, device="cpu") -> dict:
     """All tensors of a safetensors file (``safetensors.torch.load_file``)."""
     with safe_open(filename, framework="pt", device=device) as f:
-        return {k: f.get_tensor(k) for k in f.keys()}
+        return {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has keys(), not __iter__
 
 
 class safe_open:
@@ -225,7 +248,7 @@ class safe_open:
             raise SafetensorError(f"framework {framework!r} is not supported")
         self._framework = framework
         self._device = device
-        self._f = open(filename, "rb")
+        self._f = open(filename, "rb")  # noqa: SIM115 - closed by __exit__ / close()
         try:
             size = os.fstat(self._f.fileno()).st_size
             self._entries, self._metadata, self._start = _parse_header(self._f.read, size)
