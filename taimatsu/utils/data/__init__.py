@@ -1,1 +1,29 @@
-"""``torch.utils.data`` (filled by the nn/optim/data issue)."""
+"""``torch.utils.data``: datasets, samplers, ``DataLoader`` and collation."""
+
+from . import _utils  # noqa: F401
+from ._utils.collate import default_collate, default_convert
+from .dataloader import DataLoader, get_worker_info
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)  # fmt: skip
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+
+__all__ = [
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
+    "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
+    "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "random_split",
+]  # fmt: skip

@@ -1,0 +1,62 @@
+"""``torch.optim.Adadelta``."""
+
+from __future__ import annotations
+
+from ..ops import creation as _cr
+from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler): ``delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g``."""
+
+    def __init__(
+        self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
+        maximize=False, differentiable=False,
+    ) -> None:  # fmt: skip
+        _check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize, "capturable": capturable,
+            "foreach": foreach, "differentiable": differentiable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    @_use_grad
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, rho, eps, weight_decay = (
+                _value(group["lr"]),
+                group["rho"],
+                group["eps"],
+                group["weight_decay"],
+            )
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor()
+                    state["square_avg"] = _cr.zeros_like(p)
+                    state["acc_delta"] = _cr.zeros_like(p)
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                state["step"] += 1
+                if group["maximize"]:
+                    grad = -grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_()
+                delta.div_(std).mul_(grad)
+                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                p.add_(delta, alpha=-lr)
+        return loss

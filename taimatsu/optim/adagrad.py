@@ -1,0 +1,75 @@
+"""``torch.optim.Adagrad``."""
+
+from __future__ import annotations
+
+from ..ops import creation as _cr
+from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad: ``sum += g^2``, ``p -= clr * g / (sqrt(sum) + eps)`` with
+    ``clr = lr / (1 + (t - 1) * lr_decay)``. Unlike the other optimizers, the state (``step``,
+    ``sum``) is created for every parameter at construction, as PyTorch does."""
+
+    def __init__(
+        self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+        foreach=None, *, maximize=False, differentiable=False, fused=None,
+    ) -> None:  # fmt: skip
+        _check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(
+                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
+            )
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {
+            "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
+            "differentiable": differentiable, "fused": fused,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p) -> None:
+        state = self.state[p]
+        state["step"] = _step_tensor()
+        init = self.defaults["initial_accumulator_value"]
+        state["sum"] = _cr.full_like(p, complex(init, init) if p.is_complex() else init)
+
+    @_use_grad
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, lr_decay, eps, weight_decay = (
+                _value(group["lr"]),
+                group["lr_decay"],
+                group["eps"],
+                group["weight_decay"],
+            )
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:  # a group added after construction
+                    self._init_state(p)
+                step_t, state_sum = state["step"], state["sum"]
+                step_t += 1
+                step = step_t.item()
+                if group["maximize"]:
+                    grad = -grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+        return loss

@@ -1,0 +1,70 @@
+"""``torch.optim.ASGD``: averaged stochastic gradient descent."""
+
+from __future__ import annotations
+
+from ..ops import creation as _cr
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _scalar_dtype,
+    _step_tensor,
+    _use_grad,
+    _value,
+)
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """ASGD (Polyak & Juditsky). State: ``step``, ``eta`` (the decayed step size), ``mu`` (the
+    averaging weight), all 0-d tensors, and ``ax``, the running average of the parameter."""
+
+    def __init__(
+        self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
+        differentiable=False, capturable=False,
+    ) -> None:  # fmt: skip
+        _check_lr(lr)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "foreach": foreach,
+            "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    @_use_grad
+    def step(self, closure=None):
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, lambd, alpha, t0 = _value(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+            weight_decay = group["weight_decay"]
+            for p in group["params"]:
+                grad = p.grad
+                if grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor()
+                    state["eta"] = _cr.tensor(float(lr), dtype=_scalar_dtype())
+                    state["mu"] = _step_tensor(1.0)
+                    state["ax"] = _cr.zeros_like(p)
+                if group["maximize"]:
+                    grad = -grad
+                mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
+                step_t += 1
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                eta_value = eta.item()
+                p.mul_(1 - lambd * eta_value)
+                p.add_(grad, alpha=-eta_value)
+                if mu.item() != 1:
+                    ax.add_(p.sub(ax).mul_(mu))
+                else:
+                    ax.copy_(p)
+                step = step_t.item()
+                # PyTorch rounds these through a default-dtype tensor before copying them into the
+                # state, which matters once load_state_dict has cast eta and mu to float64.
+                eta.copy_(_cr.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+                mu.copy_(_cr.as_tensor(1 / max(1, step - t0)))
+        return loss
