@@ -115,7 +115,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, out, "randn")
 
 
-def randint(low, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
     if high is None:
