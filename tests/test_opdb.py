@@ -238,6 +238,7 @@ def test_grad(name, dtype):
 @pytest.mark.parametrize(("name", "dtype"), _params("gradcheck", _GRADCHECK))
 def test_gradcheck(name, dtype):
     info = REGISTRY[name]
+    gg_left = 2
     for call in calls(info, dtype):
         if not call.grad_leaves:
             continue
@@ -259,7 +260,9 @@ def test_gradcheck(name, dtype):
         if not any(o.requires_grad for o in _flat(out)):
             continue
         assert taimatsu.autograd.gradcheck(fn, inputs), repr(call)
-        if info.gradgrad:
+        # Second order costs (inputs + outputs) x numel backward passes: a few small samples.
+        if info.gradgrad and gg_left and 0 < sum(x.numel() for x in inputs) <= 12:
+            gg_left -= 1
             assert taimatsu.autograd.gradgradcheck(fn, inputs), f"gradgrad {call!r}"
 
 

@@ -310,7 +310,7 @@ logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a))
 
 def bitwise_not(input, *, out=None):
     if input._dtype.category > D.INT:
-        raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{_scalar(input._dtype)}\'')
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_scalar(input._dtype)}\'')
     r = _wrap(xp_for(input).invert(input._data), input._dtype, input._device)
     return r if out is None else write_out(out, r, "bitwise_not")
 
@@ -443,7 +443,7 @@ def _fast(ufunc, self, other):
         if other._dtype is not self._dtype or other._data.ndim > self._data.ndim:
             return None
         xb = other._data
-    elif isinstance(other, (bool, int)) and self._dtype.category >= D.INT or (
+    elif isinstance(other, (bool, int)) and self._dtype.category >= D.INT and _fits_int(other, self._dtype) or (
         isinstance(other, float) and self._dtype.category >= _FLOAT
     ):
         xb = other
@@ -465,6 +465,13 @@ def _fast(ufunc, self, other):
             raise
 
     return run
+
+
+def _fits_int(v, dtype):
+    if dtype.category != D.INT:
+        return True
+    info = np.iinfo(dtype.np)
+    return info.min <= v <= info.max
 
 
 def _binary_tangent(jvp, a, b, out):
@@ -550,7 +557,7 @@ def _check_sub_bool(a, b):
 def _linear2(input, other, alpha, sa, sb, node, name, out):
     """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
     xa, xb, dt = binary_operands(input, other)
-    if alpha != 1:
+    if alpha != 1 or isinstance(alpha, bool):
         _check_alpha(dt, alpha)
     xp = np if input._device is cpu else _xp_of(input, other)
     if sa < 0:  # rsub: other - alpha * input
@@ -948,6 +955,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     """``input ** exponent`` for Tensor/scalar combinations, with PyTorch's node names."""
     if not isinstance(input, Tensor):
         return _rpow(exponent, input, out=out)
+    if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and input._dtype.category == D.INT:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     xa, xb, dt = binary_operands(input, exponent)
     xp = np if input._device is cpu else xp_for(input)
     res = _wrap(_run(_pow_arrays, xp, xa, xb, input, exponent), dt, input._device)
@@ -1164,7 +1173,7 @@ def masked_fill(input, mask, value):
     except ValueError:
         raise broadcast_error([input._data.shape, mask._data.shape]) from None
     if shape != input._data.shape:
-        raise RuntimeError(f"The expanded size of the tensor ({input.shape[0]}) must match the existing size ({mask.shape[0]}) at non-singleton dimension 0.  Target sizes: {list(input.shape)}.  Tensor sizes: {list(mask.shape)}")
+        return masked_fill(input.expand(shape), mask, value)
     r = xp.where(mask._data, xp.asarray(value).astype(input._data.dtype), input._data)
     res = _wrap(r, input._dtype, input._device)
     if _gm.enabled and input._rg:
@@ -1195,6 +1204,13 @@ _MaskedFill = node_class("MaskedFillBackward0", lambda node, g: (masked_fill(g, 
 
 
 def masked_fill_(self, mask, value):
+    if isinstance(mask, Tensor):
+        try:
+            shape = np.broadcast_shapes(self._data.shape, mask._data.shape)
+        except ValueError:
+            raise broadcast_error([self._data.shape, mask._data.shape]) from None
+        if shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     return inplace(self, lambda s: masked_fill(s, mask, value), (), False)
 
 

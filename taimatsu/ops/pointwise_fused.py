@@ -137,6 +137,8 @@ def logaddexp(input, other, *, out=None):
     _check_float_kernel("logaddexp_cpu", input, other)
 
     def compute():
+        if input._dtype in (D.float16, D.bfloat16):  # PyTorch computes half types in float32
+            return logaddexp(input.float(), other.float()).to(input._dtype)
         m = maximum(input, other)
         m = where(m.isinf(), m.new_zeros(()), m)
         r = ((input - m).exp() + (other - m).exp()).log() + m
