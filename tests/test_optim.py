@@ -421,3 +421,36 @@ def test_lbfgs_converges_like_torch_on_rosenbrock():
     (tp, tev, tit), (mp, mev, mit) = run(torch), run(tm)
     np.testing.assert_allclose(mp, tp, rtol=1e-9)
     assert (mev, mit) == (tev, tit)
+
+
+@pytest.mark.parametrize(
+    ("name", "kw"),
+    [("SGD", {"lr": 0.01, "momentum": 0.9}), ("Adam", {"lr": 0.01}), ("AdamW", {"amsgrad": True})],
+)
+def test_training_loop_with_nn_dataloader_and_scheduler(name, kw):
+    """The usual loop: seeded model init, shuffled DataLoader, optimizer, StepLR."""
+
+    def train(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.ReLU(), lib.nn.Linear(8, 1))
+        X = lib.randn(40, 4)
+        Y = X.sum(1, keepdim=True) ** 2
+        data = lib.utils.data.TensorDataset(X, Y)
+        loader = lib.utils.data.DataLoader(data, batch_size=8, shuffle=True)
+        opt = getattr(lib.optim, name)(model.parameters(), **kw)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+        losses = []
+        for _ in range(4):
+            for xb, yb in loader:
+                opt.zero_grad()
+                loss = lib.nn.functional.mse_loss(model(xb), yb)
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+            sched.step()
+        return np.array(losses), [p.detach().numpy().copy() for p in model.parameters()]
+
+    (tl, tp), (ml, mp) = train(torch), train(tm)
+    np.testing.assert_allclose(ml, tl, rtol=1e-5)
+    for a, b in zip(mp, tp):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
