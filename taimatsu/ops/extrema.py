@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _wrapdim
-from ..autograd.forward_ad import _register
+from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
 
@@ -178,7 +178,7 @@ def _full(name, input, node):
     if input._rg and _gm.enabled:
         record(node, (input,), res, (input, res))
     if _fw_state.level and input._fw is not None:
-        res._fw = _evenly_jvp(input, res, input._fw)
+        res._fw = on_primals(_evenly_jvp, input, res, input._fw)
         _register(res)
     return res
 
@@ -205,7 +205,7 @@ def _along(name, input, dim, keepdim, node, rtype, indices_fn):
         record(node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape)
     if _fw_state.level and input._fw is not None:
         t = input._fw
-        v._fw = t.gather(d, i if keepdim else i.unsqueeze(d)).reshape(v.shape) if nd else t.clone()
+        v._fw = on_primals(lambda: t.gather(d, i if keepdim else i.unsqueeze(d)).reshape(v.shape) if nd else t.clone())
         _register(v)
     return rtype(v, i)
 
@@ -272,7 +272,7 @@ def _amaxmin(name, node, input, dim, keepdim):
     if input._rg and _gm.enabled:
         record(node, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        res._fw = _amax_jvp(input, res, input._fw, dims, keepdim)
+        res._fw = on_primals(_amax_jvp, input, res, input._fw, dims, keepdim)
         _register(res)
     return res
 
@@ -317,8 +317,8 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     if input._rg and _gm.enabled:
         record(_Aminmax, (input,), (lo, hi), (input, lo, hi), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        lo._fw = _amax_jvp(input, lo, input._fw, dims, keepdim)
-        hi._fw = _amax_jvp(input, hi, input._fw, dims, keepdim)
+        lo._fw = on_primals(_amax_jvp, input, lo, input._fw, dims, keepdim)
+        hi._fw = on_primals(_amax_jvp, input, hi, input._fw, dims, keepdim)
         _register(lo)
         _register(hi)
     return return_types.aminmax(lo, hi)
@@ -330,7 +330,7 @@ def _argextreme(name, input, dim, keepdim):
     a = input._data
     f = xp.argmax if name == "argmax" else xp.argmin
     if a.dtype == np.bool_:
-        a = a.view(np.uint8)
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -377,7 +377,8 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
     xp = _xp(input)
     a = input._data
     if a.size == 0:
-        v = xp.asarray(np.nan, a.dtype) if a.dtype.kind in "fc" else xp.zeros((), a.dtype)
+        # NaN for floats; PyTorch leaves its integer result at the type's lowest value
+        v = xp.asarray(np.nan, a.dtype) if a.dtype.kind in "fc" else xp.asarray(np.iinfo(a.dtype).min, a.dtype)
     else:
         flat = a.reshape(-1)
         k = (flat.size - 1) // 2
@@ -389,7 +390,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
     if input._rg and _gm.enabled:
         record(_MedianAll, (input,), res, (input, res))
     if _fw_state.level and input._fw is not None:
-        res._fw = _evenly_jvp(input, res, input._fw)
+        res._fw = on_primals(_evenly_jvp, input, res, input._fw) if a.size else input._fw.sum()
         _register(res)
     return res
 

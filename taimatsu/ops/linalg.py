@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from ..autograd.forward_ad import _register
+from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
 
@@ -60,14 +60,17 @@ def _product(a: Tensor, b: Tensor, data, node) -> Tensor:
     if _gm.enabled and (a._rg or b._rg):
         record(node, (a, b), r, (a, b))
     if _fw_state.level and (a._fw is not None or b._fw is not None):
-        op = node.op
-        t = op(a._fw, b) if a._fw is not None else None
-        if b._fw is not None:
-            u = op(a, b._fw)
-            t = u if t is None else t + u
-        r._fw = t
+        r._fw = on_primals(_product_jvp, node.op, a, b)
         _register(r)
     return r
+
+
+def _product_jvp(op, a, b):
+    t = op(a._fw, b) if a._fw is not None else None
+    if b._fw is not None:
+        u = op(a, b._fw)
+        t = u if t is None else t + u
+    return t
 
 
 # ---- mm / mv / dot / vdot -------------------------------------------------------------------------------
@@ -369,6 +372,18 @@ def _fused_node(name, product, grad_a, grad_b):
     return cls
 
 
+def _fused_jvp(node, input, m1, m2, beta, alpha, shape):
+    t = None
+    for part in (
+        _scaled(input._fw, beta) if input._fw is not None else None,
+        _scaled(node.product(m1._fw, m2), alpha) if m1._fw is not None else None,
+        _scaled(node.product(m1, m2._fw), alpha) if m2._fw is not None else None,
+    ):
+        if part is not None:
+            t = part if t is None else t + part
+    return t.expand(shape) if t.shape != shape else t
+
+
 def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     """``beta * input + alpha * product(m1, m2)`` on arrays, with one backward node."""
     from ..autograd.grad_mode import no_grad
@@ -389,15 +404,7 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
         record(node, (input, m1, m2), r, (input, m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
-        t = None
-        for part in (
-            _scaled(input._fw, beta) if input._fw is not None else None,
-            _scaled(node.product(m1._fw, m2), alpha) if m1._fw is not None else None,
-            _scaled(node.product(m1, m2._fw), alpha) if m2._fw is not None else None,
-        ):
-            if part is not None:
-                t = part if t is None else t + part
-        r._fw = t.expand(r.shape) if t.shape != r.shape else t
+        r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
         _register(r)
     return r if out is None else write_out(out, r, name)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _wrapdim
-from ..autograd.forward_ad import _register
+from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
 from .extrema import (  # noqa: F401  (re-exported: torch.max etc. are reductions too)
@@ -77,8 +77,9 @@ def _count(shape, dims) -> int:
     return math.prod(shape[d] for d in dims)
 
 
-def _set_tangent(res: Tensor, tangent) -> None:
-    res._fw = tangent
+def _set_tangent(res: Tensor, jvp, *args) -> None:
+    """``res``'s tangent is ``jvp(*args)``, computed on primal values only (no nested tangents)."""
+    res._fw = on_primals(jvp, *args)
     _register(res)
 
 
@@ -120,7 +121,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     if input._rg and _gm.enabled:
         record(_Sum0 if dim is None else _Sum1, (input,), res, (), in_shape=input._data.shape, dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, sum(input._fw, dims, keepdim, dtype=dt))
+        _set_tangent(res, lambda: sum(input._fw, dims, keepdim, dtype=dt))
     return res if out is None else write_out(out, res, "sum")
 
 
@@ -146,7 +147,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     if input._rg and _gm.enabled:
         record(_Nansum, (input,), res, (input,), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, sum(input._fw * input.isnan().logical_not(), dims, keepdim, dtype=dt))
+        _set_tangent(res, lambda: sum(input._fw * input.isnan().logical_not(), dims, keepdim, dtype=dt))
     return res if out is None else write_out(out, res, "nansum")
 
 
@@ -189,7 +190,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         record(_Mean0 if dim is None else _Mean1, (input,), res, (), in_shape=a.shape, dims=dims,
                keepdim=keepdim, count=count)  # fmt: skip
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, mean(input._fw.to(dt), dims, keepdim))
+        _set_tangent(res, lambda: mean(input._fw.to(dt), dims, keepdim))
     return res if out is None else write_out(out, res, "mean")
 
 
@@ -233,6 +234,11 @@ def _prod_vjp(node, g):
     return (g * _prod_coef(x, node.dim),)
 
 
+def _prod_jvp(x, axis, keepdim):
+    t = x._fw * _prod_coef(x, axis)
+    return t.sum() if axis is None else t.sum(axis, keepdim)
+
+
 _Prod0 = node_class("ProdBackward0", _prod_vjp)
 _Prod1 = node_class("ProdBackward1", _prod_vjp)
 
@@ -256,8 +262,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     if input._rg and _gm.enabled:
         record(_Prod0 if dim is None else _Prod1, (input,), res, (input,), dim=axis, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        t = input._fw * _prod_coef(input, axis)
-        _set_tangent(res, t.sum() if axis is None else t.sum(axis, keepdim))
+        _set_tangent(res, _prod_jvp, input, axis, keepdim)
     return res if out is None else write_out(out, res, "prod")
 
 
@@ -350,7 +355,7 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
             else:
                 record(_Var, (input,), res, (input,), dims=dims, keepdim=keepdim, denom=denom)
         if _fw_state.level and input._fw is not None:
-            _set_tangent(res, _moment_jvp(input, res, dims, keepdim, denom, take_sqrt))
+            _set_tangent(res, _moment_jvp, input, res, dims, keepdim, denom, take_sqrt)
         return res
     m = _sum_array(xp, a, _axis(dims, a.ndim), keepdim)
     mres = _wrap(m / xp.asarray(n, m.dtype), input._dtype, input._device)
@@ -358,8 +363,8 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
         record(_StdMean if take_sqrt else _VarMean, (input,), (res, mres), (input, res), dims=dims,
                keepdim=keepdim, denom=denom, count=n, is_std=take_sqrt)  # fmt: skip
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, _moment_jvp(input, res, dims, keepdim, denom, take_sqrt))
-        _set_tangent(mres, mean(input._fw, dims, keepdim))
+        _set_tangent(res, _moment_jvp, input, res, dims, keepdim, denom, take_sqrt)
+        _set_tangent(mres, lambda: mean(input._fw, dims, keepdim))
     return res, mres
 
 
@@ -396,6 +401,14 @@ def _logsumexp_vjp(node, g):
 _Logsumexp = node_class("LogsumexpBackward0", _logsumexp_vjp)
 
 
+def _logsumexp_jvp(x, dims, keepdim):
+    # sum(t * e) / sum(e) with e = exp(x - max): an empty reduction gives 0 / 0 = NaN, as in PyTorch
+    e = (x - x.amax(dims, keepdim=True)).exp() if x._data.size else x.exp()
+    if not dims:
+        return x._fw * e / e
+    return (x._fw * e).sum(dims, keepdim) / e.sum(dims, keepdim)
+
+
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) computed stably: the max is subtracted first (infinite maxes as 0)."""
     if input._dtype.category < D.FLOAT:
@@ -417,8 +430,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     if input._rg and _gm.enabled:
         record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        coef = (input - restore(res, a.shape, dims, keepdim)).exp()
-        _set_tangent(res, (input._fw * coef).sum(dims, keepdim) if dims else input._fw * coef)
+        _set_tangent(res, _logsumexp_jvp, input, dims, keepdim)
     return res if out is None else write_out(out, res, "logsumexp")
 
 
@@ -454,6 +466,13 @@ def _norm_vjp(node, g):
 _VectorNorm = node_class("LinalgVectorNormBackward0", _norm_vjp)
 
 
+def _norm_jvp(x, out, p, dims, keepdim):
+    coef = _norm_coef(x, restore(out, x._data.shape, dims, keepdim), p, dims)
+    t = x._fw * coef.conj() if coef is not None else x._fw * 0
+    t = t.sum(dims, keepdim) if dims else t
+    return t.real if t.is_complex() else t
+
+
 def _p_name(p):
     return ("inf" if p > 0 else "-inf") if math.isinf(p) else repr(p)
 
@@ -476,11 +495,18 @@ def vector_norm(input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=
     xp = _xp(input)
     if a.dtype.kind == "c":
         a = xp.abs(a)
-    if math.isinf(p) and a.size == 0 and (not nd or builtins.any(a.shape[d] == 0 for d in dims) or dim is None):
-        raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {_p_name(p)} norm on an empty tensor because the operation "
-            "does not have an identity"
-        )
+    if math.isinf(p) and a.size == 0:
+        if dim is None:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_p_name(p)} norm on an empty tensor because the operation "
+                "does not have an identity"
+            )
+        for d in dims:
+            if a.shape[d] == 0:  # (sic: PyTorch's message has no space before "because")
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {_p_name(p)} norm on the dimension {d}because this "
+                    "dimension is empty and the operation does not have an identity"
+                )
     if p == 2:
         r = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
     elif p == 1:
@@ -496,9 +522,7 @@ def vector_norm(input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=
     if input._rg and _gm.enabled:
         record(_VectorNorm, (input,), res, (input, res), dims=dims, keepdim=keepdim, p=p)
     if _fw_state.level and input._fw is not None:
-        coef = _norm_coef(input, restore(res, input._data.shape, dims, keepdim), p, dims)
-        t = input._fw * coef if coef is not None else input._fw * 0
-        _set_tangent(res, (t.sum(dims, keepdim) if dims else t).real if t.is_complex() else (t.sum(dims, keepdim) if dims else t))
+        _set_tangent(res, _norm_jvp, input, res, p, dims, keepdim)
     return res if out is None else write_out(out, res, "linalg_vector_norm")
 
 
@@ -567,7 +591,7 @@ def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     if input._rg and _gm.enabled:
         record(_Cumsum, (input,), res, (), dim=d)
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, cumsum(input._fw, d, dtype=res._dtype))
+        _set_tangent(res, lambda: cumsum(input._fw, d, dtype=res._dtype))
     return res if out is None else write_out(out, res, "cumsum")
 
 
@@ -601,17 +625,19 @@ def _cumprod_vjp(node, g):
 _Cumprod = node_class("CumprodBackward0", _cumprod_vjp)
 
 
+def _cumprod_jvp(x, out, d):
+    t = x._fw
+    if not x._data.ndim:
+        return t.clone()
+    if not bool((x._data == 0).any()):
+        return out * (t / x).cumsum(d)
+    return (_cumprod_matrix(x, d) * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+
+
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     res, d = _scan(input, dim, dtype, _xp(input).cumprod)
     if input._rg and _gm.enabled:
         record(_Cumprod, (input,), res, (input, res), dim=d)
     if _fw_state.level and input._fw is not None:
-        x, t = input, input._fw
-        if not x._data.ndim:
-            tan = t.clone()
-        elif not bool((x._data == 0).any()):
-            tan = res * (t / x).cumsum(d)
-        else:
-            tan = (_cumprod_matrix(x, d) * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
-        _set_tangent(res, tan)
+        _set_tangent(res, _cumprod_jvp, input, res, d)
     return res if out is None else write_out(out, res, "cumprod")
