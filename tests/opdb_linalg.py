@@ -57,7 +57,12 @@ _complex("mm", "mm", mm_samples)
 
 
 def mv_samples(rng, dtype):
-    return [_pair(rng, (2, 3), (3,)), _pair(rng, (4, 3), (4,), noncontig=True), _pair(rng, (0, 3), (3,)), _pair(rng, (2, 0), (0,))]
+    return [
+        _pair(rng, (2, 3), (3,)),
+        _pair(rng, (4, 3), (4,), noncontig=True),
+        _pair(rng, (0, 3), (3,)),
+        _pair(rng, (2, 0), (0,)),
+    ]
 
 
 _reg("mv", "mv", mv_samples, dtypes=PRODUCT_DTYPES, errors=lambda T: [
@@ -129,7 +134,10 @@ MATMUL_SHAPES = [
 
 def matmul_samples(rng, dtype):
     out = [_pair(rng, a, b) for a, b in MATMUL_SHAPES]
-    return out + [_pair(rng, (3, 2, 3), (3, 4), noncontig=True), _pair(rng, (2, 4, 3), (2, 2, 4), noncontig=True)]
+    return out + [
+        _pair(rng, (3, 2, 3), (3, 4), noncontig=True),
+        _pair(rng, (2, 4, 3), (2, 2, 4), noncontig=True),
+    ]
 
 
 def _matmul_errors(T):
@@ -218,10 +226,19 @@ def _inplace(fn):
 
 
 FUSED = {
-    "addmm": [((2, 4), (2, 3), (3, 4)), ((4,), (2, 3), (3, 4)), ((), (2, 3), (3, 4)), ((2, 1), (2, 3), (3, 4))],
+    "addmm": [
+        ((2, 4), (2, 3), (3, 4)),
+        ((4,), (2, 3), (3, 4)),
+        ((), (2, 3), (3, 4)),
+        ((2, 1), (2, 3), (3, 4)),
+    ],
     "addmv": [((2,), (2, 3), (3,)), ((1,), (2, 3), (3,)), ((), (2, 3), (3,))],
     "addr": [((2, 3), (2,), (3,)), ((3,), (2,), (3,)), ((), (2,), (3,))],
-    "baddbmm": [((2, 2, 4), (2, 2, 3), (2, 3, 4)), ((2, 4), (2, 2, 3), (2, 3, 4)), ((1,), (2, 2, 3), (2, 3, 4))],
+    "baddbmm": [
+        ((2, 2, 4), (2, 2, 3), (2, 3, 4)),
+        ((2, 4), (2, 2, 3), (2, 3, 4)),
+        ((1,), (2, 2, 3), (2, 3, 4)),
+    ],
     "addbmm": [((2, 4), (3, 2, 3), (3, 3, 4)), ((4,), (3, 2, 3), (3, 3, 4))],
 }
 FUSED_ERRORS = {
@@ -240,7 +257,10 @@ FUSED_ERRORS = {
     ],
     "baddbmm": lambda T: [
         (lambda: T.baddbmm(T.ones(5, 2, 5), T.ones(5, 2, 3), T.ones(5, 3, 4)), RuntimeError),
-        (lambda: T.baddbmm(T.ones(2, 2, 2, dtype=T.float64), T.ones(2, 2, 3), T.ones(2, 3, 2)), RuntimeError),
+        (
+            lambda: T.baddbmm(T.ones(2, 2, 2, dtype=T.float64), T.ones(2, 2, 3), T.ones(2, 3, 2)),
+            RuntimeError,
+        ),
     ],
     "addbmm": lambda T: [
         (lambda: T.addbmm(T.ones(2, 2), T.ones(2, 2, 3), T.ones(3, 3, 2)), RuntimeError),
@@ -250,7 +270,14 @@ FUSED_ERRORS = {
 
 for fn, shapes in FUSED.items():
     _reg(fn, fn, _fused_samples(shapes), dtypes=("float32", "float64"), errors=FUSED_ERRORS[fn])
-    _reg(f"{fn}_", fn, _fused_samples([shapes[0]]), method=False, inplace=_inplace(fn), dtypes=("float32", "float64"))
+    _reg(
+        f"{fn}_",
+        fn,
+        _fused_samples([shapes[0]]),
+        method=False,
+        inplace=_inplace(fn),
+        dtypes=("float32", "float64"),
+    )
 
 
 # ---- tensordot / einsum ---------------------------------------------------------------------------------------------

@@ -24,7 +24,13 @@ def _reg(name, fn, samples, **kw):
 # ---- samples -----------------------------------------------------------------------------------------
 def full_samples(rng, dtype):
     n = rng.standard_normal
-    return [Sample(n((3, 4))), Sample(n(())), Sample(n((2, 3, 2))), Sample(n((4, 3)), noncontig=True), Sample(n((0, 3)))]
+    return [
+        Sample(n((3, 4))),
+        Sample(n(())),
+        Sample(n((2, 3, 2))),
+        Sample(n((4, 3)), noncontig=True),
+        Sample(n((0, 3))),
+    ]
 
 
 def dim_samples(rng, dtype):
@@ -94,14 +100,25 @@ def prod_samples(rng, dtype):
     z[1, 2] = 0.0
     zz = n((3, 4))
     zz[0, 1] = zz[0, 3] = 0.0
-    return [Sample(n((3, 4))), Sample(n(())), Sample(z), Sample(zz), Sample(n((4, 3)), noncontig=True), Sample(n((0, 2)))]
+    return [
+        Sample(n((3, 4))),
+        Sample(n(())),
+        Sample(z),
+        Sample(zz),
+        Sample(n((4, 3)), noncontig=True),
+        Sample(n((0, 2))),
+    ]
 
 
 def prod_dim_samples(rng, dtype):
     z = rng.standard_normal((3, 4))
     z[1, 2] = 0.0
     z[0, 1] = z[0, 3] = 0.0
-    return one_dim_samples(rng, dtype) + [Sample(z, 1), Sample(z, 0, True), Sample(rng.standard_normal((0, 2)), 0)]
+    return one_dim_samples(rng, dtype) + [
+        Sample(z, 1),
+        Sample(z, 0, True),
+        Sample(rng.standard_normal((0, 2)), 0),
+    ]
 
 
 _reg("prod", "prod", prod_samples, dtypes=("float32", "float64", "int64", "bool"))
@@ -112,7 +129,12 @@ _reg("prod.dim", "prod", prod_dim_samples, dtypes=("float32", "float64", "int32"
 def nan_samples(rng, dtype):
     x = rng.standard_normal((3, 4))
     x[0, 1] = x[2, 2] = x[2, 3] = np.nan
-    return [Sample(x), Sample(x, 1), Sample(x, (0, 1), True), Sample(rng.standard_normal((4, 3)), 0, noncontig=True)]
+    return [
+        Sample(x),
+        Sample(x, 1),
+        Sample(x, (0, 1), True),
+        Sample(rng.standard_normal((4, 3)), 0, noncontig=True),
+    ]
 
 
 _reg("nansum", "nansum", nan_samples, dtypes=("float32", "float64", "int64"))
@@ -123,7 +145,12 @@ _reg("nanmean", "nanmean", nan_samples, dtypes=FLOATS,
 # ---- max / min / amax / amin / aminmax / argmax / argmin / median ---------------------------------------
 def nonempty_full(rng, dtype):
     n = rng.standard_normal
-    return [Sample(n((3, 4))), Sample(n(())), Sample(n((2, 3, 2))), Sample(n((4, 3)), noncontig=True)]
+    return [
+        Sample(n((3, 4))),
+        Sample(n(())),
+        Sample(n((2, 3, 2))),
+        Sample(n((4, 3)), noncontig=True),
+    ]
 
 
 for fn in ("max", "min"):
@@ -181,7 +208,9 @@ _reg("aminmax", "aminmax", aminmax_samples, dtypes=("float32", "float64", "int64
 
 def arg_samples(rng, dtype):
     n = rng.standard_normal
-    return [Sample(n((3, 4))), Sample(n((3, 4)), kwargs={"keepdim": True})] + one_dim_samples(rng, dtype)
+    return [Sample(n((3, 4))), Sample(n((3, 4)), kwargs={"keepdim": True})] + one_dim_samples(
+        rng, dtype
+    )
 
 
 for fn in ("argmax", "argmin"):
@@ -193,7 +222,13 @@ for fn in ("argmax", "argmin"):
 
 def median_samples(rng, dtype):
     n = rng.standard_normal
-    return [Sample(n((3, 4))), Sample(n((5,))), Sample(n(())), Sample(n((4, 3)), noncontig=True), Sample(n((0,)))]
+    return [
+        Sample(n((3, 4))),
+        Sample(n((5,))),
+        Sample(n(())),
+        Sample(n((4, 3)), noncontig=True),
+        Sample(n((0,))),
+    ]
 
 
 _reg("median", "median", median_samples, dtypes=("float32", "float64", "int64"))
@@ -292,7 +327,14 @@ def logical_samples(rng, dtype):
     n = rng.standard_normal
     x = n((3, 4))
     x[0] = 0.0
-    return [Sample(x), Sample(x, 1), Sample(x, 0, True), Sample(n(())), Sample(n((0, 3)), 1), Sample(x, noncontig=True)]
+    return [
+        Sample(x),
+        Sample(x, 1),
+        Sample(x, 0, True),
+        Sample(n(())),
+        Sample(n((0, 3)), 1),
+        Sample(x, noncontig=True),
+    ]
 
 
 for fn in ("all", "any"):

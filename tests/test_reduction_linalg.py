@@ -72,7 +72,10 @@ def test_return_type_repr_with_grad():
     r = taimatsu.tensor(x, requires_grad=True).max(1)
     e = torch.tensor(x, requires_grad=True).max(1)
     assert repr(r) == repr(e)
-    assert "torch.return_types.max(\nvalues=tensor([2., 4.], dtype=torch.float64, grad_fn=<MaxBackward0>)" in repr(r)
+    assert (
+        "torch.return_types.max(\nvalues=tensor([2., 4.], dtype=torch.float64, grad_fn=<MaxBackward0>)"
+        in repr(r)
+    )
 
 
 # ---- ties and NaNs ---------------------------------------------------------------------------------------
@@ -202,7 +205,10 @@ def test_dof_warning_and_value(name):
             warnings.simplefilter("always")
             r = getattr(T, name)(T.ones(1))
         msgs = [str(x.message) for x in w]
-        assert any(m.startswith(f"{name}(): degrees of freedom is <= 0.") for m in msgs), (T.__name__, msgs)
+        assert any(m.startswith(f"{name}(): degrees of freedom is <= 0.") for m in msgs), (
+            T.__name__,
+            msgs,
+        )
         first = r[0] if isinstance(r, tuple) else r
         assert np.isnan(first.item())
 
@@ -302,7 +308,9 @@ def test_graph_names(fn):
     a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3))
     chains = []
     for T in (taimatsu, torch):
-        chains.append(_chain(fn(T, T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)).grad_fn))
+        chains.append(
+            _chain(fn(T, T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)).grad_fn)
+        )
     assert chains[0] == chains[1]
 
 
@@ -339,7 +347,9 @@ def test_einsum(eq, shapes):
 def test_einsum_list_operands_and_double_backward():
     a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
     xa, xb = taimatsu.tensor(a, requires_grad=True), taimatsu.tensor(b, requires_grad=True)
-    assert taimatsu.autograd.gradgradcheck(lambda x, y: taimatsu.einsum("ij,jk->ik", [x, y]), (xa, xb))
+    assert taimatsu.autograd.gradgradcheck(
+        lambda x, y: taimatsu.einsum("ij,jk->ik", [x, y]), (xa, xb)
+    )
 
 
 # ---- double backward and forward AD through the compositions ------------------------------------------------

@@ -12,6 +12,7 @@ import math
 
 from ._dispatch import Tensor
 
+
 # ---- tensordot --------------------------------------------------------------------------------------
 def _dims_list(d):
     if isinstance(d, Tensor):
@@ -60,7 +61,9 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     t1 = a.permute(fa + ca)
     t2 = b.permute(cb + fb)
     if size1 == 1 and size2 == 1:
-        r = dot(t1 if t1.dim() == 1 else t1.reshape(csize), t2 if t2.dim() == 1 else t2.reshape(csize))
+        r = dot(
+            t1 if t1.dim() == 1 else t1.reshape(csize), t2 if t2.dim() == 1 else t2.reshape(csize)
+        )
     else:
         r = mm(t1.reshape(size1, csize), t2.reshape(csize, size2))
     r = r.reshape(rsizes)
@@ -78,7 +81,9 @@ def _parse_term(term: str, pos: int, eq_len: int) -> list:
         c = term[i]
         if term.startswith(_ELL, i):
             if _ELL in labels:
-                raise RuntimeError("einsum(): found '.' for operand 0 that is not part of any ellipsis")
+                raise RuntimeError(
+                    "einsum(): found '.' for operand 0 that is not part of any ellipsis"
+                )
             labels.append(_ELL)
             i += 3
             continue
@@ -151,9 +156,13 @@ def _output_labels(terms, out, tokens):
             res.extend(tokens)
             continue
         if c in seen:
-            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            raise RuntimeError(
+                f"einsum(): output subscript {c} appears more than once in the output"
+            )
         if c not in used:
-            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+            raise RuntimeError(
+                f"einsum(): output subscript {c} does not appear in the equation for any input operand"
+            )
         seen.add(c)
         res.append(c)
     return res
@@ -238,7 +247,7 @@ def einsum(equation: str, *operands) -> Tensor:
         ops.append(_take_diagonals(t, list(labels)))
     # A label is still needed after step k if it is in the output or in a later operand.
     cur, lc = ops[0]
-    later = [set(c for _, ls in ops[k + 1 :] for c in ls) for k in range(len(ops))]
+    later = [{c for _, ls in ops[k + 1 :] for c in ls} for k in range(len(ops))]
     cur, lc = _sum_unneeded(cur, lc, set(out) | later[0])
     for k in range(1, len(ops)):
         nxt, ln = ops[k]

@@ -40,13 +40,18 @@ class _ReturnType(tuple):
 
 
 def _return_type(name, fields=("values", "indices")):
-    ns = {"__slots__": (), "_fields": fields, "__module__": "torch.return_types", "__qualname__": name}
+    ns = {
+        "__slots__": (),
+        "_fields": fields,
+        "__module__": "torch.return_types",
+        "__qualname__": name,
+    }
     for i, f in enumerate(fields):
         ns[f] = property(lambda self, i=i: self[i])
     return type(name, (_ReturnType,), ns)
 
 
-class return_types:  # noqa: N801 - mirrors torch.return_types
+class return_types:
     max = _return_type("max")
     min = _return_type("min")
     median = _return_type("median")
@@ -69,7 +74,9 @@ def _dims(dim, nd):
     """amax/amin dims: () or None means all; duplicates are an error."""
     from .reduction import reduce_dims
 
-    return reduce_dims(None if dim is None or (isinstance(dim, (tuple, list)) and not dim) else dim, nd)
+    return reduce_dims(
+        None if dim is None or (isinstance(dim, (tuple, list)) and not dim) else dim, nd
+    )
 
 
 def _axis(dims, nd):
@@ -202,10 +209,16 @@ def _along(name, input, dim, keepdim, node, rtype, indices_fn):
     i = _wrap(idx.astype(np.int64, copy=False), D.int64, input._device)
     if input._rg and _gm.enabled:
         ik = i if (keepdim or not nd) else _wrap(xp.expand_dims(i._data, d), D.int64, input._device)
-        record(node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape)
+        record(
+            node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape
+        )
     if _fw_state.level and input._fw is not None:
         t = input._fw
-        v._fw = on_primals(lambda: t.gather(d, i if keepdim else i.unsqueeze(d)).reshape(v.shape) if nd else t.clone())
+        v._fw = on_primals(
+            lambda: (
+                t.gather(d, i if keepdim else i.unsqueeze(d)).reshape(v.shape) if nd else t.clone()
+            )
+        )
         _register(v)
     return rtype(v, i)
 
@@ -226,7 +239,9 @@ def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices
         return r if out is None else _out_one(out, r, name)
     if dim is None:
         if keepdim:
-            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, keepdim=bool)")
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, keepdim=bool)"
+            )
         r = _full(name, input, full_node)
         return r if out is None else _out_one(out, r, name)
     r = _along(name, input, dim, keepdim, dim_node, rtype, indices_fn)
@@ -243,13 +258,17 @@ def _out_one(out, r, name):
     return write_out(out, r, name)
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """``torch.max``: full reduction, ``(values, indices)`` along ``dim``, or ``max(a, b)``."""
-    return _max_min("max", input, dim, keepdim, out, _MaxAll, _MaxDim, return_types.max, _argmax_keep)
+    return _max_min(
+        "max", input, dim, keepdim, out, _MaxAll, _MaxDim, return_types.max, _argmax_keep
+    )
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
-    return _max_min("min", input, dim, keepdim, out, _MinAll, _MinDim, return_types.min, _argmin_keep)
+def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    return _max_min(
+        "min", input, dim, keepdim, out, _MinAll, _MinDim, return_types.min, _argmin_keep
+    )
 
 
 # ---- amax / amin / aminmax ------------------------------------------------------------------------------------
@@ -312,8 +331,16 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     if dim is not None and not nd:
         _wrapdim(dim, nd)
     xp = _xp(input)
-    lo = _wrap(xp.asarray(xp.min(a, axis=dims or (), keepdims=keepdim), a.dtype), input._dtype, input._device)
-    hi = _wrap(xp.asarray(xp.max(a, axis=dims or (), keepdims=keepdim), a.dtype), input._dtype, input._device)
+    lo = _wrap(
+        xp.asarray(xp.min(a, axis=dims or (), keepdims=keepdim), a.dtype),
+        input._dtype,
+        input._device,
+    )
+    hi = _wrap(
+        xp.asarray(xp.max(a, axis=dims or (), keepdims=keepdim), a.dtype),
+        input._dtype,
+        input._device,
+    )
     if input._rg and _gm.enabled:
         record(_Aminmax, (input,), (lo, hi), (input, lo, hi), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
@@ -333,7 +360,9 @@ def _argextreme(name, input, dim, keepdim):
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if a.size == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
         r = xp.asarray(f(a.reshape(-1)), np.int64)
         if keepdim:
             r = r.reshape((1,) * a.ndim)
@@ -343,7 +372,9 @@ def _argextreme(name, input, dim, keepdim):
         return _wrap(xp.zeros((), np.int64), D.int64, input._device)
     if a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return _wrap(f(a, axis=d, keepdims=keepdim).astype(np.int64, copy=False), D.int64, input._device)
+    return _wrap(
+        f(a, axis=d, keepdims=keepdim).astype(np.int64, copy=False), D.int64, input._device
+    )
 
 
 def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
@@ -362,7 +393,9 @@ def _median_keep(xp, a, d):
     if a.dtype.kind == "f":
         nan = xp.isnan(a)
         if nan.any():
-            idx = xp.where(xp.any(nan, axis=d, keepdims=True), xp.argmax(nan, axis=d, keepdims=True), idx)
+            idx = xp.where(
+                xp.any(nan, axis=d, keepdims=True), xp.argmax(nan, axis=d, keepdims=True), idx
+            )
     return idx
 
 
@@ -378,7 +411,11 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
     a = input._data
     if a.size == 0:
         # NaN for floats; PyTorch leaves its integer result at the type's lowest value
-        v = xp.asarray(np.nan, a.dtype) if a.dtype.kind in "fc" else xp.asarray(np.iinfo(a.dtype).min, a.dtype)
+        v = (
+            xp.asarray(np.nan, a.dtype)
+            if a.dtype.kind in "fc"
+            else xp.asarray(np.iinfo(a.dtype).min, a.dtype)
+        )
     else:
         flat = a.reshape(-1)
         k = (flat.size - 1) // 2
@@ -395,4 +432,4 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
     return res
 
 
-__all__ = ["return_types", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "median"]
+__all__ = ["amax", "amin", "aminmax", "argmax", "argmin", "max", "median", "min", "return_types"]

@@ -45,7 +45,7 @@ def _cname(dtype) -> str:
 
 def _not_bool(kernel: str, t: Tensor) -> None:
     if t._dtype is D.bool:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _matmul_array(xp, a, b):
@@ -110,7 +110,9 @@ _Mv = node_class("MvBackward0", _mv_vjp)
 
 def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
     if input._data.ndim != 2 or vec._data.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
+        )
     (n, k), kv = input._data.shape, vec._data.shape[0]
     if k != kv:
         raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({kv})")
@@ -130,7 +132,9 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
 
 def _check_dot(input: Tensor, other: Tensor) -> None:
     if input._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors")
+        raise RuntimeError(
+            f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors"
+        )
     n, m = input._data.shape[0], other._data.shape[0]
     if n != m:
         raise RuntimeError(
@@ -201,7 +205,9 @@ def _check_bmm(input: Tensor, mat2: Tensor) -> None:
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     _check_bmm(input, mat2)
     if input._dtype is not mat2._dtype:
-        raise RuntimeError(f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(mat2._dtype)}")
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(mat2._dtype)}"
+        )
     _not_bool("bmm", input)
     r = _product(input, mat2, _matmul_array(xp_for(input), input._data, mat2._data), _Bmm)
     return r if out is None else write_out(out, r, "bmm")
@@ -215,7 +221,9 @@ def _squeeze0_vjp(node, g):
     return (g.unsqueeze(0),)
 
 
-_SqueezeInplace = node_class("SqueezeBackward4", _squeeze0_vjp)  # PyTorch squeezes mm's result in place
+_SqueezeInplace = node_class(
+    "SqueezeBackward4", _squeeze0_vjp
+)  # PyTorch squeezes mm's result in place
 
 
 def _squeeze_result0(r: Tensor) -> Tensor:
@@ -300,10 +308,14 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """PyTorch's matmul: dot, mv, mm, a batch folded into mm/mv, or a broadcast bmm."""
     if not isinstance(other, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        raise TypeError(
+            f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
     if da == 1 and db == 1:
         r = dot(input, other)
     elif da == 2 and db == 1:
@@ -359,7 +371,7 @@ def _scaled(t, s):
 
 
 def _fused_vjp(node, g):
-    inp, a, b = node.saved()
+    a, b = node.saved()  # input itself is not needed (PyTorch does not save it either)
     gi = _scaled(g, node.beta) if _need(node, 0) else None
     ga = _scaled(node.grad_a(g, a, b), node.alpha) if _need(node, 1) else None
     gb = _scaled(node.grad_b(g, a, b), node.alpha) if _need(node, 2) else None
@@ -368,7 +380,11 @@ def _fused_vjp(node, g):
 
 def _fused_node(name, product, grad_a, grad_b):
     cls = node_class(name, _fused_vjp)
-    cls.product, cls.grad_a, cls.grad_b = staticmethod(product), staticmethod(grad_a), staticmethod(grad_b)
+    cls.product, cls.grad_a, cls.grad_b = (
+        staticmethod(product),
+        staticmethod(grad_a),
+        staticmethod(grad_b),
+    )
     return cls
 
 
@@ -402,7 +418,7 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
         data = xp.add(input._data if beta == 1 else input._data * beta, pd, dtype=dt.np)
     r = _wrap(xp.asarray(data, dt.np), dt, p._device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
-        record(node, (input, m1, m2), r, (input, m1, m2), beta=beta, alpha=alpha)
+        record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
         r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
         _register(r)
@@ -424,7 +440,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _fused("addmm", _Addmm, input, mat1, mat2, beta, alpha, out)
 
 
-_Addmv = _fused_node("AddmvBackward0", mv, lambda g, m, v: outer(g, _conj(v)), lambda g, m, v: _h(m).mv(g))
+_Addmv = _fused_node(
+    "AddmvBackward0", mv, lambda g, m, v: outer(g, _conj(v)), lambda g, m, v: _h(m).mv(g)
+)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -438,7 +456,12 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _fused("addmv", _Addmv, input, mat, vec, beta, alpha, out)
 
 
-_Addr = _fused_node("AddrBackward0", outer, lambda g, a, b: g.mv(_conj(b)), lambda g, a, b: _h(g).mv(a).conj() if g.is_complex() else g.t().mv(a))
+_Addr = _fused_node(
+    "AddrBackward0",
+    outer,
+    lambda g, a, b: g.mv(_conj(b)),
+    lambda g, a, b: _h(g).mv(a).conj() if g.is_complex() else g.t().mv(a),
+)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -447,7 +470,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     from ._dispatch import result_dtype
 
-    return _fused("addr", _Addr, input, vec1, vec2, beta, alpha, out, dtype=result_dtype(input, vec1, vec2))
+    return _fused(
+        "addr", _Addr, input, vec1, vec2, beta, alpha, out, dtype=result_dtype(input, vec1, vec2)
+    )
 
 
 def _check_baddbmm(name, input, b1, b2):
@@ -458,7 +483,9 @@ def _check_baddbmm(name, input, b1, b2):
         )
 
 
-_Baddbmm = _fused_node("BaddbmmBackward0", bmm, lambda g, a, b: g.bmm(_h(b)), lambda g, a, b: _h(a).bmm(g))
+_Baddbmm = _fused_node(
+    "BaddbmmBackward0", bmm, lambda g, a, b: g.bmm(_h(b)), lambda g, a, b: _h(a).bmm(g)
+)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -495,4 +522,4 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _fused("addbmm", _Addbmm, input, batch1, batch2, beta, alpha, out)
 
 
-from .contraction import einsum, tensordot  # noqa: E402, F401  (re-exported)
+from .contraction import einsum, tensordot  # noqa: F401  (re-exported)

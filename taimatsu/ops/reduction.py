@@ -1,10 +1,11 @@
-"""Reductions and scans: sum, mean, prod, nansum/nanmean, var/std (+ _mean), logsumexp,
-vector_norm/norm, all/any, count_nonzero, cumsum/cumprod.
+"""Reductions: sum, mean, prod, nansum/nanmean, var/std (+ _mean), logsumexp, all/any,
+count_nonzero (vector_norm/norm in ``norms.py``).
 
 Each forward is one (or a few) vectorised NumPy/CuPy calls. The value-selecting reductions
-(max/min/amax/amin/aminmax/argmax/argmin/median) live in ``extrema.py`` and are re-exported
-here. Most VJPs are "coefficient times the restored gradient": ``d out / d x`` has the input's
-shape, and the gradient of the reduced output is broadcast back over the reduced dims.
+(max/min/amax/amin/aminmax/argmax/argmin/median) live in ``extrema.py``, the scans
+(cumsum/cumprod) in ``scans.py``; both are re-exported here. Most VJPs are "coefficient
+times the restored gradient": ``d out / d x`` has the input's shape, and the gradient of the
+reduced output is broadcast back over the reduced dims.
 """
 
 from __future__ import annotations
@@ -21,7 +22,17 @@ from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
 from .extrema import (  # noqa: F401  (re-exported: torch.max etc. are reductions too)
-    _return_type, amax, amin, aminmax, argmax, argmin, max, median, min, return_types, scatter_to,
+    _return_type,
+    amax,
+    amin,
+    aminmax,
+    argmax,
+    argmin,
+    max,
+    median,
+    min,
+    return_types,
+    scatter_to,
 )  # fmt: skip
 
 
@@ -104,7 +115,7 @@ _Sum0 = node_class("SumBackward0", _sum_vjp)
 _Sum1 = node_class("SumBackward1", _sum_vjp)
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.sum``; integer and bool inputs sum to int64 unless ``dtype`` says otherwise."""
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
@@ -119,7 +130,15 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     xp = _xp(input)
     res = _wrap(_sum_array(xp, a, _axis(dims, nd), keepdim), dt, input._device)
     if input._rg and _gm.enabled:
-        record(_Sum0 if dim is None else _Sum1, (input,), res, (), in_shape=input._data.shape, dims=dims, keepdim=keepdim)
+        record(
+            _Sum0 if dim is None else _Sum1,
+            (input,),
+            res,
+            (),
+            in_shape=input._data.shape,
+            dims=dims,
+            keepdim=keepdim,
+        )
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, lambda: sum(input._fw, dims, keepdim, dtype=dt))
     return res if out is None else write_out(out, res, "sum")
@@ -142,12 +161,18 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)
-    r = xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim) if a.dtype.kind in "fc" else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
+    r = (
+        xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim)
+        if a.dtype.kind in "fc"
+        else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
+    )
     res = _wrap(xp.asarray(r, dt.np), dt, input._device)
     if input._rg and _gm.enabled:
         record(_Nansum, (input,), res, (input,), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, lambda: sum(input._fw * input.isnan().logical_not(), dims, keepdim, dtype=dt))
+        _set_tangent(
+            res, lambda: sum(input._fw * input.isnan().logical_not(), dims, keepdim, dtype=dt)
+        )
     return res if out is None else write_out(out, res, "nansum")
 
 
@@ -258,9 +283,15 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     xp = _xp(input)
     d = None if dim is None else _wrapdim(dim, nd)
     axis = None if d is None or not nd else d
-    res = _wrap(xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np), dt, input._device)
+    res = _wrap(
+        xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np),
+        dt,
+        input._device,
+    )
     if input._rg and _gm.enabled:
-        record(_Prod0 if dim is None else _Prod1, (input,), res, (input,), dim=axis, keepdim=keepdim)
+        record(
+            _Prod0 if dim is None else _Prod1, (input,), res, (input,), dim=axis, keepdim=keepdim
+        )
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, _prod_jvp, input, axis, keepdim)
     return res if out is None else write_out(out, res, "prod")
@@ -308,7 +339,9 @@ def _var_coef(x: Tensor, dims, denom) -> Tensor:
 
 def _var_vjp(node, g):
     (x,) = node.saved()
-    return (restore(g, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),)
+    return (
+        restore(g, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),
+    )
 
 
 def _std_grad_var(g, std):
@@ -319,7 +352,9 @@ def _std_grad_var(g, std):
 def _std_vjp(node, g):
     x, out = node.saved()
     gv = _std_grad_var(g, out)
-    return (restore(gv, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),)
+    return (
+        restore(gv, x._data.shape, node.dims, node.keepdim) * _var_coef(x, node.dims, node.denom),
+    )
 
 
 def _var_mean_vjp(node, gv, gm):
@@ -369,16 +404,24 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
 
 
 def _moment_jvp(x, out, dims, keepdim, denom, take_sqrt):
-    t = (x._fw * _var_coef(x, dims, denom)).sum(dims, keepdim) if dims else x._fw * _var_coef(x, dims, denom)
+    t = (
+        (x._fw * _var_coef(x, dims, denom)).sum(dims, keepdim)
+        if dims
+        else x._fw * _var_coef(x, dims, denom)
+    )
     return _std_grad_var(t, out) if take_sqrt else t
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
+def var(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None
+) -> Tensor:
     r = _moments("var", input, dim, unbiased, keepdim, correction, False, False)
     return r if out is None else write_out(out, r, "var")
 
 
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None) -> Tensor:
+def std(
+    input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None, out=None
+) -> Tensor:
     r = _moments("std", input, dim, unbiased, keepdim, correction, True, False)
     return r if out is None else write_out(out, r, "std")
 
@@ -395,7 +438,10 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
 def _logsumexp_vjp(node, g):
     x, out = node.saved()
     shape = x._data.shape
-    return (restore(g, shape, node.dims, node.keepdim) * (x - restore(out, shape, node.dims, node.keepdim)).exp(),)
+    return (
+        restore(g, shape, node.dims, node.keepdim)
+        * (x - restore(out, shape, node.dims, node.keepdim)).exp(),
+    )
 
 
 _Logsumexp = node_class("LogsumexpBackward0", _logsumexp_vjp)
@@ -434,109 +480,6 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     return res if out is None else write_out(out, res, "logsumexp")
 
 
-# ---- vector_norm / norm -----------------------------------------------------------------------------------
-def _norm_coef(x: Tensor, o: Tensor, p: float, dims):
-    """d ||x||_p / d x, with ``o`` the norm broadcast to x's shape (None for p = 0)."""
-    if p == 0:
-        return None
-    if p == 1:
-        return x.sgn()
-    if p == 2:
-        return x * (1 / o).masked_fill(o == 0, 0)
-    if math.isinf(p):
-        mask = x.abs() == o
-        count = mask.sum(dims, keepdim=True) if dims else mask
-        return x.sgn() * mask / count
-    a = x.abs()
-    ss = x.sgn() * a.pow(p - 1)
-    if p < 1:
-        ss = ss.masked_fill(x == 0, 0)
-    return ss * (1 / o.pow(p - 1)).masked_fill(o == 0, 0)
-
-
-def _norm_vjp(node, g):
-    x, out = node.saved()
-    shape = x._data.shape
-    coef = _norm_coef(x, restore(out, shape, node.dims, node.keepdim), node.p, node.dims)
-    if coef is None:
-        return (None,)
-    return (restore(g, shape, node.dims, node.keepdim) * coef,)
-
-
-_VectorNorm = node_class("LinalgVectorNormBackward0", _norm_vjp)
-
-
-def _norm_jvp(x, out, p, dims, keepdim):
-    coef = _norm_coef(x, restore(out, x._data.shape, dims, keepdim), p, dims)
-    t = x._fw * coef.conj() if coef is not None else x._fw * 0
-    t = t.sum(dims, keepdim) if dims else t
-    return t.real if t.is_complex() else t
-
-
-def _p_name(p):
-    return ("inf" if p > 0 else "-inf") if math.isinf(p) else repr(p)
-
-
-def vector_norm(input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
-    """``torch.linalg.vector_norm``."""
-    if input._dtype.category < D.FLOAT:
-        raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input._dtype)}"
-        )
-    if dtype is not None and dtype is not input._dtype:
-        input = input.to(dtype)
-    a = input._data
-    nd = a.ndim
-    if isinstance(dim, int):
-        dim = (dim,)
-    dims = reduce_dims(dim, nd)
-    axis = _axis(dims, nd)
-    p = float(ord)
-    xp = _xp(input)
-    if a.dtype.kind == "c":
-        a = xp.abs(a)
-    if math.isinf(p) and a.size == 0:
-        if dim is None:
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {_p_name(p)} norm on an empty tensor because the operation "
-                "does not have an identity"
-            )
-        for d in dims:
-            if a.shape[d] == 0:  # (sic: PyTorch's message has no space before "because")
-                raise RuntimeError(
-                    f"linalg.vector_norm cannot compute the {_p_name(p)} norm on the dimension {d}because this "
-                    "dimension is empty and the operation does not have an identity"
-                )
-    if p == 2:
-        r = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
-    elif p == 1:
-        r = xp.sum(xp.abs(a), axis=axis, keepdims=keepdim)
-    elif math.isinf(p):
-        r = (xp.max if p > 0 else xp.min)(xp.abs(a), axis=axis, keepdims=keepdim)
-    elif p == 0:
-        r = xp.sum(a != 0, axis=axis, keepdims=keepdim)
-    else:
-        r = xp.sum(xp.abs(a) ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
-    rt = input._dtype.to_real()
-    res = _wrap(xp.asarray(r, rt.np), rt, input._device)
-    if input._rg and _gm.enabled:
-        record(_VectorNorm, (input,), res, (input, res), dims=dims, keepdim=keepdim, p=p)
-    if _fw_state.level and input._fw is not None:
-        _set_tangent(res, _norm_jvp, input, res, p, dims, keepdim)
-    return res if out is None else write_out(out, res, "linalg_vector_norm")
-
-
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
-    """``torch.norm``: the vector p-norm over ``dim`` (Frobenius = 2-norm of the flattened dims)."""
-    if p is None or p == "fro":
-        if isinstance(dim, (tuple, list)) and len(dim) > 2:
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-        p = 2
-    elif isinstance(p, str):
-        raise NotImplementedError(f"torch.norm with p={p!r} (matrix norms) is not implemented in taimatsu")
-    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
-
-
 # ---- all / any / count_nonzero ---------------------------------------------------------------------------
 def _logical(f, input, dim, keepdim):
     a = input._data
@@ -547,12 +490,12 @@ def _logical(f, input, dim, keepdim):
     return _wrap(r.astype(dt.np, copy=False), dt, input._device)
 
 
-def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).all, input, dim, keepdim)
     return r if out is None else write_out(out, r, "all")
 
 
-def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).any, input, dim, keepdim)
     return r if out is None else write_out(out, r, "any")
 
@@ -561,83 +504,13 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     a = input._data
     dims = reduce_dims(dim, a.ndim)
     xp = _xp(input)
-    r = xp.count_nonzero(a, axis=_axis(dims, a.ndim)) if dims or not a.ndim else xp.asarray(a != 0, np.int64)
+    r = (
+        xp.count_nonzero(a, axis=_axis(dims, a.ndim))
+        if dims or not a.ndim
+        else xp.asarray(a != 0, np.int64)
+    )
     return _wrap(xp.asarray(r, np.int64), D.int64, input._device)
 
 
-# ---- scans ---------------------------------------------------------------------------------------------
-def _cumsum_vjp(node, g):
-    if not g._data.ndim:
-        return (g,)
-    d = node.dim
-    return (g.flip(d).cumsum(d).flip(d),)
-
-
-_Cumsum = node_class("CumsumBackward0", _cumsum_vjp)
-
-
-def _scan(input, dim, dtype, f):
-    a = input._data
-    d = _wrapdim(dim, a.ndim)
-    dt = _acc_dtype(input, dtype)
-    if dt is not input._dtype:
-        a = a.astype(dt.np)
-    r = f(a, axis=d) if a.ndim else a.copy()
-    return _wrap(r, dt, input._device), d
-
-
-def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
-    res, d = _scan(input, dim, dtype, _xp(input).cumsum)
-    if input._rg and _gm.enabled:
-        record(_Cumsum, (input,), res, (), dim=d)
-    if _fw_state.level and input._fw is not None:
-        _set_tangent(res, lambda: cumsum(input._fw, d, dtype=res._dtype))
-    return res if out is None else write_out(out, res, "cumsum")
-
-
-def _cumprod_matrix(x: Tensor, d: int) -> Tensor:
-    """C[..., i, j] = prod_{k <= j, k != i} x_k for i <= j, else 0 (dim ``d`` moved last).
-
-    The exact Jacobian of cumprod, used when ``x`` has zeros (the division formula fails).
-    """
-    from .creation import eye
-
-    xm = x.movedim(d, -1)
-    n = xm._data.shape[-1]
-    e = eye(n, dtype=D.bool, device=x._device)
-    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n).masked_fill(e, 1).cumprod(-1)
-    below = e.logical_not().tril()  # j < i: x_i comes after out_j
-    return rows.masked_fill(below, 0)
-
-
-def _cumprod_vjp(node, g):
-    x, out = node.saved()
-    if not x._data.ndim:
-        return (g,)
-    d = node.dim
-    if not bool((x._data == 0).any()):
-        return ((g * out).flip(d).cumsum(d).flip(d) / x,)
-    c = _cumprod_matrix(x, d)
-    gm = g.movedim(d, -1).unsqueeze(-2)
-    return ((c * gm).sum(-1).movedim(-1, d),)
-
-
-_Cumprod = node_class("CumprodBackward0", _cumprod_vjp)
-
-
-def _cumprod_jvp(x, out, d):
-    t = x._fw
-    if not x._data.ndim:
-        return t.clone()
-    if not bool((x._data == 0).any()):
-        return out * (t / x).cumsum(d)
-    return (_cumprod_matrix(x, d) * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
-
-
-def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
-    res, d = _scan(input, dim, dtype, _xp(input).cumprod)
-    if input._rg and _gm.enabled:
-        record(_Cumprod, (input,), res, (input, res), dim=d)
-    if _fw_state.level and input._fw is not None:
-        _set_tangent(res, _cumprod_jvp, input, res, d)
-    return res if out is None else write_out(out, res, "cumprod")
+from .norms import norm, vector_norm  # noqa: F401  (re-exported)
+from .scans import cumprod, cumsum  # noqa: F401  (re-exported)

@@ -1,0 +1,87 @@
+"""Scans: cumsum and cumprod, with PyTorch's gradients (exact when the input has zeros)."""
+
+from __future__ import annotations
+
+from .. import _dtype as D
+from .._tensor import _wrapdim
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, write_out
+from .reduction import _acc_dtype, _set_tangent, _xp
+
+
+# ---- scans ---------------------------------------------------------------------------------------------
+def _cumsum_vjp(node, g):
+    if not g._data.ndim:
+        return (g,)
+    d = node.dim
+    return (g.flip(d).cumsum(d).flip(d),)
+
+
+_Cumsum = node_class("CumsumBackward0", _cumsum_vjp)
+
+
+def _scan(input, dim, dtype, f):
+    a = input._data
+    d = _wrapdim(dim, a.ndim)
+    dt = _acc_dtype(input, dtype)
+    if dt is not input._dtype:
+        a = a.astype(dt.np)
+    r = f(a, axis=d) if a.ndim else a.copy()
+    return _wrap(r, dt, input._device), d
+
+
+def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    res, d = _scan(input, dim, dtype, _xp(input).cumsum)
+    if input._rg and _gm.enabled:
+        record(_Cumsum, (input,), res, (), dim=d)
+    if _fw_state.level and input._fw is not None:
+        _set_tangent(res, lambda: cumsum(input._fw, d, dtype=res._dtype))
+    return res if out is None else write_out(out, res, "cumsum")
+
+
+def _cumprod_matrix(x: Tensor, d: int) -> Tensor:
+    """C[..., i, j] = prod_{k <= j, k != i} x_k for i <= j, else 0 (dim ``d`` moved last).
+
+    The exact Jacobian of cumprod, used when ``x`` has zeros (the division formula fails).
+    """
+    from .creation import eye
+
+    xm = x.movedim(d, -1)
+    n = xm._data.shape[-1]
+    e = eye(n, dtype=D.bool, device=x._device)
+    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n).masked_fill(e, 1).cumprod(-1)
+    below = e.logical_not().tril()  # j < i: x_i comes after out_j
+    return rows.masked_fill(below, 0)
+
+
+def _cumprod_vjp(node, g):
+    x, out = node.saved()
+    if not x._data.ndim:
+        return (g,)
+    d = node.dim
+    if not bool((x._data == 0).any()):
+        return ((g * out).flip(d).cumsum(d).flip(d) / x,)
+    c = _cumprod_matrix(x, d)
+    gm = g.movedim(d, -1).unsqueeze(-2)
+    return ((c * gm).sum(-1).movedim(-1, d),)
+
+
+_Cumprod = node_class("CumprodBackward0", _cumprod_vjp)
+
+
+def _cumprod_jvp(x, out, d):
+    t = x._fw
+    if not x._data.ndim:
+        return t.clone()
+    if not bool((x._data == 0).any()):
+        return out * (t / x).cumsum(d)
+    return (_cumprod_matrix(x, d) * t.movedim(d, -1).unsqueeze(-1)).sum(-2).movedim(-1, d)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    res, d = _scan(input, dim, dtype, _xp(input).cumprod)
+    if input._rg and _gm.enabled:
+        record(_Cumprod, (input,), res, (input, res), dim=d)
+    if _fw_state.level and input._fw is not None:
+        _set_tangent(res, _cumprod_jvp, input, res, d)
+    return res if out is None else write_out(out, res, "cumprod")
