@@ -337,6 +337,8 @@ def scatter_reduce(
             r._data = r._data // count
         else:
             r._data = (r._data / count).astype(r._data.dtype)
+    if _fw_state.level and (input._fw is not None or src._fw is not None):
+        _scatter_reduce_jvp(r, input, d, index, src, reduce, include_self)
     if _gm.enabled and (input._rg or src._rg):
         record(
             _ScatterReduce,
@@ -349,6 +351,28 @@ def scatter_reduce(
             include_self=include_self,
         )
     return r
+
+
+def _scatter_reduce_jvp(r, input, d, index, src, reduce, include_self):
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        ti = input._fw if input._fw is not None else input.new_zeros(input.shape)
+        ts = src._fw if src._fw is not None else src.new_zeros(src.shape)
+        x, s, res = input.detach(), src.detach(), r.detach()
+        if reduce in ("sum", "mean"):  # linear in both
+            t = scatter_reduce(ti, d, index, ts, reduce, include_self=include_self)
+        elif reduce == "prod":
+            return  # PyTorch has no forward-mode formula for it either
+        else:  # the winners' tangents, averaged over ties
+            self_is = x == res
+            if not include_self:
+                self_is = self_is & ~_scattered(x, d, index)
+            src_is = s == res.gather(d, index)
+            n = self_is.to(x.dtype).scatter_add(d, index, src_is.to(x.dtype))
+            t = (ti * self_is).scatter_add(d, index, ts * src_is) / n
+    r._fw = t
+    _register(r)
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
@@ -873,8 +897,11 @@ def fill(self: Tensor, value) -> Tensor:
             record(_FillTensor, (self, value), r, ())
         else:
             record(_Fill, (self,), r, ())
-    if is_t and _fw_state.level and value._fw is not None:
-        r._fw = value._fw.to(self._dtype).expand(self.shape).clone()
+    if _fw_state.level and (self._fw is not None or is_t and value._fw is not None):
+        if is_t and value._fw is not None:
+            r._fw = value._fw.to(self._dtype).expand(self.shape).clone()
+        else:
+            r._fw = self._fw.new_zeros(self.shape)
         _register(r)
     return r
 
@@ -893,6 +920,9 @@ def _zero(self: Tensor) -> Tensor:
     r = _wrap(xp_for(self).zeros(self._data.shape, self._dtype.np), self._dtype, self._device)
     if _gm.enabled and self._rg:
         record(_Zero, (self,), r, ())
+    if _fw_state.level and self._fw is not None:
+        r._fw = self._fw.new_zeros(self.shape)
+        _register(r)
     return r
 
 

@@ -168,7 +168,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
 
 
 def ravel(input: Tensor) -> Tensor:
-    return reshape(input, (-1,))
+    return view(contiguous(input), (-1,))
 
 
 def alias(input: Tensor) -> Tensor:
