@@ -1,30 +1,8 @@
-"""``torch.nn``: modules, parameters, ``functional`` and ``init``."""
+"""``torch.nn``: modules, parameters, ``functional``, ``init`` and ``utils``."""
 
-from . import functional, init
-from .modules import (
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Flatten,
-    Identity,
-    Linear,
-    LogSoftmax,
-    MaxPool2d,
-    Module,
-    ModuleDict,
-    ModuleList,
-    MSELoss,
-    NLLLoss,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Softmax,
-    Tanh,
-)  # fmt: skip
+from . import functional, init, utils
+from .modules import *
+from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = [
-    "Buffer", "Conv2d", "CrossEntropyLoss", "Dropout", "Flatten", "Identity", "Linear", "LogSoftmax",
-    "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "NLLLoss", "Parameter", "ReLU",
-    "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init",
-]  # fmt: skip
+__all__ = [*_modules_all, "Buffer", "Parameter", "functional", "init", "utils"]  # noqa: PLE0604

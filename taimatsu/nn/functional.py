@@ -18,6 +18,81 @@ conv2d = _nn.conv2d
 unfold = _nn.unfold
 fold = _nn.fold
 
+# The rest of the namespace lives in one file per topic (nn/_functional/).
+from ._functional.activation import (  # noqa: F401
+    celu,
+    celu_,
+    elu,
+    elu_,
+    gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    selu,
+    selu_,
+    silu,
+    softplus,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)  # fmt: skip
+from ._functional.loss import (  # noqa: F401
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    multilabel_soft_margin_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)  # fmt: skip
+from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
+from ._functional.norm import (  # noqa: F401
+    batch_norm,
+    cosine_similarity,
+    embedding,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    normalize,
+    one_hot,
+    pairwise_distance,
+    rms_norm,
+)  # fmt: skip
+from ._functional.pooling import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    interpolate,
+    max_pool1d,
+    max_pool1d_with_indices,
+    pad,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
+)  # fmt: skip
+
 
 def _missing(fn: str, names) -> TypeError:
     # PyTorch's argument parser wording, singular/plural quirk included.

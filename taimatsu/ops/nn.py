@@ -21,7 +21,6 @@ from ._dispatch import (
     _wrap,
     node_class,
     record,
-    result_dtype,
     scalar_name,
     xp_for,
 )
@@ -223,28 +222,34 @@ def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
     return xp.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
 
 
-def _conv_vjp(node, g):
-    x, w = node.saved()
-    pads, stride, dilation, groups = node.pads, node.stride, node.dilation, node.groups
+def conv2d_grads(x, w, g, need_x, need_w, pads, stride, dilation, groups):
+    """Input and weight gradients of a 2-D convolution, in Tensor ops (None where not needed)."""
     n, c = x.shape[0], x.shape[1]
     o, cg, kh, kw = w.shape
     og, k = o // groups, cg * kh * kw
     length = g.shape[2] * g.shape[3]
     # (G, Og, N*L): the output gradient as one matrix per group.
     gg = g.reshape(n, groups, og, length).permute(1, 2, 0, 3).reshape(groups, og, n * length)
-    gx = gw = gb = None
-    if _need(node, 0):
+    gx = gw = None
+    if need_x:
         gcols = w.reshape(groups, og, k).transpose(1, 2).matmul(gg)  # G, K, N*L
         gcols = (
             gcols.reshape(groups, k, n, length).permute(2, 0, 1, 3).reshape(n, c * kh * kw, length)
         )
         gx = col2im(gcols, x.shape[2:], (kh, kw), dilation, pads, stride)
-    if _need(node, 1):
+    if need_w:
         cols = im2col(x, (kh, kw), dilation, pads, stride)  # N, C*K, L
         cols = cols.reshape(n, groups, k, length).permute(1, 0, 3, 2).reshape(groups, n * length, k)
         gw = gg.matmul(cols).reshape(w.shape)
-    if _need(node, 2):
-        gb = g.sum((0, 2, 3))
+    return gx, gw
+
+
+def _conv_vjp(node, g):
+    x, w = node.saved()
+    gx, gw = conv2d_grads(
+        x, w, g, _need(node, 0), _need(node, 1), node.pads, node.stride, node.dilation, node.groups
+    )
+    gb = g.sum((0, 2, 3)) if _need(node, 2) else None
     return gx, gw, gb
 
 
@@ -336,32 +341,22 @@ def conv2d(
     else:
         ph, pw = _pair(padding)
         pads = (ph, ph, pw, pw)
-    groups = int(groups)
+    return conv2d_pads(input, weight, bias, stride, pads, dilation, int(groups))
+
+
+def conv2d_pads(input, weight, bias, stride, pads, dilation, groups) -> Tensor:
+    """2-D convolution of 4-D input with explicit (top, bottom, left, right) padding."""
     _conv_checks(input, weight, bias, groups, pads, dilation, stride)
     xp = xp_for(input)
     data = _conv_array(
-        xp,
-        input._data,
-        weight._data,
-        None if bias is None else bias._data,
-        stride,
-        pads,
-        dilation,
-        groups,
-    )
+        xp, input._data, weight._data, None if bias is None else bias._data, stride, pads, dilation, groups,
+    )  # fmt: skip
     r = _wrap(data, input._dtype, input._device)
     inputs = (input, weight, bias)  # PyTorch's node has a bias edge even without a bias
     if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
         record(
-            _Convolution,
-            inputs,
-            r,
-            (input, weight),
-            pads=pads,
-            stride=stride,
-            dilation=dilation,
-            groups=groups,
-        )
+            _Convolution, inputs, r, (input, weight), pads=pads, stride=stride, dilation=dilation, groups=groups,
+        )  # fmt: skip
     if _fw_state.level and any(t is not None and t._fw is not None for t in inputs):
         r._fw = _conv_jvp(input, weight, bias, stride, pads, dilation, groups)
         _register(r)
@@ -571,131 +566,5 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _softmax_common(input, dim, dtype, log=True)
 
 
-# ---- losses ----------------------------------------------------------------------------------
-REDUCTIONS = ("none", "mean", "sum")
-
-
-def _mse_vjp(node, g):
-    x, t = node.saved()
-    scale = 2.0 / x.numel() if node.reduction == "mean" else 2.0
-    d = (x - t) * scale
-    gd = g * d
-    return (gd if _need(node, 0) else None), (-gd if _need(node, 1) else None)
-
-
-_MseLoss = node_class("MseLossBackward0", _mse_vjp)
-
-
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean squared error of same-shaped tensors (the caller broadcasts); MseLossBackward0."""
-    dt = result_dtype(input, target)
-    xp = xp_for(input)
-    a = input._data if input._dtype is dt else input._data.astype(dt.np)
-    b = target._data if target._dtype is dt else target._data.astype(dt.np)
-    sq = xp.square(a - b)
-    if reduction == "none":
-        data = sq
-    else:
-        data = xp.sum(sq) if reduction == "sum" else xp.mean(sq)
-        data = xp.asarray(data, dt.np)
-    r = _wrap(data, dt, input._device)
-    if _gm.enabled and (input._rg or target._rg):
-        record(_MseLoss, (input, target), r, (input, target), reduction=reduction)
-    if _fw_state.level and (input._fw is not None or target._fw is not None):
-        t = input._fw if input._fw is not None else None
-        if target._fw is not None:
-            t = -target._fw if t is None else t - target._fw
-        dl = (input - target) * t * 2
-        r._fw = dl if reduction == "none" else (dl.sum() if reduction == "sum" else dl.mean())
-        _register(r)
-    return r
-
-
-def _nll_vjp(node, g):
-    (x,) = node.saved()
-    coef = node.coef * g  # coef: -w[t] (0 where ignored), over the total weight for 'mean'
-    safe = node.safe_target
-    if x.dim() == 1:
-        return (x.new_zeros(x.shape).scatter(0, safe.reshape(1), coef.reshape(1)),)
-    return (x.new_zeros(x.shape).scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)),)
-
-
-_NllLoss = node_class("NllLossBackward0", _nll_vjp)
-_NllLoss2d = node_class("NllLoss2DBackward0", _nll_vjp)
-
-
-def nll_loss(
-    input: Tensor, target: Tensor, weight=None, reduction: str = "mean", ignore_index: int = -100
-) -> Tensor:
-    """Negative log-likelihood for (C), (N, C) or (N, C, d1, ...) input and class-index targets."""
-    if target._dtype not in (D.int64, D.uint8):
-        raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {scalar_name(target._dtype)}"
-        )
-    nd = input.dim()
-    if nd < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 1})."
-        )
-    if nd == 3 or nd > 4:
-        n, c = input.shape[0], input.shape[1]
-        out_shape = target.shape
-        r = nll_loss(
-            input.reshape(n, c, 1, -1), target.reshape(n, 1, -1), weight, reduction, ignore_index
-        )
-        return r.view(out_shape) if reduction == "none" else r
-    if nd == 4 and target.shape != (input.shape[0],) + tuple(input.shape[2:]):
-        raise RuntimeError(
-            f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
-            f"{'x'.join(map(str, target.shape))}"
-        )
-    xp = xp_for(input)
-    x = input._data
-    c = x.shape[0] if nd == 1 else x.shape[1]
-    t = target._data.astype(np.int64, copy=False)
-    keep = t != ignore_index
-    bad = keep & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
-    safe = xp.where(keep, t, 0)
-    w = xp.ones(c, x.dtype) if weight is None else weight._data.astype(x.dtype, copy=False)
-    wt = w[safe] * keep
-    if nd == 1:
-        picked = x[safe]
-    else:
-        picked = xp.take_along_axis(x, safe[:, None], 1)[:, 0]
-    losses = -wt * picked
-    total = wt.sum()
-    if reduction == "none":
-        data = losses
-        coef = -wt
-    elif reduction == "sum":
-        data = xp.asarray(losses.sum(), x.dtype)
-        coef = -wt
-    else:
-        data = xp.asarray(losses.sum() / total, x.dtype)
-        # Ignored targets get no gradient, even when every target is ignored (0 / 0).
-        coef = xp.where(keep, -wt / xp.where(total == 0, 1, total), 0)
-        coef = xp.where(keep & (total == 0), xp.nan, coef)
-    r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
-    if input._rg and _gm.enabled:
-        record(
-            _NllLoss if nd <= 2 else _NllLoss2d, (input,), r, (input,),
-            reduction=reduction,
-            coef=_wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device),
-            safe_target=_wrap(safe, D.int64, input._device),
-        )  # fmt: skip
-    if _fw_state.level and input._fw is not None:
-        tf = input._fw
-        tp = (
-            tf.gather(0, _wrap(safe, D.int64, input._device))
-            if nd == 1
-            else tf.gather(1, _wrap(safe[:, None], D.int64, input._device)).squeeze(1)
-        )
-        cw = _wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device)
-        r._fw = tp * cw if reduction == "none" else (tp * cw).sum()
-        _register(r)
-    return r
+# ---- losses (kept in nn_loss.py) ---------------------------------------------------------
+from .nn_loss import REDUCTIONS, mse_loss, nll_loss  # noqa: F401

@@ -1,4 +1,4 @@
-"""``Conv2d``."""
+"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``."""
 
 from __future__ import annotations
 
@@ -55,6 +55,17 @@ class _ConvNd(Module):
         self.output_padding = output_padding
         self.groups = groups
         self.padding_mode = padding_mode
+        # F.pad's (last dim first) amounts for the non-zeros padding modes.
+        if isinstance(padding, str):
+            rev = [0, 0] * len(kernel_size)
+            if padding == "same":
+                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                    total = d * (k - 1)
+                    rev[2 * i] = total // 2
+                    rev[2 * i + 1] = total - total // 2
+            self._reversed_padding_repeated_twice = rev
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in range(2)]
         shape = (
             (in_channels, out_channels // groups)
             if transposed
@@ -114,10 +125,102 @@ class Conv2d(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            raise NotImplementedError(
-                f"Conv2d with padding_mode='{self.padding_mode}' is not supported yet"
-            )
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv2d(padded, weight, bias, self.stride, (0, 0), self.dilation, self.groups)
         return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
+
+
+def _single(v) -> tuple:
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C, L) or (C, L) input; grad_fn ConvolutionBackward0."""
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+        bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        padding = padding if isinstance(padding, str) else _single(padding)
+        super().__init__(
+            in_channels, out_channels, _single(kernel_size), _single(stride), padding, _single(dilation), False,
+            (0,), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv1d(padded, weight, bias, self.stride, (0,), self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, output_padding, groups,
+                 bias, padding_mode, device, dtype, n) -> None:  # fmt: skip
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
+            )
+        tup = _single if n == 1 else _pair
+        super().__init__(
+            in_channels, out_channels, tup(kernel_size), tup(stride), tup(padding), tup(dilation), True,
+            tup(output_padding), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        n = len(self.kernel_size)
+        output_size = list(output_size)[-n:]
+        pads = []
+        for d in range(n):
+            size = input.shape[input.dim() - n + d]
+            min_size = (
+                (size - 1) * self.stride[d]
+                - 2 * self.padding[d]
+                + self.dilation[d] * (self.kernel_size[d] - 1)
+                + 1
+            )
+            if not min_size <= output_size[d] < min_size + self.stride[d]:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from {min_size} to "
+                    f"{min_size + self.stride[d] - 1} (for an input of {list(input.shape[2:])})"
+                )
+            pads.append(output_size[d] - min_size)
+        return tuple(pads)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+        groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, output_padding, groups,
+                         bias, padding_mode, device, dtype, 1)  # fmt: skip
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)  # fmt: skip
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution (the adjoint of Conv2d); grad_fn ConvolutionBackward0."""
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+        groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, output_padding, groups,
+                         bias, padding_mode, device, dtype, 2)  # fmt: skip
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)  # fmt: skip

@@ -1,0 +1,107 @@
+"""Activation functions of ``torch.nn.functional`` (kernels in ``ops/nn_act.py``)."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from ...ops import nn_act as _a
+
+gelu = _a.gelu
+logsigmoid = _a.logsigmoid
+softplus = _a.softplus
+glu = _a.glu
+prelu = _a.prelu
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _a.silu_(input) if inplace else _a.silu(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _a.mish_(input) if inplace else _a.mish(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return (
+        _a.leaky_relu_(input, negative_slope) if inplace else _a.leaky_relu(input, negative_slope)
+    )
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _a.leaky_relu_(input, negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return (_a.elu_op_ if inplace else _a.elu_op)(input, alpha, 1.0, 1.0)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _a.elu_op_(input, alpha, 1.0, 1.0)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    # PyTorch runs SELU through the ELU kernel (grad_fn EluBackward0).
+    return (_a.elu_op_ if inplace else _a.elu_op)(input, _a.SELU_ALPHA, _a.SELU_SCALE, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return (_a.celu_op_ if inplace else _a.celu_op)(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, True)
+
+
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return (_a.hardtanh_ if inplace else _a.hardtanh)(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _a.hardsigmoid_(input) if inplace else _a.hardsigmoid(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _a.hardswish_(input) if inplace else _a.hardswish(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return input - input.tanh()
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _a.softshrink_op(input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _a.hardshrink_op(input, lambd)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    return (_a.threshold_op_ if inplace else _a.threshold_op)(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _a.threshold_op_(input, threshold, value)

@@ -1,0 +1,248 @@
+"""More losses of ``torch.nn.functional`` (mse/nll/cross_entropy live in ``nn/functional.py``).
+
+BCE, BCE-with-logits, smooth L1 and Huber have their own nodes (``ops/nn_loss.py``); the
+others are compositions, written as PyTorch composes them so the grad_fn names agree.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from ..._tensor import Tensor
+from ...ops import nn_loss as _l
+from ...ops.shape import broadcast_tensors
+
+
+def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    if emit_warning:
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return ret
+
+
+def _reduction(size_average, reduce, reduction) -> str:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _broadcast_with_warning(input: Tensor, target: Tensor):
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return broadcast_tensors(input, target)
+    return input, target
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is "
+            "deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        weight = weight.expand(input.shape)
+    return _l.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(
+            f"Target size ({target.size()}) must be the same as input size ({input.size()})"
+        )
+    return _l.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    input, target = _broadcast_with_warning(input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(
+    input, target, size_average=None, reduce=None, reduction="mean", beta=1.0
+) -> Tensor:
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    input, target = _broadcast_with_warning(input, target)
+    return _l.smooth_l1_loss(input, target, reduction, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    input, target = _broadcast_with_warning(input, target)
+    if weight is None:
+        return _l.huber_loss(input, target, reduction, delta)
+    return _reduce(_l.huber_loss(input, target, "none", delta) * weight, reduction)
+
+
+def kl_div(
+    input, target, size_average=None, reduce=None, reduction="mean", log_target=False
+) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = target.xlogy(target) - target * input
+    if reduction == "batchmean":
+        s = loss.sum()
+        return s / input.size(0) if input.dim() != 0 else s
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+            f"{input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
+    reduction = _reduction(size_average, reduce, reduction)
+    zeros = input.new_zeros(input.shape)
+    margin_clamp = (margin - input).clamp_min(0)
+    output_margin = margin_clamp.where(target != 1, zeros)
+    output_self = input.where(target != -1, zeros)
+    return _reduce(output_margin + output_self, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    return _l.soft_margin_loss(input, target, reduction)
+
+
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    reduction = _reduction(size_average, reduce, reduction)
+    d = 1 if input1.dim() == 2 else 0
+    eps = 1e-12
+    prod = (input1 * input2).sum(d)
+    m1 = (input1 * input1).sum(d) + eps
+    m2 = (input2 * input2).sum(d) + eps
+    cos = prod / (m1 * m2).sqrt()
+    zeros = cos.new_zeros(cos.shape)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min(0)
+    out = pos.where(target == 1, zeros) + neg.where(target == -1, zeros)
+    return _reduce(out, reduction)
+
+
+def triplet_margin_loss(
+    anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
+    reduction="mean",
+):  # fmt: skip
+    from .norm import pairwise_distance
+
+    reduction = _reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = d_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    from ...ops.nn_act import logsigmoid
+
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, (int, float)):
+        var = input.new_full(input.shape, float(var))
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.size()[:-1] == var.size()[:-1] and var.size(-1) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # PyTorch clamps a clone in place under no_grad: the gradient flows as if unclamped.
+    var = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)

@@ -1,0 +1,192 @@
+"""Normalisation, embedding and distance functions of ``torch.nn.functional``."""
+
+from __future__ import annotations
+
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops import nn_norm as _n
+
+
+def _verify_batch_size(size) -> None:
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size {size}"
+        )
+
+
+def batch_norm(
+    input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
+    momentum: float = 0.1, eps: float = 1e-5,
+) -> Tensor:  # fmt: skip
+    """Batch statistics in training (updating the running ones), running statistics otherwise;
+    grad_fn NativeBatchNormBackward0."""
+    if training:
+        _verify_batch_size(input.size())
+    return _n.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(
+    input: Tensor, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
+    momentum: float = 0.1, eps: float = 1e-5,
+) -> Tensor:  # fmt: skip
+    """Batch norm of the (1, N*C, *) reshaped input, as PyTorch computes it (grad_fn ViewBackward0)."""
+    if use_input_stats:
+        size = input.size()
+        n = 1
+        for s in size[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {size}"
+            )
+    b, c = input.shape[0], input.shape[1]
+    x = input.reshape(1, b * c, *input.shape[2:])
+    w = weight.repeat(b) if weight is not None else None
+    bb = bias.repeat(b) if bias is not None else None
+    rm = running_mean.repeat(b) if running_mean is not None else None
+    rv = running_var.repeat(b) if running_var is not None else None
+    out = _n.batch_norm(x, rm, rv, w, bb, use_input_stats, momentum, eps)
+    if running_mean is not None and use_input_stats:
+        with no_grad():
+            running_mean.copy_(rm.view(b, c).mean(0))
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(input.shape)
+
+
+def layer_norm(
+    input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5
+) -> Tensor:
+    return _n.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    return _n.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
+    """``x * rsqrt(mean(x^2) + eps) * weight`` over the trailing dims (eps: the dtype's eps)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.dim() - k :]) != shape:
+        expected = "[*" + "".join(f", {s}" for s in shape) + "]"
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape {expected}, but got input of "
+            f"size{list(input.shape)}"
+        )
+    if eps is None:
+        eps = D.finfo(input.dtype).eps
+    dims = list(range(input.dim() - k, input.dim()))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+def embedding(
+    input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False, sparse: bool = False,
+) -> Tensor:  # fmt: skip
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    if max_norm is not None:
+        with no_grad():
+            _n.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _n.embedding(input, weight, padding_idx, scale_grad_by_freq)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    from ...ops.pointwise import div
+
+    return div(input, denom, out=out)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding along a new last dim."""
+    from ...ops.creation import zeros
+
+    if tensor.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return zeros(*tensor.shape, num_classes, dtype=D.int64)
+    lo, hi = int(tensor.min()), int(tensor.max())
+    if lo < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = hi + 1
+    elif hi >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = zeros(*tensor.shape, num_classes, dtype=D.int64)
+    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+
+
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
+    """``||x1 - x2 + eps||_p`` over the last dim (grad_fn NormBackward1)."""
+    nd = max(x1.dim(), x2.dim())
+    dim = -1 if nd else 0
+    return _norm_dim(x1 - x2 + eps, p, dim, keepdim)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``sum((x1 / ||x1||) * (x2 / ||x2||))`` along ``dim`` (PyTorch's formula, grad_fn SumBackward1).
+
+    PyTorch clamps the norms to ``eps`` in place under no_grad, so the gradient flows as if
+    unclamped; the detached correction below does the same.
+    """
+    from ...ops.shape import broadcast_tensors
+
+    a, b = broadcast_tensors(x1, x2)
+    na = a.norm(2, dim, keepdim=True)
+    nb = b.norm(2, dim, keepdim=True)
+    na = na + (na.clamp_min(eps) - na).detach()
+    nb = nb + (nb.clamp_min(eps) - nb).detach()
+    return ((a / na) * (b / nb)).sum(dim)
+
+
+def _norm_vjp(node, g):
+    (x,) = node.saved()
+    p, dim, keepdim = node.p, node.dim, node.keepdim
+    norm = node.norm
+    if not keepdim:
+        g, norm = g.unsqueeze(dim), norm.unsqueeze(dim)
+    if p == 0:
+        return (x * 0.0,)
+    if p == 1:
+        return (g * x.sign(),)
+    if p == float("inf"):
+        hit = (x.abs() == norm).to(x.dtype)
+        return (g * x.sign() * hit / hit.sum(dim, keepdim=True),)
+    scaled = x * x.abs().pow(p - 2) if p != 2 else x
+    return ((g * scaled / norm.pow(p - 1)).masked_fill(norm == 0, 0.0),)
+
+
+_NormBackward1 = None
+
+
+def _norm_dim(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
+    """``at::norm(input, p, dim)`` with PyTorch's node (NormBackward1), as pairwise_distance uses."""
+    global _NormBackward1
+    from ...autograd.grad_mode import state
+    from ...ops._dispatch import node_class, record
+    from ...ops.reduction import vector_norm
+
+    if _NormBackward1 is None:
+        _NormBackward1 = node_class("NormBackward1", _norm_vjp)
+    with no_grad():
+        out = vector_norm(input, p, dim, keepdim)
+    if state.enabled and input.requires_grad:
+        record(_NormBackward1, (input,), out, (input,), p=float(p), dim=dim % max(input.dim(), 1),
+               keepdim=keepdim, norm=out.detach())  # fmt: skip
+    return out

@@ -1,0 +1,75 @@
+"""Gradient clipping: ``clip_grad_norm_``, ``clip_grad_value_`` and their pieces (PyTorch's maths)."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+
+
+def _tensors(parameters) -> list:
+    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def get_total_norm(
+    tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None
+) -> Tensor:
+    """The norm of the per-tensor norms (the norm of all values taken together)."""
+    from ...ops.creation import tensor
+    from ...ops.reduction import vector_norm
+    from ...ops.shape import stack
+
+    tensors = _tensors(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return tensor(0.0)
+    with no_grad():
+        total = vector_norm(stack([vector_norm(g, norm_type) for g in tensors]), norm_type)
+    if error_if_nonfinite and bool(total.isnan() | total.isinf()):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
+            "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+            "`error_if_nonfinite=False`"
+        )
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+    """Scale every gradient by ``min(1, max_norm / (total_norm + 1e-6))``, in place."""
+    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    if not grads:
+        return
+    with no_grad():
+        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef)
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:  # fmt: skip
+    """Clip the gradients' total norm to ``max_norm``; returns the norm before clipping."""
+    parameters = _tensors(parameters)
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach=None) -> Tensor:  # fmt: skip
+    warnings.warn(
+        "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Clamp every gradient to ``[-clip_value, clip_value]``, in place."""
+    clip_value = float(clip_value)
+    with no_grad():
+        for p in _tensors(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)

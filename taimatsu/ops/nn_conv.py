@@ -1,0 +1,231 @@
+"""conv1d and the transposed convolutions, on top of the 2-D convolution kernels in ``nn.py``.
+
+conv1d runs the 2-D kernel on a height-1 view and records PyTorch's ConvolutionBackward0
+over the 1-D tensors. A transposed convolution is the adjoint of a convolution: its forward
+is one GEMM per group followed by col2im, its input gradient is an ordinary convolution.
+"""
+
+from __future__ import annotations
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import state as _gm
+from . import nn as _nn
+from ._dispatch import Tensor, _wrap, node_class, record, xp_for
+from .nn_resample import constant_pad_nd
+
+
+def _need(node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
+
+
+def _single(v) -> int:
+    return int(v[0]) if isinstance(v, (list, tuple)) else int(v)
+
+
+# ---- conv1d -----------------------------------------------------------------------------------
+def _conv1d_vjp(node, g):
+    x, w = node.saved()
+    gx, gw = _nn.conv2d_grads(
+        x.unsqueeze(2), w.unsqueeze(2), g.unsqueeze(2), _need(node, 0), _need(node, 1),
+        node.pads, node.stride, node.dilation, node.groups,
+    )  # fmt: skip
+    gb = g.sum((0, 2)) if _need(node, 2) else None
+    return (None if gx is None else gx.squeeze(2)), (None if gw is None else gw.squeeze(2)), gb
+
+
+_Conv1d = node_class("ConvolutionBackward0", _conv1d_vjp)
+
+
+def conv1d(
+    input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1
+) -> Tensor:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}"
+        )
+    if input.dim() == 2:
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(
+            0
+        )
+    if weight.dim() != 3:
+        raise RuntimeError(
+            f"Expected 3-dimensional weight for 3-dimensional input {list(input.shape)}, but got "
+            f"{weight.dim()}-dimensional weight of size {list(weight.shape)} instead"
+        )
+    s, d = _single(stride), _single(dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            lo = hi = 0
+        elif padding == "same":
+            if s != 1:
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = d * (weight.shape[2] - 1)
+            lo, hi = total // 2, total - total // 2
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        lo = hi = _single(padding)
+    pads, stride2, dil2 = (0, 0, lo, hi), (1, s), (1, d)
+    with no_grad():
+        out = _nn.conv2d_pads(
+            input.unsqueeze(2), weight.unsqueeze(2), bias, stride2, pads, dil2, int(groups)
+        )
+    r = out.squeeze(2)
+    if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
+        record(
+            _Conv1d, (input, weight, bias), r, (input, weight), pads=pads, stride=stride2, dilation=dil2,
+            groups=int(groups),
+        )  # fmt: skip
+    return r
+
+
+# ---- transposed convolution ----------------------------------------------------------------------
+def _conv_t_geometry(in_hw, kernel, stride, padding, output_padding, dilation):
+    """Output size and the (top, bottom, left, right) pads of the equivalent convolution."""
+    out, pads = [], []
+    for n, k, s, p, op, d in zip(in_hw, kernel, stride, padding, output_padding, dilation):
+        canvas = (n - 1) * s + d * (k - 1) + 1
+        out.append(canvas - 2 * p + op)
+        pads += [p, max(0, p - op)]
+    return tuple(out), tuple(pads)
+
+
+def _conv_t_array(xp, x, w, stride, pads, dilation, groups, out_hw):
+    n, cin, h, wd = x.shape
+    _, cout_g, kh, kw = w.shape
+    cin_g = cin // groups
+    k = cout_g * kh * kw
+    wg = w.reshape(groups, cin_g, k).transpose(0, 2, 1)  # G, K, Cin_g
+    xg = (
+        x.reshape(n, groups, cin_g, h * wd).transpose(1, 2, 0, 3).reshape(groups, cin_g, n * h * wd)
+    )
+    cols = xp.matmul(wg, xg).reshape(groups, cout_g, kh, kw, n, h, wd)
+    cols = cols.transpose(4, 0, 1, 2, 3, 5, 6).reshape(n, groups * cout_g, kh, kw, h, wd)
+    return _nn._col2im_array(xp, cols, out_hw, (kh, kw), dilation, pads, stride)
+
+
+def _conv_t_grads(x, w, g, need, stride, pads, dilation, groups):
+    h, wd = x.shape[2], x.shape[3]
+    gx = gw = gb = None
+    if need[0]:
+        gx = _nn.conv2d_pads(g, w, None, stride, pads, dilation, groups)[:, :, :h, :wd]
+    if need[1]:
+        # The weight gradient of the equivalent convolution, with g as its input and x as the
+        # gradient of its output (zero-extended where the output was clipped).
+        ho = (g.shape[2] + pads[0] + pads[1] - dilation[0] * (w.shape[2] - 1) - 1) // stride[0] + 1
+        wo = (g.shape[3] + pads[2] + pads[3] - dilation[1] * (w.shape[3] - 1) - 1) // stride[1] + 1
+        gy = x if (ho, wo) == (h, wd) else constant_pad_nd(x, (0, wo - wd, 0, ho - h), 0.0)
+        _, gw = _nn.conv2d_grads(g, w, gy, False, True, pads, stride, dilation, groups)
+    if need[2]:
+        gb = g.sum((0, 2, 3))
+    return gx, gw, gb
+
+
+def _conv_t_vjp(node, g):
+    x, w = node.saved()
+    need = [_need(node, i) for i in range(3)]
+    if not node.one_d:
+        return _conv_t_grads(x, w, g, need, node.stride, node.pads, node.dilation, node.groups)
+    gx, gw, gb = _conv_t_grads(
+        x.unsqueeze(2),
+        w.unsqueeze(2),
+        g.unsqueeze(2),
+        need,
+        node.stride,
+        node.pads,
+        node.dilation,
+        node.groups,
+    )
+    return (None if gx is None else gx.squeeze(2)), (None if gw is None else gw.squeeze(2)), gb
+
+
+_ConvT = node_class("ConvolutionBackward0", _conv_t_vjp)
+
+
+def _pair(v) -> tuple:
+    return _nn._pair(v)
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias=None,
+    stride=1,
+    padding=0,
+    output_padding=0,
+    groups=1,
+    dilation=1,
+) -> Tensor:
+    """``F.conv_transpose2d`` (the gradient of conv2d with respect to its input); ConvolutionBackward0."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if input.dim() == 3:
+        return conv_transpose2d(
+            input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
+        ).squeeze(0)
+    stride, padding, output_padding, dilation = map(
+        _pair, (stride, padding, output_padding, dilation)
+    )
+    groups = int(groups)
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
+            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
+        )
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation")
+    out_hw, pads = _conv_t_geometry(
+        input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
+    )
+    xp = xp_for(input)
+    y = _conv_t_array(xp, input._data, weight._data, stride, pads, dilation, groups, out_hw)
+    if bias is not None:
+        y = y + bias._data[:, None, None]
+    r = _wrap(xp.ascontiguousarray(y), input._dtype, input._device)
+    if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
+        record(
+            _ConvT, (input, weight, bias), r, (input, weight), stride=stride, pads=pads, dilation=dilation,
+            groups=groups, one_d=False,
+        )  # fmt: skip
+    return r
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias=None,
+    stride=1,
+    padding=0,
+    output_padding=0,
+    groups=1,
+    dilation=1,
+) -> Tensor:
+    """conv_transpose2d on a height-1 view, recorded as one ConvolutionBackward0 over the 1-D tensors."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if input.dim() == 2:
+        return conv_transpose1d(
+            input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
+        ).squeeze(0)
+    stride2, dil2 = (1, _single(stride)), (1, _single(dilation))
+    with no_grad():
+        out = conv_transpose2d(
+            input.unsqueeze(2), weight.unsqueeze(2), bias, stride2, (0, _single(padding)),
+            (0, _single(output_padding)), groups, dil2,
+        )  # fmt: skip
+    r = out.squeeze(2)
+    if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
+        _, pads = _conv_t_geometry((1, input.shape[2]), (1, weight.shape[2]), stride2, (0, _single(padding)),
+                                   (0, _single(output_padding)), dil2)  # fmt: skip
+        record(
+            _ConvT, (input, weight, bias), r, (input, weight), stride=stride2, pads=pads, dilation=dil2,
+            groups=int(groups), one_d=True,
+        )  # fmt: skip
+    return r

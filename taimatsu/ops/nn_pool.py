@@ -1,0 +1,130 @@
+"""Average pooling (AvgPool2DBackward0) and adaptive average pooling.
+
+avg_pool2d sums the kernel taps of the zero-padded input (one strided view per tap, as max
+pooling does) and divides by PyTorch's per-window divisor; its VJP spreads ``g / divisor``
+back over the taps with col2im. Adaptive average pooling is a product with one small
+averaging matrix per spatial dim (``nn_resample.linear_dims``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.forward_ad import _register
+from ..autograd.grad_mode import state as _gm
+from . import nn as _nn
+from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
+from .nn_resample import adaptive_avg_matrix, linear_dims
+
+
+def _divisor(size, k, s, p, out, count_include_pad, divisor_override):
+    """Per-output-position divisor along one dim (two of these multiply)."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    full = end - start
+    clipped = np.minimum(end, size) - np.maximum(start, 0)
+    return full if count_include_pad else clipped
+
+
+def _avg_pool_vjp(node, g):
+    batched = g.dim() == 4
+    g4 = g if batched else g.unsqueeze(0)
+    n, c, ho, wo = g4.shape
+    kh, kw = node.kernel
+    spread = (
+        (g4 * node.inv_div)
+        .unsqueeze(2)
+        .expand(n, c, kh * kw, ho, wo)
+        .reshape(n, c * kh * kw, ho * wo)
+    )
+    gx = _nn.col2im(spread, node.in_hw, node.kernel, (1, 1), node.pads, node.stride)
+    return (gx if batched else gx.squeeze(0),)
+
+
+_AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
+
+
+def avg_pool2d(
+    input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=None,
+) -> Tensor:  # fmt: skip
+    k = _nn._pair(kernel_size)
+    s = (
+        k
+        if stride is None or (isinstance(stride, (list, tuple)) and not stride)
+        else _nn._pair(stride)
+    )
+    p = _nn._pair(padding)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for pi, ki in zip(p, k):
+        if pi > ki // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and dilation=1"
+            )
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    h, w = input.shape[-2:]
+    ho = _nn._pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
+    wo = _nn._pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
+    if ho < 1 or wo < 1:
+        c = input.shape[-3]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
+        )
+    xp = xp_for(input)
+    x = input._data if input.dim() == 4 else input._data[None]
+    extra_h = max(0, (ho - 1) * s[0] + k[0] - (h + 2 * p[0]))
+    extra_w = max(0, (wo - 1) * s[1] + k[1] - (w + 2 * p[1]))
+    pads = (p[0], p[0] + extra_h, p[1], p[1] + extra_w)
+    xpad = _nn._pad(xp, x, pads)
+    acc = xp.zeros(
+        (x.shape[0], x.shape[1], ho, wo), np.float64 if x.dtype == np.float64 else x.dtype
+    )
+    for _, _, v in _nn._taps(xpad, k, (1, 1), s, (ho, wo)):
+        acc += v
+    if divisor_override is not None:
+        div = np.full((ho, wo), float(divisor_override))
+    else:
+        dh = _divisor(h, k[0], s[0], p[0], ho, count_include_pad, None)
+        dw = _divisor(w, k[1], s[1], p[1], wo, count_include_pad, None)
+        div = dh[:, None] * dw[None, :]
+    y = (acc / xp.asarray(div, acc.dtype)).astype(x.dtype, copy=False)
+    r = _wrap(y if input.dim() == 4 else y[0], input._dtype, input._device)
+    if (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
+        inv_div = _wrap(xp.asarray(1.0 / div, x.dtype), input._dtype, input._device)
+        attrs = {"kernel": k, "stride": s, "pads": pads, "in_hw": (h, w), "inv_div": inv_div}
+        if input._rg and _gm.enabled:
+            record(_AvgPool2D, (input,), r, (), **attrs)
+        if _fw_state.level and input._fw is not None:
+            r._fw = avg_pool2d(input._fw, k, s, p, ceil_mode, count_include_pad, divisor_override)
+            _register(r)
+    return r
+
+
+def _size_list(output_size, n: int):
+    if isinstance(output_size, (list, tuple)):
+        return list(output_size)
+    return [output_size] * n
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
+        )
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input "
+                f"has sizes {list(input.shape)} with dimension {d} being empty"
+            )
+    h, w = input.shape[-2:]
+    oh, ow = (v if v is not None else size for v, size in zip(_size_list(output_size, 2), (h, w)))
+    if (oh, ow) == (1, 1):
+        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut (grad_fn MeanBackward1)
+    mats = [
+        (input.dim() - 2, adaptive_avg_matrix(h, oh)),
+        (input.dim() - 1, adaptive_avg_matrix(w, ow)),
+    ]
+    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")

@@ -1,0 +1,118 @@
+"""Activation functions and modules against PyTorch: values, grad_fn names, VJPs, reprs, errors."""
+
+import pytest
+
+import taimatsu as tm
+import taimatsu.nn.functional as TF
+from taimatsu import nn as tnn
+
+torch = pytest.importorskip("torch")
+import torch.nn as onn
+import torch.nn.functional as OF
+from nn_oracle import T, check_vjp, close, pair, same_error
+
+pytestmark = pytest.mark.oracle
+
+CASES = [
+    ("gelu", (), {}), ("gelu", (), {"approximate": "tanh"}), ("silu", (), {}), ("mish", (), {}),
+    ("leaky_relu", (0.2,), {}), ("leaky_relu", (), {}), ("elu", (), {}), ("elu", (0.5,), {}), ("selu", (), {}),
+    ("celu", (0.7,), {}), ("softplus", (), {}), ("softplus", (2.0, 1.0), {}), ("hardtanh", (), {}),
+    ("hardtanh", (-0.5, 0.7), {}), ("relu6", (), {}), ("hardsigmoid", (), {}), ("hardswish", (), {}),
+    ("logsigmoid", (), {}), ("softsign", (), {}), ("tanhshrink", (), {}), ("softshrink", (), {}),
+    ("softshrink", (0.2,), {}), ("hardshrink", (0.3,), {}), ("threshold", (0.1, -2.0), {}), ("glu", (), {}),
+    ("glu", (1,), {}), ("sigmoid", (), {}), ("tanh", (), {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,args,kwargs", CASES, ids=[f"{c[0]}{i}" for i, c in enumerate(CASES)])
+def test_functional_activation(name, args, kwargs):
+    torch.manual_seed(0)
+    (tx,), (ox,) = pair((4, 6))
+    ox.data.mul_(3)
+    tx.data.copy_(T(ox))
+    check_vjp(
+        getattr(TF, name)(tx, *args, **kwargs), getattr(OF, name)(ox, *args, **kwargs), [tx], [ox]
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["gelu", "silu", "elu", "softplus", "mish", "hardswish", "logsigmoid"]
+)
+def test_activation_double_backward(name):
+    x = tm.randn(5, dtype=tm.float64, requires_grad=True)
+    assert tm.autograd.gradcheck(getattr(TF, name), (x,))
+    assert tm.autograd.gradgradcheck(getattr(TF, name), (x,))
+
+
+def test_activation_inplace_and_errors():
+    for name, args in [("leaky_relu", (0.1,)), ("elu", ()), ("hardtanh", ()), ("relu6", ()), ("silu", ()),
+                       ("threshold", (0.0, 1.0)), ("hardswish", ()), ("selu", ())]:  # fmt: skip
+        ox = torch.randn(3, 4)
+        tx = T(ox)
+        o = getattr(OF, name)(ox, *args, inplace=True)
+        t = getattr(TF, name)(tx, *args, inplace=True)
+        assert t is tx and o is ox
+        close(tx, ox)
+    # in-place on a non-leaf keeps the graph right
+    oa = torch.randn(3, 4, requires_grad=True)
+    ta = T(oa, True)
+    ob, tb = OF.leaky_relu(oa * 2, 0.1, inplace=True), TF.leaky_relu(ta * 2, 0.1, inplace=True)
+    ob.sum().backward()
+    tb.sum().backward()
+    close(ta.grad, oa.grad)
+    for name in ["gelu", "silu", "elu", "softplus", "mish", "logsigmoid", "hardswish", "glu"]:
+        same_error(
+            lambda: getattr(TF, name)(tm.tensor([1, 2])),  # noqa: B023
+            lambda: getattr(OF, name)(torch.tensor([1, 2])),  # noqa: B023
+        )
+    same_error(lambda: TF.glu(tm.randn(3)), lambda: OF.glu(torch.randn(3)))
+
+
+def test_prelu():
+    torch.manual_seed(0)
+    for shape, n in [((2, 3, 4), 3), ((2, 3, 4), 1), ((5,), 1), ((2, 3), 3)]:
+        (tx, tw), (ox, ow) = pair(shape, (n,))
+        check_vjp(TF.prelu(tx, tw), OF.prelu(ox, ow), [tx, tw], [ox, ow])
+
+
+MODULES = [
+    lambda nn: nn.GELU(), lambda nn: nn.GELU("tanh"), lambda nn: nn.SiLU(), lambda nn: nn.SiLU(True),
+    lambda nn: nn.Mish(), lambda nn: nn.LeakyReLU(), lambda nn: nn.LeakyReLU(0.2, True), lambda nn: nn.ELU(),
+    lambda nn: nn.ELU(0.5, True), lambda nn: nn.SELU(), lambda nn: nn.CELU(), lambda nn: nn.Softplus(),
+    lambda nn: nn.Softplus(2, 5), lambda nn: nn.Hardtanh(), lambda nn: nn.Hardtanh(-2, 3), lambda nn: nn.ReLU6(),
+    lambda nn: nn.ReLU6(True), lambda nn: nn.Hardsigmoid(), lambda nn: nn.Hardswish(), lambda nn: nn.LogSigmoid(),
+    lambda nn: nn.Softsign(), lambda nn: nn.Tanhshrink(), lambda nn: nn.Softshrink(), lambda nn: nn.Hardshrink(0.3),
+    lambda nn: nn.Threshold(0.1, 20), lambda nn: nn.GLU(), lambda nn: nn.PReLU(), lambda nn: nn.PReLU(6),
+    lambda nn: nn.Softmin(1), lambda nn: nn.Softmax2d(), lambda nn: nn.LogSoftmax(dim=1), lambda nn: nn.Sigmoid(),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("make", MODULES)
+def test_activation_modules(make):
+    torch.manual_seed(0)
+    o = make(onn)
+    t = make(tnn)
+    assert repr(t) == repr(o)
+    for (tk, tv), (ok, ov) in zip(t.state_dict().items(), o.state_dict().items()):
+        assert tk == ok
+        close(tv, ov)
+    ox = torch.randn(3, 6, 4, 2)
+    close(t(T(ox)), o(ox.clone()))
+
+
+def test_softmax_dtype_and_tensor_methods():
+    ox = torch.randn(3, 4, requires_grad=True)
+    tx = T(ox, True)
+    check_vjp(
+        TF.softmax(tx, 1, dtype=tm.float64), OF.softmax(ox, 1, dtype=torch.float64), [tx], [ox]
+    )
+    check_vjp(
+        TF.log_softmax(tx, 0, dtype=tm.float64),
+        OF.log_softmax(ox, 0, dtype=torch.float64),
+        [tx],
+        [ox],
+    )
+    check_vjp(tx.softmax(-1), ox.softmax(-1), [tx], [ox])
+    check_vjp(tx.log_softmax(dim=0), ox.log_softmax(dim=0), [tx], [ox])
+    check_vjp(tm.softmax(tx, 1), torch.softmax(ox, 1), [tx], [ox])
+    check_vjp(tm.log_softmax(tx, 1), torch.log_softmax(ox, 1), [tx], [ox])
