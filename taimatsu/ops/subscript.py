@@ -276,6 +276,34 @@ def _advanced_key(v: Tensor, parsed: _Parsed):
 
 
 # ---- reads -------------------------------------------------------------------------------------------
+def _numpy_basic(index):
+    """``index`` as a NumPy key when NumPy's basic indexing means the same as PyTorch's, else None.
+
+    That holds for ints, slices with positive (or no) steps and one ``...``; ``None`` does not
+    qualify (NumPy strides new axes differently), nor does a lone slice (SliceBackward0 vs alias).
+    """
+    if type(index) is not tuple:
+        return None
+    ellipsis = False
+    for it in index:
+        t = type(it)
+        if t is int:
+            continue
+        if t is slice:
+            step = it.step
+            if step is not None and (type(step) is not int or step <= 0):
+                return None
+            if not (it.start is None or type(it.start) is int) or not (
+                it.stop is None or type(it.stop) is int
+            ):
+                return None
+        elif it is Ellipsis and not ellipsis:
+            ellipsis = True
+        else:
+            return None
+    return index if ellipsis else index + (Ellipsis,)  # ``...`` keeps a 0-d result an array
+
+
 def getitem(self: Tensor, index) -> Tensor:
     trace = (self._rg and _gm.enabled) or (_fw_state.level and self._fw is not None)
     if type(index) is int and self._data.ndim:  # the common x[i]: a select
@@ -285,6 +313,19 @@ def getitem(self: Tensor, index) -> Tensor:
         if trace:
             return select(self, 0, index)
         return make_view(self, self._data[index, ...])
+    if not trace:
+        if type(index) is slice and (
+            index.step is None or type(index.step) is int and index.step > 0
+        ):
+            if self._data.ndim:
+                return make_view(self, self._data[index])
+        else:
+            key = _numpy_basic(index)
+            if key is not None:
+                try:
+                    return make_view(self, self._data[key])
+                except IndexError:
+                    pass  # out of bounds / too many indices: PyTorch's message below
     p = _parse(self, index, trace, True)
     v = p.view
     if not p.adv and not p.masks:
@@ -334,11 +375,32 @@ def setitem(self: Tensor, index, value) -> None:
     from .indexing import index_put_key_
 
     if not isinstance(value, Tensor):
+        if (
+            type(value) in (float, int)
+            and self._dtype.category >= D.FLOAT
+            and not (self._rg and _gm.enabled)
+            and not _fw_state.level
+        ):  # x[i] = 0.5: the commonest write, straight into the array
+            key = _numpy_basic(index if type(index) is not int else (index,))
+            if key is not None:
+                try:
+                    target = self._data[key]
+                except IndexError:
+                    target = None
+                if target is not None:
+                    check_inplace(self)
+                    target[...] = value
+                    self._vc[0] += 1
+                    return
         value = _value_tensor(self, value)
     if index is False:
         return
     grad = _gm.enabled and (self._rg or value._rg)
     trace = grad or bool(_fw_state.level)
+    if not trace:
+        key = _numpy_basic(index if type(index) is not int else (index,))
+        if key is not None and _set_basic(self, key, value):
+            return
     p = _parse(self, index, trace)
     target = self if p.view is None else p.view
     if not trace:
@@ -410,6 +472,29 @@ def _copy_to(target: Tensor, value: Tensor) -> None:
         target.copy_(
             value if value._data.shape == target._data.shape else value.expand(target._data.shape)
         )
+
+
+def _set_basic(self: Tensor, key, value: Tensor) -> bool:
+    """``self[key] = value`` straight into the array when nothing can go wrong; False otherwise."""
+    try:
+        target = self._data[key]
+    except IndexError:
+        return False
+    data = value._data
+    if (
+        value._device != self._device
+        or data.ndim > target.ndim
+        or (data.ndim and data.shape != target.shape)
+    ):
+        return False  # broadcasting, device copies and their errors: the general path
+    check_inplace(self)
+    if value._dtype is not self._dtype:
+        from .creation import _cast
+
+        data = _cast(data, value._dtype, self._dtype)
+    target[...] = data
+    self._vc[0] += 1
+    return True
 
 
 def _set_fast(target: Tensor, p: _Parsed, value: Tensor) -> None:
