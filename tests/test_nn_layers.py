@@ -250,3 +250,17 @@ def test_channel_dropout_matches_seeded_pytorch():
     d = tnn.Dropout2d().eval()
     x = tm.randn(2, 3, 2, 2)
     assert d(x) is x
+
+
+def test_scaled_dot_product_attention():
+    torch.manual_seed(0)
+    oq, ok, ov = (torch.randn(2, 3, 4, 8, requires_grad=True) for _ in range(3))
+    tq, tk, tv = (T(x, True) for x in (oq, ok, ov))
+    om = torch.rand(4, 4) > 0.3
+    om[:, 0] = True
+    fm = torch.randn(4, 4)
+    for kw_o, kw_t in [({}, {}), ({"is_causal": True}, {"is_causal": True}), ({"scale": 0.3}, {"scale": 0.3}),
+                       ({"attn_mask": om}, {"attn_mask": T(om)}), ({"attn_mask": fm}, {"attn_mask": T(fm)})]:  # fmt: skip
+        o = OF.scaled_dot_product_attention(oq, ok, ov, **kw_o)
+        t = TF.scaled_dot_product_attention(tq, tk, tv, **kw_t)
+        check_vjp(t, o, [tq, tk, tv], [oq, ok, ov], 1e-4, 1e-5, name=False)
