@@ -40,6 +40,7 @@ from .scatter import (  # noqa: F401  (re-exported)
     scatter_reduce_,
 )
 from .subscript import _advanced_key, _Parsed, getitem, index_put_acc, index_with_key, setitem  # noqa: F401  (re-exported)
+from .views import check_no_overlap
 
 
 # ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------
@@ -521,6 +522,8 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         )
     if not (_gm.enabled and (self._rg or src._rg)) and not _fw_state.level:
         check_inplace(self)
+        if 0 in self._data.strides:
+            check_no_overlap(self)
         self._data[...] = _src_array(self, src)
         self._vc[0] += 1
         return self
@@ -570,8 +573,15 @@ def fill_(self: Tensor, value) -> Tensor:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
             )
-        return inplace(self, fill, (value,), False)
-    return inplace(self, lambda s: fill(s, value), (), False, fast=lambda: self._data.fill(value))
+        return inplace(self, fill, (value,), False, overlap_ok=True)
+    return inplace(
+        self,
+        lambda s: fill(s, value),
+        (),
+        False,
+        fast=lambda: self._data.fill(value),
+        overlap_ok=True,
+    )
 
 
 def _zero(self: Tensor) -> Tensor:
@@ -585,4 +595,4 @@ def _zero(self: Tensor) -> Tensor:
 
 
 def zero_(self: Tensor) -> Tensor:
-    return inplace(self, _zero, (), False, fast=lambda: self._data.fill(0))
+    return inplace(self, _zero, (), False, fast=lambda: self._data.fill(0), overlap_ok=True)

@@ -370,6 +370,54 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     )
 
 
+# ---- in-place view ops: t_, transpose_, squeeze_, unsqueeze_ -----------------------------------------
+_T1 = node_class("TBackward1", lambda node, g: (g.t(),))
+_Transpose1 = node_class("TransposeBackward1", _transpose_vjp)
+_Unsqueeze1 = node_class("UnsqueezeBackward1", lambda node, g: (g.squeeze(node.dim),))
+_Squeeze3 = node_class("SqueezeBackward3", lambda node, g: (g.reshape(node.in_shape),))
+_Squeeze4 = node_class("SqueezeBackward4", lambda node, g: (g.reshape(node.in_shape),))
+_Squeeze5 = node_class("SqueezeBackward5", lambda node, g: (g.reshape(node.in_shape),))
+
+
+def _restride(self: Tensor, v: Tensor, cls, view_fn, **attrs) -> Tensor:
+    """``self`` takes the layout of ``v`` (the same view of it) and records ``cls``."""
+    from ._dispatch import check_inplace
+
+    check_inplace(self)
+    if self._rg and _gm.enabled:
+        record(cls, (self,), self, (), **attrs)  # the edge is taken before self changes
+    if _fw_state.level and self._fw is not None:
+        self._fw = view_fn(self._fw)
+    self._data = v._data
+    self._vc[0] += 1
+    if self._base is not None:
+        self._vv = self._vc[0]
+    return self
+
+
+def t_(self: Tensor) -> Tensor:
+    return _restride(self, t(self.detach()), _T1, t)
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    v = transpose(self.detach(), dim0, dim1)
+    d0, d1 = _wrapdim(dim0, self._data.ndim), _wrapdim(dim1, self._data.ndim)
+    return _restride(self, v, _Transpose1, lambda x: transpose(x, d0, d1), d0=d0, d1=d1)
+
+
+def squeeze_(self: Tensor, dim=None) -> Tensor:
+    cls = _Squeeze3 if dim is None else (_Squeeze5 if isinstance(dim, (tuple, list)) else _Squeeze4)
+    v = squeeze(self.detach(), dim)
+    return _restride(self, v, cls, lambda x: squeeze(x, dim), in_shape=self._data.shape)
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    d = _wrapdim(dim, self._data.ndim + 1)
+    return _restride(
+        self, unsqueeze(self.detach(), d), _Unsqueeze1, lambda x: unsqueeze(x, d), dim=d
+    )
+
+
 # ---- select / narrow / unbind / split / chunk / diagonal ---------------------------------------------------
 def _embed_vjp(node, g):
     return (node.view_fn(g),)

@@ -34,7 +34,7 @@ from ._dispatch import (
     xp_for,
 )
 from .shape import alias, select, slice_dim, unsqueeze, unsqueeze_array, view
-from .views import make_view
+from .views import check_no_overlap, make_view
 
 _INT, _SLICE, _NONE, _ELLIPSIS, _BOOL, _ADV = range(6)
 
@@ -389,6 +389,8 @@ def setitem(self: Tensor, index, value) -> None:
                     target = None
                 if target is not None:
                     check_inplace(self)
+                    if 0 in target.strides:
+                        check_no_overlap(_wrap(target, self._dtype, self._device))
                     target[...] = value
                     self._vc[0] += 1
                     return
@@ -405,6 +407,8 @@ def setitem(self: Tensor, index, value) -> None:
     target = self if p.view is None else p.view
     if not trace:
         check_inplace(target)
+        if 0 in target._data.strides:
+            check_no_overlap(target)
         _set_fast(target, p, value)
         return
     if p.adv or p.masks:
@@ -488,6 +492,8 @@ def _set_basic(self: Tensor, key, value: Tensor) -> bool:
     ):
         return False  # broadcasting, device copies and their errors: the general path
     check_inplace(self)
+    if 0 in target.strides:
+        check_no_overlap(_wrap(target, self._dtype, self._device))
     if value._dtype is not self._dtype:
         from .creation import _cast
 

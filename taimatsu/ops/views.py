@@ -115,6 +115,18 @@ def creation_meta_error(t: Tensor) -> RuntimeError:
     return RuntimeError(prefix + _CM_SUFFIX[t.__dict__["_cm"]])
 
 
+def check_no_overlap(t: Tensor) -> None:
+    """PyTorch's error for writing into a tensor whose elements share memory (an expand)."""
+    if not t._data.size:
+        return
+    for n, st in zip(t._data.shape, t._data.strides):
+        if st == 0 and n > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation."
+            )
+
+
 def storage_numel(t: Tensor) -> int:
     st = t._storage_array()
     return st.size if st.flags.c_contiguous or st.flags.f_contiguous else _span(st)
