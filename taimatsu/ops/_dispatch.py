@@ -51,18 +51,29 @@ def needs_grad(*tensors) -> bool:
 def record(cls, inputs, out, saved=(), **attrs) -> Node:
     """Make ``cls`` node the grad_fn of ``out``; ``inputs`` are Tensors or None (scalars)."""
     node = _new(cls)
-    node.next_functions = tuple(
-        edge_of(t) if t is not None and t._rg else NO_EDGE for t in inputs
-    )
-    node._shapes = tuple((t._data.shape, t._dtype) if t is not None else None for t in inputs)
+    # Unrolled for one and two inputs (nearly every op): this runs once per recorded op.
+    if len(inputs) == 1:
+        (a,) = inputs
+        node.next_functions = (_edge(a),)
+        node._shapes = ((a._data.shape, a._dtype) if a is not None else None,)
+    elif len(inputs) == 2:
+        a, b = inputs
+        node.next_functions = (_edge(a), _edge(b))
+        node._shapes = (
+            (a._data.shape, a._dtype) if a is not None else None,
+            (b._data.shape, b._dtype) if b is not None else None,
+        )
+    else:
+        node.next_functions = tuple([_edge(t) for t in inputs])
+        node._shapes = tuple([(t._data.shape, t._dtype) if t is not None else None for t in inputs])
     node._seq = next(_seq)
     node._pre_hooks = node._hooks = node._retain = None
     node._nout = 1
     if attrs:
         node.__dict__.update(attrs)
-    if isinstance(out, Tensor):
+    if out.__class__ is Tensor or isinstance(out, Tensor):
         out.grad_fn, out._rg = node, True
-        node._saved = tuple(SavedTensor(t, t is out) if t is not None else None for t in saved)
+        node._saved = tuple([SavedTensor(t, t is out) if t is not None else None for t in saved])
     else:  # several outputs
         node._nout = len(out)
         node.__dict__["_out_meta"] = [(o._data.shape, o._dtype, o._device) for o in out]
@@ -73,6 +84,15 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
             SavedTensor(t, any(t is o for o in out)) if t is not None else None for t in saved
         )
     return node
+
+
+def _edge(t):
+    """``edge_of(t)`` for an input that may be None or not require grad, inlined."""
+    if t is None or not t._rg:
+        return NO_EDGE
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    return edge_of(t)
 
 
 def needs_input_grad(node: Node, i: int) -> bool:
@@ -113,6 +133,15 @@ def _wrapped_int(a, dtype):
 def binary_operands(a, b):
     """Arrays for ``a`` and ``b`` in their common dtype, and that dtype."""
     if a.__class__ is b.__class__ and a._dtype is b._dtype:  # the common fast path
+        if a._device is not b._device:
+            check_same_device(a, b)
+        return a._data, b._data, a._dtype
+    bc = b.__class__
+    if (bc is float or bc is int) and isinstance(a, Tensor) and a._dtype.category >= D.FLOAT:
+        # A Python int/float is a "weak" scalar: it never changes a float or complex tensor's
+        # dtype, and NumPy (NEP 50) computes in the array's dtype too.
+        return a._data, b, a._dtype
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and a._dtype is b._dtype:  # Parameter
         if a._device is not b._device:
             check_same_device(a, b)
         return a._data, b._data, a._dtype
