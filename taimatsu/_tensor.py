@@ -39,7 +39,7 @@ def _wrap(data, dtype, device=cpu):
     t._dtype = dtype
     t._device = device
     t._rg = False
-    t.grad_fn = None
+    t._grad_fn = None
     t._grad = None
     t._vc = [0]
     t._base = None
@@ -65,7 +65,7 @@ class Tensor(TensorMethods):
     """``torch.Tensor``. ``Tensor(2, 3)`` / ``Tensor([1, 2])`` are the legacy constructors."""
 
     __slots__ = (
-        "_data", "_dtype", "_device", "_rg", "grad_fn", "_grad", "_vc", "_base", "_storage",
+        "_data", "_dtype", "_device", "_rg", "_grad_fn", "_grad", "_vc", "_base", "_storage", "_vv",
         "_output_nr", "_hooks", "_accum", "_fw", "__dict__", "__weakref__",
     )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers binary operators to us
@@ -140,6 +140,8 @@ class Tensor(TensorMethods):
 
     def stride(self, dim=None):
         st = tuple(s // self._dtype.itemsize for s in self._data.strides)
+        if not self._data.size and not any(st):  # NumPy gives empty arrays zero strides
+            st = _contiguous_strides(self._data.shape)
         return st if dim is None else st[_wrapdim(dim, self._data.ndim)]
 
     def _storage_array(self):
@@ -208,6 +210,17 @@ class Tensor(TensorMethods):
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._rg = requires_grad
         return self
+
+    @property
+    def grad_fn(self):
+        if self._base is None:
+            return self._grad_fn
+        # A view whose base was modified in place since: its history is re-derived from the base.
+        return _views.view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._grad_fn = node
 
     @property
     def is_leaf(self) -> bool:
@@ -557,7 +570,17 @@ def _storage_start(a) -> int:
     return addr
 
 
+def _contiguous_strides(shape) -> tuple:
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
 def _is_contiguous(shape, strides) -> bool:
+    if 0 in shape:  # PyTorch: an empty tensor is contiguous whatever its strides
+        return True
     expected = 1
     for n, s in zip(reversed(shape), reversed(strides)):
         if n == 1:
@@ -573,7 +596,7 @@ def _is_contiguous(shape, strides) -> bool:
 def _tensor_repr(t: Tensor) -> str:
     tail = ()
     if t.grad_fn is not None:
-        tail = (f"grad_fn=<{t.grad_fn.name()}>",)
+        tail = (f"grad_fn=<{type(t.grad_fn).__name__}>",)  # name() may be "torch::autograd::..."
     elif t._rg:
         tail = ("requires_grad=True",)
     data = _backend.to_numpy(t._data)
@@ -587,5 +610,6 @@ def _tensor_repr(t: Tensor) -> str:
 from . import _tensor_str, _tensor_methods  # noqa: E402
 from . import backend as _backend  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
+from .ops import views as _views  # noqa: E402
 
 _tensor_methods._bind()

@@ -328,6 +328,57 @@ class TensorMethods:
     def copysign(self, other):
         return _pw.copysign(self, other)
 
+    def copysign_(self, other):
+        return _pw.copysign_(self, other)
+
+    def xlogy_(self, other):
+        return _pw.xlogy_(self, other)
+
+    def logit_(self, eps=None):
+        return _pw.logit_(self, eps)
+
+    def hypot_(self, other):
+        return _pw.hypot_(self, other)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _pw.nan_to_num_(self, nan, posinf, neginf)
+
+    def logical_not_(self):
+        return _pw.logical_not_(self)
+
+    def logical_and_(self, other):
+        return _pw.logical_and_(self, other)
+
+    def logical_or_(self, other):
+        return _pw.logical_or_(self, other)
+
+    def logical_xor_(self, other):
+        return _pw.logical_xor_(self, other)
+
+    def bitwise_not_(self):
+        return _pw.bitwise_not_(self)
+
+    def bitwise_and_(self, other):
+        return _pw.bitwise_and_(self, other)
+
+    def bitwise_or_(self, other):
+        return _pw.bitwise_or_(self, other)
+
+    def bitwise_xor_(self, other):
+        return _pw.bitwise_xor_(self, other)
+
+    def bitwise_left_shift(self, other):
+        return _pw.bitwise_left_shift(self, other)
+
+    def bitwise_left_shift_(self, other):
+        return _pw.bitwise_left_shift_(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _pw.bitwise_right_shift(self, other)
+
+    def bitwise_right_shift_(self, other):
+        return _pw.bitwise_right_shift_(self, other)
+
     def angle(self):
         return _pw.angle(self)
 
@@ -524,13 +575,15 @@ class TensorMethods:
     swapaxes = swapdims = transpose
 
     def transpose_(self, dim0, dim1):
-        return _inplace_view(self, _sh.transpose(self.detach(), dim0, dim1))
+        return _sh.transpose_(self, dim0, dim1)
+
+    swapaxes_ = swapdims_ = transpose_
 
     def t(self):
         return _sh.t(self)
 
     def t_(self):
-        return _inplace_view(self, _sh.t(self.detach()))
+        return _sh.t_(self)
 
     @property
     def T(self):  # noqa: N802
@@ -575,10 +628,10 @@ class TensorMethods:
         return _sh.unsqueeze(self, dim)
 
     def squeeze_(self, dim=None):
-        return _inplace_view(self, _sh.squeeze(self.detach(), dim))
+        return _sh.squeeze_(self, dim)
 
     def unsqueeze_(self, dim):
-        return _inplace_view(self, _sh.unsqueeze(self.detach(), dim))
+        return _sh.unsqueeze_(self, dim)
 
     def narrow(self, dim, start, length):
         return _sh.narrow(self, dim, start, length)
@@ -711,14 +764,10 @@ class TensorMethods:
         return _ix.copy_(self, src, non_blocking)
 
     def zero_(self):
-        return self.fill_(0)
+        return _ix.zero_(self)
 
     def fill_(self, value):
-        if not isinstance(value, (int, float, bool, complex)) and getattr(value, "ndim", 1) != 0:
-            raise RuntimeError(
-                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
-            )
-        return _ix.copy_(self, _cr.full((), value.item() if hasattr(value, "item") else value, dtype=self._dtype, device=self._device) if not (hasattr(value, "_rg") and value._rg) else value.to(self._dtype))
+        return _ix.fill_(self, value)
 
     # ---- linear algebra --------------------------------------------------------------------------------
     def matmul(self, other):
@@ -807,6 +856,27 @@ class TensorMethods:
 
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return _rnd.multinomial(self, num_samples, replacement, generator=generator)
+
+    # ---- nn ops (taimatsu.nn._torch_functions) -------------------------------------------------
+    def softmax(self, dim, dtype=None):
+        from .nn import _torch_functions as _tf
+
+        return _tf.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        from .nn import _torch_functions as _tf
+
+        return _tf.log_softmax(self, dim, dtype)
+
+    def prelu(self, weight):
+        from .nn import _torch_functions as _tf
+
+        return _tf.prelu(self, weight)
+
+    def hardshrink(self, lambd=0.5):
+        from .nn import _torch_functions as _tf
+
+        return _tf.hardshrink(self, lambd)
 
 
 def _comparable(other) -> bool:

@@ -569,4 +569,7 @@ for _f in ("add", "sub", "mul", "div", "maximum", "eq", "lt", "pow", "remainder"
         dtypes=("float32",),
         gradgrad=False,
         grad_fn=_f not in ("pow",),
+        # Random bases are negative half the time: pow's exponent gradient is nan there, so the
+        # finite differences are meaningless (PyTorch's own gradcheck would fail the same way).
+        xfail={"gradcheck": "pow of negative bases"} if _f == "pow" else {},
     ))

@@ -232,15 +232,20 @@ def write_out(out: Tensor, result: Tensor, name: str) -> Tensor:
     return out
 
 
-def check_inplace(t: Tensor) -> None:
+def check_inplace(t: Tensor, others=()) -> None:
     """PyTorch's errors for writing into a leaf (or a view of one) that requires grad."""
     if not _gm.enabled:
         return
+    base = t._base
+    if base is not None:
+        if t.__dict__ and "_cm" in t.__dict__ and (t._rg or needs_grad(*others)):
+            from .views import creation_meta_error
+
+            raise creation_meta_error(t)
+        if t._rg and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if t._rg and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = t._base
-    if base is not None and base._rg and base.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if t.__dict__ and t.__dict__.get("_inference") and not _gm.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
@@ -269,8 +274,8 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     When ``self`` is a view, its base's history becomes a CopySlices node so gradients flow
     through the rest of the base correctly (PyTorch's CopySlices).
     """
+    check_inplace_shape(self, result._data.shape)  # PyTorch checks the shape before the cast
     check_cast(result._dtype, self._dtype)
-    check_inplace_shape(self, result._data.shape)
     xp = xp_for(self)
     xp.copyto(self._data, result._data, casting="unsafe")
     self._vc[0] += 1
@@ -292,13 +297,18 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     return self
 
 
-def inplace(self: Tensor, functional, args, saves_self: bool, fast=None) -> Tensor:
+def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap_ok: bool = False) -> Tensor:
     """Run ``functional(self, *args)`` and store the result in ``self``.
 
     ``fast(xp)`` (optional) writes the result straight into ``self``'s memory; it is used
-    when no graph needs recording and no tangent is carried.
+    when no graph needs recording and no tangent is carried. ``overlap_ok``: the op may write
+    into an expanded tensor (fill_, zero_); others raise PyTorch's internal-overlap error.
     """
-    check_inplace(self)
+    check_inplace(self, args)
+    if not overlap_ok and 0 in self._data.strides:
+        from .views import check_no_overlap
+
+        check_no_overlap(self)
     recording = needs_grad(self, *args)
     if not recording and not _fw_state.level:
         if fast is not None:

@@ -562,9 +562,15 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
     xp = np if input._device is cpu else _xp_of(input, other)
     if sa < 0:  # rsub: other - alpha * input
         xa, xb = xb, xa
-    if alpha != 1:
-        xb = xb * alpha
-    r = _run(lambda xp, a, b: xp.add(a, b) if sa == sb else xp.subtract(a, b), xp, xa, xb, input, other)
+    if alpha != 1 and dt is D.float32 and xp is np:
+        # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add; doing it in
+        # float64 and rounding once gives the same float32 result.
+        c = np.float64(np.float32(alpha if sa == sb else -alpha))
+        r = _run(lambda xp, a, b: (np.add(a, np.multiply(b, c, dtype=np.float64))).astype(np.float32), xp, xa, xb, input, other)
+    else:
+        if alpha != 1:
+            xb = xb * alpha
+        r = _run(lambda xp, a, b: xp.add(a, b) if sa == sb else xp.subtract(a, b), xp, xa, xb, input, other)
     if dt is D.bool and r.dtype != np.bool_:
         r = r.astype(np.bool_)
     res = _wrap(r, dt, input._device)
@@ -1219,6 +1225,8 @@ def lerp_(self, end, weight):
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    if isinstance(value, float) and self._dtype.category < _FLOAT:
+        value = int(value)  # PyTorch converts the scalar to the (integer) tensor dtype
     if (
         not needs_any_grad(self, tensor1, tensor2)
         and self._dtype is tensor1._dtype is tensor2._dtype
@@ -1226,9 +1234,15 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         and _fits(self, tensor1, tensor2)
     ):
         xp = xp_for(self)
-        tmp = xp.multiply(tensor1._data, tensor2._data)
-        if value != 1:
-            tmp *= value
+        t1 = tensor1._data if value == 1 else tensor1._data * value
+        if self._dtype is D.float32 and xp is np:
+            # One rounding of self + (value*t1)*t2, like PyTorch's fused multiply-add kernel.
+            def run():
+                acc = np.add(self._data, np.multiply(t1, tensor2._data, dtype=np.float64))
+                np.copyto(self._data, acc, casting="unsafe")
+
+            return inplace(self, None, (), False, run)
+        tmp = xp.multiply(t1, tensor2._data)
         return inplace(self, None, (), False, lambda: xp.add(self._data, tmp, out=self._data))
     return inplace(self, lambda s: addcmul(s, tensor1, tensor2, value=value), (), False)
 
@@ -1241,9 +1255,8 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         and _fits(self, tensor1, tensor2)
     ):
         xp = xp_for(self)
-        tmp = xp.divide(tensor1._data, tensor2._data)
-        if value != 1:
-            tmp *= value
+        # PyTorch's order: (value * tensor1) / tensor2, then + self.
+        tmp = xp.divide(tensor1._data if value == 1 else tensor1._data * value, tensor2._data)
         return inplace(self, None, (), False, lambda: xp.add(self._data, tmp, out=self._data))
     return inplace(self, lambda s: addcdiv(s, tensor1, tensor2, value=value), (), False)
 

@@ -8,6 +8,8 @@ component ops, which are differentiable on their own.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as _gm
@@ -190,12 +192,47 @@ _Lerp0 = node_class("LerpBackward0", _lerp_vjp)
 _Lerp1 = node_class("LerpBackward1", _lerp_vjp)
 
 
-def lerp(input, end, weight, *, out=None):
-    """``input + weight * (end - input)``."""
+def _fma32(x, y, z):
+    """``x * y + z`` rounded once, as the fused multiply-add of PyTorch's float32 CPU kernels
+    (exact: a float32 product fits in float64). Other dtypes/devices: plain ops."""
+    arrays = [v._data if isinstance(v, Tensor) else v for v in (x, y, z)]
+    ref = next(v for v in (x, y, z) if isinstance(v, Tensor))
+    if ref._dtype is D.float32 and ref._device.type == "cpu" and all(
+        not isinstance(v, Tensor) or v._dtype is D.float32 for v in (x, y, z)
+    ):
+        a, b, c = (np.asarray(v, np.float64) if isinstance(v, np.ndarray) else np.float64(np.float32(v)) for v in arrays)
+        return _wrap_like((a * b + c).astype(np.float32), ref)
+    return x * y + z
+
+
+def _wrap_like(data, ref):
+    from ._dispatch import _wrap
+
+    return _wrap(data, ref._dtype, ref._device)
+
+
+def _lerp_values(input, end, weight):
+    # PyTorch's formula: from the nearer end, so weight 1 gives exactly ``end``; on CPU one
+    # fused multiply-add: fma(coeff, end - input, base).
+    diff = end - input
+    if not isinstance(weight, Tensor) and input._dtype is D.float32 and input._data.shape == diff._data.shape:
+        small = abs(weight) < 0.5
+        coeff = float(np.float32(weight)) if small else float(np.float32(weight) - np.float32(1))
+        return _fma32(diff, coeff, input if small else end.expand(diff.shape) if isinstance(end, Tensor) else end)
     if isinstance(weight, Tensor):
-        res = _fused(_Lerp1, (input, end, weight), lambda: input + weight * (end - input), (input, end, weight))
+        small = weight.abs() < 0.5
+        from .pointwise import where
+
+        return where(small, input + weight * diff, end - diff * (1 - weight))
+    return input + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+
+
+def lerp(input, end, weight, *, out=None):
+    """``input + weight * (end - input)``, evaluated as PyTorch does."""
+    if isinstance(weight, Tensor):
+        res = _fused(_Lerp1, (input, end, weight), lambda: _lerp_values(input, end, weight), (input, end, weight))
     else:
-        res = _fused(_Lerp0, (input, end), lambda: input + weight * (end - input), (None, None, None), weight=weight)
+        res = _fused(_Lerp0, (input, end), lambda: _lerp_values(input, end, weight), (None, None, None), weight=weight)
     return res if out is None else write_out(out, res, "lerp")
 
 
@@ -226,9 +263,16 @@ _Addcdiv = node_class("AddcdivBackward0", _addcdiv_vjp)
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` (the result keeps integer dtypes)."""
 
+    if isinstance(value, float) and input._dtype.category < D.FLOAT:
+        value = int(value)  # PyTorch converts the scalar to the (integer) tensor dtype
+
     def compute():
-        p = tensor1 * tensor2
-        return input + (p if value == 1 else p * value)
+        # PyTorch's kernel: fma(value * tensor1, tensor2, input).
+        v1 = tensor1 if value == 1 else tensor1 * value
+        shape = np.broadcast_shapes(input._data.shape, v1._data.shape, tensor2._data.shape)
+        if shape == input._data.shape == v1._data.shape == tensor2._data.shape:
+            return _fma32(v1, tensor2, input)
+        return input + v1 * tensor2
 
     res = _fused(_Addcmul, (input, tensor1, tensor2), compute, (tensor1, tensor2), value=value)
     return res if out is None else write_out(out, res, "addcmul")
@@ -249,8 +293,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(_ADDCDIV_INT)
 
     def compute():
-        q = tensor1 / tensor2
-        return input + (q if value == 1 else q * value)
+        q = (tensor1 if value == 1 else tensor1 * value) / tensor2
+        return input + q
 
     res = _fused(_Addcdiv, (input, tensor1, tensor2), compute, (tensor1, tensor2), value=value)
     return res if out is None else write_out(out, res, "addcdiv")
