@@ -49,7 +49,7 @@ from .ops.pointwise import (  # noqa: F401
     float_power, floor, floor_, floor_divide, fmax, fmin, fmod, frac, ge, greater, greater_equal, gt,
     hypot, imag, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, lerp, less, less_equal,
     lgamma, log, log1p, log1p_, log2, log10, log_, logaddexp, logical_and, logical_not, logical_or,
-    logical_xor, logit, lt, masked_fill, maximum, minimum, mul, multiply, nan_to_num, ne, neg, neg_,
+    logical_xor, logit, lt, masked_fill, maximum, minimum, mul, multiply, nan_to_num, ne, neg, neg_, polygamma,
     negative, not_equal, positive, pow, real, reciprocal, reciprocal_, relu, relu_, remainder, round,
     rsqrt, rsqrt_, rsub, sgn, sigmoid, sigmoid_, sign, signbit, sin, sin_, sinh, sinh_, sqrt, sqrt_,
     square, sub, subtract, tan, tan_, tanh, tanh_, true_divide, trunc, trunc_, where, xlogy,

@@ -316,6 +316,9 @@ class TensorMethods:
     def conj(self):
         return _pw.conj(self)
 
+    def polygamma(self, n):
+        return _pw.polygamma(n, self)
+
     def logit(self, eps=None):
         return _pw.logit(self, eps)
 

@@ -255,6 +255,7 @@ _binary(
     domain=away_from_zero,
     dtypes=("float32", "float64", "int32", "int64", "uint8"),
     errors=lambda T: [(lambda: T.tensor([1, 2]) // 0, RuntimeError), (lambda: T.tensor([1, 2]) % 0, RuntimeError)],
+    xfail={"gradcheck": "floor_divide has no derivative"},
 )
 for _f in ("remainder", "fmod"):
     _binary(
@@ -335,6 +336,8 @@ for _name, _fn in {
         domain=away_from_zero,
         dtypes=("float32", "float64", "int64") if _name != "rpow" else ("float32", "float64"),
         gradgrad=_name not in ("floordiv", "rfloordiv"),
+        # PyTorch has no derivative for floor_divide: backward raises in both libraries.
+        xfail={"gradcheck": "floor_divide has no derivative"} if "floordiv" in _name else {},
     )
 
 _binary("atan2", lambda T, x, y: T.atan2(x, y), lambda x, y: x.atan2(y), lambda x, y: x.atan2_(y), dtypes=("float32", "float64", "int64"), samples=lambda r, d: binary_samples(r, d, scalars=()))
@@ -572,4 +575,7 @@ for _f in ("add", "sub", "mul", "div", "maximum", "eq", "lt", "pow", "remainder"
         # Random bases are negative half the time: pow's exponent gradient is nan there, so the
         # finite differences are meaningless (PyTorch's own gradcheck would fail the same way).
         xfail={"gradcheck": "pow of negative bases"} if _f == "pow" else {},
+        # Mixed-precision samples (float16 operands among them): these entries check the
+        # promoted dtypes; values agree to float16 precision.
+        rtol=1e-3, atol=1e-3,
     ))

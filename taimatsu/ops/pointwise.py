@@ -168,8 +168,33 @@ lgamma, lgamma_ = unary(
 digamma, digamma_ = unary(
     "digamma",
     lambda xp, a: _special(xp).psi(a).astype(a.dtype, copy=False),
-    lambda x, out: _wrap(_special(xp_for(x)).polygamma(1, x._data).astype(x._data.dtype), x._dtype, x._device),
+    lambda x, out: polygamma(1, x),
 )
+
+
+def _polygamma_vjp(node, g):
+    (x,) = node.saved()
+    return (g * polygamma(node.n + 1, x),)
+
+
+_Polygamma = node_class("PolygammaBackward0", _polygamma_vjp)
+
+
+def polygamma(n: int, input, *, out=None):
+    """The n-th derivative of digamma; differentiable to any order (its VJP is polygamma n+1)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
+    xp = xp_for(input)
+    a = input._data.astype(dt.np, copy=False)
+    data = (_special(xp).psi(a) if n == 0 else _special(xp).polygamma(n, a)).astype(dt.np, copy=False)
+    res = _wrap(data, dt, input._device)
+    if _gm.enabled and input._rg:
+        record(_Polygamma, (input,), res, (input,), n=n)
+    if _fw_state.level and input._fw is not None:
+        res._fw = input._fw * _on_primals(lambda x: polygamma(n + 1, x), input)
+        _register(res)
+    return res if out is None else write_out(out, res, "polygamma")
 
 
 # Ops that keep integer dtypes.
@@ -397,7 +422,10 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         xa, xb, dt = binary_operands(input, other)
         if kind == "float" and dt.category < _FLOAT:
             dt = D.get_default_dtype()
-            xa, xb = _cast(xa, dt), _cast(xb, dt)
+            # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
+            # first (uint8 tensor / -1 divides by -1.0, not by 255).
+            xa = _cast(input._data, dt)
+            xb = _cast(other._data, dt) if isinstance(other, Tensor) else other
         xp = np if input._device is cpu else _xp_of(input, other)
         r = _run(forward, xp, xa, xb, input, other)
         res = _wrap(r, D.bool if kind == "bool" else dt, input._device)
@@ -414,15 +442,47 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             return write_out(out, res, name)
         return res
 
+    if kind == "bool":
+        # In place, a comparison writes 0/1 in self's dtype; with autograd PyTorch records a
+        # node whose gradients are zero (EqBackward0 for a tensor other, EqBackward1 for a scalar).
+        # PyTorch numbers them by overload: eq_.Scalar is EqBackward0, eq_.Tensor EqBackward1.
+        CmpS = node_class(_camel(name) + "Backward0", lambda node, g: (g * 0,))
+        CmpT = node_class(_camel(name) + "Backward1", lambda node, g: (g * 0, None))
+
+        def functional(s, o):
+            r = op(s, o).to(s._dtype)
+            if _gm.enabled and (s._rg or (isinstance(o, Tensor) and o._rg)):
+                if isinstance(o, Tensor):
+                    record(CmpT, (s, o), r)
+                else:
+                    record(CmpS, (s,), r)
+            return r
+    else:
+        functional = op
+
     def op_(self, other):
+        if isinstance(other, Tensor) and other._data.shape != self._data.shape:
+            _check_inplace_broadcast(self, other)  # PyTorch checks the shape before the dtype
         # The ufunc fast path writes in self's dtype; int / int true division must instead
         # reach commit_inplace's cast check (PyTorch: "result type Float can't be cast...").
         direct = kind is None or self._dtype.category >= _FLOAT
-        return inplace(self, op, (other,), saves_self and 0 in saves, _fast(ufunc, self, other) if direct else None)
+        bits = ufunc is not None and ("bitwise" in ufunc or "shift" in ufunc)
+        fast = _fast(ufunc, self, other) if direct and kind != "bool" and not (bits and self._dtype.category > D.INT) else None
+        return inplace(self, functional, (other,), saves_self and 0 in saves, fast)
 
     op.__name__ = op.__qualname__ = name
     op_.__name__ = op_.__qualname__ = name + "_"
     return op, op_
+
+
+def _check_inplace_broadcast(self, other):
+    from ._dispatch import check_inplace_shape
+
+    try:
+        shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error([self._data.shape, other._data.shape]) from None
+    check_inplace_shape(self, shape)
 
 
 def _cast(x, dt):
@@ -703,7 +763,7 @@ def _zero_vjp2(node, g):
 
 
 def _zero_jvp(a, b, out, ta, tb):
-    return (ta if ta is not None else tb) * 0.0
+    return out.new_zeros(out.shape)
 
 
 def _floor_divide_vjp(node, g):
@@ -1005,6 +1065,8 @@ def _rpow(input, base, out=None):
 
 
 def pow_(self, exponent):
+    if isinstance(exponent, Tensor) and exponent._data.shape != self._data.shape:
+        _check_inplace_broadcast(self, exponent)
     return inplace(self, pow, (exponent,), True)
 
 
@@ -1172,6 +1234,13 @@ def masked_fill(input, mask, value):
         if value._rg or input._rg and _gm.enabled:
             v = value.to(input._dtype)
             return _fz.masked_fill_tensor(input, mask, value, lambda: masked_fill(input, mask, v.item()))
+        if _fw_state.level and value._fw is not None:
+            # The tangent is the value's tangent where the mask is set, the input's elsewhere.
+            res = masked_fill(input.detach(), mask, value.item())
+            t_in = input._fw if input._fw is not None else input.new_zeros(())
+            res._fw = where(mask, value._fw.to(input._dtype), t_in).expand(res.shape).contiguous()
+            _register(res)
+            return res
         value = value.item()
     xp = np if input._device is cpu else xp_for(input)
     try:

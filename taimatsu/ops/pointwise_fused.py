@@ -95,9 +95,9 @@ def xlogy(input, other, *, out=None):
     from .pointwise import where
 
     if not isinstance(input, Tensor):
-        kind, x, y = 1, other.new_full((), input), other
+        kind, x, y = 1, other.new_full((), input, dtype=D.scalar_dtype(input)), other
     elif not isinstance(other, Tensor):
-        kind, x, y = 2, input, input.new_full((), other)
+        kind, x, y = 2, input, input.new_full((), other, dtype=D.scalar_dtype(other))
     else:
         kind, x, y = 0, input, other
     fdt = _float_of(x, y)
@@ -311,10 +311,12 @@ def _clamp_t_vjp(node, g):
         m = x <= hi
         inside = m if inside is None else inside & m
     gx = g.where(inside, z) if _needs(node, 0) else None
-    glo = g.where(x < lo, z) if lo is not None and _needs(node, 1) else None
-    ghi = None
+    # When min > max the result is max everywhere (PyTorch's rule), so min gets nothing there.
+    glo = ghi = None
+    if lo is not None and _needs(node, 1):
+        glo = g.where((x < lo) & (lo < hi) if hi is not None else x < lo, z)
     if hi is not None and _needs(node, 2):
-        ghi = g.where(x > hi, z)
+        ghi = g.where((x > hi) | (hi < lo) if lo is not None else x > hi, z)
     return gx, glo, ghi
 
 
