@@ -176,16 +176,17 @@ def main(argv=None) -> None:
     history = {"train_loss": [], "train_acc": [], "val_loss": [], "val_acc": []}
     start_epoch = 0
 
+    config = {k: getattr(args, k) for k in ("epochs", "batch_size", "seed", "subset")}
     if args.resume:
         if not ckpt_path.exists():
             raise SystemExit(f"--resume: no checkpoint at {ckpt_path}")
         ckpt = torch.load(ckpt_path, map_location=device)
-        if ckpt["epochs"] != args.epochs:
-            # The learning-rate schedule spans all epochs; it cannot be stretched midway.
-            raise SystemExit(
-                f"--resume: {ckpt_path} belongs to a {ckpt['epochs']}-epoch run; "
-                f"pass --epochs {ckpt['epochs']}"
-            )
+        # The split, the batches and the learning-rate schedule (which spans all epochs)
+        # depend on these settings; a resumed run must keep them.
+        changed = {k: v for k, v in ckpt["config"].items() if getattr(args, k) != v}
+        if changed:
+            flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in changed.items())
+            raise SystemExit(f"--resume: {ckpt_path} was written by a run with {flags}")
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
@@ -217,7 +218,7 @@ def main(argv=None) -> None:
         save_checkpoint(
             {
                 "epoch": epoch + 1,
-                "epochs": args.epochs,
+                "config": config,
                 "model": model.state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(),
