@@ -244,13 +244,26 @@ def _propagate(node, outputs, buffers, deps, heap, run_set, captures) -> None:
             heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
 
 
+_Tensor = None
+
+
+def _tensor_class():
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor as _T
+
+        _Tensor = _T
+    return _Tensor
+
+
 def _conform(node, i, g):
     """Reduce a gradient to its input's shape and dtype (PyTorch's validate_outputs)."""
-    from .._tensor import Tensor
-
-    if not isinstance(g, Tensor):
-        raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004
     shape, dtype = node._shapes[i]
+    if g.__class__ is _Tensor:
+        if g._data.shape == shape and g._dtype is dtype:
+            return g  # the common case: nothing to reduce or cast
+    elif not isinstance(g, _tensor_class()):
+        raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004
     gs = g._data.shape
     if gs != shape:
         if not _expandable(shape, gs):
@@ -293,7 +306,7 @@ def _run_node(node, buf, retain_graph, check_nan):
             res = hook(tuple(buf))
             if res is not None:
                 buf = list(res)
-    if node._materialize and None in buf:
+    if node._materialize and (buf[0] is None if len(buf) == 1 else any(g is None for g in buf)):
         buf = _materialize(node, buf)
     outputs = node.apply(*buf)
     if not isinstance(outputs, tuple):

@@ -90,8 +90,9 @@ def _edge(t):
     """``edge_of(t)`` for an input that may be None or not require grad, inlined."""
     if t is None or not t._rg:
         return NO_EDGE
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    fn = t._grad_fn if t._base is None else t.grad_fn  # views may re-derive their history
+    if fn is not None:
+        return (fn, t._output_nr)
     return edge_of(t)
 
 

@@ -587,6 +587,8 @@ _AddNode = node_class("AddBackward0", _alpha_vjp(1, 1))
 _SubNode = node_class("SubBackward0", _alpha_vjp(1, -1))
 _RsubNode = node_class("RsubBackward0", lambda node, g: (g * -node.alpha, g if _gb(node) else None))
 _RsubScalarNode = node_class("RsubBackward1", lambda node, g: (g * -node.alpha,))
+for _n in (_AddNode, _SubNode, _RsubNode, _RsubScalarNode):
+    _n.alpha = 1  # class default: the common alpha == 1 needs no per-node attribute
 
 _BOOL_SUB = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
@@ -614,6 +616,14 @@ def _check_sub_bool(a, b):
         raise RuntimeError(_BOOL_SUB)
 
 
+def _xp_add(xp, a, b):
+    return xp.add(a, b)
+
+
+def _xp_subtract(xp, a, b):
+    return xp.subtract(a, b)
+
+
 def _linear2(input, other, alpha, sa, sb, node, name, out):
     """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
     xa, xb, dt = binary_operands(input, other)
@@ -630,16 +640,16 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
     else:
         if alpha != 1:
             xb = xb * alpha
-        r = _run(lambda xp, a, b: xp.add(a, b) if sa == sb else xp.subtract(a, b), xp, xa, xb, input, other)
+        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb, input, other)
     if dt is D.bool and r.dtype != np.bool_:
         r = r.astype(np.bool_)
     res = _wrap(r, dt, input._device)
     ob = other if isinstance(other, Tensor) else None
     if _gm.enabled and (input._rg or (ob is not None and ob._rg)):
         if ob is None and node is _RsubNode:
-            record(_RsubScalarNode, (input,), res, alpha=alpha)
+            record(_RsubScalarNode, (input,), res, alpha=alpha) if alpha != 1 else record(_RsubScalarNode, (input,), res)
         else:
-            record(node, (input, ob), res, alpha=alpha)
+            record(node, (input, ob), res, alpha=alpha) if alpha != 1 else record(node, (input, ob), res)
     if _fw_state.level:
         ta = input._fw
         tb = ob._fw if ob is not None else None
