@@ -62,7 +62,7 @@ def ok(result: subprocess.CompletedProcess) -> str:
 
 def test_every_example_is_tested():
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
-    tested = set(CONCEPTS) | {"train_digits.py", "vae_digits.py", "char_gpt.py"}
+    tested = set(CONCEPTS) | {"train_digits.py", "vae_digits.py", "char_gpt.py", "lstm_digits.py"}
     assert scripts <= tested, f"untested examples: {sorted(scripts - tested)}"
 
 
@@ -171,6 +171,33 @@ def test_vae_runs(tmp_path, needs_example_deps):
         run(str(EXAMPLES / "vae_digits.py"), "--epochs", "2", "--plot", str(tmp_path / "v.png"))
     )
     assert "-ELBO" in out and (tmp_path / "v.png").exists()
+
+
+def test_lstm_runs():
+    out = ok(run(str(EXAMPLES / "lstm_digits.py"), "--epochs", "1"))
+    assert "validation accuracy" in out
+
+
+LSTM_VS_TORCH = """
+import runpy, sys
+sys.path.insert(0, "examples/seeds")
+from with_torch import alias_torch_as_taimatsu
+import torch
+alias_torch_as_taimatsu()
+ours = runpy.run_path("examples/lstm_digits.py", run_name="lstm")["LSTM"](8, 16)
+theirs = torch.nn.LSTM(8, 16, batch_first=True)
+theirs.load_state_dict(ours.state_dict())
+x = torch.randn(5, 7, 8)
+(a, (ha, ca)), (b, (hb, cb)) = ours(x), theirs(x)
+torch.testing.assert_close(a, b); torch.testing.assert_close(ha, hb); torch.testing.assert_close(ca, cb)
+print("same")
+"""
+
+
+@pytest.mark.oracle
+def test_lstm_layer_is_nn_lstm(torch_oracle):
+    # The written-out layer has nn.LSTM's parameters and computes what nn.LSTM computes.
+    assert ok(run("-c", LSTM_VS_TORCH)).strip() == "same"
 
 
 def test_char_gpt_runs():
