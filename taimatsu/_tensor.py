@@ -403,9 +403,10 @@ class Tensor(TensorMethods):
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # PyTorch: a plain 0-d tensor formats as its Python number (f"{loss}" prints 0.25).
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return repr(self)
+        return repr(self).__format__(spec)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

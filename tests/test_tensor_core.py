@@ -79,7 +79,7 @@ CONVERSION = [
     "T.tensor([[1, 2], [3, 4]]).tolist()", "T.tensor(2.5).item()", "type(T.tensor(2).item())",
     "T.ones(2).item()", "bool(T.ones(2))", "bool(T.tensor([]))", "bool(T.tensor([0.]))", "int(T.tensor(3.7))",
     "float(T.tensor([2]))", "float(T.ones(2))", "T.tensor(5)[None]", "'%.2f' % T.tensor(1.2345)",
-    "f'{T.tensor(1.2345):.3f}'", "x = T.ones(2, requires_grad=True); x.numpy()",
+    "f'{T.tensor(1.2345):.3f}'", "f'{T.tensor(1.5)}'", "'{}'.format(T.ones(2))", "f'{T.tensor(2) * 3}'", "x = T.ones(2, requires_grad=True); x.numpy()",
     "x = T.ones(2, requires_grad=True); x.detach().numpy()", "T.tensor([1., 2.], dtype=T.bfloat16).tolist()",
     "T.ones(2, dtype=T.bfloat16).numpy()", "np.asarray(T.arange(3))", "T.arange(3).numpy().dtype",
     "T.ones(2, dtype=T.long).requires_grad_()", "T.ones(2).to(T.complex64)", "T.tensor([1.7]).to(T.uint8)",
