@@ -174,3 +174,8 @@ def slogdet(input: Tensor):
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     return linalg.matrix_power(input, n)
+
+
+from .backend.threads import (  # noqa: E402, F401
+    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
+)  # fmt: skip
