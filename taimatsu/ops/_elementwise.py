@@ -1,0 +1,32 @@
+"""Small helpers shared by the elementwise op families (``pointwise``, ``binary``, ``select``)."""
+
+from __future__ import annotations
+
+from .. import _dtype as D
+from ._dispatch import Tensor
+
+_FLOAT = D.FLOAT
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def _conj(t):
+    if isinstance(t, Tensor):
+        return t.conj() if t._dtype.category == D.COMPLEX else t
+    return t.conjugate() if isinstance(t, complex) else t
+
+
+def _scalar(dtype):
+    from ._dispatch import scalar_name
+
+    return scalar_name(dtype)
+
+
+def _shape(x):
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+def _tensor_or_none(x):
+    return x if isinstance(x, Tensor) else None

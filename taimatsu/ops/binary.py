@@ -1,0 +1,732 @@
+"""Binary elementwise ops: the ``binary`` factory, add/sub/mul/div, remainder/fmod, maximum/minimum,
+atan2/hypot, comparisons, logical and bitwise ops, and pow.
+
+Binary ops give their VJP and JVP explicitly because the cheap formulas differ (``add`` passes
+``g`` through untouched). Split out of ``pointwise.py``, which still re-exports every name here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import cpu
+from ..autograd.forward_ad import _register
+from ..autograd.forward_ad import on_primals as _on_primals
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import (
+    Tensor,
+    _fw_state,
+    _wrap,
+    binary_operands,
+    broadcast_error,
+    inplace,
+    node_class,
+    record,
+    result_dtype,
+    write_out,
+    xp_for,
+)
+from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape
+from .select import where
+
+
+# ---- binary ---------------------------------------------------------------------------------------
+def _xp_of(a, b):
+    d = a._device if isinstance(a, Tensor) else b._device
+    return np if d is cpu else xp_for(a if isinstance(a, Tensor) else b)
+
+
+def _run(f, xp, xa, xb, a, b):
+    try:
+        return f(xp, xa, xb)
+    except ValueError as e:
+        if "broadcast" in str(e):
+            raise broadcast_error([_shape(a), _shape(b)]) from None
+        raise
+
+
+
+def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
+           scalar_node=None):  # fmt: skip
+    """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
+    promote to the default float dtype) or 'bool' (comparisons).
+
+    ``scalar_node``: the node name of PyTorch's ``Tensor, Scalar`` overload, which has a single
+    edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
+    scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
+    """
+    Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
+    ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
+
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = _scalar_tensor(input, other)
+        xa, xb, dt = binary_operands(input, other)
+        if kind == "float" and dt.category < _FLOAT:
+            dt = D.get_default_dtype()
+            # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
+            # first (uint8 tensor / -1 divides by -1.0, not by 255).
+            xa = _cast(input._data, dt)
+            xb = _cast(other._data, dt) if isinstance(other, Tensor) else other
+        xp = np if input._device is cpu else _xp_of(input, other)
+        r = _run(forward, xp, xa, xb, input, other)
+        res = _wrap(r, D.bool if kind == "bool" else dt, input._device)
+        if Node is not None and _gm.enabled and (input._rg or (isinstance(other, Tensor) and other._rg)):
+            ob = other if isinstance(other, Tensor) else None
+            saved = tuple(res if i == "out" else (input, ob)[i] for i in saves)
+            if ob is None and ScalarNode is not None:
+                record(ScalarNode, (input,), res, saved, scalar=other)
+            else:
+                record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
+        if _fw_state.level and jvp is not None:
+            _binary_tangent(jvp, input, other, res)
+        if out is not None:
+            return write_out(out, res, name)
+        return res
+
+    if kind == "bool":
+        # In place, a comparison writes 0/1 in self's dtype; with autograd PyTorch records a
+        # node whose gradients are zero (EqBackward0 for a tensor other, EqBackward1 for a scalar).
+        # PyTorch numbers them by overload: eq_.Scalar is EqBackward0, eq_.Tensor EqBackward1.
+        CmpS = node_class(_camel(name) + "Backward0", lambda node, g: (g * 0,))
+        CmpT = node_class(_camel(name) + "Backward1", lambda node, g: (g * 0, None))
+
+        def functional(s, o):
+            r = op(s, o).to(s._dtype)
+            if _gm.enabled and (s._rg or (isinstance(o, Tensor) and o._rg)):
+                if isinstance(o, Tensor):
+                    record(CmpT, (s, o), r)
+                else:
+                    record(CmpS, (s,), r)
+            return r
+    else:
+        functional = op
+
+    def op_(self, other):
+        if isinstance(other, Tensor) and other._data.shape != self._data.shape:
+            _check_inplace_broadcast(self, other)  # PyTorch checks the shape before the dtype
+        # The ufunc fast path writes in self's dtype; int / int true division must instead
+        # reach commit_inplace's cast check (PyTorch: "result type Float can't be cast...").
+        direct = kind is None or self._dtype.category >= _FLOAT
+        bits = ufunc is not None and ("bitwise" in ufunc or "shift" in ufunc)
+        fast = _fast(ufunc, self, other) if direct and kind != "bool" and not (bits and self._dtype.category > D.INT) else None
+        return inplace(self, functional, (other,), saves_self and 0 in saves, fast)
+
+    op.__name__ = op.__qualname__ = name
+    op_.__name__ = op_.__qualname__ = name + "_"
+    return op, op_
+
+
+def _check_inplace_broadcast(self, other):
+    from ._dispatch import check_inplace_shape
+
+    try:
+        shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error([self._data.shape, other._data.shape]) from None
+    check_inplace_shape(self, shape)
+
+
+def _cast(x, dt):
+    return x.astype(dt.np) if hasattr(x, "astype") and x.dtype != dt.np else x
+
+
+def _scalar_tensor(value, other):
+    from .creation import scalar_tensor
+
+    return scalar_tensor(value, device=other._device if isinstance(other, Tensor) else None)
+
+
+def _fast(ufunc, self, other):
+    """Write ``ufunc(self, other)`` straight into ``self`` when dtypes already agree."""
+    if ufunc is None:
+        return None
+    if isinstance(other, Tensor):
+        if other._dtype is not self._dtype or other._data.ndim > self._data.ndim:
+            return None
+        xb = other._data
+    elif isinstance(other, (bool, int)) and self._dtype.category >= D.INT and _fits_int(other, self._dtype) or (
+        isinstance(other, float) and self._dtype.category >= _FLOAT
+    ):
+        xb = other
+    else:
+        return None
+
+    def run():
+        xp = np if self._device is cpu else xp_for(self)
+        try:
+            getattr(xp, ufunc)(self._data, xb, out=self._data)
+        except ValueError:
+            from ._dispatch import check_inplace_shape
+
+            try:
+                shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+            except ValueError:
+                raise broadcast_error([self._data.shape, other._data.shape]) from None
+            check_inplace_shape(self, shape)
+            raise
+
+    return run
+
+
+def _fits_int(v, dtype):
+    if dtype.category != D.INT:
+        return True
+    info = np.iinfo(dtype.np)
+    return info.min <= v <= info.max
+
+
+def _binary_tangent(jvp, a, b, out):
+    ta = a._fw if isinstance(a, Tensor) else None
+    tb = b._fw if isinstance(b, Tensor) else None
+    if ta is None and tb is None:
+        return
+    out._fw = _on_primals(jvp, a, b, out, ta, tb)
+    _register(out)
+
+
+def _ga(node):
+    return node.next_functions[0][0] is not None
+
+
+def _gb(node):
+    nf = node.next_functions
+    return len(nf) > 1 and nf[1][0] is not None
+
+
+def _other(node, b):
+    return node.scalar if b is None else b
+
+
+def _add_vjp(node, g):
+    return g, (g if _gb(node) else None)
+
+
+def _sum_tangents(ta, tb, scale_b=1):
+    if tb is None:
+        return ta
+    tb = tb if scale_b == 1 else tb * scale_b
+    return tb if ta is None else ta + tb
+
+
+def _add_jvp(a, b, out, ta, tb):
+    return _sum_tangents(ta, tb)
+
+
+def _alpha_vjp(sign_a, sign_b):
+    def vjp(node, g):
+        alpha = node.alpha
+        ga = (g if sign_a > 0 else -g) if alpha == 1 or sign_a > 0 else g * -alpha
+        if len(node.next_functions) < 2 or not _gb(node):
+            return (ga,) if len(node.next_functions) < 2 else (ga, None)
+        gb = (g if sign_b > 0 else -g) if alpha == 1 else g * (alpha * sign_b)
+        return ga, gb
+
+    return vjp
+
+
+_AddNode = node_class("AddBackward0", _alpha_vjp(1, 1))
+_SubNode = node_class("SubBackward0", _alpha_vjp(1, -1))
+_RsubNode = node_class("RsubBackward0", lambda node, g: (g * -node.alpha, g if _gb(node) else None))
+_RsubScalarNode = node_class("RsubBackward1", lambda node, g: (g * -node.alpha,))
+for _n in (_AddNode, _SubNode, _RsubNode, _RsubScalarNode):
+    _n.alpha = 1  # class default: the common alpha == 1 needs no per-node attribute
+
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+    "use the `~` or `logical_not()` operator instead."
+)
+
+
+def _check_alpha(dt, alpha):
+    if isinstance(alpha, bool):
+        if dt is not D.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and dt.category < _FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _check_sub_bool(a, b):
+    a_bool = isinstance(a, Tensor) and a._dtype is D.bool or isinstance(a, bool)
+    b_bool = isinstance(b, Tensor) and b._dtype is D.bool or isinstance(b, bool)
+    if a_bool and b_bool and isinstance(a, Tensor) and isinstance(b, Tensor):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(_BOOL_SUB)
+
+
+def _xp_add(xp, a, b):
+    return xp.add(a, b)
+
+
+def _xp_subtract(xp, a, b):
+    return xp.subtract(a, b)
+
+
+def _linear2(input, other, alpha, sa, sb, node, name, out):
+    """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
+    xa, xb, dt = binary_operands(input, other)
+    if alpha != 1 or isinstance(alpha, bool):
+        _check_alpha(dt, alpha)
+    xp = np if input._device is cpu else _xp_of(input, other)
+    if sa < 0:  # rsub: other - alpha * input
+        xa, xb = xb, xa
+    if alpha != 1 and dt is D.float32 and xp is np:
+        # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add; doing it in
+        # float64 and rounding once gives the same float32 result.
+        c = np.float64(np.float32(alpha if sa == sb else -alpha))
+        r = _run(lambda xp, a, b: (np.add(a, np.multiply(b, c, dtype=np.float64))).astype(np.float32), xp, xa, xb, input, other)
+    else:
+        if alpha != 1:
+            xb = xb * alpha
+        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb, input, other)
+    if dt is D.bool and r.dtype != np.bool_:
+        r = r.astype(np.bool_)
+    res = _wrap(r, dt, input._device)
+    ob = other if isinstance(other, Tensor) else None
+    if _gm.enabled and (input._rg or (ob is not None and ob._rg)):
+        if ob is None and node is _RsubNode:
+            record(_RsubScalarNode, (input,), res, alpha=alpha) if alpha != 1 else record(_RsubScalarNode, (input,), res)
+        else:
+            record(node, (input, ob), res, alpha=alpha) if alpha != 1 else record(node, (input, ob), res)
+    if _fw_state.level:
+        ta = input._fw
+        tb = ob._fw if ob is not None else None
+        if ta is not None or tb is not None:
+            t = None if ta is None else (ta if sa > 0 else ta * -alpha)
+            if tb is not None:
+                tb = tb * (alpha * sb) if sa > 0 else tb
+                t = tb if t is None else t + tb
+            res._fw = t
+            _register(res)
+    return res if out is None else write_out(out, res, name)
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with PyTorch's promotion (AddBackward0)."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    return _linear2(input, other, alpha, 1, 1, _AddNode, "add", out)
+
+
+def _add(input, other, out=None):
+    return _linear2(input, other, 1, 1, 1, _AddNode, "add", out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` (SubBackward0); bool operands are refused as in PyTorch."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, 1, -1, _SubNode, "sub", out)
+
+
+subtract = sub
+
+
+def add_(self, other, *, alpha=1):
+    fast = _fast("add", self, other) if alpha == 1 else None
+    return inplace(self, lambda s, o: add(s, o, alpha=alpha), (other,), False, fast)
+
+
+def sub_(self, other, *, alpha=1):
+    _check_sub_bool(self, other)
+    fast = _fast("subtract", self, other) if alpha == 1 else None
+    return inplace(self, lambda s, o: sub(s, o, alpha=alpha), (other,), False, fast)
+
+
+subtract_ = sub_
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``2 - t`` lands here: RsubBackward1)."""
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, -1, 1, _RsubNode, "rsub", None)
+
+
+def _mul_vjp(node, g):
+    a, b = node.saved()
+    other = _other(node, b)
+    ga = g * _conj(other) if _ga(node) else None
+    gb = g * _conj(a) if _gb(node) else None
+    return ga, gb
+
+
+def _mul_jvp(a, b, out, ta, tb):
+    r = None
+    if ta is not None:
+        r = ta * b
+    if tb is not None:
+        r = tb * a if r is None else r + tb * a
+    return r
+
+
+mul, mul_ = binary("mul", lambda xp, a, b: xp.multiply(a, b), _mul_vjp, _mul_jvp, ufunc="multiply")
+multiply, multiply_ = mul, mul_
+
+
+def _div_vjp(node, g):
+    a, b = node.saved()
+    other = _other(node, b)
+    ga = g / _conj(other) if _ga(node) else None
+    gb = None
+    if _gb(node):
+        gb = -g * _conj(a) / _conj(other * other)
+    return ga, gb
+
+
+def _div_jvp(a, b, out, ta, tb):
+    r = None if ta is None else ta / b
+    if tb is not None:
+        t = -tb * out / b
+        r = t if r is None else r + t
+    return r
+
+
+def _true_divide(xp, a, b):
+    return xp.true_divide(a, b)
+
+
+_true_div, _true_div_ = binary("div", _true_divide, _div_vjp, _div_jvp, kind="float", ufunc="true_divide")
+
+
+def _trunc_div(xp, a, b):
+    if a.dtype.kind in "fc":
+        return xp.trunc(a / b)
+    q = xp.floor_divide(a, b)
+    # C-style truncation for integers: floor division rounds toward -inf.
+    fix = (q < 0) & (q * b != a)
+    return q + fix
+
+
+def _floor_div(xp, a, b):
+    if getattr(a, "dtype", None) is not None and a.dtype.kind in "iub" or isinstance(a, int):
+        if xp.any(xp.asarray(b) == 0):
+            raise RuntimeError("ZeroDivisionError")
+    return xp.floor_divide(a, b)
+
+
+def _zero_vjp2(node, g):
+    z = g * 0.0
+    return z, (z if _gb(node) else None)
+
+
+def _zero_jvp(a, b, out, ta, tb):
+    return out.new_zeros(out.shape)
+
+
+def _floor_divide_vjp(node, g):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
+_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
+# torch.floor_divide (``//``) has no derivative: its node raises when reached.
+_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=())
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """True division; ``rounding_mode`` 'trunc' or 'floor' keeps integer dtypes."""
+    if rounding_mode is None:
+        return _true_div(input, other, out=out)
+    if rounding_mode == "trunc":
+        return _trunc_divide(input, other, out=out)
+    if rounding_mode == "floor":
+        return _floor_divide(input, other, out=out)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+    )
+
+
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _true_div_(self, other)
+    return inplace(self, lambda s, o: div(s, o, rounding_mode=rounding_mode), (other,), False)
+
+
+divide, divide_, true_divide, true_divide_ = div, div_, _true_div, _true_div_
+
+
+def floor_divide(input, other, *, out=None):
+    return _floor_divide_op(input, other, out=out)
+
+
+def floor_divide_(self, other):
+    return inplace(self, _floor_divide_op, (other,), False)
+
+
+def _remainder_vjp(node, g):
+    a, b = node.saved()
+    gb = -g * a.div(b, rounding_mode="floor") if _gb(node) else None
+    return g, gb
+
+
+def _remainder(xp, a, b):
+    _check_int_zero(xp, a, b)
+    return xp.remainder(a, b)
+
+
+def _check_int_zero(xp, a, b):
+    if getattr(a, "dtype", np.dtype(float)).kind in "iu" and xp.any(xp.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _remainder_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="floor")
+        t = tq if t is None else t + tq
+    return t
+
+
+def _fmod_vjp(node, g):
+    a, b = node.saved()
+    return g, (-g * a.div(b, rounding_mode="trunc") if _gb(node) else None)
+
+
+def _fmod_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="trunc")
+        t = tq if t is None else t + tq
+    return t
+
+
+remainder, remainder_ = binary(
+    "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0"
+)
+
+
+def _fmod(xp, a, b):
+    _check_int_zero(xp, a, b)
+    return xp.fmod(a, b)
+
+
+fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", scalar_node="FmodBackward0")
+
+
+def _max_vjp(node, g):
+    a, b = node.saved()
+    eq = a == b
+    half = g / 2
+    ga = where(eq, half, where(a > b, g, 0.0)) if _ga(node) else None
+    gb = where(eq, half, where(b > a, g, 0.0)) if _gb(node) else None
+    return ga, gb
+
+
+def _min_vjp(node, g):
+    a, b = node.saved()
+    eq = a == b
+    half = g / 2
+    ga = where(eq, half, where(a < b, g, 0.0)) if _ga(node) else None
+    gb = where(eq, half, where(b < a, g, 0.0)) if _gb(node) else None
+    return ga, gb
+
+
+def _blend_tangent(weight_a, ta, tb, out):
+    # PyTorch's formula: tb + w * (ta - tb), with w = 1/2 where the operands tie.
+    z = out.new_zeros(())
+    ta = z if ta is None else ta
+    tb = z if tb is None else tb
+    return tb + weight_a * (ta - tb)
+
+
+def _tie_weight(a, b, pick_a):
+    return where(a == b, 0.5, pick_a.to(a.dtype if a._dtype.category >= _FLOAT else D.get_default_dtype()))
+
+
+maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o))
+minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o))
+fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o))
+fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o))
+
+
+def _atan2_vjp(node, g):
+    a, b = node.saved()
+    denom = a * a + b * b
+    return (g * b / denom if _ga(node) else None), (-g * a / denom if _gb(node) else None)
+
+
+def _atan2_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * b - (z if tb is None else tb) * a) / (a * a + b * b)
+
+
+def _hypot_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * a + (z if tb is None else tb) * b) / out
+
+
+atan2, atan2_ = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, _atan2_jvp, kind="float")
+arctan2, arctan2_ = atan2, atan2_
+
+
+def _hypot_vjp(node, g):
+    a, b, out = node.saved()
+    return (g * a / out if _ga(node) else None), (g * b / out if _gb(node) else None)
+
+
+hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hypot_jvp, saves=(0, 1, "out"))
+
+# Comparisons: computed in the promoted dtype, result bool, no gradient.
+eq, eq_ = binary("eq", lambda xp, a, b: xp.equal(a, b), kind="bool")
+ne, ne_ = binary("ne", lambda xp, a, b: xp.not_equal(a, b), kind="bool")
+lt, lt_ = binary("lt", lambda xp, a, b: xp.less(a, b), kind="bool")
+le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool")
+gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool")
+ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and, logical_and_ = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), kind="bool")
+logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), kind="bool")
+logical_xor, logical_xor_ = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), kind="bool")
+
+
+def _bitwise(name, ufunc, kernel=None):
+    kernel = kernel or name + "_cpu"
+
+    def forward(xp, a, b):
+        if getattr(a, "dtype", np.dtype(int)).kind not in "iub":
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_float_name(a)}\'')
+        return getattr(xp, ufunc)(a, b)
+
+    return binary(name, forward, ufunc=ufunc)
+
+
+def _float_name(a):
+    return _scalar(D.from_numpy_dtype(a.dtype))
+
+
+bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")
+bitwise_or, bitwise_or_ = _bitwise("bitwise_or", "bitwise_or")
+bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", "bitwise_xor")
+bitwise_left_shift, bitwise_left_shift_ = _bitwise("bitwise_left_shift", "left_shift", "lshift_cpu")
+bitwise_right_shift, bitwise_right_shift_ = _bitwise("bitwise_right_shift", "right_shift", "rshift_cpu")
+
+
+def equal(input, other) -> bool:
+    """True if same shape and same values."""
+    return input.shape == other.shape and bool((input == other).all())
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    xa, xb, dt = binary_operands(input, other)
+    xp = xp_for(input)
+    return _wrap(xp.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=equal_nan), D.bool, input._device)
+
+
+# ---- pow ---------------------------------------------------------------------------------------------
+def _pow_scalar_vjp(node, g):
+    (x, _) = node.saved()
+    e = node.exponent
+    if e == 0:
+        return (g * 0,)
+    return (g * _conj(x.pow(e - 1) * e),)
+
+
+def _pow_tensor_vjp(node, g):
+    a, b, out = node.saved()
+    ga = gb = None
+    if _ga(node):
+        ga = g * _conj(b * a.pow(b - 1))
+    if _gb(node):
+        la = where(a == 0, 0.0, a.log()) if a._dtype.category != D.COMPLEX else a.log()
+        gb = g * _conj(out * la)
+    return ga, gb
+
+
+def _rpow_vjp(node, g):
+    (_, out) = node.saved()
+    return (g * _conj(out * math.log(node.base)) if node.base != 0 else g * 0,)
+
+
+_PowScalar = node_class("PowBackward0", _pow_scalar_vjp)
+_PowTensor = node_class("PowBackward1", _pow_tensor_vjp)
+_PowRev = node_class("PowBackward2", _rpow_vjp)
+
+
+def _pow_arrays(xp, a, b):
+    a_dt = getattr(a, "dtype", None)
+    if a_dt is not None and a_dt == np.bool_:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if a_dt is not None and a_dt.kind in "iu":
+        if isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if hasattr(b, "dtype") and b.dtype.kind in "iu" and xp.any(b < 0):
+            # Tensor exponents: C integer semantics (1 -> 1, -1 -> +-1, anything else -> 0).
+            safe = xp.power(a, xp.where(b < 0, 0, b))
+            odd = (b % 2) != 0
+            neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(odd, -1, 1), 0)).astype(safe.dtype)
+            return xp.where(b < 0, neg, safe)
+    elif a_dt is None and isinstance(a, (int, np.integer)) and hasattr(b, "dtype") and b.dtype.kind in "iu":
+        return _pow_arrays(xp, xp.asarray(a, b.dtype), b)
+    return xp.power(a, b)
+
+
+def pow(input, exponent, *, out=None):  # noqa: A001
+    """``input ** exponent`` for Tensor/scalar combinations, with PyTorch's node names."""
+    if not isinstance(input, Tensor):
+        return _rpow(exponent, input, out=out)
+    if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and input._dtype.category == D.INT:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    xa, xb, dt = binary_operands(input, exponent)
+    xp = np if input._device is cpu else xp_for(input)
+    res = _wrap(_run(_pow_arrays, xp, xa, xb, input, exponent), dt, input._device)
+    if isinstance(exponent, Tensor):
+        if _gm.enabled and (input._rg or exponent._rg):
+            record(_PowTensor, (input, exponent), res, (input, exponent, res))
+        if _fw_state.level:
+            _binary_tangent(_pow_jvp, input, exponent, res)
+    else:
+        if _gm.enabled and input._rg:
+            record(_PowScalar, (input,), res, (input, None), exponent=exponent)
+        if _fw_state.level and input._fw is not None:
+            res._fw = input._fw * _on_primals(lambda x: x.pow(exponent - 1) * exponent if exponent != 0 else x * 0, input)
+            _register(res)
+    return res if out is None else write_out(out, res, "pow")
+
+
+def _pow_jvp(a, b, out, ta, tb):
+    r = None
+    if ta is not None:
+        r = ta * b * a.pow(b - 1)
+    if tb is not None:
+        t = tb * out * a.log()
+        r = t if r is None else r + t
+    return r
+
+
+def _rpow(input, base, out=None):
+    """``base ** input`` for a Python-number base (PowBackward2)."""
+    dt = result_dtype(input, base)
+    xp = np if input._device is cpu else xp_for(input)
+    xa = input._data if input._dtype is dt else input._data.astype(dt.np)
+    res = _wrap(_run(lambda xp, a, b: _pow_arrays(xp, b, a), xp, xa, base, input, base), dt, input._device)
+    if _gm.enabled and input._rg:
+        record(_PowRev, (input,), res, (None, res), base=base)
+    if _fw_state.level and input._fw is not None:
+        res._fw = input._fw * res * math.log(base)
+        _register(res)
+    return res if out is None else write_out(out, res, "pow")
+
+
+def pow_(self, exponent):
+    if isinstance(exponent, Tensor) and exponent._data.shape != self._data.shape:
+        _check_inplace_broadcast(self, exponent)
+    return inplace(self, pow, (exponent,), True)
+
+
+def float_power(input, exponent, *, out=None):
+    dt = D.complex128 if (input.is_complex() or (isinstance(exponent, Tensor) and exponent.is_complex()) or isinstance(exponent, complex)) else D.float64
+    a = input.to(dt) if isinstance(input, Tensor) else input
+    b = exponent.to(dt) if isinstance(exponent, Tensor) else exponent
+    return pow(a, b, out=out)
