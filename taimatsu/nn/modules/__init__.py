@@ -89,6 +89,7 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
 __all__ = [
@@ -124,6 +125,7 @@ __all__ = [
     "Dropout2d",
     "Dropout3d",
     "Embedding",
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase",
     "Flatten",
     "GaussianNLLLoss",
     "GroupNorm",

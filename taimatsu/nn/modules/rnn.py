@@ -1,0 +1,536 @@
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their single-step cells.
+
+Parameter names, shapes, registration order, gate order and default initialisation are PyTorch's
+(``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))`` for every parameter, in registration order), so
+``manual_seed`` gives the same weights and a PyTorch ``state_dict`` loads unchanged.
+
+Every layer runs on the packed layout (``nn.utils.rnn.PackedSequence``): a plain ``(T, B, *)``
+input is the special case where all ``B`` sequences run for all ``T`` steps. The input projection
+of all steps is one matrix product; each step then costs one matrix product for all gates.
+Deviation: the output's ``grad_fn`` is that of our composition (``CatBackward0`` ...), not the
+name PyTorch's fused kernel gives.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from ..._tensor import Tensor
+from ...ops.copies import cat, stack
+from ...ops.creation import empty, zeros
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from .module import Module
+
+__all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+# --- one step of each cell, on pre-computed input gates ------------------------------------------
+
+
+def _rnn_step(act):
+    def step(xg, h, c, w_hh, b_hh, w_hr):
+        g = xg + F.linear(h, w_hh, b_hh)
+        return act(g), None
+
+    return step
+
+
+def _lstm_step(xg, h, c, w_hh, b_hh, w_hr):
+    gates = xg + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, 1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
+    if w_hr is not None:
+        h = F.linear(h, w_hr)
+    return h, c
+
+
+def _gru_step(xg, h, c, w_hh, b_hh, w_hr):
+    hg = F.linear(h, w_hh, b_hh)
+    xr, xz, xn = xg.chunk(3, 1)
+    hr, hz, hn = hg.chunk(3, 1)
+    r = (xr + hr).sigmoid()
+    z = (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    return (h - n) * z + n, None
+
+
+def _run_direction(step, xg, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
+    """One direction of one layer over packed input gates ``xg`` (sum(batch_sizes), G).
+
+    Sequences are sorted longest first, so at step t only the first ``batch_sizes[t]`` rows run;
+    a sequence's final state is taken when it drops out (forward) and a sequence joins with its
+    initial state when it starts (reverse)."""
+    offsets = [0]
+    for b in batch_sizes:
+        offsets.append(offsets[-1] + b)
+    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
+    outs = [None] * len(batch_sizes)
+    h, c = h0, c0
+    if reverse:
+        first = batch_sizes[-1]
+        h = h0[:first] if first < h0.size(0) else h0
+        c = None if c0 is None else (c0[:first] if first < c0.size(0) else c0)
+    done_h, done_c = [], []
+    for t in steps:
+        b = batch_sizes[t]
+        if b != h.size(0):
+            if reverse:  # more sequences start here
+                h = cat([h, h0[h.size(0) : b]], 0)
+                c = None if c is None else cat([c, c0[c.size(0) : b]], 0)
+            else:  # some sequences ended at the previous step
+                done_h.append(h[b:])
+                h = h[:b]
+                if c is not None:
+                    done_c.append(c[b:])
+                    c = c[:b]
+        h, c = step(xg[offsets[t] : offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
+        outs[t] = h
+    if not reverse and done_h:
+        h = cat([h, *reversed(done_h)], 0)
+        c = None if c is None else cat([c, *reversed(done_c)], 0)
+    out = outs[0] if len(outs) == 1 else cat(outs, 0)
+    return out, h, c
+
+
+class RNNBase(Module):
+    """The shared constructor, parameters and forward of ``RNN``, ``LSTM`` and ``GRU``."""
+
+    def __init__(
+        self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+        batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+        device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+                f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}"
+            )
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        gate_size = _GATES[mode] * hidden_size
+
+        self._flat_weights_names = []
+        self._all_weights = []
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input = input_size if layer == 0 else real_hidden * num_directions
+                shapes = [
+                    ("weight_ih", (gate_size, layer_input)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                suffix = "_reverse" if direction == 1 else ""
+                names = []
+                for kind, shape in shapes:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(empty(shape, device=device, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def flatten_parameters(self) -> None:
+        """A no-op: there is no cuDNN weight buffer to compact."""
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # --- argument checks (PyTorch's messages) ---
+
+    def check_input(self, input: Tensor, batch_sizes) -> None:
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
+            )
+
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes) -> tuple:
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        num_directions = 2 if self.bidirectional else 1
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * num_directions, mini_batch, size)
+
+    def check_hidden_size(
+        self, hx: Tensor, expected, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
+        if tuple(hx.size()) != expected:
+            raise RuntimeError(msg.format(expected, list(hx.size())))
+
+    # --- the computation ---
+
+    def _step(self):
+        if self.mode == "LSTM":
+            return _lstm_step
+        if self.mode == "GRU":
+            return _gru_step
+        return _rnn_step(F.relu if self.mode == "RNN_RELU" else (lambda x: x.tanh()))
+
+    def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx):
+        """All layers over packed ``data``; returns (output data, h_n, c_n or None)."""
+        step = self._step()
+        num_directions = 2 if self.bidirectional else 1
+        weights = self.all_weights
+        h_n, c_n = [], []
+        x = data
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(num_directions):
+                idx = layer * num_directions + direction
+                w = weights[idx]
+                w_ih, w_hh = w[0], w[1]
+                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+                w_hr = w[-1] if self.proj_size > 0 else None
+                xg = F.linear(x, w_ih, b_ih)
+                out, h, c = _run_direction(step, xg, batch_sizes, hx[idx], None if cx is None else cx[idx],
+                                           w_hh, b_hh, w_hr, direction == 1)  # fmt: skip
+                outs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            x = outs[0] if num_directions == 1 else cat(outs, 1)
+            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, stack(h_n, 0), (stack(c_n, 0) if cx is not None else None)
+
+    def forward(self, input, hx=None):
+        is_lstm = self.mode == "LSTM"
+        packed = isinstance(input, PackedSequence)
+        batch_dim = 0 if self.batch_first else 1
+        unbatched = False
+        if packed:
+            x, batch_sizes_t, sorted_indices, unsorted_indices = input
+            batch_sizes = [int(b) for b in batch_sizes_t.tolist()]
+            max_batch = batch_sizes[0]
+        else:
+            name = type(self).__name__
+            if input.dim() not in (2, 3):
+                raise ValueError(
+                    f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+                )
+            batch_sizes_t = sorted_indices = unsorted_indices = None
+            unbatched = input.dim() == 2
+            if unbatched:
+                input = input.unsqueeze(batch_dim)
+            max_batch = input.size(0) if self.batch_first else input.size(1)
+        num_directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if hx is None:
+            h0 = zeros(self.num_layers * num_directions, max_batch, real_hidden, dtype=input_dtype(input),
+                       device=input_device(input))  # fmt: skip
+            c0 = None
+            if is_lstm:
+                c0 = zeros(self.num_layers * num_directions, max_batch, self.hidden_size,
+                           dtype=input_dtype(input), device=input_device(input))  # fmt: skip
+        else:
+            if is_lstm:
+                if not packed:
+                    want = 2 if unbatched else 3
+                    if hx[0].dim() != want or hx[1].dim() != want:
+                        kind = "unbatched 2-D" if unbatched else "batched 3-D"
+                        raise RuntimeError(
+                            f"For {kind} input, hx and cx should also be {want}-D but got "
+                            f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                        )
+                h0, c0 = hx
+                if unbatched:
+                    h0, c0 = h0.unsqueeze(1), c0.unsqueeze(1)
+            else:
+                if not packed:
+                    if unbatched and hx.dim() != 2:
+                        raise RuntimeError(
+                            f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor"
+                        )
+                    if not unbatched and hx.dim() != 3:
+                        raise RuntimeError(
+                            f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor"
+                        )
+                h0, c0 = (hx.unsqueeze(1) if unbatched else hx), None
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = None if c0 is None else c0.index_select(1, sorted_indices)
+        self.check_input(x if packed else input, batch_sizes_t)
+        expected = self.get_expected_hidden_size(x if packed else input, batch_sizes_t)
+        if is_lstm:
+            self.check_hidden_size(h0, expected, "Expected hidden[0] size {}, got {}")
+            expected_c = (expected[0], expected[1], self.hidden_size)
+            self.check_hidden_size(c0, expected_c, "Expected hidden[1] size {}, got {}")
+        else:
+            self.check_hidden_size(h0, expected)
+
+        if not packed:
+            seq = input.transpose(0, 1) if self.batch_first else input
+            steps, batch = seq.size(0), seq.size(1)
+            batch_sizes = [batch] * steps
+            x = seq.reshape(steps * batch, seq.size(2))
+        out, h_n, c_n = self._run(x, batch_sizes, h0, c0)
+        if packed:
+            if unsorted_indices is not None:
+                h_n = h_n.index_select(1, unsorted_indices)
+                c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
+            output = PackedSequence(out, batch_sizes_t, sorted_indices, unsorted_indices)
+        else:
+            output = out.reshape(steps, batch, out.size(-1))
+            if self.batch_first:
+                output = output.transpose(0, 1)
+            if unbatched:
+                output = output.squeeze(batch_dim)
+                h_n = h_n.squeeze(1)
+                c_n = None if c_n is None else c_n.squeeze(1)
+        return output, ((h_n, c_n) if is_lstm else h_n)
+
+
+def input_dtype(input):
+    return input.data.dtype if isinstance(input, PackedSequence) else input.dtype
+
+
+def input_device(input):
+    return input.data.device if isinstance(input, PackedSequence) else input.device
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(mode, *args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; gates in PyTorch's order (input, forget, cell, output);
+    ``proj_size > 0`` projects ``h`` with ``weight_hr``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; gates in PyTorch's order (reset, update, new)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+
+# --- cells ---------------------------------------------------------------------------------------
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None,
+                 dtype=None) -> None:  # fmt: skip
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(
+            empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype)
+        )
+        self.weight_hh = Parameter(
+            empty((num_chunks * hidden_size, hidden_size), device=device, dtype=dtype)
+        )
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, device=device, dtype=dtype))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += f", bias={self.bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _check(self, input: Tensor, hx: Tensor, which: str) -> None:
+        if input.size(1) != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}"
+            )
+        if input.size(0) != hx.size(0):
+            raise RuntimeError(
+                f"Input batch size {input.size(0)} doesn't match {which} batch size {hx.size(0)}"
+            )
+        if hx.size(1) != self.hidden_size:
+            raise RuntimeError(
+                f"{which} has inconsistent hidden_size: got {hx.size(1)}, expected {self.hidden_size}"
+            )
+
+    def _batched(self, input: Tensor) -> bool:
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
+            )
+        return input.dim() == 2
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device=None, dtype=None) -> None:  # fmt: skip
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        batched = self._batched(input)
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        self._check(input, hx, "hidden0")
+        g = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(
+            hx, self.weight_hh, self.bias_hh
+        )
+        if self.nonlinearity == "tanh":
+            ret = g.tanh()
+        elif self.nonlinearity == "relu":
+            ret = F.relu(g)
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return ret if batched else ret.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, hx=None):
+        batched = self._batched(input)
+        if hx is not None and hx[0].dim() not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected hx[0] to be 1D or 2D, got {hx[0].dim()}D instead")
+        if hx is not None and hx[1].dim() not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected hx[1] to be 1D or 2D, got {hx[1].dim()}D instead")
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            z = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = (z, z)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        self._check(input, hx[0], "hidden0")
+        self._check(input, hx[1], "hidden1")
+        xg = F.linear(input, self.weight_ih, self.bias_ih)
+        h, c = _lstm_step(xg, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        batched = self._batched(input)
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        self._check(input, hx, "hidden0")
+        xg = F.linear(input, self.weight_ih, self.bias_ih)
+        h, _ = _gru_step(xg, hx, None, self.weight_hh, self.bias_hh, None)
+        return h if batched else h.squeeze(0)
