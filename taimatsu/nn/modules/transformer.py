@@ -1,0 +1,339 @@
+"""``MultiheadAttention``, ``TransformerEncoderLayer`` and ``TransformerEncoder``.
+
+Parameters, registration order, default initialisation and reprs are PyTorch's. The computation
+is PyTorch's reference ("slow") path written in Tensor ops; PyTorch's inference fast path
+(``torch._native_multi_head_attention``) computes the same function, so eval-mode results agree
+to rounding. Deviation: with ``enable_nested_tensor`` PyTorch's encoder returns zeros at padded
+positions under ``no_grad`` in eval mode; we reproduce that by zeroing them (see
+``TransformerEncoder.forward``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+
+from ... import _dtype as D
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
+from ...ops.creation import empty, zeros_like
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["MultiheadAttention", "TransformerEncoder", "TransformerEncoderLayer"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``MultiheadAttention.out_proj``: a plain ``Linear`` under PyTorch's class name (it shows in reprs)."""
+
+
+def _canonical_mask(mask, mask_name: str, other_name: str, target_type):
+    """Bool masks (True = may not attend) become additive float masks with -inf; float masks pass."""
+    if mask is None:
+        return None
+    if mask.dtype is D.bool:
+        return zeros_like(mask, dtype=target_type).masked_fill(mask, float("-inf"))
+    if not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    return mask
+
+
+def _multi_head_attention(
+    query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, dropout_p,
+    training, key_padding_mask, need_weights, attn_mask, average_attn_weights, q_proj_weight=None,
+    k_proj_weight=None, v_proj_weight=None,
+):  # fmt: skip
+    """Time-major (L, B, E) attention, PyTorch's ``F.multi_head_attention_forward`` without bias_kv."""
+    batched = query.dim() == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.size(0)
+    head_dim = embed_dim // num_heads
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", "attn_mask", query.dtype
+    )
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, query.dtype)
+
+    if in_proj_weight is not None:
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    else:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    b_q = b_k = b_v = None
+    if in_proj_bias is not None:
+        b_q, b_k, b_v = in_proj_bias.chunk(3)
+    q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}."
+                )
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            want = (bsz * num_heads, tgt_len, src_len)
+            if tuple(attn_mask.shape) != want:
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {want}."
+                )
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    # (L, B, E) -> (B*H, L, head_dim)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
+
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(
+                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {key_padding_mask.shape}"
+            )
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+
+    scores = q.matmul(k.transpose(-2, -1)) * math.sqrt(1.0 / head_dim)
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = F.softmax(scores, dim=-1)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, p=dropout_p)
+    out = weights.matmul(v)  # (B*H, L, head_dim)
+    out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+    out = F.linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+    if not batched:
+        out = out.squeeze(1)
+    if not need_weights:
+        return out, None
+    weights = weights.view(bsz, num_heads, tgt_len, src_len)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not batched:
+        weights = weights.squeeze(0)
+    return out, weights
+
+
+class MultiheadAttention(Module):
+    """PyTorch's ``nn.MultiheadAttention`` (``add_bias_kv`` and ``add_zero_attn`` are not supported)."""
+
+    def __init__(
+        self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, add_bias_kv: bool = False,
+        add_zero_attn: bool = False, kdim=None, vdim=None, batch_first: bool = False, device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
+            )
+        if add_bias_kv or add_zero_attn:
+            raise NotImplementedError(
+                "taimatsu: MultiheadAttention(add_bias_kv/add_zero_attn) is not supported"
+            )
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None, need_weights: bool = True,
+        attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False,
+    ):  # fmt: skip
+        if is_causal and attn_mask is None:
+            raise RuntimeError(
+                "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                "method `generate_square_subsequent_mask` to create this mask."
+            )
+        if self.batch_first and query.dim() == 3:
+            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = _multi_head_attention(
+            query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+            self.out_proj.bias, self.dropout, self.training, key_padding_mask, need_weights, attn_mask,
+            average_attn_weights, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight,
+        )  # fmt: skip
+        if self.batch_first and query.dim() == 3:
+            out = out.transpose(1, 0)
+        return out, weights
+
+
+def _activation(name):
+    if name == "relu":
+        return F.relu
+    if name == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {name}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual and LayerNorm (post-norm by
+    default, pre-norm with ``norm_first``)."""
+
+    def __init__(
+        self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1, activation="relu",
+        layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+        device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation(activation)
+        if activation is F.relu or type(activation).__name__ == "ReLU":
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or type(activation).__name__ == "GELU":
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
+
+    def forward(
+        self, src: Tensor, src_mask=None, src_key_padding_mask=None, is_causal: bool = False
+    ) -> Tensor:
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal and attn_mask is not None)[0]  # fmt: skip
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _why_no_nested_tensor(layer) -> str:
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer``, then an optional final ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers: int, norm=None, enable_nested_tensor: bool = True,
+                 mask_check: bool = True) -> None:  # fmt: skip
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}"
+            )
+            self.use_nested_tensor = False
+
+    def forward(self, src: Tensor, mask=None, src_key_padding_mask=None, is_causal=None) -> Tensor:
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", "mask", src.dtype
+        )
+        mask = _canonical_mask(mask, "mask", None, src.dtype)
+        # PyTorch's inference path packs the batch into a nested tensor and pads the result back
+        # with zeros, so padded positions come out as 0 there.
+        zero_padded = (
+            self.use_nested_tensor and not self.training and src.dim() == 3 and mask is None
+            and src_key_padding_mask is not None and self.layers[0].self_attn.batch_first
+            and not (is_grad_enabled() and any(p.requires_grad for p in self.parameters()))
+            and not src.requires_grad
+        )  # fmt: skip
+        output = src
+        for mod in self.layers:
+            output = mod(
+                output,
+                src_mask=mask,
+                is_causal=bool(is_causal),
+                src_key_padding_mask=src_key_padding_mask,
+            )
+        if zero_padded:
+            keep = src_key_padding_mask == 0
+            rows = keep.tolist()
+            if self.mask_check and any(r[i] < r[i + 1] for r in rows for i in range(len(r) - 1)):
+                zero_padded = False  # PyTorch only nests masks that keep a prefix of each row
+        if zero_padded:
+            output = output * keep.unsqueeze(-1).to(output.dtype)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
