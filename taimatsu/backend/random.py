@@ -21,9 +21,9 @@ measuring PyTorch 2.13 added:
   through an exact FMA emulation (`_fma32`, `_fma64`); without it about one value in ten would
   differ in its last bit.
 - normal_ on 16 or more contiguous elements runs Box-Muller on blocks of 16 uniforms (float32,
-  half and bfloat16: avx_mathfun's polynomial log and sincos, reproduced below operation by
-  operation); smaller tensors use a scalar Box-Muller in double that caches its second sample in
-  the generator (log_normal_ shares that cache).
+  half and bfloat16: avx_mathfun's polynomial log and sincos, reproduced operation by operation
+  in _rng_math.py); smaller tensors use a scalar Box-Muller in double that caches its second
+  sample in the generator (log_normal_ shares that cache).
 - random_(from, to) takes a 64-bit draw once to - from >= 2**28.
 
 Known limits: a PyTorch built for another CPU family (no AVX2 kernels, e.g. ARM) differs in
@@ -41,6 +41,22 @@ import os
 import warnings
 
 import numpy as np
+
+from ._cpu_sort import (  # noqa: F401 - ops/sorting.py imports the sort steps from here
+    _cpu_topk,
+    _heap_select,
+    _introselect,
+    _sort,
+    _sort_heap,
+)
+from ._rng_math import (  # noqa: F401 - _fma32_exact: the tests reach it as random._fma32_exact
+    _blocks_of_16,
+    _box_muller_f32_exact,
+    _box_muller_f64,
+    _fma32,
+    _fma32_exact,
+    _fma64,
+)
 
 __all__ = ["CPUGenerator", "default_generator"]
 
@@ -113,174 +129,7 @@ def _from_int64(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return x.astype(dtype)
 
 
-# ------------------------------------------------------------------------------ exact FMA
-# NumPy has no fused multiply-add; PyTorch's compiled kernels use one. Both emulations below are
-# correctly rounded (checked against exact rational arithmetic in the tests).
-
-_TIE32 = _U64(1 << 28)  # low 29 bits of a float64 lying exactly halfway between two floats
-_LOW29 = _U64((1 << 29) - 1)
-
-
-def _round_odd_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a + b rounded to odd: exact, or else the neighbour with an odd last bit. Rounding that to a
-    narrower format gives the correctly rounded sum (Boldo & Melquiond)."""
-    s = a + b
-    bb = s - a
-    err = (a - (s - bb)) + (b - bb)  # TwoSum: a + b == s + err exactly
-    bits = s.view(np.int64)
-    inexact_even = (err != 0) & ((bits & 1) == 0)
-    if inexact_even.any():
-        away = (err > 0) == (s > 0)  # the exact sum lies further from zero than s
-        s = (bits + np.where(inexact_even, np.where(away, 1, -1), 0)).view(np.float64)
-    return s
-
-
-def _fma32_exact(a, b, c) -> np.ndarray:
-    """fmaf(a, b, c) on float32 values: the product is exact in float64 (24 + 24 bits)."""
-    p = np.multiply(a, b, dtype=np.float64)
-    return _round_odd_sum(p, np.broadcast_to(np.asarray(c, np.float64), p.shape)).astype(np.float32)
-
-
-def _fma32_flagged(a, b, c, suspect: np.ndarray) -> np.ndarray:
-    """fmaf(a, b, c), fast: one rounding in float64, one to float32. That double rounding can only
-    err when the float64 sum lands exactly halfway between two floats; such lanes are marked in
-    `suspect` for an exact recomputation."""
-    s = np.multiply(a, b, dtype=np.float64)
-    s += c
-    suspect |= (s.view(np.uint64) & _LOW29) == _TIE32
-    return s.astype(np.float32)
-
-
-def _fma32(a, b, c) -> np.ndarray:
-    """fmaf(a, b, c) on arrays: the fast path, with flagged lanes (and float32-subnormal results,
-    whose halfway points sit elsewhere) redone exactly."""
-    suspect = np.zeros(np.broadcast(a, b, c).shape, bool)
-    out = _fma32_flagged(a, b, c, suspect)
-    suspect |= np.abs(out) <= np.float32(2.0**-126)
-    if suspect.any():
-        out[suspect] = _fma32_exact(
-            *(np.broadcast_to(v, suspect.shape)[suspect] for v in (a, b, c))
-        )
-    return out
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    t = a * 134217729.0  # 2**27 + 1: Veltkamp's split into two 26-bit halves
-    hi = t - (t - a)
-    return hi, a - hi
-
-
-def _fma64(a, b, c) -> np.ndarray:
-    """fma(a, b, c) on float64: exact product (Dekker), exact sum, and the low parts added with
-    rounding to odd (Boldo & Melquiond 2008). Lanes that could overflow or underflow inside the
-    emulation fall back to a * b + c."""
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-    p = a * b
-    (ah, al), (bh, bl) = _split(a), _split(b)
-    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # a * b == p + p_err exactly
-    hi = c + p
-    bb = hi - c
-    lo = (c - (hi - bb)) + (p - bb)  # c + p == hi + lo exactly
-    out = hi + _round_odd_sum(lo, p_err)
-    big = np.maximum(np.abs(a), np.abs(b))
-    safe = np.isfinite(out) & (big < 2.0**900) & ((p == 0) | (np.abs(p) > 2.0**-900))
-    return out if safe.all() else np.where(safe, out, a * b + c)
-
-
-# ------------------------------------------------------------------------------ Box-Muller
-# normal_fill_16_AVX2 with log256_ps / sincos256_ps of avx_mathfun.h (Cephes single precision
-# polynomials), step by step in float32; `fma` marks the steps the compiler fused.
-
-_LOG_P = np.array(
-    [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1]
-    + [-1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1],
-    np.float32,
-)
-_LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
-_SQRT_HALF = np.float32(0.707106781186547524)
-_FOUR_OVER_PI = np.float32(1.27323954473516)
-_DP1, _DP2 = np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4)
-_DP3 = np.float32(-3.77489497744594108e-8)
-_SIN_P = np.array([-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1], np.float32)
-_COS_P = np.array([2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2], np.float32)
-_TWO_PI_F = np.float32(2.0 * math.pi)
-_F1, _HALF_F = np.float32(1.0), np.float32(0.5)
-
-
-def _log_ps(u: np.ndarray, fma) -> np.ndarray:
-    """log256_ps for u in (0, 1]: u >= 2**-24 here, so no NaN or denormal handling."""
-    bits = u.view(np.int32)
-    e = ((bits >> 23) - 126).astype(np.float32)
-    m = ((bits & 0x007FFFFF) | 0x3F000000).view(np.float32)  # mantissa in [0.5, 1)
-    small = m < _SQRT_HALF
-    e -= small
-    x = (m - _F1) + np.where(small, m, np.float32(0))
-    x64 = x.astype(np.float64)  # converted once for the eight fused steps
-    y = _LOG_P[0]
-    for p in _LOG_P[1:]:
-        y = fma(y, x64, p)
-    z = x * x
-    y = fma(y * x, z, e * _LOG_Q1)
-    y = y - z * _HALF_F
-    return (x + y) + e * _LOG_Q2  # e * Q2 is exact, so fusing it changes nothing
-
-
-def _sincos_ps(theta: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray]:
-    """sincos256_ps for theta in [0, 2*pi)."""
-    j = (theta * _FOUR_OVER_PI).astype(np.int32)
-    j = (j + 1) & ~1
-    y = j.astype(np.float32)
-    x = fma(y, _DP3, (theta + y * _DP1) + y * _DP2)  # Cody-Waite: the first two products are exact
-    z = x * x
-    z64 = z.astype(np.float64)
-    yc = fma(fma(_COS_P[0], z64, _COS_P[1]), z64, _COS_P[2])
-    yc = fma(yc * z, z64, -(z * _HALF_F)) + _F1
-    ys = fma(fma(_SIN_P[0], z64, _SIN_P[1]), z64, _SIN_P[2])
-    ys = fma(ys * z, x, x)
-    sin_poly = (j & 2) == 0
-    # The sign flips are XORs of the sign bit, as in the intrinsics (zeros flip too).
-    sin = np.where(sin_poly, ys, yc).view(np.int32) ^ ((j & 4) << 29)
-    cos = np.where(sin_poly, yc, ys).view(np.int32) ^ ((~(j - 2) & 4) << 29)
-    return sin.view(np.float32), cos.view(np.float32)
-
-
-def _box_muller_f32(a: np.ndarray, b: np.ndarray, fma) -> tuple[np.ndarray, np.ndarray]:
-    """Unscaled (radius*cos, radius*sin) from the lanes a = data[j], b = data[j + 8] of blocks."""
-    radius = np.sqrt(np.float32(-2.0) * _log_ps(_F1 - a, fma))
-    sin, cos = _sincos_ps(_TWO_PI_F * b, fma)
-    return radius * cos, radius * sin
-
-
-def _box_muller_f32_exact(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    suspect = np.zeros(a.shape, bool)
-    n1, n2 = _box_muller_f32(a, b, lambda x, y, z: _fma32_flagged(x, y, z, suspect))
-    if suspect.any():  # a few lanes in a hundred thousand: redo them with the exact FMA
-        n1[suspect], n2[suspect] = _box_muller_f32(a[suspect], b[suspect], _fma32_exact)
-    return n1, n2
-
-
-def _box_muller_f64(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """normal_fill_16<double>, with glibc's log/cos/sin (NumPy's agree with them here)."""
-    radius = np.sqrt(-2.0 * np.log(1.0 - a))
-    theta = (2.0 * math.pi) * b
-    return radius * np.cos(theta), radius * np.sin(theta)
-
-
-def _blocks_of_16(u: np.ndarray, tail: np.ndarray | None, transform) -> np.ndarray:
-    """normal_fill's layout: in each block of 16, lanes j and j + 8 pair up; when the size is not
-    a multiple of 16, the last 16 outputs are recomputed from the `tail` uniforms."""
-    n = u.size
-    whole = n - n % 16
-    blocks, out = u[:whole].reshape(-1, 2, 8), np.empty(n, u.dtype)
-    out_blocks = out[:whole].reshape(-1, 2, 8)
-    step = 1 << 13  # blocks per chunk, so the temporaries stay in cache
-    for i in range(0, len(blocks), step):
-        first, second = transform(blocks[i : i + step, 0], blocks[i : i + step, 1])
-        out_blocks[i : i + step, 0], out_blocks[i : i + step, 1] = first, second
-    if tail is not None:
-        out[n - 16 : n - 8], out[n - 8 :] = transform(tail[:8], tail[8:])
-    return out
-
+# The exact FMA and the Box-Muller kernels are in _rng_math.py; topk's tie order in _cpu_sort.py.
 
 # ------------------------------------------------------------------------------ seeding
 
@@ -889,135 +738,6 @@ def _chain_roots(parent: np.ndarray) -> np.ndarray:
         if np.array_equal(nxt, root):
             return root
         root = nxt
-
-
-# ------------------------------------------------------------------------------ topk with ties
-
-
-def _cpu_topk(keys: list[float], k: int) -> list[int]:
-    """The indices torch.topk(keys, k) returns on the CPU, ties included: topk_impl_loop runs
-    libstdc++'s std::partial_sort when k * 64 <= n, else std::nth_element and then std::sort of
-    the first k - 1. Neither is stable, so equal keys come out in the order these algorithms
-    (GCC 13's, restated below on a list, greater key first) leave them."""
-    items = [(key, i) for i, key in enumerate(keys)]
-    if k * 64 <= len(items):
-        _heap_select(items, 0, k, len(items))
-        _sort_heap(items, 0, k)
-    else:
-        _introselect(items, 0, k - 1, len(items), 2 * (len(items).bit_length() - 1))
-        _sort(items, 0, k - 1)
-    return [i for _, i in items[:k]]
-
-
-def _before(a: tuple, b: tuple) -> bool:
-    return a[0] > b[0]
-
-
-def _sort(v: list, first: int, last: int) -> None:
-    if last - first > 1:
-        _introsort_loop(v, first, last, 2 * ((last - first).bit_length() - 1))
-        _insertion_sort(v, first, min(last, first + 16))
-        for i in range(first + 16, last):
-            _linear_insert(v, i)
-
-
-def _introsort_loop(v: list, first: int, last: int, depth: int) -> None:
-    while last - first > 16:
-        if depth == 0:
-            _heap_select(v, first, last, last)
-            _sort_heap(v, first, last)
-            return
-        depth -= 1
-        cut = _partition_pivot(v, first, last)
-        _introsort_loop(v, cut, last, depth)
-        last = cut
-
-
-def _introselect(v: list, first: int, nth: int, last: int, depth: int) -> None:
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(v, first, nth + 1, last)
-            v[first], v[nth] = v[nth], v[first]
-            return
-        depth -= 1
-        cut = _partition_pivot(v, first, last)
-        first, last = (cut, last) if cut <= nth else (first, cut)
-    _insertion_sort(v, first, last)
-
-
-def _partition_pivot(v: list, first: int, last: int) -> int:
-    """Median of three moved to `first`, then the unguarded Hoare partition around it."""
-    a, b, c = first + 1, first + (last - first) // 2, last - 1
-    if _before(v[a], v[b]):
-        median = b if _before(v[b], v[c]) else (c if _before(v[a], v[c]) else a)
-    else:
-        median = a if _before(v[a], v[c]) else (c if _before(v[b], v[c]) else b)
-    v[first], v[median] = v[median], v[first]
-    pivot, lo, hi = v[first], first + 1, last
-    while True:
-        while _before(v[lo], pivot):
-            lo += 1
-        hi -= 1
-        while _before(pivot, v[hi]):
-            hi -= 1
-        if lo >= hi:
-            return lo
-        v[lo], v[hi] = v[hi], v[lo]
-        lo += 1
-
-
-def _insertion_sort(v: list, first: int, last: int) -> None:
-    for i in range(first + 1, last):
-        if _before(v[i], v[first]):
-            v[first : i + 1] = [v[i], *v[first:i]]
-        else:
-            _linear_insert(v, i)
-
-
-def _linear_insert(v: list, last: int) -> None:
-    value = v[last]
-    while _before(value, v[last - 1]):
-        v[last] = v[last - 1]
-        last -= 1
-    v[last] = value
-
-
-def _heap_select(v: list, first: int, middle: int, last: int) -> None:
-    length = middle - first
-    for parent in range((length - 2) // 2, -1, -1) if length >= 2 else ():
-        _adjust_heap(v, first, parent, length, v[first + parent])
-    for i in range(middle, last):
-        if _before(v[i], v[first]):
-            value, v[i] = v[i], v[first]
-            _adjust_heap(v, first, 0, length, value)
-
-
-def _sort_heap(v: list, first: int, last: int) -> None:
-    while last - first > 1:
-        last -= 1
-        value, v[last] = v[last], v[first]
-        _adjust_heap(v, first, 0, last - first, value)
-
-
-def _adjust_heap(v: list, first: int, hole: int, length: int, value: tuple) -> None:
-    """Sift the hole down to a leaf along the larger children, then push `value` back up."""
-    top, child = hole, hole
-    while child < (length - 1) // 2:
-        child = 2 * (child + 1)
-        if _before(v[first + child], v[first + child - 1]):
-            child -= 1
-        v[first + hole] = v[first + child]
-        hole = child
-    if length % 2 == 0 and child == (length - 2) // 2:
-        child = 2 * (child + 1)
-        v[first + hole] = v[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2
-    while hole > top and _before(v[first + parent], value):
-        v[first + hole] = v[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    v[first + hole] = value
 
 
 default_generator = CPUGenerator()
