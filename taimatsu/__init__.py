@@ -84,6 +84,7 @@ from .ops.linalg import (  # noqa: F401
     tensordot, vdot,
 )  # fmt: skip
 from .ops._dispatch import result_type_fn as result_type  # noqa: E402, F401
+from .ops.sorting import argsort, bincount, bucketize, cummax, cummin, histc, kthvalue, mode, msort, nanmedian, nanquantile, quantile, searchsorted, sort, topk, unique, unique_consecutive  # noqa: E402, F401
 from ._dtype import can_cast  # noqa: F401
 from ._legacy import (  # noqa: F401
     BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,

@@ -6,11 +6,11 @@ import Tensor, so they are bound here by ``_bind()`` once Tensor exists.
 
 from __future__ import annotations
 
-_pw = _red = _sh = _ix = _la = _rnd = _cr = None
+_pw = _red = _sh = _ix = _la = _rnd = _cr = _so = None
 
 
 def _bind() -> None:
-    global _pw, _red, _sh, _ix, _la, _rnd, _cr
+    global _pw, _red, _sh, _ix, _la, _rnd, _cr, _so
     from .ops import creation as _cr
     from .ops import indexing as _ix
     from .ops import linalg as _la
@@ -18,6 +18,7 @@ def _bind() -> None:
     from .ops import random as _rnd
     from .ops import reduction as _red
     from .ops import shape as _sh
+    from .ops import sorting as _so
 
 
 class TensorMethods:
@@ -549,6 +550,52 @@ class TensorMethods:
 
     def cumprod(self, dim, *, dtype=None):
         return _red.cumprod(self, dim, dtype=dtype)
+
+    # ---- sorting (ops/sorting.py) ------------------------------------------------------------------
+    def sort(self, dim=-1, descending=False, *, stable=None):
+        return _so.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _so.argsort(self, dim, descending, stable)
+
+    def msort(self):
+        return _so.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _so.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _so.kthvalue(self, k, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        return _so.mode(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        return _so.nanmedian(self, dim, keepdim)
+
+    def cummax(self, dim):
+        return _so.cummax(self, dim)
+
+    def cummin(self, dim):
+        return _so.cummin(self, dim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _so.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _so.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _so.histc(self, bins, min, max)
+
+    def bincount(self, weights=None, minlength=0):
+        return _so.bincount(self, weights, minlength)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _so.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _so.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
     # ---- shape ------------------------------------------------------------------------------------------
     def view(self, *shape):
