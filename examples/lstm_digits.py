@@ -3,9 +3,9 @@ classify it from the last hidden state.
 
     python examples/lstm_digits.py [--epochs 15]
 
-taimatsu has no nn.LSTM yet, so the LSTM layer is written out here from its equations, with
-PyTorch's parameter names, shapes and gate order (input, forget, cell, output), so that
-`nn.LSTM(8, hidden, batch_first=True)` can replace it without touching the rest:
+The model uses nn.LSTM. To show what it computes, `LSTM` below writes the same layer out from
+its equations, with PyTorch's parameter names, shapes and gate order (input, forget, cell,
+output); `--written-out` trains with it instead, and gives the same numbers:
 
     i, f, g, o = split(x_t @ W_ih.T + b_ih + h @ W_hh.T + b_hh)
     c = sigmoid(f) * c + sigmoid(i) * tanh(g)
@@ -59,9 +59,9 @@ class LSTM(nn.Module):
 
 
 class RowReader(nn.Module):
-    def __init__(self, hidden: int = 64) -> None:
+    def __init__(self, hidden: int = 64, written_out: bool = False) -> None:
         super().__init__()
-        self.lstm = LSTM(8, hidden)
+        self.lstm = LSTM(8, hidden) if written_out else nn.LSTM(8, hidden, batch_first=True)
         self.head = nn.Linear(hidden, 10)
 
     def forward(self, images):  # (batch, 8, 8): 8 rows, read top to bottom
@@ -81,6 +81,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description="LSTM classifier on the UCI handwritten digits")
     p.add_argument("--epochs", type=int, default=15)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--written-out", action="store_true", help="use the LSTM written out below")
     args = p.parse_args()
     torch.manual_seed(args.seed)
 
@@ -94,7 +95,7 @@ def main() -> None:
     train_loader = DataLoader(train, batch_size=64, shuffle=True)
     val_loader = DataLoader(val, batch_size=512)
 
-    model = RowReader()
+    model = RowReader(written_out=args.written_out)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
     loss_fn = nn.CrossEntropyLoss()
