@@ -9,14 +9,14 @@ error messages follow PyTorch's.
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 
 from ... import _dtype as D
 from ..._device import as_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
 
 _global_forward_pre_hooks: dict = OrderedDict()
 _global_forward_hooks: dict = OrderedDict()
@@ -41,17 +41,6 @@ class RemovableHandle:
         self.remove()
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
 def _addindent(text: str, spaces: int) -> str:
     """Indent every line of ``text`` but the first (nested reprs)."""
     first, *rest = text.split("\n")
@@ -69,7 +58,7 @@ def _typename(obj) -> str:
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
-class Module:
+class Module(_StateDictMixin):
     """``torch.nn.Module``. Subclasses set attributes in ``__init__`` and define ``forward``."""
 
     dump_patches = False
@@ -516,162 +505,7 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    # ---- state dict ------------------------------------------------------------------------------------
-    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        if args:  # the deprecated positional form (destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
-                prefix = args[1]
-            if len(args) > 2:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        metadata = getattr(destination, "_metadata", None)
-        if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(
-                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
-                )
-        for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {"version": self._version})
-            if res is not None:
-                destination = res
-        return destination
-
-    def _load_from_state_dict(
-        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
-    ) -> None:
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(
-                state_dict,
-                prefix,
-                local_metadata,
-                strict,
-                missing_keys,
-                unexpected_keys,
-                error_msgs,
-            )
-        persistent_buffers = {
-            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
-        }
-        local_state = {
-            k: v
-            for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
-            if v is not None
-        }
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor):
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '
-                    f"checkpoint but received {type(input_param)}"
-                )
-                continue
-            if input_param.shape != param.shape:
-                error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape {input_param.shape} from checkpoint, "
-                    f"the shape in current model is {param.shape}."
-                )
-                continue
-            try:
-                with no_grad():
-                    if assign:
-                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
-                            setattr(
-                                self,
-                                name,
-                                Parameter(input_param, requires_grad=param.requires_grad),
-                            )
-                        else:
-                            setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:  # noqa: BLE001
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} and '
-                    f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}."
-                )
-        if strict:
-            for key in state_dict:
-                if not key.startswith(prefix):
-                    continue
-                rest = key[len(prefix) :]
-                input_name = rest.split(".", 1)[0]
-                if input_name not in self._modules and input_name not in local_state:
-                    unexpected_keys.append(key)
-
-    def load_state_dict(
-        self, state_dict, strict: bool = True, assign: bool = False
-    ) -> _IncompatibleKeys:
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list = []
-        unexpected_keys: list = []
-        error_msgs: list = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        if metadata is not None:
-            state_dict._metadata = metadata
-
-        def load(module, local_state, prefix=""):
-            local = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local["assign_to_params_buffers"] = True
-            # Always strict here (PyTorch too): ``strict`` only decides whether the keys raise.
-            module._load_from_state_dict(
-                local_state, prefix, local, True, missing_keys, unexpected_keys, error_msgs
-            )
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(
-                        child,
-                        {k: v for k, v in local_state.items() if k.startswith(child_prefix)},
-                        child_prefix,
-                    )
-
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(
-                    0,
-                    "Unexpected key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in unexpected_keys)
-                    ),
-                )
-            if missing_keys:
-                error_msgs.insert(
-                    0,
-                    "Missing key(s) in state_dict: {}. ".format(
-                        ", ".join(f'"{k}"' for k in missing_keys)
-                    ),
-                )
-        if error_msgs:
-            raise RuntimeError(
-                "Error(s) in loading state_dict for {}:\n\t{}".format(
-                    type(self).__name__, "\n\t".join(error_msgs)
-                )
-            )
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
-
+    # ---- state dict: state_dict, load_state_dict and their helpers are in _state_dict.py -----------
     def register_state_dict_post_hook(self, hook) -> RemovableHandle:
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
