@@ -91,6 +91,7 @@ from ._legacy import (  # noqa: F401
     IntTensor, LongTensor, ShortTensor,
 )  # fmt: skip
 from . import linalg, serialization  # noqa: F401
+from . import fft  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
