@@ -102,14 +102,15 @@ def _argsort(a, d, descending, stable=True):
     return _unstable(a, d, descending, idx)
 
 
-_UNSTABLE_MAX = 1 << 16  # longer rows keep the stable order (restating std::sort in Python is slow)
+# Past this many elements ties keep the stable order: restating std::sort in Python is slow.
+_UNSTABLE_MAX = 1 << 17
 
 
 def _unstable(a, d, descending, idx):
     """PyTorch's default (stable=False) CPU sort is libstdc++'s std::sort: redo rows with ties."""
     rows, back = _rows(a, d)
     order, _ = _rows(idx, d)
-    if rows.shape[1] > _UNSTABLE_MAX:
+    if rows.size > _UNSTABLE_MAX:
         return idx
     order = order.copy()
     s = np.take_along_axis(rows, order, 1)
@@ -404,12 +405,22 @@ def _cum_extreme(input, dim, is_max, node, rtype):
     return _result(input, vals, idx, d, True, node, rtype, True)
 
 
+def _out_pair(r, out, rtype, name):
+    if out is None:
+        return r
+    write_out(out[0], r[0], name)
+    write_out(out[1], r[1], name)
+    return rtype(out[0], out[1])
+
+
 def cummax(input: Tensor, dim: int, *, out=None):
-    return _cum_extreme(input, dim, True, _Cummax, return_types.cummax)
+    r = _cum_extreme(input, dim, True, _Cummax, return_types.cummax)
+    return _out_pair(r, out, return_types.cummax, "cummax")
 
 
 def cummin(input: Tensor, dim: int, *, out=None):
-    return _cum_extreme(input, dim, False, _Cummin, return_types.cummin)
+    r = _cum_extreme(input, dim, False, _Cummin, return_types.cummin)
+    return _out_pair(r, out, return_types.cummin, "cummin")
 
 
 # ---- unique ----------------------------------------------------------------------------------------------
