@@ -33,11 +33,15 @@ __all__ = [
     "fftn",
     "fftshift",
     "hfft",
+    "hfft2",
+    "hfftn",
     "ifft",
     "ifft2",
     "ifftn",
     "ifftshift",
     "ihfft",
+    "ihfft2",
+    "ihfftn",
     "irfft",
     "irfft2",
     "irfftn",
@@ -143,15 +147,16 @@ def _real(x: Tensor) -> Tensor:
 _Real = node_class("RealBackward0", lambda node, g: (g.to(node.cdt),))
 
 
-def _conj(x: Tensor) -> Tensor:
+def _conj(x: Tensor, physical: bool = False) -> Tensor:
     """A materialised complex conjugate (PyTorch's is a lazy view; the values are the same)."""
     res = _wrap(xp_for(x).conj(x._data), x._dtype, x._device)
     if x._rg and _gm.enabled:
-        record(_Conj, (x,), res, ())
+        record(_ConjPhysical if physical else _Conj, (x,), res, ())
     return _tangent(res, _conj, x)
 
 
 _Conj = node_class("ConjBackward0", lambda node, g: (_conj(g),))
+_ConjPhysical = node_class("ConjPhysicalBackward0", lambda node, g: (_conj(g, True),))
 
 
 # ---- argument handling --------------------------------------------------------------------------------
@@ -329,6 +334,37 @@ def hfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
 
 def ihfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _rfftn("ihfft", input, *_one(n, dim), norm, forward=False)
+
+
+def hfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
+    return _irfftn("hfft2", input, s, dim, norm, forward=True, conj=True)
+
+
+def hfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
+    return _irfftn("hfftn", input, s, dim, norm, forward=True, conj=True)
+
+
+def _ihfftn(name, input, s, dim, norm):
+    """One-sided r2c over the last dim, conjugated, then an inverse c2c over the others."""
+    _require_real(input, name)
+    x = _promote(input, name, False)
+    dims, sizes = _dims_sizes(x, s, dim, name)
+    for d, n in zip(dims, sizes):
+        x = _resize(x, d, _size_at(x, d, n))
+    total = math.prod(x._data.shape[d] for d in dims)
+    scale = _scale(norm, total, False, name)
+    if len(dims) == 1:
+        return _conj(_r2c(x, tuple(dims), True, scale))
+    y = _conj(_r2c(x, (dims[-1],), True, 1.0), physical=True)
+    return _c2c(y, tuple(dims[:-1]), False, scale)
+
+
+def ihfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
+    return _ihfftn("ihfft2", input, s, dim, norm)
+
+
+def ihfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
+    return _ihfftn("ihfftn", input, s, dim, norm)
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------

@@ -85,8 +85,10 @@ for fn in ("fft2", "ifft2", "fftn", "ifftn"):
     _reg(fn + ".complex", fn, n_d, CPLX)
 for fn in ("rfft2", "rfftn"):
     _reg(fn, fn, n_d, REAL)
-for fn in ("irfft2", "irfftn"):
+for fn in ("irfft2", "irfftn", "hfft2", "hfftn"):
     _reg(fn, fn, c2r_nd, CPLX)
+for fn in ("ihfft2", "ihfftn"):
+    _reg(fn, fn, n_d, REAL)
 
 register(OpInfo(
     name="fftfreq", op=lambda T, *a, **k: T.fft.fftfreq(*a, **k), grad=False,
