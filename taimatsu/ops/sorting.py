@@ -425,7 +425,7 @@ def cummin(input: Tensor, dim: int, *, out=None):
 
 # ---- unique ----------------------------------------------------------------------------------------------
 def _unique_vjp(node, g):
-    raise RuntimeError(f"the derivative for '{node.op}' is not implemented.")
+    raise NotImplementedError(f"the derivative for '{node.op}' is not implemented.")
 
 
 _Unique2 = node_class("Unique2Backward0", _unique_vjp)
