@@ -181,3 +181,4 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
 from .backend.threads import (  # noqa: E402, F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )  # fmt: skip
+from .ops.pointwise import view_as_complex, view_as_real  # noqa: E402, F401

@@ -317,6 +317,12 @@ class TensorMethods:
     def conj(self):
         return _pw.conj(self)
 
+    def conj_physical(self):
+        return _pw.conj_physical(self)
+
+    def conj_physical_(self):
+        return _pw.conj_physical_(self)
+
     def polygamma(self, n):
         return _pw.polygamma(n, self)
 

@@ -101,6 +101,17 @@ MISC = [
     "g = T.Generator().manual_seed(5); T.randn(2, generator=g)", "T.manual_seed(0); T.normal(2., 3., (3,))",
 ]  # fmt: skip
 
+COMPLEX = [
+    "z = T.tensor([1+2j, 3-1j], requires_grad=True); (z.conj() * T.tensor([2+1j, 1-1j])).real.sum().backward(); z.grad",
+    "z = T.tensor([1+2j, 3-1j], requires_grad=True); (z.real * 2 + z.imag * 3).sum().backward(); z.grad",
+    "z = T.tensor([1+2j, 3-1j], requires_grad=True); (z.conj_physical() * z).real.sum().backward(); z.grad",
+    "T.view_as_real(T.tensor([1+2j, 3-1j]))", "T.view_as_complex(T.tensor([[1., 2.], [3., 4.]]))",
+    "T.view_as_complex(T.ones(3))", "T.view_as_complex(T.ones(2, 2).t())", "T.view_as_real(T.ones(2))",
+    "z = T.tensor([1+2j]); z.imag.add_(1); z", "T.ones(2).imag", "x = T.ones(2); x.real is x",
+    "z = T.tensor([1+2j], requires_grad=True); (z.real.grad_fn.name(), z.conj().grad_fn.name())",
+    "T.tensor([1+2j, -3j]).abs()", "T.tensor([1+2j, -3j]).angle()", "T.tensor([1+2j]) * 2.5",
+]  # fmt: skip
+
 
 @pytest.mark.parametrize("code", CREATION)
 def test_creation(code):
@@ -124,6 +135,11 @@ def test_conversion(code):
 
 @pytest.mark.parametrize("code", MISC)
 def test_misc(code):
+    same(code, torch, taimatsu)
+
+
+@pytest.mark.parametrize("code", COMPLEX)
+def test_complex(code):
     same(code, torch, taimatsu)
 
 

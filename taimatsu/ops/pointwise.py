@@ -130,7 +130,8 @@ from .select import (  # noqa: F401
 
 
 # ---- unary ----------------------------------------------------------------------------------
-def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None):
+def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None,
+          real_valued=False):  # fmt: skip
     """Declare an elementwise op ``name(input)`` and its in-place ``name_``.
 
     ``forward(xp, a)`` works on arrays; ``deriv(x, out)`` gives d out / d x in Tensor ops
@@ -142,7 +143,9 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
 
     def vjp(node, g):
         x, out = node.saved()
-        return (g * _conj(deriv(x, out)),)
+        # Holomorphic ops: g * conj(f'). A real-valued op of a complex input (abs) instead
+        # passes g * f' with f' = sgn(x), PyTorch's convention for the conjugate Wirtinger grad.
+        return (g * (deriv(x, out) if real_valued else _conj(deriv(x, out))),)
 
     Node = node_class(node or _camel(name) + "Backward0", vjp) if deriv else None
 
@@ -313,7 +316,18 @@ def _no_bool_relu(dtype):
 
 neg, neg_ = unary("neg", lambda xp, a: xp.negative(a), lambda x, out: -1.0, saves=(), to_float=False, check=_no_bool_neg)
 negative, negative_ = neg, neg_
-abs, abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL))  # noqa: A001
+_abs, abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL), real_valued=True)  # noqa: E501
+
+
+def abs(input, *, out=None):  # noqa: A001
+    """|input|; complex inputs give their real magnitude (float32 for complex64)."""
+    r = _abs(input, out=out)
+    if input._dtype.category == D.COMPLEX and out is None:
+        r._data = r._data.real if r._data.dtype.kind == "c" else r._data
+        r._dtype = input._dtype.to_real()
+    return r
+
+
 absolute, absolute_ = abs, abs_
 square_ = None
 
@@ -520,21 +534,85 @@ def conj(input):
     return _conj_op(input)
 
 
-_conj_op, _ = unary("conj", lambda xp, a: xp.conj(a), lambda x, out: x.new_ones(()), saves=(), to_float=False, node="ConjBackward0")
-conj_physical, conj_physical_ = _conj_op, _
+def _conj_node(name):
+    # conj is not holomorphic: its VJP and JVP conjugate the incoming gradient/tangent.
+    return node_class(name, lambda node, g: (g.conj(),))
+
+
+_ConjNode = _conj_node("ConjBackward0")
+_ConjPhysicalNode = _conj_node("ConjPhysicalBackward0")
+
+
+def _conj_with(node_cls, input):
+    res = _wrap(xp_for(input).conj(input._data), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(node_cls, (input,), res)
+    if _fw_state.level and input._fw is not None:
+        res._fw = _on_primals(lambda t: t.conj(), input._fw)
+        _register(res)
+    return res
+
+
+def _conj_op(input):
+    return _conj_with(_ConjNode, input)
+
+
+def conj_physical(input):
+    if input._dtype.category != D.COMPLEX:
+        return input.clone() if False else input
+    return _conj_with(_ConjPhysicalNode, input)
+
+
+def conj_physical_(self):
+    return inplace(self, conj_physical, (), False)
+
+
+_ViewAsReal = node_class("ViewAsRealBackward0", lambda node, g: (view_as_complex(g.contiguous()),))
+_ViewAsComplex = node_class("ViewAsComplexBackward0", lambda node, g: (view_as_real(g),))
+
+
+def view_as_real(input):
+    """A real view with a trailing dim of 2 (real, imaginary), sharing memory."""
+    from .views import make_view
+
+    if input._dtype.category != D.COMPLEX:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    rt = input._dtype.to_real()
+    v = make_view(input, input._data[..., None].view(rt.np), _ViewAsReal, lambda t: view_as_real(t))
+    v._dtype = rt
+    return v
+
+
+def view_as_complex(input):
+    """The inverse of view_as_real: the last dim (size 2, stride 1) becomes complex numbers."""
+    from .views import make_view
+
+    if input._dtype not in (D.float32, D.float64):
+        raise RuntimeError(
+            f"view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: "
+            f"{_scalar(input._dtype)}"
+        )
+    if input._data.ndim == 0 or input._data.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if input.stride(-1) != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    ct = input._dtype.to_complex()
+    v = make_view(input, input._data.view(ct.np)[..., 0], _ViewAsComplex, lambda t: view_as_complex(t))
+    v._dtype = ct
+    return v
 
 
 def real(input):
+    """The real part: a view (select of view_as_real), as in PyTorch; real tensors return self."""
     if input._dtype.category != D.COMPLEX:
         return input
-
-    return _wrap(input._data.real, input._dtype.to_real(), input._device)
+    return view_as_real(input).select(-1, 0)
 
 
 def imag(input):
     if input._dtype.category != D.COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _wrap(input._data.imag, input._dtype.to_real(), input._device)
+    return view_as_real(input).select(-1, 1)
 
 
 def angle(input):
