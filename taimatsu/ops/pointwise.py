@@ -559,7 +559,7 @@ def _conj_op(input):
 
 def conj_physical(input):
     if input._dtype.category != D.COMPLEX:
-        return input.clone() if False else input
+        return input  # PyTorch: a non-complex input is returned as is
     return _conj_with(_ConjPhysicalNode, input)
 
 
