@@ -7,8 +7,8 @@ continue text one character at a time.
 The model: token and position embeddings, pre-LayerNorm transformer blocks (causal
 self-attention through F.scaled_dot_product_attention, then a GELU MLP), a final LayerNorm and
 a linear head tied to the token embedding. Training: random windows of the text, next-character
-cross-entropy, AdamW with warm-up and cosine decay, gradient clipping. Sampling: softmax with a
-temperature, then torch.multinomial.
+cross-entropy, AdamW with warm-up and cosine decay, gradient clipping. Sampling: keep the top-k
+logits (torch.topk), softmax with a temperature, then torch.multinomial.
 
 The default text is the Zen of Python (PEP 20, public domain), which ships with every Python
 as the `this` module, so the script needs no download; --text trains on any UTF-8 file.
@@ -80,10 +80,12 @@ class GPT(nn.Module):
         return logits, F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
 
     @torch.no_grad()
-    def generate(self, idx, n: int, temperature: float = 0.8):
+    def generate(self, idx, n: int, temperature: float = 0.8, top_k: int = 10):
         for _ in range(n):
             logits, _ = self(idx[:, -self.block_size :])
             logits = logits[:, -1, :] / temperature  # < 1 sharpens the distribution
+            kth = torch.topk(logits, min(top_k, logits.shape[-1])).values[:, -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))  # only the k likeliest
             nxt = torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)
             idx = torch.cat([idx, nxt], dim=1)
         return idx
