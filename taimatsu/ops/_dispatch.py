@@ -324,18 +324,9 @@ def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap
     return commit_inplace(self, functional(src, *args))
 
 
-# ---- forward-mode AD helper ----------------------------------------------------------------
-def tangents_of(*inputs):
-    """Tangents of the inputs at the current dual level, or None when none carries one."""
-    if not _fw_state.level:
-        return None
-    ts = [x._fw if isinstance(x, Tensor) else None for x in inputs]
-    return ts if any(t is not None for t in ts) else None
-
-
 __all__ = [
     "Tensor", "_wrap", "record", "node_class", "needs_grad", "needs_input_grad", "result_dtype",
-    "as_array", "binary_operands", "write_out", "inplace", "check_cast", "tangents_of", "xp_for",
+    "as_array", "binary_operands", "write_out", "inplace", "check_cast", "xp_for",
     "broadcast_error", "scalar_name", "D", "np",
 ]  # fmt: skip
 

@@ -484,7 +484,6 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     if (
         not needs_any_grad(self, tensor1, tensor2)
         and self._dtype is tensor1._dtype is tensor2._dtype
-        and True
         and _fits(self, tensor1, tensor2)
     ):
         xp = xp_for(self)
