@@ -77,3 +77,83 @@ def test_transformer_matches_pytorch():
     for sz, dt in [(3, None), (1, torch.float64)]:
         a = tm.nn.Transformer.generate_square_subsequent_mask(sz, dtype=getattr(tm, str(dt)[6:]) if dt else None)
         close(a, onn.Transformer.generate_square_subsequent_mask(sz, dtype=dt), 0, 0)
+
+
+# ---- module hooks -----------------------------------------------------------------------------
+def _hook_run(nn, lib, x_rg):
+    lib.manual_seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    log = []
+
+    def bhook(mod, gin, gout):
+        log.append(("full", type(mod).__name__, [None if g is None else g.clone() for g in gin],
+                    [None if g is None else g.clone() for g in gout]))  # fmt: skip
+        if isinstance(mod, nn.Tanh):
+            return (gin[0] * 2,)
+
+    def prehook(mod, gout):
+        log.append(("pre", type(mod).__name__, [g.clone() for g in gout]))
+        return (gout[0] * 3,) if isinstance(mod, nn.Linear) else None
+
+    for sub in m:
+        sub.register_full_backward_hook(bhook)
+        sub.register_full_backward_pre_hook(prehook)
+    m.register_full_backward_hook(bhook)
+    lib.manual_seed(1)
+    x = lib.randn(5, 3, requires_grad=x_rg)
+    y = m(x)
+    names = [y.grad_fn.name(), m[0](x).grad_fn.name()]
+    y.backward(lib.ones_like(y) * 0.5)
+    grads = [p.grad for p in m.parameters()] + ([x.grad] if x_rg else [])
+    return log, names, grads
+
+
+@pytest.mark.parametrize("x_rg", [True, False])
+def test_full_backward_hooks_match_pytorch(x_rg):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tlog, tnames, tgrads = _hook_run(tnn, tm, x_rg)
+        olog, onames, ograds = _hook_run(onn, torch, x_rg)
+    assert tnames == onames
+    assert len(tlog) == len(olog)
+    for te, oe in zip(tlog, olog):
+        assert te[:2] == oe[:2]
+        for tl, ol in zip(te[2:], oe[2:]):
+            assert len(tl) == len(ol)
+            for a, b in zip(tl, ol):
+                assert (a is None) == (b is None)
+                if a is not None:
+                    close(a, b)
+    for a, b in zip(tgrads, ograds):
+        close(a, b)
+
+
+def test_forward_hooks_with_kwargs_and_always_call():
+    def run(nn, lib):
+        class Boom(nn.Module):
+            def forward(self, x, scale=1.0):
+                if scale < 0:
+                    raise ValueError("negative scale")
+                return x * scale
+
+        m = Boom()
+        seen = []
+        m.register_forward_hook(lambda mod, a, kw, out: seen.append(("kw", dict(kw), out.tolist())) or out + 1,
+                                with_kwargs=True)  # fmt: skip
+        m.register_forward_hook(lambda mod, a, out: seen.append(("always", out if out is None else out.tolist())),
+                                always_call=True)  # fmt: skip
+        m.register_forward_pre_hook(lambda mod, a, kw: (a, {"scale": kw.get("scale", 1.0) * 2}), with_kwargs=True)
+        r = m(lib.tensor([1.0, 2.0]), scale=1.5).tolist()
+        try:
+            m(lib.tensor([1.0]), scale=-1.0)
+        except ValueError as e:
+            seen.append(str(e))
+        return r, seen
+
+    assert run(tnn, tm) == run(onn, torch)
+    def bad(nn, lib):
+        m = nn.Linear(2, 2)
+        m.register_forward_pre_hook(lambda mod, a, k: 1, with_kwargs=True)
+        return m(lib.ones(2))
+
+    same_error(lambda: bad(tnn, tm), lambda: bad(onn, torch))

@@ -9,6 +9,7 @@ error messages follow PyTorch's.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 
 from ... import _dtype as D
@@ -84,6 +85,9 @@ class Module(_StateDictMixin):
         setattr_(self, "_forward_hooks", OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", {})
         setattr_(self, "_forward_hooks_always_called", {})
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
 
@@ -274,6 +278,9 @@ class Module(_StateDictMixin):
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
+        for name in ("_backward_hooks", "_backward_pre_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
     # ---- iteration ---------------------------------------------------------------------------
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate: bool = True):
@@ -442,6 +449,8 @@ class Module(_StateDictMixin):
         if not (
             self._forward_pre_hooks
             or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
             or _global_forward_pre_hooks
             or _global_forward_hooks
         ):
@@ -451,6 +460,34 @@ class Module(_StateDictMixin):
     _call_impl = __call__
 
     def _call_with_hooks(self, args, kwargs):
+        state = {"result": None, "args": args, "kwargs": kwargs, "called": set()}
+        try:
+            return self._call_hooks_inner(state)
+        except Exception:
+            # forward hooks registered with always_call run even when forward raised
+            args, kwargs, result = state["args"], state["kwargs"], state["result"]
+            for hook_id, hook in itertools.chain(
+                _global_forward_hooks.items(), self._forward_hooks.items()
+            ):
+                if hook_id not in self._forward_hooks_always_called or hook_id in state["called"]:
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        res = hook(self, args, kwargs, result)
+                    else:
+                        res = hook(self, args, result)
+                    if res is not None:
+                        result = res
+                except Exception as e:  # noqa: BLE001
+                    warnings.warn(
+                        "module forward hook with ``always_call=True`` raised an exception that was silenced as "
+                        f"another error was raised in forward: {e!s}",
+                        stacklevel=2,
+                    )
+            raise
+
+    def _call_hooks_inner(self, state):
+        args, kwargs = state["args"], state["kwargs"]
         for hook_id, hook in itertools.chain(
             _global_forward_pre_hooks.items(), self._forward_pre_hooks.items()
         ):
@@ -467,17 +504,59 @@ class Module(_StateDictMixin):
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+            state["args"], state["kwargs"] = args, kwargs
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ._hooks import BackwardHook
+
+            bw_hook = BackwardHook(
+                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
+            )
+            args = bw_hook.setup_input_hook(args)
+            state["args"] = args
         result = self.forward(*args, **kwargs)
+        state["result"] = result
         for hook_id, hook in itertools.chain(
             _global_forward_hooks.items(), self._forward_hooks.items()
         ):
+            if hook_id in self._forward_hooks_always_called:
+                state["called"].add(hook_id)
             if hook_id in self._forward_hooks_with_kwargs:
                 res = hook(self, args, kwargs, result)
             else:
                 res = hook(self, args, result)
             if res is not None:
                 result = res
+                state["result"] = result
+        if bw_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                warnings.warn(
+                    "For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but "
+                    f"received {type(result)}",
+                    stacklevel=2,
+                )
+            result = bw_hook.setup_output_hook(result)
         return result
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use "
+                "only one of them."
+            )
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_forward_pre_hook(
         self, hook, *, prepend: bool = False, with_kwargs: bool = False
