@@ -16,7 +16,7 @@ from nn_oracle import T, check_vjp, close, copy_weights, same_error
 pytestmark = pytest.mark.oracle
 
 
-def _pair(make, seed=0):
+def _pair(make, seed=0, tol=0.0):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         torch.manual_seed(seed)
@@ -28,7 +28,7 @@ def _pair(make, seed=0):
     assert repr(t) == repr(o)
     for (tk, tv), (ok, ov) in zip(t.state_dict().items(), o.state_dict().items(), strict=True):
         assert tk == ok
-        close(tv, ov, 0, 0)
+        close(tv, ov, tol, tol)
     return t, o
 
 
@@ -157,3 +157,80 @@ def test_forward_hooks_with_kwargs_and_always_call():
         return m(lib.ones(2))
 
     same_error(lambda: bad(tnn, tm), lambda: bad(onn, torch))
+
+
+# ---- parametrizations --------------------------------------------------------------------------
+PARAM = {
+    "wn": lambda nn: nn.utils.parametrizations.weight_norm(nn.Linear(3, 4)),
+    "wn-conv-dim1": lambda nn: nn.utils.parametrizations.weight_norm(nn.Conv2d(2, 3, 3), dim=1),
+    "wn-none": lambda nn: nn.utils.parametrizations.weight_norm(nn.Linear(3, 4), dim=None),
+    "sn": lambda nn: nn.utils.parametrizations.spectral_norm(nn.Linear(3, 4)),
+    "sn-convT": lambda nn: nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 3), n_power_iterations=2),
+    "legacy-wn": lambda nn: nn.utils.weight_norm(nn.Linear(3, 4)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(PARAM))
+def test_parametrizations_match_pytorch(kind):
+    t, o = _pair(PARAM[kind], tol=1e-6)
+    conv = "conv" in kind.lower()
+    torch.manual_seed(3)
+    ox = torch.randn((2, 2, 5, 5) if conv else (5, 3), requires_grad=True)
+    tx = T(ox, True)
+    for _ in range(2):  # training mode runs the power iteration on each call
+        check_vjp(t(tx), o(ox), [tx, *t.parameters()], [ox, *o.parameters()], 1e-4, 1e-5, name=False)
+    for (tk, tv), (ok, ov) in zip(t.state_dict().items(), o.state_dict().items(), strict=True):
+        assert tk == ok
+        close(tv, ov, 1e-5, 1e-6)
+    t.eval()
+    o.eval()
+    close(t(tx), o(ox), 1e-4, 1e-5)
+    close(t.weight, o.weight, 1e-5, 1e-6)
+
+
+def test_parametrize_register_assign_remove():
+    def run(nn, lib):
+        class Symmetric(nn.Module):
+            def forward(self, X):
+                return X.triu() + X.triu(1).transpose(-1, -2)
+
+            def right_inverse(self, A):
+                return A.triu()
+
+        lib.manual_seed(0)
+        m = nn.Linear(3, 3)
+        P = nn.utils.parametrize
+        P.register_parametrization(m, "weight", Symmetric())
+        P.register_parametrization(m, "weight", Symmetric())
+        out = [repr(m), list(m.state_dict()), m.weight.tolist(), P.is_parametrized(m), P.is_parametrized(m, "bias"),
+               P.type_before_parametrizations(m).__name__]  # fmt: skip
+        with P.cached():
+            out.append(m.weight is m.weight)
+        m.weight = lib.arange(9.0).view(3, 3)
+        out.append(m.parametrizations.weight.original.tolist())
+        P.remove_parametrizations(m, "weight")
+        out += [repr(m), type(m).__name__, list(m.state_dict()), m.weight.tolist(), type(m.weight).__name__]
+        return out
+
+    assert run(tnn, tm) == run(onn, torch)
+    same_error(lambda: tnn.utils.parametrize.register_parametrization(tnn.Linear(2, 2), "w", tnn.Identity()),
+               lambda: onn.utils.parametrize.register_parametrization(onn.Linear(2, 2), "w", onn.Identity()))
+    same_error(lambda: tnn.utils.parametrize.remove_parametrizations(tnn.Linear(2, 2), "weight"),
+               lambda: onn.utils.parametrize.remove_parametrizations(onn.Linear(2, 2), "weight"))
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_legacy_weight_norm_remove():
+    def run(nn, lib):
+        lib.manual_seed(0)
+        m = nn.utils.weight_norm(nn.Linear(3, 2))
+        with lib.no_grad():
+            m.weight_g.mul_(2)
+        y = m(lib.ones(1, 3)).tolist()
+        nn.utils.remove_weight_norm(m)
+        return y, list(m.state_dict()), m.weight.tolist()
+
+    a, b = run(tnn, tm), run(onn, torch)
+    assert a[1] == b[1]
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-6)
+    np.testing.assert_allclose(a[2], b[2], rtol=1e-6)

@@ -8,9 +8,10 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import rnn
+from . import parametrizations, parametrize, rnn
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-    "parameters_to_vector", "vector_to_parameters",
+    "parameters_to_vector", "vector_to_parameters", "remove_weight_norm", "weight_norm",
 ]  # fmt: skip
