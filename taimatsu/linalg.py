@@ -174,25 +174,40 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 
 
 def multi_dot(tensors) -> Tensor:
+    """Left-to-right chain of mm on 2-D operands (first/last may be 1-D), viewed to the result's shape
+    like PyTorch (ViewBackward0 over MmBackward0)."""
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
-    out = tensors[0]
-    for t in tensors[1:]:
-        out = matmul(out, t)
-    return out
+    first, last = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    ms = list(tensors)
+    if first:
+        ms[0] = ms[0].unsqueeze(0)
+    if last:
+        ms[-1] = ms[-1].unsqueeze(-1)
+    out = ms[0]
+    for t in ms[1:]:
+        out = out.mm(t)
+    shape = out.shape[1:] if first else out.shape
+    shape = shape[:-1] if last else shape
+    return out.view(shape)
 
 
-def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
-    if input.shape[dim] != 3 or other.shape[dim] != 3:
-        raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
-        )
-    a = input.unbind(dim)
-    b = other.unbind(dim)
-    from .ops.shape import stack
+from .ops.linalg_more import linalg_cross as cross  # noqa: E402
 
-    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]], dim)
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """Increasing powers along the last dim: cat of ones and a cumprod (PyTorch's graph)."""
+    from .ops.creation import ones
+    from .ops.shape import cat
+
+    n = x.shape[-1] if N is None else N
+    dt = x.dtype if x._dtype.category >= D.FLOAT else D.int64
+    x = x.to(dt)
+    first = ones(tuple(x.shape) + (1,), dtype=dt, device=x.device)
+    if n <= 1:
+        return first[..., :n]
+    return cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)], -1)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
