@@ -20,6 +20,17 @@ from .ops.pointwise import digamma as psi  # noqa: F401
 from .ops.pointwise import lgamma as gammaln  # noqa: F401
 from .ops.pointwise import sigmoid as expit  # noqa: F401
 from .ops.pointwise_more import i0, sinc  # noqa: F401
+from .ops.pointwise_more import mvlgamma as multigammaln  # noqa: F401
+from .ops.pointwise_more import special_entr as entr  # noqa: F401
+from .ops.pointwise_more import special_erfcx as erfcx  # noqa: F401
+from .ops.pointwise_more import special_i0e as i0e  # noqa: F401
+from .ops.pointwise_more import special_i1 as i1  # noqa: F401
+from .ops.pointwise_more import special_i1e as i1e  # noqa: F401
+from .ops.pointwise_more import special_log_ndtr as log_ndtr  # noqa: F401
+from .ops.pointwise_more import special_ndtr as ndtr  # noqa: F401
+from .ops.pointwise_more import special_ndtri as ndtri  # noqa: F401
+from .ops.pointwise_more import special_xlog1py as xlog1py  # noqa: F401
+from .ops.pointwise_more import special_zeta as zeta  # noqa: F401
 from .ops.pointwise_more import special_entr as entr  # noqa: F401
 from .ops.pointwise_more import special_i1 as i1  # noqa: F401
 from .ops.pointwise_more import special_ndtr as ndtr  # noqa: F401
