@@ -234,3 +234,51 @@ def test_legacy_weight_norm_remove():
     assert a[1] == b[1]
     np.testing.assert_allclose(a[0], b[0], rtol=1e-6)
     np.testing.assert_allclose(a[2], b[2], rtol=1e-6)
+
+
+# ---- EmbeddingBag ------------------------------------------------------------------------------
+BAGS = [
+    ({"mode": "sum"}, "1d", True), ({"mode": "mean"}, "1d", False), ({"mode": "max"}, "1d", False),
+    ({"mode": "mean", "padding_idx": 2}, "2d", False), ({"mode": "sum", "include_last_offset": True}, "1d", True),
+    ({"mode": "max", "padding_idx": -1}, "2d", False), ({"mode": "mean", "max_norm": 1.0}, "1d", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kw,layout,psw", BAGS, ids=[str(i) for i in range(len(BAGS))])
+def test_embedding_bag_matches_pytorch(kw, layout, psw):
+    t, o = _pair(lambda nn: nn.EmbeddingBag(10, 3, **kw))
+    if layout == "2d":
+        oi = torch.tensor([[1, 2, 4], [2, 2, 9], [0, 3, 3]])
+        ooff = None
+    else:
+        oi = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 7])
+        ooff = torch.tensor([0, 2, 2, 5] + ([9] if kw.get("include_last_offset") else []))
+    targs = [T(oi)] + ([T(ooff)] if ooff is not None else [])
+    oargs = [oi] + ([ooff] if ooff is not None else [])
+    okw, tkw = {}, {}
+    inputs_o, inputs_t = list(o.parameters()), list(t.parameters())
+    if psw:
+        ow = torch.rand(oi.shape, requires_grad=True)
+        okw["per_sample_weights"], tkw["per_sample_weights"] = ow, T(ow, True)
+        inputs_o.append(ow)
+        inputs_t.append(tkw["per_sample_weights"])
+    check_vjp(t(*targs, **tkw), o(*oargs, **okw), inputs_t, inputs_o, name=False)
+    close(t.weight, o.weight)
+
+
+def test_embedding_bag_errors_match_pytorch():
+    F, G = tnn.functional, onn.functional
+    w = torch.randn(10, 3)
+    cases = [
+        lambda f, c: f.embedding_bag(c(torch.tensor([1, 2])), c(w), None),
+        lambda f, c: f.embedding_bag(c(torch.tensor([[1, 2]])), c(w), c(torch.tensor([0]))),
+        lambda f, c: f.embedding_bag(c(torch.tensor([1, 2])), c(w), c(torch.tensor([0])), mode="prod"),
+        lambda f, c: f.embedding_bag(c(torch.tensor([1, 2])), c(w), c(torch.tensor([0])), mode="mean",
+                                     per_sample_weights=c(torch.ones(2))),
+        lambda f, c: f.embedding_bag(c(torch.tensor([1, 2])), c(w), c(torch.tensor([0])),
+                                     per_sample_weights=c(torch.ones(3))),
+    ]  # fmt: skip
+    for case in cases:
+        same_error(lambda: case(F, T), lambda: case(G, lambda x: x))  # noqa: B023
+    close(tnn.EmbeddingBag.from_pretrained(T(w), mode="sum")(T(torch.tensor([[1, 2]]))),
+          onn.EmbeddingBag.from_pretrained(w, mode="sum")(torch.tensor([[1, 2]])))

@@ -63,6 +63,7 @@ from ._functional.loss import (  # noqa: F401
     soft_margin_loss,
     triplet_margin_loss,
 )  # fmt: skip
+from ._functional.embedding_bag import embedding_bag  # noqa: F401
 from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
 from ._functional.norm import (  # noqa: F401
     batch_norm,
