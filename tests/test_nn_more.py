@@ -282,3 +282,46 @@ def test_embedding_bag_errors_match_pytorch():
         same_error(lambda: case(F, T), lambda: case(G, lambda x: x))  # noqa: B023
     close(tnn.EmbeddingBag.from_pretrained(T(w), mode="sum")(T(torch.tensor([[1, 2]]))),
           onn.EmbeddingBag.from_pretrained(w, mode="sum")(torch.tensor([[1, 2]])))
+
+
+# ---- pooling -----------------------------------------------------------------------------------
+POOLS = [
+    (lambda nn: nn.AdaptiveMaxPool1d(3, return_indices=True), (2, 3, 7)),
+    (lambda nn: nn.AdaptiveMaxPool1d(4), (3, 10)),
+    (lambda nn: nn.AdaptiveMaxPool2d((3, 2), return_indices=True), (2, 3, 7, 5)),
+    (lambda nn: nn.AdaptiveMaxPool2d((None, 4)), (3, 5, 9)),
+    (lambda nn: nn.AdaptiveMaxPool2d(1, return_indices=True), (1, 2, 4, 4)),
+    (lambda nn: nn.LPPool1d(2, 3, stride=2), (2, 3, 8)),
+    (lambda nn: nn.LPPool2d(1.5, (2, 3), ceil_mode=True), (2, 3, 7, 8)),
+    (lambda nn: nn.LPPool2d(3, 2), (1, 2, 4, 6)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("make,shape", POOLS, ids=[str(i) for i in range(len(POOLS))])
+def test_more_pooling_matches_pytorch(make, shape):
+    t, o = _pair(make)
+    torch.manual_seed(0)
+    ox = (torch.rand(shape) + 0.1 if "LP" in repr(o) else torch.randn(shape)).requires_grad_()
+    tx = T(ox, True)
+    to, oo = t(tx), o(ox)
+    if isinstance(oo, tuple):
+        close(to[1], oo[1], 0, 0)
+        to, oo = to[0], oo[0]
+    check_vjp(to, oo, [tx], [ox], 1e-5, 1e-6, name=False)
+
+
+@pytest.mark.parametrize("shape,kw,out_size", [((2, 3, 6, 8), {}, None), ((3, 5, 7), {"stride": 1}, None),
+                                               ((2, 2, 5, 5), {"stride": 2, "padding": 1}, None), ((1, 2, 6, 6), {}, (1, 2, 7, 7))])
+def test_max_unpool_matches_pytorch(shape, kw, out_size):
+    t, o = _pair(lambda nn: nn.MaxUnpool2d(3 if kw.get("padding") else 2, **kw))
+    torch.manual_seed(0)
+    ox = torch.randn(shape)
+    pooled, idx = onn.functional.max_pool2d(ox, t.kernel_size, t.stride, t.padding, return_indices=True)
+    pooled.requires_grad_()
+    tp = T(pooled, True)
+    check_vjp(t(tp, T(idx), output_size=out_size), o(pooled, idx, output_size=out_size), [tp], [pooled],
+              name=False)  # fmt: skip
+    o1, i1 = onn.functional.max_pool1d(ox.flatten(-2)[..., :9], 3, return_indices=True)
+    close(tnn.MaxUnpool1d(3)(T(o1), T(i1)), onn.MaxUnpool1d(3)(o1, i1), 0, 0)
+    assert repr(tnn.MaxUnpool1d(3)) == repr(onn.MaxUnpool1d(3))
+    same_error(lambda: t(tp, T(idx), output_size=(1, 1)), lambda: o(pooled, idx, output_size=(1, 1)))

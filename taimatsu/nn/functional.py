@@ -64,6 +64,16 @@ from ._functional.loss import (  # noqa: F401
     triplet_margin_loss,
 )  # fmt: skip
 from ._functional.embedding_bag import embedding_bag  # noqa: F401
+from ._functional.pooling_more import (  # noqa: F401
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    lp_pool1d,
+    lp_pool2d,
+    max_unpool1d,
+    max_unpool2d,
+)
 from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
 from ._functional.norm import (  # noqa: F401
     batch_norm,

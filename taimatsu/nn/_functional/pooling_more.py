@@ -1,0 +1,141 @@
+"""Adaptive max pooling, power-average (LP) pooling and max unpooling, composed of Tensor ops.
+
+Adaptive windows have varying sizes; each is padded to the largest by repeating its last index
+(a repeat cannot change a max, and ``max`` keeps the first of equal values), so one gather and
+one ``max`` over the window dim do the whole batch. The windows are PyTorch's:
+``[floor(i * L / O), ceil((i + 1) * L / O))``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...ops.creation import tensor
+from . import pooling as _p
+
+
+def _windows(size: int, out: int) -> np.ndarray:
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    k = int((end - start).max()) if out else 1
+    idx = start[:, None] + np.arange(k)[None, :]
+    return np.minimum(idx, (end - 1)[:, None])
+
+
+def _adaptive_sizes(input: Tensor, output_size, n: int, name: str):
+    if isinstance(output_size, int):
+        output_size = (output_size,) * n
+    output_size = tuple(output_size)
+    if len(output_size) != n:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
+    spatial = input.shape[-n:]
+    sizes = tuple(s if o is None else o for o, s in zip(output_size, spatial))
+    if input.dim() not in (n + 1, n + 2):
+        raise ValueError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {tuple(input.shape)}")
+    return sizes
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    (o,) = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {tuple(input.shape)}")
+    idx = _windows(input.shape[-1], o)
+    win = input[..., tensor(idx, device=input.device)]  # (..., O, k)
+    out, arg = win.max(-1)
+    flat = tensor(idx, device=input.device).expand(*input.shape[:-1], *idx.shape)
+    return out, flat.gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    out, ind = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, ind) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    oh, ow = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    H, W = input.shape[-2:]
+    rows, cols = _windows(H, oh), _windows(W, ow)
+    kh, kw = rows.shape[1], cols.shape[1]
+    r = tensor(rows, device=input.device)[:, :, None, None]
+    c = tensor(cols, device=input.device)[None, None, :, :]
+    win = input[..., r, c]  # (..., oh, kh, ow, kw)
+    lead = input.dim() - 2
+    win = win.movedim(lead + 1, lead + 2).reshape(*input.shape[:-2], oh, ow, kh * kw)
+    out, arg = win.max(-1)
+    flat = (rows[:, None, :, None] * W + cols[None, :, None, :]).reshape(oh, ow, kh * kw)
+    flat = tensor(flat, device=input.device).expand(*input.shape[:-2], oh, ow, kh * kw)
+    return out, flat.gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    out, ind = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, ind) if return_indices else out
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+
+
+def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    if stride is not None:
+        out = _p.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = _p.avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    kw, kh = _pair(kernel_size)
+    if stride is not None:
+        out = _p.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = _p.avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size, n):
+    spatial = input.shape[-n:]
+    default = [(spatial[d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(
+            f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length of "
+            f"'{len(output_size)}'"
+        )
+    for d in range(n):
+        lo = default[d] - stride[d]
+        hi = default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(
+                f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
+            )
+    return output_size
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    kernel_size = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * n
+    if stride is None:
+        stride = kernel_size
+    stride = tuple(stride) if isinstance(stride, (list, tuple)) else (stride,) * n
+    padding = tuple(padding) if isinstance(padding, (list, tuple)) else (padding,) * n
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size, n)
+    lead = input.shape[:-n]
+    numel = 1
+    for s in size:
+        numel *= s
+    src = input.reshape(*lead, -1)
+    out = input.new_zeros((*lead, numel)).scatter(-1, indices.reshape(*lead, -1), src)
+    return out.view(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
