@@ -325,3 +325,49 @@ def test_max_unpool_matches_pytorch(shape, kw, out_size):
     close(tnn.MaxUnpool1d(3)(T(o1), T(i1)), onn.MaxUnpool1d(3)(o1, i1), 0, 0)
     assert repr(tnn.MaxUnpool1d(3)) == repr(onn.MaxUnpool1d(3))
     same_error(lambda: t(tp, T(idx), output_size=(1, 1)), lambda: o(pooled, idx, output_size=(1, 1)))
+
+
+# ---- more layers -------------------------------------------------------------------------------
+LAYERS = [
+    (lambda nn: nn.LocalResponseNorm(3), (2, 5, 4)),
+    (lambda nn: nn.LocalResponseNorm(2, alpha=0.1, beta=0.5, k=2.0), (2, 6, 3, 4)),
+    (lambda nn: nn.ChannelShuffle(3), (2, 6, 2, 3)),
+    (lambda nn: nn.Unfold((2, 3), dilation=1, padding=1, stride=2), (2, 3, 5, 6)),
+    (lambda nn: nn.Fold((4, 5), 2), (2, 12, 12)),
+    (lambda nn: nn.AlphaDropout(0.3), (4, 5)),
+    (lambda nn: nn.FeatureAlphaDropout(0.4), (3, 4, 2, 2)),
+    (lambda nn: nn.AlphaDropout(1.0), (3,)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("make,shape", LAYERS, ids=[str(i) for i in range(len(LAYERS))])
+def test_more_layers_match_pytorch(make, shape):
+    t, o = _pair(make)
+    torch.manual_seed(0)
+    ox = torch.randn(shape, requires_grad=True)
+    tx = T(ox, True)
+    torch.manual_seed(7)
+    oo = o(ox)
+    tm.manual_seed(7)
+    check_vjp(t(tx), oo, [tx], [ox], 1e-5, 1e-6, name=False)
+    t.eval()
+    o.eval()
+    close(t(tx), o(ox))
+
+
+def test_more_layer_errors_match_pytorch():
+    same_error(lambda: tnn.ChannelShuffle(4)(tm.ones(1, 6, 2)), lambda: onn.ChannelShuffle(4)(torch.ones(1, 6, 2)))
+    same_error(lambda: tnn.LocalResponseNorm(2)(tm.ones(1, 6)), lambda: onn.LocalResponseNorm(2)(torch.ones(1, 6)))
+    same_error(lambda: tnn.functional.alpha_dropout(tm.ones(2), 1.5),
+               lambda: onn.functional.alpha_dropout(torch.ones(2), 1.5))  # fmt: skip
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_matches_pytorch(hard):
+    torch.manual_seed(0)
+    ox = torch.randn(4, 5, requires_grad=True)
+    tx = T(ox, True)
+    torch.manual_seed(3)
+    oo = onn.functional.gumbel_softmax(ox, tau=0.5, hard=hard, dim=0)
+    tm.manual_seed(3)
+    check_vjp(tnn.functional.gumbel_softmax(tx, tau=0.5, hard=hard, dim=0), oo, [tx], [ox], 1e-5, 1e-6)

@@ -74,6 +74,13 @@ from ._functional.pooling_more import (  # noqa: F401
     max_unpool1d,
     max_unpool2d,
 )
+from ._functional.misc_more import (  # noqa: F401
+    alpha_dropout,
+    channel_shuffle,
+    feature_alpha_dropout,
+    gumbel_softmax,
+    local_response_norm,
+)
 from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
 from ._functional.norm import (  # noqa: F401
     batch_norm,

@@ -39,7 +39,8 @@ from .batchnorm import (
 )
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .misc_layers import ChannelShuffle, Fold, LocalResponseNorm, Unfold
 from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import (
@@ -107,6 +108,12 @@ from .transformer import (
 )
 
 __all__ = [
+    "Unfold",
+    "LocalResponseNorm",
+    "Fold",
+    "ChannelShuffle",
+    "FeatureAlphaDropout",
+    "AlphaDropout",
     "CELU",
     "ELU",
     "GELU",
