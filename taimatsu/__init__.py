@@ -56,6 +56,10 @@ from .ops.pointwise import (  # noqa: F401
 )  # fmt: skip
 from .ops.pointwise import acos as arccos, acosh as arccosh, asin as arcsin, asinh as arcsinh  # noqa: F401
 from .ops.pointwise import atan as arctan, atan2 as arctan2, atanh as arctanh  # noqa: F401
+from .ops.pointwise_more import (  # noqa: F401
+    deg2rad, frexp, gcd, heaviside, i0, isreal, lcm, ldexp, logaddexp2, logcumsumexp, mvlgamma, nextafter,
+    rad2deg, sinc,
+)  # fmt: skip
 
 # ---- reductions ----------------------------------------------------------------------------------------------
 from .ops.reduction import (  # noqa: F401
@@ -92,6 +96,7 @@ from ._legacy import (  # noqa: F401
 )  # fmt: skip
 from . import linalg, serialization  # noqa: F401
 from . import fft  # noqa: E402, F401
+from . import special  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
@@ -182,3 +187,8 @@ from .backend.threads import (  # noqa: E402, F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )  # fmt: skip
 from .ops.pointwise import view_as_complex, view_as_real  # noqa: E402, F401
+from .ops.shape_more import (  # noqa: E402, F401
+    block_diag, cartesian_prod, combinations, diag, diag_embed, diagflat, kron, meshgrid, repeat_interleave,
+    trace, tril_indices, triu_indices, vander,
+)  # fmt: skip
+from .ops.linalg_more import cdist, chain_matmul, cross, dist, renorm  # noqa: E402, F401

@@ -19,6 +19,22 @@ def _bind() -> None:
     from .ops import reduction as _red
     from .ops import shape as _sh
     from .ops import sorting as _so
+    from .ops import linalg_more, pointwise_more, shape_more
+
+    # Ops whose function takes the tensor first are methods as they are (``t.sinc()``).
+    for module, names in (
+        (pointwise_more, _POINTWISE_MORE),
+        (shape_more, "diag diag_embed diagflat repeat_interleave unfold kron trace"),
+        (linalg_more, "cross dist renorm renorm_"),
+    ):
+        for name in names.split():
+            setattr(TensorMethods, name, getattr(module, name))
+
+
+_POINTWISE_MORE = (
+    "sinc sinc_ i0 i0_ rad2deg rad2deg_ deg2rad deg2rad_ logaddexp2 nextafter nextafter_ heaviside "
+    "heaviside_ gcd gcd_ lcm lcm_ ldexp ldexp_ frexp mvlgamma mvlgamma_ isreal float_power_ logcumsumexp"
+)
 
 
 class TensorMethods:
