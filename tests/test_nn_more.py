@@ -371,3 +371,79 @@ def test_gumbel_softmax_matches_pytorch(hard):
     oo = onn.functional.gumbel_softmax(ox, tau=0.5, hard=hard, dim=0)
     tm.manual_seed(3)
     check_vjp(tnn.functional.gumbel_softmax(tx, tau=0.5, hard=hard, dim=0), oo, [tx], [ox], 1e-5, 1e-6)
+
+
+# ---- more losses -------------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [{}, {"p": 2, "margin": 0.5}, {"weight": "w", "reduction": "sum"},
+                                {"reduction": "none"}])  # fmt: skip
+def test_multi_margin_loss_matches_pytorch(kw):
+    torch.manual_seed(0)
+    okw = dict(kw)
+    if kw.get("weight"):
+        okw["weight"] = torch.rand(5)
+    tkw = {k: T(v) if isinstance(v, torch.Tensor) else v for k, v in okw.items()}
+    t, o = _pair(lambda nn: nn.MultiMarginLoss(**(tkw if nn is tnn else okw)))
+    ox = torch.randn(4, 5, requires_grad=True)
+    y = torch.tensor([0, 4, 2, 2])
+    tx = T(ox, True)
+    check_vjp(t(tx, T(y)), o(ox, y), [tx], [ox], name=False)
+    close(t(tx[0], T(y[0])), o(ox[0], y[0]))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_matches_pytorch(reduction):
+    torch.manual_seed(0)
+    ox = torch.randn(3, 5, requires_grad=True)
+    y = torch.tensor([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 0, 0]])
+    tx = T(ox, True)
+    t, o = tnn.MultiLabelMarginLoss(reduction=reduction), onn.MultiLabelMarginLoss(reduction=reduction)
+    check_vjp(t(tx, T(y)), o(ox, y), [tx], [ox], name=False)
+    close(t(tx[0], T(y[0])), o(ox[0], y[0]))
+
+
+@pytest.mark.parametrize("kw", [{}, {"swap": True, "margin": 2.0, "reduction": "none"}, {"dist": True}])
+def test_triplet_with_distance_matches_pytorch(kw):
+    kw = dict(kw)
+    if kw.pop("dist", False):
+        t, o = _pair(lambda nn: nn.TripletMarginWithDistanceLoss(distance_function=nn.PairwiseDistance(p=1.0)))
+    else:
+        t, o = _pair(lambda nn: nn.TripletMarginWithDistanceLoss(**kw))
+    (ta, tp, tn), (oa, op, on) = _three()
+    check_vjp(t(ta, tp, tn), o(oa, op, on), [ta, tp, tn], [oa, op, on], name=False)
+    same_error(lambda: tnn.TripletMarginWithDistanceLoss(margin=0), lambda: onn.TripletMarginWithDistanceLoss(margin=0))
+    same_error(lambda: t(ta, tp, tn[0]), lambda: o(oa, op, on[0]))
+
+
+def _three():
+    torch.manual_seed(2)
+    o = [torch.randn(4, 6, requires_grad=True) for _ in range(3)]
+    return [T(x, True) for x in o], o
+
+
+CTC = [
+    ("padded", "mean", False), ("concat", "sum", False), ("padded", "none", True), ("concat", "mean", True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("layout,reduction,zero_inf", CTC)
+def test_ctc_loss_matches_pytorch(layout, reduction, zero_inf):
+    torch.manual_seed(0)
+    T_, N, C = 8, 3, 5
+    logits = torch.randn(T_, N, C, requires_grad=True)
+    tl_logits = T(logits, True)
+    in_len = torch.tensor([8, 6, 7])
+    tgt_len = torch.tensor([3, 2, 0 if zero_inf else 4])
+    padded = torch.tensor([[1, 2, 2, 0], [3, 4, 0, 0], [1, 1, 2, 3]])
+    if zero_inf:
+        tgt_len = torch.tensor([3, 2, 6])  # the last cannot fit: infinite loss, zeroed
+        in_len = torch.tensor([8, 6, 5])
+        padded = torch.tensor([[1, 2, 2, 0, 0, 0], [3, 4, 0, 0, 0, 0], [1, 2, 1, 2, 1, 2]])
+    targets = padded if layout == "padded" else torch.cat([padded[i, : tgt_len[i]] for i in range(N)])
+    o = onn.CTCLoss(blank=0, reduction=reduction, zero_infinity=zero_inf)
+    t = tnn.CTCLoss(blank=0, reduction=reduction, zero_infinity=zero_inf)
+    olp = logits.log_softmax(2)
+    tlp = tl_logits.log_softmax(2)
+    check_vjp(t(tlp, T(targets), T(in_len), T(tgt_len)), o(olp, targets, in_len, tgt_len), [tl_logits, tlp],
+              [logits, olp], 1e-4, 1e-5, name=False)  # fmt: skip
+    # unbatched, tuple lengths
+    close(t(tlp[:, 0], T(padded[0, :3]), (8,), (3,)), o(olp[:, 0], padded[0, :3], (8,), (3,)), 1e-4, 1e-5)

@@ -74,6 +74,12 @@ from ._functional.pooling_more import (  # noqa: F401
     max_unpool1d,
     max_unpool2d,
 )
+from ._functional.loss_more import (  # noqa: F401
+    ctc_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 from ._functional.misc_more import (  # noqa: F401
     alpha_dropout,
     channel_shuffle,

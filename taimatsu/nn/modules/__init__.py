@@ -61,6 +61,10 @@ from .loss import (
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    CTCLoss,
+    MultiLabelMarginLoss,
+    MultiMarginLoss,
+    TripletMarginWithDistanceLoss,
 )  # fmt: skip
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -108,6 +112,10 @@ from .transformer import (
 )
 
 __all__ = [
+    "TripletMarginWithDistanceLoss",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "CTCLoss",
     "Unfold",
     "LocalResponseNorm",
     "Fold",
