@@ -447,3 +447,40 @@ def test_ctc_loss_matches_pytorch(layout, reduction, zero_inf):
               [logits, olp], 1e-4, 1e-5, name=False)  # fmt: skip
     # unbatched, tuple lengths
     close(t(tlp[:, 0], T(padded[0, :3]), (8,), (3,)), o(olp[:, 0], padded[0, :3], (8,), (3,)), 1e-4, 1e-5)
+
+
+# ---- affine_grid / grid_sample -----------------------------------------------------------------
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 1, 2, 3, 4)])
+def test_affine_grid_matches_pytorch(align, size):
+    torch.manual_seed(0)
+    ot = torch.randn(2, len(size) - 2, len(size) - 1, requires_grad=True)
+    tt = T(ot, True)
+    check_vjp(tnn.functional.affine_grid(tt, size, align_corners=align),
+              onn.functional.affine_grid(ot, size, align_corners=align), [tt], [ot], name=False)  # fmt: skip
+    same_error(lambda: tnn.functional.affine_grid(tt, (2, 3, 4), align_corners=align),
+               lambda: onn.functional.affine_grid(ot, (2, 3, 4), align_corners=align))  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_matches_pytorch(mode, padding_mode, align):
+    torch.manual_seed(0)
+    ox = torch.randn(2, 3, 4, 5, requires_grad=True)
+    og = (torch.rand(2, 3, 6, 2) * 2.6 - 1.3).requires_grad_()  # some points fall outside [-1, 1]
+    tx, tg = T(ox, True), T(og, True)
+    k = 2 if mode == "bilinear" else 1  # nearest: no gradient for the grid
+    check_vjp(tnn.functional.grid_sample(tx, tg, mode, padding_mode, align),
+              onn.functional.grid_sample(ox, og, mode, padding_mode, align), [tx, tg][:k],
+              [ox, og][:k], 1e-4, 1e-5, name=False)  # fmt: skip
+
+
+def test_grid_sample_warning_and_errors():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        onn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2))
+        tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2))
+    assert str(w[0].message) == str(w[1].message)
+    same_error(lambda: tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2), mode="cubic"),
+               lambda: onn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), mode="cubic"))
