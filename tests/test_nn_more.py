@@ -484,3 +484,32 @@ def test_grid_sample_warning_and_errors():
     assert str(w[0].message) == str(w[1].message)
     same_error(lambda: tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2), mode="cubic"),
                lambda: onn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), mode="cubic"))
+
+
+# ---- 3-D layers --------------------------------------------------------------------------------
+THREE_D = [
+    (lambda nn: nn.Conv3d(2, 4, 3, padding=1), (2, 2, 4, 5, 5)),
+    (lambda nn: nn.Conv3d(4, 4, (2, 3, 1), stride=(2, 1, 2), dilation=(2, 1, 1), groups=2, bias=False), (1, 4, 6, 4, 5)),
+    (lambda nn: nn.Conv3d(2, 3, 2, padding="same"), (2, 3, 4, 4)),
+    (lambda nn: nn.MaxPool3d(2, return_indices=True), (2, 2, 4, 5, 6)),
+    (lambda nn: nn.MaxPool3d((3, 2, 2), stride=(2, 1, 2), padding=1, ceil_mode=True, return_indices=True), (1, 2, 5, 4, 5)),
+    (lambda nn: nn.MaxPool3d(2, dilation=2, return_indices=True), (2, 5, 5, 6)),
+    (lambda nn: nn.AvgPool3d(2), (2, 2, 4, 5, 6)),
+    (lambda nn: nn.AvgPool3d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False), (1, 2, 6, 5, 6)),
+    (lambda nn: nn.AvgPool3d((2, 3, 3), stride=2, padding=1, ceil_mode=True), (1, 2, 5, 6, 6)),
+    (lambda nn: nn.AvgPool3d(2, divisor_override=3), (2, 4, 4, 4)),
+]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("make,shape", THREE_D, ids=[str(i) for i in range(len(THREE_D))])
+def test_3d_layers_match_pytorch(make, shape):
+    t, o = _pair(make)
+    torch.manual_seed(0)
+    ox = torch.randn(shape, requires_grad=True)
+    tx = T(ox, True)
+    to, oo = t(tx), o(ox)
+    if isinstance(oo, tuple):
+        close(to[1], oo[1], 0, 0)
+        to, oo = to[0], oo[0]
+    check_vjp(to, oo, [tx, *t.parameters()], [ox, *o.parameters()], 1e-4, 1e-5, name=False)

@@ -74,6 +74,7 @@ from ._functional.pooling_more import (  # noqa: F401
     max_unpool1d,
     max_unpool2d,
 )
+from ._functional.three_d import avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices  # noqa: F401
 from ._functional.grid import affine_grid, grid_sample  # noqa: F401
 from ._functional.loss_more import (  # noqa: F401
     ctc_loss,

@@ -38,7 +38,7 @@ from .batchnorm import (
     InstanceNorm3d,
 )
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .misc_layers import ChannelShuffle, Fold, LocalResponseNorm, Unfold
 from .flatten import Flatten
@@ -99,6 +99,8 @@ from .pooling import (
     MaxPool2d,
     MaxUnpool1d,
     MaxUnpool2d,
+    AvgPool3d,
+    MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -112,6 +114,9 @@ from .transformer import (
 )
 
 __all__ = [
+    "MaxPool3d",
+    "Conv3d",
+    "AvgPool3d",
     "TripletMarginWithDistanceLoss",
     "MultiMarginLoss",
     "MultiLabelMarginLoss",

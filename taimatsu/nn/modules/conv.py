@@ -133,6 +133,33 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+def _triple(v) -> tuple:
+    return tuple(v) if isinstance(v, (list, tuple)) else (v, v, v)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) input (2-D kernels over the depth taps)."""
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+        bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        padding = padding if isinstance(padding, str) else _triple(padding)
+        super().__init__(
+            in_channels, out_channels, _triple(kernel_size), _triple(stride), padding, _triple(dilation), False,
+            (0, 0, 0), groups, bias, padding_mode, device, dtype,
+        )  # fmt: skip
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv3d(padded, weight, bias, self.stride, (0, 0, 0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 def _single(v) -> tuple:
     return tuple(v) if isinstance(v, (list, tuple)) else (v,)
 
