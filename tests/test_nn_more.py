@@ -11,7 +11,7 @@ from taimatsu import nn as tnn
 
 torch = pytest.importorskip("torch")
 import torch.nn as onn
-from nn_oracle import T, check_vjp, close, copy_weights, same_error
+from nn_oracle import T, check_vjp, close, same_error
 
 pytestmark = pytest.mark.oracle
 
@@ -72,10 +72,15 @@ def test_transformer_matches_pytorch():
     close(t(tsrc[0], ttgt[0]), o(osrc[0], otgt[0]), 1e-4, 1e-5)
     # unbatched + default (time-major) construction, and the default-init numbers
     t2, o2 = _pair(lambda nn: nn.Transformer(4, 2, 1, 1, 8))
-    same_error(lambda: t2(T(osrc[:, :, :4]), T(otgt[:1, :, :4])), lambda: o2(osrc[:, :, :4], otgt[:1, :, :4]))
+    same_error(
+        lambda: t2(T(osrc[:, :, :4]), T(otgt[:1, :, :4])),
+        lambda: o2(osrc[:, :, :4], otgt[:1, :, :4]),
+    )
     same_error(lambda: t2(T(osrc), T(otgt[:, :, :4])), lambda: o2(osrc, otgt[:, :, :4]))
     for sz, dt in [(3, None), (1, torch.float64)]:
-        a = tm.nn.Transformer.generate_square_subsequent_mask(sz, dtype=getattr(tm, str(dt)[6:]) if dt else None)
+        a = tm.nn.Transformer.generate_square_subsequent_mask(
+            sz, dtype=getattr(tm, str(dt)[6:]) if dt else None
+        )
         close(a, onn.Transformer.generate_square_subsequent_mask(sz, dtype=dt), 0, 0)
 
 
@@ -142,7 +147,9 @@ def test_forward_hooks_with_kwargs_and_always_call():
                                 with_kwargs=True)  # fmt: skip
         m.register_forward_hook(lambda mod, a, out: seen.append(("always", out if out is None else out.tolist())),
                                 always_call=True)  # fmt: skip
-        m.register_forward_pre_hook(lambda mod, a, kw: (a, {"scale": kw.get("scale", 1.0) * 2}), with_kwargs=True)
+        m.register_forward_pre_hook(
+            lambda mod, a, kw: (a, {"scale": kw.get("scale", 1.0) * 2}), with_kwargs=True
+        )
         r = m(lib.tensor([1.0, 2.0]), scale=1.5).tolist()
         try:
             m(lib.tensor([1.0]), scale=-1.0)
@@ -151,6 +158,7 @@ def test_forward_hooks_with_kwargs_and_always_call():
         return r, seen
 
     assert run(tnn, tm) == run(onn, torch)
+
     def bad(nn, lib):
         m = nn.Linear(2, 2)
         m.register_forward_pre_hook(lambda mod, a, k: 1, with_kwargs=True)
@@ -178,7 +186,9 @@ def test_parametrizations_match_pytorch(kind):
     ox = torch.randn((2, 2, 5, 5) if conv else (5, 3), requires_grad=True)
     tx = T(ox, True)
     for _ in range(2):  # training mode runs the power iteration on each call
-        check_vjp(t(tx), o(ox), [tx, *t.parameters()], [ox, *o.parameters()], 1e-4, 1e-5, name=False)
+        check_vjp(
+            t(tx), o(ox), [tx, *t.parameters()], [ox, *o.parameters()], 1e-4, 1e-5, name=False
+        )
     for (tk, tv), (ok, ov) in zip(t.state_dict().items(), o.state_dict().items(), strict=True):
         assert tk == ok
         close(tv, ov, 1e-5, 1e-6)
@@ -209,14 +219,28 @@ def test_parametrize_register_assign_remove():
         m.weight = lib.arange(9.0).view(3, 3)
         out.append(m.parametrizations.weight.original.tolist())
         P.remove_parametrizations(m, "weight")
-        out += [repr(m), type(m).__name__, list(m.state_dict()), m.weight.tolist(), type(m.weight).__name__]
+        out += [
+            repr(m),
+            type(m).__name__,
+            list(m.state_dict()),
+            m.weight.tolist(),
+            type(m.weight).__name__,
+        ]
         return out
 
     assert run(tnn, tm) == run(onn, torch)
-    same_error(lambda: tnn.utils.parametrize.register_parametrization(tnn.Linear(2, 2), "w", tnn.Identity()),
-               lambda: onn.utils.parametrize.register_parametrization(onn.Linear(2, 2), "w", onn.Identity()))
-    same_error(lambda: tnn.utils.parametrize.remove_parametrizations(tnn.Linear(2, 2), "weight"),
-               lambda: onn.utils.parametrize.remove_parametrizations(onn.Linear(2, 2), "weight"))
+    same_error(
+        lambda: tnn.utils.parametrize.register_parametrization(
+            tnn.Linear(2, 2), "w", tnn.Identity()
+        ),
+        lambda: onn.utils.parametrize.register_parametrization(
+            onn.Linear(2, 2), "w", onn.Identity()
+        ),
+    )
+    same_error(
+        lambda: tnn.utils.parametrize.remove_parametrizations(tnn.Linear(2, 2), "weight"),
+        lambda: onn.utils.parametrize.remove_parametrizations(onn.Linear(2, 2), "weight"),
+    )
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")
@@ -280,8 +304,10 @@ def test_embedding_bag_errors_match_pytorch():
     ]  # fmt: skip
     for case in cases:
         same_error(lambda: case(F, T), lambda: case(G, lambda x: x))  # noqa: B023
-    close(tnn.EmbeddingBag.from_pretrained(T(w), mode="sum")(T(torch.tensor([[1, 2]]))),
-          onn.EmbeddingBag.from_pretrained(w, mode="sum")(torch.tensor([[1, 2]])))
+    close(
+        tnn.EmbeddingBag.from_pretrained(T(w), mode="sum")(T(torch.tensor([[1, 2]]))),
+        onn.EmbeddingBag.from_pretrained(w, mode="sum")(torch.tensor([[1, 2]])),
+    )
 
 
 # ---- pooling -----------------------------------------------------------------------------------
@@ -310,13 +336,22 @@ def test_more_pooling_matches_pytorch(make, shape):
     check_vjp(to, oo, [tx], [ox], 1e-5, 1e-6, name=False)
 
 
-@pytest.mark.parametrize("shape,kw,out_size", [((2, 3, 6, 8), {}, None), ((3, 5, 7), {"stride": 1}, None),
-                                               ((2, 2, 5, 5), {"stride": 2, "padding": 1}, None), ((1, 2, 6, 6), {}, (1, 2, 7, 7))])
+@pytest.mark.parametrize(
+    "shape,kw,out_size",
+    [
+        ((2, 3, 6, 8), {}, None),
+        ((3, 5, 7), {"stride": 1}, None),
+        ((2, 2, 5, 5), {"stride": 2, "padding": 1}, None),
+        ((1, 2, 6, 6), {}, (1, 2, 7, 7)),
+    ],
+)
 def test_max_unpool_matches_pytorch(shape, kw, out_size):
     t, o = _pair(lambda nn: nn.MaxUnpool2d(3 if kw.get("padding") else 2, **kw))
     torch.manual_seed(0)
     ox = torch.randn(shape)
-    pooled, idx = onn.functional.max_pool2d(ox, t.kernel_size, t.stride, t.padding, return_indices=True)
+    pooled, idx = onn.functional.max_pool2d(
+        ox, t.kernel_size, t.stride, t.padding, return_indices=True
+    )
     pooled.requires_grad_()
     tp = T(pooled, True)
     check_vjp(t(tp, T(idx), output_size=out_size), o(pooled, idx, output_size=out_size), [tp], [pooled],
@@ -324,7 +359,9 @@ def test_max_unpool_matches_pytorch(shape, kw, out_size):
     o1, i1 = onn.functional.max_pool1d(ox.flatten(-2)[..., :9], 3, return_indices=True)
     close(tnn.MaxUnpool1d(3)(T(o1), T(i1)), onn.MaxUnpool1d(3)(o1, i1), 0, 0)
     assert repr(tnn.MaxUnpool1d(3)) == repr(onn.MaxUnpool1d(3))
-    same_error(lambda: t(tp, T(idx), output_size=(1, 1)), lambda: o(pooled, idx, output_size=(1, 1)))
+    same_error(
+        lambda: t(tp, T(idx), output_size=(1, 1)), lambda: o(pooled, idx, output_size=(1, 1))
+    )
 
 
 # ---- more layers -------------------------------------------------------------------------------
@@ -356,8 +393,14 @@ def test_more_layers_match_pytorch(make, shape):
 
 
 def test_more_layer_errors_match_pytorch():
-    same_error(lambda: tnn.ChannelShuffle(4)(tm.ones(1, 6, 2)), lambda: onn.ChannelShuffle(4)(torch.ones(1, 6, 2)))
-    same_error(lambda: tnn.LocalResponseNorm(2)(tm.ones(1, 6)), lambda: onn.LocalResponseNorm(2)(torch.ones(1, 6)))
+    same_error(
+        lambda: tnn.ChannelShuffle(4)(tm.ones(1, 6, 2)),
+        lambda: onn.ChannelShuffle(4)(torch.ones(1, 6, 2)),
+    )
+    same_error(
+        lambda: tnn.LocalResponseNorm(2)(tm.ones(1, 6)),
+        lambda: onn.LocalResponseNorm(2)(torch.ones(1, 6)),
+    )
     same_error(lambda: tnn.functional.alpha_dropout(tm.ones(2), 1.5),
                lambda: onn.functional.alpha_dropout(torch.ones(2), 1.5))  # fmt: skip
 
@@ -370,7 +413,9 @@ def test_gumbel_softmax_matches_pytorch(hard):
     torch.manual_seed(3)
     oo = onn.functional.gumbel_softmax(ox, tau=0.5, hard=hard, dim=0)
     tm.manual_seed(3)
-    check_vjp(tnn.functional.gumbel_softmax(tx, tau=0.5, hard=hard, dim=0), oo, [tx], [ox], 1e-5, 1e-6)
+    check_vjp(
+        tnn.functional.gumbel_softmax(tx, tau=0.5, hard=hard, dim=0), oo, [tx], [ox], 1e-5, 1e-6
+    )
 
 
 # ---- more losses -------------------------------------------------------------------------------
@@ -396,21 +441,33 @@ def test_multilabel_margin_loss_matches_pytorch(reduction):
     ox = torch.randn(3, 5, requires_grad=True)
     y = torch.tensor([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 0, 0]])
     tx = T(ox, True)
-    t, o = tnn.MultiLabelMarginLoss(reduction=reduction), onn.MultiLabelMarginLoss(reduction=reduction)
+    t, o = (
+        tnn.MultiLabelMarginLoss(reduction=reduction),
+        onn.MultiLabelMarginLoss(reduction=reduction),
+    )
     check_vjp(t(tx, T(y)), o(ox, y), [tx], [ox], name=False)
     close(t(tx[0], T(y[0])), o(ox[0], y[0]))
 
 
-@pytest.mark.parametrize("kw", [{}, {"swap": True, "margin": 2.0, "reduction": "none"}, {"dist": True}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"swap": True, "margin": 2.0, "reduction": "none"}, {"dist": True}]
+)
 def test_triplet_with_distance_matches_pytorch(kw):
     kw = dict(kw)
     if kw.pop("dist", False):
-        t, o = _pair(lambda nn: nn.TripletMarginWithDistanceLoss(distance_function=nn.PairwiseDistance(p=1.0)))
+        t, o = _pair(
+            lambda nn: nn.TripletMarginWithDistanceLoss(
+                distance_function=nn.PairwiseDistance(p=1.0)
+            )
+        )
     else:
         t, o = _pair(lambda nn: nn.TripletMarginWithDistanceLoss(**kw))
     (ta, tp, tn), (oa, op, on) = _three()
     check_vjp(t(ta, tp, tn), o(oa, op, on), [ta, tp, tn], [oa, op, on], name=False)
-    same_error(lambda: tnn.TripletMarginWithDistanceLoss(margin=0), lambda: onn.TripletMarginWithDistanceLoss(margin=0))
+    same_error(
+        lambda: tnn.TripletMarginWithDistanceLoss(margin=0),
+        lambda: onn.TripletMarginWithDistanceLoss(margin=0),
+    )
     same_error(lambda: t(ta, tp, tn[0]), lambda: o(oa, op, on[0]))
 
 
@@ -438,7 +495,9 @@ def test_ctc_loss_matches_pytorch(layout, reduction, zero_inf):
         tgt_len = torch.tensor([3, 2, 6])  # the last cannot fit: infinite loss, zeroed
         in_len = torch.tensor([8, 6, 5])
         padded = torch.tensor([[1, 2, 2, 0, 0, 0], [3, 4, 0, 0, 0, 0], [1, 2, 1, 2, 1, 2]])
-    targets = padded if layout == "padded" else torch.cat([padded[i, : tgt_len[i]] for i in range(N)])
+    targets = (
+        padded if layout == "padded" else torch.cat([padded[i, : tgt_len[i]] for i in range(N)])
+    )
     o = onn.CTCLoss(blank=0, reduction=reduction, zero_infinity=zero_inf)
     t = tnn.CTCLoss(blank=0, reduction=reduction, zero_infinity=zero_inf)
     olp = logits.log_softmax(2)
@@ -446,7 +505,12 @@ def test_ctc_loss_matches_pytorch(layout, reduction, zero_inf):
     check_vjp(t(tlp, T(targets), T(in_len), T(tgt_len)), o(olp, targets, in_len, tgt_len), [tl_logits, tlp],
               [logits, olp], 1e-4, 1e-5, name=False)  # fmt: skip
     # unbatched, tuple lengths
-    close(t(tlp[:, 0], T(padded[0, :3]), (8,), (3,)), o(olp[:, 0], padded[0, :3], (8,), (3,)), 1e-4, 1e-5)
+    close(
+        t(tlp[:, 0], T(padded[0, :3]), (8,), (3,)),
+        o(olp[:, 0], padded[0, :3], (8,), (3,)),
+        1e-4,
+        1e-5,
+    )
 
 
 # ---- affine_grid / grid_sample -----------------------------------------------------------------
@@ -482,8 +546,12 @@ def test_grid_sample_warning_and_errors():
         onn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2))
         tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2))
     assert str(w[0].message) == str(w[1].message)
-    same_error(lambda: tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2), mode="cubic"),
-               lambda: onn.functional.grid_sample(torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), mode="cubic"))
+    same_error(
+        lambda: tnn.functional.grid_sample(tm.ones(1, 1, 2, 2), tm.zeros(1, 1, 1, 2), mode="cubic"),
+        lambda: onn.functional.grid_sample(
+            torch.ones(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), mode="cubic"
+        ),
+    )
 
 
 # ---- 3-D layers --------------------------------------------------------------------------------

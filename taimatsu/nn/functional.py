@@ -47,6 +47,8 @@ from ._functional.activation import (  # noqa: F401
     threshold,
     threshold_,
 )  # fmt: skip
+from ._functional.embedding_bag import embedding_bag  # noqa: F401
+from ._functional.grid import affine_grid, grid_sample  # noqa: F401
 from ._functional.loss import (  # noqa: F401
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -63,25 +65,13 @@ from ._functional.loss import (  # noqa: F401
     soft_margin_loss,
     triplet_margin_loss,
 )  # fmt: skip
-from ._functional.embedding_bag import embedding_bag  # noqa: F401
-from ._functional.pooling_more import (  # noqa: F401
-    adaptive_max_pool1d,
-    adaptive_max_pool1d_with_indices,
-    adaptive_max_pool2d,
-    adaptive_max_pool2d_with_indices,
-    lp_pool1d,
-    lp_pool2d,
-    max_unpool1d,
-    max_unpool2d,
-)
-from ._functional.three_d import avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices  # noqa: F401
-from ._functional.grid import affine_grid, grid_sample  # noqa: F401
 from ._functional.loss_more import (  # noqa: F401
     ctc_loss,
     multi_margin_loss,
     multilabel_margin_loss,
     triplet_margin_with_distance_loss,
 )
+from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
 from ._functional.misc_more import (  # noqa: F401
     alpha_dropout,
     channel_shuffle,
@@ -89,7 +79,6 @@ from ._functional.misc_more import (  # noqa: F401
     gumbel_softmax,
     local_response_norm,
 )
-from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
 from ._functional.norm import (  # noqa: F401
     batch_norm,
     cosine_similarity,
@@ -118,6 +107,17 @@ from ._functional.pooling import (  # noqa: F401
     pixel_unshuffle,
     upsample,
 )  # fmt: skip
+from ._functional.pooling_more import (  # noqa: F401
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    lp_pool1d,
+    lp_pool2d,
+    max_unpool1d,
+    max_unpool2d,
+)
+from ._functional.three_d import avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices  # noqa: F401
 
 
 def _missing(fn: str, names) -> TypeError:

@@ -38,7 +38,9 @@ def embedding_bag(
             f"the same shape as the input ({input.shape})"
         )
     if weight.dim() != 2:
-        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+        raise ValueError(
+            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
+        )
     n = input.numel()
     if input.dim() == 2:
         if offsets is not None:
@@ -55,7 +57,9 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor")
         off = np.asarray(offsets.tolist(), dtype=np.int64)
     else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+        raise ValueError(
+            f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}"
+        )
     if mode == "max":
         if scale_grad_by_freq:
             raise ValueError("max mode does not support scaling the gradient by the frequency")
@@ -94,11 +98,15 @@ def embedding_bag(
     dim = weight.size(1)
     out = weight.new_zeros((nbags, dim))
     if mode == "max":
-        return out.scatter_reduce(0, bags.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False)
+        return out.scatter_reduce(
+            0, bags.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False
+        )
     out = out.index_add(0, bags, rows)
     if mode == "mean":
         counts = np.bincount(bag[keep], minlength=nbags).clip(min=1)
-        out = out / tensor(counts.astype(np.float64), dtype=weight.dtype, device=weight.device).unsqueeze(1)
+        out = out / tensor(
+            counts.astype(np.float64), dtype=weight.dtype, device=weight.device
+        ).unsqueeze(1)
     return out
 
 

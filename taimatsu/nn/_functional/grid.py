@@ -68,7 +68,9 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         d = k - 1 - j  # spatial index of coordinate j
         shape = [1] * k
         shape[d] = spatial[d]
-        axes.append(_linspace_from_neg_one(theta, spatial[d], align_corners).view(shape).expand(spatial))
+        axes.append(
+            _linspace_from_neg_one(theta, spatial[d], align_corners).view(shape).expand(spatial)
+        )
     axes.append(ones(spatial, dtype=theta.dtype, device=theta.device))
     from ...ops.shape import stack
 
@@ -99,7 +101,11 @@ def _source_index(coord: Tensor, size: int, padding_mode: str, align_corners: bo
     if padding_mode == "border":
         coord = coord.clamp(0, size - 1)
     elif padding_mode == "reflection":
-        coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1)
+        coord = (
+            _reflect(coord, 0, 2 * (size - 1))
+            if align_corners
+            else _reflect(coord, -1, 2 * size - 1)
+        )
         coord = coord.clamp(0, size - 1)
     return coord
 
@@ -119,7 +125,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     if mode == "bicubic" or input.dim() != 4:
-        raise NotImplementedError("taimatsu: grid_sample supports 4-D input with bilinear or nearest mode only")
+        raise NotImplementedError(
+            "taimatsu: grid_sample supports 4-D input with bilinear or nearest mode only"
+        )
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(
             "grid_sampler(): expected grid to have size 2 in last dimension and the same batch size as input, "

@@ -31,9 +31,7 @@ def multi_margin_loss(
     y = target.reshape(-1)
     n, c = x.shape
     if y.numel() != n:
-        raise RuntimeError(
-            f"inconsistent target size, expected {n} but got {list(target.shape)}"
-        )
+        raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
     if n and (int(y.min()) < 0 or int(y.max()) >= c):
         raise RuntimeError("target out of range")
     x_y = x.gather(1, y.unsqueeze(1))
@@ -111,14 +109,16 @@ def ctc_loss(
     """Connectionist Temporal Classification loss of (T, N, C) (or (T, C)) log-probabilities."""
     unbatched = log_probs.dim() == 2
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
-    T_, N, C = lp.shape
+    T_, N, _ = lp.shape
     in_len, tl = _lengths(input_lengths), _lengths(target_lengths)
     if unbatched and targets.dim() == 1 and len(tl) == 1 and targets.numel() != tl[0]:
         targets = targets[: int(tl[0])]
     S = int(tl.max()) if len(tl) else 0
     if targets.dim() == 1 and not unbatched:  # concatenated targets
         starts = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64)
-        pos = np.minimum(starts[:, None] + np.arange(max(S, 1))[None, :], max(targets.numel() - 1, 0))
+        pos = np.minimum(
+            starts[:, None] + np.arange(max(S, 1))[None, :], max(targets.numel() - 1, 0)
+        )
         if targets.numel():
             tgt = targets.reshape(-1)[tensor(pos, device=lp.device)][:, :S]
         else:

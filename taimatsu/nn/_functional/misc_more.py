@@ -15,12 +15,16 @@ from ...ops.creation import empty, empty_like, zeros_like
 from .pooling import pad
 
 
-def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
     """Divide by ``(k + alpha * mean of squares over ``size`` neighbouring channels) ** beta``."""
     dim = input.dim()
     if dim < 3:
         # PyTorch's message, with the indentation its source line continuation leaves in it
-        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)")
+        raise ValueError(
+            f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)"
+        )
     if input.numel() == 0:
         return input
     sizes = input.shape
@@ -55,12 +59,16 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
     return out.add_(b)
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Dropout that keeps SELU's zero mean and unit variance."""
     return _alpha_dropout(input, p, training, inplace, feature=False)
 
 
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
@@ -71,7 +79,9 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
             f"{list(input.shape)}"
         )
     if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
     c = input.shape[1]
     if c % groups:
         raise RuntimeError(
@@ -81,7 +91,9 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
 
 
-def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
     """Softmax of ``(logits + Gumbel noise) / tau``; ``hard`` gives one-hot samples with the soft gradient."""
     gumbels = -empty_like(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)

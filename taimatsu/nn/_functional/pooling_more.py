@@ -33,14 +33,18 @@ def _adaptive_sizes(input: Tensor, output_size, n: int, name: str):
     spatial = input.shape[-n:]
     sizes = tuple(s if o is None else o for o, s in zip(output_size, spatial))
     if input.dim() not in (n + 1, n + 2):
-        raise ValueError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {tuple(input.shape)}")
+        raise ValueError(
+            f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {tuple(input.shape)}"
+        )
     return sizes
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     (o,) = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {tuple(input.shape)}")
+        raise RuntimeError(
+            f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {tuple(input.shape)}"
+        )
     idx = _windows(input.shape[-1], o)
     win = input[..., tensor(idx, device=input.device)]  # (..., O, k)
     out, arg = win.max(-1)
@@ -78,7 +82,9 @@ def _pair(v):
     return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
 
 
-def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+def lp_pool1d(
+    input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
+) -> Tensor:
     if stride is not None:
         out = _p.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -86,7 +92,9 @@ def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: boo
     return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
 
 
-def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+def lp_pool2d(
+    input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
+) -> Tensor:
     kw, kh = _pair(kernel_size)
     if stride is not None:
         out = _p.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -118,7 +126,9 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size, n):
 
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
-    kernel_size = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * n
+    kernel_size = (
+        tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * n
+    )
     if stride is None:
         stride = kernel_size
     stride = tuple(stride) if isinstance(stride, (list, tuple)) else (stride,) * n

@@ -36,7 +36,9 @@ def _unbatched(fn):
             out = fn(input.unsqueeze(0), *args, **kwargs)
             return tuple(o.squeeze(0) for o in out) if isinstance(out, tuple) else out.squeeze(0)
         if input.dim() != 5:
-            raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input, but got input of size: {list(input.shape)}")
+            raise RuntimeError(
+                f"Expected 4D (unbatched) or 5D (batched) input, but got input of size: {list(input.shape)}"
+            )
         return fn(input, *args, **kwargs)
 
     wrapper.__name__ = fn.__name__
@@ -45,7 +47,9 @@ def _unbatched(fn):
 
 
 @_unbatched
-def conv3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv3d(
+    input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1
+) -> Tensor:
     """3-D convolution of (N, C, D, H, W) input."""
     stride, dilation = _triple(stride), _triple(dilation)
     kd, kh, kw = weight.shape[2:]

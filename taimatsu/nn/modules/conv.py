@@ -153,7 +153,9 @@ class Conv3d(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv3d(padded, weight, bias, self.stride, (0, 0, 0), self.dilation, self.groups)
+            return F.conv3d(
+                padded, weight, bias, self.stride, (0, 0, 0), self.dilation, self.groups
+            )
         return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):

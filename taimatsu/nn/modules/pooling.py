@@ -141,12 +141,16 @@ class _LPPoolNd(Module):
 
 class LPPool1d(_LPPoolNd):
     def forward(self, input):
-        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool1d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 class LPPool2d(_LPPoolNd):
     def forward(self, input):
-        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool2d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 class _MaxUnpoolNd(Module):
@@ -166,12 +170,16 @@ class MaxUnpool1d(_MaxUnpoolNd):
     _n = 1
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 class MaxPool3d(_MaxPoolNd):

@@ -401,7 +401,8 @@ class TransformerDecoderLayer(Module):
         else:
             x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
             x = self.norm2(
-                x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+                x
+                + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
             )
             x = self.norm3(x + self._ff_block(x))
         return x
@@ -463,7 +464,17 @@ class Transformer(Module):
     ) -> None:  # fmt: skip
         super().__init__()
         kw = {"device": device, "dtype": dtype}
-        args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first, bias)
+        args = (
+            d_model,
+            nhead,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            batch_first,
+            norm_first,
+            bias,
+        )
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:

@@ -1,5 +1,6 @@
 """``torch.nn.utils``: gradient clipping and flat parameter vectors."""
 
+from . import parametrizations, parametrize, rnn  # noqa: F401 - submodules, as in torch.nn.utils
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -8,10 +9,16 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import parametrizations, parametrize, rnn
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
-    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-    "parameters_to_vector", "vector_to_parameters", "remove_weight_norm", "weight_norm",
+    "clip_grad_norm",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+    "parameters_to_vector",
+    "remove_weight_norm",
+    "vector_to_parameters",
+    "weight_norm",
 ]  # fmt: skip

@@ -44,7 +44,9 @@ def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
 
 
 class _SpectralNorm(Module):
-    def __init__(self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12) -> None:
+    def __init__(
+        self, weight: Tensor, n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12
+    ) -> None:
         super().__init__()
         ndim = weight.ndim
         if dim >= ndim or dim < -ndim:
@@ -103,7 +105,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
-        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")  # noqa: TRY004 - PyTorch raises ValueError
     if dim is None:
         transposed = [ConvTranspose1d, ConvTranspose2d]
         try:
@@ -113,5 +115,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         except ImportError:
             pass
         dim = 1 if isinstance(module, tuple(transposed)) else 0
-    parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    parametrize.register_parametrization(
+        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
+    )
     return module

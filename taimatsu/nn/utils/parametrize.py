@@ -17,8 +17,13 @@ from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = [
-    "ParametrizationList", "cached", "is_parametrized", "register_parametrization",
-    "remove_parametrizations", "type_before_parametrizations", "transfer_parametrizations_and_params",
+    "ParametrizationList",
+    "cached",
+    "is_parametrized",
+    "register_parametrization",
+    "remove_parametrizations",
+    "transfer_parametrizations_and_params",
+    "type_before_parametrizations",
 ]  # fmt: skip
 
 _cache_enabled = 0
@@ -68,7 +73,7 @@ class ParametrizationList(ModuleList):
                     except NotImplementedError:
                         pass
         if not isinstance(new, (Tensor, list, tuple)):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004 - PyTorch raises ValueError
                 f"'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). Got {type(new).__name__}"
             )
         self.is_tensor = isinstance(new, Tensor)
@@ -85,7 +90,7 @@ class ParametrizationList(ModuleList):
         else:
             for i, originali in enumerate(new):
                 if not isinstance(originali, Tensor):
-                    raise ValueError(
+                    raise ValueError(  # noqa: TRY004 - PyTorch raises ValueError
                         "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
                         f"Got element {i} of the sequence with type {type(originali).__name__}."
                     )
@@ -97,9 +102,7 @@ class ParametrizationList(ModuleList):
         if not unsafe:
             z = self()
             if not isinstance(z, Tensor):
-                raise ValueError(
-                    f"A parametrization must return a tensor. Got {type(z).__name__}."
-                )
+                raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
             if z.dtype != original_dtype:
                 raise ValueError(
                     "Registering a parametrization may not change the dtype of the tensor, unless `unsafe` flag "
@@ -188,7 +191,9 @@ def is_parametrized(module: Module, tensor_name=None) -> bool:
     return tensor_name in parametrizations
 
 
-def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *, unsafe: bool = False):
+def register_parametrization(
+    module: Module, tensor_name: str, parametrization: Module, *, unsafe: bool = False
+):
     """Make ``module.<tensor_name>`` the output of ``parametrization`` applied to its stored original."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
@@ -229,7 +234,9 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     return module
 
 
-def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
+def remove_parametrizations(
+    module: Module, tensor_name: str, leave_parametrized: bool = True
+) -> Module:
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
     parametrizations = module.parametrizations[tensor_name]

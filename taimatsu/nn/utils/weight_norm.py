@@ -30,11 +30,15 @@ class WeightNorm:
         )
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+                raise RuntimeError(
+                    f"Cannot register two weight_norm hooks on the same parameter {name}"
+                )
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, 2, fn.dim).detach()))
+        module.register_parameter(
+            name + "_g", Parameter(_norm_except_dim(weight, 2, fn.dim).detach())
+        )
         module.register_parameter(name + "_v", Parameter(weight.detach()))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
