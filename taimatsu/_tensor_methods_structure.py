@@ -1,0 +1,466 @@
+"""Tensor methods for reductions, sorting, shape, indexing, linear algebra, random sampling and
+nn ops: one-line delegates to ``taimatsu.ops`` (the arithmetic and pointwise ones are in
+_tensor_methods.py, which binds this module's op modules too)."""
+
+from __future__ import annotations
+
+_pw = _red = _sh = _ix = _la = _rnd = _so = None
+
+
+def _bind() -> None:
+    global _pw, _red, _sh, _ix, _la, _rnd, _so
+    from .ops import indexing as _ix
+    from .ops import linalg as _la
+    from .ops import pointwise as _pw
+    from .ops import random as _rnd
+    from .ops import reduction as _red
+    from .ops import shape as _sh
+    from .ops import sorting as _so
+
+
+class StructureMethods:
+    __slots__ = ()
+
+    # ---- reductions -------------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.sum(self, dim, keepdim, dtype=dtype)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.nansum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.mean(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _red.prod(self, dim, keepdim, dtype=dtype)
+
+    def max(self, dim=None, keepdim=False):
+        return _red.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _red.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _red.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _red.amin(self, dim, keepdim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        return _red.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _red.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _red.argmin(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _red.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _red.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def median(self, dim=None, keepdim=False):
+        return _red.median(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _red.logsumexp(self, dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _red.norm(self, p, dim, keepdim, dtype)
+
+    def all(self, dim=None, keepdim=False):
+        return _red.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _red.any(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        return _red.count_nonzero(self, dim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _red.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _red.cumprod(self, dim, dtype=dtype)
+
+    # ---- sorting (ops/sorting.py) ------------------------------------------------------------------
+    def sort(self, dim=-1, descending=False, *, stable=None):
+        return _so.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _so.argsort(self, dim, descending, stable)
+
+    def msort(self):
+        return _so.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _so.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _so.kthvalue(self, k, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        return _so.mode(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        return _so.nanmedian(self, dim, keepdim)
+
+    def cummax(self, dim):
+        return _so.cummax(self, dim)
+
+    def cummin(self, dim):
+        return _so.cummin(self, dim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _so.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _so.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _so.histc(self, bins, min, max)
+
+    def bincount(self, weights=None, minlength=0):
+        return _so.bincount(self, weights, minlength)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _so.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _so.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    # ---- shape ------------------------------------------------------------------------------------------
+    def view(self, *shape):
+        return _sh.view(self, *shape)
+
+    def view_as(self, other):
+        return _sh.view_as(self, other)
+
+    def reshape(self, *shape):
+        return _sh.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return _sh.reshape_as(self, other)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _sh.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return _sh.unflatten(self, dim, sizes)
+
+    def ravel(self):
+        return _sh.ravel(self)
+
+    def transpose(self, dim0, dim1):
+        return _sh.transpose(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def transpose_(self, dim0, dim1):
+        return _sh.transpose_(self, dim0, dim1)
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def t(self):
+        return _sh.t(self)
+
+    def t_(self):
+        return _sh.t_(self)
+
+    @property
+    def T(self):  # noqa: N802
+        return _sh.permute(self, tuple(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def mT(self):  # noqa: N802
+        return _sh.transpose(self, -2, -1)
+
+    @property
+    def H(self):  # noqa: N802
+        return _sh.t(self).conj() if self.dim() == 2 else self.T.conj()
+
+    @property
+    def mH(self):  # noqa: N802
+        return _sh.adjoint(self)
+
+    def adjoint(self):
+        return _sh.adjoint(self)
+
+    def permute(self, *dims):
+        return _sh.permute(self, *dims)
+
+    def movedim(self, source, destination):
+        return _sh.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def expand(self, *sizes):
+        return _sh.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return _sh.expand_as(self, other)
+
+    def broadcast_to(self, size):
+        return _sh.broadcast_to(self, size)
+
+    def squeeze(self, dim=None):
+        return _sh.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _sh.unsqueeze(self, dim)
+
+    def squeeze_(self, dim=None):
+        return _sh.squeeze_(self, dim)
+
+    def unsqueeze_(self, dim):
+        return _sh.unsqueeze_(self, dim)
+
+    def narrow(self, dim, start, length):
+        return _sh.narrow(self, dim, start, length)
+
+    def select(self, dim, index):
+        return _sh.select(self, dim, index)
+
+    def unbind(self, dim=0):
+        return _sh.unbind(self, dim)
+
+    def split(self, split_size, dim=0):
+        return _sh.split(self, split_size, dim)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _sh.tensor_split(self, indices_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _sh.chunk(self, chunks, dim)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _sh.diagonal(self, offset, dim1, dim2)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _sh.as_strided(self, size, stride, storage_offset)
+
+    def contiguous(self, memory_format=None):
+        return _sh.contiguous(self)
+
+    def clone(self, *, memory_format=None):
+        return _sh.clone(self) if memory_format is None else _sh.clone(self, memory_format=memory_format)
+
+    def repeat(self, *sizes):
+        return _sh.repeat(self, *sizes)
+
+    def tile(self, dims):
+        return _sh.tile(self, dims)
+
+    def flip(self, *dims):
+        return _sh.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def fliplr(self):
+        return _sh.fliplr(self)
+
+    def flipud(self):
+        return _sh.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return _sh.roll(self, shifts, dims)
+
+    def tril(self, diagonal=0):
+        return _sh.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _sh.triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return _pw.inplace(self, lambda s: _sh.tril(s, diagonal), (), False)
+
+    def triu_(self, diagonal=0):
+        return _pw.inplace(self, lambda s: _sh.triu(s, diagonal), (), False)
+
+    # ---- indexing -----------------------------------------------------------------------------------
+    def gather(self, dim, index):
+        return _ix.gather(self, dim, index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ix.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ix.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return _ix.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return _ix.scatter_add_(self, dim, index, src)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _ix.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def index_select(self, dim, index):
+        return _ix.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ix.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _ix.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_fill(self, dim, index, value):
+        return _ix.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim, index, value):
+        return _ix.index_fill_(self, dim, index, value)
+
+    def index_copy(self, dim, index, source):
+        return _ix.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim, index, source):
+        return _ix.index_copy_(self, dim, index, source)
+
+    def index_put(self, indices, values, accumulate=False):
+        return _ix.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return _ix.index_put_(self, indices, values, accumulate)
+
+    def masked_select(self, mask):
+        return _ix.masked_select(self, mask)
+
+    def masked_scatter(self, mask, source):
+        return _ix.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        return _ix.masked_scatter_(self, mask, source)
+
+    def nonzero(self, *, as_tuple=False):
+        return _ix.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return _ix.argwhere(self)
+
+    def take(self, index):
+        return _ix.take(self, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return _ix.take_along_dim(self, indices, dim)
+
+    def copy_(self, src, non_blocking=False):
+        return _ix.copy_(self, src, non_blocking)
+
+    def zero_(self):
+        return _ix.zero_(self)
+
+    def fill_(self, value):
+        return _ix.fill_(self, value)
+
+    # ---- linear algebra --------------------------------------------------------------------------------
+    def matmul(self, other):
+        return _la.matmul(self, other)
+
+    def mm(self, mat2):
+        return _la.mm(self, mat2)
+
+    def mv(self, vec):
+        return _la.mv(self, vec)
+
+    def dot(self, other):
+        return _la.dot(self, other)
+
+    def vdot(self, other):
+        return _la.vdot(self, other)
+
+    def inner(self, other):
+        return _la.inner(self, other)
+
+    def bmm(self, mat2):
+        return _la.bmm(self, mat2)
+
+    def outer(self, vec2):
+        return _la.outer(self, vec2)
+
+    ger = outer
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _pw.inplace(self, lambda s: _la.addmm(s, mat1, mat2, beta=beta, alpha=alpha), (), True)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _la.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return _pw.inplace(self, lambda s: _la.addmv(s, mat, vec, beta=beta, alpha=alpha), (), True)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _la.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return _pw.inplace(self, lambda s: _la.addr(s, vec1, vec2, beta=beta, alpha=alpha), (), True)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _la.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _pw.inplace(self, lambda s: _la.baddbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _la.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _pw.inplace(self, lambda s: _la.addbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True)
+
+    # ---- random (in place) -------------------------------------------------------------------------------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        return _rnd.uniform_(self, from_, to, generator=generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _rnd.normal_(self, mean, std, generator=generator)
+
+    def random_(self, from_=None, to=None, *, generator=None):
+        return _rnd.random_(self, from_, to, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _rnd.bernoulli_(self, p, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _rnd.bernoulli(self, p, generator=generator)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return _rnd.exponential_(self, lambd, generator=generator)
+
+    def geometric_(self, p, *, generator=None):
+        return _rnd.geometric_(self, p, generator=generator)
+
+    def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+        return _rnd.cauchy_(self, median, sigma, generator=generator)
+
+    def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+        return _rnd.log_normal_(self, mean, std, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _rnd.multinomial(self, num_samples, replacement, generator=generator)
+
+    # ---- nn ops (taimatsu.nn._torch_functions) -------------------------------------------------
+    def softmax(self, dim, dtype=None):
+        from .nn import _torch_functions as _tf
+
+        return _tf.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        from .nn import _torch_functions as _tf
+
+        return _tf.log_softmax(self, dim, dtype)
+
+    def prelu(self, weight):
+        from .nn import _torch_functions as _tf
+
+        return _tf.prelu(self, weight)
+
+    def hardshrink(self, lambd=0.5):
+        from .nn import _torch_functions as _tf
+
+        return _tf.hardshrink(self, lambd)
