@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
 from ..ops.pointwise import maximum
 from .optimizer import (
+    _grads_and_state,
     Optimizer,
     _check_betas,
     _check_lr,
     _closure_loss,
     _nonneg,
-    _step_tensor,
     _use_grad,
     _value,
 )
@@ -55,19 +54,12 @@ class Adam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
             amsgrad = group["amsgrad"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _cr.zeros_like(p)
-                    state["exp_avg_sq"] = _cr.zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _cr.zeros_like(p)
-                if group["maximize"]:
-                    grad = -grad
+            moments = (
+                ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+                if amsgrad
+                else ("exp_avg", "exp_avg_sq")
+            )
+            for p, grad, state in _grads_and_state(self, group, *moments):
                 exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 step_t += 1
                 if weight_decay != 0:

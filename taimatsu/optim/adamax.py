@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
 from ..ops.pointwise import maximum
 from .optimizer import (
+    _grads_and_state,
     Optimizer,
     _check_betas,
     _check_lr,
     _closure_loss,
     _nonneg,
-    _step_tensor,
     _use_grad,
     _value,
 )
@@ -41,17 +40,7 @@ class Adamax(Optimizer):
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _cr.zeros_like(p)
-                    state["exp_inf"] = _cr.zeros_like(p)
-                if group["maximize"]:
-                    grad = -grad
+            for p, grad, state in _grads_and_state(self, group, "exp_avg", "exp_inf"):
                 exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
                 step_t += 1
                 if weight_decay != 0:

@@ -23,9 +23,9 @@ from typing import Any
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..ops import creation as _cr
 from ..autograd import grad_mode
 from ..autograd.graph import RemovableHandle
-from ..ops import creation as _cr
 
 __all__ = [
     "Optimizer",
@@ -94,6 +94,29 @@ def _check_betas(betas) -> None:
 def _nonneg(name: str, value) -> None:
     if not 0.0 <= value:
         raise ValueError(f"Invalid {name} value: {value}")
+
+
+def _grads_and_state(optimizer, group, *moments, extra=()):
+    """Yield ``(p, grad, state)`` for each parameter of ``group`` that has a gradient.
+
+    New state gets a ``step`` counter, then ``extra`` (name, 0-d value) pairs, then a zero
+    tensor per name in ``moments`` -- PyTorch's key order, which state_dict shows. Under
+    ``maximize`` the gradient is negated.
+    """
+    for p in group["params"]:
+        grad = p.grad
+        if grad is None:
+            continue
+        state = optimizer.state[p]
+        if len(state) == 0:
+            state["step"] = _step_tensor()
+            for name, value in extra:
+                state[name] = _step_tensor(value)
+            for name in moments:
+                state[name] = _cr.zeros_like(p)
+        if group["maximize"]:
+            grad = -grad
+        yield p, grad, state
 
 
 def _closure_loss(closure):

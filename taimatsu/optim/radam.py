@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
 from .optimizer import (
+    _grads_and_state,
     Optimizer,
     _check_betas,
     _check_lr,
     _closure_loss,
     _nonneg,
-    _step_tensor,
     _use_grad,
     _value,
 )
@@ -42,17 +41,7 @@ class RAdam(Optimizer):
             beta1, beta2 = group["betas"]
             lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
             rho_inf = 2 / (1 - beta2) - 1
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _cr.zeros_like(p)
-                    state["exp_avg_sq"] = _cr.zeros_like(p)
-                if group["maximize"]:
-                    grad = -grad
+            for p, grad, state in _grads_and_state(self, group, "exp_avg", "exp_avg_sq"):
                 exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
                 step_t += 1
                 step = step_t.item()
