@@ -113,33 +113,16 @@ COMPLEX = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", CREATION)
-def test_creation(code):
-    same(code, torch, taimatsu)
+GROUPS = {
+    "creation": CREATION, "promotion": PROMOTION, "metadata": METADATA, "conversion": CONVERSION,
+    "misc": MISC, "complex": COMPLEX,
+}  # fmt: skip
 
 
-@pytest.mark.parametrize("code", PROMOTION)
-def test_promotion(code):
-    same(code, torch, taimatsu)
-
-
-@pytest.mark.parametrize("code", METADATA)
-def test_metadata(code):
-    same(code, torch, taimatsu)
-
-
-@pytest.mark.parametrize("code", CONVERSION)
-def test_conversion(code):
-    same(code, torch, taimatsu)
-
-
-@pytest.mark.parametrize("code", MISC)
-def test_misc(code):
-    same(code, torch, taimatsu)
-
-
-@pytest.mark.parametrize("code", COMPLEX)
-def test_complex(code):
+@pytest.mark.parametrize(
+    "code", [pytest.param(code, id=f"{group}-{code}") for group, codes in GROUPS.items() for code in codes]
+)
+def test_same_as_pytorch(code):
     same(code, torch, taimatsu)
 
 
