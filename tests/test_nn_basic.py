@@ -21,52 +21,7 @@ import torch.nn.functional as OF
 
 pytestmark = pytest.mark.oracle
 
-
-# ---- helpers ------------------------------------------------------------------------------------
-def T(x, requires_grad=False):
-    """The taimatsu copy of a torch tensor (or array)."""
-    a = x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
-    t = tm.tensor(a.copy())
-    return t.requires_grad_() if requires_grad else t
-
-
-def close(a, b, rtol=1e-5, atol=1e-6):
-    a = a.detach().numpy() if isinstance(a, tm.Tensor) else a
-    b = b.detach().numpy()
-    assert a.shape == b.shape, (a.shape, b.shape)
-    assert a.dtype == b.dtype, (a.dtype, b.dtype)
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
-
-
-def copy_weights(t_mod, o_mod):
-    t_mod.load_state_dict({k: T(v) for k, v in o_mod.state_dict().items()})
-
-
-def errors(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None
-
-
-def same_error(t_fn, o_fn):
-    te, oe = errors(t_fn), errors(o_fn)
-    assert oe is not None
-    assert te == oe
-
-
-def check_vjp(t_out, o_out, t_inputs, o_inputs, rtol=1e-5, atol=1e-6):
-    """Forward values, grad_fn name and gradients for a random cotangent."""
-    close(t_out, o_out, rtol, atol)
-    assert (t_out.grad_fn.name() if t_out.grad_fn else None) == (
-        o_out.grad_fn.name() if o_out.grad_fn else None
-    )
-    g = torch.randn(o_out.shape, dtype=o_out.dtype)
-    o_grads = torch.autograd.grad(o_out, o_inputs, g)
-    t_grads = tm.autograd.grad(t_out, t_inputs, T(g))
-    for tg, og in zip(t_grads, o_grads):
-        close(tg, og, rtol, atol)
+from nn_oracle import T, check_vjp, close, copy_weights, same_error  # noqa: E402
 
 
 # ---- Parameter and default initialisation ------------------------------------------------------
