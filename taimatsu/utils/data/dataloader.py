@@ -1,31 +1,30 @@
 """``DataLoader``: batches from a dataset, in PyTorch's order.
 
-Loading happens in the calling process. ``num_workers > 0`` is accepted and runs the same way
-(with ``get_worker_info()`` returning None); the batches and their order are PyTorch's, since
-they depend only on the sampler. Like PyTorch, each new iterator first draws a base seed from
-``generator`` (or the global generator) and a shuffling sampler then draws its own seed, so the
-global random stream advances exactly as PyTorch's does. ``pin_memory`` is accepted; on the
-CPU it changes nothing.
+With ``num_workers=0`` loading happens in the calling process; with ``num_workers > 0`` in worker
+processes (see ``_multiprocessing_iter.py`` and ``_utils/worker.py``). The batches and their
+order are PyTorch's, since they depend only on the sampler. Like PyTorch, each new iterator
+first draws a base seed from ``generator`` (or the global generator) and a shuffling sampler then
+draws its own seed, so the global random stream advances exactly as PyTorch's does. ``pin_memory``
+is accepted; on the CPU it changes nothing.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing as python_multiprocessing
+import os
 import warnings
 
 from ... import _dtype as D
 from ... import cuda as _cuda
 from ...ops.creation import empty
 from ._utils.collate import default_collate, default_convert
+from ._utils.fetch import create_fetcher
+from ._utils.worker import get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
-
-
-def get_worker_info():
-    """Information about the current loader worker: always None (loading is in-process)."""
-    return
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -71,7 +70,7 @@ class DataLoader:
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
+        self.multiprocessing_context = multiprocessing_context  # validated by the property below
         self.in_order = in_order
 
         if isinstance(dataset, IterableDataset):
@@ -126,6 +125,34 @@ class DataLoader:
         self.__initialized = True
         self._IterableDataset_len_called = None
         self._iterator = None
+        self.check_worker_number_rationality()
+
+    @property
+    def multiprocessing_context(self):
+        return self.__multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, multiprocessing_context) -> None:
+        if multiprocessing_context is not None:
+            if self.num_workers <= 0:
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading (num_workers > 0), but got "
+                    f"num_workers={self.num_workers}"
+                )
+            if isinstance(multiprocessing_context, str):
+                valid_start_methods = python_multiprocessing.get_all_start_methods()
+                if multiprocessing_context not in valid_start_methods:
+                    raise ValueError(
+                        f"multiprocessing_context option should specify a valid start method in "
+                        f"{valid_start_methods!r}, but got multiprocessing_context={multiprocessing_context!r}"
+                    )
+                multiprocessing_context = python_multiprocessing.get_context(multiprocessing_context)
+            if not isinstance(multiprocessing_context, python_multiprocessing.context.BaseContext):
+                raise TypeError(
+                    "multiprocessing_context option should be a valid context object or a string specifying the "
+                    f"start method, but got multiprocessing_context={multiprocessing_context}"
+                )
+        self.__multiprocessing_context = multiprocessing_context
 
     def __setattr__(self, attr, val) -> None:
         if self.__initialized and attr in (
@@ -149,8 +176,23 @@ class DataLoader:
     def _index_sampler(self):
         return self.batch_sampler if self._auto_collation else self.sampler
 
+    def _get_iterator(self):
+        if self.num_workers == 0:
+            return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
+        from ._multiprocessing_iter import _MultiProcessingDataLoaderIter
+
+        return _MultiProcessingDataLoaderIter(self)
+
     def __iter__(self):
-        return _DataLoaderIter(self)
+        # Persistent workers: one iterator, reset at each epoch instead of restarting its workers.
+        if self.persistent_workers and self.num_workers > 0:
+            if self._iterator is None:
+                self._iterator = self._get_iterator()
+            else:
+                self._iterator._reset(self)
+            return self._iterator
+        return self._get_iterator()
 
     def __len__(self) -> int:
         if self._dataset_kind == "iterable":
@@ -164,9 +206,32 @@ class DataLoader:
             return length
         return len(self._index_sampler)
 
+    def check_worker_number_rationality(self) -> None:
+        """Warn (as PyTorch does) when more workers are requested than this process has CPUs."""
+        if not self.num_workers:
+            return
+        cpuset_checked = hasattr(os, "sched_getaffinity")
+        suggest = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
+        if suggest is not None and self.num_workers <= suggest:
+            return
+        if suggest is None:
+            suggestion = "DataLoader is not able to compute a suggested max number of worker in current system."
+        else:
+            suggestion = (
+                f"Our suggested max number of worker in current system is {suggest}"
+                f"{'' if cpuset_checked else ' (`cpuset` is not taken into account)'}, which is smaller than what "
+                "this DataLoader is going to create."
+            )
+        warnings.warn(
+            f"This DataLoader will create {self.num_workers} worker processes in total. {suggestion} Please be "
+            "aware that excessive worker creation might get DataLoader running slow or even freeze, lower the "
+            "worker number to avoid potential slowness/freeze if necessary.",
+            stacklevel=2,
+        )
 
-class _DataLoaderIter:
-    """One pass over a DataLoader (PyTorch's single-process iterator)."""
+
+class _BaseDataLoaderIter:
+    """State shared by both iterators: sampler, base seed, yielded count and length warning."""
 
     def __init__(self, loader: DataLoader) -> None:
         self._dataset = loader.dataset
@@ -175,19 +240,26 @@ class _DataLoaderIter:
         self._auto_collation = loader._auto_collation
         self._drop_last = loader.drop_last
         self._index_sampler = loader._index_sampler
-        self._collate_fn = loader.collate_fn
+        self._num_workers = loader.num_workers
+        if loader.pin_memory and loader.pin_memory_device:
+            warnings.warn(
+                "pin_memory_device is deprecated, the current accelerator will be used as the device,"
+                f"ignore pin_memory_device='{loader.pin_memory_device}'.",
+                stacklevel=3,
+            )
         if loader.pin_memory and not _cuda.is_available():
             warnings.warn(
                 "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't "
                 "be used.",
                 stacklevel=3,
             )
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
-        # PyTorch draws the workers' base seed here even without workers: keep the stream in step.
+        # Drawn even without workers (PyTorch does): keeps the global random stream in step.
         self._base_seed = empty((), dtype=D.int64).random_(generator=loader.generator).item()
+        self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
-        self._dataset_iter = iter(self._dataset) if self._dataset_kind == "iterable" else None
-        self._ended = False
 
     def __iter__(self):
         return self
@@ -195,44 +267,48 @@ class _DataLoaderIter:
     def __len__(self) -> int:
         return len(self._index_sampler)
 
+    def _reset(self, loader, first_iter: bool = False) -> None:
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+
+    def _next_index(self):
+        return next(self._sampler_iter)  # may raise StopIteration
+
+    def _next_data(self):
+        raise NotImplementedError
+
     def __next__(self):
-        index = next(self._sampler_iter)
-        data = self._fetch(index)
+        data = self._next_data()
         self._num_yielded += 1
         if (
             self._dataset_kind == "iterable"
             and self._IterableDataset_len_called is not None
             and self._num_yielded > self._IterableDataset_len_called
         ):
-            warnings.warn(
+            message = (
                 f"Length of IterableDataset {self._dataset} was reported to be {self._IterableDataset_len_called}"
-                f"(when accessing len(dataloader)), but {self._num_yielded} samples have been fetched. ",
-                stacklevel=2,
+                f"(when accessing len(dataloader)), but {self._num_yielded} samples have been fetched. "
             )
+            if self._num_workers > 0:
+                message += (
+                    "For multiprocessing data-loading, this could be caused by not properly configuring the "
+                    "IterableDataset replica at each worker. Please see "
+                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples."
+                )
+            warnings.warn(message, stacklevel=2)
         return data
 
-    def _fetch(self, index):
-        if self._dataset_kind == "iterable":
-            return self._fetch_iterable(index)
-        if self._auto_collation:
-            getitems = getattr(self._dataset, "__getitems__", None)
-            data = getitems(index) if getitems else [self._dataset[i] for i in index]
-        else:
-            data = self._dataset[index]
-        return self._collate_fn(data)
 
-    def _fetch_iterable(self, index):
-        if self._ended:
-            raise StopIteration
-        if not self._auto_collation:
-            return self._collate_fn(next(self._dataset_iter))
-        data = []
-        for _ in index:
-            try:
-                data.append(next(self._dataset_iter))
-            except StopIteration:
-                self._ended = True
-                break
-        if len(data) == 0 or (self._drop_last and len(data) < len(index)):
-            raise StopIteration
-        return self._collate_fn(data)
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    """Loads in the calling process (``num_workers=0``)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        super().__init__(loader)
+        self._dataset_fetcher = create_fetcher(
+            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
+        )
+
+    def _next_data(self):
+        index = self._next_index()  # may raise StopIteration
+        return self._dataset_fetcher.fetch(index)  # may raise StopIteration
