@@ -108,6 +108,8 @@ from .nn._torch_functions import (  # noqa: E402, F401
     instance_norm, layer_norm, log_softmax, max_pool1d, max_pool2d, pairwise_distance, pixel_shuffle,
     pixel_unshuffle, prelu, rms_norm, selu, softmax, threshold,
 )  # fmt: skip
+from .ops.nn_act import rrelu, rrelu_  # noqa: E402, F401  (issue #4)
+from .ops.nn_bilinear import bilinear  # noqa: E402, F401  (issue #4)
 
 e = 2.718281828459045
 pi = 3.141592653589793

@@ -365,6 +365,8 @@ TESTED_ELSEWHERE = {
     "feature_dropout", "group_norm", "hardshrink", "instance_norm", "layer_norm", "log_softmax", "max_pool1d",
     "max_pool2d", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "prelu", "rms_norm", "selu",
     "softmax", "threshold",
+    # issue #4's top-level nn ops: tests/test_nn_new_layers.py
+    "bilinear", "rrelu", "rrelu_",
     # complex views and linalg wrappers: tests/test_tensor_core.py (COMPLEX), tests/test_reduction_linalg.py
     "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "angle", "det", "inverse",
     "logdet", "slogdet", "matrix_power",

@@ -398,3 +398,7 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
     else:
         ret = smooth
     return (1 - eps) * nll + ret * (eps / n_classes)
+
+# Added with issue #4.
+from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
+from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import _dtype as D
 from ..autograd.forward_ad import _register
 from ..autograd.forward_ad import on_primals as _on_primals
@@ -321,3 +323,61 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if _gm.enabled and (input._rg or weight._rg):
         record(_Prelu, (input, weight), r, (input, weight))
     return r
+
+
+# ---- RReLU ---------------------------------------------------------------------------------
+def _rrelu_vjp(node, g):
+    return (g * node.noise,)
+
+
+_Rrelu = node_class("RreluWithNoiseBackward0", _rrelu_vjp)
+_RreluInplace = node_class("RreluWithNoiseBackward1", _rrelu_vjp)
+
+
+def _rrelu_noise(xp, x, lower, upper, training, generator):
+    """The slope of every element: 1 where ``x > 0``; elsewhere one ``U(lower, upper)`` draw per
+    element in memory order (PyTorch's CPU kernel draws a double for each non-positive element
+    only, so a seeded run gets the same slopes), or ``(lower + upper) / 2`` in eval mode."""
+    pos = x > 0
+    if not training:
+        return xp.where(pos, 1.0, (lower + upper) / 2).astype(x.dtype)
+    from .random import _gen
+
+    neg = ~pos.reshape(-1)
+    u = _gen(generator)._uniform_double(int(neg.sum()))
+    # The kernel holds the bounds in the op's math type (float for float32) before drawing.
+    math_t = np.float64 if x.dtype == np.float64 else np.float32
+    lower, upper = float(math_t(lower)), float(math_t(upper))
+    noise = np.ones(x.size, x.dtype)
+    noise[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return xp.asarray(noise.reshape(x.shape))
+
+
+def _rrelu(input: Tensor, lower, upper, training, generator, node_cls) -> Tensor:
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    xp = xp_for(input)
+    x = input._data
+    noise = _rrelu_noise(xp, xp.ascontiguousarray(x), float(lower), float(upper), training, generator)
+    r = _wrap(x * noise, input._dtype, input._device)
+    tnoise = _wrap(noise, input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(node_cls, (input,), r, (), noise=tnoise)
+    if _fw_state.level and input._fw is not None:
+        r._fw = input._fw * tnoise
+        _register(r)
+    return r
+
+
+def rrelu(input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None) -> Tensor:
+    """``torch.rrelu``: ``x`` where ``x > 0``, else ``x * a`` with a random slope ``a`` (training)
+    or ``(lower + upper) / 2`` (eval); grad_fn RreluWithNoiseBackward0."""
+    return _rrelu(input, lower, upper, training, generator, _Rrelu)
+
+
+def rrelu_(input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None) -> Tensor:
+    def op(x, lo, hi, tr, gen):
+        return _rrelu(x, lo, hi, tr, gen, _RreluInplace)
+
+    return inplace(input, op, (lower, upper, training, generator), saves_self=False)

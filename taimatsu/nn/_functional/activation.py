@@ -105,3 +105,13 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _a.threshold_op_(input, threshold, value)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:  # fmt: skip
+    """Randomized leaky ReLU: slopes drawn from U(lower, upper) in training, their mean in eval."""
+    return (_a.rrelu_ if inplace else _a.rrelu)(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return _a.rrelu_(input, lower, upper, training)

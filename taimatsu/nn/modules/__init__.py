@@ -244,3 +244,10 @@ __all__ = [
     "ZeroPad2d",
     "ZeroPad3d",
 ]  # fmt: skip
+
+# Added with issue #4 (kept apart so the lists above stay as they were).
+from .activation import RReLU  # noqa: E402
+from .flatten import Unflatten  # noqa: E402
+from .linear import Bilinear  # noqa: E402
+
+__all__ += ["Bilinear", "RReLU", "Unflatten"]
