@@ -156,3 +156,101 @@ def test_unflatten_errors(args):
     m, tmod = torch.nn.Unflatten(1, (2, 5)), tnn.Unflatten(1, (2, 5))
     x = torch.randn(3, 7)
     same_error(lambda: tmod(T(x)), lambda: m(x))
+
+
+# ---- ConvTranspose3d -----------------------------------------------------------------------------
+CONV_T3D = [
+    dict(args=(4, 6, 2), x=(2, 4, 3, 4, 5)),
+    dict(args=(4, 6, (3, 2, 3)), kw=dict(stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1)),
+         x=(2, 4, 3, 4, 5)),
+    dict(args=(4, 2, 2), kw=dict(groups=2, dilation=(2, 1, 2), stride=2, padding=1, output_padding=(1, 0, 1),
+                                 bias=False), x=(1, 4, 3, 3, 3)),
+    dict(args=(2, 3, 3), kw=dict(stride=3, padding=2, output_padding=2), x=(2, 2, 3, 3)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CONV_T3D)
+def test_conv_transpose3d_module(case):
+    t, o = _module_pair("ConvTranspose3d", *case["args"], **case.get("kw", {}))
+    _same_init(t, o)
+    assert repr(t) == repr(o)
+    _run_module(t, o, [torch.randn(case["x"])], rtol=1e-4, atol=1e-5)
+
+
+def test_conv_transpose3d_output_size_and_errors():
+    t, o = _module_pair("ConvTranspose3d", 2, 3, 3, stride=2)
+    x = torch.randn(1, 2, 3, 4, 3)
+    close(t(T(x), output_size=[8, 9, 7]), o(x, output_size=[8, 9, 7]), 1e-4, 1e-5)
+    same_error(lambda: t(T(x), output_size=[10, 9, 7]), lambda: o(x, output_size=[10, 9, 7]))
+    w = torch.randn(3, 2, 2, 2, 2)
+    for x, kw in [(torch.randn(1, 2, 3, 3, 3), {}), (torch.randn(2, 3, 3), {}),
+                  (torch.randn(1, 3, 3, 3, 3), dict(output_padding=2))]:  # fmt: skip
+        same_error(lambda: TF.conv_transpose3d(T(x), T(w), **kw), lambda: F.conv_transpose3d(x, w, **kw))
+    assert TF.conv_transpose3d(T(x, True), T(w)).grad_fn.name() == "ConvolutionBackward0"
+
+
+def test_conv_transpose3d_gradcheck():
+    _gradcheck(lambda x, w, b: TF.conv_transpose3d(x, w, b, stride=(2, 1, 1), padding=1, output_padding=(1, 0, 0)),
+               np.random.randn(1, 2, 2, 3, 2), np.random.randn(2, 2, 2, 2, 2), np.random.randn(2))  # fmt: skip
+
+
+# ---- adaptive 3-D pooling ------------------------------------------------------------------------
+ADAPTIVE_3D = [((2, 3, 5, 6, 7), (2, 3, 4)), ((3, 5, 6, 7), (5, None, 2)), ((1, 2, 4, 4, 4), 1),
+               ((2, 1, 7, 5, 3), 3)]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,out", ADAPTIVE_3D)
+def test_adaptive_avg_pool3d(shape, out):
+    t, o = tnn.AdaptiveAvgPool3d(out), torch.nn.AdaptiveAvgPool3d(out)
+    assert repr(t) == repr(o)
+    x = torch.randn(shape, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(t(tx), o(x), [tx], [x])
+
+
+@pytest.mark.parametrize("shape,out", ADAPTIVE_3D)
+def test_adaptive_max_pool3d(shape, out):
+    t, o = tnn.AdaptiveMaxPool3d(out, True), torch.nn.AdaptiveMaxPool3d(out, True)
+    assert repr(t) == repr(o)
+    x = torch.randn(shape, requires_grad=True)
+    tx = T(x, True)
+    (ov, oi), (tv, ti) = o(x), t(tx)
+    np.testing.assert_array_equal(ti.numpy(), oi.numpy())
+    check_vjp(tv, ov, [tx], [x])
+    close(tnn.AdaptiveMaxPool3d(out)(tx), torch.nn.AdaptiveMaxPool3d(out)(x))
+
+
+@pytest.mark.parametrize(
+    "shape,out", [((2, 3, 4), 2), ((2, 3, 0, 4, 4), 2), ((2, 3, 4, 4, 4), (2, 2)), ((2, 3, 4, 4, 4, 4), 2)]
+)
+def test_adaptive_pool3d_errors(shape, out):
+    x = torch.randn(shape)
+    same_error(lambda: TF.adaptive_avg_pool3d(T(x), out), lambda: F.adaptive_avg_pool3d(x, out))
+    same_error(lambda: TF.adaptive_max_pool3d(T(x), out), lambda: F.adaptive_max_pool3d(x, out))
+
+
+def test_adaptive_pool3d_gradcheck():
+    _gradcheck(lambda x: TF.adaptive_avg_pool3d(x, (2, 3, 2)), np.random.randn(1, 2, 3, 5, 4))
+    _gradcheck(lambda x: TF.adaptive_max_pool3d(x, (2, 3, 2)), np.random.randn(1, 2, 3, 5, 4))
+
+
+@pytest.mark.parametrize("name,n", [("ConvTranspose1d", 1), ("ConvTranspose2d", 2), ("ConvTranspose3d", 3)])
+@pytest.mark.parametrize("batched", [True, False])
+def test_conv_transpose_output_size_checks(name, n, batched):
+    t, o = _module_pair(name, 2, 3, 3, stride=2)
+    x = torch.randn(*((1,) if batched else ()), 2, *[3] * n)
+    for size in ([8] * n, [7] * n, [1, 3, *[8] * n], [3, *[7] * n], [9] * n, [8] * (n + 3), [6] * n):
+        try:
+            expected = o(x, output_size=size)
+        except ValueError:
+            same_error(lambda: t(T(x), output_size=size), lambda: o(x, output_size=size))
+            continue
+        close(t(T(x), output_size=size), expected, 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_conv_transpose_output_padding_error(n):
+    fn, tfn = getattr(F, f"conv_transpose{n}d"), getattr(TF, f"conv_transpose{n}d")
+    x, w = torch.randn(1, 3, *[3] * n), torch.randn(3, 2, *[2] * n)
+    op = (2,) * n
+    same_error(lambda: tfn(T(x), T(w), output_padding=op), lambda: fn(x, w, output_padding=op))

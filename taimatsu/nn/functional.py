@@ -401,4 +401,10 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
 
 # Added with issue #4.
 from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
+from ..ops.nn_conv import conv_transpose3d  # noqa: E402, F401
 from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
+from ._functional.pooling_more import (  # noqa: E402, F401
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+)

@@ -146,6 +146,17 @@ def _pair(v) -> tuple:
     return _nn._pair(v)
 
 
+def _check_output_padding(output_padding, stride, dilation) -> None:
+    if all(op < s or op < d for op, s, d in zip(output_padding, stride, dilation)):
+        return
+    names = ("depth", "height", "width")[-len(stride) :]
+    parts = [f"{kind}_{n}: {v}" for kind, vals in (("output_padding", output_padding), ("stride", stride),
+                                                    ("dilation", dilation)) for n, v in zip(names, vals)]  # fmt: skip
+    raise RuntimeError(
+        "output padding must be smaller than either stride or dilation, but got " + " ".join(parts)
+    )
+
+
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -175,9 +186,7 @@ def conv_transpose2d(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
             f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
         )
-    for op, s, d in zip(output_padding, stride, dilation):
-        if op >= s and op >= d:
-            raise RuntimeError("output padding must be smaller than either stride or dilation")
+    _check_output_padding(output_padding, stride, dilation)
     out_hw, pads = _conv_t_geometry(
         input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
     )
@@ -227,5 +236,99 @@ def conv_transpose1d(
         record(
             _ConvT, (input, weight, bias), r, (input, weight), stride=stride2, pads=pads, dilation=dil2,
             groups=int(groups), one_d=True,
+        )  # fmt: skip
+    return r
+
+
+# ---- conv_transpose3d ------------------------------------------------------------------------------
+def _triple(v) -> tuple:
+    if isinstance(v, (list, tuple)):
+        return tuple(int(x) for x in v) if len(v) != 1 else (int(v[0]),) * 3
+    return (int(v),) * 3
+
+
+def _fold_depth(t: Tensor) -> Tensor:
+    """(N, C, D, H, W) -> (N*D, C, H, W)."""
+    n, c, d, h, w = t.shape
+    return t.transpose(1, 2).reshape(n * d, c, h, w)
+
+
+def _conv_t3d_vjp(node, g):
+    x, w = node.saved()
+    (sd, sh, sw), (pd, ph, pw), (dd, dh, dw) = node.stride, node.padding, node.dilation
+    n, _, d, h, wd = x.shape
+    kd = w.shape[2]
+    gx = gw = gb = None
+    if _need(node, 0):
+        from ..nn._functional.three_d import conv3d
+
+        gx = conv3d(g, w, None, node.stride, node.padding, node.dilation, node.groups)
+        gx = gx[:, :, :d, :h, :wd]
+    if _need(node, 1):
+        # Depth tap k of the weight meets output depth i * sd + k * dd - pd of input depth i:
+        # a 2-D transposed-convolution weight gradient per tap, the depth folded into the batch.
+        canvas = (d - 1) * sd + dd * (kd - 1) + 1
+        gpad = constant_pad_nd(g, (0, 0, 0, 0, pd, canvas - pd - g.shape[2]), 0.0)
+        x2 = _fold_depth(x)
+        pads = node.pads2
+        taps = []
+        for k in range(kd):
+            gk = _fold_depth(gpad[:, :, k * dd : k * dd + (d - 1) * sd + 1 : sd])
+            _, gwk, _ = _conv_t_grads(x2, w[:, :, k], gk, (False, True, False), (sh, sw), pads, (dh, dw),
+                                      node.groups)  # fmt: skip
+            taps.append(gwk)
+        from .shape import stack
+
+        gw = stack(taps, 2)
+    if _need(node, 2):
+        gb = g.sum((0, 2, 3, 4))
+    return gx, gw, gb
+
+
+_ConvT3d = node_class("ConvolutionBackward0", _conv_t3d_vjp)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:  # fmt: skip
+    """``F.conv_transpose3d``: one 2-D transposed convolution per kernel depth tap (the depth
+    folded into the batch), each added into the output depths it reaches; ConvolutionBackward0."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if input.dim() == 4:
+        return conv_transpose3d(
+            input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
+        ).squeeze(0)
+    stride, padding, output_padding, dilation = map(_triple, (stride, padding, output_padding, dilation))
+    groups = int(groups)
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
+            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
+        )
+    _check_output_padding(output_padding, stride, dilation)
+    out_size, pads = _conv_t_geometry(input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation)
+    (sd, sh, sw), (dd, dh, dw) = stride, dilation
+    n, cin, d, h, w = input.shape
+    kd = weight.shape[2]
+    xp = xp_for(input)
+    x2 = xp.ascontiguousarray(input._data.transpose(0, 2, 1, 3, 4)).reshape(n * d, cin, h, w)
+    canvas = (d - 1) * sd + dd * (kd - 1) + 1
+    ho, wo = out_size[1:]
+    full = xp.zeros((n, max(canvas, padding[0] + out_size[0]), weight.shape[1] * groups, ho, wo),
+                    input._data.dtype)  # fmt: skip
+    for k in range(kd):
+        yk = _conv_t_array(xp, x2, weight._data[:, :, k], (sh, sw), pads[2:], (dh, dw), groups, (ho, wo))
+        full[:, k * dd : k * dd + (d - 1) * sd + 1 : sd] += yk.reshape(n, d, *yk.shape[1:])
+    y = full[:, padding[0] : padding[0] + out_size[0]].transpose(0, 2, 1, 3, 4)
+    if bias is not None:
+        y = y + bias._data[:, None, None, None]
+    r = _wrap(xp.ascontiguousarray(y), input._dtype, input._device)
+    if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
+        record(
+            _ConvT3d, (input, weight, bias), r, (input, weight), stride=stride, padding=padding,
+            dilation=dilation, groups=groups, pads2=pads[2:],
         )  # fmt: skip
     return r

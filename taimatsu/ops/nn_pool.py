@@ -13,7 +13,7 @@ import numpy as np
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from . import nn as _nn
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
+from ._dispatch import D, Tensor, _fw_state, _wrap, node_class, record, xp_for
 from .nn_resample import adaptive_avg_matrix, linear_dims
 
 
@@ -128,3 +128,97 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         (input.dim() - 1, adaptive_avg_matrix(w, ow)),
     ]
     return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
+
+
+# ---- 3-D adaptive pooling ---------------------------------------------------------------------
+def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: str):
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{got_colon} {list(input.shape)}"
+        )
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {d} being empty"
+            )
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
+    return sizes
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    sizes = _adaptive_checks(input, output_size, 3, "adaptive_avg_pool3d", "")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    spatial = input.shape[-3:]
+    sizes = [s if o is None else int(o) for o, s in zip(sizes, spatial)]
+    if sizes == [1, 1, 1]:
+        return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
+    lead = input.dim() - 3
+    mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
+    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0")
+
+
+def _window_index(size: int, out: int) -> np.ndarray:
+    """(out, k) input positions of each adaptive window, the short ones padded with their last
+    index (a repeat cannot change a max, and the first maximum is the one kept)."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    k = int((end - start).max())
+    return np.minimum(start[:, None] + np.arange(k)[None, :], (end - 1)[:, None])
+
+
+def _adaptive_max_vjp(node, g):
+    (index,) = node.saved()
+    lead = g.shape[: g.dim() - node.nd]
+    flat_g = g.reshape(*lead, -1)
+    gx = flat_g.new_zeros((*lead, node.numel)).scatter_add(-1, index.reshape(*lead, -1), flat_g)
+    return (gx.view(node.in_shape),)
+
+
+_ADAPTIVE_MAX_NODES: dict = {}
+
+
+def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
+    """Adaptive max pooling over the last ``len(sizes)`` dims: (values, flat indices)."""
+    nd = len(sizes)
+    if name not in _ADAPTIVE_MAX_NODES:
+        _ADAPTIVE_MAX_NODES[name] = node_class(name, _adaptive_max_vjp)
+    xp = xp_for(input)
+    x = input._data
+    spatial = x.shape[-nd:]
+    lead = x.shape[:-nd]
+    wins = [_window_index(n, o) for n, o in zip(spatial, sizes)]
+    # Flat input index of every (o_1, k_1, ..., o_n, k_n) window element.
+    flat = np.zeros([1] * (2 * nd), np.int64)
+    for i, w in enumerate(wins):
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = w.shape
+        flat = flat * spatial[i] + w.reshape(shape)
+    flat = flat.transpose([2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)])
+    flat = flat.reshape(*sizes, -1)  # (o_1, ..., o_n, window)
+    vals = xp.take(x.reshape(*lead, -1), xp.asarray(flat), axis=-1)
+    arg = vals.argmax(-1)
+    out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    isnan = xp.isnan(vals)
+    if isnan.any():  # a NaN wins, as in PyTorch
+        nan_arg = isnan.argmax(-1)
+        has = isnan.any(-1)
+        arg = xp.where(has, nan_arg, arg)
+        out = xp.where(has, xp.nan, out).astype(x.dtype)
+    index = xp.take_along_axis(xp.broadcast_to(xp.asarray(flat), vals.shape), arg[..., None], -1)[..., 0]
+    r = _wrap(xp.ascontiguousarray(out), input._dtype, input._device)
+    ri = _wrap(xp.ascontiguousarray(index), D.int64, input._device)
+    if input._rg and _gm.enabled:
+        numel = int(np.prod(spatial))
+        record(_ADAPTIVE_MAX_NODES[name], (input,), r, (ri,), nd=nd, numel=numel, in_shape=tuple(x.shape))
+    return r, ri
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    sizes = _adaptive_checks(input, output_size, 3, "adaptive_max_pool3d", ":")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-3:])]
+    return adaptive_max_pool_nd(input, sizes, "AdaptiveMaxPool3DBackward0")

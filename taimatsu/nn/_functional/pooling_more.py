@@ -149,3 +149,21 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+# ---- 3-D adaptive pooling (kernels in ops/nn_pool.py) -------------------------------------------
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    from ...ops.nn_pool import adaptive_avg_pool3d as _avg
+
+    return _avg(input, output_size)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    from ...ops.nn_pool import adaptive_max_pool3d_with_indices as _max
+
+    return _max(input, output_size)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    out, ind = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, ind) if return_indices else out

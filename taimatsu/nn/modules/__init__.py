@@ -247,7 +247,9 @@ __all__ = [
 
 # Added with issue #4 (kept apart so the lists above stay as they were).
 from .activation import RReLU  # noqa: E402
+from .conv import ConvTranspose3d  # noqa: E402
 from .flatten import Unflatten  # noqa: E402
 from .linear import Bilinear  # noqa: E402
+from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d  # noqa: E402
 
-__all__ += ["Bilinear", "RReLU", "Unflatten"]
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "RReLU", "Unflatten"]

@@ -196,7 +196,7 @@ class _ConvTransposeNd(_ConvNd):
             raise ValueError(
                 f'Only "zeros" padding mode is supported for {self.__class__.__name__}'
             )
-        tup = _single if n == 1 else _pair
+        tup = {1: _single, 2: _pair, 3: _triple}[n]
         super().__init__(
             in_channels, out_channels, tup(kernel_size), tup(stride), tup(padding), tup(dilation), True,
             tup(output_padding), groups, bias, padding_mode, device, dtype,
@@ -206,23 +206,29 @@ class _ConvTransposeNd(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = len(self.kernel_size)
-        output_size = list(output_size)[-n:]
-        pads = []
-        for d in range(n):
-            size = input.shape[input.dim() - n + d]
-            min_size = (
-                (size - 1) * self.stride[d]
-                - 2 * self.padding[d]
-                + self.dilation[d] * (self.kernel_size[d] - 1)
-                + 1
+        lead = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + n:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or {lead + n} elements "
+                f"(got {len(output_size)})"
             )
-            if not min_size <= output_size[d] < min_size + self.stride[d]:
+        lo = [
+            (input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+            + self.dilation[d] * (self.kernel_size[d] - 1) + 1
+            for d in range(n)
+        ]  # fmt: skip
+        hi = [m + s - 1 for m, s in zip(lo, self.stride)]
+        for size, a, b in zip(output_size, lo, hi):
+            if not a <= size <= b:
+                # PyTorch prints input.size()[2:] here, even for unbatched input.
                 raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from {min_size} to "
-                    f"{min_size + self.stride[d] - 1} (for an input of {list(input.shape[2:])})"
+                    f"requested an output size of {output_size}, but valid sizes range from {lo} to {hi} (for an "
+                    f"input of {input.size()[2:]})"
                 )
-            pads.append(output_size[d] - min_size)
-        return tuple(pads)
+        return [size - m for size, m in zip(output_size, lo)]
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -252,4 +258,20 @@ class ConvTranspose2d(_ConvTransposeNd):
     def forward(self, input, output_size=None):
         op = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)  # fmt: skip
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution (the adjoint of Conv3d); grad_fn ConvolutionBackward0."""
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+        groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None,
+    ) -> None:  # fmt: skip
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, output_padding, groups,
+                         bias, padding_mode, device, dtype, 3)  # fmt: skip
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                                   self.dilation)  # fmt: skip
