@@ -72,6 +72,7 @@ from ._functional.loss_more import (  # noqa: F401
     triplet_margin_with_distance_loss,
 )
 from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
+from ._functional.misc_more import bernoulli_like
 from ._functional.misc_more import (  # noqa: F401
     alpha_dropout,
     channel_shuffle,
@@ -223,7 +224,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         noise = input.new_zeros(())
     else:
-        noise = empty_like(input).bernoulli_(1 - p)
+        noise = bernoulli_like(input, 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 

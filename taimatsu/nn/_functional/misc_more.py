@@ -35,6 +35,22 @@ def local_response_norm(
     return input / div
 
 
+def bernoulli_like(input: Tensor, p: float) -> Tensor:
+    """``empty_like(input).bernoulli_(p)`` as PyTorch draws it: the result is laid out in memory
+    like ``input`` (``empty_like`` keeps the dimension order of the strides) and the random
+    stream fills it in memory order.
+
+    Why: for a permuted input (a batch_first attention output is a ``transpose``) a seeded
+    dropout would otherwise drop different elements than PyTorch's.
+    """
+    strides = input.stride()
+    order = sorted(range(input.dim()), key=lambda d: -strides[d])  # stable: ties keep their order
+    if order == list(range(input.dim())):
+        return empty_like(input).bernoulli_(p)
+    base = empty([input.shape[d] for d in order], dtype=input.dtype, device=input.device)
+    return base.bernoulli_(p).permute([order.index(d) for d in range(input.dim())])
+
+
 _SELU_ALPHA = 1.7580993408473766  # -selu(-inf): where a dropped unit goes
 
 
@@ -49,9 +65,9 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
         noise = empty(shape, dtype=input.dtype, device=input.device)
+        noise.bernoulli_(1 - p)
     else:
-        noise = empty_like(input)
-    noise.bernoulli_(1 - p)
+        noise = bernoulli_like(input, 1 - p)
     a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
     b = noise.add(-1).mul_(_SELU_ALPHA * a).add_(_SELU_ALPHA * a * p)
     noise.mul_(a)
