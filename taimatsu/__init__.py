@@ -194,3 +194,8 @@ from .ops.shape_more import (  # noqa: E402, F401
     trace, tril_indices, triu_indices, vander,
 )  # fmt: skip
 from .ops.linalg_more import cdist, chain_matmul, cross, dist, renorm  # noqa: E402, F401
+from .ops.misc_more import (  # noqa: E402, F401
+    fill, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, resolve_conj, resolve_neg, typename,
+    unravel_index,
+)  # fmt: skip
+from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401

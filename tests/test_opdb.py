@@ -373,6 +373,9 @@ TESTED_ELSEWHERE = {
     # shape helpers composed of registered ops: tests/test_views_indexing.py
     "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dstack", "row_stack", "fliplr", "flipud",
     "adjoint", "argwhere",
+    # namespace completions (misc, calculus, histogram, windows, flags, *_copy, special): tests/test_namespace_extra.py
+    "cumulative_trapezoid", "fill", "gradient", "is_conj", "is_inference", "is_neg", "is_same_size", "is_signed",
+    "isin", "resolve_conj", "resolve_neg", "trapezoid", "trapz", "typename", "unravel_index",
 }  # fmt: skip
 
 

@@ -1,0 +1,194 @@
+"""Small top-level functions: isin, unravel_index, the tensor predicates PyTorch exposes as
+functions (is_same_size, is_signed, is_conj, ...), typename and fill.
+
+taimatsu's conj() and neg() materialise their result, so no tensor ever carries the lazy
+conjugate or negative bit: ``is_conj``/``is_neg`` are always False and ``resolve_conj``/
+``resolve_neg`` return their input (PyTorch returns ``input`` too when the bit is unset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import as_array, node_class, record, result_dtype, scalar_name, xp_for
+from .shape_more import _tangent
+
+
+def _need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+# ---- isin ----------------------------------------------------------------------------------------------
+_ISIN_SIGNATURES = (
+    " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+)
+
+
+def _isin_checked_dtype(x) -> None:
+    # A Python number is wrapped as a double-precision tensor here, not the default dtype.
+    dt = x._dtype if isinstance(x, Tensor) else D.complex128 if isinstance(x, complex) else D.scalar_dtype(x)
+    if dt is D.bool or dt.category == D.COMPLEX:
+        raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_name(dt)}")
+
+
+def _isin_array(x, dtype: D.dtype):
+    a = np.asarray(as_array(x, dtype), dtype=dtype.np)
+    # NumPy's set routines want a native float type; a widening cast keeps equality exact.
+    return a.astype(np.float32) if dtype.category == D.FLOAT and dtype.itemsize < 4 else a
+
+
+def isin(elements=None, test_elements=None, *, assume_unique: bool = False, invert: bool = False,
+         element=None, test_element=None) -> Tensor:  # fmt: skip
+    """``elements`` membership in ``test_elements`` under PyTorch's type promotion (NaN is never in).
+
+    ``element=`` / ``test_element=`` are the keyword names of PyTorch's scalar overloads."""
+    elements = element if elements is None else elements
+    test_elements = test_element if test_elements is None else test_elements
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        got = f"{type(elements).__name__}, {type(test_elements).__name__}"
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            + _ISIN_SIGNATURES
+        )
+    _isin_checked_dtype(elements)
+    _isin_checked_dtype(test_elements)
+    dtype = result_dtype(elements, test_elements)
+    ref = elements if isinstance(elements, Tensor) else test_elements
+    a, b = _isin_array(elements, dtype), _isin_array(test_elements, dtype)
+    hit = np.isin(a, b.reshape(-1), assume_unique=False, invert=invert)
+    xp = xp_for(ref)
+    return _wrap(xp.asarray(np.asarray(hit, dtype=np.bool_)), D.bool, ref._device)
+
+
+# ---- unravel_index ---------------------------------------------------------------------------------------
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """Coordinates of flat ``indices`` in ``shape`` (int64); out-of-range indices wrap, as in PyTorch."""
+    _need_tensor("unravel_index", indices, "indices")
+    if indices._dtype.category != D.INT or indices._dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices._dtype}")
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    elif isinstance(shape, Sequence):
+        for s in shape:
+            if not isinstance(s, (int, np.integer)):
+                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(s)}")
+        shape = tuple(int(s) for s in shape)
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    xp = xp_for(indices)
+    flat = indices._data.astype(np.int64)
+    out, coef = [], 1
+    for s in reversed(shape):
+        # PyTorch: floor_divide by the trailing product, then the remainder (Python-style) by s.
+        q = xp.floor_divide(flat, coef)
+        out.append(xp.remainder(q, s) if s else xp.zeros_like(q))
+        coef *= s
+    return tuple(_wrap(o, D.int64, indices._device) for o in reversed(out))
+
+
+# ---- predicates --------------------------------------------------------------------------------------------
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    _need_tensor("is_same_size", input)
+    _need_tensor("is_same_size", other, "other", 2)
+    return tuple(input._data.shape) == tuple(other._data.shape)
+
+
+def is_signed(input: Tensor) -> bool:
+    _need_tensor("is_signed", input)
+    return input.is_signed()
+
+
+def is_inference(input: Tensor) -> bool:
+    _need_tensor("is_inference", input)
+    return input.is_inference()
+
+
+def is_conj(input: Tensor) -> bool:
+    _need_tensor("is_conj", input)
+    return input.is_conj()
+
+
+def is_neg(input: Tensor) -> bool:
+    _need_tensor("is_neg", input)
+    return input.is_neg()
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    _need_tensor("resolve_conj", input)
+    return input.resolve_conj()
+
+
+def resolve_neg(input: Tensor) -> Tensor:
+    _need_tensor("resolve_neg", input)
+    return input.resolve_neg()
+
+
+def typename(obj, /) -> str:
+    """PyTorch's fully qualified type name; taimatsu's own classes are named under ``torch``."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    if module == "taimatsu" or module.startswith("taimatsu."):
+        module = "torch" + module[len("taimatsu") :]
+    return f"{module}.{qualname}"
+
+
+# ---- fill ----------------------------------------------------------------------------------------------------
+def _fill_vjp(node, g):
+    return (g.new_zeros(g.shape),)
+
+
+def _fill_tensor_vjp(node, g):
+    return g.new_zeros(g.shape), g.sum()
+
+
+_Fill = node_class("FillBackward0", _fill_vjp)
+_FillTensor = node_class("FillBackward1", _fill_tensor_vjp)
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A new tensor shaped like ``input`` holding ``value`` (a number or a 0-d tensor)."""
+    _need_tensor("fill", input)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        v = value._data[()]
+    else:
+        v = value
+    r = input.new_empty(input.shape)
+    r.fill_(v)
+    vt = value if isinstance(value, Tensor) else None
+    if _gm.enabled and (input._rg or (vt is not None and vt._rg)):
+        if vt is None:
+            record(_Fill, (input,), r)
+        else:
+            record(_FillTensor, (input, vt), r)
+    _tangent(r, (input,) if vt is None else (input, vt), lambda *t: _fill_tangent(t, input, vt))
+    return r
+
+
+def _fill_tangent(tangents, input: Tensor, vt):
+    if vt is None:
+        return input.new_zeros(input.shape)
+    return tangents[1].expand(input.shape).clone()

@@ -1,0 +1,135 @@
+"""Top-level functions added to complete torch's namespace (taimatsu/ops/misc_more.py, calculus.py,
+histogram.py, windows, global flags, the ``*_copy`` family, special functions) against PyTorch.
+
+Each snippet runs under both libraries through ``oracle_expr.same`` (values, dtypes, reprs,
+error types and messages); differentiable ones also pass float64 gradcheck.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import taimatsu
+from oracle_expr import same
+from taimatsu.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch")
+
+A = "a = T.tensor([[1, 2], [3, 4]]); "
+MISC = [
+    A + "T.isin(a, T.tensor([2, 3]))", A + "T.isin(a, 2)", A + "T.isin(2, a)", A + "T.isin(a, T.tensor([2., 3.5]))",
+    A + "T.isin(a.float(), T.tensor([2, 3]), invert=True)", A + "T.isin(a, T.tensor([2+0j]))",
+    A + "T.isin(a, T.tensor([True]))", "T.isin(2, 3)", "T.isin(T.tensor([float('nan')]), T.tensor([float('nan')]))",
+    A + "T.isin(a.float().requires_grad_(), T.tensor([2.]))", A + "T.isin(a.bool(), a)", A + "T.isin(a, 2.5)",
+    A + "T.isin(a, 2.0)", A + "T.isin(a.to(T.uint8), T.tensor([258]))", A + "T.isin(a.to(T.uint8), 258)",
+    A + "T.isin(a.half(), T.tensor([2.]))", A + "T.isin(a.bfloat16(), T.tensor([2.]))", A + "T.isin(True, a)",
+    A + "T.isin(2.0, a)", A + "T.isin(1j, a)", A + "T.isin(a, T.tensor([[2], [9]]))",
+    "T.isin(T.tensor(2), T.tensor([[2], [9]]))", "T.isin(T.tensor([]), T.tensor([1.]))",
+    A + "T.isin(a, T.tensor([], dtype=T.long))", A + "T.isin(a, a.double()).dtype",
+    A + "T.isin(a, T.tensor([4, 1]), assume_unique=True)", A + "T.isin(elements=a, test_element=2, invert=True)",
+    "T.unravel_index(T.tensor([4, 1]), (2, 3))", "T.unravel_index(T.tensor(4), (2, 3))",
+    "T.unravel_index(T.tensor([6]), (2, 3))", "T.unravel_index(T.tensor([-1]), (2, 3))",
+    "T.unravel_index(T.tensor([1.]), (2, 3))", "T.unravel_index(T.tensor([1]), (2, -3))",
+    "T.unravel_index(T.tensor([1]), ())", "T.unravel_index(T.tensor([1], dtype=T.int32), 3)",
+    "T.unravel_index(T.tensor([True]), 3)", "T.unravel_index(T.tensor([[1234], [5678]]), (10, 10, 10, 10))",
+    "T.unravel_index(T.tensor([1]), (2, 3.0))", "T.unravel_index(T.tensor([1]), 'ab')",
+    A + "T.is_same_size(a, a.T)", A + "T.is_same_size(a, T.ones(3))", A + "T.is_signed(a)",
+    A + "T.is_signed(a.bool())", A + "T.is_signed(a.to(T.uint8))", A + "T.is_inference(a)",
+    "with T.inference_mode(): x = T.ones(2)\nT.is_inference(x)", "T.is_inference(3)",
+    A + "T.typename(a)", A + "T.typename(a.float())", "T.typename(3)", "T.typename(T.nn.Linear(1, 1))",
+    "T.typename(T.nn.Parameter(T.ones(1)))", "T.typename(T.nn.Parameter)", "T.typename('x')",
+    A + "T.resolve_conj(a)", A + "T.resolve_neg(a)", "T.is_conj(T.tensor([1j]))", "T.is_neg(T.tensor([1.]))",
+    "T.is_conj(3)", "T.is_same_size(T.ones(2), 3)", "T.resolve_conj(T.tensor([1+2j])).is_conj()",
+    "T.fill(T.ones(2, 3), 2)", "T.fill(T.ones(2, dtype=T.int32), 2.7)", "T.fill(T.ones(2, dtype=T.int32), T.tensor(2.7))",
+    "T.fill(T.ones(2), T.ones(2))",
+    "x = T.ones(2, 3, requires_grad=True); v = T.tensor(2., requires_grad=True); r = T.fill(x, v); "
+    "r.backward(T.ones(2, 3)); (r.grad_fn.name(), x.grad, v.grad)",
+    "x = T.ones(2, 3, requires_grad=True); r = T.fill(x, 5.); (r, len(r.grad_fn.next_functions))",
+]  # fmt: skip
+
+CALCULUS = [
+    'T.trapezoid(T.arange(12.).reshape(3,4))',
+    'T.trapezoid(T.arange(12.).reshape(3,4), dx=2)',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]))',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.]), dim=0)',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]).expand(3,4))',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.]))',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]), dx=2)',
+    'T.trapezoid(T.arange(4))',
+    'T.trapezoid(T.arange(4), T.arange(4))',
+    'T.trapezoid(T.arange(4), dx=2)',
+    'T.trapezoid(T.ones(3,0))',
+    'T.trapezoid(T.ones(3,0), T.ones(0))',
+    'T.trapezoid(T.tensor(3.))',
+    'T.trapz(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]))',
+    'T.trapz(T.arange(12.).reshape(3,4), dx=3)',
+    'T.cumulative_trapezoid(T.arange(12.).reshape(3,4))',
+    'T.cumulative_trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]))',
+    'T.cumulative_trapezoid(T.arange(12.).reshape(3,4), dx=2, dim=0)',
+    'T.cumulative_trapezoid(T.arange(4))',
+    'T.cumulative_trapezoid(T.ones(3,0))',
+    'T.cumulative_trapezoid(T.ones(3,1))',
+    'T.trapezoid(T.arange(12.).reshape(3,4), T.ones(2,2))',
+    'T.cumulative_trapezoid(T.tensor(3.))',
+    'T.trapezoid(T.arange(12.).reshape(3,4).double(), T.tensor([0.,1.,3.,7.]))',
+    'T.trapezoid(T.arange(12.).reshape(3,4).half(), T.tensor([0.,1.,3.,7.])).dtype',
+    'T.trapezoid(T.arange(4), T.tensor([0.,1.,3.,7.]))',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y)',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, spacing=2.)',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, spacing=[2.,3.])',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, spacing=(T.tensor([0.,1,3]),T.tensor([0.,2,3,7])))',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, spacing=(T.tensor([0.,1,3]),T.tensor([0.,2,3,7])), edge_order=2)',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, dim=1, edge_order=2)',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, dim=[1])',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, dim=1, spacing=[T.tensor([0.,2,3,7])])',
+    'y=T.tensor([[1.,2,4,8],[10,20,40,80],[3,5,9,1]]); T.gradient(y, dim=1, spacing=2)',
+    'T.gradient(T.tensor([1,2,4,8]))',
+    'T.gradient(T.tensor([1,2,4,8]), spacing=2)',
+    'T.gradient(T.ones(3,4), edge_order=3)',
+    'T.gradient(T.tensor([1.,2]), edge_order=2)',
+    'T.gradient(T.tensor([1.]), edge_order=1)',
+    'T.gradient(T.ones(3,4), spacing=[2.])',
+    'T.gradient(T.ones(3,4), spacing=[T.tensor([0.,1,3])])',
+    'T.gradient(T.ones(3,4), dim=1, spacing=[T.tensor([[0.,1,3,4]])])',
+    'T.gradient(T.tensor(1.))',
+    'T.gradient(T.ones(3,4), dim=(0,0))',
+    'T.gradient(T.ones(3,4), spacing=T.tensor(2.))',
+    'T.gradient(T.ones(3,4), spacing=[T.tensor(2.), T.tensor(3.)])',
+    'T.gradient(T.ones(3,4), dim=1, spacing=[2.,3.])',
+    'T.gradient(T.ones(3,4), dim=5)',
+    'T.gradient(T.ones(3,4), spacing=[T.tensor([0.,1,3]),2.])',
+    'T.gradient(T.arange(24.).reshape(2,3,4)**2, spacing=[T.tensor([0.,2]), 2, T.tensor([1.,2.,4.,8.])][:3], edge_order=1)',
+    'T.gradient((T.arange(24.).reshape(2,3,4)**2).double(), dim=(-1,1), edge_order=2)',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS)
+def test_against_pytorch(code):
+    same(code, torch, taimatsu)
+
+
+def _f64(*shape):
+    taimatsu.manual_seed(0)
+    return taimatsu.randn(*shape, dtype=taimatsu.float64, requires_grad=True)
+
+
+GRADCHECKS = {
+    "trapezoid_dx": (lambda y: taimatsu.trapezoid(y, dx=0.7, dim=0), (3, 4)),
+    "trapezoid_x": (lambda y: taimatsu.trapezoid(y, taimatsu.tensor([0.0, 1.0, 3.0, 7.5], dtype=taimatsu.float64)), (3, 4)),
+    "trapezoid_x_grad": (lambda y, x: taimatsu.trapezoid(y, x), (3, 4), (3, 4)),
+    "cumulative_trapezoid": (lambda y: taimatsu.cumulative_trapezoid(y, dx=2.0), (3, 4)),
+    "cumulative_trapezoid_x": (lambda y, x: taimatsu.cumulative_trapezoid(y, x, dim=0), (3, 4), (3,)),
+    "gradient": (lambda y: taimatsu.gradient(y, edge_order=2), (3, 4)),
+    "gradient_coords": (lambda y, x: taimatsu.gradient(y, spacing=[x], dim=1, edge_order=2), (3, 4), (4,)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKS))
+def test_gradcheck(name):
+    fn, *shapes = GRADCHECKS[name]
+    inputs = [_f64(*s) for s in shapes]
+    if name in ("gradient_coords", "cumulative_trapezoid_x"):  # coordinates must be strictly increasing
+        inputs[1] = taimatsu.tensor(sorted(range(shapes[1][0])), dtype=taimatsu.float64).mul(1.3).add(
+            inputs[1].detach().abs() * 0.1).cumsum(0).requires_grad_()
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
