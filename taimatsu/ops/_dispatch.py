@@ -204,31 +204,100 @@ def check_cast(result: D.dtype, target: D.dtype) -> None:
         )
 
 
-def write_out(out: Tensor, result: Tensor, name: str) -> Tensor:
-    """Store ``result`` into the user's ``out=`` tensor (resizing it as PyTorch does)."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _gm.enabled and (result._rg or out._rg):
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}  # fmt: skip
+# PyTorch's two common messages for an out= of the wrong dtype where the op wants exactly the
+# result's dtype (the ``exact`` argument of write_out; op-specific texts are passed as-is).
+OUT_EXACT = "Expected out tensor to have dtype {res_cpp}, but got {out_cpp} instead"
+OUT_FOUND = "Found dtype {out} but expected {res}"
+
+
+def cpp_name(dtype: D.dtype) -> str:
+    """The C++ type name PyTorch prints for ``dtype`` ("float", "long int", "c10::Half")."""
+    return _CPP_NAMES[dtype.name]
+
+
+def _dtype_error(exact: str, result: D.dtype, target: D.dtype, exc=RuntimeError):
+    return exc(
+        exact.format(
+            res=scalar_name(result), out=scalar_name(target),
+            res_cpp=_CPP_NAMES[result.name], out_cpp=_CPP_NAMES[target.name],
+        )
+    )  # fmt: skip
+
+
+def check_out(out, result, name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None) -> None:
+    """PyTorch's checks of an ``out=`` tensor (or tuple of them) before anything is written.
+
+    ``exact``: the op wants ``out`` of exactly the result's dtype; the message (placeholders
+    {res} {out} for scalar names, {res_cpp} {out_cpp} for C++ names), or a tuple of them,
+    one per output (None: that output only needs to be castable). Otherwise a result
+    that cannot be cast to out's dtype raises "result type ... can't be cast" (type ``exc``).
+    ``grad=False``: an op whose out= form is composite in PyTorch (no autograd error; ``out``
+    takes the result's history through a copy). ``cast_msg``: the op's own text for a result
+    that cannot be cast (same placeholders).
+    """
+    outs, results = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
+    for o in outs:
+        if not isinstance(o, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
+    if grad and _gm.enabled and any(r._rg for r in results) or grad and _gm.enabled and any(o._rg for o in outs):
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad."
         )
-    check_cast(result._dtype, out._dtype)
+    exacts = exact if isinstance(exact, tuple) else (exact,) * len(outs)
+    for o, r, exact in zip(outs, results, exacts):
+        if exact is not None:
+            if o._dtype is not r._dtype:
+                raise _dtype_error(exact, r._dtype, o._dtype, exc)
+        elif not D.can_cast(r._dtype, o._dtype):
+            msg = cast_msg or "result type {res} can't be cast to the desired output type {out}"
+            raise _dtype_error(msg, r._dtype, o._dtype, exc)
+
+
+def _resize_warning(out: Tensor, shape) -> None:
+    if out._data.size:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(out.shape)}, which does "
+            f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a "
+            "future PyTorch release outputs will not be resized unless they have zero elements. You can "
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def write_out(out, result, name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None, warn=True):
+    """Store ``result`` into the user's ``out=`` tensor (resizing it as PyTorch does).
+
+    ``out`` and ``result`` may be tuples (ops with several results: max, sort, frexp...);
+    the result is then ``out`` itself, as a tuple. ``exact``/``grad``/``exc``: see check_out.
+    ``warn=False``: resize a non-empty ``out`` silently (a few ops do).
+    """
+    check_out(out, result, name, exact, grad, exc, cast_msg)
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, result):
+            _store(o, r, grad, warn)
+        return tuple(out)
+    return _store(out, result, grad, warn)
+
+
+def _store(out: Tensor, result: Tensor, grad: bool, warn: bool = True) -> Tensor:
     if out._data.shape != result._data.shape:
-        if out._data.size:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape {list(out.shape)}, which does "
-                f"not match the required output shape {list(result.shape)}. This behavior is deprecated, and in a "
-                "future PyTorch release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                UserWarning,
-                stacklevel=3,
-            )
-        out._data = result._data.astype(out._dtype.np, copy=True)
+        if warn:
+            _resize_warning(out, result._data.shape)
+        out._data = xp_for(out).empty(result._data.shape, out._dtype.np)
         out._storage = None
-    else:
-        xp = xp_for(out)
-        xp.copyto(out._data, result._data, casting="unsafe")
+    if not grad and _gm.enabled and result._rg:  # composite in PyTorch: out.copy_(result)
+        from .indexing import copy_
+
+        return copy_(out, result)
+    xp_for(out).copyto(out._data, result._data, casting="unsafe")
     out._vc[0] += 1
     return out
 
@@ -326,7 +395,7 @@ def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap
 
 __all__ = [
     "Tensor", "_wrap", "record", "node_class", "needs_grad", "needs_input_grad", "result_dtype",
-    "as_array", "binary_operands", "write_out", "inplace", "check_cast", "xp_for",
+    "as_array", "binary_operands", "write_out", "check_out", "takes_out", "cpp_name", "OUT_EXACT", "OUT_FOUND", "inplace", "check_cast", "xp_for",
     "broadcast_error", "scalar_name", "D", "np",
 ]  # fmt: skip
 
@@ -334,3 +403,22 @@ __all__ = [
 def result_type_fn(tensor1, tensor2) -> D.dtype:
     """``torch.result_type``."""
     return result_dtype(tensor1, tensor2)
+
+
+def takes_out(name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None):
+    """Give an op function PyTorch's ``out=`` keyword: compute, then ``write_out``.
+
+    ``name`` is PyTorch's op name in its messages; see check_out for the other arguments.
+    """
+
+    def wrap(fn):
+        def op(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return write_out(out, fn(*args, **kwargs), name, exact, grad, exc, cast_msg)
+
+        op.__name__, op.__qualname__, op.__doc__, op.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
+        op.__module__ = fn.__module__
+        return op
+
+    return wrap
