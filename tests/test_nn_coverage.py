@@ -128,7 +128,10 @@ def test_module_matches_torch(case, vi, mode):
         [o_outs[i] for i in diff], o_leaves + list(o_params), cots, allow_unused=True
     )
     t_grads = tm.autograd.grad(
-        [t_outs[i] for i in diff], t_leaves + list(t_params), [T(c) for c in cots], allow_unused=True
+        [t_outs[i] for i in diff],
+        t_leaves + list(t_params),
+        [T(c) for c in cots],
+        allow_unused=True,
     )
     names = [f"input {i}" for i in range(len(o_leaves))] + [f"param {n}" for n in o_names]
     for name, tg, og in zip(names, t_grads, o_grads):

@@ -11,7 +11,6 @@ import warnings
 
 from .._tensor import Tensor
 from ..ops import nn as _nn
-from ..ops.creation import empty_like
 from ..ops.linalg import addmm, matmul
 
 conv2d = _nn.conv2d
@@ -72,7 +71,6 @@ from ._functional.loss_more import (  # noqa: F401
     triplet_margin_with_distance_loss,
 )
 from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
-from ._functional.misc_more import bernoulli_like
 from ._functional.misc_more import (  # noqa: F401
     alpha_dropout,
     channel_shuffle,
@@ -80,6 +78,7 @@ from ._functional.misc_more import (  # noqa: F401
     gumbel_softmax,
     local_response_norm,
 )
+from ._functional.misc_more import bernoulli_like as _bernoulli_like
 from ._functional.norm import (  # noqa: F401
     batch_norm,
     cosine_similarity,
@@ -224,7 +223,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1:
         noise = input.new_zeros(())
     else:
-        noise = bernoulli_like(input, 1 - p)
+        noise = _bernoulli_like(input, 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 
@@ -404,6 +403,7 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
 from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
 from ..ops.nn_conv import conv_transpose3d  # noqa: E402, F401
 from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
+from ._functional.pooling import upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from ._functional.pooling_more import (  # noqa: E402, F401
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
