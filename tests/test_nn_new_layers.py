@@ -254,3 +254,66 @@ def test_conv_transpose_output_padding_error(n):
     x, w = torch.randn(1, 3, *[3] * n), torch.randn(3, 2, *[2] * n)
     op = (2,) * n
     same_error(lambda: tfn(T(x), T(w), output_padding=op), lambda: fn(x, w, output_padding=op))
+
+
+# ---- bicubic interpolation -------------------------------------------------------------------------
+BICUBIC = [dict(size=(7, 9)), dict(scale_factor=1.7), dict(scale_factor=(0.6, 2.3), align_corners=True),
+           dict(size=(3, 2), align_corners=False), dict(size=(1, 1), align_corners=True),
+           dict(scale_factor=2.5, recompute_scale_factor=True), dict(size=(5, 6)),
+           dict(size=(11, 4), align_corners=True)]  # fmt: skip
+
+
+@pytest.mark.parametrize("kw", BICUBIC)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_interpolate_bicubic(kw, dtype):
+    x = torch.randn(2, 3, 5, 6, dtype=dtype, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(TF.interpolate(tx, mode="bicubic", **kw), F.interpolate(x, mode="bicubic", **kw), [tx], [x])
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=(3, 8), align_corners=True)])
+def test_upsample_bicubic_module(kw):
+    t, o = tnn.Upsample(mode="bicubic", **kw), torch.nn.Upsample(mode="bicubic", **kw)
+    assert repr(t) == repr(o)
+    x = torch.randn(1, 2, 4, 5, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(t(tx), o(x), [tx], [x])
+
+
+def test_upsampling_modules_and_functions():
+    x = torch.randn(1, 2, 3, 4)
+    for name, kw in [("UpsamplingBilinear2d", dict(scale_factor=2)), ("UpsamplingNearest2d", dict(size=(5, 7)))]:
+        t, o = getattr(tnn, name)(**kw), getattr(torch.nn, name)(**kw)
+        assert repr(t) == repr(o)
+        close(t(T(x)), o(x))
+    with pytest.warns(UserWarning, match="upsample_bilinear` is deprecated"):
+        close(TF.upsample_bilinear(T(x), scale_factor=2), F.upsample_bilinear(x, scale_factor=2))
+    with pytest.warns(UserWarning, match="upsample_nearest` is deprecated"):
+        close(TF.upsample_nearest(T(x), size=5), F.upsample_nearest(x, size=5))
+
+
+def test_interpolate_bicubic_gradcheck_and_area_3d():
+    _gradcheck(lambda x: TF.interpolate(x, scale_factor=1.5, mode="bicubic"), np.random.randn(1, 1, 3, 4))
+    _gradcheck(lambda x: TF.interpolate(x, size=(2, 5), mode="bicubic", align_corners=True),
+               np.random.randn(1, 2, 3, 3))  # fmt: skip
+    x = torch.randn(1, 2, 4, 6, 5)
+    close(TF.interpolate(T(x), scale_factor=0.5, mode="area"), F.interpolate(x, scale_factor=0.5, mode="area"))
+
+
+INTERP_ERRORS = [
+    ((2, 3, 5, 6), dict(mode="bicubic")), ((2, 3, 5), dict(scale_factor=2, mode="bicubic")),
+    ((2, 3, 5, 5, 5), dict(scale_factor=2, mode="bicubic")), ((2, 3), dict(scale_factor=2)),
+    ((2, 3), dict(size=2, mode="bilinear")), ((2, 3, 4), dict(scale_factor=(2, 2))), ((2, 3, 4), dict(size=(2, 2))),
+    ((2, 3, 4), dict(size=(2.0,))), ((2, 3, 4), dict(size=2, recompute_scale_factor=True)),
+    ((2, 3, 4), dict(scale_factor=2, antialias=True)), ((2, 3, 4, 4), dict(scale_factor=2, mode="lanczos")),
+    ((2, 3, 4, 4), dict(scale_factor=2, mode="lanczos", align_corners=True)),
+    ((2, 3, 4), dict(scale_factor=2, mode="bilinear")), ((2, 3, 4, 4), dict(scale_factor=2, mode="linear")),
+    ((2, 3, 4, 4), dict(scale_factor=2, mode="foo")), ((2, 3, 4, 4), dict(scale_factor=2, align_corners=True)),
+    ((2, 3, 4, 4), dict(size=(3, 3), scale_factor=2, mode="bicubic")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,kw", INTERP_ERRORS)
+def test_interpolate_errors(shape, kw):
+    x = torch.randn(shape)
+    same_error(lambda: TF.interpolate(T(x), **kw), lambda: F.interpolate(x, **kw))

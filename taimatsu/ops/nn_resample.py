@@ -222,6 +222,35 @@ def linear_matrix(in_size: int, out_size: int, scale, align_corners: bool):
     return m
 
 
+def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32):
+    """The (out, in) matrix of 1-D cubic convolution (A = -0.75), PyTorch's bicubic rule: the
+    source index is not clamped, the four taps are, and the math runs in the op's math type."""
+    t = np.dtype(math_dtype).type
+    dst = np.arange(out_size, dtype=math_dtype)
+    if align_corners:
+        src = dst * t((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+    else:
+        s = t(in_size / out_size if scale is None else 1.0 / scale)
+        src = (dst + t(0.5)) * s - t(0.5)
+    i0 = np.floor(src)
+    x = src - i0
+    a = t(-0.75)
+
+    def near(v):  # |v| <= 1
+        return ((a + t(2)) * v - (a + t(3))) * v * v + t(1)
+
+    def far(v):  # 1 < |v| < 2
+        return ((a * v - t(5) * a) * v + t(8) * a) * v - t(4) * a
+
+    weights = (far(x + t(1)), near(x), near(t(1) - x), far(t(2) - x))
+    m = np.zeros((out_size, in_size), np.float64)
+    rows = np.arange(out_size)
+    for k, w in enumerate(weights):
+        idx = np.clip(i0.astype(np.int64) - 1 + k, 0, in_size - 1)
+        np.add.at(m, (rows, idx), w)
+    return m
+
+
 def adaptive_avg_matrix(in_size: int, out_size: int):
     """The (out, in) averaging matrix of adaptive average pooling (PyTorch's window bounds)."""
     i = np.arange(out_size)

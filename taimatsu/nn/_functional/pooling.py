@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..._tensor import Tensor
 from ...ops import nn as _nn
 from ...ops import nn_conv as _conv
@@ -119,11 +121,50 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 
 
 # ---- interpolation --------------------------------------------------------------------------------
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_KERNEL_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_LINEAR_NODES = {1: "UpsampleLinear1DBackward0", 2: "UpsampleBilinear2DBackward0", 3: "UpsampleTrilinear3DBackward0"}
+
+
+def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
+    """(output sizes or None, scale factors or None), validated as PyTorch's interpolate does."""
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if not isinstance(size, (list, tuple)):
+            return [size] * nsp, None
+        if len(size) != nsp:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor in "
+                "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+            )
+        if not all(isinstance(v, int) or (isinstance(v, Tensor) and not v.is_floating_point()) for v in size):
+            raise TypeError(
+                "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got "
+                f"size with types {[type(v) for v in size]}"
+            )
+        return list(size), None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if not isinstance(scale_factor, (list, tuple)):
+        return None, [scale_factor] * nsp
+    if len(scale_factor) != nsp:
+        raise ValueError(
+            "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. Please provide input "
+            "tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+        )
+    return None, list(scale_factor)
+
+
 def interpolate(
     input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
     recompute_scale_factor=None, antialias: bool = False,
 ) -> Tensor:  # fmt: skip
-    """nearest, nearest-exact, linear and bilinear modes (grad_fn UpsampleNearest2DBackward0, ...)."""
+    """nearest, nearest-exact, area, linear, bilinear, bicubic and trilinear modes, with PyTorch's
+    argument checks in its order (grad_fn UpsampleNearest2DBackward0, UpsampleBicubic2DBackward0, ...).
+    Not implemented: antialias=True and mode='lanczos' (NotImplementedError)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -133,54 +174,78 @@ def interpolate(
     elif align_corners is None:
         align_corners = False
     nsp = input.dim() - 2
-    if nsp < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
-                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})")  # fmt: skip
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
+    out_sizes, scales = _interp_sizes(input, size, scale_factor, nsp)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and out_sizes is None:
+        recompute_scale_factor = True
     in_sizes = list(input.shape[2:])
-    if size is not None:
-        out_sizes = list(size) if isinstance(size, (list, tuple)) else [size] * nsp
-        scales = [None] * nsp
-    elif scale_factor is not None:
-        sf = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * nsp
-        out_sizes = [math.floor(float(n) * s) for n, s in zip(in_sizes, sf)]
-        scales = [None] * nsp if recompute_scale_factor else sf
-    else:
-        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor:
+        out_sizes, scales = [int(n * s) for n, s in zip(in_sizes, scales)], None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as "
+            "input"
+        )
+    if out_sizes is None:  # the kernels' own rule: floor(size * scale)
+        out_sizes = [math.floor(float(n) * s) for n, s in zip(in_sizes, scales)]
+    if scales is None:
+        scales = [None] * max(nsp, 0)
     dims = range(2, input.dim())
-    if mode in ("nearest", "nearest-exact"):
-        index = [(d, _rs.nearest_index(n, o, s, mode == "nearest-exact"))
-                 for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
-        tag = "Exact" if mode == "nearest-exact" else ""
-        return _rs.index_dims(input, index, f"UpsampleNearest{tag}{nsp}DBackward0")
-    if mode == "area":
-        return (
-            _pool.adaptive_avg_pool2d(input, out_sizes)
-            if nsp == 2
-            else adaptive_avg_pool1d(input, out_sizes)
-        )
-    expected = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
-    if expected is None:
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
-            f"linear | bilinear | bicubic | trilinear | area | nearest-exact (got {mode})"
-        )
-    if expected != nsp:
-        raise NotImplementedError(
-            f"Got {input.dim()}D input, but {mode} mode needs {expected + 2}D input"
-        )
-    mats = [
-        (d, _rs.linear_matrix(n, o, s, align_corners))
-        for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)
-    ]
-    name = {
-        1: "UpsampleLinear1DBackward0",
-        2: "UpsampleBilinear2DBackward0",
-        3: "UpsampleTrilinear3DBackward0",
-    }
-    return _rs.linear_dims(input, mats, name[nsp])
+    if nsp in (1, 2, 3):
+        if mode in ("nearest", "nearest-exact"):
+            index = [(d, _rs.nearest_index(n, o, s, mode == "nearest-exact"))
+                     for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
+            tag = "Exact" if mode == "nearest-exact" else ""
+            return _rs.index_dims(input, index, f"UpsampleNearest{tag}{nsp}DBackward0")
+        if mode == "area":
+            if nsp == 3:
+                return _pool.adaptive_avg_pool3d(input, out_sizes)
+            return _pool.adaptive_avg_pool2d(input, out_sizes) if nsp == 2 else adaptive_avg_pool1d(input, out_sizes)
+        if _KERNEL_DIMS.get(mode) == nsp:
+            if antialias:
+                raise NotImplementedError(f"taimatsu: interpolate(mode='{mode}', antialias=True) is not implemented")
+            if mode == "bicubic":
+                math_t = np.float64 if input.dtype.itemsize == 8 else np.float32
+                mats = [(d, _rs.cubic_matrix(n, o, s, align_corners, math_t))
+                        for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
+                return _rs.linear_dims(input, mats, "UpsampleBicubic2DBackward0")
+            mats = [(d, _rs.linear_matrix(n, o, s, align_corners))
+                    for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
+            return _rs.linear_dims(input, mats, _LINEAR_NODES[nsp])
+        if mode == "lanczos" and nsp == 2:
+            if align_corners:
+                raise ValueError("Lanczos mode does not support align_corners=True")
+            if not antialias:
+                raise ValueError("Lanczos mode requires antialias=True")
+            raise NotImplementedError("taimatsu: interpolate(mode='lanczos') is not implemented")
+        if mode in ("linear", "bilinear", "trilinear"):
+            raise NotImplementedError(
+                f"Got {input.dim()}D input, but {mode} mode needs {_KERNEL_DIMS[mode] + 2}D input"
+            )
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: {_MODES} "
+        f"(got {mode})"
+    )
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

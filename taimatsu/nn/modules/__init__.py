@@ -250,6 +250,8 @@ from .activation import RReLU  # noqa: E402
 from .conv import ConvTranspose3d  # noqa: E402
 from .flatten import Unflatten  # noqa: E402
 from .linear import Bilinear  # noqa: E402
+from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d  # noqa: E402
 
-__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "RReLU", "Unflatten"]
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "RReLU", "Unflatten", "UpsamplingBilinear2d",
+            "UpsamplingNearest2d"]
