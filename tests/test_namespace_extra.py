@@ -103,7 +103,51 @@ CALCULUS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS)
+X = "x = T.tensor([1., 2, 1, 2.5, 4, 0.3]); "
+P = "p = T.tensor([[0., 1], [1, 0], [2, 2]]); "
+HISTOGRAM = [
+    X + "T.histogram(x, 3)",
+    X + "T.histogram(x, bins=4, range=(0., 3.), weight=T.tensor([1., 2, 3, 4, 5, 6]), density=True)",
+    X + "T.histogram(x, T.tensor([0., 1., 2.5, 5.]))",
+    X + "T.histogram(x, T.tensor([0., 1., 2.5, 5.]), density=True)",
+    X + "T.histogram(x.double(), 2)",
+    X + "T.histogram(x.long(), 2)",
+    X + "T.histogram(x, 0)",
+    X + "T.histogram(x, 3, range=(3., 1.))",
+    "T.histogram(T.tensor([]), 3)",
+    "T.histogram(T.ones(3), 2)",
+    X + "T.histogram(x, T.tensor([1., 0.]))",
+    X + "T.histogram(x, T.tensor([[1., 0.]]))",
+    X + "T.histogram(x, 2, weight=T.ones(2))",
+    X + "T.histogram(x, 2, weight=T.ones(6).double())",
+    X + "T.histogram(x.reshape(2, 3), 2).hist",
+    X + "T.histogram(x, 2, range=(0., float('inf')))",
+    "T.histogram(T.tensor([1., float('nan')]), 2)",
+    X + "T.histogram(x, T.tensor([0., 1., 2.5, 5.]).double())",
+    X + "T.histogram(x, 3, range=(1., 1.))",
+    X + "T.histogram(x.half(), T.tensor([0., 1.]))",
+    X + "T.histogram(x.half(), 2)",
+    X + "T.histogram(x.reshape(2, 3), 2, weight=T.ones(3, 2))",
+    X + "T.histogram(x, 3, range=(0, 3))",
+    X + "T.histogram(x, 3, range=(0., 1e-8))",
+    X + "h = T.histogram(x, 3); (h.hist, h.bin_edges, type(h).__name__)",
+    P + "T.histogramdd(p, bins=[2, 2])",
+    P + "T.histogramdd(p, bins=2, range=[0., 2., 0., 4.], density=True)",
+    P + "T.histogramdd(p, bins=[T.tensor([0., 1., 2.]), T.tensor([0., 3.])])",
+    P + "T.histogramdd(p, bins=[2])",
+    P + "T.histogramdd(p, bins=[2, 0])",
+    P + "T.histogramdd(p, bins=2, range=[0., 1.])",
+    "T.histogramdd(T.tensor([0., 1]), bins=2)",
+    P + "T.histogramdd(p, bins=[2, 2], weight=T.tensor([1., 2., 3.]))",
+    P + "T.histogramdd(p, bins=[2, 2], weight=T.tensor([1., 2.]))",
+    "T.histogramdd(T.tensor([]).reshape(0, 2), bins=[2, 2])",
+    P + "T.histogramdd(p, bins=[T.tensor([0., 1., 2.])])",
+    P + "T.histogramdd(p, bins=[3, 2], density=True)",
+    "T.manual_seed(0); T.histogramdd(T.rand(50, 3), bins=[2, 3, 4], weight=T.rand(50)).hist.sum()",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
