@@ -199,9 +199,4 @@ from .ops.misc_more import (  # noqa: E402, F401
     unravel_index,
 )  # fmt: skip
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
-from .ops.misc_more import (  # noqa: E402, F401
-    fill, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, resolve_conj, resolve_neg, typename,
-    unravel_index,
-)  # fmt: skip
-from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401
