@@ -23,8 +23,20 @@ import queue
 
 from . import _utils
 from ._utils import signal_handling
-from ._utils.worker import ExceptionWrapper, _IterableDatasetStopIteration, _ResumeIteration, _worker_loop
+from ._utils.worker import (
+    ExceptionWrapper,
+    _IterableDatasetStopIteration,
+    _ResumeIteration,
+    _worker_loop,
+)
 from .dataloader import _BaseDataLoaderIter
+
+# Each running iterator's queues and processes, kept reachable until its workers are shut down.
+# An iterator caught in a reference cycle (say, by the traceback of an exception it raised) is
+# collected by the cyclic GC, which runs the queues' own weakref finalizers -- stopping their
+# feeder threads -- before the iterator's ``__del__``; the None that tells a worker to exit would
+# then never be sent, and each worker would only go after a join timeout. (PyTorch stalls there.)
+_running: dict[int, tuple] = {}
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -44,6 +56,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status = []
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
+        _running[id(self)] = (self._workers, self._index_queues, self._worker_result_queue)
         try:
             for worker_id in range(self._num_workers):
                 index_queue = context.Queue()
@@ -88,7 +101,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 index_queue.put(_ResumeIteration())
             remaining = self._num_workers
             while remaining > 0:
-                idx, data = self._get_data()
+                idx, _ = self._get_data()
                 if isinstance(idx, _ResumeIteration):
                     remaining -= 1
         for _ in range(self._prefetch_factor * self._num_workers):
@@ -107,7 +120,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     self._mark_worker_as_unavailable(worker_id)
             if failed:
                 pids = ", ".join(str(process.pid) for process in failed)
-                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from error
+                raise RuntimeError(
+                    f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
+                ) from error
             if isinstance(error, queue.Empty):
                 return False, None
             raise
@@ -220,6 +235,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if process.is_alive():
                     process.terminate()
                     process.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+            _running.pop(id(self), None)
 
     def __del__(self) -> None:
         self._shutdown_workers()

@@ -146,7 +146,9 @@ class DataLoader:
                         f"multiprocessing_context option should specify a valid start method in "
                         f"{valid_start_methods!r}, but got multiprocessing_context={multiprocessing_context!r}"
                     )
-                multiprocessing_context = python_multiprocessing.get_context(multiprocessing_context)
+                multiprocessing_context = python_multiprocessing.get_context(
+                    multiprocessing_context
+                )
             if not isinstance(multiprocessing_context, python_multiprocessing.context.BaseContext):
                 raise TypeError(
                     "multiprocessing_context option should be a valid context object or a string specifying the "
@@ -306,7 +308,11 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
         self._dataset_fetcher = create_fetcher(
-            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last
+            self._dataset_kind,
+            self._dataset,
+            self._auto_collation,
+            self._collate_fn,
+            self._drop_last,
         )
 
     def _next_data(self):

@@ -20,13 +20,17 @@ _SIGCHLD_handler_set = False
 
 def _set_worker_pids(key: int, pids) -> None:
     if key in _worker_pids:
-        raise RuntimeError("_set_worker_pids should be called only once for each _BaseDataLoaderIter.")
+        raise RuntimeError(
+            "_set_worker_pids should be called only once for each _BaseDataLoaderIter."
+        )
     _worker_pids[key] = tuple(pids)
 
 
 def _remove_worker_pids(key: int) -> None:
     if _worker_pids.pop(key, None) is None:
-        raise RuntimeError("Cannot find worker information for _BaseDataLoaderIter with id " + str(key))
+        raise RuntimeError(
+            "Cannot find worker information for _BaseDataLoaderIter with id " + str(key)
+        )
 
 
 def _failure_message(pid: int, info) -> str | None:

@@ -70,7 +70,7 @@ class ExceptionWrapper:
             raise self.exc_type(message=msg)
         try:
             exception = self.exc_type(msg)
-        except Exception:
+        except Exception:  # noqa: BLE001
             # The type needs other constructor arguments: fall back to RuntimeError.
             raise RuntimeError(msg) from None
         raise exception
@@ -149,7 +149,7 @@ def _worker_loop(
             if init_fn is not None:
                 init_fn(worker_id)
             fetcher = create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
-        except Exception:
+        except Exception:  # noqa: BLE001 -- reported to the main process
             init_exception = ExceptionWrapper(where=where)
 
         iteration_end = False
@@ -162,7 +162,9 @@ def _worker_loop(
             if isinstance(r, _ResumeIteration):
                 data_queue.put((r, None))
                 iteration_end = False
-                fetcher = create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
+                fetcher = create_fetcher(
+                    dataset_kind, dataset, auto_collation, collate_fn, drop_last
+                )
                 continue
             if r is None:  # the main process asks us to exit
                 break
@@ -174,7 +176,7 @@ def _worker_loop(
             else:
                 try:
                     data = fetcher.fetch(index)
-                except Exception as e:
+                except Exception as e:  # noqa: BLE001 -- reported to the main process
                     if isinstance(e, StopIteration) and dataset_kind == "iterable":
                         data = _IterableDatasetStopIteration(worker_id)
                         iteration_end = True
