@@ -383,6 +383,16 @@ class StructureMethods:
 
     ger = outer
 
+    def matrix_exp(self):
+        from .linalg import matrix_exp
+
+        return matrix_exp(self)
+
+    def orgqr(self, input2):
+        from .linalg import householder_product
+
+        return householder_product(self, input2)
+
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 

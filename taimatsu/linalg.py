@@ -11,8 +11,9 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, _wrap
+from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import node_class, record, xp_for
+from .ops._dispatch import _fw_state, node_class, record, xp_for
 from .ops.linalg import matmul
 from .ops.reduction import _return_type, vector_norm  # noqa: F401  (re-exported)
 
@@ -80,6 +81,9 @@ def inv(A: Tensor, *, out=None) -> Tensor:
     r = _wrap(data.astype(A._dtype.np, copy=False), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_Inv, (A,), r, (r,))
+    if _fw_state.level and A._fw is not None:  # d(A^-1) = -A^-1 dA A^-1
+        r._fw = on_primals(lambda X, dA: -matmul(matmul(X, dA), X), r, A._fw)
+        _register(r)
     return r
 
 
@@ -152,7 +156,19 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     r = _wrap(x.astype(A._dtype.np, copy=False), A._dtype, A._device)
     if _gm.enabled and (A._rg or B._rg):
         record(_Solve, (A, B), r, (A, r), vec=vec)
+    if _fw_state.level and (A._fw is not None or B._fw is not None):
+        r._fw = on_primals(_solve_jvp, A, B, r, vec)
+        _register(r)
     return r
+
+
+def _solve_jvp(A, B, X, vec):
+    # dX = A^-1 (dB - dA X)
+    rhs = B._fw
+    if A._fw is not None:
+        t = matmul(A._fw, X.unsqueeze(-1)).squeeze(-1) if vec else matmul(A._fw, X)
+        rhs = -t if rhs is None else rhs - t
+    return solve(A, rhs)
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
@@ -212,28 +228,6 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return (x.conj() * y).sum(dim)
-
-
-def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
-    if ord == "fro":
-        return vector_norm(A, 2, dim, keepdim)
-    if ord in (1, -1, float("inf"), float("-inf")):
-        d0, d1 = dim
-        axis = d0 if ord in (1, -1) else d1
-        s = A.abs().sum(axis, keepdim=True)
-        red = s.amax if ord > 0 else s.amin
-        r = red(d1 if ord in (1, -1) else d0, keepdim=True)
-        return r if keepdim else r.squeeze((d0, d1))
-    _no_grad_through("matrix_norm", A)
-    s = svdvals(A.detach())
-    r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
-    return r
-
-
-def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    if isinstance(ord, str) or (ord is not None and dim is None and A.dim() == 2) or (dim is not None and not isinstance(dim, int) and len(dim) == 2):
-        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim)
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
 
 
 # ---- eigen decompositions ------------------------------------------------------------------------------
@@ -377,3 +371,10 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     _no_grad_through("pinv", A)
     return _wrap(np.linalg.pinv(np.asarray(A._data)).astype(A._dtype.np), A._dtype, A._device)
+
+
+# ---- more of torch.linalg, in their own modules ----------------------------------------------------
+from ._linalg_norms import cond, matrix_norm, norm  # noqa: E402, F401
+from ._linalg_extra import (  # noqa: E402, F401
+    diagonal, householder_product, matrix_exp, solve_triangular, tensorinv, tensorsolve,
+)  # fmt: skip

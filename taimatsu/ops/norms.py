@@ -116,8 +116,11 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
                 f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
             )
         p = 2
-    elif isinstance(p, str):
-        raise NotImplementedError(
-            f"torch.norm with p={p!r} (matrix norms) is not implemented in taimatsu"
-        )
+    elif isinstance(p, str):  # 'nuc' (or an unknown order, which matrix_norm rejects)
+        from ..linalg import matrix_norm
+
+        dim = tuple(range(input.dim())) if dim is None else dim
+        r = matrix_norm(input, p, dim, keepdim, dtype=dtype)
+        msg = "linalg.matrix_norm expected out tensor dtype {res} but got: {out}"
+        return r if out is None else write_out(out, r, "linalg_matrix_norm", exact=msg, grad=False)
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)

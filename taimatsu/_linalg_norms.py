@@ -1,0 +1,263 @@
+"""Singular-value based linalg: ``matrix_norm``/``norm`` (all orders) and ``cond``.
+
+The 'nuc', 2 and -2 norms go through a differentiable ``svdvals`` whose node is PyTorch's
+``LinalgSvdBackward0``: it computes U, S, Vh, returns S and keeps U and Vh as (hidden) outputs,
+so its VJP ``U diag(gS) Vh`` is itself differentiable (double backward goes through the full
+SVD VJP below). Graphs follow PyTorch's: permute the two dims last, svdvals, then
+sum/amax/amin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import Tensor, _wrap, _wrapdim
+from .autograd.forward_ad import _register, on_primals
+from .autograd.grad_mode import state as _gm
+from .linalg import _Inv, _h, _sname, matmul, vector_norm
+from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
+
+
+# ---- a differentiable SVD (reduced), used for svdvals ------------------------------------------
+def _svd_vjp(node, gU, gS, gVh):
+    U, S, Vh = node.saved()
+    cplx = U.is_complex()
+    if gU is None and gVh is None:
+        if gS is None:
+            return (None,)
+        return (matmul(U * gS.to(U.dtype).unsqueeze(-2), Vh),)
+    k = S.shape[-1]
+    m, n = U.shape[-2], Vh.shape[-1]
+    from .ops.creation import eye
+
+    eye_k = eye(k, dtype=S.dtype, device=S.device)
+    S2 = S * S
+    # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it.
+    F = (1 - eye_k) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_k)
+    inner = (gS.to(U.dtype) if gS is not None else S.to(U.dtype) * 0).diag_embed()
+    Sc = S.to(U.dtype)
+    gA = None
+    if gU is not None:
+        UhgU = matmul(_h(U), gU)
+        inner = inner + (F * (UhgU - _h(UhgU))) * Sc.unsqueeze(-2)
+        if cplx:  # the phase gauge: only the imaginary part of diag(U^H gU) carries information
+            d = UhgU.diagonal(0, -2, -1)
+            inner = inner + ((d - d.conj()) / (2 * Sc)).diag_embed()
+        if m > k:
+            gA = matmul((gU - matmul(U, UhgU)) / Sc.unsqueeze(-2), Vh)
+    if gVh is not None:
+        V, gV = _h(Vh), _h(gVh)
+        VhgV = matmul(Vh, gV)
+        inner = inner + Sc.unsqueeze(-1) * (F * (VhgV - _h(VhgV)))
+        if n > k:
+            t = matmul(U, _h((gV - matmul(V, VhgV)) / Sc.unsqueeze(-2)))
+            gA = t if gA is None else gA + t
+    core = matmul(matmul(U, inner), Vh)
+    return (core if gA is None else core + gA,)
+
+
+_SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
+
+
+def _svdvals_jvp(U, Vh, tA):
+    # dS_i = Re(u_i^H dA v_i)
+    d = matmul(matmul(_h(U), tA), _h(Vh)).diagonal(0, -2, -1)
+    return d.real if d.is_complex() else d
+
+
+def svdvals_grad(A: Tensor) -> Tensor:
+    """``linalg.svdvals`` with gradients (LinalgSvdBackward0, output 1) and forward-mode tangents."""
+    if A._dtype.category < D.FLOAT:
+        raise RuntimeError(f"linalg.svd: Expected a floating point or complex tensor as input. Got {_sname(A)}")
+    xp = xp_for(A)
+    rt = A._dtype.to_real()
+    a = A._data
+    track = _gm.enabled and A._rg
+    fw = _fw_state.level and A._fw is not None
+    if not (track or fw):
+        s = xp.linalg.svd(a, compute_uv=False) if a.size else xp.zeros(a.shape[:-1][:-1] + (min(a.shape[-2:]),))
+        return _wrap(xp.asarray(s, rt.np), rt, A._device)
+    k = min(a.shape[-2:])
+    if a.size:
+        u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    else:
+        u = xp.zeros(a.shape[:-1] + (k,), a.dtype)
+        s = xp.zeros(a.shape[:-2] + (k,), rt.np)
+        vh = xp.zeros(a.shape[:-2] + (k, a.shape[-1]), a.dtype)
+    U = _wrap(xp.asarray(u, A._dtype.np), A._dtype, A._device)
+    S = _wrap(xp.asarray(s, rt.np), rt, A._device)
+    Vh = _wrap(xp.asarray(vh, A._dtype.np), A._dtype, A._device)
+    if track:
+        record(_SvdNode, (A,), (U, S, Vh), (U, S, Vh))
+    if fw:
+        S._fw = on_primals(_svdvals_jvp, U.detach(), Vh.detach(), A._fw)
+        _register(S)
+    return S
+
+
+# ---- matrix_norm / norm -----------------------------------------------------------------------------
+_INF = math.inf
+_OUT_DTYPE = "{name} expected out tensor dtype {{res}} but got: {{out}}"
+CASTABLE = "{name}: Expected result to be safely castable from {{res}} dtype, but got result with dtype {{out}}"
+
+
+def _order_error(ord) -> RuntimeError:
+    return RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _check_dtype_arg(A: Tensor, dtype) -> None:
+    if dtype is None:
+        return
+    if dtype.category < D.FLOAT:
+        raise RuntimeError(f"linalg.matrix_norm: dtype should be floating point or complex, but got {_sname_of(dtype)}")
+    if A.is_complex() and dtype.category != D.COMPLEX:
+        raise RuntimeError(f"linalg.matrix_norm: dtype should be complex for complex inputs, but got {_sname_of(dtype)}")
+    if D.promote_types(A._dtype, dtype) is not dtype:
+        raise RuntimeError(
+            f"linalg.matrix_norm: the dtype of the input ({_sname(A)}) should be convertible without narrowing "
+            f"to the specified dtype ({_sname_of(dtype)})"
+        )
+
+
+def _sname_of(dtype) -> str:
+    from .ops._dispatch import scalar_name
+
+    return scalar_name(dtype)
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    if out is not None:
+        r = matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+        return write_out(out, r, "linalg_matrix_norm", grad=False, exact=_OUT_DTYPE.format(name="linalg.matrix_norm"))
+    """``torch.linalg.matrix_norm``: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, with PyTorch's graphs."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if A._dtype.category < D.FLOAT:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {_sname(A)}")
+    _check_dtype_arg(A, dtype)
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        got = " ".join(map(str, dim)) if isinstance(dim, (tuple, list)) else str(dim)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
+    d0, d1 = _wrapdim(dim[0], A.dim()), _wrapdim(dim[1], A.dim())
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise _order_error(ord)
+    elif ord not in (1, -1, 2, -2, _INF, -_INF):
+        raise _order_error(ord)
+    if dtype is not None and dtype is not A._dtype:
+        A = A.to(dtype)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in (1, -1, _INF, -_INF):
+        # Sum |a| along one dim (a vector 1-norm), then max/min along the other, like PyTorch.
+        first, second = (d1, d0) if abs(ord) == _INF else (d0, d1)
+        if not keepdim and first < second:
+            second -= 1
+        s = vector_norm(A, 1, first, keepdim)
+        return s.amax(second, keepdim) if ord > 0 else s.amin(second, keepdim)
+    if A._dtype in (D.float16, D.bfloat16):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_sname(A)}")
+    perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
+    s = svdvals_grad(A.permute(perm))
+    if ord == "nuc" or (ord == 2 and s.shape[-1] == 0):  # an empty matrix's 2-norm is 0, like PyTorch's
+        r = s.sum(-1, keepdim)
+    elif s.shape[-1] == 0:
+        raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+    else:
+        r = s.amax(-1, keepdim) if ord == 2 else s.amin(-1, keepdim)
+    if ord == 2 and s.shape[-1] == 0:  # PyTorch returns a fresh zero here, outside the graph
+        r = r.detach()
+    if not keepdim:
+        return r
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return r.unsqueeze(-1).permute(inverse)
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    if out is not None:
+        r = norm(A, ord, dim, keepdim, dtype=dtype)
+        return write_out(out, r, "linalg_norm", grad=False, exact=_OUT_DTYPE.format(name="linalg.norm"))
+    """``torch.linalg.norm``: a matrix norm for string orders or two dims, else a vector norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
+    if dim is not None and len(dim) == 2 or (dim is None and ord is not None and A.dim() == 2) or isinstance(ord, str):
+        if ord is None:
+            ord = "fro"
+        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# ---- cond ------------------------------------------------------------------------------------------------
+_COND_ORDS = (None, "fro", "nuc", _INF, -_INF, 1, -1, 2, -2)
+
+
+def _inv_ex(A: Tensor) -> Tensor:
+    """Batched inverse; singular matrices become all-inf (what PyTorch's cond masks them to)."""
+    if A._dtype.category < D.FLOAT:
+        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {_sname(A)}")
+    a = np.asarray(A._data)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            out[i] = np.inf
+    r = _wrap(xp_for(A).asarray(out.reshape(a.shape)), A._dtype, A._device)
+    if A._rg and _gm.enabled:
+        record(_Inv, (A,), r, (r,))
+    if _fw_state.level and A._fw is not None:
+        r._fw = on_primals(lambda X, dA: -matmul(matmul(X, dA), X), r, A._fw)
+        _register(r)
+    return r
+
+
+def _ord_text(p) -> str:
+    return f"{p:f}" if isinstance(p, float) else str(p)
+
+
+def cond(A: Tensor, p=None, *, out=None) -> Tensor:
+    if out is not None:
+        return write_out(out, cond(A, p), "linalg_cond", grad=False, cast_msg=CASTABLE.format(name="linalg.cond"))
+    """``torch.linalg.cond``: the ratio of extreme singular values (None, 2, -2) or
+    ``norm(A) * norm(inv(A))`` (inf for singular input), as PyTorch computes them."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if (isinstance(p, str) and p not in ("fro", "nuc")) or (not isinstance(p, str) and p not in _COND_ORDS):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if not isinstance(p, str) and p is not None and abs(p) != 2:
+        if A.shape[-1] != A.shape[-2]:
+            raise RuntimeError(
+                f"linalg.cond(ord={_ord_text(p)}): A must be batches of square matrices, "
+                f"but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+            )
+    elif isinstance(p, str) and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.cond(ord={p}): A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+    if A.numel() == 0:
+        from .ops.creation import zeros
+
+        return zeros(tuple(A.shape[:-2]), dtype=A._dtype.to_real(), device=A.device)
+    if p is None or (not isinstance(p, str) and abs(p) == 2):
+        s = svdvals_grad(A)
+        hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
+        return (lo / hi if p == -2 else hi / lo).squeeze(-1)
+    if p == "nuc":
+        s = svdvals_grad(A)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    Ainv = _inv_ex(A)
+    r = matrix_norm(A, p) * matrix_norm(Ainv, p)
+    return r.nan_to_num_(_INF, _INF, -_INF)  # 0 * inf for NumPy compatibility
