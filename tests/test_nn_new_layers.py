@@ -317,3 +317,70 @@ INTERP_ERRORS = [
 def test_interpolate_errors(shape, kw):
     x = torch.randn(shape)
     same_error(lambda: TF.interpolate(T(x), **kw), lambda: F.interpolate(x, **kw))
+
+
+# ---- grid_sample: 5-D and bicubic ----------------------------------------------------------------
+GRID_CASES = [((2, 3, 4, 5, 6), (2, 3, 4, 2, 3), "bilinear"), ((2, 3, 4, 5, 6), (2, 3, 4, 2, 3), "nearest"),
+              ((2, 3, 5, 6), (2, 4, 3, 2), "bicubic"), ((2, 3, 5, 6), (2, 4, 3, 2), "bilinear")]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,gshape,mode", GRID_CASES)
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_grid_sample(shape, gshape, mode, padding_mode, align_corners, dtype):
+    x = torch.randn(shape, dtype=dtype, requires_grad=True)
+    g = (torch.rand(gshape, dtype=dtype) * 2.6 - 1.3).requires_grad_()
+    kw = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    o = F.grid_sample(x, g, **kw)
+    tx, tg = T(x, True), T(g, True)
+    t = TF.grid_sample(tx, tg, **kw)
+    tol = (1e-4, 1e-5) if dtype == torch.float32 else (1e-10, 1e-12)
+    close(t, o, *tol)
+    cot = torch.randn(o.shape, dtype=dtype)
+    og = torch.autograd.grad(o, (x, g), cot)
+    tgx = tm.autograd.grad(t, tx, T(cot), retain_graph=True)[0]
+    close(tgx, og[0], *tol)
+    if mode != "nearest":  # (nearest: PyTorch returns a zero grid gradient, taimatsu no graph to the grid)
+        close(tm.autograd.grad(t, tg, T(cot))[0], og[1], *tol)
+
+
+@pytest.mark.parametrize("mode,shape,gshape", [("bilinear", (1, 2, 3, 3, 4), (1, 2, 2, 1, 3)),
+                                               ("bicubic", (1, 2, 3, 4), (1, 2, 3, 2))])  # fmt: skip
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_gradcheck(mode, shape, gshape, padding_mode):
+    rng = np.random.default_rng(0)
+    g = rng.uniform(-1.2, 1.2, gshape)
+    _gradcheck(lambda x, g: TF.grid_sample(x, g, mode, padding_mode, align_corners=False),
+               rng.standard_normal(shape), g)  # fmt: skip
+
+
+GRID_ERRORS = [((1, 2, 3, 3, 3), (1, 2, 2, 2, 3), "bicubic"), ((1, 2, 3, 3, 3), (1, 2, 2, 2, 2), "bilinear"),
+               ((1, 2, 3, 3), (1, 2, 2, 3), "bilinear"), ((1, 2, 3), (1, 2, 2), "bilinear"),
+               ((2, 2, 3, 3), (1, 2, 2, 2), "bilinear"), ((1, 2, 3, 3, 3), (2, 2, 2, 2, 3), "nearest"),
+               ((1, 2, 3, 3), (1, 2, 2, 2, 2), "bilinear"), ((1, 2, 0, 3), (1, 2, 2, 2), "bilinear"),
+               ((1, 2, 3), (1, 2, 1), "bilinear"), ((1, 2, 3, 3), (1, 2, 2, 2), "cubic")]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,gshape,mode", GRID_ERRORS)
+def test_grid_sample_errors(shape, gshape, mode):
+    x, g = torch.randn(shape), torch.randn(gshape)
+    same_error(lambda: TF.grid_sample(T(x), T(g), mode, align_corners=False),
+               lambda: F.grid_sample(x, g, mode, align_corners=False))  # fmt: skip
+    g64 = torch.randn(1, 2, 2, 2, dtype=torch.float64)
+    x4 = torch.randn(1, 2, 3, 3)
+    same_error(lambda: TF.grid_sample(T(x4), T(g64), align_corners=False),
+               lambda: F.grid_sample(x4, g64, align_corners=False))  # fmt: skip
+
+
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_affine_grid_5d_then_sample(align_corners):
+    theta = torch.randn(2, 3, 4, requires_grad=True)
+    tt = T(theta, True)
+    size = (2, 3, 4, 5, 3)
+    o = F.affine_grid(theta, size, align_corners=align_corners)
+    t = TF.affine_grid(tt, size, align_corners=align_corners)
+    check_vjp(t, o, [tt], [theta], name=False)
+    x = torch.randn(size)
+    close(TF.grid_sample(T(x), t, align_corners=align_corners), F.grid_sample(x, o, align_corners=align_corners),
+          1e-4, 1e-5)  # fmt: skip

@@ -110,8 +110,71 @@ def _source_index(coord: Tensor, size: int, padding_mode: str, align_corners: bo
     return coord
 
 
+def _grid_checks(input: Tensor, grid: Tensor, mode: str) -> None:
+    """PyTorch's grid_sampler checks, in its order and words."""
+    k = input.dim() - 2
+    if grid.shape[-1] != k:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes "
+            f"{list(grid.shape)}"
+        )
+    want = 4 if input.dim() == 4 else 5
+    if input.dim() != want or grid.dim() != want:
+        raise RuntimeError(
+            f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got input with "
+            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    for d in range(2, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {d} being empty"
+            )
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype is not grid.dtype:
+        from ...ops._dispatch import scalar_name
+
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(input.dtype)} but found {scalar_name(grid.dtype)}"
+        )
+
+
+def _cubic_weights(t: Tensor):
+    """The four cubic-convolution weights (A = -0.75) of taps -1, 0, 1, 2 at fraction ``t``."""
+    a = -0.75
+
+    def near(v):
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _bound_index(i: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """The tap a bicubic sample reads for integer coordinate ``i`` (PyTorch applies the padding
+    rule to each tap; with 'zeros' an outside tap reads 0)."""
+    if padding_mode == "border":
+        return i.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        r = _reflect(i, 0, 2 * (size - 1)) if align_corners else _reflect(i, -1, 2 * size - 1)
+        return r.clamp(0, size - 1)
+    return i
+
+
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners=None) -> Tensor:  # fmt: skip
+    """Samples ``input`` (N, C, H, W) or (N, C, D, H, W) at ``grid`` points in [-1, 1]:
+    bilinear (trilinear for 5-D), nearest and (4-D) bicubic, with zeros, border or reflection
+    padding. Composed of gathers and Tensor ops, so autograd gives the input and grid gradients
+    (grad_fn is the last of those ops, not GridSampler2DBackward0)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
@@ -124,34 +187,64 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if mode == "bicubic" or input.dim() != 4:
-        raise NotImplementedError(
-            "taimatsu: grid_sample supports 4-D input with bilinear or nearest mode only"
-        )
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(
-            "grid_sampler(): expected grid to have size 2 in last dimension and the same batch size as input, "
-            f"but got grid with sizes {list(grid.shape)}"
-        )
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1:3]
-    ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
-    iy = _source_index(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    _grid_checks(input, grid, mode)
+    n, c = input.shape[:2]
+    sizes = list(input.shape[2:])  # (H, W) or (D, H, W)
+    k = len(sizes)
+    out_spatial = list(grid.shape[1:-1])
+    npts = 1
+    for v in out_spatial:
+        npts *= v
+    flat = input.reshape(n, c, -1)
+    # grid[..., 0] indexes the last dim (W), grid[..., 1] H, grid[..., 2] D.
+    coords = [grid[..., k - 1 - d] for d in range(k)]
 
-    def tap(yy: Tensor, xx: Tensor) -> Tensor:
-        valid = (xx >= 0) & (xx <= w - 1) & (yy >= 0) & (yy <= h - 1)
-        idx = (yy.clamp(0, h - 1) * w + xx.clamp(0, w - 1)).long().reshape(n, 1, ho * wo)
-        vals = flat.gather(2, idx.expand(n, c, ho * wo)).view(n, c, ho, wo)
-        return vals * valid.unsqueeze(1).to(input.dtype)
+    def tap(index, check_bounds=True) -> Tensor:
+        """The input values at integer-valued coordinates ``index`` (one tensor per spatial dim)."""
+        lin, valid = None, None
+        for d, (i, size) in enumerate(zip(index, sizes)):
+            ic = i.clamp(0, size - 1)
+            lin = ic if lin is None else lin * size + ic
+            if check_bounds:
+                ok = (i >= 0) & (i <= size - 1)
+                valid = ok if valid is None else valid & ok
+        idx = lin.long().reshape(n, 1, npts).expand(n, c, npts)
+        vals = flat.gather(2, idx).view(n, c, *out_spatial)
+        return vals * valid.unsqueeze(1).to(input.dtype) if check_bounds else vals
 
+    if mode == "bicubic":
+        return _bicubic(input, coords, sizes, padding_mode, align_corners, tap)
+    src = [_source_index(x, size, padding_mode, align_corners) for x, size in zip(coords, sizes)]
     if mode == "nearest":
-        return tap(iy.detach().round(), ix.detach().round())
-    x0, y0 = ix.detach().floor(), iy.detach().floor()
-    x1, y1 = x0 + 1, y0 + 1
-    wx1, wy1 = ix - x0, iy - y0
-    wx0, wy0 = x1 - ix, y1 - iy
-    out = tap(y0, x0) * (wy0 * wx0).unsqueeze(1)
-    out = out + tap(y0, x1) * (wy0 * wx1).unsqueeze(1)
-    out = out + tap(y1, x0) * (wy1 * wx0).unsqueeze(1)
-    return out + tap(y1, x1) * (wy1 * wx1).unsqueeze(1)
+        return tap([x.detach().round() for x in src])
+    lows = [x.detach().floor() for x in src]
+    out = None
+    for corner in range(2**k):
+        index, weight = [], None
+        for d in range(k):
+            hi = (corner >> (k - 1 - d)) & 1
+            lo = lows[d]
+            index.append(lo + 1 if hi else lo)
+            w = src[d] - lo if hi else lo + 1 - src[d]
+            weight = w if weight is None else weight * w
+        term = tap(index) * weight.unsqueeze(1)
+        out = term if out is None else out + term
+    return out
+
+
+def _bicubic(input, coords, sizes, padding_mode, align_corners, tap) -> Tensor:
+    (iy, ix) = [_unnormalize(x, size, align_corners) for x, size in zip(coords, sizes)]
+    y0, x0 = iy.detach().floor(), ix.detach().floor()
+    wy, wx = _cubic_weights(iy - y0), _cubic_weights(ix - x0)
+    zeros = padding_mode == "zeros"
+    out = None
+    for a in range(4):
+        yy = _bound_index(y0 + (a - 1), sizes[0], padding_mode, align_corners)
+        row = None
+        for b in range(4):
+            xx = _bound_index(x0 + (b - 1), sizes[1], padding_mode, align_corners)
+            term = tap([yy, xx], check_bounds=zeros) * wx[b].unsqueeze(1)
+            row = term if row is None else row + term
+        term = row * wy[a].unsqueeze(1)
+        out = term if out is None else out + term
+    return out
