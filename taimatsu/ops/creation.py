@@ -284,9 +284,31 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     return _finish(np.full(shape, fill_value, dt.np), dt, dev, requires_grad)
 
 
+def _dense_order(input):
+    """The axis order of ``input``'s memory (outermost first) when it is dense and non-overlapping
+    but not contiguous, else None: PyTorch's preserve_format then gives the result the same strides."""
+    a = input._data
+    if a.ndim < 2 or a.flags.c_contiguous or 0 in a.shape:
+        return None
+    order = sorted(range(a.ndim), key=lambda i: (-a.strides[i], -i))
+    expect = a.itemsize
+    for i in reversed(order):
+        if a.shape[i] != 1 and a.strides[i] != expect:
+            return None
+        expect *= a.shape[i]
+    return order
+
+
 def _like(fn):
     def make(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-        return fn(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+        dt, dev = dtype or input._dtype, device or input._device
+        order = _dense_order(input) if memory_format is None or memory_format.name == "preserve_format" else None
+        if order is None:
+            return fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+        t = fn([input.shape[i] for i in order], dtype=dt, device=dev, requires_grad=requires_grad)
+        inv = sorted(range(len(order)), key=order.__getitem__)
+        t._data = t._data.transpose(inv)
+        return t
 
     return make
 

@@ -324,7 +324,12 @@ def broadcast_shapes(*shapes) -> Size:
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    try:
+        shape = broadcast_shapes(*[t.shape for t in tensors])
+    except RuntimeError:
+        from ._dispatch import broadcast_error
+
+        raise broadcast_error([t._data.shape for t in tensors]) from None
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
 
 
