@@ -201,3 +201,4 @@ from .ops.misc_more import (  # noqa: E402, F401
 )  # fmt: skip
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401
+from .ops.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402, F401

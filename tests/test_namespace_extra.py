@@ -147,7 +147,19 @@ HISTOGRAM = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM)
+WINDOWS = [
+    f"T.{w}_window({args})"
+    for w in ("hann", "hamming", "blackman", "bartlett", "kaiser")
+    for args in ("-1", "0", "1", "2", "7", "8, False", "3, dtype=T.long", "4, periodic=False, dtype=T.float64",
+                 "2, requires_grad=True", "5, dtype=T.half", "6, dtype=T.bfloat16", "5, dtype=T.complex64",
+                 "5.0", "5, layout=T.strided")
+] + [
+    "T.hamming_window(5, False, 0.3, 0.4)", "T.kaiser_window(5, False, 3.)", "T.kaiser_window(5, periodic=False)",
+    "T.kaiser_window(5, beta=3.)", "T.hann_window(4, dtype=T.float64).requires_grad",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
@@ -177,3 +189,21 @@ def test_gradcheck(name):
             inputs[1].detach().abs() * 0.1).cumsum(0).requires_grad_()
     assert gradcheck(fn, inputs)
     assert gradgradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("kind", ["hann", "hamming", "blackman", "bartlett", "kaiser"])
+def test_window_values(kind):
+    """float64, half and bfloat16 windows are bit-exact; float32 within PyTorch's cos/I0 rounding
+    (see taimatsu/ops/windows.py): one ulp for the cosine windows, ~1e-6 for kaiser."""
+    import numpy as np
+
+    ours, theirs = getattr(taimatsu, kind + "_window"), getattr(torch, kind + "_window")
+    for n in (2, 3, 10, 31, 64, 101):
+        for periodic in (True, False):
+            for dt in ("float64", "float16", "bfloat16"):
+                a = ours(n, periodic, dtype=getattr(taimatsu, dt)).float().numpy()
+                b = theirs(n, periodic, dtype=getattr(torch, dt)).float().numpy()
+                assert np.array_equal(a, b), (n, periodic, dt)
+            a, b = ours(n, periodic).numpy(), theirs(n, periodic).numpy()
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 if kind == "kaiser" else 1.2e-7)

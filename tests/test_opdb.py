@@ -376,7 +376,8 @@ TESTED_ELSEWHERE = {
     # namespace completions (misc, calculus, histogram, windows, flags, *_copy, special): tests/test_namespace_extra.py
     "cumulative_trapezoid", "fill", "gradient", "is_conj", "is_inference", "is_neg", "is_same_size", "is_signed",
     "isin", "resolve_conj", "resolve_neg", "trapezoid", "trapz", "typename", "unravel_index",
-    "histogram", "histogramdd",
+    "histogram", "histogramdd", "bartlett_window", "blackman_window", "hamming_window", "hann_window",
+    "kaiser_window",
 }  # fmt: skip
 
 
