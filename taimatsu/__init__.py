@@ -186,6 +186,10 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return linalg.matrix_power(input, n)
 
 
+from ._linalg_decomp import legacy_cholesky as cholesky, legacy_qr as qr, legacy_svd as svd  # noqa: E402, F401
+from ._linalg_lu import cholesky_inverse, cholesky_solve  # noqa: E402, F401
+
+
 from .backend.threads import (  # noqa: E402, F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )  # fmt: skip
@@ -195,6 +199,30 @@ from .ops.shape_more import (  # noqa: E402, F401
     trace, tril_indices, triu_indices, vander,
 )  # fmt: skip
 from .ops.linalg_more import cdist, chain_matmul, cross, dist, renorm  # noqa: E402, F401
+from .ops.shape_extra import (  # noqa: E402, F401
+    as_strided_scatter, diagonal_scatter, diff, dsplit, hsplit, narrow_copy, put, rot90, select_scatter,
+    slice_scatter, split_with_sizes, vsplit,
+)  # fmt: skip
+from .ops.complex_stats import complex, corrcoef, cov, pinverse, polar  # noqa: E402, F401
+
+
+def _inplace_function(name: str):
+    """``torch.exp2_(t)`` and friends: the Tensor method of the same name, as a function."""
+
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+for _n in (
+    "addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ clamp_max_ clamp_min_ conj_physical_ deg2rad_ "
+    "detach_ exp2_ fill_ fix_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log2_ logit_ nan_to_num_ negative_ "
+    "rad2deg_ round_ sinc_ square_ xlogy_ zero_"
+).split():
+    globals()[_n] = _inplace_function(_n)
+del _n
 from .ops.misc_more import (  # noqa: E402, F401
     fill, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, resolve_conj, resolve_neg, typename,
     unravel_index,

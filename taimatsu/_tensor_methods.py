@@ -22,7 +22,7 @@ def _bind() -> None:
     from .ops import reduction as _red
     from .ops import shape as _sh
     from .ops import sorting as _so
-    from .ops import linalg_more, pointwise_more, shape_more
+    from .ops import complex_stats, linalg_more, pointwise_more, shape_extra, shape_more
 
     _bind_structure()
 
@@ -31,11 +31,17 @@ def _bind() -> None:
         (pointwise_more, _POINTWISE_MORE),
         (shape_more, "diag diag_embed diagflat repeat_interleave unfold kron trace"),
         (linalg_more, "cross dist renorm renorm_"),
+        (shape_extra, _SHAPE_EXTRA),
+        (complex_stats, "cov corrcoef pinverse"),
     ):
         for name in names.split():
             setattr(TensorMethods, name, getattr(module, name))
 
 
+_SHAPE_EXTRA = (
+    "hsplit vsplit dsplit rot90 put put_ diagonal_scatter slice_scatter select_scatter as_strided_scatter "
+    "narrow_copy split_with_sizes diff"
+)
 _POINTWISE_MORE = (
     "sinc sinc_ i0 i0_ rad2deg rad2deg_ deg2rad deg2rad_ logaddexp2 nextafter nextafter_ heaviside "
     "heaviside_ gcd gcd_ lcm lcm_ ldexp ldexp_ frexp mvlgamma mvlgamma_ isreal float_power_ logcumsumexp"
@@ -127,6 +133,8 @@ class TensorMethods(StructureMethods):
         return _pw.abs(self)
 
     def __invert__(self):
+        if self._dtype.is_floating_point or self._dtype.is_complex:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return _pw.logical_not(self) if self._dtype.name == "bool" else _pw.bitwise_not(self)
 
     def __and__(self, other):
@@ -544,3 +552,26 @@ for _n in _UNARY:
 TensorMethods.arcsin, TensorMethods.arccos, TensorMethods.arctan = TensorMethods.asin, TensorMethods.acos, TensorMethods.atan
 TensorMethods.arcsinh, TensorMethods.arccosh, TensorMethods.arctanh = TensorMethods.asinh, TensorMethods.acosh, TensorMethods.atanh
 del _n
+
+
+def _top_level_method(name):
+    """A method that is the top-level function of the same name (``A.det()`` is ``torch.det(A)``)."""
+
+    def method(self, *args, **kwargs):
+        import taimatsu
+
+        return getattr(taimatsu, name)(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _n in "positive det logdet slogdet inverse matrix_power cholesky cholesky_solve cholesky_inverse qr svd".split():
+    setattr(TensorMethods, _n, _top_level_method(_n))
+for _alias, _n in (
+    ("arcsin_", "asin_"), ("arccos_", "acos_"), ("arctan_", "atan_"), ("arcsinh_", "asinh_"),
+    ("arccosh_", "acosh_"), ("arctanh_", "atanh_"), ("greater_", "gt_"), ("greater_equal_", "ge_"),
+    ("less_", "lt_"), ("less_equal_", "le_"), ("not_equal_", "ne_"),
+):  # fmt: skip
+    setattr(TensorMethods, _alias, getattr(TensorMethods, _n))
+del _n, _alias

@@ -1,8 +1,8 @@
 """``torch.linalg``: a first set of decompositions and solvers on NumPy/SciPy LAPACK.
 
 Differentiable here: inv, det, slogdet, solve, eigvalsh, eigh, norms, cross, vecdot,
-multi_dot, matrix_power. eig/eigvals, lu_factor/lu_solve, qr, svd, cholesky compute
-forward values only for now and raise a clear error if a gradient is requested through them.
+multi_dot, matrix_power; the decompositions (cholesky, qr, svd, svdvals, eig, eigvals,
+lu_factor, lu_solve, pinv) live in ``_linalg_decomp`` / ``_linalg_lu`` with their VJPs and JVPs.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ _EighNode = node_class("LinalgEighBackward0", _eigh_vjp)
 _EigvalshNode = node_class("LinalgEighBackward0", _eigvalsh_vjp)
 
 
-def eigh(A: Tensor, UPLO: str = "L"):
+def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     _square("eigh", A)
     xp = xp_for(A)
     w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
@@ -271,10 +271,12 @@ def eigh(A: Tensor, UPLO: str = "L"):
     V = _wrap(v.astype(A._dtype.np), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_EighNode, (A,), (L, V), (L, V))
+    if out is not None:  # PyTorch writes (and resizes) the eigenvectors first
+        V, L = _out(tuple(out)[::-1], _Eigh(V, L), "_linalg_eigh")
     return _Eigh(L, V)
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     _square("eigvalsh", A)
     xp = xp_for(A)
     w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
@@ -282,95 +284,18 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     L = _wrap(w.astype(rt.np), rt, A._device)
     if A._rg and _gm.enabled:
         record(_EigvalshNode, (A,), L, (_wrap(v.astype(A._dtype.np), A._dtype, A._device),))
-    return L
-
-
-def eig(A: Tensor):
-    _square("eig", A)
-    _no_grad_through("eig", A)
-    w, v = np.linalg.eig(np.asarray(A._data))
-    ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
-    return _Eig(_wrap(w.astype(ct.np), ct, A._device), _wrap(v.astype(ct.np), ct, A._device))
-
-
-def eigvals(A: Tensor) -> Tensor:
-    _square("eigvals", A)
-    _no_grad_through("eigvals", A)
-    w = np.linalg.eigvals(np.asarray(A._data))
-    ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
-    return _wrap(w.astype(ct.np), ct, A._device)
-
-
-# ---- factorisations (forward only for now) -----------------------------------------------------------------
-def _batched(fn, a, n_out):
-    lead = a.shape[:-2]
-    flat = a.reshape((-1,) + a.shape[-2:])
-    outs = [fn(m) for m in flat]
-    return [np.stack([o[i] for o in outs]).reshape(lead + np.shape(outs[0][i])) if outs else None for i in range(n_out)]
-
-
-def lu_factor(A: Tensor, *, pivot: bool = True):
-    _no_grad_through("lu_factor", A)
-    import scipy.linalg
-
-    lu, piv = _batched(lambda m: scipy.linalg.lu_factor(m), np.asarray(A._data), 2)
-    return _LU(_wrap(lu.astype(A._dtype.np), A._dtype, A._device), _wrap((piv + 1).astype(np.int32), D.int32, A._device))
-
-
-def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
-    _no_grad_through("lu_solve", LU, B)
-    import scipy.linalg
-
-    lu, piv, b = np.asarray(LU._data), np.asarray(pivots._data) - 1, np.asarray(B._data)
-    if lu.ndim == 2:
-        x = scipy.linalg.lu_solve((lu, piv), b, trans=2 if adjoint else 0)
-    else:
-        x = np.stack([scipy.linalg.lu_solve((m, p), bb, trans=2 if adjoint else 0) for m, p, bb in zip(lu, piv, b)])
-    return _wrap(x.astype(B._dtype.np), B._dtype, B._device)
-
-
-def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    _square("cholesky", A)
-    _no_grad_through("cholesky", A)
-    try:
-        L = np.linalg.cholesky(np.asarray(A._data))
-    except np.linalg.LinAlgError:
-        raise RuntimeError(
-            "linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
-            "(the leading minor of order 1 is not positive-definite)."
-        ) from None
-    r = _wrap(L.astype(A._dtype.np), A._dtype, A._device)
-    return _h(r).contiguous() if upper else r
-
-
-def qr(A: Tensor, mode: str = "reduced"):
-    _no_grad_through("qr", A)
-    q, r = np.linalg.qr(np.asarray(A._data), mode=mode if mode != "r" else "r") if mode != "r" else (None, np.linalg.qr(np.asarray(A._data), mode="r"))
-    Q = _wrap(q.astype(A._dtype.np), A._dtype, A._device) if q is not None else _wrap(np.zeros(0, A._dtype.np), A._dtype, A._device)
-    return _QR(Q, _wrap(r.astype(A._dtype.np), A._dtype, A._device))
-
-
-def svd(A: Tensor, full_matrices: bool = True):
-    _no_grad_through("svd", A)
-    u, s, vh = np.linalg.svd(np.asarray(A._data), full_matrices=full_matrices)
-    rt = A._dtype.to_real()
-    return _SVD(_wrap(u.astype(A._dtype.np), A._dtype, A._device), _wrap(s.astype(rt.np), rt, A._device),
-                _wrap(vh.astype(A._dtype.np), A._dtype, A._device))  # fmt: skip
-
-
-def svdvals(A: Tensor) -> Tensor:
-    _no_grad_through("svdvals", A)
-    rt = A._dtype.to_real()
-    return _wrap(np.linalg.svd(np.asarray(A._data), compute_uv=False).astype(rt.np), rt, A._device)
+    return _out(out, L, "_linalg_eigh")
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     return _wrap(np.asarray(np.linalg.matrix_rank(np.asarray(A._data)), np.int64), D.int64, A._device)
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
-    _no_grad_through("pinv", A)
-    return _wrap(np.linalg.pinv(np.asarray(A._data)).astype(A._dtype.np), A._dtype, A._device)
+# ---- differentiable decompositions and solvers, in their own modules ----------------------------------
+from ._linalg_decomp import (  # noqa: E402, F401
+    LinAlgError, _out, cholesky, cholesky_ex, eig, eigvals, qr, svd, svdvals,
+)  # fmt: skip
+from ._linalg_lu import inv_ex, lu_factor, lu_factor_ex, lu_solve, pinv, solve_ex  # noqa: E402, F401
 
 
 # ---- more of torch.linalg, in their own modules ----------------------------------------------------
