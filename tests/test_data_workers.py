@@ -433,3 +433,31 @@ def test_interpreter_exit_with_live_workers_is_clean():
     assert proc.returncode == 0 and proc.stdout == "[0, 1]\n[0, 1]\n" and proc.stderr == "", (
         proc.stderr
     )
+
+
+class _Unpicklable(tm.utils.data.Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i == 2:
+
+            class Local(Exception):
+                pass
+
+            raise Local("local failure")
+        return i
+
+
+def test_unpicklable_result_raises_instead_of_hanging():
+    # PyTorch hangs here (the worker's queue thread cannot pickle the result, the main process
+    # waits forever); taimatsu raises the pickling failure in the main process instead.
+    dl = tm.utils.data.DataLoader(_Unpicklable(), num_workers=2)
+    with pytest.raises(RuntimeError, match=r"(?s)^Caught RuntimeError in DataLoader worker process 0\..*"
+                                           r"Local: local failure\n$"):  # fmt: skip
+        list(dl)
+    dl = tm.utils.data.DataLoader(tm.utils.data.TensorDataset(tm.arange(4)), num_workers=2,
+                                  collate_fn=lambda b: (lambda: b))  # fmt: skip
+    with pytest.raises(AttributeError, match=r"(?s)^Caught AttributeError in DataLoader worker process 0\.\n"
+                                             r"Original Traceback .*Can't pickle local object"):  # fmt: skip
+        list(dl)

@@ -28,6 +28,7 @@ from ._utils.worker import (
     _IterableDatasetStopIteration,
     _ResumeIteration,
     _worker_loop,
+    _WorkerResultQueue,
 )
 from .dataloader import _BaseDataLoaderIter
 
@@ -49,13 +50,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         context = loader.multiprocessing_context or python_multiprocessing.get_context()
         self._worker_init_fn = loader.worker_init_fn
         self._owner_pid = os.getpid()
-        self._shutdown = False
         self._worker_pids_set = False
         self._workers = []
         self._index_queues = []
         self._workers_status = []
-        self._worker_result_queue = context.Queue()
+        self._worker_result_queue = _WorkerResultQueue(ctx=context)
         self._workers_done_event = context.Event()
+        self._shutdown = False  # from here on, __del__ shuts down whatever was started
         _running[id(self)] = (self._workers, self._index_queues, self._worker_result_queue)
         try:
             for worker_id in range(self._num_workers):

@@ -9,6 +9,7 @@ iterable dataset as ``_IterableDatasetStopIteration``.
 
 from __future__ import annotations
 
+import multiprocessing.queues
 import os
 import queue
 import random
@@ -88,6 +89,30 @@ class _ResumeIteration:
     """Sent to persistent workers at the start of a new epoch; echoed back once they have reset."""
 
     seed: int | None = None
+
+
+class _WorkerResultQueue(multiprocessing.queues.Queue):
+    """The result queue. A worker's result is pickled by a background thread; if that fails
+    (a batch or an exception type that cannot be pickled), the main process would wait forever
+    for it. Here the failure is sent in its place, to be raised in the main process."""
+
+    def _on_queue_feeder_error(self, e, obj) -> None:
+        info = get_worker_info()
+        if info is None or not (isinstance(obj, tuple) and len(obj) == 2):
+            super()._on_queue_feeder_error(e, obj)
+            return
+        idx, data = obj
+        where = f"in DataLoader worker process {info.id}"
+        if isinstance(data, ExceptionWrapper):
+            if data.exc_type is RuntimeError:
+                super()._on_queue_feeder_error(e, obj)
+                return
+            # The exception's own type could not be pickled: send its text as a RuntimeError.
+            wrapper = ExceptionWrapper((RuntimeError, RuntimeError(), None), where)
+            wrapper.exc_msg = data.exc_msg
+        else:
+            wrapper = ExceptionWrapper((type(e), e, e.__traceback__), where)
+        self.put((idx, wrapper))
 
 
 def _generate_state(base_seed: int, worker_id: int) -> list[int]:
