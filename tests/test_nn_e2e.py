@@ -138,7 +138,7 @@ class _LSTMClassifier:
                 self.head = nn.Linear(16, 3)
 
             def forward(self, x):
-                out, (h, c) = self.lstm(self.emb(x))
+                out, _ = self.lstm(self.emb(x))
                 return self.head(out[:, -1])
 
         return Model()
