@@ -87,6 +87,9 @@ def causal(n):
     return torch.triu(torch.full((n, n), float("-inf")), 1)
 
 
+# The table stays one configuration a line or two: keep the formatter out of it.
+# fmt: off
+
 # -- containers, linear, shape ----------------------------------------------------------
 C("Identity", v=[(2, 3), (4, 1, 5)])
 C("Linear", 4, 3, v=[(2, 4), (5, 2, 4), (4,)])
@@ -336,6 +339,8 @@ L("TripletMarginWithDistanceLoss", tag="cosine",
       distance_function=lambda a, b: 1 - lib.nn.functional.cosine_similarity(a, b), margin=0.5, swap=True,
       reduction=r),
   v=[((3, 5), (3, 5), (3, 5))])
+
+# fmt: on
 
 # The layer list of issue #4 (ConstantPad1d/2d/3d etc. spelled out); a meta-test checks coverage.
 ISSUE_4_NAMES = """
