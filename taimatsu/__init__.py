@@ -96,6 +96,7 @@ from ._legacy import (  # noqa: F401
 )  # fmt: skip
 from . import linalg, serialization  # noqa: F401
 from .linalg import householder_product as orgqr, matrix_exp  # noqa: E402, F401
+from ._linalg_lstsq import lu_unpack  # noqa: E402, F401
 from . import fft  # noqa: E402, F401
 from . import special  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
@@ -217,7 +218,7 @@ def _inplace_function(name: str):
 
 
 for _n in (
-    "addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ clamp_max_ clamp_min_ conj_physical_ deg2rad_ "
+    "addmv_ arccos_ arccosh_ as_strided_ arcsin_ arcsinh_ arctan_ arctanh_ clamp_max_ clamp_min_ conj_physical_ deg2rad_ "
     "detach_ exp2_ fill_ fix_ frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log2_ logit_ nan_to_num_ negative_ "
     "rad2deg_ round_ sinc_ square_ xlogy_ zero_"
 ).split():
@@ -230,3 +231,9 @@ from .ops.misc_more import (  # noqa: E402, F401
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401
 from .ops.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402, F401
+from ._flags import (  # noqa: E402, F401
+    are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
+    get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled, is_warn_always_enabled,
+    set_default_device, set_default_tensor_type, set_deterministic_debug_mode, set_float32_matmul_precision,
+    set_flush_denormal, set_warn_always, use_deterministic_algorithms,
+)  # fmt: skip

@@ -369,3 +369,22 @@ _linalg("linalg.vecdot", lambda T, a, b, **k: T.linalg.vecdot(a, b, **k), lambda
     Sample(rng.standard_normal((2, 3)), rng.standard_normal(3), kwargs={"dim": -1}),
     Sample(rng.standard_normal((3, 2)), rng.standard_normal((3, 2)), kwargs={"dim": 0}),
 ], dtypes=("float32", "float64", "complex128"))  # fmt: skip
+
+
+# ---- expand_as and the in-place methods cumsum_/cumprod_/polygamma_/as_strided_ ---------------------------
+_reg("expand_as", lambda T, x, y: x.expand_as(y), lambda rng, dtype: [
+    Sample(rng.standard_normal((3, 1)), rng.standard_normal((2, 3, 4))),
+    Sample(rng.standard_normal(()), rng.standard_normal((2,))),
+], dtypes=ALL, grad_args=(0,))  # fmt: skip
+_reg("cumsum.inplace", _fn("cumsum"), lambda rng, dtype: [
+    Sample(rng.standard_normal((3, 4)), 1), Sample(rng.standard_normal((3, 4)), 0, noncontig=True),
+], inplace=_m("cumsum_"), dtypes=("float32", "float64", "int64"))  # fmt: skip
+_reg("cumprod.inplace", _fn("cumprod"), lambda rng, dtype: [
+    Sample(rng.standard_normal((3, 4)), 1), Sample(rng.standard_normal((3, 4)), -2, noncontig=True),
+], inplace=_m("cumprod_"), dtypes=("float32", "float64", "int64"))  # fmt: skip
+_reg("polygamma.inplace", lambda T, x, n: T.polygamma(n, x), lambda rng, dtype: [
+    Sample(np.abs(rng.standard_normal((2, 3))) + 0.5, 1), Sample(np.abs(rng.standard_normal(3)) + 0.5, 0),
+], inplace=lambda x, n: x.polygamma_(n), dtypes=FLOATS)  # fmt: skip
+_reg("as_strided.inplace", lambda T, x, *a: x.as_strided(*a), lambda rng, dtype: [
+    Sample(rng.standard_normal(6), (2, 2), (1, 2)), Sample(rng.standard_normal((2, 3)), (3,), (2,), 1),
+], inplace=lambda x, *a: x.as_strided_(*a), dtypes=("float32", "float64", "int64"), gradgrad=False)  # fmt: skip
