@@ -384,3 +384,69 @@ def test_affine_grid_5d_then_sample(align_corners):
     x = torch.randn(size)
     close(TF.grid_sample(T(x), t, align_corners=align_corners), F.grid_sample(x, o, align_corners=align_corners),
           1e-4, 1e-5)  # fmt: skip
+
+
+# ---- lazy modules ----------------------------------------------------------------------------------
+LAZY = [("LazyLinear", (5,), {}, (2, 3)), ("LazyLinear", (4,), dict(bias=False), (2, 3, 6)),
+        ("LazyConv1d", (4, 2), dict(stride=2, bias=False), (2, 3, 7)), ("LazyConv2d", (8, 3), {}, (1, 3, 5, 5)),
+        ("LazyConv2d", (8, 3), dict(groups=2, padding=1), (4, 5, 5)), ("LazyConv3d", (2, 2), {}, (1, 3, 3, 3, 3)),
+        ("LazyConvTranspose1d", (3, 2), dict(stride=2), (2, 4, 5)),
+        ("LazyConvTranspose2d", (8, 3), dict(groups=2), (1, 4, 5, 5)),
+        ("LazyConvTranspose3d", (2, 2), {}, (1, 3, 2, 2, 2)),
+        ("LazyBatchNorm1d", (), dict(momentum=0.2), (4, 3)), ("LazyBatchNorm2d", (), {}, (2, 3, 4, 4)),
+        ("LazyBatchNorm3d", (), dict(affine=False), (2, 3, 2, 2, 2)), ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
+        ("LazyInstanceNorm2d", (), dict(affine=False, track_running_stats=False), (2, 3, 4, 4)),
+        ("LazyInstanceNorm3d", (), {}, (2, 3, 2, 3, 2))]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,args,kw,shape", LAZY)
+def test_lazy_module_materializes_like_torch(name, args, kw, shape):
+    x = torch.randn(shape)
+    t, o = _module_pair(name, *args, **kw)
+    assert repr(t) == repr(o)
+    assert [k for k, _ in t.named_parameters()] == [k for k, _ in o.named_parameters()]
+    assert all(tnn.parameter.is_lazy(p) for p in t.parameters())
+    assert t.has_uninitialized_params() == o.has_uninitialized_params()
+    torch.manual_seed(3)
+    tm.manual_seed(3)
+    _run_module(t, o, [x], rtol=1e-4, atol=1e-5)
+    assert type(t).__name__ == type(o).__name__  # became the eager class
+    assert repr(t) == repr(o)
+    for (_, a), (_, b) in zip(t.named_parameters(), o.named_parameters()):  # the same default init draws
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    for (k, a), (_, b) in zip(t.state_dict().items(), o.state_dict().items()):
+        close(a, b, 1e-5, 1e-6) if a.is_floating_point() else np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert len(t._forward_pre_hooks) == len(o._forward_pre_hooks) == 0
+
+
+def test_lazy_linear_weights_equal_eager_linear():
+    x = tm.randn(2, 3)
+    tm.manual_seed(0)
+    lazy = tnn.LazyLinear(5)
+    lazy(x)
+    tm.manual_seed(0)
+    eager = tnn.Linear(3, 5)
+    np.testing.assert_array_equal(lazy.weight.detach().numpy(), eager.weight.detach().numpy())
+    assert isinstance(lazy, tnn.Linear) and type(lazy.weight) is tnn.Parameter
+
+
+def test_lazy_load_state_dict_and_errors():
+    src = torch.nn.Linear(3, 5)
+    t, o = tnn.LazyLinear(5), torch.nn.LazyLinear(5)
+    t.load_state_dict({k: T(v) for k, v in src.state_dict().items()})
+    o.load_state_dict(src.state_dict())
+    assert repr(t) == repr(o) and type(t).__name__ == "LazyLinear"
+    assert tuple(t.weight.shape) == tuple(o.weight.shape)
+    x = torch.randn(2, 3)
+    close(t(T(x)), o(x))
+    assert repr(t) == repr(o)
+    u, ou = tnn.LazyLinear(2), torch.nn.LazyLinear(2)
+    assert repr(u.weight) == repr(ou.weight) == "<UninitializedParameter>"
+    assert repr(tnn.UninitializedBuffer()) == repr(torch.nn.UninitializedBuffer())
+    same_error(lambda: u.weight.shape, lambda: ou.weight.shape)
+    c, oc = tnn.LazyConv2d(4, 3), torch.nn.LazyConv2d(4, 3)
+    x = torch.randn(3, 5)
+    same_error(lambda: c(T(x)), lambda: oc(x))
+    c, oc = tnn.LazyConv2d(4, 3, groups=2), torch.nn.LazyConv2d(4, 3, groups=2)
+    x = torch.randn(1, 3, 5, 5)
+    same_error(lambda: c(T(x)), lambda: oc(x))

@@ -63,5 +63,71 @@ class Buffer(Tensor):
         return t
 
 
+_SHAPE_ERROR = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+    "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call `forward` to "
+    "initialize the parameters before accessing their attributes."
+)
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer of a lazy module whose shape is not known yet: ``materialize(shape)``
+    gives it memory (uninitialised, like ``torch.empty``) and turns it into ``cls_to_become``
+    in place, so every reference to it sees the change."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        device = self._device if device is None else device
+        dtype = self._dtype if dtype is None else dtype
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self.data = _creation.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def size(self, dim=None):
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def numel(self):
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self._device, self._dtype)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """``nn.parameter.UninitializedParameter``: becomes a ``Parameter`` when materialized."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        return _share(cls, _creation.empty(0, device=device, dtype=dtype), requires_grad)
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """``nn.parameter.UninitializedBuffer``: becomes a plain ``Tensor`` when materialized."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
+        t = _share(cls, _creation.empty(0, device=device, dtype=dtype), requires_grad)
+        t.__dict__["persistent"] = persistent
+        return t
+
+
 def is_lazy(param) -> bool:
-    return False
+    """Whether ``param`` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, UninitializedTensorMixin)

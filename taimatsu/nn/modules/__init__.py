@@ -249,9 +249,28 @@ __all__ = [
 from .activation import RReLU  # noqa: E402
 from .conv import ConvTranspose3d  # noqa: E402
 from .flatten import Unflatten  # noqa: E402
+from .lazy import (  # noqa: E402
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+)
 from .linear import Bilinear  # noqa: E402
 from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d  # noqa: E402
 
-__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "RReLU", "Unflatten", "UpsamplingBilinear2d",
-            "UpsamplingNearest2d"]
+__all__ += [
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
+    "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear", "RReLU",
+    "Unflatten", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+]  # fmt: skip

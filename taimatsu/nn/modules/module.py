@@ -488,8 +488,9 @@ class Module(_StateDictMixin):
 
     def _call_hooks_inner(self, state):
         args, kwargs = state["args"], state["kwargs"]
-        for hook_id, hook in itertools.chain(
-            _global_forward_pre_hooks.items(), self._forward_pre_hooks.items()
+        # A snapshot, as PyTorch takes: a hook may remove itself (lazy modules' does).
+        for hook_id, hook in tuple(
+            itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items())
         ):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -516,8 +517,8 @@ class Module(_StateDictMixin):
             state["args"] = args
         result = self.forward(*args, **kwargs)
         state["result"] = result
-        for hook_id, hook in itertools.chain(
-            _global_forward_hooks.items(), self._forward_hooks.items()
+        for hook_id, hook in tuple(
+            itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items())
         ):
             if hook_id in self._forward_hooks_always_called:
                 state["called"].add(hook_id)
