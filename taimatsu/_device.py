@@ -59,12 +59,13 @@ class device:
 
 
 cpu = device("cpu")
+_default_device = [None]  # torch.set_default_device (taimatsu/_flags.py); None means the CPU
 
 
 def as_device(d) -> device:
     """Normalise a user's ``device=`` argument; 'cuda' means the current CUDA device."""
     if d is None:
-        return cpu
+        return cpu if _default_device[0] is None else _default_device[0]
     if isinstance(d, device):
         if d.type == "cpu":
             return cpu  # canonical object: ops test ``t._device is cpu``

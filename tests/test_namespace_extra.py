@@ -159,7 +159,42 @@ WINDOWS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS)
+OFF = "; T.use_deterministic_algorithms(False)"
+FLAGS = [
+    "(T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(), "
+    "T.get_deterministic_debug_mode())",
+    "T.use_deterministic_algorithms(True, warn_only=True); r = (T.are_deterministic_algorithms_enabled(), "
+    "T.is_deterministic_algorithms_warn_only_enabled(), T.get_deterministic_debug_mode())" + OFF + "; r",
+    "T.use_deterministic_algorithms(True); r = T.get_deterministic_debug_mode()" + OFF + "; r",
+    "T.use_deterministic_algorithms(1)", "T.use_deterministic_algorithms('x')",
+    "T.use_deterministic_algorithms(True, warn_only=1)",
+    "T.set_deterministic_debug_mode('warn'); r = (T.are_deterministic_algorithms_enabled(), "
+    "T.is_deterministic_algorithms_warn_only_enabled(), T.get_deterministic_debug_mode())" + OFF + "; r",
+    "T.set_deterministic_debug_mode('error'); r = T.get_deterministic_debug_mode()" + OFF + "; r",
+    "T.set_deterministic_debug_mode(2); T.set_deterministic_debug_mode(0); T.are_deterministic_algorithms_enabled()",
+    "T.set_deterministic_debug_mode('bad')", "T.set_deterministic_debug_mode(5)", "T.set_deterministic_debug_mode(1.0)",
+    "T.get_float32_matmul_precision()",
+    "T.set_float32_matmul_precision('high'); r = T.get_float32_matmul_precision(); "
+    "T.set_float32_matmul_precision('highest'); r",
+    "T.set_float32_matmul_precision('medium'); r = T.get_float32_matmul_precision(); "
+    "T.set_float32_matmul_precision('highest'); r",
+    "T.set_float32_matmul_precision(3)",
+    "import warnings\nwith warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+    "    T.set_float32_matmul_precision('bad')\n[str(x.message) for x in w], T.get_float32_matmul_precision()",
+    "T.is_warn_always_enabled()", "T.set_warn_always(True); r = T.is_warn_always_enabled(); T.set_warn_always(False); r",
+    "T.set_warn_always(1)", "T.set_flush_denormal(1)", "isinstance(T.set_flush_denormal(False), bool)",
+    "T.get_default_device()", "T.set_default_device('cpu'); T.get_default_device()",
+    "T.set_default_device(None); T.get_default_device()", "T.set_default_device('bad')",
+    "T.set_default_tensor_type(T.DoubleTensor); r = (T.get_default_dtype(), T.tensor([1.]).dtype, T.ones(1).dtype); "
+    "T.set_default_tensor_type(T.FloatTensor); r",
+    "T.set_default_tensor_type('torch.HalfTensor'); r = T.get_default_dtype(); T.set_default_tensor_type('torch.FloatTensor'); r",
+    "T.set_default_tensor_type(T.IntTensor)", "T.set_default_tensor_type('torch.IntTensor')",
+    "T.set_default_tensor_type('bad')", "T.set_default_tensor_type(3)", "T.set_default_tensor_type(T.float64)",
+    "T.get_default_dtype()",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
@@ -207,3 +242,31 @@ def test_window_values(kind):
             a, b = ours(n, periodic).numpy(), theirs(n, periodic).numpy()
             assert a.dtype == b.dtype
             np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 if kind == "kaiser" else 1.2e-7)
+
+
+def test_set_default_tensor_type_warns_once_unless_warn_always():
+    import warnings
+
+    from taimatsu import _flags
+
+    _flags._warned_once.discard("set_default_tensor_type")
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            taimatsu.set_default_tensor_type(taimatsu.FloatTensor)
+            taimatsu.set_default_tensor_type(taimatsu.FloatTensor)
+            taimatsu.set_warn_always(True)
+            taimatsu.set_default_tensor_type(taimatsu.FloatTensor)
+        assert [str(x.message)[:55] for x in w] == ["torch.set_default_tensor_type() is deprecated as of PyT"] * 2
+    finally:
+        taimatsu.set_warn_always(False)
+        taimatsu.set_default_dtype(taimatsu.float32)
+
+
+def test_set_default_device_reaches_factories():
+    try:
+        taimatsu.set_default_device("cpu")
+        assert taimatsu.ones(2).device == taimatsu.device("cpu")
+    finally:
+        taimatsu.set_default_device(None)
+    assert taimatsu.get_default_device() == taimatsu.device("cpu")

@@ -377,7 +377,10 @@ TESTED_ELSEWHERE = {
     "cumulative_trapezoid", "fill", "gradient", "is_conj", "is_inference", "is_neg", "is_same_size", "is_signed",
     "isin", "resolve_conj", "resolve_neg", "trapezoid", "trapz", "typename", "unravel_index",
     "histogram", "histogramdd", "bartlett_window", "blackman_window", "hamming_window", "hann_window",
-    "kaiser_window",
+    "kaiser_window", "are_deterministic_algorithms_enabled", "get_deterministic_debug_mode",
+    "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled", "is_warn_always_enabled",
+    "set_default_device", "set_default_tensor_type", "set_deterministic_debug_mode", "set_float32_matmul_precision",
+    "set_flush_denormal", "set_warn_always", "use_deterministic_algorithms", "get_default_device",
 }  # fmt: skip
 
 
