@@ -303,3 +303,4 @@ from ._linalg_norms import cond, matrix_norm, norm  # noqa: E402, F401
 from ._linalg_extra import (  # noqa: E402, F401
     diagonal, householder_product, matrix_exp, solve_triangular, tensorinv, tensorsolve,
 )  # fmt: skip
+from ._linalg_lstsq import lstsq, lu  # noqa: E402, F401

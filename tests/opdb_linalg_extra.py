@@ -6,7 +6,7 @@ matrix_exp, solve_triangular, householder_product, tensorinv, tensorsolve, diago
 from __future__ import annotations
 
 import numpy as np
-from opdb import OpInfo, Sample, register
+from opdb import OpInfo, Sample, Typed, register
 
 FLOATS = ("float32", "float64")
 WITH_COMPLEX = ("float32", "float64", "complex128")
@@ -225,3 +225,70 @@ _reg("linalg.diagonal", lambda T, A, **k: T.linalg.diagonal(A, **k), lambda rng,
     Sample(rng.standard_normal((3, 4))), Sample(rng.standard_normal((2, 3, 3)), kwargs={"offset": 1}),
     Sample(rng.standard_normal((2, 3, 4)), kwargs={"dim1": 0, "dim2": 2, "offset": -1}),
 ], dtypes=FLOATS + ("int64",), errors=lambda T: [(lambda: T.linalg.diagonal(T.ones(3)), IndexError)])  # fmt: skip
+
+
+# ---- lu / lu_unpack ------------------------------------------------------------------------------------------------
+def _lu_samples(rng, dtype):
+    n = rng.standard_normal
+    return [Sample(n((3, 3))), Sample(n((2, 4))), Sample(n((4, 2))), Sample(n((2, 3, 3))), Sample(n((3, 3)), noncontig=True),
+            Sample(n((0, 2))), Sample(n((2, 0)))]  # fmt: skip
+
+
+_reg("linalg.lu", lambda T, A, **k: T.linalg.lu(A, **k), _lu_samples, dtypes=WITH_COMPLEX, errors=lambda T: [
+    (lambda: T.linalg.lu(T.ones(3)), RuntimeError),
+    (lambda: T.linalg.lu(T.ones(2, 2, dtype=T.int64)), NotImplementedError),
+    (lambda: T.linalg.lu(T.ones(2, 2), pivot=False), RuntimeError),
+])  # fmt: skip
+
+
+def _pivots(*p):
+    return Typed(np.array(p), "int32")
+
+
+_reg("lu_unpack", lambda T, LU, piv, **k: T.lu_unpack(LU, piv, **k), lambda rng, dtype: [
+    Sample(rng.standard_normal((3, 3)), _pivots(2, 3, 3)), Sample(rng.standard_normal((2, 4)), _pivots(2, 2)),
+    Sample(rng.standard_normal((4, 2)), _pivots(4, 3)), Sample(rng.standard_normal((2, 3, 3)), _pivots([3, 2, 3], [1, 3, 3])),
+    Sample(rng.standard_normal((3, 3)), _pivots(1, 2, 3), noncontig=True),
+    Sample(rng.standard_normal((3, 3)), _pivots(3, 3, 3), kwargs={"unpack_data": False}),
+    Sample(rng.standard_normal((3, 3)), _pivots(2, 2, 3), kwargs={"unpack_pivots": False}),
+], dtypes=WITH_COMPLEX, errors=lambda T: [
+    (lambda: T.lu_unpack(T.randn(3, 3), T.ones(3, dtype=T.int64)), RuntimeError),
+    (lambda: T.lu_unpack(T.randn(3, 3), T.ones(2, dtype=T.int32)), RuntimeError),
+    (lambda: T.lu_unpack(T.randn(3), T.ones(3, dtype=T.int32)), RuntimeError),
+    (lambda: T.lu_unpack(T.randn(3, 3), T.tensor([4, 1, 1], dtype=T.int32)), RuntimeError),
+])  # fmt: skip
+
+
+# ---- lstsq --------------------------------------------------------------------------------------------------------------
+def _lstsq_samples(rng, dtype):
+    n = rng.standard_normal
+    out = [Sample(n((4, 3)), n((4, 2)), kwargs={"driver": d}) for d in (None, "gels", "gelsy", "gelsd", "gelss")]
+    return out + [
+        Sample(n((2, 3)), n((2, 2))), Sample(n((2, 3)), n((2, 2)), kwargs={"driver": "gelsd"}),
+        Sample(n((3, 3)), n((3, 1)), kwargs={"driver": "gelss"}), Sample(n((4, 2)), n(4), kwargs={"driver": "gelsd"}),
+        Sample(n((2, 4, 2)), n((1, 4, 3)), kwargs={"driver": "gelsd"}), Sample(n((2, 4, 2)), n((2, 4))),
+        Sample(n((4, 3)), n((4, 2)), noncontig=True), Sample(n((0, 2)), n((0, 1))), Sample(n((3, 0)), n((3, 1))),
+    ]  # fmt: skip
+
+
+# Every result (values, dtypes, shapes per driver); singular_values are not differentiable, so the
+# gradient checks run on (solution, residuals) in the entry below.
+_reg("linalg.lstsq", lambda T, A, B, *a, **k: T.linalg.lstsq(A, B, *a, **k), _lstsq_samples, dtypes=WITH_COMPLEX,
+     rtol=1e-5, atol=1e-6, grad=False, errors=lambda T: [
+    (lambda: T.linalg.lstsq(T.ones(3), T.ones(3)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2, dtype=T.int64), T.ones(3, 1, dtype=T.int64)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.ones(3, 1, dtype=T.float64)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.ones(3, 1), driver="foo"), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.ones(4, 1)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.ones(4)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.tensor(1.0)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2, dtype=T.float16), T.ones(3, 1, dtype=T.float16)), RuntimeError),
+    (lambda: T.linalg.lstsq(T.ones(3, 2), T.ones(2, 3, 4)), RuntimeError),
+])  # fmt: skip
+_reg("linalg.lstsq.rank_deficient", lambda T, A, B, *a, **k: T.linalg.lstsq(A, B, *a, **k), lambda rng, dtype: [
+    Sample(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), np.array([[1.0], [0.5], [-1.0]]), kwargs={"driver": d})
+    for d in (None, "gelsd", "gelss")
+] + [Sample(np.array([[1.0, 0], [0, 1e-3], [0, 0]]), np.ones((3, 1)), 1e-2, kwargs={"driver": d}) for d in ("gelsy", "gelsd")],
+    grad=False)  # fmt: skip
+_reg("linalg.lstsq.grad", lambda T, A, B, **k: T.linalg.lstsq(A, B, **k)[:2], _lstsq_samples, dtypes=("float64", "complex128"),
+     out_check=False)  # fmt: skip

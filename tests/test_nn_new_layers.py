@@ -450,3 +450,76 @@ def test_lazy_load_state_dict_and_errors():
     c, oc = tnn.LazyConv2d(4, 3, groups=2), torch.nn.LazyConv2d(4, 3, groups=2)
     x = torch.randn(1, 3, 5, 5)
     same_error(lambda: c(T(x)), lambda: oc(x))
+
+
+# ---- ParameterList / ParameterDict ---------------------------------------------------------------
+def _both(build):
+    """``build(nn, make_tensor)`` run with torch and with taimatsu on the same values."""
+    vals = [torch.randn(2, 3), torch.randn(4, dtype=torch.float64), torch.randn(2), torch.randn(1), torch.randn(3, 3)]
+    o = build(torch.nn, lambda i: vals[i].clone())
+    t = build(tnn, lambda i: T(vals[i]))
+    return t, o
+
+
+def _pl(nn, v):
+    pl = nn.ParameterList([nn.Parameter(v(0)), nn.Parameter(v(1)), v(2)])
+    pl.append(nn.Parameter(v(3)))
+    pl.extend([v(4), "foo", 3])
+    return pl
+
+
+def _pd(nn, v):
+    pd = nn.ParameterDict({"b": nn.Parameter(v(0)), "a": v(1)})
+    pd.update([("z", v(2)), ("c", "text")])
+    pd["y"] = v(3)
+    return pd
+
+
+class _Holder:
+    @staticmethod
+    def make(nn, v):
+        m = nn.Module()
+        m.pl = nn.ParameterList([nn.Parameter(v(2))])
+        m.pd = nn.ParameterDict({"x": nn.Parameter(v(3))})
+        return m
+
+
+@pytest.mark.parametrize("build", [_pl, _pd, _Holder.make])
+def test_parameter_containers_match_torch(build):
+    t, o = _both(build)
+    assert repr(t) == repr(o)
+    assert [k for k, _ in t.named_parameters()] == [k for k, _ in o.named_parameters()]
+    assert list(t.state_dict()) == list(o.state_dict())
+    for (_, a), (_, b) in zip(t.named_parameters(), o.named_parameters()):
+        close(a, b)
+        assert type(a).__name__ == type(b).__name__ == "Parameter"
+
+
+def test_parameter_list_ops_and_errors():
+    t, o = _both(_pl)
+    assert len(t) == len(o) == 7
+    assert repr(t[1:4]) == repr(o[1:4])
+    close(t[-4], o[-4])
+    same_error(lambda: t[10], lambda: o[10])
+    same_error(lambda: t.extend(T(torch.randn(2))), lambda: o.extend(torch.randn(2)))
+    same_error(lambda: t(), lambda: o())
+    loss = sum((p * p).sum() for p in list(t)[:5])
+    loss.backward()
+    assert t[0].grad is not None
+
+
+def test_parameter_dict_ops_and_errors():
+    t, o = _both(_pd)
+    assert list(t.keys()) == list(o.keys()) and len(t) == len(o)
+    assert ("a" in t) and ("q" not in t) and t.get("q", 1) == 1
+    assert repr(t | tnn.ParameterDict({"n": T(torch.ones(1))})) == repr(o | torch.nn.ParameterDict({"n": torch.ones(1)}))
+    assert t.popitem()[0] == o.popitem()[0]
+    close(t.pop("a"), o.pop("a"))
+    assert repr(t) == repr(o)
+    same_error(lambda: t[3], lambda: o[3])
+    same_error(lambda: t.update(5), lambda: o.update(5))
+    same_error(lambda: t.update([("a", 1, 2)]), lambda: o.update([("a", 1, 2)]))
+    same_error(lambda: t.update([5]), lambda: o.update([5]))
+    t.clear()
+    o.clear()
+    assert repr(t) == repr(o) == "ParameterDict()"

@@ -265,12 +265,14 @@ from .lazy import (  # noqa: E402
     LazyLinear,
 )
 from .linear import Bilinear  # noqa: E402
+from .param_containers import ParameterDict, ParameterList  # noqa: E402
 from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d  # noqa: E402
 
 __all__ += [
     "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "ConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d",
-    "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear", "RReLU",
+    "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear", "ParameterDict",
+    "ParameterList", "RReLU",
     "Unflatten", "UpsamplingBilinear2d", "UpsamplingNearest2d",
 ]  # fmt: skip
