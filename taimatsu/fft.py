@@ -24,7 +24,7 @@ from . import _dtype as D
 from ._tensor import _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, xp_for
+from .ops._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
 
 __all__ = [
     "fft",
@@ -231,6 +231,47 @@ def _size_at(x, d, n):
     return x._data.shape[d] if n is None or n == -1 else n
 
 
+
+# ---- out= ----------------------------------------------------------------------------------------------
+def _K_C2C(x):
+    return "_fft_c2c"
+
+
+def _K_R2C(x):
+    return "_fft_r2c"
+
+
+def _K_C2R(x):
+    return "_fft_c2r"
+
+
+def _takes_out(internal):
+    """The transform's ``out=``: complex results want a complex ``out``, real ones a real one.
+
+    ``internal(input)`` names the ATen kernel whose out= PyTorch reaches (it names the
+    autograd error), or None where that path is composite (no error; ``out`` takes history).
+    """
+
+    def wrap(fn):
+        name = fn.__name__
+
+        def op(input, *args, out=None, **kwargs):
+            r = fn(input, *args, **kwargs)
+            if out is None:
+                return r
+            if isinstance(out, Tensor) and out._dtype.category != r._dtype.category:
+                want = "complex" if r._dtype.category == D.COMPLEX else "floating point"
+                shown = name if name[-1] not in "2n" else name.rstrip("2n").replace("ifft", "fft") + "n"  # fft2: fftn
+                raise RuntimeError(f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}")
+            kernel = internal(input)
+            return write_out(out, r, kernel or name, grad=kernel is not None)
+
+        op.__name__, op.__qualname__, op.__doc__, op.__wrapped__ = name, fn.__qualname__, fn.__doc__, fn
+        return op
+
+    return wrap
+
+
 # ---- complex-to-complex ------------------------------------------------------------------------------
 def _fftn_c(name, input, s, dim, norm, forward):
     # Only the one-dimensional transforms take real input through r2c; the others promote it.
@@ -250,26 +291,32 @@ def _one(n, dim):
     return None if n is None else [n], [dim]
 
 
+@_takes_out(lambda x: '_fft_c2c' if x.is_complex() else '_fft_r2c')
 def fft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("fft", input, *_one(n, dim), norm, True)
 
 
+@_takes_out(lambda x: '_fft_c2c' if x.is_complex() else None)
 def ifft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("ifft", input, *_one(n, dim), norm, False)
 
 
+@_takes_out(_K_C2C)
 def fft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _fftn_c("fft2", input, s, dim, norm, True)
 
 
+@_takes_out(_K_C2C)
 def ifft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _fftn_c("ifft2", input, s, dim, norm, False)
 
 
+@_takes_out(_K_C2C)
 def fftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _fftn_c("fftn", input, s, dim, norm, True)
 
 
+@_takes_out(_K_C2C)
 def ifftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _fftn_c("ifftn", input, s, dim, norm, False)
 
@@ -303,43 +350,53 @@ def _irfftn(name, input, s, dim, norm, forward=False, conj=False):
     return _c2r(x, tuple(dims), n, _scale(norm, total, forward, name))
 
 
+@_takes_out(_K_R2C)
 def rfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _rfftn("rfft", input, *_one(n, dim), norm)
 
 
+@_takes_out(_K_C2R)
 def irfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _irfftn("irfft", input, *_one(n, dim), norm)
 
 
+@_takes_out(_K_R2C)
 def rfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _rfftn("rfft2", input, s, dim, norm)
 
 
+@_takes_out(_K_C2R)
 def irfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _irfftn("irfft2", input, s, dim, norm)
 
 
+@_takes_out(_K_R2C)
 def rfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _rfftn("rfftn", input, s, dim, norm)
 
 
+@_takes_out(_K_C2R)
 def irfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _irfftn("irfftn", input, s, dim, norm)
 
 
+@_takes_out(_K_C2R)
 def hfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The real spectrum of a Hermitian-symmetric signal given by its first half."""
     return _irfftn("hfft", input, *_one(n, dim), norm, forward=True, conj=True)
 
 
+@_takes_out(lambda x: None)
 def ihfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _rfftn("ihfft", input, *_one(n, dim), norm, forward=False)
 
 
+@_takes_out(_K_C2R)
 def hfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _irfftn("hfft2", input, s, dim, norm, forward=True, conj=True)
 
 
+@_takes_out(_K_C2R)
 def hfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _irfftn("hfftn", input, s, dim, norm, forward=True, conj=True)
 
@@ -359,10 +416,12 @@ def _ihfftn(name, input, s, dim, norm):
     return _c2c(y, tuple(dims[:-1]), False, scale)
 
 
+@_takes_out(_K_C2C)
 def ihfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _ihfftn("ihfft2", input, s, dim, norm)
 
 
+@_takes_out(_K_C2C)
 def ihfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _ihfftn("ihfftn", input, s, dim, norm)
 
@@ -378,15 +437,21 @@ def _freq(values, dtype, device, requires_grad):
 def fftfreq(
     n: int, d: float = 1.0, *, dtype=None, layout=None, device=None, requires_grad=False, out=None
 ) -> Tensor:
-    dt = dtype or D.get_default_dtype()
-    return _freq(np.fft.fftfreq(n, d).astype(dt.np), dt, device, requires_grad)
+    return _freq_out(np.fft.fftfreq, "fftfreq", n, d, dtype, device, requires_grad, out)
 
 
 def rfftfreq(
     n: int, d: float = 1.0, *, dtype=None, layout=None, device=None, requires_grad=False, out=None
 ) -> Tensor:
-    dt = dtype or D.get_default_dtype()
-    return _freq(np.fft.rfftfreq(n, d).astype(dt.np), dt, device, requires_grad)
+    return _freq_out(np.fft.rfftfreq, "rfftfreq", n, d, dtype, device, requires_grad, out)
+
+
+def _freq_out(f, name, n, d, dtype, device, requires_grad, out):
+    dt = dtype or (out._dtype if out is not None else D.get_default_dtype())
+    if dt.category < D.FLOAT:
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
+    r = _freq(f(n, d).astype(dt.np), dt, device, requires_grad)
+    return r if out is None else write_out(out, r, name, warn=False)
 
 
 def _shift(input, dim, sign):

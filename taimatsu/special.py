@@ -60,4 +60,4 @@ def round(input, *, decimals=0, out=None):
     if input._dtype.category < _pw._FLOAT:
         raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{_pw._scalar(input._dtype)}'")
     res = _fused(_pw._RoundDecimals, (input,), lambda: _pw.round(input))
-    return res if out is None else _pw.write_out(out, res, "round")
+    return res if out is None else _pw.write_out(out, res, "round", _pw.OUT_FOUND)

@@ -40,12 +40,33 @@ Checks (test_opdb.py), for every entry x sample
     errors    ``errors(T)`` lists ``(thunk, ExceptionType)``: both libraries must raise
               that type with the same message.
 
+    out       (one dtype: float32 if listed, else the first; the first few samples): the
+              ``out=`` form, see below.
+
+``out=`` forms
+    ``out=lambda T, *args, out, **kwargs: ...`` gives an entry's ``out=`` form explicitly.
+    Without it the form is derived: ``op`` is run with ``T`` seen through ``OutInjector``,
+    which adds ``out=`` to the library function the lambda calls (``T.exp``,
+    ``T.linalg.cross``, ...). That works when the lambda makes exactly one call through ``T``;
+    an entry whose lambda makes none (operators, methods) or several has no derived form.
+    Whether PyTorch has ``out=`` is discovered per sample: the call is probed with a
+    0-element ``out``. When PyTorch raises TypeError (no such keyword), taimatsu must raise
+    TypeError too (its message may differ: PyTorch's argument parser lists signatures).
+    Otherwise, with ``out`` a tensor (or a tuple of tensors, one per result: max, sort,
+    frexp, ...) both libraries are called with an ``out`` that has the right shape, one with
+    0 elements, one non-empty of the wrong shape (the "was resized" UserWarning must match),
+    one of a dtype the result cannot be cast to, and one call with inputs requiring grad in
+    grad mode. Errors must match (type and message); otherwise the result must BE ``out``
+    (the same objects), ``out`` must hold PyTorch's values/dtype/shape, and its version
+    counter must have moved. ``out_check=False`` leaves an entry out of this check.
+
 ``xfail`` maps a check name ("forward", "grad", "grad_fn", "gradcheck", "jvp", "inplace",
-"errors") to a reason, for known gaps that should stay visible.
+"errors", "out") to a reason, for known gaps that should stay visible.
 """
 
 from __future__ import annotations
 
+import types
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -120,6 +141,8 @@ class OpInfo:
     rtol: float | None = None
     atol: float | None = None
     grad_fn: bool = True  # compare grad_fn names / next_functions lengths with PyTorch
+    out: Callable | None = None  # the out= form, lambda T, *args, out, **kw; None: derived (see above)
+    out_check: bool = True
     xfail: dict = field(default_factory=dict)
 
     def seed(self, *extra) -> int:
@@ -173,7 +196,11 @@ def as_dtype_array(a, dtype: str) -> np.ndarray:
     if dtype == "bfloat16":
         return a.astype(np.float32)
     if dtype in COMPLEX_DTYPES and a.dtype.kind != "c":
-        return a.astype(dtype)
+        # A nonzero imaginary part (the real parts rolled by one, scaled), so complex samples
+        # exercise more than the real axis; the domain's real parts are kept, and exact zeros
+        # stay zero (samples testing zeros keep them).
+        a = a.astype(np.float64)
+        return (a + 0.6j * np.roll(a.ravel(), 1).reshape(a.shape) * (a != 0)).astype(dtype)
     return a.astype(dtype)
 
 
@@ -271,6 +298,43 @@ class Call:
 
     def __repr__(self) -> str:
         return f"{self.info.name}[{self.dtype}] {self.sample!r}"
+
+
+_NO_OUT = object()
+
+
+class OutInjector:
+    """``T`` as an op lambda sees it, adding ``out=`` to each library function it calls.
+
+    ``calls`` collects the names called; with ``out`` left unset nothing is injected (a
+    counting run: the derived ``out=`` form exists only for lambdas making exactly one call).
+    """
+
+    def __init__(self, T, out=_NO_OUT, calls=None):
+        self._T, self._out = T, out
+        self.calls = [] if calls is None else calls
+
+    def __getattr__(self, name):
+        attr = getattr(self._T, name)
+        if isinstance(attr, types.ModuleType):
+            return OutInjector(attr, self._out, self.calls)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+
+        def call(*args, **kwargs):
+            self.calls.append(name)
+            if self._out is not _NO_OUT:
+                kwargs["out"] = self._out
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def out_form(info: OpInfo, T, out, args, kwargs):
+    """Call the ``out=`` form of ``info`` (explicit or derived) in library ``T``."""
+    if info.out is not None:
+        return info.out(T, *args, out=out, **kwargs)
+    return info.op(OutInjector(T, out), *args, **kwargs)
 
 
 def calls(info: OpInfo, dtype: str) -> list[Call]:

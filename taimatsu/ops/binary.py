@@ -29,7 +29,7 @@ from ._dispatch import (
     write_out,
     xp_for,
 )
-from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape
+from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, no_complex, not_implemented
 from .select import where
 
 
@@ -50,13 +50,14 @@ def _run(f, xp, xa, xb, a, b):
 
 
 def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
-           scalar_node=None):  # fmt: skip
+           scalar_node=None, check=None):  # fmt: skip
     """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
     promote to the default float dtype) or 'bool' (comparisons).
 
     ``scalar_node``: the node name of PyTorch's ``Tensor, Scalar`` overload, which has a single
     edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
     scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
+    ``check(dtype)`` raises PyTorch's error for a promoted dtype the op refuses (complex).
     """
     Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
     ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
@@ -65,6 +66,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         if not isinstance(input, Tensor):
             input = _scalar_tensor(input, other)
         xa, xb, dt = binary_operands(input, other)
+        if check is not None:
+            check(dt)
         if kind == "float" and dt.category < _FLOAT:
             dt = D.get_default_dtype()
             # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
@@ -83,8 +86,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
                 record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
         if _fw_state.level and jvp is not None:
             _binary_tangent(jvp, input, other, res)
-        if out is not None:
-            return write_out(out, res, name)
+        if out is not None:  # an op without a derivative lets out= carry its (raising) history
+            return write_out(out, res, name, grad=node != "NotImplemented")
         return res
 
     if kind == "bool":
@@ -113,6 +116,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         direct = kind is None or self._dtype.category >= _FLOAT
         bits = ufunc is not None and ("bitwise" in ufunc or "shift" in ufunc)
         fast = _fast(ufunc, self, other) if direct and kind != "bool" and not (bits and self._dtype.category > D.INT) else None
+        if fast is not None and check is not None:
+            check(self._dtype)
         return inplace(self, functional, (other,), saves_self and 0 in saves, fast)
 
     op.__name__ = op.__qualname__ = name
@@ -128,6 +133,12 @@ def _check_inplace_broadcast(self, other):
     except ValueError:
         raise broadcast_error([self._data.shape, other._data.shape]) from None
     check_inplace_shape(self, shape)
+
+
+def _shape_first(self, other):
+    """In place, PyTorch checks the broadcast shape before the dtype (its kernel's errors)."""
+    if isinstance(other, Tensor) and other._data.shape != self._data.shape:
+        _check_inplace_broadcast(self, other)
 
 
 def _cast(x, dt):
@@ -425,10 +436,11 @@ def _floor_divide_vjp(node, g):
     raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
-_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
-_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=())
+_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_trunc_cpu", D.COMPLEX))
+_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX))
 # torch.floor_divide (``//``) has no derivative: its node raises when reached.
-_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=())
+_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=(),
+                             check=not_implemented("div_floor_cpu", D.COMPLEX))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -447,6 +459,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _true_div_(self, other)
+    _shape_first(self, other)
     return inplace(self, lambda s, o: div(s, o, rounding_mode=rounding_mode), (other,), False)
 
 
@@ -458,6 +471,7 @@ def floor_divide(input, other, *, out=None):
 
 
 def floor_divide_(self, other):
+    _shape_first(self, other)
     return inplace(self, _floor_divide_op, (other,), False)
 
 
@@ -499,7 +513,8 @@ def _fmod_jvp(a, b, out, ta, tb):
 
 
 remainder, remainder_ = binary(
-    "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0"
+    "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0",
+    check=not_implemented("remainder_cpu", D.COMPLEX),
 )
 
 
@@ -508,7 +523,8 @@ def _fmod(xp, a, b):
     return xp.fmod(a, b)
 
 
-fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", scalar_node="FmodBackward0")
+fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", scalar_node="FmodBackward0",
+                     check=not_implemented("fmod_cpu", D.COMPLEX))
 
 
 def _max_vjp(node, g):
@@ -541,10 +557,14 @@ def _tie_weight(a, b, pick_a):
     return where(a == b, 0.5, pick_a.to(a.dtype if a._dtype.category >= _FLOAT else D.get_default_dtype()))
 
 
-maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o))
-minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o))
-fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o))
-fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o))
+maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
+                  check=no_complex("maximum not implemented for complex tensors.", RuntimeError))
+minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
+                  check=no_complex("minimum not implemented for complex tensors.", RuntimeError))
+fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o),
+               check=no_complex("fmax not implemented for complex tensors.", RuntimeError))
+fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o),
+               check=no_complex("fmin not implemented for complex tensors.", RuntimeError))
 
 
 def _atan2_vjp(node, g):
@@ -563,7 +583,8 @@ def _hypot_jvp(a, b, out, ta, tb):
     return ((z if ta is None else ta) * a + (z if tb is None else tb) * b) / out
 
 
-atan2, atan2_ = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, _atan2_jvp, kind="float")
+atan2, atan2_ = binary("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, _atan2_jvp, kind="float",
+                       check=not_implemented("atan2_cpu", D.COMPLEX))
 arctan2, arctan2_ = atan2, atan2_
 
 
@@ -572,15 +593,16 @@ def _hypot_vjp(node, g):
     return (g * a / out if _ga(node) else None), (g * b / out if _gb(node) else None)
 
 
-hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hypot_jvp, saves=(0, 1, "out"))
+hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hypot_jvp, saves=(0, 1, "out"),
+                       check=not_implemented("hypot_cpu", D.COMPLEX))
 
 # Comparisons: computed in the promoted dtype, result bool, no gradient.
 eq, eq_ = binary("eq", lambda xp, a, b: xp.equal(a, b), kind="bool")
 ne, ne_ = binary("ne", lambda xp, a, b: xp.not_equal(a, b), kind="bool")
-lt, lt_ = binary("lt", lambda xp, a, b: xp.less(a, b), kind="bool")
-le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool")
-gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool")
-ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool")
+lt, lt_ = binary("lt", lambda xp, a, b: xp.less(a, b), kind="bool", check=not_implemented("lt_cpu", D.COMPLEX))
+le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool", check=not_implemented("le_cpu", D.COMPLEX))
+gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool", check=not_implemented("gt_cpu", D.COMPLEX))
+ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool", check=not_implemented("ge_cpu", D.COMPLEX))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and, logical_and_ = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), kind="bool")
 logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), kind="bool")
@@ -729,4 +751,9 @@ def float_power(input, exponent, *, out=None):
     dt = D.complex128 if (input.is_complex() or (isinstance(exponent, Tensor) and exponent.is_complex()) or isinstance(exponent, complex)) else D.float64
     a = input.to(dt) if isinstance(input, Tensor) else input
     b = exponent.to(dt) if isinstance(exponent, Tensor) else exponent
+    if out is not None and isinstance(out, Tensor) and out._dtype is not dt:
+        raise RuntimeError(
+            f"the output given to float_power has dtype {_scalar(out._dtype)} but the operation's result "
+            f"requires dtype {_scalar(dt)}"
+        )
     return pow(a, b, out=out)

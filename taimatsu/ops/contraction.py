@@ -67,7 +67,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     else:
         r = mm(t1.reshape(size1, csize), t2.reshape(csize, size2))
     r = r.reshape(rsizes)
-    return r if out is None else write_out(out, r, "tensordot")
+    return r if out is None else write_out(out, r, "tensordot", "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}", grad=False)
 
 
 # ---- einsum --------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from .._layout import contiguous_format, preserve_format
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, check_same_device, node_class, record, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, check_same_device, node_class, record, write_out, xp_for
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
 _Clone = node_class("CloneBackward0", lambda node, g: (g,))
@@ -92,7 +92,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "cat")
+        return write_out(out, r, "cat", exc=TypeError, cast_msg=_CAT_CAST)
     return r
 
 
@@ -138,28 +138,31 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "stack")
+        return write_out(out, r, "stack", exc=TypeError, cast_msg=_CAT_CAST)
     return r
 
 
-def hstack(tensors):
+_CAT_CAST = "torch.cat(): input types can't be cast to the desired output type {out}"
+
+
+def hstack(tensors, *, out=None):
     tensors = [atleast_1d(t) for t in tensors]
-    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1, out=out)
 
 
-def vstack(tensors):
-    return cat([atleast_2d(t) for t in tensors], 0)
+def vstack(tensors, *, out=None):
+    return cat([atleast_2d(t) for t in tensors], 0, out=out)
 
 
 row_stack = vstack
 
 
-def dstack(tensors):
-    return cat([atleast_3d(t) for t in tensors], 2)
+def dstack(tensors, *, out=None):
+    return cat([atleast_3d(t) for t in tensors], 2, out=out)
 
 
-def column_stack(tensors):
-    return hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors])
+def column_stack(tensors, *, out=None):
+    return hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], out=out)
 
 
 def _atleast(fn, tensors):
@@ -323,12 +326,14 @@ _Tril = node_class("TrilBackward0", lambda node, g: (g.tril(node.k),))
 _Triu = node_class("TriuBackward0", lambda node, g: (g.triu(node.k),))
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    return _tri(input, diagonal, True)
+def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    r = _tri(input, diagonal, True)
+    return r if out is None else write_out(out, r, "tril", OUT_EXACT)
 
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    return _tri(input, diagonal, False)
+def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    r = _tri(input, diagonal, False)
+    return r if out is None else write_out(out, r, "triu", OUT_EXACT)
 
 
 def _tri(input, k, lower):

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, write_out, xp_for
 
 
 # ---- return types ------------------------------------------------------------------------------
@@ -231,31 +231,35 @@ def _argmin_keep(xp, a, d):
     return xp.argmin(a, axis=d, keepdims=True)
 
 
+_CAN_CAST = (
+    "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be true, but "
+    "got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+)
+
+
 def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices_fn):
     if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
         from . import pointwise
 
         r = (pointwise.maximum if name == "max" else pointwise.minimum)(input, dim)
-        return r if out is None else _out_one(out, r, name)
+        return r if out is None else write_out(out, r, "maximum" if name == "max" else "minimum")
+    if input._dtype.category == D.COMPLEX:
+        if dim is None:
+            _no_complex_kernel(f"{name}_all", input)
+        raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         if keepdim:
             raise TypeError(
                 f"{name}() received an invalid combination of arguments - got (Tensor, keepdim=bool)"
             )
         r = _full(name, input, full_node)
-        return r if out is None else _out_one(out, r, name)
+        if out is not None and isinstance(out, Tensor) and not D.can_cast(r._dtype, out._dtype):
+            raise RuntimeError(_CAN_CAST)
+        return r if out is None else write_out(out, r, name)
     r = _along(name, input, dim, keepdim, dim_node, rtype, indices_fn)
     if out is not None:
-        _out_one(out[0], r[0], name)
-        _out_one(out[1], r[1], name)
-        return rtype(out[0], out[1])
+        return rtype(*write_out(tuple(out), tuple(r), name, (OUT_EXACT, OUT_EXACT)))
     return r
-
-
-def _out_one(out, r, name):
-    from ._dispatch import write_out
-
-    return write_out(out, r, name)
 
 
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
@@ -285,6 +289,7 @@ def _amaxmin(name, node, input, dim, keepdim):
         for d in dims:
             if a.shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    _no_complex_kernel(f"{name[1:]}_values_cpu", input)
     xp = _xp(input)
     r = _reduce(xp, name == "amax", a, _axis(dims, nd), keepdim)
     res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
@@ -296,12 +301,17 @@ def _amaxmin(name, node, input, dim, keepdim):
     return res
 
 
-def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    return _amaxmin("amax", _Amax, input, dim, keepdim)
+_AMAX_OUT = "Expected the dtype for input and out to match, but got {res} for input's dtype and {out} for out's dtype."
 
 
-def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
-    return _amaxmin("amin", _Amin, input, dim, keepdim)
+def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    r = _amaxmin("amax", _Amax, input, dim, keepdim)
+    return r if out is None else write_out(out, r, "amax", _AMAX_OUT)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    r = _amaxmin("amin", _Amin, input, dim, keepdim)
+    return r if out is None else write_out(out, r, "amin", _AMAX_OUT)
 
 
 def _aminmax_vjp(node, gmin, gmax):
@@ -319,8 +329,24 @@ def _aminmax_vjp(node, gmin, gmax):
 _Aminmax = node_class("AminmaxBackward0", _aminmax_vjp)
 
 
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
     """``(min, max)`` in one pass-pair; one AminmaxBackward0 node for both."""
+    r = _aminmax(input, dim, keepdim)
+    if out is None:
+        return r
+    return return_types.aminmax(*write_out(tuple(out), tuple(r), "aminmax", (OUT_EXACT, OUT_EXACT)))
+
+
+def _no_complex_kernel(kernel, input):
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (ordering needs a real dtype)."""
+    if input._dtype.category == D.COMPLEX:
+        from ._dispatch import scalar_name
+
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+
+
+def _aminmax(input, dim, keepdim):
+    _no_complex_kernel("aminmax_cpu", input)
     a = input._data
     nd = a.ndim
     if a.size == 0 and (dim is None or not nd or a.shape[_wrapdim(dim, nd)] == 0):
@@ -356,8 +382,8 @@ def _argextreme(name, input, dim, keepdim):
     xp = _xp(input)
     a = input._data
     f = xp.argmax if name == "argmax" else xp.argmin
-    if a.dtype == np.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if a.dtype == np.bool_ or a.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support {'bool' if a.dtype == np.bool_ else 'complex'} input")
     if dim is None:
         if a.size == 0:
             raise IndexError(
@@ -377,12 +403,14 @@ def _argextreme(name, input, dim, keepdim):
     )
 
 
-def argmax(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _argextreme("argmax", input, dim, keepdim)
+def argmax(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    r = _argextreme("argmax", input, dim, keepdim)
+    return r if out is None else write_out(out, r, "argmax", OUT_EXACT)
 
 
-def argmin(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _argextreme("argmin", input, dim, keepdim)
+def argmin(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    r = _argextreme("argmin", input, dim, keepdim)
+    return r if out is None else write_out(out, r, "argmin", OUT_EXACT)
 
 
 # ---- median -------------------------------------------------------------------------------------------
@@ -399,12 +427,31 @@ def _median_keep(xp, a, d):
     return idx
 
 
-def median(input: Tensor, dim=None, keepdim: bool = False):
+_MEDIAN_OUT = (
+    "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+    "torch.{out}Tensor does not equal torch.{res}Tensor (while checking arguments for median)",
+    "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{out}Tensor instead "
+    "(while checking arguments for median)",
+)
+
+
+def median(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+    if out is None:
+        return _median(input, dim, keepdim)
+    if dim is None:
+        raise TypeError('median() missing 1 required positional arguments: "dim"')
+    r = _median(input, dim, keepdim)
+    return return_types.median(*write_out(tuple(out), tuple(r), "median", _MEDIAN_OUT))
+
+
+def _median(input: Tensor, dim=None, keepdim: bool = False):
     """The lower of the two middle values (PyTorch's definition, not NumPy's average).
 
     With ``dim``, ties pick the index a stable sort puts at the median position; PyTorch's
     own choice among equal values is unspecified and can differ.
     """
+    if dim is not None or input._data.size:  # an empty input gives NaN without reaching the kernel
+        _no_complex_kernel("median_cpu" if dim is None else "median_out", input)
     if dim is not None:
         return _along("median", input, dim, keepdim, _MedianDim, return_types.median, _median_keep)
     xp = _xp(input)

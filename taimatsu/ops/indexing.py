@@ -16,6 +16,8 @@ from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import Node
 from ._dispatch import (
+    OUT_EXACT,
+    takes_out,
     Tensor,
     _fw_state,
     _wrap,
@@ -75,7 +77,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "index_select")
+        return write_out(out, r, "index_select", "index_select(): self and result must have the same scalar type")
     return r
 
 
@@ -100,6 +102,7 @@ def _index_source_checks(name, input, d, index, source):
         )
 
 
+@takes_out("index_add", OUT_EXACT)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
@@ -183,6 +186,7 @@ def _index_copy_vjp(node, g):
 _IndexCopy = node_class("IndexCopyBackward0", _index_copy_vjp)
 
 
+@takes_out("index_copy", OUT_EXACT)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._dtype is not D.int64:
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
@@ -324,7 +328,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "masked_select")
+        return write_out(out, r, "masked_select", "masked_select(): self and result must have the same scalar type")
     return r
 
 
@@ -394,7 +398,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "nonzero")
+        return write_out(out, r, "nonzero", "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}")
     return r
 
 
@@ -410,6 +414,7 @@ def _take_vjp(node, g):
 _Take = node_class("TakeBackward0", _take_vjp)
 
 
+@takes_out("take", "take(): self and out expected to have the same dtype, but got self.dtype = {res} and out.dtype = {out}")
 def take(input: Tensor, index: Tensor) -> Tensor:
     if index._dtype is not D.int64:
         raise RuntimeError(
@@ -438,6 +443,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return _tangent(r, lambda t: take(t, index), input)
 
 
+@takes_out("gather", OUT_EXACT)
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     if indices._dtype is not D.int64:
         raise RuntimeError(

@@ -16,7 +16,10 @@ import numpy as np
 from .. import _dtype as D
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
+
+_DOT_OUT = "result dtype {out} does not match input dtype {res}"
+_TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"
 
 _LOW = ("float16", "bfloat16")  # BLAS has no half kernels: compute in float32, like PyTorch's CPU
 
@@ -96,7 +99,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         )
     _not_bool("addmm_impl_cpu_", input)
     r = _product(input, mat2, _matmul_array(xp_for(input), input._data, mat2._data), _Mm)
-    return r if out is None else write_out(out, r, "mm")
+    return r if out is None else write_out(out, r, "mm", OUT_EXACT)
 
 
 def _mv_vjp(node, g):
@@ -127,7 +130,7 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     _check_mv(input, vec, vec._dtype)  # PyTorch runs mv as addmv into a result of vec's dtype
     r = _product(input, vec, _matmul_array(xp_for(input), input._data, vec._data), _Mv)
-    return r if out is None else write_out(out, r, "mv")
+    return r if out is None else write_out(out, r, "mv", _mv_out_msg(out, r))
 
 
 def _check_dot(input: Tensor, other: Tensor) -> None:
@@ -161,7 +164,7 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
     _check_dot(input, tensor)
     xp = xp_for(input)
     r = _product(input, tensor, xp.asarray(_matmul_array(xp, input._data, tensor._data)), _Dot)
-    return r if out is None else write_out(out, r, "dot")
+    return r if out is None else write_out(out, r, "dot", _DOT_OUT)
 
 
 def _vdot_vjp(node, g):
@@ -178,7 +181,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     xp = xp_for(input)
     a = input._data.conj() if input._dtype.category == D.COMPLEX else input._data
     r = _product(input, other, xp.asarray(_matmul_array(xp, a, other._data)), _Vdot)
-    return r if out is None else write_out(out, r, "vdot")
+    return r if out is None else write_out(out, r, "vdot", _DOT_OUT)
 
 
 # ---- bmm -----------------------------------------------------------------------------------------------
@@ -210,7 +213,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         )
     _not_bool("bmm", input)
     r = _product(input, mat2, _matmul_array(xp_for(input), input._data, mat2._data), _Bmm)
-    return r if out is None else write_out(out, r, "bmm")
+    return r if out is None else write_out(out, r, "bmm", OUT_EXACT)
 
 
 _Mm.op, _Mv.op, _Dot.op, _Vdot.op, _Bmm.op = mm, mv, dot, vdot, bmm
@@ -332,9 +335,18 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
                 other = other.squeeze(0)
             if input._data.ndim == 2 and other._data.ndim == 2:
                 r = mm(input, other)
-                return r if out is None else write_out(out, r, "matmul")
+                return r if out is None else write_out(out, r, "matmul", OUT_EXACT)
         r = _fold(input, other) if _should_fold(input, other) else _batched(input, other)
-    return r if out is None else write_out(out, r, "matmul")
+    if out is None:
+        return r
+    return write_out(out, r, "matmul", _DOT_OUT if da == db == 1 else _mv_out_msg(out, r) if da == 2 and db == 1 else OUT_EXACT)
+
+
+def _mv_out_msg(out, r) -> str:
+    """mv writes into an out of the right shape through addmv, which words the dtype error its own way."""
+    if isinstance(out, Tensor) and out._data.shape == r._data.shape:
+        return "addmv input tensors must have the same dtype, but got {out}, {res}, and {res}"
+    return OUT_EXACT
 
 
 # ---- outer / inner -----------------------------------------------------------------------------------------
@@ -343,7 +355,7 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     r = input.reshape(input._data.shape[0], 1) * vec2
-    return r if out is None else write_out(out, r, "outer")
+    return r if out is None else write_out(out, r, "mul")
 
 
 ger = outer
@@ -362,7 +374,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         from .contraction import tensordot
 
         r = tensordot(input, other, ([-1], [-1]))
-    return r if out is None else write_out(out, r, "inner")
+    return r if out is None else write_out(out, r, "inner", _TENSORDOT_OUT, grad=False)
 
 
 # ---- the fused add* forms --------------------------------------------------------------------------------
@@ -422,7 +434,10 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
         r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
         _register(r)
-    return r if out is None else write_out(out, r, name)
+    if name == "addbmm":  # resizes a non-empty out silently; wants out in the inputs' dtype
+        msg = "self and mat2 must have the same dtype, but got {out} and {res}"
+        return r if out is None else write_out(out, r, name, msg, warn=False)
+    return r if out is None else write_out(out, r, name, None if name == "addr" else OUT_EXACT)
 
 
 _Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))

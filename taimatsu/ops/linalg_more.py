@@ -14,7 +14,7 @@ from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, result_dtype, scalar_name, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, result_dtype, scalar_name, takes_out, write_out, xp_for
 from .norms import _norm_coef, vector_norm
 
 
@@ -163,6 +163,7 @@ def _renorm_vjp(node, g):
 _Renorm = node_class("RenormBackward0", _renorm_vjp)
 
 
+@takes_out("renorm", OUT_EXACT)
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
@@ -233,7 +234,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "linalg_cross")
+        return write_out(out, r, "linalg_cross", OUT_EXACT)
     return r
 
 
@@ -260,7 +261,11 @@ def chain_matmul(*matrices, out=None) -> Tensor:
         stacklevel=2,
     )
     if len(matrices) == 1:
-        return matrices[0].clone()
-    from ..linalg import multi_dot
+        r = matrices[0].clone()
+    else:
+        from ..linalg import multi_dot
 
-    return multi_dot(matrices)
+        r = multi_dot(matrices)
+    if out is None:
+        return r
+    return write_out(out, r, "mm", "multi_dot(): expected out tensor to have dtype {res_cpp} but got {out_cpp}")

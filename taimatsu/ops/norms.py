@@ -10,7 +10,7 @@ import math
 
 from .. import _dtype as D
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out
 from .reduction import _axis, _set_tangent, _xp, reduce_dims, restore
 
 
@@ -65,6 +65,9 @@ def vector_norm(
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input._dtype)}"
         )
+    if dtype is not None and (dtype.category == D.COMPLEX) != (input._dtype.category == D.COMPLEX):
+        kind = "complex for complex" if input._dtype.category == D.COMPLEX else "real for real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {scalar_name(dtype)}")
     if dtype is not None and dtype is not input._dtype:
         input = input.to(dtype)
     a = input._data
@@ -105,7 +108,7 @@ def vector_norm(
         record(_VectorNorm, (input,), res, (input, res), dims=dims, keepdim=keepdim, p=p)
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, _norm_jvp, input, res, p, dims, keepdim)
-    return res if out is None else write_out(out, res, "linalg_vector_norm")
+    return res if out is None else write_out(out, res, "linalg_vector_norm", OUT_EXACT)
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:

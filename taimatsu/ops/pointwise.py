@@ -30,13 +30,16 @@ from ._dispatch import (  # noqa: F401 - binary_operands, result_dtype, ... are 
     result_dtype,
     write_out,
     xp_for,
+    OUT_FOUND,
 )
-from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, _tensor_or_none  # noqa: F401
+from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, _tensor_or_none, checks, no_complex  # noqa: F401
+from ._elementwise import not_implemented as _not_implemented
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
 # _tensor_methods uses).
 from .binary import (  # noqa: F401
     _add,
+    _shape_first,
     _rpow,
     _true_div,
     _true_div_,
@@ -131,23 +134,26 @@ from .select import (  # noqa: F401
 
 # ---- unary ----------------------------------------------------------------------------------
 def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None,
-          real_valued=False):  # fmt: skip
+          real_valued=False, vjp=None, jvp=None):  # fmt: skip
     """Declare an elementwise op ``name(input)`` and its in-place ``name_``.
 
     ``forward(xp, a)`` works on arrays; ``deriv(x, out)`` gives d out / d x in Tensor ops
     (so double backward works). ``to_float``: integer inputs compute in the default float
     dtype, as PyTorch's "floating" unary ops do. ``check(dtype)`` raises PyTorch's error for
-    dtypes the op does not support.
+    dtypes the op does not support. Ops that are not holomorphic on complex inputs (abs, sgn)
+    give ``vjp(x, out, g)`` and ``jvp(x, out, t)`` themselves.
     """
     save_x, save_out = "x" in saves, "out" in saves
 
-    def vjp(node, g):
+    def holomorphic_vjp(node, g):
         x, out = node.saved()
+        if vjp is not None:
+            return (vjp(x, out, g),)
         # Holomorphic ops: g * conj(f'). A real-valued op of a complex input (abs) instead
         # passes g * f' with f' = sgn(x), PyTorch's convention for the conjugate Wirtinger grad.
         return (g * (deriv(x, out) if real_valued else _conj(deriv(x, out))),)
 
-    Node = node_class(node or _camel(name) + "Backward0", vjp) if deriv else None
+    Node = node_class(node or _camel(name) + "Backward0", holomorphic_vjp) if deriv else None
 
     def op(input, *, out=None):
         dt = input._dtype
@@ -164,10 +170,13 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
         if input._rg and _gm.enabled and Node is not None:
             record(Node, (input,), r, (input if save_x else None, r if save_out else None))
         if _fw_state.level and input._fw is not None and deriv is not None:
-            r._fw = input._fw * _on_primals(deriv, input, r)
+            if jvp is not None:
+                r._fw = _on_primals(jvp, input, r, input._fw)
+            else:
+                r._fw = input._fw * _on_primals(deriv, input, r)
             _register(r)
-        if out is not None:
-            return write_out(out, r, name)
+        if out is not None:  # ops keeping the input's dtype want exactly it in out
+            return write_out(out, r, name, None if to_float else OUT_FOUND)
         return r
 
     def op_(self):
@@ -215,6 +224,8 @@ reciprocal, reciprocal_ = unary(
 
 
 def _sigmoid(xp, a):
+    if a.dtype.kind == "c":
+        return 1 / (1 + xp.exp(-a))
     # exp of a negative argument only: stable for large |a|, like PyTorch's kernel.
     e = xp.exp(-xp.abs(a))
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
@@ -237,27 +248,35 @@ def _special(xp):
     return cupyx.scipy.special
 
 
+def _real_only(kernel):
+    return _not_implemented(kernel, D.COMPLEX)
+
+
 erf, erf_ = unary(
-    "erf", _erf, lambda x, out: (-x * x).exp() * (2 / math.sqrt(math.pi))
+    "erf", _erf, lambda x, out: (-x * x).exp() * (2 / math.sqrt(math.pi)), check=_real_only("erf_vml_cpu")
 )
 erfc, erfc_ = unary(
     "erfc",
     lambda xp, a: _special(xp).erfc(a).astype(a.dtype, copy=False),
     lambda x, out: (-x * x).exp() * (-2 / math.sqrt(math.pi)),
+    check=_real_only("erfc_vml_cpu"),
 )
 erfinv, erfinv_ = unary(
     "erfinv",
     lambda xp, a: _special(xp).erfinv(a).astype(a.dtype, copy=False),
     lambda x, out: (out * out).exp() * (math.sqrt(math.pi) / 2),
     saves=("out",),
+    check=_real_only("erfinv_vml_cpu"),
 )
 lgamma, lgamma_ = unary(
-    "lgamma", lambda xp, a: _special(xp).gammaln(a).astype(a.dtype, copy=False), lambda x, out: x.digamma()
+    "lgamma", lambda xp, a: _special(xp).gammaln(a).astype(a.dtype, copy=False), lambda x, out: x.digamma(),
+    check=_real_only("lgamma_vml_cpu"),
 )
 digamma, digamma_ = unary(
     "digamma",
     lambda xp, a: _special(xp).psi(a).astype(a.dtype, copy=False),
     lambda x, out: polygamma(1, x),
+    check=_real_only("digamma"),
 )
 
 
@@ -291,16 +310,6 @@ def _zero_deriv(x, out):
     return 0.0
 
 
-def _not_implemented(kernel, *categories):
-    """PyTorch's "kernel not implemented for 'Bool'" error for dtypes of these categories."""
-
-    def check(dtype):
-        if dtype.category in categories:
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar(dtype)}\'')
-
-    return check
-
-
 def _no_bool_neg(dtype):
     if dtype is D.bool:
         raise RuntimeError(
@@ -316,7 +325,13 @@ def _no_bool_relu(dtype):
 
 neg, neg_ = unary("neg", lambda xp, a: xp.negative(a), lambda x, out: -1.0, saves=(), to_float=False, check=_no_bool_neg)
 negative, negative_ = neg, neg_
-_abs, abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL), real_valued=True)  # noqa: E501
+def _abs_jvp(x, out, t):
+    # d|z| = Re(conj(sgn z) dz); for real inputs this is sgn(x) * dx.
+    return (t * x.sgn().conj()).real if x._dtype.category == D.COMPLEX else t * x.sgn()
+
+
+_abs, _abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL),
+                    real_valued=True, jvp=_abs_jvp)  # fmt: skip
 
 
 def abs(input, *, out=None):  # noqa: A001
@@ -326,6 +341,12 @@ def abs(input, *, out=None):  # noqa: A001
         r._data = r._data.real if r._data.dtype.kind == "c" else r._data
         r._dtype = input._dtype.to_real()
     return r
+
+
+def abs_(self):
+    if self._dtype.category == D.COMPLEX:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_(self)
 
 
 absolute, absolute_ = abs, abs_
@@ -342,8 +363,15 @@ def _relu_deriv(x, out):
     return out > 0
 
 
-relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False, check=_no_bool_relu)
-sign, sign_ = unary("sign", lambda xp, a: a.copy() if a.dtype == bool else xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True)
+_relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False,
+                   check=checks(_no_bool_relu, no_complex("clamp is not supported for complex types")))
+
+
+def relu(input):
+    """``torch.relu`` (no ``out=`` in PyTorch)."""
+    return _relu(input)
+sign, sign_ = unary("sign", lambda xp, a: a.copy() if a.dtype == bool else xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True,
+                   check=no_complex("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."))
 
 
 def _sgn(xp, a):
@@ -355,12 +383,32 @@ def _sgn(xp, a):
     return xp.sign(a)
 
 
-sgn, sgn_ = unary("sgn", _sgn, _zero_deriv, saves=(), to_float=False, keep_bool=True)
+def _sgn_vjp(x, out, g):
+    # sgn(z) = z / |z| is not holomorphic: d sgn/dz = 1 / (2|z|), d sgn/dz* = -sgn(z)^2 / (2|z|),
+    # so PyTorch's conjugate Wirtinger gradient is (g - sgn^2 conj(g)) / (2|z|), 0 at z = 0.
+    if x._dtype.category != D.COMPLEX:
+        return g * 0.0
+    mag = x.abs()
+    return ((g - out * out * g.conj()) / (mag * 2)).masked_fill(mag == 0, 0.0)
+
+
+def _sgn_jvp(x, out, t):
+    if x._dtype.category != D.COMPLEX:
+        return t * 0.0
+    mag = x.abs()
+    return ((t - out * out * t.conj()) / (mag * 2)).masked_fill(mag == 0, 0.0)
+
+
+sgn, sgn_ = unary("sgn", _sgn, _zero_deriv, saves=("x", "out"), to_float=False, keep_bool=True, vjp=_sgn_vjp, jvp=_sgn_jvp)
 def _rounding(name, f):
     # Integer inputs are returned as they are; PyTorch has no bool kernel for these.
+    complex_check = (
+        _not_implemented(f"{name}_vml_cpu", D.COMPLEX) if name == "round"
+        else no_complex(f"{name} is not supported for complex inputs")
+    )
     return unary(
         name, lambda xp, a: f(xp, a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False,
-        check=_not_implemented(f"{name}_vml_cpu", D.BOOL),
+        check=checks(_not_implemented(f"{name}_vml_cpu", D.BOOL), complex_check),
     )  # fmt: skip
 
 
@@ -370,7 +418,7 @@ trunc, trunc_ = _rounding("trunc", lambda xp, a: xp.trunc(a))
 fix, fix_ = trunc, trunc_
 frac, frac_ = unary(
     "frac", lambda xp, a: a - xp.trunc(a), lambda x, out: 1.0, saves=(), to_float=False,
-    check=_not_implemented("frac_cpu", D.BOOL, D.INT),
+    check=_not_implemented("frac_cpu", D.BOOL, D.INT, D.COMPLEX),
 )  # fmt: skip
 
 
@@ -378,7 +426,7 @@ def round(input, *, decimals: int = 0, out=None):  # noqa: A001
     """Round half to even, like PyTorch (and NumPy); ``decimals`` scales by a power of ten."""
     if decimals == 0:
         return _round0(input, out=out)
-    if input._dtype.category < _FLOAT:
+    if input._dtype.category != _FLOAT:
         raise NotImplementedError(f'"round_cpu" not implemented for \'{_scalar(input._dtype)}\'')
     a = input._data
     xp = np if input._device is cpu else xp_for(input)
@@ -393,7 +441,7 @@ def round(input, *, decimals: int = 0, out=None):  # noqa: A001
     if _fw_state.level and input._fw is not None:
         res._fw = input._fw * 0.0
         _register(res)
-    return res if out is None else write_out(out, res, "round")
+    return res if out is None else write_out(out, res, "round", OUT_FOUND)
 
 
 _RoundDecimals = node_class("RoundBackward1", lambda node, g: (g * 0.0,))
@@ -403,7 +451,7 @@ _round0, _round0_ = _rounding("round", lambda xp, a: xp.round(a))
 def round_(self, *, decimals: int = 0):
     if decimals == 0:
         return _round0_(self)
-    if self._dtype.category < _FLOAT:
+    if self._dtype.category != _FLOAT:
         raise NotImplementedError(f'"round_cpu" not implemented for \'{_scalar(self._dtype)}\'')
     return inplace(self, lambda s: round(s, decimals=decimals), (), False)
 
@@ -415,10 +463,25 @@ def positive(input):
 
 
 # ---- predicates / no-grad elementwise ---------------------------------------------------------
-def _predicate(name, f):
+def _predicate(name, f, check=None, out_msg=None):
+    """A bool-valued elementwise test. ``out_msg``: the op takes ``out=`` (None: it does not;
+    "" : any dtype out, else PyTorch's message for a non-bool one)."""
+
     def op(input):
+        if check is not None:
+            check(input._dtype)
         xp = xp_for(input)
         return _wrap(f(xp, input._data), D.bool, input._device)
+
+    if out_msg is not None:
+        fn = op
+
+        def op(input, *, out=None):
+            if out is None:
+                return fn(input)
+            if out_msg and isinstance(out, Tensor) and out._dtype is not D.bool:
+                raise RuntimeError(out_msg)
+            return write_out(out, fn(input), name)
 
     op.__name__ = op.__qualname__ = name
     return op
@@ -427,10 +490,16 @@ def _predicate(name, f):
 isnan = _predicate("isnan", lambda xp, a: xp.isnan(a) if a.dtype.kind in "fc" else xp.zeros(a.shape, bool))
 isinf = _predicate("isinf", lambda xp, a: xp.isinf(a) if a.dtype.kind in "fc" else xp.zeros(a.shape, bool))
 isfinite = _predicate("isfinite", lambda xp, a: xp.isfinite(a) if a.dtype.kind in "fc" else xp.ones(a.shape, bool))
-isposinf = _predicate("isposinf", lambda xp, a: xp.isposinf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool))
-isneginf = _predicate("isneginf", lambda xp, a: xp.isneginf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool))
-signbit = _predicate("signbit", lambda xp, a: xp.signbit(a) if a.dtype.kind == "f" else a < 0)
-logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a))
+isposinf = _predicate("isposinf", lambda xp, a: xp.isposinf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool),
+                      no_complex("isposinf does not support complex inputs.", RuntimeError),
+                      "isposinf does not support non-boolean outputs.")
+isneginf = _predicate("isneginf", lambda xp, a: xp.isneginf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool),
+                      no_complex("isneginf does not support complex inputs.", RuntimeError),
+                      "isneginf does not support non-boolean outputs.")
+signbit = _predicate("signbit", lambda xp, a: xp.signbit(a) if a.dtype.kind == "f" else a < 0,
+                     no_complex("signbit is not implemented for complex tensors."),
+                     "signbit does not support non-boolean outputs.")
+logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a), out_msg="")
 
 
 def bitwise_not(input, *, out=None):
@@ -451,7 +520,7 @@ def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None, *, out=None):
     """Replace NaN, +inf and -inf (by default with 0 and the dtype's largest/smallest value)."""
     if input._dtype.category < _FLOAT:
         r = input.clone()
-        return r if out is None else write_out(out, r, "nan_to_num")
+        return r if out is None else write_out(out, r, "nan_to_num", _NAN_TO_NUM_OUT)
     info = D.finfo(input._dtype.to_real())
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
@@ -459,7 +528,11 @@ def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None, *, out=None):
     def compute():
         a = input._data
         xp = np if input._device is cpu else xp_for(input)
-        r = xp.where(xp.isnan(a), nan, xp.where(xp.isposinf(a), hi, xp.where(xp.isneginf(a), lo, a)))
+        def fix(a):
+            return xp.where(xp.isnan(a), nan, xp.where(xp.isposinf(a), hi, xp.where(xp.isneginf(a), lo, a)))
+
+        # Complex: the real and imaginary parts are replaced independently, as in PyTorch.
+        r = fix(a.real) + 1j * fix(a.imag) if a.dtype.kind == "c" else fix(a)
         res = _wrap(r.astype(a.dtype, copy=False), input._dtype, input._device)
         if _fw_state.level and input._fw is not None:
             res._fw = input._fw * input.isfinite()
@@ -467,7 +540,10 @@ def nan_to_num(input, nan: float = 0.0, posinf=None, neginf=None, *, out=None):
         return res
 
     r = _fz.nan_to_num_fused(input, compute)
-    return r if out is None else write_out(out, r, "nan_to_num")
+    return r if out is None else write_out(out, r, "nan_to_num", _NAN_TO_NUM_OUT)
+
+
+_NAN_TO_NUM_OUT = "nan_to_num: dtype of out: {out} should be same as input: {res}"
 
 
 def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
@@ -586,9 +662,11 @@ def view_as_complex(input):
     """The inverse of view_as_real: the last dim (size 2, stride 1) becomes complex numbers."""
     from .views import make_view
 
+    if input._dtype is D.float16:
+        raise RuntimeError("view_as_complex: taimatsu has no complex32 (ComplexHalf) dtype")
     if input._dtype not in (D.float32, D.float64):
         raise RuntimeError(
-            f"view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: "
+            f"view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar type: "
             f"{_scalar(input._dtype)}"
         )
     if input._data.ndim == 0 or input._data.shape[-1] != 2:
@@ -614,10 +692,37 @@ def imag(input):
     return view_as_real(input).select(-1, 1)
 
 
-def angle(input):
+def _angle_vjp(node, g):
+    # angle(z) = atan2(im, re): its conjugate Wirtinger gradient is i g z / |z|^2 (0 at z = 0);
+    # a real input's angle is piecewise constant.
+    (x,) = node.saved()
+    if x._dtype.category != D.COMPLEX:
+        return (g * 0.0,)
+    return ((g * x / x.abs().square() * 1j).masked_fill(x == 0, 0.0),)
+
+
+def _angle_jvp(x, t):
+    if x._dtype.category != D.COMPLEX:
+        return t * 0.0
+    return (t / x).imag.masked_fill(x == 0, 0.0)
+
+
+_Angle = node_class("AngleBackward0", _angle_vjp)
+
+
+def angle(input, *, out=None):
+    """The argument of a complex number (for real inputs: pi where negative, else 0)."""
     xp = xp_for(input)
     dt = input._dtype.to_real() if input._dtype.category >= _FLOAT else D.get_default_dtype()
-    return _wrap(xp.angle(input._data).astype(dt.np), dt, input._device)
+    a = input._data
+    r = xp.angle(a) if a.dtype.kind == "c" else xp.where(a < 0, math.pi, xp.where(a != a, a, 0.0))
+    res = _wrap(r.astype(dt.np), dt, input._device)
+    if input._rg and _gm.enabled:
+        record(_Angle, (input,), res, (input,))
+    if _fw_state.level and input._fw is not None:
+        res._fw = _on_primals(_angle_jvp, input, input._fw)
+        _register(res)
+    return res if out is None else write_out(out, res, "angle")
 
 
 def logit_(self, eps=None):
@@ -625,10 +730,12 @@ def logit_(self, eps=None):
 
 
 def xlogy_(self, other):
+    _shape_first(self, other)
     return inplace(self, xlogy, (other,), True)
 
 
 def copysign_(self, other):
+    _shape_first(self, other)
     return inplace(self, copysign, (other,), True)
 
 

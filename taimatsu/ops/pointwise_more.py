@@ -27,6 +27,7 @@ from ._dispatch import (
     result_dtype,
     scalar_name,
     write_out,
+    takes_out,
     xp_for,
 )
 from ._elementwise import _FLOAT
@@ -116,7 +117,7 @@ def special_ndtr(input, *, out=None):
     """The standard normal CDF."""
     c = _ndtr2(input)
     res = _fused(_Half, (c,), lambda: c * 0.5)
-    return res if out is None else write_out(out, res, "special_ndtr")
+    return res if out is None else write_out(out, res, "special_ndtr", grad=False)
 special_entr, _ = unary(
     "special_entr", _sf("entr"), lambda x, out: -(x.log() + 1), node="SpecialEntrBackward0"
 )
@@ -198,7 +199,7 @@ def heaviside(input, values, *, out=None):
     res = _wrap(np.ascontiguousarray(r) if xp is np else r, dt, input._device)
     if _gm.enabled and (input._rg or values._rg):
         record(_Heaviside, (input, values), res)
-    return res if out is None else write_out(out, res, "heaviside")
+    return res if out is None else write_out(out, res, "heaviside", "heaviside is not yet implemented for tensors with different dtypes.", grad=False)
 
 
 def heaviside_(self, values):
@@ -258,7 +259,7 @@ def ldexp(input, other, *, out=None):
 
         res._fw = _on_primals(tangent, input, other, input._fw, other._fw)
         _register(res)
-    return res if out is None else write_out(out, res, "ldexp")
+    return res if out is None else write_out(out, res, "ldexp", cast_msg="ldexp can't be cast to the desired output type {out}")
 
 
 def ldexp_(self, other):
@@ -291,9 +292,9 @@ def frexp(input, *, out=None):
         mant._fw = _on_primals(lambda t, e: t / e.to(t.dtype).exp2(), input._fw, expo)
         _register(mant)
     if out is not None:
-        write_out(out[0], mant, "frexp")
-        write_out(out[1], expo, "frexp")
-        return return_types.frexp(out[0], out[1])
+        msgs = ("torch.frexp() expects mantissa to have dtype {res_cpp} but got {out_cpp}",
+                "torch.frexp() expects exponent to have int dtype but got {out_cpp}")  # fmt: skip
+        return return_types.frexp(*write_out(tuple(out), (mant, expo), "frexp", msgs))
     return return_types.frexp(mant, expo)
 
 
@@ -308,6 +309,7 @@ def _mvlgamma_vjp(node, g):
 _Mvlgamma = node_class("MvlgammaBackward0", _mvlgamma_vjp)
 
 
+@takes_out("mvlgamma", cast_msg="mvlgamma: result type {res} can't be cast to the desired output type {res}")
 def mvlgamma(input, p):
     """The multivariate log-gamma ``p(p-1)/4 log(pi) + sum_i lgamma(x - i/2)``."""
     if p < 1:
@@ -401,7 +403,7 @@ def logcumsumexp(input, dim, *, out=None):
 
         res._fw = _on_primals(tangent, input, res, input._fw)
         _register(res)
-    return res if out is None else write_out(out, res, "logcumsumexp")
+    return res if out is None else write_out(out, res, "logcumsumexp", "expected scalar_type {res} but found {out}")
 
 
 # ---- xlog1py, zeta -------------------------------------------------------------------------------------------

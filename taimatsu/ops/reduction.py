@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, cpp_name, node_class, record, scalar_name, write_out, xp_for
 from .extrema import (  # noqa: F401  (re-exported: torch.max etc. are reductions too)
     _return_type,
     amax,
@@ -119,6 +119,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     """``torch.sum``; integer and bool inputs sum to int64 unless ``dtype`` says otherwise."""
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    if out is not None and dim is None:  # only the dim= overloads of sum take out=
+        raise TypeError("sum() received an invalid combination of arguments - got (Tensor, out=Tensor)")
+    explicit = dtype
     if out is not None and dtype is None:
         dtype = out._dtype  # sum's out= variant computes in the out tensor's dtype
     a = input._data
@@ -141,7 +144,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         )
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, lambda: sum(input._fw, dims, keepdim, dtype=dt))
-    return res if out is None else write_out(out, res, "sum")
+    return res if out is None else write_out(out, res, "sum", None if explicit is None else OUT_EXACT)
 
 
 def _nansum_vjp(node, g):
@@ -154,6 +157,12 @@ _Nansum = node_class("NansumBackward0", _nansum_vjp)
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.nansum``: NaNs count as zero."""
+    if input._dtype.category == D.COMPLEX:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if out is not None and dtype is None and isinstance(out, Tensor):
+        if input._dtype.category >= D.FLOAT and out._dtype.category < D.FLOAT:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{scalar_name(out._dtype)}'")
+        dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     a = input._data
     nd = a.ndim
     dims = reduce_dims(dim, nd)
@@ -198,7 +207,9 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. "
             f"Got: {scalar_name(dtype)}"
         )
-    if out is not None and out._dtype.category < D.FLOAT:
+    if out is not None and dtype is not None and out._dtype is not dtype and dim is not None:
+        raise RuntimeError(OUT_EXACT.format(res_cpp=cpp_name(dtype), out_cpp=cpp_name(out._dtype)))
+    if out is not None and dim is None and not D.can_cast(dtype or input._dtype, out._dtype):
         raise RuntimeError(
             f"mean.dtype_out(): input types can't be cast to the desired output type {scalar_name(out._dtype)}"
         )
@@ -225,9 +236,11 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {scalar_name(input._dtype)}"
         )
+    if out is not None and isinstance(out, Tensor) and out._dtype.category < D.FLOAT:
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{scalar_name(out._dtype)}'")
     notnan = input.isnan().logical_not().sum(dim, keepdim)
     r = nansum(input, dim, keepdim, dtype=dtype) / notnan
-    return r if out is None else write_out(out, r, "nanmean")
+    return r if out is None else write_out(out, r, "nansum")
 
 
 # ---- prod -------------------------------------------------------------------------------------------------
@@ -256,7 +269,7 @@ def _prod_vjp(node, g):
     (x,) = node.saved()
     if node.dim is not None and not node.keepdim and x._data.ndim:
         g = g.unsqueeze(node.dim)
-    return (g * _prod_coef(x, node.dim),)
+    return (g * _prod_coef(x, node.dim).conj(),)
 
 
 def _prod_jvp(x, axis, keepdim):
@@ -275,6 +288,10 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one of:"
         )
+    if out is not None and dim is None:  # only prod(input, dim, ...) takes out=
+        raise TypeError("prod() received an invalid combination of arguments - got (Tensor, out=Tensor)")
+    if out is not None and dtype is None and isinstance(out, Tensor):
+        dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     a = input._data
     nd = a.ndim
     dt = _acc_dtype(input, dtype)
@@ -404,11 +421,9 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
 
 
 def _moment_jvp(x, out, dims, keepdim, denom, take_sqrt):
-    t = (
-        (x._fw * _var_coef(x, dims, denom)).sum(dims, keepdim)
-        if dims
-        else x._fw * _var_coef(x, dims, denom)
-    )
+    # A real result of a complex input: the tangent is Re(conj(d var / d x) t).
+    t = (x._fw * _var_coef(x, dims, denom).conj()).real
+    t = t.sum(dims, keepdim) if dims else t
     return _std_grad_var(t, out) if take_sqrt else t
 
 
@@ -440,7 +455,7 @@ def _logsumexp_vjp(node, g):
     shape = x._data.shape
     return (
         restore(g, shape, node.dims, node.keepdim)
-        * (x - restore(out, shape, node.dims, node.keepdim)).exp(),
+        * (x - restore(out, shape, node.dims, node.keepdim)).exp().conj(),
     )
 
 
@@ -449,7 +464,7 @@ _Logsumexp = node_class("LogsumexpBackward0", _logsumexp_vjp)
 
 def _logsumexp_jvp(x, dims, keepdim):
     # sum(t * e) / sum(e) with e = exp(x - max): an empty reduction gives 0 / 0 = NaN, as in PyTorch
-    e = (x - x.amax(dims, keepdim=True)).exp() if x._data.size else x.exp()
+    e = (x - x.real.amax(dims, keepdim=True)).exp() if x._data.size else x.exp()
     if not dims:
         return x._fw * e / e
     return (x._fw * e).sum(dims, keepdim) / e.sum(dims, keepdim)
@@ -477,6 +492,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, _logsumexp_jvp, input, dims, keepdim)
+    if out is not None and out._dtype.category < D.FLOAT:
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {scalar_name(out._dtype)}")
     return res if out is None else write_out(out, res, "logsumexp")
 
 
@@ -492,12 +509,12 @@ def _logical(f, input, dim, keepdim):
 
 def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).all, input, dim, keepdim)
-    return r if out is None else write_out(out, r, "all")
+    return r if out is None else write_out(out, r, "all", "all only supports bool tensor for result, got: {out}")
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).any, input, dim, keepdim)
-    return r if out is None else write_out(out, r, "any")
+    return r if out is None else write_out(out, r, "any", "any only supports bool tensor for result, got: {out}")
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:

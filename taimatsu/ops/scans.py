@@ -31,6 +31,8 @@ def _scan(input, dim, dtype, f):
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    if out is not None and dtype is None and isinstance(out, Tensor):
+        dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     res, d = _scan(input, dim, dtype, _xp(input).cumsum)
     if input._rg and _gm.enabled:
         record(_Cumsum, (input,), res, (), dim=d)
@@ -60,8 +62,9 @@ def _cumprod_vjp(node, g):
         return (g,)
     d = node.dim
     if not bool((x._data == 0).any()):
-        return ((g * out).flip(d).cumsum(d).flip(d) / x,)
-    c = _cumprod_matrix(x, d)
+        # conj: the conjugate Wirtinger gradient of a holomorphic op (a no-op for real x)
+        return ((g * out.conj()).flip(d).cumsum(d).flip(d) / x.conj(),)
+    c = _cumprod_matrix(x, d).conj()
     gm = g.movedim(d, -1).unsqueeze(-2)
     return ((c * gm).sum(-1).movedim(-1, d),)
 
@@ -69,8 +72,7 @@ def _cumprod_vjp(node, g):
 _Cumprod = node_class("CumprodBackward0", _cumprod_vjp)
 
 
-def _cumprod_jvp(x, out, d):
-    t = x._fw
+def _cumprod_jvp(x, out, d, t):
     if not x._data.ndim:
         return t.clone()
     if not bool((x._data == 0).any()):
@@ -79,9 +81,13 @@ def _cumprod_jvp(x, out, d):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    if out is not None and dtype is None and isinstance(out, Tensor):
+        dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     res, d = _scan(input, dim, dtype, _xp(input).cumprod)
     if input._rg and _gm.enabled:
         record(_Cumprod, (input,), res, (input, res), dim=d)
     if _fw_state.level and input._fw is not None:
-        _set_tangent(res, _cumprod_jvp, input, res, d)
+        # PyTorch's formulas use the input as it is even when dtype= converts it (a complex input
+        # with a real dtype: the real part of the complex formula, not the derivative of the cast).
+        _set_tangent(res, lambda: _cumprod_jvp(input, res, d, input._fw).to(res._dtype))
     return res if out is None else write_out(out, res, "cumprod")

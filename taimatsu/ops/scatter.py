@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, inplace, node_class, record, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, inplace, node_class, record, takes_out, xp_for
 
 
 def _tangent(r: Tensor, fn, *inputs) -> Tensor:
@@ -83,7 +83,7 @@ def gather(
     if out is not None:
         from ._dispatch import write_out
 
-        return write_out(out, r, "gather")
+        return write_out(out, r, "gather", OUT_EXACT)
     return r
 
 
@@ -155,6 +155,7 @@ _NotImplemented = node_class("torch::autograd::NotImplemented", _not_implemented
 _REDUCE_UFUNC = {"add": "add", "multiply": "multiply"}
 
 
+@takes_out("scatter", OUT_EXACT)
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
     if src is None:
         src = value
@@ -202,6 +203,7 @@ def _scatter_add_vjp(node, g):
 _ScatterAdd = node_class("ScatterAddBackward0", _scatter_add_vjp)
 
 
+@takes_out("scatter_add", OUT_EXACT)
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _wrapdim(dim, input._data.ndim)
     _scatter_checks("scatter", input, d, index, src)
@@ -289,6 +291,7 @@ def _counts(input: Tensor, d, index: Tensor, include_self: bool) -> Tensor:
     return c
 
 
+@takes_out("scatter_reduce", OUT_EXACT)
 def scatter_reduce(
     input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
 ) -> Tensor:

@@ -24,6 +24,7 @@ from ._dispatch import (
     record,
     result_dtype,
     write_out,
+    OUT_FOUND,
     xp_for,
 )
 from ._elementwise import _scalar, _shape, _tensor_or_none
@@ -47,6 +48,8 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     """Clamp into [min, max]; the gradient passes where the input is inside (inclusive)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._dtype.category == D.COMPLEX:
+        raise NotImplementedError("clamp is not supported for complex types")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         r = _fz.clamp_tensor(input, min, max)
         return r if out is None else write_out(out, r, "clamp")
@@ -65,7 +68,7 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     if _fw_state.level and input._fw is not None:
         res._fw = input._fw * _clamp_vjp_mask(input, min, max)
         _register(res)
-    return res if out is None else write_out(out, res, "clamp")
+    return res if out is None else write_out(out, res, "clamp", OUT_FOUND)
 
 
 def _clamp_vjp_mask(x, lo, hi):
@@ -95,12 +98,14 @@ def _check_clamp_cast(self, *bounds):
 clip_ = clamp_
 
 
-def clamp_min(input, min):  # noqa: A002
-    return _fz.clamp_side(input, min, "min")
+def clamp_min(input, min, *, out=None):  # noqa: A002
+    r = _fz.clamp_side(input, min, "min")
+    return r if out is None else write_out(out, r, "clamp_min", None if isinstance(min, Tensor) else OUT_FOUND)
 
 
-def clamp_max(input, max):  # noqa: A002
-    return _fz.clamp_side(input, max, "max")
+def clamp_max(input, max, *, out=None):  # noqa: A002
+    r = _fz.clamp_side(input, max, "max")
+    return r if out is None else write_out(out, r, "clamp_max", None if isinstance(max, Tensor) else OUT_FOUND)
 
 
 def clamp_min_(self, min):  # noqa: A002
@@ -164,7 +169,7 @@ def where(condition, input=None, other=None, *, out=None):
         z = res.new_zeros(())
         res._fw = where(condition, ti._fw if ti is not None and ti._fw is not None else z, to._fw if to is not None and to._fw is not None else z)
         _register(res)
-    return res if out is None else write_out(out, res, "where")
+    return res if out is None else write_out(out, res, "where", "Expected out type to be {res} but got {out}")
 
 
 def _scalar_fits(s, dt):

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
+from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, write_out, xp_for
 from .views import make_view
 
 
@@ -82,6 +82,11 @@ _DiagCopy = node_class("DiagonalBackward0_copy", _diag_copy_vjp)
 
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    r = _diag(input, diagonal)
+    return r if out is None else write_out(out, r, "diag", cast_msg="diag: result type {res} can't be cast to the desired out= type {out}", grad=False)
+
+
+def _diag(input: Tensor, diagonal: int = 0) -> Tensor:
     nd = input._data.ndim
     if nd == 1:
         return diag_embed(input, diagonal, 0, 1)
@@ -345,7 +350,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if prod._rg and _gm.enabled:
         record(_UnsafeView, (prod,), r, (), in_shape=prod._data.shape)
     _tangent(r, (prod,), lambda t: t.reshape(shape))
-    return r
+    return r if out is None else write_out(out, r, "mul")
 
 
 def _trace_vjp(node, g):

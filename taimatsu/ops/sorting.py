@@ -12,6 +12,8 @@ vectorised. Index-returning ops send their gradient to the selected indices.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
@@ -23,7 +25,7 @@ try:  # libstdc++'s selection algorithms, restated in Python for the multinomial
     from ..backend._cpu_sort import _heap_select, _introselect, _sort, _sort_heap
 except ImportError:  # older tree: they lived in backend/random.py
     from ..backend.random import _heap_select, _introselect, _sort, _sort_heap
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, write_out
+from ._dispatch import OUT_EXACT, Tensor, check_out, _fw_state, _wrap, node_class, record, write_out
 from .extrema import return_types, scatter_to
 
 
@@ -139,13 +141,21 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable=None,
         input, vals, idx, d, True, _Sort if stable is None else _SortStable, return_types.sort
     )
     if out is not None:
-        write_out(out[0], r[0], "sort")
-        write_out(out[1], r[1], "sort")
-        return return_types.sort(out[0], out[1])
+        return return_types.sort(*write_out(tuple(out), tuple(r), "sort", (OUT_EXACT, OUT_EXACT)))
     return r
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None) -> Tensor:
+    if out is None:
+        return _argsort_op(input, dim, descending, stable)
+    if not stable:  # only the stable= overload of argsort takes out=
+        raise TypeError("argsort() received an invalid combination of arguments - got (Tensor, out=Tensor)")
+    if _gm.enabled and input._rg:  # PyTorch sorts into (values, out): autograd refuses the values
+        check_out(out, input, "sort")
+    return write_out(out, _argsort_op(input, dim, descending, stable), "sort", OUT_EXACT)
+
+
+def _argsort_op(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     _check_sortable(input)
     a = input._data
     d = _wrapdim(dim, a.ndim)
@@ -153,8 +163,9 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return _wrap(idx.astype(np.int64, copy=False), D.int64, input._device)
 
 
-def msort(input: Tensor) -> Tensor:
-    return sort(input, 0)[0]
+def msort(input: Tensor, *, out=None) -> Tensor:
+    r = sort(input, 0)[0]
+    return r if out is None else write_out(out, r, "sort", OUT_EXACT)
 
 
 # ---- topk -----------------------------------------------------------------------------------------------
@@ -197,9 +208,7 @@ def topk(
     vals = np.take_along_axis(rows, idx, 1)
     res = _result(input, back(vals), back(idx), d, True, _Topk, return_types.topk)
     if out is not None:
-        write_out(out[0], res[0], "topk")
-        write_out(out[1], res[1], "topk")
-        return return_types.topk(out[0], out[1])
+        return return_types.topk(*write_out(tuple(out), tuple(res), "topk", (OUT_EXACT, OUT_EXACT)))
     return res
 
 
@@ -287,10 +296,51 @@ def _keep_result(input, rows, idx, back, d, keepdim, node, rtype, out, name):
         vals, idx = vals.squeeze(d), idx.squeeze(d)
     r = _result(input, vals, idx, d, keepdim, node, rtype)
     if out is not None:
-        write_out(out[0], r[0], name)
-        write_out(out[1], r[1], name)
-        return rtype(out[0], out[1])
+        out = tuple(out)
+        check_out(out, tuple(r), name, _PAIR_OUT[name])
+        if name != "nanmedian" and not keepdim:
+            _resize_kept(out, r, d)
+        return rtype(*write_out(out, tuple(r), name, _PAIR_OUT[name]))
     return r
+
+
+def _resize_kept(outs, results, d) -> None:
+    """kthvalue and mode resize their out= tensors with ``dim`` kept, and warn in those terms."""
+    for o, r in zip(outs, results):
+        if o._data.ndim and o._data.shape != r._data.shape:
+            if o._data.size and d <= o._data.ndim:
+                kept = list(r._data.shape)
+                kept.insert(d, 1)
+                had = list(o._data.shape)
+                had.insert(d, 1)
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape {had}, which does not "
+                    f"match the required output shape {kept}. This behavior is deprecated, and in a future PyTorch "
+                    "release outputs will not be resized unless they have zero elements. You can explicitly reuse "
+                    "an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            o._data = np.empty(r._data.shape, o._dtype.np)
+            o._storage = None
+
+
+# PyTorch's messages for (values, indices) out= tensors of the wrong dtype.
+_PAIR_OUT = {
+    "kthvalue": ("output values must be of same type as input", "output indices must be of scalar type Long"),
+    "mode": (
+        "expected scalar type '{res}' but got '{out}' for values output",
+        "expected scalar type '{res}' but got '{out}' for indices output",
+    ),
+    "nanmedian": (
+        "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+        "torch.{out}Tensor does not equal torch.{res}Tensor (while checking arguments for median)",
+        "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{out}Tensor instead "
+        "(while checking arguments for median)",
+    ),
+    "cummax": ("expected scalar_type {res} but found {out}",) * 2,
+    "cummin": ("expected scalar_type {res} but found {out}",) * 2,
+}
 
 
 # ---- mode ----------------------------------------------------------------------------------------------
@@ -301,9 +351,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     if a.ndim and a.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     if not a.ndim:
-        return _result(
-            input, a.copy(), np.zeros((), np.int64), d, keepdim, _Mode, return_types.mode
-        )
+        r = _result(input, a.copy(), np.zeros((), np.int64), d, keepdim, _Mode, return_types.mode)
+        return r if out is None else return_types.mode(*write_out(tuple(out), tuple(r), "mode", _PAIR_OUT["mode"], warn=False))
     rows, back = _rows(a, d)
     m, n = rows.shape
     order = np.argsort(rows, axis=1, kind="stable")
@@ -338,6 +387,8 @@ _NanmedianAll = node_class("NanmedianBackward0", _nanmedian_vjp)
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values (NaN when a slice is all NaN)."""
     a = input._data
+    if dim is None and out is not None:
+        raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
     if dim is None:
         flat = a.reshape(-1)
         ok = flat[~np.isnan(flat)] if a.dtype.kind == "f" else flat
@@ -408,9 +459,7 @@ def _cum_extreme(input, dim, is_max, node, rtype):
 def _out_pair(r, out, rtype, name):
     if out is None:
         return r
-    write_out(out[0], r[0], name)
-    write_out(out[1], r[1], name)
-    return rtype(out[0], out[1])
+    return rtype(*write_out(tuple(out), tuple(r), name, _PAIR_OUT[name]))
 
 
 def cummax(input: Tensor, dim: int, *, out=None):
@@ -524,7 +573,9 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
         r = np.stack([np.searchsorted(s, x, how) for s, x in zip(s2, v2)]).reshape(v.shape)
     dt = D.int32 if out_int32 else D.int64
     res = _wrap(np.asarray(r, dt.np), dt, sorted_sequence._device)
-    return res if out is None else write_out(out, res, "searchsorted")
+    msg = ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+           f"on whether out_int32 flag is True, but we got output tensor's dtype {{out}} and out_int32 flag is {bool(out_int32)}")
+    return res if out is None else write_out(out, res, "searchsorted", msg)
 
 
 def bucketize(
@@ -564,7 +615,8 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     pos[pos == bins] = bins - 1
     r = np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
     res = _wrap(r, input._dtype, input._device)
-    return res if out is None else write_out(out, res, "histc")
+    msg = "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {res_cpp} and hist {out_cpp}"
+    return res if out is None else write_out(out, res, "histc", msg)
 
 
 def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:
@@ -665,14 +717,17 @@ def quantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):
     r = _quantile("quantile", input, q, dim, keepdim, interpolation, False)
-    return r if out is None else write_out(out, r, "quantile")
+    return r if out is None else write_out(out, r, "quantile", _QUANTILE_OUT, grad=False)
 
 
 def nanquantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):
     r = _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
-    return r if out is None else write_out(out, r, "nanquantile")
+    return r if out is None else write_out(out, r, "nanquantile", _QUANTILE_OUT, grad=False)
+
+
+_QUANTILE_OUT = "quantile() out tensor must be same dtype as the input tensor"
 
 
 __all__ = [
