@@ -194,7 +194,69 @@ FLAGS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS)
+X6 = "x = T.arange(6.).reshape(2, 3).requires_grad_(); "
+
+
+def _one(call: str, cot: str) -> str:
+    return (X6 + f"r = {call}; r.backward({cot}); "
+            "(r, r.grad_fn.name(), r.is_contiguous(), r.stride(), x.grad, r.data_ptr() == x.data_ptr())")  # fmt: skip
+
+
+def _many(call: str) -> str:
+    return (X6 + f"rs = {call}; sum((o * (i + 2)).sum() for i, o in enumerate(rs)).backward(); "
+            "(type(rs).__name__, rs, [o.grad_fn.name() for o in rs], [o.stride() for o in rs], x.grad)")  # fmt: skip
+
+
+COPIES = [
+    _one("T.view_copy(x, [3, 2])", "T.arange(6.).reshape(3, 2)"),
+    _one("T.view_copy(x, (6,))", "T.arange(6.)"),
+    _one("T.permute_copy(x, [1, 0])", "T.arange(6.).reshape(3, 2)"),
+    _one("T.transpose_copy(x, 0, 1)", "T.arange(6.).reshape(3, 2)"),
+    _one("T.t_copy(x)", "T.arange(6.).reshape(3, 2)"),
+    _one("T.squeeze_copy(x.reshape(1, 2, 3))", "T.arange(6.).reshape(2, 3)"),
+    _one("T.squeeze_copy(x.reshape(1, 2, 3), 0)", "T.arange(6.).reshape(2, 3)"),
+    _one("T.unsqueeze_copy(x, 1)", "T.arange(6.).reshape(2, 1, 3)"),
+    _one("T.expand_copy(x, [2, 2, 3])", "T.arange(12.).reshape(2, 2, 3)"),
+    _one("T.diagonal_copy(x)", "T.tensor([5., 7.])"),
+    _one("T.diagonal_copy(x, 1)", "T.tensor([5., 7.])"),
+    _one("T.select_copy(x, 1, 2)", "T.tensor([5., 7.])"),
+    _one("T.slice_copy(x, 1, 0, 3, 2)", "T.arange(4.).reshape(2, 2)"),
+    _one("T.slice_copy(x)", "T.arange(6.).reshape(2, 3)"),
+    _one("T.unfold_copy(x, 1, 2, 1)", "T.arange(8.).reshape(2, 2, 2)"),
+    _one("T.as_strided_copy(x, [2, 2], [1, 2])", "T.arange(4.).reshape(2, 2)"),
+    _one("T.as_strided_copy(x, [2, 2], [1, 1], 1)", "T.arange(4.).reshape(2, 2)"),
+    _one("T.alias_copy(x)", "T.arange(6.).reshape(2, 3)"),
+    _many("T.split_copy(x, 1)"), _many("T.split_copy(x, 2, 1)"), _many("T.split_with_sizes_copy(x, [1, 2], 1)"),
+    _many("T.unbind_copy(x)"), _many("T.unbind_copy(x, 1)"),
+    _many("T.unsafe_split(x, 2, 1)"), _many("T.unsafe_chunk(x, 2, 1)"), _many("T.unsafe_chunk(x, 3)"),
+    _many("T.unsafe_split_with_sizes(x, [1, 2], 1)"),
+    X6 + "T.view_copy(x, [4, 2])", X6 + "T.permute_copy(x, [0])", X6 + "T.select_copy(x, 0, 5)",
+    X6 + "T.expand_copy(x, [3, 2])", X6 + "T.split_with_sizes_copy(x, [1, 1], 1)", X6 + "T.unsafe_split(x, 0)",
+    X6 + "T.diagonal_copy(x, 0, 0, 0)", X6 + "T.unfold_copy(x, 1, 4, 1)",
+    "x = T.ones(2, 3); r = T.t_copy(x); r[0, 0] = 5; (x, r.requires_grad, r.grad_fn)",
+    "x = T.randn(2, 3, requires_grad=True); r = T.detach_copy(x); (r.is_contiguous(), r.data_ptr() == x.data_ptr())",
+    "x = T.tensor([1+2j, 3-4j]); r = T.view_as_real_copy(x); (r, r.is_contiguous())",
+    "T.view_as_complex_copy(T.tensor([[1., 2.], [3., 4.]]))",
+    "T.view_as_complex_copy(T.tensor([[1., 2.], [3., 4.]], requires_grad=True))",
+    "x = T.tensor([1+2j, 3-4j], requires_grad=True); r = T.view_as_real_copy(x); r.backward(T.ones(2, 2)); "
+    "(r.grad_fn.name(), x.grad)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, count=2, offset=4)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int16)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int64)",
+    "T.frombuffer(b'', dtype=T.int32)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, count=0)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, offset=12)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, offset=-1)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, count=4)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, count=-5)",
+    "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.float32, requires_grad=True)",
+    "T.frombuffer(b'abcd', dtype=T.uint8)", "T.frombuffer(3, dtype=T.uint8)",
+    "import array\na = array.array('i', [1, 2, 3]); t = T.frombuffer(a, dtype=T.int32); t[0] = 9; a",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
@@ -212,6 +274,13 @@ GRADCHECKS = {
     "cumulative_trapezoid_x": (lambda y, x: taimatsu.cumulative_trapezoid(y, x, dim=0), (3, 4), (3,)),
     "gradient": (lambda y: taimatsu.gradient(y, edge_order=2), (3, 4)),
     "gradient_coords": (lambda y, x: taimatsu.gradient(y, spacing=[x], dim=1, edge_order=2), (3, 4), (4,)),
+    "permute_copy": (lambda x: taimatsu.permute_copy(x, [2, 0, 1]), (2, 3, 4)),
+    "expand_copy": (lambda x: taimatsu.expand_copy(x, [2, 3, 4]), (3, 1)),
+    "diagonal_copy": (lambda x: taimatsu.diagonal_copy(x, -1, 1, 2), (2, 3, 4)),
+    "unfold_copy": (lambda x: taimatsu.unfold_copy(x, 1, 2, 1), (2, 5)),
+    "split_copy": (lambda x: taimatsu.split_copy(x, 2, 1), (2, 5)),
+    "unsafe_chunk": (lambda x: taimatsu.unsafe_chunk(x, 3, 1), (2, 5)),
+    "as_strided_copy": (lambda x: taimatsu.as_strided_copy(x, [3, 3], [1, 1]), (6,)),
 }  # fmt: skip
 
 

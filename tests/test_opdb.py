@@ -492,6 +492,10 @@ TESTED_ELSEWHERE = {
     "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled", "is_warn_always_enabled",
     "set_default_device", "set_default_tensor_type", "set_deterministic_debug_mode", "set_float32_matmul_precision",
     "set_flush_denormal", "set_warn_always", "use_deterministic_algorithms", "get_default_device",
+    "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "frombuffer", "permute_copy",
+    "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
+    "unbind_copy", "unfold_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "unsqueeze_copy",
+    "view_as_complex_copy", "view_as_real_copy", "view_copy",
 }  # fmt: skip
 
 
