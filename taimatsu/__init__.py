@@ -113,6 +113,10 @@ from .nn._torch_functions import (  # noqa: E402, F401
 )  # fmt: skip
 from .ops.nn_act import rrelu, rrelu_  # noqa: E402, F401  (issue #4)
 from .ops.nn_bilinear import bilinear  # noqa: E402, F401  (issue #4)
+from .nn._torch_functions_more import (  # noqa: E402, F401  (issue #4)
+    adaptive_max_pool1d, affine_grid_generator, channel_shuffle, conv3d, conv_tbc, conv_transpose3d, grid_sampler,
+    grid_sampler_2d, grid_sampler_3d, max_pool1d_with_indices, max_pool3d, native_channel_shuffle, pdist,
+)  # fmt: skip
 
 e = 2.718281828459045
 pi = 3.141592653589793

@@ -523,3 +523,88 @@ def test_parameter_dict_ops_and_errors():
     t.clear()
     o.clear()
     assert repr(t) == repr(o) == "ParameterDict()"
+
+
+# ---- smaller additions: 3-D LP pooling and unpooling, pdist, conv_tbc, deprecated aliases, top-level ops --
+@pytest.mark.parametrize("norm_type", [2, 1.5, float("inf"), -float("inf")])
+def test_lp_pool3d_and_inf_norms(norm_type):
+    x = torch.rand(2, 3, 4, 4, 4, requires_grad=True) + 0.1
+    t, o = tnn.LPPool3d(norm_type, 2), torch.nn.LPPool3d(norm_type, 2)
+    assert repr(t) == repr(o)
+    xt = T(x, True)
+    check_vjp(t(xt), o(x), [xt], [x], rtol=1e-4, atol=1e-5, name=False)
+    x2 = x.detach()[0]
+    close(TF.lp_pool2d(T(x2), norm_type, 2, 1), F.lp_pool2d(x2, norm_type, 2, 1), 1e-5, 1e-5)
+    close(TF.lp_pool1d(T(x2[0]), norm_type, 2), F.lp_pool1d(x2[0], norm_type, 2), 1e-5, 1e-5)
+
+
+def test_max_unpool3d():
+    x = torch.randn(2, 3, 4, 4, 6)
+    o, idx = F.max_pool3d(x, 2, return_indices=True)
+    o.requires_grad_()
+    t, m = tnn.MaxUnpool3d(2), torch.nn.MaxUnpool3d(2)
+    assert repr(t) == repr(m)
+    to = T(o, True)
+    check_vjp(t(to, T(idx)), m(o, idx), [to], [o], name=False)
+    close(t(to, T(idx), output_size=[5, 5, 7]), m(o, idx, output_size=[5, 5, 7]))
+
+
+@pytest.mark.parametrize("p", [2, 1, 1.5, 0, float("inf")])
+def test_pdist(p):
+    x = torch.randn(6, 4, dtype=torch.float64, requires_grad=True)
+    tx = T(x, True)
+    if p == 0:  # (the 0-"norm" counts non-zeros: PyTorch gives a zero gradient, taimatsu no graph)
+        close(TF.pdist(tx, p), F.pdist(x, p))
+    else:
+        check_vjp(TF.pdist(tx, p), F.pdist(x, p), [tx], [x], name=False)
+    close(tm.pdist(T(x), p), torch.pdist(x, p))
+    if p in (2, 1.5):
+        _gradcheck(lambda v: TF.pdist(v, p), np.random.randn(4, 3))
+
+
+def test_conv_tbc_and_top_level_ops():
+    i, w, b = torch.randn(5, 2, 3, requires_grad=True), torch.randn(3, 3, 4), torch.randn(4)
+    ti = T(i, True)
+    check_vjp(tm.conv_tbc(ti, T(w), T(b), 1), torch.conv_tbc(i, w, b, 1), [ti], [i], rtol=1e-4, atol=1e-5,
+              name=False)  # fmt: skip
+    x = torch.randn(1, 2, 5)
+    (a, ai), (b_, bi) = torch.adaptive_max_pool1d(x, 2), tm.adaptive_max_pool1d(T(x), 2)
+    close(b_, a)
+    np.testing.assert_array_equal(bi.numpy(), ai.numpy())
+    np.testing.assert_array_equal(tm.max_pool1d_with_indices(T(x), 2)[1].numpy(),
+                                  torch.max_pool1d_with_indices(x, 2)[1].numpy())  # fmt: skip
+    inp, g = torch.randn(1, 2, 3, 3), torch.rand(1, 2, 2, 2) * 2 - 1
+    for mode in (0, 1, 2):
+        close(tm.grid_sampler(T(inp), T(g), mode, 1, False), torch.grid_sampler(inp, g, mode, 1, False), 1e-5, 1e-5)
+    close(tm.grid_sampler_2d(T(inp), T(g), 0, 0, True), torch.grid_sampler_2d(inp, g, 0, 0, True))
+    i5, g5 = torch.randn(1, 2, 3, 3, 3), torch.rand(1, 2, 2, 2, 3)
+    close(tm.grid_sampler_3d(T(i5), T(g5), 0, 2, False), torch.grid_sampler_3d(i5, g5, 0, 2, False))
+    same_error(lambda: tm.grid_sampler_2d(T(i5), T(g5), 0, 0, False), lambda: torch.grid_sampler_2d(i5, g5, 0, 0, False))
+    same_error(lambda: tm.grid_sampler_3d(T(inp), T(g), 0, 0, False), lambda: torch.grid_sampler_3d(inp, g, 0, 0, False))
+    th = torch.randn(1, 2, 3)
+    close(tm.affine_grid_generator(T(th), [1, 1, 3, 3], False), torch.affine_grid_generator(th, [1, 1, 3, 3], False))
+    x3 = torch.randn(1, 2, 4, 4, 4)
+    close(tm.max_pool3d(T(x3), 2), torch.max_pool3d(x3, 2))
+    w3 = torch.randn(3, 2, 2, 2, 2)
+    close(tm.conv3d(T(x3), T(w3)), torch.conv3d(x3, w3), 1e-4, 1e-5)
+    close(tm.conv_transpose3d(T(x3), T(w3.transpose(0, 1))), torch.conv_transpose3d(x3, w3.transpose(0, 1)), 1e-4, 1e-5)
+    c = torch.arange(8.0).view(1, 4, 2)
+    close(tm.channel_shuffle(T(c), 2), torch.channel_shuffle(c, 2))
+    close(tm.native_channel_shuffle(T(c), 2), torch.native_channel_shuffle(c, 2))
+    assert TF.GRID_SAMPLE_INTERPOLATION_MODES == F.GRID_SAMPLE_INTERPOLATION_MODES
+    assert TF.GRID_SAMPLE_PADDING_MODES == F.GRID_SAMPLE_PADDING_MODES
+
+
+def test_deprecated_aliases():
+    with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
+        t = tnn.NLLLoss2d(ignore_index=1)
+    with pytest.warns(FutureWarning):
+        o = torch.nn.NLLLoss2d(ignore_index=1)
+    assert repr(t) == repr(o)
+    x, y = torch.randn(2, 3, 4, 4).log_softmax(1), torch.randint(0, 3, (2, 4, 4))
+    close(t(T(x), T(y)), o(x, y))
+    with pytest.warns(FutureWarning, match="nn.Container` is deprecated"):
+        c = tnn.Container(a=tnn.Linear(2, 3))
+    with pytest.warns(FutureWarning):
+        oc = torch.nn.Container(a=torch.nn.Linear(2, 3))
+    assert repr(c) == repr(oc)

@@ -478,6 +478,9 @@ TESTED_ELSEWHERE = {
     "softmax", "threshold",
     # issue #4's top-level nn ops: tests/test_nn_new_layers.py
     "bilinear", "rrelu", "rrelu_",
+    "adaptive_max_pool1d", "affine_grid_generator", "channel_shuffle", "conv3d", "conv_tbc", "conv_transpose3d",
+    "grid_sampler", "grid_sampler_2d", "grid_sampler_3d", "max_pool1d_with_indices", "max_pool3d",
+    "native_channel_shuffle", "pdist",
     # complex views and linalg wrappers: tests/test_tensor_core.py (COMPLEX), tests/test_reduction_linalg.py
     "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "angle", "det", "inverse",
     "logdet", "slogdet", "matrix_power",

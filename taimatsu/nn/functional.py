@@ -408,4 +408,12 @@ from ._functional.pooling_more import (  # noqa: E402, F401
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,
+    conv_tbc,
+    lp_pool3d,
+    max_unpool3d,
+    pdist,
 )
+
+native_channel_shuffle = channel_shuffle
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}

@@ -82,9 +82,27 @@ def _pair(v):
     return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
 
 
+def _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    from .. import functional as F
+
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, max_pool):
+    """An infinite norm_type is a max pool of |x| (PyTorch's shortcut), else None."""
+    if norm_type == float("inf"):
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return None
+
+
 def lp_pool1d(
     input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
 ) -> Tensor:
+    inf = _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, _p.max_pool1d)
+    if inf is not None:
+        return inf
     if stride is not None:
         out = _p.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -96,6 +114,9 @@ def lp_pool2d(
     input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
 ) -> Tensor:
     kw, kh = _pair(kernel_size)
+    inf = _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, _max_pool2d)
+    if inf is not None:
+        return inf
     if stride is not None:
         out = _p.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
@@ -167,3 +188,39 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     out, ind = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, ind) if return_indices else out
+
+
+def lp_pool3d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    from .three_d import avg_pool3d, max_pool3d
+
+    kd, kw, kh = kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * 3
+    inf = _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, max_pool3d)
+    if inf is not None:
+        return inf
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kd * kw * kh).pow(1.0 / norm_type)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between all row pairs ``i < j`` of an (N, M) input, row-major."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    rows_i = input[tensor(i, device=input.device)]
+    rows_j = input[tensor(j, device=input.device)]
+    return (rows_i - rows_j).norm(p, dim=1)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-D convolution of (time, batch, channels) input with a (kernel, in, out) weight."""
+    from ...ops.nn_conv import conv1d
+
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)

@@ -281,3 +281,20 @@ class ModuleDict(Module):
                     + "; 2 is required"
                 )
             self[m[0]] = m[1]
+
+
+class Container(Module):
+    """Deprecated: a Module holding the modules given as keyword arguments."""
+
+    def __init__(self, **kwargs) -> None:
+        import warnings
+
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. Subclass "
+            "that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
