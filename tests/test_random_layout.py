@@ -1,10 +1,7 @@
-"""Known differences found by the nn coverage work (issue #4), kept as strict xfails.
-
-PyTorch's in-place random fills (``uniform_``, ``bernoulli_``, ...) run over a tensor in memory
-order; taimatsu's run in logical index order, so on a transposed tensor a seeded fill puts the
-same numbers in different places. nn's dropout works around it
-(``nn/_functional/misc_more.bernoulli_like``); the general fix belongs in ops/random.py.
-"""
+"""Random fills follow memory order, as PyTorch's CPU kernels do: PyTorch's in-place random fills
+(``uniform_``, ``bernoulli_``, ...) run over a tensor in memory order, so on a transposed tensor a
+seeded fill puts the numbers where PyTorch puts them (ops/random.py ``_sampled``); ``*_like``
+results keep the input's dense layout, as PyTorch's preserve_format does."""
 
 import numpy as np
 import pytest
@@ -22,8 +19,7 @@ def test_empty_like_keeps_the_dimension_order():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="in-place random fills run in logical, not memory, order")
-@pytest.mark.parametrize("fill", ["uniform_", "normal_", "bernoulli_"])
+@pytest.mark.parametrize("fill", ["uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_"])
 def test_random_fill_of_a_transposed_tensor(fill):
     out = []
     for lib in (torch, tm):
@@ -45,3 +41,14 @@ def test_dropout_on_a_transposed_tensor_matches():
         )
     for got, want in zip(out[1], out[0]):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn", ["rand_like", "randn_like"])
+def test_random_like_of_a_transposed_tensor(fn):
+    out = []
+    for lib in (torch, tm):
+        lib.manual_seed(0)
+        r = getattr(lib, fn)(lib.empty(40, 5).t())
+        out.append((r.numpy(), r.stride()))
+    np.testing.assert_array_equal(out[1][0], out[0][0])
+    assert out[1][1] == out[0][1]

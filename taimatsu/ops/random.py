@@ -15,7 +15,7 @@ from .._device import as_device, cpu
 from ..backend.random import CPUGenerator
 from ..backend.random import default_generator as _default_cpu
 from ._dispatch import Tensor, _wrap, check_inplace
-from .creation import _finish, _size_args
+from .creation import _finish, _size_args, creation_out
 
 
 class Generator:
@@ -103,19 +103,22 @@ def _float_dtype(dtype, name):
     return dtype
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+@creation_out
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     dtype = _float_dtype(dtype, "check_uniform_bounds")
     g = _gen(generator)
-    return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad, out)
+    return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+@creation_out
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     g = _gen(generator)
-    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, out, "randn")
+    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn")
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+@creation_out
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -124,15 +127,29 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = dtype or D.int64
     g = _gen(generator)
-    return _make(lambda s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device, requires_grad, out)
+    return _make(lambda s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device, requires_grad)
+
+
+def _random_like(input, dtype, device, requires_grad, memory_format, name, fill) -> Tensor:
+    from .creation import empty_like
+
+    dt = dtype or input._dtype
+    if dt.category < D.FLOAT:  # the in-place kernel's dispatch error: NotImplementedError here
+        from ._dispatch import scalar_name
+
+        raise NotImplementedError(f'"{name}" not implemented for \'{scalar_name(dt)}\'')
+    t = empty_like(input, dtype=dt, device=device, memory_format=memory_format)
+    fill(t)
+    return t.requires_grad_() if requires_grad else t
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+    """empty_like (keeping a dense input's layout) filled in memory order, as in PyTorch."""
+    return _random_like(input, dtype, device, requires_grad, memory_format, "check_uniform_bounds", uniform_)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+    return _random_like(input, dtype, device, requires_grad, memory_format, "normal_kernel_cpu", normal_)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
@@ -211,40 +228,67 @@ def _fill(self: Tensor, values) -> Tensor:
     return self
 
 
+def _sampled(self: Tensor, sample) -> Tensor:
+    """Fill ``self`` with ``sample(shape, contiguous)`` drawn in ``self``'s memory order, as PyTorch's
+    CPU kernels do (a transposed tensor gets the numbers a contiguous one would, in memory order)."""
+    a = self._data
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])  # outermost first; stable for ties
+    contiguous = a.flags.c_contiguous
+    if order == list(range(a.ndim)):
+        return _fill(self, sample(a.shape, contiguous))
+    values = sample(tuple(a.shape[i] for i in order), contiguous)
+    return _fill(self, values.transpose(sorted(range(a.ndim), key=order.__getitem__)))
+
+
+def _permuted_like(self: Tensor, p):
+    """``p`` broadcast to ``self`` and laid out in ``self``'s memory order (C order of the result)."""
+    a = self._data
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    return np.broadcast_to(p, a.shape).transpose(order) if isinstance(p, np.ndarray) else p
+
+
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
-    return _fill(self, _gen(generator).uniform(self._data.shape, self._dtype.np, a, b))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.uniform(shape, self._dtype.np, a, b))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(self, _gen(generator).normal(self._data.shape, self._dtype.np, mean, std))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.normal(shape, self._dtype.np, mean, std, contiguous=c))
 
 
 def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
     if from_ is not None and to is None:
         from_, to = 0, from_
-    return _fill(self, _gen(generator).random(self._data.shape, self._dtype.np, from_, to))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.random(shape, self._dtype.np, from_, to))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    probs = p._data if isinstance(p, Tensor) else p
-    return _fill(self, _gen(generator).bernoulli(probs, self._data.shape, self._dtype.np))
+    probs = _permuted_like(self, p._data) if isinstance(p, Tensor) else p
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.bernoulli(probs, shape, self._dtype.np))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
-    return _fill(self, _gen(generator).exponential(self._data.shape, self._dtype.np, lambd))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.exponential(shape, self._dtype.np, lambd))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
-    return _fill(self, _gen(generator).geometric(self._data.shape, self._dtype.np, p))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.geometric(shape, self._dtype.np, p))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
-    return _fill(self, _gen(generator).cauchy(self._data.shape, self._dtype.np, median, sigma))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.cauchy(shape, self._dtype.np, median, sigma))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
-    return _fill(self, _gen(generator).log_normal(self._data.shape, self._dtype.np, mean, std))
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.log_normal(shape, self._dtype.np, mean, std))
