@@ -608,3 +608,47 @@ def test_deprecated_aliases():
     with pytest.warns(FutureWarning):
         oc = torch.nn.Container(a=torch.nn.Linear(2, 3))
     assert repr(c) == repr(oc)
+
+
+# ---- fractional max pooling ----------------------------------------------------------------------
+FRACTIONAL = [(2, (2, 3, 7, 9), (2, 3), dict(output_size=(4, 5))), (2, (3, 10, 10), 3, dict(output_size=(5, 6))),
+              (2, (1, 1, 5, 5), 2, dict(output_size=4)), (2, (2, 3, 8, 8), 2, dict(output_ratio=0.5)),
+              (3, (2, 3, 7, 9, 6), (2, 3, 2), dict(output_size=(4, 5, 3))),
+              (3, (3, 6, 6, 6), 2, dict(output_ratio=(0.5, 0.6, 0.7)))]  # fmt: skip
+
+
+@pytest.mark.parametrize("n,shape,k,kw", FRACTIONAL)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fractional_max_pool_seeded(n, shape, k, kw, dtype):
+    x = torch.randn(shape, dtype=dtype, requires_grad=True)
+    tx = T(x, True)
+    t, o = _module_pair(f"FractionalMaxPool{n}d", k, return_indices=True, **kw)
+    assert repr(t) == repr(o)
+    torch.manual_seed(7)
+    tm.manual_seed(7)
+    (ov, oi), (tv, ti) = o(x), t(tx)  # the windows come from the same torch.rand draws
+    np.testing.assert_array_equal(ti.numpy(), oi.numpy())
+    check_vjp(tv, ov, [tx], [x])
+
+
+def test_fractional_max_pool_functional_and_errors():
+    x = torch.randn(2, 3, 7, 9, requires_grad=True)
+    s = torch.rand(2, 3, 2)
+    tx = T(x, True)
+    o = F.fractional_max_pool2d(x, (2, 3), output_size=(4, 5), _random_samples=s)
+    check_vjp(TF.fractional_max_pool2d(tx, (2, 3), output_size=(4, 5), _random_samples=T(s)), o, [tx], [x])
+    _gradcheck(lambda v: TF.fractional_max_pool2d(v, 2, output_size=3, _random_samples=tm.tensor([[[0.3, 0.6]]],
+               dtype=tm.float64)), np.random.randn(1, 1, 5, 5))  # fmt: skip
+    cases = [((1, 2, 5, 5), 2, dict(kernel_size=3, output_size=4)), ((2, 5), 2, dict(kernel_size=2, output_size=2)),
+             ((1, 2, 5, 5), 2, dict(kernel_size=2, output_ratio=0.5)), ((1, 2, 5, 5), 2, dict(kernel_size=2)),
+             ((1, 2, 5, 5), 2, dict(kernel_size=2, output_size=3, _random_samples=torch.rand(1, 3, 2))),
+             ((1, 2, 6, 6, 6), 3, dict(kernel_size=2, output_size=(4, 5, 4))),
+             ((1, 2, 5, 5), 2, dict(kernel_size=2, output_ratio=(0.5, 0.5, 0.5))),
+             ((1, 2, 5, 5), 2, dict(kernel_size=2, output_size=(3,)))]  # fmt: skip
+    for shape, n, kw in cases:
+        x = torch.randn(shape)
+        tkw = {k: T(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        fn, tfn = getattr(F, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
+        same_error(lambda: tfn(T(x), **tkw), lambda: fn(x, **kw))
+    for kw in [dict(), dict(output_size=2, output_ratio=0.5), dict(output_ratio=1.5)]:
+        same_error(lambda: tnn.FractionalMaxPool2d(2, **kw), lambda: torch.nn.FractionalMaxPool2d(2, **kw))

@@ -183,8 +183,6 @@ _ADAPTIVE_MAX_NODES: dict = {}
 def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
     """Adaptive max pooling over the last ``len(sizes)`` dims: (values, flat indices)."""
     nd = len(sizes)
-    if name not in _ADAPTIVE_MAX_NODES:
-        _ADAPTIVE_MAX_NODES[name] = node_class(name, _adaptive_max_vjp)
     xp = xp_for(input)
     x = input._data
     spatial = x.shape[-nd:]
@@ -208,11 +206,19 @@ def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
         arg = xp.where(has, nan_arg, arg)
         out = xp.where(has, xp.nan, out).astype(x.dtype)
     index = xp.take_along_axis(xp.broadcast_to(xp.asarray(flat), vals.shape), arg[..., None], -1)[..., 0]
+    return _wrap_max(input, out, index, nd, name)
+
+
+def _wrap_max(input: Tensor, out, index, nd: int, name: str):
+    """Wrap a max pool's values and flat per-plane indices; record ``name`` (a scatter-add VJP)."""
+    xp = xp_for(input)
+    if name not in _ADAPTIVE_MAX_NODES:
+        _ADAPTIVE_MAX_NODES[name] = node_class(name, _adaptive_max_vjp)
     r = _wrap(xp.ascontiguousarray(out), input._dtype, input._device)
     ri = _wrap(xp.ascontiguousarray(index), D.int64, input._device)
     if input._rg and _gm.enabled:
-        numel = int(np.prod(spatial))
-        record(_ADAPTIVE_MAX_NODES[name], (input,), r, (ri,), nd=nd, numel=numel, in_shape=tuple(x.shape))
+        numel = int(np.prod(input.shape[-nd:]))
+        record(_ADAPTIVE_MAX_NODES[name], (input,), r, (ri,), nd=nd, numel=numel, in_shape=tuple(input.shape))
     return r, ri
 
 
@@ -222,3 +228,51 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-3:])]
     return adaptive_max_pool_nd(input, sizes, "AdaptiveMaxPool3DBackward0")
+
+
+# ---- fractional max pooling -------------------------------------------------------------------------
+def _fractional_starts(samples, in_size: int, out_size: int, pool: int):
+    """(..., out) window starts for each plane's ``sample`` in [0, 1): PyTorch's pseudo-random
+    sequence, computed in the input's floating type as its kernel does."""
+    t = samples.dtype.type
+    starts = np.empty((*samples.shape, out_size), np.int64)
+    if out_size > 1:
+        alpha = t(in_size - pool) / t(out_size - 1)
+        i = np.arange(out_size - 1).astype(samples.dtype)
+        s = samples[..., None]
+        starts[..., :-1] = ((i + s) * alpha).astype(np.int64) - (s * alpha).astype(np.int64)
+    if out_size > 0:
+        starts[..., -1] = in_size - pool
+    return starts
+
+
+def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, nd: int, name: str):
+    """Fractional max pooling over the last ``nd`` dims of (N, C, *spatial) or (C, *spatial) input;
+    ``samples`` is (N, C, nd), its last dim running over the spatial dims last to first for 2-D
+    (W, H) and first to last for 3-D (T, H, W), as PyTorch reads them."""
+    xp = xp_for(input)
+    batched = input.dim() == nd + 2
+    x = input._data if batched else input._data[None]
+    smp = np.asarray(samples._data if batched or samples.dim() == 3 else samples._data, x.dtype)
+    spatial = x.shape[2:]
+    order = [1, 0] if nd == 2 else [0, 1, 2]  # which sample column drives each spatial dim
+    flat = np.zeros((*x.shape[:2], *[1] * (2 * nd)), np.int64)
+    for d in range(nd):
+        st = _fractional_starts(smp[..., order[d]], spatial[d], output_size[d], kernel[d])  # (N, C, out)
+        pos = st[..., :, None] + np.arange(kernel[d])  # (N, C, out, k)
+        shape = [*x.shape[:2]] + [1] * (2 * nd)
+        shape[2 + 2 * d], shape[3 + 2 * d] = output_size[d], kernel[d]
+        flat = flat * spatial[d] + pos.reshape(shape)
+    perm = [0, 1] + [2 + 2 * d for d in range(nd)] + [3 + 2 * d for d in range(nd)]
+    flat = flat.transpose(perm).reshape(*x.shape[:2], *output_size, -1)
+    vals = xp.take_along_axis(x.reshape(*x.shape[:2], *[1] * nd, -1), xp.asarray(flat), -1)
+    arg = vals.argmax(-1)  # the first of equal maxima
+    isnan = xp.isnan(vals)
+    if isnan.any():  # a NaN wins, the last one seen
+        last_nan = vals.shape[-1] - 1 - isnan[..., ::-1].argmax(-1)
+        arg = xp.where(isnan.any(-1), last_nan, arg)
+    out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    index = xp.take_along_axis(xp.asarray(flat), arg[..., None], -1)[..., 0]
+    if not batched:
+        out, index = out[0], index[0]
+    return _wrap_max(input, out, index, nd, name)

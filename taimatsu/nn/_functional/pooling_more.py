@@ -224,3 +224,58 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
 
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
     return out.permute(2, 0, 1)
+
+
+# ---- fractional max pooling (kernel in ops/nn_pool.py) -------------------------------------------
+def _fractional(input: Tensor, kernel_size, output_size, output_ratio, _random_samples, nd: int):
+    from ...ops.random import rand
+    from ...ops.nn_pool import fractional_max_pool_nd
+
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and len(output_ratio) > 2:  # (a float ratio has no len(), as in PyTorch)
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * nd
+        output_size = [int(input.size(d - nd) * r) for d, r in zip(range(nd), ratio)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        _random_samples = rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    kernel = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * nd
+    out = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    if len(out) != nd:
+        raise RuntimeError(f"{name}: output_size must either be a single Int or tuple of Ints")
+    if _random_samples.size(1) != input.size(-nd - 1):
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    prefix = "fractional_max_pool2d()" if nd == 2 else "fractional_max_pool3d_out()"
+    dims = ("height", "width") if nd == 2 else ("time", "height", "width")
+    for dim, k, o, n in zip(dims, kernel, out, input.shape[-nd:]):
+        # PyTorch's 3-D kernel also refuses windows that would exactly reach the end.
+        if o + k - 1 > n or (nd == 3 and o + k - 1 == n):
+            raise RuntimeError(f"{prefix}: pool {dim} {k} too large relative to input {dim} {n}")
+    return fractional_max_pool_nd(input, kernel, out, _random_samples, nd, f"FractionalMaxPool{nd}DBackward0")
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):  # fmt: skip
+    """Fractional max pooling: pseudo-random window starts from one U(0, 1) draw per plane and dim
+    (``torch.rand(N, C, 2)``, so a seeded run picks the same windows as PyTorch)."""
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):  # fmt: skip
+    out, idx = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):  # fmt: skip
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):  # fmt: skip
+    out, idx = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return (out, idx) if return_indices else out

@@ -269,10 +269,18 @@ from .linear import Bilinear  # noqa: E402
 from .param_containers import ParameterDict, ParameterList  # noqa: E402
 from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .loss import NLLLoss2d  # noqa: E402
-from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, LPPool3d, MaxUnpool3d  # noqa: E402
+from .pooling import (  # noqa: E402
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
+    LPPool3d,
+    MaxUnpool3d,
+)
 
 __all__ += [
-    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "Container", "ConvTranspose3d", "LazyBatchNorm1d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "Container", "ConvTranspose3d", "FractionalMaxPool2d",
+    "FractionalMaxPool3d", "LazyBatchNorm1d",
     "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
     "LazyInstanceNorm3d", "LazyLinear", "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "ParameterDict",
