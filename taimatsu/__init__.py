@@ -248,3 +248,4 @@ from .ops.copy_family import (  # noqa: E402, F401
     unsafe_chunk, unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_as_complex_copy, view_as_real_copy,
     view_copy,
 )  # fmt: skip
+from .ops.special_more import binomial, frobenius_norm, igamma, igammac, nuclear_norm  # noqa: E402, F401

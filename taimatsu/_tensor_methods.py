@@ -37,6 +37,22 @@ def _bind() -> None:
         for name in names.split():
             setattr(TensorMethods, name, getattr(module, name))
 
+    _bind_namespace_extra()
+
+
+def _bind_namespace_extra() -> None:
+    """Methods of the namespace completions (tests/test_namespace_extra.py)."""
+    from .ops import copy_family, histogram, misc_more, special_more
+
+    for module, names in (
+        (special_more, "igamma igamma_ igammac igammac_"),
+        (copy_family, "unsafe_chunk unsafe_split unsafe_split_with_sizes"),
+        (histogram, "histogram"),
+        (misc_more, "is_same_size"),
+    ):
+        for name in names.split():
+            setattr(TensorMethods, name, getattr(module, name))
+
 
 _SHAPE_EXTRA = (
     "hsplit vsplit dsplit rot90 put put_ diagonal_scatter slice_scatter select_scatter as_strided_scatter "

@@ -61,3 +61,4 @@ def round(input, *, decimals=0, out=None):
         raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{_pw._scalar(input._dtype)}'")
     res = _fused(_pw._RoundDecimals, (input,), lambda: _pw.round(input))
     return res if out is None else _pw.write_out(out, res, "round", _pw.OUT_FOUND)
+from .ops.special_more import gammainc, gammaincc  # noqa: E402, F401

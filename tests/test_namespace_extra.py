@@ -256,7 +256,43 @@ COPIES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES)
+AB = "a = T.tensor([1., 2., 3.]); b = T.tensor([0.5, 2., 4.]); "
+SPECIAL = [
+    AB + "T.igamma(a, b)", AB + "T.igammac(a, b)", AB + "T.special.gammainc(a, b)", AB + "T.special.gammaincc(a, b)",
+    AB + "a.igamma(b)", AB + "a.igammac(b)", AB + "a.igamma_(b); a", AB + "a.igammac_(b); a",
+    AB + "T.igamma(a.requires_grad_(), b)", AB + "T.igamma(a.requires_grad_(), b).sum().backward()",
+    AB + "b.requires_grad_(); r = T.igamma(a, b); r.backward(T.tensor([1., -2., 3.])); (r.grad_fn.name(), b.grad)",
+    AB + "b.requires_grad_(); r = T.igammac(a, b); r.backward(T.tensor([1., -2., 3.])); (r.grad_fn.name(), b.grad)",
+    "T.igamma(T.tensor([1, 2]), T.tensor([1, 2]))", "T.igamma(T.tensor([1., 2]), 2.)", "T.igamma(2., T.tensor([1., 2]))",
+    "T.igamma(T.tensor([1., 2]).double(), T.tensor([1., 2]))",
+    "T.igamma(T.tensor([1., -2, 0., 0.]), T.tensor([1., 2, 0., 1.]))",
+    "T.igammac(T.tensor([1., -2, 0., 0.]), T.tensor([1., 2, 0., 1.]))",
+    "T.igamma(T.tensor([1., 2]), T.tensor([-1., float('inf')]))",
+    "T.igamma(T.tensor([1., 2]).half(), T.tensor([1., 3]).half())", "T.igamma(T.tensor([1., 2]), T.tensor([1, 2]))",
+    "T.igamma(T.tensor([1., 2]).bfloat16(), T.tensor([1, 2.]).bfloat16())", "T.igamma(T.tensor([1., 2]), T.tensor([True]))",
+    "T.igamma(T.tensor([1., 2]).cfloat(), T.tensor([1., 2]))", "T.igamma(T.ones(3), 2 * T.ones(2, 1))",
+    "T.igamma(T.ones(3), T.ones(2))",
+    X6 + "T.nuclear_norm(x)", X6 + "T.nuclear_norm(x, keepdim=True)", X6 + "T.nuclear_norm(x.reshape(1, 2, 3), dim=(1, 2))",
+    X6 + "T.nuclear_norm(x.reshape(1, 2, 3))", X6 + "T.nuclear_norm(x.reshape(1, 2, 3), dim=(0,))",
+    "T.nuclear_norm(T.ones(3))", "T.nuclear_norm(T.ones(2, 2, dtype=T.long))",
+    X6 + "r = T.nuclear_norm(x); r.backward(); x.grad",
+    X6 + "T.frobenius_norm(x, dim=(0, 1))", X6 + "T.frobenius_norm(x, dim=(1,))", X6 + "T.frobenius_norm(x, dim=1)",
+    X6 + "T.frobenius_norm(x, dim=(0, 1), keepdim=True)", X6 + "T.frobenius_norm(x, dim=(0, 1, 1))",
+    "T.frobenius_norm(T.ones(2, 2, dtype=T.long), dim=(0, 1))",
+    X6 + "r = T.frobenius_norm(x, (0, 1)); r.backward(); x.grad",
+    "T.binomial(T.tensor([10., 20]).long(), T.tensor([0.5, 0.1]).long())",
+    "T.binomial(T.tensor([10., 20]), T.tensor([0.5, 0.1]).double())",
+    "T.binomial(T.tensor([10., 20]).half(), T.tensor([0.5, 0.1]).half())",
+    "T.binomial(T.tensor([10., 20, 7]), T.tensor([1., 0., 0.]))", "T.binomial(T.tensor([-1., 0.]), T.tensor([0.5, 0.5]))",
+    "T.binomial(T.tensor([10., 20]), T.tensor([0.5, 0.1])).dtype",
+    "T.binomial(T.tensor([10., 20]).double(), T.tensor([0.5, 0.1]).double()).dtype",
+    "T.binomial(T.tensor([10., 20, 5]), T.tensor([1.])).shape",
+    "x = T.tensor([1., 2., 3.]); x.histogram(2)", "T.ones(2).is_same_size(T.ones(2))",
+    "T.arange(6.).unsafe_chunk(4)", "T.arange(6.).unsafe_split(4)", "T.arange(6.).unsafe_split_with_sizes([2, 4])",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
@@ -281,6 +317,10 @@ GRADCHECKS = {
     "split_copy": (lambda x: taimatsu.split_copy(x, 2, 1), (2, 5)),
     "unsafe_chunk": (lambda x: taimatsu.unsafe_chunk(x, 3, 1), (2, 5)),
     "as_strided_copy": (lambda x: taimatsu.as_strided_copy(x, [3, 3], [1, 1]), (6,)),
+    "igamma": (lambda x: taimatsu.igamma(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
+    "igammac": (lambda x: taimatsu.igammac(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
+    "nuclear_norm": (lambda x: taimatsu.nuclear_norm(x), (3, 2)),
+    "frobenius_norm": (lambda x: taimatsu.frobenius_norm(x, (0, 2)), (2, 3, 2)),
 }  # fmt: skip
 
 
@@ -339,3 +379,14 @@ def test_set_default_device_reaches_factories():
     finally:
         taimatsu.set_default_device(None)
     assert taimatsu.get_default_device() == taimatsu.device("cpu")
+
+
+def test_binomial_distribution_and_seeding():
+    """Not PyTorch's stream (see ops/special_more.py), but Binomial(n, p) moments and reproducible."""
+    count, prob = taimatsu.full((20000,), 30.0), taimatsu.full((20000,), 0.3)
+    taimatsu.manual_seed(7)
+    a = taimatsu.binomial(count, prob)
+    taimatsu.manual_seed(7)
+    assert taimatsu.equal(a, taimatsu.binomial(count, prob))
+    assert abs(a.mean().item() - 9.0) < 0.1 and abs(a.var().item() - 6.3) < 0.3
+    assert (a == a.round()).all() and a.min() >= 0 and a.max() <= 30

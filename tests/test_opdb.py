@@ -498,7 +498,8 @@ TESTED_ELSEWHERE = {
     "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy", "frombuffer", "permute_copy",
     "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
     "unbind_copy", "unfold_copy", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "unsqueeze_copy",
-    "view_as_complex_copy", "view_as_real_copy", "view_copy",
+    "view_as_complex_copy", "view_as_real_copy", "view_copy", "binomial", "frobenius_norm", "igamma", "igammac",
+    "nuclear_norm",
 }  # fmt: skip
 
 

@@ -27,12 +27,25 @@ def _delegate(node, *grads):
     return node.inner.apply(*grads)
 
 
-def _copy_node(inner) -> type:
-    name = type(inner).__name__ + "_copy"
+def _copy_node(inner, name: str | None = None) -> type:
+    name = name or type(inner).__name__ + "_copy"
     cls = _COPY_NODES.get(name)
     if cls is None:
         cls = _COPY_NODES[name] = node_class(name, _delegate)
     return cls
+
+
+def renamed(input: Tensor, result: Tensor, name: str) -> Tensor:
+    """``result`` (computed from ``input`` alone) under the grad_fn name PyTorch gives it; the
+    backward is ``result``'s own."""
+    if result.grad_fn is None:
+        return result
+    r = _wrap(result._data, result._dtype, result._device)
+    record(_copy_node(result.grad_fn, name), (input,), r, (), inner=result.grad_fn)
+    if result._fw is not None:
+        r._fw = result._fw
+        _register(r)
+    return r
 
 
 def _fresh(t: Tensor) -> Tensor:
