@@ -12,7 +12,6 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ._dispatch import scalar_name
-from ._elementwise import not_implemented
 from .binary import binary
 from .pointwise import _special
 
@@ -50,8 +49,15 @@ def _gamma_jvp(name: str, sign: float):
     return jvp
 
 
-_check = not_implemented("igamma_cpu", D.BOOL, D.INT, D.COMPLEX)
-_checkc = not_implemented("igammac_cpu", D.BOOL, D.INT, D.COMPLEX)
+def _floats_only(kernel: str):
+    def check(dtype):
+        if dtype.category != D.FLOAT:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
+
+    return check
+
+
+_check, _checkc = _floats_only("igamma_cpu"), _floats_only("igammac_cpu")
 _igamma, igamma_ = binary("igamma", _gamma_forward("gammainc"), _gamma_vjp("igamma", 1.0), _gamma_jvp("igamma", 1.0), check=_check)
 _igammac, igammac_ = binary("igammac", _gamma_forward("gammaincc"), _gamma_vjp("igammac", -1.0), _gamma_jvp("igammac", -1.0), check=_checkc)  # fmt: skip
 
