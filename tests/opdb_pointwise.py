@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from opdb import ALL_INT, OpInfo, Sample, Typed, register
+from opdb import ALL_INT, COMPLEX_DTYPES, REGISTRY, OpInfo, Sample, Typed, register
 
 FLOATS = ("float32", "float64")
 FLOATS_INTS = ("float16", "float32", "float64", "uint8", "int32", "int64", "bool")
@@ -579,3 +579,27 @@ for _f in ("add", "sub", "mul", "div", "maximum", "eq", "lt", "pow", "remainder"
         # promoted dtypes; values agree to float16 precision.
         rtol=1e-3, atol=1e-3,
     ))
+
+
+# ---- complex dtypes ----------------------------------------------------------------------------------------
+# Ops PyTorch computes on complex inputs: values, dtypes and (in complex128) Wirtinger gradients.
+COMPLEX_OK = """
+exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh
+reciprocal sigmoid neg abs sgn square positive neg.operator abs.operator logical_not isnan isinf isfinite
+nan_to_num add sub rsub mul div true_divide pow pow.scalar_exponent pow.scalar_base float_power radd
+rsub.operator rmul rtruediv rpow rpow.float sub.operator truediv.operator pow.operator logaddexp eq eq.operator
+ne ne.operator logical_and logical_or logical_xor where where.method masked_fill lerp addcmul addcdiv
+""".split()
+# Ops PyTorch refuses on complex inputs: the forward check compares the error type and message.
+COMPLEX_REFUSED = """
+erf erfc erfinv lgamma digamma relu sign floor ceil trunc frac round fix round.decimals bitwise_not
+invert.operator isposinf isneginf signbit div.trunc div.floor floor_divide remainder fmod floordiv rfloordiv mod
+rmod atan2 hypot maximum minimum fmax fmin copysign xlogy logit lt lt.operator le le.operator gt gt.operator ge
+ge.operator bitwise_and bitwise_and.operator bitwise_or bitwise_or.operator bitwise_xor bitwise_xor.operator
+bitwise_left_shift bitwise_left_shift.operator bitwise_right_shift bitwise_right_shift.operator clamp
+clamp.tensor clip clip.tensor clamp_min clamp_max
+""".split()
+for _name in COMPLEX_OK:
+    REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + COMPLEX_DTYPES
+for _name in COMPLEX_REFUSED:
+    REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + ("complex64",)

@@ -8,7 +8,7 @@ CopySlices) are tested in test_views_indexing.py.
 from __future__ import annotations
 
 import numpy as np
-from opdb import OpInfo, Sample, Typed, register
+from opdb import COMPLEX_DTYPES, REGISTRY, OpInfo, Sample, Typed, register
 
 ALL = ("float32", "float64", "int64", "bool")
 FLOATS = ("float32", "float64")
@@ -379,3 +379,13 @@ _reg(
     lambda r, d: [Sample(r.standard_normal((2, 3)), r.standard_normal((3,)))],
 )
 _reg("fill_", lambda T, x: x.clone().fill_(2), _s((2, 3), ()), inplace=lambda x: x.zero_())
+
+
+# ---- complex dtypes ----------------------------------------------------------------------------------------
+# Views, copies and indexing are dtype-agnostic in PyTorch: every entry above also runs on complex
+# inputs (complex128: the gradient checks, where a zero buffer of the wrong dtype would show).
+# scatter_reduce's amax/amin are refused on complex: the forward check compares the errors.
+for _name, _info in REGISTRY.items():
+    if _info.op.__module__ == __name__:
+        _refused = _name in ("scatter_reduce.amax", "scatter_reduce.amin")
+        _info.dtypes = tuple(_info.dtypes) + (("complex64",) if _refused else COMPLEX_DTYPES)

@@ -4,7 +4,7 @@ cartesian_prod, combinations, tril/triu_indices, repeat_interleave, Tensor.unfol
 from __future__ import annotations
 
 import numpy as np
-from opdb import OpInfo, Sample, Typed, register
+from opdb import COMPLEX_DTYPES, REGISTRY, OpInfo, Sample, Typed, register
 
 ALL = ("float32", "float64", "int64", "bool")
 NUM = ("float32", "float64", "int64")
@@ -146,3 +146,11 @@ _reg("vander", lambda T, x, **k: T.vander(x, **k), _samples(
 ), dtypes=NUM, xfail={"jvp": "forward-mode tangents do not flow through setitem (CopySlices) yet"}, errors=lambda T: [
     (lambda: T.vander(T.ones(2, 2)), RuntimeError), (lambda: T.vander(T.ones(2), -1), RuntimeError),
 ])  # fmt: skip
+
+
+# ---- complex dtypes ----------------------------------------------------------------------------------------
+# These ops are dtype-agnostic in PyTorch: every entry above (the index generators aside) also runs
+# on complex inputs, complex128 adding the gradient checks.
+for _name, _info in REGISTRY.items():
+    if _info.op.__module__ == __name__ and _name not in ("tril_indices", "triu_indices"):
+        _info.dtypes = tuple(_info.dtypes) + COMPLEX_DTYPES

@@ -30,3 +30,33 @@ def _shape(x):
 
 def _tensor_or_none(x):
     return x if isinstance(x, Tensor) else None
+
+
+def not_implemented(kernel, *categories):
+    """``check(dtype)``: PyTorch's '"kernel" not implemented for 'ComplexFloat'' for these categories."""
+
+    def check(dtype):
+        if dtype.category in categories:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar(dtype)}\'')
+
+    return check
+
+
+def no_complex(message, exc=NotImplementedError):
+    """``check(dtype)`` raising ``exc(message)`` for complex dtypes (ops PyTorch refuses on them)."""
+
+    def check(dtype):
+        if dtype.category == D.COMPLEX:
+            raise exc(message)
+
+    return check
+
+
+def checks(*fns):
+    """Several dtype checks run in order."""
+
+    def check(dtype):
+        for f in fns:
+            f(dtype)
+
+    return check

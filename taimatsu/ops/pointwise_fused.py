@@ -14,6 +14,7 @@ from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, node_class, record, write_out
+from ._elementwise import _conj
 
 
 def _fused(Node, inputs, compute, saved=(), **attrs):
@@ -51,6 +52,7 @@ _CopysignScalar = node_class("CopysignBackward1", _copysign_vjp)
 
 def copysign(input, other, *, out=None):
     """``|input|`` with the sign of ``other`` (signbit, so -0.0 counts as negative)."""
+    _check_not_complex("copysign_cpu", input, other)
     o = _as_tensor(other, input)
 
     def compute():
@@ -101,6 +103,7 @@ def xlogy(input, other, *, out=None):
     else:
         kind, x, y = 0, input, other
     fdt = _float_of(x, y)
+    _check_not_complex("xlogy_cpu", fdt)
     xf, yf = x.to(fdt), y.to(fdt)
 
     def compute():
@@ -115,12 +118,21 @@ def xlogy(input, other, *, out=None):
 # ---- logaddexp, logit -------------------------------------------------------------------------------
 def _logaddexp_vjp(node, g):
     a, b = node.saved()
-    ga = g / ((b - a).exp() + 1) if _needs(node, 0) else None
-    gb = g / ((a - b).exp() + 1) if _needs(node, 1) else None
+    ga = g / ((b - a).exp() + 1).conj() if _needs(node, 0) else None
+    gb = g / ((a - b).exp() + 1).conj() if _needs(node, 1) else None
     return ga, gb
 
 
 _Logaddexp = node_class("LogaddexpBackward0", _logaddexp_vjp)
+
+
+def _check_not_complex(kernel, *args):
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' when the promoted dtype is complex."""
+    from ._dispatch import result_dtype, scalar_name
+
+    dt = args[0] if isinstance(args[0], D.dtype) else result_dtype(*args)
+    if dt.category == D.COMPLEX:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
 
 
 def _check_float_kernel(kernel, *tensors):
@@ -141,6 +153,13 @@ def logaddexp(input, other, *, out=None):
     def compute():
         if input._dtype in (D.float16, D.bfloat16):  # PyTorch computes half types in float32
             return logaddexp(input.float(), other.float()).to(input._dtype)
+        if input.is_complex() or other.is_complex():
+            # The operand with the larger real part factors out: m + log1p(exp(o - m)), which
+            # (like PyTorch) need not be the principal log of the sum.
+            first = input.real >= other.real
+            m, o = where(first, input, other), where(first, other, input)
+            r = m + (o - m).exp().log1p()
+            return where((input == other) & input.isinf(), input.to(r.dtype), r)
         m = maximum(input, other)
         m = where(m.isinf(), m.new_zeros(()), m)
         r = ((input - m).exp() + (other - m).exp()).log() + m
@@ -165,6 +184,7 @@ _Logit = node_class("LogitBackward0", _logit_vjp)
 
 def logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, with ``p`` clamped to [eps, 1 - eps] when ``eps`` is given."""
+    _check_not_complex("logit_cpu", input._dtype)
     x = input if input._dtype.category >= D.FLOAT else input.to(D.get_default_dtype())
 
     def compute():
@@ -178,13 +198,14 @@ def logit(input, eps=None, *, out=None):
 # ---- lerp, addcmul, addcdiv ---------------------------------------------------------------------------
 def _lerp_vjp(node, g):
     s, e, w = node.saved()
+    # Complex inputs: the partials are conjugated (PyTorch's conjugate Wirtinger gradient).
     if w is None:  # Python-number weight
-        w = node.weight
+        w = _conj(node.weight)
         return (g * (1 - w) if _needs(node, 0) else None), (g * w if _needs(node, 1) else None)
     return (
-        g * (1 - w) if _needs(node, 0) else None,
-        g * w if _needs(node, 1) else None,
-        g * (e - s) if _needs(node, 2) else None,
+        g * _conj(1 - w) if _needs(node, 0) else None,
+        g * _conj(w) if _needs(node, 1) else None,
+        g * _conj(e - s) if _needs(node, 2) else None,
     )
 
 
@@ -238,21 +259,21 @@ def lerp(input, end, weight, *, out=None):
 
 def _addcmul_vjp(node, g):
     t1, t2 = node.saved()
-    v = node.value
+    v = _conj(node.value)
     return (
         g if _needs(node, 0) else None,
-        g * t2 * v if _needs(node, 1) else None,
-        g * t1 * v if _needs(node, 2) else None,
+        g * _conj(t2) * v if _needs(node, 1) else None,
+        g * _conj(t1) * v if _needs(node, 2) else None,
     )
 
 
 def _addcdiv_vjp(node, g):
     t1, t2 = node.saved()
-    v = node.value
+    v = _conj(node.value)
     return (
         g if _needs(node, 0) else None,
-        g * v / t2 if _needs(node, 1) else None,
-        -g * v * t1 / (t2 * t2) if _needs(node, 2) else None,
+        g * v / _conj(t2) if _needs(node, 1) else None,
+        -g * v * _conj(t1 / (t2 * t2)) if _needs(node, 2) else None,
     )
 
 
@@ -363,6 +384,7 @@ def clamp_side(input, bound, side):
 
     if isinstance(bound, Tensor):
         f = maximum if side == "min" else minimum
+        _check_not_complex(f"{'maximum' if side == 'min' else 'minimum'}_cpu", input, bound)
         return _fused(_CLAMP_SIDE[side, 1], (input, bound), lambda: f(input, bound), (input, bound), side=side)
     kw = {side: bound}
     return _fused(_CLAMP_SIDE[side, 0], (input,), lambda: clamp(input, **kw), (input, None), side=side, bound=bound)
