@@ -97,7 +97,7 @@ from ._legacy import (  # noqa: F401
 from . import linalg, serialization  # noqa: F401
 from .linalg import householder_product as orgqr, matrix_exp  # noqa: E402, F401
 from ._linalg_lstsq import lu_unpack  # noqa: E402, F401
-from ._linalg_lstsq import lu_unpack  # noqa: E402, F401
+from ._linalg_legacy import geqrf, lu, lu_solve, ormqr, triangular_solve  # noqa: E402, F401
 from . import fft  # noqa: E402, F401
 from . import special  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401

@@ -185,7 +185,13 @@ def _apply_reflectors(V: Tensor, tau: Tensor, n: int) -> list:
 
 def _householder_vjp(node, g):
     A, tau = node.saved()
-    m, n = A.shape[-2], A.shape[-1]
+    gA, gt = householder_grads(A, tau, g)
+    return (gA if _need(node, 0) else None), (gt if _need(node, 1) else None)
+
+
+def householder_grads(A: Tensor, tau: Tensor, g: Tensor):
+    """(gA, gtau) for Q = householder_product(A, tau) and Q's cotangent ``g`` (Tensor ops)."""
+    n = A.shape[-1]
     k = tau.shape[-1]
     V = _reflectors(A, k)
     Qs = _apply_reflectors(V, tau, n)
@@ -203,14 +209,14 @@ def _householder_vjp(node, g):
         gQ = gQ - t.conj() * v * matmul(_h(v), gQ)
     from .ops.shape import cat
 
-    gA = None
-    if _need(node, 0) and k:
+    gA = A * 0
+    if k:
         gV = cat(gv_cols, -1)
         if k < n:
-            gV = cat([gV, (A * 0)[..., k:]], -1)
+            gV = cat([gV, gA[..., k:]], -1)
         gA = gV.tril(-1)
     gt = cat(gtau, -1) if k else tau * 0
-    return gA, (gt if _need(node, 1) else None)
+    return gA, gt
 
 
 _Householder = node_class("LinalgHouseholderProductBackward0", _householder_vjp)
@@ -226,7 +232,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     if A.dim() < 2:
         raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     if tau.dim() < 1:
-        raise RuntimeError(f"{name}: input.dim() must be greater than or equal to tau.dim()")
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
     if m < n:
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")

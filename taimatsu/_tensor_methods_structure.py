@@ -393,6 +393,31 @@ class StructureMethods:
 
         return householder_product(self, input2)
 
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        from ._linalg_legacy import ormqr
+
+        return ormqr(self, input2, input3, left, transpose)
+
+    def geqrf(self):
+        from ._linalg_legacy import geqrf
+
+        return geqrf(self)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        from ._linalg_legacy import triangular_solve
+
+        return triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def lu(self, pivot=True, get_infos=False):
+        from ._linalg_legacy import lu
+
+        return lu(self, pivot, get_infos)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        from ._linalg_legacy import lu_solve
+
+        return lu_solve(self, LU_data, LU_pivots)
+
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 

@@ -304,3 +304,4 @@ from ._linalg_extra import (  # noqa: E402, F401
     diagonal, householder_product, matrix_exp, solve_triangular, tensorinv, tensorsolve,
 )  # fmt: skip
 from ._linalg_lstsq import lstsq, lu  # noqa: E402, F401
+from ._linalg_legacy import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: E402, F401

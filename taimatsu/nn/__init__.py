@@ -5,4 +5,13 @@ from .modules import *
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = [*_modules_all, "Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init", "utils"]  # noqa: PLE0604
+__all__ = [  # noqa: PLE0604
+    *_modules_all,
+    "Buffer",
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "functional",
+    "init",
+    "utils",
+]

@@ -18,12 +18,18 @@ _INTERPOLATION = {v: k for k, v in F.GRID_SAMPLE_INTERPOLATION_MODES.items()}
 _PADDING = {v: k for k, v in F.GRID_SAMPLE_PADDING_MODES.items()}
 
 
-def max_pool3d(input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False) -> Tensor:
+def max_pool3d(
+    input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
+) -> Tensor:
     return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False):
-    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True)
+def max_pool1d_with_indices(
+    input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
+):
+    return F.max_pool1d(
+        input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True
+    )
 
 
 def adaptive_max_pool1d(input: Tensor, output_size):
@@ -37,11 +43,15 @@ def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
                  align_corners: bool) -> Tensor:  # fmt: skip
-    return F.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode], align_corners)
+    return F.grid_sample(
+        input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode], align_corners
+    )
 
 
 def _grid_sampler_nd(n: int):
-    def fn(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool) -> Tensor:
+    def fn(
+        input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+    ) -> Tensor:
         if input.dim() != n + 2 or grid.dim() != n + 2:
             raise RuntimeError(
                 f"grid_sampler(): expected {n + 2}D input and grid with same number of dimensions, but got input "

@@ -359,7 +359,9 @@ def _rrelu(input: Tensor, lower, upper, training, generator, node_cls) -> Tensor
     _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
     xp = xp_for(input)
     x = input._data
-    noise = _rrelu_noise(xp, xp.ascontiguousarray(x), float(lower), float(upper), training, generator)
+    noise = _rrelu_noise(
+        xp, xp.ascontiguousarray(x), float(lower), float(upper), training, generator
+    )
     r = _wrap(x * noise, input._dtype, input._device)
     tnoise = _wrap(noise, input._dtype, input._device)
     if input._rg and _gm.enabled:
@@ -370,13 +372,17 @@ def _rrelu(input: Tensor, lower, upper, training, generator, node_cls) -> Tensor
     return r
 
 
-def rrelu(input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None) -> Tensor:
+def rrelu(
+    input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None
+) -> Tensor:
     """``torch.rrelu``: ``x`` where ``x > 0``, else ``x * a`` with a random slope ``a`` (training)
     or ``(lower + upper) / 2`` (eval); grad_fn RreluWithNoiseBackward0."""
     return _rrelu(input, lower, upper, training, generator, _Rrelu)
 
 
-def rrelu_(input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None) -> Tensor:
+def rrelu_(
+    input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None
+) -> Tensor:
     def op(x, lo, hi, tr, gen):
         return _rrelu(x, lo, hi, tr, gen, _RreluInplace)
 

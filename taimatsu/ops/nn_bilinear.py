@@ -75,6 +75,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tenso
             f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected {weight.size(0)}"
         )
     lead = tuple(input1.shape[:-1])
-    y = _trilinear(input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1]))
+    y = _trilinear(
+        input1.reshape(-1, input1.shape[-1]), weight, input2.reshape(-1, input2.shape[-1])
+    )
     y = y.view(*lead, weight.shape[0])
     return y + bias if bias is not None else y

@@ -255,8 +255,8 @@ def _fold_depth(t: Tensor) -> Tensor:
 
 def _conv_t3d_vjp(node, g):
     x, w = node.saved()
-    (sd, sh, sw), (pd, ph, pw), (dd, dh, dw) = node.stride, node.padding, node.dilation
-    n, _, d, h, wd = x.shape
+    (sd, sh, sw), pd, (dd, dh, dw) = node.stride, node.padding[0], node.dilation
+    d, h, wd = x.shape[2:]
     kd = w.shape[2]
     gx = gw = gb = None
     if _need(node, 0):
@@ -301,7 +301,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding
         return conv_transpose3d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
-    stride, padding, output_padding, dilation = map(_triple, (stride, padding, output_padding, dilation))
+    stride, padding, output_padding, dilation = map(
+        _triple, (stride, padding, output_padding, dilation)
+    )
     groups = int(groups)
     if input.shape[1] != weight.shape[0]:
         raise RuntimeError(
@@ -309,7 +311,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding
             f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
         )
     _check_output_padding(output_padding, stride, dilation)
-    out_size, pads = _conv_t_geometry(input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation)
+    out_size, pads = _conv_t_geometry(
+        input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
+    )
     (sd, sh, sw), (dd, dh, dw) = stride, dilation
     n, cin, d, h, w = input.shape
     kd = weight.shape[2]
@@ -320,7 +324,9 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding
     full = xp.zeros((n, max(canvas, padding[0] + out_size[0]), weight.shape[1] * groups, ho, wo),
                     input._data.dtype)  # fmt: skip
     for k in range(kd):
-        yk = _conv_t_array(xp, x2, weight._data[:, :, k], (sh, sw), pads[2:], (dh, dw), groups, (ho, wo))
+        yk = _conv_t_array(
+            xp, x2, weight._data[:, :, k], (sh, sw), pads[2:], (dh, dw), groups, (ho, wo)
+        )
         full[:, k * dd : k * dd + (d - 1) * sd + 1 : sd] += yk.reshape(n, d, *yk.shape[1:])
     y = full[:, padding[0] : padding[0] + out_size[0]].transpose(0, 2, 1, 3, 4)
     if bias is not None:

@@ -205,7 +205,9 @@ def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
         has = isnan.any(-1)
         arg = xp.where(has, nan_arg, arg)
         out = xp.where(has, xp.nan, out).astype(x.dtype)
-    index = xp.take_along_axis(xp.broadcast_to(xp.asarray(flat), vals.shape), arg[..., None], -1)[..., 0]
+    index = xp.take_along_axis(xp.broadcast_to(xp.asarray(flat), vals.shape), arg[..., None], -1)[
+        ..., 0
+    ]
     return _wrap_max(input, out, index, nd, name)
 
 
@@ -218,7 +220,15 @@ def _wrap_max(input: Tensor, out, index, nd: int, name: str):
     ri = _wrap(xp.ascontiguousarray(index), D.int64, input._device)
     if input._rg and _gm.enabled:
         numel = int(np.prod(input.shape[-nd:]))
-        record(_ADAPTIVE_MAX_NODES[name], (input,), r, (ri,), nd=nd, numel=numel, in_shape=tuple(input.shape))
+        record(
+            _ADAPTIVE_MAX_NODES[name],
+            (input,),
+            r,
+            (ri,),
+            nd=nd,
+            numel=numel,
+            in_shape=tuple(input.shape),
+        )
     return r, ri
 
 
@@ -253,12 +263,14 @@ def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, 
     xp = xp_for(input)
     batched = input.dim() == nd + 2
     x = input._data if batched else input._data[None]
-    smp = np.asarray(samples._data if batched or samples.dim() == 3 else samples._data, x.dtype)
+    smp = np.asarray(samples._data, x.dtype)
     spatial = x.shape[2:]
     order = [1, 0] if nd == 2 else [0, 1, 2]  # which sample column drives each spatial dim
     flat = np.zeros((*x.shape[:2], *[1] * (2 * nd)), np.int64)
     for d in range(nd):
-        st = _fractional_starts(smp[..., order[d]], spatial[d], output_size[d], kernel[d])  # (N, C, out)
+        st = _fractional_starts(
+            smp[..., order[d]], spatial[d], output_size[d], kernel[d]
+        )  # (N, C, out)
         pos = st[..., :, None] + np.arange(kernel[d])  # (N, C, out, k)
         shape = [*x.shape[:2]] + [1] * (2 * nd)
         shape[2 + 2 * d], shape[3 + 2 * d] = output_size[d], kernel[d]

@@ -113,5 +113,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return (_a.rrelu_ if inplace else _a.rrelu)(input, lower, upper, training)
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     return _a.rrelu_(input, lower, upper, training)

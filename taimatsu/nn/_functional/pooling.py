@@ -123,7 +123,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
 # ---- interpolation --------------------------------------------------------------------------------
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _KERNEL_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
-_LINEAR_NODES = {1: "UpsampleLinear1DBackward0", 2: "UpsampleBilinear2DBackward0", 3: "UpsampleTrilinear3DBackward0"}
+_LINEAR_NODES = {
+    1: "UpsampleLinear1DBackward0",
+    2: "UpsampleBilinear2DBackward0",
+    3: "UpsampleTrilinear3DBackward0",
+}
 
 
 def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
@@ -139,7 +143,10 @@ def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
                 f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor in "
                 "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
             )
-        if not all(isinstance(v, int) or (isinstance(v, Tensor) and not v.is_floating_point()) for v in size):
+        if not all(
+            isinstance(v, int) or (isinstance(v, Tensor) and not v.is_floating_point())
+            for v in size
+        ):
             raise TypeError(
                 "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got "
                 f"size with types {[type(v) for v in size]}"
@@ -201,10 +208,16 @@ def interpolate(
         if mode == "area":
             if nsp == 3:
                 return _pool.adaptive_avg_pool3d(input, out_sizes)
-            return _pool.adaptive_avg_pool2d(input, out_sizes) if nsp == 2 else adaptive_avg_pool1d(input, out_sizes)
+            return (
+                _pool.adaptive_avg_pool2d(input, out_sizes)
+                if nsp == 2
+                else adaptive_avg_pool1d(input, out_sizes)
+            )
         if _KERNEL_DIMS.get(mode) == nsp:
             if antialias:
-                raise NotImplementedError(f"taimatsu: interpolate(mode='{mode}', antialias=True) is not implemented")
+                raise NotImplementedError(
+                    f"taimatsu: interpolate(mode='{mode}', antialias=True) is not implemented"
+                )
             if mode == "bicubic":
                 math_t = np.float64 if input.dtype.itemsize == 8 else np.float32
                 mats = [(d, _rs.cubic_matrix(n, o, s, align_corners, math_t))
@@ -237,7 +250,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
     import warnings
 
     warnings.warn(
-        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode="nearest")
 
@@ -246,6 +260,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     import warnings
 
     warnings.warn(
-        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
     )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -190,7 +190,9 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     return (out, ind) if return_indices else out
 
 
-def lp_pool3d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+def lp_pool3d(
+    input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
+) -> Tensor:
     from .three_d import avg_pool3d, max_pool3d
 
     kd, kw, kh = kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * 3
@@ -228,20 +230,26 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
 
 # ---- fractional max pooling (kernel in ops/nn_pool.py) -------------------------------------------
 def _fractional(input: Tensor, kernel_size, output_size, output_ratio, _random_samples, nd: int):
-    from ...ops.random import rand
     from ...ops.nn_pool import fractional_max_pool_nd
+    from ...ops.random import rand
 
     name = f"fractional_max_pool{nd}d"
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
     if output_size is None:
         if nd == 2 and len(output_ratio) > 2:  # (a float ratio has no len(), as in PyTorch)
-            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
-        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * nd
+            raise ValueError(
+                f"{name} requires output_ratio to either be a single Int or tuple of Ints."
+            )
+        ratio = (
+            tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * nd
+        )
         output_size = [int(input.size(d - nd) * r) for d, r in zip(range(nd), ratio)]
     if _random_samples is None:
         n_batch = 1 if input.dim() == nd + 1 else input.size(0)
-        _random_samples = rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+        _random_samples = rand(
+            n_batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device
+        )
     kernel = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * nd
     out = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * nd
     if len(out) != nd:
@@ -254,7 +262,9 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio, _random_s
         # PyTorch's 3-D kernel also refuses windows that would exactly reach the end.
         if o + k - 1 > n or (nd == 3 and o + k - 1 == n):
             raise RuntimeError(f"{prefix}: pool {dim} {k} too large relative to input {dim} {n}")
-    return fractional_max_pool_nd(input, kernel, out, _random_samples, nd, f"FractionalMaxPool{nd}DBackward0")
+    return fractional_max_pool_nd(
+        input, kernel, out, _random_samples, nd, f"FractionalMaxPool{nd}DBackward0"
+    )
 
 
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,

@@ -246,11 +246,11 @@ __all__ = [
 ]  # fmt: skip
 
 # Added with issue #4 (kept apart so the lists above stay as they were).
-from .activation import RReLU  # noqa: E402
-from .container import Container  # noqa: E402
-from .conv import ConvTranspose3d  # noqa: E402
-from .flatten import Unflatten  # noqa: E402
-from .lazy import (  # noqa: E402
+from .activation import RReLU
+from .container import Container
+from .conv import ConvTranspose3d
+from .flatten import Unflatten
+from .lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
     LazyBatchNorm3d,
@@ -265,11 +265,11 @@ from .lazy import (  # noqa: E402
     LazyInstanceNorm3d,
     LazyLinear,
 )
-from .linear import Bilinear  # noqa: E402
-from .param_containers import ParameterDict, ParameterList  # noqa: E402
-from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
-from .loss import NLLLoss2d  # noqa: E402
-from .pooling import (  # noqa: E402
+from .linear import Bilinear
+from .loss import NLLLoss2d
+from .param_containers import ParameterDict, ParameterList
+from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d
+from .pooling import (
     AdaptiveAvgPool3d,
     AdaptiveMaxPool3d,
     FractionalMaxPool2d,
@@ -279,10 +279,33 @@ from .pooling import (  # noqa: E402
 )
 
 __all__ += [
-    "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Bilinear", "Container", "ConvTranspose3d", "FractionalMaxPool2d",
-    "FractionalMaxPool3d", "LazyBatchNorm1d",
-    "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-    "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
-    "LazyInstanceNorm3d", "LazyLinear", "LPPool3d", "MaxUnpool3d", "NLLLoss2d", "ParameterDict",
-    "ParameterList", "RReLU", "Unflatten", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool3d",
+    "Bilinear",
+    "Container",
+    "ConvTranspose3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
+    "LPPool3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LazyLinear",
+    "MaxUnpool3d",
+    "NLLLoss2d",
+    "ParameterDict",
+    "ParameterList",
+    "RReLU",
+    "Unflatten",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]  # fmt: skip

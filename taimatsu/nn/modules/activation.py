@@ -278,7 +278,9 @@ class PReLU(Module):
 class RReLU(Module):
     """Randomized leaky ReLU (random negative slopes in training, their mean in eval)."""
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
         super().__init__()
         self.lower = lower
         self.upper = upper
@@ -288,4 +290,6 @@ class RReLU(Module):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+        return f"lower={self.lower}, upper={self.upper}" + (
+            ", inplace=True" if self.inplace else ""
+        )

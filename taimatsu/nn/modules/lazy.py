@@ -10,11 +10,18 @@ parameters with the checkpoint's shapes.
 
 from __future__ import annotations
 
-from ...autograd.grad_mode import no_grad
 from ... import _dtype as D
+from ...autograd.grad_mode import no_grad
 from ...ops.creation import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+)
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .module import RemovableHandle
@@ -30,7 +37,9 @@ class LazyModuleMixin:
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = self._lazy_load_hook
         self._load_hook = handle
-        self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters, with_kwargs=True)
+        self._initialize_hook = self.register_forward_pre_hook(
+            self._infer_parameters, with_kwargs=True
+        )
 
     def has_uninitialized_params(self) -> bool:
         tensors = list(self._parameters.values()) + list(self._buffers.values())
@@ -56,7 +65,9 @@ class LazyModuleMixin:
             module.__class__ = module.cls_to_become
 
     def initialize_parameters(self, *args, **kwargs) -> None:
-        raise NotImplementedError(f"initialize_parameters is not implemented for {self.__class__.__name__}")
+        raise NotImplementedError(
+            f"initialize_parameters is not implemented for {self.__class__.__name__}"
+        )
 
 
 class LazyLinear(LazyModuleMixin, Linear):
@@ -139,7 +150,9 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
 
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
                  bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 
@@ -151,7 +164,9 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
 
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
                  bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 
@@ -163,7 +178,9 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
 
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
                  bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
         self._lazy_init(out_channels, bias, device, dtype)
 
 

@@ -27,7 +27,11 @@ def _entry_line(key, p, dtype_text) -> str:
 
 
 def _as_parameter(value):
-    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+    return (
+        Parameter(value)
+        if isinstance(value, Tensor) and not isinstance(value, Parameter)
+        else value
+    )
 
 
 class ParameterList(Module):
@@ -73,7 +77,9 @@ class ParameterList(Module):
 
     def extend(self, values) -> ParameterList:
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
-            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+            raise TypeError(
+                f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}"
+            )
         for v in values:
             self.append(v)
         return self
@@ -146,7 +152,7 @@ class ParameterDict(Module):
         return k, self.pop(k)
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        return self[key] if key in self else default  # noqa: SIM401 (this is get itself)
 
     def fromkeys(self, keys, default=None) -> ParameterDict:
         return ParameterDict((k, default) for k in keys)
@@ -174,9 +180,13 @@ class ParameterDict(Module):
             pairs = []
             for j, p in enumerate(parameters):
                 if not isinstance(p, Iterable):
-                    raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; is{type(p).__name__}")
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{j} should be Iterable; is{type(p).__name__}"
+                    )
                 if len(p) != 2:
-                    raise ValueError(f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is required")
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is required"
+                    )
                 pairs.append((p[0], p[1]))
         for k, v in pairs:
             self[k] = v
@@ -199,6 +209,6 @@ class ParameterDict(Module):
         out.update(self)
         return out
 
-    def __ior__(self, other) -> ParameterDict:
+    def __ior__(self, other) -> ParameterDict:  # noqa: PYI034
         self.update(other)
         return self

@@ -206,14 +206,18 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
 class LPPool3d(_LPPoolNd):
     def forward(self, input):
-        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+        return F.lp_pool3d(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _n = 3
 
     def forward(self, input, indices, output_size=None):
-        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
 
 
 class _FractionalMaxPoolNd(Module):
@@ -230,7 +234,9 @@ class _FractionalMaxPoolNd(Module):
         self.output_size = _tuple(output_size, n) if output_size is not None else None
         self.output_ratio = _tuple(output_ratio, n) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
-            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
         if output_size is not None and output_ratio is not None:
             raise ValueError("only one of output_size and output_ratio may be specified")
         if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):

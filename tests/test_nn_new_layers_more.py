@@ -1,0 +1,322 @@
+"""Oracle tests for the rest of issue #4's additions: lazy modules, ParameterList/ParameterDict, 3-D LP
+pooling and unpooling, pdist, conv_tbc, deprecated aliases, top-level nn ops and fractional max pooling."""
+
+from functools import partial
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import numpy as np
+from nn_new_layers_helpers import _gradcheck, _module_pair, _run_module
+from nn_oracle import T, check_vjp, close, same_error
+
+import taimatsu as tm
+import taimatsu.nn as tnn
+import taimatsu.nn.functional as TF
+
+F = torch.nn.functional
+
+
+# ---- lazy modules ----------------------------------------------------------------------------------
+LAZY = [("LazyLinear", (5,), {}, (2, 3)), ("LazyLinear", (4,), {"bias": False}, (2, 3, 6)),
+        ("LazyConv1d", (4, 2), {"stride": 2, "bias": False}, (2, 3, 7)), ("LazyConv2d", (8, 3), {}, (1, 3, 5, 5)),
+        ("LazyConv2d", (8, 3), {"groups": 2, "padding": 1}, (4, 5, 5)), ("LazyConv3d", (2, 2), {}, (1, 3, 3, 3, 3)),
+        ("LazyConvTranspose1d", (3, 2), {"stride": 2}, (2, 4, 5)),
+        ("LazyConvTranspose2d", (8, 3), {"groups": 2}, (1, 4, 5, 5)),
+        ("LazyConvTranspose3d", (2, 2), {}, (1, 3, 2, 2, 2)),
+        ("LazyBatchNorm1d", (), {"momentum": 0.2}, (4, 3)), ("LazyBatchNorm2d", (), {}, (2, 3, 4, 4)),
+        ("LazyBatchNorm3d", (), {"affine": False}, (2, 3, 2, 2, 2)), ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
+        ("LazyInstanceNorm2d", (), {"affine": False, "track_running_stats": False}, (2, 3, 4, 4)),
+        ("LazyInstanceNorm3d", (), {}, (2, 3, 2, 3, 2))]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,args,kw,shape", LAZY)
+def test_lazy_module_materializes_like_torch(name, args, kw, shape):
+    x = torch.randn(shape)
+    t, o = _module_pair(name, *args, **kw)
+    assert repr(t) == repr(o)
+    assert [k for k, _ in t.named_parameters()] == [k for k, _ in o.named_parameters()]
+    assert all(tnn.parameter.is_lazy(p) for p in t.parameters())
+    assert t.has_uninitialized_params() == o.has_uninitialized_params()
+    torch.manual_seed(3)
+    tm.manual_seed(3)
+    _run_module(t, o, [x], rtol=1e-4, atol=1e-5)
+    assert type(t).__name__ == type(o).__name__  # became the eager class
+    assert repr(t) == repr(o)
+    for (_, a), (_, b) in zip(
+        t.named_parameters(), o.named_parameters()
+    ):  # the same default init draws
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    for (k, a), (_, b) in zip(t.state_dict().items(), o.state_dict().items()):
+        close(a, b, 1e-5, 1e-6) if a.is_floating_point() else np.testing.assert_array_equal(
+            a.numpy(), b.numpy()
+        )
+    assert len(t._forward_pre_hooks) == len(o._forward_pre_hooks) == 0
+
+
+def test_lazy_linear_weights_equal_eager_linear():
+    x = tm.randn(2, 3)
+    tm.manual_seed(0)
+    lazy = tnn.LazyLinear(5)
+    lazy(x)
+    tm.manual_seed(0)
+    eager = tnn.Linear(3, 5)
+    np.testing.assert_array_equal(lazy.weight.detach().numpy(), eager.weight.detach().numpy())
+    assert isinstance(lazy, tnn.Linear) and type(lazy.weight) is tnn.Parameter
+
+
+def test_lazy_load_state_dict_and_errors():
+    src = torch.nn.Linear(3, 5)
+    t, o = tnn.LazyLinear(5), torch.nn.LazyLinear(5)
+    t.load_state_dict({k: T(v) for k, v in src.state_dict().items()})
+    o.load_state_dict(src.state_dict())
+    assert repr(t) == repr(o) and type(t).__name__ == "LazyLinear"
+    assert tuple(t.weight.shape) == tuple(o.weight.shape)
+    x = torch.randn(2, 3)
+    close(t(T(x)), o(x))
+    assert repr(t) == repr(o)
+    u, ou = tnn.LazyLinear(2), torch.nn.LazyLinear(2)
+    assert repr(u.weight) == repr(ou.weight) == "<UninitializedParameter>"
+    assert repr(tnn.UninitializedBuffer()) == repr(torch.nn.UninitializedBuffer())
+    same_error(lambda: u.weight.shape, lambda: ou.weight.shape)
+    c, oc = tnn.LazyConv2d(4, 3), torch.nn.LazyConv2d(4, 3)
+    x = torch.randn(3, 5)
+    same_error(lambda: c(T(x)), lambda: oc(x))
+    c, oc = tnn.LazyConv2d(4, 3, groups=2), torch.nn.LazyConv2d(4, 3, groups=2)
+    x = torch.randn(1, 3, 5, 5)
+    same_error(lambda: c(T(x)), lambda: oc(x))
+
+
+# ---- ParameterList / ParameterDict ---------------------------------------------------------------
+def _both(build):
+    """``build(nn, make_tensor)`` run with torch and with taimatsu on the same values."""
+    vals = [
+        torch.randn(2, 3),
+        torch.randn(4, dtype=torch.float64),
+        torch.randn(2),
+        torch.randn(1),
+        torch.randn(3, 3),
+    ]
+    o = build(torch.nn, lambda i: vals[i].clone())
+    t = build(tnn, lambda i: T(vals[i]))
+    return t, o
+
+
+def _pl(nn, v):
+    pl = nn.ParameterList([nn.Parameter(v(0)), nn.Parameter(v(1)), v(2)])
+    pl.append(nn.Parameter(v(3)))
+    pl.extend([v(4), "foo", 3])
+    return pl
+
+
+def _pd(nn, v):
+    pd = nn.ParameterDict({"b": nn.Parameter(v(0)), "a": v(1)})
+    pd.update([("z", v(2)), ("c", "text")])
+    pd["y"] = v(3)
+    return pd
+
+
+class _Holder:
+    @staticmethod
+    def make(nn, v):
+        m = nn.Module()
+        m.pl = nn.ParameterList([nn.Parameter(v(2))])
+        m.pd = nn.ParameterDict({"x": nn.Parameter(v(3))})
+        return m
+
+
+@pytest.mark.parametrize("build", [_pl, _pd, _Holder.make])
+def test_parameter_containers_match_torch(build):
+    t, o = _both(build)
+    assert repr(t) == repr(o)
+    assert [k for k, _ in t.named_parameters()] == [k for k, _ in o.named_parameters()]
+    assert list(t.state_dict()) == list(o.state_dict())
+    for (_, a), (_, b) in zip(t.named_parameters(), o.named_parameters()):
+        close(a, b)
+        assert type(a).__name__ == type(b).__name__ == "Parameter"
+
+
+def test_parameter_list_ops_and_errors():
+    t, o = _both(_pl)
+    assert len(t) == len(o) == 7
+    assert repr(t[1:4]) == repr(o[1:4])
+    close(t[-4], o[-4])
+    same_error(lambda: t[10], lambda: o[10])
+    same_error(lambda: t.extend(T(torch.randn(2))), lambda: o.extend(torch.randn(2)))
+    same_error(lambda: t(), lambda: o())
+    loss = sum((p * p).sum() for p in list(t)[:5])
+    loss.backward()
+    assert t[0].grad is not None
+
+
+def test_parameter_dict_ops_and_errors():
+    t, o = _both(_pd)
+    assert list(t.keys()) == list(o.keys()) and len(t) == len(o)
+    assert ("a" in t) and ("q" not in t) and t.get("q", 1) == 1
+    assert repr(t | tnn.ParameterDict({"n": T(torch.ones(1))})) == repr(
+        o | torch.nn.ParameterDict({"n": torch.ones(1)})
+    )
+    assert t.popitem()[0] == o.popitem()[0]
+    close(t.pop("a"), o.pop("a"))
+    assert repr(t) == repr(o)
+    same_error(lambda: t[3], lambda: o[3])
+    same_error(lambda: t.update(5), lambda: o.update(5))
+    same_error(lambda: t.update([("a", 1, 2)]), lambda: o.update([("a", 1, 2)]))
+    same_error(lambda: t.update([5]), lambda: o.update([5]))
+    t.clear()
+    o.clear()
+    assert repr(t) == repr(o) == "ParameterDict()"
+
+
+# ---- smaller additions: 3-D LP pooling and unpooling, pdist, conv_tbc, deprecated aliases, top-level ops --
+@pytest.mark.parametrize("norm_type", [2, 1.5, float("inf"), -float("inf")])
+def test_lp_pool3d_and_inf_norms(norm_type):
+    x = torch.rand(2, 3, 4, 4, 4, requires_grad=True) + 0.1
+    t, o = tnn.LPPool3d(norm_type, 2), torch.nn.LPPool3d(norm_type, 2)
+    assert repr(t) == repr(o)
+    xt = T(x, True)
+    check_vjp(t(xt), o(x), [xt], [x], rtol=1e-4, atol=1e-5, name=False)
+    x2 = x.detach()[0]
+    close(TF.lp_pool2d(T(x2), norm_type, 2, 1), F.lp_pool2d(x2, norm_type, 2, 1), 1e-5, 1e-5)
+    close(TF.lp_pool1d(T(x2[0]), norm_type, 2), F.lp_pool1d(x2[0], norm_type, 2), 1e-5, 1e-5)
+
+
+def test_max_unpool3d():
+    x = torch.randn(2, 3, 4, 4, 6)
+    o, idx = F.max_pool3d(x, 2, return_indices=True)
+    o.requires_grad_()
+    t, m = tnn.MaxUnpool3d(2), torch.nn.MaxUnpool3d(2)
+    assert repr(t) == repr(m)
+    to = T(o, True)
+    check_vjp(t(to, T(idx)), m(o, idx), [to], [o], name=False)
+    close(t(to, T(idx), output_size=[5, 5, 7]), m(o, idx, output_size=[5, 5, 7]))
+
+
+@pytest.mark.parametrize("p", [2, 1, 1.5, 0, float("inf")])
+def test_pdist(p):
+    x = torch.randn(6, 4, dtype=torch.float64, requires_grad=True)
+    tx = T(x, True)
+    if p == 0:  # (the 0-"norm" counts non-zeros: PyTorch gives a zero gradient, taimatsu no graph)
+        close(TF.pdist(tx, p), F.pdist(x, p))
+    else:
+        check_vjp(TF.pdist(tx, p), F.pdist(x, p), [tx], [x], name=False)
+    close(tm.pdist(T(x), p), torch.pdist(x, p))
+    if p in (2, 1.5):
+        _gradcheck(lambda v: TF.pdist(v, p), np.random.randn(4, 3))
+
+
+def test_conv_tbc_and_top_level_ops():
+    i, w, b = torch.randn(5, 2, 3, requires_grad=True), torch.randn(3, 3, 4), torch.randn(4)
+    ti = T(i, True)
+    check_vjp(tm.conv_tbc(ti, T(w), T(b), 1), torch.conv_tbc(i, w, b, 1), [ti], [i], rtol=1e-4, atol=1e-5,
+              name=False)  # fmt: skip
+    x = torch.randn(1, 2, 5)
+    (a, ai), (b_, bi) = torch.adaptive_max_pool1d(x, 2), tm.adaptive_max_pool1d(T(x), 2)
+    close(b_, a)
+    np.testing.assert_array_equal(bi.numpy(), ai.numpy())
+    np.testing.assert_array_equal(tm.max_pool1d_with_indices(T(x), 2)[1].numpy(),
+                                  torch.max_pool1d_with_indices(x, 2)[1].numpy())  # fmt: skip
+    inp, g = torch.randn(1, 2, 3, 3), torch.rand(1, 2, 2, 2) * 2 - 1
+    for mode in (0, 1, 2):
+        close(
+            tm.grid_sampler(T(inp), T(g), mode, 1, False),
+            torch.grid_sampler(inp, g, mode, 1, False),
+            1e-5,
+            1e-5,
+        )
+    close(tm.grid_sampler_2d(T(inp), T(g), 0, 0, True), torch.grid_sampler_2d(inp, g, 0, 0, True))
+    i5, g5 = torch.randn(1, 2, 3, 3, 3), torch.rand(1, 2, 2, 2, 3)
+    close(tm.grid_sampler_3d(T(i5), T(g5), 0, 2, False), torch.grid_sampler_3d(i5, g5, 0, 2, False))
+    same_error(
+        lambda: tm.grid_sampler_2d(T(i5), T(g5), 0, 0, False),
+        lambda: torch.grid_sampler_2d(i5, g5, 0, 0, False),
+    )
+    same_error(
+        lambda: tm.grid_sampler_3d(T(inp), T(g), 0, 0, False),
+        lambda: torch.grid_sampler_3d(inp, g, 0, 0, False),
+    )
+    th = torch.randn(1, 2, 3)
+    close(
+        tm.affine_grid_generator(T(th), [1, 1, 3, 3], False),
+        torch.affine_grid_generator(th, [1, 1, 3, 3], False),
+    )
+    x3 = torch.randn(1, 2, 4, 4, 4)
+    close(tm.max_pool3d(T(x3), 2), torch.max_pool3d(x3, 2))
+    w3 = torch.randn(3, 2, 2, 2, 2)
+    close(tm.conv3d(T(x3), T(w3)), torch.conv3d(x3, w3), 1e-4, 1e-5)
+    close(
+        tm.conv_transpose3d(T(x3), T(w3.transpose(0, 1))),
+        torch.conv_transpose3d(x3, w3.transpose(0, 1)),
+        1e-4,
+        1e-5,
+    )
+    c = torch.arange(8.0).view(1, 4, 2)
+    close(tm.channel_shuffle(T(c), 2), torch.channel_shuffle(c, 2))
+    close(tm.native_channel_shuffle(T(c), 2), torch.native_channel_shuffle(c, 2))
+    assert TF.GRID_SAMPLE_INTERPOLATION_MODES == F.GRID_SAMPLE_INTERPOLATION_MODES
+    assert TF.GRID_SAMPLE_PADDING_MODES == F.GRID_SAMPLE_PADDING_MODES
+
+
+def test_deprecated_aliases():
+    with pytest.warns(FutureWarning, match="NLLLoss2d` has been deprecated"):
+        t = tnn.NLLLoss2d(ignore_index=1)
+    with pytest.warns(FutureWarning):
+        o = torch.nn.NLLLoss2d(ignore_index=1)
+    assert repr(t) == repr(o)
+    x, y = torch.randn(2, 3, 4, 4).log_softmax(1), torch.randint(0, 3, (2, 4, 4))
+    close(t(T(x), T(y)), o(x, y))
+    with pytest.warns(FutureWarning, match="nn.Container` is deprecated"):
+        c = tnn.Container(a=tnn.Linear(2, 3))
+    with pytest.warns(FutureWarning):
+        oc = torch.nn.Container(a=torch.nn.Linear(2, 3))
+    assert repr(c) == repr(oc)
+
+
+# ---- fractional max pooling ----------------------------------------------------------------------
+FRACTIONAL = [(2, (2, 3, 7, 9), (2, 3), {"output_size": (4, 5)}), (2, (3, 10, 10), 3, {"output_size": (5, 6)}),
+              (2, (1, 1, 5, 5), 2, {"output_size": 4}), (2, (2, 3, 8, 8), 2, {"output_ratio": 0.5}),
+              (3, (2, 3, 7, 9, 6), (2, 3, 2), {"output_size": (4, 5, 3)}),
+              (3, (3, 6, 6, 6), 2, {"output_ratio": (0.5, 0.6, 0.7)})]  # fmt: skip
+
+
+@pytest.mark.parametrize("n,shape,k,kw", FRACTIONAL)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fractional_max_pool_seeded(n, shape, k, kw, dtype):
+    x = torch.randn(shape, dtype=dtype, requires_grad=True)
+    tx = T(x, True)
+    t, o = _module_pair(f"FractionalMaxPool{n}d", k, return_indices=True, **kw)
+    assert repr(t) == repr(o)
+    torch.manual_seed(7)
+    tm.manual_seed(7)
+    (ov, oi), (tv, ti) = o(x), t(tx)  # the windows come from the same torch.rand draws
+    np.testing.assert_array_equal(ti.numpy(), oi.numpy())
+    check_vjp(tv, ov, [tx], [x])
+
+
+def test_fractional_max_pool_functional_and_errors():
+    x = torch.randn(2, 3, 7, 9, requires_grad=True)
+    s = torch.rand(2, 3, 2)
+    tx = T(x, True)
+    o = F.fractional_max_pool2d(x, (2, 3), output_size=(4, 5), _random_samples=s)
+    check_vjp(
+        TF.fractional_max_pool2d(tx, (2, 3), output_size=(4, 5), _random_samples=T(s)), o, [tx], [x]
+    )
+    _gradcheck(lambda v: TF.fractional_max_pool2d(v, 2, output_size=3, _random_samples=tm.tensor([[[0.3, 0.6]]],
+               dtype=tm.float64)), np.random.randn(1, 1, 5, 5))  # fmt: skip
+    cases = [((1, 2, 5, 5), 2, {"kernel_size": 3, "output_size": 4}), ((2, 5), 2, {"kernel_size": 2, "output_size": 2}),
+             ((1, 2, 5, 5), 2, {"kernel_size": 2, "output_ratio": 0.5}), ((1, 2, 5, 5), 2, {"kernel_size": 2}),
+             ((1, 2, 5, 5), 2, {"kernel_size": 2, "output_size": 3, "_random_samples": torch.rand(1, 3, 2)}),
+             ((1, 2, 6, 6, 6), 3, {"kernel_size": 2, "output_size": (4, 5, 4)}),
+             ((1, 2, 5, 5), 2, {"kernel_size": 2, "output_ratio": (0.5, 0.5, 0.5)}),
+             ((1, 2, 5, 5), 2, {"kernel_size": 2, "output_size": (3,)})]  # fmt: skip
+    for shape, n, kw in cases:
+        x = torch.randn(shape)
+        tkw = {k: T(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        fn, tfn = getattr(F, f"fractional_max_pool{n}d"), getattr(TF, f"fractional_max_pool{n}d")
+        same_error(partial(tfn, T(x), **tkw), partial(fn, x, **kw))
+    for kw in [{}, {"output_size": 2, "output_ratio": 0.5}, {"output_ratio": 1.5}]:
+        same_error(
+            partial(tnn.FractionalMaxPool2d, 2, **kw),
+            partial(torch.nn.FractionalMaxPool2d, 2, **kw),
+        )
