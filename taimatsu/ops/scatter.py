@@ -301,6 +301,12 @@ def scatter_reduce(
         )
     d = _wrapdim(dim, input._data.ndim)
     _scatter_checks("scatter_reduce", input, d, index, src)
+    if reduce in ("amax", "amin") and input._dtype.category == D.COMPLEX:
+        from ._dispatch import scalar_name
+
+        raise NotImplementedError(
+            f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for '{scalar_name(input._dtype)}'"
+        )
     xp = xp_for(input)
     base = input
     if not include_self:

@@ -1,0 +1,30 @@
+"""Complex entries for the matmul family not covered by opdb_linalg's ``*.complex`` entries.
+
+The samples are opdb_linalg's; the float sample data becomes complex with a nonzero imaginary
+part (tests/opdb.py). The VJPs follow PyTorch's convention: for ``a @ b`` the partials are
+conjugated (grad_a = g @ b^H), and the gradient checks run in complex128.
+"""
+
+from __future__ import annotations
+
+from opdb import COMPLEX_DTYPES, OpInfo, register
+from opdb_linalg import FUSED, einsum_samples, inner_samples, outer_samples, tensordot_samples
+from opdb_linalg import _fused_samples as fused_samples
+
+
+def _reg(name, op, samples, **kw):
+    register(OpInfo(name=f"{name}.complex", op=op, samples=samples, dtypes=COMPLEX_DTYPES, **kw))
+
+
+for _fn, _samples in (("outer", outer_samples), ("ger", outer_samples), ("inner", inner_samples)):
+    _reg(_fn, lambda T, a, b, _fn=_fn: getattr(T, _fn)(a, b), _samples, method=lambda a, b, _fn=_fn: getattr(a, _fn)(b))
+for _fn, _shapes in FUSED.items():
+    _reg(_fn, lambda T, *a, _fn=_fn, **k: getattr(T, _fn)(*a, **k), fused_samples(_shapes[:2]))
+    _reg(
+        _fn + "_",
+        lambda T, *a, _fn=_fn, **k: getattr(T, _fn)(*a, **k),
+        fused_samples(_shapes[:1]),
+        inplace=lambda x, *a, _fn=_fn, **k: getattr(x, _fn + "_")(*a, **k),
+    )
+_reg("tensordot", lambda T, a, b, **k: T.tensordot(a, b, **k), tensordot_samples)
+_reg("einsum", lambda T, eq, *ops: T.einsum(eq, *ops), einsum_samples, grad_fn=False)
