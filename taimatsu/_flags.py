@@ -14,7 +14,12 @@ import warnings
 from . import _device
 from . import _dtype as D
 
-_state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "warn_always": False}
+_state = {
+    "deterministic": False,
+    "warn_only": False,
+    "matmul_precision": "highest",
+    "warn_always": False,
+}
 _warned_once: set = set()
 
 
@@ -55,7 +60,9 @@ def set_deterministic_debug_mode(debug_mode) -> None:
     elif not isinstance(debug_mode, int):
         raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
     if debug_mode not in (0, 1, 2):
-        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+        raise RuntimeError(
+            f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
+        )
     use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
 
 
@@ -68,7 +75,8 @@ def get_deterministic_debug_mode() -> int:
 # ---- float32 matmul precision --------------------------------------------------------------------------
 def set_float32_matmul_precision(precision: str) -> None:
     if not isinstance(precision, str):
-        raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
+        msg = f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}"
+        raise RuntimeError(msg)  # noqa: TRY004 (PyTorch's type)
     if precision not in ("highest", "high", "medium"):
         warnings.warn(
             f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
@@ -88,7 +96,7 @@ def get_float32_matmul_precision() -> str:
 # ---- warn always ----------------------------------------------------------------------------------------
 def set_warn_always(b: bool) -> None:
     if not isinstance(b, bool):
-        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")  # noqa: TRY004 (PyTorch's type)
     _state["warn_always"] = b
 
 
@@ -99,7 +107,7 @@ def is_warn_always_enabled() -> bool:
 # ---- flush denormal -------------------------------------------------------------------------------------
 def set_flush_denormal(mode: bool) -> bool:
     if not isinstance(mode, bool):
-        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")  # noqa: TRY004 (PyTorch's type)
     return False
 
 
@@ -110,7 +118,8 @@ def set_default_device(device) -> None:
         _device._default_device[0] = None
         return
     if isinstance(device, int) and not isinstance(device, bool):
-        raise RuntimeError("Cannot access accelerator device when none is available.")
+        # an index means the current accelerator: PyTorch's error on a machine without one
+        raise RuntimeError("Cannot access accelerator device when none is available.")  # noqa: TRY004
     d = _device.as_device(device if isinstance(device, _device.device) else _device.device(device))
     _device._default_device[0] = None if d.type == "cpu" else d
 
@@ -139,7 +148,9 @@ def set_default_tensor_type(t, /) -> None:
     elif isinstance(t, _legacy._LegacyMeta):
         dt, device_type = t._legacy_dtype, t._device_type
     else:
-        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
     if dt not in (D.float32, D.float64, D.float16, D.bfloat16):
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(dt)

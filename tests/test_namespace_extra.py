@@ -8,9 +8,9 @@ error types and messages); differentiable ones also pass float64 gradcheck.
 from __future__ import annotations
 
 import pytest
+from oracle_expr import same
 
 import taimatsu
-from oracle_expr import same
 from taimatsu.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
@@ -42,8 +42,8 @@ MISC = [
     "T.is_conj(3)", "T.is_same_size(T.ones(2), 3)", "T.resolve_conj(T.tensor([1+2j])).is_conj()",
     "T.fill(T.ones(2, 3), 2)", "T.fill(T.ones(2, dtype=T.int32), 2.7)", "T.fill(T.ones(2, dtype=T.int32), T.tensor(2.7))",
     "T.fill(T.ones(2), T.ones(2))",
-    "x = T.ones(2, 3, requires_grad=True); v = T.tensor(2., requires_grad=True); r = T.fill(x, v); "
-    "r.backward(T.ones(2, 3)); (r.grad_fn.name(), x.grad, v.grad)",
+    ("x = T.ones(2, 3, requires_grad=True); v = T.tensor(2., requires_grad=True); r = T.fill(x, v); "
+    "r.backward(T.ones(2, 3)); (r.grad_fn.name(), x.grad, v.grad)"),
     "x = T.ones(2, 3, requires_grad=True); r = T.fill(x, 5.); (r, len(r.grad_fn.next_functions))",
 ]  # fmt: skip
 
@@ -161,8 +161,8 @@ WINDOWS = [
 
 OFF = "; T.use_deterministic_algorithms(False)"
 FLAGS = [
-    "(T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(), "
-    "T.get_deterministic_debug_mode())",
+    ("(T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(), "
+    "T.get_deterministic_debug_mode())"),
     "T.use_deterministic_algorithms(True, warn_only=True); r = (T.are_deterministic_algorithms_enabled(), "
     "T.is_deterministic_algorithms_warn_only_enabled(), T.get_deterministic_debug_mode())" + OFF + "; r",
     "T.use_deterministic_algorithms(True); r = T.get_deterministic_debug_mode()" + OFF + "; r",
@@ -174,19 +174,19 @@ FLAGS = [
     "T.set_deterministic_debug_mode(2); T.set_deterministic_debug_mode(0); T.are_deterministic_algorithms_enabled()",
     "T.set_deterministic_debug_mode('bad')", "T.set_deterministic_debug_mode(5)", "T.set_deterministic_debug_mode(1.0)",
     "T.get_float32_matmul_precision()",
-    "T.set_float32_matmul_precision('high'); r = T.get_float32_matmul_precision(); "
-    "T.set_float32_matmul_precision('highest'); r",
-    "T.set_float32_matmul_precision('medium'); r = T.get_float32_matmul_precision(); "
-    "T.set_float32_matmul_precision('highest'); r",
+    ("T.set_float32_matmul_precision('high'); r = T.get_float32_matmul_precision(); "
+    "T.set_float32_matmul_precision('highest'); r"),
+    ("T.set_float32_matmul_precision('medium'); r = T.get_float32_matmul_precision(); "
+    "T.set_float32_matmul_precision('highest'); r"),
     "T.set_float32_matmul_precision(3)",
-    "import warnings\nwith warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
-    "    T.set_float32_matmul_precision('bad')\n[str(x.message) for x in w], T.get_float32_matmul_precision()",
+    ("import warnings\nwith warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+    "    T.set_float32_matmul_precision('bad')\n[str(x.message) for x in w], T.get_float32_matmul_precision()"),
     "T.is_warn_always_enabled()", "T.set_warn_always(True); r = T.is_warn_always_enabled(); T.set_warn_always(False); r",
     "T.set_warn_always(1)", "T.set_flush_denormal(1)", "isinstance(T.set_flush_denormal(False), bool)",
     "T.get_default_device()", "T.set_default_device('cpu'); T.get_default_device()",
     "T.set_default_device(None); T.get_default_device()", "T.set_default_device('bad')",
-    "T.set_default_tensor_type(T.DoubleTensor); r = (T.get_default_dtype(), T.tensor([1.]).dtype, T.ones(1).dtype); "
-    "T.set_default_tensor_type(T.FloatTensor); r",
+    ("T.set_default_tensor_type(T.DoubleTensor); r = (T.get_default_dtype(), T.tensor([1.]).dtype, T.ones(1).dtype); "
+    "T.set_default_tensor_type(T.FloatTensor); r"),
     "T.set_default_tensor_type('torch.HalfTensor'); r = T.get_default_dtype(); T.set_default_tensor_type('torch.FloatTensor'); r",
     "T.set_default_tensor_type(T.IntTensor)", "T.set_default_tensor_type('torch.IntTensor')",
     "T.set_default_tensor_type('bad')", "T.set_default_tensor_type(3)", "T.set_default_tensor_type(T.float64)",
@@ -238,8 +238,8 @@ COPIES = [
     "x = T.tensor([1+2j, 3-4j]); r = T.view_as_real_copy(x); (r, r.is_contiguous())",
     "T.view_as_complex_copy(T.tensor([[1., 2.], [3., 4.]]))",
     "T.view_as_complex_copy(T.tensor([[1., 2.], [3., 4.]], requires_grad=True))",
-    "x = T.tensor([1+2j, 3-4j], requires_grad=True); r = T.view_as_real_copy(x); r.backward(T.ones(2, 2)); "
-    "(r.grad_fn.name(), x.grad)",
+    ("x = T.tensor([1+2j, 3-4j], requires_grad=True); r = T.view_as_real_copy(x); r.backward(T.ones(2, 2)); "
+    "(r.grad_fn.name(), x.grad)"),
     "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32)",
     "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int32, count=2, offset=4)",
     "import array\na = array.array('i', [1, 2, 3]); T.frombuffer(a, dtype=T.int16)",
@@ -328,9 +328,17 @@ GRADCHECKS = {
 def test_gradcheck(name):
     fn, *shapes = GRADCHECKS[name]
     inputs = [_f64(*s) for s in shapes]
-    if name in ("gradient_coords", "cumulative_trapezoid_x"):  # coordinates must be strictly increasing
-        inputs[1] = taimatsu.tensor(sorted(range(shapes[1][0])), dtype=taimatsu.float64).mul(1.3).add(
-            inputs[1].detach().abs() * 0.1).cumsum(0).requires_grad_()
+    if name in (
+        "gradient_coords",
+        "cumulative_trapezoid_x",
+    ):  # coordinates must be strictly increasing
+        inputs[1] = (
+            taimatsu.tensor(sorted(range(shapes[1][0])), dtype=taimatsu.float64)
+            .mul(1.3)
+            .add(inputs[1].detach().abs() * 0.1)
+            .cumsum(0)
+            .requires_grad_()
+        )
     assert gradcheck(fn, inputs)
     assert gradgradcheck(fn, inputs)
 
@@ -366,7 +374,9 @@ def test_set_default_tensor_type_warns_once_unless_warn_always():
             taimatsu.set_default_tensor_type(taimatsu.FloatTensor)
             taimatsu.set_warn_always(True)
             taimatsu.set_default_tensor_type(taimatsu.FloatTensor)
-        assert [str(x.message)[:55] for x in w] == ["torch.set_default_tensor_type() is deprecated as of PyT"] * 2
+        assert [str(x.message)[:55] for x in w] == [
+            "torch.set_default_tensor_type() is deprecated as of PyT"
+        ] * 2
     finally:
         taimatsu.set_warn_always(False)
         taimatsu.set_default_dtype(taimatsu.float32)

@@ -129,7 +129,9 @@ def _gradient_spacings(input: Tensor, spacing, dims, dim_given: bool) -> list:
     if any(isinstance(s, Tensor) for s in spacing):
         for i, s in enumerate(spacing):
             if not isinstance(s, Tensor):
-                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(s).__name__}")
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument 1, but got {type(s).__name__}"
+                )
             if s.dim() != 1:
                 raise RuntimeError(
                     "torch.gradient expected each element of spacing to have one dimension, but got an "
@@ -140,7 +142,7 @@ def _gradient_spacings(input: Tensor, spacing, dims, dim_given: bool) -> list:
 
 def _uniform_gradient(y: Tensor, h, d: int, edge_order: int) -> Tensor:
     n = y.shape[d]
-    s = lambda start, length: y.narrow(d, start, length)  # noqa: E731
+    s = lambda start, length: y.narrow(d, start, length)
     inner = (s(2, n - 2) - s(0, n - 2)) / (2 * h)
     if edge_order == 1:
         first = (s(1, 1) - s(0, 1)) / h
@@ -153,7 +155,7 @@ def _uniform_gradient(y: Tensor, h, d: int, edge_order: int) -> Tensor:
 
 def _coordinate_gradient(y: Tensor, x: Tensor, d: int, edge_order: int) -> Tensor:
     n, nd = y.shape[d], y.dim()
-    s = lambda start, length: y.narrow(d, start, length)  # noqa: E731
+    s = lambda start, length: y.narrow(d, start, length)
     dx = _diff(x, 0)
     hl, hr = _along(dx[:-1], d, nd), _along(dx[1:], d, nd)
     a = -hr / (hl * (hl + hr))
@@ -188,7 +190,9 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     for d in dims:
         if input.shape[d] < edge_order + 1:
-            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
     y = _as_float(input)
     out = []
     for d, h in zip(dims, spacings):

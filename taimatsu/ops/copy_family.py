@@ -151,7 +151,9 @@ def view_as_complex_copy(input: Tensor) -> Tensor:
     from .pointwise import view_as_complex
 
     if _gm.enabled and input._rg:
-        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for outputs with complex dtype.")
+        raise RuntimeError(
+            "view_as_complex_copy does not support automatic differentiation for outputs with complex dtype."
+        )
     return _copy_of(input, view_as_complex)
 
 
@@ -209,7 +211,9 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 # ---- frombuffer ------------------------------------------------------------------------------------------------
-def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+def frombuffer(
+    buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False
+) -> Tensor:
     """A 1-D tensor sharing memory with a Python buffer (bytes-like objects are read-only in
     NumPy: writing through the tensor then fails, where PyTorch warns and allows it)."""
     try:

@@ -21,7 +21,12 @@ from .extrema import _return_type, return_types
 return_types.histogram = _return_type("histogram", ("hist", "bin_edges"))
 return_types.histogramdd = _return_type("histogramdd", ("hist", "bin_edges"))
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+_C_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+}
 
 
 def _c_name(dt: D.dtype) -> str:
@@ -32,7 +37,9 @@ def _check_dtype(input: Tensor) -> None:
     if input._dtype not in (D.float32, D.float64):
         from ._dispatch import scalar_name
 
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_name(input._dtype)}'")
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{scalar_name(input._dtype)}'"
+        )
 
 
 def _check_input(input: Tensor) -> int:
@@ -67,9 +74,13 @@ def _edges_from_count(input: Tensor, samples: np.ndarray, d: int, bins: int, rng
     else:
         lo, hi = 0.0, 1.0
     if lo > hi:
-        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {d}")
+        raise RuntimeError(
+            f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for dimension {d}"
+        )
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite")
+        raise RuntimeError(
+            f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite"
+        )
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return linspace(lo, hi, bins + 1, dtype=input._dtype)
@@ -102,7 +113,9 @@ def _bin_positions(x: np.ndarray, edges: np.ndarray) -> tuple:
 def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool = False):
     """A ``D``-dimensional histogram of the rows of ``input`` (shape ``(..., D)``)."""
     n_dims = _check_input(input)
-    samples = np.asarray(input.detach().cpu()._data).reshape(-1, n_dims) if n_dims else np.zeros((0, 0))
+    samples = (
+        np.asarray(input.detach().cpu()._data).reshape(-1, n_dims) if n_dims else np.zeros((0, 0))
+    )
     if isinstance(bins, (int, np.integer)):
         bins = [int(bins)] * n_dims
     bins = list(bins)
@@ -113,7 +126,9 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
                 f"torch.histogramdd: expected {n_dims} sequences of bin edges for a {n_dims}-dimensional "
                 f"histogram but got {len(bins)}"
             )
-        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
     if range is not None and not tensors and len(range) != 2 * n_dims:
         raise RuntimeError(
             f"torch.histogramdd: for a {n_dims}-dimensional histogram range should have {2 * n_dims} elements, "
@@ -124,7 +139,9 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
         edges = [_edge_tensor(input, b, d) for d, b in enumerate(bins)]
     _check_dtype(input)
     if not tensors:
-        edges = [_edges_from_count(input, samples[:, d], d, int(b), range) for d, b in enumerate(bins)]
+        edges = [
+            _edges_from_count(input, samples[:, d], d, int(b), range) for d, b in enumerate(bins)
+        ]
     edge_arrays = [np.asarray(e.detach().cpu()._data).astype(np.float64) for e in edges]
     flat, keep = np.zeros(samples.shape[0], np.int64), np.ones(samples.shape[0], np.bool_)
     shape = tuple(max(e.size - 1, 0) for e in edge_arrays)
@@ -132,19 +149,36 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
         pos, inside = _bin_positions(samples[:, d].astype(np.float64), e)
         flat = flat * shape[d] + pos
         keep &= inside
-    w = None if weight is None else np.asarray(weight.detach().cpu()._data).reshape(-1).astype(np.float64)[keep]
+    w = (
+        None
+        if weight is None
+        else np.asarray(weight.detach().cpu()._data).reshape(-1).astype(np.float64)[keep]
+    )
     size = int(np.prod(shape))
-    hist = np.bincount(flat[keep], weights=w, minlength=size)[:size].astype(np.float64).reshape(shape)
+    hist = (
+        np.bincount(flat[keep], weights=w, minlength=size)[:size].astype(np.float64).reshape(shape)
+    )
     if density:
         hist = hist / hist.sum()
         for d, e in enumerate(edge_arrays):
-            hist = hist / np.diff(e).reshape([-1 if i == d else 1 for i in builtins.range(len(shape))])
+            hist = hist / np.diff(e).reshape(
+                [-1 if i == d else 1 for i in builtins.range(len(shape))]
+            )
     out = _wrap(hist.astype(input._dtype.np), input._dtype).to(input.device)
     return return_types.histogramdd((out, tuple(e.to(input.device) for e in edges)))
 
 
-def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = False):
+def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = False, out=None):
     """A 1-D histogram of all elements of ``input``: ``(hist, bin_edges)``."""
+    if out is not None:
+        from ._dispatch import check_out, write_out
+
+        r = histogram(input, bins, range=range, weight=weight, density=density)
+        msg = "torch.histogram: input tensor and {0} tensor should have the same dtype, but got input {{res_cpp}} and {0} {{out_cpp}}"
+        msgs = (msg.format("hist"), msg.format("bin_edges") + " for dimension 0")
+        check_out(tuple(out), tuple(r), "histogram", msgs)
+        edges = write_out(out[1], r[1], "histogram")  # PyTorch resizes (and warns about) bin_edges first
+        return return_types.histogram((write_out(out[0], r[0], "histogram"), edges))
     flat = input.reshape(-1, 1)
     w = None if weight is None else weight.reshape(-1)
     b = [bins] if isinstance(bins, Tensor) else bins

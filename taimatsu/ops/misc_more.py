@@ -21,7 +21,9 @@ from .shape_more import _tangent
 
 def _need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
 
 
 # ---- isin ----------------------------------------------------------------------------------------------
@@ -34,7 +36,13 @@ _ISIN_SIGNATURES = (
 
 def _isin_checked_dtype(x) -> None:
     # A Python number is wrapped as a double-precision tensor here, not the default dtype.
-    dt = x._dtype if isinstance(x, Tensor) else D.complex128 if isinstance(x, complex) else D.scalar_dtype(x)
+    dt = (
+        x._dtype
+        if isinstance(x, Tensor)
+        else D.complex128
+        if isinstance(x, complex)
+        else D.scalar_dtype(x)
+    )
     if dt is D.bool or dt.category == D.COMPLEX:
         raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_name(dt)}")
 
@@ -79,7 +87,9 @@ def unravel_index(indices: Tensor, shape) -> tuple:
     elif isinstance(shape, Sequence):
         for s in shape:
             if not isinstance(s, (int, np.integer)):
-                raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(s)}")
+                raise TypeError(
+                    f"expected 'shape' sequence to only contain ints, but got {type(s)}"
+                )
         shape = tuple(int(s) for s in shape)
     else:
         raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")

@@ -20,7 +20,9 @@ def _gamma_forward(fname: str):
     def forward(xp, a, x):
         # scipy has float32/float64 loops; half types go through float32 and round once.
         work = a.dtype if a.dtype in (np.float32, np.float64) else np.float32
-        return getattr(_special(xp), fname)(a.astype(work, copy=False), x.astype(work, copy=False)).astype(a.dtype, copy=False)
+        return getattr(_special(xp), fname)(
+            a.astype(work, copy=False), x.astype(work, copy=False)
+        ).astype(a.dtype, copy=False)
 
     return forward
 
@@ -58,14 +60,22 @@ def _floats_only(kernel: str):
 
 
 _check, _checkc = _floats_only("igamma_cpu"), _floats_only("igammac_cpu")
-_igamma, igamma_ = binary("igamma", _gamma_forward("gammainc"), _gamma_vjp("igamma", 1.0), _gamma_jvp("igamma", 1.0), check=_check)
+_igamma, igamma_ = binary(
+    "igamma",
+    _gamma_forward("gammainc"),
+    _gamma_vjp("igamma", 1.0),
+    _gamma_jvp("igamma", 1.0),
+    check=_check,
+)
 _igammac, igammac_ = binary("igammac", _gamma_forward("gammaincc"), _gamma_vjp("igammac", -1.0), _gamma_jvp("igammac", -1.0), check=_checkc)  # fmt: skip
 
 
 def _tensors_only(name: str, input, other) -> None:
     for arg, v, pos in (("input", input, 1), ("other", other, 2)):
         if not isinstance(v, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}")
+            raise TypeError(
+                f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}"
+            )
 
 
 def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -107,7 +117,9 @@ def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Te
 
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) > 2:
-        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
+        raise RuntimeError(
+            f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead."
+        )
     if input._dtype.category < D.FLOAT:
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got {scalar_name(input._dtype)} instead."
@@ -129,11 +141,17 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     from .random import _gen
 
     if count._dtype.category != D.FLOAT:
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {scalar_name(count._dtype)}")
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {scalar_name(count._dtype)}"
+        )
     if prob._dtype is not count._dtype:
-        raise RuntimeError(f"Found dtype {scalar_name(prob._dtype)} but expected {scalar_name(count._dtype)}")
+        raise RuntimeError(
+            f"Found dtype {scalar_name(prob._dtype)} but expected {scalar_name(count._dtype)}"
+        )
     if count._dtype not in (D.float32, D.float64):
-        raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{scalar_name(count._dtype)}'")
+        raise NotImplementedError(
+            f"\"binomial_cpu\" not implemented for '{scalar_name(count._dtype)}'"
+        )
     n, p = np.broadcast_arrays(np.asarray(count.cpu()._data), np.asarray(prob.cpu()._data))
     rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
     draws = rng.binomial(np.maximum(n, 0).astype(np.int64), np.clip(np.nan_to_num(p), 0.0, 1.0))

@@ -33,7 +33,9 @@ def _checked(name: str, window_length, dtype) -> D.dtype:
             f"{name}(): argument 'window_length' (position 1) must be int, not {type(window_length).__name__}"
         )
     if window_length < 0:
-        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+        raise RuntimeError(
+            f"{name} requires non-negative window_length, got window_length={window_length}"
+        )
     dt = D.get_default_dtype() if dtype is None else dtype
     if dt.category == D.COMPLEX:
         from ._dispatch import scalar_name
@@ -58,7 +60,9 @@ def _make(name: str, window_length, periodic, dtype, device, requires_grad, body
         work = np.float64 if dt is D.float64 else np.float32
         step = _rounder(dt.np, work)
         values = body(step(np.arange(m, dtype=work)), m, work, step)[:n]
-    return tensor(np.asarray(values).astype(dt.np), dtype=dt, device=device, requires_grad=requires_grad)
+    return tensor(
+        np.asarray(values).astype(dt.np), dtype=dt, device=device, requires_grad=requires_grad
+    )
 
 
 def _rounder(target, work):
@@ -84,13 +88,29 @@ def _hamming_body(alpha: float, beta: float):
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype=None, layout=None, device=None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``alpha - beta * cos(2 pi n / (N - 1))``."""
-    return _make("hamming_window", window_length, periodic, dtype, device, requires_grad, _hamming_body(alpha, beta))
+    return _make(
+        "hamming_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        _hamming_body(alpha, beta),
+    )
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                 pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``0.5 - 0.5 * cos(2 pi n / (N - 1))`` (PyTorch computes it as a hamming window)."""
-    return _make("hann_window", window_length, periodic, dtype, device, requires_grad, _hamming_body(0.5, 0.5))
+    return _make(
+        "hann_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        _hamming_body(0.5, 0.5),
+    )
 
 
 def _blackman_body(n, m, work, r):
@@ -103,7 +123,9 @@ def _blackman_body(n, m, work, r):
 def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
-    return _make("blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman_body)
+    return _make(
+        "blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman_body
+    )
 
 
 def _bartlett_body(n, m, work, r):
@@ -116,7 +138,9 @@ def _bartlett_body(n, m, work, r):
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
                     pin_memory: bool = False, requires_grad: bool = False) -> Tensor:  # fmt: skip
     """The triangular window ``1 - |2n / (N - 1) - 1|``."""
-    return _make("bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett_body)
+    return _make(
+        "bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett_body
+    )
 
 
 def kaiser_window(window_length: int, periodic=_UNSET, beta=_UNSET, *, dtype=None, layout=None, device=None,
