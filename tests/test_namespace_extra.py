@@ -230,6 +230,8 @@ COPIES = [
     _many("T.unbind_copy(x)"), _many("T.unbind_copy(x, 1)"),
     _many("T.unsafe_split(x, 2, 1)"), _many("T.unsafe_chunk(x, 2, 1)"), _many("T.unsafe_chunk(x, 3)"),
     _many("T.unsafe_split_with_sizes(x, [1, 2], 1)"),
+    X6 + "y = x * 2; r = T.permute_copy(y, [1, 0]); r.backward(T.arange(6.).reshape(3, 2)); "
+    "(r.grad_fn.name(), r.grad_fn.next_functions[0][0].name(), x.grad)",
     X6 + "T.view_copy(x, [4, 2])", X6 + "T.permute_copy(x, [0])", X6 + "T.select_copy(x, 0, 5)",
     X6 + "T.expand_copy(x, [3, 2])", X6 + "T.split_with_sizes_copy(x, [1, 1], 1)", X6 + "T.unsafe_split(x, 0)",
     X6 + "T.diagonal_copy(x, 0, 0, 0)", X6 + "T.unfold_copy(x, 1, 4, 1)",

@@ -27,6 +27,13 @@ def _delegate(node, *grads):
     return node.inner.apply(*grads)
 
 
+def _delegating(inner, inputs, out, name: str | None = None) -> None:
+    """Record a node named ``name`` (default: ``inner``'s name + ``_copy``) on ``out`` that runs
+    ``inner``'s backward over ``inner``'s own edges."""
+    node = record(_copy_node(inner, name), inputs, out, (), inner=inner)
+    node.next_functions, node._shapes = inner.next_functions, inner._shapes
+
+
 def _copy_node(inner, name: str | None = None) -> type:
     name = name or type(inner).__name__ + "_copy"
     cls = _COPY_NODES.get(name)
@@ -41,7 +48,7 @@ def renamed(input: Tensor, result: Tensor, name: str) -> Tensor:
     if result.grad_fn is None:
         return result
     r = _wrap(result._data, result._dtype, result._device)
-    record(_copy_node(result.grad_fn, name), (input,), r, (), inner=result.grad_fn)
+    _delegating(result.grad_fn, (input,), r, name)
     if result._fw is not None:
         r._fw = result._fw
         _register(r)
@@ -65,7 +72,7 @@ def _copy_of(input: Tensor, view_fn):
     copies = [_fresh(o) for o in views]
     inner = views[0].grad_fn if track and views else None
     if inner is not None:
-        record(_copy_node(inner), (input,), copies if multi else copies[0], (), inner=inner)
+        _delegating(inner, (input,), copies if multi else copies[0])
     if _fw_state.level and input._fw is not None:
         tangents = view_fn(input._fw)
         for c, t in zip(copies, tangents if multi else (tangents,)):
