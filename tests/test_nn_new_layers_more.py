@@ -320,3 +320,50 @@ def test_fractional_max_pool_functional_and_errors():
             partial(tnn.FractionalMaxPool2d, 2, **kw),
             partial(torch.nn.FractionalMaxPool2d, 2, **kw),
         )
+
+
+# ---- AdaptiveLogSoftmaxWithLoss ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kw,target",
+    [
+        ({"cutoffs": [5, 12], "div_value": 2.0, "head_bias": True}, [0, 7, 19, 3, 12, 5]),
+        ({"cutoffs": [4]}, [1, 2, 3, 0]),  # every target in the shortlist
+        ({"cutoffs": [3, 10]}, [15]),  # one row, in the last cluster
+        ({"cutoffs": [3, 10]}, 11),  # an unbatched (0-d) target
+    ],
+)
+def test_adaptive_log_softmax(kw, target):
+    t, o = _module_pair("AdaptiveLogSoftmaxWithLoss", 8, 20, **kw)
+    assert repr(t) == repr(o)
+    y = torch.tensor(target)
+    x = torch.randn(*y.shape, 8, requires_grad=True)
+    tx = T(x, True)
+    oo, to = o(x, y), t(tx, T(y))
+    assert type(to).__name__ == "_ASMoutput" and to._fields == oo._fields
+    close(to.output, oo.output)
+    close(to.loss, oo.loss)
+    oo.loss.backward()
+    to.loss.backward()
+    close(tx.grad, x.grad)
+    for (_, a), (_, b) in zip(t.named_parameters(), o.named_parameters()):
+        if b.grad is None:
+            assert a.grad is None or not a.grad.abs().sum().item()
+        else:
+            close(a.grad, b.grad)
+    if y.dim():
+        close(t.log_prob(tx), o.log_prob(x))
+        np.testing.assert_array_equal(t.predict(tx).numpy(), o.predict(x).numpy())
+
+
+def test_adaptive_log_softmax_errors():
+    for cutoffs in ([], [5, 3], [0, 4], [4, 20], [4, 4], [2.5]):
+        same_error(
+            partial(tnn.AdaptiveLogSoftmaxWithLoss, 8, 20, cutoffs),
+            partial(torch.nn.AdaptiveLogSoftmaxWithLoss, 8, 20, cutoffs),
+        )
+    t, o = _module_pair("AdaptiveLogSoftmaxWithLoss", 4, 10, [3])
+    cases = [(torch.randn(3, 4), torch.tensor([1, 2])), (torch.randn(3, 4, 1), torch.tensor([1, 2, 3])),
+             (torch.randn(2, 4), torch.tensor(1)), (torch.randn(2, 4), torch.ones(2, 2, dtype=torch.long)),
+             (torch.randn(2, 4), torch.tensor([1, 10])), (torch.randn(2, 4), torch.tensor([-1, 3]))]  # fmt: skip
+    for x, y in cases:
+        same_error(partial(t, T(x), T(y)), partial(o, x, y))

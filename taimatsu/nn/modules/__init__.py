@@ -247,6 +247,7 @@ __all__ = [
 
 # Added with issue #4 (kept apart so the lists above stay as they were).
 from .activation import RReLU
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .container import Container
 from .conv import ConvTranspose3d
 from .flatten import Unflatten
@@ -280,6 +281,7 @@ from .pooling import (
 
 __all__ += [
     "AdaptiveAvgPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AdaptiveMaxPool3d",
     "Bilinear",
     "Container",
