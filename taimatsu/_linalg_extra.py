@@ -10,10 +10,10 @@ import math
 import numpy as np
 
 from . import _dtype as D
+from ._linalg_norms import CASTABLE
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from ._linalg_norms import CASTABLE
 from .linalg import _h, _sname, inv, matmul, solve
 from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
 

@@ -143,7 +143,6 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
     res = _LuInfo(LU, piv, info) if get_infos else (LU, piv)
     if out is not None:
-        from .ops._dispatch import write_out
 
         from .ops._dispatch import _store
 

@@ -345,7 +345,7 @@ def _lstsq_jvp(A, B, X, R, vec):
     if vec:
         B, X, dB = B.unsqueeze(-1), X.unsqueeze(-1), dB.unsqueeze(-1)
     Pi = _pinv_full_rank(A)
-    m, n = A.shape[-2], A.shape[-1]
+    n = A.shape[-1]
     from .ops.creation import eye
 
     r = matmul(A, X) - B

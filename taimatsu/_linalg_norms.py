@@ -17,7 +17,7 @@ from . import _dtype as D
 from ._tensor import Tensor, _wrap, _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .linalg import _Inv, _h, _sname, matmul, vector_norm
+from .linalg import _h, _Inv, _sname, matmul, vector_norm
 from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
 
 
