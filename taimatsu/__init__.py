@@ -171,8 +171,8 @@ def eig(*args, **kwargs):
     )
 
 
-def inverse(input: Tensor) -> Tensor:
-    return linalg.inv(input)
+def inverse(input: Tensor, *, out=None) -> Tensor:
+    return linalg.inv(input, out=out)
 
 
 def det(input: Tensor) -> Tensor:
@@ -180,16 +180,20 @@ def det(input: Tensor) -> Tensor:
 
 
 def logdet(input: Tensor) -> Tensor:
+    """PyTorch's composite: ``where(sign == -1, nan, logabsdet)``, or ``log(sign) + logabsdet`` if complex."""
+    linalg._square("logdet:", input, "low")
     sign, logabs = linalg.slogdet(input)
-    return where(sign < 0, nan, logabs)
+    if input.is_complex():
+        return sign.log() + logabs
+    return where(sign == -1, nan, logabs)
 
 
-def slogdet(input: Tensor):
-    return linalg.slogdet(input)
+def slogdet(input: Tensor, *, out=None):
+    return linalg.slogdet(input, out=out, _name="slogdet", _rtype=linalg.SlogdetResult)
 
 
-def matrix_power(input: Tensor, n: int) -> Tensor:
-    return linalg.matrix_power(input, n)
+def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
+    return linalg.matrix_power(input, n, out=out, _name="matrix_power")
 
 
 from ._linalg_decomp import legacy_cholesky as cholesky, legacy_qr as qr, legacy_svd as svd  # noqa: E402, F401

@@ -13,7 +13,7 @@ from . import _dtype as D
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import _fw_state, node_class, record, xp_for
+from .ops._dispatch import OUT_EXACT, _fw_state, node_class, record, write_out, xp_for
 from .ops.linalg import matmul
 from .ops.reduction import _return_type, vector_norm  # noqa: F401  (re-exported)
 
@@ -21,23 +21,29 @@ _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _Eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+SlogdetResult = _return_type("slogdet", ("sign", "logabsdet"))  # torch.slogdet's
 _QR = _return_type("linalg_qr", ("Q", "R"))
 _SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
 
 
-def _square(name: str, A: Tensor) -> None:
+def _square(name: str, A: Tensor, low: str = "") -> None:
+    """PyTorch's checks of a batch of square float/complex matrices, prefixed ``linalg.{name}: ``
+    (``name`` may carry its own prefix, "logdet"). ``low``: how half/bfloat16 are refused
+    ("low": Low precision dtypes; "lu_cpu"/"linalg_eigh_cpu": the kernel is not implemented)."""
+    pre = name if ":" in name else f"linalg.{name}:"
     if A.dim() < 2:
-        raise RuntimeError(
-            f"linalg.{name}: The input tensor A must have at least 2 dimensions."
-        )
+        raise RuntimeError(f"{pre} The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
-            f"linalg.{name}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+            f"{pre} A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
         )
-    if A._dtype.category < D.FLOAT or A._dtype in (D.float16, D.bfloat16):
-        raise RuntimeError(
-            f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_sname(A)}"
-        )
+    lowp = A._dtype in (D.float16, D.bfloat16)
+    if low.endswith("_cpu") and (lowp or (low == "linalg_eigh_cpu" and A._dtype.category < D.FLOAT)):
+        raise NotImplementedError(f"\"{low}\" not implemented for '{_sname(A)}'")
+    if lowp and low == "low":
+        raise RuntimeError(f"{pre} Low precision dtypes not supported. Got {_sname(A)}")
+    if A._dtype.category < D.FLOAT or lowp:
+        raise RuntimeError(f"{pre} Expected a floating point or complex tensor as input. Got {_sname(A)}")
 
 
 def _sname(t):
@@ -68,66 +74,75 @@ def _inv_vjp(node, g):
 _Inv = node_class("LinalgInvExBackward0", _inv_vjp)
 
 
+def _singular_inv(A: Tensor, name: str = "linalg.inv"):
+    """PyTorch's error for a singular matrix: LAPACK getrf's first zero pivot, per batch element."""
+    from ._linalg_decomp import _batch_msg, _LinAlgError
+    from ._linalg_lu import _getrf
+
+    info = _getrf(np.asarray(A._data))[2].reshape(-1)
+    i = int(np.flatnonzero(info)[0]) if info.any() else 0
+    return _LinAlgError(f"{name}: " + _batch_msg(i, A.dim() > 2, (
+        f"The diagonal element {int(info[i])} is zero, the inversion could not be completed because the input "
+        "matrix is singular."
+    )))  # fmt: skip
+
+
 def inv(A: Tensor, *, out=None) -> Tensor:
-    _square("inv", A)
+    _square("inv", A, "low")
     xp = xp_for(A)
     try:
         data = xp.linalg.inv(A._data)
     except np.linalg.LinAlgError:
-        raise RuntimeError(
-            "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input "
-            "matrix is singular."
-        ) from None
+        raise _singular_inv(A) from None
     r = _wrap(data.astype(A._dtype.np, copy=False), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_Inv, (A,), r, (r,))
     if _fw_state.level and A._fw is not None:  # d(A^-1) = -A^-1 dA A^-1
         r._fw = on_primals(lambda X, dA: -matmul(matmul(X, dA), X), r, A._fw)
         _register(r)
-    return r
+    return r if out is None else write_out(out, r, "linalg_inv_ex", OUT_EXACT)
 
 
-def _det_vjp(node, g):
-    A, out = node.saved()
-    scale = (g * out.conj() if A.is_complex() else g * out).unsqueeze(-1).unsqueeze(-1)
-    return (scale * _h(inv(A)),)
-
-
-_Det = node_class("LinalgDetBackward0", _det_vjp)
-
-
-def det(A: Tensor) -> Tensor:
-    _square("det", A)
+def det(A: Tensor, *, out=None) -> Tensor:
+    _square("det", A, "lu_cpu")
     xp = xp_for(A)
     r = _wrap(xp.asarray(xp.linalg.det(A._data), A._dtype.np), A._dtype, A._device)
     if A._rg and _gm.enabled:
-        record(_Det, (A,), r, (A, r))
-    return r
+        record(_G.DetNode, (A,), r, (A, r))
+    if _fw_state.level and A._fw is not None:
+        r._fw = on_primals(_G.det_jvp, A, r, A._fw)
+        _register(r)
+    return r if out is None else write_out(out, r, "_linalg_det", OUT_EXACT)
 
 
-def _slogdet_vjp(node, g_sign, g_logabs):
-    (A,) = node.saved()
-    return ((g_logabs.unsqueeze(-1).unsqueeze(-1)) * _h(inv(A)),)
-
-
-_Slogdet_node = node_class("LinalgSlogdetBackward0", _slogdet_vjp)
-
-
-def slogdet(A: Tensor):
-    _square("slogdet", A)
+def slogdet(A: Tensor, *, out=None, _name: str = "linalg.slogdet", _rtype=_Slogdet):
+    _square(_name.replace("linalg.", ""), A, "low")
+    if out is not None and (not isinstance(out, (tuple, list)) or len(out) != 2):
+        if isinstance(out, (tuple, list)):
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        raise TypeError(f"{_rtype.__name__}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     xp = xp_for(A)
     sign, logabs = xp.linalg.slogdet(A._data)
     s = _wrap(xp.asarray(sign, A._dtype.np), A._dtype, A._device)
     la = _wrap(xp.asarray(logabs, A._dtype.to_real().np), A._dtype.to_real(), A._device)
-    if A._rg and _gm.enabled:
-        record(_Slogdet_node, (A,), (s, la), (A,))
-        s.grad_fn, s._rg = None, False  # the sign is not differentiable
-    return _Slogdet(s, la)
+    if A._rg and _gm.enabled:  # PyTorch's sign carries the node too (it only moves for complex A)
+        record(_G.SlogdetNode, (A,), (s, la), (A, s))
+    if _fw_state.level and A._fw is not None:
+        s._fw, la._fw = on_primals(_G.slogdet_jvp, A, s, A._fw)
+        _register(s)
+        _register(la)
+    if out is not None:
+        s, la = write_out(tuple(out), (s, la), "_linalg_slogdet", OUT_EXACT)
+    return _rtype(s, la)
 
 
 def _solve_vjp(node, g):
     A, X = node.saved()
     vec = node.vec
+    if not node.__dict__.get("left", True):  # X = B A^{-1}: gB = gX A^{-H}, gA = -X^H gB
+        gB = _h(solve(A, _h(g)))
+        gA = -matmul(_h(X), gB) if node.next_functions[0][0] is not None else None
+        return gA, gB
     gB = solve(_h(A), g)
     gA = None
     if node.next_functions[0][0] is not None:
@@ -138,19 +153,62 @@ def _solve_vjp(node, g):
 _Solve = node_class("LinalgSolveExBackward0", _solve_vjp)
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
-    _square("solve", A)
-    if not left:
-        return _h(solve(_h(A), _h(B)))
-    xp = xp_for(A)
+def _solve_checks(A: Tensor, B: Tensor, left: bool) -> bool:
+    """PyTorch's argument checks of linalg.solve; returns whether B is a (batch of) vector(s)."""
+    _square("solve", A, "lu_cpu")
     vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
+    if not vec and B.dim() < 2:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_sname(A)} and B of type "
+            f"{_sname(B)} instead"
+        )
+    n = A.shape[-1]
+    rows, cols = (B.shape[-1], 1) if vec else tuple(B.shape[-2:])
+    if (rows if left else cols) != n:
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+            f"({n}x{n} and {rows}x{cols})"
+        )
+    batch_b = tuple(B.shape[:-1] if vec else B.shape[:-2])
+    try:
+        np.broadcast_shapes(batch_b, tuple(A.shape[:-2]))
+    except ValueError:
+        from .ops._dispatch import broadcast_error
+
+        raise broadcast_error((batch_b, tuple(A.shape[:-2]))) from None
+    return vec
+
+
+def _singular_solve(A: Tensor):
+    from ._linalg_decomp import _batch_msg, _LinAlgError
+    from ._linalg_lu import _getrf
+
+    info = _getrf(np.asarray(A._data))[2].reshape(-1)
+    i = int(np.flatnonzero(info)[0]) if info.any() else 0
+    msg = _batch_msg(i, A.dim() > 2, "The solver failed because the input matrix is singular.")
+    return _LinAlgError("torch.linalg.solve: " + msg)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
+    vec = _solve_checks(A, B, left)
+    r = _solve_right(A, B) if not left else _solve_left(A, B, vec)
+    return r if out is None else write_out(out, r, "_linalg_solve_ex", OUT_EXACT)
+
+
+def _solve_left(A: Tensor, B: Tensor, vec: bool) -> Tensor:
+    xp = xp_for(A)
     b = B._data[..., None] if vec else B._data
+    if b.ndim < 2 or b.shape[-2] != A.shape[-1]:
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({A.shape[-2]}x{A.shape[-1]} and "
+            f"{b.shape[-2] if b.ndim > 1 else 1}x{b.shape[-1]})"
+        )
     try:
         x = xp.linalg.solve(A._data, b)
     except np.linalg.LinAlgError:
-        raise RuntimeError(
-            "torch.linalg.solve: The solver failed because the input matrix is singular."
-        ) from None
+        raise _singular_solve(A) from None
     if vec:
         x = x[..., 0]
     r = _wrap(x.astype(A._dtype.np, copy=False), A._dtype, A._device)
@@ -162,6 +220,36 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     return r
 
 
+def _solve_right(A: Tensor, B: Tensor) -> Tensor:
+    """``X A = B``, one LinalgSolveExBackward0 node like PyTorch."""
+    if B.dim() < 2 or B.shape[-1] != A.shape[-1]:
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation XA = B ({A.shape[-2]}x{A.shape[-1]} and "
+            f"{B.shape[-2] if B.dim() > 1 else 1}x{B.shape[-1]})"
+        )
+    from .autograd.forward_ad import on_primals as _on_primals
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        r = _on_primals(lambda: _h(solve(_h(A), _h(B))).contiguous())
+    r = r.detach()
+    if _gm.enabled and (A._rg or B._rg):
+        record(_Solve, (A, B), r, (A, r), vec=False, left=False)
+    if _fw_state.level and (A._fw is not None or B._fw is not None):
+        r._fw = on_primals(_solve_right_jvp, A, B, r)
+        _register(r)
+    return r
+
+
+def _solve_right_jvp(A, B, X):
+    # dX = (dB - X dA) A^-1
+    rhs = B._fw
+    if A._fw is not None:
+        t = matmul(X, A._fw)
+        rhs = -t if rhs is None else rhs - t
+    return solve(A, rhs, left=False)
+
+
 def _solve_jvp(A, B, X, vec):
     # dX = A^-1 (dB - dA X)
     rhs = B._fw
@@ -171,22 +259,64 @@ def _solve_jvp(A, B, X, vec):
     return solve(A, rhs)
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:
+def matrix_power(A: Tensor, n: int, *, out=None, _name: str = "linalg_matrix_power") -> Tensor:
+    """PyTorch's graph: n=0 copies the identity into a clone of A, n=1 clones, n=2/3 are A@A and
+    (A@A)@A, larger n square-and-multiply with the running product on the left; n<0 uses inv(A)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"{_name}(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are {A.shape[-2]} by "
+            f"{A.shape[-1]} matrices"
+        )
+    if out is not None:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{_name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if not D.can_cast(A._dtype, out._dtype):
+            raise RuntimeError(
+                f"matrix_power: Expected result to be safely castable from {_sname(A)} dtype, but got result "
+                f"with dtype {_sname(out)}"
+            )
+    if n in (0, 1):
+        return _matrix_power_01(A, n, out)
+    if n == -1:
+        return inv(A, out=out)
     if n < 0:
-        return matrix_power(inv(A), -n)
-    if n == 0:
-        from .ops.creation import eye
+        A, n = inv(A), -n
+    if n == 2:
+        r = matmul(A, A)
+    elif n == 3:
+        r = matmul(matmul(A, A), A)
+    else:
+        r = z = None
+        while n:
+            z = A if z is None else matmul(z, z)
+            if n & 1:
+                r = z if r is None else matmul(r, z)
+            n >>= 1
+    return r if out is None else write_out(out, r, "matmul", OUT_EXACT)
 
-        e = eye(A.shape[-1], dtype=A.dtype, device=A.device)
-        return e.expand(A.shape).clone() if A.dim() > 2 else e
-    result, base = None, A
-    while n:
-        if n & 1:
-            result = base if result is None else matmul(result, base)
-        n >>= 1
-        if n:
-            base = matmul(base, base)
-    return result
+
+def _matrix_power_01(A: Tensor, n: int, out):
+    from .ops._dispatch import check_inplace
+    from .ops.creation import eye
+
+    if n == 0:
+        e = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
+        if out is None:  # PyTorch: A.clone().copy_(I), a (zero-gradient) node on A
+            r = A.clone().copy_(e)
+            if r._fw is not None:  # copy_ of a tangent-free source keeps the clone's tangent; it is zero
+                r._fw = r._fw.new_zeros(r.shape)
+            return r
+        r = e
+    else:
+        r = A if out is not None else A.clone()
+    if out is None:
+        return r
+    check_inplace(out)  # out.copy_(...) in PyTorch: a leaf that requires grad is refused
+    return write_out(out, r, "matrix_power", grad=False)
 
 
 def multi_dot(tensors) -> Tensor:
@@ -226,8 +356,24 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)], -1)
 
 
-def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    return (x.conj() * y).sum(dim)
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """``sum(conj(x) * y, dim)``; two 1-D vectors go through ``vdot`` (VdotBackward0), as in PyTorch."""
+    if x._dtype.category < D.FLOAT:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {_sname(x)}")
+    if x._dtype is not y._dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {_sname(x)} and y of "
+            f"type {_sname(y)} instead"
+        )
+    if out is not None and isinstance(out, Tensor) and out._dtype is not x._dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected out of dtype{_sname(x)} but found {_sname(out)}")
+    if x.dim() == 1 and y.dim() == 1 and dim in (-1, 0):
+        from .ops.linalg import vdot
+
+        return vdot(x, y, out=out)
+    from .ops.reduction import sum as _sum
+
+    return _sum((x.conj() if x.is_complex() else x) * y, dim, out=out)
 
 
 # ---- eigen decompositions ------------------------------------------------------------------------------
@@ -255,15 +401,32 @@ def _diag_embed(v: Tensor) -> Tensor:
 
 def _eigvalsh_vjp(node, gL):
     (V,) = node.saved()
-    return (matmul(matmul(V, _diag_embed(gL)), _h(V)),)
+    if _gm.enabled:  # create_graph: V must carry A's history for the second derivative
+        V = eigh(node.A, node.UPLO).eigenvectors
+    return (matmul(matmul(V, _diag_embed(gL.to(V.dtype))), _h(V)),)
 
 
 _EighNode = node_class("LinalgEighBackward0", _eigh_vjp)
 _EigvalshNode = node_class("LinalgEighBackward0", _eigvalsh_vjp)
 
 
+def _eigh_jvp(L, V, dA):
+    # X = V^H dA V: dL = Re diag(X), dV = V (F o X) with F_ij = 1 / (L_j - L_i) off the diagonal.
+    from .ops.creation import eye
+
+    X = matmul(matmul(_h(V), dA), V)
+    dL = X.diagonal(0, -2, -1)
+    dL = dL.real if dL.is_complex() else dL
+    n = L.shape[-1]
+    e = eye(n, dtype=L.dtype, device=L.device)
+    F = (1 - e) / (L.unsqueeze(-2) - L.unsqueeze(-1) + e)
+    return dL, matmul(V, X * F.to(V.dtype))
+
+
 def eigh(A: Tensor, UPLO: str = "L", *, out=None):
-    _square("eigh", A)
+    _square("eigh", A, "linalg_eigh_cpu")
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     xp = xp_for(A)
     w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
     rt = A._dtype.to_real()
@@ -271,24 +434,76 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     V = _wrap(v.astype(A._dtype.np), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_EighNode, (A,), (L, V), (L, V))
+    if _fw_state.level and A._fw is not None:
+        L._fw, V._fw = on_primals(_eigh_jvp, L, V, A._fw)
+        _register(L)
+        _register(V)
     if out is not None:  # PyTorch writes (and resizes) the eigenvectors first
         V, L = _out(tuple(out)[::-1], _Eigh(V, L), "_linalg_eigh")
     return _Eigh(L, V)
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
-    _square("eigvalsh", A)
+    _square("eigh", A, "linalg_eigh_cpu")
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     xp = xp_for(A)
     w, v = xp.linalg.eigh(A._data, UPLO=UPLO)
     rt = A._dtype.to_real()
     L = _wrap(w.astype(rt.np), rt, A._device)
     if A._rg and _gm.enabled:
-        record(_EigvalshNode, (A,), L, (_wrap(v.astype(A._dtype.np), A._dtype, A._device),))
+        record(_EigvalshNode, (A,), L, (_wrap(v.astype(A._dtype.np), A._dtype, A._device),), A=A, UPLO=UPLO)
+    if _fw_state.level and A._fw is not None:
+        L._fw = on_primals(_eigh_jvp, L, _wrap(v.astype(A._dtype.np), A._dtype, A._device), A._fw)[0]
+        _register(L)
     return _out(out, L, "_linalg_eigh")
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
-    return _wrap(np.asarray(np.linalg.matrix_rank(np.asarray(A._data)), np.int64), D.int64, A._device)
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """Number of singular values (|eigenvalues| if ``hermitian``) above max(atol, rtol * largest one).
+
+    As in PyTorch: rtol defaults to eps * max(m, n) when atol is not given (or is <= 0), else to 0;
+    the old ``tol`` argument is an atol with rtol 0. atol/rtol may be tensors broadcast over the batch.
+    """
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments - got tol together "
+                            "with atol/rtol")  # fmt: skip
+        atol, rtol = tol, 0.0
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    for what, t in (("atol", atol), ("rtol", rtol)):
+        if isinstance(t, Tensor) and t.is_complex():
+            raise RuntimeError(f"torch.linalg.matrix_rank: {what} tensor of complex type is not supported. Got {_sname(t)}")
+    if hermitian:
+        S = np.abs(np.asarray(eigvalsh(A.detach())._data))
+    else:
+        S = np.linalg.svd(np.asarray(A._data), compute_uv=False) if A.numel() else np.zeros(A.shape[:-2] + (0,))
+    rt = A._dtype.to_real().np
+    m, n = A.shape[-2:]
+    default = np.asarray(np.finfo(rt).eps * max(m, n), rt)
+    at = np.asarray(atol._data if isinstance(atol, Tensor) else (0.0 if atol is None else atol))
+    if rtol is not None:
+        rtv = np.asarray(rtol._data if isinstance(rtol, Tensor) else rtol)
+    else:
+        rtv = default if atol is None else np.where(at > 0, 0.0, default)
+    smax = S.max(-1) if S.shape[-1] else np.zeros(S.shape[:-1], rt)
+    limit = np.maximum(at, rtv * smax)
+    rank = (S > limit[..., None]).sum(-1)
+    r = _wrap(np.asarray(rank, np.int64), D.int64, A._device)
+    if out is None:
+        return r
+    if isinstance(out, Tensor) and not D.can_cast(D.int64, out._dtype):
+        raise RuntimeError(
+            f"torch.linalg.matrix_rank: Expected result to be safely castable from Long dtype, but got result "
+            f"with dtype {_sname(out)}"
+        )
+    return write_out(out, r, "sum")
+
+
+from . import _linalg_core_grads as _G  # noqa: E402
 
 
 # ---- differentiable decompositions and solvers, in their own modules ----------------------------------
