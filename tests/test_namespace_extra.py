@@ -48,6 +48,13 @@ MISC = [
 ]  # fmt: skip
 
 CALCULUS = [
+    ("y = T.arange(12.).reshape(3, 4).requires_grad_(); r = T.trapezoid(y, T.tensor([0., 1., 3., 7.])); "
+    "(r.grad_fn.name(), len(r.grad_fn.next_functions))"),
+    ("y = T.arange(12.).reshape(3, 4).requires_grad_(); r = T.trapezoid(y, dx=2); "
+    "(r.grad_fn.name(), len(r.grad_fn.next_functions))"),
+    "T.cumulative_trapezoid(T.arange(12.).reshape(3, 4).requires_grad_(), T.tensor([0., 1., 3., 7.])).grad_fn.name()",
+    "T.cumulative_trapezoid(T.arange(12.).reshape(3, 4).requires_grad_()).grad_fn.name()",
+    "T.gradient(T.arange(12.).reshape(3, 4).requires_grad_())[0].grad_fn.name()",
     'T.trapezoid(T.arange(12.).reshape(3,4))',
     'T.trapezoid(T.arange(12.).reshape(3,4), dx=2)',
     'T.trapezoid(T.arange(12.).reshape(3,4), T.tensor([0.,1.,3.,7.]))',
