@@ -367,3 +367,33 @@ def test_adaptive_log_softmax_errors():
              (torch.randn(2, 4), torch.tensor([1, 10])), (torch.randn(2, 4), torch.tensor([-1, 3]))]  # fmt: skip
     for x, y in cases:
         same_error(partial(t, T(x), T(y)), partial(o, x, y))
+
+
+# ---- SyncBatchNorm (single process) ------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 2, 2)])
+@pytest.mark.parametrize("training", [True, False])
+def test_sync_batch_norm(shape, training):
+    t, o = _module_pair("SyncBatchNorm", 3, momentum=None)
+    assert repr(t) == repr(o)
+    t.train(training)
+    o.train(training)
+    _run_module(t, o, [torch.randn(shape)])
+    for (k, a), (_, b) in zip(t.state_dict().items(), o.state_dict().items()):
+        close(a, b) if a.is_floating_point() else np.testing.assert_array_equal(
+            a.numpy(), b.numpy()
+        )
+    same_error(partial(t, T(torch.randn(3))), partial(o, torch.randn(3)))
+    same_error(partial(t, T(torch.randn(2, 0))), partial(o, torch.randn(2, 0)))
+
+
+def test_convert_sync_batchnorm():
+    def build(nn):
+        return nn.Sequential(
+            nn.Conv2d(1, 3, 1), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(3, affine=False))
+        )
+
+    t, o = (
+        tnn.SyncBatchNorm.convert_sync_batchnorm(build(tnn)),
+        torch.nn.SyncBatchNorm.convert_sync_batchnorm(build(torch.nn)),
+    )
+    assert repr(t) == repr(o)

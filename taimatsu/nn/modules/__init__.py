@@ -248,6 +248,7 @@ __all__ = [
 # Added with issue #4 (kept apart so the lists above stay as they were).
 from .activation import RReLU
 from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .batchnorm import SyncBatchNorm
 from .container import Container
 from .conv import ConvTranspose3d
 from .flatten import Unflatten
@@ -307,6 +308,7 @@ __all__ += [
     "ParameterDict",
     "ParameterList",
     "RReLU",
+    "SyncBatchNorm",
     "Unflatten",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
