@@ -300,15 +300,14 @@ def _check_lstsq(A, B, driver):
     return vec
 
 
-def _pinv_full_rank(A: Tensor) -> Tensor:
-    """A's pseudo-inverse from its Gram matrix (differentiable); pinv when A is rank-deficient."""
+def _pinv(A: Tensor, full_rank: bool) -> Tensor:
+    """A's pseudo-inverse, differentiably: from its Gram matrix when A has full rank, else pinv."""
     from .linalg import pinv, solve
 
     m, n = A.shape[-2], A.shape[-1]
-    try:
-        return solve(matmul(_h(A), A), _h(A)) if m >= n else _h(solve(matmul(A, _h(A)), A))
-    except RuntimeError:
+    if not full_rank:
         return pinv(A)
+    return solve(matmul(_h(A), A), _h(A)) if m >= n else _h(solve(matmul(A, _h(A)), A))
 
 
 def _lstsq_vjp(node, gX, gR, g_rank=None, g_sv=None):
@@ -318,7 +317,7 @@ def _lstsq_vjp(node, gX, gR, g_rank=None, g_sv=None):
         gX = gX.unsqueeze(-1) if gX is not None else None
     gA = gB = None
     if gX is not None:
-        Pi = _pinv_full_rank(A)
+        Pi = _pinv(A, node.full_rank)
         r = matmul(A, X) - B
         n = A.shape[-1]
         from .ops.creation import eye
@@ -339,12 +338,12 @@ def _lstsq_vjp(node, gX, gR, g_rank=None, g_sv=None):
 _LstsqNode = node_class("LinalgLstsqBackward0", _lstsq_vjp, materialize=False)
 
 
-def _lstsq_jvp(A, B, X, R, vec):
+def _lstsq_jvp(A, B, X, R, vec, full_rank):
     dA = A._fw if A._fw is not None else A * 0
     dB = B._fw if B._fw is not None else B * 0
     if vec:
         B, X, dB = B.unsqueeze(-1), X.unsqueeze(-1), dB.unsqueeze(-1)
-    Pi = _pinv_full_rank(A)
+    Pi = _pinv(A, full_rank)
     n = A.shape[-1]
     from .ops.creation import eye
 
@@ -393,16 +392,17 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
         sv = np.stack([o[3] for o in outs]).reshape(lead + (k,)) if count else np.zeros(lead + (k,), rt.np)
     else:
         sv = np.zeros((0,), rt.np)
+    full_rank = driver == "gels" or bool(np.all(rank == min(m, n)))  # gels assumes full rank
     xp, dev = xp_for(A), A._device
     X = _wrap(xp.asarray(x.astype(A._dtype.np, copy=False)), A._dtype, dev)
     R = _wrap(xp.asarray(res.astype(rt.np, copy=False)), rt, dev)
     rank_t = _wrap(xp.asarray(rank), D.int64, dev)
     S = _wrap(xp.asarray(sv.astype(rt.np, copy=False)), rt, dev)
     if _gm.enabled and (A._rg or B._rg):
-        record(_LstsqNode, (A, B), (X, R, rank_t, S), (A, B, X), vec=vec)
+        record(_LstsqNode, (A, B), (X, R, rank_t, S), (A, B, X), vec=vec, full_rank=full_rank)
         S.grad_fn, S._rg = None, False
     if _fw_state.level and (A._fw is not None or B._fw is not None):
-        _tangents((X, R), _lstsq_jvp, A, B, X, R, vec)
+        _tangents((X, R), _lstsq_jvp, A, B, X, R, vec, full_rank)
     res = _Lstsq(X, R, rank_t, S)
     if out is not None:
         from .ops._dispatch import write_out
