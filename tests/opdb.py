@@ -47,8 +47,9 @@ Checks (test_opdb.py), for every entry x sample
     ``out=lambda T, *args, out, **kwargs: ...`` gives an entry's ``out=`` form explicitly.
     Without it the form is derived: ``op`` is run with ``T`` seen through ``OutInjector``,
     which adds ``out=`` to the library function the lambda calls (``T.exp``,
-    ``T.linalg.cross``, ...). That works when the lambda makes exactly one call through ``T``;
-    an entry whose lambda makes none (operators, methods) or several has no derived form.
+    ``T.linalg.cross``, ...); when it makes several calls through ``T`` (building an input
+    first: ``T.cholesky_solve(b, T.linalg.cholesky(a))``), to the last one. An entry whose
+    lambda makes none (operators, methods) has no derived form.
     Whether PyTorch has ``out=`` is discovered per sample: the call is probed with a
     0-element ``out``. When PyTorch raises TypeError (no such keyword), taimatsu must raise
     TypeError too (its message may differ: PyTorch's argument parser lists signatures).
@@ -304,37 +305,37 @@ _NO_OUT = object()
 
 
 class OutInjector:
-    """``T`` as an op lambda sees it, adding ``out=`` to each library function it calls.
+    """``T`` as an op lambda sees it, adding ``out=`` to the ``target``-th library call it makes.
 
     ``calls`` collects the names called; with ``out`` left unset nothing is injected (a
-    counting run: the derived ``out=`` form exists only for lambdas making exactly one call).
+    counting run, which finds the target: the lambda's last call through ``T``).
     """
 
-    def __init__(self, T, out=_NO_OUT, calls=None):
-        self._T, self._out = T, out
+    def __init__(self, T, out=_NO_OUT, calls=None, target=0):
+        self._T, self._out, self._target = T, out, target
         self.calls = [] if calls is None else calls
 
     def __getattr__(self, name):
         attr = getattr(self._T, name)
         if isinstance(attr, types.ModuleType):
-            return OutInjector(attr, self._out, self.calls)
+            return OutInjector(attr, self._out, self.calls, self._target)
         if not callable(attr) or isinstance(attr, type):
             return attr
 
         def call(*args, **kwargs):
             self.calls.append(name)
-            if self._out is not _NO_OUT:
+            if self._out is not _NO_OUT and len(self.calls) - 1 == self._target:
                 kwargs["out"] = self._out
             return attr(*args, **kwargs)
 
         return call
 
 
-def out_form(info: OpInfo, T, out, args, kwargs):
-    """Call the ``out=`` form of ``info`` (explicit or derived) in library ``T``."""
+def out_form(info: OpInfo, T, out, args, kwargs, target=0):
+    """Call the ``out=`` form of ``info`` (explicit, or derived with ``out=`` on call ``target``)."""
     if info.out is not None:
         return info.out(T, *args, out=out, **kwargs)
-    return info.op(OutInjector(T, out), *args, **kwargs)
+    return info.op(OutInjector(T, out, target=target), *args, **kwargs)
 
 
 def calls(info: OpInfo, dtype: str) -> list[Call]:

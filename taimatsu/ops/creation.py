@@ -254,17 +254,57 @@ def _size_args(size, name: str = "empty"):
     return tuple(out)
 
 
+def creation_out(fn):
+    """A factory's ``out=``: it builds in ``out``'s dtype (and device), then fills ``out``.
+
+    An explicit ``dtype`` must equal out's; ``out`` is resized silently (arange and range warn
+    about a size mismatch their own way).
+    """
+
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        from ._dispatch import write_out
+
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype is not out._dtype:
+            from ._dispatch import scalar_name
+
+            raise RuntimeError(
+                f"dtype {scalar_name(dtype)} does not match dtype of out parameter ({scalar_name(out._dtype)})"
+            )
+        kwargs.update(dtype=out._dtype, device=out._device, requires_grad=False)
+        r = fn(*args, **kwargs)
+        if fn.__name__ in ("arange", "range_") and out._data.size and out._data.size != r._data.size:
+            import warnings
+
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out.shape)} is {out._data.size} which does "
+                f"not match the computed number of elements {r._data.size}. Note that this may occur as a result of "
+                f"rounding error. The out tensor will be resized to a tensor of shape ({r._data.size},).",
+                UserWarning,
+                stacklevel=2,
+            )
+        return write_out(out, r, fn.__name__, warn=False)
+
+    make.__name__, make.__qualname__, make.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return make
+
+
+def _not_bool(dtype, kernel: str) -> None:
+    if dtype is D.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _factory(name, fill):
-    def make(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
+    @creation_out
+    def make(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
         shape = _size_args(size, name)
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
-        t = _finish(fill(_xp(dev) if dev.type != "cpu" else np, shape, dt.np), dt, dev, requires_grad)
-        if out is not None:
-            from ._dispatch import write_out
-
-            return write_out(out, t, name)
-        return t
+        return _finish(fill(_xp(dev) if dev.type != "cpu" else np, shape, dt.np), dt, dev, requires_grad)
 
     make.__name__ = make.__qualname__ = name
     return make
@@ -275,7 +315,8 @@ ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
 empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+@creation_out
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     shape = _size_args((size,) if isinstance(size, int) else tuple(size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -334,7 +375,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return t
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+@creation_out
+def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -343,6 +385,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("step must be nonzero")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    _not_bool(dtype, "arange_cpu")
     n = math.ceil((end - start) / step)
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
@@ -352,20 +395,24 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
+@creation_out
 def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Deprecated ``torch.range``: includes ``end``."""
     if end is None:
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
     dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "range_cpu")
     data = (np.float64(start) + np.arange(n) * np.float64(step)).astype(dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+@creation_out
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "linspace_cpu")
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     if dtype.category >= D.FLOAT:
@@ -382,13 +429,16 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
+@creation_out
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "logspace_cpu")
     exps = linspace(start, end, steps, dtype=D.float64)._data
     return _finish(np.power(base, exps).astype(dtype.np), dtype, as_device(device), requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+@creation_out
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     dtype = dtype or D.get_default_dtype()

@@ -15,6 +15,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
+from ..autograd.graph import node_class
+from ..autograd.grad_mode import state as _gm
 from .creation import linspace
 from .extrema import _return_type, return_types
 
@@ -176,11 +178,23 @@ def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = F
         r = histogram(input, bins, range=range, weight=weight, density=density)
         msg = "torch.histogram: input tensor and {0} tensor should have the same dtype, but got input {{res_cpp}} and {0} {{out_cpp}}"
         msgs = (msg.format("hist"), msg.format("bin_edges") + " for dimension 0")
-        check_out(tuple(out), tuple(r), "histogram", msgs)
-        edges = write_out(out[1], r[1], "histogram")  # PyTorch resizes (and warns about) bin_edges first
-        return return_types.histogram((write_out(out[0], r[0], "histogram"), edges))
+        check_out(tuple(out), tuple(r), "histogram", msgs, grad=False)  # out= takes the refusing history
+        edges = write_out(out[1], r[1], "histogram", grad=False)  # resized (and warned about) first
+        return return_types.histogram((write_out(out[0], r[0], "histogram", grad=False), edges))
     flat = input.reshape(-1, 1)
     w = None if weight is None else weight.reshape(-1)
     b = [bins] if isinstance(bins, Tensor) else bins
     hist, edges = histogramdd(flat, b, range=range, weight=w, density=density)
-    return return_types.histogram((hist, edges[0]))
+    hist, edge = hist.detach(), edges[0].detach()
+    if _gm.enabled and (input._rg or (weight is not None and weight._rg)):
+        from ._dispatch import record
+
+        record(_HistogramNode, (input,), (hist, edge))  # PyTorch records a node that refuses backward
+    return return_types.histogram((hist, edge))
+
+
+def _histogram_vjp(node, *grads):
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+_HistogramNode = node_class("NotImplemented", _histogram_vjp)

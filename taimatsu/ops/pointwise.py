@@ -292,6 +292,7 @@ def polygamma(n: int, input, *, out=None):
     """The n-th derivative of digamma; differentiable to any order (its VJP is polygamma n+1)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    _real_only(("digamma", "trigamma")[n] if n < 2 else "polygamma")(input._dtype)
     dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
     xp = xp_for(input)
     a = input._data.astype(dt.np, copy=False)
@@ -632,7 +633,10 @@ def _conj_op(input):
     return _conj_with(_ConjNode, input)
 
 
-def conj_physical(input):
+def conj_physical(input, *, out=None):
+    if out is not None:
+        real = input._dtype.category != D.COMPLEX  # a plain copy into out, history included
+        return write_out(out, conj_physical(input), "conj_physical", OUT_FOUND, grad=not real)
     if input._dtype.category != D.COMPLEX:
         return input  # PyTorch: a non-complex input is returned as is
     return _conj_with(_ConjPhysicalNode, input)
