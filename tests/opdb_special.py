@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from opdb import OpInfo, Sample, Typed, register
+from opdb import COMPLEX_DTYPES, REGISTRY, OpInfo, Sample, Typed, register
 from opdb_pointwise import binary_samples, positive, unary_samples
 
 F = ("float32", "float64")
@@ -134,3 +134,18 @@ register(OpInfo(
     dtypes=("float64",),
     errors=lambda T: [(lambda: T.ones(2).float_power_(2), RuntimeError)],
 ))
+
+
+# ---- complex dtypes ----------------------------------------------------------------------------------------
+# Entries PyTorch computes on complex inputs (complex128 adds the Wirtinger gradient checks) ...
+for _name in ("special.expit", "special.sinc", "special.exp2", "special.expm1", "special.log1p", "special.logsumexp",
+              "sinc", "logcumsumexp", "ldexp", "ldexp.float_exp"):
+    REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + COMPLEX_DTYPES
+# ... and those it refuses: the forward check compares the error type and message.
+for _name in ("special.erf", "special.erfc", "special.erfinv", "special.erfcx", "special.gammaln", "special.digamma",
+              "special.psi", "special.i0", "special.i0e", "special.i1", "special.i1e", "special.ndtr", "special.ndtri",
+              "special.log_ndtr", "special.entr", "special.round", "special.logit", "special.polygamma",
+              "special.multigammaln", "special.errors", "special.xlog1py", "special.xlog1py.scalar_self",
+              "special.zeta", "special.zeta.q", "i0", "rad2deg", "deg2rad", "mvlgamma", "frexp", "logaddexp2",
+              "nextafter", "heaviside", "gcd", "lcm", "float_power_"):
+    REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + ("complex64",)

@@ -30,7 +30,7 @@ from ._dispatch import (
     takes_out,
     xp_for,
 )
-from ._elementwise import _FLOAT
+from ._elementwise import _FLOAT, checks, no_complex, not_implemented
 from .binary import binary
 from .extrema import _return_type, return_types
 from .pointwise import _special, unary, where
@@ -54,7 +54,12 @@ def _no_half(kernel):
         if dtype in (D.float16, D.bfloat16):
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
 
-    return check
+    return checks(check, _real(kernel))
+
+
+def _real(kernel):
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (real-only special functions)."""
+    return not_implemented(kernel, D.COMPLEX)
 
 
 # ---- unary -------------------------------------------------------------------------------------------
@@ -82,16 +87,19 @@ def _i1e_deriv(x, out):
     return where(x == 0, x.new_full((), 0.5), special_i0e(xs) - out * (xs.sign() + xs.reciprocal()))
 
 
-i0, i0_ = unary("i0", _sf("i0"), lambda x, out: special_i1(x))
-special_i1, _ = unary("special_i1", _sf("i1"), _i1_deriv, saves=("x", "out"), node="SpecialI1Backward0")
+i0, i0_ = unary("i0", _sf("i0"), lambda x, out: special_i1(x), check=_real("i0_vml_cpu"))
+special_i1, _ = unary("special_i1", _sf("i1"), _i1_deriv, saves=("x", "out"), node="SpecialI1Backward0", check=_real("i1_cpu"))
 special_i0e, _ = unary(
     "special_i0e", _sf("i0e"), lambda x, out: special_i1e(x) - x.sign() * out, saves=("x", "out"),
-    node="SpecialI0EBackward0",
+    node="SpecialI0EBackward0", check=_real("i0e_cpu"),
 )  # fmt: skip
-special_i1e, _ = unary("special_i1e", _sf("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0")
+special_i1e, _ = unary("special_i1e", _sf("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0",
+                       check=_real("i1e_cpu"))  # fmt: skip
 
-rad2deg, rad2deg_ = unary("rad2deg", lambda xp, a: a * (180.0 / math.pi), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0")
-deg2rad, deg2rad_ = unary("deg2rad", lambda xp, a: a * (math.pi / 180.0), lambda x, out: math.pi / 180.0, saves=(), node="Deg2RadBackward0")
+rad2deg, rad2deg_ = unary("rad2deg", lambda xp, a: a * (180.0 / math.pi), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0",
+                          check=no_complex("rad2deg is not supported for complex tensors.", RuntimeError))  # fmt: skip
+deg2rad, deg2rad_ = unary("deg2rad", lambda xp, a: a * (math.pi / 180.0), lambda x, out: math.pi / 180.0, saves=(), node="Deg2RadBackward0",
+                          check=no_complex("deg2rad is not supported for complex tensors.", RuntimeError))  # fmt: skip
 
 special_erfcx, _ = unary(
     "special_erfcx", _sf("erfcx"), lambda x, out: x * out * 2 - 2 / math.sqrt(math.pi), saves=("x", "out"),
@@ -108,7 +116,7 @@ special_log_ndtr, _ = unary(
 # PyTorch composes ndtr as (1 + erf(x / sqrt 2)) * 0.5: its grad_fn is MulBackward1 over AddBackward1.
 _ndtr2, _ = unary(
     "ndtr2", lambda xp, a: (_special(xp).ndtr(a) * 2).astype(a.dtype, copy=False),
-    lambda x, out: (x * x * -0.5).exp() * (2 / _SQRT_2PI), node="AddBackward1",
+    lambda x, out: (x * x * -0.5).exp() * (2 / _SQRT_2PI), node="AddBackward1", check=_real("erf_vml_cpu"),
 )  # fmt: skip
 _Half = node_class("MulBackward1", lambda node, g: (g * 0.5,))
 
@@ -119,7 +127,7 @@ def special_ndtr(input, *, out=None):
     res = _fused(_Half, (c,), lambda: c * 0.5)
     return res if out is None else write_out(out, res, "special_ndtr", grad=False)
 special_entr, _ = unary(
-    "special_entr", _sf("entr"), lambda x, out: -(x.log() + 1), node="SpecialEntrBackward0"
+    "special_entr", _sf("entr"), lambda x, out: -(x.log() + 1), node="SpecialEntrBackward0", check=_real("entr_cpu")
 )
 
 
@@ -139,7 +147,7 @@ def logaddexp2(input, other, *, out=None):
     from .pointwise import maximum
 
     for t in (input, other):
-        if t._dtype.category < _FLOAT:
+        if t._dtype.category < _FLOAT or t._dtype.category == D.COMPLEX:
             raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{scalar_name(result_dtype(input, other))}'")
 
     def compute():
@@ -156,7 +164,7 @@ def logaddexp2(input, other, *, out=None):
 
 # ---- nextafter, heaviside, gcd, lcm ------------------------------------------------------------------------
 _NP_NAMES = {"b": "Bool", "u1": "Byte", "i1": "Char", "i2": "Short", "i4": "Int", "i8": "Long", "f2": "Half",
-             "f4": "Float", "f8": "Double"}  # fmt: skip
+             "f4": "Float", "f8": "Double", "c8": "ComplexFloat", "c16": "ComplexDouble"}  # fmt: skip
 
 
 def _np_name(dt):
@@ -193,6 +201,8 @@ def heaviside(input, values, *, out=None):
     """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
     if input._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._dtype.category == D.COMPLEX:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     xa, xb, dt = binary_operands(input, values)
     xp = xp_for(input)
     r = xp.where(xa == 0, xb, (xa > 0)).astype(dt.np, copy=False)
@@ -223,8 +233,8 @@ lcm, lcm_ = _int_binary("lcm", lambda xp, a, b: xp.lcm(a, b))
 # ---- ldexp, frexp ------------------------------------------------------------------------------------------
 def _ldexp_vjp(node, g):
     x, e = node.saved()
-    p = _pow2(e, g.dtype)
-    return (g * p if _needs(node, 0) else None), (g * x * p * math.log(2) if _needs(node, 1) else None)
+    p = _pow2(e, g.dtype).conj()  # conj: the conjugate Wirtinger gradient (complex inputs)
+    return (g * p if _needs(node, 0) else None), (g * x.conj() * p * math.log(2) if _needs(node, 1) else None)
 
 
 def _pow2(e, dtype):
@@ -244,8 +254,10 @@ def ldexp(input, other, *, out=None):
     if dt.category < _FLOAT:
         dt = D.get_default_dtype()
     xp = xp_for(input)
-    a = input._data.astype(np.float64 if dt.category == _FLOAT else np.complex128)
-    res = _wrap((a * xp.exp2(other._data.astype(np.float64))).astype(dt.np), dt, input._device)
+    wide = np.float64 if dt.category == _FLOAT else np.complex128
+    a = input._data.astype(wide)
+    e = other._data.astype(wide if other._dtype.category == D.COMPLEX else np.float64)
+    res = _wrap((a * xp.exp2(e)).astype(dt.np), dt, input._device)
     if _gm.enabled and (input._rg or other._rg):
         record(_Ldexp, (input, other), res, (input, other))
     if _fw_state.level and (input._fw is not None or other._fw is not None):
@@ -314,6 +326,7 @@ def mvlgamma(input, p):
     """The multivariate log-gamma ``p(p-1)/4 log(pi) + sum_i lgamma(x - i/2)``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    _real("arange_cpu")(input._dtype)  # PyTorch's composite fails building its arange
     dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
     xp = xp_for(input)
     a = input._data.astype(dt.np, copy=False)
@@ -363,14 +376,28 @@ def _logcumsumexp_vjp(node, g):
     d = node.dim
     if x.numel() == 0 or x.dim() == 0:
         return (g,)
-    # grad_i = sum_{j >= i} g_j exp(x_i - out_j), shifted by the last (largest) cumulative value.
-    s = out.detach().narrow(d, out.shape[d] - 1, 1)
+    # grad_i = sum_{j >= i} g_j exp(x_i - out_j), shifted by the last (largest) cumulative value;
+    # complex inputs: conjugated (holomorphic op), shifted by the real part.
+    s = out.detach().narrow(d, out.shape[d] - 1, 1).real
     s = where(s.isinf(), s.new_zeros(()), s)
-    w = (g * (s - out).exp()).flip(d).cumsum(d).flip(d)
-    return (w * (x - s).exp(),)
+    w = (g * (s - out).exp().conj()).flip(d).cumsum(d).flip(d)
+    return (w * (x - s).exp().conj(),)
 
 
 _Logcumsumexp = node_class("LogcumsumexpBackward0", _logcumsumexp_vjp)
+
+
+def _logcumsumexp_complex(xp, a, d):
+    """Accumulate with PyTorch's complex logaddexp (the operand with the larger real part
+    factors out), so the imaginary parts match PyTorch's, which need not be principal."""
+    a = xp.moveaxis(a, d, 0)
+    r = a.copy()
+    for k in range(1, a.shape[0]):
+        acc, x = r[k - 1], a[k]
+        first = acc.real >= x.real
+        m, o = xp.where(first, acc, x), xp.where(first, x, acc)
+        r[k] = xp.where((m == o) & xp.isinf(m), m, m + xp.log1p(xp.exp(o - m)))
+    return xp.moveaxis(r, 0, d)
 
 
 def logcumsumexp(input, dim, *, out=None):
@@ -385,6 +412,8 @@ def logcumsumexp(input, dim, *, out=None):
     xp = xp_for(input)
     if a.ndim == 0:
         r = a.copy()
+    elif a.dtype.kind == "c":
+        r = _logcumsumexp_complex(xp, a, d)
     else:
         r = xp.logaddexp.accumulate(a.astype(np.float32) if input._dtype in (D.float16, D.bfloat16) else a, axis=d)
     res = _wrap(r.astype(a.dtype, copy=False), input._dtype, input._device)
@@ -397,7 +426,7 @@ def logcumsumexp(input, dim, *, out=None):
         from ..autograd.forward_ad import on_primals as _on_primals
 
         def tangent(x, o, t):
-            s = o.detach().narrow(d, o.shape[d] - 1, 1) if o.dim() else o.detach()
+            s = (o.detach().narrow(d, o.shape[d] - 1, 1) if o.dim() else o.detach()).real
             s = where(s.isinf(), s.new_zeros(()), s)
             return (t * (x - s).exp()).cumsum(d) / (o - s).exp() if o.dim() else t
 
@@ -422,7 +451,7 @@ def _xlog1py_vjp(node, g):
 _XLOG1PY = [node_class(f"SpecialXlog1PyBackward{k}", _xlog1py_vjp) for k in range(3)]
 
 
-def _float_pair(input, other):
+def _float_pair(input, other, kernel):
     if not isinstance(input, Tensor):
         kind, x, y = 1, other.new_full((), input, dtype=D.scalar_dtype(input)), other
     elif not isinstance(other, Tensor):
@@ -432,12 +461,13 @@ def _float_pair(input, other):
     dt = result_dtype(input, other)
     if dt.category < _FLOAT:
         dt = D.get_default_dtype()
+    _real(kernel)(dt)
     return kind, x.to(dt), y.to(dt)
 
 
 def special_xlog1py(input, other, *, out=None):
     """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
-    kind, xf, yf = _float_pair(input, other)
+    kind, xf, yf = _float_pair(input, other, "xlog1py_cpu")
 
     def compute():
         r = where(xf == 0, xf.new_zeros(()), xf * yf.log1p())
@@ -467,7 +497,7 @@ _ZETA = [node_class(f"SpecialZetaBackward{k}", _zeta_vjp) for k in range(3)]
 
 def special_zeta(input, other, *, out=None):
     """The Hurwitz zeta function ``sum_k (k + other) ** -input``."""
-    kind, xf, yf = _float_pair(input, other)
+    kind, xf, yf = _float_pair(input, other, "zeta_cpu")
 
     def compute():
         xp = xp_for(xf)
