@@ -3,7 +3,7 @@
 The 'nuc', 2 and -2 norms go through a differentiable ``svdvals`` whose node is PyTorch's
 ``LinalgSvdBackward0``: it computes U, S, Vh, returns S and keeps U and Vh as (hidden) outputs,
 so its VJP ``U diag(gS) Vh`` is itself differentiable (double backward goes through the full
-SVD VJP below). Graphs follow PyTorch's: permute the two dims last, svdvals, then
+SVD VJP, ``_linalg_grads.svd_vjp``). Graphs follow PyTorch's: permute the two dims last, svdvals, then
 sum/amax/amin.
 """
 
@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import _dtype as D
+from ._linalg_grads import svd_vjp
 from ._tensor import Tensor, _wrap, _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
@@ -23,40 +24,10 @@ from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
 
 # ---- a differentiable SVD (reduced), used for svdvals ------------------------------------------
 def _svd_vjp(node, gU, gS, gVh):
+    if gU is None and gS is None and gVh is None:
+        return (None,)
     U, S, Vh = node.saved()
-    cplx = U.is_complex()
-    if gU is None and gVh is None:
-        if gS is None:
-            return (None,)
-        return (matmul(U * gS.to(U.dtype).unsqueeze(-2), Vh),)
-    k = S.shape[-1]
-    m, n = U.shape[-2], Vh.shape[-1]
-    from .ops.creation import eye
-
-    eye_k = eye(k, dtype=S.dtype, device=S.device)
-    S2 = S * S
-    # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it.
-    F = (1 - eye_k) / (S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye_k)
-    inner = (gS.to(U.dtype) if gS is not None else S.to(U.dtype) * 0).diag_embed()
-    Sc = S.to(U.dtype)
-    gA = None
-    if gU is not None:
-        UhgU = matmul(_h(U), gU)
-        inner = inner + (F * (UhgU - _h(UhgU))) * Sc.unsqueeze(-2)
-        if cplx:  # the phase gauge: only the imaginary part of diag(U^H gU) carries information
-            d = UhgU.diagonal(0, -2, -1)
-            inner = inner + ((d - d.conj()) / (2 * Sc)).diag_embed()
-        if m > k:
-            gA = matmul((gU - matmul(U, UhgU)) / Sc.unsqueeze(-2), Vh)
-    if gVh is not None:
-        V, gV = _h(Vh), _h(gVh)
-        VhgV = matmul(Vh, gV)
-        inner = inner + Sc.unsqueeze(-1) * (F * (VhgV - _h(VhgV)))
-        if n > k:
-            t = matmul(U, _h((gV - matmul(V, VhgV)) / Sc.unsqueeze(-2)))
-            gA = t if gA is None else gA + t
-    core = matmul(matmul(U, inner), Vh)
-    return (core if gA is None else core + gA,)
+    return (svd_vjp(U, S, Vh, gU, gS, gVh),)
 
 
 _SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
