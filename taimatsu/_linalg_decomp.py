@@ -266,8 +266,10 @@ def _svd_vjp(node, gU, gS, gVh):
 
 
 def _svdvals_vjp(node, gS):
-    U, S, Vh = node.saved()
-    return (G.svd_vjp(U, S, Vh, None, gS, None),)
+    A, U, Vh = node.saved()
+    if _gm.enabled:  # create_graph: U and Vh must carry A's history for the second derivative
+        U, _, Vh = svd(A, full_matrices=False)
+    return (G.svd_vjp(U, None, Vh, None, gS, None),)
 
 
 _SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
@@ -283,6 +285,19 @@ def _svd_arrays(A, full, uv=True):
     return _t(u, A._dtype, A), _t(s, rt, A), _t(vh, A._dtype, A)
 
 
+def _svd_jvp_full(U, S, Vh, dA):
+    """Tangents of full U / Vh: the reduced ones, and for the extra (complement) columns the
+    choice -U1 (dU1^H U2) that keeps U unitary to first order (the complement is a free gauge)."""
+    from .ops.shape import cat
+
+    k = S.shape[-1]
+    U1, U2, Vh1, Vh2 = U[..., :, :k], U[..., :, k:], Vh[..., :k, :], Vh[..., k:, :]
+    dU1, dS, dVh1 = G.svd_jvp(U1, S, Vh1, dA)
+    dU = cat([dU1, -G.matmul(U1, G.matmul(G._h(dU1), U2))], -1)
+    dVh = cat([dVh1, -G.matmul(G.matmul(Vh2, G._h(dVh1)), Vh1)], -2)
+    return dU, dS, dVh
+
+
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     _check("linalg.svd", A, square=False)
     U, S, Vh = _svd_arrays(A, full_matrices)
@@ -290,12 +305,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     if _recording(A):
         record(_SvdNode, (A,), (U, S, Vh), (U, S, Vh), full=full_matrices)
     if _fw_on(A):
-        if full_matrices and m != n:
-            raise NotImplementedError(
-                "taimatsu: forward-mode AD of linalg.svd(full_matrices=True) on non-square inputs is not "
-                "implemented; use full_matrices=False."
-            )
-        _tangents((U, S, Vh), G.svd_jvp, U, S, Vh, A._fw)
+        _tangents((U, S, Vh), _svd_jvp_full if full_matrices and m != n else G.svd_jvp, U, S, Vh, A._fw)
     return _out(out, _SVD(U, S, Vh), "_linalg_svd")
 
 
@@ -305,7 +315,7 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
         return _out(out, _svd_arrays(A, False, uv=False)[1], "_linalg_svd")
     U, S, Vh = _svd_arrays(A, False)
     if _recording(A):
-        record(_SvdvalsNode, (A,), S, (U, None, Vh))
+        record(_SvdvalsNode, (A,), S, (A, U, Vh))
     if _fw_on(A):
         _tangents((S,), lambda *a: G.svd_jvp(*a)[1], U, S, Vh, A._fw)
     return _out(out, S, "_linalg_svd")
@@ -342,7 +352,9 @@ def _eig_vjp(node, gL, gV):
 
 
 def _eigvals_vjp(node, gL):
-    L, V = node.saved()
+    A, L, V = node.saved()
+    if _gm.enabled:  # create_graph: V must carry A's history for the second derivative
+        L, V = eig(A)
     return (G.eig_vjp(node.real_input, L, V, gL, None),)
 
 
@@ -350,8 +362,18 @@ _EigNode = node_class("LinalgEigBackward0", _eig_vjp, materialize=False)
 _EigvalsNode = node_class("LinalgEigBackward0", _eigvals_vjp)
 
 
-def _eig_arrays(A, name):
+def _eig_check(name, A):
+    if A.dim() >= 2 and (A._dtype.category < D.FLOAT or A._dtype in (D.float16, D.bfloat16)):
+        from .linalg import _sname
+
+        if A._dtype.category < D.FLOAT:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_sname(A)}")
+        raise RuntimeError(f"\"linalg_eig_out_cpu\" not implemented for '{_sname(A)}'")
     _check(name, A)
+
+
+def _eig_arrays(A, name):
+    _eig_check(name, A)
     w, v = np.linalg.eig(np.asarray(A._data))
     ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
     return _t(w, ct, A), _t(v, ct, A)
@@ -373,13 +395,13 @@ def eig(A: Tensor, *, out=None):
 
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     if not (_recording(A) or _fw_on(A)):
-        _check("linalg.eigvals", A)
+        _eig_check("linalg.eigvals", A)
         w = np.linalg.eigvals(np.asarray(A._data))
         ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
         return _out(out, _t(w, ct, A), "linalg_eigvals", None, _castable("eigenvalues", "torch.linalg.eigvals"), False)
     L, V = _eig_arrays(A, "linalg.eigvals")
     if _recording(A):
-        record(_EigvalsNode, (A,), L, (L, V), real_input=not A.is_complex())
+        record(_EigvalsNode, (A,), L, (A, L, V), real_input=not A.is_complex())
     if _fw_on(A):
         _tangents((L,), lambda *a: G.eig_jvp(*a)[0], L, V, A._fw)
     return _out(out, L, "linalg_eigvals", None, _castable("eigenvalues", "torch.linalg.eigvals"), False)

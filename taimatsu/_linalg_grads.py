@@ -216,6 +216,12 @@ def svd_jvp(U, S, Vh, dA):
 
 
 # ---- eig:  A = V diag(L) V^{-1} --------------------------------------------------------------------------
+_EIG_GAUGE = (
+    "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by e^{i phi}. "
+    "The specified loss function depends on this quantity, so it is ill-defined."
+)
+
+
 def eig_vjp(real_input, L, V, gL, gV):
     cdt = V.dtype
     Vh = _h(V)
@@ -223,6 +229,9 @@ def eig_vjp(real_input, L, V, gL, gV):
         inner = _diag_embed(gL)
     else:
         VhgV = matmul(Vh, gV)
+        im = _diag(VhgV).imag
+        if im.numel() and float(im.detach().abs().max()) > 1e-2:
+            raise RuntimeError(_EIG_GAUGE)
         n = L.shape[-1]
         eye = _eye_like(L, n)
         E = L.unsqueeze(-2) - L.unsqueeze(-1)  # E_ij = L_j - L_i
@@ -289,7 +298,7 @@ def lu_factor_jvp(P, L, U, dA):
         if m == n:
             return dL + dU1
         dU2 = _solve(L, dA[..., :, k:] - matmul(dL, U[..., :, k:]))
-        return dL + cat([dU1, dU2], -1)
+        return cat([dL + dU1, dU2], -1)
     L1 = L[..., :k, :]
     X = _right_solve(_solve(L1, dA[..., :k, :]), U)
     dL1 = matmul(L1, X.tril(-1))

@@ -173,15 +173,13 @@ def _lu_solve_jvp(LU, piv, X, dLU, dB, left, adj):
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None) -> Tensor:
     if LU.dim() < 2:
-        raise RuntimeError("linalg.lu_solve: The input tensor LU must have at least 2 dimensions.")
+        raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
     if B.dim() < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
-        side = "rows" if left else "columns"
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
-                           f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})"
-                           if side else "")  # fmt: skip
+                           f"{'AX = B' if left else 'XA = B'} ({LU.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})")
     x = _lu_solve_arrays(np.asarray(LU._data), np.asarray(pivots._data), np.asarray(B._data), left, adjoint)
     X = _t(x, B._dtype, B)
     if _recording(LU, B):
@@ -238,7 +236,9 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
         record(_PinvNode, (A,), Pi, (A, Pi))
     if _fw_on(A):
         _tangents((Pi,), G.pinv_jvp, A, Pi, A._fw)
-    return _out(out, Pi, "linalg_pinv", None, _castable("result", "linalg.pinv"))
+    # With Python-number tolerances PyTorch's pinv is a composite: out= takes the history by a copy.
+    composite = isinstance(atol, (int, float)) or isinstance(rtol, (int, float))
+    return _out(out, Pi, "linalg_pinv", None, _castable("result", "linalg.pinv"), not composite)
 
 
 # ---- inv_ex / solve_ex ---------------------------------------------------------------------------------------------
@@ -322,8 +322,10 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=No
                            if B.dim() < 2 else
                            f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")  # fmt: skip
     if B._dtype is not L._dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype} and A of type "
-                           f"{L.dtype} instead.")  # fmt: skip
+        from .linalg import _sname
+
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_sname(B)} and A of type "
+                           f"{_sname(L)} instead.")  # fmt: skip
     X = _t(_chol_solve_arrays(np.asarray(B._data), np.asarray(L._data), upper), B._dtype, B)
     if _recording(B, L):
         record(_CholSolveNode, (B, L), X, (L, X), upper=upper)
@@ -342,6 +344,10 @@ _CholInvNode = node_class("CholeskyInverseBackward0", _cholesky_inverse_vjp)
 
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     L = input
+    if L.dim() >= 2 and L._dtype.category < D.FLOAT:
+        from .linalg import _sname
+
+        raise RuntimeError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_sname(L)}'")
     _check("cholesky_inverse", L)
     eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L._dtype.np), L.shape)
     Y = _t(_chol_solve_arrays(eye, np.asarray(L._data), upper), L._dtype, L)
