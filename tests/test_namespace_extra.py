@@ -47,6 +47,18 @@ MISC = [
     "x = T.ones(2, 3, requires_grad=True); r = T.fill(x, 5.); (r, len(r.grad_fn.next_functions))",
 ]  # fmt: skip
 
+EXTRAS = [
+    A + "T.nonzero_static(a - 1, size=4)", A + "T.nonzero_static(a - 1, size=1, fill_value=-5)",
+    A + "T.nonzero_static(a - 1, size=0)", A + "T.nonzero_static(a, size=-1)", "T.nonzero_static(T.tensor(3), size=2)",
+    "T.nonzero_static(T.tensor([0., 2., 0., 1.]), size=3)",
+    "T.empty_permuted((2, 3, 4), (2, 0, 1)).stride()", "T.empty_permuted((2, 3, 4), (2, 0))",
+    "t = T.empty_permuted((2, 3, 4), (2, 0, 1), dtype=T.int32); (t.dtype, t.shape, t.is_contiguous())",
+    "T.empty_permuted((2, 3), (1, 0), requires_grad=True).requires_grad",
+    "T.get_device(T.ones(1))", "T.get_device(3)", "T.newaxis",
+    ("(T.sym_int(3.7), T.sym_int(-3.7), T.sym_float(3), T.sym_max(2, 5), T.sym_min(2., 5), T.sym_not(True), "
+    "T.sym_sqrt(4), T.sym_ite(True, 1, 2), T.sym_sum([1, 2, 3]))"),
+]  # fmt: skip
+
 CALCULUS = [
     ("y = T.arange(12.).reshape(3, 4).requires_grad_(); r = T.trapezoid(y, T.tensor([0., 1., 3., 7.])); "
     "(r.grad_fn.name(), len(r.grad_fn.next_functions))"),
@@ -301,7 +313,9 @@ SPECIAL = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", MISC + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL)
+@pytest.mark.parametrize(
+    "code", MISC + EXTRAS + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL
+)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import as_array, node_class, record, result_dtype, scalar_name, xp_for
+from ._dispatch import OUT_EXACT, as_array, node_class, record, result_dtype, scalar_name, takes_out, xp_for
 from .shape_more import _tangent
 
 
@@ -53,6 +53,7 @@ def _isin_array(x, dtype: D.dtype):
     return a.astype(np.float32) if dtype.category == D.FLOAT and dtype.itemsize < 4 else a
 
 
+@takes_out("isin", OUT_EXACT)
 def isin(elements=None, test_elements=None, *, assume_unique: bool = False, invert: bool = False,
          element=None, test_element=None) -> Tensor:  # fmt: skip
     """``elements`` membership in ``test_elements`` under PyTorch's type promotion (NaN is never in).
@@ -202,3 +203,85 @@ def _fill_tangent(tangents, input: Tensor, vt):
     if vt is None:
         return input.new_zeros(input.shape)
     return tangents[1].expand(input.shape).clone()
+
+
+# ---- nonzero_static, empty_permuted, get_device -------------------------------------------------------------
+@takes_out("nonzero_static", "nonzero_static: Expected out tensor to have scalar type Long but got scalar type{out}")
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` padded with ``fill_value`` (or truncated) to exactly ``size`` rows."""
+    _need_tensor("nonzero_static", input)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    xp = xp_for(input)
+    data = input._data
+    idx = (
+        xp.stack(xp.nonzero(data), axis=1)
+        if data.ndim
+        else xp.zeros((int(bool(data)), 0), np.int64)
+    )
+    out = xp.full((size, data.ndim), fill_value, dtype=np.int64)
+    n = min(size, idx.shape[0])
+    out[:n] = idx[:n]
+    return _wrap(out, D.int64, input._device)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """An uninitialised tensor of ``size`` whose memory runs over the dims in ``physical_layout``
+    order (outermost first)."""
+    from .creation import empty
+
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = "
+            f"{len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    inverse = [order.index(d) for d in range(len(order))]
+    base = empty([size[d] for d in order], dtype=dtype, device=device)
+    return base.permute(inverse).detach().requires_grad_(requires_grad)
+
+
+def get_device(input: Tensor) -> int:
+    _need_tensor("get_device", input)
+    return input.get_device()
+
+
+# ---- symbolic-shape helpers: on plain Python numbers they are the plain operations ----------------------------
+newaxis = None
+
+
+def sym_int(a) -> int:
+    return int(a)
+
+
+def sym_float(a) -> float:
+    return float(a)
+
+
+def sym_max(a, b):
+    r = max(a, b)
+    return float(r) if isinstance(a, float) or isinstance(b, float) else r
+
+
+def sym_min(a, b):
+    r = min(a, b)
+    return float(r) if isinstance(a, float) or isinstance(b, float) else r
+
+
+def sym_not(a) -> bool:
+    return not a
+
+
+def sym_sqrt(a) -> float:
+    import math
+
+    return math.sqrt(a)
+
+
+def sym_ite(b, t, f):
+    return t if b else f
+
+
+def sym_sum(args):
+    return sum(args)
