@@ -1,8 +1,8 @@
 """VJPs and JVPs of ``linalg.det`` / ``slogdet`` (PyTorch's LinalgDetBackward0 / LinalgSlogdetBackward0).
 
 Written in Tensor ops so double backward works. Both use ``A^{-1}``: like PyTorch's LU-based
-formulas they assume a non-singular ``A`` (PyTorch switches to an SVD formula for a singular
-``det``; that case is not reproduced here).
+formulas they assume a non-singular ``A``; at an exactly singular matrix (det == 0) the gradient of
+``det`` is zero, as PyTorch 2.13 computes it (not the adjugate).
 """
 
 from __future__ import annotations
@@ -23,8 +23,17 @@ def _trace_solve(A: Tensor, dA: Tensor) -> Tensor:
 
 
 def _det_vjp(node, g):
+    # d det / dA = det(A) A^{-T}: the gradient is g * conj(det) * A^{-H}.
     A, out = node.saved()
     scale = g * out.conj() if A.is_complex() else g * out
+    singular = out == 0
+    if bool(singular.any()):
+        # PyTorch 2.13 gives an exactly singular matrix (det == 0) a zero gradient, not its adjugate:
+        # keep the zero scale and invert the identity in its place.
+        from .ops.creation import eye
+        from .ops.select import where
+
+        A = where(_mat(singular), eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
     return (_mat(scale) * _h(inv(A)),)
 
 

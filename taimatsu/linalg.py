@@ -17,13 +17,9 @@ from .ops._dispatch import OUT_EXACT, _fw_state, node_class, record, write_out, 
 from .ops.linalg import matmul
 from .ops.reduction import _return_type, vector_norm  # noqa: F401  (re-exported)
 
-_LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
-_Eig = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 SlogdetResult = _return_type("slogdet", ("sign", "logabsdet"))  # torch.slogdet's
-_QR = _return_type("linalg_qr", ("Q", "R"))
-_SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
 
 
 def _square(name: str, A: Tensor, low: str = "") -> None:
@@ -55,13 +51,6 @@ def _sname(t):
 def _h(t: Tensor) -> Tensor:
     m = t.transpose(-2, -1)
     return m.conj() if t.is_complex() else m
-
-
-def _no_grad_through(name: str, *ts) -> None:
-    if _gm.enabled and any(t._rg for t in ts):
-        raise NotImplementedError(
-            f"taimatsu: the derivative of linalg.{name} is not implemented yet (forward values are)."
-        )
 
 
 # ---- inverse, determinant, solve ------------------------------------------------------------------
@@ -103,10 +92,26 @@ def inv(A: Tensor, *, out=None) -> Tensor:
     return r if out is None else write_out(out, r, "linalg_inv_ex", OUT_EXACT)
 
 
+def _signed_zeros(A: Tensor, vals):
+    """PyTorch multiplies out an LU factorization: a singular real matrix gets the zero's sign
+    (-0. after an odd row permutation), where NumPy gives +0."""
+    if A._dtype.category == D.COMPLEX or A._device.type != "cpu" or not (vals == 0).any():
+        return vals
+    from ._linalg_lu import _getrf
+
+    a, vals = np.asarray(A._data), np.array(vals)
+    flat, fv = a.reshape((-1,) + a.shape[-2:]), vals.reshape(-1)
+    for i in np.flatnonzero(fv == 0):
+        lu, piv, _ = _getrf(flat[i])
+        swaps = int((piv != np.arange(1, piv.shape[-1] + 1)).sum())
+        fv[i] = np.prod(np.sign(np.diagonal(lu))) * (-1.0) ** swaps
+    return vals
+
+
 def det(A: Tensor, *, out=None) -> Tensor:
     _square("det", A, "lu_cpu")
     xp = xp_for(A)
-    r = _wrap(xp.asarray(xp.linalg.det(A._data), A._dtype.np), A._dtype, A._device)
+    r = _wrap(_signed_zeros(A, xp.asarray(xp.linalg.det(A._data), A._dtype.np)), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_G.DetNode, (A,), r, (A, r))
     if _fw_state.level and A._fw is not None:
@@ -123,7 +128,7 @@ def slogdet(A: Tensor, *, out=None, _name: str = "linalg.slogdet", _rtype=_Slogd
         raise TypeError(f"{_rtype.__name__}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     xp = xp_for(A)
     sign, logabs = xp.linalg.slogdet(A._data)
-    s = _wrap(xp.asarray(sign, A._dtype.np), A._dtype, A._device)
+    s = _wrap(_signed_zeros(A, xp.asarray(sign, A._dtype.np)), A._dtype, A._device)
     la = _wrap(xp.asarray(logabs, A._dtype.to_real().np), A._dtype.to_real(), A._device)
     if A._rg and _gm.enabled:  # PyTorch's sign carries the node too (it only moves for complex A)
         record(_G.SlogdetNode, (A,), (s, la), (A, s))
