@@ -1,9 +1,10 @@
 """``torch.linalg.lu``, ``torch.lu_unpack`` and ``torch.linalg.lstsq``, with VJPs and JVPs in
 Tensor ops (double backward works through them).
 
-LU: A = P L U with partial pivoting (SciPy's getrf, as PyTorch's CPU LAPACK). The VJP maps
-(gL, gU) through X = L^-1 P^T dA U^-1 (dL = L tril(X, -1), dU = triu(X) U) and handles wide and
-tall matrices by their extra block. lstsq calls LAPACK's gels/gelsy/gelsd/gelss per matrix,
+LU: A = P L U with partial pivoting (SciPy's getrf, as PyTorch's CPU LAPACK). The VJP packs
+(gL, gU) like lu_factor's LU and uses its gradient (``_linalg_grads.lu_factor_vjp``); the JVP
+takes X = L^-1 P^T dA U^-1 (dL = L tril(X, -1), dU = triu(X) U), with the extra block of wide
+and tall matrices. lstsq calls LAPACK's gels/gelsy/gelsd/gelss per matrix,
 so rank, residuals and singular values follow each driver as in PyTorch.
 """
 
@@ -15,6 +16,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._linalg_extra import solve_triangular
+from ._linalg_grads import lu_factor_vjp
+from ._linalg_lu import _perm
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
@@ -41,39 +44,24 @@ _Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singula
 
 
 # ---- LU gradients -------------------------------------------------------------------------------------------
-def _Linv_h(L: Tensor, G: Tensor) -> Tensor:
-    """L^-H G for unit lower-triangular L."""
-    return solve_triangular(_h(L), G, upper=True, unitriangular=True)
-
-
-def _G_Uinv_h(G: Tensor, U: Tensor) -> Tensor:
-    """G U^-H for upper-triangular U."""
-    return solve_triangular(_h(U), G, upper=False, left=False)
-
-
-def _lu_square_vjp(L, U, gL, gU):
-    phi = matmul(_h(L), gL).tril(-1) + matmul(gU, _h(U)).triu()
-    return _G_Uinv_h(_Linv_h(L, phi), U)
-
-
-def _lu_vjp_core(P, L, U, gL, gU):
-    """gA for A = P L U (L: m x k unit lower, U: k x n upper); gL/gU may be None."""
+def _pack(gL, gU, m: int, n: int):
+    """The cotangent of the packed LU (m x n) from those of L = tril(LU, -1) + I and U = triu(LU)."""
+    from .ops.creation import zeros
     from .ops.shape import cat
 
-    m, n, k = L.shape[-2], U.shape[-1], L.shape[-1]
-    gL = L * 0 if gL is None else gL
-    gU = U * 0 if gU is None else gU
-    if m == n:
-        g = _lu_square_vjp(L, U, gL, gU)
-    elif m < n:  # A = P L [U1 U2]: U2 = L^-1 P^T A2 feeds back into L
-        U1, U2, gU1, gU2 = U[..., :k], U[..., k:], gU[..., :k], gU[..., k:]
-        gL = gL - matmul(_Linv_h(L, gU2), _h(U2))
-        g = cat([_lu_square_vjp(L, U1, gL, gU1), _Linv_h(L, gU2)], -1)
-    else:  # A = P [L1; L2] U: L2 = (P^T A)_2 U^-1 feeds back into U
-        L1, L2, gL1, gL2 = L[..., :k, :], L[..., k:, :], gL[..., :k, :], gL[..., k:, :]
-        gU = gU - matmul(_h(L2), _G_Uinv_h(gL2, U))
-        g = cat([_lu_square_vjp(L1, U, gL1, gU), _G_Uinv_h(gL2, U)], -2)
-    return matmul(P, g)
+    k = min(m, n)
+    parts = []
+    if gL is not None:
+        gl = gL.tril(-1)
+        pad = zeros(tuple(gl.shape[:-1]) + (n - k,), dtype=gl.dtype, device=gl.device)
+        parts.append(gl if k == n else cat([gl, pad], -1))
+    if gU is not None:
+        gu = gU.triu()
+        pad = zeros(tuple(gu.shape[:-2]) + (m - k, n), dtype=gu.dtype, device=gu.device)
+        parts.append(gu if k == m else cat([gu, pad], -2))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
 
 
 def _lu_jvp(P, L, U, dA):
@@ -103,7 +91,8 @@ def _lu_jvp(P, L, U, dA):
 
 def _lu_vjp(node, gP, gL, gU):
     P, L, U = node.saved()
-    return (_lu_vjp_core(P, L, U, gL, gU),)
+    g = _pack(gL, gU, L.shape[-2], U.shape[-1])
+    return (None if g is None else lu_factor_vjp(P, L, U, g),)
 
 
 _LuNode = node_class("LinalgLuBackward0", _lu_vjp, materialize=False)
@@ -155,38 +144,8 @@ def lu(A: Tensor, *, pivot: bool = True, out=None):
 
 
 # ---- lu_unpack ---------------------------------------------------------------------------------------------------
-def _perm_matrix(piv: np.ndarray, m: int, dtype) -> np.ndarray:
-    """P of A = P L U from LAPACK's 1-based sequential row swaps."""
-    lead, k = piv.shape[:-1], piv.shape[-1]
-    p = piv.reshape(-1, k).astype(np.int64) - 1
-    perm = np.tile(np.arange(m), (p.shape[0], 1))
-    rows = np.arange(p.shape[0])
-    for i in range(k):
-        j = p[:, i]
-        a = perm[rows, i].copy()
-        perm[rows, i] = perm[rows, j]
-        perm[rows, j] = a
-    P = np.zeros((p.shape[0], m, m), dtype)
-    P[rows[:, None], perm, np.arange(m)[None, :]] = 1
-    return P.reshape(lead + (m, m))
-
-
 def _pack_vjp(node, gP, gL, gU):
-    """The gradient of LU from those of L = tril(LU, -1) + I and U = triu(LU)."""
-    from .ops.shape import cat
-
-    m, n = node.lu_shape
-    k = min(m, n)
-    parts = []
-    if gL is not None:
-        gl = gL.tril(-1)
-        parts.append(gl if k == n else cat([gl, gl[..., :, :1].expand(tuple(gl.shape[:-1]) + (n - k,)) * 0], -1))
-    if gU is not None:
-        gu = gU.triu()
-        parts.append(gu if k == m else cat([gu, gu[..., :1, :].expand(tuple(gu.shape[:-2]) + (m - k, n)) * 0], -2))
-    if not parts:
-        return (None,)
-    return (parts[0] if len(parts) == 1 else parts[0] + parts[1],)
+    return (_pack(gL, gU, *node.lu_shape),)
 
 
 _UnpackNode = node_class("LuUnpackBackward0", _pack_vjp, materialize=False)
@@ -234,7 +193,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
                 "result of lu_factor?"
             )
         lead = tuple(LU_data.shape[:-2])
-        P = _wrap(xp.asarray(np.broadcast_to(_perm_matrix(piv, m, dt.np), lead + (m, m)).copy()), dt, dev)
+        P = _wrap(xp.asarray(np.broadcast_to(_perm(piv, m, dt.np), lead + (m, m)).copy()), dt, dev)
     res = _Unpack(P, L, U)
     if out is not None:
         from .ops._dispatch import write_out
