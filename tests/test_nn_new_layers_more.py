@@ -397,3 +397,91 @@ def test_convert_sync_batchnorm():
         torch.nn.SyncBatchNorm.convert_sync_batchnorm(build(torch.nn)),
     )
     assert repr(t) == repr(o)
+
+
+# ---- F.multi_head_attention_forward and MultiheadAttention(add_bias_kv, add_zero_attn) ---------------
+_KPM = [[False, False, True, False], [False, False, False, True]]
+MHA_CASES = [
+    {},
+    {"batched": False},
+    {"bias_kv": True},
+    {"zero": True},
+    {"bias_kv": True, "zero": True, "key_padding_mask": torch.tensor(_KPM)},
+    {"attn_mask": torch.randn(3, 4)},
+    {"attn_mask": torch.randn(3, 4) > 1, "need_weights": False},
+    {"attn_mask": torch.randn(4, 3, 4), "average_attn_weights": False},
+    {"need_weights": False, "key_padding_mask": torch.tensor(_KPM)},
+    {
+        "need_weights": False,
+        "attn_mask": torch.ones(3, 4, dtype=torch.bool).triu(1),
+        "is_causal": True,
+    },
+    {"static_k": torch.randn(4, 5, 4), "static_v": torch.randn(4, 5, 4)},
+]
+
+
+@pytest.mark.parametrize("kw", MHA_CASES)
+def test_multi_head_attention_forward(kw):
+    kw = dict(kw)
+    e, h, lq, s, n = 8, 2, 3, 4, 2
+    batched = kw.pop("batched", True)
+    lead = (n,) if batched else ()
+    q, k, v = torch.randn(lq, *lead, e), torch.randn(s, *lead, e), torch.randn(s, *lead, e)
+    bk = bv = None
+    if kw.pop("bias_kv", False):
+        bk, bv = torch.randn(1, 1, e), torch.randn(1, 1, e)
+    zero = kw.pop("zero", False)
+    args = [q, k, v, e, h, torch.randn(3 * e, e), torch.randn(3 * e), bk, bv, zero, 0.0]
+    args += [torch.randn(e, e), torch.randn(e)]
+    o_in = [a.requires_grad_() if isinstance(a, torch.Tensor) else a for a in args]
+    t_in = [T(a, True) if isinstance(a, torch.Tensor) else a for a in args]
+    tkw = {key: T(val) if isinstance(val, torch.Tensor) else val for key, val in kw.items()}
+    o = F.multi_head_attention_forward(*o_in, **kw)
+    t = TF.multi_head_attention_forward(*t_in, **tkw)
+    if o[1] is None:
+        assert t[1] is None
+    else:
+        close(t[1], o[1], 1e-4, 1e-5)
+    check_vjp(t[0], o[0], [a for a in t_in if isinstance(a, tm.Tensor)],
+              [a for a in o_in if isinstance(a, torch.Tensor)], rtol=1e-4, atol=1e-4, name=False)  # fmt: skip
+
+
+def test_multi_head_attention_forward_errors():
+    e, h = 8, 2
+    w, b, ow, ob = torch.randn(3 * e, e), torch.randn(3 * e), torch.randn(e, e), torch.randn(e)
+
+    def both(q, k, v, **kw):
+        ta = [T(q), T(k), T(v), e, h, T(w), T(b), None, None, False, 0.0, T(ow), T(ob)]
+        oa = [q, k, v, e, h, w, b, None, None, False, 0.0, ow, ob]
+        tkw = {key: T(val) if isinstance(val, torch.Tensor) else val for key, val in kw.items()}
+        same_error(partial(TF.multi_head_attention_forward, *ta, **tkw),
+                   partial(F.multi_head_attention_forward, *oa, **kw))  # fmt: skip
+
+    r = torch.randn
+    both(r(3, 2, e), r(4, e), r(4, e))
+    both(r(3, e), r(4, 2, e), r(4, 2, e))
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), key_padding_mask=torch.zeros(4, dtype=torch.bool))
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), attn_mask=r(3))
+    both(r(3, e), r(4, e), r(4, e), attn_mask=r(5, 3, 4))
+    both(r(3, 2, e), r(4, 2, e), r(5, 2, e))
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), attn_mask=r(3, 5))
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), attn_mask=r(3, 3, 4))
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), is_causal=True)
+    both(r(3, 2, e), r(4, 2, e), r(4, 2, e), key_padding_mask=torch.zeros(2, 4, dtype=torch.long))
+    both(r(2, 3), r(2, 3), r(2, 3))
+
+
+@pytest.mark.parametrize("kw", [{"add_bias_kv": True}, {"add_zero_attn": True},
+                                {"add_bias_kv": True, "add_zero_attn": True, "kdim": 6, "vdim": 5}])  # fmt: skip
+def test_multihead_attention_bias_kv_and_zero_attn(kw):
+    t, o = _module_pair("MultiheadAttention", 8, 2, **kw)
+    assert [k for k, _ in t.named_parameters()] == [k for k, _ in o.named_parameters()]
+    for (_, a), (_, b) in zip(t.named_parameters(), o.named_parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    q = torch.randn(3, 2, 8)
+    k, v = torch.randn(4, 2, kw.get("kdim", 8)), torch.randn(4, 2, kw.get("vdim", 8))
+    kpm = torch.tensor(_KPM)
+    tt = t(T(q), T(k), T(v), key_padding_mask=T(kpm))
+    oo = o(q, k, v, key_padding_mask=kpm)
+    close(tt[0], oo[0], 1e-4, 1e-4)
+    close(tt[1], oo[1], 1e-4, 1e-5)

@@ -403,6 +403,7 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
 from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
 from ..ops.nn_conv import conv_transpose3d  # noqa: E402, F401
 from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
+from ._functional.attention import multi_head_attention_forward  # noqa: E402, F401
 from ._functional.pooling import upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from ._functional.pooling_more import (  # noqa: E402, F401
     adaptive_avg_pool3d,

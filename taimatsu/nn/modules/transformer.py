@@ -11,7 +11,6 @@ positions under ``no_grad`` in eval mode; we reproduce that by zeroing them (see
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 
 from ... import _dtype as D
@@ -48,89 +47,8 @@ def _canonical_mask(mask, mask_name: str, other_name: str, target_type):
     return mask
 
 
-def _multi_head_attention(
-    query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, dropout_p,
-    training, key_padding_mask, need_weights, attn_mask, average_attn_weights, q_proj_weight=None,
-    k_proj_weight=None, v_proj_weight=None,
-):  # fmt: skip
-    """Time-major (L, B, E) attention, PyTorch's ``F.multi_head_attention_forward`` without bias_kv."""
-    batched = query.dim() == 3
-    if not batched:
-        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-        if key_padding_mask is not None:
-            key_padding_mask = key_padding_mask.unsqueeze(0)
-    tgt_len, bsz, embed_dim = query.shape
-    src_len = key.size(0)
-    head_dim = embed_dim // num_heads
-    key_padding_mask = _canonical_mask(
-        key_padding_mask, "key_padding_mask", "attn_mask", query.dtype
-    )
-    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, query.dtype)
-
-    if in_proj_weight is not None:
-        w_q, w_k, w_v = in_proj_weight.chunk(3)
-    else:
-        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
-    b_q = b_k = b_v = None
-    if in_proj_bias is not None:
-        b_q, b_k, b_v = in_proj_bias.chunk(3)
-    q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
-
-    if attn_mask is not None:
-        if attn_mask.dim() == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(
-                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(tgt_len, src_len)}."
-                )
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.dim() == 3:
-            want = (bsz * num_heads, tgt_len, src_len)
-            if tuple(attn_mask.shape) != want:
-                raise RuntimeError(
-                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {want}."
-                )
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
-
-    # (L, B, E) -> (B*H, L, head_dim)
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k = k.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
-    v = v.reshape(src_len, bsz * num_heads, head_dim).transpose(0, 1)
-
-    if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(
-                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {key_padding_mask.shape}"
-            )
-        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
-        kpm = kpm.reshape(bsz * num_heads, 1, src_len)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
-    if not training:
-        dropout_p = 0.0
-
-    scores = q.matmul(k.transpose(-2, -1)) * math.sqrt(1.0 / head_dim)
-    if attn_mask is not None:
-        scores = scores + attn_mask
-    weights = F.softmax(scores, dim=-1)
-    if dropout_p > 0.0:
-        weights = F.dropout(weights, p=dropout_p)
-    out = weights.matmul(v)  # (B*H, L, head_dim)
-    out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
-    if not batched:
-        out = out.squeeze(1)
-    if not need_weights:
-        return out, None
-    weights = weights.view(bsz, num_heads, tgt_len, src_len)
-    if average_attn_weights:
-        weights = weights.mean(dim=1)
-    if not batched:
-        weights = weights.squeeze(0)
-    return out, weights
-
-
 class MultiheadAttention(Module):
-    """PyTorch's ``nn.MultiheadAttention`` (``add_bias_kv`` and ``add_zero_attn`` are not supported)."""
+    """PyTorch's ``nn.MultiheadAttention``; runs ``F.multi_head_attention_forward``."""
 
     def __init__(
         self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True, add_bias_kv: bool = False,
@@ -140,10 +58,6 @@ class MultiheadAttention(Module):
             raise ValueError(
                 f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                 f"num_heads={num_heads} instead"
-            )
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(
-                "taimatsu: MultiheadAttention(add_bias_kv/add_zero_attn) is not supported"
             )
         super().__init__()
         kw = {"device": device, "dtype": dtype}
@@ -172,7 +86,11 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
 
@@ -186,6 +104,10 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
 
     def forward(
         self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None, need_weights: bool = True,
@@ -198,10 +120,13 @@ class MultiheadAttention(Module):
             )
         if self.batch_first and query.dim() == 3:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, weights = _multi_head_attention(
-            query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
-            self.out_proj.bias, self.dropout, self.training, key_padding_mask, need_weights, attn_mask,
-            average_attn_weights, self.q_proj_weight, self.k_proj_weight, self.v_proj_weight,
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal,
         )  # fmt: skip
         if self.batch_first and query.dim() == 3:
             out = out.transpose(1, 0)
