@@ -6,7 +6,7 @@ Integer dtypes (``round(3 * randn)``) give many ties, which checks PyTorch's tie
 from __future__ import annotations
 
 import numpy as np
-from opdb import OpInfo, Sample, Typed, register
+from opdb import REGISTRY, OpInfo, Sample, Typed, register
 
 ORDER = ("float32", "float64", "int64", "uint8")
 
@@ -329,3 +329,11 @@ _reg("nanquantile", "nanquantile", lambda rng, dtype: quantile_samples(rng, dtyp
     Sample(_with_nan(rng, (3, 5)), 0.4, 1, name="ties"),
     Sample(_with_nan(rng, (3, 5)), Typed(np.array([0.0, 0.6]), dtype, False), 0, True, name="ties"),
 ], grad_fn=False)  # fmt: skip
+
+
+# ---- complex dtypes ----------------------------------------------------------------------------------------
+# PyTorch orders no complex numbers: every entry needing an order refuses complex inputs, and the
+# forward check compares the error type and message (bincount takes integer input only).
+for _name, _info in REGISTRY.items():
+    if _info.op.__module__ == __name__ and _name != "bincount":
+        _info.dtypes = tuple(_info.dtypes) + ("complex64",)

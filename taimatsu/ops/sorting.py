@@ -91,6 +91,16 @@ def _check_sortable(input, name="Sort"):
         raise RuntimeError(f" {name} does not support complex dtypes on CPU")
 
 
+def _no_complex_kernel(kernel, t, zero_dim_ok=False):
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (ops that need an ordering).
+    ``zero_dim_ok``: a 0-d (or empty, for the cumulative ops) input skips the kernel."""
+    skip = zero_dim_ok and (not t._data.ndim or zero_dim_ok == "empty" and not t._data.size)
+    if isinstance(t, Tensor) and t._dtype.category == D.COMPLEX and not skip:
+        from ._dispatch import scalar_name
+
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(t._dtype)}'")
+
+
 # ---- sort / argsort / msort -----------------------------------------------------------------------------
 def _argsort(a, d, descending, stable=True):
     if not descending:
@@ -186,7 +196,7 @@ def _cpu_topk_row(keys: list, k: int, sorted_: bool) -> list:
 def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None
 ):
-    _check_sortable(input, "TopK")
+    _check_sortable(input, "topk")
     a = input._data
     d = _wrapdim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
@@ -269,7 +279,7 @@ def _tied(rows, vals):
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
-    _check_sortable(input)
+    _no_complex_kernel("kthvalue_cpu", input, True)
     a = input._data
     d = _wrapdim(dim, a.ndim)
     n = a.shape[d] if a.ndim else 1
@@ -346,6 +356,7 @@ _PAIR_OUT = {
 # ---- mode ----------------------------------------------------------------------------------------------
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value (the smallest among equally frequent) and its last index."""
+    _no_complex_kernel("mode_cpu", input, True)
     a = input._data
     d = _wrapdim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
@@ -386,6 +397,7 @@ _NanmedianAll = node_class("NanmedianBackward0", _nanmedian_vjp)
 
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values (NaN when a slice is all NaN)."""
+    _no_complex_kernel("median_cpu" if dim is None else "median_out", input)
     a = input._data
     if dim is None and out is not None:
         raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
@@ -463,11 +475,13 @@ def _out_pair(r, out, rtype, name):
 
 
 def cummax(input: Tensor, dim: int, *, out=None):
+    _no_complex_kernel("cummax_cpu", input, "empty")
     r = _cum_extreme(input, dim, True, _Cummax, return_types.cummax)
     return _out_pair(r, out, return_types.cummax, "cummax")
 
 
 def cummin(input: Tensor, dim: int, *, out=None):
+    _no_complex_kernel("cummin_cpu", input, "empty")
     r = _cum_extreme(input, dim, False, _Cummin, return_types.cummin)
     return _out_pair(r, out, return_types.cummin, "cummin")
 
@@ -503,6 +517,7 @@ def unique(
     dim=None,
 ):
     """``torch.unique``: the result is sorted whatever ``sorted`` says (as PyTorch's CPU kernel)."""
+    _no_complex_kernel("unique" if dim is None else "unique_dim", input)
     a = input._data
     if dim is None:
         u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
@@ -522,6 +537,7 @@ def unique(
 def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None
 ):
+    _no_complex_kernel("unique" if dim is None else "unique_dim", input)
     a = input._data
     if dim is None:
         flat = a.reshape(-1)
@@ -554,6 +570,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
                 "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
             )
         right = side == "right"
+    _no_complex_kernel("searchsorted_out_cpu", sorted_sequence)
+    _no_complex_kernel("searchsorted_out_cpu", input)
     seq = sorted_sequence._data
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
@@ -593,6 +611,8 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """Equal-width bins over [min, max] (the data's range when min == max); the last bin is closed."""
     from .._dtype import FLOAT
 
+    if input._dtype.category == D.COMPLEX and min == max and input._data.size:
+        _no_complex_kernel("aminmax_cpu", input)  # the range comes from aminmax first
     if input._dtype.category != FLOAT:
         from ._dispatch import scalar_name
 
@@ -654,8 +674,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if isinstance(q, Tensor) and q._data.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-    if input._dtype not in (D.float32, D.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if input._dtype not in (D.float32, D.float64):  # (sic: nanquantile's message says quantile too)
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if isinstance(q, Tensor) and q._dtype is not input._dtype:
         raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
     if interpolation not in _INTERP:
