@@ -24,7 +24,7 @@ from . import _dtype as D
 from ._tensor import _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out, xp_for
+from .ops._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, with_out_signature, write_out, xp_for
 
 __all__ = [
     "fft",
@@ -266,7 +266,8 @@ def _takes_out(internal):
             kernel = internal(input)
             return write_out(out, r, kernel or name, grad=kernel is not None)
 
-        op.__name__, op.__qualname__, op.__doc__, op.__wrapped__ = name, fn.__qualname__, fn.__doc__, fn
+        op.__name__, op.__qualname__, op.__doc__ = name, fn.__qualname__, fn.__doc__
+        op.__signature__ = with_out_signature(fn)
         return op
 
     return wrap

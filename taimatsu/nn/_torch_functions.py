@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops import nn as _nn
+from ..ops._dispatch import OUT_EXACT, OUT_FOUND, takes_out
 from . import functional as F
 
 conv1d = F.conv1d
@@ -23,10 +24,12 @@ layer_norm = F.layer_norm
 rms_norm = F.rms_norm
 
 
+@takes_out("softmax", OUT_EXACT, grad=False)
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _nn.softmax(input, dim, dtype)
 
 
+@takes_out("log_softmax", OUT_EXACT, grad=False)
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _nn.log_softmax(input, dim, dtype)
 
@@ -88,9 +91,11 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     return F.celu(input, alpha)
 
 
+@takes_out("threshold")
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     return F.threshold(input, threshold, value)
 
 
+@takes_out("hardshrink", OUT_FOUND)
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return F.hardshrink(input, lambd)

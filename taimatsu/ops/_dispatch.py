@@ -417,8 +417,23 @@ def takes_out(name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_m
                 return fn(*args, **kwargs)
             return write_out(out, fn(*args, **kwargs), name, exact, grad, exc, cast_msg)
 
-        op.__name__, op.__qualname__, op.__doc__, op.__wrapped__ = fn.__name__, fn.__qualname__, fn.__doc__, fn
+        op.__name__, op.__qualname__, op.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
         op.__module__ = fn.__module__
+        op.__signature__ = with_out_signature(fn)
         return op
 
     return wrap
+
+
+def with_out_signature(fn):
+    """``fn``'s signature with a keyword-only ``out=None`` added (for wrappers that take out=)."""
+    import inspect
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    at = len(params) - (1 if params and params[-1].kind is inspect.Parameter.VAR_KEYWORD else 0)
+    params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    return sig.replace(parameters=params)

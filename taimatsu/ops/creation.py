@@ -289,7 +289,10 @@ def creation_out(fn):
             )
         return write_out(out, r, fn.__name__, warn=False)
 
+    from ._dispatch import with_out_signature
+
     make.__name__, make.__qualname__, make.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    make.__signature__ = with_out_signature(fn)
     return make
 
 
