@@ -156,3 +156,16 @@ def set_default_tensor_type(t, /) -> None:
     D.set_default_dtype(dt)
     if device_type == "cuda":
         set_default_device("cuda")
+
+
+# ---- anomaly mode -----------------------------------------------------------------------------------------
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """The switch behind ``autograd.set_detect_anomaly``, without its context manager."""
+    from .autograd.anomaly_mode import state
+
+    for arg, value, pos in (("enabled", enabled, 1), ("check_nan", check_nan, 2)):
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"set_anomaly_enabled(): argument '{arg}' (position {pos}) must be bool, not {type(value).__name__}"
+            )
+    state.enabled, state.check_nan = enabled, check_nan

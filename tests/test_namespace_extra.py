@@ -210,6 +210,11 @@ FLAGS = [
     "T.set_default_tensor_type(T.IntTensor)", "T.set_default_tensor_type('torch.IntTensor')",
     "T.set_default_tensor_type('bad')", "T.set_default_tensor_type(3)", "T.set_default_tensor_type(T.float64)",
     "T.get_default_dtype()",
+    ("T.set_anomaly_enabled(True); r = (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()); "
+    "T.set_anomaly_enabled(True, False); r2 = (T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()); "
+    "T.set_anomaly_enabled(False); (r, r2, T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled())"),
+    "T.set_anomaly_enabled(1)", "T.set_anomaly_enabled(True, 0)",
+    "T.from_dlpack(T.to_dlpack(T.arange(3.)))",
 ]  # fmt: skip
 
 
