@@ -106,14 +106,14 @@ def _batch_msg(i, lead, msg):
 
 def _each(a):
     """Iterate over the matrices of a batched array, with their flat batch index."""
-    flat = a.reshape((-1,) + a.shape[-2:])
+    flat = a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
     return enumerate(flat)
 
 
 # ---- Cholesky -------------------------------------------------------------------------------------------
 def _potrf(a):
     """Cholesky factors (lower) and LAPACK info for every matrix of ``a``."""
-    import scipy.linalg.lapack as lapack
+    from scipy.linalg import lapack
 
     try:
         L = np.linalg.cholesky(a)
@@ -259,8 +259,6 @@ def _svd_vjp(node, gU, gS, gVh):
         gU = gU[..., :, :k] if gU is not None else None
         gVh = gVh[..., :k, :] if gVh is not None else None
     if gU is None and gS is None and gVh is None:
-        return (None,)
-    if gS is None and gU is None and gVh is None:
         return (None,)
     return (G.svd_vjp(U, S, Vh, gU, gS, gVh),)
 

@@ -10,7 +10,17 @@ import numpy as np
 
 from . import _dtype as D
 from . import _linalg_grads as G
-from ._linalg_decomp import _castable, _check, _fw_on, _LinAlgError, _out, _recording, _return_type, _t, _tangents
+from ._linalg_decomp import (
+    _castable,
+    _check,
+    _fw_on,
+    _LinAlgError,
+    _out,
+    _recording,
+    _return_type,
+    _t,
+    _tangents,
+)
 from ._tensor import Tensor, _wrap
 from .ops._dispatch import node_class, record
 

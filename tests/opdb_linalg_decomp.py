@@ -151,8 +151,11 @@ _reg("svd", _legacy_svd, lambda rng, dtype: [
 
 
 # ---- eig / eigvals ------------------------------------------------------------------------------------------------
-_reg("linalg.eig", lambda T, x: (lambda w, v: (w, v.abs()))(*T.linalg.eig(x)), _square,
-     errors=_square_errors("eig"))  # fmt: skip
+def _eig_parts(w, v):
+    return w, v.abs()  # the eigenvectors' phase is a gauge
+
+
+_reg("linalg.eig", lambda T, x: _eig_parts(*T.linalg.eig(x)), _square, errors=_square_errors("eig"))
 _reg("linalg.eigvals", lambda T, x: T.linalg.eigvals(x), _square, errors=_square_errors("eigvals"))
 
 

@@ -44,7 +44,7 @@ def test_legacy_svd_returns_v_with_pytorchs_graph():
 
     def names(T):
         x = T.tensor(a, requires_grad=True)
-        U, S, V = T.svd(x)
+        U, _S, V = T.svd(x)
         fn = V.grad_fn
         chain = [type(fn).__name__]
         while fn.next_functions and fn.next_functions[0][0] is not None and len(chain) < 3:
@@ -74,7 +74,7 @@ def test_cholesky_inverse_tangent_is_the_derivative(upper):
     x, dx = taimatsu.tensor(L), taimatsu.tensor(dL)
     tangent = _jvp(lambda t: taimatsu.cholesky_inverse(t, upper), x, dx)
     eps = 1e-6
-    f = lambda M: taimatsu.cholesky_inverse(taimatsu.tensor(M), upper).numpy()  # noqa: E731
+    f = lambda M: taimatsu.cholesky_inverse(taimatsu.tensor(M), upper).numpy()
     fd = (f(L + eps * dL) - f(L - eps * dL)) / (2 * eps)
     np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(f(L), torch.cholesky_inverse(torch.tensor(L), upper).numpy(), rtol=1e-12)
@@ -86,7 +86,7 @@ def test_full_svd_tangent_keeps_u_unitary():
     rng = np.random.default_rng(5)
     a, da = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
     with taimatsu.autograd.forward_ad.dual_level():
-        U, S, Vh = taimatsu.linalg.svd(taimatsu.autograd.forward_ad.make_dual(taimatsu.tensor(a), taimatsu.tensor(da)))
+        U, S, _Vh = taimatsu.linalg.svd(taimatsu.autograd.forward_ad.make_dual(taimatsu.tensor(a), taimatsu.tensor(da)))
         dU = taimatsu.autograd.forward_ad.unpack_dual(U).tangent.numpy()
         dS = taimatsu.autograd.forward_ad.unpack_dual(S).tangent.numpy()
     u = U.detach().numpy()
