@@ -247,7 +247,7 @@ from ._flags import (  # noqa: E402, F401
     set_default_device, set_default_tensor_type, set_deterministic_debug_mode, set_float32_matmul_precision,
     set_anomaly_enabled, set_flush_denormal, set_warn_always, use_deterministic_algorithms,
 )  # fmt: skip
-from .ops.copy_family import to_dlpack  # noqa: E402, F401
+from .utils.dlpack import to_dlpack  # noqa: E402, F401
 from .ops.copy_family import (  # noqa: E402, F401
     alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, frombuffer, permute_copy, select_copy,
     slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy,

@@ -16,7 +16,6 @@ from .._tensor import Tensor, _wrap, _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as _gm
-from ..utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack, re-exported)
 from ._dispatch import _fw_state, node_class, record, xp_for
 from .shape import _split_sizes, _split_vjp
 from .shape import split as _split
