@@ -485,3 +485,79 @@ def test_multihead_attention_bias_kv_and_zero_attn(kw):
     oo = o(q, k, v, key_padding_mask=kpm)
     close(tt[0], oo[0], 1e-4, 1e-4)
     close(tt[1], oo[1], 1e-4, 1e-5)
+
+
+# ---- linear_cross_entropy / LinearCrossEntropyLoss ------------------------------------------------
+LCE = [
+    ({}, (3, 4), (3,)),
+    ({"bias": True, "reduction": "sum", "label_smoothing": 0.1}, (3, 4), (3,)),
+    ({"out_features": (2,), "bias": True}, (3, 4), (3, 2)),
+    ({"reduction": "none", "ignore_index": 1}, (6, 4), (6,)),
+    ({}, (4,), ()),
+    ({"options": "default"}, (3, 4), (3,)),
+]
+
+
+@pytest.mark.parametrize("kw,xshape,yshape", LCE)
+def test_linear_cross_entropy_loss(kw, xshape, yshape):
+    kw = dict(kw)
+    okw, tkw = dict(kw), dict(kw)
+    if kw.get("options") == "default":
+        okw["options"], tkw["options"] = (
+            torch.nn.LinearCrossEntropyOptions(),
+            tnn.LinearCrossEntropyOptions(),
+        )
+    torch.manual_seed(0)
+    o = torch.nn.LinearCrossEntropyLoss(4, 5, **okw)
+    tm.manual_seed(0)
+    t = tnn.LinearCrossEntropyLoss(4, 5, **tkw)
+    assert repr(t) == repr(o)
+    y = torch.randint(0, 5, yshape)
+    _run_module(_Bound(t, T(y)), _Bound(o, y), [torch.randn(xshape)], rtol=1e-4, atol=1e-5)
+
+
+class _Bound(torch.nn.Module):
+    """Wraps a loss with its target so ``_run_module`` drives it like a layer."""
+
+    def __init__(self, loss, target):
+        super().__init__()
+        self.loss, self.target = loss, target
+
+    def forward(self, x):
+        return self.loss(x, self.target)
+
+    def named_parameters(self, *args, **kwargs):
+        return self.loss.named_parameters(*args, **kwargs)
+
+
+def test_linear_cross_entropy_functional_errors_and_options():
+    x, w, y = torch.randn(3, 4), torch.randn(5, 4), torch.randint(0, 5, (3,))
+    cases = [((torch.randn(2, 3, 4), w, y), {}), ((x, torch.randn(4), y), {}), ((x, torch.randn(5, 3), y), {}),
+             ((x, w, y), {"linear_bias": torch.randn(4)}), ((torch.randn(4), torch.randn(5, 2, 4), y), {}),
+             ((x, w, torch.rand(3, 5)), {"ignore_index": 0})]  # fmt: skip
+    for args, kw in cases:
+        targs = [T(a) for a in args]
+        tkw = {k: T(v) for k, v in kw.items() if isinstance(v, torch.Tensor)} | {
+            k: v for k, v in kw.items() if not isinstance(v, torch.Tensor)
+        }
+        same_error(
+            partial(TF.linear_cross_entropy, *targs, **tkw),
+            partial(F.linear_cross_entropy, *args, **kw),
+        )
+    close(TF.linear_cross_entropy(T(x), T(w), T(y), label_smoothing=0.2),
+          F.linear_cross_entropy(x, w, y, label_smoothing=0.2))  # fmt: skip
+    with pytest.warns(UserWarning, match="``options`` ignored"):
+        TF.linear_cross_entropy(
+            T(x), T(w), T(y), label_smoothing=0.2, options=tnn.LinearCrossEntropyOptions()
+        )
+    for kw in [{"acc_policy": "fast"}, {"chunking_method": "rows"}, {"batch_chunk_size": 0}]:
+        same_error(
+            partial(tnn.LinearCrossEntropyOptions, **kw),
+            partial(torch.nn.LinearCrossEntropyOptions, **kw),
+        )
+    for kw in [{"weight": torch.ones(3)}, {"label_smoothing": 1.5}]:
+        tkw = {k: T(v) if isinstance(v, torch.Tensor) else v for k, v in kw.items()}
+        same_error(
+            partial(tnn.LinearCrossEntropyLoss, 4, 5, **tkw),
+            partial(torch.nn.LinearCrossEntropyLoss, 4, 5, **kw),
+        )

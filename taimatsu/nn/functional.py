@@ -404,6 +404,7 @@ from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
 from ..ops.nn_conv import conv_transpose3d  # noqa: E402, F401
 from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
 from ._functional.attention import multi_head_attention_forward  # noqa: E402, F401
+from ._functional.linear_ce import linear_cross_entropy  # noqa: E402, F401
 from ._functional.pooling import upsample_bilinear, upsample_nearest  # noqa: E402, F401
 from ._functional.pooling_more import (  # noqa: E402, F401
     adaptive_avg_pool3d,

@@ -246,6 +246,7 @@ __all__ = [
 ]  # fmt: skip
 
 # Added with issue #4 (kept apart so the lists above stay as they were).
+from .._functional.linear_ce import LinearCrossEntropyOptions
 from .activation import RReLU
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import SyncBatchNorm
@@ -268,7 +269,7 @@ from .lazy import (
     LazyLinear,
 )
 from .linear import Bilinear
-from .loss import NLLLoss2d
+from .loss import LinearCrossEntropyLoss, NLLLoss2d
 from .param_containers import ParameterDict, ParameterList
 from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d
 from .pooling import (
@@ -303,6 +304,8 @@ __all__ += [
     "LazyInstanceNorm2d",
     "LazyInstanceNorm3d",
     "LazyLinear",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "MaxUnpool3d",
     "NLLLoss2d",
     "ParameterDict",

@@ -284,3 +284,46 @@ class NLLLoss2d(NLLLoss):
             stacklevel=2,
         )
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A ``Linear`` (stored 2-D) followed by cross entropy, as ``F.linear_cross_entropy``."""
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features=(), bias: bool = False, device=None,
+                 dtype=None, reduction: str = "mean", weight=None, ignore_index=None, label_smoothing: float = 0.0,
+                 options=None) -> None:  # fmt: skip
+        import math
+
+        from .linear import Linear
+
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(
+                f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}"
+            )
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        rows = math.prod(out_features, start=num_classes)
+        self.linear = Linear(in_features, rows, bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        w = self.linear.weight.reshape((*shape, self.linear.in_features))
+        b = self.linear.bias.reshape(shape) if self.linear.bias is not None else None
+        return F.linear_cross_entropy(input, w, target, linear_bias=b, weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index, label_smoothing=self.label_smoothing,
+                                      options=self.options)  # fmt: skip
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+            f"out_features={self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
+            f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}"
+        )
