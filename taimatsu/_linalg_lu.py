@@ -266,7 +266,10 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
                                "inversion could not be completed because the input matrix is singular.")  # fmt: skip
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A._dtype.np), A.shape)
         lu, piv, _ = _getrf(np.asarray(A._data))
-        return _out(out, _InvEx(_t(_lu_solve_arrays(lu, piv, eye, True, False), A._dtype, A), I), "linalg_inv_ex")
+        r = _t(_lu_solve_arrays(lu, piv, eye, True, False), A._dtype, A)
+        if _recording(A):  # the same node as a regular inverse (its gradient is not finite here)
+            record(linalg._Inv, (A,), r, (r,))
+        return _out(out, _InvEx(r, I), "linalg_inv_ex")
     return _out(out, _InvEx(linalg.inv(A), I), "linalg_inv_ex")
 
 
@@ -282,7 +285,10 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
         vec = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
         b = np.asarray(B._data)[..., None] if vec else np.asarray(B._data)
         x = _lu_solve_arrays(lu, piv, b, left, False)
-        return _out(out, _SolveEx(_t(x[..., 0] if vec else x, A._dtype, A), I), "_linalg_solve_ex")
+        r = _t(x[..., 0] if vec else x, A._dtype, A)
+        if _recording(A, B):  # the same node as a regular solve (its gradient is not finite here)
+            record(linalg._Solve, (A, B), r, (A, r), vec=vec, left=left)
+        return _out(out, _SolveEx(r, I), "_linalg_solve_ex")
     return _out(out, _SolveEx(linalg.solve(A, B, left=left), I), "_linalg_solve_ex")
 
 

@@ -113,7 +113,9 @@ def test_which_outputs_carry_history():
     def flags(T):
         x = T.tensor(a, requires_grad=True)
         p = x @ x.mT + 3 * T.eye(3, dtype=x.dtype)
-        outs = [*T.linalg.lu_factor_ex(x), *T.linalg.cholesky_ex(p), *T.linalg.inv_ex(x), *T.linalg.qr(x, mode="r")]
+        z = T.zeros(2, 2, dtype=x.dtype, requires_grad=True)  # singular: info > 0, history all the same
+        outs = [*T.linalg.lu_factor_ex(x), *T.linalg.cholesky_ex(p), *T.linalg.inv_ex(x), *T.linalg.qr(x, mode="r"),
+                *T.linalg.inv_ex(z), *T.linalg.solve_ex(z, T.ones(2, dtype=x.dtype))]
         return [(type(o.grad_fn).__name__ if o.grad_fn is not None else None) for o in outs]
 
     (tm, _), (th, _) = _both(flags)
