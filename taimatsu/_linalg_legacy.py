@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from . import _dtype as D
+from ._linalg_decomp import _return_type, _warn_once
 from ._linalg_extra import householder_grads, householder_product, solve_triangular
-from ._linalg_lstsq import _return_type
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
@@ -27,14 +27,7 @@ _LuInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))
 _Geqrf = _return_type("geqrf", ("a", "tau"))
 _Ldl = _return_type("linalg_ldl_factor", ("LD", "pivots"))
 _LdlEx = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
-_warned: set = set()
 _EXACT = "Expected out tensor to have dtype {res_cpp}, but got {out_cpp} instead"
-
-
-def _warn_once(key: str, msg: str) -> None:
-    if key not in _warned:
-        _warned.add(key)
-        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 # ---- triangular_solve ------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from . import _dtype as D
+from ._linalg_decomp import _return_type
 from ._linalg_extra import solve_triangular
 from ._linalg_grads import lu_factor_vjp
 from ._linalg_lu import _perm
@@ -23,20 +24,6 @@ from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
 from .linalg import _h, _sname, matmul
 from .ops._dispatch import _fw_state, node_class, record, xp_for
-from .ops.reduction import _return_type as _rt2
-
-
-def _return_type(name, fields):
-    """A ``torch.return_types`` class with any number of fields (the shared factory takes two)."""
-    cls = _rt2(name, fields)
-
-    def __new__(c, *vals):
-        return tuple.__new__(c, tuple(vals[0]) if len(vals) == 1 else vals)
-
-    cls.__new__ = staticmethod(__new__)
-    cls.n_fields = cls.n_sequence_fields = len(fields)
-    return cls
-
 
 _PLU = _return_type("linalg_lu", ("P", "L", "U"))
 _Unpack = _return_type("lu_unpack", ("P", "L", "U"))

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from . import _dtype as D
 from ._linalg_grads import svd_vjp
 from ._tensor import Tensor, _wrap, _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .linalg import _h, _Inv, _sname, matmul, vector_norm
+from .linalg import _h, _sname, matmul, vector_norm
 from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
 
 
@@ -173,27 +171,6 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
 _COND_ORDS = (None, "fro", "nuc", _INF, -_INF, 1, -1, 2, -2)
 
 
-def _inv_ex(A: Tensor) -> Tensor:
-    """Batched inverse; singular matrices become all-inf (what PyTorch's cond masks them to)."""
-    if A._dtype.category < D.FLOAT:
-        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {_sname(A)}")
-    a = np.asarray(A._data)
-    flat = a.reshape((-1,) + a.shape[-2:])
-    out = np.empty_like(flat)
-    for i, m in enumerate(flat):
-        try:
-            out[i] = np.linalg.inv(m)
-        except np.linalg.LinAlgError:
-            out[i] = np.inf
-    r = _wrap(xp_for(A).asarray(out.reshape(a.shape)), A._dtype, A._device)
-    if A._rg and _gm.enabled:
-        record(_Inv, (A,), r, (r,))
-    if _fw_state.level and A._fw is not None:
-        r._fw = on_primals(lambda X, dA: -matmul(matmul(X, dA), X), r, A._fw)
-        _register(r)
-    return r
-
-
 def _ord_text(p) -> str:
     return f"{p:f}" if isinstance(p, float) else str(p)
 
@@ -229,6 +206,11 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     if p == "nuc":
         s = svdvals_grad(A)
         return s.sum(-1) * s.reciprocal().sum(-1)
-    Ainv = _inv_ex(A)
+    from .linalg import inv_ex
+
+    if A._dtype.category < D.FLOAT:  # PyTorch names linalg.inv here
+        raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as input. Got {_sname(A)}")
+    Ainv, info = inv_ex(A)
+    Ainv = Ainv.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), _INF)  # singular: an all-inf "inverse"
     r = matrix_norm(A, p) * matrix_norm(Ainv, p)
     return r.nan_to_num_(_INF, _INF, -_INF)  # 0 * inf for NumPy compatibility

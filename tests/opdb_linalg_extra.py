@@ -107,7 +107,9 @@ def _cond_samples(rng, dtype):
     ]  # fmt: skip
 
 
-_reg("linalg.cond", lambda T, A, *a: T.linalg.cond(A, *a), _cond_samples, dtypes=WITH_COMPLEX, errors=lambda T: [
+# rtol: the out= check writes float32 results into a float64 out and compares at float64 tolerance;
+# a ratio of two float32 singular values differs from LAPACK's in the last float32 bits.
+_reg("linalg.cond", lambda T, A, *a: T.linalg.cond(A, *a), _cond_samples, dtypes=WITH_COMPLEX, rtol=2e-6, errors=lambda T: [
     (lambda: T.linalg.cond(T.ones(2, 2, dtype=T.int64)), RuntimeError),
     (lambda: T.linalg.cond(T.ones(2, 2, dtype=T.int64), 1), RuntimeError),
     (lambda: T.linalg.cond(T.ones(2)), RuntimeError),
