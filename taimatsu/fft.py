@@ -24,7 +24,7 @@ from . import _dtype as D
 from ._tensor import _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import Tensor, _fw_state, _wrap, node_class, record, scalar_name, with_out_signature, write_out, xp_for
+from .ops._dispatch import OUT_FOUND, Tensor, _fw_state, _wrap, node_class, record, scalar_name, with_out_signature, write_out, xp_for
 
 __all__ = [
     "fft",
@@ -264,7 +264,8 @@ def _takes_out(internal):
                 shown = name if name[-1] not in "2n" else name.rstrip("2n").replace("ifft", "fft") + "n"  # fft2: fftn
                 raise RuntimeError(f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}")
             kernel = internal(input)
-            return write_out(out, r, kernel or name, grad=kernel is not None)
+            # the composite path (conj of a real transform) wants exactly the result's dtype
+            return write_out(out, r, kernel or name, None if kernel else OUT_FOUND, grad=kernel is not None)
 
         op.__name__, op.__qualname__, op.__doc__ = name, fn.__qualname__, fn.__doc__
         op.__signature__ = with_out_signature(fn)

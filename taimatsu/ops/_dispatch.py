@@ -253,6 +253,8 @@ def check_out(out, result, name: str, exact=None, grad: bool = True, exc=Runtime
     exacts = exact if isinstance(exact, tuple) else (exact,) * len(outs)
     for o, r, exact in zip(outs, results, exacts):
         if exact is not None:
+            if cast_msg is not None and not D.can_cast(r._dtype, o._dtype):  # some ops check both, cast first
+                raise _dtype_error(cast_msg, r._dtype, o._dtype, exc)
             if o._dtype is not r._dtype:
                 raise _dtype_error(exact, r._dtype, o._dtype, exc)
         elif not D.can_cast(r._dtype, o._dtype):

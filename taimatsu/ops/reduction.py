@@ -207,12 +207,12 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. "
             f"Got: {scalar_name(dtype)}"
         )
-    if out is not None and dtype is not None and out._dtype is not dtype and dim is not None:
-        raise RuntimeError(OUT_EXACT.format(res_cpp=cpp_name(dtype), out_cpp=cpp_name(out._dtype)))
     if out is not None and dim is None and not D.can_cast(dtype or input._dtype, out._dtype):
         raise RuntimeError(
             f"mean.dtype_out(): input types can't be cast to the desired output type {scalar_name(out._dtype)}"
         )
+    if out is not None and dtype is not None and out._dtype is not dtype:
+        raise RuntimeError(OUT_EXACT.format(res_cpp=cpp_name(dtype), out_cpp=cpp_name(out._dtype)))
     dt = dtype or input._dtype
     a = input._data if dt is input._dtype else input._data.astype(dt.np)
     nd = a.ndim
