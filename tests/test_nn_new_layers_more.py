@@ -561,3 +561,27 @@ def test_linear_cross_entropy_functional_errors_and_options():
             partial(tnn.LinearCrossEntropyLoss, 4, 5, **tkw),
             partial(torch.nn.LinearCrossEntropyLoss, 4, 5, **kw),
         )
+
+
+# ---- nn.grad and DataParallel (CPU) ---------------------------------------------------------------
+NN_GRAD = [(1, (2, 4, 9), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+           (2, (2, 3, 7, 6), (4, 3, 3, 2), {"dilation": 2, "padding": (1, 0)}),
+           (3, (1, 2, 5, 5, 4), (3, 2, 2, 2, 2), {"stride": (1, 2, 1)})]  # fmt: skip
+
+
+@pytest.mark.parametrize("n,xs,ws,kw", NN_GRAD)
+def test_nn_grad_conv_functions(n, xs, ws, kw):
+    x, w = torch.randn(xs), torch.randn(ws)
+    go = torch.randn(getattr(F, f"conv{n}d")(x, w, **kw).shape)
+    o_in = getattr(torch.nn.grad, f"conv{n}d_input")(xs, w, go, **kw)
+    close(getattr(tnn.grad, f"conv{n}d_input")(xs, T(w), T(go), **kw), o_in, 1e-4, 1e-5)
+    o_w = getattr(torch.nn.grad, f"conv{n}d_weight")(x, ws, go, **kw)
+    close(getattr(tnn.grad, f"conv{n}d_weight")(T(x), ws, T(go), **kw), o_w, 1e-4, 1e-4)
+
+
+def test_data_parallel_on_cpu():
+    t, o = _module_pair("Linear", 3, 2)
+    tp, op = tnn.DataParallel(t), torch.nn.DataParallel(o)
+    assert repr(tp) == repr(op) and tp.device_ids == op.device_ids == []
+    assert list(tp.state_dict()) == list(op.state_dict())
+    _run_module(tp, op, [torch.randn(4, 3)])

@@ -1,6 +1,6 @@
 """``torch.nn``: modules, parameters, ``functional``, ``init`` and ``utils``."""
 
-from . import functional, init, utils
+from . import functional, grad, init, utils
 from .modules import *
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
@@ -12,6 +12,7 @@ __all__ = [  # noqa: PLE0604
     "UninitializedBuffer",
     "UninitializedParameter",
     "functional",
+    "grad",
     "init",
     "utils",
 ]

@@ -252,6 +252,7 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import SyncBatchNorm
 from .container import Container
 from .conv import ConvTranspose3d
+from .data_parallel import DataParallel
 from .flatten import Unflatten
 from .lazy import (
     LazyBatchNorm1d,
@@ -288,6 +289,7 @@ __all__ += [
     "Bilinear",
     "Container",
     "ConvTranspose3d",
+    "DataParallel",
     "FractionalMaxPool2d",
     "FractionalMaxPool3d",
     "LPPool3d",
