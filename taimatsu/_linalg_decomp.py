@@ -296,8 +296,16 @@ def _svd_jvp_full(U, S, Vh, dA):
     return dU, dS, dVh
 
 
+def _no_driver(driver, A):
+    if driver is not None and A._device.type == "cpu":
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
+        )
+
+
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     _check("linalg.svd", A, square=False)
+    _no_driver(driver, A)
     U, S, Vh = _svd_arrays(A, full_matrices)
     m, n = A.shape[-2:]
     if _recording(A):
@@ -309,6 +317,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     _check("linalg.svd", A, square=False)
+    _no_driver(driver, A)
     if not (_recording(A) or _fw_on(A)):
         return _out(out, _svd_arrays(A, False, uv=False)[1], "_linalg_svd")
     U, S, Vh = _svd_arrays(A, False)
@@ -325,6 +334,8 @@ legacy_qr.__name__ = legacy_qr.__qualname__ = "qr"
 
 def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None):
     """``torch.svd``: returns V (not V^H); without compute_uv, U and V are zero-filled."""
+    if input.dim() < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead")
     if not compute_uv:
         _check("linalg.svd", input, square=False)
         S = svdvals(input)

@@ -130,6 +130,9 @@ _reg("linalg.svd", _svd_op, lambda rng, dtype: [
 ], errors=lambda T: [
     (lambda: T.linalg.svd(T.ones(3)), RuntimeError),
     (lambda: T.linalg.svd(T.ones(2, 2, dtype=T.int64)), RuntimeError),
+    (lambda: T.linalg.svd(T.eye(2), driver="gesvd"), RuntimeError),
+    (lambda: T.linalg.svdvals(T.eye(2), driver="gesvd"), RuntimeError),
+    (lambda: T.svd(T.ones(3)), RuntimeError),
 ])  # fmt: skip
 _reg("linalg.svdvals", lambda T, x: T.linalg.svdvals(x), _rect, errors=lambda T: [
     (lambda: T.linalg.svdvals(T.ones(3)), RuntimeError),
