@@ -341,9 +341,10 @@ def _rrelu_noise(xp, x, lower, upper, training, generator):
     pos = x > 0
     if not training:
         return xp.where(pos, 1.0, (lower + upper) / 2).astype(x.dtype)
+    from ..backend import to_numpy
     from .random import _gen
 
-    neg = ~pos.reshape(-1)
+    neg = ~to_numpy(pos).reshape(-1)  # the draws happen on the host, in memory order
     u = _gen(generator)._uniform_double(int(neg.sum()))
     # The kernel holds the bounds in the op's math type (float for float32) before drawing.
     math_t = np.float64 if x.dtype == np.float64 else np.float32

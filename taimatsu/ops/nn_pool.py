@@ -263,7 +263,9 @@ def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, 
     xp = xp_for(input)
     batched = input.dim() == nd + 2
     x = input._data if batched else input._data[None]
-    smp = np.asarray(samples._data, x.dtype)
+    from ..backend import to_numpy
+
+    smp = to_numpy(samples._data).astype(x.dtype)  # window starts are computed on the host
     spatial = x.shape[2:]
     order = [1, 0] if nd == 2 else [0, 1, 2]  # which sample column drives each spatial dim
     flat = np.zeros((*x.shape[:2], *[1] * (2 * nd)), np.int64)
