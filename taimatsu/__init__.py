@@ -234,7 +234,7 @@ for _n in (
     globals()[_n] = _inplace_function(_n)
 del _n
 from .ops.misc_more import (  # noqa: E402, F401
-    empty_permuted, fill, get_device, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, newaxis,
+    empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, newaxis,
     nonzero_static, resolve_conj, resolve_neg, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
     sym_sum, typename, unravel_index,
 )  # fmt: skip

@@ -48,7 +48,7 @@ def _bind_namespace_extra() -> None:
         (special_more, "igamma igamma_ igammac igammac_"),
         (copy_family, "unsafe_chunk unsafe_split unsafe_split_with_sizes"),
         (histogram, "histogram"),
-        (misc_more, "is_same_size"),
+        (misc_more, "is_same_size index_reduce index_reduce_"),
     ):
         for name in names.split():
             setattr(TensorMethods, name, getattr(module, name))

@@ -59,6 +59,23 @@ EXTRAS = [
     "T.sym_sqrt(4), T.sym_ite(True, 1, 2), T.sym_sum([1, 2, 3]))"),
 ]  # fmt: skip
 
+IR = "x = T.tensor([[1., 2], [3, 4], [5, 6]]); s = T.tensor([[10., 20], [30, 40], [50, 60], [70, 80]]); i = T.tensor([0, 2, 0, 1]); "
+INDEX_REDUCE = [
+    IR + f"T.index_reduce(x, 0, i, s, '{red}', include_self={inc})"
+    for red in ("prod", "mean", "amax", "amin") for inc in (True, False)
+] + [
+    IR + "x.long().index_reduce(0, i, s.long(), 'mean')", IR + "x.index_reduce(0, i, s, 'sum')",
+    IR + "x.index_reduce(0, i.int(), s, 'prod')", IR + "x.index_reduce(0, i.float(), s, 'prod')",
+    IR + "x.index_reduce(0, i[:3], s, 'prod')", IR + "x.index_reduce(0, i.reshape(2, 2), s, 'prod')",
+    IR + "x.index_reduce(0, T.tensor([0, 5, 0, 1]), s, 'prod')", IR + "x.index_reduce(0, i, s.double(), 'prod')",
+    IR + "x.index_reduce(1, T.tensor([1, 1]), x * 3, 'amax')", IR + "x.index_reduce(-1, T.tensor([1, 0]), x * 3, 'amin')",
+    IR + "x.index_reduce(0, i, s[:, :1], 'prod')", IR + "x.index_reduce_(0, i, s, 'amax'); x",
+    IR + "a = x.requires_grad_(); b = s.requires_grad_(); r = a.index_reduce(0, i, b, 'prod'); "
+    "r.backward(T.tensor([[1., -2], [3, 0.5], [2, 1]])); (r.grad_fn.name(), len(r.grad_fn.next_functions), a.grad, b.grad)",
+    IR + "a = x.requires_grad_(); b = s.requires_grad_(); r = a.index_reduce(0, i, b, 'mean', include_self=False); "
+    "r.backward(T.tensor([[1., -2], [3, 0.5], [2, 1]])); (a.grad, b.grad)",
+]  # fmt: skip
+
 CALCULUS = [
     ("y = T.arange(12.).reshape(3, 4).requires_grad_(); r = T.trapezoid(y, T.tensor([0., 1., 3., 7.])); "
     "(r.grad_fn.name(), len(r.grad_fn.next_functions))"),
@@ -318,9 +335,10 @@ SPECIAL = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "code", MISC + EXTRAS + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL
-)
+SNIPPETS = MISC + EXTRAS + INDEX_REDUCE + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL
+
+
+@pytest.mark.parametrize("code", SNIPPETS)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
@@ -348,6 +366,8 @@ GRADCHECKS = {
     "igamma": (lambda x: taimatsu.igamma(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
     "igammac": (lambda x: taimatsu.igammac(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
     "nuclear_norm": (lambda x: taimatsu.nuclear_norm(x), (3, 2)),
+    "index_reduce_prod": (lambda x, s: x.index_reduce(0, taimatsu.tensor([0, 2, 0, 1]), s, "prod"), (3, 2), (4, 2)),
+    "index_reduce_mean": (lambda x, s: x.index_reduce(1, taimatsu.tensor([1, 1]), s, "mean", include_self=False), (3, 2), (3, 2)),
     "frobenius_norm": (lambda x: taimatsu.frobenius_norm(x, (0, 2)), (2, 3, 2)),
 }  # fmt: skip
 

@@ -13,9 +13,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _wrapdim
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import OUT_EXACT, as_array, node_class, record, result_dtype, scalar_name, takes_out, xp_for
+from ._dispatch import (
+    OUT_EXACT,
+    as_array,
+    node_class,
+    record,
+    result_dtype,
+    scalar_name,
+    takes_out,
+    xp_for,
+)
 from .shape_more import _tangent
 
 
@@ -206,7 +215,10 @@ def _fill_tangent(tangents, input: Tensor, vt):
 
 
 # ---- nonzero_static, empty_permuted, get_device -------------------------------------------------------------
-@takes_out("nonzero_static", "nonzero_static: Expected out tensor to have scalar type Long but got scalar type{out}")
+@takes_out(
+    "nonzero_static",
+    "nonzero_static: Expected out tensor to have scalar type Long but got scalar type{out}",
+)
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """``nonzero`` padded with ``fill_value`` (or truncated) to exactly ``size`` rows."""
     _need_tensor("nonzero_static", input)
@@ -285,3 +297,72 @@ def sym_ite(b, t, f):
 
 def sym_sum(args):
     return sum(args)
+
+
+# ---- index_reduce ---------------------------------------------------------------------------------------------
+def _index_reduce_checks(
+    input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str
+) -> int:
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+        )
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError(
+            f"index_reduce_(): Expected dtype int32/int64 for index but got: {scalar_name(index._dtype)}"
+        )
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{scalar_name(index._dtype)} and size: {list(index.shape)}"
+        )
+    d = _wrapdim(dim, input.dim())
+    if source._dtype is not input._dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({scalar_name(input._dtype)}) and source ({scalar_name(source._dtype)}) must have "
+            "the same scalar type"
+        )
+    n_src = source.shape[d] if source.dim() else 1
+    if index.numel() != n_src:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({n_src}), "
+            f"for dim: {d}"
+        )
+    rest = lambda t: [s for i, s in enumerate(t.shape) if i != d]
+    if source.dim() != input.dim() or rest(source) != rest(input):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{list(input.shape)} source.shape = {list(source.shape)}"
+        )
+    idx = np.asarray(index.cpu()._data)
+    size = input.shape[d] if input.dim() else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError("index out of range in self")
+    return d
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:  # fmt: skip
+    """Rows ``index[i]`` of ``input`` along ``dim`` reduced ('prod', 'mean', 'amax', 'amin') with
+    slice ``i`` of ``source``: ``scatter_reduce`` with the index spread over each slice."""
+    from .copy_family import renamed
+    from .indexing import scatter_reduce
+
+    d = _index_reduce_checks(input, dim, index, source, reduce)
+    size = input.shape[d] if input.dim() else 1
+    shape = [1] * source.dim()
+    if shape:
+        shape[d] = -1
+    spread = index.to(D.int64).remainder(size).reshape(shape).expand(source.shape)
+    r = scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
+    return renamed(input, r, "IndexReduceBackward0")
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:  # fmt: skip
+    from ._dispatch import check_inplace, commit_inplace
+
+    check_inplace(self, (source,))
+    return commit_inplace(
+        self, index_reduce(self, dim, index, source, reduce, include_self=include_self)
+    )
