@@ -220,8 +220,7 @@ def _complex_samples(rng, dtype):
 
 
 for _name in ("angle", "real", "imag", "conj"):
-    _reg(_name, _fn(_name), _complex_samples, method=_m(_name), dtypes=("float32", "float64", "complex64", "complex128"),
-         xfail={"gradcheck": "complex gradcheck of conj/views: see opdb_linalg _complex"} if _name == "conj" else {})  # fmt: skip
+    _reg(_name, _fn(_name), _complex_samples, method=_m(_name), dtypes=("float32", "float64", "complex64", "complex128"))
 _reg("view_as_real", _fn("view_as_real"), lambda rng, dtype: [
     Sample(rng.standard_normal((2, 3))), Sample(rng.standard_normal(()))
 ], dtypes=("complex64", "complex128"))  # fmt: skip

@@ -26,8 +26,7 @@ def _reg(name, fn, samples, method=True, inplace=None, **kw):
 def _complex(name, fn, samples, **kw):
     """The same op on complex128: gradients follow PyTorch's conjugate convention."""
     _reg(f"{name}.complex", fn, lambda rng, dtype: [s for s in samples(rng, dtype) if not s.noncontig][:3],
-         dtypes=COMPLEX, method=False, xfail={"gradcheck": "conj()'s JVP (ops/pointwise.py) fails in complex gradcheck"},
-         **kw)  # fmt: skip
+         dtypes=COMPLEX, method=False, **kw)  # fmt: skip
 
 
 # ---- mm / mv / dot / vdot / bmm ------------------------------------------------------------------------
