@@ -24,7 +24,8 @@ from . import _dtype as D
 from ._tensor import _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import OUT_FOUND, Tensor, _fw_state, _wrap, node_class, record, scalar_name, with_out_signature, write_out, xp_for
+from .ops._dispatch import OUT_FOUND as _OUT_FOUND, Tensor, _fw_state, _wrap, node_class, record, scalar_name, xp_for
+from .ops._dispatch import with_out_signature as _with_out_signature, write_out as _write_out
 
 __all__ = [
     "fft",
@@ -265,10 +266,10 @@ def _takes_out(internal):
                 raise RuntimeError(f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}")
             kernel = internal(input)
             # the composite path (conj of a real transform) wants exactly the result's dtype
-            return write_out(out, r, kernel or name, None if kernel else OUT_FOUND, grad=kernel is not None)
+            return _write_out(out, r, kernel or name, None if kernel else _OUT_FOUND, grad=kernel is not None)
 
         op.__name__, op.__qualname__, op.__doc__ = name, fn.__qualname__, fn.__doc__
-        op.__signature__ = with_out_signature(fn)
+        op.__signature__ = _with_out_signature(fn)
         return op
 
     return wrap
@@ -453,7 +454,7 @@ def _freq_out(f, name, n, d, dtype, device, requires_grad, out):
     if dt.category < D.FLOAT:
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
     r = _freq(f(n, d).astype(dt.np), dt, device, requires_grad)
-    return r if out is None else write_out(out, r, name, warn=False)
+    return r if out is None else _write_out(out, r, name, warn=False)
 
 
 def _shift(input, dim, sign):
