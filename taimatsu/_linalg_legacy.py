@@ -175,6 +175,7 @@ def geqrf(input: Tensor, *, out=None):
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if input._dtype.category < D.FLOAT or input._dtype in (D.float16, D.bfloat16):
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_sname(input)}'")
+    _no_forward_ad("geqrf", input)
     from scipy.linalg import lapack
 
     a = np.asarray(input._data)
@@ -251,6 +252,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
         raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
     if tau.shape[-1] != min(C.shape[side], A.shape[-1]):
         raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    _no_forward_ad("ormqr", A, tau, C)
     from .autograd.grad_mode import no_grad
 
     with no_grad():
@@ -264,6 +266,19 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
         msg = "torch.ormqr: Expected input and result to have the same dtype, but input has dtype{res} and result has dtype {out}"
         return write_out(out, r, "ormqr", exact=msg)
     return r
+
+
+def _no_forward_ad(op: str, *ts, declared: bool = True) -> None:
+    """PyTorch's error for dual inputs to an op without a forward-mode formula."""
+    if not (_fw_state.level and any(t._fw is not None for t in ts)):
+        return
+    if declared:  # the op is in derivatives.yaml without a forward formula
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op} that does not support it because it has not been implemented yet.\n"
+            "Please file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml "
+            "so that we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+        )
+    raise NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")
 
 
 def _not_differentiable(node, *grads):
@@ -296,6 +311,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     """``torch.linalg.ldl_factor_ex``: LAPACK's sytrf/hetrf (lower) in PyTorch's format: the
     compact LD with its upper triangle zeroed, 1-based pivots (negative for 2 x 2 blocks), info."""
     _ldl_check(A, "torch.linalg.ldl_factor_ex")
+    _no_forward_ad("aten::linalg_ldl_factor_ex", A, declared=False)
     a = np.asarray(A._data)
     n = a.shape[-1]
     ld = np.zeros_like(a)
@@ -338,6 +354,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     if B.dim() < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of [-{max(B.dim(), 1)}, "
                          f"{max(B.dim(), 1) - 1}], but got -2)")  # fmt: skip
+    _no_forward_ad("aten::linalg_ldl_solve", LD, B, declared=False)
     lead = np.broadcast_shapes(tuple(LD.shape[:-2]), tuple(B.shape[:-2]))
     ld = np.broadcast_to(np.asarray(LD._data), lead + tuple(LD.shape[-2:]))
     piv = np.broadcast_to(np.asarray(pivots._data).astype(np.int32), lead + (LD.shape[-1],))

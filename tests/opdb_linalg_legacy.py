@@ -14,6 +14,13 @@ def _reg(name, op, samples, dtypes=FLOATS, **kw):
     register(OpInfo(name=name, op=op, samples=samples, dtypes=dtypes, **kw))
 
 
+def _dual(T, fn, *args):
+    """``fn`` on dual tensors (tangent = primal): for ops without forward-mode AD."""
+    fa = T.autograd.forward_ad
+    with fa.dual_level():
+        return fn(*[fa.make_dual(a, a.clone()) for a in args])
+
+
 def _well(rng, shape):
     return rng.standard_normal(shape) + 3 * np.eye(shape[-1])
 
@@ -72,6 +79,7 @@ _reg("geqrf", lambda T, A: T.geqrf(A), lambda rng, dtype: [
     (lambda: T.geqrf(T.ones(3)), RuntimeError),
     (lambda: T.geqrf(T.ones(3, 3, dtype=T.int64)), NotImplementedError),
     (lambda: T.geqrf(T.ones(2, 2, requires_grad=True)).a.sum().backward(), NotImplementedError),
+    (lambda: _dual(T, T.geqrf, T.ones(2, 2)), NotImplementedError),
 ])  # fmt: skip
 
 
@@ -86,7 +94,8 @@ def _ormqr_samples(rng, dtype):
 
 
 _reg("ormqr", lambda T, A, t, C, **k: T.ormqr(A, t, C, **k), _ormqr_samples, dtypes=WITH_COMPLEX,
-     method=lambda A, t, C, **k: A.ormqr(t, C, **k), jvp=False, errors=lambda T: [
+     method=lambda A, t, C, **k: A.ormqr(t, C, **k), errors=lambda T: [
+    (lambda: _dual(T, T.ormqr, T.ones(3, 2), T.ones(2), T.ones(3, 2)), NotImplementedError),
     (lambda: T.ormqr(T.ones(3), T.ones(1), T.ones(3, 2)), RuntimeError),
     (lambda: T.ormqr(T.ones(3, 2), T.ones(2), T.ones(4, 2)), RuntimeError),
     (lambda: T.ormqr(T.ones(3, 2), T.ones(2), T.ones(4, 2), left=False), RuntimeError),
@@ -110,6 +119,7 @@ _reg("linalg.ldl_factor", lambda T, A, **k: T.linalg.ldl_factor(A, **k), _ldl_sa
     (lambda: T.linalg.ldl_factor(T.ones(3)), RuntimeError),
     (lambda: T.linalg.ldl_factor(T.ones(2, 3)), RuntimeError),
     (lambda: T.linalg.ldl_factor(T.ones(2, 2, dtype=T.int64)), RuntimeError),
+    (lambda: _dual(T, T.linalg.ldl_factor, T.eye(2)), NotImplementedError),
 ])  # fmt: skip
 _reg("linalg.ldl_factor_ex", lambda T, A, **k: T.linalg.ldl_factor_ex(A, **k), lambda rng, dtype: [
     *_ldl_samples(rng, dtype), Sample(np.zeros((2, 2))),
@@ -126,6 +136,8 @@ _reg("linalg.ldl_solve", _ldl_solve_op, lambda rng, dtype: [
     Sample(_sym(rng, (2, 3, 3)), rng.standard_normal((2, 3, 1))), Sample(_sym(rng, (3, 3)), rng.standard_normal((3, 1)), kwargs={"hermitian": True}),
 ], dtypes=WITH_COMPLEX, grad=False, rtol=1e-4, atol=1e-5, errors=lambda T: [
     (lambda: T.linalg.ldl_solve(T.eye(2), T.ones(2, dtype=T.int32), T.ones(2)), IndexError),
+    (lambda: _dual(T, lambda B: T.linalg.ldl_solve(T.eye(2), T.tensor([1, 2], dtype=T.int32), B), T.ones(2, 1)),
+     NotImplementedError),
 ])  # fmt: skip
 
 _ = Typed
