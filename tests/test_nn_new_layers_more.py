@@ -585,3 +585,15 @@ def test_data_parallel_on_cpu():
     assert repr(tp) == repr(op) and tp.device_ids == op.device_ids == []
     assert list(tp.state_dict()) == list(op.state_dict())
     _run_module(tp, op, [torch.randn(4, 3)])
+
+
+# ---- CrossMapLRN2d (legacy) ------------------------------------------------------------------------
+@pytest.mark.parametrize("size,channels", [(3, 7), (4, 7), (5, 3), (2, 6)])
+def test_cross_map_lrn2d(size, channels):
+    t, o = tnn.CrossMapLRN2d(size, 0.1, 0.75, 1.5), torch.nn.CrossMapLRN2d(size, 0.1, 0.75, 1.5)
+    assert repr(t) == repr(o)
+    x = torch.randn(2, channels, 3, 4, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(t(tx), o(x), [tx], [x])
+    x3 = torch.randn(2, 3, 4)
+    same_error(partial(t, T(x3)), partial(o, x3))

@@ -271,6 +271,7 @@ from .lazy import (
 )
 from .linear import Bilinear
 from .loss import LinearCrossEntropyLoss, NLLLoss2d
+from .normalization import CrossMapLRN2d
 from .param_containers import ParameterDict, ParameterList
 from .pixelshuffle import UpsamplingBilinear2d, UpsamplingNearest2d
 from .pooling import (
@@ -289,6 +290,7 @@ __all__ += [
     "Bilinear",
     "Container",
     "ConvTranspose3d",
+    "CrossMapLRN2d",
     "DataParallel",
     "FractionalMaxPool2d",
     "FractionalMaxPool3d",
