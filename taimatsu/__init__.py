@@ -189,11 +189,11 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def slogdet(input: Tensor, *, out=None):
-    return linalg.slogdet(input, out=out, _name="slogdet", _rtype=linalg.SlogdetResult)
+    return linalg._slogdet(input, out, linalg.SlogdetResult)
 
 
 def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
-    return linalg.matrix_power(input, n, out=out, _name="matrix_power")
+    return linalg._matrix_power(input, n, out, "matrix_power")
 
 
 from ._linalg_decomp import legacy_cholesky as cholesky, legacy_qr as qr, legacy_svd as svd  # noqa: E402, F401
@@ -234,9 +234,9 @@ for _n in (
     globals()[_n] = _inplace_function(_n)
 del _n
 from .ops.misc_more import (  # noqa: E402, F401
-    empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, newaxis,
+    cond, empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, newaxis,
     nonzero_static, resolve_conj, resolve_neg, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
-    sym_sum, typename, unravel_index,
+    sym_sum, typename, unravel_index, while_loop,
 )  # fmt: skip
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401

@@ -143,8 +143,13 @@ def det(A: Tensor, *, out=None) -> Tensor:
     return r if out is None else write_out(out, r, "_linalg_det", OUT_EXACT)
 
 
-def slogdet(A: Tensor, *, out=None, _name: str = "linalg.slogdet", _rtype=_Slogdet):
-    _square(_name.replace("linalg.", ""), A, "low")
+def slogdet(A: Tensor, *, out=None):
+    return _slogdet(A, out, _Slogdet)
+
+
+def _slogdet(A: Tensor, out, _rtype):
+    """linalg.slogdet, or torch.slogdet with ``_rtype`` its return type (the same errors otherwise)."""
+    _square("slogdet", A, "low")
     if out is not None and (not isinstance(out, (tuple, list)) or len(out) != 2):
         if isinstance(out, (tuple, list)):
             raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
@@ -287,7 +292,11 @@ def _solve_jvp(A, B, X, vec):
     return solve(A, rhs)
 
 
-def matrix_power(A: Tensor, n: int, *, out=None, _name: str = "linalg_matrix_power") -> Tensor:
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    return _matrix_power(A, n, out, "linalg_matrix_power")
+
+
+def _matrix_power(A: Tensor, n: int, out, _name: str) -> Tensor:
     """PyTorch's graph: n=0 copies the identity into a clone of A, n=1 clones, n=2/3 are A@A and
     (A@A)@A, larger n square-and-multiply with the running product on the left; n<0 uses inv(A)."""
     if not isinstance(n, int) or isinstance(n, bool):
