@@ -49,7 +49,10 @@ _LegacyQR = _return_type("qr", ("Q", "R"))
 
 
 # ---- shared checks and plumbing ------------------------------------------------------------------------
-def _check(name, A, square=True):
+def _check(name, A, square=True, kernel=None, low=None, kernel_all=False):
+    """PyTorch's input checks: dimensions, squareness, dtype. ``kernel``: float16/bfloat16 (and
+    with ``kernel_all`` every non-float dtype) raise '"kernel" not implemented for ...';
+    ``low``: float16/bfloat16 raise "{name}: Low precision dtypes not supported."."""
     from .linalg import _sname
 
     if A.dim() < 2:
@@ -58,8 +61,13 @@ def _check(name, A, square=True):
         raise RuntimeError(
             f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
         )
-    if A._dtype.category < D.FLOAT or A._dtype in (D.float16, D.bfloat16):
+    low_precision = A._dtype in (D.float16, D.bfloat16)
+    if kernel and (low_precision or (kernel_all and A._dtype.category < D.FLOAT)):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_sname(A)}'")
+    if A._dtype.category < D.FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_sname(A)}")
+    if low_precision:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_sname(A)}")
 
 
 def _t(arr, dtype: D.dtype, like: Tensor) -> Tensor:
@@ -148,7 +156,7 @@ _CholNode = node_class("CholeskyBackward0", _chol_vjp, materialize=True)
 
 
 def _cholesky(A, upper, name, check, node):
-    _check(name, A)
+    _check("cholesky" if name == "cholesky" else "linalg.cholesky", A, kernel="cholesky_cpu")
     a = np.asarray(A._data)
     # upper=True reads A's upper triangle: the lower factor of A^H, conjugate-transposed.
     L, info = _potrf(np.conj(np.swapaxes(a, -1, -2)) if upper else a)
@@ -219,7 +227,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
-    _check("linalg.qr", A, square=False)
+    _check("linalg.qr", A, square=False, kernel="geqrf_cpu")
     a = np.asarray(A._data)
     m, n = a.shape[-2:]
     if mode == "r":
@@ -304,7 +312,7 @@ def _no_driver(driver, A):
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
-    _check("linalg.svd", A, square=False)
+    _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
     U, S, Vh = _svd_arrays(A, full_matrices)
     m, n = A.shape[-2:]
@@ -316,7 +324,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
 
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
-    _check("linalg.svd", A, square=False)
+    _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
     if not (_recording(A) or _fw_on(A)):
         return _out(out, _svd_arrays(A, False, uv=False)[1], "_linalg_svd")
@@ -337,7 +345,7 @@ def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out
     if input.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead")
     if not compute_uv:
-        _check("linalg.svd", input, square=False)
+        _check("linalg.svd", input, square=False, kernel="linalg_svd_cpu")
         S = svdvals(input)
         m, n = input.shape[-2:]
         lead = tuple(input.shape[:-2])
@@ -377,7 +385,7 @@ def _eig_check(name, A):
 
         if A._dtype.category < D.FLOAT:
             raise RuntimeError(f"Unknown Complex ScalarType for {_sname(A)}")
-        raise RuntimeError(f"\"linalg_eig_out_cpu\" not implemented for '{_sname(A)}'")
+        raise NotImplementedError(f"\"linalg_eig_out_cpu\" not implemented for '{_sname(A)}'")
     _check(name, A)
 
 

@@ -102,7 +102,7 @@ def _lu_err(name, i, info, batched):
 def _lu_factor(A, pivot, name, check):
     if A.dim() < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    _check(name.replace("torch.", ""), A, square=False)
+    _check(name.replace("torch.", ""), A, square=False, kernel="lu_cpu", kernel_all=True)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, piv, info = _getrf(np.asarray(A._data))
@@ -186,6 +186,12 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
         raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
     if B.dim() < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    _check("torch.linalg.lu_solve", LU, kernel="linalg.lu_solve_cpu")
+    if LU._dtype is not B._dtype:
+        from .linalg import _sname
+
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{_sname(LU)} and B of type {_sname(B)} instead")  # fmt: skip
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
@@ -255,7 +261,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     from . import linalg
 
-    _check("linalg.inv_ex", A)
+    _check("linalg.inv", A, low=True)
     _, _, info = _getrf(np.asarray(A._data))
     I = _wrap(info, D.int32, A._device)
     if info.any():
@@ -276,7 +282,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
     from . import linalg
 
-    _check("linalg.solve_ex", A)
+    _check("linalg.solve", A, kernel="lu_cpu")
     lu, piv, info = _getrf(np.asarray(A._data))
     I = _wrap(info, D.int32, A._device)
     if info.any():
@@ -337,6 +343,12 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=No
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead"
                            if B.dim() < 2 else
                            f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")  # fmt: skip
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {L.shape[-2]} by {L.shape[-1]} matrices")
+    if B._dtype is L._dtype and (B._dtype.category < D.FLOAT or B._dtype in (D.float16, D.bfloat16)):
+        from .linalg import _sname
+
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_sname(B)}'")
     if B._dtype is not L._dtype:
         from .linalg import _sname
 
@@ -360,11 +372,7 @@ _CholInvNode = node_class("CholeskyInverseBackward0", _cholesky_inverse_vjp)
 
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     L = input
-    if L.dim() >= 2 and L._dtype.category < D.FLOAT:
-        from .linalg import _sname
-
-        raise RuntimeError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_sname(L)}'")
-    _check("cholesky_inverse", L)
+    _check("cholesky_inverse", L, kernel="cholesky_inverse_out_cpu", kernel_all=True)
     eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L._dtype.np), L.shape)
     Y = _t(_chol_solve_arrays(eye, np.asarray(L._data), upper), L._dtype, L)
     if _recording(L):

@@ -276,3 +276,35 @@ _reg("cholesky_inverse.factor", lambda T, l, *a: T.cholesky_inverse(l.mH if a an
 ], method=lambda l, *a: (l.mH if a and a[0] else l).cholesky_inverse(*a),
    xfail={"gradcheck": "the forward reads one triangle; PyTorch's gradient fills both (like cholesky.direct)",
           "jvp": _CHOL_INV_JVP})  # fmt: skip
+
+
+# ---- PyTorch's dtype / shape errors across the family (one errors-only entry) ------------------------------------
+def _dtype_errors(T):
+    out = []
+    for d in (T.int64, T.float16, T.bool):
+        out += [
+            (lambda d=d: T.linalg.lu_factor(T.ones(2, 2, dtype=d)), NotImplementedError),
+            (lambda d=d: T.linalg.qr(T.ones(2, 2, dtype=d)), Exception),
+            (lambda d=d: T.linalg.svd(T.ones(2, 2, dtype=d)), Exception),
+            (lambda d=d: T.linalg.eig(T.ones(2, 2, dtype=d)), Exception),
+            (lambda d=d: T.cholesky_inverse(T.ones(2, 2, dtype=d)), NotImplementedError),
+            (lambda d=d: T.linalg.cholesky(T.ones(2, 2, dtype=d)), Exception),
+            (lambda d=d: T.linalg.pinv(T.ones(2, 2, dtype=d)), RuntimeError),
+            (lambda d=d: T.cholesky_solve(T.ones(2, 2, dtype=d), T.ones(2, 2, dtype=d)), NotImplementedError),
+            (lambda d=d: T.linalg.inv_ex(T.ones(2, 2, dtype=d)), RuntimeError),
+            (lambda d=d: T.linalg.solve_ex(T.ones(2, 2, dtype=d), T.ones(2, dtype=d)), Exception),
+        ]
+    return out + [
+        (lambda: T.linalg.cholesky_ex(T.ones(2, 3)), RuntimeError),
+        (lambda: T.linalg.inv_ex(T.ones(2, 3)), RuntimeError),
+        (lambda: T.linalg.solve_ex(T.ones(2, 3), T.ones(2)), RuntimeError),
+        (lambda: T.linalg.lu_solve(*T.linalg.lu_factor(T.eye(2)), T.ones(2, 2, dtype=T.float64)), RuntimeError),
+        (lambda: T.linalg.lu_solve(*T.linalg.lu_factor(T.eye(3)), T.ones(2, 4)), RuntimeError),
+        (lambda: T.linalg.lu_solve(*T.linalg.lu_factor(T.eye(3)), T.ones(4, 2), left=False), RuntimeError),
+        (lambda: T.cholesky_solve(T.ones(2, 2), T.ones(2, 3)), RuntimeError),
+        (lambda: T.cholesky(T.ones(3)), RuntimeError),
+    ]
+
+
+_reg("linalg.cholesky.errors", lambda T, x: T.linalg.cholesky(_pd(x)), lambda rng, dtype: [Sample(rng.standard_normal((2, 2)))],
+     dtypes=("float64",), grad=False, errors=_dtype_errors)  # fmt: skip
