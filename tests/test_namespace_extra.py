@@ -48,6 +48,12 @@ MISC = [
 ]  # fmt: skip
 
 EXTRAS = [
+    "x = T.ones(2); T.cond(T.tensor(True), lambda x: x + 1, lambda x: x - 1, (x,))",
+    "x = T.ones(2); T.cond(False, lambda x: x + 1, lambda x: x - 1, [x])",
+    "x = T.ones(2); T.cond(T.tensor([True, False]), lambda x: x + 1, lambda x: x - 1, (x,))",
+    "x = T.ones(2); T.cond(True, lambda: x + 1, lambda: x - 1)", "x = T.ones(2); T.cond(1, lambda x: x + 1, lambda x: x - 1, (x,))",
+    "T.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), (T.tensor(0), T.ones(2)))",
+    "T.while_loop(lambda i: i < 3, lambda i: (i + 1,), (T.tensor(0),))",
     A + "T.nonzero_static(a - 1, size=4)", A + "T.nonzero_static(a - 1, size=1, fill_value=-5)",
     A + "T.nonzero_static(a - 1, size=0)", A + "T.nonzero_static(a, size=-1)", "T.nonzero_static(T.tensor(3), size=2)",
     "T.nonzero_static(T.tensor([0., 2., 0., 1.]), size=3)",

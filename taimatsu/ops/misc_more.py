@@ -366,3 +366,27 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     return commit_inplace(
         self, index_reduce(self, dim, index, source, reduce, include_self=include_self)
     )
+
+
+# ---- control flow: eager forms of torch.cond / torch.while_loop ----------------------------------------------
+def _truth(pred) -> bool:
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(
+                f"Expected pred to be bool or single-element tensor, but got {pred!r}."
+            )
+        return bool(pred.item())
+    return bool(pred)
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)`` (run eagerly: one branch)."""
+    return (true_fn if _truth(pred) else false_fn)(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """Apply ``body_fn`` to the carried values while ``cond_fn`` holds; returns them as a tuple."""
+    carried = tuple(carried_inputs)
+    while _truth(cond_fn(*carried)):
+        carried = tuple(body_fn(*carried))
+    return carried
