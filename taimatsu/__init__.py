@@ -234,9 +234,9 @@ for _n in (
     globals()[_n] = _inplace_function(_n)
 del _n
 from .ops.misc_more import (  # noqa: E402, F401
-    cond, empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size, is_signed, isin, newaxis,
-    nonzero_static, resolve_conj, resolve_neg, sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
-    sym_sum, typename, unravel_index, while_loop,
+    cond, empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size,
+    is_signed, isin, newaxis, nonzero_static, resolve_conj, resolve_neg, sym_float, sym_int, sym_ite, sym_max,
+    sym_min, sym_not, sym_sqrt, sym_sum, typename, unravel_index, while_loop,
 )  # fmt: skip
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.histogram import histogram, histogramdd  # noqa: E402, F401
