@@ -139,6 +139,8 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
 
         from .ops._dispatch import _store
 
+        if any(o.requires_grad for o in out):  # resize_as_ refuses them, grad mode or not
+            raise RuntimeError("cannot resize variables that require grad")
         with warnings.catch_warnings():  # torch.lu resizes and casts into out= silently (resize_as_ + copy_)
             warnings.simplefilter("ignore")
             res = tuple(_store(o, r, False) for o, r in zip(out, res))

@@ -35,7 +35,7 @@ def _ts_samples(rng, dtype):
     ]  # fmt: skip
 
 
-_reg("triangular_solve", lambda T, b, A, *a, **k: T.triangular_solve(b, A, *a, **k), _ts_samples,
+_reg("triangular_solve", lambda T, b, A, *a, **k: T.triangular_solve(b, A, *a, **k), _ts_samples, dtypes=WITH_COMPLEX,
      method=lambda b, A, *a, **k: b.triangular_solve(A, *a, **k), errors=lambda T: [
     (lambda: T.triangular_solve(T.ones(3), T.ones(3, 3)), RuntimeError),
     (lambda: T.triangular_solve(T.ones(3, 2, dtype=T.int64), T.ones(3, 3, dtype=T.int64)), NotImplementedError),
@@ -52,8 +52,7 @@ def _sq(rng, dtype):
 
 _reg("lu", lambda T, A, *a, **k: T.lu(A, *a, **k), lambda rng, dtype: [
     *_sq(rng, dtype), Sample(rng.standard_normal((3, 3)), kwargs={"get_infos": True}),
-], dtypes=WITH_COMPLEX, method=lambda A, *a, **k: A.lu(*a, **k),
-     xfail={"jvp": "linalg.lu_factor_ex's JVP (taimatsu/_linalg_lu.py) fails on non-square input"}, errors=lambda T: [
+], dtypes=WITH_COMPLEX, method=lambda A, *a, **k: A.lu(*a, **k), errors=lambda T: [
     (lambda: T.lu(T.ones(3)), RuntimeError),
     (lambda: T.lu(T.zeros(2, 2)), RuntimeError),
 ])  # fmt: skip
