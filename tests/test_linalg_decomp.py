@@ -97,14 +97,31 @@ def test_full_svd_tangent_keeps_u_unitary():
         np.testing.assert_allclose(dS, torch.autograd.forward_ad.unpack_dual(tS).tangent.numpy(), rtol=1e-10)
 
 
-def test_legacy_cholesky_warns_once():
-    a = taimatsu.eye(2) * 2
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        taimatsu.cholesky(a)
-        taimatsu.cholesky(a)
-    texts = [str(w.message) for w in caught if "torch.cholesky is deprecated" in str(w.message)]
-    assert len(texts) <= 1  # once per process, like PyTorch's TORCH_WARN_ONCE
+_WARN_SCRIPT = """
+import re, sys, warnings
+import {lib} as T
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    a = T.eye(2, dtype=T.float64) * 2
+    T.cholesky(a); T.cholesky(a); T.qr(a); T.qr(a)
+for w in caught:
+    print(repr(re.sub(r" \\(Triggered internally at .*\\)$", "", str(w.message), flags=re.S)))
+"""
+
+
+@pytest.mark.slow  # two fresh interpreters (the warnings are once per process)
+def test_legacy_deprecation_warnings_like_pytorch():
+    """torch.cholesky and torch.qr warn once per process (TORCH_WARN_ONCE), with PyTorch's text."""
+    import subprocess
+    import sys
+
+    def run(lib):
+        r = subprocess.run([sys.executable, "-c", _WARN_SCRIPT.format(lib=lib)], capture_output=True, text=True,
+                           check=True)  # fmt: skip
+        return [line for line in r.stdout.splitlines() if "deprecated" in line]
+
+    tm, th = run("taimatsu"), run("torch")
+    assert len(th) == 2 and tm == th
 
 
 def test_which_outputs_carry_history():
