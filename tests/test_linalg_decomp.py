@@ -5,8 +5,6 @@ finite differences."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
