@@ -7,7 +7,7 @@ conjugated (grad_a = g @ b^H), and the gradient checks run in complex128.
 
 from __future__ import annotations
 
-from opdb import COMPLEX_DTYPES, OpInfo, register
+from opdb import COMPLEX_DTYPES, OpInfo, Sample, Typed, register
 from opdb_linalg import FUSED, einsum_samples, inner_samples, outer_samples, tensordot_samples
 from opdb_linalg import _fused_samples as fused_samples
 
@@ -28,3 +28,40 @@ for _fn, _shapes in FUSED.items():
     )
 _reg("tensordot", lambda T, a, b, **k: T.tensordot(a, b, **k), tensordot_samples)
 _reg("einsum", lambda T, eq, *ops: T.einsum(eq, *ops), einsum_samples, grad_fn=False)
+
+
+# ---- real and complex operands together -------------------------------------------------------------------------
+# The result is complex; the gradient reaching the real operand is the real part of its complex
+# gradient (PyTorch casts at the edge), checked against torch.autograd.grad and gradcheck.
+def _mixed(rng, dtype):
+    n = rng.standard_normal
+    return [
+        Sample(Typed(n((2, 3)), "float64"), Typed(n((2, 3)), "complex128")),
+        Sample(Typed(n((2, 3)), "complex128"), Typed(n((3,)), "float64")),
+        Sample(Typed(n(()), "float64"), Typed(n((2,)), "complex128")),
+    ]
+
+
+def _mixed_mm(rng, dtype):
+    n = rng.standard_normal
+    return [
+        Sample(Typed(n((2, 3)), "float64"), Typed(n((3, 4)), "complex128")),
+        Sample(Typed(n((2, 3)), "complex128"), Typed(n((3,)), "float64")),
+    ]
+
+
+for _fn in ("add", "sub", "mul", "div", "pow", "atan2"):
+    register(OpInfo(
+        name=f"{_fn}.real_complex",
+        op=lambda T, a, b, _fn=_fn: getattr(T, _fn)(a, b),
+        samples=_mixed,
+        dtypes=("complex128",),
+        domain=None,
+    ))  # fmt: skip
+register(OpInfo(name="matmul.real_complex", op=lambda T, a, b: T.matmul(a, b), samples=_mixed_mm, dtypes=("complex128",)))
+register(OpInfo(
+    name="cat.real_complex",
+    op=lambda T, a, b: T.cat([a.reshape(-1), b.reshape(-1)]),
+    samples=_mixed,
+    dtypes=("complex128",),
+))  # fmt: skip

@@ -87,7 +87,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         if _fw_state.level and jvp is not None:
             _binary_tangent(jvp, input, other, res)
         if out is not None:  # an op without a derivative lets out= carry its (raising) history
-            return write_out(out, res, name, grad=node != "NotImplemented")
+            return write_out(out, res, name, grad="aten" if node == "NotImplemented" else True)
         return res
 
     if kind == "bool":
@@ -657,6 +657,7 @@ def _pow_scalar_vjp(node, g):
 
 def _pow_tensor_vjp(node, g):
     a, b, out = node.saved()
+    a, b = _as_result(a, b, out)
     ga = gb = None
     if _ga(node):
         ga = g * _conj(b * a.pow(b - 1))
@@ -717,14 +718,27 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     return res if out is None else write_out(out, res, "pow")
 
 
+def _as_result(a, b, out):
+    """A real operand of a complex pow, promoted: the formulas need its complex log."""
+    if out._dtype.category == D.COMPLEX:
+        return a.to(out._dtype), b.to(out._dtype)
+    return a, b
+
+
 def _pow_jvp(a, b, out, ta, tb):
+    # PyTorch derives these tangents from its backward formulas, which keep only the real part
+    # of a real operand's contribution to a complex result: so does this.
+    real_a, real_b = (isinstance(x, Tensor) and x._dtype.category != D.COMPLEX for x in (a, b))
+    a, b = _as_result(a, b, out)
     r = None
     if ta is not None:
         r = ta * b * a.pow(b - 1)
+        r = r.real if real_a else r
     if tb is not None:
         t = tb * out * a.log()
+        t = t.real if real_b else t
         r = t if r is None else r + t
-    return r
+    return r if r._dtype is out._dtype else r.to(out._dtype)
 
 
 def _rpow(input, base, out=None):
