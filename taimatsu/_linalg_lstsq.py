@@ -3,8 +3,7 @@ Tensor ops (double backward works through them).
 
 LU: A = P L U with partial pivoting (SciPy's getrf, as PyTorch's CPU LAPACK). The VJP packs
 (gL, gU) like lu_factor's LU and uses its gradient (``_linalg_grads.lu_factor_vjp``); the JVP
-takes X = L^-1 P^T dA U^-1 (dL = L tril(X, -1), dU = triu(X) U), with the extra block of wide
-and tall matrices. lstsq calls LAPACK's gels/gelsy/gelsd/gelss per matrix,
+unpacks lu_factor's packed tangent. lstsq calls LAPACK's gels/gelsy/gelsd/gelss per matrix,
 so rank, residuals and singular values follow each driver as in PyTorch.
 """
 
@@ -16,8 +15,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._linalg_decomp import _return_type
-from ._linalg_extra import solve_triangular
-from ._linalg_grads import lu_factor_vjp
+from ._linalg_grads import lu_factor_jvp, lu_factor_vjp
 from ._linalg_lu import _perm
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
@@ -52,28 +50,10 @@ def _pack(gL, gU, m: int, n: int):
 
 
 def _lu_jvp(P, L, U, dA):
-    """(dL, dU) for A = P L U."""
-    from .ops.shape import cat
-
-    m, n, k = L.shape[-2], U.shape[-1], L.shape[-1]
-    dA = matmul(P.mT, dA)
-
-    def inner(Ls, Us, dAs):  # X = Ls^-1 dAs Us^-1 for the square blocks
-        X = solve_triangular(Ls, dAs, upper=False, unitriangular=True)
-        return solve_triangular(Us, X, upper=True, left=False)
-
-    if m <= n:
-        X = inner(L, U[..., :k], dA[..., :k])
-        dL, dU = matmul(L, X.tril(-1)), matmul(X.triu(), U[..., :k])
-        if m < n:
-            dU2 = solve_triangular(L, dA[..., k:] - matmul(dL, U[..., k:]), upper=False, unitriangular=True)
-            dU = cat([dU, dU2], -1)
-        return dL, dU
-    L1 = L[..., :k, :]
-    X = inner(L1, U, dA[..., :k, :])
-    dL1, dU = matmul(L1, X.tril(-1)), matmul(X.triu(), U)
-    dL2 = solve_triangular(U, dA[..., k:, :] - matmul(L[..., k:, :], dU), upper=True, left=False)
-    return cat([dL1, dL2], -2), dU
+    """(dL, dU) for A = P L U: lu_factor's packed tangent, unpacked."""
+    k = L.shape[-1]
+    dLU = lu_factor_jvp(P, L, U, dA)
+    return dLU[..., :, :k].tril(-1), dLU[..., :k, :].triu()
 
 
 def _lu_vjp(node, gP, gL, gU):
