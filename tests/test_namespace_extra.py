@@ -454,3 +454,22 @@ def test_binomial_distribution_and_seeding():
     assert taimatsu.equal(a, taimatsu.binomial(count, prob))
     assert abs(a.mean().item() - 9.0) < 0.1 and abs(a.var().item() - 6.3) < 0.3
     assert (a == a.round()).all() and a.min() >= 0 and a.max() <= 30
+
+
+def test_frombuffer_read_only_warning():
+    import warnings
+
+    from taimatsu import _flags
+
+    _flags._warned_once.discard("frombuffer_readonly")
+    for lib in (torch, taimatsu):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.frombuffer(bytearray(b"abcd"), dtype=lib.uint8)
+            assert not w
+            lib.frombuffer(b"abcd", dtype=lib.uint8)
+        assert [str(x.message)[:40] for x in w] in (
+            [],
+            ["The given buffer is not writable, and Py"],
+        )
+    assert len(w) == 1  # taimatsu's first warning (torch's may have fired earlier in the session)

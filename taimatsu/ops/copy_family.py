@@ -221,8 +221,9 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def frombuffer(
     buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False
 ) -> Tensor:
-    """A 1-D tensor sharing memory with a Python buffer (bytes-like objects are read-only in
-    NumPy: writing through the tensor then fails, where PyTorch warns and allows it)."""
+    """A 1-D tensor sharing memory with a Python buffer. A read-only buffer (``bytes``) gets
+    PyTorch's warning; writing through such a tensor then fails here (NumPy keeps it read-only)
+    where PyTorch writes into the immutable object."""
     try:
         mv = memoryview(buffer)
     except TypeError:
@@ -245,6 +246,17 @@ def frombuffer(
         raise ValueError(
             f"requested buffer length ({count} * {item} bytes) after offset ({offset} bytes) must not be greater "
             f"than actual buffer length ({nbytes} bytes)"
+        )
+    if mv.readonly:
+        from .._flags import warn_once
+
+        warn_once(
+            "frombuffer_readonly",
+            "The given buffer is not writable, and PyTorch does not support non-writable tensors. This means you "
+            "can write to the underlying (supposedly non-writable) buffer using the tensor. You may want to copy the "
+            "buffer to protect its data or make it writable before converting it to a tensor. This type of warning "
+            "will be suppressed for the rest of this program. (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1556.)",
         )
     t = _wrap(np.frombuffer(mv, dtype=dtype.np, count=count, offset=offset), dtype)
     return t.requires_grad_(True) if requires_grad else t
