@@ -57,7 +57,7 @@ def _isin_checked_dtype(x) -> None:
 
 
 def _isin_array(x, dtype: D.dtype):
-    a = np.asarray(as_array(x, dtype), dtype=dtype.np)
+    a = np.asarray(as_array(x.cpu() if isinstance(x, Tensor) else x, dtype), dtype=dtype.np)
     # NumPy's set routines want a native float type; a widening cast keeps equality exact.
     return a.astype(np.float32) if dtype.category == D.FLOAT and dtype.itemsize < 4 else a
 
