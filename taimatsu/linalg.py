@@ -66,9 +66,8 @@ _Inv = node_class("LinalgInvExBackward0", _inv_vjp)
 def _singular_inv(A: Tensor, name: str = "linalg.inv"):
     """PyTorch's error for a singular matrix: LAPACK getrf's first zero pivot, per batch element."""
     from ._linalg_decomp import _batch_msg, _LinAlgError
-    from ._linalg_lu import _getrf
 
-    info = _getrf(np.asarray(A._data))[2].reshape(-1)
+    info = _getrf_info(A)
     i = int(np.flatnonzero(info)[0]) if info.any() else 0
     return _LinAlgError(f"{name}: " + _batch_msg(i, A.dim() > 2, (
         f"The diagonal element {int(info[i])} is zero, the inversion could not be completed because the input "
@@ -97,15 +96,20 @@ def _signed_zeros(A: Tensor, vals):
     (-0. after an odd row permutation), where NumPy gives +0."""
     if A._dtype.category == D.COMPLEX or A._device.type != "cpu" or not (vals == 0).any():
         return vals
-    from ._linalg_lu import _getrf
-
     a, vals = np.asarray(A._data), np.array(vals)
-    flat, fv = a.reshape((-1,) + a.shape[-2:]), vals.reshape(-1)
-    for i in np.flatnonzero(fv == 0):
-        lu, piv, _ = _getrf(flat[i])
-        swaps = int((piv != np.arange(1, piv.shape[-1] + 1)).sum())
-        fv[i] = np.prod(np.sign(np.diagonal(lu))) * (-1.0) ** swaps
+    fv = vals.reshape(-1)
+    zero = np.flatnonzero(fv == 0)
+    fv[zero] = np.copysign(0.0, _lu_det(np, a.reshape((-1,) + a.shape[-2:])[zero]))
     return vals
+
+
+def _getrf_info(A: Tensor):
+    """LAPACK getrf's info for every matrix of A (flattened): the 1-based first exactly zero pivot, or 0."""
+    from scipy.linalg import get_lapack_funcs
+
+    a = np.asarray(A._data)
+    flat = a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
+    return np.array([max(int(get_lapack_funcs("getrf", (m,))(m)[2]), 0) for m in flat], np.int64)
 
 
 def _lu_det(xp, a):
@@ -216,9 +220,8 @@ def _solve_checks(A: Tensor, B: Tensor, left: bool) -> bool:
 
 def _singular_solve(A: Tensor):
     from ._linalg_decomp import _batch_msg, _LinAlgError
-    from ._linalg_lu import _getrf
 
-    info = _getrf(np.asarray(A._data))[2].reshape(-1)
+    info = _getrf_info(A)
     i = int(np.flatnonzero(info)[0]) if info.any() else 0
     msg = _batch_msg(i, A.dim() > 2, "The solver failed because the input matrix is singular.")
     return _LinAlgError("torch.linalg.solve: " + msg)
