@@ -1,5 +1,7 @@
 """Small top-level functions: isin, unravel_index, the tensor predicates PyTorch exposes as
-functions (is_same_size, is_signed, is_conj, ...), typename and fill.
+functions (is_same_size, is_signed, is_conj, ...), typename, fill, nonzero_static,
+empty_permuted, get_device, index_reduce, the ``sym_*`` helpers on plain numbers and the eager
+forms of ``cond``/``while_loop``.
 
 taimatsu's conj() and neg() materialise their result, so no tensor ever carries the lazy
 conjugate or negative bit: ``is_conj``/``is_neg`` are always False and ``resolve_conj``/
