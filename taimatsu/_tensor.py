@@ -392,7 +392,14 @@ class Tensor(TensorMethods):
     def _scalar(self, kind):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self.item()
+        v = self.item()
+        if isinstance(v, complex) and kind in ("float", "int"):
+            # PyTorch's checked conversion: a nonzero imaginary part "overflows" the real type.
+            if v.imag != 0:
+                target = "double" if kind == "float" else "int64_t"
+                raise RuntimeError(f"value cannot be converted to type {target} without overflow")
+            v = v.real
+        return v
 
     def __hash__(self) -> int:
         return id(self)

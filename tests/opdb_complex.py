@@ -7,6 +7,7 @@ conjugated (grad_a = g @ b^H), and the gradient checks run in complex128.
 
 from __future__ import annotations
 
+import numpy as np
 from opdb import COMPLEX_DTYPES, OpInfo, Sample, Typed, register
 from opdb_linalg import FUSED, einsum_samples, inner_samples, outer_samples, tensordot_samples
 from opdb_linalg import _fused_samples as fused_samples
@@ -64,4 +65,18 @@ register(OpInfo(
     op=lambda T, a, b: T.cat([a.reshape(-1), b.reshape(-1)]),
     samples=_mixed,
     dtypes=("complex128",),
+))  # fmt: skip
+
+
+# ---- Python scalars from complex tensors -----------------------------------------------------------------------
+register(OpInfo(
+    name="scalar_conversion.complex",
+    op=lambda T, x: (complex(x), float(x.real), int(x.real), float(x.imag * 0 + x), int(x * 0 + 1)),
+    samples=lambda rng, dtype: [Sample(Typed(np.array(1.5 + 0j), "complex128")), Sample(Typed(np.array(-2.0 + 0.5j), "complex64"))],
+    dtypes=("complex128",),
+    grad=False,
+    errors=lambda T: [
+        (lambda: float(T.tensor(1 + 2j)), RuntimeError),
+        (lambda: int(T.tensor(1 - 2j)), RuntimeError),
+    ],
 ))  # fmt: skip
