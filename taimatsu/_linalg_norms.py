@@ -1,10 +1,7 @@
 """Singular-value based linalg: ``matrix_norm``/``norm`` (all orders) and ``cond``.
 
-The 'nuc', 2 and -2 norms go through a differentiable ``svdvals`` whose node is PyTorch's
-``LinalgSvdBackward0``: it computes U, S, Vh, returns S and keeps U and Vh as (hidden) outputs,
-so its VJP ``U diag(gS) Vh`` is itself differentiable (double backward goes through the full
-SVD VJP, ``_linalg_grads.svd_vjp``). Graphs follow PyTorch's: permute the two dims last, svdvals, then
-sum/amax/amin.
+The 'nuc', 2 and -2 norms go through ``linalg.svdvals`` (LinalgSvdBackward0, differentiable
+twice). Graphs follow PyTorch's: permute the two dims last, svdvals, then sum/amax/amin.
 """
 
 from __future__ import annotations
@@ -12,60 +9,9 @@ from __future__ import annotations
 import math
 
 from . import _dtype as D
-from ._linalg_grads import svd_vjp
-from ._tensor import Tensor, _wrap, _wrapdim
-from .autograd.forward_ad import _register, on_primals
-from .autograd.grad_mode import state as _gm
-from .linalg import _h, _sname, matmul, vector_norm
-from .ops._dispatch import _fw_state, node_class, record, write_out, xp_for
-
-
-# ---- a differentiable SVD (reduced), used for svdvals ------------------------------------------
-def _svd_vjp(node, gU, gS, gVh):
-    if gU is None and gS is None and gVh is None:
-        return (None,)
-    U, S, Vh = node.saved()
-    return (svd_vjp(U, S, Vh, gU, gS, gVh),)
-
-
-_SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
-
-
-def _svdvals_jvp(U, Vh, tA):
-    # dS_i = Re(u_i^H dA v_i)
-    d = matmul(matmul(_h(U), tA), _h(Vh)).diagonal(0, -2, -1)
-    return d.real if d.is_complex() else d
-
-
-def svdvals_grad(A: Tensor) -> Tensor:
-    """``linalg.svdvals`` with gradients (LinalgSvdBackward0, output 1) and forward-mode tangents."""
-    if A._dtype.category < D.FLOAT:
-        raise RuntimeError(f"linalg.svd: Expected a floating point or complex tensor as input. Got {_sname(A)}")
-    xp = xp_for(A)
-    rt = A._dtype.to_real()
-    a = A._data
-    track = _gm.enabled and A._rg
-    fw = _fw_state.level and A._fw is not None
-    if not (track or fw):
-        s = xp.linalg.svd(a, compute_uv=False) if a.size else xp.zeros(a.shape[:-1][:-1] + (min(a.shape[-2:]),))
-        return _wrap(xp.asarray(s, rt.np), rt, A._device)
-    k = min(a.shape[-2:])
-    if a.size:
-        u, s, vh = xp.linalg.svd(a, full_matrices=False)
-    else:
-        u = xp.zeros(a.shape[:-1] + (k,), a.dtype)
-        s = xp.zeros(a.shape[:-2] + (k,), rt.np)
-        vh = xp.zeros(a.shape[:-2] + (k, a.shape[-1]), a.dtype)
-    U = _wrap(xp.asarray(u, A._dtype.np), A._dtype, A._device)
-    S = _wrap(xp.asarray(s, rt.np), rt, A._device)
-    Vh = _wrap(xp.asarray(vh, A._dtype.np), A._dtype, A._device)
-    if track:
-        record(_SvdNode, (A,), (U, S, Vh), (U, S, Vh))
-    if fw:
-        S._fw = on_primals(_svdvals_jvp, U.detach(), Vh.detach(), A._fw)
-        _register(S)
-    return S
-
+from ._tensor import Tensor, _wrapdim
+from .linalg import _sname, svdvals, vector_norm
+from .ops._dispatch import write_out
 
 # ---- matrix_norm / norm -----------------------------------------------------------------------------
 _INF = math.inf
@@ -132,7 +78,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if A._dtype in (D.float16, D.bfloat16):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {_sname(A)}")
     perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
-    s = svdvals_grad(A.permute(perm))
+    s = svdvals(A.permute(perm))
     if ord == "nuc" or (ord == 2 and s.shape[-1] == 0):  # an empty matrix's 2-norm is 0, like PyTorch's
         r = s.sum(-1, keepdim)
     elif s.shape[-1] == 0:
@@ -200,11 +146,11 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
 
         return zeros(tuple(A.shape[:-2]), dtype=A._dtype.to_real(), device=A.device)
     if p is None or (not isinstance(p, str) and abs(p) == 2):
-        s = svdvals_grad(A)
+        s = svdvals(A)
         hi, lo = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)
         return (lo / hi if p == -2 else hi / lo).squeeze(-1)
     if p == "nuc":
-        s = svdvals_grad(A)
+        s = svdvals(A)
         return s.sum(-1) * s.reciprocal().sum(-1)
     from .linalg import inv_ex
 
