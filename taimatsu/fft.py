@@ -266,7 +266,7 @@ def _takes_out(internal):
                 raise RuntimeError(f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}")
             kernel = internal(input)
             # the composite path (conj of a real transform) wants exactly the result's dtype
-            return _write_out(out, r, kernel or name, None if kernel else _OUT_FOUND, grad=kernel is not None)
+            return _write_out(out, r, kernel or "conj_physical", None if kernel else _OUT_FOUND, grad=True if kernel else "aten")
 
         op.__name__, op.__qualname__, op.__doc__ = name, fn.__qualname__, fn.__doc__
         op.__signature__ = _with_out_signature(fn)
@@ -454,7 +454,7 @@ def _freq_out(f, name, n, d, dtype, device, requires_grad, out):
     if dt.category < D.FLOAT:
         raise RuntimeError(f"{name} requires a floating point or complex dtype")
     r = _freq(f(n, d).astype(dt.np), dt, device, requires_grad)
-    return r if out is None else _write_out(out, r, name, warn=False)
+    return r if out is None else _write_out(out, r, "fft_" + name, warn=False, grad="aten")
 
 
 def _shift(input, dim, sign):

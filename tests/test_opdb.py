@@ -204,7 +204,8 @@ _UNCASTABLE = {"complex64": "float32", "complex128": "float64", "bool": "float32
 _WIDER = {"float16": "float32", "bfloat16": "float32", "float32": "float64", "float64": "complex128",
           "complex64": "complex128", "complex128": "complex128", "bool": "int64"}  # fmt: skip
 # exact: the result's shape and dtype; noncontig: the same, as a transposed view (written through).
-_OUT_KINDS = ("exact", "empty", "resize", "uncastable", "wider", "noncontig", "grad")
+# grad: the inputs require grad; out_grad: out itself does (a float leaf).
+_OUT_KINDS = ("exact", "empty", "resize", "uncastable", "wider", "noncontig", "grad", "out_grad")
 _TRIGGERED = re.compile(r" \(Triggered internally at .*\)$", re.S)
 
 
@@ -223,7 +224,8 @@ def _make_out(T, ref, kind):
             dtype = _WIDER.get(dtype, "float64")
         if kind == "noncontig" and len(shape) >= 2:
             return T.full(shape[:-2] + shape[:-3:-1], 3, dtype=getattr(T, dtype)).transpose(-1, -2)
-        return T.full(shape, 3, dtype=getattr(T, dtype))
+        out = T.full(shape, 3, dtype=getattr(T, dtype))
+        return out.requires_grad_() if kind == "out_grad" and (out.is_floating_point() or out.is_complex()) else out
     # A tuple: only the first output gets another dtype.
     return tuple(_make_out(T, r, kind if i == 0 or kind not in ("uncastable", "wider") else "exact")
                  for i, r in enumerate(ref))  # fmt: skip
@@ -251,9 +253,25 @@ _OUT_QUIRKS = {
 }
 
 
+# Known gaps per (entry, kind), in files owned elsewhere: checked, and an xfail while they fail.
+_OUT_KIND_GAPS = {
+    (n, "out_grad"): "an out= that requires grad should raise aten::<op>() (grad=\"aten\" in write_out)"
+    for n in ("linalg.eigvals", "linalg.ldl_factor", "linalg.ldl_factor_ex", "linalg.ldl_solve")
+}
+
+
 def _check_out_kind(info, call, ref, kind, target):
     if (info.name, kind) in _OUT_QUIRKS:
         return
+    if (info.name, kind) in _OUT_KIND_GAPS:
+        try:
+            return _check_out_kind_now(info, call, ref, kind, target)
+        except AssertionError:
+            pytest.xfail(_OUT_KIND_GAPS[info.name, kind])
+    _check_out_kind_now(info, call, ref, kind, target)
+
+
+def _check_out_kind_now(info, call, ref, kind, target):
     if kind == "wider" and info.rtol is None:  # computed in the result's dtype, stored wider
         rtol, atol = tolerances(info, _tensor_dtype(_flat(ref)[0]))
         info = dataclasses.replace(info, rtol=rtol, atol=atol)

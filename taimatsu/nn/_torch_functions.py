@@ -24,12 +24,12 @@ layer_norm = F.layer_norm
 rms_norm = F.rms_norm
 
 
-@takes_out("softmax", OUT_EXACT, grad=False)
+@takes_out("softmax", OUT_EXACT, grad="aten")
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _nn.softmax(input, dim, dtype)
 
 
-@takes_out("log_softmax", OUT_EXACT, grad=False)
+@takes_out("log_softmax", OUT_EXACT, grad="aten")
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _nn.log_softmax(input, dim, dtype)
 

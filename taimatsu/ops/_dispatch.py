@@ -230,26 +230,40 @@ def _dtype_error(exact: str, result: D.dtype, target: D.dtype, exc=RuntimeError)
     )  # fmt: skip
 
 
-def check_out(out, result, name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None) -> None:
+_NO_AUTOGRAD = (
+    "{}(): functions with out=... arguments don't support automatic differentiation, but one of the arguments "
+    "requires grad."
+)
+
+
+def check_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None) -> None:
     """PyTorch's checks of an ``out=`` tensor (or tuple of them) before anything is written.
 
     ``exact``: the op wants ``out`` of exactly the result's dtype; the message (placeholders
     {res} {out} for scalar names, {res_cpp} {out_cpp} for C++ names), or a tuple of them,
     one per output (None: that output only needs to be castable). Otherwise a result
     that cannot be cast to out's dtype raises "result type ... can't be cast" (type ``exc``).
-    ``grad=False``: an op whose out= form is composite in PyTorch (no autograd error; ``out``
-    takes the result's history through a copy). ``cast_msg``: the op's own text for a result
-    that cannot be cast (same placeholders).
+    ``grad``: how autograd meets out=. True: an input or ``out`` requiring grad (in grad mode)
+    raises "name(): functions with out=... don't support automatic differentiation". For
+    ops PyTorch has no derivative for, or whose out= form is composite, inputs requiring grad
+    are fine (``out`` takes the result's history through a copy) and only an ``out`` that
+    requires grad fails: "aten": with "aten::name(): functions with out=..."; False
+    (composite): with the leaf-in-place error its internal copy hits. "inputs": only inputs
+    are checked (histc). ``cast_msg``: the op's own text for a result that cannot be cast
+    (same placeholders).
     """
     outs, results = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
     for o in outs:
         if not isinstance(o, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(o).__name__}")
-    if grad and _gm.enabled and any(r._rg for r in results) or grad and _gm.enabled and any(o._rg for o in outs):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-            "but one of the arguments requires grad."
-        )
+    if _gm.enabled:
+        if grad is True or grad == "inputs":
+            if any(r._rg for r in results) or grad is True and any(o._rg for o in outs):
+                raise RuntimeError(_NO_AUTOGRAD.format(name))
+        elif any(o._rg for o in outs):
+            if grad == "aten":
+                raise RuntimeError(_NO_AUTOGRAD.format("aten::" + name))
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     exacts = exact if isinstance(exact, tuple) else (exact,) * len(outs)
     for o, r, exact in zip(outs, results, exacts):
         if exact is not None:
@@ -274,7 +288,7 @@ def _resize_warning(out: Tensor, shape) -> None:
         )
 
 
-def write_out(out, result, name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None, warn=True):
+def write_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None, warn=True):
     """Store ``result`` into the user's ``out=`` tensor (resizing it as PyTorch does).
 
     ``out`` and ``result`` may be tuples (ops with several results: max, sort, frexp...);
@@ -289,13 +303,13 @@ def write_out(out, result, name: str, exact=None, grad: bool = True, exc=Runtime
     return _store(out, result, grad, warn)
 
 
-def _store(out: Tensor, result: Tensor, grad: bool, warn: bool = True) -> Tensor:
+def _store(out: Tensor, result: Tensor, grad=True, warn: bool = True) -> Tensor:
     if out._data.shape != result._data.shape:
         if warn:
             _resize_warning(out, result._data.shape)
         out._data = xp_for(out).empty(result._data.shape, out._dtype.np)
         out._storage = None
-    if not grad and _gm.enabled and result._rg:  # composite in PyTorch: out.copy_(result)
+    if grad is not True and grad != "inputs" and _gm.enabled and result._rg:  # out.copy_(result) in PyTorch
         from .indexing import copy_
 
         return copy_(out, result)
@@ -407,7 +421,7 @@ def result_type_fn(tensor1, tensor2) -> D.dtype:
     return result_dtype(tensor1, tensor2)
 
 
-def takes_out(name: str, exact=None, grad: bool = True, exc=RuntimeError, cast_msg=None):
+def takes_out(name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None):
     """Give an op function PyTorch's ``out=`` keyword: compute, then ``write_out``.
 
     ``name`` is PyTorch's op name in its messages; see check_out for the other arguments.

@@ -267,7 +267,7 @@ def creation_out(fn):
         from ._dispatch import write_out
 
         if not isinstance(out, Tensor):
-            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            raise TypeError(f"{make.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
         dtype = kwargs.get("dtype")
         if dtype is not None and dtype is not out._dtype:
             from ._dispatch import scalar_name
@@ -277,7 +277,7 @@ def creation_out(fn):
             )
         kwargs.update(dtype=out._dtype, device=out._device, requires_grad=False)
         r = fn(*args, **kwargs)
-        if fn.__name__ in ("arange", "range_") and out._data.size and out._data.size != r._data.size:
+        if make.__name__ in ("arange", "range_") and out._data.size and out._data.size != r._data.size:
             import warnings
 
             warnings.warn(
@@ -287,7 +287,7 @@ def creation_out(fn):
                 UserWarning,
                 stacklevel=2,
             )
-        return write_out(out, r, fn.__name__, warn=False)
+        return write_out(out, r, make.__name__.rstrip("_"), warn=False, grad="aten")
 
     from ._dispatch import with_out_signature
 

@@ -178,9 +178,9 @@ def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = F
         r = histogram(input, bins, range=range, weight=weight, density=density)
         msg = "torch.histogram: input tensor and {0} tensor should have the same dtype, but got input {{res_cpp}} and {0} {{out_cpp}}"
         msgs = (msg.format("hist"), msg.format("bin_edges") + " for dimension 0")
-        check_out(tuple(out), tuple(r), "histogram", msgs, grad=False)  # out= takes the refusing history
-        edges = write_out(out[1], r[1], "histogram", grad=False)  # resized (and warned about) first
-        return return_types.histogram((write_out(out[0], r[0], "histogram", grad=False), edges))
+        check_out(tuple(out), tuple(r), "histogram", msgs, grad="aten")  # out= takes the refusing history
+        edges = write_out(out[1], r[1], "histogram", grad="aten")  # resized (and warned about) first
+        return return_types.histogram((write_out(out[0], r[0], "histogram", grad="aten"), edges))
     flat = input.reshape(-1, 1)
     w = None if weight is None else weight.reshape(-1)
     b = [bins] if isinstance(bins, Tensor) else bins

@@ -636,7 +636,7 @@ def _conj_op(input):
 def conj_physical(input, *, out=None):
     if out is not None:
         real = input._dtype.category != D.COMPLEX  # a plain copy into out, history included
-        return write_out(out, conj_physical(input), "conj_physical", OUT_FOUND, grad=not real)
+        return write_out(out, conj_physical(input), "conj_physical", OUT_FOUND, grad="aten" if real else True)
     if input._dtype.category != D.COMPLEX:
         return input  # PyTorch: a non-complex input is returned as is
     return _conj_with(_ConjPhysicalNode, input)

@@ -209,7 +209,7 @@ def heaviside(input, values, *, out=None):
     res = _wrap(np.ascontiguousarray(r) if xp is np else r, dt, input._device)
     if _gm.enabled and (input._rg or values._rg):
         record(_Heaviside, (input, values), res)
-    return res if out is None else write_out(out, res, "heaviside", "heaviside is not yet implemented for tensors with different dtypes.", grad=False)
+    return res if out is None else write_out(out, res, "heaviside", "heaviside is not yet implemented for tensors with different dtypes.", grad="aten")
 
 
 def heaviside_(self, values):

@@ -199,7 +199,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None
     r = _scatter_into(input, src, lambda t: t[key], _SliceScatter, "slice_scatter")
     if out is None:
         return r
-    return write_out(out, r, "slice_scatter", "Expected out tensor to have dtype {res_cpp}, but got {out_cpp} instead", grad=False)
+    return write_out(out, r, "slice_scatter", "Expected out tensor to have dtype {res_cpp}, but got {out_cpp} instead", grad="aten")
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:

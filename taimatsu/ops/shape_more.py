@@ -83,7 +83,8 @@ _DiagCopy = node_class("DiagonalBackward0_copy", _diag_copy_vjp)
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     r = _diag(input, diagonal)
-    return r if out is None else write_out(out, r, "diag", OUT_EXACT, grad=False, cast_msg="diag: result type {res} can't be cast to the desired out= type {out}")
+    kernel = "diag_embed" if input._data.ndim == 1 else "diagonal_copy"
+    return r if out is None else write_out(out, r, kernel, OUT_EXACT, grad="aten", cast_msg="diag: result type {res} can't be cast to the desired out= type {out}")
 
 
 def _diag(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -636,7 +636,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     r = np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
     res = _wrap(r, input._dtype, input._device)
     msg = "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {res_cpp} and hist {out_cpp}"
-    return res if out is None else write_out(out, res, "histc", msg)
+    return res if out is None else write_out(out, res, "histc", msg, grad="inputs")
 
 
 def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:
