@@ -56,10 +56,14 @@ Checks (test_opdb.py), for every entry x sample
     Otherwise, with ``out`` a tensor (or a tuple of tensors, one per result: max, sort,
     frexp, ...) both libraries are called with an ``out`` that has the right shape, one with
     0 elements, one non-empty of the wrong shape (the "was resized" UserWarning must match),
-    one of a dtype the result cannot be cast to, and one call with inputs requiring grad in
-    grad mode. Errors must match (type and message); otherwise the result must BE ``out``
-    (the same objects), ``out`` must hold PyTorch's values/dtype/shape, and its version
-    counter must have moved. ``out_check=False`` leaves an entry out of this check.
+    one of a dtype the result cannot be cast to, one of a wider dtype (ops wanting exactly
+    the result's dtype refuse it), a transposed view (written through), inputs requiring
+    grad in grad mode, and an ``out`` that itself requires grad. Errors must match (type
+    and message); otherwise the result must BE ``out`` (the same objects), ``out`` must hold
+    PyTorch's values/dtype/shape and requires_grad, and its version counter must have
+    moved. The first sample gets every case, the second only the right-shaped ``out``.
+    ``out_check=False`` leaves an entry out; test_opdb.py lists known gaps (xfail) and
+    PyTorch quirks not copied (skipped) per entry and case.
 
 ``xfail`` maps a check name ("forward", "grad", "grad_fn", "gradcheck", "jvp", "inplace",
 "errors", "out") to a reason, for known gaps that should stay visible.
