@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import warnings
 
+from ... import _dtype as D
 from ..._tensor import Tensor
-from ...ops.creation import linspace, ones
+from ...ops.creation import linspace, ones, ones_like
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -107,6 +108,8 @@ def _source_index(coord: Tensor, size: int, padding_mode: str, align_corners: bo
             else _reflect(coord, -1, 2 * size - 1)
         )
         coord = coord.clamp(0, size - 1)
+    if padding_mode != "zeros":
+        coord = coord.nan_to_num(0.0)  # PyTorch's clipping sends a NaN coordinate to 0
     return coord
 
 
@@ -203,7 +206,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         """The input values at integer-valued coordinates ``index`` (one tensor per spatial dim)."""
         lin, valid = None, None
         for d, (i, size) in enumerate(zip(index, sizes)):
-            ic = i.clamp(0, size - 1)
+            ic = i.clamp(0, size - 1).nan_to_num(0.0)  # a NaN tap is masked or NaN-weighted
             lin = ic if lin is None else lin * size + ic
             if check_bounds:
                 ok = (i >= 0) & (i <= size - 1)
@@ -216,7 +219,13 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         return _bicubic(input, coords, sizes, padding_mode, align_corners, tap)
     src = [_source_index(x, size, padding_mode, align_corners) for x, size in zip(coords, sizes)]
     if mode == "nearest":
-        return tap([x.detach().round() for x in src])
+        out = tap([x.detach().round() for x in src])
+        if not grid.requires_grad:
+            return out
+        # PyTorch gives the grid a zero gradient here (not none): a zero that keeps the grid in
+        # the graph, whatever its values (even NaN).
+        keep = ones_like(src[0], dtype=D.bool)
+        return out + src[0].new_zeros(()).where(keep, src[0]).unsqueeze(1)
     lows = [x.detach().floor() for x in src]
     out = None
     for corner in range(2**k):
