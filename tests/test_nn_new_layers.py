@@ -374,3 +374,15 @@ def test_affine_grid_5d_then_sample(align_corners):
     x = torch.randn(size)
     close(TF.grid_sample(T(x), t, align_corners=align_corners), F.grid_sample(x, o, align_corners=align_corners),
           1e-4, 1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_nan_coordinates(mode, padding_mode):
+    x = torch.arange(9.0).view(1, 1, 3, 3)
+    g = torch.tensor([[[[float("nan"), 0.2], [0.3, -0.4]]]])
+    o = F.grid_sample(x, g, mode, padding_mode, align_corners=False)
+    t = TF.grid_sample(T(x), T(g), mode, padding_mode, align_corners=False)
+    np.testing.assert_allclose(
+        t.numpy(), o.numpy(), rtol=1e-5, atol=1e-6
+    )  # NaN where PyTorch has NaN
