@@ -20,6 +20,12 @@ from .ops.reduction import _return_type, vector_norm  # noqa: F401  (re-exported
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 SlogdetResult = _return_type("slogdet", ("sign", "logabsdet"))  # torch.slogdet's
+# With out=, PyTorch returns the *_out variants of the named tuples.
+_OUT_TYPES = {
+    name: _return_type(name + "_out", fields)
+    for name, fields in (("linalg_slogdet", ("sign", "logabsdet")), ("slogdet", ("sign", "logabsdet")),
+                         ("linalg_eigh", ("eigenvalues", "eigenvectors")))
+}  # fmt: skip
 
 
 def _square(name: str, A: Tensor, low: str = "") -> None:
@@ -170,7 +176,7 @@ def _slogdet(A: Tensor, out, _rtype):
         _register(la)
     if out is not None:
         s, la = write_out(tuple(out), (s, la), "_linalg_slogdet", OUT_EXACT)
-    return _rtype(s, la)
+    return _rtype(s, la) if out is None else _OUT_TYPES[_rtype.__name__](s, la)
 
 
 def _solve_vjp(node, g):
@@ -478,8 +484,11 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
         L._fw, V._fw = on_primals(_eigh_jvp, L, V, A._fw)
         _register(L)
         _register(V)
+    if out is not None and not isinstance(out, (tuple, list)):
+        raise TypeError(f"linalg_eigh(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     if out is not None:  # PyTorch writes (and resizes) the eigenvectors first
         V, L = _out(tuple(out)[::-1], _Eigh(V, L), "_linalg_eigh")
+        return _OUT_TYPES["linalg_eigh"](L, V)
     return _Eigh(L, V)
 
 
