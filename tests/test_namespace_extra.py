@@ -473,3 +473,58 @@ def test_frombuffer_read_only_warning():
             ["The given buffer is not writable, and Py"],
         )
     assert len(w) == 1  # taimatsu's first warning (torch's may have fired earlier in the session)
+
+
+JVPS = {
+    "view_copy": lambda T, x: T.view_copy(x, [4, 3]),
+    "permute_copy": lambda T, x: T.permute_copy(x, [1, 0]),
+    "split_copy": lambda T, x: T.split_copy(x, 2, 1)[1],
+    "unsafe_chunk": lambda T, x: T.unsafe_chunk(x, 2, 1)[0],
+    "fill": lambda T, x: T.fill(x, x[0, 0]),
+    "trapezoid": lambda T, x: T.trapezoid(x, dx=0.5),
+    "cumulative_trapezoid": lambda T, x: T.cumulative_trapezoid(x, dim=0),
+    "gradient": lambda T, x: T.gradient(x, edge_order=2)[1],
+    "igamma": lambda T, x: T.igamma(T.full_like(x, 1.5), x.abs() + 0.1),
+    "frobenius_norm": lambda T, x: T.frobenius_norm(x, (0, 1)),
+    "index_reduce": lambda T, x: x.index_reduce(0, T.tensor([0, 0, 2]), x * 2, "amax"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(JVPS))
+def test_forward_ad_against_torch_func_jvp(name):
+    import numpy as np
+
+    fn = JVPS[name]
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    t = np.random.default_rng(1).standard_normal((3, 4))
+    fwAD = taimatsu.autograd.forward_ad
+    try:
+        _, expected = torch.func.jvp(lambda a: fn(torch, a), (torch.tensor(x),), (torch.tensor(t),))
+    except NotImplementedError as e:  # PyTorch has no forward formula: the same refusal
+        with fwAD.dual_level(), pytest.raises(NotImplementedError) as ours:
+            fn(taimatsu, fwAD.make_dual(taimatsu.tensor(x), taimatsu.tensor(t)))
+        assert str(ours.value) == str(e)
+        return
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(taimatsu.tensor(x), taimatsu.tensor(t))
+        got = fwAD.unpack_dual(fn(taimatsu, dual)).tangent
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call", ["nuclear_norm(T.ones(2, 2))", "frobenius_norm(T.ones(2, 2), (0, 1))"]
+)
+def test_deprecated_norms_warn_once(call):
+    import warnings
+
+    from taimatsu import _flags
+
+    _flags._warned_once.discard(call.split("(")[0])
+    texts = []
+    for lib in (torch, taimatsu):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            eval("T." + call, {"T": lib})
+            eval("T." + call, {"T": lib})
+        texts.append([str(x.message) for x in w])
+    assert len(texts[1]) == 1 and texts[0] in ([], texts[1])  # torch's may have fired earlier

@@ -347,10 +347,12 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                  include_self: bool = True) -> Tensor:  # fmt: skip
     """Rows ``index[i]`` of ``input`` along ``dim`` reduced ('prod', 'mean', 'amax', 'amin') with
     slice ``i`` of ``source``: ``scatter_reduce`` with the index spread over each slice."""
+    from .._linalg_legacy import _no_forward_ad
     from .copy_family import renamed
     from .indexing import scatter_reduce
 
     d = _index_reduce_checks(input, dim, index, source, reduce)
+    _no_forward_ad("index_reduce", input, source)
     size = input.shape[d] if input.dim() else 1
     shape = [1] * source.dim()
     if shape:

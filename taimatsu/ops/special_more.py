@@ -42,15 +42,6 @@ def _gamma_vjp(name: str, sign: float):
     return vjp
 
 
-def _gamma_jvp(name: str, sign: float):
-    def jvp(a, x, out, ta, tx):
-        if ta is not None:
-            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
-        return tx * _density(a, x) * sign
-
-    return jvp
-
-
 def _floats_only(kernel: str):
     def check(dtype):
         if dtype.category != D.FLOAT:
@@ -60,22 +51,30 @@ def _floats_only(kernel: str):
 
 
 _check, _checkc = _floats_only("igamma_cpu"), _floats_only("igammac_cpu")
-_igamma, igamma_ = binary(
+_igamma, _igamma_ = binary(
     "igamma",
     _gamma_forward("gammainc"),
     _gamma_vjp("igamma", 1.0),
-    _gamma_jvp("igamma", 1.0),
+    None,
     check=_check,
 )
-_igammac, igammac_ = binary("igammac", _gamma_forward("gammaincc"), _gamma_vjp("igammac", -1.0), _gamma_jvp("igammac", -1.0), check=_checkc)  # fmt: skip
+_igammac, _igammac_ = binary("igammac", _gamma_forward("gammaincc"), _gamma_vjp("igammac", -1.0), None, check=_checkc)  # fmt: skip
 
 
 def _tensors_only(name: str, input, other) -> None:
+    """PyTorch's type errors, and its refusal of forward-mode AD (igamma has no JVP formula)."""
+    from .._linalg_legacy import _no_forward_ad
+
     for arg, v, pos in (("input", input, 1), ("other", other, 2)):
         if not isinstance(v, Tensor):
             raise TypeError(
                 f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}"
             )
+    _no_forward_ad(
+        name.replace("special_gammaincc", "igammac").replace("special_gammainc", "igamma"),
+        input,
+        other,
+    )
 
 
 def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -90,6 +89,16 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return _igammac(input, other, out=out)
 
 
+def igamma_(self: Tensor, other: Tensor) -> Tensor:
+    _tensors_only("igamma", self, other)
+    return _igamma_(self, other)
+
+
+def igammac_(self: Tensor, other: Tensor) -> Tensor:
+    _tensors_only("igammac", self, other)
+    return _igammac_(self, other)
+
+
 def gammainc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     _tensors_only("special_gammainc", input, other)
     return _igamma(input, other, out=out)
@@ -102,8 +111,17 @@ def gammaincc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 # ---- norms -------------------------------------------------------------------------------------------------
 def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
-    """Sum of singular values over the two dims ``dim`` (the last two by default)."""
+    """Sum of singular values over the two dims ``dim`` (the last two by default); deprecated
+    in PyTorch, which warns once."""
+    from .._flags import warn_once
     from ..linalg import matrix_norm
+
+    warn_once(
+        "nuclear_norm",
+        "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead (Triggered internally "
+        "at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:3229.)",
+    )
 
     if isinstance(dim, bool):  # torch.nuclear_norm(input, keepdim) overload
         dim, keepdim = None, dim
@@ -112,8 +130,17 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False, *, out=None) ->
 
 
 def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
-    """The 2-norm over at most two dims (the deprecated form of ``linalg.vector_norm``)."""
+    """The 2-norm over at most two dims (the deprecated form of ``linalg.vector_norm``, which
+    PyTorch warns about once)."""
+    from .._flags import warn_once
     from .reduction import norm
+
+    warn_once(
+        "frobenius_norm",
+        "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a future "
+        "PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead (Triggered internally at "
+        "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:3175.)",
+    )
 
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) > 2:
