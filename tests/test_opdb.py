@@ -186,14 +186,19 @@ def _out_dtype(info):
 OUT_GAPS = {"linalg.multi_dot": "out= not yet implemented in taimatsu.linalg"}
 
 
-def _out_params():
+_INTS = ("int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+def _out_params(integer=False):
+    """(entry, dtype): float32 (else the first dtype), or with ``integer`` the first integer dtype."""
     params = []
     for name, info in REGISTRY.items():
-        if not info.out_check:
+        dtype = next((d for d in info.dtypes if d in _INTS), None) if integer else _out_dtype(info)
+        if not info.out_check or dtype is None or integer and dtype == _out_dtype(info):
             continue
         reason = info.xfail.get("out") or info.xfail.get("forward") or OUT_GAPS.get(name)
         marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
-        params.append(pytest.param(name, _out_dtype(info), id=f"{name}-{_out_dtype(info)}", marks=marks))
+        params.append(pytest.param(name, dtype, id=f"{name}-{dtype}", marks=marks))
     return params
 
 
@@ -292,12 +297,13 @@ def _check_out_kind_now(info, call, ref, kind, target):
     assert tm_warn == th_warn, f"{where}: resize warnings {tm_warn} != torch {th_warn}"
 
 
-@pytest.mark.parametrize(("name", "dtype"), _out_params())
+@pytest.mark.parametrize(("name", "dtype"), _out_params() + _out_params(integer=True))
 def test_out(name, dtype):
-    """The out= form of each entry where PyTorch has one (see opdb.py's docstring)."""
+    """The out= form of each entry where PyTorch has one (see opdb.py's docstring); one float
+    dtype with two samples, and an integer dtype (where the entry has one) with one."""
     info = REGISTRY[name]
     checked = rejected = 0
-    for call in calls(info, dtype)[:_OUT_SAMPLES]:
+    for call in calls(info, dtype)[: _OUT_SAMPLES if dtype not in _INTS else 1]:
         inj = OutInjector(torch)
         ref, exc = _run(lambda: call.call(inj, info.op, call.make_leaves(torch)))
         if info.out is None and not inj.calls:

@@ -221,11 +221,17 @@ def cpp_name(dtype: D.dtype) -> str:
     return _CPP_NAMES[dtype.name]
 
 
+def _legacy_name(dtype: D.dtype) -> str:
+    """PyTorch's legacy tensor-type name ("torch.FloatTensor"; bool has none: "CPUBoolType")."""
+    return "CPUBoolType" if dtype is D.bool else f"torch.{scalar_name(dtype)}Tensor"
+
+
 def _dtype_error(exact: str, result: D.dtype, target: D.dtype, exc=RuntimeError):
     return exc(
         exact.format(
             res=scalar_name(result), out=scalar_name(target),
             res_cpp=_CPP_NAMES[result.name], out_cpp=_CPP_NAMES[target.name],
+            res_legacy=_legacy_name(result), out_legacy=_legacy_name(target),
         )
     )  # fmt: skip
 
@@ -240,7 +246,8 @@ def check_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, c
     """PyTorch's checks of an ``out=`` tensor (or tuple of them) before anything is written.
 
     ``exact``: the op wants ``out`` of exactly the result's dtype; the message (placeholders
-    {res} {out} for scalar names, {res_cpp} {out_cpp} for C++ names), or a tuple of them,
+    {res} {out} for scalar names, {res_cpp} {out_cpp} for C++ names, {res_legacy}
+    {out_legacy} for legacy type names like torch.FloatTensor), or a tuple of them,
     one per output (None: that output only needs to be castable). Otherwise a result
     that cannot be cast to out's dtype raises "result type ... can't be cast" (type ``exc``).
     ``grad``: how autograd meets out=. True: an input or ``out`` requiring grad (in grad mode)

@@ -429,8 +429,8 @@ def _median_keep(xp, a, d):
 
 _MEDIAN_OUT = (
     "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
-    "torch.{out}Tensor does not equal torch.{res}Tensor (while checking arguments for median)",
-    "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{out}Tensor instead "
+    "{out_legacy} does not equal {res_legacy} (while checking arguments for median)",
+    "Expected tensor for argument #1 'indices' to have scalar type Long; but got {out_legacy} instead "
     "(while checking arguments for median)",
 )
 

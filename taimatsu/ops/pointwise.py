@@ -507,7 +507,7 @@ def bitwise_not(input, *, out=None):
     if input._dtype.category > D.INT:
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_scalar(input._dtype)}\'')
     r = _wrap(xp_for(input).invert(input._data), input._dtype, input._device)
-    return r if out is None else write_out(out, r, "bitwise_not")
+    return r if out is None else write_out(out, r, "bitwise_not", OUT_FOUND)
 
 
 def bitwise_not_(self):

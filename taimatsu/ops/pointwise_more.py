@@ -321,8 +321,18 @@ def _mvlgamma_vjp(node, g):
 _Mvlgamma = node_class("MvlgammaBackward0", _mvlgamma_vjp)
 
 
-@takes_out("mvlgamma", cast_msg="mvlgamma: result type {res} can't be cast to the desired output type {res}")
-def mvlgamma(input, p):
+def mvlgamma(input, p, *, out=None):
+    r = _mvlgamma(input, p)
+    if out is not None and isinstance(out, Tensor) and not D.can_cast(r._dtype, out._dtype):
+        # PyTorch's message names the input's dtype as the result's and the result's as out's
+        raise RuntimeError(
+            f"mvlgamma: result type {scalar_name(input._dtype)} can't be cast to the desired output type "
+            f"{scalar_name(r._dtype)}"
+        )
+    return r if out is None else write_out(out, r, "mvlgamma")
+
+
+def _mvlgamma(input, p):
     """The multivariate log-gamma ``p(p-1)/4 log(pi) + sum_i lgamma(x - i/2)``."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")

@@ -207,7 +207,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. "
             f"Got: {scalar_name(dtype)}"
         )
-    if out is not None and dim is None and not D.can_cast(dtype or input._dtype, out._dtype):
+    if out is not None and dim is None and not D.can_cast(input._dtype, out._dtype):
         raise RuntimeError(
             f"mean.dtype_out(): input types can't be cast to the desired output type {scalar_name(out._dtype)}"
         )

@@ -24,6 +24,8 @@ def _scan(input, dim, dtype, f):
     a = input._data
     d = _wrapdim(dim, a.ndim)
     dt = _acc_dtype(input, dtype)
+    if dt is D.bool:  # an explicit (or out=) bool dtype; bool inputs accumulate in int64
+        raise NotImplementedError(f"\"{f.__name__}_out_cpu\" not implemented for 'Bool'")
     if dt is not input._dtype:
         a = a.astype(dt.np)
     r = f(a, axis=d) if a.ndim else a.copy()

@@ -344,8 +344,8 @@ _PAIR_OUT = {
     ),
     "nanmedian": (
         "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
-        "torch.{out}Tensor does not equal torch.{res}Tensor (while checking arguments for median)",
-        "Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.{out}Tensor instead "
+        "{out_legacy} does not equal {res_legacy} (while checking arguments for median)",
+        "Expected tensor for argument #1 'indices' to have scalar type Long; but got {out_legacy} instead "
         "(while checking arguments for median)",
     ),
     "cummax": ("expected scalar_type {res} but found {out}",) * 2,
