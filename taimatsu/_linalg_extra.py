@@ -132,6 +132,13 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
         raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{_sname_of(dt)}\'')
     a, b = np.asarray(A._data).astype(dt.np), np.asarray(B._data).astype(dt.np)
     x = _trsm(a, b, upper, left, unitriangular)
+    if dt is not A._dtype:  # PyTorch solves in the promoted dtype and returns A's
+        if x.dtype.kind == "c" and A._dtype.category != D.COMPLEX:
+            import warnings
+
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+            x = x.real
+        x, dt = x.astype(A._dtype.np), A._dtype
     r = _wrap(xp_for(A).asarray(x), dt, A._device)
     if _gm.enabled and (A._rg or B._rg):
         record(_SolveTri, (A, B), r, (A, r), upper=upper, left=left, unit=unitriangular)

@@ -156,6 +156,7 @@ def _tri_samples(rng, dtype):
         Sample(_well(rng, (3, 3)), n((2, 3, 2)), kwargs={"upper": False, "left": True}),
         Sample(_well(rng, (3, 3)), n((3, 2)), kwargs={"upper": True}, noncontig=True),
         Sample(_well(rng, (3, 3)), n((3, 0)), kwargs={"upper": True}),
+        Sample(_well(rng, (3, 3)), Typed(n((3, 2)), "float64"), kwargs={"upper": True}),  # A's dtype wins
     ]
 
 
