@@ -80,3 +80,15 @@ register(OpInfo(
         (lambda: int(T.tensor(1 - 2j)), RuntimeError),
     ],
 ))  # fmt: skip
+register(OpInfo(
+    name="scatter_reduce.complex_grad",
+    op=lambda T, x, s: x.scatter_reduce(0, T.tensor([[0, 1, 2, 0], [1, 2, 0, 1]]), s, "sum"),
+    samples=lambda rng, dtype: [Sample(rng.standard_normal((3, 4)), rng.standard_normal((2, 4)))],
+    dtypes=("complex128",),
+    grad=False,
+    errors=lambda T: [(
+        lambda: T.ones(3, 4, dtype=T.complex128, requires_grad=True).scatter_reduce(0, T.zeros(1, 4, dtype=T.int64),
+                                                                                   T.ones(1, 4, dtype=T.complex128), "prod"),
+        RuntimeError,
+    )],
+))  # fmt: skip

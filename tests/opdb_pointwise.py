@@ -601,5 +601,9 @@ clamp.tensor clip clip.tensor clamp_min clamp_max
 """.split()
 for _name in COMPLEX_OK:
     REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + COMPLEX_DTYPES
+# PyTorch's nan_to_num gradient is g * isfinite(x): 0 for a complex element with one non-finite
+# part, where finite differences of the other (finite) part see 1. The grad check agrees with
+# PyTorch; gradcheck cannot.
+REGISTRY["nan_to_num"].xfail = {**REGISTRY["nan_to_num"].xfail, "gradcheck": "complex: PyTorch's g * isfinite(x)"}
 for _name in COMPLEX_REFUSED:
     REGISTRY[_name].dtypes = tuple(REGISTRY[_name].dtypes) + ("complex64",)

@@ -4,7 +4,13 @@ For each differentiable output ``i`` and each input ``j`` that requires grad, th
 Jacobian (central differences: each input element perturbed by +-eps in place) is compared
 with the analytical one (``autograd.grad`` with a one-hot cotangent per output element).
 Both have shape ``(input.numel(), output.numel())`` and the failure message is PyTorch's.
-``fast_mode`` is accepted and runs the slow (exact) check. Complex inputs are not supported.
+``fast_mode`` is accepted and runs the slow (exact) check.
+
+Complex tensors are checked as pairs of real ones (PyTorch's view): an input's real and
+imaginary parts are perturbed separately (rows ``re..., im...``), an output contributes its
+real and imaginary parts (columns ``re..., im...``). Reverse mode gives those Jacobians under
+PyTorch's convention: a cotangent ``a + ib`` (``dL/du + i dL/dw``) comes back as
+``dL/dx + i dL/dy``, so seeding ``1`` and ``1j`` reads the columns of ``u`` and ``w``.
 """
 
 from __future__ import annotations
@@ -28,24 +34,42 @@ def _outputs(fn, inputs):
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
 
 
+def _is_complex(t) -> bool:
+    return t._data.dtype.kind == "c"
+
+
+def _real_view(a) -> np.ndarray:
+    """A tensor's values as real float64 coordinates (real parts, then imaginary parts)."""
+    a = np.asarray(a).reshape(-1)
+    if a.dtype.kind == "c":
+        return np.concatenate([a.real, a.imag]).astype(np.float64)
+    return np.array(a, np.float64)
+
+
+def _width(t) -> int:
+    return t.numel() * (2 if _is_complex(t) else 1)
+
+
 def _numerical(fn, inputs, diff, outs_meta, eps):
     """``jac[j][i]``: d output i / d input j by central differences (float64 arrays).
 
     ``fn`` runs in the caller's grad mode: gradgradcheck's function differentiates inside.
     """
-    jac = [[np.zeros((x.numel(), n)) for n, _ in outs_meta] for x in diff]
+    jac = [[np.zeros((_width(x), n)) for n, _ in outs_meta] for x in diff]
     for j, x in enumerate(diff):
         data = x._data
-        for k in range(x.numel()):
-            idx = np.unravel_index(k, data.shape)
-            orig = data[idx].copy()
-            data[idx] = orig - eps
-            minus = [np.array(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-            data[idx] = orig + eps
-            plus = [np.array(o._data, np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-            data[idx] = orig
-            for i in range(len(outs_meta)):
-                jac[j][i][k] = (plus[i] - minus[i]) / (2 * eps)
+        steps = (eps, 1j * eps) if _is_complex(x) else (eps,)
+        for s, step in enumerate(steps):
+            for k in range(x.numel()):
+                idx = np.unravel_index(k, data.shape)
+                orig = data[idx].copy()
+                data[idx] = orig - step
+                minus = [_real_view(o._data) for o in _outputs(fn, inputs)]
+                data[idx] = orig + step
+                plus = [_real_view(o._data) for o in _outputs(fn, inputs)]
+                data[idx] = orig
+                for i in range(len(outs_meta)):
+                    jac[j][i][s * x.numel() + k] = (plus[i] - minus[i]) / (2 * eps)
     return jac
 
 
@@ -54,17 +78,18 @@ def _analytical(outs, diff):
     from .. import ops
     from . import grad as autograd_grad
 
-    jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
+    jac = [[np.zeros((_width(x), _width(o))) for o in outs] for x in diff]
     for i, o in enumerate(outs):
         if not o.requires_grad:
             continue
-        for k in range(o.numel()):
-            seed = ops.creation.zeros(o.shape, dtype=o.dtype)
-            seed._data[np.unravel_index(k, seed._data.shape)] = 1
-            grads = autograd_grad([o], diff, [seed], retain_graph=True, allow_unused=True)
-            for j, g in enumerate(grads):
-                if g is not None:
-                    jac[j][i][:, k] = np.asarray(g._data, np.float64).reshape(-1)
+        for s, unit in enumerate((1, 1j) if _is_complex(o) else (1,)):
+            for k in range(o.numel()):
+                seed = ops.creation.zeros(o.shape, dtype=o.dtype)
+                seed._data[np.unravel_index(k, seed._data.shape)] = unit
+                grads = autograd_grad([o], diff, [seed], retain_graph=True, allow_unused=True)
+                for j, g in enumerate(grads):
+                    if g is not None:
+                        jac[j][i][:, s * o.numel() + k] = _real_view(g._data)
     return jac
 
 
@@ -98,13 +123,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 stacklevel=2,
             )
     outs = _outputs(func, inputs)
-    num = _numerical(func, inputs, diff, [(o.numel(), o) for o in outs], eps)
+    num = _numerical(func, inputs, diff, [(_width(o), o) for o in outs], eps)
     ana = _analytical(outs, diff)
     for i in range(len(outs)):
         for j in range(len(diff)):
             n, a = num[j][i], ana[j][i]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                shown = [_wrap(m.astype(outs[i]._dtype.np), outs[i]._dtype) for m in (n, a)]
+                dt = outs[i]._dtype.to_real() if _is_complex(outs[i]) else outs[i]._dtype
+                shown = [_wrap(m.astype(dt.np), dt) for m in (n, a)]
                 return _fail(
                     f"Jacobian mismatch for output {i} with respect to input {j},\n"
                     f"numerical:{shown[0]}\nanalytical:{shown[1]}\n",

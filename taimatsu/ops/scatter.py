@@ -332,6 +332,8 @@ def scatter_reduce(
     if _fw_state.level and (input._fw is not None or src._fw is not None):
         _scatter_reduce_jvp(r, input, d, index, src, reduce, include_self)
     if _gm.enabled and (input._rg or src._rg):
+        if r._dtype.category == D.COMPLEX:
+            raise RuntimeError("scatter_reduce does not support automatic differentiation for outputs with complex dtype.")
         record(
             _ScatterReduce,
             (input, src),

@@ -1,0 +1,58 @@
+"""Complex gradcheck: real and imaginary parts are both checked (PyTorch's convention).
+
+A custom Function whose backward forgets the conjugate (g * 2z instead of g * conj(2z)) passes
+a real-part-only check; both libraries' gradcheck must reject it, and accept the correct one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+
+def _square(T, conj: bool):
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * (2 * z).conj() if conj else g * 2 * z
+
+    return Square.apply
+
+
+@pytest.mark.parametrize("conj", [True, False])
+def test_gradcheck_sees_the_imaginary_part(conj):
+    z = np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.2j])
+    results = []
+    for T in (taimatsu, torch):
+        x = T.tensor(z, dtype=T.complex128, requires_grad=True)
+        results.append(T.autograd.gradcheck(_square(T, conj), (x,), raise_exception=False))
+    assert results == [conj, conj]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda T, x, y: (x * y).abs(),  # complex -> real
+        lambda T, x, y: x * y.exp(),  # real and complex inputs -> complex
+        lambda T, x, y: T.view_as_real(y * y.conj() + x),  # complex -> real view
+        lambda T, x, y: (y.angle() * x, y.sgn()),  # two outputs, one real and one complex
+    ],
+)
+def test_gradcheck_mixed_real_complex(fn):
+    rng = np.random.default_rng(0)
+    xr, yc = rng.standard_normal(3), rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    for T in (taimatsu, torch):
+        x = T.tensor(xr, requires_grad=True)
+        y = T.tensor(yc, requires_grad=True)
+        assert T.autograd.gradcheck(lambda a, b, T=T: fn(T, a, b), (x, y)), T.__name__
