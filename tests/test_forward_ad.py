@@ -150,3 +150,21 @@ def test_nested_level_error():
     msg = "Nested forward mode AD is not supported at the moment"
     with fwAD.dual_level(), pytest.raises(RuntimeError, match=msg):
         fwAD.enter_dual_level()
+
+
+def test_inplace_on_a_view_updates_the_base_tangent():
+    """copy_ of a tangent-less value zeroes the tangent; in-place ops through a view write the
+    base's tangent too (PyTorch's in-place forward formulas copy into self's tangent)."""
+    out = []
+    for L in (taimatsu, torch):
+        fw = L.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(L.ones(3, dtype=L.float64), L.tensor([1.0, 2.0, 3.0], dtype=L.float64))
+            y = x * 2
+            y.copy_(L.zeros(3, dtype=L.float64))
+            z = x * 2
+            z[1:].copy_(L.zeros(2, dtype=L.float64))
+            w = x * 2
+            w[:2].mul_(3)
+            out.append([fw.unpack_dual(t).tangent.tolist() for t in (y, z, w)])
+    assert out[0] == out[1]

@@ -189,6 +189,7 @@ _SCALAR_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
     "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }  # fmt: skip
 
 
@@ -361,6 +362,11 @@ def snapshot(t: Tensor) -> Tensor:
     return s
 
 
+def _writable_like(t: Tensor, r: Tensor) -> bool:
+    a = t._data
+    return a.shape == r._data.shape and a.flags.writeable and 0 not in a.strides
+
+
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     """Write ``result`` (computed out of place, with history) into ``self`` and rewire history.
 
@@ -373,7 +379,13 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     xp.copyto(self._data, result._data, casting="unsafe")
     self._vc[0] += 1
     if result._fw is not None:
-        self._fw = result._fw
+        t = self._fw
+        if t is not None and self._base is not None and _writable_like(t, result._fw):
+            # a view's tangent is a view of its base's: write through, as PyTorch's in-place
+            # forward formulas do (self_t.copy_(...)), so the base sees the new tangent too
+            xp.copyto(t._data, result._fw._data, casting="unsafe")
+        else:
+            self._fw = result._fw
     node = result.grad_fn
     if node is None:
         return self

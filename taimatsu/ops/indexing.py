@@ -518,6 +518,9 @@ def copy(self: Tensor, src: Tensor) -> Tensor:
     if _fw_state.level and src._fw is not None:
         r._fw = src._fw.expand(self.shape).to(self._dtype)
         _register(r)
+    elif _fw_state.level and self._fw is not None:  # overwritten by a value with no tangent: zero tangent
+        r._fw = self._fw.new_zeros(self.shape)
+        _register(r)
     return r
 
 
