@@ -38,7 +38,6 @@ import functools
 import math
 import operator
 import os
-import warnings
 
 import numpy as np
 
@@ -49,6 +48,23 @@ from ._cpu_sort import (  # noqa: F401 - ops/sorting.py imports the sort steps f
     _sort,
     _sort_heap,
 )
+from ._rng_checks import (
+    _CPP_NAME,
+    _DIGITS,
+    _INT64_MIN,
+    _INT_RANGE,
+    _INTEGERS,
+    _SCALAR_NAME,
+    _check_multinomial,
+    _check_multinomial_rows,
+    _check_randperm,
+    _check_uniform_bounds,
+    _from_float,
+    _from_int64,
+    _not_implemented,
+    _num,
+    _random_range,
+)
 from ._rng_math import (  # noqa: F401 - _fma32_exact: the tests reach it as random._fma32_exact
     _blocks_of_16,
     _box_muller_f32_exact,
@@ -57,42 +73,14 @@ from ._rng_math import (  # noqa: F401 - _fma32_exact: the tests reach it as ran
     _fma32_exact,
     _fma64,
 )
+from ._rng_shuffle import _fisher_yates, _inside_out
 
 __all__ = ["CPUGenerator", "default_generator"]
 
 _N = 624  # mt19937 state words
 _DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() holds
 _STATE_BYTES = 5056  # sizeof(CPUGeneratorImplState), the layout of torch.get_rng_state()
-_INT64_MIN = -(2**63)
 _U64 = np.uint64
-
-# numpy name, ScalarType name (in messages), C++ type name (in messages), digits or int range
-_DTYPE_TABLE = """
-float64   Double   double              53
-float32   Float    float               24
-float16   Half     c10::Half           11
-bfloat16  BFloat16 c10::BFloat16       8
-int64     Long     long_int            -9223372036854775808 9223372036854775807
-int32     Int      int                 -2147483648 2147483647
-int16     Short    short_int           -32768 32767
-int8      Char     signed_char         -128 127
-uint8     Byte     unsigned_char       0 255
-bool      Bool     bool                0 1
-uint16    UInt16   short_unsigned_int  0 65535
-uint32    UInt32   unsigned_int        0 4294967295
-uint64    UInt64   long_unsigned_int   0 9223372036854775807
-"""
-_ROWS = [line.split() for line in _DTYPE_TABLE.strip().splitlines()]
-_SCALAR_NAME = {r[0]: r[1] for r in _ROWS} | {
-    "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
-}
-_CPP_NAME = {r[0]: r[2].replace("_", " ") for r in _ROWS}
-_DIGITS = {r[0]: int(r[3]) for r in _ROWS if len(r) == 4}  # std::numeric_limits<T>::digits
-_INT_RANGE = {r[0]: (int(r[3]), int(r[4])) for r in _ROWS if len(r) == 5}  # uint64: torch's bound
-_FLOAT_MAX = {"float64": 1.7976931348623157e308, "float32": 3.4028234663852886e38}
-_FLOAT_MAX |= {"float16": 65504.0, "bfloat16": 3.3895313892515355e38}
-_INTEGERS = ("uint8", "int8", "int16", "int32", "int64")  # AT_DISPATCH_ALL_TYPES' integers
 
 
 # ------------------------------------------------------------------------------ small helpers
@@ -100,33 +88,6 @@ _INTEGERS = ("uint8", "int8", "int16", "int32", "int64")  # AT_DISPATCH_ALL_TYPE
 
 def _shape(shape) -> tuple[int, ...]:
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
-
-
-def _num(x: float) -> str:
-    """A double as C++'s ostream prints it in PyTorch's messages."""
-    return f"{x:g}"
-
-
-def _not_implemented(kernel: str, dtype: np.dtype) -> NotImplementedError:
-    name = _SCALAR_NAME.get(dtype.name, dtype.name)
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
-
-
-def _from_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """static_cast<scalar_t>(x): half and bfloat16 are built from float, so a double reaches them
-    through float32 (two roundings, as in C++)."""
-    with np.errstate(over="ignore"):  # out-of-range values become inf, silently as in C++
-        if dtype.name in ("float16", "bfloat16") and x.dtype == np.float64:
-            x = x.astype(np.float32)
-        return x.astype(dtype, copy=False)
-
-
-def _from_int64(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """static_cast<scalar_t>(int64): wraps for integers, rounds for floats, nonzero for bool."""
-    with np.errstate(over="ignore"):
-        if dtype.name in ("float16", "bfloat16"):
-            x = x.astype(np.float32)
-        return x.astype(dtype)
 
 
 # The exact FMA and the Box-Muller kernels are in _rng_math.py; topk's tie order in _cpu_sort.py.
@@ -533,211 +494,6 @@ class CPUGenerator:
 
 
 # ------------------------------------------------------------------------------ argument checks
-
-
-def _check_uniform_bounds(dtype: np.dtype, low: float, high: float) -> None:
-    if dtype.name not in _DIGITS:
-        raise _not_implemented("check_uniform_bounds", dtype)
-    limit = _FLOAT_MAX[dtype.name]
-    for value, what in ((low, "from"), (high, "to")):
-        if not -limit <= value <= limit:
-            raise RuntimeError(f"{what} is out of bounds for {_CPP_NAME[dtype.name]}")
-    if not low <= high:
-        raise RuntimeError(
-            f"uniform_ expects to return a [from, to) range, but found from={_num(low)} > to={_num(high)}"
-        )
-    if not high - low <= limit:
-        raise RuntimeError(
-            f"uniform_ expects to-from <= std::numeric_limits<{_SCALAR_NAME[dtype.name]}>::max(), "
-            f"but found to={_num(high)} and from={_num(low)} which result in to-from to exceed the limit"
-        )
-
-
-def _random_range(dtype: np.dtype, low: int, high: int | None) -> tuple[int, int]:
-    """random_from_to_impl: (base, span) of [low, high), or of [low, the dtype's max] when high
-    is None, after PyTorch's checks."""
-    name = dtype.name
-    if name not in _DIGITS and name not in _INT_RANGE:
-        raise RuntimeError(
-            "check_random_bounds handles only integral, floating-point and boolean types"
-        )
-    if high is not None:
-        if not low < high:
-            raise RuntimeError(
-                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-            )
-        if name in _DIGITS:
-            low, high = _float_bound(dtype, low, up=True), _float_bound(dtype, high, up=False)
-            if not low < high:
-                raise RuntimeError(
-                    "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
-                    f"but got from={low} >= to={high}"
-                )
-        _check_from_to(dtype, low, high - 1)
-        return low, high - low
-    if name in _DIGITS:
-        to_inc = 2 ** _DIGITS[name]
-        low = _float_bound(dtype, low, up=True)
-        if not low < to_inc:
-            raise RuntimeError(
-                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted "
-                f"to dtype, but got from={low} > to_inc={to_inc}"
-            )
-    else:
-        to_inc = _INT_RANGE[name][1] if name != "uint64" else 2**64 - 1
-    _check_from_to(dtype, low, to_inc)
-    return low, to_inc - low + 1
-
-
-def _float_bound(dtype: np.dtype, value: int, up: bool) -> int:
-    """update_from / update_to: move a bound inward until it survives a round trip through the
-    float dtype, so that e.g. random_(0, 65504) on half cannot produce 65504."""
-    step = 1 if up else -1
-    rounded = float(_from_int64(np.array([value + step], np.int64), dtype)[0])
-    # static_cast<int64_t> of an infinity gives INT64_MIN on x86
-    moved = int(rounded) if abs(rounded) < 2.0**63 else _INT64_MIN
-    if (moved < value) if up else (moved >= value):
-        shift = 1 << (abs(value + step).bit_length() - _DIGITS[dtype.name])
-        return moved + shift if up else moved - shift
-    return value
-
-
-def _check_from_to(dtype: np.dtype, low: int, to_inc: int) -> None:
-    """check_from_to_in_range: an error outside the dtype, a warning past 2**digits for floats."""
-    name = dtype.name
-    lo, hi = (-_FLOAT_MAX[name], _FLOAT_MAX[name]) if name in _DIGITS else _INT_RANGE[name]
-    cpp = _CPP_NAME[name]
-    for value, what in ((low, "from"), (to_inc, "to - 1")):
-        if not lo <= value <= hi:
-            raise RuntimeError(f"{what} is out of bounds for {cpp}")
-    digits = _DIGITS.get(name)
-    for value, what in ((low, "from"), (to_inc, "to - 1")):
-        if digits and not -(2**digits) <= value <= 2**digits:
-            warnings.warn(
-                f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
-                f"{cpp} can support discrete uniform distribution only within this range. This "
-                "warning will become an error in version 1.7 release, please fix the code in advance",
-                UserWarning,
-                stacklevel=4,
-            )
-
-
-def _check_randperm(n: int, dtype: np.dtype) -> None:
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    name = dtype.name
-    if name not in _DIGITS and name not in _INTEGERS:
-        raise _not_implemented("randperm", dtype)
-    if name in _INT_RANGE and n - 1 > _INT_RANGE[name][1]:
-        c_type = "uint8_t" if name == "uint8" else f"{name}_t"
-        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
-    limit = {"float16": (2049, "2049", "Half"), "float32": (2**24 + 1, "2^24+1", "Float")}
-    limit["float64"] = (2**53 + 1, "2^53+1", "Double")
-    if name in limit and n > limit[name][0]:
-        raise RuntimeError(f"n cannot be greater than {limit[name][1]} for {limit[name][2]} type.")
-
-
-def _check_multinomial(probs: np.ndarray, num_samples: int, replacement: bool) -> None:
-    if probs.dtype.name not in _DIGITS:
-        name = _SCALAR_NAME.get(probs.dtype.name, probs.dtype.name)
-        raise RuntimeError(
-            f"multinomial only supports floating-point dtypes for input, got: {name}"
-        )
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    if probs.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if probs.shape[-1] > 2**24:
-        raise RuntimeError("number of categories cannot exceed 2^24")
-    if not replacement and num_samples > probs.shape[-1]:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
-
-
-def _check_multinomial_rows(rows: np.ndarray, values: np.ndarray) -> None:
-    """The with-replacement kernel's checks, in the order its loop meets them. (PyTorch draws a
-    row's samples before checking the next row; we check every row first.)"""
-    for row, value in zip(rows, values):
-        bad = ~(row >= 0) | ~np.isfinite(value)
-        if bad.any():
-            if not row[np.argmax(bad)] >= 0:
-                raise RuntimeError(
-                    "invalid multinomial distribution (encountering probability entry < 0)"
-                )
-            raise RuntimeError(
-                "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
-            )
-        if not value.sum(dtype=value.dtype) > 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-
-
-# ------------------------------------------------------------------------------ shuffles
-
-
-def _fisher_yates(picks: np.ndarray, n: int) -> np.ndarray:
-    """The result of `for i in range(n - 1): swap(perm[i], perm[i + picks[i]])` on arange(n),
-    without a Python loop.
-
-    Position i is final once step i has run, and step i brings in the value that position
-    t = i + picks[i] held just before it. That value reached t at the last earlier step k that
-    also targeted t, and was then the value position k held before step k; and so on, a chain
-    through earlier steps that ends at a position no earlier step targeted, which still holds its
-    own index. Grouping the steps by target finds each link, and pointer doubling walks all the
-    chains at once."""
-    if n <= 1:
-        return np.arange(n, dtype=np.int64)
-    step = np.arange(n, dtype=np.int64)
-    target = step.copy()  # a no-op last step lets position n - 1 follow the same rule
-    target[:-1] += picks
-    order, earlier = _group_by(target, step)
-    # reached[k]: the last step before k that targeted position k, or k itself if none did
-    count = np.bincount(target, minlength=n)
-    last = order[np.cumsum(count) - 1]
-    reached = np.where(last == step, earlier[last], last)
-    reached = np.where((count > 0) & (reached >= 0), reached, step)
-    holds = _chain_roots(reached)  # the value position k holds just before step k
-    return np.where(earlier >= 0, holds[np.maximum(earlier, 0)], target)
-
-
-def _inside_out(picks: np.ndarray) -> np.ndarray:
-    """The result of the inside-out shuffle `for i in range(n): perm[i] = perm[z]; perm[z] = i`
-    with z = picks[i] <= i, without a Python loop: value i lands on picks[i], and every later
-    step that picks the position it sits on moves it to that step's own index."""
-    n = picks.size
-    step = np.arange(n, dtype=np.int64)
-    order, earlier = _group_by(picks, step)
-    later = np.full(n, -1, np.int64)  # the next step after i that picks the same position
-    later[earlier[earlier >= 0]] = step[earlier >= 0]
-    # moved_on[k]: the first step after k that picks position k (the value there moves on)
-    count = np.bincount(picks, minlength=n)
-    first = order[np.minimum(np.cumsum(count) - count, n - 1)]
-    moved_on = np.where(first == step, later[first], first)
-    moved_on = np.where((count > 0) & (moved_on > step), moved_on, step)
-    final = _chain_roots(moved_on)
-    perm = np.empty(n, np.int64)
-    perm[np.where(later >= 0, final[np.maximum(later, 0)], picks)] = step
-    return perm
-
-
-def _group_by(keys: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The steps sorted by key, then by step; and for each step the previous one with its key."""
-    order = np.argsort(keys * len(keys) + step)  # unique composite keys: no stable sort needed
-    sorted_keys = keys[order]
-    same = sorted_keys[1:] == sorted_keys[:-1]
-    earlier = np.full(len(keys), -1, np.int64)
-    earlier[order[1:][same]] = order[:-1][same]
-    return order, earlier
-
-
-def _chain_roots(parent: np.ndarray) -> np.ndarray:
-    """Follow parent pointers to their fixed points (parent[r] == r) by pointer doubling."""
-    root = parent
-    while True:
-        nxt = root[root]
-        if np.array_equal(nxt, root):
-            return root
-        root = nxt
 
 
 default_generator = CPUGenerator()
