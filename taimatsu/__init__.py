@@ -14,7 +14,7 @@ from ._device import device
 from ._dtype import (  # noqa: F401
     bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16,
     float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-    promote_types, set_default_dtype, short, uint8,
+    promote_types, set_default_dtype, short, uint8, uint16, uint32, uint64,
 )  # fmt: skip
 from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format, strided  # noqa: F401
 from ._size import Size  # noqa: F401
