@@ -12,11 +12,9 @@ import itertools
 import warnings
 from collections import OrderedDict
 
-from ... import _dtype as D
-from ..._device import as_device
 from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ._conversion import _ConversionMixin
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
 
 _global_forward_pre_hooks: dict = OrderedDict()
@@ -59,7 +57,7 @@ def _typename(obj) -> str:
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
-class Module(_StateDictMixin):
+class Module(_StateDictMixin, _ConversionMixin):
     """``torch.nn.Module``. Subclasses set attributes in ``__init__`` and define ``forward``."""
 
     dump_patches = False
@@ -380,70 +378,6 @@ class Module(_StateDictMixin):
                     g.requires_grad_(False)
                 g.zero_()
 
-    # ---- conversion ------------------------------------------------------------------------------
-    def _apply(self, fn, recurse: bool = True) -> Module:
-        if recurse:
-            for m in self.children():
-                m._apply(fn)
-        for key, param in self._parameters.items():
-            if param is None:
-                continue
-            with no_grad():
-                new = fn(param)
-            # Keep the Parameter object (optimizers hold it); swap its memory in place.
-            param.data = new
-            if param._grad is not None:
-                with no_grad():
-                    param._grad = fn(param._grad)
-        for key, buf in self._buffers.items():
-            if buf is not None:
-                self._buffers[key] = fn(buf)
-        return self
-
-    def apply(self, fn) -> Module:
-        for m in self.children():
-            m.apply(fn)
-        fn(self)
-        return self
-
-    def to(self, *args, **kwargs) -> Module:
-        device, dtype, _non_blocking = _parse_to(*args, **kwargs)
-        if dtype is not None and dtype.category < D.FLOAT:
-            raise TypeError(
-                f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
-            )
-
-        def convert(t):
-            if dtype is not None and t.is_floating_point():
-                return t.to(device=device, dtype=dtype)
-            return t.to(device) if device is not None else t
-
-        return self._apply(convert)
-
-    def float(self) -> Module:
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
-
-    def double(self) -> Module:
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    def half(self) -> Module:
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    def bfloat16(self) -> Module:
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
-
-    def type(self, dst_type) -> Module:
-        return self._apply(lambda t: t.type(dst_type))
-
-    def cpu(self) -> Module:
-        return self._apply(lambda t: t.cpu())
-
-    def cuda(self, device=None) -> Module:
-        return self._apply(lambda t: t.cuda(device))
-
-    def share_memory(self) -> Module:
-        return self._apply(lambda t: t.share_memory_())
-
     # ---- calling -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if not (
@@ -609,27 +543,3 @@ class Module(_StateDictMixin):
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return self._get_name() + "(" + body + ")"
-
-
-def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from ``Module.to``'s overloads."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(
-            f"to() received an invalid combination of arguments: unexpected {sorted(kwargs)}"
-        )
-    for a in args:
-        if isinstance(a, D.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, bool):
-            non_blocking = a
-        else:
-            device = a
-    if device is not None:
-        device = as_device(device)
-    return device, dtype, non_blocking
