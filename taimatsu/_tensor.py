@@ -12,8 +12,9 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
-from ._device import as_device, cpu
+from ._device import cpu
 from ._size import Size
+from ._tensor_conversions import TensorConversions
 from ._tensor_methods import TensorMethods
 from .autograd import grad_mode
 
@@ -61,7 +62,7 @@ def zeros_like_meta(shape, dtype, device):
     return _wrap(xp.zeros(shape, dtype.np), dtype, device)
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorConversions, TensorMethods):
     """``torch.Tensor``. ``Tensor(2, 3)`` / ``Tensor([1, 2])`` are the legacy constructors."""
 
     __slots__ = (
@@ -448,99 +449,6 @@ class Tensor(TensorMethods):
 
         return dlpack.dlpack_device(self)
 
-    # ---- conversions ------------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> Tensor:
-        return _creation.tensor_to(self, *args, **kwargs)
-
-    def cpu(self, memory_format=None) -> Tensor:
-        return self.to("cpu")
-
-    def cuda(self, device=None, non_blocking: bool = False, **kwargs) -> Tensor:
-        d = as_device("cuda" if device is None else (device if not isinstance(device, int) else f"cuda:{device}"))
-        return self.to(d)
-
-    def float(self) -> Tensor:
-        return self.to(D.float32)
-
-    def double(self) -> Tensor:
-        return self.to(D.float64)
-
-    def half(self) -> Tensor:
-        return self.to(D.float16)
-
-    def bfloat16(self) -> Tensor:
-        return self.to(D.bfloat16)
-
-    def long(self) -> Tensor:
-        return self.to(D.int64)
-
-    def int(self) -> Tensor:
-        return self.to(D.int32)
-
-    def short(self) -> Tensor:
-        return self.to(D.int16)
-
-    def char(self) -> Tensor:
-        return self.to(D.int8)
-
-    def byte(self) -> Tensor:
-        return self.to(D.uint8)
-
-    def bool(self) -> Tensor:
-        return self.to(D.bool)
-
-    def cfloat(self) -> Tensor:
-        return self.to(D.complex64)
-
-    def cdouble(self) -> Tensor:
-        return self.to(D.complex128)
-
-    def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other._dtype)
-
-    def pin_memory(self, device=None) -> Tensor:
-        return self
-
-    def is_pinned(self, device=None) -> bool:
-        return False
-
-    def share_memory_(self) -> Tensor:
-        return self
-
-    def is_shared(self) -> bool:
-        return False
-
-    def resolve_conj(self) -> Tensor:
-        return self
-
-    def resolve_neg(self) -> Tensor:
-        return self
-
-    def is_conj(self) -> bool:
-        return False
-
-    def is_neg(self) -> bool:
-        return False
-
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.tensor(data, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.zeros(*size, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.ones(*size, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.empty(*size, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.full(size, fill_value, dtype=dtype or self._dtype, device=device or self._device, requires_grad=requires_grad)
-
-    def new(self, *args, **kwargs) -> Tensor:
-        return _creation.legacy_new(Tensor, self._dtype, args, kwargs.get("device", self._device))
-
-
 # C++ type names PyTorch prints in the grad-assignment dtype error.
 _CPP_TYPE = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -615,9 +523,10 @@ def _tensor_repr(t: Tensor) -> str:
 
 
 # Imported last: these modules import Tensor from here.
-from . import _tensor_str, _tensor_methods  # noqa: E402
+from . import _tensor_conversions, _tensor_methods, _tensor_str  # noqa: E402
 from . import backend as _backend  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
 _tensor_methods._bind()
+_tensor_conversions._bind()
