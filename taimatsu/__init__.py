@@ -255,3 +255,4 @@ from .ops.copy_family import (  # noqa: E402, F401
     view_copy,
 )  # fmt: skip
 from .ops.special_more import binomial, frobenius_norm, igamma, igammac, nuclear_norm  # noqa: E402, F401
+from .ops.segment import segment_reduce  # noqa: E402, F401

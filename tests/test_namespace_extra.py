@@ -341,7 +341,41 @@ SPECIAL = [
 ]  # fmt: skip
 
 
-SNIPPETS = MISC + EXTRAS + INDEX_REDUCE + CALCULUS + HISTOGRAM + WINDOWS + FLAGS + COPIES + SPECIAL
+SD = "d = T.tensor([1., 2, 3, 4, 5, 6]); L = T.tensor([2, 0, 3, 1]); "
+SEGMENT = [
+    SD + f"T.segment_reduce(d, '{r}', lengths=L{ini})"
+    for r in ("sum", "mean", "max", "min", "prod", "amax", "amin") for ini in ("", ", initial=10.")
+] + [
+    SD + "T.segment_reduce(d, 'sum', offsets=T.tensor([0, 2, 2, 5, 6]))",
+    SD + "T.segment_reduce(d.reshape(3, 2), 'sum', lengths=T.tensor([1, 2]))",
+    SD + "T.segment_reduce(d.reshape(3, 2), 'max', lengths=T.tensor([1, 2]))",
+    SD + "T.segment_reduce(d.reshape(2, 3), 'sum', lengths=T.tensor([1, 2]), axis=1)",
+    SD + "T.segment_reduce(d, 'sum', lengths=T.tensor([2, 2]))", SD + "T.segment_reduce(d, 'foo', lengths=L)",
+    SD + "T.segment_reduce(d, 'sum')", SD + "T.segment_reduce(d.long(), 'sum', lengths=L)",
+    SD + "T.segment_reduce(d, 'sum', lengths=L.int())", SD + "T.segment_reduce(d, 'sum', lengths=L.float())",
+    SD + "T.segment_reduce(d, 'sum', indices=L)", SD + "T.segment_reduce(d, 'sum', lengths=T.tensor([2, -1, 5]))",
+    SD + "T.segment_reduce(d.double(), 'mean', lengths=T.tensor([6, 0]), initial=2)",
+] + [
+    f"x = {x}.requires_grad_(); r = T.segment_reduce(x, '{red}', lengths=T.tensor([3, 1, 0, 2, 2]){ini}); "
+    "r.backward(T.tensor([1., -2, 3, 0.5, 2])); (r, r.grad_fn.name(), len(r.grad_fn.next_functions), x.grad)"
+    for red in ("sum", "mean", "max", "min", "prod")
+    for x in ("T.tensor([1., 3, 3, 2, 0, 5, 0, 4])", "T.tensor([1., 0, 3, 2, 2, 5, 7, 4])")
+    for ini in ("", ", initial=2.")
+]  # fmt: skip
+
+
+SNIPPETS = (
+    MISC
+    + EXTRAS
+    + INDEX_REDUCE
+    + SEGMENT
+    + CALCULUS
+    + HISTOGRAM
+    + WINDOWS
+    + FLAGS
+    + COPIES
+    + SPECIAL
+)
 
 
 @pytest.mark.parametrize("code", SNIPPETS)
@@ -372,6 +406,10 @@ GRADCHECKS = {
     "igamma": (lambda x: taimatsu.igamma(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
     "igammac": (lambda x: taimatsu.igammac(taimatsu.tensor([0.5, 1.5, 3.0], dtype=taimatsu.float64), x.abs() + 0.2), (3,)),
     "nuclear_norm": (lambda x: taimatsu.nuclear_norm(x), (3, 2)),
+    **{
+        f"segment_{r}": (lambda x, r=r: taimatsu.segment_reduce(x, r, lengths=taimatsu.tensor([2, 0, 3, 1]), initial=0.5), (6, 2))
+        for r in ("sum", "mean", "max", "min", "prod")
+    },
     "index_reduce_prod": (lambda x, s: x.index_reduce(0, taimatsu.tensor([0, 2, 0, 1]), s, "prod"), (3, 2), (4, 2)),
     "index_reduce_mean": (lambda x, s: x.index_reduce(1, taimatsu.tensor([1, 1]), s, "mean", include_self=False), (3, 2), (3, 2)),
     "frobenius_norm": (lambda x: taimatsu.frobenius_norm(x, (0, 2)), (2, 3, 2)),
@@ -487,6 +525,7 @@ JVPS = {
     "igamma": lambda T, x: T.igamma(T.full_like(x, 1.5), x.abs() + 0.1),
     "frobenius_norm": lambda T, x: T.frobenius_norm(x, (0, 1)),
     "index_reduce": lambda T, x: x.index_reduce(0, T.tensor([0, 0, 2]), x * 2, "amax"),
+    "segment_reduce": lambda T, x: T.segment_reduce(x, "sum", lengths=T.tensor([2, 1])),
 }  # fmt: skip
 
 

@@ -545,7 +545,7 @@ TESTED_ELSEWHERE = {
     "view_as_complex_copy", "view_as_real_copy", "view_copy", "binomial", "frobenius_norm", "igamma", "igammac",
     "nuclear_norm", "empty_permuted", "get_device", "nonzero_static", "sym_float", "sym_int", "sym_ite", "sym_max",
     "sym_min", "sym_not", "sym_sqrt", "sym_sum", "set_anomaly_enabled", "to_dlpack",
-    "index_reduce", "cond", "while_loop",
+    "index_reduce", "cond", "while_loop", "segment_reduce",
 }  # fmt: skip
 
 
