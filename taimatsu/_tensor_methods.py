@@ -441,9 +441,17 @@ class TensorMethods(StructureMethods):
     def real(self):
         return _pw.real(self)
 
+    @real.setter
+    def real(self, value):
+        _pw.real(self).copy_(value)  # x.real = v writes into x's memory, as in PyTorch
+
     @property
     def imag(self):
         return _pw.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _pw.imag(self).copy_(value)
 
     # comparisons / logical
     def eq(self, other):

@@ -56,3 +56,14 @@ def test_gradcheck_mixed_real_complex(fn):
         x = T.tensor(xr, requires_grad=True)
         y = T.tensor(yc, requires_grad=True)
         assert T.autograd.gradcheck(lambda a, b, T=T: fn(T, a, b), (x, y)), T.__name__
+
+
+def test_real_imag_setters_write_into_the_tensor():
+    res = []
+    for T in (taimatsu, torch):
+        x = T.tensor([1 + 2j, 3 - 1j])
+        x.real = T.tensor([5.0, 6.0])
+        x.imag = T.tensor([-1.0, 0.5])
+        x.imag.mul_(2)
+        res.append(np.asarray(x.numpy()))
+    np.testing.assert_array_equal(res[0], res[1])
