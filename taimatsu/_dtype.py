@@ -26,7 +26,7 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.category = category
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = not name.startswith(("bool", "uint"))
         self._legacy = legacy
 
     @property
@@ -41,6 +41,8 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> dtype:
+        if self in _SHELL_UINTS:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_C10_NAMES[self.name]}")
         return {float64: complex128, complex128: complex128}.get(self, complex64)
 
     def __repr__(self) -> str:
@@ -61,6 +63,12 @@ bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOAT, "BFloat16Tensor")
 float32 = dtype("float32", np.float32, FLOAT, "FloatTensor")
 float64 = dtype("float64", np.float64, FLOAT, "DoubleTensor")
 complex64 = dtype("complex64", np.complex64, COMPLEX, None)
+# PyTorch's "shell" unsigned dtypes: they exist, cast, index and print, but few kernels take
+# them and they promote with nothing but themselves and floating types (see ``_promote_table``).
+# ``.type()`` names them "torch.UInt32Tensor" though no such legacy class exists.
+uint16 = dtype("uint16", np.uint16, INT, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, INT, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, INT, "UInt64Tensor")
 complex128 = dtype("complex128", np.complex128, COMPLEX, None)
 
 # PyTorch's aliases
@@ -70,8 +78,9 @@ cfloat, cdouble = complex64, complex128
 
 all_dtypes = (
     bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64,
-    complex128,
+    complex128, uint16, uint32, uint64,
 )  # fmt: skip
+_SHELL_UINTS = (uint16, uint32, uint64)
 _by_name = {d.name: d for d in all_dtypes}
 _by_np = {d.np: d for d in all_dtypes}
 
@@ -87,7 +96,7 @@ def from_numpy_dtype(np_dtype) -> dtype:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
             "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint8, and bool."
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -130,7 +139,7 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
             return int16
         if uint8 in (a, b):
             return a if b is uint8 else b
-        return a if _INT_ORDER.index(a) > _INT_ORDER.index(b) else b
+        return a if _INT_ORDER.index(a) > _INT_ORDER.index(b) else b  # (never a shell uint here)
     if a.category == FLOAT:
         if {a, b} == {float16, bfloat16}:
             return float32
@@ -138,7 +147,33 @@ def _promote_uncached(a: dtype, b: dtype) -> dtype:
     return a if a.itemsize > b.itemsize else b
 
 
-_promote_table = {(a, b): _promote_uncached(a, b) for a in all_dtypes for b in all_dtypes}
+# c10's ScalarType names, which PyTorch's messages use.
+_C10_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32",
+    "uint64": "UInt64",
+}  # fmt: skip
+
+
+class _PromoteTable(dict):
+    """(a, b) -> promoted dtype; a pair PyTorch refuses (a shell unsigned dtype with anything
+    but itself or a floating type) is absent, and looking it up raises PyTorch's error."""
+
+    def __missing__(self, key):
+        a, b = key
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{_C10_NAMES[a.name]} and {_C10_NAMES[b.name]}"
+        )
+
+
+_promote_table = _PromoteTable(
+    ((a, b), _promote_uncached(a, b))
+    for a in all_dtypes
+    for b in all_dtypes
+    if a is b or not (a in _SHELL_UINTS or b in _SHELL_UINTS) or FLOAT in (a.category, b.category)
+)
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
