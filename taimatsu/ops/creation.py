@@ -119,17 +119,51 @@ def _to_array(data, dtype):
             if kinds and elem_dtypes:
                 dtype = D.promote_types(dtype, elem_dtypes[0])
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
+        if dtype in D._SHELL_UINTS and not any(isinstance(v, np.ndarray) for v in vals):
+            return np.array([_checked_uint(v, dtype) for v in vals], dtype.np).reshape(shape), dtype
         if vals and any(isinstance(v, np.ndarray) for v in vals):
             arr = np.stack([np.asarray(v) for v in vals]).astype(dtype.np) if vals else np.zeros(0, dtype.np)
         else:
             arr = _array_of(vals, dtype)
         return arr.reshape(shape), dtype
     if isinstance(data, (bool, numbers.Number)):
+        if dtype in D._SHELL_UINTS:
+            return np.array(_checked_uint(data, dtype), dtype.np), dtype
         return np.asarray(data), dtype or _infer_dtype({_kind(data)})
     if hasattr(data, "__array__"):
         a = np.asarray(data)
         return a, dtype or D.from_numpy_dtype(a.dtype)
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _checked_uint(v, dtype, fill: bool = False):
+    """A Python number as torch.tensor (or, with ``fill``, torch.full) stores it in uint16/32/64,
+    with PyTorch's errors: a negative int wraps only while its magnitude fits the type."""
+    bits = 8 * dtype.itemsize
+    name = dtype.name + ("_t" if fill else "")
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if dtype is D.uint64 and not (fill and -(1 << 63) <= v < (1 << 63)):
+        if not isinstance(v, builtins.int):
+            if fill and isinstance(v, builtins.float) and 0 <= v < 2.0**64:
+                return int(v)
+            raise TypeError("an integer is required")
+        if v < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if v >> 64:
+            raise OverflowError("int too big to convert")
+        return v
+    if isinstance(v, numbers.Integral):
+        v = int(v)
+        if not -(1 << 63) <= v < (1 << 63):
+            raise (OverflowError("int too big to convert") if fill else ValueError("Overflow when unpacking long long"))
+        if dtype is not D.uint64 and not -(1 << bits) < v < (1 << bits):
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        return v % (1 << bits)
+    v = builtins.float(v)
+    if not 0 <= v <= (1 << bits) - 1:  # NaN fails too
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(v)
 
 
 def _array_of(vals, dtype):
@@ -325,6 +359,8 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
         fill_value = fill_value.item()
     dt = dtype or (D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype())
     dev = as_device(device)
+    if dt in D._SHELL_UINTS:
+        fill_value = _checked_uint(fill_value, dt, fill=True)
     return _finish(np.full(shape, fill_value, dt.np), dt, dev, requires_grad)
 
 

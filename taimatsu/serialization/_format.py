@@ -56,6 +56,10 @@ class _Global:
 
 
 _REBUILD_TENSOR_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
+# dtypes without a legacy storage class (uint16/32/64) are saved as PyTorch does: a byte
+# storage (``torch.storage.UntypedStorage``, numel in bytes) and the dtype in ``_rebuild_tensor_v3``.
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _SIZE = _Global("torch", "Size")
@@ -77,6 +81,7 @@ class StorageType:
 STORAGE_TYPES = {
     name: StorageType(name, D._dtype_by_name(dt)) for dt, name in STORAGE_NAMES.items()
 }
+UNTYPED_STORAGE_TYPE = StorageType("UntypedStorage", D.uint8)  # bytes; the tensor record names the dtype
 
 
 class UntypedStorage:
@@ -152,6 +157,8 @@ class Pickler(pickle._Pickler):
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
             numel = obj.array.size
+            if obj.dtype.name not in STORAGE_NAMES:
+                return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, numel * obj.dtype.itemsize)
             return (
                 "storage",
                 _Global("torch", STORAGE_NAMES[obj.dtype.name]),
@@ -179,6 +186,9 @@ class Pickler(pickle._Pickler):
             plain._storage = t._storage
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
         ref, offset, stride = self._storage_of(t)
+        if t._dtype.name not in STORAGE_NAMES:
+            args = (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict(), t._dtype)
+            return (_REBUILD_TENSOR_V3, args)
         return (
             _REBUILD_TENSOR_V2,
             (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict()),
@@ -305,6 +315,20 @@ def rebuild_tensor_v2(
     return t
 
 
+def rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, dtype=None, metadata=None
+):
+    if not isinstance(dtype, D.dtype):
+        raise RuntimeError(f"invalid tensor record: expected a dtype, got {type(dtype).__name__}")  # noqa: TRY004
+    if isinstance(storage, UntypedStorage) and storage.dtype is not dtype:
+        if storage.dtype is not D.uint8 or storage.array.size % dtype.itemsize:
+            raise RuntimeError(
+                f"invalid tensor record: a storage of {storage.nbytes()} bytes cannot hold {dtype} elements"
+            )
+        storage = UntypedStorage(storage.array.view(dtype.np), dtype, storage.device)
+    return rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad)
+
+
 def rebuild_tensor(storage, storage_offset, size, stride):
     return _rebuild_tensor(storage, storage_offset, size, stride)
 
@@ -379,6 +403,8 @@ def allowed_globals() -> dict:
         "builtins.complex": complex,
         "torch._utils._rebuild_tensor": rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
+        "torch.storage.UntypedStorage": UNTYPED_STORAGE_TYPE,
         "torch._utils._rebuild_parameter": rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": rebuild_parameter,
         "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
