@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
-from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _grads_and_state,
+    _nonneg,
+    _use_grad,
+    _value,
+)
 
 __all__ = ["Adadelta"]
 
@@ -18,10 +25,8 @@ class Adadelta(Optimizer):
         _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _nonneg("epsilon", eps)
+        _nonneg("weight_decay", weight_decay)
         defaults = {
             "lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay, "maximize": maximize, "capturable": capturable,
             "foreach": foreach, "differentiable": differentiable,
@@ -38,19 +43,9 @@ class Adadelta(Optimizer):
                 group["eps"],
                 group["weight_decay"],
             )
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["square_avg"] = _cr.zeros_like(p)
-                    state["acc_delta"] = _cr.zeros_like(p)
+            for p, grad, state in _grads_and_state(self, group, "square_avg", "acc_delta"):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"] += 1
-                if group["maximize"]:
-                    grad = -grad
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from ..ops import creation as _cr
-from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _nonneg,
+    _step_tensor,
+    _use_grad,
+    _value,
+)
 
 __all__ = ["Adagrad"]
 
@@ -18,16 +26,10 @@ class Adagrad(Optimizer):
         foreach=None, *, maximize=False, differentiable=False, fused=None,
     ) -> None:  # fmt: skip
         _check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}"
-            )
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _nonneg("lr_decay", lr_decay)
+        _nonneg("weight_decay", weight_decay)
+        _nonneg("initial_accumulator_value", initial_accumulator_value)
+        _nonneg("epsilon", eps)
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,

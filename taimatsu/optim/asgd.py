@@ -7,8 +7,8 @@ from .optimizer import (
     Optimizer,
     _check_lr,
     _closure_loss,
-    _scalar_dtype,
-    _step_tensor,
+    _grads_and_state,
+    _nonneg,
     _use_grad,
     _value,
 )
@@ -25,8 +25,7 @@ class ASGD(Optimizer):
         differentiable=False, capturable=False,
     ) -> None:  # fmt: skip
         _check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _nonneg("weight_decay", weight_decay)
         defaults = {
             "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "foreach": foreach,
             "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
@@ -39,18 +38,8 @@ class ASGD(Optimizer):
         for group in self.param_groups:
             lr, lambd, alpha, t0 = _value(group["lr"]), group["lambd"], group["alpha"], group["t0"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["eta"] = _cr.tensor(float(lr), dtype=_scalar_dtype())
-                    state["mu"] = _step_tensor(1.0)
-                    state["ax"] = _cr.zeros_like(p)
-                if group["maximize"]:
-                    grad = -grad
+            initial = (("eta", lr), ("mu", 1.0))
+            for p, grad, state in _grads_and_state(self, group, "ax", extra=initial):
                 mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
                 step_t += 1
                 if weight_decay != 0:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
-from .optimizer import Optimizer, _check_lr, _closure_loss, _nonneg, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _grads_and_state,
+    _nonneg,
+    _use_grad,
+    _value,
+)
 
 __all__ = ["RMSprop"]
 
@@ -37,20 +44,12 @@ class RMSprop(Optimizer):
                 group["momentum"],
                 group["centered"],
             )
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["square_avg"] = _cr.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = _cr.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = _cr.zeros_like(p)
-                if group["maximize"]:
-                    grad = -grad
+            moments = ["square_avg"]  # new state's keys, in PyTorch's order
+            if momentum > 0:
+                moments.append("momentum_buffer")
+            if centered:
+                moments.append("grad_avg")
+            for p, grad, state in _grads_and_state(self, group, *moments):
                 square_avg = state["square_avg"]
                 state["step"] += 1
                 if weight_decay != 0:
