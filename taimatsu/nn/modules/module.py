@@ -57,6 +57,15 @@ def _typename(obj) -> str:
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
+def _owner(module: Module, target: str) -> tuple[Module, str]:
+    """The submodule holding ``target`` ("a.b.name") and the attribute's name, which it has."""
+    module_path, _, name = target.rpartition(".")
+    mod = module.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    return mod, name
+
+
 class Module(_StateDictMixin, _ConversionMixin):
     """``torch.nn.Module``. Subclasses set attributes in ``__init__`` and define ``forward``."""
 
@@ -173,20 +182,14 @@ class Module(_StateDictMixin, _ConversionMixin):
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = _owner(self, target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004
         return param
 
     def get_buffer(self, target: str) -> Tensor:
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        mod, name = _owner(self, target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return getattr(mod, name)
