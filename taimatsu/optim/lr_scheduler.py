@@ -74,26 +74,6 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
     return [_copy(v) for v in value]
 
 
-def _lambdas_state(scheduler, attr: str) -> dict:
-    """state_dict of LambdaLR/MultiplicativeLR: plain functions are dropped (they don't
-    pickle), callable objects keep their ``__dict__``."""
-    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", attr)}
-    state[attr] = [
-        None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-        for fn in getattr(scheduler, attr)
-    ]
-    return state
-
-
-def _load_lambdas(scheduler, state_dict: dict, attr: str) -> None:
-    fns = state_dict.pop(attr)
-    scheduler.__dict__.update(state_dict)
-    state_dict[attr] = fns
-    for fn, saved in zip(getattr(scheduler, attr), fns):
-        if saved is not None:
-            fn.__dict__.update(saved)
-
-
 class _Flag:
     """Set ``attr`` on the scheduler for the duration of a block (PyTorch keeps these two
     flags as instance attributes, so they appear in ``state_dict()`` too)."""
@@ -238,8 +218,9 @@ def _lambdas(optimizer: Optimizer, lr_lambda) -> list:
     return list(lr_lambda)
 
 
-class LambdaLR(LRScheduler):
-    """``lr = base_lr * lr_lambda(epoch)``."""
+class _LambdaScheduler(LRScheduler):
+    """LambdaLR and MultiplicativeLR: one ``lr_lambda`` per param group. In the state_dict,
+    plain functions are dropped (they don't pickle), callable objects keep their ``__dict__``."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -247,10 +228,24 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict:
-        return _lambdas_state(self, "lr_lambdas")
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+            for fn in self.lr_lambdas
+        ]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
-        _load_lambdas(self, state_dict, "lr_lambdas")
+        fns = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = fns
+        for fn, saved in zip(self.lr_lambdas, fns):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = base_lr * lr_lambda(epoch)``."""
 
     def get_lr(self) -> list:
         _warn_get_lr(self)
@@ -259,22 +254,14 @@ class LambdaLR(LRScheduler):
         ]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """``lr = lr * lr_lambda(epoch)`` at every step after the first."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        for fn in self.lr_lambdas:
+        for fn in _lambdas(optimizer, lr_lambda):
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict:
-        return _lambdas_state(self, "lr_lambdas")
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        _load_lambdas(self, state_dict, "lr_lambdas")
+        super().__init__(optimizer, lr_lambda, last_epoch)
 
     def get_lr(self) -> list:
         _warn_get_lr(self)
