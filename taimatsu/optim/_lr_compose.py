@@ -39,21 +39,23 @@ def _check_children(owner: str, optimizer, schedulers) -> None:
             )
 
 
-def _children_state(scheduler) -> dict:
-    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", "_schedulers")}
-    state["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]
-    return state
+class _Composite(LRScheduler):
+    """SequentialLR and ChainedScheduler: the state_dict holds each child's state_dict."""
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        children = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = children
+        for s, saved in zip(self._schedulers, children):
+            s.load_state_dict(saved)
 
 
-def _load_children(scheduler, state_dict: dict) -> None:
-    children = state_dict.pop("_schedulers")
-    scheduler.__dict__.update(state_dict)
-    state_dict["_schedulers"] = children
-    for s, saved in zip(scheduler._schedulers, children):
-        s.load_state_dict(saved)
-
-
-class SequentialLR(LRScheduler):
+class SequentialLR(_Composite):
     """Run ``schedulers[i]`` between ``milestones[i-1]`` and ``milestones[i]``."""
 
     __module__ = "taimatsu.optim.lr_scheduler"
@@ -102,14 +104,8 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self) -> dict:
-        return _children_state(self)
 
-    def load_state_dict(self, state_dict: dict) -> None:
-        _load_children(self, state_dict)
-
-
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_Composite):
     """Step every scheduler in ``schedulers`` at each ``step()``."""
 
     __module__ = "taimatsu.optim.lr_scheduler"
@@ -129,12 +125,6 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers:
             s.step()
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
-
-    def state_dict(self) -> dict:
-        return _children_state(self)
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        _load_children(self, state_dict)
 
 
 class ReduceLROnPlateau(LRScheduler):
