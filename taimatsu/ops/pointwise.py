@@ -337,11 +337,12 @@ _abs, _abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_f
 
 def abs(input, *, out=None):  # noqa: A001
     """|input|; complex inputs give their real magnitude (float32 for complex64)."""
-    r = _abs(input, out=out)
-    if input._dtype.category == D.COMPLEX and out is None:
-        r._data = r._data.real if r._data.dtype.kind == "c" else r._data
-        r._dtype = input._dtype.to_real()
-    return r
+    if input._dtype.category != D.COMPLEX:
+        return _abs(input, out=out)
+    r = _abs(input)
+    r._data = r._data.real if r._data.dtype.kind == "c" else r._data
+    r._dtype = input._dtype.to_real()
+    return r if out is None else write_out(out, r, "abs")  # a real result: any castable out
 
 
 def abs_(self):
