@@ -90,7 +90,8 @@ def _shape(shape) -> tuple[int, ...]:
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
 
 
-# The exact FMA and the Box-Muller kernels are in _rng_math.py; topk's tie order in _cpu_sort.py.
+# The exact FMA and the Box-Muller kernels are in _rng_math.py; topk's tie order in _cpu_sort.py;
+# the dtype tables, casts and argument checks in _rng_checks.py; randperm's shuffles in _rng_shuffle.py.
 
 # ------------------------------------------------------------------------------ seeding
 
