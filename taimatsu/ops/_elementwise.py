@@ -33,10 +33,11 @@ def _tensor_or_none(x):
 
 
 def not_implemented(kernel, *categories):
-    """``check(dtype)``: PyTorch's '"kernel" not implemented for 'ComplexFloat'' for these categories."""
+    """``check(dtype)``: PyTorch's '"kernel" not implemented for 'ComplexFloat'' for these categories
+    (``D.SHELL_UINT`` among them: uint16/32/64, which few PyTorch kernels take)."""
 
     def check(dtype):
-        if dtype.category in categories:
+        if dtype.category in categories or (dtype in D._SHELL_UINTS and D.SHELL_UINT in categories):
             raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar(dtype)}\'')
 
     return check

@@ -29,7 +29,7 @@ from ._dispatch import (
     write_out,
     xp_for,
 )
-from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, no_complex, not_implemented
+from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, checks, no_complex, not_implemented
 from .select import where
 
 
@@ -283,6 +283,8 @@ def _xp_subtract(xp, a, b):
 def _linear2(input, other, alpha, sa, sb, node, name, out):
     """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
     xa, xb, dt = binary_operands(input, other)
+    if dt in D._SHELL_UINTS:  # PyTorch has no add/sub kernel for uint16/32/64
+        raise NotImplementedError(f"\"add_stub\" not implemented for '{_scalar(dt)}'")
     if alpha != 1 or isinstance(alpha, bool):
         _check_alpha(dt, alpha)
     xp = np if input._device is cpu else _xp_of(input, other)
@@ -342,13 +344,13 @@ subtract = sub
 
 
 def add_(self, other, *, alpha=1):
-    fast = _fast("add", self, other) if alpha == 1 else None
+    fast = _fast("add", self, other) if alpha == 1 and self._dtype not in D._SHELL_UINTS else None
     return inplace(self, lambda s, o: add(s, o, alpha=alpha), (other,), False, fast)
 
 
 def sub_(self, other, *, alpha=1):
     _check_sub_bool(self, other)
-    fast = _fast("subtract", self, other) if alpha == 1 else None
+    fast = _fast("subtract", self, other) if alpha == 1 and self._dtype not in D._SHELL_UINTS else None
     return inplace(self, lambda s, o: sub(s, o, alpha=alpha), (other,), False, fast)
 
 
@@ -436,11 +438,11 @@ def _floor_divide_vjp(node, g):
     raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
-_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_trunc_cpu", D.COMPLEX))
-_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX))
+_trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT))
+_floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
 # torch.floor_divide (``//``) has no derivative: its node raises when reached.
 _floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=(),
-                             check=not_implemented("div_floor_cpu", D.COMPLEX))
+                             check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -514,7 +516,7 @@ def _fmod_jvp(a, b, out, ta, tb):
 
 remainder, remainder_ = binary(
     "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0",
-    check=not_implemented("remainder_cpu", D.COMPLEX),
+    check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 
 
@@ -524,7 +526,7 @@ def _fmod(xp, a, b):
 
 
 fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", scalar_node="FmodBackward0",
-                     check=not_implemented("fmod_cpu", D.COMPLEX))
+                     check=not_implemented("fmod_cpu", D.COMPLEX, D.SHELL_UINT))
 
 
 def _max_vjp(node, g):
@@ -558,9 +560,9 @@ def _tie_weight(a, b, pick_a):
 
 
 maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
-                  check=no_complex("maximum not implemented for complex tensors.", RuntimeError))
+                  check=checks(no_complex("maximum not implemented for complex tensors.", RuntimeError), not_implemented("maximum_cpu", D.SHELL_UINT)))
 minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
-                  check=no_complex("minimum not implemented for complex tensors.", RuntimeError))
+                  check=checks(no_complex("minimum not implemented for complex tensors.", RuntimeError), not_implemented("minimum_cpu", D.SHELL_UINT)))
 fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o),
                check=no_complex("fmax not implemented for complex tensors.", RuntimeError))
 fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o),
@@ -599,21 +601,25 @@ hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hy
 # Comparisons: computed in the promoted dtype, result bool, no gradient.
 eq, eq_ = binary("eq", lambda xp, a, b: xp.equal(a, b), kind="bool")
 ne, ne_ = binary("ne", lambda xp, a, b: xp.not_equal(a, b), kind="bool")
-lt, lt_ = binary("lt", lambda xp, a, b: xp.less(a, b), kind="bool", check=not_implemented("lt_cpu", D.COMPLEX))
-le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool", check=not_implemented("le_cpu", D.COMPLEX))
-gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool", check=not_implemented("gt_cpu", D.COMPLEX))
-ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool", check=not_implemented("ge_cpu", D.COMPLEX))
+lt, lt_ = binary("lt", lambda xp, a, b: xp.less(a, b), kind="bool", check=not_implemented("lt_cpu", D.COMPLEX, D.SHELL_UINT))
+le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool", check=not_implemented("le_cpu", D.COMPLEX, D.SHELL_UINT))
+gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool", check=not_implemented("gt_cpu", D.COMPLEX, D.SHELL_UINT))
+ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool", check=not_implemented("ge_cpu", D.COMPLEX, D.SHELL_UINT))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and, logical_and_ = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), kind="bool")
 logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), kind="bool")
 logical_xor, logical_xor_ = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), kind="bool")
 
 
+_SHELL_NP = tuple(d.np for d in D._SHELL_UINTS)
+
+
 def _bitwise(name, ufunc, kernel=None):
     kernel = kernel or name + "_cpu"
+    shell_ok = "shift" not in name  # PyTorch's and/or/xor take uint16/32/64, its shifts do not
 
     def forward(xp, a, b):
-        if getattr(a, "dtype", np.dtype(int)).kind not in "iub":
+        if getattr(a, "dtype", np.dtype(int)).kind not in "iub" or (not shell_ok and a.dtype in _SHELL_NP):
             raise NotImplementedError(f'"{kernel}" not implemented for \'{_float_name(a)}\'')
         return getattr(xp, ufunc)(a, b)
 
@@ -702,6 +708,8 @@ def pow(input, exponent, *, out=None):  # noqa: A001
     if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and input._dtype.category == D.INT:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     xa, xb, dt = binary_operands(input, exponent)
+    if dt in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"pow\" not implemented for '{_scalar(dt)}'")
     xp = np if input._device is cpu else xp_for(input)
     res = _wrap(_run(_pow_arrays, xp, xa, xb, input, exponent), dt, input._device)
     if isinstance(exponent, Tensor):

@@ -265,6 +265,8 @@ def flip(input: Tensor, *dims) -> Tensor:
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     nd = input._data.ndim
+    if input._dtype.name in ("uint16", "uint32", "uint64"):  # PyTorch has no flip kernel for these
+        raise NotImplementedError(f"\"flip_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     dims = _unique_dims(dims, nd)
     xp = xp_for(input)
     r = _wrap(

@@ -335,6 +335,11 @@ def _not_bool(dtype, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
+def _not_shell_uint(dtype, kernel: str) -> None:
+    if dtype in D._SHELL_UINTS:  # PyTorch builds few kernels for uint16/32/64
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'UInt{dtype.itemsize * 8}'")
+
+
 def _factory(name, fill):
     @creation_out
     def make(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
@@ -425,6 +430,7 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     _not_bool(dtype, "arange_cpu")
+    _not_shell_uint(dtype, "arange_cpu")
     n = math.ceil((end - start) / step)
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
@@ -452,6 +458,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or D.get_default_dtype()
     _not_bool(dtype, "linspace_cpu")
+    if steps > 1:
+        _not_shell_uint(dtype, "linspace_cpu")
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     if dtype.category >= D.FLOAT:
@@ -481,6 +489,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     dtype = dtype or D.get_default_dtype()
+    _not_shell_uint(dtype, "eye")
     return _finish(np.eye(n, n if m is None else m, dtype=dtype.np), dtype, as_device(device), requires_grad)
 
 

@@ -247,6 +247,8 @@ def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices
         if dim is None:
             _no_complex_kernel(f"{name}_all", input)
         raise RuntimeError(f"{name}(): does not support complex input")
+    if input._dtype in D._SHELL_UINTS and input._data.size:
+        _no_complex_kernel(f"{name}_all" if dim is None else f"{name}_cpu", input)
     if dim is None:
         if keepdim:
             raise TypeError(
@@ -338,8 +340,9 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False, out=None):
 
 
 def _no_complex_kernel(kernel, input):
-    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (ordering needs a real dtype)."""
-    if input._dtype.category == D.COMPLEX:
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (ordering needs a real dtype);
+    PyTorch has no ordering kernels for uint16/32/64 either."""
+    if input._dtype.category == D.COMPLEX or input._dtype in D._SHELL_UINTS:
         from ._dispatch import scalar_name
 
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
@@ -384,6 +387,8 @@ def _argextreme(name, input, dim, keepdim):
     f = xp.argmax if name == "argmax" else xp.argmin
     if a.dtype == np.bool_ or a.dtype.kind == "c":
         raise RuntimeError(f"{name}(): does not support {'bool' if a.dtype == np.bool_ else 'complex'} input")
+    if input._dtype in D._SHELL_UINTS and a.size:
+        _no_complex_kernel(f"{name}_cpu", input)
     if dim is None:
         if a.size == 0:
             raise IndexError(

@@ -312,6 +312,8 @@ def _zero_deriv(x, out):
 
 
 def _no_bool_neg(dtype):
+    if dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f'"neg_cpu" not implemented for \'{_scalar(dtype)}\'')
     if dtype is D.bool:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
@@ -331,7 +333,7 @@ def _abs_jvp(x, out, t):
     return (t * x.sgn().conj()).real if x._dtype.category == D.COMPLEX else t * x.sgn()
 
 
-_abs, _abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL),
+_abs, _abs_ = unary("abs", lambda xp, a: xp.abs(a), lambda x, out: x.sgn(), to_float=False, check=_not_implemented("abs_cpu", D.BOOL, D.SHELL_UINT),
                     real_valued=True, jvp=_abs_jvp)  # fmt: skip
 
 
@@ -505,7 +507,7 @@ logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a), out_msg
 
 
 def bitwise_not(input, *, out=None):
-    if input._dtype.category > D.INT:
+    if input._dtype.category > D.INT or input._dtype in D._SHELL_UINTS:
         raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_scalar(input._dtype)}\'')
     r = _wrap(xp_for(input).invert(input._data), input._dtype, input._device)
     return r if out is None else write_out(out, r, "bitwise_not", OUT_FOUND)

@@ -128,6 +128,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     nd = a.ndim
     dims = reduce_dims(dim, nd)
     dt = _acc_dtype(input, dtype)
+    if dt in D._SHELL_UINTS and a.size:  # PyTorch has no uint16/32/64 sum kernel
+        raise NotImplementedError(f"\"sum_cpu\" not implemented for '{scalar_name(dt)}'")
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)

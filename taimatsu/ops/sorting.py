@@ -204,6 +204,8 @@ def topk(
         raise RuntimeError("selected index k out of range")
     if not a.ndim:
         return _result(input, a.copy(), np.zeros((), np.int64), d, True, _Topk, return_types.topk)
+    if input._dtype in D._SHELL_UINTS:  # PyTorch has no uint16/32/64 topk kernel
+        raise NotImplementedError(f"\"topk_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     rows, back = _rows(a, d)
     order = np.asarray(_argsort(rows, 1, largest))
     idx = order[:, :k].copy()
