@@ -606,9 +606,9 @@ le, le_ = binary("le", lambda xp, a, b: xp.less_equal(a, b), kind="bool", check=
 gt, gt_ = binary("gt", lambda xp, a, b: xp.greater(a, b), kind="bool", check=not_implemented("gt_cpu", D.COMPLEX, D.SHELL_UINT))
 ge, ge_ = binary("ge", lambda xp, a, b: xp.greater_equal(a, b), kind="bool", check=not_implemented("ge_cpu", D.COMPLEX, D.SHELL_UINT))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and, logical_and_ = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), kind="bool")
-logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), kind="bool")
-logical_xor, logical_xor_ = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), kind="bool")
+logical_and, logical_and_ = binary("logical_and", lambda xp, a, b: xp.logical_and(a, b), kind="bool", check=not_implemented("logical_and_cpu", D.SHELL_UINT))
+logical_or, logical_or_ = binary("logical_or", lambda xp, a, b: xp.logical_or(a, b), kind="bool", check=not_implemented("logical_or_cpu", D.SHELL_UINT))
+logical_xor, logical_xor_ = binary("logical_xor", lambda xp, a, b: xp.logical_xor(a, b), kind="bool", check=not_implemented("logical_xor_cpu", D.SHELL_UINT))
 
 
 _SHELL_NP = tuple(d.np for d in D._SHELL_UINTS)
@@ -752,6 +752,8 @@ def _pow_jvp(a, b, out, ta, tb):
 def _rpow(input, base, out=None):
     """``base ** input`` for a Python-number base (PowBackward2)."""
     dt = result_dtype(input, base)
+    if dt in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"pow\" not implemented for '{_scalar(dt)}'")
     xp = np if input._device is cpu else xp_for(input)
     xa = input._data if input._dtype is dt else input._data.astype(dt.np)
     res = _wrap(_run(lambda xp, a, b: _pow_arrays(xp, b, a), xp, xa, base, input, base), dt, input._device)

@@ -61,6 +61,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"index_select\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     nd = input._data.ndim
     d = _wrapdim(dim, nd)
     idx = index._data.reshape(-1)
@@ -386,6 +388,8 @@ def masked_scatter_(self, mask, source):
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"nonzero_count_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     xp = xp_for(input)
     a = input._data
     if as_tuple:
@@ -577,6 +581,10 @@ def fill(self: Tensor, value) -> Tensor:
 
 
 def fill_(self: Tensor, value) -> Tensor:
+    if self._dtype in D._SHELL_UINTS and not isinstance(value, Tensor):
+        from .creation import _checked_uint  # PyTorch's range check (wraps within range, else raises)
+
+        value = _checked_uint(value, self._dtype, fill=True)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(

@@ -375,7 +375,8 @@ def relu(input):
     """``torch.relu`` (no ``out=`` in PyTorch)."""
     return _relu(input)
 sign, sign_ = unary("sign", lambda xp, a: a.copy() if a.dtype == bool else xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True,
-                   check=no_complex("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."))
+                   check=checks(no_complex("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."),
+                                _not_implemented("sign_cpu", D.SHELL_UINT)))
 
 
 def _sgn(xp, a):
@@ -503,7 +504,7 @@ isneginf = _predicate("isneginf", lambda xp, a: xp.isneginf(a) if a.dtype.kind =
 signbit = _predicate("signbit", lambda xp, a: xp.signbit(a) if a.dtype.kind == "f" else a < 0,
                      no_complex("signbit is not implemented for complex tensors."),
                      "signbit does not support non-boolean outputs.")
-logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a), out_msg="")
+logical_not = _predicate("logical_not", lambda xp, a: xp.logical_not(a), _not_implemented("logical_not_cpu", D.SHELL_UINT), out_msg="")
 
 
 def bitwise_not(input, *, out=None):

@@ -520,6 +520,8 @@ def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"nonzero_count_cpu\" not implemented for '{scalar_name(input._dtype)}'")
     a = input._data
     dims = reduce_dims(dim, a.ndim)
     xp = _xp(input)

@@ -182,6 +182,8 @@ def masked_fill(input, mask, value):
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype {_mask_dtype_name(mask)}"
         )
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"masked_fill\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(
