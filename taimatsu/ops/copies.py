@@ -343,6 +343,8 @@ def _tri(input, k, lower):
         raise RuntimeError(
             f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions"
         )
+    if input._dtype.name in ("uint16", "uint32", "uint64") and input._data.size:
+        raise NotImplementedError(f"\"{'tril' if lower else 'triu'}\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     xp = xp_for(input)
     k = int(k)
     r = _wrap((xp.tril if lower else xp.triu)(input._data, k), input._dtype, input._device)

@@ -258,6 +258,8 @@ def _key_of(input: Tensor, indices):
 
 def index_put_key(input: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` put (or, accumulating, added) at NumPy ``key``."""
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"index_put\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     if values._dtype is not input._dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "

@@ -59,6 +59,8 @@ def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
 ) -> Tensor:
     _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
+    if input._dtype in D._SHELL_UINTS and index._data.size:
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     nd = input._data.ndim
     d = _wrapdim(dim, nd)
     if max(index._data.ndim, 1) != max(nd, 1):
@@ -95,6 +97,9 @@ def _scatter_key(xp, idx, d):
 
 def _scatter_checks(name, input, d, index, src):
     _check_index_dtype(index, f"{name}(): Expected dtype int32/int64 for index")
+    if input._dtype in D._SHELL_UINTS and index._data.size:
+        kind = "tensor" if isinstance(src, Tensor) else "scalar"
+        raise NotImplementedError(f"\"scatter_gather_{kind}_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     x, idx = input._data, index._data
     if max(idx.ndim, 1) != max(x.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")

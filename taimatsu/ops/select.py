@@ -50,6 +50,9 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype.category == D.COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
+    if input._dtype in D._SHELL_UINTS and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        kernel = "clamp_scalar_cpu" if min is not None and max is not None else "clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         r = _fz.clamp_tensor(input, min, max)
         return r if out is None else write_out(out, r, "clamp")

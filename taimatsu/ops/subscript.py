@@ -405,6 +405,9 @@ def setitem(self: Tensor, index, value) -> None:
             return
     p = _parse(self, index, trace)
     target = self if p.view is None else p.view
+    if (p.adv or p.masks) and target._dtype in D._SHELL_UINTS:  # PyTorch has neither kernel for uint16/32/64
+        kernel = "index_put" if p.adv else "masked_fill"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'UInt{target._dtype.itemsize * 8}'")
     if not trace:
         check_inplace(target)
         if 0 in target._data.strides:
