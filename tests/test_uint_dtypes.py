@@ -379,6 +379,23 @@ MORE = [
     'u = T.tensor([[1, 2]], dtype=T.uint32); u[T.tensor([0])] = 5; u',
     'u = T.tensor([[1, 2]], dtype=T.uint32); u[...] = 3; u',
     'u = T.tensor([[1, 2]], dtype=T.uint32); u[None, 0] = 3; u',
+    'T.tensor([[1, 2]], dtype=T.uint32).cumprod(1)',
+    'T.tensor([[1, 2]], dtype=T.uint32).cumprod(1, dtype=T.uint32)',
+    'T.tensor([[1, 2]], dtype=T.uint32).cumsum(1, dtype=T.uint16)',
+    'T.tensor([[1, 2]], dtype=T.uint32).prod(1, dtype=T.uint32)',
+    'T.tensor([], dtype=T.uint32).prod(dtype=T.uint32)',
+    'T.tensor([], dtype=T.uint32).cumsum(0, dtype=T.uint32)',
+    'T.tensor([1, 2]).prod(dtype=T.uint32)',
+    'T.tensor([[1, 2]], dtype=T.uint32).take(T.tensor([1]))',
+    'T.tensor([[1, 2]], dtype=T.uint32).take(T.tensor([], dtype=T.long))',
+    'T.tensor([[1, 2]], dtype=T.uint32).masked_select(T.tensor([[True, False]]))',
+    'T.tensor([], dtype=T.uint32).masked_select(T.tensor([], dtype=T.bool))',
+    'T.tensor([[1, 2]], dtype=T.uint32).index_fill(1, T.tensor([0]), 3)',
+    'T.tensor([[1, 2]], dtype=T.uint32).index_fill(1, T.tensor([], dtype=T.long), 3)',
+    'T.tensor([[1, 2]], dtype=T.uint32).index_add(1, T.tensor([0]), T.tensor([[1]], dtype=T.uint32))',
+    'T.tensor([[1, 2]], dtype=T.uint32).index_add(1, T.tensor([], dtype=T.long), T.zeros(1, 0, dtype=T.uint32))',
+    'T.tensor([[1, 2]], dtype=T.uint32).cummax(1)',
+    'T.tensor([[1, 2]], dtype=T.uint32).cummin(0)',
 ]
 
 

@@ -109,6 +109,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {got}")
+    if input._dtype in D._SHELL_UINTS and index._data.size:
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     d = _wrapdim(dim, input._data.ndim)
     _index_source_checks("index_add_", input, d, index, source)
     if source._dtype is not input._dtype:
@@ -153,6 +155,8 @@ _IndexFillTensor = node_class("IndexFillBackward1", _index_fill_vjp)
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     if not isinstance(index, Tensor) or index._dtype is not D.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(f"\"index_fill_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     is_t = isinstance(value, Tensor)
     if is_t and value._data.ndim:
         raise RuntimeError(
@@ -321,6 +325,8 @@ def _broadcast(input: Tensor, mask: Tensor):
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if input._dtype in D._SHELL_UINTS and input._data.size:
+        raise NotImplementedError(f"\"masked_select\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     shape = _broadcast(input, mask)
     xp = xp_for(input)
     m = xp.broadcast_to(mask._data, shape)
@@ -426,6 +432,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise RuntimeError(
             f"take(): Expected a long tensor for index, but got {scalar_name(index._dtype)}"
         )
+    if input._dtype in D._SHELL_UINTS and index._data.size:
+        raise NotImplementedError(f"\"take_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     n = input._data.size
     idx = index._data
     if idx.size:

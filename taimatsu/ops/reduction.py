@@ -297,6 +297,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     a = input._data
     nd = a.ndim
     dt = _acc_dtype(input, dtype)
+    if dt in D._SHELL_UINTS and a.size:  # PyTorch has no uint16/32/64 prod kernel
+        raise NotImplementedError(f"\"prod_out_cpu\" not implemented for '{scalar_name(dt)}'")
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)

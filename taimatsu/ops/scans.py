@@ -35,6 +35,8 @@ def _scan(input, dim, dtype, f):
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
+    if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
+        raise NotImplementedError(f"\"cumsum_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'")
     res, d = _scan(input, dim, dtype, _xp(input).cumsum)
     if input._rg and _gm.enabled:
         record(_Cumsum, (input,), res, (), dim=d)
@@ -85,6 +87,8 @@ def _cumprod_jvp(x, out, d, t):
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
+    if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
+        raise NotImplementedError(f"\"cumprod_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'")
     res, d = _scan(input, dim, dtype, _xp(input).cumprod)
     if input._rg and _gm.enabled:
         record(_Cumprod, (input,), res, (input, res), dim=d)

@@ -452,6 +452,8 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 def _cum_extreme(input, dim, is_max, node, rtype):
     a = input._data
     d = _wrapdim(dim, a.ndim)
+    if input._dtype in D._SHELL_UINTS and a.size:
+        raise NotImplementedError(f"\"{'cummax' if is_max else 'cummin'}_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'")
     if not a.ndim:
         return _result(input, a.copy(), np.zeros((), np.int64), d, True, node, rtype, True)
     if a.dtype == np.bool_:
