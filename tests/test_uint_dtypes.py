@@ -436,6 +436,10 @@ MORE = [
     'T.tensor([1, 2], dtype=T.uint32).view(T.uint16)',
     'T.tensor([1, 2], dtype=T.float32).view(T.uint32)',
     'T.tensor([1, 2, 3], dtype=T.uint8).view(T.uint16)',
+    'T.from_dlpack(np.array([1, 2], dtype=np.uint32))',
+    'T.from_dlpack(np.array([1, 2], dtype=np.uint64))',
+    'np.from_dlpack(T.tensor([1, 2], dtype=T.uint16))',
+    'T.utils.dlpack.from_dlpack(T.utils.dlpack.to_dlpack(T.tensor([1, 2], dtype=T.uint32)))',
 ]
 
 
