@@ -440,6 +440,22 @@ MORE = [
     'T.from_dlpack(np.array([1, 2], dtype=np.uint64))',
     'np.from_dlpack(T.tensor([1, 2], dtype=T.uint16))',
     'T.utils.dlpack.from_dlpack(T.utils.dlpack.to_dlpack(T.tensor([1, 2], dtype=T.uint32)))',
+    # Python scalars out of the dtype's range, in-place ops, 0-d operands of other dtypes
+    'T.tensor([1, 2], dtype=T.uint32) * 2**40',
+    'T.tensor([1, 2], dtype=T.uint32) * -1',
+    'T.tensor([1, 2], dtype=T.uint32) == -1',
+    'T.tensor([1, 2], dtype=T.uint32) == 2**40',
+    'T.tensor([1, 2], dtype=T.uint16) * 70000',
+    'T.tensor([1, 2], dtype=T.uint64) * 2**63',
+    'T.tensor([1, 2], dtype=T.uint32) & -1',
+    'T.tensor([1, 2], dtype=T.uint32).mul_(3)',
+    'T.tensor([1, 2], dtype=T.uint32).mul_(1.5)',
+    'T.tensor([1, 2], dtype=T.uint32).div_(2)',
+    'T.tensor([1, 2], dtype=T.uint32).bitwise_and_(T.tensor([3, 3], dtype=T.uint32))',
+    'T.tensor([1, 2], dtype=T.uint32) / T.tensor([2])',
+    'T.tensor([1, 2], dtype=T.uint32) * T.tensor(2, dtype=T.uint8)',
+    'T.tensor([1, 2], dtype=T.uint8) * T.tensor(2, dtype=T.uint32)',
+    'T.tensor([1, 2], dtype=T.uint32).eq(T.tensor([1, 2], dtype=T.int64))',
 ]
 
 
