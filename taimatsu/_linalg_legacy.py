@@ -133,7 +133,8 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     ))  # fmt: skip
     if A.dim() < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    # PyTorch 2.13's torch.lu does not raise for a singular A (info > 0), with or without get_infos
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
     res = _LuInfo(LU, piv, info) if get_infos else (LU, piv)
     if out is not None:
 

@@ -54,7 +54,6 @@ _reg("lu", lambda T, A, *a, **k: T.lu(A, *a, **k), lambda rng, dtype: [
     *_sq(rng, dtype), Sample(rng.standard_normal((3, 3)), kwargs={"get_infos": True}),
 ], dtypes=WITH_COMPLEX, method=lambda A, *a, **k: A.lu(*a, **k), errors=lambda T: [
     (lambda: T.lu(T.ones(3)), RuntimeError),
-    (lambda: T.lu(T.zeros(2, 2)), RuntimeError),
 ])  # fmt: skip
 
 
@@ -63,7 +62,9 @@ def _lu_solve_op(T, b, A):
     return T.lu_solve(b, LU, piv)
 
 
-_reg("lu.singular", lambda T, A, **k: T.lu(A, **k), lambda rng, dtype: [Sample(np.zeros((2, 2)), kwargs={"get_infos": True})],
+_reg("lu.singular", lambda T, A, **k: T.lu(A, **k), lambda rng, dtype: [
+    Sample(np.zeros((2, 2)), kwargs={"get_infos": True}), Sample(np.zeros((2, 2))), Sample(np.array([[1.0, 2.0], [2.0, 4.0]])),
+],
      grad=False)
 
 
