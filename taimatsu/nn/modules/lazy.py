@@ -142,85 +142,67 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.reset_parameters()
 
 
-class LazyConv1d(_LazyConvXdMixin, Conv1d):
+class _LazyConvNd(_LazyConvXdMixin):
+    """The ``__init__`` of ``LazyConv{1,2,3}d``: the eager layer built with no channels yet."""
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
+        super().__init__(
+            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        )
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeNd(_LazyConvXdMixin):
+    """The ``__init__`` of ``LazyConvTranspose{1,2,3}d`` (``ConvTranspose*``'s argument order)."""
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
+                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)  # fmt: skip
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConvNd, Conv1d):
     """``Conv1d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = Conv1d
     _n = 1
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(
-            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
-        )
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvXdMixin, Conv2d):
+class LazyConv2d(_LazyConvNd, Conv2d):
     """``Conv2d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = Conv2d
     _n = 2
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(
-            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
-        )
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv3d(_LazyConvXdMixin, Conv3d):
+class LazyConv3d(_LazyConvNd, Conv3d):
     """``Conv3d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = Conv3d
     _n = 3
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(
-            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
-        )
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
+class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
     """``ConvTranspose1d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = ConvTranspose1d
     _n = 1
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
-                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)  # fmt: skip
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
     """``ConvTranspose2d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = ConvTranspose2d
     _n = 2
 
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
-                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)  # fmt: skip
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
     """``ConvTranspose3d`` whose ``in_channels`` is inferred from the first input."""
 
     cls_to_become = ConvTranspose3d
     _n = 3
-
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
-                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:  # fmt: skip
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
-                         device, dtype)  # fmt: skip
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyNormBase(LazyModuleMixin):
