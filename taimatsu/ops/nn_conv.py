@@ -39,11 +39,7 @@ _Conv1d = node_class("ConvolutionBackward0", _conv1d_vjp)
 def conv1d(
     input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1
 ) -> Tensor:
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}"
-        )
-    if input.dim() == 2:
+    if _unbatched(input, 3, "conv1d"):
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(
             0
         )
@@ -157,6 +153,35 @@ def _check_output_padding(output_padding, stride, dilation) -> None:
     )
 
 
+def _unbatched(input: Tensor, batched_dim: int, name: str) -> bool:
+    """PyTorch's error unless ``input`` has ``batched_dim`` dims or one less; True for one less."""
+    if input.dim() not in (batched_dim - 1, batched_dim):
+        raise RuntimeError(
+            f"Expected {batched_dim - 1}D (unbatched) or {batched_dim}D (batched) input to {name}, but got input of "
+            f"size: {list(input.shape)}"
+        )
+    return input.dim() == batched_dim - 1
+
+
+def _conv_t_setup(input, weight, stride, padding, output_padding, groups, dilation, expand):
+    """conv_transpose2d/3d on a batched input: the arguments expanded to one per spatial dim
+    (``expand``), PyTorch's channel and output_padding checks, the output size and the paddings."""
+    stride, padding, output_padding, dilation = map(
+        expand, (stride, padding, output_padding, dilation)
+    )
+    groups = int(groups)
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
+            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
+        )
+    _check_output_padding(output_padding, stride, dilation)
+    out_size, pads = _conv_t_geometry(
+        input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
+    )
+    return stride, padding, dilation, groups, out_size, pads
+
+
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -168,27 +193,12 @@ def conv_transpose2d(
     dilation=1,
 ) -> Tensor:
     """``F.conv_transpose2d`` (the gradient of conv2d with respect to its input); ConvolutionBackward0."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(
-            "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: "
-            f"{list(input.shape)}"
-        )
-    if input.dim() == 3:
+    if _unbatched(input, 4, "conv_transpose2d"):
         return conv_transpose2d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
-    stride, padding, output_padding, dilation = map(
-        _pair, (stride, padding, output_padding, dilation)
-    )
-    groups = int(groups)
-    if input.shape[1] != weight.shape[0]:
-        raise RuntimeError(
-            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
-            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
-        )
-    _check_output_padding(output_padding, stride, dilation)
-    out_hw, pads = _conv_t_geometry(
-        input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
+    stride, padding, dilation, groups, out_hw, pads = _conv_t_setup(
+        input, weight, stride, padding, output_padding, groups, dilation, _pair
     )
     xp = xp_for(input)
     y = _conv_t_array(xp, input._data, weight._data, stride, pads, dilation, groups, out_hw)
@@ -214,12 +224,7 @@ def conv_transpose1d(
     dilation=1,
 ) -> Tensor:
     """conv_transpose2d on a height-1 view, recorded as one ConvolutionBackward0 over the 1-D tensors."""
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            "Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: "
-            f"{list(input.shape)}"
-        )
-    if input.dim() == 2:
+    if _unbatched(input, 3, "conv_transpose1d"):
         return conv_transpose1d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
@@ -292,27 +297,12 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding
                      dilation=1) -> Tensor:  # fmt: skip
     """``F.conv_transpose3d``: one 2-D transposed convolution per kernel depth tap (the depth
     folded into the batch), each added into the output depths it reaches; ConvolutionBackward0."""
-    if input.dim() not in (4, 5):
-        raise RuntimeError(
-            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: "
-            f"{list(input.shape)}"
-        )
-    if input.dim() == 4:
+    if _unbatched(input, 5, "conv_transpose3d"):
         return conv_transpose3d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
-    stride, padding, output_padding, dilation = map(
-        _triple, (stride, padding, output_padding, dilation)
-    )
-    groups = int(groups)
-    if input.shape[1] != weight.shape[0]:
-        raise RuntimeError(
-            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
-            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
-        )
-    _check_output_padding(output_padding, stride, dilation)
-    out_size, pads = _conv_t_geometry(
-        input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
+    stride, padding, dilation, groups, out_size, pads = _conv_t_setup(
+        input, weight, stride, padding, output_padding, groups, dilation, _triple
     )
     (sd, sh, sw), (dd, dh, dw) = stride, dilation
     n, cin, d, h, w = input.shape
