@@ -41,50 +41,35 @@ def _canonical_mask(mask, name: str, other_type, other_name: str, target_type):
 
 def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
     """Whether the input is batched, with PyTorch's errors for inconsistent ranks."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
+    d = query.dim()
+    if d not in (2, 3):
+        raise AssertionError(
+            f"query should be unbatched 2D or batched 3D tensor but received {d}-D query tensor"
+        )
+    kind = "batched (3-D)" if d == 3 else "unbatched (2-D)"
+    if key.dim() != d or value.dim() != d:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key` and `value` to be {d}-D but found "
+            f"{key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != d - 1:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key_padding_mask` to be `None` or {d - 1}-D but found "
+            f"{key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
             raise AssertionError(
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-            )
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found "
-                f"{key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
                 f"{attn_mask.dim()}-D tensor instead"
             )
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively"
-            )
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found "
-                f"{key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
+        if d == 2 and attn_mask.dim() == 3:
+            want = (num_heads, query.shape[0], key.shape[0])
+            if tuple(attn_mask.shape) != want:
                 raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
-                    f"{attn_mask.dim()}-D tensor instead"
+                    f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}"
                 )
-            if attn_mask.dim() == 3:
-                want = (num_heads, query.shape[0], key.shape[0])
-                if tuple(attn_mask.shape) != want:
-                    raise AssertionError(
-                        f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}"
-                    )
-        return False
-    raise AssertionError(
-        f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor"
-    )
+    return d == 3
 
 
 def _check_attn_mask(attn_mask, bsz, num_heads, tgt_len, src_len):
