@@ -13,12 +13,12 @@ from __future__ import annotations
 import copy
 import warnings
 
-from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
-from ...ops.creation import empty, zeros_like
+from ...ops.creation import empty
 from .. import functional as F
 from .. import init
+from .._functional.attention import _canonical_mask
 from ..parameter import Parameter
 from .container import ModuleList
 from .dropout import Dropout
@@ -34,17 +34,6 @@ __all__ = [
 
 class NonDynamicallyQuantizableLinear(Linear):
     """``MultiheadAttention.out_proj``: a plain ``Linear`` under PyTorch's class name (it shows in reprs)."""
-
-
-def _canonical_mask(mask, mask_name: str, other_name: str, target_type):
-    """Bool masks (True = may not attend) become additive float masks with -inf; float masks pass."""
-    if mask is None:
-        return None
-    if mask.dtype is D.bool:
-        return zeros_like(mask, dtype=target_type).masked_fill(mask, float("-inf"))
-    if not mask.dtype.is_floating_point:
-        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
-    return mask
 
 
 class MultiheadAttention(Module):
@@ -236,9 +225,9 @@ class TransformerEncoder(Module):
 
     def forward(self, src: Tensor, mask=None, src_key_padding_mask=None, is_causal=None) -> Tensor:
         src_key_padding_mask = _canonical_mask(
-            src_key_padding_mask, "src_key_padding_mask", "mask", src.dtype
+            src_key_padding_mask, "src_key_padding_mask", None, "mask", src.dtype
         )
-        mask = _canonical_mask(mask, "mask", None, src.dtype)
+        mask = _canonical_mask(mask, "mask", None, None, src.dtype)
         # PyTorch's inference path packs the batch into a nested tensor and pads the result back
         # with zeros, so padded positions come out as 0 there.
         zero_padded = (
