@@ -1,12 +1,11 @@
 """Shape ops that are views: view/reshape, transpose/permute, expand, squeeze/unsqueeze,
 select/narrow/unbind/split/chunk, diagonal, as_strided. Views share memory and the version
 counter with their base; their VJPs are the adjoint shape op. The shape ops that copy live in
-copies.py and are re-exported here."""
+copies.py, unbind/split/chunk/tensor_split in shape_split.py; both are re-exported here."""
 
 from __future__ import annotations
 
 import builtins
-import itertools
 import math
 
 import numpy as np
@@ -511,131 +510,6 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     return slice_dim(input, d, start, start + length)
 
 
-def _unbind_vjp(node, *grads):
-    return (stack(grads, node.dim),)
-
-
-_Unbind = node_class("UnbindBackward0", _unbind_vjp)
-
-
-def _multi_view(input, datas, node_cls, **attrs):
-    outs = []
-    for d in datas:
-        v = _wrap(d, input._dtype, input._device)
-        v._vc = input._vc
-        v._vv = input._vc[0]
-        v._base = input if input._base is None else input._base
-        v._storage = input._data if input._storage is None else input._storage
-        outs.append(v)
-    if input._rg and _gm.enabled:
-        record(node_cls, (input,), tuple(outs), (), **attrs)
-    set_multi_output(input, outs)
-    return tuple(outs)
-
-
-def unbind(input: Tensor, dim: int = 0) -> tuple:
-    nd = input._data.ndim
-    if nd == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _wrapdim(dim, nd)
-    key = (slice(None),) * d
-    outs = _multi_view(
-        input,
-        [input._data[key + (i, Ellipsis)] for i in range(input._data.shape[d])],
-        _Unbind,
-        dim=d,
-    )
-    if _fw_state.level and input._fw is not None:
-        for o, t in zip(outs, input._fw.unbind(d)):
-            o._fw = t
-            _register(o)
-    return outs
-
-
-def _split_vjp(node, *grads):
-    return (cat(grads, node.dim),)
-
-
-_Split = node_class("SplitBackward0", _split_vjp)
-_SplitWithSizes = node_class("SplitWithSizesBackward0", _split_vjp)
-
-
-def _split_sizes(input, d, sizes, node):
-    key = (slice(None),) * d
-    start, datas = 0, []
-    for s in sizes:
-        datas.append(input._data[key + (slice(start, start + s),)])
-        start += s
-    outs = _multi_view(input, datas, node, dim=d)
-    if _fw_state.level and input._fw is not None:
-        for o, t in zip(outs, split(input._fw, list(sizes), d)):
-            o._fw = t
-            _register(o)
-    return outs
-
-
-def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    d = _wrapdim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [int(s) for s in split_size_or_sections]
-        if builtins.sum(sizes) != n:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
-                f"but got split_sizes={sizes}"
-            )
-        return _split_sizes(input, d, sizes, _SplitWithSizes)
-    size = int(split_size_or_sections)
-    if size <= 0 and n:
-        raise RuntimeError(
-            f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
-        )
-    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-    return _split_sizes(input, d, sizes, _Split)
-
-
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    d = _wrapdim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    size = -(-n // chunks) if n else 0
-    if size == 0:
-        return _split_sizes(input, d, [0] * chunks, _Split) if n == 0 else split(input, 1, d)
-    return split(input, size, d)
-
-
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
-    d = _wrapdim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    if isinstance(indices_or_sections, Tensor):
-        indices_or_sections = (
-            indices_or_sections.tolist()
-            if indices_or_sections.dim()
-            else indices_or_sections.item()
-        )
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        if k <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
-        q, r = divmod(n, k)
-        sizes = [q + 1] * r + [q] * (k - r)
-        bounds = [0]
-        for s in sizes:
-            bounds.append(bounds[-1] + s)
-    else:
-        bounds = (
-            [0]
-            + [
-                builtins.min(builtins.max(int(i) + (n if i < 0 else 0), 0), n)
-                for i in indices_or_sections
-            ]
-            + [n]
-        )
-    # PyTorch composes tensor_split of slices: each piece is its own SliceBackward0 view.
-    return tuple(slice_dim(input, d, a, builtins.max(a, b)) for a, b in itertools.pairwise(bounds))
-
-
 def _diagonal_vjp(node, g):
     return (embed(g, node.in_shape, node.fn, "DiagonalBackwardBackward0"),)
 
@@ -706,26 +580,15 @@ def sum_to(g: Tensor, shape) -> Tensor:
 
 # The copying shape ops (re-exported: ``from .shape import cat`` keeps working).
 from .copies import (  # noqa: F401
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
-    cat,
-    clone,
-    column_stack,
-    concat,
-    concatenate,
-    contiguous,
-    dstack,
-    flip,
-    fliplr,
-    flipud,
-    hstack,
-    repeat,
-    roll,
-    row_stack,
-    stack,
-    tile,
-    tril,
-    triu,
-    vstack,
+    atleast_1d, atleast_2d, atleast_3d, cat, clone, column_stack, concat, concatenate,
+    contiguous, dstack, flip, fliplr, flipud, hstack, repeat, roll, row_stack, stack, tile,
+    tril, triu, vstack,
+)  # fmt: skip
+
+
+# Split out to shape_split.py (house size limit); re-exported so every existing import path still
+# resolves. Imported last: shape_split imports names defined above.
+from .shape_split import (  # noqa: E402, F401
+    chunk, _multi_view, _Split, split, _split_sizes, _split_vjp, _SplitWithSizes, tensor_split,
+    _Unbind, unbind, _unbind_vjp,
 )  # fmt: skip

@@ -1,0 +1,145 @@
+"""Shape ops that split one tensor into views: unbind, split/chunk and tensor_split.
+
+Split out of ``shape.py`` (house size limit), which re-exports every name defined here, so
+``ops.shape.<name>`` still reaches them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+
+import numpy as np
+
+from .._tensor import _wrapdim
+from ..autograd.forward_ad import _register
+from ..autograd.grad_mode import state as _gm
+from ._dispatch import Tensor, _fw_state, _wrap, node_class, record
+from .copies import cat, stack
+from .shape import slice_dim
+from .views import set_multi_output
+
+
+def _unbind_vjp(node, *grads):
+    return (stack(grads, node.dim),)
+
+
+_Unbind = node_class("UnbindBackward0", _unbind_vjp)
+
+
+def _multi_view(input, datas, node_cls, **attrs):
+    outs = []
+    for d in datas:
+        v = _wrap(d, input._dtype, input._device)
+        v._vc = input._vc
+        v._vv = input._vc[0]
+        v._base = input if input._base is None else input._base
+        v._storage = input._data if input._storage is None else input._storage
+        outs.append(v)
+    if input._rg and _gm.enabled:
+        record(node_cls, (input,), tuple(outs), (), **attrs)
+    set_multi_output(input, outs)
+    return tuple(outs)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrapdim(dim, nd)
+    key = (slice(None),) * d
+    outs = _multi_view(
+        input,
+        [input._data[key + (i, Ellipsis)] for i in range(input._data.shape[d])],
+        _Unbind,
+        dim=d,
+    )
+    if _fw_state.level and input._fw is not None:
+        for o, t in zip(outs, input._fw.unbind(d)):
+            o._fw = t
+            _register(o)
+    return outs
+
+
+def _split_vjp(node, *grads):
+    return (cat(grads, node.dim),)
+
+
+_Split = node_class("SplitBackward0", _split_vjp)
+_SplitWithSizes = node_class("SplitWithSizesBackward0", _split_vjp)
+
+
+def _split_sizes(input, d, sizes, node):
+    key = (slice(None),) * d
+    start, datas = 0, []
+    for s in sizes:
+        datas.append(input._data[key + (slice(start, start + s),)])
+        start += s
+    outs = _multi_view(input, datas, node, dim=d)
+    if _fw_state.level and input._fw is not None:
+        for o, t in zip(outs, split(input._fw, list(sizes), d)):
+            o._fw = t
+            _register(o)
+    return outs
+
+
+def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
+                f"but got split_sizes={sizes}"
+            )
+        return _split_sizes(input, d, sizes, _SplitWithSizes)
+    size = int(split_size_or_sections)
+    if size <= 0 and n:
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+        )
+    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    return _split_sizes(input, d, sizes, _Split)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return _split_sizes(input, d, [0] * chunks, _Split) if n == 0 else split(input, 1, d)
+    return split(input, size, d)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    d = _wrapdim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = (
+            indices_or_sections.tolist()
+            if indices_or_sections.dim()
+            else indices_or_sections.item()
+        )
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        bounds = [0]
+        for s in sizes:
+            bounds.append(bounds[-1] + s)
+    else:
+        bounds = (
+            [0]
+            + [
+                builtins.min(builtins.max(int(i) + (n if i < 0 else 0), 0), n)
+                for i in indices_or_sections
+            ]
+            + [n]
+        )
+    # PyTorch composes tensor_split of slices: each piece is its own SliceBackward0 view.
+    return tuple(slice_dim(input, d, a, builtins.max(a, b)) for a, b in itertools.pairwise(bounds))
