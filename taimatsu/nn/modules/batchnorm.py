@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from ... import _dtype as D
 from ...autograd.grad_mode import no_grad
-from ...ops.creation import empty, ones, tensor, zeros
+from ...ops.creation import ones, tensor, zeros
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _affine_params, _reset_affine
 
 
 class _NormBase(Module):
@@ -22,15 +21,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_params(self, affine, bias, num_features, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
@@ -50,10 +41,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
