@@ -102,25 +102,10 @@ def avg_pool2d(
     return r
 
 
-def _size_list(output_size, n: int):
-    if isinstance(output_size, (list, tuple)):
-        return list(output_size)
-    return [output_size] * n
-
-
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    if input.dim() not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
-        )
-    for d in range(1, input.dim()):
-        if input.shape[d] == 0:
-            raise RuntimeError(
-                f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input "
-                f"has sizes {list(input.shape)} with dimension {d} being empty"
-            )
+    sizes = _adaptive_checks(input, output_size, 2, "adaptive_avg_pool2d", "")
     h, w = input.shape[-2:]
-    oh, ow = (v if v is not None else size for v, size in zip(_size_list(output_size, 2), (h, w)))
+    oh, ow = (v if v is not None else size for v, size in zip(sizes, (h, w)))
     if (oh, ow) == (1, 1):
         return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut (grad_fn MeanBackward1)
     mats = [
@@ -130,7 +115,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
 
 
-# ---- 3-D adaptive pooling ---------------------------------------------------------------------
 def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: str):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
@@ -146,6 +130,7 @@ def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: 
     return sizes
 
 
+# ---- 3-D adaptive pooling ---------------------------------------------------------------------
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     sizes = _adaptive_checks(input, output_size, 3, "adaptive_avg_pool3d", "")
     if len(sizes) != 3:
