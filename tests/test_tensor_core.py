@@ -22,6 +22,7 @@ CREATION = [
     "T.empty(0).shape", "T.zeros(-1)", "T.zeros(2, 3.0)", "T.full((2,), 3)", "T.full((2,), 3.)",
     "T.full((2,), True)", "T.full((2, 2), 7, dtype=T.float16)", "T.arange(5)", "T.arange(1, 2.5, 0.5)",
     "T.arange(0, 1, 0.1)", "T.arange(10, 0, -3)", "T.arange(0, 5, 0)", "T.linspace(0, 1, 5)",
+    "T.arange(3, dtype=T.complex64)", "T.arange(3, dtype=T.bool)", "T.linspace(0, 1, 3, dtype=T.complex64)",
     "T.linspace(-3, 7, 11)", "T.linspace(0, 1, 1)", "T.logspace(0, 2, 3)", "T.eye(3)", "T.eye(2, 3)",
     "T.zeros_like(T.ones(2, dtype=T.int64))", "T.ones_like(T.ones(2, 2), dtype=T.float64)",
     "T.full_like(T.ones(3), 5)", "T.empty_like(T.ones(2)).shape", "T.Tensor(2, 3).shape", "T.Tensor()",

@@ -330,9 +330,12 @@ def creation_out(fn):
     return make
 
 
-def _not_bool(dtype, kernel: str) -> None:
-    if dtype is D.bool:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+def _not_bool(dtype, kernel: str, complex_too: bool = False) -> None:
+    """PyTorch's dispatch error for a kernel without bool (and, for arange/range, complex) support."""
+    if dtype is D.bool or complex_too and dtype.category == D.COMPLEX:
+        from ._dispatch import scalar_name
+
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
 
 
 def _not_shell_uint(dtype, kernel: str) -> None:
@@ -429,7 +432,7 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
         raise RuntimeError("step must be nonzero")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
-    _not_bool(dtype, "arange_cpu")
+    _not_bool(dtype, "arange_cpu", True)
     _not_shell_uint(dtype, "arange_cpu")
     n = math.ceil((end - start) / step)
     if (step > 0 and start > end) or (step < 0 and start < end):
@@ -447,7 +450,7 @@ def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
     dtype = dtype or D.get_default_dtype()
-    _not_bool(dtype, "range_cpu")
+    _not_bool(dtype, "range_cpu", True)
     data = (np.float64(start) + np.arange(n) * np.float64(step)).astype(dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
 
