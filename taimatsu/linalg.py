@@ -33,12 +33,7 @@ def _square(name: str, A: Tensor, low: str = "") -> None:
     (``name`` may carry its own prefix, "logdet"). ``low``: how half/bfloat16 are refused
     ("low": Low precision dtypes; "lu_cpu"/"linalg_eigh_cpu": the kernel is not implemented)."""
     pre = name if ":" in name else f"linalg.{name}:"
-    if A.dim() < 2:
-        raise RuntimeError(f"{pre} The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{pre} A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
-        )
+    _square_shape(pre, A)
     lowp = A._dtype in (D.float16, D.bfloat16)
     if low.endswith("_cpu") and (lowp or (low == "linalg_eigh_cpu" and A._dtype.category < D.FLOAT)):
         raise NotImplementedError(f"\"{low}\" not implemented for '{_sname(A)}'")
@@ -46,6 +41,16 @@ def _square(name: str, A: Tensor, low: str = "") -> None:
         raise RuntimeError(f"{pre} Low precision dtypes not supported. Got {_sname(A)}")
     if A._dtype.category < D.FLOAT or lowp:
         raise RuntimeError(f"{pre} Expected a floating point or complex tensor as input. Got {_sname(A)}")
+
+
+def _square_shape(pre: str, A: Tensor) -> None:
+    """PyTorch's errors, prefixed ``pre``, unless A is a batch of square matrices."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{pre} The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{pre} A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
+        )
 
 
 def _sname(t):
@@ -310,13 +315,7 @@ def _matrix_power(A: Tensor, n: int, out, _name: str) -> Tensor:
     (A@A)@A, larger n square-and-multiply with the running product on the left; n<0 uses inv(A)."""
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"{_name}(): argument 'n' (position 2) must be int, not {type(n).__name__}")
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"linalg.matrix_power: A must be batches of square matrices, but they are {A.shape[-2]} by "
-            f"{A.shape[-1]} matrices"
-        )
+    _square_shape("linalg.matrix_power:", A)
     if out is not None:
         if not isinstance(out, Tensor):
             raise TypeError(f"{_name}(): argument 'out' must be Tensor, not {type(out).__name__}")
