@@ -24,6 +24,16 @@ def _bind() -> None:
     from .ops import creation as _creation
 
 
+def _new(self, factory, args, dtype, device, requires_grad) -> Tensor:
+    """A ``new_*`` factory: ``factory(*args)`` with ``self``'s dtype and device by default."""
+    return factory(
+        *args,
+        dtype=dtype or self._dtype,
+        device=device or self._device,
+        requires_grad=requires_grad,
+    )
+
+
 class TensorConversions:
     """The conversion methods of ``Tensor`` (which defines ``_dtype`` and ``_device``)."""
 
@@ -107,45 +117,19 @@ class TensorConversions:
         return False
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.tensor(
-            data,
-            dtype=dtype or self._dtype,
-            device=device or self._device,
-            requires_grad=requires_grad,
-        )
+        return _new(self, _creation.tensor, (data,), dtype, device, requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.zeros(
-            *size,
-            dtype=dtype or self._dtype,
-            device=device or self._device,
-            requires_grad=requires_grad,
-        )
+        return _new(self, _creation.zeros, size, dtype, device, requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.ones(
-            *size,
-            dtype=dtype or self._dtype,
-            device=device or self._device,
-            requires_grad=requires_grad,
-        )
+        return _new(self, _creation.ones, size, dtype, device, requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.empty(
-            *size,
-            dtype=dtype or self._dtype,
-            device=device or self._device,
-            requires_grad=requires_grad,
-        )
+        return _new(self, _creation.empty, size, dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _creation.full(
-            size,
-            fill_value,
-            dtype=dtype or self._dtype,
-            device=device or self._device,
-            requires_grad=requires_grad,
-        )
+        return _new(self, _creation.full, (size, fill_value), dtype, device, requires_grad)
 
     def new(self, *args, **kwargs) -> Tensor:
         return _creation.legacy_new(_Tensor, self._dtype, args, kwargs.get("device", self._device))
