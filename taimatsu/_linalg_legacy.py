@@ -19,7 +19,7 @@ from ._linalg_extra import householder_grads, householder_product, solve_triangu
 from ._tensor import Tensor, _wrap
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .linalg import _h, _sname, matmul
+from .linalg import _h, _sname, _square, matmul
 from .ops._dispatch import _fw_state, node_class, record, xp_for
 
 _TriSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
@@ -292,17 +292,6 @@ _NotImplementedNode = node_class("NotImplemented", _not_differentiable, material
 
 
 # ---- LDL^T / LDL^H ------------------------------------------------------------------------------------------------------
-def _ldl_check(A: Tensor, name: str) -> None:
-    if A.dim() < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(
-            f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
-        )
-    if A._dtype.category < D.FLOAT or A._dtype in (D.float16, D.bfloat16):
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_sname(A)}")
-
-
 def _lapack(kind: str, hermitian: bool, mat):
     from scipy.linalg import lapack
 
@@ -313,7 +302,7 @@ def _lapack(kind: str, hermitian: bool, mat):
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out=None):
     """``torch.linalg.ldl_factor_ex``: LAPACK's sytrf/hetrf (lower) in PyTorch's format: the
     compact LD with its upper triangle zeroed, 1-based pivots (negative for 2 x 2 blocks), info."""
-    _ldl_check(A, "torch.linalg.ldl_factor_ex")
+    _square("torch.linalg.ldl_factor_ex:", A)
     _no_forward_ad("aten::linalg_ldl_factor_ex", A, declared=False)
     a = np.asarray(A._data)
     n = a.shape[-1]
