@@ -3,6 +3,7 @@
 from . import _utils  # noqa: F401
 from ._utils.collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
+from .distributed import DistributedSampler
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -23,7 +24,7 @@ from .sampler import (
 )
 
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler", "IterableDataset", "RandomSampler",
     "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
     "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "random_split",
 ]  # fmt: skip
