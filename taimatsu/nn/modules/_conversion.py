@@ -62,6 +62,12 @@ class _ConversionMixin:
 
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Parameters and buffers become uninitialized tensors of the same shape on ``device``."""
+        from ...ops.creation import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def float(self) -> Module:
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 

@@ -6,6 +6,7 @@ the state-dict machinery; keys, metadata, hooks and error messages follow PyTorc
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -26,6 +27,24 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+_NEVER = (
+    "Reached a code path in Module.{}() that should never be called. Please file an issue at "
+    "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug."
+)
+
+
+def _overrides(module, name: str) -> bool:
+    return getattr(type(module), name) is not getattr(_StateDictMixin, name)
+
+
+def _add_hook(hooks: dict, hook):
+    from .module import RemovableHandle
+
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
 class _StateDictMixin:
     """The state-dict methods of ``Module`` (which defines ``_parameters``, ``_buffers``, ``_modules``,
     ``_non_persistent_buffers_set`` and the hook dicts these read)."""
@@ -37,6 +56,15 @@ class _StateDictMixin:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if _overrides(self, "get_extra_state"):
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def get_extra_state(self):
+        """What a subclass returns here is saved under ``_extra_state`` (it must override both)."""
+        raise RuntimeError(_NEVER.format("get_extra_state"))
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError(_NEVER.format("set_extra_state"))
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         if args:  # the deprecated positional form (destination, prefix, keep_vars)
@@ -48,9 +76,12 @@ class _StateDictMixin:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         metadata = getattr(destination, "_metadata", None)
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
@@ -58,10 +89,37 @@ class _StateDictMixin:
                     destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
                 )
         for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, {"version": self._version})
+            res = hook(self, destination, prefix, local_metadata)
             if res is not None:
+                if getattr(hook, "_from_public_api", False):
+                    raise RuntimeError("state_dict post-hook must return None")
                 destination = res
         return destination
+
+    # ---- hooks (PyTorch's signatures) -----------------------------------------------------------
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before this module saves its state."""
+        return _add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)``, which must return None."""
+        hook = functools.partial(hook)  # a mark that does not touch the user's function
+        hook._from_public_api = True
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The private form, whose hook may return a new state_dict."""
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` runs before this module loads its part of the state_dict."""
+        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after this module and its children loaded; it may
+        edit ``incompatible_keys``' lists in place (what ``strict`` then checks)."""
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(
         self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
@@ -122,9 +180,17 @@ class _StateDictMixin:
                     f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} and '
                     f"whose dimensions in the checkpoint are {input_param.size()}, an exception occurred : {ex.args}."
                 )
+        extra_key = prefix + "_extra_state"
+        if _overrides(self, "set_extra_state"):
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if not key.startswith(prefix):
+                if not key.startswith(prefix) or key == extra_key:
                     continue
                 rest = key[len(prefix) :]
                 input_name = rest.split(".", 1)[0]
@@ -159,6 +225,13 @@ class _StateDictMixin:
                         child,
                         {k: v for k, v in local_state.items() if k.startswith(child_prefix)},
                         child_prefix,
+                    )
+            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not expected to return "
+                        "new values, if incompatible_keys need to be modified, it should be done inplace."
                     )
 
         load(self, state_dict)

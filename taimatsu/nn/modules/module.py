@@ -96,7 +96,9 @@ class Module(_StateDictMixin, _ConversionMixin):
         setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_is_full_backward_hook", None)
         setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     def forward(self, *input):
         raise NotImplementedError(
@@ -180,6 +182,21 @@ class Module(_StateDictMixin, _ConversionMixin):
             if not isinstance(mod, Module):
                 raise AttributeError("`" + item + "` is not an nn.Module")  # noqa: TRY004
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Replace (or, unless ``strict``, add) the submodule at the dotted path ``target``."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError("`module` is not an nn.Module, found " + str(type(module)))  # noqa: TRY004
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if hasattr(parent, name):
+            if not isinstance(getattr(parent, name), Module):
+                raise AttributeError("`" + name + "` is not an nn.Module")
+        elif strict:
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        setattr(parent, name, module)
 
     def get_parameter(self, target: str) -> Parameter:
         mod, name = _owner(self, target)
@@ -279,7 +296,7 @@ class Module(_StateDictMixin, _ConversionMixin):
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
-        for name in ("_backward_hooks", "_backward_pre_hooks"):
+        for name in ("_backward_hooks", "_backward_pre_hooks", "_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
@@ -522,11 +539,7 @@ class Module(_StateDictMixin, _ConversionMixin):
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    # ---- state dict: state_dict, load_state_dict and their helpers are in _state_dict.py -----------
-    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+    # state_dict, load_state_dict, their hooks and helpers are in _state_dict.py
 
     # ---- printing --------------------------------------------------------------------------------------
     def _get_name(self) -> str:

