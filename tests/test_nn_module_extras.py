@@ -203,3 +203,112 @@ def test_to_empty_keeps_shapes_dtypes_and_parameter_identity():
         return out
 
     _same(run)
+
+
+# ---- functional_call --------------------------------------------------------------------------------
+def _stateless(nn):
+    return nn.utils.stateless
+
+
+def _call(nn, *a, **kw):
+    if nn is tnn:
+        from taimatsu.nn.utils.stateless import _functional_call, _merge_dicts
+
+        return _functional_call(a[0], _merge_dicts(a[1]), *a[2:], **kw)
+    return torch.func.functional_call(*a, **kw)
+
+
+def test_stateless_functional_call_values_gradients_and_warning():
+    o_lin = onn.Linear(2, 1)
+    t_lin = tnn.Linear(2, 1)
+    copy_weights(t_lin, o_lin)
+    ow = torch.randn(1, 2, requires_grad=True)
+    tw = T(ow, True)
+    ox = torch.randn(3, 2)
+    results = []
+    for nn, lin, w, x in [(tnn, t_lin, tw, T(ox)), (onn, o_lin, ow, ox)]:
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            out = nn.utils.stateless.functional_call(lin, {"weight": w}, (x,))
+        out.sum().backward()
+        results.append((out, w.grad, lin.weight.grad, [(r.category.__name__, str(r.message)) for r in rec]))
+    (to, tg, tpg, tw_), (oo, og, opg, ow_) = results
+    close(to, oo)
+    close(tg, og)
+    assert tpg is None and opg is None
+    assert tw_ == ow_ and len(ow_) == 1
+    assert to.grad_fn.name() == oo.grad_fn.name()
+
+
+def test_functional_call_dicts_kwargs_restores_and_errors():
+    def run(nn, lib):
+        lib.manual_seed(0)
+        m = nn.Linear(2, 1)
+        x = lib.ones(1, 2)
+        w = lib.full((1, 2), 2.0)
+        out = [_call(nn, m, ({"weight": w}, {"bias": lib.zeros(1)}), x)]
+        out.append(_catch(lambda: _call(nn, m, ({"weight": w, "q": w, "b": w}, {"b": w, "q": w}), x)))
+        out.append(_catch(lambda: _call(nn, m, 5, x)))
+        out.append(_catch(lambda: _call(nn, m, {"weight": w, "foo": w}, x, strict=True)))
+        out.append(_catch(lambda: _call(nn, m, {"weight": w}, x, strict=True)))
+        out.append(_call(nn, m, {"weight": w, "foo": w}, x))
+        out.append(hasattr(m, "foo"))
+        out.append(_catch(lambda: _call(nn, m, {"weight": 3}, x)))
+        out.append(_call(nn, m, {}, None, {"input": x}))
+
+        class K(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.p = nn.Parameter(lib.ones(1))
+
+            def forward(self, x, y=1.0):
+                if y < 0:
+                    raise ValueError("boom")
+                return self.p * x * y
+
+        k = K()
+        p = k.p
+        out.append(_call(nn, k, {"p": lib.tensor([5.0])}, (lib.tensor([2.0]),), {"y": 3.0}))
+        out.append(_call(nn, k, {"p": lib.tensor([5.0])}, lib.tensor([2.0])))
+        out.append(_catch(lambda: _call(nn, k, {"p": lib.zeros(1)}, lib.ones(1), {"y": -1.0})))
+        out.append((k.p is p, type(k.p).__name__, list(k._parameters)))
+        return out
+
+    _same(run)
+
+
+def test_functional_call_tied_weights_and_buffers():
+    def run(nn, lib):
+        class Tied(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(2, 2, bias=False)
+                self.b = nn.Linear(2, 2, bias=False)
+                self.b.weight = self.a.weight
+                self.register_buffer("nb", lib.zeros(1), persistent=False)
+                self.seen = []
+
+            def forward(self, x):
+                self.seen.append((hasattr(self, "foo"), type(self.a.weight).__name__, "foo" in self.__dict__))
+                return self.b(self.a(x)) + self.nb
+
+        t = Tied()
+        x = lib.ones(1, 2)
+        W = lib.eye(2) * 3
+        out = [_call(nn, t, {"a.weight": W}, x)]
+        out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "b.weight": W.clone()}, x)))
+        out.append(_call(nn, t, {"a.weight": W, "b.weight": W}, x))
+        out.append(_call(nn, t, {"a.weight": W, "nb": lib.ones(1), "foo": W}, x, tie_weights=False).shape)
+        out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "zz": W, "aa": W, "c.d": W}, x, strict=True)))
+        out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "foo": W}, x, strict=True, tie_weights=False)))
+        out.append(_catch(lambda: _call(nn, t, {"c.weight": W}, x)))
+        out.append(t.seen)
+        out.append([n for n, _ in t.named_parameters()] + [hasattr(t, "foo")])
+        bn = nn.BatchNorm1d(2)
+        lib.manual_seed(0)
+        xb = lib.arange(8.0).reshape(4, 2) ** 1.5
+        rm = lib.ones(2)
+        out += [_call(nn, bn, {"running_mean": rm}, xb), rm, bn.running_mean]
+        return out
+
+    _same(run)

@@ -1,6 +1,6 @@
 """``torch.nn.utils``: gradient clipping and flat parameter vectors."""
 
-from . import parametrizations, parametrize, rnn  # noqa: F401 - submodules, as in torch.nn.utils
+from . import parametrizations, parametrize, rnn, stateless  # noqa: F401 - submodules, as in torch.nn.utils
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
