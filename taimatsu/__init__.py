@@ -105,6 +105,8 @@ from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import nn, optim, utils  # noqa: E402, F401
+from . import func  # noqa: E402, F401
+from .func import vmap  # noqa: E402, F401
 from .nn._torch_functions import (  # noqa: E402, F401
     adaptive_avg_pool1d, avg_pool1d, batch_norm, celu, constant_pad_nd, conv1d, conv2d, conv_transpose1d,
     conv_transpose2d, cosine_similarity, dropout, dropout_, embedding, feature_dropout, group_norm, hardshrink,

@@ -546,6 +546,8 @@ TESTED_ELSEWHERE = {
     "nuclear_norm", "empty_permuted", "get_device", "nonzero_static", "sym_float", "sym_int", "sym_ite", "sym_max",
     "sym_min", "sym_not", "sym_sqrt", "sym_sum", "set_anomaly_enabled", "to_dlpack",
     "index_reduce", "cond", "while_loop", "segment_reduce",
+    # torch.vmap (torch.func.vmap): tests/test_func.py
+    "vmap",
 }  # fmt: skip
 
 

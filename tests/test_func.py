@@ -1,0 +1,257 @@
+"""torch.func (grad, vjp, jvp, jacrev, jacfwd, hessian, linearize, vmap, functional_call,
+stack_module_state) and torch.vmap against PyTorch: each snippet runs under both libraries and
+must print the same transcript (values, gradients, errors; see tests/autograd_oracle.py)."""
+
+import pytest
+from autograd_oracle import assert_same
+
+torch = pytest.importorskip("torch")
+
+PRELUDE = """
+F = torch.func  # an import statement would load real torch.func under both libraries
+functional_call, grad, grad_and_value, hessian = F.functional_call, F.grad, F.grad_and_value, F.hessian
+jacfwd, jacrev, jvp, linearize, vjp, vmap = F.jacfwd, F.jacrev, F.jvp, F.linearize, F.vjp, F.vmap
+stack_module_state = F.stack_module_state
+def tr(f):
+    try: print(f())
+    except Exception as e: print(type(e).__name__, ":", e)
+x = torch.tensor([0.5, -1.25, 2.0], dtype=torch.float64)
+y = torch.tensor([1.5, 0.25, -0.75], dtype=torch.float64)
+"""
+
+SNIPPETS = {
+    "grad_basic": """
+f = lambda a: (a.sin() * a).sum()
+g = grad(f)(x); print(g, g.requires_grad)
+print(grad_and_value(f)(x))
+print(grad(lambda a, b: (a * b.exp()).sum(), argnums=1)(x, y))
+print(grad(lambda a, b: (a * b.exp()).sum(), argnums=(0, 1))(x, y))
+print(grad(lambda a, b: (a * b.exp()).sum(), argnums=-1)(x, y))
+print(grad(lambda a, b: (b * 2).sum())(x, y))
+print(grad(lambda a: a['p'].pow(2).sum() + a['q'][0].sum())({'p': x, 'q': (y,)}))
+print(grad(lambda a, k: (a * k).sum())(x, k=3.0))
+print(grad(lambda a: (a.pow(3).sum(), a.cos()), has_aux=True)(x))
+print(grad_and_value(lambda a: (a.pow(3).sum(), {'c': a.cos()}), has_aux=True)(x))
+print(grad(lambda a: torch.tensor(3.0))(x))
+""",
+    "grad_composes": """
+f = lambda a: (a.sin() * a).sum()
+print(grad(lambda a: grad(f)(a).sum())(x))
+print(grad(grad(lambda s: s.sin() * s ** 3))(torch.tensor(0.7, dtype=torch.float64)))
+print(grad(grad(grad(lambda s: s.exp() * s ** 2)))(torch.tensor(0.3, dtype=torch.float64)))
+w = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+g = grad(lambda a: (a * a * w).sum())(x)
+print(g.requires_grad)
+g.sum().backward(); print(w.grad)
+xr = x.clone().requires_grad_()
+g = grad(lambda a: (a ** 3).sum())(xr)
+print(g.requires_grad)
+g.sum().backward(); print(xr.grad)
+with torch.no_grad():
+    g = grad(lambda a: (a ** 3).sum())(xr)
+print(g, g.requires_grad)
+""",
+    "grad_errors": """
+tr(lambda: grad(lambda a: a)(x))
+tr(lambda: grad(lambda a: 3.0)(x))
+tr(lambda: grad(lambda a: a.sum(), has_aux=True)(x))
+tr(lambda: grad(lambda a: (a.sum(), 1, 2), has_aux=True)(x))
+tr(lambda: grad(lambda a: (a.sum(), 3), has_aux=True)(x))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=2)(x, y))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=-3)(x, y))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=(0, 0))(x, y))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=())(x, y))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=1.0)(x, y))
+tr(lambda: grad(lambda a, b: a.sum(), argnums=(0, 1.0))(x, y))
+tr(lambda: grad(lambda a, b: a.sum())(3.0, y))
+tr(lambda: grad(lambda a: a.sum())(torch.tensor([1, 2])))
+tr(lambda: grad(lambda a: a.sum())())
+""",
+    "vjp": """
+out, fn = vjp(lambda a, b: (a * b).sin(), x, y)
+print(out); print(fn(torch.ones(3, dtype=torch.float64)))
+print(fn(torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)))
+out, fn = vjp(lambda a: (a.exp(), {'s': a.sum()}), x)
+print(fn((y, {'s': torch.tensor(2.0, dtype=torch.float64)})))
+out, fn, aux = vjp(lambda a: (a * 2, a.cos()), x, has_aux=True); print(out, aux, fn(y))
+out, fn = vjp(lambda a, b: b * 2, x, y); print(fn(x))
+tr(lambda: vjp(lambda a: 3.0, x))
+tr(lambda: vjp(lambda a: a, x)[1](torch.ones(2)))
+tr(lambda: vjp(lambda a: a, x)[1]((torch.ones(3),)))
+tr(lambda: vjp(lambda a: (a, a), x)[1](torch.ones(3)))
+tr(lambda: vjp(lambda a: a, 3.0))
+tr(lambda: vjp(lambda a: a, x, has_aux=True))
+""",
+    "jvp_linearize": """
+import warnings
+warnings.filterwarnings("ignore", "Attempted to insert a get_attr")  # PyTorch's linearize traces with FX
+print(jvp(lambda a: a.sin() * a, (x,), (y,)))
+print(jvp(lambda a, b: (a * b, a.exp()), (x, y), (y, x)))
+print(jvp(lambda a, b: b * 2, (x, y), (x, y)))
+print(jvp(lambda a: (a.sin(), a * 3), (x,), (y,), has_aux=True))
+out, fn = linearize(lambda a: a.sin() * a.sum(), x); print(out, fn(y), fn(x))
+tr(lambda: jvp(lambda a: a, x, y))
+tr(lambda: jvp(lambda a: a, [x], [x]))
+tr(lambda: jvp(lambda a: a, (x,), (y, y)))
+tr(lambda: jvp(lambda a: a, (x,), (torch.ones(2),)))
+tr(lambda: jvp(lambda a: 3.0, (x,), (y,)))
+tr(lambda: jvp(lambda a: a, (x,), (y,), has_aux=True))
+tr(lambda: jvp(lambda a: a, (torch.tensor([1, 2]),), (torch.tensor([1, 2]),)))
+tr(lambda: linearize(lambda a: a.sin(), x)[1](y, y))
+tr(lambda: linearize(lambda a: a.sin(), x)[1](torch.ones(2)))
+""",
+    "jacobians": """
+f = lambda a: a.sin() * a.sum()
+print(jacrev(f)(x)); print(jacfwd(f)(x))
+g = lambda a, b: (a * b.exp(), (a @ b).reshape(1))
+print(jacrev(g, argnums=(0, 1))(x, y)); print(jacfwd(g, argnums=(0, 1))(x, y))
+print(jacrev(lambda a: (a, {'k': a * 2}))(x))
+print(jacrev(lambda d: d['u'] * d['v'])({'u': x, 'v': y}))
+print(jacfwd(lambda d: d['u'] * d['v'])({'u': x, 'v': y}))
+print(jacrev(lambda a: (a.exp(), a.sum()), has_aux=True)(x))
+print(jacfwd(lambda a: (a.exp(), a.sum()), has_aux=True)(x))
+print(jacrev(lambda m: m @ m)(torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)).shape)
+print(jacrev(lambda a, b: b * 2)(x, y))
+h = lambda a: (a.sin() * a.pow(2)).sum() * a.prod()
+print(hessian(h)(x))
+print(jacrev(jacrev(h))(x)); print(jacfwd(jacfwd(h))(x)); print(jacrev(jacfwd(h))(x))
+print(hessian(lambda a, b: (a * b).pow(2).sum(), argnums=(0, 1))(x, y))
+tr(lambda: jacrev(lambda a: 3.0)(x))
+tr(lambda: jacfwd(lambda a: 3.0)(x))
+tr(lambda: jacrev(lambda a: a, has_aux=True)(x))
+tr(lambda: jacfwd(lambda a: a, has_aux=True)(x))
+tr(lambda: jacrev(lambda a: a, argnums=3)(x))
+tr(lambda: jacrev(lambda a: a, chunk_size=0)(x))
+""",
+    "vmap_basic": """
+X = torch.arange(12.0, dtype=torch.float64).reshape(3, 4) / 7
+Y = torch.arange(8.0, dtype=torch.float64).reshape(4, 2) - 3
+print(vmap(torch.dot)(X, X.flip(0)))
+print(vmap(lambda a, b: a * b, in_dims=(1, None))(X, X[:, 0]))
+print(vmap(lambda a, b: a @ b, in_dims=(0, None))(X, Y))
+print(vmap(lambda a: a.sum(0), in_dims=-1)(Y))
+print(vmap(lambda a: (a, a.sum()), out_dims=(1, 0))(X))
+print(vmap(lambda a: a * 2, in_dims=1, out_dims=-1)(X))
+print(vmap(lambda d: d['u'] + d['v'][0], in_dims=({'u': 0, 'v': (1,)},))({'u': X, 'v': (X.t(),)}))
+print(vmap(lambda d: d['u'] * 2)({'u': X}))
+print(vmap(lambda a, k: a * k, in_dims=1)(X, k=5.0))
+print(vmap(vmap(lambda a, b: a * b))(X, X))
+print(vmap(vmap(lambda a: a.sum(), in_dims=1), in_dims=0)(X.reshape(3, 2, 2)))
+print(torch.vmap(lambda a: a.norm())(X))
+print(vmap(lambda a: a)(torch.zeros(0, 3)))
+print(vmap(lambda a: (a.sum(), 3.0), out_dims=(0, None))(X))
+print(vmap(lambda a: torch.ones(2), out_dims=None)(X))
+print(vmap(lambda a: a.sum(), chunk_size=2)(X))
+""",
+    "vmap_errors": """
+X = torch.randn(2, 3); Z = torch.randn(3, 3)
+f = lambda a, b: a + b
+tr(lambda: vmap(f)(X, Z))
+tr(lambda: vmap(f, in_dims=[0, 0])(X, Z))
+tr(lambda: vmap(f, in_dims=(0,))(X, Z))
+tr(lambda: vmap(f, in_dims=(0, 5))(X, Z))
+tr(lambda: vmap(f, in_dims=(0, -3))(X, Z))
+tr(lambda: vmap(f, in_dims=(0, 'a'))(X, Z))
+tr(lambda: vmap(f, in_dims=(0, 0))(X, 3))
+tr(lambda: vmap(f, in_dims=(None, None))(X, Z))
+tr(lambda: vmap(lambda a: 3)(X))
+tr(lambda: vmap(lambda a: (a, None))(X))
+tr(lambda: vmap(lambda a: a, out_dims=(0, 0))(X))
+tr(lambda: vmap(lambda a: a, out_dims=3)(X))
+tr(lambda: vmap(lambda a: a, out_dims='a')(X))
+tr(lambda: vmap(lambda a: a, randomness='foo')(X))
+tr(lambda: vmap(lambda a: a)())
+tr(lambda: vmap(lambda a: a)(torch.tensor(1.0)))
+tr(lambda: vmap(lambda a: a)([]))
+tr(lambda: vmap(lambda a: a, in_dims=({'b': 0},))({'a': X}))
+tr(lambda: vmap(lambda a: a[0], out_dims=None)(X))
+tr(lambda: vmap(lambda a: a, chunk_size=0)(X))
+tr(lambda: vmap(lambda a: a + torch.rand(3))(X))
+tr(lambda: vmap(lambda a: torch.nn.functional.dropout(a, 0.5))(X))
+""",
+    "vmap_randomness": """
+torch.manual_seed(0)
+r = vmap(lambda a: a * 0 + torch.rand(()), randomness='same')(torch.zeros(4))
+print(r[0] == r, torch.rand(()))
+r = vmap(lambda a: a * 0 + torch.rand(()), randomness='different')(torch.zeros(4))
+print(r.unique().numel())
+""",
+    "vmap_grad": """
+X = torch.arange(12.0, dtype=torch.float64).reshape(4, 3) / 5 - 1
+f = lambda a: (a.sin() * a).sum()
+print(vmap(grad(f))(X))
+print(vmap(jacrev(lambda a: a.exp() * a.sum()))(X[:2]))
+print(vmap(hessian(f))(X[:2]))
+print(grad(lambda A: vmap(f)(A).sum())(X))
+Xr = X.clone().requires_grad_()
+vmap(lambda a: a.sin())(Xr).pow(2).sum().backward(); print(Xr.grad)
+print(vmap(grad(lambda a, b: (a * b).sum()), in_dims=(0, None))(X, y))
+""",
+    "per_sample_grads": """
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 2).double()
+data = torch.randn(5, 3, dtype=torch.float64); target = torch.randn(5, 2, dtype=torch.float64)
+params = {k: v.detach() for k, v in model.named_parameters()}
+def loss(p, xb, yb):
+    out = functional_call(model, p, (xb.unsqueeze(0),))
+    return torch.nn.functional.mse_loss(out, yb.unsqueeze(0))
+g = vmap(grad(loss), in_dims=(None, 0, 0))(params, data, target)
+print(g)
+for i in range(2):
+    model.zero_grad(); torch.nn.functional.mse_loss(model(data[i:i+1]), target[i:i+1]).backward()
+    print(model.weight.grad, model.bias.grad)
+print(functional_call(model, {'weight': torch.zeros(2, 3, dtype=torch.float64)}, data[:2]))
+print(model.weight.requires_grad, type(model.weight).__name__)
+""",
+    "functional_call": """
+torch.manual_seed(0)
+m = torch.nn.Linear(2, 2)
+v = torch.randn(2)
+print(functional_call(m, {'weight': torch.zeros(2, 2)}, v))
+print(functional_call(m, ({'weight': torch.eye(2)}, {'bias': torch.ones(2)}), (v,)))
+print(functional_call(m, {'weight': torch.eye(2)}, kwargs={'input': v}))
+print(functional_call(m, {'weight': torch.zeros(2, 2), 'foo': torch.zeros(1)}, v))
+tr(lambda: functional_call(m, {'weight': torch.zeros(2, 2), 'foo': torch.zeros(1)}, v, strict=True))
+tr(lambda: functional_call(m, {'weight': torch.zeros(2, 2)}, v, strict=True))
+tr(lambda: functional_call(m, ({'weight': torch.zeros(2, 2)}, {'weight': torch.zeros(2, 2)}), v))
+tr(lambda: functional_call(m, 3, v))
+class T(torch.nn.Module):
+    def __init__(s):
+        super().__init__(); s.a = torch.nn.Linear(2, 2, bias=False); s.b = torch.nn.Linear(2, 2, bias=False)
+        s.b.weight = s.a.weight
+    def forward(s, v): return s.a(v) + s.b(v)
+t = T()
+print(functional_call(t, {'a.weight': torch.eye(2)}, v))
+tr(lambda: functional_call(t, {'a.weight': torch.eye(2), 'b.weight': torch.zeros(2, 2)}, v))
+print(functional_call(t, {'a.weight': torch.eye(2)}, v, strict=True))
+print(functional_call(t, {'a.weight': torch.eye(2), 'b.weight': torch.zeros(2, 2)}, v, tie_weights=False))
+bn = torch.nn.BatchNorm1d(2)
+print(functional_call(bn, {'running_mean': torch.ones(2)}, torch.randn(4, 2)).shape, bn.running_mean)
+""",
+    "stack_module_state": """
+torch.manual_seed(0)
+models = [torch.nn.Linear(3, 2) for _ in range(4)]
+params, buffers = stack_module_state(models)
+print({k: (tuple(v.shape), v.requires_grad, v.is_leaf) for k, v in params.items()}, buffers)
+data = torch.randn(5, 3)
+def run(p, b, xb): return functional_call(models[0], (p, b), (xb,))
+out = vmap(run, in_dims=(0, 0, None))(params, buffers, data)
+print(out.shape, torch.allclose(out[2], models[2](data)))
+bns = [torch.nn.BatchNorm1d(2) for _ in range(2)]
+p, b = stack_module_state(bns); print({k: tuple(v.shape) for k, v in b.items()})
+tr(lambda: stack_module_state([]))
+tr(lambda: stack_module_state([models[0], torch.nn.Linear(3, 2).eval()]))
+tr(lambda: stack_module_state([models[0], torch.nn.Conv1d(2, 2, 1)]))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_snippet(name):
+    assert_same(PRELUDE + SNIPPETS[name])
+
+
+def test_torch_vmap_is_func_vmap():
+    import taimatsu
+
+    assert taimatsu.vmap is taimatsu.func.vmap
