@@ -18,7 +18,12 @@ def _orders(lib, n, replicas, shuffle, drop_last, epoch, seed):
     out = []
     for rank in range(replicas):
         s = lib.utils.data.DistributedSampler(
-            list(range(n)), num_replicas=replicas, rank=rank, shuffle=shuffle, seed=seed, drop_last=drop_last
+            list(range(n)),
+            num_replicas=replicas,
+            rank=rank,
+            shuffle=shuffle,
+            seed=seed,
+            drop_last=drop_last,
         )
         if epoch is not None:
             s.set_epoch(epoch)
@@ -29,7 +34,13 @@ def _orders(lib, n, replicas, shuffle, drop_last, epoch, seed):
 @pytest.mark.parametrize("n,replicas", SIZES)
 @pytest.mark.parametrize(
     "shuffle,drop_last,epoch,seed",
-    [(True, False, None, 0), (True, True, 3, 0), (False, False, 2, 0), (False, True, None, 0), (True, False, 5, 41)],
+    [
+        (True, False, None, 0),
+        (True, True, 3, 0),
+        (False, False, 2, 0),
+        (False, True, None, 0),
+        (True, False, 5, 41),
+    ],
 )
 def test_rank_orders_match_torch(n, replicas, shuffle, drop_last, epoch, seed):
     want = _orders(torch, n, replicas, shuffle, drop_last, epoch, seed)

@@ -1,6 +1,7 @@
 """``torch.optim``: optimizers and learning-rate schedulers, built on Tensor ops."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
+from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -13,11 +14,13 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = [
     "ASGD",
     "LBFGS",
     "SGD",
+    "Adafactor",
     "Adadelta",
     "Adagrad",
     "Adam",
@@ -28,5 +31,7 @@ __all__ = [
     "RAdam",
     "RMSprop",
     "Rprop",
+    "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
 ]  # fmt: skip

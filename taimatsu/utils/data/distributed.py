@@ -65,7 +65,11 @@ class DistributedSampler(Sampler):
         else:
             pad = self.total_size - len(indices)
             # A dataset shorter than the padding is repeated whole as often as needed.
-            indices += (indices * math.ceil(pad / len(indices)))[:pad] if pad > len(indices) else indices[:pad]
+            indices += (
+                (indices * math.ceil(pad / len(indices)))[:pad]
+                if pad > len(indices)
+                else indices[:pad]
+            )
         return iter(indices[self.rank : self.total_size : self.num_replicas])
 
     def __len__(self) -> int:
