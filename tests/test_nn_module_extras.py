@@ -312,3 +312,109 @@ def test_functional_call_tied_weights_and_buffers():
         return out
 
     _same(run)
+
+
+# ---- legacy (non-full) backward hooks --------------------------------------------------------------
+def _legacy_cases(nn, lib):
+    class Two(nn.Module):
+        def forward(self, x):
+            return x * 2, x + 1
+
+    class Multi(nn.Module):
+        def forward(self, x):
+            return (x * 2).sum(1)
+
+    class Nested(nn.Module):
+        def forward(self, x):
+            return [x * 2]
+
+    class Dict(nn.Module):
+        def forward(self, x):
+            return {"a": x * 3}
+
+    class Kw(nn.Module):
+        def forward(self, x, y=None):
+            return x * y
+
+    def leaf(*shape):
+        return (lib.arange(float(np.prod(shape))).reshape(*shape) / 7 - 0.4).requires_grad_()
+
+    return [
+        ("lin", nn.Linear(3, 2), lambda: (leaf(2, 3),)),
+        ("lin_nograd_in", nn.Linear(3, 2), lambda: (leaf(2, 3).detach(),)),
+        ("lin3d", nn.Linear(3, 2), lambda: (leaf(2, 2, 3),)),
+        ("relu", nn.ReLU(), lambda: (leaf(2, 3),)),
+        ("tanh_nonleaf", nn.Tanh(), lambda: (leaf(2, 3) * 1,)),
+        ("seq", nn.Sequential(nn.Linear(3, 2), nn.Tanh()), lambda: (leaf(2, 3),)),
+        ("two", Two(), lambda: (leaf(2, 3),)),
+        ("multi", Multi(), lambda: (leaf(2, 3),)),
+        ("nested", Nested(), lambda: (leaf(2, 3),)),
+        ("dict", Dict(), lambda: (leaf(2, 3),)),
+        ("conv", nn.Conv2d(1, 2, 2), lambda: (leaf(2, 1, 3, 3),)),
+        ("bn", nn.BatchNorm1d(3), lambda: (leaf(4, 3),)),
+        ("mse", nn.MSELoss(), lambda: (leaf(2, 3), lib.ones(2, 3))),
+        ("kw", Kw(), lambda: (leaf(2),)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(14))
+def test_legacy_backward_hook_arguments_warnings_and_grads(case):
+    def run(nn, lib):
+        lib.manual_seed(0)
+        name, m, make = _legacy_cases(nn, lib)[case]
+        log = []
+
+        def hook(mod, gin, gout):
+            log.append((type(mod).__name__, [g if g is None else g.clone() for g in gin], gout))
+
+        m.register_backward_hook(hook)
+        inputs = make()
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            y = m(*inputs, y=lib.ones(2)) if name == "kw" else m(*inputs)
+        first = y
+        while not isinstance(first, (tm.Tensor, torch.Tensor)):
+            first = first["a"] if isinstance(first, dict) else first[0]
+        gen = lib.Generator().manual_seed(1)
+        first.backward(lib.randn(first.shape, generator=gen))
+        grads = [inputs[0].grad if inputs[0].is_leaf else None] + [p.grad for p in m.parameters()]
+        return [(r.category.__name__, str(r.message)) for r in rec], first.grad_fn.name(), log, grads
+
+    _same(run)
+
+
+def test_legacy_backward_hook_replaces_grad_input_and_removal():
+    def run(nn, lib):
+        lib.manual_seed(0)
+        m = nn.Linear(2, 2)
+        m.register_backward_hook(lambda mod, gi, go: tuple(None if g is None else g * 10 for g in gi))
+        seen = []
+        # clones: PyTorch's AccumulateGrad may adopt (and later add into) a hook's tensor
+        h = m.register_backward_hook(lambda mod, gi, go: seen.append([g.clone() for g in gi]))
+        x = lib.tensor([[1.0, -2.0]], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m(x).sum().backward()
+            h.remove()
+            m(x).sum().backward()
+        return x.grad, m.bias.grad, m.weight.grad, seen, len(m._backward_hooks), m._is_full_backward_hook
+
+    _same(run)
+
+
+def test_legacy_and_full_backward_hooks_do_not_mix():
+    def run(nn, lib):
+        def hook(*a):
+            return None
+
+        out = []
+        m = nn.Linear(2, 2)
+        m.register_full_backward_hook(hook)
+        out.append(_catch(lambda: m.register_backward_hook(hook)))
+        m = nn.Linear(2, 2)
+        m.register_backward_hook(hook).remove()
+        out.append(_catch(lambda: m.register_full_backward_hook(hook)))  # the choice outlives the hook
+        out.append(_catch(lambda: m.register_full_backward_pre_hook(hook)) is None)
+        return out
+
+    _same(run)

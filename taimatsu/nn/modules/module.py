@@ -15,6 +15,7 @@ from collections import OrderedDict
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin
+from ._legacy_hooks import _LegacyBackwardHookMixin
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
 
 _global_forward_pre_hooks: dict = OrderedDict()
@@ -66,7 +67,7 @@ def _owner(module: Module, target: str) -> tuple[Module, str]:
     return mod, name
 
 
-class Module(_StateDictMixin, _ConversionMixin):
+class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
     """``torch.nn.Module``. Subclasses set attributes in ``__init__`` and define ``forward``."""
 
     dump_patches = False
@@ -461,12 +462,11 @@ class Module(_StateDictMixin, _ConversionMixin):
                     args = res if isinstance(res, tuple) else (res,)
             state["args"], state["kwargs"] = args, kwargs
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        full_hooks = self._full_backward_hooks()
+        if full_hooks or self._backward_pre_hooks:
             from ._hooks import BackwardHook
 
-            bw_hook = BackwardHook(
-                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
-            )
+            bw_hook = BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
             args = bw_hook.setup_input_hook(args)
             state["args"] = args
         result = self.forward(*args, **kwargs)
@@ -491,6 +491,8 @@ class Module(_StateDictMixin, _ConversionMixin):
                     stacklevel=2,
                 )
             result = bw_hook.setup_output_hook(result)
+        if self._backward_hooks and self._is_full_backward_hook is False:
+            self._attach_legacy_backward_hooks(args, result)
         return result
 
     def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
