@@ -48,7 +48,7 @@ class _Level:
     def fresh(self, x, owned: bool = False) -> Tensor:
         """The tensor ``func`` sees in place of ``x``."""
         if not isinstance(x, Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")  # noqa: TRY004 (PyTorch's type)
         if x.requires_grad and self.outer_grad and not owned:
             return x.view_as(x)
         y = x.detach().requires_grad_(True)
@@ -58,7 +58,11 @@ class _Level:
 
     def unwrap(self, t):
         """``t`` as the caller sees it: detached unless an outer level can differentiate it."""
-        if isinstance(t, Tensor) and t.requires_grad and not (self.outer_grad and _live(t, self.level)):
+        if (
+            isinstance(t, Tensor)
+            and t.requires_grad
+            and not (self.outer_grad and _live(t, self.level))
+        ):
             return t.detach()
         return t
 
@@ -109,10 +113,10 @@ def _check_argnums(argnums, nargs: int) -> tuple:
             raise RuntimeError("argnums must be non-empty")
         nums = argnums
     else:
-        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")  # noqa: TRY004 (PyTorch's type)
     for a in nums:
         if not isinstance(a, int):
-            raise RuntimeError(f"argnum must be int, got: {type(a)}")
+            raise RuntimeError(f"argnum must be int, got: {type(a)}")  # noqa: TRY004 (PyTorch's type)
         if not -nargs <= a < nargs:
             raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
     normal = tuple(a % nargs for a in nums)
@@ -138,7 +142,9 @@ def _split_aux(output, has_aux: bool, api: str):
     if not has_aux:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
-        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+        raise RuntimeError(
+            f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
     return output
 
 
@@ -146,7 +152,7 @@ def _unwrap_aux(lvl: _Level, aux):
     leaves, spec = tree_flatten(aux)
     for x in leaves:
         if not isinstance(x, Tensor):
-            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")  # noqa: TRY004 (PyTorch's type)
     return tree_unflatten([lvl.unwrap(x) for x in leaves], spec)
 
 
@@ -163,10 +169,14 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
             nums, diff = _diff_args(args, argnums)
             leaves, spec = tree_flatten(diff)
             inputs = [lvl.fresh(x) for x in leaves]
-            output = func(*_replace_args(args, nums, argnums, tree_unflatten(inputs, spec)), **kwargs)
+            output = func(
+                *_replace_args(args, nums, argnums, tree_unflatten(inputs, spec)), **kwargs
+            )
             output, aux = _split_aux(output, has_aux, api)
             if not isinstance(output, Tensor):
-                raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
+                raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                    f"{api}: Expected f(*args) to return a Tensor, got {type(output)}"
+                )
             if output.dim() != 0:
                 raise RuntimeError(
                     f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with {output.dim()} dims. "
@@ -199,7 +209,9 @@ def grad(func, argnums=0, has_aux: bool = False):
 def _check_outputs(flat, api: str, what: str) -> None:
     for o in flat:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{api}: expected {what} to return only tensors, got unsupported type {type(o)}")
+            raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                f"{api}: expected {what} to return only tensors, got unsupported type {type(o)}"
+            )
 
 
 def vjp(func, *primals, has_aux: bool = False):
@@ -225,7 +237,7 @@ def vjp(func, *primals, has_aux: bool = False):
             )
         for i, (c, o) in enumerate(zip(cts, outs)):
             if not isinstance(c, Tensor):
-                raise RuntimeError(f"Expected tensors, got unsupported type {type(c)}")
+                raise RuntimeError(f"Expected tensors, got unsupported type {type(c)}")  # noqa: TRY004 (PyTorch's type)
             if c.shape != o.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {c.shape} and output[{i}] has a shape of "
@@ -233,9 +245,18 @@ def vjp(func, *primals, has_aux: bool = False):
                 )
         outer = is_grad_enabled()
         with enable_grad():
-            create = create_graph if create_graph is not None else outer and (
-                any(_live(o, lvl.level) for o in outs if o.requires_grad) or any(c.requires_grad for c in cts))
-            grads = _zeros_for_none(_grad_or_none(outs, inputs, cts, bool(create), retain_graph=True), inputs)
+            create = (
+                create_graph
+                if create_graph is not None
+                else outer
+                and (
+                    any(_live(o, lvl.level) for o in outs if o.requires_grad)
+                    or any(c.requires_grad for c in cts)
+                )
+            )
+            grads = _zeros_for_none(
+                _grad_or_none(outs, inputs, cts, bool(create), retain_graph=True), inputs
+            )
         if not create:
             grads = [g.detach() for g in grads]
         elif outer:
@@ -257,14 +278,18 @@ class _Linearized:
         leaves, self.in_spec = tree_flatten(primals)
         for p in leaves:
             if isinstance(p, Tensor) and not (p.is_floating_point() or p.is_complex()):
-                raise ValueError(f"Expected primal to be floating point or complex, but got: {p.dtype}")
+                raise ValueError(
+                    f"Expected primal to be floating point or complex, but got: {p.dtype}"
+                )
         self.inputs = [lvl.fresh(x) for x in leaves]
         output = func(*tree_unflatten(self.inputs, self.in_spec))
         output, aux = _split_aux(output, has_aux, api)
         self.outs, self.out_spec = tree_flatten(output)
         _check_outputs(self.outs, api, what)
         self.aux = aux
-        self.diff = [o for o in self.outs if o.requires_grad and (o.is_floating_point() or o.is_complex())]
+        self.diff = [
+            o for o in self.outs if o.requires_grad and (o.is_floating_point() or o.is_complex())
+        ]
         self.us = [lvl.fresh(o.new_zeros(o.shape), owned=True) for o in self.diff]
         self.gs = _grad_or_none(self.diff, self.inputs, self.us, True, retain_graph=True)
 
@@ -272,7 +297,10 @@ class _Linearized:
         outer = self.lvl.outer_grad and is_grad_enabled()
         with enable_grad():
             pairs = [(g, t) for g, t in zip(self.gs, tangents) if g is not None and g.requires_grad]
-            create = outer and (any(_live(g, self.lvl.level) for g, _ in pairs) or any(t.requires_grad for t in tangents))
+            create = outer and (
+                any(_live(g, self.lvl.level) for g, _ in pairs)
+                or any(t.requires_grad for t in tangents)
+            )
             if pairs and self.us:
                 res = _autograd_grad([g for g, _ in pairs], self.us, [t for _, t in pairs], allow_unused=True,
                                      retain_graph=True, create_graph=create)  # fmt: skip
@@ -293,7 +321,7 @@ class _Linearized:
 def _check_tangent_shapes(tangents, inputs) -> None:
     for t, p in zip(tangents, inputs):
         if not isinstance(t, Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")  # noqa: TRY004 (PyTorch's type)
         if t.shape != p.shape:
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the original Tensor, this "
@@ -307,7 +335,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     api = "jvp(f, primals, tangents)"
     for name, v in (("primals", primals), ("tangents", tangents)):
         if not isinstance(v, tuple):
-            raise RuntimeError(f"{api}: Expected {name} to be a tuple. E.g. it should be valid to call f(*primals).")
+            raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+                f"{api}: Expected {name} to be a tuple. E.g. it should be valid to call f(*primals)."
+            )
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
@@ -333,7 +363,9 @@ def linearize(func, *primals):
     def jvp_fn(*tangents):
         leaves, spec = tree_flatten(tangents)
         if spec != lin.in_spec:
-            raise RuntimeError(f"Expected the tangents {spec!r} to have the same argspec as the primals {lin.in_spec!r}")
+            raise RuntimeError(
+                f"Expected the tangents {spec!r} to have the same argspec as the primals {lin.in_spec!r}"
+            )
         for i, (t, p) in enumerate(zip(leaves, lin.inputs)):
             if t.shape != p.shape:
                 raise RuntimeError(
@@ -369,7 +401,9 @@ def _check_chunk(chunk_size, name: str) -> None:
         raise ValueError(f"{name}: `chunk_size` should be greater than 0.")
 
 
-def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False):
+def jacrev(
+    func, argnums=0, *, has_aux: bool = False, chunk_size=None, _preallocate_and_copy: bool = False
+):
     """The Jacobian by reverse mode: one VJP per output element (``chunk_size`` only validated)."""
     _check_chunk(chunk_size, "jacrev")
 
@@ -380,7 +414,10 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
         diff = (diff,) if isinstance(argnums, int) else diff
 
         def f(*d):
-            return func(*_replace_args(args, nums, argnums, d[0] if isinstance(argnums, int) else d), **kwargs)
+            return func(
+                *_replace_args(args, nums, argnums, d[0] if isinstance(argnums, int) else d),
+                **kwargs,
+            )
 
         res = vjp(f, *diff, has_aux=has_aux)
         output, vjp_fn = res[0], res[1]
@@ -390,7 +427,9 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size=None, _prealloc
         for i, o in enumerate(outs):
             rows = []
             for k in range(o.numel()):
-                cts = [_one_hot(o, k) if j == i else q.new_zeros(q.shape) for j, q in enumerate(outs)]
+                cts = [
+                    _one_hot(o, k) if j == i else q.new_zeros(q.shape) for j, q in enumerate(outs)
+                ]
                 rows.append(tree_flatten(vjp_fn(tree_unflatten(cts, out_spec)))[0])
             jac.append([
                 stack([r[j] for r in rows]).view(o.shape + x.shape) if rows else x.new_zeros(o.shape + x.shape)
@@ -412,7 +451,10 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
         diff = (diff,) if isinstance(argnums, int) else diff
 
         def f(*d):
-            return func(*_replace_args(args, nums, argnums, d[0] if isinstance(argnums, int) else d), **kwargs)
+            return func(
+                *_replace_args(args, nums, argnums, d[0] if isinstance(argnums, int) else d),
+                **kwargs,
+            )
 
         with _Level() as lvl:
             lin = _Linearized(lvl, f, diff, has_aux, "jvp(f, primals, tangents)", "f(*primals)")

@@ -23,10 +23,12 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 counts[k] = counts.get(k, 0) + 1
         repeated = [k for k, n in counts.items() if n > 1]
         if repeated:
-            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+            raise ValueError(
+                f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous"
+            )
         values = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
     else:
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 (PyTorch's type)
             "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
             f"{type(parameter_and_buffer_dicts)}"
         )
@@ -42,7 +44,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
 def _state_names(module) -> dict:
     """Every name of a parameter or buffer (tied ones under each of their names) -> the tensor."""
-    named = list(module.named_parameters(remove_duplicate=False)) + list(module.named_buffers(remove_duplicate=False))
+    named = list(module.named_parameters(remove_duplicate=False)) + list(
+        module.named_buffers(remove_duplicate=False)
+    )
     return dict(named)
 
 
@@ -79,7 +83,10 @@ def _reparametrize(module, values: dict, tie_weights: bool, strict: bool):
         if missing:
             errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
         if errors:
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(errors))
+            raise RuntimeError(
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
     undo = []
     try:
         for full, value in values.items():
@@ -112,7 +119,9 @@ def stack_module_state(models):
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode."
+        )
     if any(type(m) is not type(models[0]) for m in models):
         raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
 

@@ -102,7 +102,7 @@ def broadcast_to_and_flatten(prefix, spec: TreeSpec):
 
 
 def _broadcast(prefix, spec: TreeSpec, out: list) -> bool:
-    p_leaves, p_spec = tree_flatten(prefix)
+    _, p_spec = tree_flatten(prefix)
     if p_spec.type is None:
         out.extend([prefix] * spec.num_leaves)
         return True

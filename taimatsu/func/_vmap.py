@@ -35,7 +35,9 @@ def _name(func) -> str:
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """Map ``func`` over dimension ``in_dims`` of its inputs; see the module docstring."""
     if randomness not in _RANDOMNESS:
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -74,7 +76,7 @@ def _slice(x, dim, i):
 def _process_inputs(func, in_dims, args: tuple):
     name = _name(func)
     if not isinstance(in_dims, (int, tuple)):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 (PyTorch's type)
             f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>): expected `in_dims` to be int or a (potentially "
             f"nested) tuple matching the structure of inputs, got: {type(in_dims)}."
         )
@@ -127,12 +129,15 @@ def _stack_outputs(func, out_dims, outputs: list, batch: int):
 
     name = _name(func)
     flat0, spec = tree_flatten(outputs[0])
-    if not (out_dims is None or isinstance(out_dims, (int, tuple, list))) or isinstance(out_dims, bool):
+    if not (out_dims is None or isinstance(out_dims, (int, tuple, list, dict))):
         raise ValueError(
             f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python collection of ints "
             "representing where in the outputs the vmapped dimension should appear."
         )
-    dims = broadcast_to_and_flatten(out_dims, spec)
+    single = spec.type is None and isinstance(out_dims, tuple) and len(out_dims) == 1
+    dims = broadcast_to_and_flatten(
+        out_dims[0] if single else out_dims, spec
+    )  # (0,) serves one tensor
     if dims is None:
         raise ValueError(
             f"vmap({name}, ..., out_dims={out_dims!r})(<inputs>): out_dims is not compatible with the structure of "
@@ -146,7 +151,7 @@ def _stack_outputs(func, out_dims, outputs: list, batch: int):
             result.append(_unbatched(name, first, column))
             continue
         if not isinstance(first, Tensor):
-            raise ValueError(
+            raise ValueError(  # noqa: TRY004 (PyTorch's type)
                 f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(first)}. Did you mean to set "
                 "out_dims= to None for output?"
             )
@@ -166,7 +171,9 @@ def _unbatched(name: str, first, column: list):
         return first
     for t in column[1:]:
         if t is not first and not (t.shape == first.shape and bool((t == first).all())):
-            raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+            raise ValueError(
+                f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None"
+            )
     return first
 
 
