@@ -85,32 +85,33 @@ def test_adafactor_batched_matrix_scalar_and_float32_params():
         rng.standard_normal(6).astype(np.float32),
     ]
 
+    # The same gradients in both frameworks (float32 autograd may differ in the last ulp).
+    grads = [
+        [rng.standard_normal(np.shape(a)).astype(np.float32) for a in arrays] for _ in range(8)
+    ]
+
     def run(lib):
         ps = [lib.tensor(a.copy(), requires_grad=True) for a in arrays]
-        opt = lib.optim.Adafactor(ps, lr=0.05)
+        opt = lib.optim.Adafactor(ps, lr=0.05, weight_decay=0.01)
         out = []
-        for i in range(8):
-            opt.zero_grad()
-            loss = (
-                (ps[0].sin().sum(-1) ** 2).sum()
-                + ps[1] ** 3 * (i + 1)
-                + (ps[2] * ps[2].cos()).sum()
-            )
-            loss.backward()
+        for step_grads in grads:
+            for p, g in zip(ps, step_grads):
+                p.grad = lib.tensor(g.copy())
             opt.step()
             out.append(_flat(ps))
         return np.array(out), opt
 
     want, o_opt = run(torch)
     got, t_opt = run(tm)
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+    # float32 norms are reduced in a different order: a few ulps
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     o_sd, t_sd = test_optim._to_plain(o_opt.state_dict()), test_optim._to_plain(t_opt.state_dict())
     assert [list(s) for s in t_sd["state"].values()] == [list(s) for s in o_sd["state"].values()]
     for i in o_sd["state"]:
         for k in o_sd["state"][i]:
             assert t_sd["state"][i][k][1:3] == o_sd["state"][i][k][1:3], (i, k)
             np.testing.assert_allclose(
-                t_sd["state"][i][k][3], o_sd["state"][i][k][3], rtol=1e-4, atol=1e-7
+                t_sd["state"][i][k][3], o_sd["state"][i][k][3], rtol=1e-5, atol=1e-8
             )
     assert t_sd["param_groups"] == o_sd["param_groups"]
 
