@@ -139,11 +139,17 @@ def test_adafactor_argument_errors_match_torch(kw):
 
 def test_adafactor_complex_param_error_matches_torch():
     def run(lib):
+        q = lib.ones(2, 3, requires_grad=True)
+        q.grad = lib.ones(2, 3)
         p = lib.zeros(2, dtype=lib.complex64, requires_grad=True)
         p.grad = lib.ones(2, dtype=lib.complex64)
-        return _error(lambda: lib.optim.Adafactor([p]).step())
+        opt = lib.optim.Adafactor([q, p])
+        err = _error(opt.step)
+        # q's state was created but q was not updated
+        return err, test_optim._to_plain(opt.state_dict()["state"]), q.tolist()
 
-    assert run(tm) == run(torch)
+    got, want = run(tm), run(torch)
+    cov._same(want, got)
 
 
 # ---- SparseAdam -----------------------------------------------------------------------------

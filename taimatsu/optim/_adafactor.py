@@ -5,7 +5,14 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops import creation as _cr
-from .optimizer import Optimizer, _closure_loss, _grads_and_state, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _closure_loss,
+    _grads_and_state,
+    _step_tensor,
+    _use_grad,
+    _value,
+)
 
 __all__ = ["Adafactor"]
 
@@ -57,17 +64,23 @@ class Adafactor(Optimizer):
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            # State for the whole group first, as PyTorch does (a complex parameter stops the
+            # step with the state of the parameters before it already created).
             for p in group["params"]:
-                if p.grad is not None and p.is_complex():
+                if p.grad is None:
+                    continue
+                if p.is_complex():
                     raise RuntimeError("Adafactor does not support complex parameters")
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor()
+                    _init_moments(state, p.grad)
             # A tensor lr stays a 0-d tensor, as in PyTorch: the step size is then rounded to
             # the lr's dtype (float32 for torch.tensor(0.05)).
             lr, beta2_decay, d = _scalar_lr(group["lr"]), group["beta2_decay"], group["d"]
             eps1, eps2 = group["eps"]
             weight_decay = group["weight_decay"]
             for p, grad, state in _grads_and_state(self, group):
-                if len(state) == 1:
-                    _init_moments(state, grad)
                 if eps1 is None:
                     eps1 = D.finfo(p.dtype).eps
                 _adafactor_step(p, grad, state, lr, beta2_decay, eps1, eps2, d, weight_decay)
