@@ -452,3 +452,59 @@ def test_swalr_errors_match_torch(kw):
         return _error(lambda: lib.optim.swa_utils.SWALR(opt, **kw))
 
     assert run(tm) == run(torch)
+
+
+def test_adafactor_resumes_from_state_dict_like_torch():
+    """Train 5 steps, save, load into a fresh optimizer, train 5 more: PyTorch's result."""
+    torch.manual_seed(0)
+    init = cov._model(torch).state_dict()
+
+    def run(lib):
+        model = _load(lib, cov._model(lib), init)
+        x, y = lib.tensor(cov.X), lib.tensor(cov.Y)
+        opt = lib.optim.Adafactor(model.parameters(), lr=0.04, weight_decay=0.05)
+        for i in range(10):
+            if i == 5:
+                sd = opt.state_dict()
+                opt = lib.optim.Adafactor(model.parameters())
+                opt.load_state_dict(sd)
+            opt.zero_grad()
+            lib.nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        return _flat(model.parameters()), test_optim._to_plain(opt.state_dict())
+
+    (got, got_sd), (want, want_sd) = run(tm), run(torch)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11)
+    cov._same(want_sd, got_sd)
+
+
+def test_averaged_model_state_dict_round_trip_and_device():
+    torch.manual_seed(6)
+    init = _bn_model(torch).state_dict()
+
+    def run(lib):
+        model = _load(lib, _bn_model(lib), init)
+        avg = lib.optim.swa_utils.AveragedModel(model, device="cpu")
+        for scale in (1.0, 3.0):
+            with lib.no_grad():
+                model[0].weight.mul_(scale)
+            avg.update_parameters(model)
+        other = lib.optim.swa_utils.AveragedModel(_load(lib, _bn_model(lib), init))
+        other.load_state_dict(avg.state_dict())
+        other.update_parameters(model)  # third model: averaged with n_averaged == 2
+        return other.n_averaged.item(), _flat(other.parameters()), str(avg.n_averaged.device)
+
+    got, want = run(tm), run(torch)
+    assert got[0] == want[0] == 3 and got[2] == want[2] == "cpu"
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+
+
+def test_swalr_get_lr_outside_step_warns_like_torch():
+    def run(lib):
+        opt = lib.optim.SGD([lib.zeros(1, requires_grad=True)], lr=0.1)
+        sched = lib.optim.swa_utils.SWALR(opt, swa_lr=0.01, anneal_epochs=3)
+        with pytest.warns(UserWarning) as record:
+            lrs = sched.get_lr()
+        return lrs, [str(w.message) for w in record]
+
+    assert run(tm) == run(torch)
