@@ -8,6 +8,8 @@ from autograd_oracle import assert_same
 torch = pytest.importorskip("torch")
 
 PRELUDE = """
+import warnings
+warnings.filterwarnings("ignore", "Attempted to insert a get_attr")  # PyTorch's linearize traces with FX
 F = torch.func  # an import statement would load real torch.func under both libraries
 functional_call, grad, grad_and_value, hessian = F.functional_call, F.grad, F.grad_and_value, F.hessian
 jacfwd, jacrev, jvp, linearize, vjp, vmap = F.jacfwd, F.jacrev, F.jvp, F.linearize, F.vjp, F.vmap
@@ -83,8 +85,6 @@ tr(lambda: vjp(lambda a: a, 3.0))
 tr(lambda: vjp(lambda a: a, x, has_aux=True))
 """,
     "jvp_linearize": """
-import warnings
-warnings.filterwarnings("ignore", "Attempted to insert a get_attr")  # PyTorch's linearize traces with FX
 print(jvp(lambda a: a.sin() * a, (x,), (y,)))
 print(jvp(lambda a, b: (a * b, a.exp()), (x, y), (y, x)))
 print(jvp(lambda a, b: b * 2, (x, y), (x, y)))
@@ -193,6 +193,30 @@ print(grad(lambda A: vmap(f)(A).sum())(X))
 Xr = X.clone().requires_grad_()
 vmap(lambda a: a.sin())(Xr).pow(2).sum().backward(); print(Xr.grad)
 print(vmap(grad(lambda a, b: (a * b).sum()), in_dims=(0, None))(X, y))
+""",
+    "levels_and_autograd": """
+xr = x.clone().requires_grad_()
+w = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+o, t = jvp(lambda a: a.sin() * w, (x,), (x,)); print(o.requires_grad, t.requires_grad)
+o, t = jvp(lambda a: a.sin(), (xr,), (x,)); print(o.requires_grad, t.requires_grad)
+o, t = jvp(lambda a: a.sin(), (x,), (xr,)); print(o.requires_grad, t.requires_grad)
+t.sum().backward(); print(xr.grad); xr.grad = None
+o, fn = vjp(lambda a: a.sin(), xr); g, = fn(x); print(o.requires_grad, g.requires_grad)
+g.sum().backward(); print(xr.grad); xr.grad = None
+o, fn = vjp(lambda a: a.sin(), x); g, = fn(xr); print(o.requires_grad, g.requires_grad)
+J = jacrev(lambda a: a.sin() * w)(x); print(J.requires_grad); J.sum().backward(); print(w.grad); w.grad = None
+J = jacfwd(lambda a: a.sin() * w)(x); print(J.requires_grad); J.sum().backward(); print(w.grad); w.grad = None
+H = hessian(lambda a: (a.sin() * w).sum())(xr); print(H.requires_grad); H.sum().backward(); print(xr.grad, w.grad); xr.grad=None; w.grad=None
+G = vmap(grad(lambda a: (a.sin() * w).sum()))(xr * torch.ones(2, 3, dtype=torch.float64)); print(G.requires_grad); G.sum().backward(); print(xr.grad, w.grad); xr.grad=None; w.grad=None
+g, v = grad_and_value(lambda a: (a * w).sum())(x); print(g.requires_grad, v.requires_grad)
+print(grad(lambda a: grad(lambda b: (b * a).sum())(x).sum())(x))
+print(jacrev(lambda a: jvp(lambda b: b * a, (x,), (a,))[1])(x))
+print(jacfwd(lambda a: vjp(lambda b: b.exp() * a, x)[1](a)[0])(x))
+o, f = linearize(lambda a: a.exp() * w, x); t = f(x); print(o.requires_grad, t.requires_grad)
+print(vmap(jacfwd(lambda a: a.exp() * a.sum()))(torch.ones(2, 2, dtype=torch.float64)))
+print(vmap(vmap(grad(lambda a: a.sin())))(torch.ones(2, 3, dtype=torch.float64)))
+with torch.no_grad():
+    o, t = jvp(lambda a: a.sin() * w, (x,), (x,)); print(o.requires_grad, t.requires_grad)
 """,
     "per_sample_grads": """
 torch.manual_seed(0)

@@ -226,6 +226,7 @@ def vjp(func, *primals, has_aux: bool = False):
         outs, out_spec = tree_flatten(output)
         _check_outputs(outs, api, "f(*primals)")
         result = tree_unflatten([lvl.unwrap(o) for o in outs], out_spec)
+        outs_live = any(_live(o, lvl.level) for o in outs if o.requires_grad)
         aux = _unwrap_aux(lvl, aux) if has_aux else None
 
     def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph=None):
@@ -248,11 +249,7 @@ def vjp(func, *primals, has_aux: bool = False):
             create = (
                 create_graph
                 if create_graph is not None
-                else outer
-                and (
-                    any(_live(o, lvl.level) for o in outs if o.requires_grad)
-                    or any(c.requires_grad for c in cts)
-                )
+                else outer and (outs_live or any(c.requires_grad for c in cts))
             )
             grads = _zeros_for_none(
                 _grad_or_none(outs, inputs, cts, bool(create), retain_graph=True), inputs
@@ -292,15 +289,13 @@ class _Linearized:
         ]
         self.us = [lvl.fresh(o.new_zeros(o.shape), owned=True) for o in self.diff]
         self.gs = _grad_or_none(self.diff, self.inputs, self.us, True, retain_graph=True)
+        self.gs_live = any(g is not None and _live(g, lvl.level) for g in self.gs)
 
     def apply(self, tangents: list) -> list:
         outer = self.lvl.outer_grad and is_grad_enabled()
         with enable_grad():
             pairs = [(g, t) for g, t in zip(self.gs, tangents) if g is not None and g.requires_grad]
-            create = outer and (
-                any(_live(g, self.lvl.level) for g, _ in pairs)
-                or any(t.requires_grad for t in tangents)
-            )
+            create = outer and (self.gs_live or any(t.requires_grad for t in tangents))
             if pairs and self.us:
                 res = _autograd_grad([g for g, _ in pairs], self.us, [t for _, t in pairs], allow_unused=True,
                                      retain_graph=True, create_graph=create)  # fmt: skip
