@@ -259,6 +259,17 @@ print(functional_call(t, {'a.weight': torch.eye(2), 'b.weight': torch.zeros(2, 2
 bn = torch.nn.BatchNorm1d(2)
 print(functional_call(bn, {'running_mean': torch.ones(2)}, torch.randn(4, 2)).shape, bn.running_mean)
 """,
+    "replace_bn": """
+m = torch.nn.Sequential(torch.nn.BatchNorm1d(2), torch.nn.Linear(2, 2), torch.nn.Sequential(torch.nn.BatchNorm2d(3)),
+                        torch.nn.InstanceNorm1d(2, track_running_stats=True))
+print(F.replace_all_batch_norm_modules_(m) is m)
+for sub in m.modules():
+    print(type(sub).__name__, getattr(sub, 'running_mean', '-'), getattr(sub, 'running_var', '-'),
+          getattr(sub, 'num_batches_tracked', '-'), getattr(sub, 'track_running_stats', '-'))
+print(list(dict(m.named_buffers())))
+torch.manual_seed(0)
+print(vmap(m[0])(torch.randn(3, 4, 2)).detach())
+""",
     "stack_module_state": """
 torch.manual_seed(0)
 models = [torch.nn.Linear(3, 2) for _ in range(4)]

@@ -137,3 +137,17 @@ def stack_module_state(models):
     params = {k: stacked(k, [p[k] for p in all_params]) for k in all_params[0]}
     buffers = {k: stacked(k, [b[k] for b in all_buffers]) for k in all_buffers[0]}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """In place: every BatchNorm in ``root`` stops tracking running statistics (its running
+    buffers become None), so that it can run under ``vmap``; returns ``root``."""
+    from ..nn.modules.batchnorm import _BatchNorm
+
+    for m in root.modules():
+        if isinstance(m, _BatchNorm):
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

@@ -17,6 +17,7 @@ Deviations, all consequences of running per sample:
 - An output with ``out_dims=None`` is accepted when it is equal for every sample (PyTorch checks
   whether it depends on a mapped input instead).
 - With a batch of size 0, ``func`` runs once on a zero-filled sample to learn the output shapes.
+- A result's ``grad_fn`` is ``StackBackward0`` (PyTorch's depends on the batching rules).
 - ``chunk_size`` is validated and otherwise has nothing to change.
 """
 
