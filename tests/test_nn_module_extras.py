@@ -23,14 +23,36 @@ BOTH = [(tnn, tm), (onn, torch)]
 
 def _plain(x):
     if isinstance(x, (tm.Tensor, torch.Tensor)):
-        return ("tensor", tuple(x.shape), str(x.dtype).split(".")[-1], np.round(x.detach().numpy(), 5).tolist())
+        return _Values(x.detach().numpy(), str(x.dtype).split(".")[-1])
     if isinstance(x, BaseException):
         return (type(x).__name__, str(x))
+    if isinstance(x, (tm.dtype, torch.dtype)):
+        return str(x)
+    if isinstance(x, (tm.Size, torch.Size)):
+        return ("Size", tuple(x))
     if isinstance(x, dict):
         return [(k, _plain(v)) for k, v in x.items()]
     if isinstance(x, (list, tuple)):
         return type(x).__name__, [_plain(v) for v in x]
     return x
+
+
+class _Values:
+    """A tensor's values for ``==``: same shape and dtype, equal within float32 round-off."""
+
+    def __init__(self, array, dtype):
+        self.array, self.dtype = array, dtype
+
+    def __eq__(self, other):
+        if not isinstance(other, _Values):
+            return False
+        a, b = self.array, other.array
+        if (a.shape, self.dtype) != (b.shape, other.dtype):
+            return False
+        return bool(np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)) if a.dtype.kind in "fc" else (a == b).all()
+
+    def __repr__(self):
+        return f"tensor{self.array.shape}[{self.dtype}]{self.array.ravel()[:6].tolist()}"
 
 
 def _same(run):
@@ -415,6 +437,148 @@ def test_legacy_and_full_backward_hooks_do_not_mix():
         m.register_backward_hook(hook).remove()
         out.append(_catch(lambda: m.register_full_backward_hook(hook)))  # the choice outlives the hook
         out.append(_catch(lambda: m.register_full_backward_pre_hook(hook)) is None)
+        return out
+
+    _same(run)
+
+
+# ---- nn.utils: spectral_norm (hook API) ----------------------------------------------------------
+def test_spectral_norm_hook_api_matches_pytorch():
+    def run(nn, lib):
+        U = nn.utils
+        lib.manual_seed(0)
+        m = nn.Linear(4, 3)
+        U.spectral_norm(m)
+        out = [sorted(n for n, _ in m.named_parameters()), list(m._buffers), type(m.weight).__name__,
+               m.weight_u.clone(), m.weight_v.clone()]  # fmt: skip
+        x = lib.randn(2, 4)
+        y = m(x)
+        out += [y, y.grad_fn.name(), m.weight.grad_fn.name(), m.weight_u.clone(), m.weight_v.clone()]
+        y.sum().backward()
+        out += [m.weight_orig.grad, m.bias.grad, m(x)]
+        m.eval()
+        out += [m(x), m.weight_u.clone()]
+        sd = m.state_dict()
+        out += [list(sd), list(sd._metadata.items())]
+        out.append(_catch(lambda: U.spectral_norm(m)))
+        out.append(_catch(lambda: U.spectral_norm(nn.Linear(2, 2), n_power_iterations=0)))
+        m2 = nn.Linear(4, 3)
+        U.spectral_norm(m2)
+        out += [repr(m2.load_state_dict(sd)), m2(x)]
+        # a checkpoint from before the version: the normalized weight instead of weight_v
+        old = {k: v for k, v in sd.items() if k != "weight_v"}
+        old["weight"] = m.weight.detach()
+        m3 = nn.Linear(4, 3)
+        U.spectral_norm(m3)
+        m3.eval()
+        out += [repr(m3.load_state_dict(old)), m3(x)]
+        m4 = nn.Linear(4, 3)
+        U.spectral_norm(m4)
+        out.append(_catch(lambda: m4.load_state_dict({"weight_orig": sd["weight_orig"], "bias": sd["bias"]})))
+        U.remove_spectral_norm(m)
+        out += [sorted(n for n, _ in m.named_parameters()), list(m._buffers), m.weight, type(m.weight).__name__]
+        out += [len(m._forward_pre_hooks), len(m._state_dict_hooks)]
+        out.append(_catch(lambda: U.remove_spectral_norm(m)))
+        out.append(_catch(lambda: m.load_state_dict(m.state_dict())))  # PyTorch's leftover load hook
+        return out
+
+    _same(run)
+
+
+@pytest.mark.parametrize("conv", ["ConvTranspose2d", "Conv2d", "Conv1d"])
+def test_spectral_norm_conv_dims_and_gradients(conv):
+    o_mod = getattr(onn, conv)(2, 3, 2)
+    t_mod = getattr(tnn, conv)(2, 3, 2)
+    copy_weights(t_mod, o_mod)
+    kw = {"n_power_iterations": 3} if conv != "Conv2d" else {"dim": 1, "eps": 1e-3}
+    torch.manual_seed(5)
+    onn.utils.spectral_norm(o_mod, **kw)
+    tm.manual_seed(5)
+    tnn.utils.spectral_norm(t_mod, **kw)
+    close(t_mod.weight_u, o_mod.weight_u)
+    close(t_mod.weight_v, o_mod.weight_v)
+    ox = torch.randn(2, 2, *([4, 4] if "2d" in conv else [5]))
+    for _ in range(2):
+        oy, ty = o_mod(ox), t_mod(T(ox))
+        close(ty, oy, 1e-4, 1e-5)
+        g = torch.randn(oy.shape)
+        oy.backward(g)
+        ty.backward(T(g))
+    close(t_mod.weight_orig.grad, o_mod.weight_orig.grad, 1e-4, 1e-5)
+    close(t_mod.weight_u, o_mod.weight_u, 1e-4, 1e-5)
+
+
+# ---- nn.utils: BatchNorm fusion, skip_init ----------------------------------------------------------
+FUSE = [("Conv2d", "BatchNorm2d", {}, {}, False), ("Conv1d", "BatchNorm1d", {"bias": False}, {"affine": False}, False),
+        ("ConvTranspose2d", "BatchNorm2d", {}, {}, True), ("Conv3d", "BatchNorm3d", {}, {}, False)]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", FUSE, ids=[c[0] for c in FUSE])
+def test_fuse_conv_bn_eval(case):
+    conv_name, bn_name, conv_kw, bn_kw, transpose = case
+
+    def run(nn, lib):
+        lib.manual_seed(0)
+        conv, bn = getattr(nn, conv_name)(2, 3, 2, **conv_kw), getattr(nn, bn_name)(3, **bn_kw)
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        if bn.weight is not None:
+            bn.weight.data.uniform_(0.5, 1.5)
+            bn.bias.data.uniform_(-1, 1)
+        out = [_catch(lambda: nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose))]
+        conv.eval()
+        bn.eval()
+        f = nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        x = lib.randn(2, 2, *[4] * (int(conv_name[-2]) if conv_name[-2].isdigit() else 1))
+        y = f(x)
+        out += [f is conv, type(f.weight).__name__, f.bias.requires_grad, f.training, y, (y - bn(conv(x))).abs().max() < 1e-5]
+        y.sum().backward()
+        out += [f.weight.grad, conv.weight.grad]
+        return out
+
+    _same(run)
+
+
+def test_fuse_linear_bn_and_weights_functions():
+    def run(nn, lib):
+        U = nn.utils
+        lib.manual_seed(0)
+        lin, bn = nn.Linear(3, 2), nn.BatchNorm1d(2)
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        out = [_catch(lambda: U.fuse_linear_bn_eval(lin, bn))]
+        lin.eval()
+        bn.eval()
+        f = U.fuse_linear_bn_eval(lin, bn)
+        x = lib.randn(4, 3)
+        out += [f(x), (f(x) - bn(lin(x))).abs().max() < 1e-5, f.bias.requires_grad]
+        out += list(U.fuse_linear_bn_weights(lin.weight, None, bn.running_mean, bn.running_var, 1e-5, bn.weight, bn.bias))
+        w, b = U.fuse_conv_bn_weights(lib.ones(3, 2, 1, 1, dtype=lib.float64), None, lib.zeros(3), lib.ones(3) * 4, 1e-5,
+                                      None, None)  # fmt: skip
+        out += [w, b, type(w).__name__, w.requires_grad, b.requires_grad]
+        lin1, bn1 = nn.Linear(3, 2).eval(), nn.BatchNorm1d(1).eval()
+        bn1.running_mean.fill_(0.5)
+        out.append(U.fuse_linear_bn_eval(lin1, bn1)(x))
+        out.append(_catch(lambda: U.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), nn.BatchNorm1d(3).eval())))
+        no_stats = nn.BatchNorm1d(2, track_running_stats=False).eval()
+        out.append(_catch(lambda: U.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), no_stats)))
+        return out
+
+    _same(run)
+
+
+def test_skip_init_shapes_errors_and_random_stream():
+    def run(nn, lib):
+        U = nn.utils
+        lib.manual_seed(3)
+        m = U.skip_init(nn.Linear, 3, 2, bias=False)
+        out = [repr(m), m.weight.shape, m.weight.dtype, m.weight.requires_grad, type(m.weight).__name__]
+        out.append(lib.randn(3))  # construction drew no random numbers
+        m = U.skip_init(nn.Linear, 3, 2, device="cpu", dtype=lib.float64)
+        out += [m.weight.dtype, m.bias.shape, str(m.bias.device)]
+        m = U.skip_init(nn.BatchNorm1d, 3)
+        out.append([(k, v.shape, v.dtype) for k, v in m.state_dict().items()])
+        out += [_catch(lambda: U.skip_init(int)), _catch(lambda: U.skip_init(nn.ReLU))]
         return out
 
     _same(run)
