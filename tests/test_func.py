@@ -182,6 +182,15 @@ r = vmap(lambda a: a * 0 + torch.rand(()), randomness='same')(torch.zeros(4))
 print(r[0] == r, torch.rand(()))
 r = vmap(lambda a: a * 0 + torch.rand(()), randomness='different')(torch.zeros(4))
 print(r.unique().numel())
+torch.manual_seed(0)
+print(vmap(lambda a: a + torch.rand(3), randomness='different')(torch.zeros(2, 3)))
+torch.manual_seed(0)
+print(vmap(lambda a: a + torch.rand(3), randomness='same')(torch.zeros(2, 3)), torch.rand(1))
+torch.manual_seed(0)
+print(vmap(lambda a: a + torch.randn(2), randomness='different')(torch.zeros(3, 2)))
+torch.manual_seed(0)
+print(vmap(torch.nn.Dropout(0.5), randomness='different')(torch.ones(2, 4)))
+tr(lambda: vmap(vmap(lambda a: a + torch.rand(()), randomness='same'))(torch.zeros(2, 2)))
 """,
     "vmap_grad": """
 X = torch.arange(12.0, dtype=torch.float64).reshape(4, 3) / 5 - 1

@@ -11,8 +11,9 @@ Deviations, all consequences of running per sample:
 
 - ``randomness="error"`` notices a random op by the default generator's state changing during a
   call (a sampler given its own ``generator=`` goes unnoticed); ``"same"`` replays the generator
-  state for every sample; ``"different"`` draws sample after sample, so the numbers are not the
-  ones PyTorch's batched draw gives.
+  state for every sample; ``"different"`` draws sample after sample, which gives PyTorch's numbers
+  when the per-sample draws add up to its batched draw (uniform draws, small normal draws) and
+  other numbers from the same distribution otherwise.
 - ``.item()`` and data-dependent Python control flow work inside ``func`` (PyTorch refuses them).
 - An output with ``out_dims=None`` is accepted when it is equal for every sample (PyTorch checks
   whether it depends on a mapped input instead).
