@@ -123,6 +123,47 @@ tr(lambda: jacfwd(lambda a: a, has_aux=True)(x))
 tr(lambda: jacrev(lambda a: a, argnums=3)(x))
 tr(lambda: jacrev(lambda a: a, chunk_size=0)(x))
 """,
+    "tutorial_jacobians": """
+torch.manual_seed(0)
+D = 4
+weight = torch.randn(D, D, dtype=torch.float64); bias = torch.randn(D, dtype=torch.float64)
+xs = torch.randn(3, D, dtype=torch.float64)
+def predict(weight, bias, v):
+    return torch.nn.functional.linear(v, weight, bias).tanh()
+print(jacrev(predict, argnums=2)(weight, bias, xs[0]))
+print(jacfwd(predict, argnums=2)(weight, bias, xs[0]))
+ws, bs = jacrev(predict, argnums=(0, 1))(weight, bias, xs[0]); print(ws.shape, bs)
+print(vmap(jacrev(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xs))
+print(vmap(jacfwd(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xs).shape)
+print(hessian(predict, argnums=2)(weight, bias, xs[0])[0])
+print(jacfwd(jacrev(predict, argnums=2), argnums=2)(weight, bias, xs[0]).shape)
+""",
+    "per_sample_cnn": """
+torch.manual_seed(0)
+class CNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 3, 3); self.fc = torch.nn.Linear(3 * 2 * 2, 4)
+    def forward(self, v):
+        v = torch.nn.functional.max_pool2d(self.conv(v).relu(), 2)
+        return torch.nn.functional.log_softmax(self.fc(v.flatten(1)), dim=1)
+model = CNN().double()
+data = torch.randn(5, 1, 6, 6, dtype=torch.float64); targets = torch.tensor([0, 3, 1, 2, 3])
+params = {k: v.detach() for k, v in model.named_parameters()}
+buffers = {k: v.detach() for k, v in model.named_buffers()}
+def compute_loss(params, buffers, sample, target):
+    predictions = functional_call(model, (params, buffers), (sample.unsqueeze(0),))
+    return torch.nn.functional.nll_loss(predictions, target.unsqueeze(0))
+grads = vmap(grad(compute_loss), in_dims=(None, None, 0, 0))(params, buffers, data, targets)
+print({k: tuple(v.shape) for k, v in grads.items()})
+print(grads['fc.bias'])
+ok = True
+for i in range(5):
+    model.zero_grad()
+    torch.nn.functional.nll_loss(model(data[i:i+1]), targets[i:i+1]).backward()
+    ok = ok and all(torch.allclose(grads[k][i], p.grad) for k, p in model.named_parameters())
+print(ok)
+""",
     "vmap_basic": """
 X = torch.arange(12.0, dtype=torch.float64).reshape(3, 4) / 7
 Y = torch.arange(8.0, dtype=torch.float64).reshape(4, 2) - 3
