@@ -214,6 +214,9 @@ tr(lambda: vmap(lambda a: a)([]))
 tr(lambda: vmap(lambda a: a, in_dims=({'b': 0},))({'a': X}))
 tr(lambda: vmap(lambda a: a[0], out_dims=None)(X))
 tr(lambda: vmap(lambda a: a, chunk_size=0)(X))
+import functools
+tr(lambda: vmap(functools.partial(lambda a, b: 3, b=1))(X))
+tr(lambda: vmap(torch.nn.Identity(), in_dims=[0])(X))
 tr(lambda: vmap(lambda a: a + torch.rand(3))(X))
 tr(lambda: vmap(lambda a: torch.nn.functional.dropout(a, 0.5))(X))
 """,

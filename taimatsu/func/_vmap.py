@@ -24,6 +24,8 @@ Deviations, all consequences of running per sample:
 
 from __future__ import annotations
 
+import functools
+
 from .._tensor import Tensor
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
@@ -31,7 +33,11 @@ _RANDOMNESS = ("error", "different", "same")
 
 
 def _name(func) -> str:
-    return getattr(func, "__name__", repr(func))
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
