@@ -14,7 +14,7 @@ from taimatsu import nn as tnn
 
 torch = pytest.importorskip("torch")
 import torch.nn as onn
-from nn_oracle import T, close, copy_weights, same_error
+from nn_oracle import T, close, copy_weights
 
 pytestmark = pytest.mark.oracle
 
@@ -49,7 +49,11 @@ class _Values:
         a, b = self.array, other.array
         if (a.shape, self.dtype) != (b.shape, other.dtype):
             return False
-        return bool(np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)) if a.dtype.kind in "fc" else (a == b).all()
+        return (
+            bool(np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True))
+            if a.dtype.kind in "fc"
+            else (a == b).all()
+        )
 
     def __repr__(self):
         return f"tensor{self.array.shape}[{self.dtype}]{self.array.ravel()[:6].tolist()}"
@@ -74,7 +78,9 @@ def test_state_dict_pre_hook_order_and_arguments():
         m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
         calls = []
         for mod in (m, m[0], m[1][0]):
-            mod.register_state_dict_pre_hook(lambda mod, prefix, kv: calls.append((type(mod).__name__, prefix, kv)))
+            mod.register_state_dict_pre_hook(
+                lambda mod, prefix, kv: calls.append((type(mod).__name__, prefix, kv))
+            )
         h = m[0].register_state_dict_pre_hook(lambda *a: calls.append("removed"))
         h.remove()
         keys = list(m.state_dict(keep_vars=True))
@@ -88,7 +94,9 @@ def test_state_dict_post_hook_public_must_return_none_private_may_replace():
     def run(nn, lib):
         m = nn.Linear(2, 1)
         seen = []
-        m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: seen.append((list(sd), prefix, dict(meta))))
+        m.register_state_dict_post_hook(
+            lambda mod, sd, prefix, meta: seen.append((list(sd), prefix, dict(meta)))
+        )
         out = [m.state_dict(), seen]
         m2 = nn.Linear(1, 1)
         m2.register_state_dict_post_hook(lambda *a: 5)
@@ -137,7 +145,9 @@ def test_load_state_dict_post_hook_edits_incompatible_keys_in_place():
         out = [_catch(lambda: m.load_state_dict(sd))]
         m.register_load_state_dict_post_hook(lambda mod, keys: keys.missing_keys.clear())
         out.append(repr(m.load_state_dict(sd)))
-        m[0].register_load_state_dict_post_hook(lambda mod, keys: keys.unexpected_keys.append("made.up"))
+        m[0].register_load_state_dict_post_hook(
+            lambda mod, keys: keys.unexpected_keys.append("made.up")
+        )
         out.append(_catch(lambda: m.load_state_dict(sd)))
         out.append(repr(m.load_state_dict(sd, strict=False)))
         m2 = nn.Linear(1, 1)
@@ -186,10 +196,19 @@ def test_extra_state_saved_loaded_and_checked():
         no_extra = {k: v for k, v in sd.items() if k != "0._extra_state"}
         out.append(_catch(lambda: m2.load_state_dict(no_extra)))
         out.append(repr(m2.load_state_dict(no_extra, strict=False)))
-        out.append(_catch(lambda: nn.Linear(1, 1).load_state_dict({**nn.Linear(1, 1).state_dict(), "_extra_state": 1})))
+        out.append(
+            _catch(
+                lambda: nn.Linear(1, 1).load_state_dict(
+                    {**nn.Linear(1, 1).state_dict(), "_extra_state": 1}
+                )
+            )
+        )
         g = GetOnly()
         out += [g.state_dict(), _catch(lambda: g.load_state_dict(g.state_dict()))]
-        out += [_catch(nn.Linear(1, 1).get_extra_state), _catch(lambda: nn.Linear(1, 1).set_extra_state(1))]
+        out += [
+            _catch(nn.Linear(1, 1).get_extra_state),
+            _catch(lambda: nn.Linear(1, 1).set_extra_state(1)),
+        ]
         return out
 
     _same(run)
@@ -206,7 +225,9 @@ def test_set_submodule_matches_pytorch():
                  ("foo.x", nn.ReLU(), False), ("x.y", nn.ReLU(), False), ("0.bar", nn.ReLU(), True),
                  ("1.0", 5, False), ("1.0", None, False), ("", nn.ReLU(), False), ("2", nn.ReLU(), False)]  # fmt: skip
         for target, value, strict in cases:
-            out.append(_catch(lambda: s.set_submodule(target, value, strict=strict)))
+            out.append(
+                _catch(lambda t=target, v=value, st=strict: s.set_submodule(t, v, strict=st))
+            )
             out.append(repr(s))
         return out
 
@@ -228,16 +249,8 @@ def test_to_empty_keeps_shapes_dtypes_and_parameter_identity():
 
 
 # ---- functional_call --------------------------------------------------------------------------------
-def _stateless(nn):
-    return nn.utils.stateless
-
-
 def _call(nn, *a, **kw):
-    if nn is tnn:
-        from taimatsu.nn.utils.stateless import _functional_call, _merge_dicts
-
-        return _functional_call(a[0], _merge_dicts(a[1]), *a[2:], **kw)
-    return torch.func.functional_call(*a, **kw)
+    return (tm if nn is tnn else torch).func.functional_call(*a, **kw)
 
 
 def test_stateless_functional_call_values_gradients_and_warning():
@@ -253,7 +266,9 @@ def test_stateless_functional_call_values_gradients_and_warning():
             warnings.simplefilter("always")
             out = nn.utils.stateless.functional_call(lin, {"weight": w}, (x,))
         out.sum().backward()
-        results.append((out, w.grad, lin.weight.grad, [(r.category.__name__, str(r.message)) for r in rec]))
+        results.append(
+            (out, w.grad, lin.weight.grad, [(r.category.__name__, str(r.message)) for r in rec])
+        )
     (to, tg, tpg, tw_), (oo, og, opg, ow_) = results
     close(to, oo)
     close(tg, og)
@@ -269,7 +284,9 @@ def test_functional_call_dicts_kwargs_restores_and_errors():
         x = lib.ones(1, 2)
         w = lib.full((1, 2), 2.0)
         out = [_call(nn, m, ({"weight": w}, {"bias": lib.zeros(1)}), x)]
-        out.append(_catch(lambda: _call(nn, m, ({"weight": w, "q": w, "b": w}, {"b": w, "q": w}), x)))
+        out.append(
+            _catch(lambda: _call(nn, m, ({"weight": w, "q": w, "b": w}, {"b": w, "q": w}), x))
+        )
         out.append(_catch(lambda: _call(nn, m, 5, x)))
         out.append(_catch(lambda: _call(nn, m, {"weight": w, "foo": w}, x, strict=True)))
         out.append(_catch(lambda: _call(nn, m, {"weight": w}, x, strict=True)))
@@ -311,7 +328,9 @@ def test_functional_call_tied_weights_and_buffers():
                 self.seen = []
 
             def forward(self, x):
-                self.seen.append((hasattr(self, "foo"), type(self.a.weight).__name__, "foo" in self.__dict__))
+                self.seen.append(
+                    (hasattr(self, "foo"), type(self.a.weight).__name__, "foo" in self.__dict__)
+                )
                 return self.b(self.a(x)) + self.nb
 
         t = Tied()
@@ -320,9 +339,19 @@ def test_functional_call_tied_weights_and_buffers():
         out = [_call(nn, t, {"a.weight": W}, x)]
         out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "b.weight": W.clone()}, x)))
         out.append(_call(nn, t, {"a.weight": W, "b.weight": W}, x))
-        out.append(_call(nn, t, {"a.weight": W, "nb": lib.ones(1), "foo": W}, x, tie_weights=False).shape)
-        out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "zz": W, "aa": W, "c.d": W}, x, strict=True)))
-        out.append(_catch(lambda: _call(nn, t, {"a.weight": W, "foo": W}, x, strict=True, tie_weights=False)))
+        out.append(
+            _call(nn, t, {"a.weight": W, "nb": lib.ones(1), "foo": W}, x, tie_weights=False).shape
+        )
+        out.append(
+            _catch(
+                lambda: _call(nn, t, {"a.weight": W, "zz": W, "aa": W, "c.d": W}, x, strict=True)
+            )
+        )
+        out.append(
+            _catch(
+                lambda: _call(nn, t, {"a.weight": W, "foo": W}, x, strict=True, tie_weights=False)
+            )
+        )
         out.append(_catch(lambda: _call(nn, t, {"c.weight": W}, x)))
         out.append(t.seen)
         out.append([n for n, _ in t.named_parameters()] + [hasattr(t, "foo")])
@@ -400,7 +429,12 @@ def test_legacy_backward_hook_arguments_warnings_and_grads(case):
         gen = lib.Generator().manual_seed(1)
         first.backward(lib.randn(first.shape, generator=gen))
         grads = [inputs[0].grad if inputs[0].is_leaf else None] + [p.grad for p in m.parameters()]
-        return [(r.category.__name__, str(r.message)) for r in rec], first.grad_fn.name(), log, grads
+        return (
+            [(r.category.__name__, str(r.message)) for r in rec],
+            first.grad_fn.name(),
+            log,
+            grads,
+        )
 
     _same(run)
 
@@ -409,7 +443,9 @@ def test_legacy_backward_hook_replaces_grad_input_and_removal():
     def run(nn, lib):
         lib.manual_seed(0)
         m = nn.Linear(2, 2)
-        m.register_backward_hook(lambda mod, gi, go: tuple(None if g is None else g * 10 for g in gi))
+        m.register_backward_hook(
+            lambda mod, gi, go: tuple(None if g is None else g * 10 for g in gi)
+        )
         seen = []
         # clones: PyTorch's AccumulateGrad may adopt (and later add into) a hook's tensor
         h = m.register_backward_hook(lambda mod, gi, go: seen.append([g.clone() for g in gi]))
@@ -419,7 +455,14 @@ def test_legacy_backward_hook_replaces_grad_input_and_removal():
             m(x).sum().backward()
             h.remove()
             m(x).sum().backward()
-        return x.grad, m.bias.grad, m.weight.grad, seen, len(m._backward_hooks), m._is_full_backward_hook
+        return (
+            x.grad,
+            m.bias.grad,
+            m.weight.grad,
+            seen,
+            len(m._backward_hooks),
+            m._is_full_backward_hook,
+        )
 
     _same(run)
 
@@ -435,7 +478,9 @@ def test_legacy_and_full_backward_hooks_do_not_mix():
         out.append(_catch(lambda: m.register_backward_hook(hook)))
         m = nn.Linear(2, 2)
         m.register_backward_hook(hook).remove()
-        out.append(_catch(lambda: m.register_full_backward_hook(hook)))  # the choice outlives the hook
+        out.append(
+            _catch(lambda: m.register_full_backward_hook(hook))
+        )  # the choice outlives the hook
         out.append(_catch(lambda: m.register_full_backward_pre_hook(hook)) is None)
         return out
 
@@ -453,7 +498,13 @@ def test_spectral_norm_hook_api_matches_pytorch():
                m.weight_u.clone(), m.weight_v.clone()]  # fmt: skip
         x = lib.randn(2, 4)
         y = m(x)
-        out += [y, y.grad_fn.name(), m.weight.grad_fn.name(), m.weight_u.clone(), m.weight_v.clone()]
+        out += [
+            y,
+            y.grad_fn.name(),
+            m.weight.grad_fn.name(),
+            m.weight_u.clone(),
+            m.weight_v.clone(),
+        ]
         y.sum().backward()
         out += [m.weight_orig.grad, m.bias.grad, m(x)]
         m.eval()
@@ -474,12 +525,23 @@ def test_spectral_norm_hook_api_matches_pytorch():
         out += [repr(m3.load_state_dict(old)), m3(x)]
         m4 = nn.Linear(4, 3)
         U.spectral_norm(m4)
-        out.append(_catch(lambda: m4.load_state_dict({"weight_orig": sd["weight_orig"], "bias": sd["bias"]})))
+        out.append(
+            _catch(
+                lambda: m4.load_state_dict({"weight_orig": sd["weight_orig"], "bias": sd["bias"]})
+            )
+        )
         U.remove_spectral_norm(m)
-        out += [sorted(n for n, _ in m.named_parameters()), list(m._buffers), m.weight, type(m.weight).__name__]
+        out += [
+            sorted(n for n, _ in m.named_parameters()),
+            list(m._buffers),
+            m.weight,
+            type(m.weight).__name__,
+        ]
         out += [len(m._forward_pre_hooks), len(m._state_dict_hooks)]
         out.append(_catch(lambda: U.remove_spectral_norm(m)))
-        out.append(_catch(lambda: m.load_state_dict(m.state_dict())))  # PyTorch's leftover load hook
+        out.append(
+            _catch(lambda: m.load_state_dict(m.state_dict()))
+        )  # PyTorch's leftover load hook
         return out
 
     _same(run)
@@ -531,7 +593,14 @@ def test_fuse_conv_bn_eval(case):
         f = nn.utils.fuse_conv_bn_eval(conv, bn, transpose=transpose)
         x = lib.randn(2, 2, *[4] * (int(conv_name[-2]) if conv_name[-2].isdigit() else 1))
         y = f(x)
-        out += [f is conv, type(f.weight).__name__, f.bias.requires_grad, f.training, y, (y - bn(conv(x))).abs().max() < 1e-5]
+        out += [
+            f is conv,
+            type(f.weight).__name__,
+            f.bias.requires_grad,
+            f.training,
+            y,
+            (y - bn(conv(x))).abs().max() < 1e-5,
+        ]
         y.sum().backward()
         out += [f.weight.grad, conv.weight.grad]
         return out
@@ -552,14 +621,20 @@ def test_fuse_linear_bn_and_weights_functions():
         f = U.fuse_linear_bn_eval(lin, bn)
         x = lib.randn(4, 3)
         out += [f(x), (f(x) - bn(lin(x))).abs().max() < 1e-5, f.bias.requires_grad]
-        out += list(U.fuse_linear_bn_weights(lin.weight, None, bn.running_mean, bn.running_var, 1e-5, bn.weight, bn.bias))
+        out += list(
+            U.fuse_linear_bn_weights(
+                lin.weight, None, bn.running_mean, bn.running_var, 1e-5, bn.weight, bn.bias
+            )
+        )
         w, b = U.fuse_conv_bn_weights(lib.ones(3, 2, 1, 1, dtype=lib.float64), None, lib.zeros(3), lib.ones(3) * 4, 1e-5,
                                       None, None)  # fmt: skip
         out += [w, b, type(w).__name__, w.requires_grad, b.requires_grad]
         lin1, bn1 = nn.Linear(3, 2).eval(), nn.BatchNorm1d(1).eval()
         bn1.running_mean.fill_(0.5)
         out.append(U.fuse_linear_bn_eval(lin1, bn1)(x))
-        out.append(_catch(lambda: U.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), nn.BatchNorm1d(3).eval())))
+        out.append(
+            _catch(lambda: U.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), nn.BatchNorm1d(3).eval()))
+        )
         no_stats = nn.BatchNorm1d(2, track_running_stats=False).eval()
         out.append(_catch(lambda: U.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), no_stats)))
         return out
@@ -572,7 +647,13 @@ def test_skip_init_shapes_errors_and_random_stream():
         U = nn.utils
         lib.manual_seed(3)
         m = U.skip_init(nn.Linear, 3, 2, bias=False)
-        out = [repr(m), m.weight.shape, m.weight.dtype, m.weight.requires_grad, type(m.weight).__name__]
+        out = [
+            repr(m),
+            m.weight.shape,
+            m.weight.dtype,
+            m.weight.requires_grad,
+            type(m.weight).__name__,
+        ]
         out.append(lib.randn(3))  # construction drew no random numbers
         m = U.skip_init(nn.Linear, 3, 2, device="cpu", dtype=lib.float64)
         out += [m.weight.dtype, m.bias.shape, str(m.bias.device)]

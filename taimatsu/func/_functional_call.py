@@ -5,7 +5,6 @@ model (for ``vmap`` over model ensembles)."""
 from __future__ import annotations
 
 
-
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights: bool = True,
                     strict: bool = False):  # fmt: skip
     """``module(*args, **kwargs)`` with the named parameters and buffers replaced for the call.

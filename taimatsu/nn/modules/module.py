@@ -297,7 +297,12 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
-        for name in ("_backward_hooks", "_backward_pre_hooks", "_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+        for name in (
+            "_backward_hooks",
+            "_backward_pre_hooks",
+            "_state_dict_pre_hooks",
+            "_load_state_dict_post_hooks",
+        ):
             self.__dict__.setdefault(name, OrderedDict())
         self.__dict__.setdefault("_is_full_backward_hook", None)
 

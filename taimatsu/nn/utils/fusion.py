@@ -12,7 +12,12 @@ import copy
 from ...ops.creation import ones_like, zeros_like
 from ..parameter import Parameter
 
-__all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
+__all__ = [
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
+]
 
 
 def _check_eval(layer, bn) -> None:
@@ -27,7 +32,14 @@ def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
     _check_eval(conv, bn)
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(
-        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias, transpose
+        fused.weight,
+        fused.bias,
+        bn.running_mean,
+        bn.running_var,
+        bn.eps,
+        bn.weight,
+        bn.bias,
+        transpose,
     )
     return fused
 

@@ -19,7 +19,7 @@ def skip_init(module_cls, *args, **kwargs):
     call) is what PyTorch gives; only the construction costs more. The class must take ``device``.
     """
     if not issubclass(module_cls, Module):
-        raise RuntimeError(f"Expected a Module; got {module_cls}")
+        raise RuntimeError(f"Expected a Module; got {module_cls}")  # noqa: TRY004 - PyTorch's type
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     final_device = kwargs.pop("device", "cpu")

@@ -20,7 +20,9 @@ __all__ = ["SpectralNorm", "remove_spectral_norm", "spectral_norm"]
 class SpectralNorm:
     _version = 1
 
-    def __init__(self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12) -> None:
+    def __init__(
+        self, name: str = "weight", n_power_iterations: int = 1, dim: int = 0, eps: float = 1e-12
+    ) -> None:
         self.name = name
         self.dim = dim
         if n_power_iterations <= 0:
@@ -66,14 +68,18 @@ class SpectralNorm:
 
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
         """The ``v`` with ``u = W v / |W v|`` (least squares), scaled so that ``u . W v == target_sigma``."""
-        v = multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]).squeeze(1)
+        v = multi_dot(
+            [weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(), u.unsqueeze(1)]
+        ).squeeze(1)
         return v.mul_(target_sigma / u.dot(weight_mat.mv(v)))
 
     @staticmethod
     def apply(module, name: str, n_power_iterations: int, dim: int, eps: float) -> SpectralNorm:
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+                raise RuntimeError(
+                    f"Cannot register two spectral_norm hooks on the same parameter {name}"
+                )
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         with no_grad():
@@ -149,7 +155,9 @@ class SpectralNormStateDictHook:
         versions[key] = self.fn._version
 
 
-def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12, dim=None):
+def spectral_norm(
+    module, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12, dim=None
+):
     """Apply spectral normalization to ``module.<name>``; ``dim`` defaults to 1 for ConvTranspose, else 0."""
     if dim is None:
         from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

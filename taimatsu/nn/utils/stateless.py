@@ -31,7 +31,9 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
         FutureWarning,
         stacklevel=2,
     )
-    return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)
+    return _functional_call(
+        module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict
+    )
 
 
 def _merge_dicts(dicts) -> dict:
@@ -39,7 +41,7 @@ def _merge_dicts(dicts) -> dict:
     if isinstance(dicts, dict):
         return dicts
     if not isinstance(dicts, (list, tuple)):
-        raise ValueError(
+        raise ValueError(  # noqa: TRY004 - PyTorch's type
             "Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, but got "
             f"{type(dicts)}"
         )
@@ -52,7 +54,9 @@ def _merge_dicts(dicts) -> dict:
     return {k: v for d in dicts for k, v in d.items()}
 
 
-def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
+def _functional_call(
+    module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False
+):
     if args is None:
         args = ()
     elif not isinstance(args, tuple):
@@ -64,7 +68,10 @@ def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, 
 def _tied_groups(module) -> list[list[str]]:
     """Names (parameters and buffers, duplicates kept) that refer to one tensor, where there are several."""
     names: dict[int, list[str]] = {}
-    for name, t in [*module.named_parameters(remove_duplicate=False), *module.named_buffers(remove_duplicate=False)]:
+    for name, t in [
+        *module.named_parameters(remove_duplicate=False),
+        *module.named_buffers(remove_duplicate=False),
+    ]:
         names.setdefault(id(t), []).append(name)
     return [group for group in names.values() if len(group) > 1]
 
@@ -97,7 +104,9 @@ def _check_strict(module, values: dict) -> None:
         msgs.append("Missing key(s): {}.".format(", ".join(map(repr, missing))))
     if msgs:
         raise RuntimeError(
-            "Error(s) in reparametrizing for {}:\n\t{}".format(module._get_name(), "\n\t".join(msgs))
+            "Error(s) in reparametrizing for {}:\n\t{}".format(
+                module._get_name(), "\n\t".join(msgs)
+            )
         )
 
 
