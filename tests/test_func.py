@@ -83,6 +83,12 @@ tr(lambda: vjp(lambda a: a, x)[1]((torch.ones(3),)))
 tr(lambda: vjp(lambda a: (a, a), x)[1](torch.ones(3)))
 tr(lambda: vjp(lambda a: a, 3.0))
 tr(lambda: vjp(lambda a: a, x, has_aux=True))
+tr(lambda: vjp(lambda a: (a.sin(), a.argmax()), x))
+tr(lambda: jacrev(lambda a: a.argmax())(x))
+print(jvp(lambda a: (a.sin(), a.argmax()), (x,), (y,)))
+z = torch.tensor([1 + 2j, -0.5 + 1j], dtype=torch.complex128)
+print(grad(lambda a: (a * a.conj()).real.sum())(z), grad(lambda a: a.abs().sum())(z))
+print(vmap(jacrev(lambda a: a.softmax(0)))(torch.tensor([[3.0, 1.0], [0.0, 5.0]])))
 """,
     "jvp_linearize": """
 print(jvp(lambda a: a.sin() * a, (x,), (y,)))

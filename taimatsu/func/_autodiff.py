@@ -225,6 +225,12 @@ def vjp(func, *primals, has_aux: bool = False):
         output, aux = _split_aux(output, has_aux, api)
         outs, out_spec = tree_flatten(output)
         _check_outputs(outs, api, "f(*primals)")
+        for o in outs:
+            if not (o.is_floating_point() or o.is_complex()):
+                raise RuntimeError(
+                    "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with "
+                    f"dtype {o.dtype}"
+                )
         result = tree_unflatten([lvl.unwrap(o) for o in outs], out_spec)
         outs_live = any(_live(o, lvl.level) for o in outs if o.requires_grad)
         aux = _unwrap_aux(lvl, aux) if has_aux else None
