@@ -158,6 +158,20 @@ def test_load_state_dict_post_hook_edits_incompatible_keys_in_place():
     _same(run)
 
 
+def test_private_load_state_dict_pre_hook_with_and_without_module():
+    def run(nn, lib):
+        m = nn.Linear(1, 1)
+        calls = []
+        m._register_load_state_dict_pre_hook(lambda *a: calls.append(len(a)))
+        m._register_load_state_dict_pre_hook(
+            lambda *a: calls.append(("with", type(a[0]).__name__, len(a))), with_module=True
+        )
+        m.load_state_dict(m.state_dict())
+        return calls
+
+    _same(run)
+
+
 # ---- extra state ----------------------------------------------------------------------------------------
 def _extra(nn):
     class WithExtra(nn.Module):

@@ -114,7 +114,13 @@ class _StateDictMixin:
     def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs)`` runs before this module loads its part of the state_dict."""
-        return _add_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self))
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """The private form: the hook gets the module first only ``with_module``."""
+        return _add_hook(
+            self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook
+        )
 
     def register_load_state_dict_post_hook(self, hook):
         """``hook(module, incompatible_keys)`` runs after this module and its children loaded; it may

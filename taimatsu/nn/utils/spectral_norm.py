@@ -94,15 +94,8 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
         module._register_state_dict_hook(SpectralNormStateDictHook(fn))
-        _add_load_pre_hook(module, SpectralNormLoadStateDictPreHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
-
-
-def _add_load_pre_hook(module, hook) -> None:
-    from ..modules.module import RemovableHandle
-
-    handle = RemovableHandle(module._load_state_dict_pre_hooks)
-    module._load_state_dict_pre_hooks[handle.id] = hook
 
 
 class SpectralNormLoadStateDictPreHook:
