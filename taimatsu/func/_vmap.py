@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .._tensor import Tensor
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
@@ -53,15 +55,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         flat_args, arg_spec, flat_dims, batch = _process_inputs(func, in_dims, args)
         samples = range(batch) if batch else [None]
         outputs = []
-        state = _rng_state() if randomness == "same" else None
+        state = _rng_state() if randomness != "different" else None
         for i in samples:
             if randomness == "same":
                 _set_rng_state(state)
-            elif randomness == "error":
-                before = _rng_state()
             sample = [_slice(x, d, i) for x, d in zip(flat_args, flat_dims)]
             outputs.append(func(*tree_unflatten(sample, arg_spec), **kwargs))
-            if randomness == "error" and not _same_state(before, _rng_state()):
+            if randomness == "error" and not np.array_equal(state, _rng_state()):
                 raise RuntimeError(
                     "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
                     "'different' randomness flags on vmap or perform the randomness operation out of vmap"
@@ -189,16 +189,13 @@ def _unbatched(name: str, first, column: list):
 
 
 def _rng_state():
+    """The default CPU generator's state bytes (a NumPy array: no tensor is made per sample)."""
     from ..ops.random import default_generator
 
-    return default_generator.get_state()
+    return default_generator._impl.get_state()
 
 
 def _set_rng_state(state) -> None:
     from ..ops.random import default_generator
 
-    default_generator.set_state(state)
-
-
-def _same_state(a, b) -> bool:
-    return a.shape == b.shape and bool((a == b).all())
+    default_generator._impl.set_state(state)
