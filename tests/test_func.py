@@ -128,6 +128,10 @@ tr(lambda: jacrev(lambda a: a, has_aux=True)(x))
 tr(lambda: jacfwd(lambda a: a, has_aux=True)(x))
 tr(lambda: jacrev(lambda a: a, argnums=3)(x))
 tr(lambda: jacrev(lambda a: a, chunk_size=0)(x))
+for r in ('error', 'same', 'different', 'foo'):
+    tr(lambda: jacfwd(lambda a: a + torch.rand(3, dtype=torch.float64), randomness=r)(x))
+tr(lambda: jacrev(lambda a: a + torch.rand(3, dtype=torch.float64))(x))
+tr(lambda: hessian(lambda a: (a + torch.rand(3, dtype=torch.float64)).sum())(x))
 """,
     "tutorial_jacobians": """
 torch.manual_seed(0)

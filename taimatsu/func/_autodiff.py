@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import AccumulateGrad
 from ._pytree import tree_flatten, tree_unflatten
+from ._vmap import RANDOM_ERROR, _rng_state, check_randomness
 
 # id(fresh input) -> (weak reference, level that made it); an entry leaves with its tensor.
 _owner: dict = {}
@@ -457,8 +460,13 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 **kwargs,
             )
 
+        # PyTorch runs f under vmap over the basis, so a random op in f meets vmap's randomness rule.
+        check_randomness(randomness)
+        state = _rng_state() if randomness == "error" else None
         with _Level() as lvl:
             lin = _Linearized(lvl, f, diff, has_aux, "jvp(f, primals, tangents)", "f(*primals)")
+            if state is not None and not np.array_equal(state, _rng_state()):
+                raise RuntimeError(RANDOM_ERROR)
             cols = []  # cols[j]: for each element of input j, the list of output tangents
             for j, x in enumerate(lin.inputs):
                 cols.append([

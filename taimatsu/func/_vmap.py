@@ -32,6 +32,17 @@ from .._tensor import Tensor
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 _RANDOMNESS = ("error", "different", "same")
+RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+    "'different' randomness flags on vmap or perform the randomness operation out of vmap"
+)
+
+
+def check_randomness(randomness) -> None:
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
 
 
 def _name(func) -> str:
@@ -44,10 +55,7 @@ def _name(func) -> str:
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
     """Map ``func`` over dimension ``in_dims`` of its inputs; see the module docstring."""
-    if randomness not in _RANDOMNESS:
-        raise RuntimeError(
-            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-        )
+    check_randomness(randomness)
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -62,10 +70,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             sample = [_slice(x, d, i) for x, d in zip(flat_args, flat_dims)]
             outputs.append(func(*tree_unflatten(sample, arg_spec), **kwargs))
             if randomness == "error" and not np.array_equal(state, _rng_state()):
-                raise RuntimeError(
-                    "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
-                    "'different' randomness flags on vmap or perform the randomness operation out of vmap"
-                )
+                raise RuntimeError(RANDOM_ERROR)
         return _stack_outputs(func, out_dims, outputs, batch)
 
     return wrapped
