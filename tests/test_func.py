@@ -2,10 +2,11 @@
 stack_module_state) and torch.vmap against PyTorch: each snippet runs under both libraries and
 must print the same transcript (values, gradients, errors; see tests/autograd_oracle.py)."""
 
+import numpy as np
 import pytest
 from autograd_oracle import assert_same
 
-torch = pytest.importorskip("torch")
+import taimatsu
 
 PRELUDE = """
 import warnings
@@ -281,6 +282,15 @@ print(vmap(vmap(grad(lambda a: a.sin())))(torch.ones(2, 3, dtype=torch.float64))
 with torch.no_grad():
     o, t = jvp(lambda a: a.sin() * w, (x,), (x,)); print(o.requires_grad, t.requires_grad)
 """,
+    "inplace_and_detach": """
+tr(lambda: grad(lambda a: a.mul_(2).sum())(x.clone()))
+tr(lambda: grad(lambda a: (a * 1).mul_(2).sin().sum())(x))
+tr(lambda: vjp(lambda a: a.exp_(), x.clone())[1](x))
+tr(lambda: vmap(lambda a: a.add_(1))(x.clone().reshape(3, 1)))
+xc = x.clone(); vmap(lambda a: a.mul_(3))(xc); print(xc)
+print(grad(lambda a: a.sum())(x).is_leaf)
+print(grad(lambda a: (a.detach() * a).sum())(x), grad(lambda a: a.sum() * 0 + a.numel())(x))
+""",
     "per_sample_grads": """
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 2).double()
@@ -353,10 +363,65 @@ tr(lambda: stack_module_state([models[0], torch.nn.Conv1d(2, 2, 1)]))
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_snippet(name):
+    pytest.importorskip("torch")
     assert_same(PRELUDE + SNIPPETS[name])
 
 
 def test_torch_vmap_is_func_vmap():
-    import taimatsu
-
     assert taimatsu.vmap is taimatsu.func.vmap
+
+
+# ---- without the oracle: central finite differences and the transforms' identities -------------
+
+
+def _f(a):
+    return (a.sin() * a.pow(2)).sum() * a.exp().mean()
+
+
+def _fd_grad(fn, x, eps=1e-6):
+    out = np.zeros(x.numel())
+    flat = x.numpy().reshape(-1)
+    for k in range(flat.size):
+        up, down = flat.copy(), flat.copy()
+        up[k] += eps
+        down[k] -= eps
+        t = taimatsu.tensor
+        out[k] = (fn(t(up).view(x.shape)).item() - fn(t(down).view(x.shape)).item()) / (2 * eps)
+    return out.reshape(x.shape)
+
+
+def test_grad_and_hessian_match_finite_differences():
+    F = taimatsu.func
+    x = taimatsu.tensor([0.3, -0.8, 1.1, 0.5], dtype=taimatsu.float64)
+    np.testing.assert_allclose(F.grad(_f)(x).numpy(), _fd_grad(_f, x), rtol=1e-6, atol=1e-8)
+    H = F.hessian(_f)(x).numpy()
+    fd_h = np.stack([_fd_grad(lambda a, i=i: F.grad(_f)(a)[i], x) for i in range(4)])
+    np.testing.assert_allclose(H, fd_h, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(H, H.T, atol=1e-12)
+    np.testing.assert_allclose(F.jacrev(F.jacrev(_f))(x).numpy(), H, atol=1e-12)
+    np.testing.assert_allclose(F.jacfwd(F.jacfwd(_f))(x).numpy(), H, atol=1e-12)
+
+
+def test_jvp_vjp_and_vmap_identities():
+    F = taimatsu.func
+    g = taimatsu.Generator().manual_seed(0)
+    x = taimatsu.randn(4, generator=g, dtype=taimatsu.float64)
+    u = taimatsu.randn(3, generator=g, dtype=taimatsu.float64)
+    v = taimatsu.randn(4, generator=g, dtype=taimatsu.float64)
+    W = taimatsu.randn(3, 4, generator=g, dtype=taimatsu.float64)
+
+    def fn(a):
+        return (W @ a.tanh()) * a[:3]
+
+    J = F.jacrev(fn)(x)
+    np.testing.assert_allclose(F.jacfwd(fn)(x).numpy(), J.numpy(), atol=1e-12)
+    np.testing.assert_allclose(F.jvp(fn, (x,), (v,))[1].numpy(), (J @ v).numpy(), atol=1e-12)
+    np.testing.assert_allclose(F.vjp(fn, x)[1](u)[0].numpy(), (u @ J).numpy(), atol=1e-12)
+    np.testing.assert_allclose(F.linearize(fn, x)[1](v).numpy(), (J @ v).numpy(), atol=1e-12)
+    X = taimatsu.randn(5, 4, generator=g, dtype=taimatsu.float64)
+    batched = F.vmap(F.jacrev(fn))(X)
+    for i in range(5):
+        np.testing.assert_allclose(batched[i].numpy(), F.jacrev(fn)(X[i]).numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        F.vmap(fn, in_dims=1, out_dims=1)(X.t()).numpy(), F.vmap(fn)(X).t().numpy()
+    )
