@@ -677,3 +677,95 @@ def test_skip_init_shapes_errors_and_random_stream():
         return out
 
     _same(run)
+
+
+# ---- global module hooks (torch.nn.modules.module.register_module_*) ---------------------------------
+@pytest.fixture
+def fresh_global_hooks():
+    """The global full/legacy choice is process-wide in both libraries: reset it around each test."""
+    import torch.nn.modules.module as om
+
+    import taimatsu.nn.modules._global_hooks as tg
+
+    tg._global_full["is_full"] = om._global_is_full_backward_hook = None
+    yield
+    tg._global_full["is_full"] = om._global_is_full_backward_hook = None
+
+
+def _module_hooks_module(nn):
+    import importlib
+
+    return importlib.import_module(nn.__name__ + ".modules.module")
+
+
+def test_global_forward_and_full_backward_hooks(fresh_global_hooks):
+    def run(nn, lib):
+        M = _module_hooks_module(nn)
+        log = []
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+        hs = [
+            M.register_module_forward_pre_hook(
+                lambda mod, a: log.append(("gpre", type(mod).__name__, a))
+            ),
+            M.register_module_forward_hook(
+                lambda mod, a, out: log.append(("gfwd", type(mod).__name__, out))
+            ),
+            M.register_module_forward_hook(
+                lambda mod, a, kw, out: log.append(("gfwdkw", type(mod).__name__, kw)),
+                with_kwargs=True,
+            ),
+            M.register_module_full_backward_pre_hook(
+                lambda mod, go: log.append(("gbpre", type(mod).__name__, go))
+            ),
+            M.register_module_full_backward_hook(
+                lambda mod, gi, go: log.append(("gbwd", type(mod).__name__, gi, go))
+            ),
+        ]
+        m[1].register_forward_hook(lambda mod, a, out: log.append(("local", type(mod).__name__)))
+        m[1].register_full_backward_hook(
+            lambda mod, gi, go: log.append(("localb", type(mod).__name__))
+        )
+        x = lib.tensor([[1.0, -2.0]], requires_grad=True)
+        m(x).sum().backward()
+        log.append(_catch(lambda: M.register_module_backward_hook(lambda *a: None)))
+        for h in hs:
+            h.remove()
+        m(x).sum().backward()
+        return log, x.grad
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(run)
+
+
+def test_global_legacy_backward_hook_and_always_call(fresh_global_hooks):
+    def run(nn, lib):
+        M = _module_hooks_module(nn)
+        log = []
+        lib.manual_seed(0)
+        m = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+        h = M.register_module_backward_hook(
+            lambda mod, gi, go: log.append(("legacy", type(mod).__name__, gi, go))
+        )
+        x = lib.tensor([[1.0, -2.0]], requires_grad=True)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            y = m(x)
+        log.append([str(r.message) for r in rec])
+        y.sum().backward()
+        log.append(_catch(lambda: M.register_module_full_backward_hook(lambda *a: None)))
+        h.remove()
+
+        class Boom(nn.Module):
+            def forward(self, x):
+                raise ValueError("boom")
+
+        h = M.register_module_forward_hook(
+            lambda mod, a, out: log.append(("always", out)), always_call=True
+        )
+        log.append(_catch(lambda: Boom()(x)))
+        h.remove()
+        return log
+
+    _same(run)

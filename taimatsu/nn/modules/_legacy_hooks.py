@@ -14,6 +14,7 @@ import warnings
 
 from ..._tensor import Tensor
 from ...autograd.engine import _conform
+from ._global_hooks import backward_hooks
 
 _DEPRECATED = " is deprecated and will be removed in future versions. "
 _USE_FULL = "Please use register_full_backward_hook to get the documented behavior."
@@ -37,10 +38,12 @@ class _LegacyBackwardHookMixin:
         return handle
 
     def _full_backward_hooks(self) -> list:
-        return list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        return backward_hooks(self, full=True)
 
     def _attach_legacy_backward_hooks(self, args, result) -> None:
-        hooks = list(self._backward_hooks.values())
+        hooks = backward_hooks(self, full=False)
+        if not hooks:
+            return
         out = result
         while not isinstance(out, Tensor):  # the first tensor, as PyTorch digs for it
             out = (

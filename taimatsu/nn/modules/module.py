@@ -15,11 +15,21 @@ from collections import OrderedDict
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin
+from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home for them
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
+    _global_forward_hooks,
+    _global_forward_pre_hooks,
+    forward_hook_flags,
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 from ._legacy_hooks import _LegacyBackwardHookMixin
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
 
-_global_forward_pre_hooks: dict = OrderedDict()
-_global_forward_hooks: dict = OrderedDict()
 _hook_ids = itertools.count()
 
 
@@ -413,6 +423,8 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
             or self._backward_pre_hooks
             or _global_forward_pre_hooks
             or _global_forward_hooks
+            or _global_backward_hooks
+            or _global_backward_pre_hooks
         ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
@@ -429,10 +441,11 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
             for hook_id, hook in itertools.chain(
                 _global_forward_hooks.items(), self._forward_hooks.items()
             ):
-                if hook_id not in self._forward_hooks_always_called or hook_id in state["called"]:
+                with_kwargs, always_call = forward_hook_flags(self, hook_id)
+                if not always_call or hook_id in state["called"]:
                     continue
                 try:
-                    if hook_id in self._forward_hooks_with_kwargs:
+                    if with_kwargs:
                         res = hook(self, args, kwargs, result)
                     else:
                         res = hook(self, args, result)
@@ -468,10 +481,11 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
             state["args"], state["kwargs"] = args, kwargs
         bw_hook = None
         full_hooks = self._full_backward_hooks()
-        if full_hooks or self._backward_pre_hooks:
+        pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        if full_hooks or pre_hooks:
             from ._hooks import BackwardHook
 
-            bw_hook = BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
+            bw_hook = BackwardHook(self, full_hooks, pre_hooks)
             args = bw_hook.setup_input_hook(args)
             state["args"] = args
         result = self.forward(*args, **kwargs)
@@ -479,9 +493,10 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
         for hook_id, hook in tuple(
             itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items())
         ):
-            if hook_id in self._forward_hooks_always_called:
+            with_kwargs, always_call = forward_hook_flags(self, hook_id)
+            if always_call:
                 state["called"].add(hook_id)
-            if hook_id in self._forward_hooks_with_kwargs:
+            if with_kwargs:
                 res = hook(self, args, kwargs, result)
             else:
                 res = hook(self, args, result)
@@ -496,8 +511,7 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
                     stacklevel=2,
                 )
             result = bw_hook.setup_output_hook(result)
-        if self._backward_hooks and self._is_full_backward_hook is False:
-            self._attach_legacy_backward_hooks(args, result)
+        self._attach_legacy_backward_hooks(args, result)
         return result
 
     def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
