@@ -307,6 +307,20 @@ for i in range(2):
 print(functional_call(model, {'weight': torch.zeros(2, 3, dtype=torch.float64)}, data[:2]))
 print(model.weight.requires_grad, type(model.weight).__name__)
 """,
+    "params_requiring_grad": """
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 2)
+params = dict(model.named_parameters())
+data = torch.randn(4, 3); target = torch.randn(4, 2)
+def loss(p, xb, yb): return ((functional_call(model, p, (xb,)) - yb) ** 2).mean()
+g = vmap(grad(loss), in_dims=(None, 0, 0))(params, data, target)
+print(g['weight'].requires_grad, g['bias'].detach())
+g['weight'].pow(2).sum().backward(); print(model.weight.grad)
+models = [torch.nn.Linear(3, 2) for _ in range(3)]
+p, b = stack_module_state(models)
+out = vmap(lambda pp, bb, xx: functional_call(models[0], (pp, bb), (xx,)), in_dims=(0, 0, None))(p, b, data)
+out.sum().backward(); print(p['bias'].grad, p['weight'].grad)
+""",
     "functional_call": """
 torch.manual_seed(0)
 m = torch.nn.Linear(2, 2)
