@@ -769,3 +769,42 @@ def test_global_legacy_backward_hook_and_always_call(fresh_global_hooks):
         return log
 
     _same(run)
+
+
+def test_global_registration_hooks():
+    def run(nn, lib):
+        M = _module_hooks_module(nn)
+        log = []
+
+        def note(kind):
+            def hook(mod, name, value):
+                log.append((kind, type(mod).__name__, name, type(value).__name__))
+                if kind == "buffer" and name == "swap":
+                    return lib.ones(2)
+
+            return hook
+
+        hs = [
+            M.register_module_buffer_registration_hook(note("buffer")),
+            M.register_module_module_registration_hook(note("module")),
+            M.register_module_parameter_registration_hook(note("param")),
+        ]
+        m = nn.Sequential(nn.Linear(2, 2))
+        m.extra = nn.ReLU()
+        m.extra = None
+        m.add_module("more", nn.Tanh())
+        m.register_buffer("swap", lib.zeros(2), persistent=False)
+        m.swap = lib.full((2,), 3.0)  # re-assigning a buffer registers it again
+        m.register_buffer("nothing", None)
+        m.p = nn.Parameter(lib.zeros(1))
+        m.register_parameter("q", None)
+        out = [log, m.swap, list(m.state_dict())]
+        out.append(_catch(lambda: setattr(m, "swap", 3)))
+        for h in hs:
+            h.remove()
+        log.clear()
+        nn.Linear(1, 1)
+        out.append(list(log))
+        return out
+
+    _same(run)

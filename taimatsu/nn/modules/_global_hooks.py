@@ -18,10 +18,13 @@ _global_full = {"is_full": None}  # None until a global backward hook is registe
 
 __all__ = [
     "register_module_backward_hook",
+    "register_module_buffer_registration_hook",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
     "register_module_full_backward_hook",
     "register_module_full_backward_pre_hook",
+    "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook",
 ]
 
 
@@ -99,3 +102,39 @@ def forward_hook_flags(module, hook_id) -> tuple[bool, bool]:
         hook_id in module._forward_hooks_always_called
         or hook_id in _global_forward_hooks_always_called,
     )
+
+
+# ---- registration hooks: ``hook(module, name, value)`` may return a replacement value ----------------
+_global_buffer_registration_hooks: dict = OrderedDict()
+_global_module_registration_hooks: dict = OrderedDict()
+_global_parameter_registration_hooks: dict = OrderedDict()
+
+
+def _register_in(hooks: dict, hook):
+    handle = _add(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` whenever any module registers a buffer."""
+    return _register_in(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` whenever any module registers a child module."""
+    return _register_in(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` whenever any module registers a Parameter."""
+    return _register_in(_global_parameter_registration_hooks, hook)
+
+
+def registered(hooks: dict, module, name: str, value):
+    """``value`` after the registration hooks (each may replace it)."""
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value

@@ -18,14 +18,21 @@ from ._conversion import _ConversionMixin
 from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home for them
     _global_backward_hooks,
     _global_backward_pre_hooks,
+    _global_buffer_registration_hooks,
     _global_forward_hooks,
     _global_forward_pre_hooks,
+    _global_module_registration_hooks,
+    _global_parameter_registration_hooks,
     forward_hook_flags,
     register_module_backward_hook,
+    register_module_buffer_registration_hook,
     register_module_forward_hook,
     register_module_forward_pre_hook,
     register_module_full_backward_hook,
     register_module_full_backward_pre_hook,
+    register_module_module_registration_hook,
+    register_module_parameter_registration_hook,
+    registered,
 )
 from ._legacy_hooks import _LegacyBackwardHookMixin
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
@@ -134,7 +141,7 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
             )
         if isinstance(tensor, Buffer):
             persistent = tensor.__dict__.get("persistent", persistent)
-        self._buffers[name] = tensor
+        self._buffers[name] = registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -165,7 +172,7 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
                 f"explicitly. To express '{name}' as a function of another Tensor, compute the value in the "
                 "forward() method."
             )
-        self._parameters[name] = param
+        self._parameters[name] = registered(_global_parameter_registration_hooks, self, name, param)
 
     def add_module(self, name: str, module) -> None:
         if not isinstance(module, Module) and module is not None:
@@ -178,7 +185,7 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -261,25 +268,27 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(d, d["_parameters"], d["_buffers"])
-                modules[name] = value
+                modules[name] = registered(_global_module_registration_hooks, self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(
                         f"cannot assign '{_typename(value)}' as child module '{name}' (torch.nn.Module or None expected)"
                     )
-                modules[name] = value
+                modules[name] = registered(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(
-                            f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.Tensor or None expected)"
+                            f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor or None expected)"
                         )
                     if isinstance(value, Buffer):
                         remove_from(d, d["_parameters"], d["_modules"])
                         self.register_buffer(name, value)
-                    else:
-                        buffers[name] = value
+                    else:  # through register_buffer (its hooks), keeping persistence
+                        self.register_buffer(
+                            name, value, name not in d["_non_persistent_buffers_set"]
+                        )
                 else:
                     object.__setattr__(self, name, value)
 
