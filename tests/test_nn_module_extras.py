@@ -808,3 +808,24 @@ def test_global_registration_hooks():
         return out
 
     _same(run)
+
+
+def test_buffer_reassignment_with_an_old_style_register_buffer_override():
+    def run(nn, lib):
+        calls = []
+
+        class Old(nn.Module):
+            def __init__(self):
+                super().__init__()
+                nn.Module.register_buffer(self, "a", lib.zeros(1))
+                nn.Module.register_buffer(self, "b", lib.zeros(1), persistent=False)
+
+            def register_buffer(self, name, tensor):  # no ``persistent``, as older code had
+                calls.append(name)
+                nn.Module.register_buffer(self, name, tensor)
+
+        m = Old()
+        m.a = lib.ones(1)
+        return calls, list(m.state_dict()), m.a, _catch(lambda: setattr(m, "b", lib.ones(1)))
+
+    _same(run)

@@ -6,6 +6,7 @@ order). As on one module, global full and legacy (non-full) backward hooks canno
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 
 _global_forward_pre_hooks: dict = OrderedDict()
@@ -138,3 +139,29 @@ def registered(hooks: dict, module, name: str, value):
         if out is not None:
             value = out
     return value
+
+
+def reassign_buffer(module, name: str, value) -> None:
+    """``module.<buffer> = value``: through ``register_buffer`` (its hooks), keeping the persistence.
+
+    A subclass may override ``register_buffer`` without the ``persistent`` argument (older code);
+    as in PyTorch it is then called without it, which only works for persistent buffers."""
+    persistent = name not in module._non_persistent_buffers_set
+    register = module.register_buffer
+    if getattr(register, "__func__", None) is _module_class().register_buffer or (
+        "persistent" in inspect.signature(register).parameters
+    ):
+        register(name, value, persistent)
+    elif persistent:
+        register(name, value)
+    else:
+        raise RuntimeError(
+            "Registering a non-persistent buffer on a Module subclass that implements register_buffer() without "
+            "the persistent argument is not allowed."
+        )
+
+
+def _module_class():
+    from .module import Module
+
+    return Module

@@ -24,6 +24,7 @@ from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home f
     _global_module_registration_hooks,
     _global_parameter_registration_hooks,
     forward_hook_flags,
+    reassign_buffer,
     register_module_backward_hook,
     register_module_buffer_registration_hook,
     register_module_forward_hook,
@@ -285,10 +286,8 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
                     if isinstance(value, Buffer):
                         remove_from(d, d["_parameters"], d["_modules"])
                         self.register_buffer(name, value)
-                    else:  # through register_buffer (its hooks), keeping persistence
-                        self.register_buffer(
-                            name, value, name not in d["_non_persistent_buffers_set"]
-                        )
+                    else:
+                        reassign_buffer(self, name, value)
                 else:
                     object.__setattr__(self, name, value)
 
