@@ -829,3 +829,120 @@ def test_buffer_reassignment_with_an_old_style_register_buffer_override():
         return calls, list(m.state_dict()), m.a, _catch(lambda: setattr(m, "b", lib.ones(1)))
 
     _same(run)
+
+
+# ---- nn.utils.prune --------------------------------------------------------------------------------
+def _prune(nn):
+    import importlib
+
+    return importlib.import_module(nn.__name__ + ".utils.prune")
+
+
+def _names(m):
+    return sorted(n for n, _ in m.named_parameters()), sorted(n for n, _ in m.named_buffers())
+
+
+def test_prune_methods_chain_and_remove():
+    def run(nn, lib):
+        prune = _prune(nn)
+        lib.manual_seed(0)
+        m = nn.Conv2d(2, 4, 3)
+        prune.random_unstructured(m, "weight", amount=0.3)
+        out = [_names(m), m.weight_mask, type(m.weight).__name__, m.weight.grad_fn.name()]
+        prune.l1_unstructured(m, "bias", amount=2)
+        prune.ln_structured(m, "weight", amount=0.5, n=2, dim=0)
+        hook = next(h for h in m._forward_pre_hooks.values() if h._tensor_name == "weight")
+        out += [m.bias_mask, m.weight_mask, type(hook).__name__, [type(x).__name__ for x in hook]]
+        prune.random_structured(m, "weight", amount=1, dim=1)
+        out.append(m.weight_mask)
+        x = lib.randn(1, 2, 5, 5)
+        y = m(x)
+        y.backward(lib.randn(y.shape))
+        out += [
+            y,
+            m.weight_orig.grad,
+            m.bias_orig.grad,
+            prune.is_pruned(m),
+            prune.is_pruned(nn.Linear(1, 1)),
+        ]
+        prune.remove(m, "weight")
+        out += [_names(m), type(m.weight).__name__, m.weight]
+        return out
+
+    _same(run)
+
+
+def test_prune_global_custom_identity_and_prune_method():
+    def run(nn, lib):
+        prune = _prune(nn)
+        lib.manual_seed(1)
+        a, b = nn.Linear(4, 3), nn.Linear(3, 2)
+        pairs = [(a, "weight"), (b, "weight"), (a, "bias")]
+        prune.global_unstructured(pairs, pruning_method=prune.L1Unstructured, amount=0.4)
+        out = [a.weight_mask, b.weight_mask, a.bias_mask]
+        prune.global_unstructured(
+            pairs[:2],
+            pruning_method=prune.RandomUnstructured,
+            amount=3,
+            importance_scores={(a, "weight"): lib.ones(3, 4)},
+        )
+        out += [a.weight_mask, b.weight_mask]
+        c = nn.Linear(3, 3)
+        prune.custom_from_mask(c, "weight", lib.eye(3))
+        prune.identity(c, "bias")
+        out += [c.weight, c.bias_mask, _names(c)]
+        out.append(prune.L1Unstructured(amount=2).prune(lib.tensor([3.0, -1.0, 2.0, 0.5])))
+        out.append(
+            prune.RandomStructured(amount=1, dim=0).compute_mask(lib.ones(3, 2), lib.ones(3, 2))
+        )
+        l1 = nn.Linear(3, 2)
+        prune.l1_unstructured(
+            l1, "weight", amount=2, importance_scores=lib.arange(6.0).reshape(2, 3)
+        )
+        out.append(l1.weight_mask)
+        return out
+
+    _same(run)
+
+
+def test_prune_errors():
+    def run(nn, lib):
+        prune = _prune(nn)
+        lin = nn.Linear(2, 2)
+        m = nn.Linear(2, 2)
+        cases = [
+            lambda: prune.remove(m, "weight"),
+            lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=1.5),
+            lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount=-1),
+            lambda: prune.l1_unstructured(nn.Linear(2, 2), "weight", amount="a"),
+            lambda: prune.ln_structured(nn.Linear(2, 2), "bias", amount=1, n=1, dim=0),
+            lambda: prune.ln_structured(nn.Linear(2, 2), "weight", amount=1, n=1, dim=2),
+            lambda: prune.l1_unstructured(
+                nn.Linear(2, 2), "weight", amount=1, importance_scores=lib.ones(3)
+            ),
+            lambda: prune.L1Unstructured(amount=1).prune(
+                lib.ones(2), importance_scores=lib.ones(3)
+            ),
+            lambda: prune.global_unstructured(
+                [(lin, "weight")], pruning_method=prune.LnStructured, amount=1, n=1
+            ),
+            lambda: prune.PruningContainer(prune.Identity(), 5),
+            lambda: prune.global_unstructured(5, prune.L1Unstructured, amount=1),
+            lambda: prune.global_unstructured(
+                [(lin, "weight")], prune.L1Unstructured, importance_scores=[1], amount=1
+            ),
+            lambda: prune.l1_unstructured(lin, "weight", amount=5),
+        ]
+        out = []
+        for case in cases:
+            e = _catch(case)
+            out.append(
+                (
+                    type(e).__name__,
+                    str(e).replace("torch.nn.utils", "NN").replace("taimatsu.nn.utils", "NN"),
+                )
+            )
+        out.append(_names(lin))  # a failed pruning leaves the module as it was
+        return out
+
+    _same(run)

@@ -1,7 +1,7 @@
 """``torch.nn.utils``: gradient clipping, flat parameter vectors, weight/spectral norm, BatchNorm fusion,
 ``skip_init`` and ``stateless.functional_call``."""
 
-from . import parametrizations, parametrize, rnn, stateless  # noqa: F401 - submodules, as in torch.nn.utils
+from . import parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -10,7 +10,12 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
 from .init import skip_init
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
