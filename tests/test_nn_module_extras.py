@@ -5,6 +5,7 @@ Most tests run one scenario with each library (``run(nn, lib)``) and compare wha
 by ``_plain`` (tensors become rounded lists, exceptions their type name and message)."""
 
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -944,5 +945,17 @@ def test_prune_errors():
             )
         out.append(_names(lin))  # a failed pruning leaves the module as it was
         return out
+
+    _same(run)
+
+
+def test_state_dict_positional_arguments_warn():
+    def run(nn, lib):
+        m = nn.Linear(1, 1)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            keys = [list(m.state_dict(OrderedDict(), "p.", True)), list(m.state_dict(None, "q."))]
+            keys.append(list(m.state_dict(prefix="r.")))
+        return keys, [(r.category.__name__, str(r.message)) for r in rec]
 
     _same(run)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -67,11 +68,18 @@ class _StateDictMixin:
         raise RuntimeError(_NEVER.format("set_extra_state"))
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        if args:  # the deprecated positional form (destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
+        if args:  # the deprecated positional form (destination, prefix, keep_vars); keywords win
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
                 prefix = args[1]
-            if len(args) > 2:
+            if len(args) > 2 and keep_vars is False:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
