@@ -597,3 +597,16 @@ def test_functional_errors():
     with pytest.raises(RuntimeError, match="independent of input 0"):
         F.vjp(lambda a: taimatsu.ones(2, requires_grad=True) * 2, x, taimatsu.ones(2), strict=True)
     assert F.vjp(lambda a: a.sum() * 0 + 1, x)[1].tolist() == [0.0, 0.0]
+
+
+def test_node_hook_sees_gradients_reduced_to_input_shapes():
+    seen = []
+    for L in (taimatsu, torch):
+        a, b = L.ones(3, 1, requires_grad=True), L.ones(4, requires_grad=True)
+        y = a * b + a
+        got = []
+        y.grad_fn.register_hook(lambda gi, go, got=got: got.append([tuple(g.shape) for g in gi]))
+        y.grad_fn.next_functions[0][0].register_hook(lambda gi, go, got=got: got.append([tuple(g.shape) for g in gi]))
+        y.sum().backward()
+        seen.append(got)
+    assert seen[0] == seen[1]

@@ -312,6 +312,12 @@ def _run_node(node, buf, retain_graph, check_nan):
     if not isinstance(outputs, tuple):
         outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
     if node._hooks:
+        shapes = getattr(node, "_shapes", None)
+        if shapes:  # hooks see gradients already reduced to each input's shape, as in PyTorch
+            outputs = tuple(
+                _conform(node, i, g) if g is not None and i < len(shapes) and shapes[i] is not None else g
+                for i, g in enumerate(outputs)
+            )
         for hook in list(node._hooks.values()):
             res = hook(outputs, tuple(buf))
             if res is not None:
