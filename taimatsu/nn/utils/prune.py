@@ -203,8 +203,8 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` (a fraction or a count) entries chosen at random."""
+class _UnstructuredTopK(BasePruningMethod):
+    """Prunes ``amount`` (a fraction or a count) entries picked by ``_pick(t, k)`` (flat indices)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -216,29 +216,26 @@ class RandomUnstructured(BasePruningMethod):
         k = _count(self.amount, t.nelement())
         mask = default_mask.clone()
         if k:
-            mask.view(-1)[rand_like(t).view(-1).topk(k).indices] = 0
+            mask.view(-1)[self._pick(t, k)] = 0
         return mask
+
+
+class RandomUnstructured(_UnstructuredTopK):
+    """Prunes ``amount`` (a fraction or a count) entries chosen at random."""
+
+    def _pick(self, t, k):
+        return rand_like(t).view(-1).topk(k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_UnstructuredTopK):
     """Prunes the ``amount`` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount) -> None:
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        k = _count(self.amount, t.nelement())
-        mask = default_mask.clone()
-        if k:
-            mask.view(-1)[t.abs().view(-1).topk(k, largest=False).indices] = 0
-        return mask
+    def _pick(self, t, k):
+        return t.abs().view(-1).topk(k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
