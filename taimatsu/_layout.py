@@ -29,3 +29,36 @@ contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
+
+
+# Channels-last layouts: the dims in memory order, outermost first (N, H, W, C) / (N, D, H, W, C).
+_CHANNELS_LAST = {"channels_last": (4, (0, 2, 3, 1)), "channels_last_3d": (5, (0, 2, 3, 4, 1))}
+
+
+def channels_last_order(memory_format, ndim: int):
+    """The memory order of ``memory_format`` for an ``ndim``-d tensor, None for the default formats;
+    PyTorch's error when the rank does not fit."""
+    spec = _CHANNELS_LAST.get(getattr(memory_format, "name", None))
+    if spec is None:
+        return None
+    rank, order = spec
+    if ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+    return order
+
+
+def is_contiguous_in(shape, strides, order) -> bool:
+    """Whether ``strides`` are the dense strides of ``shape`` laid out in ``order`` (size-1 dims skipped)."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def relayout(xp, a, order):
+    """A copy of array ``a`` whose memory follows ``order`` (outermost first)."""
+    inv = sorted(range(len(order)), key=order.__getitem__)
+    return xp.ascontiguousarray(a.transpose(order)).transpose(inv)

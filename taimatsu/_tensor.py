@@ -155,6 +155,12 @@ class Tensor(TensorConversions, TensorMethods):
         return _address(self._data) if self._data.size else 0
 
     def is_contiguous(self, memory_format=None) -> bool:
+        name = getattr(memory_format, "name", None)
+        if name in ("channels_last", "channels_last_3d"):
+            from ._layout import _CHANNELS_LAST, is_contiguous_in
+
+            rank, order = _CHANNELS_LAST[name]
+            return self._data.ndim == rank and is_contiguous_in(self._data.shape, self.stride(), order)
         return _is_contiguous(self._data.shape, self.stride())
 
     def is_floating_point(self) -> bool:

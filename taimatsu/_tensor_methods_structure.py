@@ -245,7 +245,7 @@ class StructureMethods:
         return _sh.as_strided(self, size, stride, storage_offset)
 
     def contiguous(self, memory_format=None):
-        return _sh.contiguous(self)
+        return _sh.contiguous(self) if memory_format is None else _sh.contiguous(self, memory_format)
 
     def clone(self, *, memory_format=None):
         return _sh.clone(self) if memory_format is None else _sh.clone(self, memory_format=memory_format)

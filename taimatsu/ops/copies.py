@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._layout import contiguous_format, preserve_format
+from .._layout import channels_last_order, contiguous_format, preserve_format, relayout
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
@@ -18,8 +18,12 @@ _Clone = node_class("CloneBackward0", lambda node, g: (g,))
 
 def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
     xp = xp_for(input)
-    order = "C" if memory_format is contiguous_format else "K"
-    r = _wrap(xp.array(input._data, order=order, copy=True), input._dtype, input._device)
+    cl = channels_last_order(memory_format, input._data.ndim)
+    if cl is not None:
+        data = relayout(xp, input._data, cl)
+    else:
+        data = xp.array(input._data, order="C" if memory_format is contiguous_format else "K", copy=True)
+    r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Clone, (input,), r)
     if _fw_state.level and input._fw is not None:
@@ -29,9 +33,10 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
-    if input.is_contiguous():
+    channels_last_order(memory_format, input._data.ndim)  # PyTorch's rank error
+    if input.is_contiguous(memory_format=memory_format):
         return input
-    return clone(input, memory_format=contiguous_format)
+    return clone(input, memory_format=memory_format)
 
 
 def _cat_vjp(node, g):

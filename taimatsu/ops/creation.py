@@ -12,10 +12,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, cpu, device as _device_cls
+from .._layout import channels_last_order, is_contiguous_in, relayout
 from .._size import Size
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record
+from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
 
 
 def _xp(dev):
@@ -390,7 +391,8 @@ def _dense_order(input):
 def _like(fn):
     def make(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
         dt, dev = dtype or input._dtype, device or input._device
-        order = _dense_order(input) if memory_format is None or memory_format.name == "preserve_format" else None
+        cl = channels_last_order(memory_format, input._data.ndim)
+        order = cl or (_dense_order(input) if memory_format is None or memory_format.name == "preserve_format" else None)
         if order is None:
             return fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
         t = fn([input.shape[i] for i in order], dtype=dt, device=dev, requires_grad=requires_grad)
@@ -527,9 +529,11 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
     dtype, dev, copy = _parse_to(args, dict(kwargs))
     dtype = dtype or self._dtype
     dev = dev or self._device
-    if dtype is self._dtype and dev == self._device and not copy:
+    cl = channels_last_order(kwargs.get("memory_format"), self._data.ndim)
+    in_format = cl is None or is_contiguous_in(self._data.shape, self.stride(), cl)
+    if dtype is self._dtype and dev == self._device and not copy and in_format:
         return self
-    data = self._data
+    data = self._data if in_format else relayout(xp_for(self), self._data, cl)
     if dev != self._device:
         from ..backend import to_device
 
