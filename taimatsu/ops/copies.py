@@ -10,7 +10,17 @@ from .._layout import channels_last_order, contiguous_format, preserve_format, r
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, check_same_device, node_class, record, write_out, xp_for
+from ._dispatch import (
+    OUT_EXACT,
+    Tensor,
+    _fw_state,
+    _wrap,
+    check_same_device,
+    node_class,
+    record,
+    write_out,
+    xp_for,
+)
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
 _Clone = node_class("CloneBackward0", lambda node, g: (g,))

@@ -11,7 +11,8 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device, cpu, device as _device_cls
+from .._device import as_device, cpu
+from .._device import device as _device_cls
 from .._layout import channels_last_order, is_contiguous_in, relayout
 from .._size import Size
 from ..autograd.forward_ad import _register
