@@ -61,4 +61,5 @@ def is_contiguous_in(shape, strides, order) -> bool:
 def relayout(xp, a, order):
     """A copy of array ``a`` whose memory follows ``order`` (outermost first)."""
     inv = sorted(range(len(order)), key=order.__getitem__)
-    return xp.ascontiguousarray(a.transpose(order)).transpose(inv)
+    # a fresh C-ordered copy (ascontiguousarray would hand back a view when only size-1 dims differ)
+    return xp.array(a.transpose(order), order="C", copy=True).transpose(inv)

@@ -45,3 +45,22 @@ def _scenario(L):
 
 def test_channels_last_matches_pytorch():
     assert _scenario(taimatsu) == _scenario(torch)
+
+
+def _convert_scenario(L):
+    L.manual_seed(0)
+    nn = L.nn
+    m = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Sequential(nn.ConvTranspose2d(4, 2, 3)), nn.Linear(2, 2), nn.Conv3d(1, 2, 2))
+    w = m[0].weight
+    r = nn.utils.convert_conv2d_weight_memory_format(m, L.channels_last)
+    first = [p.stride() for p in m.parameters()]
+    nn.utils.convert_conv3d_weight_memory_format(m, L.channels_last_3d)
+    second = [p.stride() for p in m.parameters()]
+    x = L.ones(1, 3, 5, 5)
+    return r is m, m[0].weight is w, first, second, m[1](m[0](x)).sum().item()
+
+
+def test_convert_conv_weight_memory_format_matches_pytorch():
+    a, b = _convert_scenario(taimatsu), _convert_scenario(torch)
+    assert a[:4] == b[:4]
+    assert abs(a[4] - b[4]) < 1e-4
