@@ -53,6 +53,9 @@ def set_num_threads(num: int) -> None:
     if num <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     _requested[0] = num
+    from .parallel import set_threads
+
+    set_threads(num)
     for lib in _blas_libraries():
         fn = _entry(lib, _SETTERS)
         if fn is not None:

@@ -15,6 +15,8 @@ from .._device import cpu
 from ..autograd.forward_ad import _register
 from ..autograd.forward_ad import on_primals as _on_primals
 from ..autograd.grad_mode import state as _gm
+from ..backend.parallel import MIN_SIZE as _SPLIT_MIN
+from ..backend.parallel import split2
 from ._dispatch import (
     Tensor,
     _fw_state,
@@ -268,12 +270,31 @@ def _check_sub_bool(a, b):
         raise RuntimeError(_BOOL_SUB)
 
 
+_ndarray = np.ndarray
+
+
 def _xp_add(xp, a, b):
+    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
+        r = split2(np.add, a, b)
+        if r is not None:
+            return r
     return xp.add(a, b)
 
 
 def _xp_subtract(xp, a, b):
+    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
+        r = split2(np.subtract, a, b)
+        if r is not None:
+            return r
     return xp.subtract(a, b)
+
+
+def _xp_multiply(xp, a, b):
+    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
+        r = split2(np.multiply, a, b)
+        if r is not None:
+            return r
+    return xp.multiply(a, b)
 
 
 def _linear2(input, other, alpha, sa, sb, node, name, out):
@@ -376,7 +397,7 @@ def _mul_jvp(a, b, out, ta, tb):
     return r
 
 
-mul, mul_ = binary("mul", lambda xp, a, b: xp.multiply(a, b), _mul_vjp, _mul_jvp, ufunc="multiply")
+mul, mul_ = binary("mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply")
 multiply, multiply_ = mul, mul_
 
 
@@ -558,12 +579,64 @@ hypot, hypot_ = binary("hypot", lambda xp, a, b: xp.hypot(a, b), _hypot_vjp, _hy
 # Split out to binary_more.py (house size limit); re-exported so every existing import path still
 # resolves. Imported last: binary_more imports names defined above.
 from .binary_more import (  # noqa: E402, F401
-    allclose, _as_result, _bitwise, bitwise_and, bitwise_and_, bitwise_left_shift,
-    bitwise_left_shift_, bitwise_or, bitwise_or_, bitwise_right_shift, bitwise_right_shift_,
-    bitwise_xor, bitwise_xor_, _blend_tangent, eq, eq_, equal, _float_name, float_power, fmax,
-    fmin, ge, ge_, greater, greater_equal, gt, gt_, isclose, le, le_, less, less_equal,
-    logical_and, logical_and_, logical_or, logical_or_, logical_xor, logical_xor_, lt, lt_,
-    _max_vjp, maximum, _min_vjp, minimum, ne, ne_, not_equal, pow, pow_, _pow_arrays, _pow_jvp,
-    _pow_scalar_vjp, _pow_tensor_vjp, _PowRev, _PowScalar, _PowTensor, _rpow, _rpow_vjp,
-    _SHELL_NP, _tie_weight,
+    _SHELL_NP,
+    _as_result,
+    _bitwise,
+    _blend_tangent,
+    _float_name,
+    _max_vjp,
+    _min_vjp,
+    _pow_arrays,
+    _pow_jvp,
+    _pow_scalar_vjp,
+    _pow_tensor_vjp,
+    _PowRev,
+    _PowScalar,
+    _PowTensor,
+    _rpow,
+    _rpow_vjp,
+    _tie_weight,
+    allclose,
+    bitwise_and,
+    bitwise_and_,
+    bitwise_left_shift,
+    bitwise_left_shift_,
+    bitwise_or,
+    bitwise_or_,
+    bitwise_right_shift,
+    bitwise_right_shift_,
+    bitwise_xor,
+    bitwise_xor_,
+    eq,
+    eq_,
+    equal,
+    float_power,
+    fmax,
+    fmin,
+    ge,
+    ge_,
+    greater,
+    greater_equal,
+    gt,
+    gt_,
+    isclose,
+    le,
+    le_,
+    less,
+    less_equal,
+    logical_and,
+    logical_and_,
+    logical_or,
+    logical_or_,
+    logical_xor,
+    logical_xor_,
+    lt,
+    lt_,
+    maximum,
+    minimum,
+    ne,
+    ne_,
+    not_equal,
+    pow,
+    pow_,
 )  # fmt: skip

@@ -1,0 +1,69 @@
+"""Two-thread elementwise loops for large CPU arrays.
+
+NumPy's ufunc loops run on one core, where PyTorch's CPU kernels use ``torch.get_num_threads()``.
+NumPy releases the GIL inside a loop over a large array, so ``split2`` computes the first half of
+``ufunc(a, b)`` on a helper thread while the calling thread computes the second half, into one
+output. Only same-shape, same-dtype, C-contiguous float arrays of at least ``MIN_SIZE`` elements
+take this path (below that the hand-off costs more than it saves), and only while
+``torch.set_num_threads`` allows more than one thread. Elementwise results are bit-for-bit the
+same either way.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+MIN_SIZE = 1 << 20
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_state = {"threads": None, "pool": None, "pid": None}
+_lock = threading.Lock()
+
+
+def set_threads(n: int) -> None:
+    """Called by ``torch.set_num_threads``: 1 turns the split off."""
+    _state["threads"] = n
+
+
+def _enabled() -> bool:
+    n = _state["threads"]
+    if n is None:
+        from .threads import get_num_threads
+
+        n = _state["threads"] = get_num_threads()
+    return n > 1
+
+
+def _pool() -> ThreadPoolExecutor:
+    # A forked child (a DataLoader worker) inherits the pool object but not its thread: make a new one.
+    if _state["pid"] != os.getpid():
+        with _lock:
+            if _state["pid"] != os.getpid():
+                _state["pool"] = ThreadPoolExecutor(1, thread_name_prefix="taimatsu-ew")
+                _state["pid"] = os.getpid()
+    return _state["pool"]
+
+
+def split2(ufunc, a, b):
+    """``ufunc(a, b)`` computed in two halves on two threads, or None when the arrays do not qualify."""
+    if (
+        type(b) is not np.ndarray
+        or b.size < MIN_SIZE
+        or type(a) is not np.ndarray
+        or a.shape != b.shape
+        or a.dtype != b.dtype
+        or a.dtype not in _FLOATS
+        or not (a.flags.c_contiguous and b.flags.c_contiguous)
+        or not _enabled()
+    ):
+        return None
+    out = np.empty(a.shape, a.dtype)
+    fa, fb, fo = a.reshape(-1), b.reshape(-1), out.reshape(-1)
+    h = fa.size // 2
+    first = _pool().submit(ufunc, fa[:h], fb[:h], fo[:h])
+    ufunc(fa[h:], fb[h:], fo[h:])
+    first.result()
+    return out
