@@ -273,28 +273,21 @@ def _check_sub_bool(a, b):
 _ndarray = np.ndarray
 
 
-def _xp_add(xp, a, b):
-    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
-        r = split2(np.add, a, b)
-        if r is not None:
-            return r
-    return xp.add(a, b)
+def _split_ufunc(name):
+    """``forward(xp, a, b)`` for a ufunc; large same-shape CPU float arrays run on two threads."""
+    uf = getattr(np, name)
+
+    def forward(xp, a, b):
+        if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:
+            r = split2(uf, a, b)
+            if r is not None:
+                return r
+        return uf(a, b) if xp is np else getattr(xp, name)(a, b)
+
+    return forward
 
 
-def _xp_subtract(xp, a, b):
-    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
-        r = split2(np.subtract, a, b)
-        if r is not None:
-            return r
-    return xp.subtract(a, b)
-
-
-def _xp_multiply(xp, a, b):
-    if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:  # large CPU arrays: two threads
-        r = split2(np.multiply, a, b)
-        if r is not None:
-            return r
-    return xp.multiply(a, b)
+_xp_add, _xp_subtract, _xp_multiply = (_split_ufunc(n) for n in ("add", "subtract", "multiply"))
 
 
 def _linear2(input, other, alpha, sa, sb, node, name, out):
