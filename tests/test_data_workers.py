@@ -465,3 +465,21 @@ def test_unpicklable_result_raises_instead_of_hanging():
     with pytest.raises(AttributeError, match=r"(?s)^Caught AttributeError in DataLoader worker process 0\.\n"
                                              r"Original Traceback .*Can't pickle local object"):  # fmt: skip
         list(dl)
+
+
+@pytest.mark.parametrize(
+    "how, cause", [("kill", "is killed by signal: Killed"), ("exit", "exit code 3")]
+)
+def test_dead_worker_reported_when_sigchld_is_missed(monkeypatch, how, cause):
+    """SIGCHLD may reach a thread other than the main one, so the handler can run too late (after
+    the wait times out and is_alive() has reaped the worker): the report comes from the exit code."""
+    from taimatsu.utils.data import _utils
+    from taimatsu.utils.data._utils import signal_handling
+
+    monkeypatch.setattr(signal_handling, "_error_if_any_worker_fails", lambda: None)
+    monkeypatch.setattr(_utils, "MP_STATUS_CHECK_INTERVAL", 0.2)
+    err, _, seconds = _error(tm, how)
+    assert type(err) is RuntimeError and re.fullmatch(_DEAD, str(err)), str(err)
+    assert type(err.__cause__) is RuntimeError and cause in str(err.__cause__), repr(err.__cause__)
+    pid = re.fullmatch(_DEAD, str(err)).group(1)
+    assert f"(pid {pid})" in str(err.__cause__) and seconds < 30

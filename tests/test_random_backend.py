@@ -499,3 +499,57 @@ def test_random_warns_like_torch(torch):
     with pytest.warns(UserWarning) as mine:
         CPUGenerator(0).random(3, np.float32, 0, 2**25)
     assert str(mine[0].message) == str(theirs[0].message).split(" (Triggered internally")[0]
+
+
+# ------------------------------------------------------------------- independence from NumPy's SIMD
+
+# NumPy picks SIMD kernels for its float64 log/exp/sin/... from the CPU's features; on AVX-512
+# machines they differ from the C library (which PyTorch calls) in the last bit. To catch a
+# sampler that uses them on any CPU, these tests swap NumPy's functions for ones that are one ulp
+# off everywhere: the samplers must not notice.
+_TRANSCENDENTAL = ["log", "log1p", "log2", "log10", "exp", "expm1", "exp2", "sin", "cos", "tan"]
+
+
+def _one_ulp_off(fn):
+    def perturbed(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return np.nextafter(out, np.inf, out=out if isinstance(out, np.ndarray) else None)
+
+    return perturbed
+
+
+@pytest.fixture
+def numpy_one_ulp_off(monkeypatch):
+    for name in _TRANSCENDENTAL:
+        monkeypatch.setattr(np, name, _one_ulp_off(getattr(np, name)))
+
+
+def test_perturbation_is_visible(numpy_one_ulp_off):
+    x = np.array([0.5, 2.0])
+    assert (np.log(x) != np.array([-0.6931471805599453, 0.6931471805599453])).all()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=str)
+@pytest.mark.parametrize("n", [3, 1001])
+def test_samplers_do_not_use_numpy_transcendentals(torch, numpy_one_ulp_off, dtype, n):
+    td = tdtype(torch, dtype)
+    samplers = [
+        (lambda: torch.randn(n, dtype=td), lambda g: g.normal(n, dtype)),
+        (
+            lambda: torch.empty(n, dtype=td).exponential_(0.7),
+            lambda g: g.exponential(n, dtype, 0.7),
+        ),
+        (lambda: torch.empty(n, dtype=td).geometric_(0.3), lambda g: g.geometric(n, dtype, 0.3)),
+        (
+            lambda: torch.empty(n, dtype=td).cauchy_(0.3, 2.7),
+            lambda g: g.cauchy(n, dtype, 0.3, 2.7),
+        ),
+        (lambda: torch.empty(n, dtype=td).log_normal_(), lambda g: g.log_normal(n, dtype)),
+    ]
+    for seed, (theirs, mine) in enumerate(samplers):
+        check(torch, seed, theirs, mine)
+    p = np.linspace(0.1, 1.0, 7)
+    check(
+        torch, 9, lambda: torch.multinomial(torch.from_numpy(p), 4), lambda g: g.multinomial(p, 4)
+    )

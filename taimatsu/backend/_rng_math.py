@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from . import libm
+
 _U64 = np.uint64
 
 
@@ -159,10 +161,10 @@ def _box_muller_f32_exact(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _box_muller_f64(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """normal_fill_16<double>, with glibc's log/cos/sin (NumPy's agree with them here)."""
-    radius = np.sqrt(-2.0 * np.log(1.0 - a))
+    """normal_fill_16<double>, with the C library's log/cos/sin (NumPy's differ on some CPUs)."""
+    radius = np.sqrt(-2.0 * libm.log(1.0 - a))  # sqrt is correctly rounded everywhere
     theta = (2.0 * math.pi) * b
-    return radius * np.cos(theta), radius * np.sin(theta)
+    return radius * libm.cos(theta), radius * libm.sin(theta)
 
 
 def _blocks_of_16(u: np.ndarray, tail: np.ndarray | None, transform) -> np.ndarray:

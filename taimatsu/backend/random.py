@@ -28,8 +28,9 @@ measuring PyTorch 2.13 added:
 
 Known limits: a PyTorch built for another CPU family (no AVX2 kernels, e.g. ARM) differs in
 float32/half/bfloat16 `normal`; on Intel CPUs `bernoulli_(float p)` uses MKL's own stream, which
-is not reproduced (we follow the kernel that other CPUs use); float64 `normal` relies on NumPy's
-log/sin/cos agreeing with glibc's (they do on this machine).
+is not reproduced (we follow the kernel that other CPUs use); float64 maths (log, log1p, exp, sin, cos,
+tan) goes through the C library element by element (``libm.py``), as PyTorch's does, because
+NumPy's own kernels differ from it in the last bit on some CPUs (AVX-512).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import os
 
 import numpy as np
 
+from . import libm
 from ._cpu_sort import (  # noqa: F401 - ops/sorting.py imports the sort steps from here
     _cpu_topk,
     _heap_select,
@@ -306,9 +308,9 @@ class CPUGenerator:
         pairs = (n - start + 1) // 2
         if pairs:
             u = self._uniform_double(2 * pairs)
-            radius = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+            radius = np.sqrt(-2.0 * libm.log1p(-u[1::2]))
             theta = (2.0 * math.pi) * u[0::2]
-            both = np.stack([radius * np.cos(theta), radius * np.sin(theta)], 1).reshape(-1)
+            both = np.stack([radius * libm.cos(theta), radius * libm.sin(theta)], 1).reshape(-1)
             out[start:] = both[: n - start]
             if (n - start) % 2:
                 self._next_double_normal = float(both[-1])
@@ -410,7 +412,7 @@ class CPUGenerator:
                 f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
             )
         u = self._uniform_double(math.prod(shape))
-        return _from_float((-1.0 / lambd) * np.log1p(-u), dtype).reshape(shape)
+        return _from_float((-1.0 / lambd) * libm.log1p(-u), dtype).reshape(shape)
 
     def geometric(self, shape, dtype, p: float) -> np.ndarray:
         """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) in double; integer dtypes too."""
@@ -421,7 +423,7 @@ class CPUGenerator:
             raise _not_implemented("geometric_cpu", dtype)
         u = self._uniform_double(math.prod(shape))
         with np.errstate(divide="ignore"):
-            out = np.ceil(np.log(u) / np.log(1.0 - p))
+            out = np.ceil(libm.log(u) / math.log(1.0 - p))
         return _from_float(out, dtype).reshape(shape)
 
     def cauchy(self, shape, dtype, median: float = 0.0, sigma: float = 1.0) -> np.ndarray:
@@ -435,7 +437,7 @@ class CPUGenerator:
                 f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
             )
         u = self._uniform_double(math.prod(shape))
-        return _from_float(_fma64(sigma, np.tan(math.pi * (u - 0.5)), median), dtype).reshape(shape)
+        return _from_float(_fma64(sigma, libm.tan(math.pi * (u - 0.5)), median), dtype).reshape(shape)
 
     def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
         """Tensor.log_normal_(mean, std): exp of the scalar, cached Box-Muller normal."""
@@ -445,7 +447,7 @@ class CPUGenerator:
         if dtype.name not in _DIGITS:
             raise _not_implemented("log_normal_cpu", dtype)
         z = _fma64(self._standard_normal_scalar(math.prod(shape)), std, mean)
-        return _from_float(np.exp(z), dtype).reshape(shape)
+        return _from_float(libm.exp(z), dtype).reshape(shape)
 
     def multinomial(
         self, probs: np.ndarray, num_samples: int, replacement: bool = False

@@ -40,6 +40,20 @@ from .dataloader import _BaseDataLoaderIter
 _running: dict[int, tuple] = {}
 
 
+def _death_report(error: BaseException, failed: list) -> BaseException:
+    """The cause to chain to "exited unexpectedly": the SIGCHLD handler's report when it is what
+    interrupted the wait. The handler can miss the death: the signal may reach another thread, so
+    the wait only ends at its timeout, and ``is_alive()`` can reap the worker before the handler
+    looks at it. The report is then made from the worker's exit code, which says the same."""
+    if isinstance(error, RuntimeError) and str(error).startswith("DataLoader worker (pid "):
+        return error
+    for process in failed:
+        report = signal_handling.exit_report(process.pid, process.exitcode)
+        if report is not None:
+            return RuntimeError(report)
+    return error
+
+
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Iterates a DataLoader whose batches are produced by ``num_workers`` worker processes."""
 
@@ -108,9 +122,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
-    def _try_get_data(self, timeout: float = _utils.MP_STATUS_CHECK_INTERVAL):
+    def _try_get_data(self, timeout: float | None = None):
         """One bounded wait on the result queue: (True, item), or (False, None) on a quiet queue
         with every worker alive. A dead worker raises PyTorch's RuntimeError."""
+        if timeout is None:
+            timeout = _utils.MP_STATUS_CHECK_INTERVAL
         try:
             return True, self._data_queue.get(timeout=timeout)
         except Exception as error:
@@ -123,7 +139,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 pids = ", ".join(str(process.pid) for process in failed)
                 raise RuntimeError(
                     f"DataLoader worker (pid(s) {pids}) exited unexpectedly"
-                ) from error
+                ) from _death_report(error, failed)
             if isinstance(error, queue.Empty):
                 return False, None
             raise

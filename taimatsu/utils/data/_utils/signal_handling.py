@@ -34,20 +34,31 @@ def _remove_worker_pids(key: int) -> None:
 
 
 def _failure_message(pid: int, info) -> str | None:
-    if info.si_code == os.CLD_EXITED and info.si_status != 0:
+    """PyTorch's report for a child whose waitid() status is `info`, or None if it exited cleanly."""
+    if info.si_code == os.CLD_EXITED:
+        return exit_report(pid, info.si_status)
+    if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
+        return exit_report(pid, -info.si_status)
+    return None
+
+
+def exit_report(pid: int, exitcode: int | None) -> str | None:
+    """PyTorch's report for a worker with ``Process.exitcode`` `exitcode` (minus the signal number
+    when a signal killed it), or None when it exited cleanly or has not exited."""
+    if not exitcode:
+        return None
+    if exitcode > 0:
         return (
-            f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {info.si_status}. Details are lost "
+            f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {exitcode}. Details are lost "
             "due to multiprocessing. Rerunning with num_workers=0 may give better error trace."
         )
-    if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED):
-        message = f"DataLoader worker (pid {pid}) is killed by signal: {signal.strsignal(info.si_status)}. "
-        if info.si_status == signal.SIGBUS:
-            message += (
-                "It is possible that dataloader's workers are out of shared memory. Please try to raise your "
-                "shared memory limit."
-            )
-        return message
-    return None
+    message = f"DataLoader worker (pid {pid}) is killed by signal: {signal.strsignal(-exitcode)}. "
+    if -exitcode == signal.SIGBUS:
+        message += (
+            "It is possible that dataloader's workers are out of shared memory. Please try to raise your "
+            "shared memory limit."
+        )
+    return message
 
 
 def _error_if_any_worker_fails() -> None:
