@@ -84,6 +84,12 @@ GETITEM = [
     "(T.tensor(1), [0, 1])",
     "(slice(None, 2), None, T.tensor([1, 0]), slice(1, 3))",
     "(T.tensor([0, 1]).view(2, 1), T.tensor([1, 2]))",
+    "range(2)",
+    "range(0)",
+    "range(5)",
+    "(range(2), range(1, 3))",
+    "(slice(None), range(3, 0, -1))",
+    "[range(2), range(2)]",
 ]
 
 
@@ -151,6 +157,9 @@ SETITEM = [
     ("[0, 1]", "T.ones(2, 3, 4, dtype=T.float32)"),
     ("5", "1."),
     ("(slice(None), [3])", "1."),
+    ("(range(3), T.tensor([0, 1, 2]))", "5."),
+    ("(range(3), T.tensor([0, 1, 2]))", "T.arange(4.)"),
+    ("(slice(None), range(2), 1)", "T.ones(3, 2)"),
 ]
 
 

@@ -114,14 +114,24 @@ COMPLEX = [
 ]  # fmt: skip
 
 
+# API corners that third-party programs hit (issue 10, section 5)
+API = [
+    "t = T.ones(2); v = T.autograd.Variable(t, requires_grad=True); (v is t, t.requires_grad, v.requires_grad, v.is_leaf)",
+    "t = T.ones(2); v = T.autograd.Variable(t); t.add_(1); (v, v._version, v.data_ptr() == t.data_ptr())",
+    "a = T.ones(2, requires_grad=True); v = T.autograd.Variable(a * 2); (v.requires_grad, v.is_leaf, v.grad_fn)",
+    "T.autograd.Variable(T.ones(2, dtype=T.long), requires_grad=True)", "T.autograd.Variable()",
+    "T.autograd.Variable([1.])",
+]  # fmt: skip
+
 GROUPS = {
     "creation": CREATION, "promotion": PROMOTION, "metadata": METADATA, "conversion": CONVERSION,
-    "misc": MISC, "complex": COMPLEX,
+    "misc": MISC, "complex": COMPLEX, "api": API,
 }  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    "code", [pytest.param(code, id=f"{group}-{code}") for group, codes in GROUPS.items() for code in codes]
+    "code",
+    [pytest.param(code, id=f"{group}-{code}") for group, codes in GROUPS.items() for code in codes],
 )
 def test_same_as_pytorch(code):
     same(code, torch, taimatsu)

@@ -11,7 +11,8 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """``Variable(t, requires_grad=...)`` returns ``t`` itself (as in PyTorch >= 0.4)."""
+    """``Variable(t, requires_grad=...)`` returns ``t.detach()`` with ``requires_grad`` set, as in
+    PyTorch >= 0.4: a new leaf sharing ``t``'s memory and version counter; ``t`` is left alone."""
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         from .._tensor import Tensor
@@ -22,6 +23,16 @@ class Variable(metaclass=_VariableMeta):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if requires_grad:
-            data.requires_grad_(True)
-        return data
+        if volatile:
+            import warnings
+
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                stacklevel=2,
+            )
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            # the legacy constructor words this with a capital O (requires_grad_ does not)
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        return data.detach().requires_grad_(requires_grad)

@@ -61,7 +61,7 @@ def _as_tuple(index):
     if isinstance(index, list) and len(index) < 32:
         for i in index:
             if (
-                isinstance(i, (Tensor, list, tuple, slice, np.ndarray))
+                isinstance(i, (Tensor, list, tuple, range, slice, np.ndarray))
                 or i is None
                 or i is Ellipsis
             ):
@@ -98,7 +98,7 @@ def _classify(item):
         if item._data.ndim == 0:
             return _INT, int(item._data)
         return _ADV, item._data
-    if isinstance(item, (list, tuple, np.ndarray)):
+    if isinstance(item, (list, tuple, range, np.ndarray)):  # a range reads like the list it spans
         arr = np.asarray(item if isinstance(item, np.ndarray) else _plain(item))
         if arr.dtype.kind == "b":
             return _ADV, arr
@@ -117,7 +117,9 @@ def _classify(item):
 
 def _plain(seq):
     return [
-        _plain(i) if isinstance(i, (list, tuple)) else (i.item() if isinstance(i, Tensor) else i)
+        _plain(i)
+        if isinstance(i, (list, tuple, range))
+        else (i.item() if isinstance(i, Tensor) else i)
         for i in seq
     ]
 
@@ -254,10 +256,10 @@ def _advanced_key(v: Tensor, parsed: _Parsed):
         if a.size:
             hi, lo = int(a.max()), int(a.min())
             if hi >= n or lo < -n:
-                # PyTorch numbers the dim among the advanced indices
-                raise IndexError(
-                    f"index {hi if hi >= n else lo} is out of bounds for dimension {k} with size {n}"
-                )
+                # PyTorch names the first bad index and numbers the dim among the advanced indices
+                flat = xp_for(v).asarray(a).ravel()
+                bad = int(flat[((flat >= n) | (flat < -n)).argmax()])
+                raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {n}")
     if len(arrays) > 1:
         shapes = [a.shape for _, a in sorted(arrays.items())]
         try:
@@ -405,9 +407,13 @@ def setitem(self: Tensor, index, value) -> None:
             return
     p = _parse(self, index, trace)
     target = self if p.view is None else p.view
-    if (p.adv or p.masks) and target._dtype in D._SHELL_UINTS:  # PyTorch has neither kernel for uint16/32/64
+    if (
+        p.adv or p.masks
+    ) and target._dtype in D._SHELL_UINTS:  # PyTorch has neither kernel for uint16/32/64
         kernel = "index_put" if p.adv else "masked_fill"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'UInt{target._dtype.itemsize * 8}'")
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'UInt{target._dtype.itemsize * 8}'"
+        )
     if not trace:
         check_inplace(target)
         if 0 in target._data.strides:
