@@ -20,6 +20,7 @@ import contextlib
 import io
 import math
 import time
+from pathlib import Path
 
 import taimatsu as torch
 import taimatsu.nn.functional as F
@@ -97,26 +98,63 @@ def zen_of_python() -> str:
     return codecs.decode(this.s, "rot13") + "\n"
 
 
-def main() -> None:
+def positive_int(text: str) -> int:
+    if int(text) < 1:  # argparse reports a ValueError from int() as an invalid value
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return int(text)
+
+
+def non_negative_int(text: str) -> int:
+    if int(text) < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return int(text)
+
+
+def positive_float(text: str) -> float:
+    if not 0 < float(text) < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return float(text)
+
+
+def seed_int(text: str) -> int:
+    if not -(2**63) <= int(text) < 2**64:  # what torch.manual_seed accepts
+        raise argparse.ArgumentTypeError(f"must be in [-2**63, 2**64), got {text}")
+    return int(text)
+
+
+def parse_args() -> tuple:
+    """The arguments, and the training text (checked here: it must be longer than a block)."""
     p = argparse.ArgumentParser(description="character-level GPT (nanoGPT-style)")
     p.add_argument("--text", default=None, help="UTF-8 text file (default: the Zen of Python)")
-    p.add_argument("--steps", type=int, default=600)
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--block-size", type=int, default=32)
-    p.add_argument("--n-embd", type=int, default=64)
-    p.add_argument("--n-head", type=int, default=4)
-    p.add_argument("--n-layer", type=int, default=2)
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--sample-chars", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+    dflt = "(default: %(default)s)"
+    p.add_argument("--steps", type=positive_int, default=600, help="training steps " + dflt)
+    p.add_argument("--batch-size", type=positive_int, default=16, help="windows per batch " + dflt)
+    p.add_argument("--block-size", type=positive_int, default=32, help="context length " + dflt)
+    p.add_argument("--n-embd", type=positive_int, default=64, help="embedding width " + dflt)
+    p.add_argument("--n-head", type=positive_int, default=4, help="must divide --n-embd " + dflt)
+    p.add_argument("--n-layer", type=positive_int, default=2, help="transformer blocks " + dflt)
+    p.add_argument("--lr", type=positive_float, default=3e-3, help="peak learning rate " + dflt)
+    p.add_argument(
+        "--sample-chars", type=non_negative_int, default=200, help="characters to generate " + dflt
+    )
+    p.add_argument("--seed", type=seed_int, default=0, help=dflt)
     args = p.parse_args()
+    if args.n_embd % args.n_head:
+        p.error(f"argument --n-head: {args.n_head} does not divide --n-embd {args.n_embd}")
+    try:
+        text = zen_of_python() if args.text is None else Path(args.text).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        p.error(f"argument --text: cannot read {args.text}: {getattr(e, 'strerror', None) or e}")
+    # A training window is block_size characters plus the one that follows it.
+    if len(text) < args.block_size + 2:
+        p.error(f"--block-size {args.block_size}: the text has only {len(text)} characters")
+    return args, text
+
+
+def main() -> None:
+    args, text = parse_args()
     torch.manual_seed(args.seed)
 
-    if args.text:
-        with open(args.text, encoding="utf-8") as f:
-            text = f.read()
-    else:
-        text = zen_of_python()
     chars = sorted(set(text))
     stoi = {c: i for i, c in enumerate(chars)}
     data = torch.tensor([stoi[c] for c in text], dtype=torch.long)

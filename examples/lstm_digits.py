@@ -77,11 +77,28 @@ def accuracy(model, loader) -> float:
     return hits / sum(len(y) for _, y in loader)
 
 
+def positive_int(text: str) -> int:
+    if int(text) < 1:  # argparse reports a ValueError from int() as an invalid value
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return int(text)
+
+
+def seed_int(text: str) -> int:
+    if not -(2**63) <= int(text) < 2**64:  # what torch.manual_seed accepts
+        raise argparse.ArgumentTypeError(f"must be in [-2**63, 2**64), got {text}")
+    return int(text)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description="LSTM classifier on the UCI handwritten digits")
-    p.add_argument("--epochs", type=int, default=15)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--written-out", action="store_true", help="use the LSTM written out below")
+    p.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=15,
+        help="passes over the data (default: %(default)s)",
+    )
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument("--written-out", action="store_true", help="use the LSTM written out above")
     args = p.parse_args()
     torch.manual_seed(args.seed)
 

@@ -1,20 +1,25 @@
 """Train a small CNN on the UCI handwritten digits (1,797 8x8 images) with taimatsu.
 
-    python examples/train_digits.py                    # 97-99% validation accuracy in seconds
+    python examples/train_digits.py                    # ~99% validation accuracy, in runs/digits
+    python examples/train_digits.py --subset 200       # a quick trial, in runs/digits-subset200
     python examples/train_digits.py --epochs 20 --lr 3e-3 --out-dir runs/try2
-    python examples/train_digits.py --resume           # continue the run in --out-dir
+    python examples/train_digits.py --stop-after 4 && python examples/train_digits.py --resume
     python examples/seeds/with_torch.py examples/train_digits.py   # the same script on PyTorch
 
 The script uses PyTorch's API only (`import taimatsu as torch`), so it runs unchanged on real
 PyTorch: a seeded train/validation split, a DataLoader, a Conv2d/ReLU/MaxPool2d/Linear network,
 CrossEntropyLoss, AdamW with a OneCycleLR schedule, a checkpoint written atomically with
 torch.save after every epoch, and a PNG plot of the loss and accuracy curves.
+Each setting of --epochs/--batch-size/--lr/--seed/--subset gets its own default run directory;
+a directory holding a run with other settings is never overwritten unless --overwrite says so.
 The data file and its licence (CC BY 4.0) are described in data/README.md.
 """
 
 import argparse
 import gzip
 import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,26 +35,133 @@ CHECKPOINT = "checkpoint.pt"
 PLOT = "curves.png"
 
 
+DEFAULTS = {"epochs": 12, "batch_size": 32, "lr": 5e-3, "seed": 0, "subset": None}
+# The settings a run's results depend on: they name the default run directory, and a checkpoint
+# records them so that neither --resume nor a new run mixes two different runs.
+RUN_SETTINGS = tuple(DEFAULTS)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)  # argparse turns the ValueError into "invalid positive_int value"
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**64:  # what torch.manual_seed accepts
+        raise argparse.ArgumentTypeError(f"must be in [-2**63, 2**64), got {text}")
+    return value
+
+
+def subset_size(text: str) -> int:
+    value = int(text)
+    if value < 2:  # one validation image and at least one training image
+        raise argparse.ArgumentTypeError(f"must be at least 2, got {text}")
+    return value
+
+
+def default_out_dir(args: argparse.Namespace) -> Path:
+    """runs/digits for the default settings; otherwise the settings that differ are appended
+    (runs/digits-epochs20-lr0.003, runs/digits-subset5), so a trial run never lands on another."""
+    changed = [
+        f"{k.split('_')[0]}{getattr(args, k)}"
+        for k in RUN_SETTINGS
+        if getattr(args, k) != DEFAULTS[k]
+    ]
+    return Path("-".join(["runs/digits", *changed]))
+
+
+def writable_dir(path: Path) -> str | None:
+    """None if `path` is (now) a directory this process can write into, else why not."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        # os.access says yes to root even on read-only file systems: try a real write.
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--epochs", type=int, default=12, help="number of epochs (default: 12)")
-    p.add_argument("--batch-size", type=int, default=32, help="training batch size (default: 32)")
-    p.add_argument("--lr", type=float, default=5e-3, help="peak learning rate (default: 5e-3)")
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="default: cpu")
-    p.add_argument("--seed", type=int, default=0, help="seed for the split, init, shuffling")
-    p.add_argument("--out-dir", default="runs/digits", help="checkpoint and plot go here")
-    p.add_argument("--resume", action="store_true", help=f"continue from OUT_DIR/{CHECKPOINT}")
+    d = DEFAULTS
+    p.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=d["epochs"],
+        help="number of epochs (default: %(default)s)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=d["batch_size"],
+        help="training batch size (default: %(default)s)",
+    )
+    p.add_argument(
+        "--lr",
+        type=positive_float,
+        default=d["lr"],
+        help="peak learning rate (default: %(default)s)",
+    )
+    p.add_argument(
+        "--device", default="cpu", choices=["cpu", "cuda"], help="train on (default: %(default)s)"
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int,
+        default=d["seed"],
+        help="seed for the split, init, shuffling (default: %(default)s)",
+    )
+    p.add_argument(
+        "--subset",
+        type=subset_size,
+        default=d["subset"],
+        metavar="N",
+        help="use only N images, for quick trials (default: all 1,797)",
+    )
+    p.add_argument(
+        "--out-dir",
+        type=Path,
+        default=None,
+        help="checkpoint and plot go here (default: runs/digits for the default settings; "
+        "settings that differ are appended, e.g. runs/digits-epochs2-subset200)",
+    )
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume", action="store_true", help=f"continue the run in OUT_DIR/{CHECKPOINT}"
+    )
+    again.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a run with other settings in OUT_DIR (without it, the script refuses)",
+    )
     p.add_argument(
         "--stop-after",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="K",
-        help="stop after K epochs in this run (then continue with --resume)",
+        help="stop after K epochs in this run, then continue with --resume "
+        "(default: run to --epochs)",
     )
-    p.add_argument(
-        "--subset", type=int, default=None, metavar="N", help="use only N images (quick tests)"
-    )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("argument --device: cuda: no CUDA device is available")
+    if args.out_dir is None:
+        args.out_dir = default_out_dir(args)
+    why = writable_dir(args.out_dir)
+    if why is not None:
+        p.error(f"argument --out-dir: cannot write to {args.out_dir}: {why}")
+    return args
 
 
 def load_digits() -> tuple:
@@ -90,7 +202,9 @@ def make_model() -> nn.Module:
 def train_one_epoch(model, loader, loss_fn, optimizer, scheduler, device, desc: str) -> tuple:
     model.train()
     total_loss, correct, seen = 0.0, 0, 0
-    bar = tqdm(loader, desc=desc, unit="batch", leave=False)
+    # On a terminal a bar shows the running loss; in a log it would be a stream of carriage
+    # returns, and the line printed after every epoch says what a log needs.
+    bar = tqdm(loader, desc=desc, unit="batch", leave=False, disable=not sys.stderr.isatty())
     for x, y in bar:
         x, y = x.to(device), y.to(device)
         logits = model(x)
@@ -150,14 +264,48 @@ def plot_curves(history: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def describe(settings: dict) -> str:
+    """The command-line flags that give these run settings."""
+    words = []
+    for name, value in settings.items():
+        flag = "--" + name.replace("_", "-")
+        words.append(f"no {flag}" if value is None else f"{flag} {value}")
+    return " ".join(words)
+
+
+def earlier_run(args: argparse.Namespace, ckpt_path: Path, device) -> dict | None:
+    """The checkpoint to resume from, or None for a fresh run. Refuses (exits with a message)
+    to resume a run with other settings, or to overwrite one unless --overwrite says so."""
+    if not ckpt_path.exists():
+        if args.resume:
+            raise SystemExit(f"--resume: no checkpoint at {ckpt_path}")
+        return None
+    if args.overwrite:
+        print(f"--overwrite: replacing the run in {ckpt_path.parent}")
+        return None
+    ckpt = torch.load(ckpt_path, map_location=device)
+    # The split, the batches and the learning-rate schedule (which spans all epochs) depend on
+    # these settings: a resumed run must keep them, and a run with others must not replace it.
+    changed = {k: v for k, v in ckpt["config"].items() if getattr(args, k) != v}
+    if changed and args.resume:
+        raise SystemExit(f"--resume: {ckpt_path} was written by a run with {describe(changed)}")
+    if changed:
+        raise SystemExit(
+            f"{ckpt_path.parent} holds a run with {describe(changed)}: continue it with those "
+            "settings and --resume, replace it with --overwrite, or choose another --out-dir"
+        )
+    if args.resume:
+        return ckpt
+    print(f"starting over: replacing the run with the same settings in {ckpt_path.parent}")
+    return None
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("--device cuda: no CUDA device is available")
     device = torch.device(args.device)
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = args.out_dir
     ckpt_path = out_dir / CHECKPOINT
+    ckpt = earlier_run(args, ckpt_path, device)
 
     torch.manual_seed(args.seed)
     train_set, val_set = split(*load_digits(), seed=args.seed, subset=args.subset)
@@ -176,17 +324,8 @@ def main(argv=None) -> None:
     history = {"train_loss": [], "train_acc": [], "val_loss": [], "val_acc": []}
     start_epoch = 0
 
-    config = {k: getattr(args, k) for k in ("epochs", "batch_size", "seed", "subset")}
-    if args.resume:
-        if not ckpt_path.exists():
-            raise SystemExit(f"--resume: no checkpoint at {ckpt_path}")
-        ckpt = torch.load(ckpt_path, map_location=device)
-        # The split, the batches and the learning-rate schedule (which spans all epochs)
-        # depend on these settings; a resumed run must keep them.
-        changed = {k: v for k, v in ckpt["config"].items() if getattr(args, k) != v}
-        if changed:
-            flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in changed.items())
-            raise SystemExit(f"--resume: {ckpt_path} was written by a run with {flags}")
+    config = {k: getattr(args, k) for k in RUN_SETTINGS}
+    if ckpt is not None:
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])

@@ -1,6 +1,8 @@
 """A variational autoencoder (VAE) on the 8x8 handwritten digits.
 
-    python examples/vae_digits.py [--epochs 50] [--plot vae.png]
+    python examples/vae_digits.py                  # 50 epochs, prints the -ELBO every 10
+    python examples/vae_digits.py --plot           # and draws data, reconstructions, samples
+    python examples/vae_digits.py --epochs 20 --plot vae.png
 
 The encoder maps an image to the mean and log-variance of a Gaussian over a small latent code;
 the reparameterisation trick (z = mu + sigma * eps, eps ~ N(0, 1)) keeps sampling differentiable;
@@ -11,6 +13,7 @@ The data file and its licence are described in data/README.md.
 
 import argparse
 import gzip
+import os
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +24,7 @@ from taimatsu import nn
 from taimatsu.utils.data import DataLoader, TensorDataset
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "digits.csv.gz"
+PLOT = "runs/vae_digits.png"
 
 
 class VAE(nn.Module):
@@ -47,12 +51,51 @@ def negative_elbo(logits, x, mu, logvar):
     return (reconstruction + kl) / len(x), kl / len(x)
 
 
-def main() -> None:
+def positive_int(text: str) -> int:
+    if int(text) < 1:  # argparse reports a ValueError from int() as an invalid value
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return int(text)
+
+
+def seed_int(text: str) -> int:
+    if not -(2**63) <= int(text) < 2**64:  # what torch.manual_seed accepts
+        raise argparse.ArgumentTypeError(f"must be in [-2**63, 2**64), got {text}")
+    return int(text)
+
+
+def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description="VAE on the UCI handwritten digits")
-    p.add_argument("--epochs", type=int, default=50)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--plot", default=None, help="write originals/reconstructions/samples PNG")
+    p.add_argument(
+        "--epochs",
+        type=positive_int,
+        default=50,
+        help="passes over the data (default: %(default)s)",
+    )
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument(
+        "--plot",
+        nargs="?",
+        const=PLOT,
+        default=None,
+        metavar="PNG",
+        help=f"draw data, reconstructions and samples into PNG ({PLOT} if no path is given; "
+        "default: no plot)",
+    )
     args = p.parse_args()
+    if args.plot is not None:
+        # Check before training, not when the plot is saved minutes later.
+        folder = Path(args.plot).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            p.error(f"argument --plot: cannot write to {folder}: {e.strerror}")
+        if not os.access(folder, os.W_OK):
+            p.error(f"argument --plot: cannot write to {folder}: permission denied")
+    return args
+
+
+def main() -> None:
+    args = parse_args()
     torch.manual_seed(args.seed)
 
     with gzip.open(DATA, "rt") as f:

@@ -6,12 +6,21 @@
 Every `torch.*` module already imported is registered as the matching `taimatsu.*` module, so
 `import taimatsu as torch`, `import taimatsu.nn.functional as F` and `from taimatsu.autograd
 import Variable` all resolve to PyTorch. taimatsu itself is never imported.
+PyTorch is not a dependency of taimatsu; the test install (`pip install -e '.[test]'`) brings it.
 """
 
 import runpy
 import sys
 
-import torch  # noqa: F401 -- imported for the modules it puts in sys.modules
+try:
+    import torch  # noqa: F401 -- imported for the modules it puts in sys.modules
+except ModuleNotFoundError as e:
+    if e.name != "torch":
+        raise  # torch is there but broken: its own traceback says more
+    sys.exit(
+        "with_torch.py runs a script on PyTorch, which is not installed here: "
+        "pip install torch==2.13.0 (or pip install -e '.[test]')"
+    )
 
 
 def alias_torch_as_taimatsu() -> None:
