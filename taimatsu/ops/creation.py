@@ -68,7 +68,9 @@ def _check_ragged(data, dim, shape):
         return
     if isinstance(data, (Tensor, np.ndarray)):
         if tuple(data.shape) != tuple(shape[dim:]):
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0] if data.shape else 0})")
+            raise ValueError(
+                f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0] if data.shape else 0})"
+            )
         return
     if not isinstance(data, (list, tuple)):
         raise TypeError("not a sequence")
@@ -80,7 +82,12 @@ def _check_ragged(data, dim, shape):
 
 def _infer_dtype(flat_kinds) -> D.dtype:
     cat = builtins.max(flat_kinds) if flat_kinds else D.FLOAT
-    return {D.BOOL: D.bool, D.INT: D.int64, D.FLOAT: D.get_default_dtype(), D.COMPLEX: D.default_complex()}[cat]
+    return {
+        D.BOOL: D.bool,
+        D.INT: D.int64,
+        D.FLOAT: D.get_default_dtype(),
+        D.COMPLEX: D.default_complex(),
+    }[cat]
 
 
 def _kind(x) -> int:
@@ -124,7 +131,11 @@ def _to_array(data, dtype):
         if dtype in D._SHELL_UINTS and not any(isinstance(v, np.ndarray) for v in vals):
             return np.array([_checked_uint(v, dtype) for v in vals], dtype.np).reshape(shape), dtype
         if vals and any(isinstance(v, np.ndarray) for v in vals):
-            arr = np.stack([np.asarray(v) for v in vals]).astype(dtype.np) if vals else np.zeros(0, dtype.np)
+            arr = (
+                np.stack([np.asarray(v) for v in vals]).astype(dtype.np)
+                if vals
+                else np.zeros(0, dtype.np)
+            )
         else:
             arr = _array_of(vals, dtype)
         return arr.reshape(shape), dtype
@@ -158,7 +169,11 @@ def _checked_uint(v, dtype, fill: bool = False):
     if isinstance(v, numbers.Integral):
         v = int(v)
         if not -(1 << 63) <= v < (1 << 63):
-            raise (OverflowError("int too big to convert") if fill else ValueError("Overflow when unpacking long long"))
+            raise (
+                OverflowError("int too big to convert")
+                if fill
+                else ValueError("Overflow when unpacking long long")
+            )
         if dtype is not D.uint64 and not -(1 << bits) < v < (1 << bits):
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
         return v % (1 << bits)
@@ -173,10 +188,14 @@ def _array_of(vals, dtype):
         return np.array(vals, dtype=dtype.np)
     except OverflowError:
         if dtype.category == D.INT:
-            return np.array([int(v) % (1 << (8 * dtype.itemsize)) for v in vals], np.uint64).astype(dtype.np)
+            return np.array([int(v) % (1 << (8 * dtype.itemsize)) for v in vals], np.uint64).astype(
+                dtype.np
+            )
         raise
     except (TypeError, ValueError):
-        return np.array([float(v) if dtype.category == D.FLOAT else v for v in vals]).astype(dtype.np)
+        return np.array([float(v) if dtype.category == D.FLOAT else v for v in vals]).astype(
+            dtype.np
+        )
 
 
 def _flatten(data):
@@ -193,7 +212,9 @@ def _numpy(t: Tensor) -> np.ndarray:
     return to_numpy(t._data)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def tensor(
+    data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
     """A new tensor copying ``data``; dtype inferred as PyTorch does (float -> default dtype)."""
     if isinstance(data, Tensor):
         import warnings
@@ -206,17 +227,27 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         )
     arr, dt = _to_array(data, dtype)
     arr = np.array(arr, dtype=dt.np, copy=True)
-    dev = as_device(device) if device is not None else (data._device if isinstance(data, Tensor) else cpu)
+    dev = (
+        as_device(device)
+        if device is not None
+        else (data._device if isinstance(data, Tensor) else cpu)
+    )
     return _finish(arr, dt, dev, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with ``data`` when possible (same dtype and device), else copy."""
     if isinstance(data, Tensor):
-        if (dtype is None or dtype is data._dtype) and (device is None or as_device(device) == data._device):
+        if (dtype is None or dtype is data._dtype) and (
+            device is None or as_device(device) == data._device
+        ):
             return data
         return data.to(device=device, dtype=dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and (device is None or as_device(device).type == "cpu"):
+    if (
+        isinstance(data, np.ndarray)
+        and (dtype is None or dtype.np == data.dtype)
+        and (device is None or as_device(device).type == "cpu")
+    ):
         return from_numpy(data)
     arr, dt = _to_array(data, dtype)
     return _finish(np.asarray(arr, dt.np), dt, as_device(device), False)
@@ -241,7 +272,9 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "the memory."
         )
     if not ndarray.dtype.isnative:
-        raise ValueError("given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported.")
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported."
+        )
     dt = D.from_numpy_dtype(ndarray.dtype)
     if not ndarray.flags.writeable:
         import warnings
@@ -268,6 +301,47 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False
     return _finish(np.asarray(value, dt.np), dt, as_device(device), requires_grad)
 
 
+_C_INT_NAMES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+}
+
+
+def _checked_fill(v, dtype: D.dtype):
+    """A fill value stored in ``dtype`` with PyTorch's checked conversion: a value out of the integer
+    type's range, NaN/inf into an integer, or a complex with an imaginary part into a real type is
+    "RuntimeError: value cannot be converted..." (NumPy would wrap or cast it silently)."""
+    if dtype in D._SHELL_UINTS:
+        return _checked_uint(v, dtype, fill=True)
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    if isinstance(v, numbers.Integral) and not -(1 << 63) <= v < (1 << 64):
+        raise OverflowError("int too big to convert")
+    if dtype is D.bool:
+        return v
+    overflow = RuntimeError(
+        f"value cannot be converted to type {_C_INT_NAMES.get(dtype.name, dtype.name)} without overflow"
+    )
+    if isinstance(v, (complex, np.complexfloating)) and dtype.category != D.COMPLEX:
+        if v.imag != 0 or math.isnan(v.imag):
+            raise overflow
+        v = v.real
+    if dtype.category != D.INT:
+        return v
+    info = np.iinfo(dtype.np)
+    if isinstance(v, numbers.Integral):
+        # An unsigned type takes a negative int whose magnitude fits (it wraps), as PyTorch does.
+        if v > info.max or v < info.min and not (info.min == 0 and -v <= info.max):
+            raise overflow
+        return int(v) % (1 << info.bits) if v < 0 and info.min == 0 else int(v)
+    if not info.min <= v <= info.max:  # NaN fails too
+        raise overflow
+    return v
+
+
 # ---- factories ---------------------------------------------------------------------------------------
 def _size_args(size, name: str = "empty"):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
@@ -290,6 +364,21 @@ def _size_args(size, name: str = "empty"):
     return tuple(out)
 
 
+def allocate(make, shape, dtype: D.dtype):
+    """``make()``, a NumPy/CuPy call that allocates ``shape`` in ``dtype``, with PyTorch's errors for
+    a size no machine holds: NumPy's ValueError("array is too big") and MemoryError would leak."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes >= 1 << 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    try:
+        return make()
+    except MemoryError:
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+            f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+        ) from None
+
+
 def creation_out(fn):
     """A factory's ``out=``: it builds in ``out``'s dtype (and device), then fills ``out``.
 
@@ -303,7 +392,9 @@ def creation_out(fn):
         from ._dispatch import write_out
 
         if not isinstance(out, Tensor):
-            raise TypeError(f"{make.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+            raise TypeError(
+                f"{make.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}"
+            )
         dtype = kwargs.get("dtype")
         if dtype is not None and dtype is not out._dtype:
             from ._dispatch import scalar_name
@@ -313,7 +404,11 @@ def creation_out(fn):
             )
         kwargs.update(dtype=out._dtype, device=out._device, requires_grad=False)
         r = fn(*args, **kwargs)
-        if make.__name__ in ("arange", "range_") and out._data.size and out._data.size != r._data.size:
+        if (
+            make.__name__ in ("arange", "range_")
+            and out._data.size
+            and out._data.size != r._data.size
+        ):
             import warnings
 
             warnings.warn(
@@ -347,11 +442,20 @@ def _not_shell_uint(dtype, kernel: str) -> None:
 
 def _factory(name, fill):
     @creation_out
-    def make(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, memory_format=None):
+    def make(
+        *size,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        pin_memory=False,
+        memory_format=None,
+    ):
         shape = _size_args(size, name)
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
-        return _finish(fill(_xp(dev) if dev.type != "cpu" else np, shape, dt.np), dt, dev, requires_grad)
+        xp = _xp(dev) if dev.type != "cpu" else np
+        return _finish(allocate(lambda: fill(xp, shape, dt.np), shape, dt), dt, dev, requires_grad)
 
     make.__name__ = make.__qualname__ = name
     return make
@@ -363,15 +467,20 @@ empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never
 
 
 @creation_out
-def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+def full(
+    size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     shape = _size_args((size,) if isinstance(size, int) else tuple(size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    dt = dtype or (D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype())
+    dt = dtype or (
+        D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype()
+    )
     dev = as_device(device)
-    if dt in D._SHELL_UINTS:
-        fill_value = _checked_uint(fill_value, dt, fill=True)
-    return _finish(np.full(shape, fill_value, dt.np), dt, dev, requires_grad)
+    fill_value = _checked_fill(fill_value, dt)
+    return _finish(
+        allocate(lambda: np.full(shape, fill_value, dt.np), shape, dt), dt, dev, requires_grad
+    )
 
 
 def _dense_order(input):
@@ -390,10 +499,16 @@ def _dense_order(input):
 
 
 def _like(fn):
-    def make(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    def make(
+        input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    ):
         dt, dev = dtype or input._dtype, device or input._device
         cl = channels_last_order(memory_format, input._data.ndim)
-        order = cl or (_dense_order(input) if memory_format is None or memory_format.name == "preserve_format" else None)
+        order = cl or (
+            _dense_order(input)
+            if memory_format is None or memory_format.name == "preserve_format"
+            else None
+        )
         if order is None:
             return fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
         t = fn([input.shape[i] for i in order], dtype=dt, device=dev, requires_grad=requires_grad)
@@ -409,8 +524,23 @@ ones_like = _like(ones)
 empty_like = _like(empty)
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input._dtype, device=device or input._device, requires_grad=requires_grad)
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+):
+    return full(
+        input.shape,
+        fill_value,
+        dtype=dtype or input._dtype,
+        device=device or input._device,
+        requires_grad=requires_grad,
+    )
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -425,24 +555,35 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return t
 
 
+def _num(v) -> str:
+    """A bound as PyTorch's range messages print it: inf, nan, 0 (C++ streams, not Python's repr)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 @creation_out
-def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def arange(
+    start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
-    if step == 0:
+    if step == 0 or math.isnan(step):
         raise RuntimeError("step must be nonzero")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     _not_bool(dtype, "arange_cpu", True)
     _not_shell_uint(dtype, "arange_cpu")
-    n = math.ceil((end - start) / step)
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    n = builtins.max(n, 0)
+    n = builtins.max(math.ceil((end - start) / step), 0)  # an infinite step gives 0 or 1 element
+    if n >= 1 << 63:
+        raise RuntimeError("invalid size, possible overflow?")
     acc = np.float64 if dtype.category >= D.FLOAT else np.int64
-    data = (np.asarray(start, acc) + np.arange(n, dtype=acc) * np.asarray(step, acc)).astype(dtype.np)
+    ramp = allocate(lambda: np.arange(n, dtype=acc), (n,), dtype)
+    data = (np.asarray(start, acc) + ramp * np.asarray(step, acc)).astype(dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
@@ -459,7 +600,9 @@ def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 @creation_out
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def linspace(
+    start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or D.get_default_dtype()
@@ -474,16 +617,20 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.dtype(np.float32)
         s, e = np.asarray(start, ct), np.asarray(end, ct)
         step = (e - s) / ct.type(steps - 1) if steps > 1 else ct.type(0)
-        i = np.arange(steps)
+        i = allocate(lambda: np.arange(steps), (steps,), dtype)
         half = steps // 2 if steps > 1 else 1
-        data = np.where(i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)).astype(dtype.np)
+        data = np.where(
+            i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)
+        ).astype(dtype.np)
     else:
         data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
 @creation_out
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def logspace(
+    start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
     dtype = dtype or D.get_default_dtype()
     _not_bool(dtype, "logspace_cpu")
     exps = linspace(start, end, steps, dtype=D.float64)._data
@@ -496,7 +643,9 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False)
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     dtype = dtype or D.get_default_dtype()
     _not_shell_uint(dtype, "eye")
-    return _finish(np.eye(n, n if m is None else m, dtype=dtype.np), dtype, as_device(device), requires_grad)
+    shape = (n, n if m is None else m)
+    data = allocate(lambda: np.eye(*shape, dtype=dtype.np), shape, dtype)
+    return _finish(data, dtype, as_device(device), requires_grad)
 
 
 # ---- conversions: Tensor.to ----------------------------------------------------------------------------
@@ -522,7 +671,9 @@ def _parse_to(args, kwargs):
         elif a is None:
             continue
         else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got ({type(a).__name__})"
+            )
     return dtype, (as_device(dev) if dev is not None else None), kwargs.get("copy", False)
 
 
@@ -592,7 +743,9 @@ def legacy_new(cls, dtype: D.dtype, args, device) -> Tensor:
         arr, _ = _to_array(args[0], dtype)
         t = _finish(np.array(arr, dtype=dtype.np), dtype, dev, False)
     else:
-        raise TypeError(f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})"
+        )
     if cls is not Tensor:
         t.__class__ = cls
     return t

@@ -473,12 +473,18 @@ def max_pool2d_with_indices(
     p, d = _pair(padding), _pair(dilation)
     if input.dim() not in (3, 4) or any(n == 0 for n in input.shape[-3:]):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    for pi, ki, di in zip(p, k, d):
-        if pi > (di * (ki - 1) + 1) // 2:
-            raise RuntimeError(
-                f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
-                f"dilation={di}"
-            )
+
+    def pad_check():
+        for pi, ki, di in zip(p, k, d):
+            if pi > (di * (ki - 1) + 1) // 2:
+                raise RuntimeError(
+                    f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
+                    f"dilation={di}"
+                )
+
+    from .nn_pool import check_pool2d
+
+    check_pool2d(k, s, d, pad_check)
     h, w = input.shape[-2:]
     ho = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode)
     wo = _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)

@@ -44,6 +44,25 @@ def _avg_pool_vjp(node, g):
 _AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
 
 
+def check_pool2d(kernel, stride, dilation, pad_check) -> None:
+    """PyTorch's 2-d pooling argument checks, in its order (a zero stride would divide by zero)."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    pad_check()
+    if min(kernel) <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
+        )
+    if min(stride) <= 0:
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
+        )
+    if min(dilation) <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: {dilation[1]}"
+        )
+
+
 def avg_pool2d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
     divisor_override=None,
@@ -57,11 +76,16 @@ def avg_pool2d(
     p = _nn._pair(padding)
     if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    for pi, ki in zip(p, k):
-        if pi > ki // 2:
-            raise RuntimeError(
-                f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and dilation=1"
-            )
+
+    def pad_check():
+        for pi, ki in zip(p, k):
+            if pi > ki // 2:
+                raise RuntimeError(
+                    "pad should be at most half of effective kernel size, but got "
+                    f"pad={pi}, kernel_size={ki} and dilation=1"
+                )
+
+    check_pool2d(k, s, (1, 1), pad_check)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     h, w = input.shape[-2:]

@@ -15,7 +15,7 @@ from .._device import as_device, cpu
 from ..backend.random import CPUGenerator
 from ..backend.random import default_generator as _default_cpu
 from ._dispatch import Tensor, _wrap, check_inplace
-from .creation import _finish, _size_args, creation_out
+from .creation import _finish, _size_args, allocate, creation_out
 
 
 class Generator:
@@ -86,7 +86,7 @@ def _np_dtype(dtype: D.dtype):
 def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
     shape = _size_args(size, name)
     dev = as_device(device)
-    t = _finish(sample(shape, dtype), dtype, dev, requires_grad)
+    t = _finish(allocate(lambda: sample(shape, dtype), shape, dtype), dtype, dev, requires_grad)
     if out is not None:
         from ._dispatch import write_out
 
