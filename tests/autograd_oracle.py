@@ -5,12 +5,15 @@ exceptions it raises (type and message) and the warnings it emits (category and 
 make up its transcript. Object addresses are masked. Used by the autograd test files.
 """
 
+import ast
 import contextlib
 import io
 import re
+import traceback
 import warnings
 
 import numpy as np
+from snippet_bugs import refuse_test_bug
 
 
 def transcript(mod, code: str) -> str:
@@ -19,13 +22,27 @@ def transcript(mod, code: str) -> str:
     with contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            exec(code, env)  # noqa: S102
+            exec(compile(code, "<snippet>", "exec"), env)  # noqa: S102
         except Exception as e:  # noqa: BLE001 - the transcript records it
+            if mod.__name__ == "torch":
+                refuse_test_bug(e, code)
+                _refuse_early_exit(e, code)
             print(f"!! {type(e).__name__}: {e}")
     for w in caught:
         if "torch.jit" not in str(w.message):
             buf.write(f"W {w.category.__name__}: {w.message}\n")
     return re.sub(r"0x[0-9a-f]+", "0x?", buf.getvalue())
+
+
+def _refuse_early_exit(e: BaseException, code: str) -> None:
+    """An error escaping before the snippet's last statement leaves the rest unchecked."""
+    lines = [f.lineno for f in traceback.extract_tb(e.__traceback__) if f.filename == "<snippet>"]
+    last = ast.parse(code).body[-1].lineno
+    if lines and lines[0] < last:
+        raise AssertionError(
+            f"PyTorch raised {type(e).__name__} at line {lines[0]} of the snippet, so the lines "
+            f"after it (to {last}) never run: catch it where it is raised\n{code}"
+        ) from e
 
 
 def assert_same(code: str) -> None:

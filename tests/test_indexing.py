@@ -106,7 +106,7 @@ def test_getitem(index):
         "g = _cot(T, r.numel()).view(r.shape)\n"
         "ga, = T.autograd.grad(r, a, g, create_graph=True)\n"
         "gg, = T.autograd.grad((ga * ga).sum(), a, allow_unused=True) if ga.requires_grad else (None,)\n"
-        "out = (r, ga, __import__('test_views_indexing').nodes(r), gg)"
+        "out = (r, ga, nodes(r), gg)"
     )
     same(grad)
 
@@ -169,7 +169,6 @@ def test_setitem(index, value):
         f"a = T.arange(36., dtype=T.float64).view(3, 3, 4)\na[{index}] = {value}\nout = (a, a._version)"
     )
     same(
-        "from test_views_indexing import nodes\n"
         "w = (T.arange(36., dtype=T.float64).view(3, 3, 4) / 7).requires_grad_()\n"
         f"v = {value}\nv = (v.double() if isinstance(v, T.Tensor) and v.dtype == T.float32 else v)\n"
         "v = v.requires_grad_() if isinstance(v, T.Tensor) else v\n"
@@ -311,7 +310,6 @@ INPLACE_IDX = [
 @pytest.mark.parametrize("expr", INPLACE_IDX)
 def test_index_inplace(expr):
     same(
-        "from test_views_indexing import nodes\n"
         "w = _cot(T, 12).view(3, 4).requires_grad_()\n"
         "y = (T.arange(8., dtype=T.float64).view(2, 4) * -0.3 + 1).requires_grad_()\n"
         f"x = w * 1\nr = {expr}\n"
