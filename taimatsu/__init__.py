@@ -102,6 +102,7 @@ from . import fft  # noqa: E402, F401
 from . import special  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .utils.dlpack import from_dlpack  # noqa: E402, F401
+from .storage import UntypedStorage  # noqa: E402, F401
 
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import nn, optim, utils  # noqa: E402, F401

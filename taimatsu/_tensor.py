@@ -117,7 +117,14 @@ class Tensor(TensorConversions, TensorMethods):
     def is_cpu(self) -> bool:
         return self._device.type == "cpu"
 
-    is_sparse = is_quantized = is_meta = is_nested = is_mkldnn = False
+    # taimatsu tensors are dense, strided and on the CPU or a CUDA device
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_xpu = is_mps = is_ipu = is_vulkan = is_xla = is_mtia = is_maia = False
+
+    def untyped_storage(self):
+        from .storage import untyped_storage
+
+        return untyped_storage(self)
 
     @property
     def layout(self):
@@ -149,7 +156,9 @@ class Tensor(TensorConversions, TensorMethods):
         return self._storage if self._storage is not None else self._data
 
     def storage_offset(self) -> int:
-        return (_address(self._data) - _storage_start(self._storage_array())) // self._dtype.itemsize
+        return (
+            _address(self._data) - _storage_start(self._storage_array())
+        ) // self._dtype.itemsize
 
     def data_ptr(self) -> int:
         return _address(self._data) if self._data.size else 0
@@ -160,7 +169,9 @@ class Tensor(TensorConversions, TensorMethods):
             from ._layout import _CHANNELS_LAST, is_contiguous_in
 
             rank, order = _CHANNELS_LAST[name]
-            return self._data.ndim == rank and is_contiguous_in(self._data.shape, self.stride(), order)
+            return self._data.ndim == rank and is_contiguous_in(
+                self._data.shape, self.stride(), order
+            )
         return _is_contiguous(self._data.shape, self.stride())
 
     def is_floating_point(self) -> bool:
@@ -198,7 +209,9 @@ class Tensor(TensorConversions, TensorMethods):
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if value and self.grad_fn is None and self._dtype.category < D.FLOAT:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -214,7 +227,9 @@ class Tensor(TensorConversions, TensorMethods):
         if requires_grad and self._dtype.category < D.FLOAT:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self.is_inference() and not grad_mode.state.inference:
-            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+            )
         self._rg = requires_grad
         return self
 
@@ -243,7 +258,9 @@ class Tensor(TensorConversions, TensorMethods):
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
+                )
             if value._dtype is not self._dtype:
                 from .ops._dispatch import scalar_name
 
@@ -342,7 +359,9 @@ class Tensor(TensorConversions, TensorMethods):
         if force:
             return _backend.to_numpy(self.detach().resolve_conj()._data)
         if self._rg:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
         if self._device.type != "cpu":
             raise TypeError(
                 f"can't convert {self._device.type}:{self._device.index} device type tensor to numpy. Use "
@@ -455,6 +474,7 @@ class Tensor(TensorConversions, TensorMethods):
 
         return dlpack.dlpack_device(self)
 
+
 # C++ type names PyTorch prints in the grad-assignment dtype error.
 _CPP_TYPE = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -467,7 +487,9 @@ def _wrapdim(dim: int, ndim: int) -> int:
     """Normalise a possibly-negative dim with PyTorch's IndexError."""
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
     return dim + n if dim < 0 else dim
 
 

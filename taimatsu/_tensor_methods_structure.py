@@ -208,6 +208,20 @@ class StructureMethods:
     def broadcast_to(self, size):
         return _sh.broadcast_to(self, size)
 
+    def sum_to_size(self, *size):
+        """Sum down to ``size`` (which must expand to this shape): the adjoint of ``expand``."""
+        if not size:
+            raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = size[0]
+        size, shape = tuple(int(s) for s in size), tuple(self._data.shape)
+        lead = len(shape) - len(size)
+        if lead < 0 or any(s not in (1, n) for s, n in zip(size, shape[lead:])):
+            raise RuntimeError(
+                f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}."
+            )
+        return _sh.sum_to(self, size)
+
     def squeeze(self, dim=None):
         return _sh.squeeze(self, dim)
 
@@ -245,10 +259,16 @@ class StructureMethods:
         return _sh.as_strided(self, size, stride, storage_offset)
 
     def contiguous(self, memory_format=None):
-        return _sh.contiguous(self) if memory_format is None else _sh.contiguous(self, memory_format)
+        return (
+            _sh.contiguous(self) if memory_format is None else _sh.contiguous(self, memory_format)
+        )
 
     def clone(self, *, memory_format=None):
-        return _sh.clone(self) if memory_format is None else _sh.clone(self, memory_format=memory_format)
+        return (
+            _sh.clone(self)
+            if memory_format is None
+            else _sh.clone(self, memory_format=memory_format)
+        )
 
     def repeat(self, *sizes):
         return _sh.repeat(self, *sizes)
@@ -422,7 +442,9 @@ class StructureMethods:
         return _la.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _pw.inplace(self, lambda s: _la.addmm(s, mat1, mat2, beta=beta, alpha=alpha), (), True)
+        return _pw.inplace(
+            self, lambda s: _la.addmm(s, mat1, mat2, beta=beta, alpha=alpha), (), True
+        )
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         return _la.addmv(self, mat, vec, beta=beta, alpha=alpha)
@@ -434,19 +456,25 @@ class StructureMethods:
         return _la.addr(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-        return _pw.inplace(self, lambda s: _la.addr(s, vec1, vec2, beta=beta, alpha=alpha), (), True)
+        return _pw.inplace(
+            self, lambda s: _la.addr(s, vec1, vec2, beta=beta, alpha=alpha), (), True
+        )
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _la.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _pw.inplace(self, lambda s: _la.baddbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True)
+        return _pw.inplace(
+            self, lambda s: _la.baddbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True
+        )
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _la.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _pw.inplace(self, lambda s: _la.addbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True)
+        return _pw.inplace(
+            self, lambda s: _la.addbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True
+        )
 
     # ---- random (in place) -------------------------------------------------------------------------------
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
