@@ -3,11 +3,15 @@ safetensors. (PyTorch interop and the weights-only unpickler: test_serialization
 
 import io
 import os
+import pathlib
 import pickle
+import shutil
 import signal
+import stat
 import subprocess
 import sys
-import textwrap
+import tempfile
+import threading
 import zipfile
 from collections import OrderedDict
 
@@ -16,8 +20,8 @@ import pytest
 from serialization_helpers import DTYPES, _archive, _Evil, _raw, _same, _torch_sample
 
 import taimatsu as tm
-from taimatsu import serialization as ser
 from taimatsu.serialization import _format
+from taimatsu.serialization import _path_writer as pw
 from taimatsu.utils import safetensors as st
 
 
@@ -200,8 +204,8 @@ class _DiskFull:
 def test_disk_full_leaves_previous_checkpoint(tmp_path, monkeypatch, budget):
     path = tmp_path / "ck.pt"
     before = _good_checkpoint(path)
-    real = ser._open_tmp
-    monkeypatch.setattr(ser, "_open_tmp", lambda fd: _DiskFull(real(fd), budget))
+    real = pw._open_tmp
+    monkeypatch.setattr(pw, "_open_tmp", lambda fd: _DiskFull(real(fd), budget))
     with pytest.raises(OSError, match="No space left"):
         tm.save({"step": 2, "w": tm.zeros(1000)}, path)
     monkeypatch.undo()
@@ -232,30 +236,35 @@ def test_file_like_write_error_propagates(tmp_path):
         tm.save(tm.zeros(3), Broken())
 
 
+_KILLED_SAVE = """
+import os, signal, sys
+sys.path.insert(0, {cwd!r})
+import taimatsu as tm
+from taimatsu.serialization import _path_writer as pw
+pw._anonymous_ok = pw._anonymous_ok and {anonymous!r}
+real = pw._open_tmp
+class Killer:
+    def __init__(self, f): self.f, self.n = f, 0
+    def write(self, b):
+        self.n += 1
+        if self.n == 12:  # in the middle of the storage records
+            self.f.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return self.f.write(b)
+    def __getattr__(self, k): return getattr(self.f, k)
+    def __enter__(self): return self
+    def __exit__(self, *e): self.f.close()
+pw._open_tmp = lambda fd: Killer(real(fd))
+tm.save({{"step": 2, "w": tm.zeros(100000), "v": tm.ones(10)}}, {path!r})
+"""
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_process_killed_mid_write_leaves_previous_checkpoint(tmp_path):
+@pytest.mark.parametrize("anonymous", [True, False], ids=["O_TMPFILE", "named_temporary"])
+def test_process_killed_mid_write_leaves_previous_checkpoint(tmp_path, anonymous):
     path = tmp_path / "ck.pt"
     before = _good_checkpoint(path)
-    script = textwrap.dedent(f"""
-        import os, signal, sys
-        sys.path.insert(0, {os.getcwd()!r})
-        import taimatsu as tm
-        from taimatsu import serialization as ser
-        real = ser._open_tmp
-        class Killer:
-            def __init__(self, f): self.f, self.n = f, 0
-            def write(self, b):
-                self.n += 1
-                if self.n == 12:  # in the middle of the storage records
-                    self.f.flush()
-                    os.kill(os.getpid(), signal.SIGKILL)
-                return self.f.write(b)
-            def __getattr__(self, k): return getattr(self.f, k)
-            def __enter__(self): return self
-            def __exit__(self, *e): self.f.close()
-        ser._open_tmp = lambda fd: Killer(real(fd))
-        tm.save({{"step": 2, "w": tm.zeros(100000), "v": tm.ones(10)}}, {str(path)!r})
-    """)
+    script = _KILLED_SAVE.format(cwd=os.getcwd(), anonymous=anonymous, path=str(path))
     proc = subprocess.run(
         [sys.executable, "-c", script],
         cwd=os.getcwd(),
@@ -266,6 +275,143 @@ def test_process_killed_mid_write_leaves_previous_checkpoint(tmp_path):
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     assert path.read_bytes() == before
     assert tm.load(path)["step"] == 1
+    left = sorted(p.name for p in tmp_path.iterdir())
+    if anonymous and pw._anonymous_ok:
+        assert left == ["ck.pt"]  # the half-written temporary never had a name
+        return
+    # without O_TMPFILE the dead process's temporary stays until the next save of that name,
+    # which removes it (and leaves a live process's temporary alone)
+    assert len(left) == 2 and left[0].startswith(".ck.pt.") and left[0].endswith(".tmp"), left
+    live = tmp_path / f".ck.pt.{os.getppid()}.0123456789ab.tmp"
+    live.write_bytes(b"in progress")
+    tm.save({"step": 3}, path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["ck.pt", live.name])
+    assert tm.load(path)["step"] == 3
+
+
+def test_save_to_dev_null_writes_through(torch_oracle):
+    torch = torch_oracle
+    for lib in (torch, tm):
+        lib.save({"w": lib.ones(3)}, "/dev/null")
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)  # as root a rename would replace it
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFO")
+def test_save_to_fifo_writes_through(torch_oracle, tmp_path):
+    torch = torch_oracle
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = {}
+
+    def read():
+        with open(fifo, "rb") as f:
+            got["bytes"] = f.read()
+
+    for lib in (torch, tm):
+        reader = threading.Thread(target=read)
+        reader.start()
+        lib.save({"w": lib.arange(4.0)}, fifo)
+        reader.join(30)
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+        assert torch.load(io.BytesIO(got["bytes"]))["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def _save_errors(torch, path):
+    out = []
+    for lib in (torch, tm):
+        with pytest.raises(Exception) as e:
+            lib.save(1, path)
+        out.append((type(e.value), str(e.value)))
+    return out
+
+
+@pytest.mark.parametrize(
+    "where", ["absolute", "relative", "pathlib", "under_a_file", "directory", "non_ascii"]
+)
+def test_unopenable_paths_raise_pytorch_errors(torch_oracle, tmp_path, monkeypatch, where):
+    torch = torch_oracle
+    (tmp_path / "afile").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    path = {
+        "absolute": str(tmp_path / "nope" / "ck.pt"),
+        "relative": "nope/sub/ck.pt",
+        "pathlib": tmp_path / "nope" / "ck.pt",
+        "under_a_file": str(tmp_path / "afile" / "ck.pt"),
+        "directory": str(tmp_path),
+        "non_ascii": str(tmp_path / "nöpe" / "ck.pt"),
+    }[where]
+    theirs, ours = _save_errors(torch, path)
+    assert ours == theirs
+    if where in ("absolute", "relative", "pathlib"):
+        assert ours[1] == f"Parent directory {os.path.dirname(path)} does not exist."
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # no temporary either
+
+
+def test_read_only_directory_falls_back_to_writing_in_place(tmp_path, monkeypatch):
+    path = tmp_path / "ck.pt"
+    _good_checkpoint(path)
+
+    def refused(directory, base):
+        raise pw._TemporaryRefused(13, "Permission denied")
+
+    monkeypatch.setattr(pw, "_create_tmp", refused)
+    tm.save({"step": 2}, path)
+    assert tm.load(path)["step"] == 2
+    tm.save({"step": 3}, tmp_path / "new.pt")  # PyTorch's plain open decides, as in PyTorch
+    assert tm.load(tmp_path / "new.pt")["step"] == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.pt", "new.pt"]
+
+
+_READ_ONLY_DIR = """
+import os, sys
+sys.path.insert(0, {cwd!r})
+import torch, taimatsu as tm
+if os.geteuid() == 0:  # root ignores permissions: drop them (after the imports, which need root)
+    os.setegid(65534)
+    os.seteuid(65534)
+d = {d!r}
+for lib, name in ((torch, "torch"), (tm, "taimatsu")):
+    lib.save({{"step": 2}}, os.path.join(d, "ck.pt"))
+    print(name, "overwrite", torch.load(os.path.join(d, "ck.pt"))["step"])
+    try:
+        lib.save(1, os.path.join(d, "new.pt"))
+    except Exception as e:
+        print(name, "new", type(e).__name__, e)
+"""
+
+
+@pytest.fixture
+def shared_tmp():
+    """A folder an unprivileged user can reach (pytest's tmp_path is private to root)."""
+    base = pathlib.Path(tempfile.mkdtemp(prefix="taimatsu-ckpt-"))
+    base.chmod(0o755)
+    yield base
+    for p in [base, *base.rglob("*")]:
+        if p.is_dir():
+            p.chmod(0o755)
+    shutil.rmtree(base)
+
+
+@pytest.mark.slow  # imports PyTorch in a child process
+@pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
+def test_read_only_directory_as_an_unprivileged_user(torch_oracle, shared_tmp):
+    """chmod 555 stops an unprivileged user (never root): the saves run as `nobody` when root."""
+    d = shared_tmp / "ro"
+    d.mkdir()
+    _good_checkpoint(d / "ck.pt")
+    os.chmod(d / "ck.pt", 0o666)
+    os.chmod(d, 0o555)
+    script = _READ_ONLY_DIR.format(cwd=os.getcwd(), d=str(d))
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd="/", capture_output=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0] == "torch overwrite 2" and lines[2] == "taimatsu overwrite 2"
+    assert lines[1].startswith("torch new RuntimeError")
+    assert lines[1].replace("torch", "taimatsu", 1) == lines[3]
+    assert sorted(p.name for p in d.iterdir()) == ["ck.pt"]
 
 
 def test_save_through_symlink_replaces_target_file(tmp_path):

@@ -5,10 +5,9 @@ Files written here load in PyTorch and vice versa: the same records (``data.pkl`
 
 Differences from PyTorch, on purpose:
 
-- Saving to a path is atomic: a temporary file in the same directory is written, flushed,
-  fsynced and then ``os.replace``\\ d over the target, so a failed or killed save leaves the
-  previous checkpoint intact. Saving to a file object first builds the pickle in memory, so a
-  pickling error writes nothing.
+- Saving to a regular file is atomic (``_path_writer``): a failed or killed save leaves the
+  previous checkpoint intact and no temporary behind; devices and FIFOs are written through.
+  Saving to a file object first builds the pickle in memory, so a pickling error writes nothing.
 - Only the zip format is read (PyTorch >= 1.6); legacy tar/pickle files get a clear error.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
 - A loaded storage that is not inside a tensor comes back as ``taimatsu.serialization.UntypedStorage``.
@@ -34,6 +33,7 @@ from ._format import (
     allowed_globals,
     storage_bytes,
 )
+from ._path_writer import write_to_path
 from ._weights_only import Unpickler as _WeightsOnlyUnpickler
 from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from ._zip import ZipReader, ZipWriter
@@ -74,7 +74,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL, 
     if _is_path(f):
         path = os.fspath(f)
         archive = os.path.splitext(os.path.basename(path))[0]
-        _atomic_write(
+        write_to_path(
             path,
             lambda out: _write_archive(
                 out.write, archive, data_pkl, storages, _disable_byteorder_record
@@ -113,48 +113,6 @@ def _write_archive(write, archive: str, data_pkl: bytes, storages, no_byteorder:
         ".data/serialization_id", "".join(str(secrets.randbelow(10)) for _ in range(40)).encode()
     )
     zw.finish()
-
-
-def _atomic_write(path: str, write_to) -> None:
-    """Write via a temporary file next to ``path``, fsync, then rename over it (all or nothing)."""
-    target = os.path.realpath(path)  # replace the file a symlink points to, not the link
-    directory = os.path.dirname(target) or "."
-    tmp = os.path.join(directory, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with _open_tmp(fd) as out:
-            write_to(out)
-            out.flush()
-            os.fsync(out.fileno())
-        try:
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(directory)
-
-
-def _open_tmp(fd: int):
-    return os.fdopen(fd, "wb")
-
-
-def _fsync_dir(directory: str) -> None:
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
 
 
 # ---- load ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def save(tensors: dict, metadata: dict | None = None) -> bytes:
 
 def save_file(tensors: dict, filename, metadata: dict | None = None) -> None:
     """Write ``tensors`` to ``filename`` atomically (temp file, fsync, rename)."""
-    from ..serialization import _atomic_write
+    from ..serialization._path_writer import write_to_path
 
     header, arrays = _prepare(tensors, metadata)
 
@@ -51,7 +51,7 @@ def save_file(tensors: dict, filename, metadata: dict | None = None) -> None:
         for a in arrays:
             out.write(memoryview(a))
 
-    _atomic_write(os.fspath(filename), write_to)
+    write_to_path(os.fspath(filename), write_to)
 
 
 def _write(tensors, metadata, write) -> None:
