@@ -70,6 +70,19 @@ def _batch_norm_vjp(node, g):
 _BatchNorm = node_class("NativeBatchNormBackward0", _batch_norm_vjp)
 
 
+def _check_dtypes(input: Tensor, kernel: str, *params) -> None:
+    """PyTorch's CPU normalisation dtype rules: a floating input; parameters of the input's dtype, or
+    float32 parameters for a float16/bfloat16 input (NumPy would promote the result silently)."""
+    if input._dtype.category != D.FLOAT:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+    if all(p is None or p._dtype is input._dtype for p in params):
+        return
+    if any(p is not None and p._dtype is not D.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._dtype not in (D.float16, D.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def batch_norm(
     input: Tensor,
     running_mean,
@@ -81,6 +94,11 @@ def batch_norm(
     eps=1e-5,
 ) -> Tensor:
     """``torch.batch_norm`` over dim 1 of (N, C, *) input; updates running stats in training."""
+    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     x = input._data
     xp = xp_for(input)
     nd = x.ndim
@@ -172,6 +190,11 @@ _LayerNorm = node_class("NativeLayerNormBackward0", _layer_norm_vjp)
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
+    if k == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+            "but got normalized_shape = []"
+        )
     if tuple(input.shape[input.dim() - k :]) != shape or k > input.dim():
         expected = "[*" + "".join(f", {s}" for s in shape) + "]"
         raise RuntimeError(
@@ -184,6 +207,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5
                 f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                 f"{list(t.shape)} and normalized_shape = {list(shape)}"
             )
+    _check_dtypes(input, "LayerNormKernelImpl", weight, bias)
     x = input._data
     xp = xp_for(input)
     axes = tuple(range(x.ndim - k, x.ndim))
@@ -238,6 +262,7 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps=1e-5)
             f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
             f"{list(input.shape)} and num_groups={num_groups}"
         )
+    _check_dtypes(input, "GroupNormKernelImpl", weight, bias)
     x = input._data
     xp = xp_for(input)
     xg = x.reshape(n, num_groups, -1)
@@ -314,7 +339,17 @@ def _check_indices(input: Tensor, weight: Tensor, renorm: bool = False) -> None:
 
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rescale (in place, no history) the rows ``input`` refers to whose norm exceeds ``max_norm``."""
+    if weight.dim() != 2:
+        raise RuntimeError(
+            f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for embedding_renorm_)"
+        )
     _check_indices(input, weight, renorm=True)
+    if weight._dtype.category < D.FLOAT:
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {scalar_name(weight._dtype)} instead."
+        )
     xp = xp_for(weight)
     rows = xp.unique(input._data.reshape(-1))
     w = weight._data

@@ -24,6 +24,8 @@ def batch_norm(
 ) -> Tensor:  # fmt: skip
     """Batch statistics in training (updating the running ones), running statistics otherwise;
     grad_fn NativeBatchNormBackward0."""
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
     if training:
         _verify_batch_size(input.size())
     return _n.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
