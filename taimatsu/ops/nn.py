@@ -24,6 +24,7 @@ from ._dispatch import (
     scalar_name,
     xp_for,
 )
+from .reduction import rounded, widen
 
 
 def _need(node, i: int) -> bool:
@@ -520,14 +521,25 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+def _widened(y, g):
+    """float16/bfloat16 backward in float32, rounded once, as PyTorch's CPU kernels do."""
+    if y._dtype in (D.float16, D.bfloat16):
+        return y.float(), g.float(), y._dtype
+    return y, g, None
+
+
 def _softmax_vjp(node, g):
     (y,) = node.saved()
-    return (y * (g - (g * y).sum(node.dim, keepdim=True)),)
+    y, g, half = _widened(y, g)
+    gx = y * (g - (g * y).sum(node.dim, keepdim=True))
+    return (gx if half is None else gx.to(half),)
 
 
 def _log_softmax_vjp(node, g):
     (y,) = node.saved()
-    return (g - y.exp() * g.sum(node.dim, keepdim=True),)
+    y, g, half = _widened(y, g)
+    gx = g - y.exp() * g.sum(node.dim, keepdim=True)
+    return (gx if half is None else gx.to(half),)
 
 
 _Softmax = node_class("SoftmaxBackward0", _softmax_vjp)
@@ -540,7 +552,7 @@ def _softmax_common(input, dim, dtype, log: bool):
     if input._dtype.category != D.FLOAT:
         kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
-    x = input._data
+    x = widen(input._data)
     d = _wrap_dim(dim, x.ndim)
     xp = xp_for(input)
     if x.ndim == 0:
@@ -550,8 +562,13 @@ def _softmax_common(input, dim, dtype, log: bool):
         shifted = x - xp.max(x, axis=d, keepdims=True) if x.size else x
         e = xp.exp(shifted)
         s = xp.sum(e, axis=d, keepdims=True)
-        data = shifted - xp.log(s) if log else e / s
-    r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
+        if x is input._data:
+            data = shifted - xp.log(s) if log else e / s
+        elif log:  # PyTorch's half kernel rounds the sum and its log to the half type
+            data = shifted - rounded(xp.log(rounded(s, input._data.dtype)), input._data.dtype)
+        else:  # ... and multiplies by the reciprocal of the float32 sum
+            data = e * (1 / s)
+    r = _wrap(data.astype(input._data.dtype, copy=False), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_LogSoftmax if log else _Softmax, (input,), r, (r,), dim=d if x.ndim else ())
     if _fw_state.level and input._fw is not None:

@@ -20,6 +20,7 @@ from ._dispatch import (
     scalar_name,
     xp_for,
 )
+from .reduction import widen
 
 
 def _need(node, i: int) -> bool:
@@ -51,8 +52,8 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if reduction == "none":
         data = sq
     else:
-        data = xp.sum(sq) if reduction == "sum" else xp.mean(sq)
-        data = xp.asarray(data, dt.np)
+        sq = widen(sq)  # half types: the squares rounded, their sum accumulated in float32
+        data = xp.asarray(xp.sum(sq) if reduction == "sum" else xp.mean(sq), dt.np)
     r = _wrap(data, dt, input._device)
     if _gm.enabled and (input._rg or target._rg):
         record(_MseLoss, (input, target), r, (input, target), reduction=reduction)
@@ -123,15 +124,15 @@ def nll_loss(
     else:
         picked = xp.take_along_axis(x, safe[:, None], 1)[:, 0]
     losses = -wt * picked
-    total = wt.sum()
+    total = widen(wt).sum()
     if reduction == "none":
         data = losses
         coef = -wt
     elif reduction == "sum":
-        data = xp.asarray(losses.sum(), x.dtype)
+        data = xp.asarray(widen(losses).sum(), x.dtype)
         coef = -wt
     else:
-        data = xp.asarray(losses.sum() / total, x.dtype)
+        data = xp.asarray(widen(losses).sum() / total, x.dtype)
         # Ignored targets get no gradient, even when every target is ignored (0 / 0).
         coef = xp.where(keep, -wt / xp.where(total == 0, 1, total), 0)
         coef = xp.where(keep & (total == 0), xp.nan, coef)

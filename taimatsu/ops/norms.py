@@ -10,8 +10,17 @@ import math
 
 from .. import _dtype as D
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, node_class, record, scalar_name, write_out
-from .reduction import _axis, _set_tangent, _xp, reduce_dims, restore
+from ._dispatch import (
+    OUT_EXACT,
+    Tensor,
+    _fw_state,
+    _wrap,
+    node_class,
+    record,
+    scalar_name,
+    write_out,
+)
+from .reduction import _axis, _set_tangent, _xp, reduce_dims, restore, widen
 
 
 # ---- vector_norm / norm -----------------------------------------------------------------------------------
@@ -67,7 +76,9 @@ def vector_norm(
         )
     if dtype is not None and (dtype.category == D.COMPLEX) != (input._dtype.category == D.COMPLEX):
         kind = "complex for complex" if input._dtype.category == D.COMPLEX else "real for real"
-        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} inputs, but got {scalar_name(dtype)}")
+        raise RuntimeError(
+            f"linalg.vector_norm: dtype should be {kind} inputs, but got {scalar_name(dtype)}"
+        )
     if dtype is not None and dtype is not input._dtype:
         input = input.to(dtype)
     a = input._data
@@ -80,6 +91,7 @@ def vector_norm(
     xp = _xp(input)
     if a.dtype.kind == "c":
         a = xp.abs(a)
+    a = widen(a)
     if math.isinf(p) and a.size == 0:
         if dim is None:
             raise RuntimeError(

@@ -20,7 +20,18 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import OUT_EXACT, Tensor, _fw_state, _wrap, cpp_name, node_class, record, scalar_name, write_out, xp_for
+from ._dispatch import (
+    OUT_EXACT,
+    Tensor,
+    _fw_state,
+    _wrap,
+    cpp_name,
+    node_class,
+    record,
+    scalar_name,
+    write_out,
+    xp_for,
+)
 from .extrema import (  # noqa: F401  (re-exported: torch.max etc. are reductions too)
     _return_type,
     amax,
@@ -97,9 +108,22 @@ def _set_tangent(res: Tensor, jvp, *args) -> None:
 _HALF = ("float16", "bfloat16")
 
 
+def widen(a):
+    """float16/bfloat16 arrays as float32: PyTorch's CPU reductions accumulate half types in float32
+    and round only the result (a half-precision running sum overflows or stalls)."""
+    return a.astype(np.float32) if a.dtype.name in _HALF else a
+
+
+def rounded(a, dtype):
+    """A float32 intermediate rounded to ``dtype`` (float16/bfloat16) and widened again: where
+    PyTorch composes an op of half-precision ops, each step's result is a half value."""
+    return a.astype(dtype).astype(np.float32)
+
+
 def _sum_array(xp, a, axis, keepdim):
     if a.dtype.name in _HALF:  # accumulate in float32 like PyTorch
-        return xp.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+        with np.errstate(over="ignore"):  # a sum beyond the half range is inf, silently
+            return xp.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs a few microseconds
         r = np.add.reduce(a, axis=axis, keepdims=keepdim)
         return r if r.__class__ is np.ndarray else np.asarray(r)
@@ -120,7 +144,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     if out is not None and dim is None:  # only the dim= overloads of sum take out=
-        raise TypeError("sum() received an invalid combination of arguments - got (Tensor, out=Tensor)")
+        raise TypeError(
+            "sum() received an invalid combination of arguments - got (Tensor, out=Tensor)"
+        )
     explicit = dtype
     if out is not None and dtype is None:
         dtype = out._dtype  # sum's out= variant computes in the out tensor's dtype
@@ -146,7 +172,9 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
         )
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, lambda: sum(input._fw, dims, keepdim, dtype=dt))
-    return res if out is None else write_out(out, res, "sum", None if explicit is None else OUT_EXACT)
+    return (
+        res if out is None else write_out(out, res, "sum", None if explicit is None else OUT_EXACT)
+    )
 
 
 def _nansum_vjp(node, g):
@@ -163,7 +191,9 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if out is not None and dtype is None and isinstance(out, Tensor):
         if input._dtype.category >= D.FLOAT and out._dtype.category < D.FLOAT:
-            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{scalar_name(out._dtype)}'")
+            raise NotImplementedError(
+                f"\"nansum_cpu\" not implemented for '{scalar_name(out._dtype)}'"
+            )
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     a = input._data
     nd = a.ndim
@@ -172,6 +202,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)
+    a = widen(a)
     r = (
         xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim)
         if a.dtype.kind in "fc"
@@ -221,9 +252,9 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     dims = reduce_dims(dim, nd)
     count = _count(a.shape, dims)
     xp = _xp(input)
-    r = _sum_array(xp, a, _axis(dims, nd), keepdim)
+    r = _sum_array(xp, widen(a), _axis(dims, nd), keepdim)
     r = r / xp.asarray(count, r.dtype)  # 0 / 0 is NaN for an empty reduction, as in PyTorch
-    res = _wrap(r, dt, input._device)
+    res = _wrap(r.astype(a.dtype, copy=False), dt, input._device)
     if input._rg and _gm.enabled:
         record(_Mean0 if dim is None else _Mean1, (input,), res, (), in_shape=a.shape, dims=dims,
                keepdim=keepdim, count=count)  # fmt: skip
@@ -291,7 +322,9 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one of:"
         )
     if out is not None and dim is None:  # only prod(input, dim, ...) takes out=
-        raise TypeError("prod() received an invalid combination of arguments - got (Tensor, out=Tensor)")
+        raise TypeError(
+            "prod() received an invalid combination of arguments - got (Tensor, out=Tensor)"
+        )
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     a = input._data
@@ -305,6 +338,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     d = None if dim is None else _wrapdim(dim, nd)
     axis = None if d is None or not nd else d
     res = _wrap(
+        # no widening: PyTorch's CPU prod multiplies float16/bfloat16 in the half type itself
         xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np),
         dt,
         input._device,
@@ -395,7 +429,7 @@ _StdMean = node_class("StdMeanBackward0", _var_mean_vjp)
 
 def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean):
     dims, correction, n = _var_args(name, input, dim, unbiased, correction)
-    a = input._data
+    a = widen(input._data)
     _dof_warning(name, n, correction, a.size > 0)
     xp = _xp(input)
     r = _var_array(xp, a, dims, correction, n, keepdim)
@@ -414,7 +448,8 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
             _set_tangent(res, _moment_jvp, input, res, dims, keepdim, denom, take_sqrt)
         return res
     m = _sum_array(xp, a, _axis(dims, a.ndim), keepdim)
-    mres = _wrap(m / xp.asarray(n, m.dtype), input._dtype, input._device)
+    m = m / xp.asarray(n, m.dtype)
+    mres = _wrap(m.astype(input._data.dtype, copy=False), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_StdMean if take_sqrt else _VarMean, (input,), (res, mres), (input, res), dims=dims,
                keepdim=keepdim, denom=denom, count=n, is_std=take_sqrt)  # fmt: skip
@@ -478,7 +513,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) computed stably: the max is subtracted first (infinite maxes as 0)."""
     if input._dtype.category < D.FLOAT:
         input = input.to(D.get_default_dtype())
-    a = input._data
+    a = widen(input._data)
     nd = a.ndim
     dims = reduce_dims(dim, nd)
     axis = _axis(dims, nd)
@@ -488,16 +523,20 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         m = xp.where(xp.isfinite(m), m, 0).astype(a.dtype)
     else:
         m = xp.zeros((1,) * nd, a.dtype)
-    r = xp.log(xp.sum(xp.exp(a - m), axis=axis, keepdims=True)) + m
+    # PyTorch composes logsumexp of half types from half ops (each rounded), only the sum in float32
+    rd = (lambda v: v) if a is input._data else (lambda v: rounded(v, input._data.dtype))
+    r = rd(xp.log(rd(xp.sum(rd(xp.exp(a - m)), axis=axis, keepdims=True)))) + m
     if not keepdim and dims:
         r = r.reshape([s for i, s in enumerate(r.shape) if i not in dims])
-    res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
+    res = _wrap(xp.asarray(r, input._data.dtype), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
         _set_tangent(res, _logsumexp_jvp, input, dims, keepdim)
     if out is not None and out._dtype.category < D.FLOAT:
-        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: {scalar_name(out._dtype)}")
+        raise RuntimeError(
+            f"logsumexp(): Expected floating point type for result tensor, but got: {scalar_name(out._dtype)}"
+        )
     return res if out is None else write_out(out, res, "logsumexp")
 
 
@@ -513,17 +552,27 @@ def _logical(f, input, dim, keepdim):
 
 def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).all, input, dim, keepdim)
-    return r if out is None else write_out(out, r, "all", "all only supports bool tensor for result, got: {out}")
+    return (
+        r
+        if out is None
+        else write_out(out, r, "all", "all only supports bool tensor for result, got: {out}")
+    )
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
     r = _logical(_xp(input).any, input, dim, keepdim)
-    return r if out is None else write_out(out, r, "any", "any only supports bool tensor for result, got: {out}")
+    return (
+        r
+        if out is None
+        else write_out(out, r, "any", "any only supports bool tensor for result, got: {out}")
+    )
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:
     if input._dtype in D._SHELL_UINTS:
-        raise NotImplementedError(f"\"nonzero_count_cpu\" not implemented for '{scalar_name(input._dtype)}'")
+        raise NotImplementedError(
+            f"\"nonzero_count_cpu\" not implemented for '{scalar_name(input._dtype)}'"
+        )
     a = input._data
     dims = reduce_dims(dim, a.ndim)
     xp = _xp(input)

@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .._tensor import _wrapdim
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, write_out
-from .reduction import _acc_dtype, _set_tangent, _xp
+from .reduction import _acc_dtype, _set_tangent, _xp, widen
 
 
 # ---- scans ---------------------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ def _scan(input, dim, dtype, f):
         raise NotImplementedError(f"\"{f.__name__}_out_cpu\" not implemented for 'Bool'")
     if dt is not input._dtype:
         a = a.astype(dt.np)
-    r = f(a, axis=d) if a.ndim else a.copy()
+    r = f(widen(a), axis=d).astype(a.dtype, copy=False) if a.ndim else a.copy()
     return _wrap(r, dt, input._device), d
 
 
@@ -36,7 +36,9 @@ def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
-        raise NotImplementedError(f"\"cumsum_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'")
+        raise NotImplementedError(
+            f"\"cumsum_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'"
+        )
     res, d = _scan(input, dim, dtype, _xp(input).cumsum)
     if input._rg and _gm.enabled:
         record(_Cumsum, (input,), res, (), dim=d)
@@ -88,7 +90,9 @@ def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
-        raise NotImplementedError(f"\"cumprod_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'")
+        raise NotImplementedError(
+            f"\"cumprod_out_cpu\" not implemented for 'UInt{dtype.itemsize * 8}'"
+        )
     res, d = _scan(input, dim, dtype, _xp(input).cumprod)
     if input._rg and _gm.enabled:
         record(_Cumprod, (input,), res, (input, res), dim=d)
