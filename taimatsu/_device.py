@@ -13,6 +13,11 @@ class device:
             self.type, self.index = type.type, type.index
             return
         if isinstance(type, int) and not isinstance(type, bool):
+            if type >= 0:  # a bare index names the current accelerator, which must exist
+                from .backend import cuda_available
+
+                if not cuda_available():
+                    raise RuntimeError("Cannot access accelerator device when none is available.")
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
