@@ -422,6 +422,7 @@ _true_div, _true_div_ = binary("div", _true_divide, _div_vjp, _div_jvp, kind="fl
 def _trunc_div(xp, a, b):
     if a.dtype.kind in "fc":
         return xp.trunc(a / b)
+    _check_int_zero(xp, a, b)  # NumPy's integer division by zero returns 0 silently
     q = xp.floor_divide(a, b)
     # C-style truncation for integers: floor division rounds toward -inf.
     fix = (q < 0) & (q * b != a)
