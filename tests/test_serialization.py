@@ -7,6 +7,7 @@ import os
 import pathlib
 import pickle
 import subprocess
+import tracemalloc
 import zipfile
 from collections import Counter, OrderedDict
 
@@ -279,6 +280,60 @@ def _rewrite_pickle(tmp_path, obj, edit):
             zw.write_record(n.split("/", 1)[1], edit(data) if n.endswith("data.pkl") else data)
         zw.finish()
     return path
+
+
+# BUILD states appended to a saved tensor or Parameter: PyTorch runs ``set_(*state)`` on a tensor
+# and ``Tensor.__setstate__`` on a Parameter, so an attribute dict is refused, never applied
+BUILD_STATES = {
+    "size_attribute": b"}X\x04\x00\x00\x00sizeK\x05s",  # {'size': 5}: w.size() would be an int
+    "two_dicts": b"}}\x86",
+    "none": b"N",
+    "empty_tuple": b")",
+    "empty_list": b"]",
+    "four_ints": b"(K\x01K\x02K\x03K\x04t",
+    "one_int": b"K\x05\x85",
+    "legacy_requires_grad": b"\x88NN\x87",  # (True, None, None)
+    "legacy_hooks_dict": b"\x89K\x00}\x87",  # (False, 0, {})
+    "legacy_int_requires_grad": b"K\x01K\x02K\x03\x87",
+    "legacy_variable": b"(X\x01\x00\x00\x00aK\x00K\x00K\x00K\x00t",
+}
+
+
+def _load_outcome(lib, path):
+    try:
+        t = lib.load(path)
+    except Exception as e:  # noqa: BLE001 - the exception is the result compared
+        return ("raised", type(e).__name__, str(e))
+    return ("loaded", type(t).__name__, t.tolist(), t.requires_grad, sorted(vars(t)))
+
+
+@pytest.mark.parametrize("kind", ["tensor", "parameter"])
+@pytest.mark.parametrize("state", BUILD_STATES)
+def test_weights_only_build_on_tensors(torch_oracle, tmp_path, kind, state):
+    obj = tm.ones(2) if kind == "tensor" else tm.nn.Parameter(tm.ones(2))
+    path = _rewrite_pickle(tmp_path, obj, lambda pkl: pkl[:-1] + BUILD_STATES[state] + b"b.")
+    ours, theirs = _load_outcome(tm, path), _load_outcome(torch_oracle, path)
+    assert ours == theirs
+    if state == "size_attribute":
+        assert ours[0] == "raised"
+
+
+def test_weights_only_refuses_a_declared_huge_bytearray_before_allocating(torch_oracle, tmp_path):
+    """``bytearray(3_000_000_000)`` from a 100-byte pickle: PyTorch allocates the 3 GB (under a
+    1 GB address-space limit it raises MemoryError); taimatsu refuses the file, on purpose."""
+    pkl = b"\x80\x02c__builtin__\nbytearray\n\x8a\x05\x00^\xd0\xb2\x00\x85R."
+    assert pickle.loads(b"\x80\x02\x8a\x05\x00^\xd0\xb2\x00.") == 3_000_000_000  # the size declared
+    path = _archive(tmp_path, pkl)
+    tracemalloc.start()
+    try:
+        with pytest.raises(pickle.UnpicklingError, match="bytearray can only be rebuilt"):
+            tm.load(path)
+        assert tracemalloc.get_traced_memory()[1] < 10_000_000
+    finally:
+        tracemalloc.stop()
+    # what real checkpoints hold, bytearrays of bytes, loads as in PyTorch
+    torch_oracle.save({"b": bytearray(b"\x00\xffabc")}, tmp_path / "ok.pt")
+    assert tm.load(tmp_path / "ok.pt") == torch_oracle.load(tmp_path / "ok.pt")
 
 
 HOSTILE = [

@@ -311,19 +311,23 @@ def _check_dict(target, opcode: str) -> None:
 
 def _build(inst, state, unpickler: Unpickler) -> None:
     from .._tensor import Tensor
+    from ..nn.parameter import Parameter
 
     if type(inst) is OrderedDict:
         if not isinstance(state, dict):
             raise UnpicklingError(f"OrderedDict state must be a dict, but got {type(state)}")
         inst.__dict__.update(state)
-    elif isinstance(inst, Tensor):
-        # A Tensor's (legacy) state or a Parameter's attributes: keep plain attributes only.
-        if isinstance(state, tuple) and len(state) == 2 and isinstance(state[1], dict):
-            state = state[0]
-        if isinstance(state, dict):
-            inst.__dict__.update(
-                {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
+    # PyTorch's BUILD on a tensor is the legacy ``set_(*state)`` and on a Parameter
+    # ``Tensor.__setstate__``: neither sets attributes, so a state such as ``{'size': 5}``
+    # (which would shadow ``Tensor.size``) is refused with their errors
+    elif type(inst) is Tensor:
+        if not _iterable(state):
+            raise TypeError(
+                f"Tensor.set_() argument after * must be an iterable, not {type(state).__name__}"
             )
+        _legacy_set(inst, tuple(state))
+    elif type(inst) is Parameter:
+        _parameter_setstate(inst, state)
     elif unpickler._is_allowed(type(inst)):
         if hasattr(inst, "__setstate__"):
             inst.__setstate__(state)
@@ -340,3 +344,118 @@ def _build(inst, state, unpickler: Unpickler) -> None:
         raise UnpicklingError(
             f"Can only build Tensor, Parameter, OrderedDict or types allowlisted via `add_safe_globals`, but got {type(inst)}"
         )
+
+
+def _iterable(obj) -> bool:
+    try:
+        iter(obj)
+    except TypeError:
+        return False
+    return True
+
+
+_SET_SIGNATURES = (
+    "()",
+    "(torch.Storage source)",
+    "(torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+    "(Tensor source)",
+    "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+)
+
+
+def _legacy_set(inst, args: tuple) -> None:
+    """``Tensor.set_(*args)`` for the four forms PyTorch accepts, with its errors otherwise."""
+    from .._tensor import Tensor
+    from ._format import UntypedStorage, _contiguous_strides, _rebuild_tensor
+
+    sizes_ok = len(args) >= 3 and all(isinstance(a, (tuple, list)) or a is None for a in args[2:])
+    if not args:
+        source = UntypedStorage(inst._data.reshape(-1)[:0], inst._dtype, inst._device)
+        args = (source, 0, (0,), None)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        source = args[0]
+        if source._dtype is not inst._dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {source._dtype.name} to a tensor of type "
+                f"{inst._dtype.name}".replace("float64", "double").replace("float32", "float")
+            )
+        inst._data, inst._storage = source._data, source._storage
+        return
+    elif len(args) == 1 and isinstance(args[0], UntypedStorage):
+        args = (args[0], 0, (args[0].nbytes() // inst._dtype.itemsize,), None)
+    elif not (
+        len(args) in (3, 4)
+        and isinstance(args[0], UntypedStorage)
+        and type(args[1]) is int
+        and sizes_ok
+        and args[2] is not None
+    ):
+        raise TypeError(_set_mismatch(args))
+    storage, offset, size = args[0], args[1], tuple(args[2])
+    stride = _contiguous_strides(size) if len(args) == 3 or args[3] is None else tuple(args[3])
+    if storage.dtype is not inst._dtype:  # set_ reads a storage's bytes as the tensor's dtype
+        storage = UntypedStorage(
+            storage.array.view("u1").view(inst._dtype.np), inst._dtype, storage.device
+        )
+    built = _rebuild_tensor(storage, offset, size, stride)
+    inst._data, inst._storage = built._data, built._storage
+
+
+def _set_mismatch(args: tuple) -> str:
+    """PyTorch's argument-parser message for ``set_`` (which overloads it explains, and how)."""
+    from .._tensor import Tensor
+    from ._format import UntypedStorage
+
+    got = ", ".join(_type_name(a) for a in args)
+    lines = [
+        f"set_() received an invalid combination of arguments - got ({got}), but expected one of:"
+    ]
+    for i, sig in enumerate(_SET_SIGNATURES):
+        lines.append(f" * {sig}")
+        if len(args) == 1 and i in (0, 1, 3):
+            why = f"!{_type_name(args[0])}!"
+        elif len(args) == 4 and i in (2, 4):
+            source_ok = isinstance(args[0], Tensor if i == 4 else UntypedStorage)
+            marks = [_mark(args[0], source_ok), _mark(args[1], type(args[1]) is int)]
+            why = ", ".join(marks + [_mark(a, False) for a in args[2:]])
+        else:
+            continue
+        lines.append(
+            f"      didn't match because some of the arguments have invalid types: ({why})"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _type_name(a) -> str:
+    from .._tensor import Tensor
+
+    return "Tensor" if isinstance(a, Tensor) else type(a).__name__
+
+
+def _mark(a, ok: bool) -> str:
+    name = _type_name(a)
+    if isinstance(a, tuple):  # PyTorch names a tuple by its items' types (and always flags it)
+        items = ", ".join(_type_name(x) for x in a)
+        name = f"tuple of ({items},)" if len(a) == 1 else f"tuple of ({items})"
+    return name if ok else f"!{name}!"
+
+
+def _parameter_setstate(inst, state) -> None:
+    """``Tensor.__setstate__`` as PyTorch runs it on a Parameter: legacy tuples only."""
+    n = len(state)
+    if n == 4:
+        _legacy_set(inst, tuple(state))
+        return
+    if n == 5:
+        from .._tensor import Tensor
+
+        if not isinstance(state[0], Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(state[0])}")
+        _legacy_set(inst, (state[0],))
+        state = (state[3], state[4], state[2])
+    requires_grad, _, hooks = state
+    if type(requires_grad) is not bool:
+        raise RuntimeError("requires_grad must be a bool")
+    if hooks:  # a weights-only file cannot hold callables, so there is nothing to run
+        raise UnpicklingError(f"Parameter backward hooks must be empty, but got {type(hooks)}")
+    inst.requires_grad_(requires_grad)
