@@ -140,6 +140,13 @@ API = [
     "T.ones(3, dtype=T.int32).sum_to_size(1)", "T.ones(3, dtype=T.bool).sum_to_size(1)", "T.ones(3, dtype=T.float16).sum_to_size(1)",
     "x = T.ones(2, 3, 4, requires_grad=True); (x.sum_to_size(3, 1).grad_fn.name(), x.sum_to_size(1, 3, 1).grad_fn.name())",
     "T.manual_seed(0); x = T.randn(2, 3, 4, dtype=T.float64, requires_grad=True); g = T.randn(3, 1, dtype=T.float64); y = x.sum_to_size(3, 1); y.backward(g); (y, x.grad)",
+    "a = T.tensor([-4., -2., -0., 0., 2., 3.]); (a % 2, a % -2, T.remainder(a, 2.), T.remainder(2., a), 4 % a, -4. % a)",
+    "a = T.tensor([-4., -2., -0., 0., 2., 3.]); (T.fmod(a, 2), T.fmod(a, -2.), a.fmod(T.tensor(-2.)))",
+    "a = T.tensor([-4., -2., 0., 2.], dtype=T.float64); T.remainder(a[:, None], T.tensor([2., -2., float('inf')], dtype=T.float64))",
+    "a = T.tensor([-2., 2.]); a %= 2; b = T.tensor([-2., 2.]); b.remainder_(-2); (a, b)",
+    "(T.remainder(T.tensor([-2., 2.], dtype=T.float16), 2), T.remainder(T.tensor([-2., 2.], dtype=T.bfloat16), -2))",
+    "a = T.tensor([-4, -2, 0, 3]); (a % 2, a % -2, 4 % T.tensor([-2, 3]), T.fmod(a, -3), T.remainder(-7, a[3:]))",
+    "T.remainder(1e-30, T.tensor([3., -3.], dtype=T.float64)).tolist()",
     "t = T.ones(1); [getattr(t, a) for a in 'is_xpu is_mps is_meta is_ipu is_vulkan is_mkldnn is_quantized is_nested is_sparse is_sparse_csr is_xla is_mtia is_maia'.split()]",
 ]  # fmt: skip
 

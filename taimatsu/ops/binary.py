@@ -26,6 +26,7 @@ from ._dispatch import (
     inplace,
     node_class,
     record,
+    result_dtype,
     write_out,
     xp_for,
 )
@@ -146,7 +147,10 @@ def _cast(x, dt):
 def _scalar_tensor(value, other):
     from .creation import scalar_tensor
 
-    return scalar_tensor(value, device=other._device if isinstance(other, Tensor) else None)
+    if not isinstance(other, Tensor):
+        return scalar_tensor(value)
+    # In the result dtype: a default-dtype (float32) wrapper would round 1e-30 before a float64 op
+    return scalar_tensor(value, dtype=result_dtype(value, other), device=other._device)
 
 
 def _fast(ufunc, self, other):
@@ -496,7 +500,12 @@ def _remainder_vjp(node, g):
 
 def _remainder(xp, a, b):
     _check_int_zero(xp, a, b)
-    return xp.remainder(a, b)
+    if getattr(a, "dtype", np.dtype(float)).kind in "iub":
+        return xp.remainder(a, b)
+    # PyTorch takes fmod and moves a nonzero result to b's side, so a zero keeps a's sign
+    # (-2 % 2 is -0.); NumPy's remainder gives a zero b's sign instead.
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 def _check_int_zero(xp, a, b):
