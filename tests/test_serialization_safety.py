@@ -150,6 +150,44 @@ def test_zip_bomb_and_lying_directories_are_refused(tmp_path):
         tm.load(io.BytesIO(bytes(raw)))
 
 
+ZIP_NAMES = {
+    "dotdot_before_folder": lambda names: [("../" + n, b) for n, b in names],
+    "dotdot_as_folder": lambda names: [(n.replace("archive/", "../", 1), b) for n, b in names],
+    "absolute": lambda names: [("/" + n, b) for n, b in names],
+    "dotdot_inside": lambda names: [
+        (n.replace("archive/", "archive/../archive/"), b) for n, b in names
+    ],
+    "escaping_first": lambda names: [("../../evil", b"x"), *names],
+    "absolute_first": lambda names: [("/etc/evil", b"x"), *names],
+    "no_folder": lambda names: [(n.replace("archive/", "archive_"), b) for n, b in names],
+    "no_version": lambda names: [(n, b) for n, b in names if not n.endswith("/version")],
+    "no_data_pkl": lambda names: [(n, b) for n, b in names if not n.endswith("data.pkl")],
+    "no_storage": lambda names: [(n, b) for n, b in names if not n.endswith("data/0")],
+}
+
+
+@pytest.mark.parametrize("case", ZIP_NAMES)
+def test_zip_member_names_as_pytorch_reads_them(torch_oracle, tmp_path, case):
+    """Member names are looked up, never used as paths: ``../`` or ``/`` only move the folder."""
+    torch = torch_oracle
+    buf = io.BytesIO()
+    torch.save(torch.arange(3.0), buf)
+    with zipfile.ZipFile(buf) as z:
+        names = [(n, z.read(n)) for n in z.namelist()]
+    path = tmp_path / "names.pt"
+    with zipfile.ZipFile(path, "w") as z:
+        for n, b in ZIP_NAMES[case](names):
+            z.writestr(n, b)
+    outcomes = []
+    for lib in (torch, tm):
+        try:
+            outcomes.append(("loaded", lib.load(path).tolist()))
+        except Exception as e:  # noqa: BLE001 - the exception is the result compared
+            outcomes.append((type(e).__name__, str(e)))
+    assert outcomes[0] == outcomes[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["names.pt"]
+
+
 # ---- nothing lost on a failed save --------------------------------------------------------------------
 class _Unpicklable:
     def __reduce__(self):

@@ -36,7 +36,7 @@ from ._format import (
 from ._path_writer import write_to_path
 from ._weights_only import Unpickler as _WeightsOnlyUnpickler
 from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
-from ._zip import ZipReader, ZipWriter
+from ._zip import ZipReader, ZipWriter, not_found
 
 __all__ = [
     "UntypedStorage",
@@ -182,7 +182,7 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
     loader = _Loader(reader, map_location, memmap)
     rec = reader.get("data.pkl")
     if rec is None:
-        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+        raise not_found("data.pkl")
     data = io.BytesIO(reader.read(rec))
     if weights_only:
         try:
@@ -272,9 +272,7 @@ class _Loader:
         dtype = storage_type.dtype
         rec = self.reader.get(f"data/{key}")
         if rec is None:
-            raise RuntimeError(
-                f"PytorchStreamReader failed locating file data/{key}: file not found"
-            )
+            raise not_found(f"data/{key}")
         if rec.size != numel * dtype.itemsize:
             raise RuntimeError(
                 f"storage record data/{key} holds {rec.size} bytes but the checkpoint declares {numel} elements of "

@@ -163,7 +163,19 @@ class ZipReader:
             self._parse_entry(cd, pos)
             pos = self._next
         first = self.order[0] if self.order else ""
-        self.prefix = first[: first.index("/") + 1] if "/" in first else ""
+        # PyTorch's reader takes the archive folder from the first name and insists on a version
+        # record in it; names are only ever looked up (never used as paths), so ``../`` or ``/``
+        # in a name only changes which folder is searched, as in PyTorch
+        if "/" not in first:
+            raise RuntimeError(
+                f"[enforce fail at inline_container.cc:180] . file in archive is not in a subdirectory: {first}"
+            )
+        self.prefix = first[: first.index("/") + 1]
+        if self.get(".data/version") is None and self.get("version") is None:
+            raise RuntimeError(
+                'Expected hasRecord("version") to be true, but got false.  (Could this error message be '
+                "improved?  If so, please report an enhancement request to PyTorch.)"
+            )
 
     def _parse_entry(self, cd: bytes, pos: int) -> None:
         if pos + _CENTRAL.size > len(cd):
@@ -225,6 +237,16 @@ class ZipReader:
         buf = bytearray(rec.size)
         self.read_into(rec, buf)
         return bytes(buf)
+
+
+def not_found(name: str) -> RuntimeError:
+    """PyTorch's error for a record missing from the archive."""
+    return RuntimeError(
+        f"PytorchStreamReader failed locating file {name}: file not found. This is an internal miniz error. "
+        "If you are seeing this error, there is a high likelihood that your checkpoint file is corrupted. "
+        "This can happen if the checkpoint was not saved properly, was transferred incorrectly, or the "
+        "file was modified after saving."
+    )
 
 
 def _zip64_fields(extra: bytes, size: int, csize: int, offset: int):
