@@ -91,10 +91,16 @@ def nll_loss(
     nd = input.dim()
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+    if nd == 1 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
+    if nd != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 1})."
+            f"({target.shape[0] if target.dim() else 0})."
         )
     if nd == 3 or nd > 4:
         n, c = input.shape[0], input.shape[1]
@@ -126,7 +132,7 @@ def nll_loss(
     losses = -wt * picked
     total = widen(wt).sum()
     if reduction == "none":
-        data = losses
+        data = losses.reshape(()) if nd == 1 else losses  # one class-vector input: one 0-d loss
         coef = -wt
     elif reduction == "sum":
         data = xp.asarray(widen(losses).sum(), x.dtype)
@@ -152,7 +158,7 @@ def nll_loss(
             else tf.gather(1, _wrap(safe[:, None], D.int64, input._device)).squeeze(1)
         )
         cw = _wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device)
-        r._fw = tp * cw if reduction == "none" else (tp * cw).sum()
+        r._fw = (tp * cw).reshape(r.shape) if reduction == "none" else (tp * cw).sum()
         _register(r)
     return r
 
