@@ -346,7 +346,7 @@ def test_save_to_fifo_writes_through(torch_oracle, tmp_path):
             got["bytes"] = f.read()
 
     for lib in (torch, tm):
-        reader = threading.Thread(target=read)
+        reader = threading.Thread(target=read, daemon=True)
         reader.start()
         lib.save({"w": lib.arange(4.0)}, fifo)
         reader.join(30)
@@ -365,7 +365,8 @@ def _save_errors(torch, path):
 
 
 @pytest.mark.parametrize(
-    "where", ["absolute", "relative", "pathlib", "under_a_file", "directory", "non_ascii"]
+    "where",
+    ["absolute", "relative", "pathlib", "under_a_file", "directory", "trailing_slash", "non_ascii"],
 )
 def test_unopenable_paths_raise_pytorch_errors(torch_oracle, tmp_path, monkeypatch, where):
     torch = torch_oracle
@@ -377,6 +378,7 @@ def test_unopenable_paths_raise_pytorch_errors(torch_oracle, tmp_path, monkeypat
         "pathlib": tmp_path / "nope" / "ck.pt",
         "under_a_file": str(tmp_path / "afile" / "ck.pt"),
         "directory": str(tmp_path),
+        "trailing_slash": str(tmp_path) + "/",
         "non_ascii": str(tmp_path / "nöpe" / "ck.pt"),
     }[where]
     theirs, ours = _save_errors(torch, path)

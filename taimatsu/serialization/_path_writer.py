@@ -29,6 +29,8 @@ _anonymous_ok = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 
 def write_to_path(path: str, write_to) -> None:
     """``torch.save(obj, path)``: ``write_to(file)`` writes the archive into a binary file."""
+    if path.endswith("/") and path.isascii():
+        raise RuntimeError(f"[enforce fail at inline_container.cc:720] . invalid file name: {path}")
     target = os.path.realpath(path)  # replace the file a symlink points to, not the link
     try:
         mode = os.stat(target).st_mode
@@ -52,8 +54,6 @@ class _TemporaryRefused(OSError):
 
 
 def _check_parent(path: str) -> None:
-    if path.endswith("/") and path.isascii():
-        raise RuntimeError(f"[enforce fail at inline_container.cc:720] . invalid file name: {path}")
     parent = path.rpartition("/")[0]
     if parent and not os.path.isdir(parent):
         if path.isascii():

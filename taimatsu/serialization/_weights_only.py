@@ -3,10 +3,15 @@
 It never imports anything: a GLOBAL is looked up in a fixed table (tensors, storages, dtypes,
 ``Size``, ``device``, ``OrderedDict`` and a few builtins) or in the user's allow-list
 (``add_safe_globals``), and anything else stops the load with ``pickle.UnpicklingError`` before
-it is called. REDUCE/NEWOBJ only call allowed objects, BUILD only updates tensors, OrderedDicts
-and allow-listed types, APPEND(S)/SETITEM(S) only fill lists and dicts. The opcode set and the
-messages are PyTorch's (``torch._weights_only_unpickler``), so a file refused by one is refused by
-the other with the same words.
+it is called. REDUCE/NEWOBJ only call allowed objects; BUILD is PyTorch's: ``set_(*state)`` on a
+tensor, ``Tensor.__setstate__`` on a Parameter (neither sets attributes), ``__dict__`` updates on
+OrderedDicts and allow-listed types; APPEND(S)/SETITEM(S) only fill lists and dicts. The opcode set
+and the messages are PyTorch's (``torch._weights_only_unpickler``), so a file refused by one is
+refused by the other with the same words.
+
+Refused here but not by PyTorch, on purpose: ``bytearray(n)`` with a number (a few bytes of pickle
+would allocate ``n`` bytes; real checkpoints hold bytearrays of bytes) and a Parameter state with
+backward hooks (a weights-only file cannot hold a callable hook).
 """
 
 from __future__ import annotations
