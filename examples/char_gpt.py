@@ -122,7 +122,7 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def parse_args() -> tuple:
+def parse_args(argv=None) -> tuple:
     """The arguments, and the training text (checked here: it must be longer than a block)."""
     p = argparse.ArgumentParser(description="character-level GPT (nanoGPT-style)")
     p.add_argument("--text", default=None, help="UTF-8 text file (default: the Zen of Python)")
@@ -138,7 +138,7 @@ def parse_args() -> tuple:
         "--sample-chars", type=non_negative_int, default=200, help="characters to generate " + dflt
     )
     p.add_argument("--seed", type=seed_int, default=0, help=dflt)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.n_embd % args.n_head:
         p.error(f"argument --n-head: {args.n_head} does not divide --n-embd {args.n_embd}")
     try:

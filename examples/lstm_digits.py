@@ -89,7 +89,7 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def main() -> None:
+def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="LSTM classifier on the UCI handwritten digits")
     p.add_argument(
         "--epochs",
@@ -99,7 +99,11 @@ def main() -> None:
     )
     p.add_argument("--seed", type=seed_int, default=0, help="random seed (default: %(default)s)")
     p.add_argument("--written-out", action="store_true", help="use the LSTM written out above")
-    args = p.parse_args()
+    return p.parse_args(argv)
+
+
+def main() -> None:
+    args = parse_args()
     torch.manual_seed(args.seed)
 
     with gzip.open(DATA, "rt") as f:

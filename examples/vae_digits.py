@@ -63,7 +63,7 @@ def seed_int(text: str) -> int:
     return int(text)
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="VAE on the UCI handwritten digits")
     p.add_argument(
         "--epochs",
@@ -78,10 +78,10 @@ def parse_args() -> argparse.Namespace:
         const=PLOT,
         default=None,
         metavar="PNG",
-        help=f"draw data, reconstructions and samples into PNG ({PLOT} if no path is given; "
-        "default: no plot)",
+        help=f"draw data, reconstructions and samples into PNG, {PLOT} if no path is given "
+        "(default: no plot)",
     )
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.plot is not None:
         # Check before training, not when the plot is saved minutes later.
         folder = Path(args.plot).parent

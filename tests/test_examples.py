@@ -8,6 +8,9 @@
   validation accuracy) is marked slow.
 - The VAE and the character-level GPT run for a few steps; the GPT prints the same losses and
   samples the same text with PyTorch.
+- As a new user meets them: a bad argument ends in argparse's one-line error (exit 2, no
+  traceback), --help shows every default, a trial run does not overwrite another run's results,
+  and a log redirected to a file gets no progress-bar carriage returns.
 """
 
 import difflib
@@ -36,7 +39,7 @@ CONCEPTS = [
 TIMEOUT_S = 300
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path = ROOT, text: bool = True) -> subprocess.CompletedProcess:
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
@@ -47,10 +50,10 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, *args],
         check=False,
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
-        text=True,
+        text=text,  # text mode would turn a "\r" into "\n"
         timeout=TIMEOUT_S,
     )
 
@@ -108,8 +111,130 @@ def test_digits_help(needs_example_deps):
         assert flag in out
 
 
+def load_example(script: str):
+    """The script as a module, without running its main(): its parser is tested in-process."""
+    spec = importlib.util.spec_from_file_location(f"example_{script[:-3]}", EXAMPLES / script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def option_helps(help_text: str) -> dict:
+    """--flag -> its help text, from `--help` output (argparse indents options by two spaces)."""
+    options, current = {}, None
+    for line in help_text.split("options:", 1)[1].splitlines():
+        if line.startswith("  -"):
+            current = line.split()[0].rstrip(",")
+            options[current] = line
+        elif current:
+            options[current] += " " + line.strip()
+    return options
+
+
+WITH_ARGUMENTS = ["train_digits.py", "vae_digits.py", "lstm_digits.py", "char_gpt.py"]
+
+
+@pytest.mark.parametrize("script", WITH_ARGUMENTS)
+def test_help_shows_every_default(script, capsys, needs_example_deps):
+    with pytest.raises(SystemExit) as stopped:
+        load_example(script).parse_args(["--help"])
+    assert stopped.value.code == 0
+    options = option_helps(capsys.readouterr().out)
+    assert len(options) > 2
+    for text in options.values():
+        metavar = text.split()[1]  # a flag without a value is off by default: nothing to show
+        if metavar.isupper() or metavar[0] in "[{":
+            assert "(default:" in text, text
+
+
+BAD_ARGUMENTS = [
+    ("train_digits.py", "--epochs", "-3"),
+    ("train_digits.py", "--batch-size", "0"),
+    ("train_digits.py", "--lr", "-1"),
+    ("train_digits.py", "--subset", "1"),
+    ("train_digits.py", "--stop-after", "0"),
+    ("train_digits.py", "--seed", str(2**64)),
+    ("train_digits.py", "--out-dir", "{not_a_dir}/run"),
+    ("vae_digits.py", "--epochs", "0"),
+    ("vae_digits.py", "--plot", "{not_a_dir}/vae.png"),
+    ("lstm_digits.py", "--epochs", "-1"),
+    ("char_gpt.py", "--steps", "0"),
+    ("char_gpt.py", "--n-head", "3"),  # does not divide --n-embd 64
+    ("char_gpt.py", "--block-size", "5000"),  # longer than the text
+    ("char_gpt.py", "--text", "{not_a_dir}/text.txt"),
+]
+
+
+@pytest.mark.parametrize("script, flag, value", BAD_ARGUMENTS, ids=lambda x: str(x)[:12])
+def test_bad_argument_is_one_line_error(
+    tmp_path, monkeypatch, capsys, script, flag, value, needs_example_deps
+):
+    monkeypatch.chdir(tmp_path)
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("a file, not a directory")
+    # argparse's error: exit status 2 and "PROG: error: ..." after the usage; any other
+    # exception (a traceback for the user) propagates and fails the test.
+    with pytest.raises(SystemExit) as stopped:
+        load_example(script).parse_args([flag, value.format(not_a_dir=not_a_dir)])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and re.fullmatch(
+        rf"\S+: error: .*{flag}.*", err.splitlines()[-1]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing was written
+
+
+def test_bad_argument_from_the_command_line():
+    r = run(DIGITS, "--epochs", "-3")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    last = r.stderr.splitlines()[-1]
+    assert last == "train_digits.py: error: argument --epochs: must be a positive integer, got -3"
+
+
+def test_with_torch_says_it_needs_pytorch():
+    # As if PyTorch were not installed: a None entry in sys.modules makes `import torch` fail.
+    hide_torch = (
+        "import runpy, sys; sys.modules['torch'] = None; "
+        f"sys.argv = ['with_torch.py', {str(EXAMPLES / 'broadcasting.py')!r}]; "
+        f"runpy.run_path({str(WITH_TORCH)!r}, run_name='__main__')"
+    )
+    r = run("-c", hide_torch)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    assert "pip install torch==2.13.0" in r.stderr and not r.stdout
+
+
+def test_digits_trial_run_keeps_other_runs(tmp_path, monkeypatch, capsys, needs_example_deps):
+    monkeypatch.chdir(tmp_path)  # the default run folders are relative: runs/digits...
+    digits = load_example("train_digits.py")
+
+    def files(run_dir: str) -> dict:
+        return {p.name: p.read_bytes() for p in (tmp_path / run_dir).iterdir()}
+
+    # The default settings (one epoch of the full run) and a trial run get their own folders.
+    digits.main(["--stop-after", "1"])
+    assert "checkpoint: runs/digits/checkpoint.pt" in capsys.readouterr().out
+    before = files("runs/digits")
+    digits.main(["--subset", "50", "--epochs", "1"])
+    assert "checkpoint: runs/digits-epochs1-subset50/checkpoint.pt" in capsys.readouterr().out
+    assert files("runs/digits") == before
+
+    # Pointed at the full run's folder, the trial run refuses, unless told to overwrite it.
+    trial_there = ["--subset", "50", "--epochs", "1", "--out-dir", "runs/digits"]
+    with pytest.raises(SystemExit) as refused:
+        digits.main(trial_there)
+    assert str(refused.value.code).startswith(
+        "runs/digits holds a run with --epochs 12 no --subset:"
+    )
+    assert "--overwrite" in str(refused.value.code) and files("runs/digits") == before
+    digits.main([*trial_there, "--overwrite"])
+    assert "--overwrite: replacing the run in runs/digits" in capsys.readouterr().out
+    assert files("runs/digits") != before
+
+
 def test_digits_tiny_run_and_resume(tmp_path, needs_example_deps):
-    full = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "full")))
+    redirected = run(DIGITS, *TINY, "--out-dir", str(tmp_path / "full"), text=False)
+    full = ok(redirected).decode()
+    # Not a terminal: no progress bar (its carriage returns would fill a log), a line per epoch.
+    assert b"\r" not in redirected.stdout + redirected.stderr, redirected.stderr
     assert len(epoch_lines(full)) == 2
     assert f"checkpoint: {tmp_path / 'full' / 'checkpoint.pt'}" in full
     assert f"plot: {tmp_path / 'full' / 'curves.png'}" in full
