@@ -44,6 +44,32 @@ def test_activation_double_backward(name):
     assert tm.autograd.gradgradcheck(getattr(TF, name), (x,))
 
 
+@pytest.mark.parametrize("name", ["hardswish", "hardsigmoid", "relu6", "hardtanh"])
+@pytest.mark.parametrize("module", [False, True])
+def test_hard_activation_kinks(name, module):
+    """At the kinks (±3 for hardswish/hardsigmoid) PyTorch picks one side's slope; check both
+    orders of derivative, through the functional and the module."""
+    vals = [-6.0, -3.0001, -3.0, -2.9999, -1.0, -0.0, 0.0, 1.0, 2.9999, 3.0, 3.0001, 6.0]
+    ox = torch.tensor(vals, dtype=torch.float64, requires_grad=True)
+    tx = T(ox, True)
+    cls = {"hardswish": "Hardswish", "hardsigmoid": "Hardsigmoid", "relu6": "ReLU6"}.get(
+        name, "Hardtanh"
+    )
+    of = getattr(onn, cls)() if module else getattr(OF, name)
+    tf = getattr(tnn, cls)() if module else getattr(TF, name)
+    o_out, t_out = of(ox), tf(tx)
+    close(t_out, o_out)
+    g = torch.randn(len(vals), dtype=torch.float64)
+    (og,) = torch.autograd.grad(o_out, ox, g, create_graph=True)
+    (tg,) = tm.autograd.grad(t_out, tx, T(g), create_graph=True)
+    close(tg, og)
+    if name == "hardswish":  # second order (PyTorch has none for the others), another cotangent
+        h = torch.randn(len(vals), dtype=torch.float64)
+        (ogg,) = torch.autograd.grad(og, ox, h, allow_unused=True)
+        (tgg,) = tm.autograd.grad(tg, tx, T(h), allow_unused=True)
+        close(tgg, ogg if ogg is not None else torch.zeros(len(vals), dtype=torch.float64))
+
+
 def test_activation_inplace_and_errors():
     for name, args in [("leaky_relu", (0.1,)), ("elu", ()), ("hardtanh", ()), ("relu6", ()), ("silu", ()),
                        ("threshold", (0.0, 1.0)), ("hardswish", ()), ("selu", ())]:  # fmt: skip

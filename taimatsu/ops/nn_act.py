@@ -204,7 +204,8 @@ hardsigmoid, hardsigmoid_ = activation(
 
 def _hardswish_deriv(x, out):
     mid = x / 3 + 0.5
-    return _where(x, x < -3, 0.0, _where(x, x <= 3, mid, 1.0))
+    # PyTorch takes the outer pieces at the kinks: 0 at x = -3, 1 at x = 3
+    return _where(x, x <= -3, 0.0, _where(x, x < 3, mid, 1.0))
 
 
 hardswish, hardswish_ = activation(
