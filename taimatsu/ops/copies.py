@@ -88,11 +88,8 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         check_same_device(ref, t)
     from ._dispatch import result_dtype
 
-    dt = (
-        result_dtype(*[t for t in live])
-        if any(t._dtype is not ref._dtype for t in live)
-        else ref._dtype
-    )
+    # The skipped 1-d empty tensors still take part in type promotion, as in PyTorch.
+    dt = result_dtype(*tensors) if any(t._dtype is not ref._dtype for t in tensors) else ref._dtype
     if any(t._data.ndim == 0 for t in live):
         dt = ref._dtype
     xp = xp_for(ref)

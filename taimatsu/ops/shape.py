@@ -343,10 +343,11 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     if dim is None:
         node, dims = _Squeeze0, tuple(i for i, s in enumerate(shp) if s == 1)
     elif isinstance(dim, (tuple, list)):
-        node, dims = (
-            _Squeeze2,
-            tuple(i for i in (_wrapdim(d, len(shp)) for d in dim) if shp and shp[i] == 1),
-        )
+        wrapped = [_wrapdim(d, len(shp)) for d in dim]
+        for i, d in enumerate(wrapped):
+            if d in wrapped[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        node, dims = _Squeeze2, tuple(i for i in wrapped if shp and shp[i] == 1)
     else:
         d = _wrapdim(dim, len(shp))
         node, dims = _Squeeze1, ((d,) if shp and shp[d] == 1 else ())

@@ -95,11 +95,14 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             )
         return _split_sizes(input, d, sizes, _SplitWithSizes)
     size = int(split_size_or_sections)
-    if size <= 0 and n:
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0 and n:
         raise RuntimeError(
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
         )
-    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    # An empty dimension still splits into one (empty) piece.
+    sizes = [size] * (n // size) + ([n % size] if n % size else []) if size and n else [0]
     return _split_sizes(input, d, sizes, _Split)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import _dtype as D
 from ..._tensor import Tensor
 from ...ops import nn_act as _a
 
@@ -62,6 +63,11 @@ def hardtanh(
 ) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    # PyTorch's hardtanh is a clamp: no complex kernel, and bool refused (NumPy would clip both).
+    if input.is_complex():
+        raise NotImplementedError("clamp is not supported for complex types")
+    if input.dtype is D.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     return (_a.hardtanh_ if inplace else _a.hardtanh)(input, min_val, max_val)
 
 
