@@ -65,6 +65,13 @@ Checks (test_opdb.py), for every entry x sample
     ``out_check=False`` leaves an entry out; test_opdb.py lists known gaps (xfail) and
     PyTorch quirks not copied (skipped) per entry and case.
 
+Tolerances
+    ``_TOL`` gives each dtype's default. An entry's ``rtol``/``atol`` replace the defaults of
+    its single and half precision checks only (float32, complex64, float16, bfloat16: LAPACK
+    builds and summation orders differ in the last bits there). Double precision results and
+    gradients (float64, complex128) keep the tight default unless the entry gives
+    ``tol64=(rtol, atol, "reason")``: a looser double tolerance must say why.
+
 ``xfail`` maps a check name ("forward", "grad", "grad_fn", "gradcheck", "jvp", "inplace",
 "errors", "out") to a reason, for known gaps that should stay visible.
 """
@@ -143,8 +150,9 @@ class OpInfo:
     grad_args: tuple | None = None  # ints (positions) or str (kwarg names); None: all float tensors
     domain: Callable | None = None
     errors: Callable | None = None
-    rtol: float | None = None
+    rtol: float | None = None  # single/half precision only; see "Tolerances" above
     atol: float | None = None
+    tol64: tuple | None = None  # (rtol, atol, reason) for float64/complex128 checks
     grad_fn: bool = True  # compare grad_fn names / next_functions lengths with PyTorch
     out: Callable | None = None  # the out= form, lambda T, *args, out, **kw; None: derived (see above)
     out_check: bool = True
@@ -161,6 +169,8 @@ class OpInfo:
 def register(info: OpInfo) -> OpInfo:
     if info.name in REGISTRY:
         raise ValueError(f"opdb: duplicate entry {info.name!r}")
+    if info.tol64 is not None and not (len(info.tol64) == 3 and info.tol64[2]):
+        raise ValueError(f"opdb: {info.name!r}: tol64 is (rtol, atol, reason), with a reason")
     REGISTRY[info.name] = info
     return info
 
@@ -176,8 +186,14 @@ _TOL = {
 }
 
 
+_DOUBLE = ("float64", "complex128")
+
+
 def tolerances(info: OpInfo, dtype_name: str) -> tuple[float, float]:
+    """(rtol, atol) for a result or gradient of ``dtype_name``: see "Tolerances" above."""
     rtol, atol = _TOL.get(dtype_name, (0.0, 0.0))
+    if dtype_name in _DOUBLE:
+        return info.tol64[:2] if info.tol64 is not None else (rtol, atol)
     return (info.rtol if info.rtol is not None else rtol, info.atol if info.atol is not None else atol)
 
 
