@@ -485,7 +485,7 @@ def max_pool2d_with_indices(
 
     from .nn_pool import check_pool2d
 
-    check_pool2d(k, s, d, pad_check)
+    check_pool2d(k, s, p, d, pad_check)
     h, w = input.shape[-2:]
     ho = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode)
     wo = _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)

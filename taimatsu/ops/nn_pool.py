@@ -44,10 +44,13 @@ def _avg_pool_vjp(node, g):
 _AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
 
 
-def check_pool2d(kernel, stride, dilation, pad_check) -> None:
+def check_pool2d(kernel, stride, padding, dilation, pad_check) -> None:
     """PyTorch's 2-d pooling argument checks, in its order (a zero stride would divide by zero)."""
     if 0 in stride:
         raise RuntimeError("stride should not be zero")
+    for q in padding:
+        if q < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {q}")
     pad_check()
     if min(kernel) <= 0:
         raise RuntimeError(
@@ -85,7 +88,7 @@ def avg_pool2d(
                     f"pad={pi}, kernel_size={ki} and dilation=1"
                 )
 
-    check_pool2d(k, s, (1, 1), pad_check)
+    check_pool2d(k, s, p, (1, 1), pad_check)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     h, w = input.shape[-2:]

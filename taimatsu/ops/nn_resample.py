@@ -122,7 +122,9 @@ def constant_pad_nd(input: Tensor, pad, value=0.0) -> Tensor:
         shape[d] = new
     xp = xp_for(input)
     x = input._data
-    out = xp.full(shape, value, dtype=x.dtype)
+    from .creation import allocate
+
+    out = allocate(lambda: xp.full(shape, value, dtype=x.dtype), shape, input._dtype)
     out[tuple(dst)] = x[tuple(src)]
     r = _wrap(out, input._dtype, input._device)
     if input._rg and _gm.enabled:

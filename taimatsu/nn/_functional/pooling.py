@@ -165,6 +165,27 @@ def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
     return None, list(scale_factor)
 
 
+def _scaled_size(n: int, scale: float) -> int:
+    size = float(n) * scale
+    if not -(2.0**63) <= size < 2.0**63:  # inf and NaN too: PyTorch's checked int64 conversion
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return math.floor(size)
+
+
+def _check_out_sizes(input: Tensor, in_sizes, out_sizes) -> None:
+    """The resampling kernels' checks: every size positive, the output's storage size representable."""
+    if 1 <= len(in_sizes) <= 3 and min(list(in_sizes) + list(out_sizes)) <= 0:
+        names = "DHW"[3 - len(in_sizes) :]
+        show = lambda sizes: ", ".join(f"{a}: {b}" for a, b in zip(names, sizes))
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({show(in_sizes)}) "
+            f"{'and ' if len(in_sizes) == 1 else ''}output ({show(out_sizes)})"
+        )
+    shape = [*input.shape[:2], *out_sizes]
+    if math.prod(shape) * input.element_size() >= 1 << 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
+
+
 def interpolate(
     input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
     recompute_scale_factor=None, antialias: bool = False,
@@ -195,7 +216,8 @@ def interpolate(
             "input"
         )
     if out_sizes is None:  # the kernels' own rule: floor(size * scale)
-        out_sizes = [math.floor(float(n) * s) for n, s in zip(in_sizes, scales)]
+        out_sizes = [_scaled_size(n, s) for n, s in zip(in_sizes, scales)]
+    _check_out_sizes(input, in_sizes, out_sizes)
     if scales is None:
         scales = [None] * max(nsp, 0)
     dims = range(2, input.dim())
