@@ -549,15 +549,21 @@ fmod, fmod_ = binary("fmod", _fmod, _fmod_vjp, _fmod_jvp, node="FmodBackward1", 
                      check=not_implemented("fmod_cpu", D.COMPLEX, D.SHELL_UINT))
 
 
+def _atan2_recip(a, b):
+    """1 / (a^2 + b^2), with PyTorch's 0 at a = b = 0 (so the gradient there is 0, not NaN)."""
+    r = (a * a + b * b).reciprocal()
+    return r.masked_fill(r.isinf(), 0)
+
+
 def _atan2_vjp(node, g):
     a, b = node.saved()
-    denom = a * a + b * b
-    return (g * b / denom if _ga(node) else None), (-g * a / denom if _gb(node) else None)
+    r = _atan2_recip(a, b)
+    return (g * b * r if _ga(node) else None), (g * -a * r if _gb(node) else None)
 
 
 def _atan2_jvp(a, b, out, ta, tb):
     z = out.new_zeros(())
-    return ((z if ta is None else ta) * b - (z if tb is None else tb) * a) / (a * a + b * b)
+    return ((z if ta is None else ta) * b - (z if tb is None else tb) * a) * _atan2_recip(a, b)
 
 
 def _hypot_jvp(a, b, out, ta, tb):

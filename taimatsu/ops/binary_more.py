@@ -33,22 +33,46 @@ from .binary import _binary_tangent, _check_inplace_broadcast, _ga, _gb, _run, b
 from .select import where
 
 
-def _max_vjp(node, g):
+def _extremum_vjp(node, g, a_loses, b_loses):
+    # PyTorch's rule: ties share g, a side gets g unless it compares as the loser, so a NaN
+    # (which compares false) passes the whole gradient to both sides.
     a, b = node.saved()
-    eq = a == b
-    half = g / 2
-    ga = where(eq, half, where(a > b, g, 0.0)) if _ga(node) else None
-    gb = where(eq, half, where(b > a, g, 0.0)) if _gb(node) else None
+    shared = where(a == b, g / 2, g)
+    ga = shared.masked_fill(a_loses(a, b), 0) if _ga(node) else None
+    gb = shared.masked_fill(b_loses(a, b), 0) if _gb(node) else None
     return ga, gb
+
+
+def _max_vjp(node, g):
+    return _extremum_vjp(node, g, lambda a, b: a < b, lambda a, b: a > b)
 
 
 def _min_vjp(node, g):
+    return _extremum_vjp(node, g, lambda a, b: a > b, lambda a, b: a < b)
+
+
+def _fmax_pick_a(a, b):
+    return (a >= b) | b.isnan()
+
+
+def _fmin_pick_a(a, b):
+    return (a <= b) | b.isnan()
+
+
+def _fextremum_vjp(node, g, pick_a):
+    # fmax/fmin: the whole gradient to the side the result came from (a on ties and NaN pairs)
     a, b = node.saved()
-    eq = a == b
-    half = g / 2
-    ga = where(eq, half, where(a < b, g, 0.0)) if _ga(node) else None
-    gb = where(eq, half, where(b < a, g, 0.0)) if _gb(node) else None
-    return ga, gb
+    take = pick_a(a, b)
+    z = g.new_zeros(())
+    return (g.where(take, z) if _ga(node) else None), (z.where(take, g) if _gb(node) else None)
+
+
+def _fmax_vjp(node, g):
+    return _fextremum_vjp(node, g, _fmax_pick_a)
+
+
+def _fmin_vjp(node, g):
+    return _fextremum_vjp(node, g, _fmin_pick_a)
 
 
 def _blend_tangent(weight_a, ta, tb, out):
@@ -63,13 +87,14 @@ def _tie_weight(a, b, pick_a):
     return where(a == b, 0.5, pick_a.to(a.dtype if a._dtype.category >= _FLOAT else D.get_default_dtype()))
 
 
-maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
+# NumPy returns the second operand of a tie (-0. vs 0.), PyTorch the first: hence (b, a)
+maximum, _ = binary("maximum", lambda xp, a, b: xp.maximum(b, a), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
                   check=checks(no_complex("maximum not implemented for complex tensors.", RuntimeError), not_implemented("maximum_cpu", D.SHELL_UINT)))
-minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
+minimum, _ = binary("minimum", lambda xp, a, b: xp.minimum(b, a), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
                   check=checks(no_complex("minimum not implemented for complex tensors.", RuntimeError), not_implemented("minimum_cpu", D.SHELL_UINT)))
-fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _max_vjp, lambda a, b, o, ta, tb: _blend_tangent((a >= b) | b.isnan(), ta, tb, o),
+fmax, _ = binary("fmax", lambda xp, a, b: xp.fmax(a, b), _fmax_vjp, lambda a, b, o, ta, tb: _blend_tangent(_fmax_pick_a(a, b), ta, tb, o),
                check=no_complex("fmax not implemented for complex tensors.", RuntimeError))
-fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _min_vjp, lambda a, b, o, ta, tb: _blend_tangent((a <= b) | b.isnan(), ta, tb, o),
+fmin, _ = binary("fmin", lambda xp, a, b: xp.fmin(a, b), _fmin_vjp, lambda a, b, o, ta, tb: _blend_tangent(_fmin_pick_a(a, b), ta, tb, o),
                check=no_complex("fmin not implemented for complex tensors.", RuntimeError))
 
 
@@ -131,8 +156,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def _pow_scalar_vjp(node, g):
     (x, _) = node.saved()
     e = node.exponent
-    if e == 0:
-        return (g * 0,)
+    if e == 0:  # zeros, not g * 0: x ** 0 is constant even at x = 0 or a NaN/inf g
+        return (g.new_zeros(g.shape),)
     return (g * _conj(x.pow(e - 1) * e),)
 
 
@@ -140,17 +165,22 @@ def _pow_tensor_vjp(node, g):
     a, b, out = node.saved()
     a, b = _as_result(a, b, out)
     ga = gb = None
-    if _ga(node):
+    real = a._dtype.category != D.COMPLEX
+    if _ga(node):  # PyTorch: 0 where the exponent is 0 (not 0 * inf at a = 0)
         ga = g * _conj(b * a.pow(b - 1))
-    if _gb(node):
-        la = where(a == 0, 0.0, a.log()) if a._dtype.category != D.COMPLEX else a.log()
-        gb = g * _conj(out * la)
+        ga = ga.masked_fill(b == 0, 0) if real else ga
+    if _gb(node):  # ... and 0 at a = 0 for exponents >= 0 (where a ** b is 0 or 1)
+        d = out * a.log()
+        gb = g * _conj(d.masked_fill((a == 0) & (b >= 0), 0) if real else d)
     return ga, gb
 
 
 def _rpow_vjp(node, g):
     (_, out) = node.saved()
-    return (g * _conj(out * math.log(node.base)) if node.base != 0 else g * 0,)
+    if node.base != 0:
+        return (g * _conj(out * math.log(node.base)),)
+    # 0 ** y: PyTorch's gradient is 0 for y >= 0 (finite results) and g * out * log(0) otherwise
+    return (g * (out * -math.inf).masked_fill(out.isfinite(), 0),)
 
 
 _PowScalar = node_class("PowBackward0", _pow_scalar_vjp)
@@ -196,7 +226,7 @@ def pow(input, exponent, *, out=None):  # noqa: A001
         if _gm.enabled and input._rg:
             record(_PowScalar, (input,), res, (input, None), exponent=exponent)
         if _fw_state.level and input._fw is not None:
-            res._fw = input._fw * _on_primals(lambda x: x.pow(exponent - 1) * exponent if exponent != 0 else x * 0, input)
+            res._fw = input._fw * _on_primals(lambda x: x.pow(exponent - 1) * exponent if exponent != 0 else x.new_zeros(x.shape), input)
             _register(res)
     return res if out is None else write_out(out, res, "pow")
 

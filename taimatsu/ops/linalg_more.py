@@ -25,6 +25,8 @@ def _fw(t: Tensor):
 # ---- cdist -------------------------------------------------------------------------------------------------
 def _cdist_coef(x1, x2, out, p):
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., P, R, M)
+    if math.isinf(p):  # unlike vector_norm's, PyTorch's cdist gives every tied entry the whole g
+        return diff, diff.sgn() * (diff.abs() == out.unsqueeze(-1))
     return diff, _norm_coef(diff, out.unsqueeze(-1), p, (-1,))
 
 

@@ -35,7 +35,8 @@ def _norm_coef(x: Tensor, o: Tensor, p: float, dims):
     if math.isinf(p):
         mask = x.abs() == o
         count = mask.sum(dims, keepdim=True) if dims else mask
-        return x.sgn() * mask / count
+        # a NaN norm matches no entry: PyTorch's gradient is 0 there, not 0 / 0
+        return x.sgn() * mask / count.clamp(min=1)
     a = x.abs()
     ss = x.sgn() * a.pow(p - 1)
     if p < 1:

@@ -304,14 +304,32 @@ def _relu_deriv(x, out):
     return out > 0
 
 
-_relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False,
+def _relu_vjp(x, out, g):
+    # PyTorch's threshold_backward: +0 where out <= 0, g elsewhere (NaN included)
+    return g.masked_fill(out <= 0, 0)
+
+
+_relu, relu_ = unary("relu", lambda xp, a: xp.maximum(a, 0), _relu_deriv, saves=("out",), to_float=False, vjp=_relu_vjp, jvp=_relu_vjp,
                    check=checks(_no_bool_relu, no_complex("clamp is not supported for complex types")))
 
 
 def relu(input):
     """``torch.relu`` (no ``out=`` in PyTorch)."""
     return _relu(input)
-sign, sign_ = unary("sign", lambda xp, a: a.copy() if a.dtype == bool else xp.sign(a), _zero_deriv, saves=(), to_float=False, keep_bool=True,
+def _sign(xp, a):
+    if a.dtype == bool:
+        return a.copy()
+    r = xp.asarray(xp.sign(a))  # a 0-d input gives a NumPy scalar
+    if r.dtype.kind not in "biu":  # PyTorch: sign(NaN) = sgn(NaN) = 0 (NumPy gives NaN)
+        r[xp.isnan(r)] = 0
+    return r
+
+
+def _zero_vjp(x, out, g):
+    return g.new_zeros(g.shape)  # +0 everywhere, even for a negative or NaN g
+
+
+sign, sign_ = unary("sign", _sign, _zero_deriv, saves=(), to_float=False, keep_bool=True, vjp=_zero_vjp,
                    check=checks(no_complex("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."),
                                 _not_implemented("sign_cpu", D.SHELL_UINT)))
 
@@ -322,14 +340,14 @@ def _sgn(xp, a):
     if a.dtype.kind == "c":
         mag = xp.abs(a)
         return xp.where(mag == 0, 0, a / xp.where(mag == 0, 1, mag)).astype(a.dtype)
-    return xp.sign(a)
+    return _sign(xp, a)
 
 
 def _sgn_vjp(x, out, g):
     # sgn(z) = z / |z| is not holomorphic: d sgn/dz = 1 / (2|z|), d sgn/dz* = -sgn(z)^2 / (2|z|),
     # so PyTorch's conjugate Wirtinger gradient is (g - sgn^2 conj(g)) / (2|z|), 0 at z = 0.
     if x._dtype.category != D.COMPLEX:
-        return g * 0.0
+        return _zero_vjp(x, out, g)
     mag = x.abs()
     return ((g - out * out * g.conj()) / (mag * 2)).masked_fill(mag == 0, 0.0)
 

@@ -43,7 +43,7 @@ def _as_tensor(x, like):
 def _copysign_vjp(node, g):
     x, out = node.saved()
     gx = g * (out / x).masked_fill(x == 0, 0.0)
-    return (gx,) if len(node.next_functions) == 1 else (gx, g * 0.0 if _needs(node, 1) else None)
+    return (gx,) if len(node.next_functions) == 1 else (gx, g.new_zeros(g.shape) if _needs(node, 1) else None)
 
 
 _Copysign = node_class("CopysignBackward0", _copysign_vjp)

@@ -38,7 +38,8 @@ def _clamp_vjp(node, g):
     if node.hi is not None:
         m = x <= node.hi
         mask = m if mask is None else mask & m
-    return (g * mask,)
+    # where, not g * mask: outside (or at NaN) the gradient is +0 even for a negative or NaN g
+    return (g.where(mask, g.new_zeros(())),)
 
 
 _Clamp = node_class("ClampBackward1", _clamp_vjp)
@@ -60,11 +61,11 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     xp = np if input._device is cpu else xp_for(input)
     a = input._data if input._dtype is dt else input._data.astype(dt.np)
     if min is not None and max is not None and not (isinstance(min, float) and math.isnan(min)):
-        r = xp.minimum(xp.maximum(a, min), max)
+        r = xp.minimum(max, xp.maximum(min, a))  # (bound, a): NumPy keeps the second of a tie
     elif min is not None:
-        r = xp.maximum(a, min)
+        r = xp.maximum(min, a)
     else:
-        r = xp.minimum(a, max)
+        r = xp.minimum(max, a)
     res = _wrap(r.astype(dt.np, copy=False), dt, input._device)
     if _gm.enabled and input._rg:
         record(_Clamp, (input,), res, (input,), lo=min, hi=max)
