@@ -506,8 +506,11 @@ _ZETA = [node_class(f"SpecialZetaBackward{k}", _zeta_vjp) for k in range(3)]
 
 
 def special_zeta(input, other, *, out=None):
-    """The Hurwitz zeta function ``sum_k (k + other) ** -input``."""
+    """The Hurwitz zeta function ``sum_k (k + other) ** -input``. Like PyTorch, no forward-mode AD."""
+    from .._linalg_legacy import _no_forward_ad
+
     kind, xf, yf = _float_pair(input, other, "zeta_cpu")
+    _no_forward_ad("special_zeta", *(t for t in (input, other) if isinstance(t, Tensor)))
 
     def compute():
         xp = xp_for(xf)
