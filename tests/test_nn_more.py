@@ -449,6 +449,23 @@ def test_multilabel_margin_loss_matches_pytorch(reduction):
     close(t(tx[0], T(y[0])), o(ox[0], y[0]))
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_rows_that_stop_early(reduction):
+    """Rows whose label list ends at a -1 (labels after it ignored), with margins of exactly 0
+    (PyTorch passes no gradient through those) and repeated labels; float32 and float64."""
+    x = [[1.0, 0.0, 0.5, -1.0], [0.25, 1.25, 0.5, 0.25], [2.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]]
+    y = torch.tensor([[0, -1, 1, 2], [0, 2, -1, 2], [1, 1, -1, 0], [-1, 0, 1, 2]])
+    for dtype in (torch.float32, torch.float64):
+        ox = torch.tensor(x, dtype=dtype, requires_grad=True)
+        tx = T(ox, True)
+        t, o = (
+            tnn.MultiLabelMarginLoss(reduction=reduction),
+            onn.MultiLabelMarginLoss(reduction=reduction),
+        )
+        check_vjp(t(tx, T(y)), o(ox, y), [tx], [ox], name=False)
+        check_vjp(t(tx[0], T(y[0])), o(ox[0], y[0]), [tx], [ox], name=False)
+
+
 @pytest.mark.parametrize(
     "kw", [{}, {"swap": True, "margin": 2.0, "reduction": "none"}, {"dist": True}]
 )

@@ -61,7 +61,9 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     idx = t.clamp_min(0)
     is_target = t.new_zeros(x.shape).scatter_add(1, idx, valid.long()) > 0
     x_t = x.gather(1, idx)  # (N, C): the score of each listed label
-    hinge = (1 - x_t.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # (N, label, class)
+    # (N, label, class); relu, not clamp_min: PyTorch counts a pair only when its margin is > 0,
+    # so a margin of exactly 0 passes no gradient
+    hinge = (1 - x_t.unsqueeze(2) + x.unsqueeze(1)).relu()
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
     loss = hinge.masked_fill(~keep, 0).sum((1, 2)) / c
     if input.dim() < 2:
