@@ -327,11 +327,30 @@ def test_process_killed_mid_write_leaves_previous_checkpoint(tmp_path, anonymous
     assert tm.load(path)["step"] == 3
 
 
-def test_save_to_dev_null_writes_through(torch_oracle):
+@pytest.fixture
+def null_device(tmp_path):
+    """A character device like /dev/null: a private node when root (a broken save replaces a
+    device it may rename over, so the system's /dev/null must not be the one tested), else
+    /dev/null itself (which no rename by an unprivileged user can replace)."""
+    if os.geteuid() != 0:
+        return "/dev/null"
+    path = tmp_path / "null"
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        with open(path, "wb") as f:
+            f.write(b"x")
+    except OSError as e:
+        pytest.skip(f"cannot make a device node here: {e}")
+    return str(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mknod"), reason="device nodes")
+def test_save_to_a_device_writes_through(torch_oracle, null_device):
     torch = torch_oracle
     for lib in (torch, tm):
-        lib.save({"w": lib.ones(3)}, "/dev/null")
-        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)  # as root a rename would replace it
+        lib.save({"w": lib.ones(3)}, null_device)
+        assert stat.S_ISCHR(os.stat(null_device).st_mode)  # as root a rename would replace it
+    assert not [p for p in os.listdir(os.path.dirname(null_device)) if p.endswith(".tmp")]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFO")
