@@ -233,6 +233,27 @@ def test_errors_match_pytorch():
     assert str(w[0].message) == str(w[1].message)
 
 
+def test_input_dtype_must_match_weights():
+    """PyTorch's ValueError (before any shape check) when input and weights differ in dtype."""
+
+    def packed(lib):
+        return lib.nn.utils.rnn.pack_padded_sequence(lib.ones(2, 1, 3), [2])
+
+    cases = [
+        (lambda nn: nn.RNN(3, 4).double(), lambda lib: lib.ones(2, 1, 3)),
+        (lambda nn: nn.GRU(3, 4, batch_first=True).double(), lambda lib: lib.ones(1, 2, 3)),
+        (lambda nn: nn.LSTM(3, 4).double(), lambda lib: lib.ones(2, 3)),  # unbatched
+        (lambda nn: nn.LSTM(3, 4), lambda lib: lib.ones(2, 1, 3, dtype=lib.float64)),
+        (lambda nn: nn.RNN(3, 4), lambda lib: lib.ones(2, 1, 3, dtype=lib.float16)),
+        (lambda nn: nn.RNN(3, 4), lambda lib: lib.ones(2, 1, 3, dtype=lib.long)),
+        (lambda nn: nn.RNN(3, 4).double(), lambda lib: lib.ones(2, 1, 5)),  # wrong size too
+        (lambda nn: nn.RNN(3, 4).double(), lambda lib: lib.ones(2, 1, 1, 3)),  # 4-D: dims first
+        (lambda nn: nn.GRU(3, 4).double(), packed),
+    ]
+    for make, inp in cases:
+        same_error(lambda: make(tnn)(inp(tm)), lambda: make(onn)(inp(torch)))  # noqa: B023
+
+
 def test_state_dict_roundtrip_and_double():
     o = onn.GRU(3, 4, num_layers=2, bidirectional=True)
     t = tnn.GRU(3, 4, num_layers=2, bidirectional=True)

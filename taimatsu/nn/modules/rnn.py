@@ -208,6 +208,12 @@ class RNNBase(Module):
     # --- argument checks (PyTorch's messages) ---
 
     def check_input(self, input: Tensor, batch_sizes) -> None:
+        w = getattr(self, self._flat_weights_names[0]).dtype
+        if input.dtype != w:  # before the shape checks, as in PyTorch
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w}). "
+                f"Convert input: input.to({w}), or convert model: model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
