@@ -105,6 +105,26 @@ def test_init_functions():
     )
 
 
+def test_dirac_init():
+    shapes = [((4, 2, 3), 2), ((6, 3, 3, 3), 1), ((4, 4, 3, 2, 5), 2), ((2, 5, 3), 1),
+              ((5, 2, 3, 3), 1), ((6, 2, 4, 4), 3), ((3, 0, 3), 1)]  # fmt: skip
+    for shape, groups in shapes:
+        o = onn.init.dirac_(torch.full(shape, 7.0), groups)
+        t = tnn.init.dirac_(tm.full(shape, 7.0), groups)
+        close(t, o)
+    ot = torch.randn(4, 2, 3, requires_grad=True)  # a leaf parameter: written without a graph
+    tt = T(ot, True)
+    assert tnn.init.dirac_(tt) is tt and tt.requires_grad and tt.grad_fn is None
+    w = onn.init.dirac_(torch.empty(3, 3, 5))  # an identity conv1d
+    x = torch.randn(2, 3, 7)
+    close(TF.conv1d(T(x), T(w), padding=2), x)
+    for shape, groups in [((2, 2), 1), ((3, 2, 3), 2), ((2, 2, 2, 2, 2, 2), 1)]:
+        same_error(
+            lambda: tnn.init.dirac_(tm.empty(shape), groups),  # noqa: B023
+            lambda: onn.init.dirac_(torch.empty(shape), groups),  # noqa: B023
+        )
+
+
 # ---- Module structure, repr, state_dict ----------------------------------------------------------
 def _net(nn):
     class Block(nn.Module):

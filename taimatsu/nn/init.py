@@ -105,6 +105,26 @@ def eye_(tensor: Tensor) -> Tensor:
     return tensor
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Identity convolution weights: in each of ``groups`` blocks of output channels, channel
+    ``d`` passes input channel ``d`` through the kernel's centre (PyTorch's layout)."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    n = min(per_group, sizes[1])
+    d = list(range(n))
+    out = [g * per_group + i for g in range(groups) for i in d]
+    centre = tuple([k // 2] * (groups * n) for k in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        tensor[(out, d * groups, *centre)] = 1
+    return tensor
+
+
 def _zero_element(tensor) -> bool:
     if tensor.numel() == 0:
         warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
