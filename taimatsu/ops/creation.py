@@ -128,8 +128,8 @@ def _to_array(data, dtype):
             if kinds and elem_dtypes:
                 dtype = D.promote_types(dtype, elem_dtypes[0])
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
-        if dtype in D._SHELL_UINTS and not any(isinstance(v, np.ndarray) for v in vals):
-            return np.array([_checked_uint(v, dtype) for v in vals], dtype.np).reshape(shape), dtype
+        if dtype.category == D.INT and not any(isinstance(v, np.ndarray) for v in vals):
+            vals = [_checked_fill(v, dtype, fill=False) for v in vals]
         if vals and any(isinstance(v, np.ndarray) for v in vals):
             arr = (
                 np.stack([np.asarray(v) for v in vals]).astype(dtype.np)
@@ -140,9 +140,9 @@ def _to_array(data, dtype):
             arr = _array_of(vals, dtype)
         return arr.reshape(shape), dtype
     if isinstance(data, (bool, numbers.Number)):
-        if dtype in D._SHELL_UINTS:
-            return np.array(_checked_uint(data, dtype), dtype.np), dtype
-        return np.asarray(data), dtype or _infer_dtype({_kind(data)})
+        if dtype is not None:
+            return np.array(_checked_fill(data, dtype, fill=False), dtype.np), dtype
+        return np.asarray(data), _infer_dtype({_kind(data)})
     if hasattr(data, "__array__"):
         a = np.asarray(data)
         return a, dtype or D.from_numpy_dtype(a.dtype)
@@ -295,6 +295,12 @@ def from_numpy_array(a: np.ndarray) -> Tensor:
 
 
 def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not isinstance(value, (numbers.Number, np.generic)):  # NumPy would read None as NaN
+        raise TypeError(
+            f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(value).__name__}"
+        )
     dt = dtype or D.scalar_dtype(value)
     if dtype is None and dt.category == D.INT and not isinstance(value, bool):
         dt = D.get_default_dtype()  # torch.scalar_tensor defaults to the float dtype
@@ -310,22 +316,29 @@ _C_INT_NAMES = {
 }
 
 
-def _checked_fill(v, dtype: D.dtype):
-    """A fill value stored in ``dtype`` with PyTorch's checked conversion: a value out of the integer
-    type's range, NaN/inf into an integer, or a complex with an imaginary part into a real type is
-    "RuntimeError: value cannot be converted..." (NumPy would wrap or cast it silently)."""
+def _checked_fill(v, dtype: D.dtype, fill: bool = True):
+    """A Python number stored in ``dtype`` with PyTorch's checked conversion (torch.full, or with
+    ``fill=False`` torch.tensor): a value out of the integer type's range, NaN/inf into an integer,
+    or a complex into a real type raises (NumPy would wrap or cast it silently)."""
     if dtype in D._SHELL_UINTS:
-        return _checked_uint(v, dtype, fill=True)
+        return _checked_uint(v, dtype, fill=fill)
     if isinstance(v, (bool, np.bool_)):
         return v
-    if isinstance(v, numbers.Integral) and not -(1 << 63) <= v < (1 << 64):
-        raise OverflowError("int too big to convert")
+    if isinstance(v, numbers.Integral) and not -(1 << 63) <= v < (1 << (64 if fill else 63)):
+        raise (
+            OverflowError("int too big to convert")
+            if fill
+            else ValueError("Overflow when unpacking long long")
+        )
     if dtype is D.bool:
         return v
-    overflow = RuntimeError(
-        f"value cannot be converted to type {_C_INT_NAMES.get(dtype.name, dtype.name)} without overflow"
-    )
+    name = _C_INT_NAMES.get(dtype.name, dtype.name) if fill else dtype.name
+    overflow = RuntimeError(f"value cannot be converted to type {name} without overflow")
     if isinstance(v, (complex, np.complexfloating)) and dtype.category != D.COMPLEX:
+        if not fill:
+            real = dtype.category == D.FLOAT
+            raise TypeError("must be real number, not complex" if real else
+                            "'complex' object cannot be interpreted as an integer")  # fmt: skip
         if v.imag != 0 or math.isnan(v.imag):
             raise overflow
         v = v.real
