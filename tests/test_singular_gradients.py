@@ -125,3 +125,55 @@ def test_sign_of_nan_is_zero():
     for dt in ("float64", "float32", "float16", "bfloat16"):
         r, e = (T.tensor(x).to(getattr(T, dt)).sign() for T in (taimatsu, torch))
         assert repr(r) == repr(e)
+
+
+# ---- attention with a query whose keys are all masked ------------------------------------------
+def _sdpa(T, mask_kind, dtype):
+    rng = np.random.default_rng(0)
+    q, k, v, g = (rng.standard_normal((2, 2, 3, 4)) for _ in range(4))
+    keep = np.ones((3, 3), bool)
+    keep[1] = False  # query 1 sees no key
+    keep[2, 0] = False
+    mask = T.tensor(keep) if mask_kind == "bool" else T.tensor(np.where(keep, 0.0, -np.inf))
+    xs = [T.tensor(a, dtype=getattr(T, dtype), requires_grad=True) for a in (q, k, v)]
+    mask = mask if mask_kind == "bool" else mask.to(getattr(T, dtype))
+    out = T.nn.functional.scaled_dot_product_attention(*xs, attn_mask=mask)
+    gs = T.autograd.grad(out, xs, T.tensor(g, dtype=getattr(T, dtype)))
+    return [t.detach().numpy() for t in (out, *gs)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("mask_kind", ["bool", "float"])
+def test_sdpa_fully_masked_row_is_zero_with_finite_gradients(mask_kind, dtype):
+    mine, theirs = _sdpa(taimatsu, mask_kind, dtype), _sdpa(torch, mask_kind, dtype)
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    for a, b in zip(mine, theirs):
+        assert np.isfinite(b).all()
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    assert (mine[0][:, :, 1] == 0).all()
+
+
+def _mha(T, need_weights):
+    rng = np.random.default_rng(1)
+    x, g = (rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(2))
+    pad = np.zeros((2, 3), bool)
+    pad[1] = True  # every key of the second sequence is padding
+    T.manual_seed(0)
+    mha = T.nn.MultiheadAttention(4, 2, batch_first=True)
+    w = np.random.default_rng(2).standard_normal((12, 4)).astype(np.float32) * 0.3
+    with T.no_grad():
+        mha.in_proj_weight.copy_(T.tensor(w))
+        mha.out_proj.bias.fill_(0.5)
+    xt = T.tensor(x, requires_grad=True)
+    out, weights = mha(xt, xt, xt, key_padding_mask=T.tensor(pad), need_weights=need_weights)
+    (gx,) = T.autograd.grad(out, xt, T.tensor(g))
+    return out.detach().numpy(), None if weights is None else weights.detach().numpy(), gx.numpy()
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_all_keys_padded(need_weights):
+    for a, b in zip(_mha(taimatsu, need_weights), _mha(torch, need_weights)):
+        if b is None:
+            assert a is None
+            continue
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)

@@ -119,10 +119,20 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask
-    attn = _nn.softmax(scores, -1)
+    attn = _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = F.dropout(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """Softmax over the keys, 0 for a query whose keys are all masked (PyTorch's ``_safe_softmax``):
+    such a row attends to nothing, and its gradient is 0, not NaN."""
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    if not bool(dead.any()):
+        return _nn.softmax(scores, -1)
+    # a finite row through the softmax, so that its backward sees no NaN either
+    return _nn.softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
 
 
 def _bool():
