@@ -305,6 +305,8 @@ _Embedding = node_class("EmbeddingBackward0", _embedding_vjp)
 
 def embedding(input: Tensor, weight: Tensor, padding_idx=None, scale_grad_by_freq=False) -> Tensor:
     """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, weight)
     idx = input._data
     num = weight.shape[0]

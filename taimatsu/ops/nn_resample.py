@@ -122,8 +122,9 @@ def constant_pad_nd(input: Tensor, pad, value=0.0) -> Tensor:
         shape[d] = new
     xp = xp_for(input)
     x = input._data
-    from .creation import allocate
+    from .creation import _checked_fill, allocate
 
+    value = _checked_fill(value, input._dtype)  # NaN into an integer tensor raises, as in PyTorch
     out = allocate(lambda: xp.full(shape, value, dtype=x.dtype), shape, input._dtype)
     out[tuple(dst)] = x[tuple(src)]
     r = _wrap(out, input._dtype, input._device)

@@ -105,7 +105,10 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
             f"{len(pad)} and input of dimension {input.dim()}"
         )
     if mode == "constant":
-        return _rs.constant_pad_nd(input, pad, 0.0 if value is None else value)
+        if isinstance(value, complex):
+            raise TypeError("pad(): argument 'value' (position 4) must be float, not complex")
+        # PyTorch reads the value as a double: -1 into uint8 is out of range, not 255.
+        return _rs.constant_pad_nd(input, pad, 0.0 if value is None else float(value))
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
