@@ -344,6 +344,59 @@ def test_einsum(eq, shapes):
     np.testing.assert_allclose(_np(tm), _np(th), rtol=1e-10, atol=1e-12)
 
 
+E = Ellipsis
+EINSUM_SUBLISTS = [
+    ([0, 1], [(2, 3)], None), ([0, 1], [(2, 3)], [1, 0]), ([0, 1, 1, 2], [(2, 3), (3, 4)], None),
+    ([0, 1, 1, 2], [(2, 3), (3, 4)], [2, 0]), ([0, 1, 1, 2], [(2, 3), (3, 4)], [0]),
+    ([E, 1], [(2, 3)], [1, E]), ([E, 0, 1, E, 1, 2], [(5, 2, 3), (5, 3, 4)], [E, 0, 2]),
+    ([26, 51], [(2, 3)], [51]), ([0, 0], [(3, 3)], [0]), ((0, 1), [(2, 3)], ()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("subs", "shapes", "out"), EINSUM_SUBLISTS)
+def test_einsum_sublist_form(subs, shapes, out):
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])``: integer subscripts, Ellipsis, an output list."""
+    arrays = [RNG.standard_normal(s) for s in shapes]
+
+    def fn(T, *xs):
+        k = len(subs) // len(xs)
+        args = [v for i, x in enumerate(xs) for v in (x, list(subs[i * k : (i + 1) * k]))]
+        return T.einsum(*args, *([] if out is None else [out]))
+
+    tm, th = _same_grads(fn, *arrays)
+    assert tuple(tm.shape) == tuple(th.shape) and str(tm.dtype) == str(th.dtype)
+    np.testing.assert_allclose(_np(tm), _np(th), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, a, b: T.einsum(a, [0, 52]),
+        lambda T, a, b: T.einsum(a, [0, -1]),
+        lambda T, a, b: T.einsum(a, [0, 1.0]),
+        lambda T, a, b: T.einsum(a, [0, 1], [2]),
+        lambda T, a, b: T.einsum(a, [0]),
+        lambda T, a, b: T.einsum(a),
+        lambda T, a, b: T.einsum([a, b]),
+        lambda T, a, b: T.einsum("ij"),
+        lambda T, a, b: T.einsum(a, [0, 0]),
+        lambda T, a, b: T.einsum("ii->i", a),
+        lambda T, a, b: T.einsum(a, [E, 0], b, [0, E], [E]),
+        lambda T, a, b: T.einsum("...i,i...->...", a, b),
+    ],
+)
+def test_einsum_errors(call):
+    def err(T):
+        try:
+            call(T, T.ones(2, 3), T.ones(3, 4))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            return type(e).__name__, str(e)
+        return None
+
+    expected = err(torch)
+    assert expected is not None and err(taimatsu) == expected
+
+
 def test_einsum_list_operands_and_double_backward():
     a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
     xa, xb = taimatsu.tensor(a, requires_grad=True), taimatsu.tensor(b, requires_grad=True)

@@ -9,6 +9,7 @@ intermediate graph nodes do not (PyTorch's path choice differs).
 from __future__ import annotations
 
 import math
+import operator
 
 from ._dispatch import Tensor
 
@@ -67,7 +68,17 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     else:
         r = mm(t1.reshape(size1, csize), t2.reshape(csize, size2))
     r = r.reshape(rsizes)
-    return r if out is None else write_out(out, r, "tensordot", "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}", grad=False)
+    return (
+        r
+        if out is None
+        else write_out(
+            out,
+            r,
+            "tensordot",
+            "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}",
+            grad=False,
+        )
+    )
 
 
 # ---- einsum --------------------------------------------------------------------------------------------------
@@ -180,20 +191,42 @@ def _take_diagonals(t: Tensor, labels: list):
     return t, labels
 
 
+def _check_repeats(terms, ops):
+    """A label repeated within one operand (a diagonal) needs equal sizes, not broadcasting."""
+    for i, (labels, t) in enumerate(zip(terms, ops)):
+        first = {}
+        for c, s in zip(labels, t.shape):
+            prev = first.setdefault(c, s)
+            if s != prev:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't match, "
+                    f"{s} != {prev}"
+                )
+
+
 def _sizes(terms, ops):
+    _check_repeats(terms, ops)
     sizes = {}
     for i, (labels, t) in enumerate(zip(terms, ops)):
-        for c, s in zip(labels, t.shape):
+        for j, (c, s) in enumerate(zip(labels, t.shape)):
             prev = sizes.get(c)
             if prev is None or prev == 1:
                 sizes[c] = s
             elif s != prev and s != 1:
-                name = "ellipsis dimension" if c.startswith(".") else f"subscript {c}"
-                raise RuntimeError(
-                    f"einsum(): {name} has size {s} for operand {i} which does not broadcast with previously seen "
-                    f"size {prev}"
-                )
+                raise _broadcast_error(c, i, j, s, prev)
     return sizes
+
+
+def _broadcast_error(label, i, j, size, prev) -> RuntimeError:
+    if label.startswith("."):  # PyTorch's text, its missing space included
+        return RuntimeError(
+            f"einsum(): dimension {j} covered by ellipsis in operand {i}has size {size} which does "
+            f"not broadcast with previously seen ellipsis with size {prev} for the respective dimension"
+        )
+    return RuntimeError(
+        f"einsum(): subscript {label} has size {size} for operand {i} which does not broadcast "
+        f"with previously seen size {prev}"
+    )
 
 
 def _sum_unneeded(t, labels, keep):
@@ -234,8 +267,44 @@ def _contract(a, la, b, lb, keep, sizes):
     return r.reshape(bs + sa + sb), batch + fa + fb
 
 
+def _sublist_letters(sublist) -> str:
+    """Subscripts 0..51 as the letters A..Z, a..z (PyTorch's mapping), ``Ellipsis`` as '...'."""
+    out = []
+    for n in sublist:
+        if n is Ellipsis:
+            out.append("...")
+            continue
+        n = operator.index(n)
+        if not 0 <= n < 52:
+            raise ValueError(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+            )
+        out.append(chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26))
+    return "".join(out)
+
+
+def _from_sublists(args):
+    """``einsum(op0, sublist0, op1, sublist1, ..., [out_sublist])`` as (equation, operands)."""
+    if len(args) < 2:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, "
+            "or at least one operand and its subscripts list"
+        )
+    operands, sublists = args[0::2], args[1::2]
+    equation = ",".join(_sublist_letters(s) for s in sublists[: len(operands)])
+    if len(args) % 2:  # an odd count ends with the output sublist
+        operands = operands[:-1]
+        equation += "->" + _sublist_letters(args[-1])
+    return equation, operands
+
+
 def einsum(equation: str, *operands) -> Tensor:
-    """``torch.einsum``: Einstein summation (with '...' and size-1 broadcasting)."""
+    """``torch.einsum``: Einstein summation (with '...' and size-1 broadcasting), written with an
+    equation string or in the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation, *operands))
+    elif not operands:
+        _from_sublists((equation,))  # PyTorch's message for a lone argument
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, out = _parse(equation, operands)
