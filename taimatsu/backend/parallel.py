@@ -67,3 +67,31 @@ def split2(ufunc, a, b):
     ufunc(fa[h:], fb[h:], fo[h:])
     first.result()
     return out
+
+
+# Heavier per-element work (float64 transcendentals) pays for the hand-off from a smaller size.
+BLOCK = 1 << 14
+MIN_SIZE_BLOCKWISE = 1 << 17
+
+
+def blockwise(f, a, dtype):
+    """``f(a as float64)`` cast to ``dtype``, for a C-contiguous array, computed block by block.
+
+    The float64 temporaries of one block stay in cache (a whole-array float64 copy costs more
+    memory traffic than the maths), and from ``MIN_SIZE_BLOCKWISE`` elements the two halves run on
+    two threads. ``f`` must be elementwise.
+    """
+    out = np.empty(a.shape, dtype)
+    fa, fo = a.reshape(-1), out.reshape(-1)
+
+    def run(lo, hi):
+        for i in range(lo, hi, BLOCK):
+            j = min(i + BLOCK, hi)
+            fo[i:j] = f(fa[i:j].astype(np.float64))
+
+    h = fa.size // 2 if fa.size >= MIN_SIZE_BLOCKWISE and _enabled() else 0
+    first = _pool().submit(run, 0, h) if h else None
+    run(h, fa.size)
+    if first is not None:
+        first.result()
+    return out

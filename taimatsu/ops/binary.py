@@ -449,21 +449,15 @@ def _zero_jvp(a, b, out, ta, tb):
     return out.new_zeros(out.shape)
 
 
-def _no_derivative(op):
-    def vjp(node, g):
-        raise RuntimeError(f"derivative for aten::{op} is not implemented")
-
-    return vjp
+def _floor_divide_vjp(node, g):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 _trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT))
 _floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
-# torch.floor_divide (``//``) has no derivative: its node raises when reached, naming the
-# in-place overload (floor_divide_) when that recorded it, as PyTorch does.
-_floor_divide_op, _ = binary("floor_divide", _floor_div, _no_derivative("floor_divide"), node="NotImplemented",
-                             saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
-_floor_divide_op_, _ = binary("floor_divide", _floor_div, _no_derivative("floor_divide_"), node="NotImplemented",
-                              saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
+# torch.floor_divide (``//``) has no derivative: its node raises when reached.
+_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=(),
+                             check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -495,7 +489,7 @@ def floor_divide(input, other, *, out=None):
 
 def floor_divide_(self, other):
     _shape_first(self, other)
-    return inplace(self, _floor_divide_op_, (other,), False)
+    return inplace(self, _floor_divide_op, (other,), False)
 
 
 def _remainder_vjp(node, g):

@@ -28,7 +28,16 @@ from ._dispatch import (
     write_out,
     xp_for,
 )
-from ._elementwise import _FLOAT, _conj, _scalar, checks, no_complex, not_implemented
+from ._elementwise import (
+    _F32,
+    _FLOAT,
+    _conj,
+    _scalar,
+    checks,
+    in_float64,
+    no_complex,
+    not_implemented,
+)
 from .binary import _binary_tangent, _check_inplace_broadcast, _ga, _gb, _run, binary
 from .select import where
 
@@ -203,7 +212,27 @@ def _pow_arrays(xp, a, b):
             return xp.where(b < 0, neg, safe)
     elif a_dt is None and isinstance(a, (int, np.integer)) and hasattr(b, "dtype") and b.dtype.kind in "iu":
         return _pow_arrays(xp, xp.asarray(a, b.dtype), b)
+    b_dt = getattr(b, "dtype", None)
+    if xp is np and _F32 in (a_dt, b_dt) and not _exact_pow(b):
+        return _powf(a, b)
     return xp.power(a, b)
+
+
+def _exact_pow(b):
+    """Scalar exponents PyTorch computes with multiplies or sqrt, as NumPy's float32 loop does."""
+    return isinstance(b, (int, float, np.number)) and (float(b).is_integer() or abs(b) == 0.5)
+
+
+def _powf(a, b):
+    # float32 pow computed in float64 and rounded once: PyTorch's powf is correctly rounded in ~98%
+    # of elements, NumPy's float32 kernel in ~80%. A Python scalar is float32 first, as in PyTorch.
+    if not isinstance(b, np.ndarray):
+        e = np.float64(np.float32(b))
+        return in_float64(lambda d: np.power(d, e), a)
+    if not isinstance(a, np.ndarray):
+        base = np.float64(np.float32(a))
+        return in_float64(lambda d: np.power(base, d), b)
+    return np.power(a.astype(np.float64), b.astype(np.float64)).astype(_F32)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001

@@ -324,14 +324,7 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
         return _checked_uint(v, dtype, fill=fill)
     if isinstance(v, (bool, np.bool_)):
         return v
-    in_int = (
-        fill or dtype.category <= D.INT
-    )  # torch.tensor reads an int as a double for float dtypes
-    if (
-        isinstance(v, numbers.Integral)
-        and in_int
-        and not -(1 << 63) <= v < (1 << (64 if fill else 63))
-    ):
+    if isinstance(v, numbers.Integral) and not -(1 << 63) <= v < (1 << (64 if fill else 63)):
         raise (
             OverflowError("int too big to convert")
             if fill

@@ -16,6 +16,7 @@ from ..autograd.forward_ad import _register
 from ..autograd.forward_ad import on_primals as _on_primals
 from ..autograd.grad_mode import state as _gm
 from ._dispatch import Tensor, _fw_state, _wrap, inplace, node_class, record, scalar_name, xp_for
+from ._elementwise import half_in_float32, rounded
 
 
 def _deriv_vjp(node, g):
@@ -34,6 +35,7 @@ def activation(name: str, kernel: str, forward, deriv, save_out: bool = False):
     ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
     """
     Node = node_class(name, _deriv_vjp)
+    forward = half_in_float32(forward)
 
     def op(input: Tensor, *params) -> Tensor:
         _check_float(input, kernel)
@@ -68,10 +70,10 @@ _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
-        return 0.5 * x * (1 + xp.tanh(_SQRT_2_PI * (x + 0.044715 * x**3)))
+        return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
     from .pointwise import _special
 
-    return 0.5 * x * (1 + _special(xp).erf(x * _INV_SQRT_2))
+    return x * 0.5 * (1 + rounded(xp, _special(xp).erf, x * _INV_SQRT_2))
 
 
 def _gelu_deriv(x, out, approximate):
@@ -94,9 +96,18 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 # ---- sigmoid family -------------------------------------------------------------------------
+# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh, each of those
+# rounded once (``rounded``), so float32 results match PyTorch's bit for bit in most elements.
+def _exp(xp, x):
+    return rounded(xp, xp.exp, x)
+
+
+def _log1p(xp, x):
+    return rounded(xp, xp.log1p, x)
+
+
 def _sig(xp, x):
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    return 1 / (1 + _exp(xp, -x))
 
 
 def _silu_deriv(x, out):
@@ -104,11 +115,13 @@ def _silu_deriv(x, out):
     return s * (1 + x * (1 - s))
 
 
-silu, silu_ = activation("SiluBackward0", "silu_cpu", lambda xp, x: x * _sig(xp, x), _silu_deriv)
+silu, silu_ = activation(
+    "SiluBackward0", "silu_cpu", lambda xp, x: x / (1 + _exp(xp, -x)), _silu_deriv
+)
 
 
 def _softplus_arr(xp, x):
-    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+    return _log1p(xp, _exp(xp, x))
 
 
 def _mish_deriv(x, out):
@@ -117,12 +130,15 @@ def _mish_deriv(x, out):
 
 
 mish, mish_ = activation(
-    "MishBackward0", "mish_cpu", lambda xp, x: x * xp.tanh(_softplus_arr(xp, x)), _mish_deriv
+    "MishBackward0",
+    "mish_cpu",
+    lambda xp, x: x * rounded(xp, xp.tanh, _softplus_arr(xp, x)),
+    _mish_deriv,
 )
 logsigmoid, _ = activation(
     "LogSigmoidBackward0",
     "log_sigmoid_cpu",
-    lambda xp, x: xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x))),
+    lambda xp, x: xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x))),
     lambda x, out: 1 - x.sigmoid(),
 )
 
@@ -159,7 +175,7 @@ leaky_relu, leaky_relu_ = activation(
 
 
 def _elu_fwd(xp, x, alpha, scale, input_scale):
-    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
+    neg = rounded(xp, xp.expm1, xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, neg)
 
 

@@ -94,6 +94,11 @@ def batch_norm(
     eps=1e-5,
 ) -> Tensor:
     """``torch.batch_norm`` over dim 1 of (N, C, *) input; updates running stats in training."""
+    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     x = input._data
     xp = xp_for(input)
     nd = x.ndim
@@ -104,11 +109,6 @@ def batch_norm(
                     ("bias", bias)):  # fmt: skip
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
-    if not training:
-        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-            if t is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if training or running_mean is None:
         mean, var = _stats(xp, x, axes)
         if training and running_mean is not None:

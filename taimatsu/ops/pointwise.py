@@ -35,6 +35,7 @@ from ._dispatch import (  # noqa: F401 - binary_operands, result_dtype, ... are 
 )
 from ._elementwise import _FLOAT, _camel, _conj, _scalar, _shape, _tensor_or_none, checks, no_complex  # noqa: F401
 from ._elementwise import not_implemented as _not_implemented
+from ._elementwise import half_in_float32, rounded, rounded_once
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
 # _tensor_methods uses).
@@ -132,45 +133,46 @@ def _ones_like(x, out):
     return x.new_ones(())
 
 
-exp, exp_ = unary("exp", lambda xp, a: xp.exp(a), lambda x, out: out, saves=("out",))
-exp2, exp2_ = unary("exp2", lambda xp, a: xp.exp2(a), lambda x, out: out * math.log(2), saves=("out",))
-expm1, expm1_ = unary("expm1", lambda xp, a: xp.expm1(a), lambda x, out: out + 1, saves=("out",))
-log, log_ = unary("log", lambda xp, a: xp.log(a), lambda x, out: x.reciprocal())
-log2, log2_ = unary("log2", lambda xp, a: xp.log2(a), lambda x, out: (x * math.log(2)).reciprocal())
-log10, log10_ = unary("log10", lambda xp, a: xp.log10(a), lambda x, out: (x * math.log(10)).reciprocal())
-log1p, log1p_ = unary("log1p", lambda xp, a: xp.log1p(a), lambda x, out: (x + 1).reciprocal(), node="Log1PBackward0")
+exp, exp_ = unary("exp", rounded_once(lambda xp, a: xp.exp(a)), lambda x, out: out, saves=("out",))
+exp2, exp2_ = unary("exp2", rounded_once(lambda xp, a: xp.exp2(a)), lambda x, out: out * math.log(2), saves=("out",))
+expm1, expm1_ = unary("expm1", rounded_once(lambda xp, a: xp.expm1(a)), lambda x, out: out + 1, saves=("out",))
+log, log_ = unary("log", rounded_once(lambda xp, a: xp.log(a)), lambda x, out: x.reciprocal())
+log2, log2_ = unary("log2", rounded_once(lambda xp, a: xp.log2(a)), lambda x, out: (x * math.log(2)).reciprocal())
+log10, log10_ = unary("log10", rounded_once(lambda xp, a: xp.log10(a)), lambda x, out: (x * math.log(10)).reciprocal())
+log1p, log1p_ = unary("log1p", rounded_once(lambda xp, a: xp.log1p(a)), lambda x, out: (x + 1).reciprocal(), node="Log1PBackward0")
 sqrt, sqrt_ = unary("sqrt", lambda xp, a: xp.sqrt(a), lambda x, out: (out * 2).reciprocal(), saves=("out",))
 rsqrt, rsqrt_ = unary(
     "rsqrt", lambda xp, a: 1 / xp.sqrt(a), lambda x, out: out.pow(3) * -0.5, saves=("out",)
 )
-sin, sin_ = unary("sin", lambda xp, a: xp.sin(a), lambda x, out: x.cos())
-cos, cos_ = unary("cos", lambda xp, a: xp.cos(a), lambda x, out: -x.sin())
-tan, tan_ = unary("tan", lambda xp, a: xp.tan(a), lambda x, out: out * out + 1, saves=("out",))
-asin, asin_ = unary("asin", lambda xp, a: xp.arcsin(a), lambda x, out: (1 - x * x).rsqrt())
-acos, acos_ = unary("acos", lambda xp, a: xp.arccos(a), lambda x, out: -(1 - x * x).rsqrt())
-atan, atan_ = unary("atan", lambda xp, a: xp.arctan(a), lambda x, out: (x * x + 1).reciprocal())
-sinh, sinh_ = unary("sinh", lambda xp, a: xp.sinh(a), lambda x, out: x.cosh())
-cosh, cosh_ = unary("cosh", lambda xp, a: xp.cosh(a), lambda x, out: x.sinh())
-tanh, tanh_ = unary("tanh", lambda xp, a: xp.tanh(a), lambda x, out: 1 - out * out, saves=("out",))
-asinh, asinh_ = unary("asinh", lambda xp, a: xp.arcsinh(a), lambda x, out: (x * x + 1).rsqrt())
-acosh, acosh_ = unary("acosh", lambda xp, a: xp.arccosh(a), lambda x, out: (x * x - 1).rsqrt())
-atanh, atanh_ = unary("atanh", lambda xp, a: xp.arctanh(a), lambda x, out: (1 - x * x).reciprocal())
+sin, sin_ = unary("sin", rounded_once(lambda xp, a: xp.sin(a)), lambda x, out: x.cos())
+cos, cos_ = unary("cos", rounded_once(lambda xp, a: xp.cos(a)), lambda x, out: -x.sin())
+tan, tan_ = unary("tan", rounded_once(lambda xp, a: xp.tan(a)), lambda x, out: out * out + 1, saves=("out",))
+asin, asin_ = unary("asin", rounded_once(lambda xp, a: xp.arcsin(a)), lambda x, out: (1 - x * x).rsqrt())
+acos, acos_ = unary("acos", rounded_once(lambda xp, a: xp.arccos(a)), lambda x, out: -(1 - x * x).rsqrt())
+atan, atan_ = unary("atan", rounded_once(lambda xp, a: xp.arctan(a)), lambda x, out: (x * x + 1).reciprocal())
+sinh, sinh_ = unary("sinh", rounded_once(lambda xp, a: xp.sinh(a)), lambda x, out: x.cosh())
+cosh, cosh_ = unary("cosh", rounded_once(lambda xp, a: xp.cosh(a)), lambda x, out: x.sinh())
+tanh, tanh_ = unary("tanh", rounded_once(lambda xp, a: xp.tanh(a)), lambda x, out: 1 - out * out, saves=("out",))
+asinh, asinh_ = unary("asinh", rounded_once(lambda xp, a: xp.arcsinh(a)), lambda x, out: (x * x + 1).rsqrt())
+acosh, acosh_ = unary("acosh", rounded_once(lambda xp, a: xp.arccosh(a)), lambda x, out: (x * x - 1).rsqrt())
+atanh, atanh_ = unary("atanh", rounded_once(lambda xp, a: xp.arctanh(a)), lambda x, out: (1 - x * x).reciprocal())
 reciprocal, reciprocal_ = unary(
     "reciprocal", lambda xp, a: xp.reciprocal(a), lambda x, out: -out * out, saves=("out",)
 )
 
 
+@half_in_float32
 def _sigmoid(xp, a):
     if a.dtype.kind == "c":
         return 1 / (1 + xp.exp(-a))
-    # exp of a negative argument only: stable for large |a|, like PyTorch's kernel.
-    e = xp.exp(-xp.abs(a))
-    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+    # PyTorch's arithmetic around one exp, whose overflow to inf gives the limit 0.
+    return 1 / (1 + rounded(xp, xp.exp, -a))
 
 
 sigmoid, sigmoid_ = unary("sigmoid", _sigmoid, lambda x, out: out * (1 - out), saves=("out",))
 
 
+@rounded_once
 def _erf(xp, a):
     return _special(xp).erf(a).astype(a.dtype, copy=False)
 
@@ -194,7 +196,7 @@ erf, erf_ = unary(
 )
 erfc, erfc_ = unary(
     "erfc",
-    lambda xp, a: _special(xp).erfc(a).astype(a.dtype, copy=False),
+    rounded_once(lambda xp, a: _special(xp).erfc(a).astype(a.dtype, copy=False)),
     lambda x, out: (-x * x).exp() * (-2 / math.sqrt(math.pi)),
     check=_real_only("erfc_vml_cpu"),
 )
