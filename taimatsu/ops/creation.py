@@ -324,7 +324,14 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
         return _checked_uint(v, dtype, fill=fill)
     if isinstance(v, (bool, np.bool_)):
         return v
-    if isinstance(v, numbers.Integral) and not -(1 << 63) <= v < (1 << (64 if fill else 63)):
+    in_int = (
+        fill or dtype.category <= D.INT
+    )  # torch.tensor reads an int as a double for float dtypes
+    if (
+        isinstance(v, numbers.Integral)
+        and in_int
+        and not -(1 << 63) <= v < (1 << (64 if fill else 63))
+    ):
         raise (
             OverflowError("int too big to convert")
             if fill
@@ -624,6 +631,12 @@ def linspace(
         _not_shell_uint(dtype, "linspace_cpu")
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    for v in (start, end):
+        if not isinstance(v, numbers.Number):  # NumPy would read None as NaN
+            raise TypeError(
+                f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
+                f"{type(end).__name__}, {type(steps).__name__})"
+            )
     if dtype.category >= D.FLOAT:
         # PyTorch fills from both ends in the output dtype: start + i*step for the first half,
         # end - (steps-1-i)*step for the rest.

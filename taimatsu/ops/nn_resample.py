@@ -117,6 +117,8 @@ def constant_pad_nd(input: Tensor, pad, value=0.0) -> Tensor:
                 f"The input size {shape[d]}, plus negative padding {lo} and {hi} resulted in a negative output "
                 f"size, which is invalid. Check dimension {d} of your input."
             )
+        if shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than the dimension holds
+            raise RuntimeError("narrow(): length must be non-negative.")
         src[d] = slice(max(-lo, 0), shape[d] - max(-hi, 0))
         dst[d] = slice(max(lo, 0), new - max(hi, 0))
         shape[d] = new

@@ -99,7 +99,7 @@ def _float_dtype(dtype, name):
     if dtype.category < D.FLOAT:
         from ._dispatch import scalar_name
 
-        raise RuntimeError(f'"{name}" not implemented for \'{scalar_name(dtype)}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{scalar_name(dtype)}\'')
     return dtype
 
 
