@@ -324,13 +324,12 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
         return _checked_uint(v, dtype, fill=fill)
     if isinstance(v, (bool, np.bool_)):
         return v
-    in_int = (
-        fill or dtype.category <= D.INT
-    )  # torch.tensor reads an int as a double for float dtypes
+    # torch.tensor reads an int as a double for a float dtype, as an int64 otherwise.
+    limit = 1 << (64 if fill else 63)
     if (
         isinstance(v, numbers.Integral)
-        and in_int
-        and not -(1 << 63) <= v < (1 << (64 if fill else 63))
+        and (fill or dtype.category <= D.INT)
+        and not -(1 << 63) <= v < limit
     ):
         raise (
             OverflowError("int too big to convert")
