@@ -147,6 +147,8 @@ API = [
     "(T.remainder(T.tensor([-2., 2.], dtype=T.float16), 2), T.remainder(T.tensor([-2., 2.], dtype=T.bfloat16), -2))",
     "a = T.tensor([-4, -2, 0, 3]); (a % 2, a % -2, 4 % T.tensor([-2, 3]), T.fmod(a, -3), T.remainder(-7, a[3:]))",
     "T.remainder(1e-30, T.tensor([3., -3.], dtype=T.float64)).tolist()",
+    "(T.mul(1e-30, T.tensor([3.], dtype=T.float64)).tolist(), T.add(5, T.tensor([3, -4], dtype=T.int8)), T.remainder(5, T.tensor([3, -4], dtype=T.int8)))",
+    "T.bitwise_and(5, T.tensor([3, -4], dtype=T.int8))", "T.sub(True, T.tensor([1, 2]))",
     "t = T.ones(1); [getattr(t, a) for a in 'is_xpu is_mps is_meta is_ipu is_vulkan is_mkldnn is_quantized is_nested is_sparse is_sparse_csr is_xla is_mtia is_maia'.split()]",
 ]  # fmt: skip
 

@@ -149,8 +149,10 @@ def _scalar_tensor(value, other):
 
     if not isinstance(other, Tensor):
         return scalar_tensor(value)
-    # In the result dtype: a default-dtype (float32) wrapper would round 1e-30 before a float64 op
-    return scalar_tensor(value, dtype=result_dtype(value, other), device=other._device)
+    # In the result dtype: a default-dtype (float32) wrapper would round 1e-30 before a float64 op.
+    # A bool stays bool, so ops that refuse bool operands (sub) still see one.
+    dtype = D.bool if isinstance(value, bool) else result_dtype(value, other)
+    return scalar_tensor(value, dtype=dtype, device=other._device)
 
 
 def _fast(ufunc, self, other):
