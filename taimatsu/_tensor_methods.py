@@ -117,7 +117,7 @@ class TensorMethods(StructureMethods):
         return _pw.remainder(self, other)
 
     def __rmod__(self, other):
-        return _pw.remainder(_cr.scalar_tensor(other, dtype=_pw.result_dtype(self, other), device=self._device), self)
+        return _pw.remainder(other, self)
 
     def __imod__(self, other):
         return _pw.remainder_(self, other)

@@ -64,6 +64,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
             input = _scalar_tensor(input, other)
+        if _fw_state.level and hasattr(vjp, "aten") and any(getattr(t, "_fw", None) is not None for t in (input, other)):
+            raise NotImplementedError(f"Trying to use forward AD with aten::{vjp.aten} that does not support it.")
         xa, xb, dt = binary_operands(input, other)
         if check is not None:
             check(dt)
@@ -451,15 +453,25 @@ def _zero_jvp(a, b, out, ta, tb):
     return out.new_zeros(out.shape)
 
 
-def _floor_divide_vjp(node, g):
-    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+def _no_derivative(op):
+    """The VJP of an op PyTorch cannot differentiate: raises when reached; ``binary`` refuses
+    forward-mode tangents for it too."""
+
+    def vjp(node, g):
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    vjp.aten = op
+    return vjp
 
 
 _trunc_divide, _ = binary("div", _trunc_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT))
 _floor_divide, _ = binary("div", _floor_div, _zero_vjp2, _zero_jvp, node="DivBackward2", saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
-# torch.floor_divide (``//``) has no derivative: its node raises when reached.
-_floor_divide_op, _ = binary("floor_divide", _floor_div, _floor_divide_vjp, node="NotImplemented", saves=(),
-                             check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
+# torch.floor_divide (``//``) has no derivative: its node raises when reached, naming the
+# in-place overload (floor_divide_) when that recorded it, as PyTorch does.
+_floor_divide_op, _ = binary("floor_divide", _floor_div, _no_derivative("floor_divide"), node="NotImplemented",
+                             saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
+_floor_divide_op_, _ = binary("floor_divide", _floor_div, _no_derivative("floor_divide_"), node="NotImplemented",
+                              saves=(), check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -491,7 +503,7 @@ def floor_divide(input, other, *, out=None):
 
 def floor_divide_(self, other):
     _shape_first(self, other)
-    return inplace(self, _floor_divide_op, (other,), False)
+    return inplace(self, _floor_divide_op_, (other,), False)
 
 
 def _remainder_vjp(node, g):
@@ -536,10 +548,21 @@ def _fmod_jvp(a, b, out, ta, tb):
     return t
 
 
-remainder, remainder_ = binary(
+_remainder_op, remainder_ = binary(
     "remainder", _remainder, _remainder_vjp, _remainder_jvp, node="RemainderBackward1", scalar_node="RemainderBackward0",
     check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
 )
+# remainder(number, tensor) (``2 % x``) is a separate PyTorch overload without a derivative.
+_remainder_of_number, _ = binary("remainder", _remainder, _no_derivative("remainder"), node="NotImplemented",
+                                 saves=(), check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT))
+
+
+def remainder(input, other, *, out=None):
+    """Python's ``%`` (the result takes the divisor's sign); with a number as ``input`` the
+    gradient raises, as in PyTorch."""
+    if isinstance(input, Tensor):
+        return _remainder_op(input, other, out=out)
+    return _remainder_of_number(input, other, out=out)
 
 
 def _fmod(xp, a, b):
