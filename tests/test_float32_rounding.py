@@ -63,6 +63,11 @@ CASES = {
         (SMALL, UNIT, TEN),
         0.99,
     ),
+    "logaddexp": (
+        lambda T, x: T.logaddexp(x, T.flip(x, [0])),
+        (UNIT, TEN, _uniform(-100, 100)),
+        0.95,
+    ),
     "elu": (lambda T, x: _f(T).elu(x), (SMALL, UNIT, TEN), 0.99),
     "selu": (lambda T, x: _f(T).selu(x), (SMALL, UNIT, TEN), 0.99),
     "tensor ** 1.7": (lambda T, x: x**1.7, (_log_uniform(1e-3, 1e3, False),) * 4, 0.975),

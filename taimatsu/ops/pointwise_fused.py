@@ -160,9 +160,8 @@ def logaddexp(input, other, *, out=None):
             m, o = where(first, input, other), where(first, other, input)
             r = m + (o - m).exp().log1p()
             return where((input == other) & input.isinf(), input.to(r.dtype), r)
-        m = maximum(input, other)
-        m = where(m.isinf(), m.new_zeros(()), m)
-        r = ((input - m).exp() + (other - m).exp()).log() + m
+        # PyTorch's formula (exp and log1p rounded as PyTorch's: the same float32 bits).
+        r = maximum(input, other) + (-(input - other).abs()).exp().log1p()
         # Both -inf (or the same inf): the sum is that inf.
         return where((input == other) & input.isinf(), input.to(r.dtype), r)
 
