@@ -161,8 +161,18 @@ class UntypedStorage:
 
 
 def untyped_storage(t) -> UntypedStorage:
-    """The whole storage under ``t`` (shared with its base and every other view of it)."""
-    from .ops.views import storage_flat
+    """The whole storage under ``t`` (shared with its base and every other view of it).
 
-    flat = storage_flat(t)
-    return UntypedStorage._over(flat, t._device)
+    Counted in bytes, so a ``view(dtype)`` of another item size sees the same storage. Storage
+    arrays have non-negative strides, so their data pointer is the lowest address they span.
+    """
+    st = t._storage_array()
+    if st.size == 0:
+        return UntypedStorage._over(to_device(np.zeros(0, np.uint8), t._device), t._device)
+    nbytes = st.itemsize + sum((n - 1) * abs(s) for n, s in zip(st.shape, st.strides))
+    tricks = (
+        np.lib.stride_tricks if isinstance(st, np.ndarray) else xp_of(t._device).lib.stride_tricks
+    )
+    first = tricks.as_strided(st, shape=(1,), strides=(st.itemsize,)).view(np.uint8)
+    kw = {"writeable": True} if tricks is np.lib.stride_tricks else {}
+    return UntypedStorage._over(tricks.as_strided(first, (nbytes,), (1,), **kw), t._device)
