@@ -126,7 +126,7 @@ API = [
     "x = T.arange(4.).view(2, 2).t(); (x.untyped_storage().data_ptr() == x.data_ptr(), x.storage_offset(), x[1].storage_offset())",
     "x = T.arange(3, dtype=T.int16); s = x.untyped_storage(); s[0] = 300; s[2] = -1; (x, s[0], s[-1], s.device, s.is_cuda, s.type())",
     "x = T.arange(3, dtype=T.uint8); x.untyped_storage()", "T.tensor([]).untyped_storage()",
-    "T.tensor([]).untyped_storage().data_ptr()",
+    "T.tensor([]).untyped_storage().data_ptr()", "T.arange(4, dtype=T.uint8).untyped_storage()[1:3]",
     "x = T.arange(4.); [(t.untyped_storage().nbytes(), t.untyped_storage().data_ptr() == x.data_ptr()) for t in (x.view(T.int16), x.view(T.float64), x.view(T.uint8)[5:], x[4:])]", "T.arange(4, dtype=T.uint8).untyped_storage()[1:3]",
     "s = T.arange(4, dtype=T.uint8).untyped_storage(); s[1:3].data_ptr() - s.data_ptr()",
     "T.ones(2).untyped_storage()[8]", "T.ones(2).untyped_storage()[-9]", "T.ones(2).untyped_storage()[1.0]",
