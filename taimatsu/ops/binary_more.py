@@ -285,6 +285,9 @@ def _pow_jvp(a, b, out, ta, tb):
 
 def _rpow(input, base, out=None):
     """``base ** input`` for a Python-number base (PowBackward2)."""
+    if not isinstance(base, (int, float, complex, np.generic)):  # None would become NaN
+        got = type(base).__name__
+        raise TypeError(f"pow() received an invalid combination of arguments - got ({got}, Tensor)")
     dt = result_dtype(input, base)
     if dt in D._SHELL_UINTS:
         raise NotImplementedError(f"\"pow\" not implemented for '{_scalar(dt)}'")

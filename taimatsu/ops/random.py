@@ -94,10 +94,14 @@ def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
     return t
 
 
-def _float_dtype(dtype, name):
+def _float_dtype(dtype, name, size=None):
     dtype = dtype or D.get_default_dtype()
     if dtype.category < D.FLOAT:
         from ._dispatch import scalar_name
+
+        if size is not None:  # PyTorch allocates the output before its kernel refuses the dtype
+            shape = _size_args(size, name)
+            allocate(lambda: np.empty(shape, dtype.np), shape, dtype)
 
         raise NotImplementedError(f'"{name}" not implemented for \'{scalar_name(dtype)}\'')
     return dtype
@@ -105,14 +109,14 @@ def _float_dtype(dtype, name):
 
 @creation_out
 def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
-    dtype = _float_dtype(dtype, "check_uniform_bounds")
+    dtype = _float_dtype(dtype, "check_uniform_bounds", size)
     g = _gen(generator)
     return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad)
 
 
 @creation_out
 def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
-    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
     g = _gen(generator)
     return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn")
 
