@@ -136,6 +136,8 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def is_complex(input: Tensor) -> bool:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.is_complex()
 
 

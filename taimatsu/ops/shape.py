@@ -310,14 +310,24 @@ def broadcast_to(input: Tensor, size) -> Tensor:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    try:
-        return Size(
-            np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes])
-        )
-    except ValueError:
-        raise RuntimeError(
-            "Shape mismatch: objects cannot be broadcast to a single shape"
-        ) from None
+    """The broadcast of ``shapes`` (ints count as 1-d shapes). A mismatch names the first
+    offending shape and the shape broadcast so far, as PyTorch's message does."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for k, shape in enumerate(shapes):
+        for i in range(-1, -len(shape) - 1, -1):
+            if shape[i] < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            if shape[i] == 1 or shape[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                    f"argument at index {k} had {shape}; but expected shape should be "
+                    f"broadcastable to {result}"
+                )
+            result[i] = shape[i]
+    return Size(result)
 
 
 def broadcast_tensors(*tensors):
