@@ -378,7 +378,37 @@ SNIPPETS = (
 )
 
 
-@pytest.mark.parametrize("code", SNIPPETS)
+# Top-level kernels and helpers test_opdb.py lists as TESTED_ELSEWHERE that no other test called.
+# Float results are compared as lists of exact values, not through a 4-decimal repr.
+TOP_LEVEL = [
+    "T.adaptive_avg_pool1d(T.arange(12.).view(1, 2, 6) / 7, 4).tolist()",
+    "T.broadcast_shapes((2, 1), (1, 3), (3,))", "T.broadcast_shapes(2, (1,))", "T.broadcast_shapes()",
+    "T.broadcast_shapes((2,), (3,))", "T.broadcast_shapes((2, 1), (3, 4), (5,))",
+    "T.broadcast_shapes((2,), (4, 3))", "T.broadcast_shapes((0,), (2,))",
+    "T.constant_pad_nd(T.arange(6.).view(2, 3), (1, 2), 0.5).tolist()",
+    "T.constant_pad_nd(T.arange(6.).view(2, 3), (-1, 1, 1, 0))",
+    "T.conv_transpose1d(T.arange(6.).view(1, 2, 3) / 5, T.arange(12.).view(2, 3, 2) / 7, stride=2).tolist()",
+    "x = T.ones(3); r = T.dropout_(x, 0.0, True); (r is x, x)", "x = T.ones(3); T.dropout_(x, 1.0, True); x",
+    "T.feature_dropout(T.ones(2, 3, 4), 1.0, True)", "T.feature_dropout(T.ones(2, 3), 0.0, False)",
+    "e = T.empty_strided((2, 3), (1, 2)); (e.shape, e.stride(), e.dtype)",
+    "T.empty_strided((2, 3), (1, 2), dtype=T.int64).stride()",
+    "isinstance(T.get_num_interop_threads(), int) and T.get_num_interop_threads() >= 1",
+    "T.set_num_interop_threads(0)",
+    ("T.instance_norm(T.arange(24., dtype=T.float64).view(2, 3, 4) / 5, None, None, None, None, True, 0.1, 1e-5,"
+     " False).mul(1e9).round().tolist()"),
+    "T.pixel_unshuffle(T.arange(16.).view(1, 1, 4, 4), 2)",
+    "T.manual_seed(0); T.randint_like(T.ones(2, 3), 10)",
+    "T.manual_seed(0); T.randint_like(T.ones(2, 3, dtype=T.int64), 3, 10)",
+    "T.rms_norm(T.arange(6.).view(2, 3), [3]).tolist()",
+    "T.rms_norm(T.arange(6.).view(2, 3), (3,), T.tensor([1., 2., 3.]), 0.5).tolist()",
+    "T.row_stack([T.arange(3), T.arange(3.)])",
+    "(T.is_complex(T.ones(1, dtype=T.complex64)), T.is_complex(T.ones(1)))", "T.is_complex(1j)",
+    "T.celu(T.tensor([-1., 0.5]), 2.0).tolist()", "T.hardshrink(T.tensor([-1., 0.2, 0.7]), 0.5).tolist()",
+    "T.threshold(T.tensor([-1., 0.2, 0.7]), 0.5, -2.).tolist()",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", SNIPPETS + TOP_LEVEL)
 def test_against_pytorch(code):
     same(code, torch, taimatsu)
 
