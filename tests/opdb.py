@@ -73,7 +73,8 @@ Tolerances
     ``tol64=(rtol, atol, "reason")``: a looser double tolerance must say why.
 
 ``xfail`` maps a check name ("forward", "grad", "grad_fn", "gradcheck", "jvp", "inplace",
-"errors", "out") to a reason, for known gaps that should stay visible.
+"errors", "out"), or a check and dtype ("gradcheck-complex128"), to a reason, for known gaps that
+should stay visible. The marks are strict: a check that starts passing fails until its mark goes.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ ORDER = ("float32", "float64", "int64", "uint8")
 
 
 _TIES = {"gradcheck": "tied or NaN values: finite differences see a different selection"}
+# Tied samples that gradcheck passes all the same (argsort: an integer result, nothing to check).
+_TIES_GRADCHECK_PASSES = {"argsort", "nanquantile"}
 
 
 def _split(samples):
@@ -35,7 +37,7 @@ def _reg(name, fn, samples, **kw):
             name + ".ties",
             fn,
             ties,
-            xfail=dict(_TIES),
+            xfail={} if name in _TIES_GRADCHECK_PASSES else dict(_TIES),
             **{k: v for k, v in kw.items() if k not in ("errors", "xfail")},
         )
         samples = plain
@@ -155,7 +157,6 @@ _reg(
     mode_samples,
     dtypes=ORDER,
     errors=lambda T: [(lambda: T.ones(0).mode(), IndexError)],
-    xfail=_TIES,
 )
 
 

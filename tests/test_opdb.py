@@ -28,7 +28,8 @@ def _params(check, pairs):
     out = []
     for name, dtype in pairs:
         info = REGISTRY[name]
-        marks = [pytest.mark.xfail(reason=info.xfail[check], strict=False)] if check in info.xfail else []
+        reason = info.xfail.get(f"{check}-{dtype}") or info.xfail.get(check)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         pid = name if dtype is None else f"{name}-{dtype}"
         out.append(pytest.param(name, dtype, id=pid, marks=marks))
     return out
@@ -184,7 +185,7 @@ def _out_dtype(info):
     return "float32" if "float32" in info.dtypes else info.dtypes[0]
 
 
-# Known out= gaps in taimatsu/linalg.py (owned elsewhere); non-strict, so a fix shows as XPASS.
+# Known out= gaps in taimatsu/linalg.py (owned elsewhere); strict, so a fix fails until the entry goes.
 OUT_GAPS = {"linalg.multi_dot": "out= not yet implemented in taimatsu.linalg"}
 
 
@@ -199,7 +200,7 @@ def _out_params(integer=False):
         if not info.out_check or dtype is None or integer and dtype == _out_dtype(info):
             continue
         reason = info.xfail.get("out") or info.xfail.get("forward") or OUT_GAPS.get(name)
-        marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         params.append(pytest.param(name, dtype, id=f"{name}-{dtype}", marks=marks))
     return params
 
