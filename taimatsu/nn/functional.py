@@ -11,6 +11,7 @@ import warnings
 
 from .._tensor import Tensor
 from ..ops import nn as _nn
+from ..ops._dispatch import need_tensor
 from ..ops.linalg import addmm, matmul
 
 conv2d = _nn.conv2d
@@ -218,6 +219,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    need_tensor("dropout", input)
     if not training or p == 0:
         return input
     if p == 1:
@@ -342,6 +344,8 @@ def cross_entropy(
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    need_tensor("cross_entropy_loss", input)
+    need_tensor("cross_entropy_loss", target, "target", 2)
     class_dim = 0 if input.dim() == 1 else 1
     logp = _nn.log_softmax(input, class_dim)
     if target.is_floating_point() and target.shape == input.shape:

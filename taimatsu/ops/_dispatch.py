@@ -28,6 +28,14 @@ _new = object.__new__
 _fw_state = _fw.state
 
 
+def need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
+    """PyTorch's argument-parser TypeError for a non-tensor where a Tensor is expected (a None
+    would otherwise fail later on attribute access, as an AttributeError)."""
+    if not isinstance(x, Tensor):
+        got = type(x).__name__
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {got}")
+
+
 def xp_for(t: Tensor):
     return np if t._device.type == "cpu" else _cupy()
 

@@ -127,6 +127,10 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            got = type(t).__name__
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {got}")
     ref = tensors[0]
     for i, t in enumerate(tensors):
         if t._data.shape != ref._data.shape:

@@ -17,7 +17,7 @@ from .._layout import channels_last_order, is_contiguous_in, relayout
 from .._size import Size
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
-from ._dispatch import Tensor, _fw_state, _wrap, node_class, record, xp_for
+from ._dispatch import Tensor, _fw_state, _wrap, need_tensor, node_class, record, xp_for
 
 
 def _xp(dev):
@@ -521,6 +521,7 @@ def _like(fn):
     def make(
         input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
     ):
+        need_tensor(f"{fn.__name__}_like", input)
         dt, dev = dtype or input._dtype, device or input._device
         cl = channels_last_order(memory_format, input._data.ndim)
         order = cl or (

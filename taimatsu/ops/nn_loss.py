@@ -14,6 +14,7 @@ from ._dispatch import (
     Tensor,
     _fw_state,
     _wrap,
+    need_tensor,
     node_class,
     record,
     result_dtype,
@@ -84,6 +85,8 @@ def nll_loss(
     input: Tensor, target: Tensor, weight=None, reduction: str = "mean", ignore_index: int = -100
 ) -> Tensor:
     """Negative log-likelihood for (C), (N, C) or (N, C, d1, ...) input and class-index targets."""
+    need_tensor("nll_loss_nd", input)
+    need_tensor("nll_loss_nd", target, "target", 2)
     if target._dtype not in (D.int64, D.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {scalar_name(target._dtype)}"

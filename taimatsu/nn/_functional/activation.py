@@ -5,6 +5,7 @@ from __future__ import annotations
 from ... import _dtype as D
 from ..._tensor import Tensor
 from ...ops import nn_act as _a
+from ...ops._dispatch import need_tensor
 
 gelu = _a.gelu
 logsigmoid = _a.logsigmoid
@@ -63,6 +64,7 @@ def hardtanh(
 ) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    need_tensor("hardtanh", input)
     # PyTorch's hardtanh is a clamp: no complex kernel, and bool refused (NumPy would clip both).
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")

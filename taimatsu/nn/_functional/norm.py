@@ -6,6 +6,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops import nn_norm as _n
+from ...ops._dispatch import need_tensor
 
 
 def _verify_batch_size(size) -> None:
@@ -90,6 +91,7 @@ def embedding(
     input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
     scale_grad_by_freq: bool = False, sparse: bool = False,
 ) -> Tensor:  # fmt: skip
+    need_tensor("embedding", weight, "weight")  # PyTorch's parser numbers it position 1
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
@@ -115,6 +117,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim."""
     from ...ops.creation import zeros
 
+    need_tensor("one_hot", tensor)
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:

@@ -11,6 +11,7 @@ from ...ops import nn as _nn
 from ...ops import nn_conv as _conv
 from ...ops import nn_pool as _pool
 from ...ops import nn_resample as _rs
+from ...ops._dispatch import need_tensor
 
 conv1d = _conv.conv1d
 conv_transpose1d = _conv.conv_transpose1d
@@ -96,6 +97,7 @@ _NON_CONSTANT = (
 
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """``F.pad``: constant (negative amounts crop), reflect, replicate and circular modes."""
+    need_tensor("pad", input)
     pad = [int(p) for p in pad]
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
