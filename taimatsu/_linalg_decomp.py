@@ -282,8 +282,18 @@ _SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
 _SvdvalsNode = node_class("LinalgSvdBackward0", _svdvals_vjp)
 
 
+def svd_finite_check(a) -> None:
+    """PyTorch's LinAlgError for an SVD of non-finite input (NumPy's own LinAlgError would leak)."""
+    for i, m in _each(a):
+        if not np.isfinite(m).all():
+            raise _LinAlgError("linalg.svd: " + _batch_msg(i, a.ndim > 2, (
+                "The algorithm failed to converge because the input matrix contained non-finite values."
+            )))  # fmt: skip
+
+
 def _svd_arrays(A, full, uv=True):
     a = np.asarray(A._data)
+    svd_finite_check(a)
     rt = A._dtype.to_real()
     if not uv:
         return None, _t(np.linalg.svd(a, compute_uv=False), rt, A), None
@@ -391,6 +401,8 @@ def _eig_check(name, A):
 
 def _eig_arrays(A, name):
     _eig_check(name, A)
+    if not np.isfinite(np.asarray(A._data)).all():
+        raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
     w, v = np.linalg.eig(np.asarray(A._data))
     ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
     return _t(w, ct, A), _t(v, ct, A)

@@ -20,6 +20,7 @@ from ._linalg_decomp import (
     _return_type,
     _t,
     _tangents,
+    svd_finite_check,
 )
 from ._tensor import Tensor, _wrap
 from .ops._dispatch import node_class, record
@@ -242,6 +243,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
         winv = np.where(s > thr, 1 / np.where(s > thr, w, 1), 0)
         p = (v * winv[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
     else:
+        svd_finite_check(a)
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         smax = s.max(-1, keepdims=True) if s.shape[-1] else s
         thr = np.maximum(at[..., None], rt[..., None] * smax)

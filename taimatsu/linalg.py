@@ -528,6 +528,9 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
     if hermitian:
         S = np.abs(np.asarray(eigvalsh(A.detach())._data))
     else:
+        from ._linalg_decomp import svd_finite_check
+
+        svd_finite_check(np.asarray(A._data))
         S = np.linalg.svd(np.asarray(A._data), compute_uv=False) if A.numel() else np.zeros(A.shape[:-2] + (0,))
     rt = A._dtype.to_real().np
     m, n = A.shape[-2:]
