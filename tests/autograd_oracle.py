@@ -15,11 +15,25 @@ import warnings
 import numpy as np
 from snippet_bugs import refuse_test_bug
 
+# Printed tensors show this many decimals (PyTorch's default, 4, would hide a wrong gradient
+# in the fifth digit); both libraries print with it. A snippet whose float32 values legitimately
+# differ in the last bit (another summation order) lowers it with a line
+# "# print precision N: why".
+PRECISION = 6
+_OWN_PRECISION = re.compile(r"^# print precision (\d+): \S", re.MULTILINE)
+
 
 def transcript(mod, code: str) -> str:
     buf = io.StringIO()
     env = {"torch": mod, "np": np}
-    with contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
+    own = _OWN_PRECISION.search(code)
+    mod.set_printoptions(precision=int(own.group(1)) if own else PRECISION)
+    with (
+        contextlib.redirect_stdout(buf),
+        warnings.catch_warnings(record=True) as caught,
+        contextlib.ExitStack() as restore,
+    ):
+        restore.callback(mod.set_printoptions, profile="default")
         warnings.simplefilter("always")
         try:
             exec(compile(code, "<snippet>", "exec"), env)  # noqa: S102

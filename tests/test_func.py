@@ -308,6 +308,7 @@ print(functional_call(model, {'weight': torch.zeros(2, 3, dtype=torch.float64)},
 print(model.weight.requires_grad, type(model.weight).__name__)
 """,
     "params_requiring_grad": """
+# print precision 5: float32 gradients summed over a vmapped batch differ in the last bit
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 2)
 params = dict(model.named_parameters())
