@@ -373,7 +373,7 @@ def _class_weight_view(weight, logp, class_dim):
 def _soft_cross_entropy(logp, target, weight, reduction, eps, class_dim):
     n_classes = logp.shape[class_dim]
     if eps > 0:
-        target = target * (1 - eps) + eps / n_classes
+        target = target * (1 - eps) + eps / max(n_classes, 1)  # no classes: nothing to smooth
     prod = logp * target
     if weight is not None:
         prod = prod * _class_weight_view(weight, logp, class_dim)
@@ -381,7 +381,8 @@ def _soft_cross_entropy(logp, target, weight, reduction, eps, class_dim):
         return -prod.sum(class_dim)
     if reduction == "sum":
         return -prod.sum()
-    return -prod.sum() / (logp.numel() / n_classes)
+    # Over the batch size; with no classes it is 0 and the mean 0/0 = nan, as in PyTorch.
+    return -prod.sum() / (logp.numel() // n_classes if n_classes else 0)
 
 
 def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim):

@@ -94,21 +94,23 @@ def batch_norm(
     eps=1e-5,
 ) -> Tensor:
     """``torch.batch_norm`` over dim 1 of (N, C, *) input; updates running stats in training."""
-    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
-    if not training:
-        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-            if t is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
     x = input._data
     xp = xp_for(input)
     nd = x.ndim
     axes = (0,) + tuple(range(2, nd))
     shape = [1, -1] + [1] * (nd - 2)
-    c = x.shape[1]
+    c = x.shape[1] if nd > 1 else 0  # PyTorch's channel count of a 1-d input
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):  # fmt: skip
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if nd < 2 and x.size:  # no channel dim (an empty input passes through, as in PyTorch)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if training or running_mean is None:
         mean, var = _stats(xp, x, axes)
         if training and running_mean is not None:

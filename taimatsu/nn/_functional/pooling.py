@@ -187,6 +187,8 @@ def _check_out_sizes(input: Tensor, in_sizes, out_sizes) -> None:
             f"{'and ' if len(in_sizes) == 1 else ''}output ({show(out_sizes)})"
         )
     shape = [*input.shape[:2], *out_sizes]
+    if math.prod(shape[1:]) >= 1 << 63:  # the batch stride, even for an empty batch
+        raise RuntimeError("Stride calculation overflowed")
     if math.prod(shape) * input.element_size() >= 1 << 63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
 
