@@ -220,7 +220,9 @@ def _complex_samples(rng, dtype):
 
 
 for _name in ("angle", "real", "imag", "conj"):
-    _reg(_name, _fn(_name), _complex_samples, method=_m(_name), dtypes=("float32", "float64", "complex64", "complex128"))
+    # real and imag are attributes of a tensor, not methods.
+    _method = (lambda x, _name=_name: getattr(x, _name)) if _name in ("real", "imag") else _m(_name)
+    _reg(_name, _fn(_name), _complex_samples, method=_method, dtypes=("float32", "float64", "complex64", "complex128"))
 _reg("view_as_real", _fn("view_as_real"), lambda rng, dtype: [
     Sample(rng.standard_normal((2, 3))), Sample(rng.standard_normal(()))
 ], dtypes=("complex64", "complex128"))  # fmt: skip
