@@ -597,3 +597,12 @@ def test_deprecated_norms_warn_once(call):
             eval("T." + call, {"T": lib})
         texts.append([str(x.message) for x in w])
     assert len(texts[1]) == 1 and texts[0] in ([], texts[1])  # torch's may have fired earlier
+
+
+def test_set_printoptions_default_restores_pytorch_defaults():
+    # taimatsu's own shorthand (PyTorch has no such name) for set_printoptions(profile="default").
+    x = [1 / 3, 1e-5, 12345.678]
+    taimatsu.set_printoptions(precision=2, sci_mode=False, linewidth=20)
+    taimatsu.set_printoptions_default()
+    assert repr(taimatsu.tensor(x)) == repr(torch.tensor(x))
+    assert taimatsu.get_printoptions() == torch._tensor_str.get_printoptions()

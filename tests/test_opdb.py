@@ -583,7 +583,8 @@ def _covered_names() -> set:
     return names
 
 
-# Public callables that are not ops of the op database, each tested elsewhere (file named).
+# Public callables that are not ops of the op database, each tested elsewhere (file named; the
+# top-level kernels and helpers no other test called are in test_namespace_extra.py's TOP_LEVEL).
 TESTED_ELSEWHERE = {
     # creation, conversion, random: tests/test_tensor_core.py, tests/test_random_backend.py
     "arange", "as_tensor", "asarray", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
