@@ -256,7 +256,8 @@ _reg("lu_unpack", lambda T, LU, piv, **k: T.lu_unpack(LU, piv, **k), lambda rng,
     Sample(rng.standard_normal((3, 3)), _pivots(2, 2, 3), kwargs={"unpack_pivots": False}),
 ], dtypes=WITH_COMPLEX, errors=lambda T: [
     (lambda: T.lu_unpack(T.randn(3, 3), T.ones(3, dtype=T.int64)), RuntimeError),
-    (lambda: T.lu_unpack(T.randn(3, 3), T.ones(2, dtype=T.int32)), RuntimeError),
+    # (pivots shorter than min(m, n) are not an error case: PyTorch reads past their end and
+    # raises or not depending on what that memory holds)
     (lambda: T.lu_unpack(T.randn(3), T.ones(3, dtype=T.int32)), RuntimeError),
     (lambda: T.lu_unpack(T.randn(3, 3), T.tensor([4, 1, 1], dtype=T.int32)), RuntimeError),
 ])  # fmt: skip
