@@ -10,116 +10,482 @@ import math as _math
 
 __version__ = "0.1.0"
 
+# Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
+from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
+    autograd,
+    backend,
+    cuda,
+    fft,  # noqa: E402, F401
+    func,  # noqa: E402, F401
+    linalg,
+    nn,
+    optim,
+    serialization,
+    special,  # noqa: E402, F401
+    utils,
+)
 from ._device import device
 from ._dtype import (  # noqa: F401
-    bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16,
-    float32, float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-    promote_types, set_default_dtype, short, uint8, uint16, uint32, uint64,
-)  # fmt: skip
-from ._layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format, strided  # noqa: F401
+    bfloat16,
+    bool,
+    can_cast,  # noqa: F401
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._layout import (  # noqa: F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+    strided,
+)
 from ._size import Size  # noqa: F401
-from ._tensor import Tensor
-from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
-from . import autograd, backend, cuda  # noqa: E402, F401
-from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401
+from ._tensor.core import Tensor
+from ._tensor.legacy_types import (  # noqa: F401
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+from ._tensor.printing import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
-from .ops.reduction import return_types  # noqa: F401
-
-# ---- creation -----------------------------------------------------------------------------------
-from .ops.creation import (  # noqa: F401
-    arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy, full, full_like,
-    linspace, logspace, ones, ones_like, scalar_tensor, tensor, zeros, zeros_like,
-)  # fmt: skip
-from .ops.creation import range_ as range  # noqa: A004, F401
-
-# ---- random -------------------------------------------------------------------------------------------
-from .ops.random import (  # noqa: F401
-    Generator, bernoulli, default_generator, get_rng_state, initial_seed, manual_seed, multinomial,
-    normal, poisson, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
-    set_rng_state,
-)  # fmt: skip
-
-# ---- pointwise ---------------------------------------------------------------------------------------------
-from .ops.pointwise import (  # noqa: F401
-    abs, abs_, absolute, acos, acos_, acosh, acosh_, add, addcdiv, addcmul, allclose, angle, asin,
-    asin_, asinh, asinh_, atan, atan2, atan_, atanh, atanh_, bitwise_and, bitwise_left_shift,
-    bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, ceil, ceil_, clamp, clamp_,
-    clamp_max, clamp_min, clip, clip_, conj, conj_physical, copysign, cos, cos_, cosh, cosh_, digamma,
-    div, divide, eq, equal, erf, erf_, erfc, erfc_, erfinv, exp, exp2, exp_, expm1, expm1_, fix,
-    float_power, floor, floor_, floor_divide, fmax, fmin, fmod, frac, ge, greater, greater_equal, gt,
-    hypot, imag, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, lerp, less, less_equal,
-    lgamma, log, log1p, log1p_, log2, log10, log_, logaddexp, logical_and, logical_not, logical_or,
-    logical_xor, logit, lt, masked_fill, maximum, minimum, mul, multiply, nan_to_num, ne, neg, neg_, polygamma,
-    negative, not_equal, positive, pow, real, reciprocal, reciprocal_, relu, relu_, remainder, round,
-    rsqrt, rsqrt_, rsub, sgn, sigmoid, sigmoid_, sign, signbit, sin, sin_, sinh, sinh_, sqrt, sqrt_,
-    square, sub, subtract, tan, tan_, tanh, tanh_, true_divide, trunc, trunc_, where, xlogy,
-)  # fmt: skip
-from .ops.pointwise import acos as arccos, acosh as arccosh, asin as arcsin, asinh as arcsinh  # noqa: F401
-from .ops.pointwise import atan as arctan, atan2 as arctan2, atanh as arctanh  # noqa: F401
-from .ops.pointwise_more import (  # noqa: F401
-    deg2rad, frexp, gcd, heaviside, i0, isreal, lcm, ldexp, logaddexp2, logcumsumexp, mvlgamma, nextafter,
-    rad2deg, sinc,
-)  # fmt: skip
-
-# ---- reductions ----------------------------------------------------------------------------------------------
-from .ops.reduction import (  # noqa: F401
-    all, amax, amin, aminmax, any, argmax, argmin, count_nonzero, cumprod, cumsum, logsumexp, max,
-    mean, median, min, nanmean, nansum, norm, prod, std, std_mean, sum, var, var_mean,
-)  # fmt: skip
-
-# ---- shape -------------------------------------------------------------------------------------------------
-from .ops.shape import (  # noqa: F401
-    adjoint, as_strided, atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors,
-    broadcast_to, cat, chunk, clone, column_stack, concat, concatenate, diagonal, dstack, flatten,
-    flip, fliplr, flipud, hstack, movedim, moveaxis, narrow, permute, ravel, reshape, roll,
-    row_stack, select, split, squeeze, stack, swapaxes, swapdims, t, tensor_split, tile, transpose,
-    tril, triu, unbind, unflatten, unsqueeze, vstack,
-)  # fmt: skip
-
-# ---- indexing ------------------------------------------------------------------------------------------------
-from .ops.indexing import (  # noqa: F401
-    argwhere, gather, index_add, index_copy, index_fill, index_put, index_select, masked_scatter,
-    masked_select, nonzero, scatter, scatter_add, scatter_reduce, take, take_along_dim,
-)  # fmt: skip
+from .autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .func._vmap import vmap  # noqa: E402, F401
+from .linalg.legacy import geqrf, lu, lu_solve, ormqr, triangular_solve  # noqa: E402, F401
+from .linalg.solvers import lu_unpack  # noqa: E402, F401
+from .linalg.structured import householder_product as orgqr  # noqa: E402, F401
+from .linalg.structured import matrix_exp  # noqa: F401
+from .nn._torch_functions import (  # noqa: E402, F401  # noqa: E402, F401  (issue #4)
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    affine_grid_generator,
+    avg_pool1d,
+    batch_norm,
+    celu,
+    channel_shuffle,
+    constant_pad_nd,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_tbc,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    cosine_similarity,
+    dropout,
+    dropout_,
+    embedding,
+    feature_dropout,
+    grid_sampler,
+    grid_sampler_2d,
+    grid_sampler_3d,
+    group_norm,
+    hardshrink,
+    instance_norm,
+    layer_norm,
+    log_softmax,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool3d,
+    native_channel_shuffle,
+    pairwise_distance,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+    prelu,
+    rms_norm,
+    selu,
+    softmax,
+    threshold,
+)
+from .ops._dispatch import result_type_fn as result_type  # noqa: E402, F401
+from .ops.contraction.einsum import einsum, tensordot  # noqa: F401
 
 # ---- linear algebra ---------------------------------------------------------------------------------------------
-from .ops.linalg import (  # noqa: F401
-    addbmm, addmm, addmv, addr, baddbmm, bmm, dot, einsum, ger, inner, matmul, mm, mv, outer,
-    tensordot, vdot,
-)  # fmt: skip
-from .ops._dispatch import result_type_fn as result_type  # noqa: E402, F401
-from .ops.sorting import argsort, bincount, bucketize, cummax, cummin, histc, kthvalue, mode, msort, nanmedian, nanquantile, quantile, searchsorted, sort, topk, unique, unique_consecutive  # noqa: E402, F401
-from ._dtype import can_cast  # noqa: F401
-from ._legacy import (  # noqa: F401
-    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
-    IntTensor, LongTensor, ShortTensor,
-)  # fmt: skip
-from . import linalg, serialization  # noqa: F401
-from .linalg import householder_product as orgqr, matrix_exp  # noqa: E402, F401
-from ._linalg_lstsq import lu_unpack  # noqa: E402, F401
-from ._linalg_legacy import geqrf, lu, lu_solve, ormqr, triangular_solve  # noqa: E402, F401
-from . import fft  # noqa: E402, F401
-from . import special  # noqa: E402, F401
-from .serialization import load, save  # noqa: E402, F401
-from .utils.dlpack import from_dlpack  # noqa: E402, F401
-from .storage import UntypedStorage  # noqa: E402, F401
+from .ops.contraction.matmul import (  # noqa: F401
+    addbmm,
+    addmm,
+    addmv,
+    addr,
+    baddbmm,
+    bmm,
+    dot,
+    ger,
+    inner,
+    matmul,
+    mm,
+    mv,
+    outer,
+    vdot,
+)
 
-# Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
-from . import nn, optim, utils  # noqa: E402, F401
-from . import func  # noqa: E402, F401
-from .func import vmap  # noqa: E402, F401
-from .nn._torch_functions import (  # noqa: E402, F401
-    adaptive_avg_pool1d, avg_pool1d, batch_norm, celu, constant_pad_nd, conv1d, conv2d, conv_transpose1d,
-    conv_transpose2d, cosine_similarity, dropout, dropout_, embedding, feature_dropout, group_norm, hardshrink,
-    instance_norm, layer_norm, log_softmax, max_pool1d, max_pool2d, pairwise_distance, pixel_shuffle,
-    pixel_unshuffle, prelu, rms_norm, selu, softmax, threshold,
-)  # fmt: skip
-from .ops.nn_act import rrelu, rrelu_  # noqa: E402, F401  (issue #4)
-from .ops.nn_bilinear import bilinear  # noqa: E402, F401  (issue #4)
-from .nn._torch_functions_more import (  # noqa: E402, F401  (issue #4)
-    adaptive_max_pool1d, affine_grid_generator, channel_shuffle, conv3d, conv_tbc, conv_transpose3d, grid_sampler,
-    grid_sampler_2d, grid_sampler_3d, max_pool1d_with_indices, max_pool3d, native_channel_shuffle, pdist,
-)  # fmt: skip
+# ---- creation -----------------------------------------------------------------------------------
+from .ops.creation.factories import (  # noqa: F401
+    arange,
+    as_tensor,
+    asarray,
+    empty,
+    empty_like,
+    empty_strided,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    logspace,
+    ones,
+    ones_like,
+    scalar_tensor,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .ops.creation.factories import range_ as range  # noqa: A004, F401
+
+# ---- random -------------------------------------------------------------------------------------------
+from .ops.creation.random import (  # noqa: F401
+    Generator,
+    bernoulli,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    multinomial,
+    normal,
+    poisson,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
+
+# ---- indexing ------------------------------------------------------------------------------------------------
+from .ops.indexing.index_ops import (  # noqa: F401
+    argwhere,
+    index_add,
+    index_copy,
+    index_fill,
+    index_put,
+    index_select,
+    masked_scatter,
+    masked_select,
+    nonzero,
+    take,
+    take_along_dim,
+)
+from .ops.indexing.scatter import gather, scatter, scatter_add, scatter_reduce  # noqa: F401
+from .ops.nn.activation import rrelu, rrelu_  # noqa: E402, F401  (issue #4)
+from .ops.nn.bilinear import bilinear  # noqa: E402, F401  (issue #4)
+from .ops.pointwise.binary import (  # noqa: F401
+    add,
+    atan2,
+    div,
+    divide,
+    floor_divide,
+    fmod,
+    hypot,
+    mul,
+    multiply,
+    remainder,
+    rsub,
+    sub,
+    subtract,
+    true_divide,
+)
+from .ops.pointwise.binary import atan2 as arctan2  # noqa: F401
+from .ops.pointwise.comparison import (  # noqa: F401
+    allclose,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    eq,
+    equal,
+    fmax,
+    fmin,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    isclose,
+    le,
+    less,
+    less_equal,
+    logical_and,
+    logical_or,
+    logical_xor,
+    lt,
+    maximum,
+    minimum,
+    ne,
+    not_equal,
+)
+from .ops.pointwise.complex import angle, conj, conj_physical, imag, real  # noqa: F401
+from .ops.pointwise.fused import addcdiv, addcmul, copysign, lerp, logaddexp, logit, xlogy  # noqa: F401
+from .ops.pointwise.power import float_power, pow  # noqa: F401
+from .ops.pointwise.select import (  # noqa: F401
+    clamp,
+    clamp_,
+    clamp_max,
+    clamp_min,
+    clip,
+    clip_,
+    masked_fill,
+    where,
+)
+from .ops.pointwise.special import (  # noqa: F401
+    deg2rad,
+    frexp,
+    gcd,
+    heaviside,
+    i0,
+    isreal,
+    lcm,
+    ldexp,
+    logaddexp2,
+    mvlgamma,
+    nextafter,
+    rad2deg,
+    sinc,
+)
+
+# ---- pointwise ---------------------------------------------------------------------------------------------
+from .ops.pointwise.unary import (  # noqa: F401
+    abs,
+    abs_,
+    absolute,
+    acos,
+    acos_,
+    acosh,
+    acosh_,
+    asin,
+    asin_,
+    asinh,
+    asinh_,
+    atan,
+    atan_,
+    atanh,
+    atanh_,
+    bitwise_not,
+    ceil,
+    ceil_,
+    cos,
+    cos_,
+    cosh,
+    cosh_,
+    digamma,
+    erf,
+    erf_,
+    erfc,
+    erfc_,
+    erfinv,
+    exp,
+    exp2,
+    exp_,
+    expm1,
+    expm1_,
+    fix,
+    floor,
+    floor_,
+    frac,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    lgamma,
+    log,
+    log1p,
+    log1p_,
+    log2,
+    log10,
+    log_,
+    logical_not,
+    nan_to_num,
+    neg,
+    neg_,
+    negative,
+    polygamma,
+    positive,
+    reciprocal,
+    reciprocal_,
+    relu,
+    relu_,
+    round,
+    rsqrt,
+    rsqrt_,
+    sgn,
+    sigmoid,
+    sigmoid_,
+    sign,
+    signbit,
+    sin,
+    sin_,
+    sinh,
+    sinh_,
+    sqrt,
+    sqrt_,
+    square,
+    tan,
+    tan_,
+    tanh,
+    tanh_,
+    trunc,
+    trunc_,
+)
+from .ops.pointwise.unary import acos as arccos  # noqa: F401
+from .ops.pointwise.unary import acosh as arccosh  # noqa: F401
+from .ops.pointwise.unary import asin as arcsin  # noqa: F401
+from .ops.pointwise.unary import asinh as arcsinh  # noqa: F401
+from .ops.pointwise.unary import atan as arctan  # noqa: F401
+from .ops.pointwise.unary import atanh as arctanh  # noqa: F401
+from .ops.reduction.extrema import (  # noqa: F401
+    amax,
+    amin,
+    aminmax,
+    argmax,
+    argmin,
+    max,
+    median,
+    min,
+    return_types,  # noqa: F401
+)
+from .ops.reduction.histogram import bincount, histc  # noqa: E402, F401
+from .ops.reduction.norms import norm  # noqa: F401
+
+# ---- reductions ----------------------------------------------------------------------------------------------
+from .ops.reduction.reduce import (  # noqa: F401
+    all,
+    any,
+    count_nonzero,
+    logsumexp,
+    mean,
+    nanmean,
+    nansum,
+    prod,
+    std,
+    std_mean,
+    sum,
+    var,
+    var_mean,
+)
+from .ops.reduction.scans import (  # noqa: F401
+    cumprod,
+    cumsum,
+    logcumsumexp,  # noqa: F401
+)
+from .ops.shape.copies import (  # noqa: F401
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    cat,
+    clone,
+    column_stack,
+    concat,
+    concatenate,
+    dstack,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    roll,
+    row_stack,
+    stack,
+    tile,
+    tril,
+    triu,
+    vstack,
+)
+from .ops.shape.split import chunk, split, tensor_split, unbind  # noqa: F401
+
+# ---- shape -------------------------------------------------------------------------------------------------
+from .ops.shape.view_ops import (  # noqa: F401
+    adjoint,
+    broadcast_shapes,
+    broadcast_tensors,
+    broadcast_to,
+    diagonal,
+    flatten,
+    moveaxis,
+    movedim,
+    narrow,
+    permute,
+    ravel,
+    reshape,
+    select,
+    squeeze,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unflatten,
+    unsqueeze,
+)
+from .ops.shape.views import as_strided  # noqa: F401
+from .ops.sorting.search import bucketize, searchsorted  # noqa: E402, F401
+from .ops.sorting.sort import (  # noqa: E402, F401
+    argsort,
+    cummax,
+    cummin,
+    kthvalue,
+    mode,
+    msort,
+    nanmedian,
+    nanquantile,
+    quantile,
+    sort,
+    topk,
+)
+from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
+from .serialization import load, save  # noqa: E402, F401
+from .storage import UntypedStorage  # noqa: E402, F401
+from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
 e = 2.718281828459045
 pi = 3.141592653589793
@@ -137,7 +503,9 @@ def is_floating_point(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     if not isinstance(input, Tensor):
-        raise TypeError(f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        raise TypeError(
+            f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
     return input.is_complex()
 
 
@@ -201,24 +569,51 @@ def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
     return linalg._matrix_power(input, n, out, "matrix_power")
 
 
-from ._linalg_decomp import legacy_cholesky as cholesky, legacy_qr as qr, legacy_svd as svd  # noqa: E402, F401
-from ._linalg_lu import cholesky_inverse, cholesky_solve  # noqa: E402, F401
-
-
 from .backend.threads import (  # noqa: E402, F401
-    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
-)  # fmt: skip
-from .ops.pointwise import view_as_complex, view_as_real  # noqa: E402, F401
-from .ops.shape_more import (  # noqa: E402, F401
-    block_diag, cartesian_prod, combinations, diag, diag_embed, diagflat, kron, meshgrid, repeat_interleave,
-    trace, tril_indices, triu_indices, vander,
-)  # fmt: skip
-from .ops.linalg_more import cdist, chain_matmul, cross, dist, renorm  # noqa: E402, F401
-from .ops.shape_extra import (  # noqa: E402, F401
-    as_strided_scatter, diagonal_scatter, diff, dsplit, hsplit, narrow_copy, put, rot90, select_scatter,
-    slice_scatter, split_with_sizes, vsplit,
-)  # fmt: skip
-from .ops.complex_stats import complex, corrcoef, cov, pinverse, polar  # noqa: E402, F401
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
+from .linalg.decompositions import legacy_cholesky as cholesky  # noqa: E402, F401
+from .linalg.decompositions import legacy_qr as qr  # noqa: F401
+from .linalg.decompositions import legacy_svd as svd  # noqa: F401
+from .linalg.solvers import (  # noqa: E402, F401
+    cholesky_inverse,
+    cholesky_solve,
+    pinverse,  # noqa: E402, F401
+)
+from .ops.calculus import diff  # noqa: E402, F401
+from .ops.contraction.matmul import (  # noqa: E402, F401
+    chain_matmul,
+    cross,
+    kron,  # noqa: E402, F401
+)
+from .ops.indexing.put import put  # noqa: E402, F401
+from .ops.pointwise.complex import complex, polar, view_as_complex, view_as_real  # noqa: E402, F401  # noqa: E402, F401
+from .ops.reduction.covariance import corrcoef, cov  # noqa: E402, F401
+from .ops.reduction.distance import cdist, dist, renorm  # noqa: E402, F401
+from .ops.shape.copies import (
+    repeat_interleave,  # noqa: E402, F401
+    rot90,  # noqa: E402, F401
+)
+from .ops.shape.copy_variants import narrow_copy  # noqa: E402, F401
+from .ops.shape.diagonal import block_diag, diag, diag_embed, diagflat, trace  # noqa: E402, F401
+from .ops.shape.grids import (  # noqa: E402, F401
+    cartesian_prod,
+    combinations,
+    meshgrid,
+    tril_indices,
+    triu_indices,
+    vander,
+)
+from .ops.shape.split import dsplit, hsplit, split_with_sizes, vsplit  # noqa: E402, F401
+from .ops.shape.view_scatter import (  # noqa: E402, F401
+    as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+)
 
 
 def _inplace_function(name: str):
@@ -238,26 +633,85 @@ for _n in (
 ).split():
     globals()[_n] = _inplace_function(_n)
 del _n
-from .ops.misc_more import (  # noqa: E402, F401
-    cond, empty_permuted, fill, get_device, index_reduce, is_conj, is_inference, is_neg, is_same_size,
-    is_signed, isin, newaxis, nonzero_static, resolve_conj, resolve_neg, sym_float, sym_int, sym_ite, sym_max,
-    sym_min, sym_not, sym_sqrt, sym_sum, typename, unravel_index, while_loop,
-)  # fmt: skip
-from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
-from .ops.histogram import histogram, histogramdd  # noqa: E402, F401
-from .ops.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402, F401
 from ._flags import (  # noqa: E402, F401
-    are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
-    get_float32_matmul_precision, is_deterministic_algorithms_warn_only_enabled, is_warn_always_enabled,
-    set_default_device, set_default_tensor_type, set_deterministic_debug_mode, set_float32_matmul_precision,
-    set_anomaly_enabled, set_flush_denormal, set_warn_always, use_deterministic_algorithms,
-)  # fmt: skip
-from .utils.dlpack import to_dlpack  # noqa: E402, F401
-from .ops.copy_family import (  # noqa: E402, F401
-    alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, frombuffer, permute_copy, select_copy,
-    slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy, unbind_copy, unfold_copy,
-    unsafe_chunk, unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_as_complex_copy, view_as_real_copy,
+    are_deterministic_algorithms_enabled,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_anomaly_enabled,
+    set_default_device,
+    set_default_tensor_type,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_warn_always,
+    use_deterministic_algorithms,
+)
+from .linalg.norms import frobenius_norm, nuclear_norm  # noqa: E402, F401
+from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
+from .ops.creation.factories import empty_permuted, fill  # noqa: E402, F401
+from .ops.creation.random import binomial  # noqa: E402, F401
+from .ops.creation.windows import (  # noqa: E402, F401
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
+from .ops.indexing.index_ops import index_reduce, nonzero_static, unravel_index  # noqa: E402, F401
+from .ops.introspection import (  # noqa: E402, F401
+    get_device,
+    is_conj,
+    is_inference,
+    is_neg,
+    is_same_size,
+    is_signed,
+    newaxis,
+    resolve_conj,
+    resolve_neg,
+    typename,
+)
+from .ops.pointwise.incomplete_gamma import igamma, igammac  # noqa: E402, F401
+from .ops.reduction.histogram import histogram, histogramdd  # noqa: E402, F401
+from .ops.reduction.segment import segment_reduce  # noqa: E402, F401
+from .ops.shape.copy_variants import (  # noqa: E402, F401
+    alias_copy,
+    as_strided_copy,
+    detach_copy,
+    diagonal_copy,
+    expand_copy,
+    frombuffer,
+    permute_copy,
+    select_copy,
+    slice_copy,
+    split_copy,
+    split_with_sizes_copy,
+    squeeze_copy,
+    t_copy,
+    transpose_copy,
+    unbind_copy,
+    unfold_copy,
+    unsafe_chunk,
+    unsafe_split,
+    unsafe_split_with_sizes,
+    unsqueeze_copy,
+    view_as_complex_copy,
+    view_as_real_copy,
     view_copy,
-)  # fmt: skip
-from .ops.special_more import binomial, frobenius_norm, igamma, igammac, nuclear_norm  # noqa: E402, F401
-from .ops.segment import segment_reduce  # noqa: E402, F401
+)
+from .ops.sorting.search import isin  # noqa: E402, F401
+from .ops.symbolic import (  # noqa: E402, F401
+    cond,
+    sym_float,
+    sym_int,
+    sym_ite,
+    sym_max,
+    sym_min,
+    sym_not,
+    sym_sqrt,
+    sym_sum,
+    while_loop,
+)
+from .utils.dlpack import to_dlpack  # noqa: E402, F401

@@ -244,7 +244,9 @@ class finfo:
     def __init__(self, type: dtype | None = None):  # noqa: A002
         type = type or _default[0]
         if type.category < FLOAT:
-            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
+            )
         info = ml_dtypes.finfo(type.to_real().np)
         self.bits = info.bits
         self.eps = builtins.float(info.eps)
@@ -264,9 +266,16 @@ class finfo:
 class iinfo:
     def __init__(self, type: dtype):  # noqa: A002
         if type.category not in (INT, BOOL) or type is bool:
-            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'"
+            )
         info = np.iinfo(type.np)
-        self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), builtins.int(info.max), type.name
+        self.bits, self.min, self.max, self.dtype = (
+            info.bits,
+            builtins.int(info.min),
+            builtins.int(info.max),
+            type.name,
+        )
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -136,7 +136,7 @@ def set_default_tensor_type(t, /) -> None:
         "and torch.set_default_device() as alternatives. (Triggered internally at "
         "/__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:434.)",
     )
-    from . import _legacy
+    from ._tensor import legacy_types as _legacy
 
     device_type = "cpu"
     if isinstance(t, str):

@@ -21,11 +21,14 @@ import math
 import numpy as np
 
 from . import _dtype as D
-from ._tensor import _wrapdim
+from ._tensor.core import Tensor, _wrap, _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
-from .ops._dispatch import OUT_FOUND as _OUT_FOUND, Tensor, _fw_state, _wrap, node_class, record, scalar_name, xp_for
-from .ops._dispatch import with_out_signature as _with_out_signature, write_out as _write_out
+from .autograd.graph import node_class
+from .ops._dispatch import OUT_FOUND as _OUT_FOUND
+from .ops._dispatch import _fw_state, record, scalar_name, xp_for
+from .ops._dispatch import with_out_signature as _with_out_signature
+from .ops._dispatch import write_out as _write_out
 
 __all__ = [
     "fft",
@@ -178,7 +181,7 @@ def _resize(x: Tensor, d: int, n: int) -> Tensor:
         return x
     if n < size:
         return x.narrow(d, 0, n)
-    from .ops.nn_resample import constant_pad_nd
+    from .ops.nn.resample import constant_pad_nd
 
     pad = [0, 0] * (x._data.ndim - 1 - d) + [0, n - size]
     return constant_pad_nd(x, pad, 0)
@@ -232,7 +235,6 @@ def _size_at(x, d, n):
     return x._data.shape[d] if n is None or n == -1 else n
 
 
-
 # ---- out= ----------------------------------------------------------------------------------------------
 def _K_C2C(x):
     return "_fft_c2c"
@@ -262,11 +264,21 @@ def _takes_out(internal):
                 return r
             if isinstance(out, Tensor) and out._dtype.category != r._dtype.category:
                 want = "complex" if r._dtype.category == D.COMPLEX else "floating point"
-                shown = name if name[-1] not in "2n" else name.rstrip("2n").replace("ifft", "fft") + "n"  # fft2: fftn
-                raise RuntimeError(f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}")
+                shown = (
+                    name if name[-1] not in "2n" else name.rstrip("2n").replace("ifft", "fft") + "n"
+                )  # fft2: fftn
+                raise RuntimeError(
+                    f"{shown} expects a {want} output tensor, but got {scalar_name(out._dtype)}"
+                )
             kernel = internal(input)
             # the composite path (conj of a real transform) wants exactly the result's dtype
-            return _write_out(out, r, kernel or "conj_physical", None if kernel else _OUT_FOUND, grad=True if kernel else "aten")
+            return _write_out(
+                out,
+                r,
+                kernel or "conj_physical",
+                None if kernel else _OUT_FOUND,
+                grad=True if kernel else "aten",
+            )
 
         op.__name__, op.__qualname__, op.__doc__ = name, fn.__qualname__, fn.__doc__
         op.__signature__ = _with_out_signature(fn)
@@ -294,12 +306,12 @@ def _one(n, dim):
     return None if n is None else [n], [dim]
 
 
-@_takes_out(lambda x: '_fft_c2c' if x.is_complex() else '_fft_r2c')
+@_takes_out(lambda x: "_fft_c2c" if x.is_complex() else "_fft_r2c")
 def fft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("fft", input, *_one(n, dim), norm, True)
 
 
-@_takes_out(lambda x: '_fft_c2c' if x.is_complex() else None)
+@_takes_out(lambda x: "_fft_c2c" if x.is_complex() else None)
 def ifft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("ifft", input, *_one(n, dim), norm, False)
 
@@ -431,7 +443,7 @@ def ihfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
 
 # ---- helpers ---------------------------------------------------------------------------------------------
 def _freq(values, dtype, device, requires_grad):
-    from .ops.creation import tensor
+    from .ops.creation.factories import tensor
 
     dt = dtype or D.get_default_dtype()
     return tensor(values, dtype=dt, device=device, requires_grad=requires_grad)

@@ -1,41 +1,27 @@
 """``torch.special``: special functions. Most are the same ops as ``torch.<name>`` (same grad_fn);
 the rest (Bessel i0e/i1/i1e, erfcx, the normal distribution's ndtr/ndtri/log_ndtr, entr,
-xlog1py, zeta) are declared in ``ops/pointwise_more.py``."""
+xlog1py, zeta) are declared in ``ops/pointwise/special.py``."""
 
 from __future__ import annotations
 
-from .ops.pointwise import (  # noqa: F401
-    digamma,
-    erf,
-    erfc,
-    erfinv,
-    exp2,
-    expm1,
-    log1p,
-    logit,
-    polygamma,
-    xlogy,
-)  # fmt: skip
-from .ops.pointwise import digamma as psi  # noqa: F401
-from .ops.pointwise import lgamma as gammaln  # noqa: F401
-from .ops.pointwise import sigmoid as expit  # noqa: F401
-from .ops.pointwise_more import i0, sinc  # noqa: F401
-from .ops.pointwise_more import mvlgamma as multigammaln  # noqa: F401
-from .ops.pointwise_more import special_entr as entr  # noqa: F401
-from .ops.pointwise_more import special_erfcx as erfcx  # noqa: F401
-from .ops.pointwise_more import special_i0e as i0e  # noqa: F401
-from .ops.pointwise_more import special_i1 as i1  # noqa: F401
-from .ops.pointwise_more import special_i1e as i1e  # noqa: F401
-from .ops.pointwise_more import special_log_ndtr as log_ndtr  # noqa: F401
-from .ops.pointwise_more import special_ndtr as ndtr  # noqa: F401
-from .ops.pointwise_more import special_ndtri as ndtri  # noqa: F401
-from .ops.pointwise_more import special_xlog1py as xlog1py  # noqa: F401
-from .ops.pointwise_more import special_zeta as zeta  # noqa: F401
-from .ops.pointwise_more import special_entr as entr  # noqa: F401
-from .ops.pointwise_more import special_i1 as i1  # noqa: F401
-from .ops.pointwise_more import special_ndtr as ndtr  # noqa: F401
-from .ops.pointwise_more import special_xlog1py as xlog1py  # noqa: F401
-from .ops.reduction import logsumexp  # noqa: F401
+from .ops.pointwise.fused import logit, xlogy  # noqa: F401
+from .ops.pointwise.special import i0, sinc  # noqa: F401
+from .ops.pointwise.special import mvlgamma as multigammaln  # noqa: F401
+from .ops.pointwise.special import special_entr as entr  # noqa: F401  # noqa: F401
+from .ops.pointwise.special import special_erfcx as erfcx  # noqa: F401
+from .ops.pointwise.special import special_i0e as i0e  # noqa: F401
+from .ops.pointwise.special import special_i1 as i1  # noqa: F401  # noqa: F401
+from .ops.pointwise.special import special_i1e as i1e  # noqa: F401
+from .ops.pointwise.special import special_log_ndtr as log_ndtr  # noqa: F401
+from .ops.pointwise.special import special_ndtr as ndtr  # noqa: F401  # noqa: F401
+from .ops.pointwise.special import special_ndtri as ndtri  # noqa: F401
+from .ops.pointwise.special import special_xlog1py as xlog1py  # noqa: F401  # noqa: F401
+from .ops.pointwise.special import special_zeta as zeta  # noqa: F401
+from .ops.pointwise.unary import digamma, erf, erfc, erfinv, exp2, expm1, log1p, polygamma  # noqa: F401
+from .ops.pointwise.unary import digamma as psi  # noqa: F401
+from .ops.pointwise.unary import lgamma as gammaln  # noqa: F401
+from .ops.pointwise.unary import sigmoid as expit  # noqa: F401
+from .ops.reduction.reduce import logsumexp  # noqa: F401
 
 
 def softmax(input, dim, *, dtype=None):
@@ -52,13 +38,17 @@ def log_softmax(input, dim, *, dtype=None):
 
 def round(input, *, decimals=0, out=None):
     """``torch.special.round`` is the ``decimals`` overload even for 0 (grad_fn RoundBackward1)."""
-    from .ops import pointwise as _pw
-    from .ops.pointwise_fused import _fused
+    from .ops.pointwise import unary as _pw
+    from .ops.pointwise.fused import _fused
 
     if decimals != 0:
         return _pw.round(input, decimals=decimals, out=out)
     if input._dtype.category < _pw._FLOAT:
-        raise NotImplementedError(f"\"round_vml_cpu\" not implemented for '{_pw._scalar(input._dtype)}'")
+        raise NotImplementedError(
+            f"\"round_vml_cpu\" not implemented for '{_pw._scalar(input._dtype)}'"
+        )
     res = _fused(_pw._RoundDecimals, (input,), lambda: _pw.round(input))
     return res if out is None else _pw.write_out(out, res, "round", _pw.OUT_FOUND)
-from .ops.special_more import gammainc, gammaincc  # noqa: E402, F401
+
+
+from .ops.pointwise.incomplete_gamma import gammainc, gammaincc  # noqa: E402, F401

@@ -50,7 +50,7 @@ class UntypedStorage:
         return 1
 
     def data_ptr(self) -> int:
-        from ._tensor import _address
+        from ._tensor.core import _address
 
         return _address(self._bytes) if self._bytes.size else 0
 

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-# Test helper modules (opdb.py, opdb_*.py) import each other by plain name.
+# Test helper modules (opdb.py, opdb_*.py, nn_oracle.py, ...) import each other by plain name, from
+# any folder of tests/ (the folders mirror the library's packages).
+for _folder in sorted(
+    p for p in Path(__file__).parent.iterdir() if p.is_dir() and p.name[0] not in "._"
+):
+    sys.path.insert(0, str(_folder))
 sys.path.insert(0, str(Path(__file__).parent))
 
 

@@ -41,7 +41,7 @@ __all__ = [
 
 
 def _tensors(x):
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     if x is None:
         return None
@@ -52,7 +52,7 @@ def _tensors(x):
 
 def _make_grads(outputs, grads):
     """The seed gradients: the given ones (checked), or ones for scalar outputs."""
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
@@ -125,7 +125,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False) -> tuple:  # fmt: skip
     """Gradients of ``outputs`` with respect to ``inputs``, returned (nothing is accumulated)."""
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     if materialize_grads and allow_unused is False:
         raise ValueError(
@@ -186,7 +186,7 @@ def _batched_grad(
     outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize
 ):
     """``is_grads_batched=True``: one backward pass per slice of the leading dimension (PyTorch vmaps)."""
-    from ..ops.shape import stack
+    from ..ops.shape.copies import stack
 
     n = None
     for g in grad_outputs:

@@ -57,7 +57,7 @@ def accumulate_grad(variable, grad) -> None:
         elif _owned(grad):
             variable._grad = grad
         else:
-            from .._tensor import _wrap
+            from .._tensor.core import _wrap
 
             variable._grad = _wrap(grad._data.copy(), grad._dtype, grad._device)
         return
@@ -93,7 +93,7 @@ _TENSOR_REFS = 6  # apply(*buf): the buffer list, the args tuple; 3 frames; getr
 
 def _copy_with_history(grad):
     """PyTorch stores ``empty_strided(...).copy_(grad)``: a copy whose grad_fn is CopyBackwards."""
-    from .._tensor import _wrap
+    from .._tensor.core import _wrap
 
     out = _wrap(grad._data.copy(), grad._dtype, grad._device)
     if grad._rg:
@@ -250,7 +250,7 @@ _Tensor = None
 def _tensor_class():
     global _Tensor
     if _Tensor is None:
-        from .._tensor import Tensor as _T
+        from .._tensor.core import Tensor as _T
 
         _Tensor = _T
     return _Tensor
@@ -271,7 +271,7 @@ def _conform(node, i, g):
                 f"Function {node.name()} returned an invalid gradient at index {i} - got {list(gs)} but "
                 f"expected shape compatible with {list(shape)}"
             )
-        from ..ops.shape import sum_to
+        from ..ops.shape.view_ops import sum_to
 
         g = sum_to(g, shape)
     if g._dtype is not dtype and dtype is not None:
@@ -315,7 +315,9 @@ def _run_node(node, buf, retain_graph, check_nan):
         shapes = getattr(node, "_shapes", None)
         if shapes:  # hooks see gradients already reduced to each input's shape, as in PyTorch
             outputs = tuple(
-                _conform(node, i, g) if g is not None and i < len(shapes) and shapes[i] is not None else g
+                _conform(node, i, g)
+                if g is not None and i < len(shapes) and shapes[i] is not None
+                else g
                 for i, g in enumerate(outputs)
             )
         for hook in list(node._hooks.values()):
@@ -364,7 +366,7 @@ def _tensor_hooks(node, buf):
 
 
 def _materialize(node, buf):
-    from .. import _tensor
+    from .._tensor import core as _tensor
 
     metas = node.__dict__.get("_out_meta")
     out = list(buf)

@@ -95,7 +95,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     """``(primal, tangent)``: the primal is a view of ``tensor`` that carries no tangent."""
     if tensor._fw is None:
         return UnpackedDualTensor(tensor, None)
-    from ..ops.shape import alias
+    from ..ops.shape.view_ops import alias
 
     return UnpackedDualTensor(on_primals(alias, tensor), tensor._fw)
 

@@ -86,7 +86,7 @@ def once_differentiable(fn):
 
 
 def _delayed_error(out, grads):
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
     from .graph import node_class
 
     if not isinstance(out, Tensor):
@@ -156,7 +156,7 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor
+        from .._tensor.core import Tensor
 
         if kwargs:
             args = _bind_args(cls, args, kwargs)
@@ -212,7 +212,7 @@ def _check_dirty(dirty, outs, recording) -> None:
 def _record(node, args, outs, dirty):
     """Make ``node`` the grad_fn of the differentiable outputs; save what forward asked to save."""
     from .. import _dtype as D
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     tensor_pos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
     Node.__init__(
@@ -248,7 +248,7 @@ def _record(node, args, outs, dirty):
 
 def _forward_ad(cls, node, args, outs) -> None:
     """Forward-mode AD through a custom Function: its ``jvp`` maps input to output tangents."""
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     tangents = [a._fw if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
@@ -269,7 +269,7 @@ def _forward_ad(cls, node, args, outs) -> None:
 
 
 def _alias(t):
-    from .._tensor import _wrap
+    from .._tensor.core import _wrap
 
     a = _wrap(t._data, t._dtype, t._device)
     a._vc, a._storage = t._vc, t._storage

@@ -14,7 +14,7 @@ from .grad_mode import enable_grad
 
 
 def _as_tuple(x, arg_name: str, fn_name: str):
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     is_tuple = isinstance(x, (tuple, list))
     xs = tuple(x) if is_tuple else (x,)
@@ -153,7 +153,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):  # fmt: skip
     """The Jacobian: for output i and input j, a tensor of shape ``out_i.shape + in_j.shape``."""
-    from ..ops.shape import stack
+    from ..ops.shape.copies import stack
 
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")

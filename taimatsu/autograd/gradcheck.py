@@ -29,7 +29,7 @@ def _as_tuple(x):
 
 
 def _outputs(fn, inputs):
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     return [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
 
@@ -75,7 +75,7 @@ def _numerical(fn, inputs, diff, outs_meta, eps):
 
 def _analytical(outs, diff):
     """``jac[j][i]`` from reverse mode, one backward pass per output element."""
-    from .. import ops
+    from ..ops.creation import factories
     from . import grad as autograd_grad
 
     jac = [[np.zeros((_width(x), _width(o))) for o in outs] for x in diff]
@@ -84,7 +84,7 @@ def _analytical(outs, diff):
             continue
         for s, unit in enumerate((1, 1j) if _is_complex(o) else (1,)):
             for k in range(o.numel()):
-                seed = ops.creation.zeros(o.shape, dtype=o.dtype)
+                seed = factories.zeros(o.shape, dtype=o.dtype)
                 seed._data[np.unravel_index(k, seed._data.shape)] = unit
                 grads = autograd_grad([o], diff, [seed], retain_graph=True, allow_unused=True)
                 for j, g in enumerate(grads):
@@ -105,7 +105,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               fast_mode=False, masked=None) -> bool:  # fmt: skip
     """Compare analytical and finite-difference Jacobians of ``func`` at ``inputs``."""
     from .. import _dtype as D
-    from .._tensor import Tensor, _wrap
+    from .._tensor.core import Tensor, _wrap
 
     inputs = _as_tuple(inputs)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -144,15 +144,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False) -> bool:  # fmt: skip
     """gradcheck of the map (inputs, cotangents) -> first derivatives, built with create_graph."""
-    from .. import ops
-    from .._tensor import Tensor
+    from ..ops.creation import factories
+    from .._tensor.core import Tensor
     from . import grad as autograd_grad
 
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            ops.creation.tensor(rng.uniform(-1, 1, o.shape), dtype=o.dtype).requires_grad_(True)
+            factories.tensor(rng.uniform(-1, 1, o.shape), dtype=o.dtype).requires_grad_(True)
             for o in _outputs(func, inputs)
             if o.requires_grad
         )

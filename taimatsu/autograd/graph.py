@@ -155,11 +155,11 @@ class SavedTensor:
                 raise RuntimeError(_modified_msg(t, t._vc[0], self.version))
             return t
         if self.vc[0] != self.version:
-            from .._tensor import _wrap
+            from .._tensor.core import _wrap
 
             shown = _wrap(self.data, self.dtype, self.device)
             raise RuntimeError(_modified_msg(shown, self.vc[0], self.version, node, self.output_nr))
-        from .._tensor import _wrap
+        from .._tensor.core import _wrap
 
         out = _wrap(self.data, self.dtype, self.device)
         out._vc = self.vc

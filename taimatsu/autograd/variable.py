@@ -5,7 +5,7 @@ from __future__ import annotations
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other) -> bool:
-        from .._tensor import Tensor
+        from .._tensor.core import Tensor
 
         return isinstance(other, Tensor)
 
@@ -15,10 +15,10 @@ class Variable(metaclass=_VariableMeta):
     PyTorch >= 0.4: a new leaf sharing ``t``'s memory and version counter; ``t`` is left alone."""
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
-        from .._tensor import Tensor
+        from .._tensor.core import Tensor
 
         if data is None:
-            from ..ops.creation import empty
+            from ..ops.creation.factories import empty
 
             data = empty(0)
         if not isinstance(data, Tensor):

@@ -1,6 +1,6 @@
 """The order in which PyTorch's CPU ``topk`` returns tied keys: libstdc++'s partial_sort /
 nth_element + sort, restated on a Python list. Used by ``random.py`` (``multinomial`` without
-replacement ranks keys with topk) and by ``ops/sorting.py``.
+replacement ranks keys with topk) and by ``ops/sorting/sort.py``.
 """
 
 from __future__ import annotations

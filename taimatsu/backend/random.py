@@ -43,13 +43,7 @@ import os
 import numpy as np
 
 from . import libm
-from ._cpu_sort import (  # noqa: F401 - ops/sorting.py imports the sort steps from here
-    _cpu_topk,
-    _heap_select,
-    _introselect,
-    _sort,
-    _sort_heap,
-)
+from ._cpu_sort import _cpu_topk, _heap_select, _introselect, _sort, _sort_heap  # noqa: F401 - ops/sorting.py imports the sort steps from here
 from ._rng_checks import (
     _CPP_NAME,
     _DIGITS,
@@ -437,7 +431,9 @@ class CPUGenerator:
                 f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
             )
         u = self._uniform_double(math.prod(shape))
-        return _from_float(_fma64(sigma, libm.tan(math.pi * (u - 0.5)), median), dtype).reshape(shape)
+        return _from_float(_fma64(sigma, libm.tan(math.pi * (u - 0.5)), median), dtype).reshape(
+            shape
+        )
 
     def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
         """Tensor.log_normal_(mean, std): exp of the scalar, cached Box-Muller normal."""

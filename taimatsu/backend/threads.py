@@ -11,15 +11,25 @@ from __future__ import annotations
 import ctypes
 import os
 
-_SETTERS = ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_", "openblas_set_num_threads")
-_GETTERS = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_", "openblas_get_num_threads")
+_SETTERS = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+_GETTERS = (
+    "scipy_openblas_get_num_threads64_",
+    "openblas_get_num_threads64_",
+    "openblas_get_num_threads",
+)
 _requested = [None]
 
 
 def _blas_libraries() -> list:
     try:
         with open("/proc/self/maps") as f:
-            paths = sorted({w for w in f.read().split() if "openblas" in os.path.basename(w) and ".so" in w})
+            paths = sorted(
+                {w for w in f.read().split() if "openblas" in os.path.basename(w) and ".so" in w}
+            )
     except OSError:
         return []
     libs = []

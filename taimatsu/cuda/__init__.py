@@ -55,7 +55,7 @@ class device:
 
 
 def __getattr__(name):
-    from .._legacy import cuda_classes
+    from .._tensor.legacy_types import cuda_classes
 
     if name in cuda_classes:
         return cuda_classes[name]

@@ -21,7 +21,7 @@ import weakref
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor.core import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import AccumulateGrad
@@ -412,7 +412,7 @@ def jacrev(
     _check_chunk(chunk_size, "jacrev")
 
     def wrapper(*args, **kwargs):
-        from ..ops.shape import stack
+        from ..ops.shape.copies import stack
 
         nums, diff = _diff_args(args, argnums)
         diff = (diff,) if isinstance(argnums, int) else diff
@@ -449,7 +449,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     """The Jacobian by forward products: one JVP per input element."""
 
     def wrapper(*args, **kwargs):
-        from ..ops.shape import stack
+        from ..ops.shape.copies import stack
 
         nums, diff = _diff_args(args, argnums)
         diff = (diff,) if isinstance(argnums, int) else diff

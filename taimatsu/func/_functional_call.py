@@ -22,7 +22,7 @@ def stack_module_state(models):
     """``(params, buffers)``: each parameter and buffer of ``models`` (same class, same mode)
     stacked along a new leading dimension, detached; stacked parameters are leaves that require
     grad when every model's does."""
-    from ..ops.shape import stack
+    from ..ops.shape.copies import stack
 
     models = list(models)
     if not models:

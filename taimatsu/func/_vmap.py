@@ -28,7 +28,7 @@ import functools
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor.core import Tensor
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 _RANDOMNESS = ("error", "different", "same")
@@ -138,7 +138,7 @@ def _process_inputs(func, in_dims, args: tuple):
 
 
 def _stack_outputs(func, out_dims, outputs: list, batch: int):
-    from ..ops.shape import stack
+    from ..ops.shape.copies import stack
 
     name = _name(func)
     flat0, spec = tree_flatten(outputs[0])
@@ -195,12 +195,12 @@ def _unbatched(name: str, first, column: list):
 
 def _rng_state():
     """The default CPU generator's state bytes (a NumPy array: no tensor is made per sample)."""
-    from ..ops.random import default_generator
+    from ..ops.creation.random import default_generator
 
     return default_generator._impl.get_state()
 
 
 def _set_rng_state(state) -> None:
-    from ..ops.random import default_generator
+    from ..ops.creation.random import default_generator
 
     default_generator._impl.set_state(state)

@@ -3,9 +3,9 @@ and as Tensor methods, with ``torch``'s signatures (which differ from ``F``'s)."
 
 from __future__ import annotations
 
-from .._tensor import Tensor
-from ..ops import nn as _nn
+from .._tensor.core import Tensor
 from ..ops._dispatch import OUT_EXACT, OUT_FOUND, takes_out
+from ..ops.nn import softmax as _softmax
 from . import functional as F
 
 conv1d = F.conv1d
@@ -26,12 +26,12 @@ rms_norm = F.rms_norm
 
 @takes_out("softmax", OUT_EXACT, grad="aten")
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    return _nn.softmax(input, dim, dtype)
+    return _softmax.softmax(input, dim, dtype)
 
 
 @takes_out("log_softmax", OUT_EXACT, grad="aten")
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
-    return _nn.log_softmax(input, dim, dtype)
+    return _softmax.log_softmax(input, dim, dtype)
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -43,7 +43,7 @@ def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
 
 
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    from ._functional.misc import _feature_dropout
+    from ._functional.dropout import _feature_dropout
 
     return _feature_dropout(input, p, train, False)
 
@@ -64,13 +64,13 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 def embedding(
     weight: Tensor, input: Tensor, padding_idx: int = -1, scale_grad_by_freq=False, sparse=False
 ):
-    from ..ops.nn_norm import embedding as _embedding
+    from ..ops.nn.embedding import embedding as _embedding
 
     return _embedding(input, weight, None if padding_idx < 0 else padding_idx, scale_grad_by_freq)
 
 
 def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
-    from ..ops.nn_resample import constant_pad_nd as _pad
+    from ..ops.nn.resample import constant_pad_nd as _pad
 
     return _pad(input, list(pad), value)
 
@@ -99,3 +99,78 @@ def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
 @takes_out("hardshrink", OUT_FOUND)
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return F.hardshrink(input, lambd)
+
+
+conv3d = F.conv3d
+
+
+conv_transpose3d = F.conv_transpose3d
+
+
+conv_tbc = F.conv_tbc
+
+
+pdist = F.pdist
+
+
+channel_shuffle = F.channel_shuffle
+
+
+native_channel_shuffle = F.channel_shuffle
+
+
+_INTERPOLATION = {v: k for k, v in F.GRID_SAMPLE_INTERPOLATION_MODES.items()}
+
+
+_PADDING = {v: k for k, v in F.GRID_SAMPLE_PADDING_MODES.items()}
+
+
+def max_pool3d(
+    input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
+) -> Tensor:
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(
+    input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
+):
+    return F.max_pool1d(
+        input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True
+    )
+
+
+def adaptive_max_pool1d(input: Tensor, output_size):
+    """(values, indices), as ``torch.adaptive_max_pool1d`` always returns both."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+    return F.affine_grid(theta, list(size), align_corners=align_corners)
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:  # fmt: skip
+    return F.grid_sample(
+        input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode], align_corners
+    )
+
+
+def _grid_sampler_nd(n: int):
+    def fn(
+        input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool
+    ) -> Tensor:
+        if input.dim() != n + 2 or grid.dim() != n + 2:
+            raise RuntimeError(
+                f"grid_sampler(): expected {n + 2}D input and grid with same number of dimensions, but got input "
+                f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+            )
+        return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+    fn.__name__ = fn.__qualname__ = f"grid_sampler_{n}d"
+    return fn
+
+
+grid_sampler_2d = _grid_sampler_nd(2)
+
+
+grid_sampler_3d = _grid_sampler_nd(3)

@@ -1,7 +1,7 @@
 """``torch.nn.functional``: the stateless form of the layers, built on Tensor ops.
 
 Kernels with their own backward (conv2d, max_pool2d, softmax, the losses) live in
-``taimatsu/ops/nn.py``; this module parses PyTorch's arguments, raises PyTorch's errors
+``taimatsu/ops/nn/conv.py``; this module parses PyTorch's arguments, raises PyTorch's errors
 and composes those kernels with ordinary Tensor ops.
 """
 
@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import warnings
 
-from .._tensor import Tensor
-from ..ops import nn as _nn
+from .._tensor.core import Tensor
 from ..ops._dispatch import need_tensor
-from ..ops.linalg import addmm, matmul
+from ..ops.contraction.matmul import addmm, matmul
+from ..ops.nn import conv as _nn
+from ..ops.nn import loss as _loss
+from ..ops.nn import pooling as _pooling
+from ..ops.nn import softmax as _softmax
 
 conv2d = _nn.conv2d
 unfold = _nn.unfold
@@ -26,6 +29,7 @@ from ._functional.activation import (  # noqa: F401
     elu_,
     gelu,
     glu,
+    gumbel_softmax,  # noqa: F401
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -46,10 +50,20 @@ from ._functional.activation import (  # noqa: F401
     tanhshrink,
     threshold,
     threshold_,
-)  # fmt: skip
+)
+from ._functional.attention import scaled_dot_product_attention  # noqa: F401
+from ._functional.ctc_loss import ctc_loss  # noqa: F401
+from ._functional.dropout import (  # noqa: F401  # noqa: F401
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from ._functional.dropout import bernoulli_like as _bernoulli_like
 from ._functional.embedding_bag import embedding_bag  # noqa: F401
 from ._functional.grid import affine_grid, grid_sample  # noqa: F401
-from ._functional.loss import (  # noqa: F401
+from ._functional.loss import (  # noqa: F401  # noqa: F401
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
     cosine_embedding_loss,
@@ -59,27 +73,15 @@ from ._functional.loss import (  # noqa: F401
     kl_div,
     l1_loss,
     margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
     multilabel_soft_margin_loss,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
     triplet_margin_loss,
-)  # fmt: skip
-from ._functional.loss_more import (  # noqa: F401
-    ctc_loss,
-    multi_margin_loss,
-    multilabel_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from ._functional.misc import dropout1d, dropout2d, dropout3d, scaled_dot_product_attention  # noqa: F401
-from ._functional.misc_more import (  # noqa: F401
-    alpha_dropout,
-    channel_shuffle,
-    feature_alpha_dropout,
-    gumbel_softmax,
-    local_response_norm,
-)
-from ._functional.misc_more import bernoulli_like as _bernoulli_like
 from ._functional.norm import (  # noqa: F401
     batch_norm,
     cosine_similarity,
@@ -87,36 +89,36 @@ from ._functional.norm import (  # noqa: F401
     group_norm,
     instance_norm,
     layer_norm,
+    local_response_norm,  # noqa: F401
     normalize,
     one_hot,
     pairwise_distance,
     rms_norm,
-)  # fmt: skip
-from ._functional.pooling import (  # noqa: F401
+)
+from ._functional.pooling import (  # noqa: F401  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
-    avg_pool1d,
-    avg_pool2d,
-    conv1d,
-    conv_transpose1d,
-    conv_transpose2d,
-    interpolate,
-    max_pool1d,
-    max_pool1d_with_indices,
-    pad,
-    pixel_shuffle,
-    pixel_unshuffle,
-    upsample,
-)  # fmt: skip
-from ._functional.pooling_more import (  # noqa: F401
     adaptive_max_pool1d,
     adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
     adaptive_max_pool2d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    channel_shuffle,  # noqa: F401
+    conv1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    interpolate,
     lp_pool1d,
     lp_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
     max_unpool1d,
     max_unpool2d,
+    pad,
+    pixel_shuffle,
+    pixel_unshuffle,
+    upsample,
 )
 from ._functional.three_d import avg_pool3d, conv3d, max_pool3d, max_pool3d_with_indices  # noqa: F401
 
@@ -195,19 +197,19 @@ def _softmax_dim(name: str, ndim: int) -> int:
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
-    return _nn.softmax(input, dim, dtype)
+    return _softmax.softmax(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
-    return _nn.log_softmax(input, dim, dtype)
+    return _softmax.log_softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("softmin", input.dim())
-    return _nn.softmax(-input, dim, dtype)
+    return _softmax.softmax(-input, dim, dtype)
 
 
 # ---- dropout ------------------------------------------------------------------------------------
@@ -240,7 +242,9 @@ def max_pool2d_with_indices(
     ceil_mode: bool = False,
     return_indices: bool = True,
 ):
-    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _pooling.max_pool2d_with_indices(
+        input, kernel_size, stride, padding, dilation, ceil_mode
+    )
 
 
 def max_pool2d(
@@ -253,7 +257,7 @@ def max_pool2d(
     return_indices: bool = False,
 ):
     """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (indices are always computed)."""
-    out, indices = _nn.max_pool2d_with_indices(
+    out, indices = _pooling.max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode
     )
     return (out, indices) if return_indices else out
@@ -280,7 +284,7 @@ def _legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
 
 
 def _check_reduction(reduction: str) -> None:
-    if reduction not in _nn.REDUCTIONS:
+    if reduction not in _loss.REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
@@ -300,7 +304,7 @@ def mse_loss(
     _check_reduction(reduction)
     if target.size() != input.size():
         from ..ops._dispatch import broadcast_error
-        from ..ops.shape import broadcast_tensors
+        from ..ops.shape.view_ops import broadcast_tensors
 
         try:
             input, target = broadcast_tensors(input, target)
@@ -309,7 +313,7 @@ def mse_loss(
     if weight is not None:
         sq = (input - target) ** 2 * weight
         return sq if reduction == "none" else (sq.sum() if reduction == "sum" else sq.mean())
-    return _nn.mse_loss(input, target, reduction)
+    return _loss.mse_loss(input, target, reduction)
 
 
 def nll_loss(
@@ -324,7 +328,7 @@ def nll_loss(
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
-    return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+    return _loss.nll_loss(input, target, weight, reduction, ignore_index)
 
 
 def cross_entropy(
@@ -347,12 +351,12 @@ def cross_entropy(
     need_tensor("cross_entropy_loss", input)
     need_tensor("cross_entropy_loss", target, "target", 2)
     class_dim = 0 if input.dim() == 1 else 1
-    logp = _nn.log_softmax(input, class_dim)
+    logp = _softmax.log_softmax(input, class_dim)
     if target.is_floating_point() and target.shape == input.shape:
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
     if target.is_floating_point():
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar(target)}")
-    nll = _nn.nll_loss(logp, target, weight, reduction, ignore_index)
+    nll = _loss.nll_loss(logp, target, weight, reduction, ignore_index)
     if label_smoothing == 0.0:
         return nll
     return _smoothed(nll, logp, target, weight, reduction, ignore_index, label_smoothing, class_dim)
@@ -404,14 +408,14 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
         ret = smooth
     return (1 - eps) * nll + ret * (eps / n_classes)
 
+
 # Added with issue #4.
-from ..ops.nn_bilinear import bilinear  # noqa: E402, F401
-from ..ops.nn_conv import conv_transpose3d  # noqa: E402, F401
+from ..ops.nn.bilinear import bilinear  # noqa: E402, F401
+from ..ops.nn.conv import conv_transpose3d  # noqa: E402, F401
 from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
 from ._functional.attention import multi_head_attention_forward  # noqa: E402, F401
 from ._functional.linear_ce import linear_cross_entropy  # noqa: E402, F401
-from ._functional.pooling import upsample_bilinear, upsample_nearest  # noqa: E402, F401
-from ._functional.pooling_more import (  # noqa: E402, F401
+from ._functional.pooling import (  # noqa: E402, F401  # noqa: E402, F401
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,
@@ -423,6 +427,8 @@ from ._functional.pooling_more import (  # noqa: E402, F401
     lp_pool3d,
     max_unpool3d,
     pdist,
+    upsample_bilinear,
+    upsample_nearest,
 )
 
 native_channel_shuffle = channel_shuffle

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import autograd
 from ..autograd.grad_mode import enable_grad
-from ..ops.creation import zeros
+from ..ops.creation.factories import zeros
 from . import functional as F
 
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}

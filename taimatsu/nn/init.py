@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from .._tensor import Tensor
+from .._tensor.core import Tensor
 from ..autograd.grad_mode import no_grad
 
 
@@ -98,7 +98,7 @@ def zeros_(tensor: Tensor) -> Tensor:
 def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation import eye
+    from ..ops.creation.factories import eye
 
     with no_grad():
         tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .._tensor import Tensor, _wrap
-from ..ops import creation as _creation
+from .._tensor.core import Tensor, _wrap
+from ..ops.creation import factories as _creation
 
 
 def _share(cls, data, requires_grad: bool):

@@ -14,11 +14,11 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import state as _gm
-from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, node_class
+from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq
 
 # NumPy warns on overflow / division by zero / invalid values; PyTorch never does. Silence
 # those warnings only when raised from taimatsu's own modules, never the user's NumPy calls.
@@ -251,7 +251,9 @@ _NO_AUTOGRAD = (
 )
 
 
-def check_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None) -> None:
+def check_out(
+    out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None
+) -> None:
     """PyTorch's checks of an ``out=`` tensor (or tuple of them) before anything is written.
 
     ``exact``: the op wants ``out`` of exactly the result's dtype; the message (placeholders
@@ -279,11 +281,15 @@ def check_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, c
         elif any(o._rg for o in outs):
             if grad == "aten":
                 raise RuntimeError(_NO_AUTOGRAD.format("aten::" + name))
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
     exacts = exact if isinstance(exact, tuple) else (exact,) * len(outs)
     for o, r, exact in zip(outs, results, exacts):
         if exact is not None:
-            if cast_msg is not None and not D.can_cast(r._dtype, o._dtype):  # some ops check both, cast first
+            if cast_msg is not None and not D.can_cast(
+                r._dtype, o._dtype
+            ):  # some ops check both, cast first
                 raise _dtype_error(cast_msg, r._dtype, o._dtype, exc)
             if o._dtype is not r._dtype:
                 raise _dtype_error(exact, r._dtype, o._dtype, exc)
@@ -304,7 +310,9 @@ def _resize_warning(out: Tensor, shape) -> None:
         )
 
 
-def write_out(out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None, warn=True):
+def write_out(
+    out, result, name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None, warn=True
+):
     """Store ``result`` into the user's ``out=`` tensor (resizing it as PyTorch does).
 
     ``out`` and ``result`` may be tuples (ops with several results: max, sort, frexp...);
@@ -325,8 +333,10 @@ def _store(out: Tensor, result: Tensor, grad=True, warn: bool = True) -> Tensor:
             _resize_warning(out, result._data.shape)
         out._data = xp_for(out).empty(result._data.shape, out._dtype.np)
         out._storage = None
-    if grad is not True and grad != "inputs" and _gm.enabled and result._rg:  # out.copy_(result) in PyTorch
-        from .indexing import copy_
+    if (
+        grad is not True and grad != "inputs" and _gm.enabled and result._rg
+    ):  # out.copy_(result) in PyTorch
+        from .indexing.fill_copy import copy_
 
         return copy_(out, result)
     xp_for(out).copyto(out._data, result._data, casting="unsafe")
@@ -341,15 +351,21 @@ def check_inplace(t: Tensor, others=()) -> None:
     base = t._base
     if base is not None:
         if t.__dict__ and "_cm" in t.__dict__ and (t._rg or needs_grad(*others)):
-            from .views import creation_meta_error
+            from .shape.views import creation_meta_error
 
             raise creation_meta_error(t)
         if t._rg and base.grad_fn is None:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
     if t._rg and t.grad_fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     if t.__dict__ and t.__dict__.get("_inference") and not _gm.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
 
 
 def check_inplace_shape(self: Tensor, result_shape) -> None:
@@ -404,13 +420,15 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     if self._base is None:
         self.grad_fn, self._rg, self._output_nr = node, True, 0
         return self
-    from .views import copy_slices
+    from .shape.views import copy_slices
 
     copy_slices(self, node)
     return self
 
 
-def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap_ok: bool = False) -> Tensor:
+def inplace(
+    self: Tensor, functional, args, saves_self: bool, fast=None, overlap_ok: bool = False
+) -> Tensor:
     """Run ``functional(self, *args)`` and store the result in ``self``.
 
     ``fast(xp)`` (optional) writes the result straight into ``self``'s memory; it is used
@@ -419,7 +437,7 @@ def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap
     """
     check_inplace(self, args)
     if not overlap_ok and 0 in self._data.strides:
-        from .views import check_no_overlap
+        from .shape.views import check_no_overlap
 
         check_no_overlap(self)
     recording = needs_grad(self, *args)
@@ -437,10 +455,24 @@ def inplace(self: Tensor, functional, args, saves_self: bool, fast=None, overlap
 
 
 __all__ = [
-    "Tensor", "_wrap", "record", "node_class", "needs_grad", "needs_input_grad", "result_dtype",
-    "as_array", "binary_operands", "write_out", "check_out", "takes_out", "cpp_name", "OUT_EXACT", "OUT_FOUND", "inplace", "check_cast", "xp_for",
-    "broadcast_error", "scalar_name", "D", "np",
-]  # fmt: skip
+    "record",
+    "needs_grad",
+    "needs_input_grad",
+    "result_dtype",
+    "as_array",
+    "binary_operands",
+    "write_out",
+    "check_out",
+    "takes_out",
+    "cpp_name",
+    "OUT_EXACT",
+    "OUT_FOUND",
+    "inplace",
+    "check_cast",
+    "xp_for",
+    "broadcast_error",
+    "scalar_name",
+]
 
 
 def result_type_fn(tensor1, tensor2) -> D.dtype:

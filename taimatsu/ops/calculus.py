@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrapdim
-from .binary import binary
-from .shape import cat
+from .._tensor.core import Tensor, _wrapdim
+from ._dispatch import write_out
+from .pointwise.binary import binary
+from .shape.copies import cat
 
 # PyTorch's kernels multiply and divide by a C++ Scalar here, whose nodes (MulBackward1,
 # DivBackward1) have a single edge; a Python ``t * 2`` is MulBackward0 with a wrapped tensor.
@@ -222,3 +223,31 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> t
         else:
             out.append(_uniform_gradient(y, h, d, edge_order))
     return tuple(out)
+
+
+# ---- diff ----------------------------------------------------------------------------------------------
+def diff(
+    input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=None
+) -> Tensor:
+    if out is not None:  # PyTorch's out= form ends in sub(out=): its autograd error names sub
+        return write_out(out, diff(input, n, dim, prepend, append), "sub")
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0:  # PyTorch returns a copy made by copy_ (CopyBackwards), keeping the input's strides
+        from .creation.factories import empty_like
+        from .indexing.fill_copy import copy_
+
+        return copy_(empty_like(input), input)
+    x = input
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        x = cat(parts, dim)
+    for _ in range(n):
+        m = x.shape[_wrapdim(dim, x.dim())]
+        if m == 0:
+            break
+        a, b = x.narrow(dim, 1, m - 1), x.narrow(dim, 0, m - 1)
+        x = a.logical_xor(b) if x.dtype is D.bool else a - b
+    return x

@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from ..ops import creation as _cr
-from .optimizer import (
-    Optimizer,
-    _closure_loss,
-    _grads_and_state,
-    _step_tensor,
-    _use_grad,
-    _value,
-)
+from .._tensor.core import Tensor
+from ..ops.creation import factories as _cr
+from .optimizer import Optimizer, _closure_loss, _grads_and_state, _step_tensor, _use_grad, _value
 
 __all__ = ["Adafactor"]
 

@@ -11,12 +11,7 @@ import math
 import warnings
 from bisect import bisect_right
 
-from .lr_scheduler import (
-    EPOCH_DEPRECATION_WARNING,
-    LRScheduler,
-    _group_values,
-    _set_group_value,
-)
+from .lr_scheduler import EPOCH_DEPRECATION_WARNING, LRScheduler, _group_values, _set_group_value
 from .optimizer import Optimizer
 
 __all__ = ["ChainedScheduler", "ReduceLROnPlateau", "SequentialLR"]

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
-from .optimizer import (
-    Optimizer,
-    _check_lr,
-    _closure_loss,
-    _nonneg,
-    _step_tensor,
-    _use_grad,
-    _value,
-)
+from ..ops.creation import factories as _cr
+from .optimizer import Optimizer, _check_lr, _closure_loss, _nonneg, _step_tensor, _use_grad, _value
 
 __all__ = ["Adagrad"]
 

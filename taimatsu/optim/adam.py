@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..ops.pointwise import maximum
+from ..ops.pointwise.comparison import maximum
 from .optimizer import (
-    _grads_and_state,
     Optimizer,
     _check_betas,
     _check_lr,
     _closure_loss,
+    _grads_and_state,
     _nonneg,
     _use_grad,
     _value,

@@ -7,8 +7,8 @@ products, the first step length) and which are Python floats (the loss), so traj
 from __future__ import annotations
 
 from ..autograd import grad_mode
-from ..ops.creation import zeros
-from ..ops.shape import cat
+from ..ops.creation.factories import zeros
+from ..ops.shape.copies import cat
 from .optimizer import Optimizer, _check_lr, _value
 
 __all__ = ["LBFGS"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from .optimizer import (
-    _grads_and_state,
     Optimizer,
     _check_betas,
     _check_lr,
     _closure_loss,
+    _grads_and_state,
     _nonneg,
     _use_grad,
     _value,

@@ -22,10 +22,10 @@ from itertools import chain
 from typing import Any
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from ..ops import creation as _cr
+from .._tensor.core import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import RemovableHandle
+from ..ops.creation import factories as _cr
 
 __all__ = [
     "Optimizer",

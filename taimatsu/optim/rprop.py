@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops import creation as _cr
+from ..ops.creation import factories as _cr
 from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
 
 __all__ = ["Rprop"]

@@ -19,7 +19,7 @@ class SparseAdam(Optimizer):
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8, maximize: bool = False
     ) -> None:
-        from .._tensor import Tensor
+        from .._tensor.core import Tensor
 
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")

@@ -17,11 +17,11 @@ import math
 from copy import deepcopy
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor.core import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
-from ..ops import creation as _cr
+from ..ops.creation import factories as _cr
 from .lr_scheduler import LRScheduler, _per_group, _warn_get_lr
 
 __all__ = [  # noqa: RUF022 - PyTorch's order

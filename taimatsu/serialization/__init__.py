@@ -375,7 +375,7 @@ def reduce_tensor(t, protocol):
 def _rebuild(array, dtype_name, device, requires_grad):
     from .. import _dtype
     from .._device import as_device
-    from .._tensor import _wrap
+    from .._tensor.core import _wrap
     from ..backend import to_device
 
     dev = as_device(device)

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._device import as_device, cpu, device
 from .._layout import layout
 from .._size import Size
-from .._tensor import Tensor, _wrap
+from .._tensor.core import Tensor, _wrap
 
 # PyTorch's legacy storage class for each dtype (the ``torch.FloatStorage`` in the pickle).
 STORAGE_NAMES = {
@@ -81,7 +81,9 @@ class StorageType:
 STORAGE_TYPES = {
     name: StorageType(name, D._dtype_by_name(dt)) for dt, name in STORAGE_NAMES.items()
 }
-UNTYPED_STORAGE_TYPE = StorageType("UntypedStorage", D.uint8)  # bytes; the tensor record names the dtype
+UNTYPED_STORAGE_TYPE = StorageType(
+    "UntypedStorage", D.uint8
+)  # bytes; the tensor record names the dtype
 
 
 class UntypedStorage:
@@ -158,7 +160,13 @@ class Pickler(pickle._Pickler):
         if type(obj) is _StorageRef:
             numel = obj.array.size
             if obj.dtype.name not in STORAGE_NAMES:
-                return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, numel * obj.dtype.itemsize)
+                return (
+                    "storage",
+                    _UNTYPED_STORAGE,
+                    obj.key,
+                    obj.location,
+                    numel * obj.dtype.itemsize,
+                )
             return (
                 "storage",
                 _Global("torch", STORAGE_NAMES[obj.dtype.name]),
@@ -187,7 +195,15 @@ class Pickler(pickle._Pickler):
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
         ref, offset, stride = self._storage_of(t)
         if t._dtype.name not in STORAGE_NAMES:
-            args = (ref, offset, tuple(t._data.shape), stride, t.requires_grad, OrderedDict(), t._dtype)
+            args = (
+                ref,
+                offset,
+                tuple(t._data.shape),
+                stride,
+                t.requires_grad,
+                OrderedDict(),
+                t._dtype,
+            )
             return (_REBUILD_TENSOR_V3, args)
         return (
             _REBUILD_TENSOR_V2,
@@ -197,7 +213,7 @@ class Pickler(pickle._Pickler):
     def _storage_of(self, t: Tensor):
         """The storage record for ``t`` (shared by every tensor over the same memory)."""
         from ..backend import to_numpy
-        from ..ops.views import storage_flat
+        from ..ops.shape.views import storage_flat
 
         item = t._dtype.itemsize
         flat = storage_flat(t)
@@ -261,7 +277,7 @@ def _check_int(name: str, v) -> int:
 
 def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     from ..backend import xp_of
-    from ..ops.views import strided_array
+    from ..ops.shape.views import strided_array
 
     if not isinstance(storage, UntypedStorage):
         raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
@@ -316,7 +332,14 @@ def rebuild_tensor_v2(
 
 
 def rebuild_tensor_v3(
-    storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, dtype=None, metadata=None
+    storage,
+    storage_offset,
+    size,
+    stride,
+    requires_grad=False,
+    backward_hooks=None,
+    dtype=None,
+    metadata=None,
 ):
     if not isinstance(dtype, D.dtype):
         raise RuntimeError(f"invalid tensor record: expected a dtype, got {type(dtype).__name__}")  # noqa: TRY004

@@ -315,7 +315,7 @@ def _check_dict(target, opcode: str) -> None:
 
 
 def _build(inst, state, unpickler: Unpickler) -> None:
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
     from ..nn.parameter import Parameter
 
     if type(inst) is OrderedDict:
@@ -370,7 +370,7 @@ _SET_SIGNATURES = (
 
 def _legacy_set(inst, args: tuple) -> None:
     """``Tensor.set_(*args)`` for the four forms PyTorch accepts, with its errors otherwise."""
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
     from ._format import UntypedStorage, _contiguous_strides, _rebuild_tensor
 
     sizes_ok = len(args) >= 3 and all(isinstance(a, (tuple, list)) or a is None for a in args[2:])
@@ -408,7 +408,7 @@ def _legacy_set(inst, args: tuple) -> None:
 
 def _set_mismatch(args: tuple) -> str:
     """PyTorch's argument-parser message for ``set_`` (which overloads it explains, and how)."""
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
     from ._format import UntypedStorage
 
     got = ", ".join(_type_name(a) for a in args)
@@ -432,7 +432,7 @@ def _set_mismatch(args: tuple) -> str:
 
 
 def _type_name(a) -> str:
-    from .._tensor import Tensor
+    from .._tensor.core import Tensor
 
     return "Tensor" if isinstance(a, Tensor) else type(a).__name__
 
@@ -452,7 +452,7 @@ def _parameter_setstate(inst, state) -> None:
         _legacy_set(inst, tuple(state))
         return
     if n == 5:
-        from .._tensor import Tensor
+        from .._tensor.core import Tensor
 
         if not isinstance(state[0], Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {_type_name(state[0])}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor.core import Tensor, _wrap
 
 __all__ = ["from_dlpack", "to_dlpack"]
 

@@ -16,7 +16,7 @@ import struct
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor.core import Tensor, _wrap
 
 __all__ = ["SafetensorError", "load", "load_file", "safe_open", "save", "save_file"]
 

@@ -1,11 +1,12 @@
-"""Activation functions of ``torch.nn.functional`` (kernels in ``ops/nn_act.py``)."""
+"""Activation functions of ``torch.nn.functional`` (kernels in ``ops/nn/activation.py``)."""
 
 from __future__ import annotations
 
 from ... import _dtype as D
-from ..._tensor import Tensor
-from ...ops import nn_act as _a
+from ..._tensor.core import Tensor
 from ...ops._dispatch import need_tensor
+from ...ops.creation.factories import empty_like, zeros_like
+from ...ops.nn import activation as _a
 
 gelu = _a.gelu
 logsigmoid = _a.logsigmoid
@@ -125,3 +126,16 @@ def rrelu_(
     input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
 ) -> Tensor:
     return _a.rrelu_(input, lower, upper, training)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """Softmax of ``(logits + Gumbel noise) / tau``; ``hard`` gives one-hot samples with the soft gradient."""
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -10,10 +10,13 @@ import math
 import warnings
 
 from ... import _dtype as D
-from ..._tensor import Tensor
-from ...ops.creation import zeros, zeros_like
-from ...ops.shape import cat
-from .misc import scaled_dot_product_attention
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import zeros, zeros_like
+from ...ops.shape.copies import cat
+
+pass
+
+from ...ops.nn import softmax as _softmax
 from .pooling import pad
 
 
@@ -228,3 +231,55 @@ def multi_head_attention_forward(
     out = out.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
     out = _linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
     return (out if batched else out.squeeze(1)), None
+
+
+def scaled_dot_product_attention(
+    query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
+    scale=None, enable_gqa: bool = False,
+) -> Tensor:  # fmt: skip
+    """``softmax(q @ k^T * scale + bias) @ v`` (PyTorch's math reference; deviation: the grad_fn is
+    that of the final matmul, not PyTorch's fused attention node)."""
+    from ...ops.creation.factories import ones
+    from .. import functional as F
+
+    L, S = query.size(-2), key.size(-2)
+    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    if is_causal and attn_mask is not None:
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
+        )
+    if enable_gqa and key.dim() >= 3 and key.size(-3) != query.size(-3):
+        rep = query.size(-3) // key.size(-3)
+        key = key.unsqueeze(-3).expand(*key.shape[:-2], rep, S, key.size(-1)).flatten(-4, -3)
+        value = (
+            value.unsqueeze(-3).expand(*value.shape[:-2], rep, S, value.size(-1)).flatten(-4, -3)
+        )
+    scores = query.matmul(key.transpose(-2, -1)) * scale_factor
+    if is_causal:
+        causal = ones(L, S, dtype=_bool()).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is _bool():
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    attn = _safe_softmax(scores)
+    if dropout_p > 0.0:
+        attn = F.dropout(attn, dropout_p, True)
+    return attn.matmul(value)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """Softmax over the keys, 0 for a query whose keys are all masked (PyTorch's ``_safe_softmax``):
+    such a row attends to nothing, and its gradient is 0, not NaN."""
+    dead = (scores == float("-inf")).all(-1, keepdim=True)
+    if not bool(dead.any()):
+        return _softmax.softmax(scores, -1)
+    # a finite row through the softmax, so that its backward sees no NaN either
+    return _softmax.softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+
+
+def _bool():
+    from ... import _dtype as D
+
+    return D.bool

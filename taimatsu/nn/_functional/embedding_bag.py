@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 
 
@@ -22,8 +22,8 @@ def embedding_bag(
     mode: str = "mean", sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
     padding_idx=None,
 ) -> Tensor:  # fmt: skip
-    from ...ops import nn_norm as _n
-    from ...ops.creation import tensor
+    from ...ops.creation.factories import tensor
+    from ...ops.nn import embedding as _embedding
 
     if weight.dtype is D.int64 and input.is_floating_point():
         warnings.warn(
@@ -70,7 +70,7 @@ def embedding_bag(
     flat = input.reshape(-1)
     if max_norm is not None:
         with no_grad():
-            _n.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)
+            _embedding.embedding_renorm_(weight, flat.contiguous(), max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "

@@ -11,8 +11,8 @@ from __future__ import annotations
 import warnings
 
 from ... import _dtype as D
-from ..._tensor import Tensor
-from ...ops.creation import linspace, ones, ones_like
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import linspace, ones, ones_like
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -73,7 +73,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
             _linspace_from_neg_one(theta, spatial[d], align_corners).view(shape).expand(spatial)
         )
     axes.append(ones(spatial, dtype=theta.dtype, device=theta.device))
-    from ...ops.shape import stack
+    from ...ops.shape.copies import stack
 
     base = stack(axes, -1).reshape(1, -1, k + 1).expand(n, -1, -1)
     return base.bmm(theta.transpose(1, 2)).view(n, *spatial, k)

@@ -13,7 +13,7 @@ import math
 import warnings
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 
 _ACC_DTYPES = ("float16", "bfloat16", "float32", "float64")
 

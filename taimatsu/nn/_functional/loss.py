@@ -1,6 +1,6 @@
 """More losses of ``torch.nn.functional`` (mse/nll/cross_entropy live in ``nn/functional.py``).
 
-BCE, BCE-with-logits, smooth L1 and Huber have their own nodes (``ops/nn_loss.py``); the
+BCE, BCE-with-logits, smooth L1 and Huber have their own nodes (``ops/nn/loss.py``); the
 others are compositions, written as PyTorch composes them so the grad_fn names agree.
 """
 
@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..._tensor import Tensor
-from ...ops import nn_loss as _l
-from ...ops.shape import broadcast_tensors
+import numpy as np
+
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import tensor
+from ...ops.nn import loss as _l
+from ...ops.shape.view_ops import broadcast_tensors
 
 
 def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
@@ -197,7 +200,7 @@ def triplet_margin_loss(
 def multilabel_soft_margin_loss(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
-    from ...ops.nn_act import logsigmoid
+    from ...ops.nn.activation import logsigmoid
 
     reduction = _reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
@@ -245,4 +248,84 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(
+    input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+    reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    y = target.reshape(-1)
+    n, c = x.shape
+    if y.numel() != n:
+        raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
+    if n and (int(y.min()) < 0 or int(y.max()) >= c):
+        raise RuntimeError("target out of range")
+    x_y = x.gather(1, y.unsqueeze(1))
+    z = (margin - x_y + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.index_select(0, y).unsqueeze(1)
+    is_y = tensor(np.arange(c), device=x.device).unsqueeze(0) == y.unsqueeze(1)
+    loss = z.masked_fill(is_y, 0).sum(1) / c
+    if input.dim() < 2:
+        loss = loss.reshape(target.shape)
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:  # fmt: skip
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    t = target.reshape(x.shape)
+    c = x.shape[1]
+    valid = (t >= 0).long().cumprod(1).bool()  # the labels before the first -1
+    idx = t.clamp_min(0)
+    is_target = t.new_zeros(x.shape).scatter_add(1, idx, valid.long()) > 0
+    x_t = x.gather(1, idx)  # (N, C): the score of each listed label
+    # (N, label, class); relu, not clamp_min: PyTorch counts a pair only when its margin is > 0,
+    # so a margin of exactly 0 passes no gradient
+    hinge = (1 - x_t.unsqueeze(2) + x.unsqueeze(1)).relu()
+    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = hinge.masked_fill(~keep, 0).sum((1, 2)) / c
+    if input.dim() < 2:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function=None, margin: float = 1.0,
+    swap: bool = False, reduction: str = "mean",
+) -> Tensor:  # fmt: skip
+    from .norm import pairwise_distance
+
+    if margin <= 0:
+        raise ValueError(
+            f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+        )
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p == n):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+            f"but got: anchor {a}D, positive {p}D, and negative {n}D inputs"
+        )
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = d_neg.minimum(dist(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     return _reduce(loss, reduction)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from ... import _dtype as D
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
-from ...ops import nn_norm as _n
 from ...ops._dispatch import need_tensor
+from ...ops.nn import embedding as _embedding
+from ...ops.nn import normalization as _n
+from ...ops.nn import pooling as _pool
+from .pooling import pad
 
 
 def _verify_batch_size(size) -> None:
@@ -100,22 +103,22 @@ def embedding(
             padding_idx = weight.size(0) + padding_idx
     if max_norm is not None:
         with no_grad():
-            _n.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
-    return _n.embedding(input, weight, padding_idx, scale_grad_by_freq)
+            _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _embedding.embedding(input, weight, padding_idx, scale_grad_by_freq)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
-    from ...ops.pointwise import div
+    from ...ops.pointwise.binary import div
 
     return div(input, denom, out=out)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding along a new last dim."""
-    from ...ops.creation import zeros
+    from ...ops.creation.factories import zeros
 
     need_tensor("one_hot", tensor)
     if tensor.dtype is not D.int64:
@@ -150,7 +153,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     PyTorch clamps the norms to ``eps`` in place under no_grad, so the gradient flows as if
     unclamped; the detached correction below does the same.
     """
-    from ...ops.shape import broadcast_tensors
+    from ...ops.shape.view_ops import broadcast_tensors
 
     a, b = broadcast_tensors(x1, x2)
     na = a.norm(2, dim, keepdim=True)
@@ -184,8 +187,9 @@ def _norm_dim(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
     """``at::norm(input, p, dim)`` with PyTorch's node (NormBackward1), as pairwise_distance uses."""
     global _NormBackward1
     from ...autograd.grad_mode import state
-    from ...ops._dispatch import node_class, record
-    from ...ops.reduction import vector_norm
+    from ...autograd.graph import node_class
+    from ...ops._dispatch import record
+    from ...ops.reduction.norms import vector_norm
 
     if _NormBackward1 is None:
         _NormBackward1 = node_class("NormBackward1", _norm_vjp)
@@ -195,3 +199,23 @@ def _norm_dim(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
         record(_NormBackward1, (input,), out, (input,), p=float(p), dim=dim % max(input.dim(), 1),
                keepdim=keepdim, norm=out.detach())  # fmt: skip
     return out
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    """Divide by ``(k + alpha * mean of squares over ``size`` neighbouring channels) ** beta``."""
+    dim = input.dim()
+    if dim < 3:
+        # PyTorch's message, with the indentation its source line continuation leaves in it
+        raise ValueError(
+            f"Expected 3D or higher dimensionality{' ' * 26}input (got {dim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    sizes = input.shape
+    div = input.mul(input).reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = _pool.avg_pool2d(div, (size, 1), stride=1).squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
-from ...ops import nn as _nn
-from ...ops import nn_pool as _pool
-from ...ops.creation import tensor
-from ...ops.shape import stack
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import tensor
+from ...ops.nn import conv as _nn
+from ...ops.nn import pooling as _pool
+from ...ops.nn import pooling as _pooling
+from ...ops.shape.copies import stack
 from .pooling import pad
 
 
@@ -79,7 +80,7 @@ def conv3d(
 
 
 def _depth_geometry(d, kd, sd, pd, dd, ceil_mode):
-    out_d = _nn._pool_out(d, kd, sd, pd, dd, ceil_mode)
+    out_d = _pooling._pool_out(d, kd, sd, pd, dd, ceil_mode)
     right = max(0, (out_d - 1) * sd + dd * (kd - 1) + 1 - (d + pd))
     return out_d, right
 
@@ -94,13 +95,15 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     out_d, right = _depth_geometry(d, kd, sd, pd, dd, ceil_mode)
     # The lowest finite value, not -inf: a slice made only of padding must still give in-range
     # 2-D indices (it never wins the max over the depth taps).
-    from ... import finfo
+    from ..._dtype import finfo
 
     low = finfo(input.dtype).min
     x = pad(input, (0, 0, 0, 0, pd, right), value=low) if pd or right else input
     vals, idxs = [], []
     for xs in _depth_taps(x, kd, sd, dd, out_d):
-        v, i = _nn.max_pool2d_with_indices(xs, (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil_mode)
+        v, i = _pooling.max_pool2d_with_indices(
+            xs, (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil_mode
+        )
         vals.append(v)
         idxs.append(i)
     out, k = stack(vals, 0).max(0)

@@ -28,7 +28,7 @@ from .activation import (
     Tanh,
     Tanhshrink,
     Threshold,
-)  # fmt: skip
+)
 from .batchnorm import (
     BatchNorm1d,
     BatchNorm2d,
@@ -64,7 +64,7 @@ from .loss import (
     SoftMarginLoss,
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
-)  # fmt: skip
+)
 from .misc_layers import ChannelShuffle, Fold, LocalResponseNorm, Unfold
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -84,7 +84,7 @@ from .padding import (
     ZeroPad1d,
     ZeroPad2d,
     ZeroPad3d,
-)  # fmt: skip
+)
 from .pixelshuffle import CosineSimilarity, PairwiseDistance, PixelShuffle, PixelUnshuffle, Upsample
 from .pooling import (
     AdaptiveAvgPool1d,

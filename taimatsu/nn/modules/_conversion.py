@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ... import _dtype as D
 from ..._device import as_device
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class _ConversionMixin:
 
     def to_empty(self, *, device, recurse: bool = True) -> Module:
         """Parameters and buffers become uninitialized tensors of the same shape on ``device``."""
-        from ...ops.creation import empty_like
+        from ...ops.creation.factories import empty_like
 
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 

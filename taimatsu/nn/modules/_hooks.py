@@ -9,7 +9,7 @@ hooks are called from the outputs' backward with ``grad_input`` all None, as in 
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.engine import _conform
 from ._global_hooks import backward_hooks
 

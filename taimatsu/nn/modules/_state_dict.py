@@ -12,7 +12,7 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 

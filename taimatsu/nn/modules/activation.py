@@ -254,7 +254,7 @@ class PReLU(Module):
     def __init__(
         self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
     ) -> None:
-        from ...ops.creation import empty
+        from ...ops.creation.factories import empty
         from ..parameter import Parameter
 
         self.num_parameters = num_parameters

@@ -117,7 +117,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             cluster_logprob = F.log_softmax(self.tail[i](input), dim=1)
             parts.append(cluster_logprob + head_logprob[:, self.shortlist_size + i].unsqueeze(1))
-        from ...ops.shape import cat
+        from ...ops.shape.copies import cat
 
         return cat(parts, 1)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import _dtype as D
 from ...autograd.grad_mode import no_grad
-from ...ops.creation import ones, tensor, zeros
+from ...ops.creation.factories import ones, tensor, zeros
 from .. import functional as F
 from .module import Module
 from .normalization import _affine_params, _reset_affine

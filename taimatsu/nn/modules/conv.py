@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...ops.creation import empty
+from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

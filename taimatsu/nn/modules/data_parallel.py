@@ -10,7 +10,8 @@ from .module import Module
 class DataParallel(Module):
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0) -> None:
         super().__init__()
-        from ... import cuda, device
+        from ... import cuda
+        from ..._device import device
 
         if not cuda.is_available():
             self.module = module

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ... import _dtype as D
 from ...autograd.grad_mode import no_grad
-from ...ops.creation import tensor
+from ...ops.creation.factories import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .batchnorm import (
     BatchNorm1d,

@@ -12,7 +12,7 @@ import itertools
 import warnings
 from collections import OrderedDict
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin
 from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home for them

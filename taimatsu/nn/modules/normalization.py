@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...ops.creation import empty
+from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -128,7 +128,7 @@ class CrossMapLRN2d(Module):
         self.k = k
 
     def forward(self, input):
-        from ...ops.nn_lrn import cross_map_lrn2d
+        from ...ops.nn.cross_map_lrn import cross_map_lrn2d
 
         return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 

@@ -12,7 +12,7 @@ import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ..parameter import Parameter
 from .module import Module
 
@@ -192,7 +192,7 @@ class ParameterDict(Module):
             self[k] = v
 
     def extra_repr(self) -> str:
-        from ...ops.misc_more import typename
+        from ...ops.introspection import typename
 
         return "\n".join(_entry_line(k, p, typename) for k, p in self.items())
 

@@ -17,9 +17,9 @@ import math
 import numbers
 import warnings
 
-from ..._tensor import Tensor
-from ...ops.copies import cat, stack
-from ...ops.creation import empty, zeros
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import empty, zeros
+from ...ops.shape.copies import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...autograd.grad_mode import no_grad
-from ...ops.creation import empty
+from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -13,9 +13,9 @@ from __future__ import annotations
 import copy
 import warnings
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import is_grad_enabled
-from ...ops.creation import empty
+from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from .._functional.attention import _canonical_mask
@@ -257,7 +257,7 @@ class TransformerEncoder(Module):
 
 
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-    from ...ops.creation import full
+    from ...ops.creation.factories import full
 
     return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
 

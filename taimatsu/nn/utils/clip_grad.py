@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 
 
@@ -16,9 +16,9 @@ def get_total_norm(
     tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None
 ) -> Tensor:
     """The norm of the per-tensor norms (the norm of all values taken together)."""
-    from ...ops.creation import tensor
-    from ...ops.reduction import vector_norm
-    from ...ops.shape import stack
+    from ...ops.creation.factories import tensor
+    from ...ops.reduction.norms import vector_norm
+    from ...ops.shape.copies import stack
 
     tensors = _tensors(tensors)
     norm_type = float(norm_type)

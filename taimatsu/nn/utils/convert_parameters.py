@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 
 
 def _check_param_device(param, old):
@@ -17,7 +17,7 @@ def _check_param_device(param, old):
 
 def parameters_to_vector(parameters) -> Tensor:
     """One flat tensor of all the parameters (a cat of their flattened views)."""
-    from ...ops.shape import cat
+    from ...ops.shape.copies import cat
 
     device, vec = None, []
     for param in parameters:

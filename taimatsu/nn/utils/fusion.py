@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from ...ops.creation import ones_like, zeros_like
+from ...ops.creation.factories import ones_like, zeros_like
 from ..parameter import Parameter
 
 __all__ = [

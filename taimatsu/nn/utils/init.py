@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from ...ops import random as _random
+from ...ops.creation import random as _random
 from ..modules.module import Module
 
 __all__ = ["skip_init"]

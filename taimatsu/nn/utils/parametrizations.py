@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules.module import Module

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
 from ..modules.module import Module

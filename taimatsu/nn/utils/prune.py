@@ -14,8 +14,8 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from ...ops.creation import ones_like, zeros_like
-from ...ops.random import rand, rand_like
+from ...ops.creation.factories import ones_like, zeros_like
+from ...ops.creation.random import rand, rand_like
 
 __all__ = [
     "BasePruningMethod", "CustomFromMask", "Identity", "L1Unstructured", "LnStructured", "PruningContainer",

@@ -12,9 +12,9 @@ from collections import namedtuple
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor
-from ...ops.copies import cat, stack
-from ...ops.creation import tensor as _tensor
+from ..._tensor.core import Tensor
+from ...ops.creation.factories import tensor as _tensor
+from ...ops.shape.copies import cat, stack
 
 __all__ = [
     "PackedSequence",

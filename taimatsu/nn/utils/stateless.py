@@ -14,7 +14,7 @@ import contextlib
 import warnings
 from collections import Counter
 
-from ..._tensor import Tensor
+from ..._tensor.core import Tensor
 
 __all__ = ["functional_call"]
 

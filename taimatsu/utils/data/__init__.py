@@ -2,8 +2,8 @@
 
 from . import _utils  # noqa: F401
 from ._utils.collate import default_collate, default_convert
-from .dataloader import DataLoader, get_worker_info
-from .distributed import DistributedSampler
+from ._utils.worker import get_worker_info
+from .dataloader import DataLoader
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -13,7 +13,8 @@ from .dataset import (
     Subset,
     TensorDataset,
     random_split,
-)  # fmt: skip
+)
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,

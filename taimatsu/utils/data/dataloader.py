@@ -17,7 +17,7 @@ import warnings
 
 from ... import _dtype as D
 from ... import cuda as _cuda
-from ...ops.creation import empty
+from ...ops.creation.factories import empty
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import create_fetcher
 from ._utils.worker import get_worker_info

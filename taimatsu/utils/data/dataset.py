@@ -13,7 +13,7 @@ import itertools
 import math
 import warnings
 
-from ...ops.random import default_generator, randperm
+from ...ops.creation.random import default_generator, randperm
 
 __all__ = [
     "ChainDataset",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from ...ops import random as _random
+from ...ops.creation import random as _random
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 
 from ... import _dtype as D
-from ...ops import random as _random
-from ...ops.creation import as_tensor, empty
+from ...ops.creation import random as _random
+from ...ops.creation.factories import as_tensor, empty
 
 __all__ = [
     "BatchSampler",

@@ -15,9 +15,9 @@ import re
 import numpy as np
 
 from .... import _dtype as D
-from ...._tensor import Tensor
-from ....ops.creation import as_tensor, tensor
-from ....ops.shape import stack
+from ...._tensor.core import Tensor
+from ....ops.creation.factories import as_tensor, tensor
+from ....ops.shape.copies import stack
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
 

@@ -1,0 +1,135 @@
+"""Tensor's dtype and device conversions (``to``, ``float``, ``cuda``, ...) and the ``new_*``
+factories: one-line delegates to ``ops.creation``.
+
+Kept apart from _tensor/core.py, like the op methods (_tensor/methods.py). ``ops.creation`` imports
+Tensor, so it is bound here by ``_bind()`` once Tensor exists.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import _dtype as D
+from .._device import as_device
+
+if TYPE_CHECKING:
+    from .core import Tensor
+
+_creation = _Tensor = None
+
+
+def _bind() -> None:
+    global _creation, _Tensor
+    from ..ops.creation import factories as _creation
+    from .core import Tensor as _Tensor
+
+
+def _new(self, factory, args, dtype, device, requires_grad) -> Tensor:
+    """A ``new_*`` factory: ``factory(*args)`` with ``self``'s dtype and device by default."""
+    return factory(
+        *args,
+        dtype=dtype or self._dtype,
+        device=device or self._device,
+        requires_grad=requires_grad,
+    )
+
+
+class TensorConversions:
+    """The conversion methods of ``Tensor`` (which defines ``_dtype`` and ``_device``)."""
+
+    __slots__ = ()
+
+    def to(self, *args, **kwargs) -> Tensor:
+        return _creation.tensor_to(self, *args, **kwargs)
+
+    def cpu(self, memory_format=None) -> Tensor:
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False, **kwargs) -> Tensor:
+        d = as_device(
+            "cuda"
+            if device is None
+            else (device if not isinstance(device, int) else f"cuda:{device}")
+        )
+        return self.to(d)
+
+    def float(self) -> Tensor:
+        return self.to(D.float32)
+
+    def double(self) -> Tensor:
+        return self.to(D.float64)
+
+    def half(self) -> Tensor:
+        return self.to(D.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(D.bfloat16)
+
+    def long(self) -> Tensor:
+        return self.to(D.int64)
+
+    def int(self) -> Tensor:
+        return self.to(D.int32)
+
+    def short(self) -> Tensor:
+        return self.to(D.int16)
+
+    def char(self) -> Tensor:
+        return self.to(D.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(D.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(D.bool)
+
+    def cfloat(self) -> Tensor:
+        return self.to(D.complex64)
+
+    def cdouble(self) -> Tensor:
+        return self.to(D.complex128)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other._dtype)
+
+    def pin_memory(self, device=None) -> Tensor:
+        return self
+
+    def is_pinned(self, device=None) -> bool:
+        return False
+
+    def share_memory_(self) -> Tensor:
+        return self
+
+    def is_shared(self) -> bool:
+        return False
+
+    def resolve_conj(self) -> Tensor:
+        return self
+
+    def resolve_neg(self) -> Tensor:
+        return self
+
+    def is_conj(self) -> bool:
+        return False
+
+    def is_neg(self) -> bool:
+        return False
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> Tensor:
+        return _new(self, _creation.tensor, (data,), dtype, device, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        return _new(self, _creation.zeros, size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        return _new(self, _creation.ones, size, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
+        return _new(self, _creation.empty, size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+        return _new(self, _creation.full, (size, fill_value), dtype, device, requires_grad)
+
+    def new(self, *args, **kwargs) -> Tensor:
+        return _creation.legacy_new(_Tensor, self._dtype, args, kwargs.get("device", self._device))

@@ -1,0 +1,1 @@
+"""Contractions on BLAS: the matmul family, cross products, kron, tensordot and einsum."""

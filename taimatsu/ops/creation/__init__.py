@@ -1,0 +1,1 @@
+"""Creating tensors: factories, random sampling and window functions."""

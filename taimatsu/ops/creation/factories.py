@@ -1,0 +1,844 @@
+"""Tensor creation: tensor/as_tensor/from_numpy, factories (zeros, ones, full, arange,
+linspace, eye, ...), the ``_like`` forms, conversions (``Tensor.to``) and the legacy
+constructors (``torch.Tensor(2, 3)``, ``torch.FloatTensor([1, 2])``)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from taimatsu.ops.introspection import _need_tensor
+
+from ... import _dtype as D
+from ..._device import as_device, cpu
+from ..._device import device as _device_cls
+from ..._layout import channels_last_order, is_contiguous_in, relayout
+from ..._size import Size
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, need_tensor, record, xp_for
+from ..shape.diagonal import _tangent
+
+
+def _xp(dev):
+    if dev.type == "cpu":
+        return np
+    from ...backend import cupy
+
+    return cupy()
+
+
+def _finish(data, dtype, dev, requires_grad: bool) -> Tensor:
+    if requires_grad and dtype.category < D.FLOAT:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if dev.type != "cpu":
+        from ...backend import to_device
+
+        data = to_device(data, dev)
+    t = _wrap(data, dtype, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    if _gm.inference:
+        t.__dict__["_inference"] = True
+    return t
+
+
+# ---- tensor() ------------------------------------------------------------------------------------
+def _infer_shape(data, dim=0, shape=None):
+    """Shape of a nested sequence, with PyTorch's ragged-list ValueError."""
+    if shape is None:
+        shape = []
+        probe = data
+        while isinstance(probe, (list, tuple)):
+            shape.append(len(probe))
+            if not probe:
+                break
+            probe = probe[0]
+            if isinstance(probe, (Tensor, np.ndarray)):
+                shape.extend(probe.shape)
+                break
+    _check_ragged(data, 0, shape)
+    return shape
+
+
+def _check_ragged(data, dim, shape):
+    if dim >= len(shape):
+        if isinstance(data, (list, tuple)):
+            raise ValueError(f"expected sequence of length {0} at dim {dim} (got {len(data)})")
+        return
+    if isinstance(data, (Tensor, np.ndarray)):
+        if tuple(data.shape) != tuple(shape[dim:]):
+            raise ValueError(
+                f"expected sequence of length {shape[dim]} at dim {dim} (got {data.shape[0] if data.shape else 0})"
+            )
+        return
+    if not isinstance(data, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+    for x in data:
+        _check_ragged(x, dim + 1, shape)
+
+
+def _infer_dtype(flat_kinds) -> D.dtype:
+    cat = builtins.max(flat_kinds) if flat_kinds else D.FLOAT
+    return {
+        D.BOOL: D.bool,
+        D.INT: D.int64,
+        D.FLOAT: D.get_default_dtype(),
+        D.COMPLEX: D.default_complex(),
+    }[cat]
+
+
+def _kind(x) -> int:
+    if isinstance(x, (bool, np.bool_)):
+        return D.BOOL
+    if isinstance(x, numbers.Integral):
+        return D.INT
+    if isinstance(x, numbers.Real):
+        return D.FLOAT
+    if isinstance(x, numbers.Complex):
+        return D.COMPLEX
+    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")  # noqa: E501
+
+
+def _to_array(data, dtype):
+    """Turn Python data (numbers, nested lists, arrays, tensors) into (array, dtype)."""
+    if isinstance(data, Tensor):
+        a = _numpy(data)
+        return a, dtype or data._dtype
+    if isinstance(data, np.ndarray):
+        return data, dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, (list, tuple)):
+        shape = _infer_shape(data)
+        flat = list(_flatten(data))
+        if dtype is None:
+            kinds = set()
+            elem_dtypes = []
+            for x in flat:
+                if isinstance(x, Tensor):
+                    elem_dtypes.append(x._dtype)
+                elif isinstance(x, np.ndarray):
+                    elem_dtypes.append(D.from_numpy_dtype(x.dtype))
+                else:
+                    kinds.add(_kind(x))
+            dtype = _infer_dtype(kinds) if kinds or not elem_dtypes else elem_dtypes[0]
+            if kinds and elem_dtypes:
+                dtype = D.promote_types(dtype, elem_dtypes[0])
+        vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
+        if dtype.category == D.INT and not any(isinstance(v, np.ndarray) for v in vals):
+            vals = [_checked_fill(v, dtype, fill=False) for v in vals]
+        if vals and any(isinstance(v, np.ndarray) for v in vals):
+            arr = (
+                np.stack([np.asarray(v) for v in vals]).astype(dtype.np)
+                if vals
+                else np.zeros(0, dtype.np)
+            )
+        else:
+            arr = _array_of(vals, dtype)
+        return arr.reshape(shape), dtype
+    if isinstance(data, (bool, numbers.Number)):
+        if dtype is not None:
+            return np.array(_checked_fill(data, dtype, fill=False), dtype.np), dtype
+        return np.asarray(data), _infer_dtype({_kind(data)})
+    if hasattr(data, "__array__"):
+        a = np.asarray(data)
+        return a, dtype or D.from_numpy_dtype(a.dtype)
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _checked_uint(v, dtype, fill: bool = False):
+    """A Python number as torch.tensor (or, with ``fill``, torch.full) stores it in uint16/32/64,
+    with PyTorch's errors: a negative int wraps only while its magnitude fits the type."""
+    bits = 8 * dtype.itemsize
+    name = dtype.name + ("_t" if fill else "")
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if dtype is D.uint64 and not (fill and -(1 << 63) <= v < (1 << 63)):
+        if not isinstance(v, builtins.int):
+            if fill and isinstance(v, builtins.float) and 0 <= v < 2.0**64:
+                return int(v)
+            raise TypeError("an integer is required")
+        if v < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if v >> 64:
+            raise OverflowError("int too big to convert")
+        return v
+    if isinstance(v, numbers.Integral):
+        v = int(v)
+        if not -(1 << 63) <= v < (1 << 63):
+            raise (
+                OverflowError("int too big to convert")
+                if fill
+                else ValueError("Overflow when unpacking long long")
+            )
+        if dtype is not D.uint64 and not -(1 << bits) < v < (1 << bits):
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        return v % (1 << bits)
+    v = builtins.float(v)
+    if not 0 <= v <= (1 << bits) - 1:  # NaN fails too
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(v)
+
+
+def _array_of(vals, dtype):
+    try:
+        return np.array(vals, dtype=dtype.np)
+    except OverflowError:
+        if dtype.category == D.INT:
+            return np.array([int(v) % (1 << (8 * dtype.itemsize)) for v in vals], np.uint64).astype(
+                dtype.np
+            )
+        raise
+    except (TypeError, ValueError):
+        return np.array([float(v) if dtype.category == D.FLOAT else v for v in vals]).astype(
+            dtype.np
+        )
+
+
+def _flatten(data):
+    if isinstance(data, (list, tuple)):
+        for x in data:
+            yield from _flatten(x)
+    else:
+        yield data
+
+
+def _numpy(t: Tensor) -> np.ndarray:
+    from ...backend import to_numpy
+
+    return to_numpy(t._data)
+
+
+def tensor(
+    data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    """A new tensor copying ``data``; dtype inferred as PyTorch does (float -> default dtype)."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr, dt = _to_array(data, dtype)
+    arr = np.array(arr, dtype=dt.np, copy=True)
+    dev = (
+        as_device(device)
+        if device is not None
+        else (data._device if isinstance(data, Tensor) else cpu)
+    )
+    return _finish(arr, dt, dev, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Share memory with ``data`` when possible (same dtype and device), else copy."""
+    if isinstance(data, Tensor):
+        if (dtype is None or dtype is data._dtype) and (
+            device is None or as_device(device) == data._device
+        ):
+            return data
+        return data.to(device=device, dtype=dtype)
+    if (
+        isinstance(data, np.ndarray)
+        and (dtype is None or dtype.np == data.dtype)
+        and (device is None or as_device(device).type == "cpu")
+    ):
+        return from_numpy(data)
+    arr, dt = _to_array(data, dtype)
+    return _finish(np.asarray(arr, dt.np), dt, as_device(device), False)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) "
+        )
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate "
+            "the memory."
+        )
+    if not ndarray.dtype.isnative:
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported."
+        )
+    dt = D.from_numpy_dtype(ndarray.dtype)
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means "
+            "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
+            "its data or make it writable before converting it to a tensor. This type of warning will be suppressed "
+            "for the rest of this program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _wrap(ndarray, dt, cpu)
+
+
+def from_numpy_array(a: np.ndarray) -> Tensor:
+    return _wrap(a, D.from_numpy_dtype(a.dtype), cpu)
+
+
+def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not isinstance(value, (numbers.Number, np.generic)):  # NumPy would read None as NaN
+        raise TypeError(
+            f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(value).__name__}"
+        )
+    dt = dtype or D.scalar_dtype(value)
+    if dtype is None and dt.category == D.INT and not isinstance(value, bool):
+        dt = D.get_default_dtype()  # torch.scalar_tensor defaults to the float dtype
+    return _finish(np.asarray(value, dt.np), dt, as_device(device), requires_grad)
+
+
+_C_INT_NAMES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+}
+
+
+def _checked_fill(v, dtype: D.dtype, fill: bool = True):
+    """A Python number stored in ``dtype`` with PyTorch's checked conversion (torch.full, or with
+    ``fill=False`` torch.tensor): a value out of the integer type's range, NaN/inf into an integer,
+    or a complex into a real type raises (NumPy would wrap or cast it silently)."""
+    if dtype in D._SHELL_UINTS:
+        return _checked_uint(v, dtype, fill=fill)
+    if isinstance(v, (bool, np.bool_)):
+        return v
+    # torch.tensor reads an int as a double for a float dtype, as an int64 otherwise.
+    limit = 1 << (64 if fill else 63)
+    if (
+        isinstance(v, numbers.Integral)
+        and (fill or dtype.category <= D.INT)
+        and not -(1 << 63) <= v < limit
+    ):
+        raise (
+            OverflowError("int too big to convert")
+            if fill
+            else ValueError("Overflow when unpacking long long")
+        )
+    if dtype is D.bool:
+        return v
+    name = _C_INT_NAMES.get(dtype.name, dtype.name) if fill else dtype.name
+    overflow = RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if isinstance(v, (complex, np.complexfloating)) and dtype.category != D.COMPLEX:
+        if not fill:
+            real = dtype.category == D.FLOAT
+            raise TypeError("must be real number, not complex" if real else
+                            "'complex' object cannot be interpreted as an integer")  # fmt: skip
+        if v.imag != 0 or math.isnan(v.imag):
+            raise overflow
+        v = v.real
+    if dtype.category != D.INT:
+        return v
+    info = np.iinfo(dtype.np)
+    if isinstance(v, numbers.Integral):
+        # An unsigned type takes a negative int whose magnitude fits (it wraps), as PyTorch does.
+        if v > info.max or v < info.min and not (info.min == 0 and -v <= info.max):
+            raise overflow
+        return int(v) % (1 << info.bits) if v < 0 and info.min == 0 else int(v)
+    if not info.min <= v <= info.max:  # NaN fails too
+        raise overflow
+    return v
+
+
+# ---- factories ---------------------------------------------------------------------------------------
+def _size_args(size, name: str = "empty"):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(
+                f"{name}(): argument 'size' failed to unpack the object at pos {len(out) + 1} with error "
+                f'"type must be tuple of ints,but got {type(s).__name__}"'
+            )
+        out.append(int(s))
+    for s in out:
+        if s < 0:
+            if name == "zeros":  # PyTorch's zeros checks sizes with its own message
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
+    return tuple(out)
+
+
+def allocate(make, shape, dtype: D.dtype):
+    """``make()``, a NumPy/CuPy call that allocates ``shape`` in ``dtype``, with PyTorch's errors for
+    a size no machine holds: NumPy's ValueError("array is too big") and MemoryError would leak."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes >= 1 << 63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    try:
+        return make()
+    except MemoryError:
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+            f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+        ) from None
+
+
+def creation_out(fn):
+    """A factory's ``out=``: it builds in ``out``'s dtype (and device), then fills ``out``.
+
+    An explicit ``dtype`` must equal out's; ``out`` is resized silently (arange and range warn
+    about a size mismatch their own way).
+    """
+
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        from .._dispatch import write_out
+
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                f"{make.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}"
+            )
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype is not out._dtype:
+            from .._dispatch import scalar_name
+
+            raise RuntimeError(
+                f"dtype {scalar_name(dtype)} does not match dtype of out parameter ({scalar_name(out._dtype)})"
+            )
+        kwargs.update(dtype=out._dtype, device=out._device, requires_grad=False)
+        r = fn(*args, **kwargs)
+        if (
+            make.__name__ in ("arange", "range_")
+            and out._data.size
+            and out._data.size != r._data.size
+        ):
+            import warnings
+
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out.shape)} is {out._data.size} which does "
+                f"not match the computed number of elements {r._data.size}. Note that this may occur as a result of "
+                f"rounding error. The out tensor will be resized to a tensor of shape ({r._data.size},).",
+                UserWarning,
+                stacklevel=2,
+            )
+        return write_out(out, r, make.__name__.rstrip("_"), warn=False, grad="aten")
+
+    from .._dispatch import with_out_signature
+
+    make.__name__, make.__qualname__, make.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    make.__signature__ = with_out_signature(fn)
+    return make
+
+
+def _not_bool(dtype, kernel: str, complex_too: bool = False) -> None:
+    """PyTorch's dispatch error for a kernel without bool (and, for arange/range, complex) support."""
+    if dtype is D.bool or complex_too and dtype.category == D.COMPLEX:
+        from .._dispatch import scalar_name
+
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
+
+
+def _not_shell_uint(dtype, kernel: str) -> None:
+    if dtype in D._SHELL_UINTS:  # PyTorch builds few kernels for uint16/32/64
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'UInt{dtype.itemsize * 8}'")
+
+
+def _factory(name, fill):
+    @creation_out
+    def make(
+        *size,
+        dtype=None,
+        layout=None,
+        device=None,
+        requires_grad=False,
+        pin_memory=False,
+        memory_format=None,
+    ):
+        shape = _size_args(size, name)
+        dt = dtype or D.get_default_dtype()
+        dev = as_device(device)
+        xp = _xp(dev) if dev.type != "cpu" else np
+        return _finish(allocate(lambda: fill(xp, shape, dt.np), shape, dt), dt, dev, requires_grad)
+
+    make.__name__ = make.__qualname__ = name
+    return make
+
+
+zeros = _factory("zeros", lambda xp, s, d: xp.zeros(s, d))
+ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
+empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
+
+
+@creation_out
+def full(
+    size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
+    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = dtype or (
+        D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype()
+    )
+    dev = as_device(device)
+    fill_value = _checked_fill(fill_value, dt)
+    return _finish(
+        allocate(lambda: np.full(shape, fill_value, dt.np), shape, dt), dt, dev, requires_grad
+    )
+
+
+def _dense_order(input):
+    """The axis order of ``input``'s memory (outermost first) when it is dense and non-overlapping
+    but not contiguous, else None: PyTorch's preserve_format then gives the result the same strides."""
+    a = input._data
+    if a.ndim < 2 or a.flags.c_contiguous or 0 in a.shape:
+        return None
+    order = sorted(range(a.ndim), key=lambda i: (-a.strides[i], -i))
+    expect = a.itemsize
+    for i in reversed(order):
+        if a.shape[i] != 1 and a.strides[i] != expect:
+            return None
+        expect *= a.shape[i]
+    return order
+
+
+def _like(fn):
+    def make(
+        input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    ):
+        need_tensor(f"{fn.__name__}_like", input)
+        dt, dev = dtype or input._dtype, device or input._device
+        cl = channels_last_order(memory_format, input._data.ndim)
+        order = cl or (
+            _dense_order(input)
+            if memory_format is None or memory_format.name == "preserve_format"
+            else None
+        )
+        if order is None:
+            return fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+        t = fn([input.shape[i] for i in order], dtype=dt, device=dev, requires_grad=requires_grad)
+        inv = sorted(range(len(order)), key=order.__getitem__)
+        t._data = t._data.transpose(inv)
+        return t
+
+    return make
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+
+
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+):
+    return full(
+        input.shape,
+        fill_value,
+        dtype=dtype or input._dtype,
+        device=device or input._device,
+        requires_grad=requires_grad,
+    )
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    from ..shape.views import as_strided
+
+    n = 1 + builtins.sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    base = zeros(n, dtype=dtype, device=device)
+    t = as_strided(base, size, stride, 0)
+    t._base = None
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _num(v) -> str:
+    """A bound as PyTorch's range messages print it: inf, nan, 0 (C++ streams, not Python's repr)."""
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+@creation_out
+def arange(
+    start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0 or math.isnan(step):
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    _not_bool(dtype, "arange_cpu", True)
+    _not_shell_uint(dtype, "arange_cpu")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = builtins.max(math.ceil((end - start) / step), 0)  # an infinite step gives 0 or 1 element
+    if n >= 1 << 63:
+        raise RuntimeError("invalid size, possible overflow?")
+    acc = np.float64 if dtype.category >= D.FLOAT else np.int64
+    ramp = allocate(lambda: np.arange(n, dtype=acc), (n,), dtype)
+    data = (np.asarray(start, acc) + ramp * np.asarray(step, acc)).astype(dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+@creation_out
+def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Deprecated ``torch.range``: includes ``end``."""
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "range_cpu", True)
+    data = (np.float64(start) + np.arange(n) * np.float64(step)).astype(dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+@creation_out
+def linspace(
+    start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "linspace_cpu")
+    if steps > 1:
+        _not_shell_uint(dtype, "linspace_cpu")
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    for v in (start, end):
+        if not isinstance(v, numbers.Number):  # NumPy would read None as NaN
+            raise TypeError(
+                f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
+                f"{type(end).__name__}, {type(steps).__name__})"
+            )
+    if dtype.category >= D.FLOAT:
+        # PyTorch fills from both ends in the output dtype: start + i*step for the first half,
+        # end - (steps-1-i)*step for the rest.
+        ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.dtype(np.float32)
+        s, e = np.asarray(start, ct), np.asarray(end, ct)
+        step = (e - s) / ct.type(steps - 1) if steps > 1 else ct.type(0)
+        i = allocate(lambda: np.arange(steps), (steps,), dtype)
+        half = steps // 2 if steps > 1 else 1
+        data = np.where(
+            i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)
+        ).astype(dtype.np)
+    else:
+        data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+@creation_out
+def logspace(
+    start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
+) -> Tensor:
+    dtype = dtype or D.get_default_dtype()
+    _not_bool(dtype, "logspace_cpu")
+    exps = linspace(start, end, steps, dtype=D.float64)._data
+    return _finish(np.power(base, exps).astype(dtype.np), dtype, as_device(device), requires_grad)
+
+
+@creation_out
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    dtype = dtype or D.get_default_dtype()
+    _not_shell_uint(dtype, "eye")
+    shape = (n, n if m is None else m)
+    data = allocate(lambda: np.eye(*shape, dtype=dtype.np), shape, dtype)
+    return _finish(data, dtype, as_device(device), requires_grad)
+
+
+# ---- conversions: Tensor.to ----------------------------------------------------------------------------
+def _to_copy_vjp(node, g):
+    return (g.to(node.in_dtype, device=node.in_device),)
+
+
+_ToCopy = node_class("ToCopyBackward0", _to_copy_vjp)
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    for a in args:
+        if isinstance(a, D.dtype):
+            dtype = a
+        elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+            dev = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a._dtype, a._device
+        elif isinstance(a, bool):
+            kwargs.setdefault("non_blocking", a)
+        elif a is None:
+            continue
+        else:
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got ({type(a).__name__})"
+            )
+    return dtype, (as_device(dev) if dev is not None else None), kwargs.get("copy", False)
+
+
+def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
+    dtype, dev, copy = _parse_to(args, dict(kwargs))
+    dtype = dtype or self._dtype
+    dev = dev or self._device
+    cl = channels_last_order(kwargs.get("memory_format"), self._data.ndim)
+    in_format = cl is None or is_contiguous_in(self._data.shape, self.stride(), cl)
+    if dtype is self._dtype and dev == self._device and not copy and in_format:
+        return self
+    data = self._data if in_format else relayout(xp_for(self), self._data, cl)
+    if dev != self._device:
+        from ...backend import to_device
+
+        data = to_device(data, dev)
+    elif copy and dtype is self._dtype:
+        data = data.copy()
+    if dtype is not self._dtype:
+        data = _cast(data, self._dtype, dtype)
+    r = _wrap(data, dtype, dev)
+    if self._rg and _gm.enabled and dtype.category >= D.FLOAT:
+        record(_ToCopy, (self,), r, (), in_dtype=self._dtype, in_device=self._device)
+    if _fw_state.level and self._fw is not None and dtype.category >= D.FLOAT:
+        r._fw = self._fw.to(dtype=dtype, device=dev)
+        _register(r)
+    return r
+
+
+def _cast(data, src: D.dtype, dst: D.dtype):
+    if src.category == D.COMPLEX and dst.category < D.COMPLEX:
+        data = data.real  # PyTorch warns and drops the imaginary part
+    if src.category >= D.FLOAT and dst.category == D.INT:
+        # Float to int: truncation toward zero (NumPy does that too, via C casts).
+        return data.astype(dst.np)
+    return data.astype(dst.np)
+
+
+_TYPE_STRINGS = {d._legacy: d for d in D.all_dtypes if d._legacy}
+
+
+def dtype_from_type_string(s: str) -> D.dtype:
+    name = s.rsplit(".", 1)[-1]
+    if name in _TYPE_STRINGS:
+        return _TYPE_STRINGS[name]
+    raise ValueError(f"invalid type: '{s}'")
+
+
+# ---- legacy constructors ----------------------------------------------------------------------------------
+def legacy_new(cls, dtype: D.dtype, args, device) -> Tensor:
+    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: sizes, a sequence, or nothing."""
+    dev = as_device(device)
+    if not args:
+        t = _finish(np.zeros((0,), dtype.np), dtype, dev, False)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if src._dtype is not dtype:
+            from .._dispatch import scalar_name
+
+            raise TypeError(f"expected {scalar_name(dtype)} (got {scalar_name(src._dtype)})")
+        return src
+    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+        len(args) == 1 and isinstance(args[0], Size)
+    ):
+        t = _finish(np.zeros(_size_args(args), dtype.np), dtype, dev, False)
+    elif len(args) == 1:
+        arr, _ = _to_array(args[0], dtype)
+        t = _finish(np.array(arr, dtype=dtype.np), dtype, dev, False)
+    else:
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})"
+        )
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t
+
+
+# ---- fill ----------------------------------------------------------------------------------------------------
+def _fill_vjp(node, g):
+    return (g.new_zeros(g.shape),)
+
+
+def _fill_tensor_vjp(node, g):
+    return g.new_zeros(g.shape), g.sum()
+
+
+_Fill = node_class("FillBackward0", _fill_vjp)
+
+
+_FillTensor = node_class("FillBackward1", _fill_tensor_vjp)
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A new tensor shaped like ``input`` holding ``value`` (a number or a 0-d tensor)."""
+    _need_tensor("fill", input)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        v = value._data[()]
+    else:
+        v = value
+    r = input.new_empty(input.shape)
+    r.fill_(v)
+    vt = value if isinstance(value, Tensor) else None
+    if _gm.enabled and (input._rg or (vt is not None and vt._rg)):
+        if vt is None:
+            record(_Fill, (input,), r)
+        else:
+            record(_FillTensor, (input, vt), r)
+    _tangent(r, (input,) if vt is None else (input, vt), lambda *t: _fill_tangent(t, input, vt))
+    return r
+
+
+def _fill_tangent(tangents, input: Tensor, vt):
+    if vt is None:
+        return input.new_zeros(input.shape)
+    return tangents[1].expand(input.shape).clone()
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:  # fmt: skip
+    """An uninitialised tensor of ``size`` whose memory runs over the dims in ``physical_layout``
+    order (outermost first)."""
+    pass
+
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = "
+            f"{len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    inverse = [order.index(d) for d in range(len(order))]
+    base = empty([size[d] for d in order], dtype=dtype, device=device)
+    return base.permute(inverse).detach().requires_grad_(requires_grad)

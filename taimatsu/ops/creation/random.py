@@ -1,0 +1,423 @@
+"""Random sampling: the ``torch.Generator`` object, the global seed functions, the
+sampling factories (rand, randn, randint, randperm, normal, bernoulli, multinomial) and the
+in-place samplers (uniform_, normal_, random_, ...).
+
+CPU numbers come from ``backend.random.CPUGenerator``, which reproduces PyTorch's CPU
+stream, so ``manual_seed(0); randn(3)`` prints PyTorch's numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import as_device, cpu
+from ..._tensor.core import Tensor, _wrap
+from ...backend.random import CPUGenerator
+from ...backend.random import default_generator as _default_cpu
+from .._dispatch import check_inplace, scalar_name
+from .factories import _finish, _size_args, allocate, creation_out
+
+
+class Generator:
+    """``torch.Generator``: an independent random stream."""
+
+    def __init__(self, device="cpu"):
+        self.device = as_device(device)
+        self._impl = CPUGenerator()
+
+    def manual_seed(self, seed) -> Generator:
+        self._impl.manual_seed(int(seed))
+        return self
+
+    def seed(self) -> int:
+        return self._impl.seed()
+
+    def initial_seed(self) -> int:
+        return self._impl.initial_seed()
+
+    def get_state(self) -> Tensor:
+        return _wrap(self._impl.get_state(), D.uint8, cpu)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state._dtype is not D.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        self._impl.set_state(new_state._data)
+        return self
+
+
+default_generator = Generator.__new__(Generator)
+default_generator.device = cpu
+default_generator._impl = _default_cpu
+
+
+def _gen(generator) -> CPUGenerator:
+    return (generator or default_generator)._impl
+
+
+def manual_seed(seed) -> Generator:
+    seed = int(seed)
+    default_generator.manual_seed(seed)
+    from ... import cuda
+
+    cuda.manual_seed_all(seed)
+    return default_generator
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def _np_dtype(dtype: D.dtype):
+    return dtype.np
+
+
+def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
+    shape = _size_args(size, name)
+    dev = as_device(device)
+    t = _finish(allocate(lambda: sample(shape, dtype), shape, dtype), dtype, dev, requires_grad)
+    if out is not None:
+        from .._dispatch import write_out
+
+        return write_out(out, t, "rand")
+    return t
+
+
+def _float_dtype(dtype, name, size=None):
+    dtype = dtype or D.get_default_dtype()
+    if dtype.category < D.FLOAT:
+        from .._dispatch import scalar_name
+
+        if size is not None:  # PyTorch allocates the output before its kernel refuses the dtype
+            shape = _size_args(size, name)
+            allocate(lambda: np.empty(shape, dtype.np), shape, dtype)
+
+        raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_name(dtype)}'")
+    return dtype
+
+
+@creation_out
+def rand(
+    *size,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    dtype = _float_dtype(dtype, "check_uniform_bounds", size)
+    g = _gen(generator)
+    return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad)
+
+
+@creation_out
+def randn(
+    *size,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
+    g = _gen(generator)
+    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn")
+
+
+@creation_out
+def randint(
+    low=0,
+    high=None,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    dtype = dtype or D.int64
+    g = _gen(generator)
+    return _make(
+        lambda s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device, requires_grad
+    )
+
+
+def _random_like(input, dtype, device, requires_grad, memory_format, name, fill) -> Tensor:
+    from .factories import empty_like
+
+    dt = dtype or input._dtype
+    if dt.category < D.FLOAT:  # the in-place kernel's dispatch error: NotImplementedError here
+        from .._dispatch import scalar_name
+
+        raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_name(dt)}'")
+    t = empty_like(input, dtype=dt, device=device, memory_format=memory_format)
+    fill(t)
+    return t.requires_grad_() if requires_grad else t
+
+
+def rand_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    """empty_like (keeping a dense input's layout) filled in memory order, as in PyTorch."""
+    return _random_like(
+        input, dtype, device, requires_grad, memory_format, "check_uniform_bounds", uniform_
+    )
+
+
+def randn_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
+    return _random_like(
+        input, dtype, device, requires_grad, memory_format, "normal_kernel_cpu", normal_
+    )
+
+
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low, high, input.shape, dtype=dtype or input._dtype, device=device or input._device
+    )
+
+
+def randperm(
+    n: int,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dtype = dtype or D.int64
+    g = _gen(generator)
+    return _finish(g.randperm(n, dtype.np), dtype, as_device(device), requires_grad)
+
+
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """``normal(mean, std)`` with tensor or float arguments, or ``normal(m, s, size)``."""
+    g = _gen(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        if isinstance(std, Tensor) and (std._data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = (
+            np.broadcast_shapes(
+                mean._data.shape if isinstance(mean, Tensor) else (),
+                std._data.shape if isinstance(std, Tensor) else (),
+            )
+            if isinstance(mean, Tensor) and isinstance(std, Tensor)
+            else ref._data.shape
+        )
+        z = g.normal(shape, ref._dtype.np, 0.0, 1.0)
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        return _wrap((z * s + m).astype(ref._dtype.np), ref._dtype, ref._device)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    dtype = _float_dtype(dtype, "normal_kernel_cpu")
+    return _make(
+        lambda s, d: g.normal(s, d.np, float(mean), float(std)),
+        (tuple(size),),
+        dtype,
+        device,
+        requires_grad,
+        out,
+    )
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
+    g = _gen(generator)
+    probs = input._data if p is None else p
+    if p is None and ((input._data < 0) | (input._data > 1)).any():
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    return _wrap(
+        g.bernoulli(probs, input._data.shape, input._dtype.np), input._dtype, input._device
+    )
+
+
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
+) -> Tensor:
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    if (input._data < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    g = _gen(generator)
+    return _wrap(
+        g.multinomial(input._data, num_samples, replacement).astype(np.int64),
+        D.int64,
+        input._device,
+    )
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
+    return _wrap(rng.poisson(input._data).astype(input._dtype.np), input._dtype, input._device)
+
+
+# ---- in-place samplers -------------------------------------------------------------------------------------
+def _fill(self: Tensor, values) -> Tensor:
+    check_inplace(self)
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        xp = np if self._device is cpu else None
+        if xp is None:
+            from ...backend import to_device
+
+            values = to_device(values, self._device)
+            self._data[...] = values
+        else:
+            np.copyto(self._data, values, casting="unsafe")
+    self._vc[0] += 1
+    return self
+
+
+def _sampled(self: Tensor, sample) -> Tensor:
+    """Fill ``self`` with ``sample(shape, contiguous)`` drawn in ``self``'s memory order, as PyTorch's
+    CPU kernels do (a transposed tensor gets the numbers a contiguous one would, in memory order)."""
+    a = self._data
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])  # outermost first; stable for ties
+    contiguous = a.flags.c_contiguous
+    if order == list(range(a.ndim)):
+        return _fill(self, sample(a.shape, contiguous))
+    values = sample(tuple(a.shape[i] for i in order), contiguous)
+    return _fill(self, values.transpose(sorted(range(a.ndim), key=order.__getitem__)))
+
+
+def _permuted_like(self: Tensor, p):
+    """``p`` broadcast to ``self`` and laid out in ``self``'s memory order (C order of the result)."""
+    a = self._data
+    order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    return np.broadcast_to(p, a.shape).transpose(order) if isinstance(p, np.ndarray) else p
+
+
+def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
+    if a > b:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+        )
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.uniform(shape, self._dtype.np, a, b))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.normal(shape, self._dtype.np, mean, std, contiguous=c))
+
+
+def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.random(shape, self._dtype.np, from_, to))
+
+
+def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
+    probs = _permuted_like(self, p._data) if isinstance(p, Tensor) else p
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.bernoulli(probs, shape, self._dtype.np))
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.exponential(shape, self._dtype.np, lambd))
+
+
+def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.geometric(shape, self._dtype.np, p))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.cauchy(shape, self._dtype.np, median, sigma))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    g = _gen(generator)
+    return _sampled(self, lambda shape, c: g.log_normal(shape, self._dtype.np, mean, std))
+
+
+# ---- binomial ------------------------------------------------------------------------------------------------
+def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
+    """Draws from Binomial(count, prob), elementwise with broadcasting.
+
+    The draws come from taimatsu's generator (seeded by ``manual_seed``), so they have the right
+    distribution but are not PyTorch's numbers for the same seed. ``prob`` outside [0, 1] is
+    clamped and a negative count gives 0, as PyTorch's sampler does."""
+    pass
+
+    if count._dtype.category != D.FLOAT:
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: {scalar_name(count._dtype)}"
+        )
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(
+            f"Found dtype {scalar_name(prob._dtype)} but expected {scalar_name(count._dtype)}"
+        )
+    if count._dtype not in (D.float32, D.float64):
+        raise NotImplementedError(
+            f"\"binomial_cpu\" not implemented for '{scalar_name(count._dtype)}'"
+        )
+    n, p = np.broadcast_arrays(np.asarray(count.cpu()._data), np.asarray(prob.cpu()._data))
+    rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
+    draws = rng.binomial(np.maximum(n, 0).astype(np.int64), np.clip(np.nan_to_num(p), 0.0, 1.0))
+    return _wrap(draws.astype(count._dtype.np), count._dtype).to(count.device)

@@ -1,0 +1,409 @@
+"""Activation kernels PyTorch runs as one op with its own backward node (GeluBackward0, ...).
+
+Each activation gives its forward on arrays and its derivative in Tensor ops; ``_act`` runs
+the forward, records one node named like PyTorch's (its VJP is ``g * deriv``, so double
+backward works) and propagates forward-mode tangents as ``t * deriv``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.forward_ad import on_primals as _on_primals
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
+from ..pointwise.common import half_in_float32, rounded
+
+
+def _deriv_vjp(node, g):
+    x, out = node.saved()
+    return (g * node.deriv(x, out, *node.params),)
+
+
+def _check_float(input: Tensor, kernel: str) -> None:
+    if kernel and input._dtype.category != D.FLOAT:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+
+
+def activation(name: str, kernel: str, forward, deriv, save_out: bool = False):
+    """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
+
+    ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
+    """
+    Node = node_class(name, _deriv_vjp)
+    forward = half_in_float32(forward)
+
+    def op(input: Tensor, *params) -> Tensor:
+        _check_float(input, kernel)
+        x = input._data
+        data = forward(xp_for(input), x, *params)
+        r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
+        if input._rg and _gm.enabled:
+            saved = (None, r) if save_out else (input, None)
+            record(Node, (input,), r, saved, deriv=deriv, params=params)
+        if _fw_state.level and input._fw is not None:
+            r._fw = input._fw * _on_primals(deriv, input, r, *params)
+            _register(r)
+        return r
+
+    def op_(input: Tensor, *params) -> Tensor:
+        return inplace(input, op, params, saves_self=not save_out)
+
+    return op, op_
+
+
+def _where(x, cond, a, b):
+    """``a`` where ``cond`` else ``b`` for a Tensor condition and Tensor-or-scalar branches."""
+    if not isinstance(a, Tensor):
+        a = x.new_full((), a)
+    return a.where(cond, b)
+
+
+# ---- GELU ------------------------------------------------------------------------------------
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+
+
+def _gelu_fwd(xp, x, approximate):
+    if approximate == "tanh":
+        return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
+    from ..pointwise.unary import _special
+
+    return x * 0.5 * (1 + rounded(xp, _special(xp).erf, x * _INV_SQRT_2))
+
+
+def _gelu_deriv(x, out, approximate):
+    if approximate == "tanh":
+        inner = (x + x.pow(3) * 0.044715) * _SQRT_2_PI
+        t = inner.tanh()
+        return (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * _SQRT_2_PI * (x * x * (3 * 0.044715) + 1)
+    cdf = ((x * _INV_SQRT_2).erf() + 1) * 0.5
+    pdf = (x * x * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return cdf + x * pdf
+
+
+_gelu, _gelu_ = activation("GeluBackward0", "GeluKernelImpl", _gelu_fwd, _gelu_deriv)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _gelu(input, approximate)
+
+
+# ---- sigmoid family -------------------------------------------------------------------------
+# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh, each of those
+# rounded once (``rounded``), so float32 results match PyTorch's bit for bit in most elements.
+def _exp(xp, x):
+    return rounded(xp, xp.exp, x)
+
+
+def _log1p(xp, x):
+    return rounded(xp, xp.log1p, x)
+
+
+def _sig(xp, x):
+    return 1 / (1 + _exp(xp, -x))
+
+
+def _silu_deriv(x, out):
+    s = x.sigmoid()
+    return s * (1 + x * (1 - s))
+
+
+silu, silu_ = activation(
+    "SiluBackward0", "silu_cpu", lambda xp, x: x / (1 + _exp(xp, -x)), _silu_deriv
+)
+
+
+def _softplus_arr(xp, x):
+    return _log1p(xp, _exp(xp, x))
+
+
+def _mish_deriv(x, out):
+    tsp = _softplus(x, 1.0, 20.0).tanh()
+    return tsp + x * x.sigmoid() * (1 - tsp * tsp)
+
+
+mish, mish_ = activation(
+    "MishBackward0",
+    "mish_cpu",
+    lambda xp, x: x * rounded(xp, xp.tanh, _softplus_arr(xp, x)),
+    _mish_deriv,
+)
+logsigmoid, _ = activation(
+    "LogSigmoidBackward0",
+    "log_sigmoid_cpu",
+    lambda xp, x: xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x))),
+    lambda x, out: 1 - x.sigmoid(),
+)
+
+
+def _softplus_fwd(xp, x, beta, threshold):
+    bx = x * beta
+    return xp.where(bx > threshold, x, _softplus_arr(xp, bx) / beta)
+
+
+def _softplus_deriv(x, out, beta, threshold):
+    bx = x * beta
+    return _where(x, bx > threshold, 1.0, bx.sigmoid())
+
+
+_softplus, _ = activation("SoftplusBackward0", "softplus_cpu", _softplus_fwd, _softplus_deriv)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return _softplus(input, beta, threshold)
+
+
+# ---- ReLU family ---------------------------------------------------------------------------
+def _leaky_fwd(xp, x, slope):
+    return xp.where(x > 0, x, x * slope)
+
+
+def _leaky_deriv(x, out, slope):
+    return _where(x, x > 0, 1.0, slope)
+
+
+leaky_relu, leaky_relu_ = activation(
+    "LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv
+)
+
+
+def _elu_fwd(xp, x, alpha, scale, input_scale):
+    neg = rounded(xp, xp.expm1, xp.minimum(x, 0) * input_scale) * (alpha * scale)
+    return xp.where(x > 0, x * scale, neg)
+
+
+def _elu_deriv(x, out, alpha, scale, input_scale):
+    neg = (x.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)
+    return _where(x, x > 0, float(scale), neg)
+
+
+elu_op, elu_op_ = activation("EluBackward0", "elu_cpu", _elu_fwd, _elu_deriv)
+celu_op, celu_op_ = activation("CeluBackward0", "elu_cpu", _elu_fwd, _elu_deriv)
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _hardtanh_fwd(xp, x, lo, hi):
+    return xp.clip(x, lo, hi) if x.dtype.kind == "f" else xp.minimum(xp.maximum(x, lo), hi)
+
+
+def _hardtanh_deriv(x, out, lo, hi):
+    return ((x > lo) & (x < hi)).to(x.dtype)
+
+
+_hardtanh, _hardtanh_ = activation("HardtanhBackward0", "", _hardtanh_fwd, _hardtanh_deriv)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return _hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return _hardtanh_(input, min_val, max_val)
+
+
+hardsigmoid, hardsigmoid_ = activation(
+    "HardsigmoidBackward0",
+    "hardsigmoid_cpu",
+    lambda xp, x: xp.clip(x + 3, 0, 6) / 6,
+    lambda x, out: ((x > -3) & (x < 3)).to(x.dtype) / 6,
+)
+
+
+def _hardswish_deriv(x, out):
+    mid = x / 3 + 0.5
+    # PyTorch takes the outer pieces at the kinks: 0 at x = -3, 1 at x = 3
+    return _where(x, x <= -3, 0.0, _where(x, x < 3, mid, 1.0))
+
+
+hardswish, hardswish_ = activation(
+    "HardswishBackward0",
+    "hardswish_cpu",
+    lambda xp, x: x * xp.clip(x + 3, 0, 6) / 6,
+    _hardswish_deriv,
+)
+
+
+# ---- shrinkage and threshold ---------------------------------------------------------------
+def _softshrink_fwd(xp, x, lambd):
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0))
+
+
+softshrink_op, _ = activation(
+    "SoftshrinkBackward0",
+    "softshrink_check",
+    _softshrink_fwd,
+    lambda x, out, lambd: ((x > lambd) | (x < -lambd)).to(x.dtype),
+)
+hardshrink_op, _ = activation(
+    "HardshrinkBackward0",
+    "hardshrink_cpu",
+    lambda xp, x, lambd: xp.where((x > lambd) | (x < -lambd), x, 0),
+    lambda x, out, lambd: ((x > lambd) | (x < -lambd)).to(x.dtype),
+)
+threshold_op, threshold_op_ = activation(
+    "ThresholdBackward0",
+    "",
+    lambda xp, x, th, value: xp.where(x > th, x, value),
+    lambda x, out, th, value: (x > th).to(x.dtype),
+)
+
+
+# ---- GLU and PReLU (more than one gradient) ----------------------------------------------
+def _glu_vjp(node, g):
+    (x,) = node.saved()
+    a, b = x.chunk(2, node.dim)
+    s = b.sigmoid()
+    return (_cat2(g * s, g * a * s * (1 - s), node.dim),)
+
+
+def _cat2(a, b, dim):
+    from ..shape.copies import cat
+
+    return cat([a, b], dim)
+
+
+_Glu = node_class("GluBackward0", _glu_vjp)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    _check_float(input, "glu_cpu")
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.dim()
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    x = input._data
+    xp = xp_for(input)
+    a, b = xp.split(x, 2, axis=d)
+    r = _wrap((a * _sig(xp, b)).astype(x.dtype, copy=False), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_Glu, (input,), r, (input,), dim=d)
+    if _fw_state.level and input._fw is not None:
+        from ...autograd.grad_mode import no_grad
+
+        with no_grad():
+            ta, tb = input._fw.chunk(2, d)
+            ia, ib = input.detach().chunk(2, d)
+            s = ib.sigmoid()
+            r._fw = ta * s + tb * ia * s * (1 - s)
+        _register(r)
+    return r
+
+
+def _prelu_vjp(node, g):
+    x, w = node.saved()
+    wb = _prelu_weight(x, w)
+    pos = x > 0
+    gx = _where(x, pos, g, g * wb) if node.next_functions[0][0] is not None else None
+    gw = None
+    if node.next_functions[1][0] is not None:
+        gfull = _where(x, pos, 0.0, g * x)
+        dims = [d for d in range(x.dim()) if not (x.dim() >= 2 and d == 1 and w.numel() > 1)]
+        gw = gfull.sum(dims).reshape(w.shape) if dims else gfull.reshape(w.shape)
+    return gx, gw
+
+
+_Prelu = node_class("PreluKernelBackward0", _prelu_vjp)
+
+
+def _prelu_weight(x, w):
+    if w.numel() == 1 or x.dim() < 2:
+        return w.reshape(())
+    return w.reshape([-1] + [1] * (x.dim() - 2))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        c = input.shape[1] if input.dim() >= 2 else 1
+        if weight.numel() != c:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{weight.numel()} and channel size = {c}."
+            )
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        wb = _prelu_weight(input, weight)
+        r = input.where(input > 0, input * wb)
+    if _gm.enabled and (input._rg or weight._rg):
+        record(_Prelu, (input, weight), r, (input, weight))
+    return r
+
+
+# ---- RReLU ---------------------------------------------------------------------------------
+def _rrelu_vjp(node, g):
+    return (g * node.noise,)
+
+
+_Rrelu = node_class("RreluWithNoiseBackward0", _rrelu_vjp)
+_RreluInplace = node_class("RreluWithNoiseBackward1", _rrelu_vjp)
+
+
+def _rrelu_noise(xp, x, lower, upper, training, generator):
+    """The slope of every element: 1 where ``x > 0``; elsewhere one ``U(lower, upper)`` draw per
+    element in memory order (PyTorch's CPU kernel draws a double for each non-positive element
+    only, so a seeded run gets the same slopes), or ``(lower + upper) / 2`` in eval mode."""
+    pos = x > 0
+    if not training:
+        return xp.where(pos, 1.0, (lower + upper) / 2).astype(x.dtype)
+    from ...backend import to_numpy
+    from ..creation.random import _gen
+
+    neg = ~to_numpy(pos).reshape(-1)  # the draws happen on the host, in memory order
+    u = _gen(generator)._uniform_double(int(neg.sum()))
+    # The kernel holds the bounds in the op's math type (float for float32) before drawing.
+    math_t = np.float64 if x.dtype == np.float64 else np.float32
+    lower, upper = float(math_t(lower)), float(math_t(upper))
+    noise = np.ones(x.size, x.dtype)
+    noise[neg] = (u * (upper - lower) + lower).astype(x.dtype)
+    return xp.asarray(noise.reshape(x.shape))
+
+
+def _rrelu(input: Tensor, lower, upper, training, generator, node_cls) -> Tensor:
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _check_float(input, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
+    xp = xp_for(input)
+    x = input._data
+    noise = _rrelu_noise(
+        xp, xp.ascontiguousarray(x), float(lower), float(upper), training, generator
+    )
+    r = _wrap(x * noise, input._dtype, input._device)
+    tnoise = _wrap(noise, input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(node_cls, (input,), r, (), noise=tnoise)
+    if _fw_state.level and input._fw is not None:
+        r._fw = input._fw * tnoise
+        _register(r)
+    return r
+
+
+def rrelu(
+    input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None
+) -> Tensor:
+    """``torch.rrelu``: ``x`` where ``x > 0``, else ``x * a`` with a random slope ``a`` (training)
+    or ``(lower + upper) / 2`` (eval); grad_fn RreluWithNoiseBackward0."""
+    return _rrelu(input, lower, upper, training, generator, _Rrelu)
+
+
+def rrelu_(
+    input: Tensor, lower=1.0 / 8, upper=1.0 / 3, training: bool = False, generator=None
+) -> Tensor:
+    def op(x, lo, hi, tr, gen):
+        return _rrelu(x, lo, hi, tr, gen, _RreluInplace)
+
+    return inplace(input, op, (lower, upper, training, generator), saves_self=False)

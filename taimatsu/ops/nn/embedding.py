@@ -1,0 +1,92 @@
+"""The embedding kernel: rows of a weight matrix picked by index (EmbeddingBackward0), and
+``embedding_renorm_``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import record, scalar_name, xp_for
+
+
+# ---- embedding ----------------------------------------------------------------------------------
+def _embedding_vjp(node, g):
+    idx = node.indices
+    num, dim = node.num_weights, g.shape[-1]
+    flat = idx.reshape(-1)
+    gf = g.reshape(-1, dim)
+    if node.padding_idx is not None:
+        gf = gf * (flat != node.padding_idx).unsqueeze(1).to(gf.dtype)
+    if node.scale_grad_by_freq:
+        gf = gf / node.counts.to(gf.dtype).index_select(0, flat).unsqueeze(1)
+    return (gf.new_zeros((num, dim)).index_add(0, flat, gf),)
+
+
+_Embedding = node_class("EmbeddingBackward0", _embedding_vjp)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx=None, scale_grad_by_freq=False) -> Tensor:
+    """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(input, weight)
+    idx = input._data
+    num = weight.shape[0]
+    r = _wrap(weight._data[idx], weight._dtype, weight._device)
+    if weight._rg and _gm.enabled:
+        record(
+            _Embedding, (weight,), r, (), indices=input.detach().to(D.int64), num_weights=num,
+            padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+            counts=_wrap(xp_for(input).bincount(idx.ravel(), minlength=num), D.int64, input._device)
+            if scale_grad_by_freq else None,
+        )  # fmt: skip
+    return r
+
+
+def _check_indices(input: Tensor, weight: Tensor, renorm: bool = False) -> None:
+    if input._dtype not in (D.int64, D.int32):
+        arg, fn = ("#2", "embedding_renorm_") if renorm else ("#1", "embedding")
+        raise RuntimeError(
+            f"Expected tensor for argument {arg} 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got torch.{scalar_name(input._dtype)}Tensor instead (while checking arguments for {fn})"
+        )
+    idx = input._data
+    num = weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        if renorm:
+            bad = int(idx.max()) if idx.max() >= num else int(idx.min())
+            raise IndexError(
+                f"select(): index {bad} out of range for tensor of size {list(weight.shape)} at dimension 0"
+            )
+        raise IndexError("index out of range in self")
+
+
+def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescale (in place, no history) the rows ``input`` refers to whose norm exceeds ``max_norm``."""
+    if weight.dim() != 2:
+        raise RuntimeError(
+            f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 'self' "
+            "(while checking arguments for embedding_renorm_)"
+        )
+    _check_indices(input, weight, renorm=True)
+    if weight._dtype.category < D.FLOAT:
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. "
+            f"Got {scalar_name(weight._dtype)} instead."
+        )
+    xp = xp_for(weight)
+    rows = xp.unique(input._data.reshape(-1))
+    w = weight._data
+    sel = w[rows]
+    if norm_type == float("inf"):
+        norms = xp.abs(sel).max(axis=1)
+    else:
+        norms = (xp.abs(sel.astype(np.float64)) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = max_norm / (norms + 1e-7)
+    big = norms > max_norm
+    w[rows[big]] = (sel[big] * scale[big, None]).astype(w.dtype)
+    weight._vc[0] += 1
+    return weight

@@ -1,0 +1,299 @@
+"""Loss kernels with their own backward nodes: mse_loss, nll_loss (+ the N-d form).
+
+Same house pattern as ``ops/nn/conv.py``: forward on arrays, VJP in Tensor ops, PyTorch's node names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, need_tensor, record, result_dtype, scalar_name, xp_for
+from ..reduction.reduce import widen
+
+
+def _need(node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
+
+
+# ---- losses ----------------------------------------------------------------------------------
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def _mse_vjp(node, g):
+    x, t = node.saved()
+    scale = 2.0 / x.numel() if node.reduction == "mean" else 2.0
+    d = (x - t) * scale
+    gd = g * d
+    return (gd if _need(node, 0) else None), (-gd if _need(node, 1) else None)
+
+
+_MseLoss = node_class("MseLossBackward0", _mse_vjp)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error of same-shaped tensors (the caller broadcasts); MseLossBackward0."""
+    dt = result_dtype(input, target)
+    xp = xp_for(input)
+    a = input._data if input._dtype is dt else input._data.astype(dt.np)
+    b = target._data if target._dtype is dt else target._data.astype(dt.np)
+    sq = xp.square(a - b)
+    if reduction == "none":
+        data = sq
+    else:
+        sq = widen(sq)  # half types: the squares rounded, their sum accumulated in float32
+        data = xp.asarray(xp.sum(sq) if reduction == "sum" else xp.mean(sq), dt.np)
+    r = _wrap(data, dt, input._device)
+    if _gm.enabled and (input._rg or target._rg):
+        record(_MseLoss, (input, target), r, (input, target), reduction=reduction)
+    if _fw_state.level and (input._fw is not None or target._fw is not None):
+        t = input._fw if input._fw is not None else None
+        if target._fw is not None:
+            t = -target._fw if t is None else t - target._fw
+        dl = (input - target) * t * 2
+        r._fw = dl if reduction == "none" else (dl.sum() if reduction == "sum" else dl.mean())
+        _register(r)
+    return r
+
+
+def _nll_vjp(node, g):
+    (x,) = node.saved()
+    coef = node.coef * g  # coef: -w[t] (0 where ignored), over the total weight for 'mean'
+    safe = node.safe_target
+    if x.dim() == 1:
+        return (x.new_zeros(x.shape).scatter(0, safe.reshape(1), coef.reshape(1)),)
+    return (x.new_zeros(x.shape).scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)),)
+
+
+_NllLoss = node_class("NllLossBackward0", _nll_vjp)
+_NllLoss2d = node_class("NllLoss2DBackward0", _nll_vjp)
+
+
+def nll_loss(
+    input: Tensor, target: Tensor, weight=None, reduction: str = "mean", ignore_index: int = -100
+) -> Tensor:
+    """Negative log-likelihood for (C), (N, C) or (N, C, d1, ...) input and class-index targets."""
+    need_tensor("nll_loss_nd", input)
+    need_tensor("nll_loss_nd", target, "target", 2)
+    if target._dtype not in (D.int64, D.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {scalar_name(target._dtype)}"
+        )
+    nd = input.dim()
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd == 1 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
+    if nd != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.dim() else 0})."
+        )
+    if nd == 3 or nd > 4:
+        n, c = input.shape[0], input.shape[1]
+        out_shape = target.shape
+        r = nll_loss(
+            input.reshape(n, c, 1, -1), target.reshape(n, 1, -1), weight, reduction, ignore_index
+        )
+        return r.view(out_shape) if reduction == "none" else r
+    if nd == 4 and target.shape != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(
+            f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
+            f"{'x'.join(map(str, target.shape))}"
+        )
+    xp = xp_for(input)
+    x = input._data
+    c = x.shape[0] if nd == 1 else x.shape[1]
+    t = target._data.astype(np.int64, copy=False)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    safe = xp.where(keep, t, 0)
+    w = xp.ones(c, x.dtype) if weight is None else weight._data.astype(x.dtype, copy=False)
+    wt = w[safe] * keep
+    if nd == 1:
+        picked = x[safe]
+    else:
+        picked = xp.take_along_axis(x, safe[:, None], 1)[:, 0]
+    losses = -wt * picked
+    total = widen(wt).sum()
+    if reduction == "none":
+        data = losses.reshape(()) if nd == 1 else losses  # one class-vector input: one 0-d loss
+        coef = -wt
+    elif reduction == "sum":
+        data = xp.asarray(widen(losses).sum(), x.dtype)
+        coef = -wt
+    else:
+        data = xp.asarray(widen(losses).sum() / total, x.dtype)
+        # Ignored targets get no gradient, even when every target is ignored (0 / 0).
+        coef = xp.where(keep, -wt / xp.where(total == 0, 1, total), 0)
+        coef = xp.where(keep & (total == 0), xp.nan, coef)
+    r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(
+            _NllLoss if nd <= 2 else _NllLoss2d, (input,), r, (input,),
+            reduction=reduction,
+            coef=_wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device),
+            safe_target=_wrap(safe, D.int64, input._device),
+        )  # fmt: skip
+    if _fw_state.level and input._fw is not None:
+        tf = input._fw
+        tp = (
+            tf.gather(0, _wrap(safe, D.int64, input._device))
+            if nd == 1
+            else tf.gather(1, _wrap(safe[:, None], D.int64, input._device)).squeeze(1)
+        )
+        cw = _wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device)
+        r._fw = (tp * cw).reshape(r.shape) if reduction == "none" else (tp * cw).sum()
+        _register(r)
+    return r
+
+
+# ---- elementwise losses with one fused node --------------------------------------------------------
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _pointwise_loss_vjp(node, g):
+    x, t = node.saved()
+    if node.reduction == "mean":
+        g = g / x.numel()
+    gx, gt = node.grads(x, t, *node.params)
+    if node.weight is not None:
+        gx = None if gx is None else gx * node.weight
+        gt = None if gt is None else gt * node.weight
+    return (g * gx if _need(node, 0) else None), (
+        g * gt if _need(node, 1) and gt is not None else None
+    )
+
+
+_LOSS_NODES: dict = {}
+
+
+def pointwise_loss(name, input, target, weight, reduction, loss, grads, params=()):
+    """``reduce(weight * loss(x, t))`` with one node ``name`` whose VJP is ``grads(x, t)``.
+
+    The forward is computed with Tensor ops without recording (forward-mode tangents still
+    flow through them); ``grads`` returns the elementwise partials in Tensor ops.
+    """
+    from ...autograd.grad_mode import no_grad
+
+    if name not in _LOSS_NODES:
+        _LOSS_NODES[name] = node_class(name, _pointwise_loss_vjp)
+    with no_grad():
+        out = loss(input, target, *params)
+        if weight is not None:
+            out = out * weight
+        out = _reduce(out, reduction)
+    if _gm.enabled and (input._rg or target._rg):
+        record(_LOSS_NODES[name], (input, target), out, (input, target), reduction=reduction, grads=grads,
+               params=params, weight=weight)  # fmt: skip
+    return out
+
+
+def _bce(x, t):
+    return -(t * x.log().clamp_min(-100) + (1 - t) * (1 - x).log().clamp_min(-100))
+
+
+def _bce_grads(x, t):
+    gx = (x - t) / ((1 - x) * x).clamp_min(1e-12)
+    gt = (1 - x).log().clamp_min(-100) - x.log().clamp_min(-100)
+    return gx, gt
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, reduction="mean") -> Tensor:
+    if input.numel() and ((input < 0) | (input > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return pointwise_loss(
+        "BinaryCrossEntropyBackward0", input, target, weight, reduction, _bce, _bce_grads
+    )
+
+
+def _bce_logits(x, t, pos_weight):
+    from .activation import logsigmoid
+
+    if pos_weight is None:
+        return (1 - t) * x - logsigmoid(x)
+    return (1 - t) * x - ((pos_weight - 1) * t + 1) * logsigmoid(x)
+
+
+def _bce_logits_grads(x, t, pos_weight):
+    from .activation import logsigmoid
+
+    s = x.sigmoid()
+    if pos_weight is None:
+        return s - t, -x
+    lw = (pos_weight - 1) * t + 1
+    return lw * s - pos_weight * t, -x - (pos_weight - 1) * logsigmoid(x)
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, pos_weight=None, reduction="mean"
+) -> Tensor:
+    return pointwise_loss(
+        "BinaryCrossEntropyWithLogitsBackward0", input, target, weight, reduction, _bce_logits,
+        _bce_logits_grads, (pos_weight,),
+    )  # fmt: skip
+
+
+def _smooth_l1(x, t, beta):
+    z = (x - t).abs()
+    if beta == 0:
+        return z
+    return (z * z * (0.5 / beta)).where(z < beta, z - 0.5 * beta)
+
+
+def _smooth_l1_grads(x, t, beta):
+    d = x - t
+    if beta == 0:
+        gx = d.sign()
+    else:
+        gx = (d / beta).where(d.abs() <= beta, d.sign())
+    return gx, -gx
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0) -> Tensor:
+    return pointwise_loss("SmoothL1LossBackward0", input, target, None, reduction, _smooth_l1, _smooth_l1_grads,
+                          (beta,))  # fmt: skip
+
+
+def _huber(x, t, delta):
+    z = (x - t).abs()
+    return (z * z * 0.5).where(z < delta, (z - 0.5 * delta) * delta)
+
+
+def _huber_grads(x, t, delta):
+    d = x - t
+    gx = d.where(d.abs() <= delta, d.sign() * delta)
+    return gx, -gx
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0) -> Tensor:
+    return pointwise_loss(
+        "HuberLossBackward0", input, target, None, reduction, _huber, _huber_grads, (delta,)
+    )
+
+
+def _soft_margin(x, y):
+    return (-x * y).exp().log1p()
+
+
+def _soft_margin_grads(x, y):
+    s = (-x * y).sigmoid()
+    return -y * s, -x * s
+
+
+def soft_margin_loss(input, target, reduction="mean") -> Tensor:
+    return pointwise_loss("SoftMarginLossBackward0", input, target, None, reduction, _soft_margin,
+                          _soft_margin_grads)  # fmt: skip

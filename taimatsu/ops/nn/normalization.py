@@ -1,0 +1,291 @@
+"""Normalisation and embedding kernels: batch_norm, layer_norm, group_norm, embedding.
+
+Forwards work on arrays; statistics are accumulated in float64 (PyTorch's CPU kernels use a
+double accumulator for float input too). Each records one node named like PyTorch's
+(NativeBatchNormBackward0, ...) whose VJP recomputes the statistics from the saved input in
+Tensor ops, so double backward is right.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import record, scalar_name, xp_for
+
+
+def _need(node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
+
+
+def _stats(xp, x, axes):
+    """Mean and biased variance over ``axes`` (kept), accumulated in float64."""
+    x64 = x.astype(np.float64) if x.dtype != np.float64 else x
+    mean = x64.mean(axis=axes, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
+    return mean, var
+
+
+def _normalized(x: Tensor, axes, eps):
+    """(x - mean) * invstd in Tensor ops (differentiable), and invstd."""
+    mean = x.mean(axes, keepdim=True)
+    c = x - mean
+    invstd = ((c * c).mean(axes, keepdim=True) + eps).rsqrt()
+    return c * invstd, invstd
+
+
+def _norm_input_grad(gxhat: Tensor, xhat: Tensor, invstd: Tensor, axes) -> Tensor:
+    """Gradient through (x - mean(x)) * invstd(x) given the gradient of its output."""
+    return invstd * (
+        gxhat - gxhat.mean(axes, keepdim=True) - xhat * (gxhat * xhat).mean(axes, keepdim=True)
+    )
+
+
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    return t.reshape([1, -1] + [1] * (ndim - 2))
+
+
+# ---- batch norm ------------------------------------------------------------------------------
+def _batch_norm_vjp(node, g):
+    x, w = node.saved()
+    nd = x.dim()
+    axes = [0] + list(range(2, nd))
+    if node.training:
+        xhat, invstd = _normalized(x, axes, node.eps)
+    else:
+        invstd = _channel_view(node.running_var, nd).add(node.eps).rsqrt()
+        xhat = (x - _channel_view(node.running_mean, nd)) * invstd
+    gx = gw = gb = None
+    if _need(node, 0):
+        gxhat = g if w is None else g * _channel_view(w, nd)
+        gx = _norm_input_grad(gxhat, xhat, invstd, axes) if node.training else gxhat * invstd
+    if _need(node, 1):
+        gw = (g * xhat).sum(axes)
+    if _need(node, 2):
+        gb = g.sum(axes)
+    return gx, gw, gb
+
+
+_BatchNorm = node_class("NativeBatchNormBackward0", _batch_norm_vjp)
+
+
+def _check_dtypes(input: Tensor, kernel: str, *params) -> None:
+    """PyTorch's CPU normalisation dtype rules: a floating input; parameters of the input's dtype, or
+    float32 parameters for a float16/bfloat16 input (NumPy would promote the result silently)."""
+    if input._dtype.category != D.FLOAT:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+    if all(p is None or p._dtype is input._dtype for p in params):
+        return
+    if any(p is not None and p._dtype is not D.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._dtype not in (D.float16, D.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training=False,
+    momentum=0.1,
+    eps=1e-5,
+) -> Tensor:
+    """``torch.batch_norm`` over dim 1 of (N, C, *) input; updates running stats in training."""
+    x = input._data
+    xp = xp_for(input)
+    nd = x.ndim
+    axes = (0,) + tuple(range(2, nd))
+    shape = [1, -1] + [1] * (nd - 2)
+    c = x.shape[1] if nd > 1 else 0  # PyTorch's channel count of a 1-d input
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):  # fmt: skip
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if nd < 2 and x.size:  # no channel dim (an empty input passes through, as in PyTorch)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    _check_dtypes(input, "batch_norm", weight, bias, running_mean, running_var)
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if training or running_mean is None:
+        mean, var = _stats(xp, x, axes)
+        if training and running_mean is not None:
+            n = x.size // c
+            m = momentum
+            _update(running_mean, m * mean.reshape(-1) + (1 - m) * running_mean._data)
+            _update(
+                running_var, m * var.reshape(-1) * (n / max(n - 1, 1)) + (1 - m) * running_var._data
+            )
+    else:
+        mean = running_mean._data.reshape(shape).astype(np.float64)
+        var = running_var._data.reshape(shape).astype(np.float64)
+    y = (x - mean) / xp.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight._data.reshape(shape)
+    if bias is not None:
+        y = y + bias._data.reshape(shape)
+    r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
+    batch_stats = training or running_mean is None
+    if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
+        record(
+            _BatchNorm, (input, weight, bias), r, (input, weight), training=batch_stats, eps=eps,
+            running_mean=None if batch_stats else running_mean.detach().clone(),
+            running_var=None if batch_stats else running_var.detach().clone(),
+        )  # fmt: skip
+    _tangent(r, input, weight, bias, lambda i, w, b: batch_norm(i, running_mean, running_var, w, b,
+                                                              False, momentum, eps) if not batch_stats
+             else _bn_train_composite(i, w, b, axes, eps))  # fmt: skip
+    return r
+
+
+def _bn_train_composite(x, w, b, axes, eps):
+    xhat, _ = _normalized(x, list(axes), eps)
+    y = xhat if w is None else xhat * _channel_view(w, x.dim())
+    return y if b is None else y + _channel_view(b, x.dim())
+
+
+def _update(t: Tensor, value) -> None:
+    """Write running statistics in place (no history; bumps the version like PyTorch)."""
+    t._data[...] = value.astype(t._data.dtype, copy=False)
+    t._vc[0] += 1
+
+
+def _tangent(r, input, weight, bias, composite):
+    """Forward-mode AD: the tangent of ``composite`` (the same function in Tensor ops)."""
+    from ...autograd.forward_ad import _register
+    from .._dispatch import _fw_state
+
+    if not _fw_state.level or all(t is None or t._fw is None for t in (input, weight, bias)):
+        return
+
+    # The composite in Tensor ops carries tangents through its component ops.
+    with no_grad():
+        out = composite(input, weight, bias)
+    r._fw = out._fw
+    _register(r)
+
+
+# ---- layer norm and group norm ----------------------------------------------------------------
+def _layer_norm_vjp(node, g):
+    x, w = node.saved()
+    axes = list(range(x.dim() - node.k, x.dim()))
+    lead = list(range(x.dim() - node.k))
+    xhat, invstd = _normalized(x, axes, node.eps)
+    gx = gw = gb = None
+    if _need(node, 0):
+        gx = _norm_input_grad(g if w is None else g * w, xhat, invstd, axes)
+    if _need(node, 1):
+        gw = (g * xhat).sum(lead) if lead else g * xhat
+    if _need(node, 2):
+        gb = g.sum(lead) if lead else g
+    return gx, gw, gb
+
+
+_LayerNorm = node_class("NativeLayerNormBackward0", _layer_norm_vjp)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+            "but got normalized_shape = []"
+        )
+    if tuple(input.shape[input.dim() - k :]) != shape or k > input.dim():
+        expected = "[*" + "".join(f", {s}" for s in shape) + "]"
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape {expected}, but got input of "
+            f"size{list(input.shape)}"
+        )
+    for t in (weight, bias):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                f"{list(t.shape)} and normalized_shape = {list(shape)}"
+            )
+    _check_dtypes(input, "LayerNormKernelImpl", weight, bias)
+    x = input._data
+    xp = xp_for(input)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean, var = _stats(xp, x, axes)
+    y = (x - mean) / xp.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight._data
+    if bias is not None:
+        y = y + bias._data
+    r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
+    if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
+        record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps)
+
+    def composite(i, w, b):
+        yh, _ = _normalized(i, list(axes), eps)
+        yh = yh if w is None else yh * w
+        return yh if b is None else yh + b
+
+    _tangent(r, input, weight, bias, composite)
+    return r
+
+
+def _group_norm_vjp(node, g):
+    x, w = node.saved()
+    n, G = x.shape[0], node.groups
+    xg = x.reshape(n, G, -1)
+    xhat, invstd = _normalized(xg, [2], node.eps)
+    nd = x.dim()
+    axes = [0] + list(range(2, nd))
+    gx = gw = gb = None
+    if _need(node, 0):
+        gxhat = g if w is None else g * _channel_view(w, nd)
+        gx = _norm_input_grad(gxhat.reshape(n, G, -1), xhat, invstd, [2]).reshape(x.shape)
+    if _need(node, 1):
+        gw = (g * xhat.reshape(x.shape)).sum(axes)
+    if _need(node, 2):
+        gb = g.sum(axes)
+    return gx, gw, gb
+
+
+_GroupNorm = node_class("NativeGroupNormBackward0", _group_norm_vjp)
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps=1e-5) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={num_groups}"
+        )
+    _check_dtypes(input, "GroupNormKernelImpl", weight, bias)
+    x = input._data
+    xp = xp_for(input)
+    xg = x.reshape(n, num_groups, -1)
+    mean, var = _stats(xp, xg, (2,))
+    y = ((xg - mean) / xp.sqrt(var + eps)).reshape(x.shape)
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    if weight is not None:
+        y = y * weight._data.reshape(shape)
+    if bias is not None:
+        y = y + bias._data.reshape(shape)
+    r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
+    if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
+        record(_GroupNorm, (input, weight, bias), r, (input, weight), groups=num_groups, eps=eps)
+
+    def composite(i, w, b):
+        yh, _ = _normalized(i.reshape(n, num_groups, -1), [2], eps)
+        yh = yh.reshape(i.shape)
+        yh = yh if w is None else yh * _channel_view(w, i.dim())
+        return yh if b is None else yh + _channel_view(b, i.dim())
+
+    _tangent(r, input, weight, bias, composite)
+    return r

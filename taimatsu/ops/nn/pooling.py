@@ -1,0 +1,428 @@
+"""Average pooling (AvgPool2DBackward0) and adaptive average pooling.
+
+avg_pool2d sums the kernel taps of the zero-padded input (one strided view per tap, as max
+pooling does) and divides by PyTorch's per-window divisor; its VJP spreads ``g / divisor``
+back over the taps with col2im. Adaptive average pooling is a product with one small
+averaging matrix per spatial dim (``nn_resample.linear_dims``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from taimatsu.ops.nn.conv import _pad, _pair, _taps
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, record, xp_for
+from . import conv as _nn
+from . import pooling as _pooling
+from .resample import adaptive_avg_matrix, linear_dims
+
+
+def _divisor(size, k, s, p, out, count_include_pad, divisor_override):
+    """Per-output-position divisor along one dim (two of these multiply)."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    full = end - start
+    clipped = np.minimum(end, size) - np.maximum(start, 0)
+    return full if count_include_pad else clipped
+
+
+def _avg_pool_vjp(node, g):
+    batched = g.dim() == 4
+    g4 = g if batched else g.unsqueeze(0)
+    n, c, ho, wo = g4.shape
+    kh, kw = node.kernel
+    spread = (
+        (g4 * node.inv_div)
+        .unsqueeze(2)
+        .expand(n, c, kh * kw, ho, wo)
+        .reshape(n, c * kh * kw, ho * wo)
+    )
+    gx = _nn.col2im(spread, node.in_hw, node.kernel, (1, 1), node.pads, node.stride)
+    return (gx if batched else gx.squeeze(0),)
+
+
+_AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
+
+
+def check_pool2d(kernel, stride, padding, dilation, pad_check) -> None:
+    """PyTorch's 2-d pooling argument checks, in its order (a zero stride would divide by zero)."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    for q in padding:
+        if q < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {q}")
+    pad_check()
+    if min(kernel) <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
+        )
+    if min(stride) <= 0:
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
+        )
+    if min(dilation) <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: {dilation[1]}"
+        )
+
+
+def avg_pool2d(
+    input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=None,
+) -> Tensor:  # fmt: skip
+    k = _nn._pair(kernel_size)
+    s = (
+        k
+        if stride is None or (isinstance(stride, (list, tuple)) and not stride)
+        else _nn._pair(stride)
+    )
+    p = _nn._pair(padding)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+
+    def pad_check():
+        for pi, ki in zip(p, k):
+            if pi > ki // 2:
+                raise RuntimeError(
+                    "pad should be at most half of effective kernel size, but got "
+                    f"pad={pi}, kernel_size={ki} and dilation=1"
+                )
+
+    check_pool2d(k, s, p, (1, 1), pad_check)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    h, w = input.shape[-2:]
+    ho = _pooling._pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
+    wo = _pooling._pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
+    if ho < 1 or wo < 1:
+        c = input.shape[-3]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
+        )
+    xp = xp_for(input)
+    x = input._data if input.dim() == 4 else input._data[None]
+    extra_h = max(0, (ho - 1) * s[0] + k[0] - (h + 2 * p[0]))
+    extra_w = max(0, (wo - 1) * s[1] + k[1] - (w + 2 * p[1]))
+    pads = (p[0], p[0] + extra_h, p[1], p[1] + extra_w)
+    xpad = _nn._pad(xp, x, pads)
+    acc = xp.zeros(
+        (x.shape[0], x.shape[1], ho, wo), np.float64 if x.dtype == np.float64 else x.dtype
+    )
+    for _, _, v in _nn._taps(xpad, k, (1, 1), s, (ho, wo)):
+        acc += v
+    if divisor_override is not None:
+        div = np.full((ho, wo), float(divisor_override))
+    else:
+        dh = _divisor(h, k[0], s[0], p[0], ho, count_include_pad, None)
+        dw = _divisor(w, k[1], s[1], p[1], wo, count_include_pad, None)
+        div = dh[:, None] * dw[None, :]
+    y = (acc / xp.asarray(div, acc.dtype)).astype(x.dtype, copy=False)
+    r = _wrap(y if input.dim() == 4 else y[0], input._dtype, input._device)
+    if (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
+        inv_div = _wrap(xp.asarray(1.0 / div, x.dtype), input._dtype, input._device)
+        attrs = {"kernel": k, "stride": s, "pads": pads, "in_hw": (h, w), "inv_div": inv_div}
+        if input._rg and _gm.enabled:
+            record(_AvgPool2D, (input,), r, (), **attrs)
+        if _fw_state.level and input._fw is not None:
+            r._fw = avg_pool2d(input._fw, k, s, p, ceil_mode, count_include_pad, divisor_override)
+            _register(r)
+    return r
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    sizes = _adaptive_checks(input, output_size, 2, "adaptive_avg_pool2d", "")
+    h, w = input.shape[-2:]
+    oh, ow = (v if v is not None else size for v, size in zip(sizes, (h, w)))
+    if (oh, ow) == (1, 1):
+        return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut (grad_fn MeanBackward1)
+    mats = [
+        (input.dim() - 2, adaptive_avg_matrix(h, oh)),
+        (input.dim() - 1, adaptive_avg_matrix(w, ow)),
+    ]
+    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
+
+
+def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: str):
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{got_colon} {list(input.shape)}"
+        )
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {d} being empty"
+            )
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
+    return sizes
+
+
+# ---- 3-D adaptive pooling ---------------------------------------------------------------------
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    sizes = _adaptive_checks(input, output_size, 3, "adaptive_avg_pool3d", "")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    spatial = input.shape[-3:]
+    sizes = [s if o is None else int(o) for o, s in zip(sizes, spatial)]
+    if sizes == [1, 1, 1]:
+        return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
+    lead = input.dim() - 3
+    mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
+    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0")
+
+
+def _window_index(size: int, out: int) -> np.ndarray:
+    """(out, k) input positions of each adaptive window, the short ones padded with their last
+    index (a repeat cannot change a max, and the first maximum is the one kept)."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    k = int((end - start).max())
+    return np.minimum(start[:, None] + np.arange(k)[None, :], (end - 1)[:, None])
+
+
+def _adaptive_max_vjp(node, g):
+    (index,) = node.saved()
+    lead = g.shape[: g.dim() - node.nd]
+    flat_g = g.reshape(*lead, -1)
+    gx = flat_g.new_zeros((*lead, node.numel)).scatter_add(-1, index.reshape(*lead, -1), flat_g)
+    return (gx.view(node.in_shape),)
+
+
+_ADAPTIVE_MAX_NODES: dict = {}
+
+
+def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
+    """Adaptive max pooling over the last ``len(sizes)`` dims: (values, flat indices)."""
+    nd = len(sizes)
+    xp = xp_for(input)
+    x = input._data
+    spatial = x.shape[-nd:]
+    lead = x.shape[:-nd]
+    wins = [_window_index(n, o) for n, o in zip(spatial, sizes)]
+    # Flat input index of every (o_1, k_1, ..., o_n, k_n) window element.
+    flat = np.zeros([1] * (2 * nd), np.int64)
+    for i, w in enumerate(wins):
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = w.shape
+        flat = flat * spatial[i] + w.reshape(shape)
+    flat = flat.transpose([2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)])
+    flat = flat.reshape(*sizes, -1)  # (o_1, ..., o_n, window)
+    vals = xp.take(x.reshape(*lead, -1), xp.asarray(flat), axis=-1)
+    arg = vals.argmax(-1)
+    out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    isnan = xp.isnan(vals)
+    if isnan.any():  # a NaN wins, as in PyTorch
+        nan_arg = isnan.argmax(-1)
+        has = isnan.any(-1)
+        arg = xp.where(has, nan_arg, arg)
+        out = xp.where(has, xp.nan, out).astype(x.dtype)
+    index = xp.take_along_axis(xp.broadcast_to(xp.asarray(flat), vals.shape), arg[..., None], -1)[
+        ..., 0
+    ]
+    return _wrap_max(input, out, index, nd, name)
+
+
+def _wrap_max(input: Tensor, out, index, nd: int, name: str):
+    """Wrap a max pool's values and flat per-plane indices; record ``name`` (a scatter-add VJP)."""
+    xp = xp_for(input)
+    if name not in _ADAPTIVE_MAX_NODES:
+        _ADAPTIVE_MAX_NODES[name] = node_class(name, _adaptive_max_vjp)
+    r = _wrap(xp.ascontiguousarray(out), input._dtype, input._device)
+    ri = _wrap(xp.ascontiguousarray(index), D.int64, input._device)
+    if input._rg and _gm.enabled:
+        numel = int(np.prod(input.shape[-nd:]))
+        record(
+            _ADAPTIVE_MAX_NODES[name],
+            (input,),
+            r,
+            (ri,),
+            nd=nd,
+            numel=numel,
+            in_shape=tuple(input.shape),
+        )
+    return r, ri
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    sizes = _adaptive_checks(input, output_size, 3, "adaptive_max_pool3d", ":")
+    if len(sizes) != 3:
+        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-3:])]
+    return adaptive_max_pool_nd(input, sizes, "AdaptiveMaxPool3DBackward0")
+
+
+# ---- fractional max pooling -------------------------------------------------------------------------
+def _fractional_starts(samples, in_size: int, out_size: int, pool: int):
+    """(..., out) window starts for each plane's ``sample`` in [0, 1): PyTorch's pseudo-random
+    sequence, computed in the input's floating type as its kernel does."""
+    t = samples.dtype.type
+    starts = np.empty((*samples.shape, out_size), np.int64)
+    if out_size > 1:
+        alpha = t(in_size - pool) / t(out_size - 1)
+        i = np.arange(out_size - 1).astype(samples.dtype)
+        s = samples[..., None]
+        starts[..., :-1] = ((i + s) * alpha).astype(np.int64) - (s * alpha).astype(np.int64)
+    if out_size > 0:
+        starts[..., -1] = in_size - pool
+    return starts
+
+
+def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, nd: int, name: str):
+    """Fractional max pooling over the last ``nd`` dims of (N, C, *spatial) or (C, *spatial) input;
+    ``samples`` is (N, C, nd), its last dim running over the spatial dims last to first for 2-D
+    (W, H) and first to last for 3-D (T, H, W), as PyTorch reads them."""
+    xp = xp_for(input)
+    batched = input.dim() == nd + 2
+    x = input._data if batched else input._data[None]
+    from ...backend import to_numpy
+
+    smp = to_numpy(samples._data).astype(x.dtype)  # window starts are computed on the host
+    spatial = x.shape[2:]
+    order = [1, 0] if nd == 2 else [0, 1, 2]  # which sample column drives each spatial dim
+    flat = np.zeros((*x.shape[:2], *[1] * (2 * nd)), np.int64)
+    for d in range(nd):
+        st = _fractional_starts(
+            smp[..., order[d]], spatial[d], output_size[d], kernel[d]
+        )  # (N, C, out)
+        pos = st[..., :, None] + np.arange(kernel[d])  # (N, C, out, k)
+        shape = [*x.shape[:2]] + [1] * (2 * nd)
+        shape[2 + 2 * d], shape[3 + 2 * d] = output_size[d], kernel[d]
+        flat = flat * spatial[d] + pos.reshape(shape)
+    perm = [0, 1] + [2 + 2 * d for d in range(nd)] + [3 + 2 * d for d in range(nd)]
+    flat = flat.transpose(perm).reshape(*x.shape[:2], *output_size, -1)
+    vals = xp.take_along_axis(x.reshape(*x.shape[:2], *[1] * nd, -1), xp.asarray(flat), -1)
+    arg = vals.argmax(-1)  # the first of equal maxima
+    isnan = xp.isnan(vals)
+    if isnan.any():  # a NaN wins, the last one seen
+        last_nan = vals.shape[-1] - 1 - isnan[..., ::-1].argmax(-1)
+        arg = xp.where(isnan.any(-1), last_nan, arg)
+    out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
+    index = xp.take_along_axis(xp.asarray(flat), arg[..., None], -1)[..., 0]
+    if not batched:
+        out, index = out[0], index[0]
+    return _wrap_max(input, out, index, nd, name)
+
+
+# ---- max pooling -----------------------------------------------------------------------------
+def _pool_out(size, k, s, p, d, ceil_mode) -> int:
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1  # the last window must start inside the input or its left padding
+    return out
+
+
+def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
+    """Max over each window and the flat (h * W + w) index of the winner, as PyTorch.
+
+    The kernel taps are gathered into a (N, C, Ho, Wo, kh*kw) buffer (one copy per tap)
+    and reduced with argmax. PyTorch's rule: a tap replaces the max when greater or NaN,
+    so ties keep the first tap and, with NaNs, the last NaN wins.
+    """
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ho, wo = out_hw
+    # Pad past the right edge as far as ceil_mode's last window reaches.
+    extra_h = max(0, (ho - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
+    extra_w = max(0, (wo - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
+    fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+    xpad = _pad(xp, x, (ph, ph + extra_h, pw, pw + extra_w), fill)
+    buf = xp.empty((n, c, ho, wo, kh * kw), x.dtype)
+    for i, j, v in _taps(xpad, kernel, dilation, stride, out_hw):
+        buf[..., i * kw + j] = v
+    arg = xp.argmax(buf, axis=-1)
+    best = xp.take_along_axis(buf, arg[..., None], -1)[..., 0]
+    if x.dtype.kind == "f":
+        nan = xp.isnan(best)
+        if nan.any():
+            last = kh * kw - 1 - xp.argmax(xp.isnan(buf[..., ::-1]), axis=-1)
+            arg = xp.where(nan, last, arg)
+    # Flat index = the window's top-left corner + the winning tap's offset inside it.
+    taps = xp.arange(kh * kw)
+    tap_offset = (taps // kw) * (dh * w) + (taps % kw) * dw
+    corner = (xp.arange(ho)[:, None] * sh - ph) * w + (xp.arange(wo)[None, :] * sw - pw)
+    return best, corner + tap_offset[arg]
+
+
+def _max_pool_vjp(node, g):
+    return (max_pool2d_backward(g, node.indices, node.in_shape),)
+
+
+_MaxPool2D = node_class("MaxPool2DWithIndicesBackward0", _max_pool_vjp)
+
+
+def _max_pool_backward_vjp(node, gg):
+    # The backward is linear in the gradient: its adjoint gathers at the same indices.
+    n = node.indices.shape
+    flat = gg.reshape(*gg.shape[:-2], -1)
+    return (flat.gather(-1, node.indices.reshape(*n[:-2], -1)).reshape(n), None)
+
+
+_MaxPool2DBackward = node_class("MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward_vjp)
+
+
+def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape) -> Tensor:
+    """Scatter-add ``grad`` into an input-shaped zero tensor at ``indices`` (one bincount)."""
+    xp = xp_for(grad)
+    g = grad._data
+    planes = int(np.prod(in_shape[:-2]))
+    hw = in_shape[-2] * in_shape[-1]
+    idx = indices._data.reshape(planes, -1) + (xp.arange(planes) * hw)[:, None]
+    acc = xp.bincount(idx.ravel(), weights=g.reshape(-1).astype(np.float64), minlength=planes * hw)
+    r = _wrap(acc.astype(g.dtype).reshape(in_shape), grad._dtype, grad._device)
+    if grad._rg and _gm.enabled:
+        record(_MaxPool2DBackward, (grad, None), r, (), indices=indices)
+    return r
+
+
+def max_pool2d_with_indices(
+    input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
+    """``torch.nn.functional.max_pool2d_with_indices``: (values, int64 flat indices)."""
+    k = _pair(kernel_size)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
+    p, d = _pair(padding), _pair(dilation)
+    if input.dim() not in (3, 4) or any(n == 0 for n in input.shape[-3:]):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+
+    def pad_check():
+        for pi, ki, di in zip(p, k, d):
+            if pi > (di * (ki - 1) + 1) // 2:
+                raise RuntimeError(
+                    f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
+                    f"dilation={di}"
+                )
+
+    pass
+
+    check_pool2d(k, s, p, d, pad_check)
+    h, w = input.shape[-2:]
+    ho = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode)
+    wo = _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if ho < 1 or wo < 1:
+        c = input.shape[-3]
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
+        )
+    x = input._data
+    batched = x.ndim == 4
+    xp = xp_for(input)
+    vals, idx = _max_pool_array(xp, x if batched else x[None], k, s, p, d, (ho, wo))
+    if not batched:
+        vals, idx = vals[0], idx[0]
+    r = _wrap(vals, input._dtype, input._device)
+    indices = _wrap(idx, D.int64, input._device)
+    if input._rg and _gm.enabled:
+        record(_MaxPool2D, (input,), r, (), indices=indices, in_shape=x.shape)
+    if _fw_state.level and input._fw is not None:
+        t = input._fw.reshape(*x.shape[:-2], -1)
+        r._fw = t.gather(-1, indices.reshape(*idx.shape[:-2], -1)).reshape(idx.shape)
+        _register(r)
+    return r, indices

@@ -1,0 +1,344 @@
+"""Padding, resampling and pixel shuffling: ops that move or mix values along spatial dims.
+
+Two generic kernels serve most of them, each recording one node named like PyTorch's:
+
+- ``index_dims``: gather along some dims by integer index arrays (reflection / replication
+  padding, nearest upsampling); its VJP scatter-adds back with ``index_add`` per dim.
+- ``linear_dims``: multiply along some dims by small constant matrices (bilinear / linear
+  upsampling, adaptive average pooling); its VJP multiplies by the transposed matrices.
+
+Both VJPs are Tensor ops, so double backward works.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, record, xp_for
+
+
+# ---- gather by index per dim --------------------------------------------------------------------
+def _index_vjp(node, g):
+    for d, idx in reversed(node.index):
+        shape = list(g.shape)
+        shape[d] = node.in_shape[d]
+        g = g.new_zeros(shape).index_add(d, idx, g)
+    return (g,)
+
+
+_INDEX_NODES: dict = {}
+
+
+def _index_node(name: str):
+    if name not in _INDEX_NODES:
+        _INDEX_NODES[name] = node_class(name, _index_vjp)
+    return _INDEX_NODES[name]
+
+
+def index_dims(input: Tensor, index: list, node_name: str) -> Tensor:
+    """``input`` gathered along each ``(dim, int array)`` of ``index`` in turn."""
+    xp = xp_for(input)
+    x = input._data
+    for d, ix in index:
+        x = xp.take(x, ix, axis=d)
+    r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
+    tindex = [(d, _wrap(xp.asarray(ix, np.int64), D.int64, input._device)) for d, ix in index]
+    if input._rg and _gm.enabled:
+        record(_index_node(node_name), (input,), r, (), index=tindex, in_shape=tuple(input.shape))
+    if _fw_state.level and input._fw is not None:
+        t = input._fw
+        with no_grad():
+            for d, ix in tindex:
+                t = t.index_select(d, ix)
+        r._fw = t
+        _register(r)
+    return r
+
+
+# ---- constant matrices per dim ------------------------------------------------------------------
+def _apply_mats(t: Tensor, mats, transpose: bool) -> Tensor:
+    for d, m in mats:
+        moved = t.movedim(d, -1)
+        moved = moved.matmul(m) if transpose else moved.matmul(m.t())
+        t = moved.movedim(-1, d)
+    return t
+
+
+def _linear_vjp(node, g):
+    return (_apply_mats(g, list(reversed(node.mats)), transpose=True),)
+
+
+_LINEAR_NODES: dict = {}
+
+
+def linear_dims(input: Tensor, mats: list, node_name: str) -> Tensor:
+    """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn."""
+    if node_name not in _LINEAR_NODES:
+        _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
+    xp = xp_for(input)
+    x = input._data
+    for d, m in mats:
+        x = xp.moveaxis(xp.moveaxis(x, d, -1) @ m.T.astype(x.dtype), -1, d)
+    r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
+    tmats = [
+        (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
+    ]
+    if input._rg and _gm.enabled:
+        record(_LINEAR_NODES[node_name], (input,), r, (), mats=tmats)
+    if _fw_state.level and input._fw is not None:
+        with no_grad():
+            r._fw = _apply_mats(input._fw, tmats, transpose=False)
+        _register(r)
+    return r
+
+
+# ---- padding --------------------------------------------------------------------------------------
+def _constant_pad_vjp(node, g):
+    return (constant_pad_nd(g, [-p for p in node.pad], 0.0),)
+
+
+_ConstantPad = node_class("ConstantPadNdBackward0", _constant_pad_vjp)
+
+
+def constant_pad_nd(input: Tensor, pad, value=0.0) -> Tensor:
+    """Pad (or, with negative amounts, crop) the trailing dims; grad_fn ConstantPadNdBackward0."""
+    nd = input.dim()
+    shape = list(input.shape)
+    src, dst = [slice(None)] * nd, [slice(None)] * nd
+    for i in range(len(pad) // 2):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        new = shape[d] + lo + hi
+        if new < 0:
+            raise RuntimeError(
+                f"The input size {shape[d]}, plus negative padding {lo} and {hi} resulted in a negative output "
+                f"size, which is invalid. Check dimension {d} of your input."
+            )
+        if shape[d] - max(-lo, 0) - max(-hi, 0) < 0:  # cropping more than the dimension holds
+            raise RuntimeError("narrow(): length must be non-negative.")
+        src[d] = slice(max(-lo, 0), shape[d] - max(-hi, 0))
+        dst[d] = slice(max(lo, 0), new - max(hi, 0))
+        shape[d] = new
+    xp = xp_for(input)
+    x = input._data
+    from ..creation.factories import _checked_fill, allocate
+
+    value = _checked_fill(value, input._dtype)  # NaN into an integer tensor raises, as in PyTorch
+    out = allocate(lambda: xp.full(shape, value, dtype=x.dtype), shape, input._dtype)
+    out[tuple(dst)] = x[tuple(src)]
+    r = _wrap(out, input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_ConstantPad, (input,), r, (), pad=tuple(pad))
+    if _fw_state.level and input._fw is not None:
+        r._fw = constant_pad_nd(input._fw, pad, 0.0)
+        _register(r)
+    return r
+
+
+def _pad_index(n: int, lo: int, hi: int, mode: str):
+    j = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        j = np.abs(j)
+        return np.where(j >= n, 2 * (n - 1) - j, j)
+    return np.clip(j, 0, n - 1)  # replicate
+
+
+def _check_reflect(input: Tensor, pad) -> None:
+    for i in range(len(pad) // 2):
+        d = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo >= input.shape[d] or hi >= input.shape[d]:
+            raise RuntimeError(
+                f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input dimension, "
+                f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input.shape)}"
+            )
+
+
+def reflect_or_replicate_pad(input: Tensor, pad, mode: str) -> Tensor:
+    k = len(pad) // 2
+    if mode == "reflect":
+        _check_reflect(input, pad)
+    index = []
+    for i in range(k):
+        d = input.dim() - 1 - i
+        index.append((d, _pad_index(input.shape[d], pad[2 * i], pad[2 * i + 1], mode)))
+    name = ("ReflectionPad" if mode == "reflect" else "ReplicationPad") + f"{k}DBackward0"
+    return index_dims(input, index, name)
+
+
+def circular_pad(input: Tensor, pad) -> Tensor:
+    """PyTorch's algorithm: copy the centre, then wrap slices of the output into the borders
+    (so the graph is CopySlices, as in PyTorch)."""
+    nd, k = input.dim(), len(pad) // 2
+    shape = list(input.shape)
+    for i in range(k):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > shape[d] or hi > shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[d] += lo + hi
+    out = input.new_empty(shape)
+    out_slice, in_slice = out, input
+    for i in range(k):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = out_slice.narrow(d, max(lo, 0), shape[d] - max(lo, 0) - max(hi, 0))
+        n = input.shape[d]
+        in_slice = in_slice.narrow(d, max(-lo, 0), n - max(-lo, 0) - max(-hi, 0))
+    out_slice.copy_(in_slice)
+    for i in range(k):
+        d = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo > 0:
+            out.narrow(d, 0, lo).copy_(out.narrow(d, shape[d] - lo - max(hi, 0), lo))
+        if hi > 0:
+            out.narrow(d, shape[d] - hi, hi).copy_(out.narrow(d, max(lo, 0), hi))
+    return out
+
+
+# ---- interpolation ---------------------------------------------------------------------------------
+def nearest_index(in_size: int, out_size: int, scale, exact: bool = False):
+    """PyTorch's nearest source index (computed in float32 as its kernel does)."""
+    s = np.float32(in_size / out_size if scale is None else 1.0 / scale)
+    dst = np.arange(out_size, dtype=np.float32)
+    src = np.floor((dst + np.float32(0.5)) * s) if exact else np.floor(dst * s)
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def linear_matrix(in_size: int, out_size: int, scale, align_corners: bool):
+    """The (out, in) matrix of 1-D linear interpolation, PyTorch's source-index rule."""
+    dst = np.arange(out_size, dtype=np.float32)
+    if align_corners:
+        s = np.float32((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+        src = dst * s
+    else:
+        s = np.float32(in_size / out_size if scale is None else 1.0 / scale)
+        src = np.maximum((dst + np.float32(0.5)) * s - np.float32(0.5), np.float32(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    i1 = np.minimum(i0 + 1, in_size - 1)
+    l1 = src - i0
+    m = np.zeros((out_size, in_size), np.float64)
+    rows = np.arange(out_size)
+    np.add.at(m, (rows, i0), 1 - l1)
+    np.add.at(m, (rows, i1), l1)
+    return m
+
+
+def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32):
+    """The (out, in) matrix of 1-D cubic convolution (A = -0.75), PyTorch's bicubic rule: the
+    source index is not clamped, the four taps are, and the math runs in the op's math type."""
+    t = np.dtype(math_dtype).type
+    dst = np.arange(out_size, dtype=math_dtype)
+    if align_corners:
+        src = dst * t((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+    else:
+        s = t(in_size / out_size if scale is None else 1.0 / scale)
+        src = (dst + t(0.5)) * s - t(0.5)
+    i0 = np.floor(src)
+    x = src - i0
+    a = t(-0.75)
+
+    def near(v):  # |v| <= 1
+        return ((a + t(2)) * v - (a + t(3))) * v * v + t(1)
+
+    def far(v):  # 1 < |v| < 2
+        return ((a * v - t(5) * a) * v + t(8) * a) * v - t(4) * a
+
+    weights = (far(x + t(1)), near(x), near(t(1) - x), far(t(2) - x))
+    m = np.zeros((out_size, in_size), np.float64)
+    rows = np.arange(out_size)
+    for k, w in enumerate(weights):
+        idx = np.clip(i0.astype(np.int64) - 1 + k, 0, in_size - 1)
+        np.add.at(m, (rows, idx), w)
+    return m
+
+
+def adaptive_avg_matrix(in_size: int, out_size: int):
+    """The (out, in) averaging matrix of adaptive average pooling (PyTorch's window bounds)."""
+    i = np.arange(out_size)
+    start = (i * in_size) // out_size
+    end = -((-(i + 1) * in_size) // out_size)
+    cols = np.arange(in_size)
+    inside = (cols[None, :] >= start[:, None]) & (cols[None, :] < end[:, None])
+    return inside / (end - start)[:, None]
+
+
+# ---- pixel shuffle --------------------------------------------------------------------------------
+def _pixel_shuffle_vjp(node, g):
+    return (pixel_unshuffle(g, node.r),)
+
+
+def _pixel_unshuffle_vjp(node, g):
+    return (pixel_shuffle(g, node.r),)
+
+
+_PixelShuffle = node_class("PixelShuffleBackward0", _pixel_shuffle_vjp)
+_PixelUnshuffle = node_class("PixelUnshuffleBackward0", _pixel_unshuffle_vjp)
+
+
+def _shuffle(input: Tensor, r: int, inverse: bool) -> Tensor:
+    x = input._data
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    xp = xp_for(input)
+    if inverse:
+        y = x.reshape(*lead, c, h // r, r, w // r, r)
+        n = len(lead)
+        y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3).reshape(
+            *lead, c * r * r, h // r, w // r
+        )
+    else:
+        y = x.reshape(*lead, c // (r * r), r, r, h, w)
+        n = len(lead)
+        y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2).reshape(
+            *lead, c // (r * r), h * r, w * r
+        )
+    out = _wrap(xp.ascontiguousarray(y), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_PixelUnshuffle if inverse else _PixelShuffle, (input,), out, (), r=r)
+    if _fw_state.level and input._fw is not None:
+        out._fw = _shuffle(input._fw, r, inverse)
+        _register(out)
+    return out
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} "
+            "dimension(s)"
+        )
+    r = upscale_factor
+    c = input.shape[-3]
+    if c % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    return _shuffle(input, r, False)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    if input.dim() < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} "
+            "dimension(s)"
+        )
+    r = downscale_factor
+    h, w = input.shape[-2:]
+    if h % r:
+        raise RuntimeError(
+            "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)="
+            f"{h} is not divisible by {r}"
+        )
+    if w % r:
+        raise RuntimeError(
+            "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
+            f"{w} is not divisible by {r}"
+        )
+    return _shuffle(input, r, True)

@@ -1,0 +1,92 @@
+"""softmax and log_softmax: the kernels with PyTorch's nodes (SoftmaxBackward0,
+LogSoftmaxBackward0); half-precision inputs accumulate in float32 as PyTorch's CPU kernels do."""
+
+from __future__ import annotations
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, record, scalar_name, xp_for
+from ..reduction.reduce import rounded, widen
+
+
+# ---- softmax ---------------------------------------------------------------------------------
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _widened(y, g):
+    """float16/bfloat16 backward in float32, rounded once, as PyTorch's CPU kernels do."""
+    if y._dtype in (D.float16, D.bfloat16):
+        return y.float(), g.float(), y._dtype
+    return y, g, None
+
+
+def _softmax_vjp(node, g):
+    (y,) = node.saved()
+    y, g, half = _widened(y, g)
+    gx = y * (g - (g * y).sum(node.dim, keepdim=True))
+    return (gx if half is None else gx.to(half),)
+
+
+def _log_softmax_vjp(node, g):
+    (y,) = node.saved()
+    y, g, half = _widened(y, g)
+    gx = g - y.exp() * g.sum(node.dim, keepdim=True)
+    return (gx if half is None else gx.to(half),)
+
+
+_Softmax = node_class("SoftmaxBackward0", _softmax_vjp)
+
+
+_LogSoftmax = node_class("LogSoftmaxBackward0", _log_softmax_vjp)
+
+
+def _softmax_common(input, dim, dtype, log: bool):
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._dtype.category != D.FLOAT:
+        kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+    x = widen(input._data)
+    d = _wrap_dim(dim, x.ndim)
+    xp = xp_for(input)
+    if x.ndim == 0:
+        data = xp.zeros_like(x) if log else xp.ones_like(x)
+    else:
+        # Subtract the max (stability); -inf rows stay NaN as in PyTorch.
+        shifted = x - xp.max(x, axis=d, keepdims=True) if x.size else x
+        e = xp.exp(shifted)
+        s = xp.sum(e, axis=d, keepdims=True)
+        if x is input._data:
+            data = shifted - xp.log(s) if log else e / s
+        elif log:  # PyTorch's half kernel rounds the sum and its log to the half type
+            data = shifted - rounded(xp.log(rounded(s, input._data.dtype)), input._data.dtype)
+        else:  # ... and multiplies by the reciprocal of the float32 sum
+            data = e * (1 / s)
+    r = _wrap(data.astype(input._data.dtype, copy=False), input._dtype, input._device)
+    if input._rg and _gm.enabled:
+        record(_LogSoftmax if log else _Softmax, (input,), r, (r,), dim=d if x.ndim else ())
+    if _fw_state.level and input._fw is not None:
+        t = input._fw
+        if log:
+            r._fw = t - (t * r.exp()).sum(d, keepdim=True)
+        else:
+            r._fw = r * (t - (t * r).sum(d, keepdim=True))
+        _register(r)
+    return r
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    return _softmax_common(input, dim, dtype, log=False)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    return _softmax_common(input, dim, dtype, log=True)

@@ -1,0 +1,700 @@
+"""Binary elementwise ops: the ``binary`` factory, add/sub/mul/div, remainder/fmod and atan2/hypot.
+maximum/minimum, comparisons, logical and bitwise ops are in ``comparison.py``, pow in ``power.py``.
+
+Binary ops give their VJP and JVP explicitly because the cheap formulas differ (``add`` passes
+``g`` through untouched).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import cpu
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.forward_ad import on_primals as _on_primals
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from ...backend.parallel import MIN_SIZE as _SPLIT_MIN
+from ...backend.parallel import split2
+from .._dispatch import (
+    _fw_state,
+    binary_operands,
+    broadcast_error,
+    inplace,
+    record,
+    result_dtype,
+    write_out,
+    xp_for,
+)
+from .common import _FLOAT, _camel, _conj, _scalar, _shape, not_implemented
+
+
+# ---- binary ---------------------------------------------------------------------------------------
+def _xp_of(a, b):
+    d = a._device if isinstance(a, Tensor) else b._device
+    return np if d is cpu else xp_for(a if isinstance(a, Tensor) else b)
+
+
+def _run(f, xp, xa, xb, a, b):
+    try:
+        return f(xp, xa, xb)
+    except ValueError as e:
+        if "broadcast" in str(e):
+            raise broadcast_error([_shape(a), _shape(b)]) from None
+        raise
+
+
+def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
+           scalar_node=None, check=None):  # fmt: skip
+    """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
+    promote to the default float dtype) or 'bool' (comparisons).
+
+    ``scalar_node``: the node name of PyTorch's ``Tensor, Scalar`` overload, which has a single
+    edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
+    scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
+    ``check(dtype)`` raises PyTorch's error for a promoted dtype the op refuses (complex).
+    """
+    Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
+    ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
+
+    def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            input = _scalar_tensor(input, other)
+        if (
+            _fw_state.level
+            and hasattr(vjp, "aten")
+            and any(getattr(t, "_fw", None) is not None for t in (input, other))
+        ):
+            raise NotImplementedError(
+                f"Trying to use forward AD with aten::{vjp.aten} that does not support it."
+            )
+        xa, xb, dt = binary_operands(input, other)
+        if check is not None:
+            check(dt)
+        if kind == "float" and dt.category < _FLOAT:
+            dt = D.get_default_dtype()
+            # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
+            # first (uint8 tensor / -1 divides by -1.0, not by 255).
+            xa = _cast(input._data, dt)
+            xb = _cast(other._data, dt) if isinstance(other, Tensor) else other
+        xp = np if input._device is cpu else _xp_of(input, other)
+        r = _run(forward, xp, xa, xb, input, other)
+        res = _wrap(r, D.bool if kind == "bool" else dt, input._device)
+        if (
+            Node is not None
+            and _gm.enabled
+            and (input._rg or (isinstance(other, Tensor) and other._rg))
+        ):
+            ob = other if isinstance(other, Tensor) else None
+            saved = tuple(res if i == "out" else (input, ob)[i] for i in saves)
+            if ob is None and ScalarNode is not None:
+                record(ScalarNode, (input,), res, saved, scalar=other)
+            else:
+                record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
+        if _fw_state.level and jvp is not None:
+            _binary_tangent(jvp, input, other, res)
+        if out is not None:  # an op without a derivative lets out= carry its (raising) history
+            return write_out(out, res, name, grad="aten" if node == "NotImplemented" else True)
+        return res
+
+    if kind == "bool":
+        # In place, a comparison writes 0/1 in self's dtype; with autograd PyTorch records a
+        # node whose gradients are zero (EqBackward0 for a tensor other, EqBackward1 for a scalar).
+        # PyTorch numbers them by overload: eq_.Scalar is EqBackward0, eq_.Tensor EqBackward1.
+        CmpS = node_class(_camel(name) + "Backward0", lambda node, g: (g * 0,))
+        CmpT = node_class(_camel(name) + "Backward1", lambda node, g: (g * 0, None))
+
+        def functional(s, o):
+            r = op(s, o).to(s._dtype)
+            if _gm.enabled and (s._rg or (isinstance(o, Tensor) and o._rg)):
+                if isinstance(o, Tensor):
+                    record(CmpT, (s, o), r)
+                else:
+                    record(CmpS, (s,), r)
+            return r
+    else:
+        functional = op
+
+    def op_(self, other):
+        if isinstance(other, Tensor) and other._data.shape != self._data.shape:
+            _check_inplace_broadcast(self, other)  # PyTorch checks the shape before the dtype
+        # The ufunc fast path writes in self's dtype; int / int true division must instead
+        # reach commit_inplace's cast check (PyTorch: "result type Float can't be cast...").
+        direct = kind is None or self._dtype.category >= _FLOAT
+        bits = ufunc is not None and ("bitwise" in ufunc or "shift" in ufunc)
+        fast = (
+            _fast(ufunc, self, other)
+            if direct and kind != "bool" and not (bits and self._dtype.category > D.INT)
+            else None
+        )
+        if fast is not None and check is not None:
+            check(self._dtype)
+        return inplace(self, functional, (other,), saves_self and 0 in saves, fast)
+
+    op.__name__ = op.__qualname__ = name
+    op_.__name__ = op_.__qualname__ = name + "_"
+    return op, op_
+
+
+def _check_inplace_broadcast(self, other):
+    from .._dispatch import check_inplace_shape
+
+    try:
+        shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error([self._data.shape, other._data.shape]) from None
+    check_inplace_shape(self, shape)
+
+
+def _shape_first(self, other):
+    """In place, PyTorch checks the broadcast shape before the dtype (its kernel's errors)."""
+    if isinstance(other, Tensor) and other._data.shape != self._data.shape:
+        _check_inplace_broadcast(self, other)
+
+
+def _cast(x, dt):
+    return x.astype(dt.np) if hasattr(x, "astype") and x.dtype != dt.np else x
+
+
+def _scalar_tensor(value, other):
+    from ..creation.factories import scalar_tensor
+
+    if not isinstance(other, Tensor):
+        return scalar_tensor(value)
+    # In the result dtype: a default-dtype (float32) wrapper would round 1e-30 before a float64 op.
+    # A bool stays bool, so ops that refuse bool operands (sub) still see one.
+    dtype = D.bool if isinstance(value, bool) else result_dtype(value, other)
+    return scalar_tensor(value, dtype=dtype, device=other._device)
+
+
+def _fast(ufunc, self, other):
+    """Write ``ufunc(self, other)`` straight into ``self`` when dtypes already agree."""
+    if ufunc is None:
+        return None
+    if isinstance(other, Tensor):
+        if other._dtype is not self._dtype or other._data.ndim > self._data.ndim:
+            return None
+        xb = other._data
+    elif (
+        isinstance(other, (bool, int))
+        and self._dtype.category >= D.INT
+        and _fits_int(other, self._dtype)
+        or (isinstance(other, float) and self._dtype.category >= _FLOAT)
+    ):
+        xb = other
+    else:
+        return None
+
+    def run():
+        xp = np if self._device is cpu else xp_for(self)
+        try:
+            getattr(xp, ufunc)(self._data, xb, out=self._data)
+        except ValueError:
+            from .._dispatch import check_inplace_shape
+
+            try:
+                shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+            except ValueError:
+                raise broadcast_error([self._data.shape, other._data.shape]) from None
+            check_inplace_shape(self, shape)
+            raise
+
+    return run
+
+
+def _fits_int(v, dtype):
+    if dtype.category != D.INT:
+        return True
+    info = np.iinfo(dtype.np)
+    return info.min <= v <= info.max
+
+
+def _binary_tangent(jvp, a, b, out):
+    ta = a._fw if isinstance(a, Tensor) else None
+    tb = b._fw if isinstance(b, Tensor) else None
+    if ta is None and tb is None:
+        return
+    out._fw = _on_primals(jvp, a, b, out, ta, tb)
+    _register(out)
+
+
+def _ga(node):
+    return node.next_functions[0][0] is not None
+
+
+def _gb(node):
+    nf = node.next_functions
+    return len(nf) > 1 and nf[1][0] is not None
+
+
+def _other(node, b):
+    return node.scalar if b is None else b
+
+
+def _add_vjp(node, g):
+    return g, (g if _gb(node) else None)
+
+
+def _sum_tangents(ta, tb, scale_b=1):
+    if tb is None:
+        return ta
+    tb = tb if scale_b == 1 else tb * scale_b
+    return tb if ta is None else ta + tb
+
+
+def _add_jvp(a, b, out, ta, tb):
+    return _sum_tangents(ta, tb)
+
+
+def _alpha_vjp(sign_a, sign_b):
+    def vjp(node, g):
+        alpha = node.alpha
+        ga = (g if sign_a > 0 else -g) if alpha == 1 or sign_a > 0 else g * -alpha
+        if len(node.next_functions) < 2 or not _gb(node):
+            return (ga,) if len(node.next_functions) < 2 else (ga, None)
+        gb = (g if sign_b > 0 else -g) if alpha == 1 else g * (alpha * sign_b)
+        return ga, gb
+
+    return vjp
+
+
+_AddNode = node_class("AddBackward0", _alpha_vjp(1, 1))
+_SubNode = node_class("SubBackward0", _alpha_vjp(1, -1))
+_RsubNode = node_class("RsubBackward0", lambda node, g: (g * -node.alpha, g if _gb(node) else None))
+_RsubScalarNode = node_class("RsubBackward1", lambda node, g: (g * -node.alpha,))
+for _n in (_AddNode, _SubNode, _RsubNode, _RsubScalarNode):
+    _n.alpha = 1  # class default: the common alpha == 1 needs no per-node attribute
+
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+    "use the `~` or `logical_not()` operator instead."
+)
+
+
+def _check_alpha(dt, alpha):
+    if isinstance(alpha, bool):
+        if dt is not D.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and dt.category < _FLOAT:
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+
+
+def _check_sub_bool(a, b):
+    a_bool = isinstance(a, Tensor) and a._dtype is D.bool or isinstance(a, bool)
+    b_bool = isinstance(b, Tensor) and b._dtype is D.bool or isinstance(b, bool)
+    if a_bool and b_bool and isinstance(a, Tensor) and isinstance(b, Tensor):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if a_bool or b_bool:
+        raise RuntimeError(_BOOL_SUB)
+
+
+_ndarray = np.ndarray
+
+
+def _split_ufunc(name):
+    """``forward(xp, a, b)`` for a ufunc; large same-shape CPU float arrays run on two threads."""
+    uf = getattr(np, name)
+
+    def forward(xp, a, b):
+        if b.__class__ is _ndarray and b.size >= _SPLIT_MIN:
+            r = split2(uf, a, b)
+            if r is not None:
+                return r
+        return uf(a, b) if xp is np else getattr(xp, name)(a, b)
+
+    return forward
+
+
+_xp_add, _xp_subtract, _xp_multiply = (_split_ufunc(n) for n in ("add", "subtract", "multiply"))
+
+
+def _linear2(input, other, alpha, sa, sb, node, name, out):
+    """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
+    xa, xb, dt = binary_operands(input, other)
+    if dt in D._SHELL_UINTS:  # PyTorch has no add/sub kernel for uint16/32/64
+        raise NotImplementedError(f"\"add_stub\" not implemented for '{_scalar(dt)}'")
+    if alpha != 1 or isinstance(alpha, bool):
+        _check_alpha(dt, alpha)
+    xp = np if input._device is cpu else _xp_of(input, other)
+    if sa < 0:  # rsub: other - alpha * input
+        xa, xb = xb, xa
+    if alpha != 1 and dt is D.float32 and xp is np:
+        # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add; doing it in
+        # float64 and rounding once gives the same float32 result.
+        c = np.float64(np.float32(alpha if sa == sb else -alpha))
+        r = _run(
+            lambda xp, a, b: (np.add(a, np.multiply(b, c, dtype=np.float64))).astype(np.float32),
+            xp,
+            xa,
+            xb,
+            input,
+            other,
+        )
+    else:
+        if alpha != 1:
+            xb = xb * alpha
+        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb, input, other)
+    if dt is D.bool and r.dtype != np.bool_:
+        r = r.astype(np.bool_)
+    res = _wrap(r, dt, input._device)
+    ob = other if isinstance(other, Tensor) else None
+    if _gm.enabled and (input._rg or (ob is not None and ob._rg)):
+        if ob is None and node is _RsubNode:
+            record(_RsubScalarNode, (input,), res, alpha=alpha) if alpha != 1 else record(
+                _RsubScalarNode, (input,), res
+            )
+        else:
+            record(node, (input, ob), res, alpha=alpha) if alpha != 1 else record(
+                node, (input, ob), res
+            )
+    if _fw_state.level:
+        ta = input._fw
+        tb = ob._fw if ob is not None else None
+        if ta is not None or tb is not None:
+            t = None if ta is None else (ta if sa > 0 else ta * -alpha)
+            if tb is not None:
+                tb = tb * (alpha * sb) if sa > 0 else tb
+                t = tb if t is None else t + tb
+            res._fw = t
+            _register(res)
+    return res if out is None else write_out(out, res, name)
+
+
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with PyTorch's promotion (AddBackward0)."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    return _linear2(input, other, alpha, 1, 1, _AddNode, "add", out)
+
+
+def _add(input, other, out=None):
+    return _linear2(input, other, 1, 1, 1, _AddNode, "add", out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` (SubBackward0); bool operands are refused as in PyTorch."""
+    if not isinstance(input, Tensor):
+        input = _scalar_tensor(input, other)
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, 1, -1, _SubNode, "sub", out)
+
+
+subtract = sub
+
+
+def add_(self, other, *, alpha=1):
+    fast = _fast("add", self, other) if alpha == 1 and self._dtype not in D._SHELL_UINTS else None
+    return inplace(self, lambda s, o: add(s, o, alpha=alpha), (other,), False, fast)
+
+
+def sub_(self, other, *, alpha=1):
+    _check_sub_bool(self, other)
+    fast = (
+        _fast("subtract", self, other) if alpha == 1 and self._dtype not in D._SHELL_UINTS else None
+    )
+    return inplace(self, lambda s, o: sub(s, o, alpha=alpha), (other,), False, fast)
+
+
+subtract_ = sub_
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``2 - t`` lands here: RsubBackward1)."""
+    _check_sub_bool(input, other)
+    return _linear2(input, other, alpha, -1, 1, _RsubNode, "rsub", None)
+
+
+def _mul_vjp(node, g):
+    a, b = node.saved()
+    other = _other(node, b)
+    ga = g * _conj(other) if _ga(node) else None
+    gb = g * _conj(a) if _gb(node) else None
+    return ga, gb
+
+
+def _mul_jvp(a, b, out, ta, tb):
+    r = None
+    if ta is not None:
+        r = ta * b
+    if tb is not None:
+        r = tb * a if r is None else r + tb * a
+    return r
+
+
+mul, mul_ = binary("mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply")
+multiply, multiply_ = mul, mul_
+
+
+def _div_vjp(node, g):
+    a, b = node.saved()
+    other = _other(node, b)
+    ga = g / _conj(other) if _ga(node) else None
+    gb = None
+    if _gb(node):
+        gb = -g * _conj(a) / _conj(other * other)
+    return ga, gb
+
+
+def _div_jvp(a, b, out, ta, tb):
+    r = None if ta is None else ta / b
+    if tb is not None:
+        t = -tb * out / b
+        r = t if r is None else r + t
+    return r
+
+
+def _true_divide(xp, a, b):
+    return xp.true_divide(a, b)
+
+
+_true_div, _true_div_ = binary(
+    "div", _true_divide, _div_vjp, _div_jvp, kind="float", ufunc="true_divide"
+)
+
+
+def _trunc_div(xp, a, b):
+    if a.dtype.kind in "fc":
+        return xp.trunc(a / b)
+    _check_int_zero(xp, a, b)  # NumPy's integer division by zero returns 0 silently
+    q = xp.floor_divide(a, b)
+    # C-style truncation for integers: floor division rounds toward -inf.
+    fix = (q < 0) & (q * b != a)
+    return q + fix
+
+
+def _floor_div(xp, a, b):
+    if getattr(a, "dtype", None) is not None and a.dtype.kind in "iub" or isinstance(a, int):
+        if xp.any(xp.asarray(b) == 0):
+            raise RuntimeError("ZeroDivisionError")
+    return xp.floor_divide(a, b)
+
+
+def _zero_vjp2(node, g):
+    z = g * 0.0
+    return z, (z if _gb(node) else None)
+
+
+def _zero_jvp(a, b, out, ta, tb):
+    return out.new_zeros(out.shape)
+
+
+def _no_derivative(op):
+    """The VJP of an op PyTorch cannot differentiate: raises when reached; ``binary`` refuses
+    forward-mode tangents for it too."""
+
+    def vjp(node, g):
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    vjp.aten = op
+    return vjp
+
+
+_trunc_divide, _ = binary(
+    "div",
+    _trunc_div,
+    _zero_vjp2,
+    _zero_jvp,
+    node="DivBackward2",
+    saves=(),
+    check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+_floor_divide, _ = binary(
+    "div",
+    _floor_div,
+    _zero_vjp2,
+    _zero_jvp,
+    node="DivBackward2",
+    saves=(),
+    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+# torch.floor_divide (``//``) has no derivative: its node raises when reached, naming the
+# in-place overload (floor_divide_) when that recorded it, as PyTorch does.
+_floor_divide_op, _ = binary(
+    "floor_divide",
+    _floor_div,
+    _no_derivative("floor_divide"),
+    node="NotImplemented",
+    saves=(),
+    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+_floor_divide_op_, _ = binary(
+    "floor_divide",
+    _floor_div,
+    _no_derivative("floor_divide_"),
+    node="NotImplemented",
+    saves=(),
+    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """True division; ``rounding_mode`` 'trunc' or 'floor' keeps integer dtypes."""
+    if rounding_mode is None:
+        return _true_div(input, other, out=out)
+    if rounding_mode == "trunc":
+        return _trunc_divide(input, other, out=out)
+    if rounding_mode == "floor":
+        return _floor_divide(input, other, out=out)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+    )
+
+
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _true_div_(self, other)
+    _shape_first(self, other)
+    return inplace(self, lambda s, o: div(s, o, rounding_mode=rounding_mode), (other,), False)
+
+
+divide, divide_, true_divide, true_divide_ = div, div_, _true_div, _true_div_
+
+
+def floor_divide(input, other, *, out=None):
+    return _floor_divide_op(input, other, out=out)
+
+
+def floor_divide_(self, other):
+    _shape_first(self, other)
+    return inplace(self, _floor_divide_op_, (other,), False)
+
+
+def _remainder_vjp(node, g):
+    a, b = node.saved()
+    gb = -g * a.div(b, rounding_mode="floor") if _gb(node) else None
+    return g, gb
+
+
+def _remainder(xp, a, b):
+    _check_int_zero(xp, a, b)
+    if getattr(a, "dtype", np.dtype(float)).kind in "iub":
+        return xp.remainder(a, b)
+    # PyTorch takes fmod and moves a nonzero result to b's side, so a zero keeps a's sign
+    # (-2 % 2 is -0.); NumPy's remainder gives a zero b's sign instead.
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+def _check_int_zero(xp, a, b):
+    if getattr(a, "dtype", np.dtype(float)).kind in "iu" and xp.any(xp.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _remainder_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="floor")
+        t = tq if t is None else t + tq
+    return t
+
+
+def _fmod_vjp(node, g):
+    a, b = node.saved()
+    return g, (-g * a.div(b, rounding_mode="trunc") if _gb(node) else None)
+
+
+def _fmod_jvp(a, b, out, ta, tb):
+    t = ta
+    if tb is not None:
+        tq = -tb * a.div(b, rounding_mode="trunc")
+        t = tq if t is None else t + tq
+    return t
+
+
+_remainder_op, remainder_ = binary(
+    "remainder",
+    _remainder,
+    _remainder_vjp,
+    _remainder_jvp,
+    node="RemainderBackward1",
+    scalar_node="RemainderBackward0",
+    check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+# remainder(number, tensor) (``2 % x``) is a separate PyTorch overload without a derivative.
+_remainder_of_number, _ = binary(
+    "remainder",
+    _remainder,
+    _no_derivative("remainder"),
+    node="NotImplemented",
+    saves=(),
+    check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+
+
+def remainder(input, other, *, out=None):
+    """Python's ``%`` (the result takes the divisor's sign); with a number as ``input`` the
+    gradient raises, as in PyTorch."""
+    if isinstance(input, Tensor):
+        return _remainder_op(input, other, out=out)
+    return _remainder_of_number(input, other, out=out)
+
+
+def _fmod(xp, a, b):
+    _check_int_zero(xp, a, b)
+    return xp.fmod(a, b)
+
+
+fmod, fmod_ = binary(
+    "fmod",
+    _fmod,
+    _fmod_vjp,
+    _fmod_jvp,
+    node="FmodBackward1",
+    scalar_node="FmodBackward0",
+    check=not_implemented("fmod_cpu", D.COMPLEX, D.SHELL_UINT),
+)
+
+
+def _atan2_recip(a, b):
+    """1 / (a^2 + b^2), with PyTorch's 0 at a = b = 0 (so the gradient there is 0, not NaN)."""
+    r = (a * a + b * b).reciprocal()
+    return r.masked_fill(r.isinf(), 0)
+
+
+def _atan2_vjp(node, g):
+    a, b = node.saved()
+    r = _atan2_recip(a, b)
+    return (g * b * r if _ga(node) else None), (g * -a * r if _gb(node) else None)
+
+
+def _atan2_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * b - (z if tb is None else tb) * a) * _atan2_recip(a, b)
+
+
+def _hypot_jvp(a, b, out, ta, tb):
+    z = out.new_zeros(())
+    return ((z if ta is None else ta) * a + (z if tb is None else tb) * b) / out
+
+
+atan2, atan2_ = binary(
+    "atan2",
+    lambda xp, a, b: xp.arctan2(a, b),
+    _atan2_vjp,
+    _atan2_jvp,
+    kind="float",
+    check=not_implemented("atan2_cpu", D.COMPLEX),
+)
+arctan2, arctan2_ = atan2, atan2_
+
+
+def _hypot_vjp(node, g):
+    a, b, out = node.saved()
+    return (g * a / out if _ga(node) else None), (g * b / out if _gb(node) else None)
+
+
+hypot, hypot_ = binary(
+    "hypot",
+    lambda xp, a, b: xp.hypot(a, b),
+    _hypot_vjp,
+    _hypot_jvp,
+    saves=(0, 1, "out"),
+    check=not_implemented("hypot_cpu", D.COMPLEX),
+)

@@ -1,0 +1,117 @@
+"""Small helpers shared by the elementwise op families (``pointwise``, ``binary``, ``select``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor
+from ...backend.parallel import BLOCK as blockwise_size
+from ...backend.parallel import blockwise
+
+_FLOAT = D.FLOAT
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def _conj(t):
+    if isinstance(t, Tensor):
+        return t.conj() if t._dtype.category == D.COMPLEX else t
+    return t.conjugate() if isinstance(t, complex) else t
+
+
+def _scalar(dtype):
+    from .._dispatch import scalar_name
+
+    return scalar_name(dtype)
+
+
+def _shape(x):
+    return x._data.shape if isinstance(x, Tensor) else ()
+
+
+def _tensor_or_none(x):
+    return x if isinstance(x, Tensor) else None
+
+
+def not_implemented(kernel, *categories):
+    """``check(dtype)``: PyTorch's '"kernel" not implemented for 'ComplexFloat'' for these categories
+    (``D.SHELL_UINT`` among them: uint16/32/64, which few PyTorch kernels take)."""
+
+    def check(dtype):
+        if dtype.category in categories or (dtype in D._SHELL_UINTS and D.SHELL_UINT in categories):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar(dtype)}'")
+
+    return check
+
+
+def no_complex(message, exc=NotImplementedError):
+    """``check(dtype)`` raising ``exc(message)`` for complex dtypes (ops PyTorch refuses on them)."""
+
+    def check(dtype):
+        if dtype.category == D.COMPLEX:
+            raise exc(message)
+
+    return check
+
+
+def checks(*fns):
+    """Several dtype checks run in order."""
+
+    def check(dtype):
+        for f in fns:
+            f(dtype)
+
+    return check
+
+
+# ---- float32 maths rounded like PyTorch's ------------------------------------------------------
+# PyTorch's CPU float32 transcendentals (exp, log, sin, tanh, ...) are correctly rounded in ~99% of
+# elements; NumPy's SIMD float32 kernels are one ulp off in 15-40%. Computing a float32 CPU array in
+# float64 and rounding once gives the correctly rounded result but for rare double roundings. CuPy
+# arrays keep float32 maths: PyTorch's CUDA kernels are not correctly rounded either.
+_F32 = np.dtype(np.float32)
+
+
+def rounded_once(forward):
+    """``forward(xp, a, *params)``, for a float32 NumPy array computed in float64 and rounded once."""
+
+    def f(xp, a, *params):
+        if xp is np and a.dtype == _F32:
+            return in_float64(lambda d: forward(xp, d, *params), a)
+        return forward(xp, a, *params)
+
+    return f
+
+
+def rounded(xp, f, a):
+    """``f(a)`` rounded once for a float32 NumPy array: a correctly rounded building block for the
+    activations PyTorch writes as float32 arithmetic around exp/log1p/tanh (sigmoid, gelu, ...)."""
+    if xp is np and a.dtype == _F32:
+        return in_float64(f, a)
+    return f(a)
+
+
+_HALF = (np.dtype(np.float16), D.bfloat16.np)
+
+
+def half_in_float32(forward):
+    """``forward(xp, a, *params)`` for a float16/bfloat16 array computed in float32 and rounded
+    once to its dtype, as PyTorch's kernels compute half types (in half arithmetic a formula such
+    as sigmoid's rounds at every step)."""
+
+    def f(xp, a, *params):
+        if a.dtype in _HALF:
+            return forward(xp, a.astype(np.float32), *params).astype(a.dtype)
+        return forward(xp, a, *params)
+
+    return f
+
+
+def in_float64(f, a):
+    """``f(a in float64)`` rounded once to float32 (``a``: a float32 NumPy array)."""
+    if a.size >= 2 * blockwise_size and a.flags.c_contiguous:
+        return blockwise(f, a, _F32)
+    return np.asarray(f(a.astype(np.float64))).astype(_F32)

@@ -1,0 +1,289 @@
+"""Elementwise selection: clamp (and clip), where, masked_fill, with their in-place forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import cpu
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import (
+    OUT_FOUND,
+    _fw_state,
+    broadcast_error,
+    inplace,
+    record,
+    result_dtype,
+    write_out,
+    xp_for,
+)
+from . import fused as _fz
+from .common import _scalar, _shape, _tensor_or_none
+
+
+def _clamp_vjp(node, g):
+    (x,) = node.saved()
+    mask = None
+    if node.lo is not None:
+        mask = x >= node.lo
+    if node.hi is not None:
+        m = x <= node.hi
+        mask = m if mask is None else mask & m
+    # where, not g * mask: outside (or at NaN) the gradient is +0 even for a negative or NaN g
+    return (g.where(mask, g.new_zeros(())),)
+
+
+_Clamp = node_class("ClampBackward1", _clamp_vjp)
+
+
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
+    """Clamp into [min, max]; the gradient passes where the input is inside (inclusive)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._dtype.category == D.COMPLEX:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if (
+        input._dtype in D._SHELL_UINTS
+        and not isinstance(min, Tensor)
+        and not isinstance(max, Tensor)
+    ):
+        kernel = (
+            "clamp_scalar_cpu"
+            if min is not None and max is not None
+            else "clamp_min_scalar_cpu"
+            if max is None
+            else "clamp_max_scalar_cpu"
+        )
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
+        )
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        r = _fz.clamp_tensor(input, min, max)
+        return r if out is None else write_out(out, r, "clamp")
+    dt = result_dtype(input, *(v for v in (min, max) if v is not None))
+    xp = np if input._device is cpu else xp_for(input)
+    a = input._data if input._dtype is dt else input._data.astype(dt.np)
+    if min is not None and max is not None and not (isinstance(min, float) and math.isnan(min)):
+        r = xp.minimum(max, xp.maximum(min, a))  # (bound, a): NumPy keeps the second of a tie
+    elif min is not None:
+        r = xp.maximum(min, a)
+    else:
+        r = xp.minimum(max, a)
+    res = _wrap(r.astype(dt.np, copy=False), dt, input._device)
+    if _gm.enabled and input._rg:
+        record(_Clamp, (input,), res, (input,), lo=min, hi=max)
+    if _fw_state.level and input._fw is not None:
+        res._fw = input._fw * _clamp_vjp_mask(input, min, max)
+        _register(res)
+    return res if out is None else write_out(out, res, "clamp", OUT_FOUND)
+
+
+def _clamp_vjp_mask(x, lo, hi):
+    m = x == x
+    if lo is not None:
+        m = m & (x >= lo)
+    if hi is not None:
+        m = m & (x <= hi)
+    return m
+
+
+clip = clamp
+
+
+def clamp_(self, min=None, max=None):  # noqa: A002
+    _check_clamp_cast(self, min, max)
+    return inplace(self, lambda s: clamp(s, min, max), (), True)
+
+
+def _check_clamp_cast(self, *bounds):
+    # clamp_'s message names the destination by its C++ type ("long int").
+    dt = result_dtype(self, *(b for b in bounds if b is not None))
+    if not D.can_cast(dt, self._dtype):
+        raise RuntimeError(
+            f"result type {_scalar(dt)} can't be cast to the desired output type {_cpp_name(self._dtype)}"
+        )
+
+
+clip_ = clamp_
+
+
+def clamp_min(input, min, *, out=None):  # noqa: A002
+    r = _fz.clamp_side(input, min, "min")
+    return (
+        r
+        if out is None
+        else write_out(out, r, "clamp_min", None if isinstance(min, Tensor) else OUT_FOUND)
+    )
+
+
+def clamp_max(input, max, *, out=None):  # noqa: A002
+    r = _fz.clamp_side(input, max, "max")
+    return (
+        r
+        if out is None
+        else write_out(out, r, "clamp_max", None if isinstance(max, Tensor) else OUT_FOUND)
+    )
+
+
+def clamp_min_(self, min):  # noqa: A002
+    _check_clamp_cast(self, min)
+    return inplace(self, lambda s: clamp_min(s, min), (), True)
+
+
+def clamp_max_(self, max):  # noqa: A002
+    _check_clamp_cast(self, max)
+    return inplace(self, lambda s: clamp_max(s, max), (), True)
+
+
+def _where_vjp(node, g):
+    cond, a, b = node.saved()
+    z = g.new_zeros(())
+    ga = where(cond, g, z) if _gb_i(node, 0) else None
+    gb = where(cond, z, g) if _gb_i(node, 1) else None
+    return ga, gb
+
+
+def _gb_i(node, i):
+    return node.next_functions[i][0] is not None
+
+
+_Where = node_class("WhereBackward0", _where_vjp)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """``condition ? input : other`` with broadcasting; one argument means ``nonzero``."""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
+        if isinstance(condition, Tensor) and condition._dtype is D.uint8:
+            pass
+        else:
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{_scalar(condition._dtype) if isinstance(condition, Tensor) else type(condition).__name__}"
+            )
+    ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        dt = result_dtype(input, other)
+    elif isinstance(input, Tensor):
+        dt = input._dtype if _scalar_fits(other, input._dtype) else result_dtype(input, other)
+    elif isinstance(other, Tensor):
+        dt = other._dtype if _scalar_fits(input, other._dtype) else result_dtype(input, other)
+    else:
+        dt = result_dtype(input, other)
+    xp = np if ref._device is cpu else xp_for(ref)
+    xa = input._data.astype(dt.np, copy=False) if isinstance(input, Tensor) else input
+    xb = other._data.astype(dt.np, copy=False) if isinstance(other, Tensor) else other
+    try:
+        r = xp.where(condition._data, xa, xb)
+    except ValueError:
+        raise broadcast_error(
+            [condition._data.shape, _shape(input if isinstance(input, Tensor) else other)]
+        ) from None
+    res = _wrap(r.astype(dt.np, copy=False), dt, ref._device)
+    ti, to = _tensor_or_none(input), _tensor_or_none(other)
+    if _gm.enabled and ((ti is not None and ti._rg) or (to is not None and to._rg)):
+        record(_Where, (ti, to), res, (condition, None, None))
+    if _fw_state.level and (
+        (ti is not None and ti._fw is not None) or (to is not None and to._fw is not None)
+    ):
+        z = res.new_zeros(())
+        res._fw = where(
+            condition,
+            ti._fw if ti is not None and ti._fw is not None else z,
+            to._fw if to is not None and to._fw is not None else z,
+        )
+        _register(res)
+    return (
+        res
+        if out is None
+        else write_out(out, res, "where", "Expected out type to be {res} but got {out}")
+    )
+
+
+def _scalar_fits(s, dt):
+    return D.scalar_dtype(s).category <= dt.category
+
+
+def masked_fill(input, mask, value):
+    """Fill where ``mask`` is True (MaskedFillBackward0)."""
+    if not isinstance(mask, Tensor) or mask._dtype is not D.bool:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_mask_dtype_name(mask)}"
+        )
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(
+            f"\"masked_fill\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
+        )
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s)."
+            )
+        if value._rg or input._rg and _gm.enabled:
+            v = value.to(input._dtype)
+            return _fz.masked_fill_tensor(
+                input, mask, value, lambda: masked_fill(input, mask, v.item())
+            )
+        if _fw_state.level and value._fw is not None:
+            # The tangent is the value's tangent where the mask is set, the input's elsewhere.
+            res = masked_fill(input.detach(), mask, value.item())
+            t_in = input._fw if input._fw is not None else input.new_zeros(())
+            res._fw = where(mask, value._fw.to(input._dtype), t_in).expand(res.shape).contiguous()
+            _register(res)
+            return res
+        value = value.item()
+    xp = np if input._device is cpu else xp_for(input)
+    try:
+        shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
+    except ValueError:
+        raise broadcast_error([input._data.shape, mask._data.shape]) from None
+    if shape != input._data.shape:
+        return masked_fill(input.expand(shape), mask, value)
+    r = xp.where(mask._data, xp.asarray(value).astype(input._data.dtype), input._data)
+    res = _wrap(r, input._dtype, input._device)
+    if _gm.enabled and input._rg:
+        record(_MaskedFill, (input,), res, (mask,))
+    if _fw_state.level and input._fw is not None:
+        res._fw = masked_fill(input._fw, mask, 0)
+        _register(res)
+    return res
+
+
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+    "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}  # fmt: skip
+
+
+def _cpp_name(dtype) -> str:
+    """The C++ type name some PyTorch messages print (``long int`` for int64)."""
+    return _CPP_NAMES[dtype.name]
+
+
+def _mask_dtype_name(mask):
+    return _cpp_name(mask._dtype) if isinstance(mask, Tensor) else type(mask).__name__
+
+
+_MaskedFill = node_class(
+    "MaskedFillBackward0", lambda node, g: (masked_fill(g, node.saved()[0], 0),)
+)
+
+
+def masked_fill_(self, mask, value):
+    if isinstance(mask, Tensor):
+        try:
+            shape = np.broadcast_shapes(self._data.shape, mask._data.shape)
+        except ValueError:
+            raise broadcast_error([self._data.shape, mask._data.shape]) from None
+        if shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
+            )
+    return inplace(self, lambda s: masked_fill(s, mask, value), (), False)

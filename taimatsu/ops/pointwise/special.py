@@ -1,0 +1,520 @@
+"""More elementwise ops: Bessel/normal-distribution special functions, sinc, logaddexp2,
+nextafter, heaviside, rad2deg/deg2rad, gcd/lcm, ldexp/frexp, mvlgamma, isreal, float_power_,
+logcumsumexp, and the ``torch.special`` ops that are not aliases (erfcx, ndtr, xlog1py, zeta...).
+
+Forwards use scipy.special through ``_special(xp)``; VJPs are in Tensor ops (double backward
+works), JVPs follow from the derivative as in ``pointwise.unary``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.forward_ad import _register
+from ...autograd.forward_ad import on_primals as _on_primals
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import (
+    _fw_state,
+    binary_operands,
+    inplace,
+    record,
+    result_dtype,
+    scalar_name,
+    write_out,
+    xp_for,
+)
+from ..reduction.extrema import _return_type, return_types
+from .binary import binary
+from .common import _FLOAT, checks, no_complex, not_implemented
+from .fused import _fused, _needs
+from .select import where
+from .unary import _special, unary
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+
+
+def _sf(fname):
+    """forward(xp, a) = scipy.special.<fname>(a) in a's dtype."""
+    return lambda xp, a: getattr(_special(xp), fname)(a).astype(a.dtype, copy=False)
+
+
+def _safe(x):
+    """x with zeros replaced by ones (so a masked-out branch stays finite in double backward)."""
+    return where(x == 0, x.new_ones(()), x)
+
+
+def _no_half(kernel):
+    def check(dtype):
+        if dtype in (D.float16, D.bfloat16):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dtype)}'")
+
+    return checks(check, _real(kernel))
+
+
+def _real(kernel):
+    """PyTorch's '"kernel" not implemented for 'ComplexFloat'' (real-only special functions)."""
+    return not_implemented(kernel, D.COMPLEX)
+
+
+# ---- unary -------------------------------------------------------------------------------------------
+def _sinc_fwd(xp, a):
+    # Half types compute in float32, like PyTorch's kernels.
+    return xp.sinc(a.astype(np.float32) if a.dtype.itemsize == 2 else a).astype(a.dtype, copy=False)
+
+
+def _sinc_deriv(x, out):
+    xs = _safe(x) * math.pi
+    d = (xs.cos() * xs - xs.sin()) / (xs * xs) * math.pi
+    return where(x == 0, x.new_zeros(()), d)
+
+
+sinc, sinc_ = unary("sinc", _sinc_fwd, _sinc_deriv)
+
+
+def _i1_deriv(x, out):
+    xs = _safe(x)
+    return where(x == 0, x.new_full((), 0.5), i0(xs) - out / xs)
+
+
+def _i1e_deriv(x, out):
+    xs = _safe(x)
+    return where(x == 0, x.new_full((), 0.5), special_i0e(xs) - out * (xs.sign() + xs.reciprocal()))
+
+
+i0, i0_ = unary("i0", _sf("i0"), lambda x, out: special_i1(x), check=_real("i0_vml_cpu"))
+special_i1, _ = unary(
+    "special_i1",
+    _sf("i1"),
+    _i1_deriv,
+    saves=("x", "out"),
+    node="SpecialI1Backward0",
+    check=_real("i1_cpu"),
+)
+special_i0e, _ = unary(
+    "special_i0e", _sf("i0e"), lambda x, out: special_i1e(x) - x.sign() * out, saves=("x", "out"),
+    node="SpecialI0EBackward0", check=_real("i0e_cpu"),
+)  # fmt: skip
+special_i1e, _ = unary("special_i1e", _sf("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0",
+                       check=_real("i1e_cpu"))  # fmt: skip
+
+rad2deg, rad2deg_ = unary("rad2deg", lambda xp, a: a * (180.0 / math.pi), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0",
+                          check=no_complex("rad2deg is not supported for complex tensors.", RuntimeError))  # fmt: skip
+deg2rad, deg2rad_ = unary("deg2rad", lambda xp, a: a * (math.pi / 180.0), lambda x, out: math.pi / 180.0, saves=(), node="Deg2RadBackward0",
+                          check=no_complex("deg2rad is not supported for complex tensors.", RuntimeError))  # fmt: skip
+
+special_erfcx, _ = unary(
+    "special_erfcx", _sf("erfcx"), lambda x, out: x * out * 2 - 2 / math.sqrt(math.pi), saves=("x", "out"),
+    node="SpecialErfcxBackward0", check=_no_half("erfcx_cpu"),
+)  # fmt: skip
+special_ndtri, _ = unary(
+    "special_ndtri", _sf("ndtri"), lambda x, out: (out * out * 0.5).exp() * _SQRT_2PI, saves=("out",),
+    node="SpecialNdtriBackward0", check=_no_half("ndtri_cpu"),
+)  # fmt: skip
+special_log_ndtr, _ = unary(
+    "special_log_ndtr", _sf("log_ndtr"), lambda x, out: (x * x * -0.5 - out).exp() / _SQRT_2PI,
+    saves=("x", "out"), node="SpecialLogNdtrBackward0", check=_no_half("log_ndtr_cpu"),
+)  # fmt: skip
+# PyTorch composes ndtr as (1 + erf(x / sqrt 2)) * 0.5: its grad_fn is MulBackward1 over AddBackward1.
+_ndtr2, _ = unary(
+    "ndtr2", lambda xp, a: (_special(xp).ndtr(a) * 2).astype(a.dtype, copy=False),
+    lambda x, out: (x * x * -0.5).exp() * (2 / _SQRT_2PI), node="AddBackward1", check=_real("erf_vml_cpu"),
+)  # fmt: skip
+_Half = node_class("MulBackward1", lambda node, g: (g * 0.5,))
+
+
+def special_ndtr(input, *, out=None):
+    """The standard normal CDF."""
+    c = _ndtr2(input)
+    res = _fused(_Half, (c,), lambda: c * 0.5)
+    return res if out is None else write_out(out, res, "special_ndtr", grad=False)
+
+
+special_entr, _ = unary(
+    "special_entr",
+    _sf("entr"),
+    lambda x, out: -(x.log() + 1),
+    node="SpecialEntrBackward0",
+    check=_real("entr_cpu"),
+)
+
+
+# ---- logaddexp2 ----------------------------------------------------------------------------------------------
+def _logaddexp2_vjp(node, g):
+    a, b = node.saved()
+    ga = g / ((b - a).exp2() + 1) if _needs(node, 0) else None
+    gb = g / ((a - b).exp2() + 1) if _needs(node, 1) else None
+    return ga, gb
+
+
+_Logaddexp2 = node_class("Logaddexp2Backward0", _logaddexp2_vjp)
+
+
+def logaddexp2(input, other, *, out=None):
+    """``log2(2**input + 2**other)`` without overflow."""
+    from .comparison import maximum
+
+    for t in (input, other):
+        if t._dtype.category < _FLOAT or t._dtype.category == D.COMPLEX:
+            raise NotImplementedError(
+                f"\"logaddexp2_cpu\" not implemented for '{scalar_name(result_dtype(input, other))}'"
+            )
+
+    def compute():
+        if input._dtype in (D.float16, D.bfloat16):
+            return logaddexp2(input.float(), other.float()).to(input._dtype)
+        m = maximum(input, other)
+        m = where(m.isinf(), m.new_zeros(()), m)
+        r = ((input - m).exp2() + (other - m).exp2()).log2() + m
+        return where((input == other) & input.isinf(), input.to(r.dtype), r)
+
+    res = _fused(_Logaddexp2, (input, other), compute, (input, other))
+    return res if out is None else write_out(out, res, "logaddexp2")
+
+
+# ---- nextafter, heaviside, gcd, lcm ------------------------------------------------------------------------
+_NP_NAMES = {"b": "Bool", "u1": "Byte", "i1": "Char", "i2": "Short", "i4": "Int", "i8": "Long", "f2": "Half",
+             "f4": "Float", "f8": "Double", "c8": "ComplexFloat", "c16": "ComplexDouble"}  # fmt: skip
+
+
+def _np_name(dt):
+    dt = np.dtype(dt)
+    return _NP_NAMES.get("b" if dt.kind == "b" else dt.kind + str(dt.itemsize), str(dt))
+
+
+def _nextafter_vjp(node, g):
+    return (g if _needs(node, 0) else None), (g * 0 if _needs(node, 1) else None)
+
+
+def _nextafter_jvp(a, b, out, ta, tb):
+    return ta.expand(out.shape) if ta is not None else out.new_zeros(out.shape)
+
+
+def _nextafter_fwd(xp, a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind != "f" and a.dtype.name != "bfloat16":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_np_name(a.dtype)}'")
+    return xp.nextafter(a, b)
+
+
+nextafter, nextafter_ = binary(
+    "nextafter", _nextafter_fwd, _nextafter_vjp, _nextafter_jvp, saves=()
+)
+
+
+def _heaviside_vjp(node, g):
+    raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+_Heaviside = node_class("NotImplemented", _heaviside_vjp)
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
+    if input._dtype is not values._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if input._dtype.category == D.COMPLEX:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    xa, xb, dt = binary_operands(input, values)
+    xp = xp_for(input)
+    r = xp.where(xa == 0, xb, (xa > 0)).astype(dt.np, copy=False)
+    res = _wrap(np.ascontiguousarray(r) if xp is np else r, dt, input._device)
+    if _gm.enabled and (input._rg or values._rg):
+        record(_Heaviside, (input, values), res)
+    return (
+        res
+        if out is None
+        else write_out(
+            out,
+            res,
+            "heaviside",
+            "heaviside is not yet implemented for tensors with different dtypes.",
+            grad="aten",
+        )
+    )
+
+
+def heaviside_(self, values):
+    return inplace(self, heaviside, (values,), False)
+
+
+def _int_binary(name, f):
+    def forward(xp, a, b):
+        dt = np.result_type(a, b)
+        if dt.kind not in "iu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_np_name(dt)}'")
+        return f(xp, a, b).astype(dt, copy=False)
+
+    return binary(name, forward)
+
+
+gcd, gcd_ = _int_binary("gcd", lambda xp, a, b: xp.gcd(a, b))
+lcm, lcm_ = _int_binary("lcm", lambda xp, a, b: xp.lcm(a, b))
+
+
+# ---- ldexp, frexp ------------------------------------------------------------------------------------------
+def _ldexp_vjp(node, g):
+    x, e = node.saved()
+    p = _pow2(e, g.dtype).conj()  # conj: the conjugate Wirtinger gradient (complex inputs)
+    return (g * p if _needs(node, 0) else None), (
+        g * x.conj() * p * math.log(2) if _needs(node, 1) else None
+    )
+
+
+def _pow2(e, dtype):
+    """2 ** e for ldexp's derivatives. PyTorch evaluates it in the exponent's dtype, so an integer
+    exponent below zero gives 0 (its gradient, unlike its value, is 0 there): kept for parity."""
+    if e._dtype.category < _FLOAT:
+        return where(e < 0, e.new_zeros((), dtype=dtype), e.to(dtype).exp2())
+    return e.exp2()
+
+
+_Ldexp = node_class("LdexpBackward0", _ldexp_vjp)
+
+
+def ldexp(input, other, *, out=None):
+    """``input * 2 ** other`` (exact for powers of two), in the promoted floating dtype."""
+    dt = result_dtype(input, other)
+    if dt.category < _FLOAT:
+        dt = D.get_default_dtype()
+    xp = xp_for(input)
+    wide = np.float64 if dt.category == _FLOAT else np.complex128
+    a = input._data.astype(wide)
+    e = other._data.astype(wide if other._dtype.category == D.COMPLEX else np.float64)
+    res = _wrap((a * xp.exp2(e)).astype(dt.np), dt, input._device)
+    if _gm.enabled and (input._rg or other._rg):
+        record(_Ldexp, (input, other), res, (input, other))
+    if _fw_state.level and (input._fw is not None or other._fw is not None):
+
+        def tangent(x, e, tx, te):
+            p = _pow2(e, res.dtype)
+            r = tx * p if tx is not None else None
+            if te is not None:
+                r2 = te * x * p * math.log(2)
+                r = r2 if r is None else r + r2
+            return r
+
+        res._fw = _on_primals(tangent, input, other, input._fw, other._fw)
+        _register(res)
+    return (
+        res
+        if out is None
+        else write_out(
+            out, res, "ldexp", cast_msg="ldexp can't be cast to the desired output type {out}"
+        )
+    )
+
+
+def ldexp_(self, other):
+    return inplace(self, ldexp, (other,), True)
+
+
+return_types.frexp = _return_type("frexp", ("mantissa", "exponent"))
+
+
+def _frexp_vjp(node, g):
+    (e,) = node.saved()
+    return (g / e.to(g.dtype).exp2(),)
+
+
+_Frexp = node_class("FrexpBackward0", _frexp_vjp)
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with ``input == mantissa * 2 ** exponent``; exponent is int32."""
+    if input._dtype.category != _FLOAT:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = xp_for(input)
+    a = input._data
+    m, e = xp.frexp(a.astype(np.float32) if input._dtype is D.bfloat16 else a)
+    mant = _wrap(m.astype(a.dtype, copy=False), input._dtype, input._device)
+    expo = _wrap(e.astype(np.int32, copy=False), D.int32, input._device)
+    if _gm.enabled and input._rg:
+        record(_Frexp, (input,), mant, (expo,))
+    if _fw_state.level and input._fw is not None:
+        mant._fw = _on_primals(lambda t, e: t / e.to(t.dtype).exp2(), input._fw, expo)
+        _register(mant)
+    if out is not None:
+        msgs = ("torch.frexp() expects mantissa to have dtype {res_cpp} but got {out_cpp}",
+                "torch.frexp() expects exponent to have int dtype but got {out_cpp}")  # fmt: skip
+        return return_types.frexp(*write_out(tuple(out), (mant, expo), "frexp", msgs))
+    return return_types.frexp(mant, expo)
+
+
+# ---- mvlgamma ------------------------------------------------------------------------------------------------
+def _mvlgamma_vjp(node, g):
+    (x,) = node.saved()
+    p = node.p
+    d = sum((x - i / 2).digamma() for i in range(p))
+    return (g * d,)
+
+
+_Mvlgamma = node_class("MvlgammaBackward0", _mvlgamma_vjp)
+
+
+def mvlgamma(input, p, *, out=None):
+    r = _mvlgamma(input, p)
+    if out is not None and isinstance(out, Tensor) and not D.can_cast(r._dtype, out._dtype):
+        # PyTorch's message names the input's dtype as the result's and the result's as out's
+        raise RuntimeError(
+            f"mvlgamma: result type {scalar_name(input._dtype)} can't be cast to the desired output type "
+            f"{scalar_name(r._dtype)}"
+        )
+    return r if out is None else write_out(out, r, "mvlgamma")
+
+
+def _mvlgamma(input, p):
+    """The multivariate log-gamma ``p(p-1)/4 log(pi) + sum_i lgamma(x - i/2)``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    _real("arange_cpu")(input._dtype)  # PyTorch's composite fails building its arange
+    dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
+    xp = xp_for(input)
+    a = input._data.astype(dt.np, copy=False)
+    sp = _special(xp)
+    acc = sum(sp.gammaln(a - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+    res = _wrap(xp.asarray(acc).astype(dt.np, copy=False), dt, input._device)
+    if _gm.enabled and input._rg:
+        record(_Mvlgamma, (input,), res, (input,), p=p)
+    from ...autograd.forward_ad import _register
+    from ...autograd.forward_ad import on_primals as _on_primals
+    from .._dispatch import _fw_state
+
+    if _fw_state.level and input._fw is not None:
+        res._fw = input._fw * _on_primals(
+            lambda x: sum((x - i / 2).digamma() for i in range(p)), input
+        )
+        _register(res)
+    return res
+
+
+def mvlgamma_(self, p):
+    return inplace(self, lambda s: mvlgamma(s, p), (), True)
+
+
+# ---- isreal, float_power_ -------------------------------------------------------------------------------------
+def isreal(input):
+    xp = xp_for(input)
+    if input._dtype.category == D.COMPLEX:
+        return _wrap(input._data.imag == 0, D.bool, input._device)
+    return _wrap(xp.ones(input._data.shape, bool), D.bool, input._device)
+
+
+def float_power_(self, exponent):
+    from .power import float_power
+
+    cplx = (
+        self.is_complex()
+        or (isinstance(exponent, Tensor) and exponent.is_complex())
+        or isinstance(exponent, complex)
+    )
+    want = D.complex128 if cplx else D.float64
+    if self._dtype is not want:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {scalar_name(self._dtype)} but the operation's result requires "
+            f"dtype {scalar_name(want)}"
+        )
+    return inplace(self, float_power, (exponent,), True)
+
+
+# ---- xlog1py, zeta -------------------------------------------------------------------------------------------
+def _xlog1py_vjp(node, g):
+    x, y = node.saved()
+    kind = node.kind
+    res = []
+    if kind != 1:
+        res.append(g * (x != 0).to(g.dtype) * y.log1p() if _needs(node, 0) else None)
+    if kind != 2:
+        i = 0 if kind == 1 else 1
+        res.append(g * x / (y + 1) if _needs(node, i) else None)
+    return tuple(res)
+
+
+_XLOG1PY = [node_class(f"SpecialXlog1PyBackward{k}", _xlog1py_vjp) for k in range(3)]
+
+
+def _float_pair(input, other, kernel):
+    if not isinstance(input, Tensor):
+        kind, x, y = 1, other.new_full((), input, dtype=D.scalar_dtype(input)), other
+    elif not isinstance(other, Tensor):
+        kind, x, y = 2, input, input.new_full((), other, dtype=D.scalar_dtype(other))
+    else:
+        kind, x, y = 0, input, other
+    dt = result_dtype(input, other)
+    if dt.category < _FLOAT:
+        dt = D.get_default_dtype()
+    _real(kernel)(dt)
+    return kind, x.to(dt), y.to(dt)
+
+
+def special_xlog1py(input, other, *, out=None):
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
+    kind, xf, yf = _float_pair(input, other, "xlog1py_cpu")
+
+    def compute():
+        r = where(xf == 0, xf.new_zeros(()), xf * yf.log1p())
+        return r.masked_fill(yf.isnan(), float("nan"))
+
+    inputs = ((input, other), (other,), (input,))[kind]
+    res = _fused(_XLOG1PY[kind], inputs, compute, (xf, yf), kind=kind)
+    return res if out is None else write_out(out, res, "special_xlog1py")
+
+
+def _zeta_vjp(node, g):
+    x, q = node.saved()
+    kind = node.kind
+    res = []
+    if kind != 1:
+        if _needs(node, 0):
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        res.append(None)
+    if kind != 2:
+        i = 0 if kind == 1 else 1
+        res.append(g * -x * special_zeta(x + 1, q) if _needs(node, i) else None)
+    return tuple(res)
+
+
+_ZETA = [node_class(f"SpecialZetaBackward{k}", _zeta_vjp) for k in range(3)]
+
+
+def special_zeta(input, other, *, out=None):
+    """The Hurwitz zeta function ``sum_k (k + other) ** -input``. Like PyTorch, no forward-mode AD."""
+    from ...linalg.legacy import _no_forward_ad
+
+    kind, xf, yf = _float_pair(input, other, "zeta_cpu")
+    _no_forward_ad("special_zeta", *(t for t in (input, other) if isinstance(t, Tensor)))
+
+    def compute():
+        xp = xp_for(xf)
+        a, b = np.broadcast_arrays(xf._data, yf._data)
+        return _wrap(
+            np.ascontiguousarray(_special(xp).zeta(a, b)).astype(xf._data.dtype, copy=False),
+            xf._dtype,
+            xf._device,
+        )
+
+    inputs = ((input, other), (other,), (input,))[kind]
+    res = _fused(_ZETA[kind], inputs, compute, (xf, yf), kind=kind)
+    return res if out is None else write_out(out, res, "special_zeta")
+
+
+__all__ = [
+    "deg2rad",
+    "float_power_",
+    "frexp",
+    "gcd",
+    "heaviside",
+    "i0",
+    "isreal",
+    "lcm",
+    "ldexp",
+    "logaddexp2",
+    "mvlgamma",
+    "nextafter",
+    "rad2deg",
+    "sinc",
+]

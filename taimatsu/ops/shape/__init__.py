@@ -1,0 +1,2 @@
+"""Shape ops: the view machinery, view ops, copying shape ops, splits, diagonals, grids
+and the view scatters."""

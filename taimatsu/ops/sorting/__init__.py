@@ -1,0 +1,1 @@
+"""Sorting and searching: sort/topk/kthvalue/median, unique, searchsorted/bucketize/isin."""

@@ -1,0 +1,112 @@
+"""Searching sorted sequences and sets: searchsorted, bucketize and isin."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from .._dispatch import OUT_EXACT, as_array, result_dtype, scalar_name, takes_out, write_out, xp_for
+from .sort import _no_complex_kernel
+
+
+# ---- searchsorted / bucketize -----------------------------------------------------------------------------
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
+                 sorter=None, out=None) -> Tensor:  # fmt: skip
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
+            )
+        right = side == "right"
+    _no_complex_kernel("searchsorted_out_cpu", sorted_sequence)
+    _no_complex_kernel("searchsorted_out_cpu", input)
+    seq = sorted_sequence._data
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    scalar = not isinstance(input, Tensor)
+    v = np.asarray(input) if scalar else input._data
+    how = "right" if right else "left"
+    if seq.ndim <= 1:
+        r = np.searchsorted(seq, v, how)
+    else:
+        if scalar or seq.shape[:-1] != v.shape[:-1]:
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                f"{list(seq.shape)} and input value tensor {list(v.shape)}"
+            )
+        s2, v2 = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
+        r = np.stack([np.searchsorted(s, x, how) for s, x in zip(s2, v2)]).reshape(v.shape)
+    dt = D.int32 if out_int32 else D.int64
+    res = _wrap(np.asarray(r, dt.np), dt, sorted_sequence._device)
+    msg = (
+        "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+        f"on whether out_int32 flag is True, but we got output tensor's dtype {{out}} and out_int32 flag is {bool(out_int32)}"
+    )
+    return res if out is None else write_out(out, res, "searchsorted", msg)
+
+
+def bucketize(
+    input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out=None
+) -> Tensor:
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
+        )
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+# ---- isin ----------------------------------------------------------------------------------------------
+_ISIN_SIGNATURES = (
+    " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+    " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, Tensor out = None)\n"
+)
+
+
+def _isin_checked_dtype(x) -> None:
+    # A Python number is wrapped as a double-precision tensor here, not the default dtype.
+    dt = (
+        x._dtype
+        if isinstance(x, Tensor)
+        else D.complex128
+        if isinstance(x, complex)
+        else D.scalar_dtype(x)
+    )
+    if dt is D.bool or dt.category == D.COMPLEX:
+        raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_name(dt)}")
+
+
+def _isin_array(x, dtype: D.dtype):
+    a = np.asarray(as_array(x.cpu() if isinstance(x, Tensor) else x, dtype), dtype=dtype.np)
+    # NumPy's set routines want a native float type; a widening cast keeps equality exact.
+    return a.astype(np.float32) if dtype.category == D.FLOAT and dtype.itemsize < 4 else a
+
+
+@takes_out("isin", OUT_EXACT)
+def isin(elements=None, test_elements=None, *, assume_unique: bool = False, invert: bool = False,
+         element=None, test_element=None) -> Tensor:  # fmt: skip
+    """``elements`` membership in ``test_elements`` under PyTorch's type promotion (NaN is never in).
+
+    ``element=`` / ``test_element=`` are the keyword names of PyTorch's scalar overloads."""
+    elements = element if elements is None else elements
+    test_elements = test_element if test_elements is None else test_elements
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        got = f"{type(elements).__name__}, {type(test_elements).__name__}"
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            + _ISIN_SIGNATURES
+        )
+    _isin_checked_dtype(elements)
+    _isin_checked_dtype(test_elements)
+    dtype = result_dtype(elements, test_elements)
+    ref = elements if isinstance(elements, Tensor) else test_elements
+    a, b = _isin_array(elements, dtype), _isin_array(test_elements, dtype)
+    hit = np.isin(a, b.reshape(-1), assume_unique=False, invert=invert)
+    xp = xp_for(ref)
+    return _wrap(xp.asarray(np.asarray(hit, dtype=np.bool_)), D.bool, ref._device)

@@ -1,0 +1,615 @@
+"""The autograd engine and its public API, against PyTorch as the oracle.
+
+Most cases are snippets run under both libraries (tests/autograd/autograd_oracle.py): what they print,
+raise and warn must match. The rest check what a transcript cannot show: gradients with
+random cotangents, memory released after backward, a 10,000-op chain, no aliasing of .grad.
+"""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+from autograd_oracle import assert_same
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+
+SNIPPETS = {
+    "rg_errors": """
+x = torch.ones(3, requires_grad=True)
+y = x * 2
+try: y.requires_grad_(False)
+except RuntimeError as e: print(e)
+try: torch.ones(3, dtype=torch.long).requires_grad_()
+except RuntimeError as e: print(e)
+try: torch.ones(3, dtype=torch.long, requires_grad=True)
+except RuntimeError as e: print(e)
+print(y.requires_grad_(True) is y, y.is_leaf, x.is_leaf, torch.ones(2).is_leaf)
+z = torch.ones(2); z.requires_grad = True; print(z)
+print(y.grad_fn.name(), y.grad_fn.next_functions)
+print(x.grad_fn)
+""",
+    "nonleaf_grad": """
+x = torch.ones(3, requires_grad=True)
+y = x * 2
+print(y.grad)
+y.retain_grad(); print(y.retains_grad)
+y.sum().backward(); print(y.grad, x.grad)
+""",
+    "accum": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+(x*x).sum().backward(); print(x.grad)
+(x*x).sum().backward(); print(x.grad)
+x.grad.zero_(); (x**3).sum().backward(); print(x.grad)
+x.grad = None; (x**3).sum().backward(); print(x.grad)
+""",
+    "gradient_kw": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x * x
+g = torch.tensor([0.1, 1., 10.])
+y.backward(gradient=g); print(x.grad, x.grad is g)
+try: y.backward()
+except RuntimeError as e: print(e)
+y = x * x
+try: y.backward()
+except RuntimeError as e: print(e)
+try: y.backward(torch.ones(2))
+except RuntimeError as e: print(e)
+try: torch.ones(3).sum().backward()
+except RuntimeError as e: print(e)
+""",
+    "second_time": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = (x * x).sum()
+y.backward()
+try: y.backward()
+except RuntimeError as e: print(e)
+y = (x + x).sum()
+y.backward(); y.backward(); print(x.grad)
+z = x.exp().sum()
+z.backward(retain_graph=True); z.backward(); print(x.grad)
+""",
+    "alias": """
+a = torch.tensor([1., 2.], requires_grad=True)
+b = torch.tensor([3., 4.], requires_grad=True)
+(a + b).sum().backward()
+print(a.grad is b.grad, a.grad, b.grad)
+a.grad.add_(1); print(b.grad)
+x = torch.tensor([1., 2.], requires_grad=True)
+g = torch.tensor([1., 1.])
+x.backward(g); print(x.grad is g); g.add_(5); print(x.grad)
+""",
+    "autograd_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+y = (x * x).sum()
+try: torch.autograd.grad(y, [x, w])
+except RuntimeError as e: print(e)
+y = (x * x).sum()
+print(torch.autograd.grad(y, [x, w], allow_unused=True))
+y = (x * x).sum()
+print(torch.autograd.grad(y, [x, w], materialize_grads=True))
+try: torch.autograd.grad(y, torch.ones(2))
+except RuntimeError as e: print(e)
+y = (x * x).sum()
+(g,) = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+(h,) = torch.autograd.grad(g.sum(), x)
+print(h, x.grad)
+""",
+    "hvp": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = (x ** 3).sum() + (x[0] * x[1])
+g, = torch.autograd.grad(y, x, create_graph=True)
+v = torch.tensor([1., -1., 2.])
+hv, = torch.autograd.grad(g, x, grad_outputs=v)
+print(hv)
+y = (x.sin() * x).sum()
+y.backward(create_graph=True)
+print(x.grad)
+gx = x.grad
+x.grad = None
+gx.sum().backward()
+print(x.grad)
+""",
+    "hooks": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+h = x.register_hook(lambda g: g * 2)
+(x * x).sum().backward(); print(x.grad)
+h.remove(); x.grad = None
+(x * x).sum().backward(); print(x.grad)
+x.grad = None
+y = x * 3
+y.register_hook(lambda g: print("y hook", g))
+y.register_hook(lambda g: g + 1)
+y.sum().backward(); print(x.grad)
+y = torch.ones(2)
+try: y.register_hook(lambda g: g)
+except RuntimeError as e: print(e)
+""",
+    "node_hooks": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x.exp()
+def posthook(gi, go): print("post", gi, go)
+def prehook(go): print("pre", go); return (go[0] * 10,)
+h1 = y.grad_fn.register_hook(posthook)
+h2 = y.grad_fn.register_prehook(prehook)
+y.sum().backward(retain_graph=True); print(x.grad)
+h1.remove(); h2.remove(); x.grad=None
+y.sum().backward(); print(x.grad)
+""",
+    "grad_modes": """
+x = torch.ones(2, requires_grad=True)
+with torch.no_grad():
+    y = x * 2
+    with torch.enable_grad():
+        z = x * 2
+print(y.requires_grad, z.requires_grad, torch.is_grad_enabled())
+@torch.no_grad()
+def f(a): return a * 2
+print(f(x).requires_grad)
+@torch.no_grad
+def f2(a): return a * 2
+print(f2(x).requires_grad)
+torch.set_grad_enabled(False); print((x*2).requires_grad, torch.is_grad_enabled())
+torch.set_grad_enabled(True)
+with torch.set_grad_enabled(False): print((x*2).requires_grad)
+print(torch.is_grad_enabled())
+@torch.enable_grad()
+def g(a): return a * 2
+with torch.no_grad(): print(g(x).requires_grad)
+with torch.inference_mode():
+    w = x * 2
+    print(w.requires_grad, w.is_inference(), torch.is_inference_mode_enabled())
+print(w.is_inference(), x.is_inference())
+try: w.requires_grad_()
+except RuntimeError as e: print(e)
+try: w.add_(1)
+except RuntimeError as e: print(e)
+with torch.inference_mode(False):
+    print((x*2).requires_grad)
+@torch.inference_mode()
+def h(a): return a*2
+print(h(x).is_inference())
+""",
+    "detach_data": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+d = y.detach(); print(d.requires_grad, d._version, y._version)
+d.add_(1); print(y, d._version, y._version)
+e = y.data; e.add_(1); print(y, e._version, y._version)
+print(x.data.requires_grad, x.data.is_leaf)
+z = x * 3
+z.detach_(); print(z.requires_grad, z.grad_fn, z.is_leaf)
+""",
+    "version": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+z = y * 1
+y.add_(1)
+print(y._version, y.grad_fn)
+try: y.sum().backward()
+except RuntimeError as e: print(e)
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+y.add_(1)
+try: y.sum().backward()
+except RuntimeError as e: print(e)
+a = torch.tensor([1., 2.], requires_grad=True)
+b = a * 1
+c = b.sin()
+b.mul_(2)
+try: c.sum().backward()
+except RuntimeError as e: print(e)
+""",
+    "diamond": """
+x = torch.tensor([1., 2.], requires_grad=True)
+a = x * 2
+b = a.exp()
+c = a.sin()
+d = (b + c).sum() + (a * a).sum()
+d.backward(); print(x.grad)
+x.grad = None
+y1 = (x*x).sum(); y2 = (x*3).sum()
+torch.autograd.backward([y1, y2]); print(x.grad)
+x.grad = None
+torch.autograd.backward([x*x, x*3], [torch.tensor([1., 0.5]), torch.tensor([2., 2.])]); print(x.grad)
+""",
+    "inputs_kw": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.tensor([3., 4.], requires_grad=True)
+y = (x * w).sum()
+y.backward(inputs=[x]); print(x.grad, w.grad)
+m = x * 2
+y = (m * w).sum()
+y.backward(inputs=[m]); print(m.grad, x.grad, w.grad)
+""",
+    "variable": """
+Variable = torch.autograd.Variable
+v = Variable(torch.ones(2), requires_grad=True)
+print(v, type(v).__name__, isinstance(v, Variable))
+""",
+}
+
+SNIPPETS.update(
+    {
+        "hvp_grad_only": """
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = (x ** 3).sum() + (x[0] * x[1])
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g)
+v = torch.tensor([1., -1., 2.])
+hv, = torch.autograd.grad(g, x, grad_outputs=v)
+print(hv)
+""",
+        "grad_errors": """
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.ones(2, requires_grad=True)
+for f in [
+    lambda: torch.autograd.grad((x * x).sum(), w),
+    lambda: torch.autograd.grad((x * x).sum(), [x, w, w]),
+    lambda: torch.autograd.grad((x * x).sum(), []),
+    lambda: torch.autograd.grad((x * x).sum(), [1]),
+    lambda: torch.autograd.grad(x * x, x),
+    lambda: torch.autograd.grad((x * x).sum(), x, torch.ones(3)),
+    lambda: torch.autograd.grad((x * x).sum(), x, torch.ones((), dtype=torch.complex64)),
+    lambda: torch.autograd.grad((x * x).sum(), x, torch.ones((), dtype=torch.float64)),
+    lambda: torch.autograd.grad((x * x).sum(), x, torch.ones((), dtype=torch.long)),
+    lambda: torch.autograd.grad((x * 1j).sum(), x),
+    lambda: torch.autograd.grad(x.sum().long(), x),
+    lambda: torch.autograd.grad((x * x).sum(), [x, w], allow_unused=False, materialize_grads=True),
+    lambda: torch.autograd.grad((x * x).sum(), [x, x]),
+    lambda: torch.autograd.grad(x, x, torch.ones(2)),
+    lambda: torch.autograd.grad((x * x).sum(), x, only_inputs=False),
+    lambda: torch.autograd.backward((x * 2).sum(), [3.0]),
+    lambda: (x * 2).backward(torch.ones(2, dtype=torch.float64)),
+    lambda: (x * x).sum().backward(inputs=[]),
+    lambda: (x * x).sum().backward(inputs=[torch.ones(2)]),
+]:
+    try: print(f())
+    except Exception as e: print(type(e).__name__, e)
+""",
+        "grad_wrt_intermediate": """
+x = torch.tensor([1., 2.], requires_grad=True)
+z = x.exp()
+y = (z * z).sum()
+print(torch.autograd.grad(y, z, retain_graph=True))
+print(torch.autograd.grad(y, [z, x], retain_graph=True))
+print(torch.autograd.grad(z, z, torch.ones(2)))
+print(x.grad)
+""",
+        "retain_grad_in_grad": """
+x = torch.tensor([1., 2.], requires_grad=True)
+m = x * 2; m.retain_grad(); z = (m * m).sum()
+print(torch.autograd.grad(z, x, retain_graph=True), m.grad)
+z.backward(inputs=[x]); print(m.grad, x.grad)
+""",
+        "hooks_on_captured": """
+x = torch.tensor([1., 2.], requires_grad=True)
+x.register_hook(lambda g: g * 10)
+m = x * 3
+m.register_hook(lambda g: g + 1)
+y = (m * m).sum()
+print(torch.autograd.grad(y, [m], retain_graph=True))
+print(torch.autograd.grad(y, [x], retain_graph=True))
+print(torch.autograd.grad(y, [m, x], retain_graph=True))
+y.backward(); print(x.grad)
+""",
+        "hook_order_and_multiple": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.retain_grad()
+y.register_hook(lambda g: print("h1", g) or g * 2)
+y.register_hook(lambda g: print("h2", g))
+h = y.register_hook(lambda g: g * 100)
+h.remove()
+(y * y).sum().backward()
+print(y.grad, x.grad)
+""",
+        "requires_grad_props": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.detach()
+print(y.requires_grad, y.is_leaf, y.grad_fn)
+y.requires_grad_()
+print(y.requires_grad, y.is_leaf)
+z = (x * 2).detach().requires_grad_()
+print(z.is_leaf, z.grad_fn, z)
+print(x.sum().requires_grad, (x > 1).requires_grad, x.argmax().requires_grad)
+a = torch.ones(2, dtype=torch.complex64).requires_grad_(); print(a.requires_grad)
+w = torch.ones(2, dtype=torch.long)
+try: w.requires_grad = True
+except RuntimeError as e: print(e)
+""",
+        "version_counter": """
+x = torch.ones(3)
+print(x._version)
+x.add_(1); x.mul_(2); print(x._version)
+v = x[1:]; v.add_(1); print(x._version, v._version)
+d = x.detach(); d.add_(1); print(x._version)
+e = x.data; e.add_(1); print(x._version, e._version)
+""",
+        "saved_output_modified": """
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.sigmoid()
+y.mul_(2)
+try: y.sum().backward()
+except RuntimeError as e: print(e)
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x.exp()
+z = y.sum()
+y.add_(1)
+try: z.backward(); print(x.grad)
+except RuntimeError as e: print(e)
+x = torch.tensor([1., 2.], requires_grad=True)
+w = torch.ones(2, requires_grad=True)
+a = x * 1
+y = a * w
+a.zero_()
+try: y.sum().backward()
+except RuntimeError as e: print(e)
+""",
+        "shared_subexpr": """
+x = torch.tensor([0.5, -1.5], requires_grad=True)
+s = x.sin()
+y = s * s + s.exp() * s
+y.backward(torch.tensor([1.5, -2.0]))
+print(x.grad)
+""",
+        "multiple_roots_shared_graph": """
+x = torch.tensor([0.5, -1.5], requires_grad=True)
+h = x.tanh()
+a = (h * 3).sum(); b = (h * h).sum()
+torch.autograd.backward([a, b])
+print(x.grad)
+""",
+        "grad_set": """
+x = torch.ones(2, requires_grad=True)
+try: x.grad = torch.ones(3)
+except RuntimeError as e: print(e)
+try: x.grad = torch.ones(2, dtype=torch.float64)
+except RuntimeError as e: print(e)
+try: x.grad = 3
+except Exception as e: print(type(e).__name__, e)
+x.grad = torch.full((2,), 5.)
+(x * 2).sum().backward(); print(x.grad)
+""",
+        "leaf_inplace_errors": """
+x = torch.ones(2, requires_grad=True)
+try: x.add_(1)
+except RuntimeError as e: print(e)
+try: x[0] = 5
+except RuntimeError as e: print(e)
+with torch.no_grad(): x.add_(1)
+print(x)
+""",
+    }
+)
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_snippet(name):
+    assert_same(SNIPPETS[name])
+
+
+# ---- gradients with random cotangents -------------------------------------------------------
+def _both(fn, *shapes, seed=0):
+    """Gradients of fn(*inputs) w.r.t. the inputs, with a random cotangent, in both libraries."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    results = []
+    for mod in (torch, taimatsu):
+        xs = [mod.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(mod, *xs)
+        cot = mod.tensor(np.random.default_rng(seed + 1).standard_normal(tuple(out.shape)))
+        gs = mod.autograd.grad(out, xs, cot)
+        results.append([g.detach().numpy() for g in gs])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (lambda t, a, b: (a * b).exp() + a.sin() * b, [(3, 4), (4,)]),
+        (lambda t, a, b: a @ b.tanh(), [(2, 3), (3, 5)]),
+        (lambda t, a: a * a + a.sum(0) * a, [(4, 3)]),
+        (lambda t, a, b: (a - b).pow(2).sum(1), [(5, 1), (1, 5)]),
+    ],
+)
+def test_random_cotangent_grads(fn, shapes):
+    _both(fn, *shapes)
+
+
+def test_double_backward_random():
+    rng = np.random.default_rng(3)
+    xa, va = rng.standard_normal(4), rng.standard_normal(4)
+    res = []
+    for mod in (torch, taimatsu):
+        x = mod.tensor(xa, requires_grad=True)
+        y = (x.sin() * x.exp()).sum() + (x * x * x).prod()
+        (g,) = mod.autograd.grad(y, x, create_graph=True)
+        (hv,) = mod.autograd.grad(g, x, mod.tensor(va), create_graph=True)
+        (h3,) = mod.autograd.grad(hv.sum(), x)
+        res.append((g.detach().numpy(), hv.detach().numpy(), h3.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+def test_backward_create_graph_stores_copy():
+    x = taimatsu.tensor([1.0, 2.0], requires_grad=True)
+    taimatsu.autograd.engine._create_graph_warned = False
+    with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True"):
+        (x.sin() * x).sum().backward(create_graph=True)
+    assert x.grad.grad_fn.name() == "CopyBackwards"
+    g = x.grad
+    x.grad = None
+    g.sum().backward()
+    expected = torch.tensor([1.0, 2.0], requires_grad=True)
+    (gt,) = torch.autograd.grad((expected.sin() * expected).sum(), expected, create_graph=True)
+    gt.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.grad.numpy(), rtol=1e-6)
+
+
+# ---- engine properties ------------------------------------------------------------------------
+def test_long_chain_no_recursion():
+    x = taimatsu.ones(3, requires_grad=True)
+    y = x
+    for _ in range(10_000):
+        y = y * 1.0001
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 1.0001**10_000), rtol=1e-3)
+
+
+def test_intermediates_freed_after_backward():
+    x = taimatsu.randn(1000, requires_grad=True)
+    refs = []
+
+    def f():
+        a = x.exp()
+        b = a.sin()
+        c = (b * a).tanh()
+        refs.extend(weakref.ref(t._data) for t in (a, b, c))
+        return c.sum()
+
+    loss = f()
+    gc.disable()
+    try:
+        loss.backward()
+        assert all(r() is None for r in refs)  # freed by refcounting alone: no cycles
+    finally:
+        gc.enable()
+
+
+def test_grad_never_aliases():
+    a = taimatsu.ones(2, requires_grad=True)
+    b = taimatsu.ones(2, requires_grad=True)
+    (a + b).sum().backward()
+    assert a.grad is not b.grad and not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    g = taimatsu.ones(2)
+    c = taimatsu.zeros(2, requires_grad=True)
+    c.backward(g)
+    assert c.grad is not g and not np.shares_memory(c.grad.numpy(), g.numpy())
+    g.add_(1)
+    assert c.grad.tolist() == [1.0, 1.0]
+
+
+def test_fresh_gradient_is_stolen_not_copied():
+    x = taimatsu.randn(5, requires_grad=True)
+    y = x.exp() * 2
+    ids = []
+    y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: ids.append(id(gi[0])))
+    y.sum().backward()
+    assert id(x.grad) == ids[0]
+
+
+def test_accumulate_in_place():
+    x = taimatsu.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    g = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is g and g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_grad_modes_thread_local():
+    import threading
+
+    seen = []
+    with taimatsu.no_grad():
+        t = threading.Thread(target=lambda: seen.append(taimatsu.is_grad_enabled()))
+        t.start()
+        t.join()
+        assert not taimatsu.is_grad_enabled()
+    assert seen == [True]
+
+
+def test_no_grad_on_generator():
+    @taimatsu.no_grad()
+    def gen():
+        yield taimatsu.is_grad_enabled()
+        yield taimatsu.is_grad_enabled()
+
+    assert list(gen()) == [False, False]
+    assert taimatsu.is_grad_enabled()
+
+
+def test_inference_tensor_saved_error():
+    x = taimatsu.ones(2, requires_grad=True)
+    with taimatsu.inference_mode():
+        w = x * 2
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        x * w
+
+
+# ---- torch.autograd.functional ----------------------------------------------------------------
+def _f1(t, x):
+    return (x.sin() * x).sum() + (x**3).prod()
+
+
+def _f2(t, x, y):
+    return x.exp() * y.sum() + y[:2].tanh()
+
+
+@pytest.mark.parametrize("what", ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"])
+def test_functional_matches_torch(what):
+    rng = np.random.default_rng(7)
+    xa, ya, va = rng.standard_normal(2), rng.standard_normal(3), rng.standard_normal(2)
+    res = []
+    for mod in (torch, taimatsu):
+        F = mod.autograd.functional
+        x, y, v = mod.tensor(xa), mod.tensor(ya), mod.tensor(va)
+        if what == "vjp":
+            out = F.vjp(lambda a, b: _f2(mod, a, b), (x, y), v)  # noqa: B023
+        elif what == "jvp":
+            out = F.jvp(lambda a, b: _f2(mod, a, b), (x, y), (v, mod.tensor(ya[::-1].copy())))  # noqa: B023
+        elif what == "jacobian":
+            out = (
+                F.jacobian(lambda a, b: _f2(mod, a, b), (x, y)),  # noqa: B023
+                F.jacobian(lambda a: _f1(mod, a), x),  # noqa: B023
+            )
+        elif what == "hessian":
+            out = (
+                F.hessian(lambda a: _f1(mod, a), x),  # noqa: B023
+                F.hessian(lambda a, b: (a * b[:2]).sum() ** 2, (x, y)),
+            )
+        else:
+            out = getattr(F, what)(lambda a: _f1(mod, a), x, v)  # noqa: B023
+        res.append(out)
+
+    def flat(o):
+        if isinstance(o, (tuple, list)):
+            return [z for e in o for z in flat(e)]
+        assert not o.requires_grad
+        return [o.numpy()]
+
+    a, b = flat(res[0]), flat(res[1])
+    assert len(a) == len(b)
+    for e, g in zip(a, b):
+        assert e.shape == g.shape
+        np.testing.assert_allclose(g, e, rtol=1e-7, atol=1e-12)
+
+
+def test_functional_errors():
+    F = taimatsu.autograd.functional
+    x = taimatsu.ones(2)
+    with pytest.raises(RuntimeError, match="The vector v can only be None"):
+        F.vjp(lambda a: a * 2, x)
+    with pytest.raises(RuntimeError, match="independent of input 0"):
+        F.vjp(lambda a: taimatsu.ones(2, requires_grad=True) * 2, x, taimatsu.ones(2), strict=True)
+    assert F.vjp(lambda a: a.sum() * 0 + 1, x)[1].tolist() == [0.0, 0.0]
+
+
+def test_node_hook_sees_gradients_reduced_to_input_shapes():
+    seen = []
+    for L in (taimatsu, torch):
+        a, b = L.ones(3, 1, requires_grad=True), L.ones(4, requires_grad=True)
+        y = a * b + a
+        got = []
+        y.grad_fn.register_hook(lambda gi, go, got=got: got.append([tuple(g.shape) for g in gi]))
+        y.grad_fn.next_functions[0][0].register_hook(
+            lambda gi, go, got=got: got.append([tuple(g.shape) for g in gi])
+        )
+        y.sum().backward()
+        seen.append(got)
+    assert seen[0] == seen[1]

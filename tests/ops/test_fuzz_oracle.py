@@ -1,0 +1,281 @@
+"""An oracle fuzzer: common functions called with hostile arguments, PyTorch's answer is the spec.
+
+A seeded generator fills call templates (creation, shape, pointwise, reductions, nn.functional,
+Tensor.to/.item, linalg) from pools of hostile arguments: negative, zero and huge sizes, every
+dtype kind, out-of-range dims, NaN/inf scalars, empty tensors, mismatched shapes, device strings,
+None where a tensor belongs. Each call runs in PyTorch and in taimatsu:
+
+- PyTorch raises: taimatsu raises the same exception type (the class of the same name; for
+  ``torch._C._LinAlgError``, ``taimatsu.linalg.LinAlgError``);
+- PyTorch answers: taimatsu answers with the same type, dtype, shape and values;
+- taimatsu never raises an internal error (AttributeError, ZeroDivisionError, NumPy's AxisError
+  or LinAlgError, MemoryError, OverflowError, AssertionError...) that PyTorch does not.
+
+The calls are plain expressions over ``T`` (the module under test), so a failure prints a line to
+paste into a shell. ``python tests/ops/test_fuzz_oracle.py`` prints every difference at once, known or
+not; tests/ops/fuzz_oracle_known.py lists the accepted ones (strict xfails, grouped by reason).
+"""
+
+import math
+import random
+import warnings
+
+import numpy as np
+import pytest
+from fuzz_oracle_known import KNOWN  # the accepted differences, each a strict xfail with its reason
+
+SEED = 0
+CALLS_PER_TEMPLATE = 18
+
+# fmt: off
+# ---- argument pools ---------------------------------------------------------------------------------
+SIZES = ["0", "-1", "3", "(2, 3)", "(2, -3)", "()", "(0, 3)", "10**12", "(2**40, 2**40)", "2.5", "None", "'3'", "[2, 0]"]
+INTS = ["0", "1", "2", "-1", "3", "-3", "7", "10**12", "2.5", "None", "True"]
+DIMS = ["0", "1", "-1", "2", "-3", "5", "None", "(0, 0)", "(0, 1)", "1.5", "'a'"]
+SCALARS = ["0", "1", "-1", "2.5", "-0.5", "math.nan", "math.inf", "-math.inf", "True", "10**20", "3j", "None"]
+DTYPES = [
+    "None", "T.float32", "T.float64", "T.float16", "T.int64", "T.int32", "T.uint8", "T.int8",
+    "T.bool", "T.complex64", "T.bfloat16",
+]
+DEVICES = ["'cpu'", "'meta'", "'cuda'", "'cuda:0'", "3", "-1", "'xyz'", "None", "T.device('cpu')"]
+TENSORS = [
+    "T.arange(6.).reshape(2, 3)",
+    "(T.arange(24.).reshape(2, 3, 4) - 11) / 4",
+    "T.ones(3)",
+    "T.zeros(0)",
+    "T.zeros(2, 0)",
+    "T.tensor(2.5)",
+    "T.arange(-3, 3)",
+    "T.arange(6).reshape(2, 3)",
+    "T.tensor([True, False, True])",
+    "T.tensor([1 + 2j, -3j])",
+    "T.tensor([math.nan, 1., -math.inf, math.inf])",
+    "T.ones(2, 3, dtype=T.float64)",
+    "T.ones(2, 3, dtype=T.float16)",
+    "T.tensor([0, 1, 2, 0])",
+    "T.tensor([[0, 5], [1, -1]])",
+    "None",
+]
+IMAGES = [  # (N, C, H, W)-ish inputs for conv/pool/interpolate
+    "T.arange(32.).reshape(1, 2, 4, 4)",
+    "T.arange(16.).reshape(1, 4, 4)",
+    "T.arange(4.).reshape(1, 1, 2, 2)",
+    "T.zeros(0, 1, 4, 4)",
+    "T.ones(1, 1, 4, 4, dtype=T.float64)",
+    "T.arange(16).reshape(1, 1, 4, 4)",
+    "T.ones(4)",
+]
+MATRICES = [
+    "T.eye(3)",
+    "T.zeros(2, 2)",
+    "-T.eye(2, dtype=T.float64)",
+    "T.ones(2, 3)",
+    "T.arange(4.).reshape(2, 2) + 1",
+    "T.ones(3)",
+    "T.zeros(0, 0)",
+    "T.eye(2, dtype=T.int64)",
+    "T.tensor([[1., math.nan], [0., 1.]])",
+    "T.eye(2, dtype=T.complex128)",
+]
+POOLS = {
+    "S": SIZES, "I": INTS, "D": DIMS, "X": SCALARS, "DT": DTYPES, "DEV": DEVICES,
+    "A": TENSORS, "B": TENSORS, "IMG": IMAGES, "M": MATRICES, "N": MATRICES,
+}
+
+F = "T.nn.functional."
+# Templates whose results are random compare dtype and shape only.
+RANDOM_TEMPLATES = {"T.rand({S})", "T.randn({S}, dtype={DT})", "T.randint({I}, {S})", "T.empty({S}, device={DEV})",
+                    F + "dropout({A}, {X})", "T.rand({S}, device={DEV})"}
+TEMPLATES = [
+    # creation
+    "T.zeros({S}, dtype={DT})", "T.ones({S})", "T.full({S}, {X}, dtype={DT})", "T.full({S}, {X})",
+    "T.arange({X})", "T.arange({X}, {X}, {X})", "T.arange({I}, dtype={DT})", "T.linspace({X}, {X}, {I})",
+    "T.empty({S}, device={DEV})", "T.eye({I}, {I})", "T.eye({I}, dtype={DT})", "T.zeros_like({A}, dtype={DT})",
+    "T.rand({S})", "T.randn({S}, dtype={DT})", "T.randint({I}, {S})", "T.rand({S}, device={DEV})",
+    "T.tensor({X}, dtype={DT})",
+    # shape
+    "{A}.view({S})", "{A}.reshape({S})", "{A}.squeeze({D})", "{A}.unsqueeze({D})", "{A}.permute({S})",
+    "{A}.transpose({D}, {D})", "T.cat([{A}, {B}], {D})", "T.cat([{A}, {B}])", "T.stack([{A}, {B}], {D})",
+    "{A}.split({I})", "{A}.split({I}, {D})", "{A}.chunk({I}, {D})", "{A}.narrow({D}, {I}, {I})", "{A}.expand({S})",
+    "T.index_select({A}, {D}, {B})", "T.gather({A}, {D}, {B})", "T.flatten({A}, {D}, {D})",
+    # pointwise and reductions
+    "T.add({A}, {B})", "T.add({A}, {X}, alpha={X})", "T.div({A}, {B}, rounding_mode='trunc')",
+    "T.div({A}, {X}, rounding_mode='floor')", "T.div({A}, {B}, rounding_mode={X})", "{A} // {B}", "{A} % {X}",
+    "T.pow({A}, {X})", "T.pow({A}, {B})", "T.clamp({A}, {X}, {X})", "T.clamp({A}, {B})", "T.sum({A}, {D})",
+    "T.sum({A}, dtype={DT})", "T.mean({A}, {D})", "T.max({A}, {D})", "T.max({A})", "T.argmax({A}, {D})",
+    "T.softmax({A}, {D})", "T.cumsum({A}, {D})", "T.where({A} > 0, {A}, {X})",
+    # nn.functional
+    F + "linear({A}, {B})", F + "linear({A}, {M}, {B})", F + "conv1d({IMG}, {A})", F + "conv2d({IMG}, {IMG})",
+    F + "conv2d({IMG}, T.ones(1, 2, 2, 2), stride={I}, padding={I})", F + "max_pool2d({IMG}, {I}, {I})",
+    F + "max_pool2d({IMG}, {I}, {I}, {I})", F + "avg_pool2d({IMG}, {I}, {I})", F + "avg_pool2d({IMG}, {I}, {I}, {I})",
+    F + "embedding({B}, {A})", F + "embedding({B}, {A}, max_norm={X})",
+    F + "batch_norm({A}, {B}, {B}, training={X})", F + "batch_norm({A}, None, None, {B}, {B}, training=True)",
+    F + "layer_norm({A}, {S})", F + "layer_norm({A}, {S}, {B}, {B})", F + "dropout({A}, {X})",
+    F + "cross_entropy({A}, {B})", F + "cross_entropy({A}, {B}, ignore_index={I})", F + "nll_loss({A}, {B})",
+    F + "mse_loss({A}, {B})", F + "pad({A}, {S})", F + "pad({A}, {S}, value={X})", F + "pad({A}, (1, 1), mode='reflect')",
+    F + "interpolate({IMG}, scale_factor={X})", F + "interpolate({IMG}, size={S})", F + "one_hot({B}, {I})",
+    F + "hardtanh({A})", F + "hardtanh({A}, {X}, {X})", F + "softmin({A}, {D})", F + "log_softmax({A}, {D})",
+    # Tensor methods
+    "{A}.to({DEV})", "{A}.to({DT})", "{A}.to({A})", "{A}.view({DT})", "{A}.item()", "{A}.to({X})",
+    # linalg
+    "T.linalg.inv({M})", "T.linalg.solve({M}, {N})", "T.linalg.cholesky({M})", "T.linalg.det({M})",
+    "T.linalg.eigh({M})", "T.linalg.svd({M})", "T.linalg.norm({M}, {X})", "T.matmul({M}, {N})",
+]
+
+
+
+def _fill(template: str, rng: random.Random) -> str:
+    out, i = [], 0
+    while (j := template.find("{", i)) >= 0:
+        k = template.index("}", j)
+        out += [template[i:j], rng.choice(POOLS[template[j + 1 : k]])]
+        i = k + 1
+    return "".join(out + [template[i:]])
+
+
+def cases() -> list[tuple[str, bool]]:
+    """(expression, values_random) pairs, the same on every run."""
+    rng, seen, out = random.Random(SEED), set(), []
+    for template in TEMPLATES:
+        for _ in range(CALLS_PER_TEMPLATE):
+            expr = _fill(template, rng)
+            if expr not in seen:
+                seen.add(expr)
+                out.append((expr, template in RANDOM_TEMPLATES))
+    return out
+
+
+def _run(T, expr: str):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "ok", eval(expr, {"T": T, "math": math})
+        except Exception as e:  # noqa: BLE001 - every exception is an answer to compare
+            return "raised", e
+
+
+def _exc_name(e: BaseException) -> str:
+    name = type(e).__name__
+    return "LinAlgError" if name == "_LinAlgError" else name
+
+
+def _describe(T, r, random_values: bool):
+    """A comparable summary of a result: type, and for tensors dtype, shape, device and values."""
+    if isinstance(r, T.Tensor):
+        head = ("Tensor", str(r.dtype).split(".")[-1], tuple(r.shape), r.device.type)
+        if random_values or r.device.type == "meta":
+            return head
+        return head + (r.detach().cpu().resolve_conj().tolist(),)
+    if isinstance(r, (tuple, list)):
+        return (type(r).__name__ if type(r) in (tuple, list) else "namedtuple",) + tuple(
+            _describe(T, x, random_values) for x in r
+        )
+    if isinstance(r, (bool, int, float, complex)):
+        return (type(r).__name__, r)
+    return (type(r).__name__, str(r))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (float, complex)) or isinstance(b, (float, complex)):
+        if not isinstance(a, (int, float, complex)) or not isinstance(b, (int, float, complex)):
+            return False
+        return bool(np.isclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True))
+    return a == b
+
+
+def _said(kind: str, r) -> str:
+    if kind == "raised":
+        return f"{_exc_name(r)}: " + " ".join(str(r).split())[:160]
+    return f"returned {str(r)[:80]!r}"
+
+
+def compare(torch, tm, expr: str, random_values: bool):
+    """None when taimatsu behaves as PyTorch does, else a line saying how they differ."""
+    (tk, tr), (mk, mr) = _run(torch, expr), _run(tm, expr)
+    if tk == "raised" or mk == "raised":
+        if tk == mk and _exc_name(tr) == _exc_name(mr):
+            return None
+        return f"{expr}\n    torch: {_said(tk, tr)}\n    taimatsu: {_said(mk, mr)}"
+    dt, dm = _describe(torch, tr, random_values), _describe(tm, mr, random_values)
+    if _same(dt, dm):
+        return None
+    return f"{expr}\n    torch: {str(dt)[:300]}\n    taimatsu: {str(dm)[:300]}"
+
+
+CASES = cases()
+
+
+def _params():
+    for expr, rand in CASES:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN[expr])] if expr in KNOWN else []
+        yield pytest.param(expr, rand, marks=marks, id=expr)
+
+
+def test_enough_calls():
+    assert 1000 <= len(CASES) <= 2500
+
+
+# The issue's list (and their neighbours): the exception type and PyTorch's message, or the answer.
+FIXED = [
+    "T.zeros(10**12)", "T.ones((2**40, 2**40))", "T.full((10**12,), 1.)", "T.rand(10**12)", "T.eye(10**7)",
+    "T.arange(10**12)", "T.arange(math.inf, 10)", "T.arange(0, math.nan)", "T.arange(0., 1e30, 1.)",
+    "T.arange(0, 10, math.nan)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 0)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 0, 1)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 2, -1)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 0)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, -1)",
+    "T.nn.functional.embedding(T.tensor([0, 1]), T.ones(3), max_norm=1.)",
+    "T.nn.functional.embedding(T.tensor([0, 1]), T.ones(3))",
+    "T.nn.functional.batch_norm(T.ones(2, 3), T.zeros(3), None, training=True)",
+    "T.nn.functional.batch_norm(T.ones(2, 3), T.zeros(3), None)",
+    "T.ones(2).to(3)", "T.empty(2, device=3)", "T.ones(2).to(-1)",
+    "T.linalg.inv(T.zeros(2, 2))", "T.linalg.cholesky(-T.eye(2))", "T.linalg.solve(T.zeros(2, 2), T.ones(2))",
+    "T.div(T.tensor([1, 2]), 0, rounding_mode='trunc')", "T.div(T.tensor([1, 2]), T.tensor([0, 1]), rounding_mode='floor')",
+    "T.tensor([1, 2]) // 0", "T.tensor([1, 2]) % 0",
+    "T.nn.functional.nll_loss(T.ones(3), T.tensor([0, 1]))", "T.nn.functional.nll_loss(T.ones(3), T.tensor([[1]]))",
+    "T.nn.functional.nll_loss(T.ones(3), T.tensor([1]), reduction='none')",
+    "T.nn.functional.cross_entropy(T.ones(3), T.tensor([0, 1]))",
+    "T.full((2,), math.nan, dtype=T.uint8)", "T.full((2,), 300, dtype=T.uint8)", "T.full((2,), -1, dtype=T.uint8)",
+    "T.full((2,), math.inf, dtype=T.int32)", "T.full((2,), 3j, dtype=T.int32)", "T.tensor([300], dtype=T.uint8)",
+    "T.tensor(math.nan, dtype=T.int64)", "T.tensor(3j, dtype=T.float64)", "T.tensor(10**20, dtype=T.int64)",
+    "T.nn.functional.layer_norm(T.ones(2, 3), ())", "T.ones(1, 2).squeeze((0, 0))", "T.ones(1, 2).squeeze((0, -2))",
+    "T.nn.BatchNorm1d(3)(T.ones(2, 3, dtype=T.float64))",
+    "T.nn.functional.layer_norm(T.ones(2, 3), (3,), T.ones(3, dtype=T.float64))",
+    "T.nn.functional.group_norm(T.ones(2, 4, dtype=T.float64), 2, T.ones(4))",
+    "T.nn.functional.hardtanh(T.ones(2, dtype=T.complex64))", "T.nn.functional.relu6(T.ones(2, dtype=T.bool))",
+    "T.ones(0).split(2)", "T.ones(3).split(-1)", "T.cat([T.ones(2), T.ones(0, dtype=T.float64)])",
+    "T.nn.functional.softmin(T.tensor([math.inf, 1.]), 0)",
+    "T.nn.functional.interpolate(T.ones(1, 1, 2, 2), scale_factor=0)",
+    "T.nn.functional.interpolate(T.ones(1, 1, 2, 2), scale_factor=math.inf)",
+    "T.nn.functional.pad(T.zeros(0), (2**40, 2**40))", "T.nn.functional.pad(T.ones(2, 2), (2, -3))",
+    "T.nn.functional.pad(T.arange(6).reshape(2, 3), (1, 1), value=math.nan)", "T.add(None, T.ones(2))",
+    "T.linspace(None, 1, 3)", "T.randn(2, dtype=T.int64)",
+]
+
+
+@pytest.mark.parametrize("expr", FIXED)
+def test_fixed_calls_match_messages(torch_oracle, expr):
+    import taimatsu
+
+    assert compare(torch_oracle, taimatsu, expr, False) is None
+    (tk, tr), (_, mr) = _run(torch_oracle, expr), _run(taimatsu, expr)
+    if tk == "raised" and not isinstance(tr, TypeError):  # TypeError texts: PyTorch's parser
+        assert str(mr) == str(tr)
+
+
+@pytest.mark.parametrize("expr,random_values", list(_params()))
+def test_fuzz_oracle(torch_oracle, expr, random_values):
+    import taimatsu
+
+    diff = compare(torch_oracle, taimatsu, expr, random_values)
+    assert diff is None, diff
+
+
+if __name__ == "__main__":
+    import torch
+
+    import taimatsu
+
+    diffs = [d for e, r in CASES if (d := compare(torch, taimatsu, e, r))]
+    print("\n".join(diffs))
+    print(f"{len(diffs)} of {len(CASES)} calls differ")

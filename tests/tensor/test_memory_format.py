@@ -1,0 +1,83 @@
+"""channels_last / channels_last_3d against PyTorch: is_contiguous(memory_format=...), contiguous, clone,
+to and the *_like factories give PyTorch's strides, grad_fn names and rank errors."""
+
+import pytest
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+
+def _catch(f):
+    try:
+        return f().stride()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, str(e)
+
+
+def _scenario(L):
+    out = []
+    x = L.arange(120.0).reshape(2, 3, 4, 5).requires_grad_()
+    y = x.contiguous(memory_format=L.channels_last)
+    out.append(
+        (
+            y.stride(),
+            type(y.grad_fn).__name__,
+            y.is_contiguous(),
+            y.is_contiguous(memory_format=L.channels_last),
+        )
+    )
+    out.append(
+        (
+            x.is_contiguous(memory_format=L.channels_last),
+            L.ones(2, 1, 4, 5).is_contiguous(memory_format=L.channels_last),
+        )
+    )
+    z = x.to(memory_format=L.channels_last)
+    out.append((z.stride(), type(z.grad_fn).__name__, z.to(memory_format=L.channels_last) is z))
+    out.append(x.to(L.float64, memory_format=L.channels_last).stride())
+    out.append(x.clone(memory_format=L.channels_last).stride())
+    out.append(L.empty_like(x, memory_format=L.channels_last).stride())
+    out.append(L.zeros_like(L.ones(2, 3, 4, 5, 6), memory_format=L.channels_last_3d).stride())
+    out.append(L.ones(2, 3, 4, 5, 6).contiguous(memory_format=L.channels_last_3d).stride())
+    out.append(L.rand_like(x, memory_format=L.channels_last).stride())
+    y.sum().backward()
+    out.append(x.grad.stride())
+    out.append((y * 2).stride())
+    out.append(L.nn.functional.conv2d(y, L.ones(2, 3, 1, 1)).detach().numpy().tolist())
+    out.append(_catch(lambda: L.ones(2, 3).contiguous(memory_format=L.channels_last)))
+    out.append(_catch(lambda: L.ones(2, 3).to(memory_format=L.channels_last)))
+    out.append(_catch(lambda: L.empty_like(L.ones(2, 3), memory_format=L.channels_last)))
+    out.append(_catch(lambda: L.ones(2, 3, 4, 5).contiguous(memory_format=L.channels_last_3d)))
+    out.append(L.ones(2, 3).is_contiguous(memory_format=L.channels_last))
+    out.append(x.detach().contiguous(memory_format=L.preserve_format).stride())
+    return out
+
+
+def test_channels_last_matches_pytorch():
+    assert _scenario(taimatsu) == _scenario(torch)
+
+
+def _convert_scenario(L):
+    L.manual_seed(0)
+    nn = L.nn
+    m = nn.Sequential(
+        nn.Conv2d(3, 4, 3),
+        nn.Sequential(nn.ConvTranspose2d(4, 2, 3)),
+        nn.Linear(2, 2),
+        nn.Conv3d(1, 2, 2),
+    )
+    w = m[0].weight
+    r = nn.utils.convert_conv2d_weight_memory_format(m, L.channels_last)
+    first = [p.stride() for p in m.parameters()]
+    nn.utils.convert_conv3d_weight_memory_format(m, L.channels_last_3d)
+    second = [p.stride() for p in m.parameters()]
+    x = L.ones(1, 3, 5, 5)
+    return r is m, m[0].weight is w, first, second, m[1](m[0](x)).sum().item()
+
+
+def test_convert_conv_weight_memory_format_matches_pytorch():
+    a, b = _convert_scenario(taimatsu), _convert_scenario(torch)
+    assert a[:4] == b[:4]
+    assert abs(a[4] - b[4]) < 1e-4
