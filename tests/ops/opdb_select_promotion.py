@@ -1,8 +1,7 @@
-"""opdb entries for taimatsu/ops/pointwise/unary.py, continued: clamp/where/masked_fill/lerp/addcmul/
-addcdiv, type promotion, and the complex-dtype tables (which extend entries of both files, so they
-stay last: ``load_all`` imports this file right after opdb_pointwise.py).
-
-Split out of opdb_pointwise.py (house size limit); entry names are unchanged.
+"""opdb entries for selection and fused elementwise ops (clamp/where/masked_fill in
+taimatsu/ops/pointwise/select.py, lerp/addcmul/addcdiv in ops/pointwise/fused.py), type promotion
+across the pointwise ops, and the complex-dtype tables, which extend entries of opdb_pointwise.py
+(imported here, so it loads first).
 """
 
 from __future__ import annotations
