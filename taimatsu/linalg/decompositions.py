@@ -416,10 +416,17 @@ def _eig_check(name, A):
     _check(name, A)
 
 
+def _eig_finite(A):
+    """PyTorch's eig refuses non-finite input (eigvals too when it needs eig's vectors for a
+    gradient). Without a gradient PyTorch's eigvals hands NaN/inf to LAPACK, whose answer is
+    undefined (NaNs, or a crash); taimatsu raises eig's error there too."""
+    if not np.isfinite(np.asarray(A._data)).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+
+
 def _eig_arrays(A, name):
     _eig_check(name, A)
-    if not np.isfinite(np.asarray(A._data)).all():
-        raise RuntimeError(f"torch.{name}: input tensor should not contain infs or NaNs.")
+    _eig_finite(A)
     w, v = np.linalg.eig(np.asarray(A._data))
     ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
     return _t(w, ct, A), _t(v, ct, A)
@@ -444,6 +451,7 @@ def eig(A: Tensor, *, out=None):
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     if not (_recording(A) or _fw_on(A)):
         _eig_check("linalg.eigvals", A)
+        _eig_finite(A)
         w = np.linalg.eigvals(np.asarray(A._data))
         ct = A._dtype.to_complex() if A._dtype.category == D.FLOAT else A._dtype
         return _out(

@@ -250,6 +250,15 @@ FIXED = [
     "T.nn.functional.pad(T.zeros(0), (2**40, 2**40))", "T.nn.functional.pad(T.ones(2, 2), (2, -3))",
     "T.nn.functional.pad(T.arange(6).reshape(2, 3), (1, 1), value=math.nan)", "T.add(None, T.ones(2))",
     "T.linspace(None, 1, 3)", "T.randn(2, dtype=T.int64)",
+    "T.sum(None)", "T.mean(None)", "T.prod(None)", "T.max(None)", "T.min(None)", "T.argmax(None)",
+    "T.argmin(None, 0)", "T.cumsum(None, 0)", "T.cumprod(None, 0)", "T.clamp(None, 0, 1)",
+    "T.sum(T.ones(2, 3, dtype=T.float16), dtype=T.bool)", "T.sum(T.tensor([[3, 0], [0, 0]]), 1, dtype=T.bool)",
+    "T.sum(T.tensor([200, 100], dtype=T.uint8), dtype=T.uint8)", "T.sum(T.tensor([-1.5, 300.7]), dtype=T.uint8)",
+    "T.sum(T.full((1000,), 300.7), dtype=T.int8)", "T.tensor([2**31 - 1, 5], dtype=T.int32).sum(dtype=T.int32)",
+    "T.tensor([[100, 100], [100, 1]], dtype=T.int8).sum(0, dtype=T.int8)",
+    "T.linalg.eig(T.tensor([[1., math.nan], [0., 1.]]))",
+    "T.linalg.eigvals(T.tensor([[1., math.nan], [0., 1.]], requires_grad=True))",
+    "T.linalg.eigvals(T.tensor([[math.inf, 1.], [1., 1.]], dtype=T.complex128, requires_grad=True))",
 ]
 
 
@@ -261,6 +270,19 @@ def test_fixed_calls_match_messages(torch_oracle, expr):
     (tk, tr), (_, mr) = _run(torch_oracle, expr), _run(taimatsu, expr)
     if tk == "raised" and not isinstance(tr, TypeError):  # TypeError texts: PyTorch's parser
         assert str(mr) == str(tr)
+
+
+@pytest.mark.parametrize("m", ["[[1., math.nan], [0., 1.]]", "[[math.inf, 1.], [1., 1.]]"])
+def test_eigvals_of_non_finite_input_raises_eigs_error(torch_oracle, m):
+    """A known deviation: without a gradient PyTorch's eigvals hands NaN/inf to LAPACK (an
+    undefined answer, or a crash); taimatsu raises the error PyTorch's eig (and its eigvals with
+    a gradient) raise for the same matrix, never NumPy's LinAlgError."""
+    import taimatsu
+
+    (tk, tr), (mk, mr) = _run(torch_oracle, f"T.linalg.eig(T.tensor({m}))"), _run(
+        taimatsu, f"T.linalg.eigvals(T.tensor({m}))"
+    )
+    assert tk == mk == "raised" and type(mr) is RuntimeError and str(mr) == str(tr)
 
 
 @pytest.mark.parametrize("expr,random_values", list(_params()))

@@ -17,6 +17,7 @@ from .._dispatch import (
     _fw_state,
     broadcast_error,
     inplace,
+    need_tensor,
     record,
     result_dtype,
     write_out,
@@ -43,6 +44,7 @@ _Clamp = node_class("ClampBackward1", _clamp_vjp)
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
     """Clamp into [min, max]; the gradient passes where the input is inside (inclusive)."""
+    need_tensor("clamp", input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype.category == D.COMPLEX:

@@ -15,7 +15,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
+from .._dispatch import OUT_EXACT, _fw_state, need_tensor, record, write_out, xp_for
 
 
 # ---- return types ------------------------------------------------------------------------------
@@ -239,6 +239,7 @@ _CAN_CAST = (
 
 
 def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices_fn):
+    need_tensor(name, input)
     if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
         from ..pointwise import comparison as _comparison
 
@@ -383,6 +384,7 @@ def _aminmax(input, dim, keepdim):
 
 # ---- argmax / argmin ----------------------------------------------------------------------------------
 def _argextreme(name, input, dim, keepdim):
+    need_tensor(name, input)
     xp = _xp(input)
     a = input._data
     f = xp.argmax if name == "argmax" else xp.argmin

@@ -21,7 +21,16 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, cpp_name, record, scalar_name, write_out, xp_for
+from .._dispatch import (
+    OUT_EXACT,
+    _fw_state,
+    cpp_name,
+    need_tensor,
+    record,
+    scalar_name,
+    write_out,
+    xp_for,
+)
 
 
 # ---- helpers --------------------------------------------------------------------------------------
@@ -101,10 +110,13 @@ def _sum_array(xp, a, axis, keepdim):
     if a.dtype.name in _HALF:  # accumulate in float32 like PyTorch
         with np.errstate(over="ignore"):  # a sum beyond the half range is inf, silently
             return xp.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
+    # NumPy widens bool and small integers to int64; PyTorch sums in the dtype itself: a bool sum
+    # is True where any element is nonzero, an int8/uint8/int16/int32 sum wraps around.
+    dt = a.dtype if a.dtype.kind in "biu" and a.dtype.itemsize < 8 else None
     if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs a few microseconds
-        r = np.add.reduce(a, axis=axis, keepdims=keepdim)
+        r = np.add.reduce(a, axis=axis, keepdims=keepdim, dtype=dt)
         return r if r.__class__ is np.ndarray else np.asarray(r)
-    return xp.asarray(xp.sum(a, axis=axis, keepdims=keepdim))
+    return xp.asarray(xp.sum(a, axis=axis, keepdims=keepdim, dtype=dt))
 
 
 # ---- sum / nansum -------------------------------------------------------------------------------------
@@ -118,6 +130,7 @@ _Sum1 = node_class("SumBackward1", _sum_vjp)
 
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.sum``; integer and bool inputs sum to int64 unless ``dtype`` says otherwise."""
+    need_tensor("sum", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     if out is not None and dim is None:  # only the dim= overloads of sum take out=
@@ -205,6 +218,7 @@ _Mean1 = node_class("MeanBackward1", _mean_vjp)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    need_tensor("mean", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     if dtype is None and input._dtype.category < D.FLOAT:
@@ -292,6 +306,7 @@ _Prod1 = node_class("ProdBackward1", _prod_vjp)
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    need_tensor("prod", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
     if dim is not None and not isinstance(dim, (int, np.integer)):

@@ -8,7 +8,7 @@ from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record, scalar_name, write_out, xp_for
+from .._dispatch import _fw_state, need_tensor, record, scalar_name, write_out, xp_for
 from ..pointwise.common import _FLOAT
 from ..pointwise.select import where
 from .reduce import _acc_dtype, _set_tangent, _xp, widen
@@ -38,6 +38,7 @@ def _scan(input, dim, dtype, f):
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    need_tensor("cumsum", input)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
@@ -92,6 +93,7 @@ def _cumprod_jvp(x, out, d, t):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    need_tensor("cumprod", input)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
