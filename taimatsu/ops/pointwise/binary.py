@@ -22,6 +22,7 @@ from .._dispatch import (
     _fw_state,
     binary_operands,
     broadcast_error,
+    cpp_name,
     inplace,
     record,
     result_dtype,
@@ -47,9 +48,13 @@ def _run(f, xp, xa, xb, a, b):
 
 
 def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
-           scalar_node=None, check=None):  # fmt: skip
+           scalar_node=None, check=None, opmath=False):  # fmt: skip
     """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
     promote to the default float dtype) or 'bool' (comparisons).
+
+    ``opmath``: a float16/bfloat16 ``input`` with a scalar ``other`` computes in float32 with
+    the scalar's own float32 value, rounding once (PyTorch's CPU mul/div kernels; see
+    ``_half_scalar``). Other ops round the scalar to the half type first, as NumPy does.
 
     ``scalar_node``: the node name of PyTorch's ``Tensor, Scalar`` overload, which has a single
     edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
@@ -73,6 +78,11 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         xa, xb, dt = binary_operands(input, other)
         if check is not None:
             check(dt)
+        narrow = None
+        if opmath and (dt is D.float16 or dt is D.bfloat16):
+            s = _half_scalar(other, dt)
+            if s is not None:
+                xa, xb, narrow = xa.astype(np.float32), s, dt.np
         if kind == "float" and dt.category < _FLOAT:
             dt = D.get_default_dtype()
             # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
@@ -81,6 +91,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             xb = _cast(other._data, dt) if isinstance(other, Tensor) else other
         xp = np if input._device is cpu else _xp_of(input, other)
         r = _run(forward, xp, xa, xb, input, other)
+        if narrow is not None:
+            r = r.astype(narrow)
         res = _wrap(r, D.bool if kind == "bool" else dt, input._device)
         if (
             Node is not None
@@ -125,7 +137,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         direct = kind is None or self._dtype.category >= _FLOAT
         bits = ufunc is not None and ("bitwise" in ufunc or "shift" in ufunc)
         fast = (
-            _fast(ufunc, self, other)
+            _fast(ufunc, self, other, opmath)
             if direct and kind != "bool" and not (bits and self._dtype.category > D.INT)
             else None
         )
@@ -169,10 +181,37 @@ def _scalar_tensor(value, other):
     return scalar_tensor(value, dtype=dtype, device=other._device)
 
 
-def _fast(ufunc, self, other):
+def _half_scalar(other, dt):
+    """The float32 value PyTorch's CPU mul/div kernels use for ``other`` against a ``dt``
+    (float16/bfloat16) tensor, or None when ``other`` is a tensor they read element by element.
+
+    A Python number, or a 0-d tensor of another dtype as second operand, is read from its
+    original value straight into float32 (not rounded to ``dt`` first); PyTorch does this only
+    for the second operand (``tensor(0.1) * x`` rounds 0.1 to half).
+    """
+    c = other.__class__
+    if c is float or c is int or c is bool:
+        return np.float32(other)
+    if isinstance(other, Tensor) and other._dtype is not dt and not other._data.ndim:
+        return np.float32(other.item())
+    return None
+
+
+def _fast(ufunc, self, other, opmath=False):
     """Write ``ufunc(self, other)`` straight into ``self`` when dtypes already agree."""
     if ufunc is None:
         return None
+    dt = self._dtype
+    if opmath and (dt is D.float16 or dt is D.bfloat16) and not isinstance(other, Tensor):
+        s = _half_scalar(other, dt)
+        if s is None:
+            return None
+
+        def run_half():  # in float32, rounded once into self (see _half_scalar)
+            xp = np if self._device is cpu else xp_for(self)
+            getattr(xp, ufunc)(self._data, s, out=self._data, dtype=np.float32, casting="unsafe")
+
+        return run_half
     if isinstance(other, Tensor):
         if other._dtype is not self._dtype or other._data.ndim > self._data.ndim:
             return None
@@ -337,6 +376,20 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
             input,
             other,
         )
+    elif alpha != 1 and (dt is D.float16 or dt is D.bfloat16):
+        # PyTorch rounds alpha (and a scalar operand) to the half type, then takes
+        # a + alpha * b in float32 (the product of two half values is exact there), rounding once.
+        c = np.float32(dt.np.type(alpha if sa == sb else -alpha))
+        if not np.isfinite(c) and np.isfinite(alpha):
+            raise RuntimeError(f"value cannot be converted to type {cpp_name(dt)} without overflow")
+        r = _run(
+            lambda xp, a, b: (_float32(a, dt) + c * _float32(b, dt)).astype(dt.np),
+            xp,
+            xa,
+            xb,
+            input,
+            other,
+        )
     else:
         if alpha != 1:
             xb = xb * alpha
@@ -365,6 +418,11 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
             res._fw = t
             _register(res)
     return res if out is None else write_out(out, res, name)
+
+
+def _float32(x, dt):
+    """A half-type array, or a Python scalar first rounded to ``dt``, as float32."""
+    return x.astype(np.float32) if hasattr(x, "astype") else np.float32(dt.np.type(x))
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -428,7 +486,7 @@ def _mul_jvp(a, b, out, ta, tb):
     return r
 
 
-mul, mul_ = binary("mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply")
+mul, mul_ = binary("mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply", opmath=True)
 multiply, multiply_ = mul, mul_
 
 
@@ -455,7 +513,7 @@ def _true_divide(xp, a, b):
 
 
 _true_div, _true_div_ = binary(
-    "div", _true_divide, _div_vjp, _div_jvp, kind="float", ufunc="true_divide"
+    "div", _true_divide, _div_vjp, _div_jvp, kind="float", ufunc="true_divide", opmath=True
 )
 
 
@@ -470,9 +528,9 @@ def _trunc_div(xp, a, b):
 
 
 def _floor_div(xp, a, b):
-    if getattr(a, "dtype", None) is not None and a.dtype.kind in "iub" or isinstance(a, int):
-        if xp.any(xp.asarray(b) == 0):
-            raise RuntimeError("ZeroDivisionError")
+    int_a = getattr(a, "dtype", None) is not None and a.dtype.kind in "iub" or isinstance(a, int)
+    if int_a and xp.any(xp.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
     return xp.floor_divide(a, b)
 
 
@@ -503,6 +561,7 @@ _trunc_divide, _ = binary(
     _zero_jvp,
     node="DivBackward2",
     saves=(),
+    opmath=True,
     check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 _floor_divide, _ = binary(
@@ -512,6 +571,7 @@ _floor_divide, _ = binary(
     _zero_jvp,
     node="DivBackward2",
     saves=(),
+    opmath=True,
     check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 # torch.floor_divide (``//``) has no derivative: its node raises when reached, naming the
@@ -522,6 +582,7 @@ _floor_divide_op, _ = binary(
     _no_derivative("floor_divide"),
     node="NotImplemented",
     saves=(),
+    opmath=True,
     check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 _floor_divide_op_, _ = binary(
@@ -530,6 +591,7 @@ _floor_divide_op_, _ = binary(
     _no_derivative("floor_divide_"),
     node="NotImplemented",
     saves=(),
+    opmath=True,
     check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 
