@@ -237,6 +237,27 @@ def _fma32(x, y, z):
     return x * y + z
 
 
+def _half_arrays(*tensors):
+    """float32 copies of float16/bfloat16 CPU ``tensors`` of one dtype, or None otherwise.
+
+    PyTorch's CPU kernels for these fused ops compute half types in float32 (scalars kept in
+    float32, not rounded to the half type) and round the result once.
+    """
+    dt = tensors[0]._dtype
+    if (dt is not D.float16 and dt is not D.bfloat16) or tensors[0]._device.type != "cpu":
+        return None
+    if any(not isinstance(t, Tensor) or t._dtype is not dt for t in tensors):
+        return None
+    return [t._data.astype(np.float32) for t in tensors]
+
+
+def _fma_to(ref, x, y, z):
+    """``x * y + z`` of float32 arrays rounded once to float32 (exact product in float64),
+    then to ``ref``'s dtype."""
+    r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)
+    return _wrap_like(r.astype(np.float32).astype(ref._dtype.np), ref)
+
+
 def _wrap_like(data, ref):
     from ..._tensor.core import _wrap
 
@@ -246,6 +267,12 @@ def _wrap_like(data, ref):
 def _lerp_values(input, end, weight):
     # PyTorch's formula: from the nearer end, so weight 1 gives exactly ``end``; on CPU one
     # fused multiply-add: fma(coeff, end - input, base).
+    half = _half_arrays(input, end, *((weight,) if isinstance(weight, Tensor) else ()))
+    if half is not None:
+        s, e, w = half if len(half) == 3 else (*half, np.float32(weight))
+        small = np.abs(w) < 0.5
+        coeff, base = np.where(small, w, w - np.float32(1)), np.where(small, s, e)
+        return _fma_to(input, coeff, e - s, base)
     diff = end - input
     if (
         not isinstance(weight, Tensor)
@@ -319,6 +346,10 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
     def compute():
         # PyTorch's kernel: fma(value * tensor1, tensor2, input).
+        half = _half_arrays(input, tensor1, tensor2)
+        if half is not None:
+            x, a, b = half
+            return _fma_to(input, a * np.float32(value), b, x)
         v1 = tensor1 if value == 1 else tensor1 * value
         shape = np.broadcast_shapes(input._data.shape, v1._data.shape, tensor2._data.shape)
         if shape == input._data.shape == v1._data.shape == tensor2._data.shape:
@@ -344,6 +375,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(_ADDCDIV_INT)
 
     def compute():
+        half = _half_arrays(input, tensor1, tensor2)
+        if half is not None:  # in float32, rounded once (see _half_arrays)
+            x, a, b = half
+            return _wrap_like((x + np.float32(value) * a / b).astype(input._dtype.np), input)
         q = (tensor1 if value == 1 else tensor1 * value) / tensor2
         return input + q
 
@@ -374,7 +409,7 @@ def _clamp_t_vjp(node, g):
 _ClampT = node_class("ClampBackward0", _clamp_t_vjp)
 
 
-def clamp_tensor(input, min, max):  # noqa: A002
+def clamp_tensor(input, min, max):
     """``clamp`` with at least one Tensor bound (ClampBackward0: edges input, min, max)."""
     from .comparison import maximum, minimum
 
