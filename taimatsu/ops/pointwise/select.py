@@ -54,20 +54,19 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
         and not isinstance(min, Tensor)
         and not isinstance(max, Tensor)
     ):
-        kernel = (
-            "clamp_scalar_cpu"
-            if min is not None and max is not None
-            else "clamp_min_scalar_cpu"
-            if max is None
-            else "clamp_max_scalar_cpu"
-        )
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
-        )
+        _no_scalar_kernel(input._dtype, min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         r = _fz.clamp_tensor(input, min, max)
         return r if out is None else write_out(out, r, "clamp")
+    floating = input._dtype.category == D.FLOAT  # the bounds take its dtype, no promotion
+    min, max = _parsed_bound(min, floating), _parsed_bound(max, floating)
     dt = result_dtype(input, *(v for v in (min, max) if v is not None))
+    if dt.category == D.COMPLEX:  # an integer input promoted by a complex bound
+        raise NotImplementedError("clamp is not supported for complex types")
+    if dt is D.bool:
+        _no_scalar_kernel(dt, min, max)
+    if dt is not D.float64:
+        min, max = _in_range(dt, min), _in_range(dt, max)
     xp = np if input._device is cpu else xp_for(input)
     a = input._data if input._dtype is dt else input._data.astype(dt.np)
     if min is not None and max is not None and not (isinstance(min, float) and math.isnan(min)):
@@ -83,6 +82,52 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002
         res._fw = input._fw * _clamp_vjp_mask(input, min, max)
         _register(res)
     return res if out is None else write_out(out, res, "clamp", OUT_FOUND)
+
+
+def _no_scalar_kernel(dt, min, max):
+    """PyTorch has no clamp kernel with number bounds for bool and uint16/32/64 tensors."""
+    side = "" if min is not None and max is not None else "min_" if max is None else "max_"
+    raise NotImplementedError(f"\"clamp_{side}scalar_cpu\" not implemented for '{_scalar(dt)}'")
+
+
+def _parsed_bound(v, floating: bool):
+    """A number bound as PyTorch reads it: its parser refuses an int past int64/uint64, and a
+    floating input's bound is read as a real number first (a complex one with a nonzero
+    imaginary part overflows that conversion, a zero one is dropped)."""
+    if isinstance(v, int):
+        if v < -(2**63):
+            raise OverflowError("can't convert negative int to unsigned")
+        if v >= 2**64:
+            raise OverflowError("int too big to convert")
+    elif floating and isinstance(v, complex):
+        if v.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return v.real
+    return v
+
+
+# The C++ type a bound is converted to, as PyTorch's overflow message names it.
+_BOUND_TYPES = {
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "uint8": "uint8_t",
+    "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+}  # fmt: skip
+
+
+def _in_range(dt, v):
+    """``v`` as a bound of a ``dt`` tensor: PyTorch's overflow error where ``dt`` cannot hold it.
+    An unsigned type takes -max..-1 as their two's-complement wrap (-1 is 255 for uint8)."""
+    if v is None or isinstance(v, bool) or (isinstance(v, float) and not math.isfinite(v)):
+        return v
+    if dt.category == D.FLOAT:
+        lo, hi = -D.finfo(dt).max, D.finfo(dt).max
+    else:
+        info = D.iinfo(dt)
+        lo, hi = (-info.max, info.max) if info.min == 0 else (info.min, info.max)
+    if not lo <= v <= hi:
+        raise RuntimeError(
+            f"value cannot be converted to type {_BOUND_TYPES[dt.name]} without overflow"
+        )
+    return v % (hi + 1) if v < 0 and dt is D.uint8 else v
 
 
 def _clamp_vjp_mask(x, lo, hi):
@@ -104,6 +149,8 @@ def clamp_(self, min=None, max=None):  # noqa: A002
 
 def _check_clamp_cast(self, *bounds):
     # clamp_'s message names the destination by its C++ type ("long int").
+    floating = self._dtype.category == D.FLOAT
+    bounds = tuple(_parsed_bound(b, floating) for b in bounds)  # as clamp reads them
     dt = result_dtype(self, *(b for b in bounds if b is not None))
     if not D.can_cast(dt, self._dtype):
         raise RuntimeError(
@@ -114,7 +161,15 @@ def _check_clamp_cast(self, *bounds):
 clip_ = clamp_
 
 
+def _no_complex_bound(bound):
+    # clamp_min/clamp_max promote with the bound first: any complex number is refused
+    _parsed_bound(bound, False)
+    if isinstance(bound, complex):
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def clamp_min(input, min, *, out=None):  # noqa: A002
+    _no_complex_bound(min)
     r = _fz.clamp_side(input, min, "min")
     return (
         r
@@ -124,6 +179,7 @@ def clamp_min(input, min, *, out=None):  # noqa: A002
 
 
 def clamp_max(input, max, *, out=None):  # noqa: A002
+    _no_complex_bound(max)
     r = _fz.clamp_side(input, max, "max")
     return (
         r
