@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backend._rng_math import _fma32
+from ...backend._rng_math import _fma32_exact, _fma32_flagged
+from ...backend.parallel import BLOCK, blockwise
 
 _F32 = np.float32
 _LOG2_E = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
@@ -36,31 +37,46 @@ _POLY = [
         0.5,
     )
 ]
-_ONE = _F32(1)
-
-
-def _pow2(q: np.ndarray) -> np.ndarray:
-    """2**q as float32 for -126 <= q <= 127, built from its exponent bits."""
-    return ((q + 127) << 23).astype(np.int32).view(np.float32)
 
 
 def sleef_expf(d: np.ndarray) -> np.ndarray:
-    """SLEEF's ``expf_u10`` of a float32 array, element by element as its SIMD lanes compute it."""
-    d = np.asarray(d, _F32)
+    """SLEEF's ``expf_u10`` of an array of float32 values (float32 or float64 array), element by
+    element as its SIMD lanes compute it. The fused steps run in float64 and are rounded once;
+    lanes where that double rounding could differ from one rounding are redone exactly."""
+    d = np.asarray(d, np.float64)
+    suspect = np.zeros(d.shape, bool)
+    out = _expf(d, lambda a, b, c: _fma32_flagged(a, b, c, suspect))
+    if suspect.any():
+        out[suspect] = _expf(d[suspect], _fma32_exact)
+    return out
+
+
+def _expf(d: np.ndarray, fma) -> np.ndarray:
+    """xexpf on float32 values held in float64, its fused multiply-adds done by ``fma``."""
     with np.errstate(all="ignore"):
-        q = np.rint(d * _LOG2_E)  # the SIMD convert rounds to nearest even, as rint does
-        q = np.where(np.abs(q) < 2.0**31, q, -(2.0**31)).astype(np.int32)  # NaN/huge: INT_MIN
-        qf = q.astype(_F32)
-        s = _fma32(qf, -_LN2_HI, d)
-        s = _fma32(qf, -_LN2_LO, s)
+        q = np.rint((d * _LOG2_E).astype(_F32)).astype(np.float64)  # float32 product, then rint
+        # Cody-Waite reduction: each product has few bits and each sum spans under 53 bits, so
+        # float64 holds both fused results exactly and one rounding to float32 is the fused one.
+        s = _to_f32(d - q * _LN2_HI)
+        s = _to_f32(s - q * _LN2_LO)
         u = _POLY[0]
         for c in _POLY[1:]:
-            u = _fma32(u, s, c)
-        u = _ONE + _fma32(s * s, u, s)
-        half = q >> 1
-        u = (u * _pow2(half)) * _pow2(q - half)  # two steps: 2**q alone may not be a float32
-        u = np.where(d < -104, _F32(0), u)
-        return np.where(d > 100, _F32(np.inf), u)
+            u = fma(u, s, c)
+        u = fma(_to_f32(s * s), u, s)
+        u = _to_f32(u + 1.0)  # float64 holds the float32 sum exactly or rounds it harmlessly
+        # SLEEF scales by 2**(q//2), then by 2**(q - q//2): the first product is exact, so the
+        # result is u * 2**q rounded once, which float64 holds exactly. Out-of-range q (huge or
+        # NaN input) gives garbage here that the masks below replace.
+        u *= ((q.astype(np.int64) + 1023) << 52).view(np.float64)
+        out = u.astype(_F32)
+        np.copyto(out, _F32(0), where=d < -104)
+        np.copyto(out, _F32(np.inf), where=d > 100)
+        return out
+
+
+def _to_f32(x: np.ndarray) -> np.ndarray:
+    """x rounded to float32, held in float64."""
+    return x.astype(_F32).astype(np.float64)
 
 
 def _vector_block() -> int:
@@ -93,11 +109,11 @@ def vectorised_exp(a: np.ndarray, layout: np.ndarray | None = None) -> np.ndarra
     order = "F" if layout.flags.f_contiguous and not layout.flags.c_contiguous else "C"
     run = layout.size if order == "F" or layout.flags.c_contiguous else _inner_run(layout)
     if run < _BLOCK:
-        return _exp_rounded(a)
+        return _blockwise(np.exp, a)
     rows = a.reshape(-1, run, order=order)
     body = run - run % _BLOCK
     out = np.empty(rows.shape, _F32)
-    out[:, :body] = sleef_expf(rows[:, :body])
+    out[:, :body] = _blockwise(sleef_expf, rows[:, :body])
     out[:, body:] = _exp_rounded(rows[:, body:])
     return out.reshape(a.shape, order=order)
 
@@ -114,6 +130,14 @@ def _inner_run(a: np.ndarray) -> int:
             break
         run, step = run * size, stride * size
     return run
+
+
+def _blockwise(f, a: np.ndarray) -> np.ndarray:
+    """``f(a in float64)`` rounded to float32, in cache-sized blocks (on two threads when large)."""
+    with np.errstate(all="ignore"):
+        if a.size < 2 * BLOCK:
+            return np.asarray(f(a.astype(np.float64))).astype(_F32)
+        return blockwise(f, np.ascontiguousarray(a), _F32).reshape(a.shape)
 
 
 def _exp_rounded(a: np.ndarray) -> np.ndarray:
