@@ -89,6 +89,11 @@ def matrix_norm(
     if ord in (1, -1, _INF, -_INF):
         # Sum |a| along one dim (a vector 1-norm), then max/min along the other, like PyTorch.
         first, second = (d1, d0) if abs(ord) == _INF else (d0, d1)
+        if ord > 0 and not A.shape[second]:
+            # the max over no sums is 0 in PyTorch (amin still refuses): a constant, no graph
+            shape = [1 if i in (d0, d1) else n for i, n in enumerate(A.shape)]
+            zero = A.new_zeros(shape, dtype=A._dtype.to_real())
+            return zero if keepdim else zero.squeeze((d0, d1))
         if not keepdim and first < second:
             second -= 1
         s = vector_norm(A, 1, first, keepdim)

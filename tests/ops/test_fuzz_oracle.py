@@ -263,6 +263,8 @@ FIXED = [
     "T.clamp(T.arange(3, dtype=T.uint8), -1)", "T.clamp(T.arange(3, dtype=T.uint8), -256)",
     "T.clamp(T.tensor([True]), True, True)", "T.clamp(T.tensor([True]), None, False)", "T.clamp(T.ones(2), 10**20)",
     "T.clamp(T.ones(2), -2**63 - 1)", "T.clamp(T.ones(2), 2**64 - 1)", "T.clamp(T.arange(2), 2**64 - 1)",
+    "T.linalg.matrix_norm(T.zeros(0, 3), math.inf)", "T.linalg.matrix_norm(T.zeros(2, 0, 0), 1, keepdim=True)",
+    "T.linalg.matrix_norm(T.zeros(0, 3, dtype=T.complex64), math.inf)", "T.linalg.matrix_norm(T.zeros(0, 0), -1)",
     "T.linalg.eig(T.tensor([[1., math.nan], [0., 1.]]))",
     "T.linalg.eigvals(T.tensor([[1., math.nan], [0., 1.]], requires_grad=True))",
     "T.linalg.eigvals(T.tensor([[math.inf, 1.], [1., 1.]], dtype=T.complex128, requires_grad=True))",
