@@ -79,7 +79,7 @@ def _to_f32(x: np.ndarray) -> np.ndarray:
     return x.astype(_F32).astype(np.float64)
 
 
-def _vector_block() -> int:
+def _simd_step() -> int:
     """Elements PyTorch's vectorised loop takes per step: two vectors, of 16 floats on CPUs where
     it picks its AVX-512 kernels, else of 8 (AVX2)."""
     try:
@@ -90,7 +90,7 @@ def _vector_block() -> int:
     return 32 if avx512 else 16
 
 
-_BLOCK = _vector_block()
+_SIMD_STEP = _simd_step()
 
 
 def vectorised_exp(a: np.ndarray, layout: np.ndarray | None = None) -> np.ndarray:
@@ -108,10 +108,10 @@ def vectorised_exp(a: np.ndarray, layout: np.ndarray | None = None) -> np.ndarra
     layout = a if layout is None else layout
     order = "F" if layout.flags.f_contiguous and not layout.flags.c_contiguous else "C"
     run = layout.size if order == "F" or layout.flags.c_contiguous else _inner_run(layout)
-    if run < _BLOCK:
+    if run < _SIMD_STEP:
         return _blockwise(np.exp, a)
     rows = a.reshape(-1, run, order=order)
-    body = run - run % _BLOCK
+    body = run - run % _SIMD_STEP
     out = np.empty(rows.shape, _F32)
     out[:, :body] = _blockwise(sleef_expf, rows[:, :body])
     out[:, body:] = _exp_rounded(rows[:, body:])
