@@ -18,7 +18,7 @@ from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
-from ..pointwise.common import activation_exp, half_in_float32, rounded
+from ..pointwise.common import half_in_float32, rounded
 
 
 def _deriv_vjp(node, g):
@@ -98,15 +98,18 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 # ---- sigmoid family -------------------------------------------------------------------------
-# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh: exp as its
-# vectorised kernels compute it (``activation_exp``), log1p/tanh rounded once (``rounded``), so
-# float32 results match PyTorch's bit for bit in most elements.
+# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh, each of those
+# rounded once (``rounded``), so float32 results match PyTorch's bit for bit in most elements.
+def _exp(xp, x):
+    return rounded(xp, xp.exp, x)
+
+
 def _log1p(xp, x):
     return rounded(xp, xp.log1p, x)
 
 
 def _sig(xp, x):
-    return 1 / (1 + activation_exp(xp, -x, x))
+    return 1 / (1 + _exp(xp, -x))
 
 
 def _silu_deriv(x, out):
@@ -115,12 +118,12 @@ def _silu_deriv(x, out):
 
 
 silu, silu_ = activation(
-    "SiluBackward0", "silu_cpu", lambda xp, x: x / (1 + activation_exp(xp, -x, x)), _silu_deriv
+    "SiluBackward0", "silu_cpu", lambda xp, x: x / (1 + _exp(xp, -x)), _silu_deriv
 )
 
 
-def _softplus_arr(xp, x, input):
-    return _log1p(xp, activation_exp(xp, x, input))
+def _softplus_arr(xp, x):
+    return _log1p(xp, _exp(xp, x))
 
 
 def _mish_deriv(x, out):
@@ -131,20 +134,20 @@ def _mish_deriv(x, out):
 mish, mish_ = activation(
     "MishBackward0",
     "mish_cpu",
-    lambda xp, x: x * rounded(xp, xp.tanh, _softplus_arr(xp, x, x)),
+    lambda xp, x: x * rounded(xp, xp.tanh, _softplus_arr(xp, x)),
     _mish_deriv,
 )
 logsigmoid, _ = activation(
     "LogSigmoidBackward0",
     "log_sigmoid_cpu",
-    lambda xp, x: xp.minimum(x, 0) - _log1p(xp, activation_exp(xp, -xp.abs(x), x)),
+    lambda xp, x: xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x))),
     lambda x, out: 1 - x.sigmoid(),
 )
 
 
 def _softplus_fwd(xp, x, beta, threshold):
     bx = x * beta
-    return xp.where(bx > threshold, x, _softplus_arr(xp, bx, x) / beta)
+    return xp.where(bx > threshold, x, _softplus_arr(xp, bx) / beta)
 
 
 def _softplus_deriv(x, out, beta, threshold):

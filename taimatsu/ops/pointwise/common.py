@@ -8,7 +8,6 @@ from ... import _dtype as D
 from ..._tensor.core import Tensor
 from ...backend.parallel import BLOCK as blockwise_size
 from ...backend.parallel import blockwise
-from .sleef_exp import vectorised_exp
 
 _FLOAT = D.FLOAT
 
@@ -93,16 +92,6 @@ def rounded(xp, f, a):
     if xp is np and a.dtype == _F32:
         return in_float64(f, a)
     return f(a)
-
-
-def activation_exp(xp, a, input):
-    """``exp(a)`` inside PyTorch's CPU activation kernels (sigmoid, silu, softplus, mish,
-    logsigmoid): for a float32 NumPy array, SLEEF's exp where PyTorch's vectorised loop over
-    ``input`` (the op's input array, whose layout decides that loop) applies it, the correctly
-    rounded one elsewhere (``sleef_exp.py``). ``torch.exp`` itself rounds differently (MKL)."""
-    if xp is np and a.dtype == _F32:
-        return vectorised_exp(a, input)
-    return xp.exp(a)
 
 
 _HALF = (np.dtype(np.float16), D.bfloat16.np)

@@ -30,10 +30,10 @@ from .common import (
     _camel,
     _conj,
     _scalar,
-    activation_exp,
     checks,
     half_in_float32,
     no_complex,
+    rounded,
     rounded_once,
 )
 from .common import not_implemented as _not_implemented
@@ -167,7 +167,7 @@ def _sigmoid(xp, a):
     if a.dtype.kind == "c":
         return 1 / (1 + xp.exp(-a))
     # PyTorch's arithmetic around one exp, whose overflow to inf gives the limit 0.
-    return 1 / (1 + activation_exp(xp, -a, a))
+    return 1 / (1 + rounded(xp, xp.exp, -a))
 
 
 sigmoid, sigmoid_ = unary("sigmoid", _sigmoid, lambda x, out: out * (1 - out), saves=("out",))
