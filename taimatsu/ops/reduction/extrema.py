@@ -16,6 +16,7 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, need_tensor, record, write_out, xp_for
+from .reduce import need_int_dim
 
 
 # ---- return types ------------------------------------------------------------------------------
@@ -245,6 +246,8 @@ def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices
 
         r = (_comparison.maximum if name == "max" else _comparison.minimum)(input, dim)
         return r if out is None else write_out(out, r, "maximum" if name == "max" else "minimum")
+    if dim is not None:
+        need_int_dim(name, dim)
     if input._dtype.category == D.COMPLEX:
         if dim is None:
             _no_complex_kernel(f"{name}_all", input)
@@ -281,6 +284,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
 
 # ---- amax / amin / aminmax ------------------------------------------------------------------------------------
 def _amaxmin(name, node, input, dim, keepdim):
+    if dim is not None:
+        need_int_dim(name, dim, False, "tuple of ints")
     a = input._data
     nd = a.ndim
     dims = _dims(dim, nd)
@@ -385,6 +390,8 @@ def _aminmax(input, dim, keepdim):
 # ---- argmax / argmin ----------------------------------------------------------------------------------
 def _argextreme(name, input, dim, keepdim):
     need_tensor(name, input)
+    if dim is not None:
+        need_int_dim(name, dim, False)
     xp = _xp(input)
     a = input._data
     f = xp.argmax if name == "argmax" else xp.argmin

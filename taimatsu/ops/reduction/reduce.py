@@ -56,6 +56,24 @@ def reduce_dims(dim, nd: int) -> tuple:
     return (d,) if nd else ()
 
 
+def need_int_dim(name: str, dim, overloads: bool = True, what: str = "int") -> None:
+    """PyTorch's parser refuses a dim (or a dim in a tuple) that is not an int with a TypeError;
+    ``_wrapdim`` alone would read a bool or a float as a number. ``overloads``: the function has
+    several signatures, so PyTorch's message is "invalid combination of arguments"."""
+    if isinstance(dim, bool):  # in a tuple a bool passes as 0 or 1; alone it is no dim
+        dims = (None,)
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    for d in dims:
+        if d is None or not hasattr(d, "__index__"):
+            got = type(dim).__name__
+            if overloads:
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got (Tensor, {got})"
+                )
+            raise TypeError(f"{name}(): argument 'dim' (position 2) must be {what}, not {got}")
+
+
 def _axis(dims, nd):
     """NumPy's axis argument: None for a full reduction (its fastest path)."""
     return None if len(dims) == nd and nd else dims
@@ -133,6 +151,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     need_tensor("sum", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    if dim is not None:
+        need_int_dim("sum", dim)
     if out is not None and dim is None:  # only the dim= overloads of sum take out=
         raise TypeError(
             "sum() received an invalid combination of arguments - got (Tensor, out=Tensor)"
@@ -177,6 +197,8 @@ _Nansum = node_class("NansumBackward0", _nansum_vjp)
 
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.nansum``: NaNs count as zero."""
+    if dim is not None:
+        need_int_dim("nansum", dim, False, "tuple of ints")
     if input._dtype.category == D.COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if out is not None and dtype is None and isinstance(out, Tensor):
@@ -221,6 +243,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     need_tensor("mean", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    if dim is not None:
+        need_int_dim("mean", dim)
     if dtype is None and input._dtype.category < D.FLOAT:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
@@ -346,6 +370,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 
 # ---- var / std ------------------------------------------------------------------------------------------------
 def _var_args(name, input, dim, unbiased, correction):
+    if dim is not None and not isinstance(dim, bool):  # a bool: the legacy unbiased form
+        need_int_dim(name, dim)
     if input._dtype.category < D.FLOAT:
         what = name if name.endswith("_mean") else "std and var"
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
@@ -503,6 +529,7 @@ def _logsumexp_jvp(x, dims, keepdim):
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) computed stably: the max is subtracted first (infinite maxes as 0)."""
+    need_int_dim("logsumexp", dim, False, "tuple of ints")
     if input._dtype.category < D.FLOAT:
         input = input.to(D.get_default_dtype())
     a = widen(input._data)

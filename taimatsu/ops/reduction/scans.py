@@ -11,7 +11,7 @@ from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, scalar_name, write_out, xp_for
 from ..pointwise.common import _FLOAT
 from ..pointwise.select import where
-from .reduce import _acc_dtype, _set_tangent, _xp, widen
+from .reduce import _acc_dtype, _set_tangent, _xp, need_int_dim, widen
 
 
 # ---- scans ---------------------------------------------------------------------------------------------
@@ -39,6 +39,7 @@ def _scan(input, dim, dtype, f):
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     need_tensor("cumsum", input)
+    need_int_dim("cumsum", dim, False)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
@@ -94,6 +95,7 @@ def _cumprod_jvp(x, out, d, t):
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     need_tensor("cumprod", input)
+    need_int_dim("cumprod", dim, False)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
     if dtype in D._SHELL_UINTS and input._data.size:  # PyTorch has no uint16/32/64 kernel
