@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -44,7 +45,7 @@ def reduce_dims(dim, nd: int) -> tuple:
     if isinstance(dim, (tuple, list)):
         if not dim:
             return tuple(range(nd))
-        dims = tuple(_wrapdim(d, nd) for d in dim)
+        dims = tuple(_wrapdim(operator.index(d), nd) for d in dim)  # a bool in a tuple is 0/1
         if len(set(dims)) != len(dims):
             seen = set()
             for d in dims:
@@ -60,10 +61,12 @@ def need_int_dim(name: str, dim, overloads: bool = True, what: str = "int") -> N
     """PyTorch's parser refuses a dim (or a dim in a tuple) that is not an int with a TypeError;
     ``_wrapdim`` alone would read a bool or a float as a number. ``overloads``: the function has
     several signatures, so PyTorch's message is "invalid combination of arguments"."""
-    if isinstance(dim, bool):  # in a tuple a bool passes as 0 or 1; alone it is no dim
-        dims = (None,)
+    if isinstance(dim, (tuple, list)):
+        # PyTorch's parser picks the signature by the first element: a bool there is refused,
+        # a bool further on is read as 0 or 1
+        dims = (None,) if dim and isinstance(dim[0], bool) else dim
     else:
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        dims = (None if isinstance(dim, bool) else dim,)
     for d in dims:
         if d is None or not hasattr(d, "__index__"):
             got = type(dim).__name__
