@@ -30,3 +30,19 @@ def test_bench_core_quick_runs():
 def test_bench_core_only_one_workload():
     out = _run("--no-torch", "--only", "a")
     assert "add_small" in out and "graph50" not in out
+
+
+TRAINING = os.path.join(ROOT, "benchmarks", "bench_training.py")
+
+
+def test_bench_training_quick_runs():
+    # One step per workload, both thread settings (each in its own subprocess).
+    proc = subprocess.run(
+        [sys.executable, TRAINING, "--quick", "--only", "mlp", "--only", "lstm"],
+        check=False, capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = proc.stdout
+    assert "threads: default" in out and "threads: 1 " in out, out
+    assert "mlp" in out and "lstm" in out and "gru" not in out, out
+    assert "load average" in out, out

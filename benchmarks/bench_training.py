@@ -1,0 +1,352 @@
+"""Training-step benchmark: realistic training steps on real PyTorch and on taimatsu.
+
+Every workload is written once against a module parameter ``T`` (``torch`` or ``taimatsu``),
+so both frameworks run identical code: an MLP, a small CNN (conv / batchnorm / max-pool, Adam),
+LSTM and GRU classifiers (1 layer, seq 50, batch 32), a small GPT (char_gpt-sized, AdamW,
+gradient clipping), and bare Adam / AdamW steps over many parameters.
+
+    python benchmarks/bench_training.py               # default threads, then 1 thread
+    python benchmarks/bench_training.py --quick       # one step each: a smoke run, no real timing
+    python benchmarks/bench_training.py --only lstm   # one workload (repeatable)
+    python benchmarks/bench_training.py --threads 1   # one thread setting only
+    python benchmarks/bench_training.py --wait-idle   # wait (bounded) for an idle machine first
+
+Each thread setting runs in a fresh subprocess (the thread variables of OpenMP / OpenBLAS / MKL
+are read once, when the libraries load). Within it the two frameworks alternate, round after
+round, so a change of machine load hits both alike. Reported per steady-state step: median wall
+and CPU time (``time.process_time``: all threads of the process), the ratio taimatsu / PyTorch,
+minor and major page faults (``getrusage`` deltas), and peak memory (as in bench_core.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+# ---- workloads: setup(T) -> step(); each written once for both frameworks ------------------
+def _train_step(T, model, loss_fn, opt, x, y, clip=None):
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        if clip is not None:
+            T.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        return loss
+
+    return step
+
+
+def mlp(T):
+    """MLP 784-256-128-10, batch 64, cross-entropy, SGD with momentum."""
+    T.manual_seed(0)
+    nn = T.nn
+    model = nn.Sequential(
+        nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10)
+    )
+    x, y = T.randn(64, 784), T.randint(0, 10, (64,))
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _train_step(T, model, nn.CrossEntropyLoss(), opt, x, y)
+
+
+def cnn(T):
+    """2 x (conv 3x3 + batchnorm + relu + max-pool 2) + linear, batch 32 of 1x28x28, Adam."""
+    T.manual_seed(0)
+    nn = T.nn
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, 10),
+    )  # fmt: skip
+    x, y = T.randn(32, 1, 28, 28), T.randint(0, 10, (32,))
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    return _train_step(T, model, nn.CrossEntropyLoss(), opt, x, y)
+
+
+def _recurrent(T, cell: str):
+    T.manual_seed(0)
+    nn = T.nn
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = getattr(nn, cell)(32, 128, batch_first=True)
+            self.head = nn.Linear(128, 10)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return self.head(out[:, -1])
+
+    model = Classifier()
+    x, y = T.randn(32, 50, 32), T.randint(0, 10, (32,))
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    return _train_step(T, model, nn.CrossEntropyLoss(), opt, x, y)
+
+
+def lstm(T):
+    """nn.LSTM(32, 128) classifier on the last output: 1 layer, seq 50, batch 32, Adam."""
+    return _recurrent(T, "LSTM")
+
+
+def gru(T):
+    """nn.GRU(32, 128) classifier on the last output: 1 layer, seq 50, batch 32, Adam."""
+    return _recurrent(T, "GRU")
+
+
+def gpt(T):
+    """examples/char_gpt.py's model and step: 2 blocks, 64 wide, 4 heads, batch 16 x 32 chars."""
+    T.manual_seed(0)
+    nn, F = T.nn, T.nn.functional
+    vocab, block, width, heads = 65, 32, 64, 4
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.mlp = nn.Sequential(
+                nn.Linear(width, 4 * width), nn.GELU(), nn.Linear(4 * width, width)
+            )
+
+        def forward(self, x):
+            B, S, C = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, S, heads, C // heads).transpose(1, 2) for t in (q, k, v))
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(a.transpose(1, 2).contiguous().view(B, S, C))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, width), nn.Embedding(block, width)
+            self.blocks = nn.Sequential(Block(), Block())
+            self.ln_f = nn.LayerNorm(width)
+            self.head = nn.Linear(width, vocab, bias=False)
+            self.head.weight = self.tok.weight
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(T.arange(idx.shape[1]))
+            return self.head(self.ln_f(self.blocks(x))).view(-1, vocab)
+
+    model = GPT()
+    x = T.randint(0, vocab, (16, block))
+    y = T.randint(0, vocab, (16 * block,))
+    opt = T.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
+    return _train_step(T, model, nn.CrossEntropyLoss(), opt, x, y, clip=1.0)
+
+
+def _optimizer_step(T, name: str, **kw):
+    T.manual_seed(0)
+    params = []
+    for _ in range(50):  # 50 weight matrices and 50 biases: 0.83M parameters
+        params += [T.nn.Parameter(T.randn(128, 128)), T.nn.Parameter(T.randn(128))]
+    for p in params:
+        p.grad = T.randn(p.shape)
+    opt = getattr(T.optim, name)(params, lr=1e-3, **kw)
+    return opt.step
+
+
+def adam(T):
+    """Adam.step() over 100 parameters (50 of 128x128, 50 of 128), default options."""
+    return _optimizer_step(T, "Adam")
+
+
+def adamw(T):
+    """AdamW.step() over 100 parameters (50 of 128x128, 50 of 128), weight decay 0.01."""
+    return _optimizer_step(T, "AdamW", weight_decay=0.01)
+
+
+WORKLOADS = {f.__name__: f for f in (mlp, cnn, lstm, gru, gpt, adam, adamw)}
+
+
+# ---- measurement (in the worker subprocess) --------------------------------------------------
+def _faults() -> tuple[int, int]:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_minflt, ru.ru_majflt
+
+
+class Samples:
+    """Per-step wall and CPU times and page-fault totals of one framework on one workload."""
+
+    def __init__(self) -> None:
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
+        self.minflt = self.majflt = 0
+
+    def run(self, step, n: int) -> None:
+        mn0, mj0 = _faults()
+        for _ in range(n):
+            w0, c0 = time.perf_counter(), time.process_time()
+            step()
+            self.wall.append(time.perf_counter() - w0)
+            self.cpu.append(time.process_time() - c0)
+        mn1, mj1 = _faults()
+        self.minflt += mn1 - mn0
+        self.majflt += mj1 - mj0
+
+    def summary(self) -> dict:
+        n = len(self.wall)
+        return {
+            "wall": statistics.median(self.wall), "cpu": statistics.median(self.cpu),
+            "minflt": self.minflt / n, "majflt": self.majflt / n, "steps": n,
+        }  # fmt: skip
+
+
+def measure(name: str, frameworks: dict, quick: bool, seconds: float) -> dict:
+    """Alternate the frameworks round by round until each has run ``seconds`` of steps."""
+    steps = {k: WORKLOADS[name](T) for k, T in frameworks.items()}
+    samples = {k: Samples() for k in frameworks}
+    for step in steps.values():  # warm-up: first-call imports, caches, optimizer state
+        for _ in range(1 if quick else 3):
+            step()
+    rounds = 1 if quick else 7
+    for _ in range(rounds):
+        for k, step in steps.items():
+            per = samples[k].wall[-1] if samples[k].wall else 0.0
+            n = 1 if quick or not per else max(1, int(seconds / rounds / per))
+            samples[k].run(step, n if samples[k].wall else 1)
+    out = {k: s.summary() for k, s in samples.items()}
+    from bench_core import peak_bytes_taimatsu, peak_bytes_torch
+
+    peaks = {"taimatsu": peak_bytes_taimatsu, "torch": peak_bytes_torch}
+    for k, T in frameworks.items():
+        out[k]["peak"] = peaks[k](WORKLOADS[name](T))
+    return out
+
+
+def worker(args) -> int:
+    """Run the selected workloads at this process's thread setting; print one JSON line."""
+    import taimatsu
+
+    frameworks = {}
+    if not args.no_torch:
+        try:
+            import torch
+
+            frameworks["torch"] = torch
+        except ImportError:
+            pass
+    frameworks["taimatsu"] = taimatsu
+    if args.worker != "default":
+        for T in frameworks.values():
+            T.set_num_threads(int(args.worker))
+    info = {
+        "threads": {k: T.get_num_threads() for k, T in frameworks.items()},
+        "load_before": os.getloadavg()[0],
+        "results": {},
+    }
+    for name in args.only:
+        info["results"][name] = measure(name, frameworks, args.quick, args.seconds)
+    info["load_after"] = os.getloadavg()[0]
+    print("RESULT " + json.dumps(info), flush=True)
+    return 0
+
+
+# ---- driver -----------------------------------------------------------------------------------
+def wait_idle(limit_s: float, threshold: float) -> bool:
+    """Wait up to ``limit_s`` for the 1-minute load average to fall below ``threshold``."""
+    deadline = time.monotonic() + limit_s
+    while os.getloadavg()[0] >= threshold and time.monotonic() < deadline:
+        time.sleep(5)
+    return os.getloadavg()[0] < threshold
+
+
+def run_setting(setting: str, args) -> dict:
+    env = dict(os.environ)
+    if setting != "default":
+        env.update({v: setting for v in THREAD_VARS})
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", setting, "--seconds",
+           str(args.seconds), *(["--quick"] if args.quick else []),
+           *(["--no-torch"] if args.no_torch else [])]  # fmt: skip
+    for name in args.only:
+        cmd += ["--only", name]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600, check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        raise SystemExit(f"worker for threads={setting} failed (exit {proc.returncode})")
+    return json.loads(lines[-1][len("RESULT ") :])
+
+
+def _ms(s: float | None) -> str:
+    return "-" if s is None else f"{s * 1e3:.2f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+def report(setting: str, info: dict) -> None:
+    th = "  ".join(f"{k}={v}" for k, v in info["threads"].items())
+    print(f"\n== threads: {setting} ({th}); load average {info['load_before']:.2f} before, "
+          f"{info['load_after']:.2f} after ==")  # fmt: skip
+    cols = ("workload", "torch wall", "tai wall", "ratio", "torch cpu", "tai cpu", "ratio",
+            "flt/step torch", "tai", "peak MiB torch", "tai", "ratio")  # fmt: skip
+    widths = (10, 11, 10, 8, 10, 10, 8, 15, 8, 15, 8, 8)
+    print(f"{cols[0]:<10}" + "".join(f"{c:>{w}}" for c, w in zip(cols[1:], widths[1:])))
+    for name, r in info["results"].items():
+        tt, ta = r.get("torch", {}), r["taimatsu"]
+        mib = lambda d: None if "peak" not in d else d["peak"] / 2**20
+        flt = lambda d: "-" if not d else f"{d['minflt'] + d['majflt']:.0f}"
+        row = (name, _ms(tt.get("wall")), _ms(ta["wall"]), _ratio(ta["wall"], tt.get("wall")),
+               _ms(tt.get("cpu")), _ms(ta["cpu"]), _ratio(ta["cpu"], tt.get("cpu")),
+               flt(tt), flt(ta), "-" if not tt else f"{mib(tt):.1f}", f"{mib(ta):.1f}",
+               _ratio(mib(ta), mib(tt) if tt else None))  # fmt: skip
+        print(f"{row[0]:<10}" + "".join(f"{c:>{w}}" for c, w in zip(row[1:], widths[1:])))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="one step per workload (smoke run)")
+    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS), help="repeatable")
+    ap.add_argument("--no-torch", action="store_true", help="run taimatsu only")
+    ap.add_argument("--threads", choices=("default", "1", "both"), default="both")
+    ap.add_argument("--seconds", type=float, default=2.0, help="time per framework per workload")
+    ap.add_argument("--wait-idle", action="store_true", help="wait for load average < 0.5 first")
+    ap.add_argument("--wait-limit", type=float, default=600.0, help="seconds --wait-idle waits")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    args.only = args.only or list(WORKLOADS)
+    if args.worker:
+        return worker(args)
+
+    import numpy as np
+
+    print(f"machine: {platform.machine()} cpus={os.cpu_count()} python "
+          f"{platform.python_version()} numpy {np.__version__}"
+          + ("  (--quick: one step each, timings meaningless)" if args.quick else ""))  # fmt: skip
+    if args.wait_idle:
+        idle = wait_idle(args.wait_limit, 0.5)
+        state = "idle" if idle else f"NOT idle after waiting {args.wait_limit:.0f} s"
+        print(f"machine {state}: load average {os.getloadavg()[0]:.2f}")
+    load = os.getloadavg()[0]
+    if load >= 0.5:
+        print(f"WARNING: load average {load:.2f} on {os.cpu_count()} cpus: the machine is "
+              "busy, wall times (and multi-threaded ratios) are indicative only")  # fmt: skip
+    print(
+        "columns: median ms per steady-state step (wall, and CPU of all threads), ratio "
+        "taimatsu/torch, page faults per step (minor+major), peak MiB allocated in one step"
+    )
+    settings = ["default", "1"] if args.threads == "both" else [args.threads]
+    for setting in settings:
+        report(setting, run_setting(setting, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
