@@ -7,6 +7,7 @@ from __future__ import annotations
 from .op_namespace import op_namespace
 
 _ops = None  # every op, by name: op_namespace.py
+_ABSENT = object()  # an argument not passed, where passing None means something else
 
 
 def _bind() -> None:
@@ -33,11 +34,11 @@ class StructureMethods:
     def prod(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.prod(self, dim, keepdim, dtype=dtype)
 
-    def max(self, dim=None, keepdim=False):
-        return _ops.max(self, dim, keepdim)
+    def max(self, dim=_ABSENT, keepdim=False):
+        return _ops.max_min_method("max", self, dim is _ABSENT, dim, keepdim)
 
-    def min(self, dim=None, keepdim=False):
-        return _ops.min(self, dim, keepdim)
+    def min(self, dim=_ABSENT, keepdim=False):
+        return _ops.max_min_method("min", self, dim is _ABSENT, dim, keepdim)
 
     def amax(self, dim=(), keepdim=False):
         return _ops.amax(self, dim, keepdim)

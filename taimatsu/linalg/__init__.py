@@ -170,6 +170,18 @@ def slogdet(A: Tensor, *, out=None):
     return _slogdet(A, out, _Slogdet)
 
 
+def _slogdet_of_nan(xp, a, sign, logabs):
+    """PyTorch sums log|u_ii| over its LU factors even when one is NaN, where NumPy stops at a zero
+    pivot (sign 0, log -inf): a NaN in A gives PyTorch's NaN log-determinant, and a NaN
+    log-determinant has sign +0 (NaN if complex), as PyTorch's sign of a NaN pivot."""
+    bad = xp.isnan(a).any(axis=(-2, -1))
+    if not bad.any() and not xp.isnan(logabs).any():
+        return sign, logabs
+    logabs = xp.where(bad, xp.nan, logabs)
+    nan_sign = complex(xp.nan, xp.nan) if xp.iscomplexobj(a) else 0.0
+    return xp.where(xp.isnan(logabs), nan_sign, sign), logabs
+
+
 def _slogdet(A: Tensor, out, _rtype):
     """linalg.slogdet, or torch.slogdet with ``_rtype`` its return type (the same errors otherwise)."""
     _square("slogdet", A, "low")
@@ -180,8 +192,11 @@ def _slogdet(A: Tensor, out, _rtype):
             f"{_rtype.__name__}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
         )
     xp = xp_for(A)
-    sign, logabs = xp.linalg.slogdet(A._data)
-    s = _wrap(_signed_zeros(A, xp.asarray(sign, A._dtype.np)), A._dtype, A._device)
+    with np.errstate(invalid="ignore"):
+        sign, logabs = xp.linalg.slogdet(A._data)
+        sign = _signed_zeros(A, xp.asarray(sign, A._dtype.np))
+        sign, logabs = _slogdet_of_nan(xp, A._data, sign, logabs)
+    s = _wrap(xp.asarray(sign, A._dtype.np), A._dtype, A._device)
     la = _wrap(xp.asarray(logabs, A._dtype.to_real().np), A._dtype.to_real(), A._device)
     if A._rg and _gm.enabled:  # PyTorch's sign carries the node too (it only moves for complex A)
         record(_G.SlogdetNode, (A,), (s, la), (A, s))

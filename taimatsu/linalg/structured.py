@@ -67,7 +67,12 @@ def matrix_exp(A: Tensor) -> Tensor:
     a = np.asarray(A._data)
     if a.dtype.kind == "f" and a.dtype.itemsize < 4 or A._dtype is D.bfloat16:
         a = a.astype(np.float32)
-    e = scipy.linalg.expm(a) if a.size else a.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = scipy.linalg.expm(a) if a.size else a.copy()
+    if a.size and not np.isfinite(a).all():
+        # PyTorch's Taylor evaluation multiplies the whole matrix: a NaN or inf entry makes every
+        # entry NaN, where scipy's shortcut for (block) triangular input keeps the exact zeros
+        e = np.where(np.isfinite(a).all(axis=(-2, -1), keepdims=True), e, np.nan)
     r = _wrap(xp_for(A).asarray(np.asarray(e).astype(A._dtype.np, copy=False)), A._dtype, A._device)
     if A._rg and _gm.enabled:
         record(_MatrixExp, (A,), r, (A,))

@@ -239,8 +239,12 @@ _CAN_CAST = (
 )
 
 
-def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices_fn):
+def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices_fn, method=False):
     need_tensor(name, input)
+    if dim is None:
+        raise _none_dim_error(name, method)
+    if dim is _NO_DIM:
+        dim = None
     if isinstance(dim, Tensor):  # max(input, other): the elementwise maximum
         from ..pointwise import comparison as _comparison
 
@@ -269,14 +273,40 @@ def _max_min(name, input, dim, keepdim, out, full_node, dim_node, rtype, indices
     return r
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+# ``max(input)`` and ``max(input, None)`` differ in PyTorch: the second matches none of its signatures
+_NO_DIM = object()
+
+
+def _none_dim_error(name: str, method: bool) -> TypeError:
+    head = f"{name}() received an invalid combination of arguments - got "
+    if method:
+        bad = "      didn't match because some of the arguments have invalid types: (!NoneType!)\n"
+        return TypeError(
+            f"{head}(NoneType), but expected one of:\n * ()\n{bad} * (Tensor other)\n{bad}"
+            " * (int dim, bool keepdim = False)\n"
+        )
+    return TypeError(
+        f"{head}(Tensor, NoneType), but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n"
+    )
+
+
+def max(input: Tensor, dim=_NO_DIM, keepdim: bool = False, *, out=None):
     """``torch.max``: full reduction, ``(values, indices)`` along ``dim``, or ``max(a, b)``."""
     return _max_min(
         "max", input, dim, keepdim, out, _MaxAll, _MaxDim, return_types.max, _argmax_keep
     )
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
+def max_min_method(name: str, input: Tensor, absent: bool, dim, keepdim) -> Tensor:
+    """``Tensor.max`` / ``Tensor.min``: ``absent`` says no ``dim`` was passed (None is an error)."""
+    if dim is None and not absent:
+        raise _none_dim_error(name, True)
+    return (max if name == "max" else min)(input, _NO_DIM if absent else dim, keepdim)
+
+
+def min(input: Tensor, dim=_NO_DIM, keepdim: bool = False, *, out=None):
     return _max_min(
         "min", input, dim, keepdim, out, _MinAll, _MinDim, return_types.min, _argmin_keep
     )
