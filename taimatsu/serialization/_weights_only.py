@@ -129,6 +129,18 @@ def _unsupported_global(full_path: str) -> UnpicklingError:
     )
 
 
+def _object_at_torch_path(module: str, name: str):
+    """The taimatsu object at PyTorch's path ``module.name``, or None; imports only taimatsu's modules."""
+    if not module.startswith("torch."):
+        return None
+    import importlib
+
+    try:
+        return getattr(importlib.import_module("taimatsu" + module[5:]), name, None)
+    except (ImportError, ValueError):
+        return None
+
+
 class Unpickler:
     """``Unpickler(file, allowed, persistent_load).load()``; ``allowed`` maps "module.name" to objects."""
 
@@ -159,6 +171,10 @@ class Unpickler:
         user = user_allowed_globals()
         if full_path in user:
             return user[full_path]
+        # A user-allowed taimatsu class named by PyTorch's path (torch.nn.modules.linear.Linear)
+        obj = _object_at_torch_path(module, name)
+        if obj is not None and any(obj is v for v in user.values()):
+            return obj
         raise _unsupported_global(full_path)
 
     def _is_allowed(self, obj) -> bool:

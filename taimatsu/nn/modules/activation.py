@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from .transformer import MultiheadAttention  # noqa: F401  (PyTorch's path, as pickles name it)
 
 
 class ReLU(Module):

@@ -6,8 +6,17 @@ from ... import _dtype as D
 from ...autograd.grad_mode import no_grad
 from ...ops.creation.factories import ones, tensor, zeros
 from .. import functional as F
+from ._paths import reexport
 from .module import Module
 from .normalization import _affine_params, _reset_affine
+
+# PyTorch's path for the lazy classes (pickles name them so); lazy.py imports this module.
+__getattr__ = reexport(
+    __name__,
+    dict.fromkeys(
+        ("_LazyNormBase", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"), "lazy"
+    ),
+)
 
 
 class _NormBase(Module):

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from itertools import chain, islice
 
 from .module import Module, _addindent
+from .param_containers import ParameterDict, ParameterList  # noqa: F401  (PyTorch's path)
 
 
 def _index(idx, n: int) -> int:

@@ -8,7 +8,25 @@ from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._paths import reexport
 from .module import Module
+
+# PyTorch's path for the lazy classes (pickles name them so); lazy.py imports this module.
+__getattr__ = reexport(
+    __name__,
+    dict.fromkeys(
+        (
+            "_LazyConvXdMixin",
+            "LazyConv1d",
+            "LazyConv2d",
+            "LazyConv3d",
+            "LazyConvTranspose1d",
+            "LazyConvTranspose2d",
+            "LazyConvTranspose3d",
+        ),
+        "lazy",
+    ),
+)
 
 
 def _pair(v) -> tuple:

@@ -8,7 +8,13 @@ from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._paths import reexport
 from .module import Module
+
+# PyTorch's paths (pickles name the classes so); transformer.py and lazy.py import this module.
+__getattr__ = reexport(
+    __name__, {"NonDynamicallyQuantizableLinear": "transformer", "LazyLinear": "lazy"}
+)
 
 
 class Identity(Module):

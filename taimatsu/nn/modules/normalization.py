@@ -6,6 +6,7 @@ from ...ops.creation.factories import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .misc_layers import LocalResponseNorm  # noqa: F401  (PyTorch's path)
 from .module import Module
 
 
