@@ -119,3 +119,18 @@ def test_alpha_beyond_half_range(dtype):
         assert got == want
     else:
         assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("exponent", [2, 3, -1, -2, 0.5, -0.5, 2.5, 3.0, -2.0, 4])
+def test_half_pow_scalar_exponent(dtype, exponent):
+    """``x ** e``: bfloat16 rounds after each multiply of x*x*x and 1/(x*x); float16 once."""
+    rng, bad = np.random.default_rng(1), []
+    for rname, make in RANGES.items():
+        src = make(rng).astype(np.float32)
+        tx = torch.from_numpy(src).to(getattr(torch, dtype))
+        x = taimatsu.from_numpy(src).to(getattr(taimatsu, dtype))
+        differ = (_bits(tx**exponent) != _bits(x**exponent)).mean()
+        if differ:
+            bad.append(f"{rname}: {differ:.2%} differ")
+    assert not bad, "; ".join(bad)

@@ -80,6 +80,11 @@ def _pow_arrays(xp, a, b):
     ):
         return _pow_arrays(xp, xp.asarray(a, b.dtype), b)
     b_dt = getattr(b, "dtype", None)
+    if a_dt == D.bfloat16.np and b_dt is None and b in (3, -2):
+        # PyTorch's bfloat16 vector kernel multiplies out x*x*x and 1/(x*x) with a bfloat16 rounding
+        # after each step (float16's rounds once)
+        sq = a * a
+        return sq * a if b == 3 else xp.asarray(1, a_dt) / sq
     if xp is np and _F32 in (a_dt, b_dt) and not _exact_pow(b):
         return _powf(a, b)
     return xp.power(a, b)
