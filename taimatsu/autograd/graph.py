@@ -176,11 +176,18 @@ def _modified_msg(t, now: int, then: int, node=None, output_nr: int = 0) -> str:
         # PyTorch names the node without its "Backward<N>" suffix here ("output 0 of Exp").
         short = re.sub(r"Backward\d*$", "", node.name())
         desc += f", which is output {output_nr} of {short},"
+    from .anomaly_mode import state as anomaly
+
+    hint = (
+        "the backtrace further above shows the operation that failed to compute its gradient. The "
+        "variable in question was changed in there or anywhere later. Good luck!"
+        if anomaly.enabled
+        else "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {desc} is at version {now}; expected version {then} instead. Hint: enable "
-        "anomaly detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"operation: {desc} is at version {now}; expected version {then} instead. Hint: {hint}"
     )
 
 
