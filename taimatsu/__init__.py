@@ -15,8 +15,10 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     autograd,
     backend,
     cuda,
+    distributed,  # cheap: mpi4py is imported by init_process_group, not here
     fft,  # noqa: E402, F401
     func,  # noqa: E402, F401
+    futures,
     linalg,
     nn,
     optim,

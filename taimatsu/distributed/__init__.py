@@ -1,0 +1,66 @@
+"""``torch.distributed`` on MPI (mpi4py): process groups, collectives, point-to-point, objects.
+
+Start the ranks with ``python -m taimatsu.distributed.run --nproc-per-node N script.py`` (the
+torchrun CLI) or ``mpiexec -n N python script.py``; see docs/distributed.md. Importing this
+package does not import mpi4py: MPI starts in ``init_process_group``.
+"""
+
+from __future__ import annotations
+
+from .collectives import (
+    all_gather,
+    all_gather_into_tensor,
+    all_reduce,
+    all_to_all,
+    all_to_all_single,
+    barrier,
+    broadcast,
+    gather,
+    monitored_barrier,
+    reduce,
+    reduce_scatter,
+    reduce_scatter_tensor,
+    scatter,
+)
+from .object_collectives import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    scatter_object_list,
+)
+from .point_to_point import P2POp, batch_isend_irecv, irecv, isend, recv, send
+from .process_group import (
+    Backend,
+    GroupMember,
+    ProcessGroup,
+    destroy_process_group,
+    get_backend,
+    get_global_rank,
+    get_group_rank,
+    get_process_group_ranks,
+    get_rank,
+    get_world_size,
+    group,
+    init_process_group,
+    is_available,
+    is_gloo_available,
+    is_initialized,
+    is_mpi_available,
+    is_nccl_available,
+    is_torchelastic_launched,
+    new_group,
+)
+from .reduce_op import ReduceOp
+from .work import Work
+
+__all__ = [
+    "Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+    "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
+    "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
+    "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",
+    "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
+    "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
+    "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",
+    "monitored_barrier", "new_group", "recv", "reduce", "reduce_scatter",
+    "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+]  # fmt: skip

@@ -1,0 +1,66 @@
+"""Collectives on picklable Python objects: broadcast_object_list, all_gather_object,
+gather_object, scatter_object_list.
+
+Objects are pickled, as PyTorch does (so only exchange objects from trusted ranks); the
+pickles travel with mpi4py's object messaging. The lists are filled in place, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from .process_group import resolve
+
+
+def broadcast_object_list(object_list: list, src=None, group=None, device=None, group_src=None) -> None:  # fmt: skip
+    """Replace ``object_list``'s items on every rank by ``src``'s."""
+    pg = resolve(group)
+    if pg is None:
+        return
+    root = group_src if group_src is not None else pg.group_rank(0 if src is None else src)
+    items = pg._comm.bcast(list(object_list) if pg.rank() == root else None, root=root)
+    object_list[:] = items[: len(object_list)]
+
+
+def all_gather_object(object_list: list, obj, group=None) -> None:
+    """``object_list[i]`` = rank i's ``obj``, on every rank."""
+    pg = resolve(group)
+    if pg is None:
+        return
+    if len(object_list) != pg.size():
+        raise RuntimeError(
+            f"all_gather_object: object_list has {len(object_list)} items, expected {pg.size()}"
+        )
+    object_list[:] = pg._comm.allgather(obj)
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None) -> None:
+    """On ``dst``, ``object_gather_list[i]`` = rank i's ``obj``."""
+    pg = resolve(group)
+    if pg is None:
+        return
+    root = group_dst if group_dst is not None else pg.group_rank(0 if dst is None else dst)
+    mine = pg.rank() == root
+    if mine and (object_gather_list is None or len(object_gather_list) != pg.size()):
+        raise ValueError(
+            "Argument ``gather_list`` must be specified on destination rank."
+            if object_gather_list is None
+            else f"Expected list of size {pg.size()}, but got {len(object_gather_list)}"
+        )
+    objects = pg._comm.gather(obj, root=root)
+    if mine:
+        object_gather_list[:] = objects
+
+
+def scatter_object_list(scatter_object_output_list: list, scatter_object_input_list=None, src=None, group=None, group_src=None) -> None:  # fmt: skip
+    """``scatter_object_output_list[0]`` = ``src``'s ``scatter_object_input_list[rank]``."""
+    pg = resolve(group)
+    if pg is None:
+        return
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")  # fmt: skip
+    root = group_src if group_src is not None else pg.group_rank(0 if src is None else src)
+    items = None
+    if pg.rank() == root:
+        if scatter_object_input_list is None or len(scatter_object_input_list) != pg.size():
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
+        items = list(scatter_object_input_list)
+    scatter_object_output_list[0] = pg._comm.scatter(items, root=root)

@@ -1,0 +1,317 @@
+"""Process groups: ``init_process_group``, ``new_group``, ranks and sizes, ``Backend``.
+
+Every backend name runs on MPI: "mpi" and "gloo" (documented as the CPU backend, so
+torchrun-style scripts that ask for gloo run unchanged), and "nccl" where CUDA is available
+(GPU tensors are staged through host memory; see docs/distributed.md). A group owns its own
+MPI communicator (a duplicate of ``COMM_WORLD`` for the default group), so user code that
+uses mpi4py directly never mixes its messages with ours.
+
+Rank and world size come from MPI. The env:// variables (``RANK``, ``WORLD_SIZE``) and the
+``rank=``/``world_size=`` arguments are checked against MPI, not used to connect: ranks are
+started by ``mpiexec`` (or ``python -m taimatsu.distributed.run``), which already connected them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+
+from . import _mpi
+
+_NOT_INITIALIZED = (
+    "Default process group has not been initialized, please make sure to call init_process_group."
+)
+_DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
+
+
+class Backend(str):
+    """A backend name, lower-cased as PyTorch's ``Backend("GLOO") == "gloo"``."""
+
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    MPI = "mpi"
+
+    def __new__(cls, name: str):
+        if not isinstance(name, str):
+            raise ValueError(  # noqa: TRY004  (PyTorch's type)
+                f"Backend constructor parameter must be string-ish, but got: {type(name)}"
+            )
+        return str.__new__(cls, name.lower())
+
+
+class ProcessGroup:
+    """A set of ranks sharing one MPI communicator; ``rank()``/``size()`` as in PyTorch."""
+
+    def __init__(self, comm, ranks: list[int], backend: str, timeout: datetime.timedelta) -> None:
+        self._comm = comm
+        self._ranks = list(ranks)
+        self._group_rank_of = {r: i for i, r in enumerate(self._ranks)}
+        self._backend = backend
+        self._timeout = timeout.total_seconds()
+
+    def rank(self) -> int:
+        return self._comm.Get_rank()
+
+    def size(self) -> int:
+        return len(self._ranks)
+
+    def name(self) -> str:
+        return self._backend.upper()
+
+    def group_rank(self, global_rank: int, what: str = "Global rank") -> int:
+        """The rank inside this group of ``global_rank``; ValueError when it is not a member."""
+        try:
+            return self._group_rank_of[global_rank]
+        except (KeyError, TypeError):
+            raise ValueError(f"{what} {global_rank} is not part of group {self}") from None
+
+    def __repr__(self) -> str:
+        return f"<taimatsu.distributed.ProcessGroup {self._backend} ranks={self._ranks}>"
+
+
+class GroupMember:
+    """``GroupMember.WORLD`` (the default group, or None) and ``NON_GROUP_MEMBER`` (-100)."""
+
+    NON_GROUP_MEMBER = -100
+
+    class _World:
+        def __get__(self, obj, cls):
+            return _state.default
+
+    WORLD = _World()
+
+
+class _Group:
+    """``dist.group.WORLD``: the default group (None before ``init_process_group``)."""
+
+    @property
+    def WORLD(self):
+        return _state.default
+
+
+group = _Group()
+
+
+class _State:
+    def __init__(self) -> None:
+        self.default: ProcessGroup | None = None
+        self.groups: list[ProcessGroup] = []
+        self.excepthook = None
+
+
+_state = _State()
+
+
+def is_available() -> bool:
+    """True when mpi4py (and so an MPI library) can be imported."""
+    return _mpi.available()
+
+
+def is_mpi_available() -> bool:
+    return _mpi.available()
+
+
+def is_gloo_available() -> bool:
+    """ "gloo" is served by MPI in taimatsu."""
+    return _mpi.available()
+
+
+def is_nccl_available() -> bool:
+    from .. import cuda
+
+    return _mpi.available() and cuda.is_available()
+
+
+def is_initialized() -> bool:
+    return _state.default is not None
+
+
+def is_torchelastic_launched() -> bool:
+    return os.environ.get("TORCHELASTIC_RUN_ID") is not None
+
+
+def default_group() -> ProcessGroup:
+    if _state.default is None:
+        raise ValueError(_NOT_INITIALIZED)
+    return _state.default
+
+
+def resolve(group) -> ProcessGroup | None:
+    """The group a collective runs on; None when this rank is not a member of ``group``."""
+    if group is None or group is GroupMember.WORLD:
+        return default_group()
+    if group == GroupMember.NON_GROUP_MEMBER:
+        default_group()
+        return None
+    if not isinstance(group, ProcessGroup):
+        raise ValueError(  # noqa: TRY004  (PyTorch's type)
+            f"Group {group} is not registered, please create group with torch.distributed.new_group API"
+        )
+    return group
+
+
+def _launcher_rank() -> tuple[int, int] | None:
+    """(rank, size) when an MPI launcher started this process (MPICH's hydra, Open MPI)."""
+    for r, s in (("PMI_RANK", "PMI_SIZE"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
+        if r in os.environ and s in os.environ:
+            return int(os.environ[r]), int(os.environ[s])
+    return None
+
+
+def _expected_rank_and_size(init_method, rank: int, world_size: int) -> tuple[int, int]:
+    """What the caller asked for (arguments, else env://), as PyTorch reads it; -1 = unknown."""
+    if init_method in (None, "env://"):
+        if rank == -1 and "RANK" in os.environ:
+            rank = int(os.environ["RANK"])
+        if world_size == -1 and "WORLD_SIZE" in os.environ:
+            world_size = int(os.environ["WORLD_SIZE"])
+        if _launcher_rank() is None:
+            for name, value in (("RANK", rank), ("WORLD_SIZE", world_size)):
+                if value == -1:
+                    raise ValueError(
+                        "Error initializing torch.distributed using env:// rendezvous: "
+                        f"environment variable {name} expected, but not set"
+                    )
+    return rank, world_size
+
+
+def init_process_group(
+    backend: str | None = None,
+    init_method: str | None = None,
+    timeout: datetime.timedelta | None = None,
+    world_size: int = -1,
+    rank: int = -1,
+    store=None,
+    group_name: str = "",
+    pg_options=None,
+    device_id=None,
+) -> None:
+    """Join the default process group of the ranks started by ``mpiexec``.
+
+    As PyTorch: a second call raises ValueError; env:// without ``RANK``/``WORLD_SIZE`` (and
+    without an MPI launcher) raises PyTorch's rendezvous ValueError. Deviation: the ranks
+    are MPI's; asking for a rank or world size that differs from MPI's raises ValueError,
+    and a world of several ranks needs an MPI launcher (there is no TCP rendezvous).
+    """
+    if _state.default is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    backend = Backend(backend if backend is not None else "gloo")
+    if backend == Backend.NCCL:
+        from .. import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
+    want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
+    MPI = _mpi.mpi()
+    world = MPI.COMM_WORLD
+    if want_size not in (-1, world.Get_size()) or want_rank not in (-1, world.Get_rank()):
+        raise ValueError(
+            f"taimatsu.distributed runs on MPI: MPI started {world.Get_size()} process(es) and "
+            f"this is rank {world.Get_rank()}, but rank={want_rank}, world_size={want_size} "
+            "was asked for. Start the ranks with `mpiexec -n N` or "
+            "`python -m taimatsu.distributed.run --nproc-per-node N`."
+        )
+    timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
+    pg = ProcessGroup(world.Dup(), list(range(world.Get_size())), backend, timeout)
+    _state.default = pg
+    _state.groups = [pg]
+    if pg.size() > 1:
+        _abort_on_uncaught_exception()
+
+
+def _abort_on_uncaught_exception() -> None:
+    """A rank dying of an exception takes the whole job down instead of leaving peers waiting.
+
+    The exception is printed first, as usual; then ``MPI_Abort`` makes the launcher stop every
+    rank (what ``python -m mpi4py`` does).
+    """
+    if _state.excepthook is not None:
+        return
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        sys.stderr.flush()
+        _mpi.mpi().COMM_WORLD.Abort(1)
+
+    _state.excepthook = previous
+    sys.excepthook = hook
+
+
+def destroy_process_group(group=None) -> None:
+    """Free ``group``'s communicator; without ``group``, every group (and the default one)."""
+    if _state.default is None:
+        raise AssertionError("Process group cannot be None")
+    if group is None or group is GroupMember.WORLD:
+        for pg in _state.groups:
+            pg._comm.Free()
+        _state.default, _state.groups = None, []
+        if _state.excepthook is not None:
+            sys.excepthook, _state.excepthook = _state.excepthook, None
+        return
+    if group == GroupMember.NON_GROUP_MEMBER:
+        return
+    pg = resolve(group)
+    pg._comm.Free()
+    _state.groups.remove(pg)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False, group_desc=None):  # fmt: skip
+    """A group of ``ranks`` (global ranks); every rank of the default group must call it.
+
+    Ranks outside the group get ``GroupMember.NON_GROUP_MEMBER``, as in PyTorch.
+    """
+    world = default_group()
+    ranks = sorted(range(world.size()) if ranks is None else ranks)
+    if len(ranks) > world.size():
+        raise ValueError(
+            "the new group's world size should be less or equal to the world size set by "
+            "init_process_group"
+        )
+    for r in ranks:
+        if r < 0 or r >= world.size():
+            raise ValueError("The new group's rank should be within the world_size set by init_process_group")  # fmt: skip
+    comm = world._comm.Create(world._comm.Get_group().Incl(ranks))
+    if comm == _mpi.mpi().COMM_NULL:
+        return GroupMember.NON_GROUP_MEMBER
+    timeout = datetime.timedelta(seconds=world._timeout) if timeout is None else timeout
+    pg = ProcessGroup(comm, ranks, Backend(backend or world._backend), timeout)
+    _state.groups.append(pg)
+    return pg
+
+
+def get_rank(group=None) -> int:
+    """This process's rank in ``group`` (-1 when it is not a member)."""
+    pg = resolve(group)
+    return -1 if pg is None else pg.rank()
+
+
+def get_world_size(group=None) -> int:
+    """The number of ranks in ``group`` (-1 when this process is not a member)."""
+    pg = resolve(group)
+    return -1 if pg is None else pg.size()
+
+
+def get_backend(group=None) -> str:
+    pg = resolve(group)
+    if pg is None:
+        raise ValueError("Invalid process group specified")
+    return pg._backend
+
+
+def get_process_group_ranks(group) -> list[int]:
+    pg = resolve(group)
+    return list(pg._ranks)
+
+
+def get_global_rank(group, group_rank: int) -> int:
+    pg = resolve(group)
+    if not 0 <= group_rank < pg.size():
+        raise ValueError(f"Group rank {group_rank} is not part of group {pg}")
+    return pg._ranks[group_rank]
+
+
+def get_group_rank(group, global_rank: int) -> int:
+    return resolve(group).group_rank(global_rank)

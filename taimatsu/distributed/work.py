@@ -1,0 +1,102 @@
+"""``torch.distributed.Work``: the handle of a collective started with ``async_op=True``.
+
+A Work holds MPI requests and a ``finish`` step (write results back into non-contiguous or
+GPU tensors, divide for ``AVG``) that runs once, when the requests are complete. ``wait``
+polls the requests against the group's timeout, so a peer that never arrives raises a
+RuntimeError instead of hanging forever (MPI's own waits have no deadline).
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+
+from . import _mpi
+
+
+class Work:
+    """``wait()`` / ``is_completed()`` / ``result()`` / ``get_future()``, as PyTorch's Work."""
+
+    def __init__(self, requests, finish=None, result=(), timeout: float = 1800.0, name: str = "collective"):  # fmt: skip
+        self._requests = list(requests)
+        self._finish = finish
+        self._result = list(result)
+        self._timeout = timeout
+        self._name = name
+        self._done = not self._requests and finish is None
+        self._statuses = None  # MPI statuses of the requests, when someone needs them (recv)
+
+    def _complete(self) -> None:
+        self._requests = []
+        if self._finish is not None:
+            finish, self._finish = self._finish, None
+            finish()
+        self._done = True
+
+    def is_completed(self) -> bool:
+        """True once the operation has finished (its results are then in the tensors)."""
+        if not self._done and _testall(self._requests, self._statuses, self._name):
+            self._complete()
+        return self._done
+
+    def wait(self, timeout: datetime.timedelta | None = None) -> bool:
+        """Block until done; RuntimeError after ``timeout`` (default: the group's timeout)."""
+        if self._done:
+            return True
+        limit = self._timeout if timeout is None else _seconds(timeout)
+        _wait_all(self._requests, limit, self._name, self._statuses)
+        self._complete()
+        return True
+
+    def result(self) -> list:
+        return list(self._result)
+
+    def get_future(self):
+        """A ``torch.futures.Future`` completed with ``result()`` once the work is done."""
+        from ..futures import Future
+
+        return Future._from_work(self)
+
+    def is_success(self) -> bool:
+        return self.is_completed()
+
+    def exception(self):
+        return None
+
+
+def _seconds(timeout) -> float:
+    if isinstance(timeout, datetime.timedelta):
+        return timeout.total_seconds()
+    return float(timeout)
+
+
+def _testall(requests, statuses, name: str) -> bool:
+    """MPI_Testall; an MPI error (a truncated message...) becomes PyTorch's RuntimeError."""
+    MPI = _mpi.mpi()
+    try:
+        return MPI.Request.Testall(requests, statuses)
+    except MPI.Exception as e:
+        raise RuntimeError(f"taimatsu.distributed: {name} failed: {e.Get_error_string()}") from None
+
+
+def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
+    """Drive MPI's progress until every request is done, or raise after ``limit`` seconds.
+
+    A short spin keeps fast collectives fast; after that the poll sleeps (up to 1 ms) so a
+    rank waiting on a slow peer does not take a core from it.
+    """
+    if not requests:
+        return
+    start = time.monotonic()
+    for _ in range(2000):
+        if _testall(requests, statuses, name):
+            return
+    pause = 1e-5
+    while not _testall(requests, statuses, name):
+        if time.monotonic() - start > limit:
+            raise RuntimeError(
+                f"taimatsu.distributed: {name} timed out after {limit * 1000:.0f}ms waiting for "
+                "the other ranks (a rank may have crashed or be stuck)"
+            )
+        time.sleep(pause)
+        pause = min(pause * 2, 1e-3)

@@ -1,0 +1,97 @@
+"""Run one program on N ranks, under PyTorch's gloo (the oracle) or under taimatsu with MPI.
+
+Each rank writes its results to ``<out>/rank<r>.json``; the helpers return them in rank
+order. Every run is bounded: the ranks start in their own session and the whole process
+group is killed when the timeout passes, so no test leaves a process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+
+
+def mpiexec() -> str:
+    """The mpiexec next to this Python (the pip ``mpich`` wheel's), else the one on PATH."""
+    local = Path(sys.executable).parent / "mpiexec"
+    return str(local) if local.exists() else (shutil.which("mpiexec") or "")
+
+
+def require_mpi() -> None:
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install mpi4py mpich)")
+    if not mpiexec():
+        pytest.skip("no mpiexec (pip install mpich)")
+
+
+def _run(cmds_env, timeout: float) -> list[subprocess.CompletedProcess]:
+    procs = [
+        subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+        for cmd, env in cmds_env
+    ]  # fmt: skip
+    results = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=timeout)
+            results.append(subprocess.CompletedProcess(p.args, p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    return results
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "MPI_", "RANK", "WORLD_SIZE", "LOCAL_"))}  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(HERE / "programs")])
+    env.update(extra)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _collect(out: Path, n: int, procs) -> list:
+    failed = [p for p in procs if p.returncode != 0]
+    if failed:
+        raise AssertionError(f"rank program failed (rc={failed[0].returncode}):\n{failed[0].stderr[-3000:]}")  # fmt: skip
+    return [json.loads((out / f"rank{r}.json").read_text()) for r in range(n)]
+
+
+def run_taimatsu(program: str, n: int, out: Path, timeout: float = 60, args=()) -> list:
+    """``mpiexec -n n python program`` with ``import taimatsu as torch``; per-rank results."""
+    cmd = [mpiexec(), "-n", str(n), sys.executable, str(HERE / "programs" / program), str(out), *args]  # fmt: skip
+    procs = _run([(cmd, _env(DIST_LIB="taimatsu"))], timeout)
+    return _collect(out, n, procs)
+
+
+def run_torch(program: str, n: int, out: Path, timeout: float = 60, args=()) -> list:
+    """The same program on n PyTorch processes joined by gloo over env:// on localhost."""
+    port = str(_free_port())
+    cmds = [
+        ([sys.executable, str(HERE / "programs" / program), str(out), *args],
+         _env(DIST_LIB="torch", RANK=str(r), WORLD_SIZE=str(n), LOCAL_RANK=str(r),
+              MASTER_ADDR="127.0.0.1", MASTER_PORT=port))
+        for r in range(n)
+    ]  # fmt: skip
+    return _collect(out, n, _run(cmds, timeout))
+
+
+def launch_raw(cmd: list[str], timeout: float, **env) -> subprocess.CompletedProcess:
+    """Run ``cmd`` (e.g. an mpiexec line) bounded by ``timeout``; raises TimeoutExpired."""
+    return _run([(cmd, _env(**env))], timeout)[0]

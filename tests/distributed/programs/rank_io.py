@@ -1,0 +1,45 @@
+"""Shared by the rank programs: pick the library (DIST_LIB=torch|taimatsu) and record results."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+
+
+def library():
+    """``torch`` or ``taimatsu`` (as ``torch``), by the DIST_LIB environment variable."""
+    return importlib.import_module(os.environ.get("DIST_LIB", "taimatsu"))
+
+
+class Recorder:
+    """Collects named results and writes them to ``<out>/rank<r>.json``."""
+
+    def __init__(self, rank: int) -> None:
+        self.rank = rank
+        self.results: dict = {}
+
+    def __setitem__(self, name: str, value) -> None:
+        self.results[name] = encode(value)
+
+    def save(self) -> None:
+        with open(os.path.join(sys.argv[1], f"rank{self.rank}.json"), "w") as f:
+            json.dump(self.results, f)
+
+
+def encode(value):
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):
+        v = value.detach()
+        if v.is_complex():
+            v = [v.real.tolist(), v.imag.tolist()]
+        elif v.dtype in (v.new_zeros(0).float().dtype,) or v.is_floating_point():
+            v = v.double().tolist()
+        else:
+            v = v.tolist()
+        return {"dtype": str(value.dtype), "shape": list(value.shape), "values": v}
+    if isinstance(value, (list, tuple)):
+        return [encode(x) for x in value]
+    if isinstance(value, BaseException):
+        return {"error": type(value).__name__, "message": str(value)}
+    return value

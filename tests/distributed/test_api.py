@@ -1,0 +1,87 @@
+"""torch.distributed's surface without a process group: errors, ReduceOp, Backend, groups."""
+
+from __future__ import annotations
+
+import pytest
+
+import taimatsu as tm
+
+dist = tm.distributed
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d, t: d.get_rank(),
+        lambda d, t: d.get_world_size(),
+        lambda d, t: d.all_reduce(t.ones(1)),
+        lambda d, t: d.broadcast(t.ones(1), src=0),
+        lambda d, t: d.barrier(),
+        lambda d, t: d.new_group([0]),
+        lambda d, t: d.get_backend(),
+    ],
+)
+def test_uninitialized_errors_match(call, torch_oracle):
+    with pytest.raises(Exception) as theirs:
+        call(torch_oracle.distributed, torch_oracle)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(dist, tm)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_destroy_without_group_matches(torch_oracle):
+    with pytest.raises(AssertionError, match="Process group cannot be None"):
+        torch_oracle.distributed.destroy_process_group()
+    with pytest.raises(AssertionError, match="Process group cannot be None"):
+        dist.destroy_process_group()
+
+
+def test_reduce_op_and_backend_match(torch_oracle):
+    td = torch_oracle.distributed
+    for name in ("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"):
+        ours, theirs = getattr(dist.ReduceOp, name), getattr(td.ReduceOp, name)
+        assert (repr(ours), str(ours), int(ours)) == (repr(theirs), str(theirs), int(theirs))
+        assert ours == getattr(dist.ReduceOp.RedOpType, name)
+    for name in ("gloo", "GLOO", "mpi", "Nccl"):
+        assert dist.Backend(name) == td.Backend(name)
+    assert (dist.Backend.GLOO, dist.Backend.MPI, dist.Backend.NCCL) == ("gloo", "mpi", "nccl")
+    assert dist.group.WORLD is None and td.group.WORLD is None
+    assert dist.GroupMember.NON_GROUP_MEMBER == -100
+    assert dist.is_initialized() is td.is_initialized() is False
+
+
+def test_env_rendezvous_without_rank_matches(torch_oracle, monkeypatch):
+    for var in ("RANK", "WORLD_SIZE", "PMI_RANK", "PMI_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(ValueError) as theirs:
+        torch_oracle.distributed.init_process_group("gloo")
+    with pytest.raises(ValueError) as ours:
+        dist.init_process_group("gloo")
+    assert str(ours.value) == str(theirs.value)
+    assert not dist.is_initialized()
+
+
+def test_import_does_not_start_mpi():
+    import subprocess
+    import sys
+
+    code = "import sys, taimatsu; taimatsu.distributed; print('mpi4py' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_future_then_chain():
+    fut = tm.futures.Future()
+    doubled = fut.then(lambda f: f.value() * 2)
+    assert not doubled.done()
+    fut.set_result(21)
+    assert doubled.wait() == 42
+    with pytest.raises(RuntimeError, match="completed more than once"):
+        fut.set_result(1)
+    failing = tm.futures.Future()
+    err = failing.then(lambda f: 1 / 0)
+    failing.set_result(0)
+    with pytest.raises(ZeroDivisionError):
+        err.wait()
