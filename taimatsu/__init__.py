@@ -651,6 +651,25 @@ from ._flags import (  # noqa: E402, F401
     set_warn_always,
     use_deterministic_algorithms,
 )
+from . import accelerator, amp, backends, cpu  # noqa: E402, F401
+from .amp.autocast_mode import (  # noqa: E402, F401
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
 from .linalg.norms import frobenius_norm, nuclear_norm  # noqa: E402, F401
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.creation.factories import empty_permuted, fill  # noqa: E402, F401

@@ -117,8 +117,12 @@ class Tensor(TensorConversions, TensorMethods):
     def is_cpu(self) -> bool:
         return self._device.type == "cpu"
 
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
     # taimatsu tensors are dense, strided and on the CPU or a CUDA device
-    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = False
+    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
     is_xpu = is_mps = is_ipu = is_vulkan = is_xla = is_mtia = is_maia = False
 
     def untyped_storage(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import backend
+from . import amp  # noqa: F401  (torch.cuda.amp)
 
 
 def is_available() -> bool:

@@ -18,6 +18,7 @@ from ..ops._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from ..ops.reduction.extrema import _return_type  # noqa: F401  (re-exported)
 from ..ops.reduction.norms import vector_norm  # noqa: F401  (re-exported)
+from .._autocast import LOWER, cast_policy
 
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
@@ -391,6 +392,7 @@ def _matrix_power_01(A: Tensor, n: int, out):
     return write_out(out, r, "matrix_power", grad=False)
 
 
+@cast_policy(LOWER, ("cuda",))
 def multi_dot(tensors) -> Tensor:
     """Left-to-right chain of mm on 2-D operands (first/last may be 1-D), viewed to the result's shape
     like PyTorch (ViewBackward0 over MmBackward0)."""
@@ -428,6 +430,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return cat([first, x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)], -1)
 
 
+@cast_policy(LOWER)
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """``sum(conj(x) * y, dim)``; two 1-D vectors go through ``vdot`` (VdotBackward0), as in PyTorch."""
     if x._dtype.category < D.FLOAT:

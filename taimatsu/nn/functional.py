@@ -82,6 +82,7 @@ from ._functional.loss import (  # noqa: F401  # noqa: F401
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
+from .._autocast import FP32, FP32_OPT_DTYPE, LOWER, cast_policy
 from ._functional.norm import (  # noqa: F401
     batch_norm,
     cosine_similarity,
@@ -137,6 +138,7 @@ _NOTHING = object()
 
 
 # ---- linear -------------------------------------------------------------------------------------
+@cast_policy(LOWER)
 def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
     """``y = input @ weight.T + bias``, with PyTorch's graph: AddmmBackward0 for 2-D input and a
     bias, addmm between views for other contiguous inputs with a bias, matmul otherwise."""
@@ -194,12 +196,14 @@ def _softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+@cast_policy(FP32_OPT_DTYPE, ("cuda",))
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
     return _softmax.softmax(input, dim, dtype)
 
 
+@cast_policy(FP32_OPT_DTYPE, ("cuda",))
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
@@ -288,6 +292,7 @@ def _check_reduction(reduction: str) -> None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@cast_policy(FP32)
 def mse_loss(
     input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
 ) -> Tensor:
@@ -316,6 +321,7 @@ def mse_loss(
     return _loss.mse_loss(input, target, reduction)
 
 
+@cast_policy(FP32)
 def nll_loss(
     input,
     target,
@@ -331,6 +337,7 @@ def nll_loss(
     return _loss.nll_loss(input, target, weight, reduction, ignore_index)
 
 
+@cast_policy(FP32)
 def cross_entropy(
     input,
     target,

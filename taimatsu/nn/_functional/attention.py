@@ -18,6 +18,7 @@ pass
 
 from ...ops.nn import softmax as _softmax
 from .pooling import pad
+from ..._autocast import LOWER, cast_policy
 
 
 def _linear(x, w, b):
@@ -233,6 +234,7 @@ def multi_head_attention_forward(
     return (out if batched else out.squeeze(1)), None
 
 
+@cast_policy(LOWER)
 def scaled_dot_product_attention(
     query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
     scale=None, enable_gqa: bool = False,

@@ -8,6 +8,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
+from ..._autocast import FP32, cast_policy
 
 
 def _lengths(x) -> np.ndarray:
@@ -16,6 +17,7 @@ def _lengths(x) -> np.ndarray:
     return np.asarray(list(x) if not isinstance(x, int) else [x], dtype=np.int64).reshape(-1)
 
 
+@cast_policy(FP32, ("cpu",))
 def ctc_loss(
     log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean",
     zero_infinity: bool = False,

@@ -13,6 +13,7 @@ import warnings
 from ... import _dtype as D
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import linspace, ones, ones_like
+from ..._autocast import FP32, cast_policy
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -172,6 +173,7 @@ def _bound_index(i: Tensor, size: int, padding_mode: str, align_corners: bool) -
     return i
 
 
+@cast_policy(FP32, ("cpu",))
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners=None) -> Tensor:  # fmt: skip
     """Samples ``input`` (N, C, H, W) or (N, C, D, H, W) at ``grid`` points in [-1, 1]:

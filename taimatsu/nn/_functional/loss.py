@@ -15,6 +15,7 @@ from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
 from ...ops.nn import loss as _l
 from ...ops.shape.view_ops import broadcast_tensors
+from ..._autocast import FP32, cast_policy
 
 
 def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
@@ -56,6 +57,7 @@ def _broadcast_with_warning(input: Tensor, target: Tensor):
     return input, target
 
 
+@cast_policy(FP32)
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ) -> Tensor:
@@ -70,6 +72,7 @@ def binary_cross_entropy(
     return _l.binary_cross_entropy(input, target, weight, reduction)
 
 
+@cast_policy(FP32)
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ) -> Tensor:
@@ -81,6 +84,7 @@ def binary_cross_entropy_with_logits(
     return _l.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
+@cast_policy(FP32)
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
     reduction = _reduction(size_average, reduce, reduction)
     input, target = _broadcast_with_warning(input, target)
@@ -90,6 +94,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, reduction)
 
 
+@cast_policy(FP32)
 def smooth_l1_loss(
     input, target, size_average=None, reduce=None, reduction="mean", beta=1.0
 ) -> Tensor:
@@ -102,6 +107,7 @@ def smooth_l1_loss(
     return _l.smooth_l1_loss(input, target, reduction, beta)
 
 
+@cast_policy(FP32)
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -113,6 +119,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tenso
     return _reduce(_l.huber_loss(input, target, "none", delta) * weight, reduction)
 
 
+@cast_policy(FP32)
 def kl_div(
     input, target, size_average=None, reduce=None, reduction="mean", log_target=False
 ) -> Tensor:
@@ -138,6 +145,7 @@ def kl_div(
     return _reduce(loss, reduction)
 
 
+@cast_policy(FP32)
 def margin_ranking_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -150,6 +158,7 @@ def margin_ranking_loss(
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@cast_policy(FP32)
 def hinge_embedding_loss(
     input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -161,11 +170,13 @@ def hinge_embedding_loss(
     return _reduce(output_margin + output_self, reduction)
 
 
+@cast_policy(FP32)
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     return _l.soft_margin_loss(input, target, reduction)
 
 
+@cast_policy(FP32)
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -183,6 +194,7 @@ def cosine_embedding_loss(
     return _reduce(out, reduction)
 
 
+@cast_policy(FP32)
 def triplet_margin_loss(
     anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
     reduction="mean",
@@ -211,6 +223,7 @@ def multilabel_soft_margin_loss(
     return _reduce(loss, reduction)
 
 
+@cast_policy(FP32)
 def poisson_nll_loss(
     input,
     target,
@@ -251,6 +264,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@cast_policy(FP32)
 def multi_margin_loss(
     input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
     reduction: str = "mean",
@@ -280,6 +294,7 @@ def multi_margin_loss(
     return _reduce(loss, reduction)
 
 
+@cast_policy(FP32)
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = _reduction(size_average, reduce, reduction)

@@ -10,6 +10,7 @@ from ...ops.nn import embedding as _embedding
 from ...ops.nn import normalization as _n
 from ...ops.nn import pooling as _pool
 from .pooling import pad
+from ..._autocast import FP32, cast_policy
 
 
 def _verify_batch_size(size) -> None:
@@ -63,12 +64,14 @@ def instance_norm(
     return out.view(input.shape)
 
 
+@cast_policy(FP32, ("cuda",))
 def layer_norm(
     input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5
 ) -> Tensor:
     return _n.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
+@cast_policy(FP32, ("cuda",))
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
     return _n.group_norm(input, num_groups, weight, bias, eps)
 

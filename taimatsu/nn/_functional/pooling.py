@@ -14,6 +14,7 @@ from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.nn import resample as _rs
 from . import pooling as _p
+from ..._autocast import FP32, LOWER, cast_policy
 
 conv1d = _conv.conv1d
 conv_transpose1d = _conv.conv_transpose1d
@@ -469,11 +470,13 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
+@cast_policy(FP32, ("cpu",))
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
 # ---- 3-D adaptive pooling (kernels in ops/nn/pooling.py) -------------------------------------------
+@cast_policy(FP32, ("cpu",))
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     from ...ops.nn.pooling import adaptive_avg_pool3d as _avg
 
@@ -486,6 +489,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
     return _max(input, output_size)
 
 
+@cast_policy(FP32, ("cpu",))
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     out, ind = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, ind) if return_indices else out
@@ -504,6 +508,7 @@ def lp_pool3d(
     return (out.sign() * out.abs().relu()).mul(kd * kw * kh).pow(1.0 / norm_type)
 
 
+@cast_policy(FP32, ("cpu",))
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
@@ -521,6 +526,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     return (rows_i - rows_j).norm(p, dim=1)
 
 
+@cast_policy(LOWER)
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """1-D convolution of (time, batch, channels) input with a (kernel, in, out) weight."""
     from ...ops.nn.conv import conv1d
@@ -575,6 +581,7 @@ def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=N
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
 
 
+@cast_policy(FP32, ("cpu",))
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):  # fmt: skip
     out, idx = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
@@ -586,6 +593,7 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=N
     return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
 
 
+@cast_policy(FP32, ("cpu",))
 def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):  # fmt: skip
     out, idx = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)

@@ -16,6 +16,7 @@ from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.shape.copies import stack
 from .pooling import pad
+from ..._autocast import FP32, LOWER, cast_policy
 
 
 def _triple(v) -> tuple:
@@ -48,6 +49,7 @@ def _unbatched(fn):
 
 
 @_unbatched
+@cast_policy(LOWER)
 def conv3d(
     input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1
 ) -> Tensor:
@@ -117,6 +119,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     return out, index
 
 
+@cast_policy(FP32, ("cpu",))
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices: bool = False):  # fmt: skip
     out, index = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -133,6 +136,7 @@ def _divisor(size, k, s, p, out, count_include_pad):
 
 
 @_unbatched
+@cast_policy(FP32, ("cpu",))
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None) -> Tensor:  # fmt: skip
     (kd, kh, kw) = _triple(kernel_size)

@@ -12,6 +12,7 @@ import math
 import operator
 
 from ..._tensor.core import Tensor
+from ..._autocast import LOWER, cast_policy
 
 
 # ---- tensordot --------------------------------------------------------------------------------------
@@ -298,6 +299,7 @@ def _from_sublists(args):
     return equation, operands
 
 
+@cast_policy(LOWER, ("cuda",))
 def einsum(equation: str, *operands) -> Tensor:
     """``torch.einsum``: Einstein summation (with '...' and size-1 broadcasting), written with an
     equation string or in the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""

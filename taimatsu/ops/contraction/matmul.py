@@ -24,6 +24,7 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, write_out, xp_for
+from ..._autocast import LOWER, cast_policy
 
 _DOT_OUT = "result dtype {out} does not match input dtype {res}"
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"
@@ -92,6 +93,7 @@ def _mm_vjp(node, g):
 _Mm = node_class("MmBackward0", _mm_vjp)
 
 
+@cast_policy(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -134,6 +136,7 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
     _not_bool("addmv_impl_cpu", input)
 
 
+@cast_policy(LOWER, ("cuda",))
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     _check_mv(input, vec, vec._dtype)  # PyTorch runs mv as addmv into a result of vec's dtype
     r = _product(input, vec, _matmul_array(xp_for(input), input._data, vec._data), _Mv)
@@ -212,6 +215,7 @@ def _check_bmm(input: Tensor, mat2: Tensor) -> None:
         )
 
 
+@cast_policy(LOWER)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     _check_bmm(input, mat2)
     if input._dtype is not mat2._dtype:
@@ -315,6 +319,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     return _unsafe_view(r, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
 
 
+@cast_policy(LOWER)
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """PyTorch's matmul: dot, mv, mm, a batch folded into mm/mv, or a broadcast bmm."""
     if not isinstance(other, Tensor):
@@ -455,6 +460,7 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
 _Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
 
 
+@cast_policy(LOWER)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1._data.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
@@ -472,6 +478,7 @@ _Addmv = _fused_node(
 )
 
 
+@cast_policy(LOWER, ("cuda",))
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     _check_mv(mat, vec, input._dtype)
     n = mat._data.shape[0]
@@ -491,6 +498,7 @@ _Addr = _fused_node(
 )
 
 
+@cast_policy(LOWER, ("cuda",))
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     for name, t in (("vec1", vec1), ("vec2", vec2)):
         if t._data.ndim != 1:
@@ -515,6 +523,7 @@ _Baddbmm = _fused_node(
 )
 
 
+@cast_policy(LOWER)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _check_bmm(batch1, batch2)
     _check_baddbmm("baddbmm", input, batch1, batch2)
@@ -536,6 +545,7 @@ def _addbmm_grad_b(g, a, b):
 _Addbmm = _fused_node("AddbmmBackward0", _bmm_sum, _addbmm_grad_a, _addbmm_grad_b)
 
 
+@cast_policy(LOWER)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     for name, t in (("batch1", batch1), ("batch2", batch2)):
         if t._data.ndim != 3:
@@ -633,6 +643,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
 
 
 # ---- chain_matmul ------------------------------------------------------------------------------------------------
+@cast_policy(LOWER, ("cuda",))
 def chain_matmul(*matrices, out=None) -> Tensor:
     warnings.warn(
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "

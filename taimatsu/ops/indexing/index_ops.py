@@ -22,6 +22,7 @@ from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, inplace, record, scalar_name, takes_out, xp_for
 from .scatter import _bounds, _check_index_dtype, _shape, _tangent, gather
 from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key
+from ..._autocast import PROMOTE, cast_policy
 
 
 # ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------
@@ -180,6 +181,7 @@ _IndexCopy = node_class("IndexCopyBackward0", _index_copy_vjp)
 
 
 @takes_out("index_copy", OUT_EXACT)
+@cast_policy(PROMOTE, ("cpu",))
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._dtype is not D.int64:
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__

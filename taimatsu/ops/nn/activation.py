@@ -19,6 +19,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import half_in_float32, rounded
+from ..._autocast import LOWER, cast_policy
 
 
 def _deriv_vjp(node, g):
@@ -324,6 +325,7 @@ def _prelu_weight(x, w):
     return w.reshape([-1] + [1] * (x.dim() - 2))
 
 
+@cast_policy(LOWER)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if weight.numel() != 1:
         if input.dim() == 0:

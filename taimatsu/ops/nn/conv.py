@@ -18,6 +18,7 @@ from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, scalar_name, xp_for
 from . import conv as _nn
 from .resample import constant_pad_nd
+from ..._autocast import LOWER, cast_policy
 
 
 def _need(node, i: int) -> bool:
@@ -306,6 +307,7 @@ def _conv_checks(input, weight, bias, groups, pads, dilation, stride):
         )
 
 
+@cast_policy(LOWER)
 def conv2d(
     input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1
 ) -> Tensor:
@@ -407,6 +409,7 @@ def _conv1d_vjp(node, g):
 _Conv1d = node_class("ConvolutionBackward0", _conv1d_vjp)
 
 
+@cast_policy(LOWER)
 def conv1d(
     input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1
 ) -> Tensor:
@@ -549,6 +552,7 @@ def _conv_t_setup(input, weight, stride, padding, output_padding, groups, dilati
     return stride, padding, dilation, groups, out_size, pads
 
 
+@cast_policy(LOWER)
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -580,6 +584,7 @@ def conv_transpose2d(
     return r
 
 
+@cast_policy(LOWER)
 def conv_transpose1d(
     input: Tensor,
     weight: Tensor,
@@ -660,6 +665,7 @@ def _conv_t3d_vjp(node, g):
 _ConvT3d = node_class("ConvolutionBackward0", _conv_t3d_vjp)
 
 
+@cast_policy(LOWER)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1) -> Tensor:  # fmt: skip
     """``F.conv_transpose3d``: one 2-D transposed convolution per kernel depth tap (the depth

@@ -25,6 +25,7 @@ from .._dispatch import (
 )
 from ..shape.diagonal import _tangent
 from .common import _FLOAT, _scalar
+from ..._autocast import FP32, cast_policy
 
 
 # ---- complex helpers --------------------------------------------------------------------------------------
@@ -88,6 +89,7 @@ def view_as_real(input):
     return v
 
 
+@cast_policy(FP32, ("cpu",))
 def view_as_complex(input):
     """The inverse of view_as_real: the last dim (size 2, stride 1) becomes complex numbers."""
     from ..shape.views import make_view
@@ -215,6 +217,7 @@ def _polar_vjp(node, g):
 _Polar = node_class("PolarBackward0", _polar_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def polar(abs: Tensor, angle: Tensor, *, out=None) -> Tensor:  # noqa: A002 (PyTorch's parameter name)
     xp, shape, dt = _complex_pair_checks(abs, angle)
     data = xp.empty(shape, dt.np)

@@ -16,6 +16,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, takes_out, xp_for
 from .norms import _norm_coef, vector_norm
+from ..._autocast import FP32, cast_policy
 
 
 def _fw(t: Tensor):
@@ -60,6 +61,7 @@ def _euclid_mm(xp, a, b):
     return xp.sqrt(xp.maximum(r, 1e-30))
 
 
+@cast_policy(FP32)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
     if x1._data.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1._data.ndim}D")

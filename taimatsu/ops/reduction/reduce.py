@@ -32,6 +32,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
+from ..._autocast import FP32, cast_policy
 
 
 # ---- helpers --------------------------------------------------------------------------------------
@@ -332,6 +333,7 @@ _Prod0 = node_class("ProdBackward0", _prod_vjp)
 _Prod1 = node_class("ProdBackward1", _prod_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     need_tensor("prod", input)
     if isinstance(dim, D.dtype):

@@ -14,6 +14,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_same_device, record, write_out, xp_for
 from .diagonal import _tangent
+from ..._autocast import PROMOTE, cast_policy
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
 _Clone = node_class("CloneBackward0", lambda node, g: (g,))
@@ -51,6 +52,7 @@ def _cat_vjp(node, g):
 _Cat = node_class("CatBackward0", _cat_vjp)
 
 
+@cast_policy(PROMOTE)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = list(tensors)
     if not tensors:
@@ -118,6 +120,7 @@ def _stack_vjp(node, g):
 _Stack = node_class("StackBackward0", _stack_vjp)
 
 
+@cast_policy(PROMOTE, ("cpu",))
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     tensors = list(tensors)
     if not tensors:

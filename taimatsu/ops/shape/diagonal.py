@@ -17,6 +17,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
+from ..._autocast import FP32, cast_policy
 
 
 def _tangent(r: Tensor, inputs, fn) -> None:
@@ -166,6 +167,7 @@ def _trace_vjp(node, g):
 _Trace = node_class("TraceBackward0", _trace_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def trace(input: Tensor) -> Tensor:
     if input._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")

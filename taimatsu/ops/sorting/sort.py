@@ -29,6 +29,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out
 from ..reduction.extrema import return_types, scatter_to
+from ..._autocast import FP32, cast_policy
 
 
 # ---- the (values, indices) result and its gradient --------------------------------------------------
@@ -583,6 +584,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return r
 
 
+@cast_policy(FP32, ("cpu",))
 def quantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):
@@ -590,6 +592,7 @@ def quantile(
     return r if out is None else write_out(out, r, "quantile", _QUANTILE_OUT, grad=False)
 
 
+@cast_policy(FP32, ("cpu",))
 def nanquantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):

@@ -1,0 +1,47 @@
+"""``torch.backends.mkldnn``: oneDNN switches.
+
+``is_available()`` is True as on PyTorch's x86 CPU wheel (it tells whether PyTorch was built with
+oneDNN; taimatsu's CPU kernels are NumPy's). ``enabled`` / ``deterministic`` / ``allow_tf32`` /
+``fp32_precision`` are stored and read back with PyTorch's defaults and change no result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+from ._flag_module import FlagModule
+
+enabled = True
+deterministic = False
+allow_tf32 = None  # PyTorch's CPU wheel reads this back as None until it is set
+fp32_precision = "none"
+
+
+def is_available() -> bool:
+    return True
+
+
+@contextlib.contextmanager
+def flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
+    """Set the flags for the ``with`` block, then restore the previous values."""
+    mod = sys.modules[__name__]
+    names = ("enabled", "deterministic", "allow_tf32", "fp32_precision")
+    old = [getattr(mod, n) for n in names]
+    for n, v in zip(names, (enabled, deterministic, allow_tf32, fp32_precision)):
+        setattr(mod, n, v)
+    try:
+        yield
+    finally:
+        for n, v in zip(names, old):
+            setattr(mod, n, v)
+
+
+class MkldnnModule(FlagModule):
+    _bool_flags = {  # noqa: RUF012
+        "enabled": "set_enabled_mkldnn",
+        "deterministic": "set_deterministic_mkldnn",
+    }
+
+
+sys.modules[__name__].__class__ = MkldnnModule

@@ -1,0 +1,283 @@
+# ruff: noqa: B023, B018  (lambdas run inside their loop iteration; 1 / 0 raises on purpose)
+"""Autocast vs PyTorch: output dtypes of every listed CPU op, values, gradients, nesting, API."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+import taimatsu.nn.functional as TF
+
+
+def _pair(torch, shape, seed, dtype="float32", requires_grad=False):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    t = torch.tensor(a, requires_grad=requires_grad)
+    m = tm.tensor(a, requires_grad=requires_grad)
+    return m, t
+
+
+def _probs(torch, shape, seed):
+    a = np.random.default_rng(seed).uniform(0.05, 0.95, shape).astype("float32")
+    return tm.tensor(a), torch.tensor(a)
+
+
+# (name, builder(lib, F, x(shape, seed)) -> output); x makes float32 leaves of a given shape.
+CASES = {
+    # lower precision
+    "mm": lambda L, F, x: L.mm(x((3, 4), 0), x((4, 5), 1)),
+    "bmm": lambda L, F, x: L.bmm(x((2, 3, 4), 0), x((2, 4, 5), 1)),
+    "matmul": lambda L, F, x: L.matmul(x((2, 3, 4), 0), x((4,), 1)),
+    "matmul_op": lambda L, F, x: x((3, 4), 0) @ x((4, 5), 1),
+    "addmm": lambda L, F, x: L.addmm(x((3, 5), 2), x((3, 4), 0), x((4, 5), 1)),
+    "baddbmm": lambda L, F, x: L.baddbmm(x((2, 3, 5), 2), x((2, 3, 4), 0), x((2, 4, 5), 1)),
+    "addbmm": lambda L, F, x: L.addbmm(x((3, 5), 2), x((2, 3, 4), 0), x((2, 4, 5), 1)),
+    "linear": lambda L, F, x: F.linear(x((3, 4), 0), x((2, 4), 1), x((2,), 2)),
+    "linear_3d": lambda L, F, x: F.linear(x((2, 3, 4), 0), x((2, 4), 1)),
+    "vecdot": lambda L, F, x: L.linalg.vecdot(x((3, 4), 0), x((3, 4), 1)),
+    "conv1d": lambda L, F, x: F.conv1d(x((1, 2, 6), 0), x((3, 2, 3), 1), x((3,), 2)),
+    "conv2d": lambda L, F, x: F.conv2d(x((1, 2, 5, 5), 0), x((3, 2, 3, 3), 1), padding=1),
+    "conv3d": lambda L, F, x: F.conv3d(x((1, 2, 4, 4, 4), 0), x((3, 2, 2, 2, 2), 1)),
+    "conv_transpose1d": lambda L, F, x: F.conv_transpose1d(x((1, 2, 5), 0), x((2, 3, 3), 1)),
+    "conv_transpose2d": lambda L, F, x: F.conv_transpose2d(x((1, 2, 4, 4), 0), x((2, 3, 3, 3), 1)),
+    "conv_transpose3d": lambda L, F, x: F.conv_transpose3d(
+        x((1, 2, 3, 3, 3), 0), x((2, 3, 2, 2, 2), 1)
+    ),
+    "prelu": lambda L, F, x: F.prelu(x((2, 3, 4), 0), x((3,), 1)),
+    "sdpa": lambda L, F, x: F.scaled_dot_product_attention(
+        x((2, 3, 4), 0), x((2, 3, 4), 1), x((2, 3, 4), 2)
+    ),
+    "conv_tbc": lambda L, F, x: L.conv_tbc(x((5, 2, 3), 0), x((3, 3, 4), 1), x((4,), 2)),
+    # float32
+    "prod": lambda L, F, x: F.linear(x((3, 4), 0), x((2, 4), 1)).prod(),
+    "trace": lambda L, F, x: L.trace(L.mm(x((3, 4), 0), x((4, 3), 1))),
+    "cdist": lambda L, F, x: L.cdist(L.mm(x((3, 4), 0), x((4, 4), 1)), x((2, 4), 2)),
+    "quantile": lambda L, F, x: L.quantile(L.mm(x((3, 4), 0), x((4, 4), 1)), 0.3),
+    "mse_loss": lambda L, F, x: F.mse_loss(L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)),
+    "l1_loss": lambda L, F, x: F.l1_loss(L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)),
+    "smooth_l1_loss": lambda L, F, x: F.smooth_l1_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)
+    ),
+    "huber_loss": lambda L, F, x: F.huber_loss(L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)),
+    "cross_entropy": lambda L, F, x: F.cross_entropy(
+        L.mm(x((3, 4), 0), x((4, 5), 1)), L.tensor([0, 4, 2])
+    ),
+    "nll_loss": lambda L, F, x: F.nll_loss(L.mm(x((3, 4), 0), x((4, 5), 1)), L.tensor([0, 4, 2])),
+    "bce_logits": lambda L, F, x: F.binary_cross_entropy_with_logits(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).sigmoid()
+    ),
+    "kl_div": lambda L, F, x: F.kl_div(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).softmax(1), reduction="batchmean"
+    ),
+    "soft_margin": lambda L, F, x: F.soft_margin_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).sign().detach()
+    ),
+    "margin_ranking": lambda L, F, x: F.margin_ranking_loss(
+        L.mm(x((3, 4), 0), x((4, 1), 1)).flatten(), x((3,), 2), x((3,), 3).sign().detach()
+    ),
+    "hinge_embedding": lambda L, F, x: F.hinge_embedding_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).sign().detach()
+    ),
+    "cosine_embedding": lambda L, F, x: F.cosine_embedding_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2), x((3,), 3).sign().detach()
+    ),
+    "triplet_margin": lambda L, F, x: F.triplet_margin_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2), x((3, 2), 3)
+    ),
+    "poisson_nll": lambda L, F, x: F.poisson_nll_loss(
+        L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).abs().detach()
+    ),
+    "multi_margin": lambda L, F, x: F.multi_margin_loss(
+        L.mm(x((3, 4), 0), x((4, 5), 1)), L.tensor([0, 4, 2])
+    ),
+    "avg_pool3d": lambda L, F, x: F.avg_pool3d(
+        F.conv3d(x((1, 2, 4, 4, 4), 0), x((3, 2, 1, 1, 1), 1)), 2
+    ),
+    "max_pool3d": lambda L, F, x: F.max_pool3d(
+        F.conv3d(x((1, 2, 4, 4, 4), 0), x((3, 2, 1, 1, 1), 1)), 2
+    ),
+    "adaptive_avg_pool3d": lambda L, F, x: F.adaptive_avg_pool3d(
+        F.conv3d(x((1, 2, 4, 4, 4), 0), x((3, 2, 1, 1, 1), 1)), 2
+    ),
+    "grid_sample": lambda L, F, x: F.grid_sample(
+        F.conv2d(x((1, 2, 4, 4), 0), x((2, 2, 1, 1), 1)),
+        x((1, 3, 3, 2), 2).tanh(),
+        align_corners=False,
+    ),
+    # promote
+    "cat_mixed": lambda L, F, x: L.cat([L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)]),
+    "cat_low": lambda L, F, x: L.cat(
+        [L.mm(x((3, 4), 0), x((4, 2), 1)), L.mm(x((3, 4), 2), x((4, 2), 3))]
+    ),
+    "stack_mixed": lambda L, F, x: L.stack([L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2)]),
+    "cat_double": lambda L, F, x: L.cat([L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).double()]),
+    "index_copy": lambda L, F, x: x((4, 2), 2).index_copy(
+        0, L.tensor([1, 3]), L.mm(x((2, 4), 0), x((4, 2), 1))
+    ),
+    # not listed on the CPU: run in the input dtype
+    "mv": lambda L, F, x: L.mv(x((3, 4), 0), x((4,), 1)),
+    "softmax": lambda L, F, x: F.softmax(L.mm(x((3, 4), 0), x((4, 2), 1)), dim=1),
+    "layer_norm": lambda L, F, x: F.layer_norm(L.mm(x((3, 4), 0), x((4, 2), 1)), (2,)),
+    "relu": lambda L, F, x: F.relu(x((3, 4), 0)),
+    "add_mixed": lambda L, F, x: L.mm(x((3, 4), 0), x((4, 2), 1)) + x((3, 2), 2),
+    "mm_double": lambda L, F, x: L.mm(x((3, 4), 0).double(), x((4, 2), 1).double()),
+    "mm_half": lambda L, F, x: L.mm(x((3, 4), 0).half(), x((4, 2), 1).half()),
+}
+
+
+def _run(torch, name, dtype="bfloat16", enabled=True):
+    made = {"tm": [], "torch": []}
+
+    def maker(lib_key, lib):
+        def x(shape, seed):
+            a = np.random.default_rng(seed).standard_normal(shape).astype("float32")
+            t = lib.tensor(a, requires_grad=True)
+            made[lib_key].append(t)
+            return t
+
+        return x
+
+    with tm.autocast("cpu", dtype=getattr(tm, dtype), enabled=enabled):
+        ours = CASES[name](tm, TF, maker("tm", tm))
+    with torch.autocast("cpu", dtype=getattr(torch, dtype), enabled=enabled):
+        theirs = CASES[name](torch, torch.nn.functional, maker("torch", torch))
+    return ours, theirs, made
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_dtype_and_value(torch_oracle, name, dtype):
+    ours, theirs, _ = _run(torch_oracle, name, dtype)
+    assert str(ours.dtype) == str(theirs.dtype), name
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    low = theirs.dtype in (torch_oracle.bfloat16, torch_oracle.float16)
+    tol = 3e-2 if low else 1e-2  # a float32 op fed by a lower-precision one inherits its rounding
+    np.testing.assert_allclose(
+        ours.detach().float().numpy(), theirs.detach().float().numpy(), rtol=tol, atol=tol * 4
+    )
+
+
+@pytest.mark.parametrize("name", ["linear", "conv2d", "matmul", "mse_loss", "cat_mixed", "sdpa"])
+def test_gradients_reach_float32_leaves(torch_oracle, name):
+    ours, theirs, made = _run(torch_oracle, name)
+    g = np.random.default_rng(7).standard_normal(tuple(theirs.shape)).astype("float32")
+    ours.backward(tm.tensor(g).to(ours.dtype))
+    theirs.backward(torch_oracle.tensor(g).to(theirs.dtype))
+    for a, b in zip(made["tm"], made["torch"]):
+        assert a.grad.dtype is tm.float32
+        assert str(b.grad.dtype) == "torch.float32"
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=3e-2, atol=0.1)
+
+
+def test_disabled_region_runs_float32(torch_oracle):
+    ours, theirs, _ = _run(torch_oracle, "mm", enabled=False)
+    assert ours.dtype is tm.float32 and str(theirs.dtype) == "torch.float32"
+
+
+def test_nesting_and_state():
+    a, b = tm.randn(3, 4), tm.randn(4, 2)
+    assert not tm.is_autocast_enabled("cpu")
+    with tm.autocast("cpu"):
+        assert tm.is_autocast_enabled("cpu") and not tm.is_autocast_enabled()
+        assert tm.mm(a, b).dtype is tm.bfloat16
+        with tm.autocast("cpu", enabled=False):
+            assert not tm.is_autocast_enabled("cpu")
+            assert tm.mm(a, b).dtype is tm.float32
+            with tm.autocast("cpu", dtype=tm.float16):
+                assert tm.get_autocast_dtype("cpu") is tm.float16
+                assert tm.mm(a, b).dtype is tm.float16
+        assert tm.get_autocast_dtype("cpu") is tm.bfloat16
+        assert tm.mm(a, b).dtype is tm.bfloat16
+        assert tm.mm(a, b, out=tm.empty(3, 2)).dtype is tm.float32  # out= is not autocast
+    assert not tm.is_autocast_enabled("cpu")
+    assert tm.mm(a, b).dtype is tm.float32
+
+
+def test_decorator_and_exception_restore():
+    @tm.autocast("cpu")
+    def f(a, b):
+        return a @ b
+
+    assert f(tm.randn(2, 2), tm.randn(2, 2)).dtype is tm.bfloat16
+    with pytest.raises(ZeroDivisionError), tm.autocast("cpu"):
+        1 / 0
+    assert not tm.is_autocast_enabled("cpu")
+
+
+def test_weight_cast_is_cached_inside_region():
+    w = tm.randn(4, 4, requires_grad=True)
+    x = tm.randn(2, 4)
+    with tm.autocast("cpu"):
+        y1, y2 = tm.mm(x, w), tm.mm(x, w)
+        # both products hang off the same ToCopyBackward0 node, as PyTorch's cache makes them
+        assert y1.grad_fn.next_functions[1][0] is y2.grad_fn.next_functions[1][0]
+    with tm.autocast("cpu", cache_enabled=False):
+        y1, y2 = tm.mm(x, w), tm.mm(x, w)
+        assert y1.grad_fn.next_functions[1][0] is not y2.grad_fn.next_functions[1][0]
+
+
+def test_errors_and_warnings_match(torch_oracle):
+    torch = torch_oracle
+    texts = {}
+    for lib in (tm, torch):
+        with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+            lib.autocast(1)
+        with pytest.raises(RuntimeError, match="at start of device string: xyz"):
+            lib.autocast("xyz")
+        with pytest.raises(TypeError, match="requires a callable, but got int"):
+            lib.autocast("cpu")(3)
+        with pytest.raises(TypeError, match="must be bool, not int"):
+            lib.set_autocast_enabled("cpu", 1)
+        for i, (call, category) in enumerate(
+            (
+                (lambda: lib.autocast("cpu", dtype=lib.float32), UserWarning),
+                (lambda: lib.cpu.amp.autocast(), FutureWarning),
+                (lambda: lib.cuda.amp.autocast(), FutureWarning),
+                (lambda: lib.get_autocast_cpu_dtype(), DeprecationWarning),
+            )
+        ):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                call()
+            msgs = [str(x.message).split(" (Triggered")[0] for x in w if x.category is category]
+            assert msgs, (lib, category)
+            texts.setdefault(i, []).append(msgs)
+    assert all(ours == theirs for ours, theirs in texts.values()), texts
+    assert (
+        tm.get_autocast_dtype("cpu") is tm.bfloat16 and tm.get_autocast_dtype("cuda") is tm.float16
+    )
+    assert tm.amp.is_autocast_available("cpu") and not tm.amp.is_autocast_available("meta")
+
+
+def test_autocast_state_is_per_thread():
+    import threading
+
+    seen = []
+    with tm.autocast("cpu"):
+        t = threading.Thread(
+            target=lambda: seen.append(tm.mm(tm.randn(2, 2), tm.randn(2, 2)).dtype)
+        )
+        t.start()
+        t.join(10)
+    assert seen == [tm.float32]
+
+
+def test_custom_fwd_casts_inputs(torch_oracle):
+    class Double(tm.autograd.Function):
+        @staticmethod
+        @tm.amp.custom_fwd(device_type="cpu", cast_inputs=tm.float32)
+        def forward(ctx, x):
+            ctx.inner = tm.is_autocast_enabled("cpu")
+            return x * 2
+
+        @staticmethod
+        @tm.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            return g * 2
+
+    x = tm.randn(3, requires_grad=True)
+    with tm.autocast("cpu"):
+        y = Double.apply(x.bfloat16())
+    assert y.dtype is tm.float32
+    y.sum().backward()
+    assert x.grad.dtype is tm.float32
