@@ -717,6 +717,10 @@ from .ops.shape.copy_variants import (  # noqa: E402, F401
     unsafe_chunk,
     unsafe_split,
     unsafe_split_with_sizes,
+
+# torch.compile accepts PyTorch arguments and runs eagerly (issue #14)
+from . import _dynamo, compiler  # noqa: E402, F401
+from .compiler import compile  # noqa: E402, F401, A004
     unsqueeze_copy,
     view_as_complex_copy,
     view_as_real_copy,

@@ -1,0 +1,15 @@
+"""``torch._dynamo``: the pieces training scripts touch (``reset``, ``config``, ``disable``,
+``list_backends``, ``OptimizedModule``). taimatsu has no graph capture: ``torch.compile`` runs
+the program eagerly, as PyTorch's ``backend="eager"`` computes; see ``taimatsu.compiler``."""
+
+from __future__ import annotations
+
+from . import config, exc
+from .backends import list_backends
+from .eval_frame import OptimizedModule, disable, is_compiling
+
+__all__ = ["OptimizedModule", "config", "disable", "exc", "is_compiling", "list_backends", "reset"]
+
+
+def reset() -> None:
+    """PyTorch drops its compiled-code caches; taimatsu keeps none, so there is nothing to drop."""
