@@ -717,10 +717,6 @@ from .ops.shape.copy_variants import (  # noqa: E402, F401
     unsafe_chunk,
     unsafe_split,
     unsafe_split_with_sizes,
-
-# torch.compile accepts PyTorch arguments and runs eagerly (issue #14)
-from . import _dynamo, compiler  # noqa: E402, F401
-from .compiler import compile  # noqa: E402, F401, A004
     unsqueeze_copy,
     view_as_complex_copy,
     view_as_real_copy,
@@ -740,3 +736,7 @@ from .ops.symbolic import (  # noqa: E402, F401
     while_loop,
 )
 from .utils.dlpack import to_dlpack  # noqa: E402, F401
+
+# torch.compile accepts PyTorch arguments and runs eagerly (issue #14)
+from . import _dynamo, compiler  # noqa: E402, F401
+from .compiler import compile  # noqa: E402, F401, A004
