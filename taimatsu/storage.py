@@ -2,12 +2,21 @@
 
 A storage here is a 1-d ``uint8`` view of the memory a tensor and all its views share (NumPy or
 CuPy), so ``data_ptr()`` is the same for a view and its base and writes go through both ways.
-What differs from PyTorch: ``untyped_storage()`` makes a new Python object each call (PyTorch
-returns the same one, so ``is`` differs; ``==`` compares the memory), and ``resize_`` is absent
-(NumPy memory shared with live tensors cannot be resized in place).
+As in PyTorch, ``t.untyped_storage()`` hands back one object per storage while that object is
+alive (``t.untyped_storage() is t[1:].untyped_storage()``): live storage objects are found again
+by the memory they span (a weak table, so it holds no memory). ``torch.load`` gives its
+``map_location`` callables storages of this same class.
+
+What differs from PyTorch: ``resize_`` is absent (NumPy memory shared with live tensors cannot be
+resized in place), and ``share_memory_()`` on a storage taken from a tensor moves only that
+storage object into shared memory; use ``Tensor.share_memory_()`` (or ``Module.share_memory()``)
+to move a tensor. Tensors are not rebound behind their back, because NumPy arrays cannot be
+re-pointed at new memory.
 """
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -19,7 +28,7 @@ from .backend import to_device, xp_of
 class UntypedStorage:
     """A flat run of bytes on a device, shared with the tensors that view it."""
 
-    __slots__ = ("_bytes", "_device")
+    __slots__ = ("__weakref__", "_bytes", "_device")
 
     def __init__(self, size=0, *, device=None):
         dev = cpu if device is None else _as_device(device)
@@ -71,7 +80,37 @@ class UntypedStorage:
         return "torch.storage.UntypedStorage"
 
     def is_shared(self) -> bool:
-        return False
+        """Whether the bytes live in memory other processes can map (CUDA memory counts, as in
+        PyTorch)."""
+        if self._device.type != "cpu":
+            return True
+        from ._shared_memory import segment_of
+
+        return segment_of(self._bytes) is not None
+
+    def share_memory_(self) -> UntypedStorage:
+        """Move the bytes into shared memory (a no-op when they are there already, or on CUDA)."""
+        if self.is_shared():
+            return self
+        from ._shared_memory import allocate
+
+        shared = allocate(self._bytes.size)
+        shared[...] = self._bytes
+        for key, storage in list(_live.items()):  # no longer the memory of the tensors it came from
+            if storage is self:
+                del _live[key]
+        self._bytes = shared
+        return self
+
+    @classmethod
+    def _new_shared(cls, size: int, *, device=None) -> UntypedStorage:
+        """A new zeroed storage of ``size`` bytes in shared memory."""
+        dev = cpu if device is None else _as_device(device)
+        if dev.type != "cpu":
+            return cls(size, device=dev)
+        from ._shared_memory import allocate
+
+        return cls._over(allocate(size), dev)
 
     def is_pinned(self) -> bool:
         return False
@@ -79,16 +118,21 @@ class UntypedStorage:
     def untyped(self) -> UntypedStorage:
         return self
 
-    def __eq__(self, other) -> bool:  # PyTorch hands back one object per storage; compare memory
-        if not isinstance(other, UntypedStorage):
-            return NotImplemented
-        return (self.data_ptr(), self.nbytes(), self._device) == (
-            other.data_ptr(),
-            other.nbytes(),
-            other._device,
-        )
+    def _typed(self, dtype) -> np.ndarray:
+        """The bytes read as elements of ``dtype`` (a trailing partial element is dropped)."""
+        n = self._bytes.size - self._bytes.size % dtype.itemsize
+        return self._bytes[:n].view(dtype.np)
 
-    __hash__ = None
+    def to(self, device=None, non_blocking: bool = False) -> UntypedStorage:
+        dev = _as_device(device)
+        if dev == self._device:
+            return self
+        return UntypedStorage._over(to_device(self._bytes, dev), dev)
+
+    def cuda(self, device=None, non_blocking: bool = False) -> UntypedStorage:
+        if device is None or isinstance(device, int):
+            device = f"cuda:{device or 0}"
+        return self.to(device)
 
     # ---- bytes --------------------------------------------------------------------------------
     def _index(self, i) -> int:
@@ -147,9 +191,7 @@ class UntypedStorage:
         return UntypedStorage._over(self._bytes.copy(), self._device)
 
     def cpu(self) -> UntypedStorage:
-        if self._device.type == "cpu":
-            return self
-        return UntypedStorage._over(to_device(self._bytes, cpu), cpu)
+        return self.to(cpu)
 
     def __repr__(self) -> str:
         body = "\n".join(f" {b}" for b in self.tolist()) or " "
@@ -160,19 +202,72 @@ class UntypedStorage:
     __str__ = __repr__
 
 
+# (device, first byte's address, byte count) -> the live storage object over that memory. A
+# storage keeps its memory alive, so while an entry exists no other allocation can take its key.
+_live: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 def untyped_storage(t) -> UntypedStorage:
     """The whole storage under ``t`` (shared with its base and every other view of it).
 
     Counted in bytes, so a ``view(dtype)`` of another item size sees the same storage. Storage
     arrays have non-negative strides, so their data pointer is the lowest address they span.
     """
+    from ._tensor.core import _address
+
     st = t._storage_array()
     if st.size == 0:
         return UntypedStorage._over(to_device(np.zeros(0, np.uint8), t._device), t._device)
     nbytes = st.itemsize + sum((n - 1) * abs(s) for n, s in zip(st.shape, st.strides))
-    tricks = (
-        np.lib.stride_tricks if isinstance(st, np.ndarray) else xp_of(t._device).lib.stride_tricks
-    )
+    key = (t._device, _address(st), nbytes)
+    storage = _live.get(key)
+    if storage is None:
+        storage = _live[key] = UntypedStorage._over(_byte_view(st, nbytes, t._device), t._device)
+    return storage
+
+
+def _byte_view(st, nbytes: int, device):
+    tricks = np.lib.stride_tricks if isinstance(st, np.ndarray) else xp_of(device).lib.stride_tricks
     first = tricks.as_strided(st, shape=(1,), strides=(st.itemsize,)).view(np.uint8)
     kw = {"writeable": True} if tricks is np.lib.stride_tricks else {}
-    return UntypedStorage._over(tricks.as_strided(first, (nbytes,), (1,), **kw), t._device)
+    return tricks.as_strided(first, (nbytes,), (1,), **kw)
+
+
+def share_tensor_memory(t):
+    """``Tensor.share_memory_()``: copy ``t``'s whole storage into shared memory and point ``t``
+    (and, when ``t`` is a view, its base) at the copy, keeping offsets and strides. A no-op when
+    shared already, and on CUDA.
+
+    PyTorch moves the storage itself, so every tensor over it follows; here ``t`` and its base
+    move, other views and ``detach()``-ed aliases made earlier keep the old private memory.
+    """
+    if t._device.type != "cpu" or t.is_shared():
+        return t
+    from ._shared_memory import allocate
+
+    base = t._base if t._base is not None and t._base._storage_array() is t._storage else None
+    old = untyped_storage(t)
+    shared = allocate(old.nbytes())
+    shared[...] = old._bytes
+    st = t._storage_array()
+    storage = shared[: shared.size - shared.size % st.itemsize].view(st.dtype)
+    for x in (t,) if base is None else (t, base):
+        x._data = _rebased(x._data, old, shared)
+        x._storage = storage
+    return t
+
+
+def _rebased(data, old: UntypedStorage, shared):
+    """``data`` (an array over ``old``'s bytes) moved to the same place in ``shared``."""
+    from ._tensor.core import _address
+
+    offset = _address(data) - old.data_ptr() if old.nbytes() else 0
+    return np.ndarray(data.shape, data.dtype, buffer=shared, offset=offset, strides=data.strides)
+
+
+def tensor_is_shared(t) -> bool:
+    if t._device.type != "cpu":
+        return True
+    from ._shared_memory import segment_of
+
+    return segment_of(t._storage_array()) is not None

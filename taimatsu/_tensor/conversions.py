@@ -99,10 +99,14 @@ class TensorConversions:
         return False
 
     def share_memory_(self) -> Tensor:
-        return self
+        from ..storage import share_tensor_memory
+
+        return share_tensor_memory(self)
 
     def is_shared(self) -> bool:
-        return False
+        from ..storage import tensor_is_shared
+
+        return tensor_is_shared(self)
 
     def resolve_conj(self) -> Tensor:
         return self

@@ -10,7 +10,8 @@ Differences from PyTorch, on purpose:
   Saving to a file object first builds the pickle in memory, so a pickling error writes nothing.
 - Only the zip format is read (PyTorch >= 1.6); legacy tar/pickle files get a clear error.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
-- A loaded storage that is not inside a tensor comes back as ``taimatsu.serialization.UntypedStorage``.
+- A loaded storage that is not inside a tensor comes back as a ``TypedStorage`` (its bytes as a
+  ``torch.UntypedStorage``, and the dtype): taimatsu has no legacy ``FloatStorage`` classes.
 
 This module also keeps the plain-pickle support of tensors (``copy.deepcopy``, multiprocessing).
 """
@@ -29,6 +30,7 @@ from ._format import (
     STORAGE_TYPES,
     Pickler,
     StorageType,
+    TypedStorage,
     UntypedStorage,
     allowed_globals,
     storage_bytes,
@@ -286,7 +288,8 @@ class _Loader:
             self.reader.read_into(rec, array.view(np.uint8))
         if not np.little_endian:
             array = array.byteswap().view(array.dtype)
-        storage = self._restore(UntypedStorage(array, dtype, _cpu()), location)
+        untyped = self._restore(UntypedStorage._over(array.view(np.uint8), _cpu()), location)
+        storage = TypedStorage(untyped, dtype)
         self.loaded[key] = storage
         return storage
 

@@ -20,10 +20,11 @@ from collections import Counter, OrderedDict
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device, cpu, device
+from .._device import device
 from .._layout import layout
 from .._size import Size
 from .._tensor.core import Tensor, _wrap
+from ..storage import UntypedStorage
 
 # PyTorch's legacy storage class for each dtype (the ``torch.FloatStorage`` in the pickle).
 STORAGE_NAMES = {
@@ -86,40 +87,39 @@ UNTYPED_STORAGE_TYPE = StorageType(
 )  # bytes; the tensor record names the dtype
 
 
-class UntypedStorage:
-    """A loaded storage: a flat array on a device. ``map_location`` callables receive these."""
+class TypedStorage:
+    """What a storage record unpickles to, as PyTorch's ``TypedStorage``: the bytes (a
+    ``torch.UntypedStorage``, the class ``map_location`` callables receive and return) and the
+    element dtype the record names. Tensors rebuilt from it share its memory."""
 
-    __slots__ = ("array", "device", "dtype")
+    __slots__ = ("_untyped_storage", "array", "dtype")
 
-    def __init__(self, array, dtype, dev):
-        self.array, self.dtype, self.device = array, dtype, dev
+    def __init__(self, untyped: UntypedStorage, dtype) -> None:
+        self._untyped_storage, self.dtype = untyped, dtype
+        # One array for every tensor rebuilt from this record: they share it as their storage.
+        self.array = untyped._typed(dtype)
 
-    def nbytes(self) -> int:
-        return self.array.size * self.dtype.itemsize
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
 
-    def size(self) -> int:
-        return self.nbytes()
+    @property
+    def device(self):
+        return self._untyped_storage.device
 
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
-    def to(self, dev) -> UntypedStorage:
-        from ..backend import to_device
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
 
-        dev = as_device(dev)
-        if dev == self.device:
-            return self
-        return UntypedStorage(to_device(self.array, dev), self.dtype, dev)
+    def size(self) -> int:
+        return self.nbytes() // self.dtype.itemsize
 
-    def cpu(self) -> UntypedStorage:
-        return self.to(cpu)
-
-    def cuda(self, device=None, non_blocking: bool = False) -> UntypedStorage:
-        return self.to(device if isinstance(device, (str, type(cpu))) else f"cuda:{device or 0}")
+    __len__ = size
 
     def __repr__(self) -> str:
-        return f"taimatsu.UntypedStorage(nbytes={self.nbytes()}, dtype={self.dtype}, device={self.device})"
+        return f"TypedStorage(dtype={self.dtype}, device={self.device}) of size {self.size()}"
 
 
 # ---- saving ---------------------------------------------------------------------------------------
@@ -279,7 +279,7 @@ def _rebuild_tensor(storage, storage_offset, size, stride) -> Tensor:
     from ..backend import xp_of
     from ..ops.shape.views import strided_array
 
-    if not isinstance(storage, UntypedStorage):
+    if not isinstance(storage, TypedStorage):
         raise RuntimeError(  # noqa: TRY004 - PyTorch's exception type
             f"invalid tensor record: expected a storage, got {type(storage).__name__}"
         )
@@ -343,12 +343,12 @@ def rebuild_tensor_v3(
 ):
     if not isinstance(dtype, D.dtype):
         raise RuntimeError(f"invalid tensor record: expected a dtype, got {type(dtype).__name__}")  # noqa: TRY004
-    if isinstance(storage, UntypedStorage) and storage.dtype is not dtype:
-        if storage.dtype is not D.uint8 or storage.array.size % dtype.itemsize:
+    if isinstance(storage, TypedStorage) and storage.dtype is not dtype:
+        if storage.dtype is not D.uint8 or storage.nbytes() % dtype.itemsize:
             raise RuntimeError(
                 f"invalid tensor record: a storage of {storage.nbytes()} bytes cannot hold {dtype} elements"
             )
-        storage = UntypedStorage(storage.array.view(dtype.np), dtype, storage.device)
+        storage = TypedStorage(storage.untyped(), dtype)
     return rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad)
 
 

@@ -387,11 +387,14 @@ _SET_SIGNATURES = (
 def _legacy_set(inst, args: tuple) -> None:
     """``Tensor.set_(*args)`` for the four forms PyTorch accepts, with its errors otherwise."""
     from .._tensor.core import Tensor
-    from ._format import UntypedStorage, _contiguous_strides, _rebuild_tensor
+    from ..storage import UntypedStorage
+    from ._format import TypedStorage, _contiguous_strides, _rebuild_tensor
 
     sizes_ok = len(args) >= 3 and all(isinstance(a, (tuple, list)) or a is None for a in args[2:])
+    if args and isinstance(args[0], TypedStorage):
+        args = (args[0].untyped(), *args[1:])
     if not args:
-        source = UntypedStorage(inst._data.reshape(-1)[:0], inst._dtype, inst._device)
+        source = UntypedStorage._over(inst._data.reshape(-1)[:0].view("u1"), inst._device)
         args = (source, 0, (0,), None)
     elif len(args) == 1 and isinstance(args[0], Tensor):
         source = args[0]
@@ -414,18 +417,15 @@ def _legacy_set(inst, args: tuple) -> None:
         raise TypeError(_set_mismatch(args))
     storage, offset, size = args[0], args[1], tuple(args[2])
     stride = _contiguous_strides(size) if len(args) == 3 or args[3] is None else tuple(args[3])
-    if storage.dtype is not inst._dtype:  # set_ reads a storage's bytes as the tensor's dtype
-        storage = UntypedStorage(
-            storage.array.view("u1").view(inst._dtype.np), inst._dtype, storage.device
-        )
-    built = _rebuild_tensor(storage, offset, size, stride)
+    # set_ reads a storage's bytes as the tensor's dtype
+    built = _rebuild_tensor(TypedStorage(storage, inst._dtype), offset, size, stride)
     inst._data, inst._storage = built._data, built._storage
 
 
 def _set_mismatch(args: tuple) -> str:
     """PyTorch's argument-parser message for ``set_`` (which overloads it explains, and how)."""
     from .._tensor.core import Tensor
-    from ._format import UntypedStorage
+    from ..storage import UntypedStorage
 
     got = ", ".join(_type_name(a) for a in args)
     lines = [
