@@ -315,3 +315,29 @@ INPLACE = [
 @pytest.mark.parametrize("code", INPLACE)
 def test_inplace_through_views(code):
     same(code)
+
+
+AS_STRIDED_OF_DTYPE_VIEWS = [
+    "T.arange(8, dtype=T.float32).view(T.int16).as_strided((16,), (1,))",
+    "T.arange(8, dtype=T.float32).view(T.int16).as_strided((17,), (1,))",
+    "T.arange(8, dtype=T.float32).view(T.float64).as_strided((4,), (1,))",
+    "T.arange(8, dtype=T.float32).view(T.float64).as_strided((5,), (1,))",
+    "T.arange(8, dtype=T.float32)[2:].view(T.int8).as_strided((32,), (1,), 0)",
+    "T.arange(8, dtype=T.float32)[2:].view(T.int8).as_strided((33,), (1,), 0)",
+    "T.arange(8, dtype=T.float32)[1:].view(T.uint8).as_strided((2, 3), (5, 9), 3)",
+]
+
+
+@pytest.mark.parametrize("expr", AS_STRIDED_OF_DTYPE_VIEWS)
+def test_as_strided_of_dtype_view(expr):
+    """After ``view(dtype)`` the storage is counted in bytes: as_strided over all of it is allowed,
+    one element more is refused (it read past the storage before), and the values are the bytes'."""
+    import taimatsu
+
+    def run(T):
+        try:
+            return eval(expr, {"T": T}).tolist()
+        except RuntimeError as e:
+            return str(e)
+
+    assert run(taimatsu) == run(torch)

@@ -128,9 +128,15 @@ def check_no_overlap(t: Tensor) -> None:
             )
 
 
-def storage_numel(t: Tensor) -> int:
+def storage_nbytes(t: Tensor) -> int:
     st = t._storage_array()
-    return st.size if st.flags.c_contiguous or st.flags.f_contiguous else _span(st)
+    return (st.size if st.flags.c_contiguous or st.flags.f_contiguous else _span(st)) * st.itemsize
+
+
+def storage_numel(t: Tensor) -> int:
+    """The storage's size in elements of ``t``'s dtype (after ``view(dtype)`` the storage array
+    keeps the dtype it was made with)."""
+    return storage_nbytes(t) // t._dtype.itemsize
 
 
 def _span(a) -> int:
@@ -185,12 +191,11 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
                 f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}"
             )
     need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    n = storage_numel(input)
-    if need > n:
-        item = input._dtype.itemsize
+    n, item, nbytes = storage_numel(input), input._dtype.itemsize, storage_nbytes(input)
+    if need * item > nbytes:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize {item} "
-            f"requiring a storage size of {need * item} are out of bounds for storage of size {n * item}"
+            f"requiring a storage size of {need * item} are out of bounds for storage of size {nbytes}"
         )
     flat = storage_flat(input)
     data = strided_array(xp_for(input), flat, size, stride, offset)
@@ -212,10 +217,15 @@ def storage_flat(t: Tensor):
     the lowest address they span.
     """
     st = t._storage_array()
-    shape, strides = (_span(st),), (t._dtype.itemsize,)
+    shape, strides = (_span(st),), (st.itemsize,)
     if isinstance(st, np.ndarray):
-        return np.lib.stride_tricks.as_strided(st, shape=shape, strides=strides, writeable=True)
-    return xp_for(t).lib.stride_tricks.as_strided(st, shape=shape, strides=strides)
+        flat = np.lib.stride_tricks.as_strided(st, shape=shape, strides=strides, writeable=True)
+    else:
+        flat = xp_for(t).lib.stride_tricks.as_strided(st, shape=shape, strides=strides)
+    if flat.dtype == t._data.dtype:
+        return flat
+    raw = flat.view(np.uint8)  # a view(dtype) tensor reads the same bytes as its own dtype
+    return raw[: raw.size - raw.size % t._dtype.itemsize].view(t._data.dtype)
 
 
 def _strided_scatter_vjp(node, g):
