@@ -1,0 +1,113 @@
+"""torch.backends, torch.accelerator, torch.cpu and Tensor.is_* vs PyTorch's CPU wheel."""
+
+import pytest
+
+import taimatsu as tm
+
+
+@pytest.fixture
+def restore_flags():
+    c = tm.backends.cudnn
+    saved = (
+        c.enabled,
+        c.benchmark,
+        c.deterministic,
+        c.allow_tf32,
+        tm.get_float32_matmul_precision(),
+    )
+    yield
+    c.enabled, c.benchmark, c.deterministic, c.allow_tf32 = saved[:4]
+    tm.set_float32_matmul_precision(saved[4])
+
+
+def test_availability_answers_match(torch_oracle):
+    for name in ("cudnn", "mps", "mkldnn", "openmp", "mkl", "opt_einsum"):
+        ours, theirs = getattr(tm.backends, name), getattr(torch_oracle.backends, name)
+        assert ours.is_available() == theirs.is_available(), name
+    assert tm.backends.mps.is_built() == torch_oracle.backends.mps.is_built()
+    assert tm.backends.cudnn.version() is None
+    assert tm.backends.cpu.get_cpu_capability() in ("DEFAULT", "AVX2", "AVX512")
+    assert tm.backends.opt_einsum.enabled == torch_oracle.backends.opt_einsum.enabled
+    assert tm.backends.opt_einsum.strategy == torch_oracle.backends.opt_einsum.strategy
+
+
+def test_flag_defaults_and_type_checks(torch_oracle, restore_flags):
+    names = ("enabled", "benchmark", "deterministic", "allow_tf32", "benchmark_limit")
+    for n in names:
+        assert getattr(tm.backends.cudnn, n) == getattr(torch_oracle.backends.cudnn, n), n
+    for n in ("enabled", "deterministic"):
+        assert getattr(tm.backends.mkldnn, n) == getattr(torch_oracle.backends.mkldnn, n), n
+    m, tm_ = tm.backends.cuda.matmul, torch_oracle.backends.cuda.matmul
+    for n in (
+        "allow_tf32",
+        "allow_fp16_reduced_precision_reduction",
+        "allow_bf16_reduced_precision_reduction",
+    ):
+        assert getattr(m, n) == getattr(tm_, n), n
+    for lib in (tm, torch_oracle):
+        with pytest.raises(RuntimeError, match="^set_benchmark_cudnn expects a bool, but got int$"):
+            lib.backends.cudnn.benchmark = 1
+        with pytest.raises(
+            RuntimeError, match="^set_allow_tf32_cublas expects a bool, but got int$"
+        ):
+            lib.backends.cuda.matmul.allow_tf32 = 1
+        with pytest.raises(AttributeError, match="^Unknown attribute xyz$"):
+            lib.backends.cuda.matmul.xyz  # noqa: B018
+    tm.backends.cudnn.benchmark = True
+    assert tm.backends.cudnn.benchmark is True
+
+
+def test_tf32_is_the_matmul_precision(torch_oracle, restore_flags):
+    prev = torch_oracle.get_float32_matmul_precision()
+    try:
+        for lib in (tm, torch_oracle):
+            seen = []
+            for p in ("high", "medium", "highest"):
+                lib.set_float32_matmul_precision(p)
+                seen.append(lib.backends.cuda.matmul.allow_tf32)
+            lib.backends.cuda.matmul.allow_tf32 = True
+            seen.append(lib.get_float32_matmul_precision())
+            lib.backends.cuda.matmul.allow_tf32 = False
+            seen.append(lib.get_float32_matmul_precision())
+            if lib is tm:
+                ours = seen
+        assert ours == seen
+    finally:
+        torch_oracle.set_float32_matmul_precision(prev)
+
+
+def test_cudnn_flags_context(torch_oracle, restore_flags):
+    for lib in (tm, torch_oracle):
+        c = lib.backends.cudnn
+        with c.flags(enabled=False, benchmark=True) as got:
+            inside = (got, c.enabled, c.benchmark, c.deterministic, c.allow_tf32)
+        after = (c.enabled, c.benchmark)
+        if lib is tm:
+            ours = (inside, after)
+    assert ours == (inside, after)
+
+
+def test_accelerator_without_gpu(torch_oracle):
+    if tm.cuda.is_available():
+        pytest.skip("a GPU is present")
+    a, b = tm.accelerator, torch_oracle.accelerator
+    assert a.is_available() == b.is_available() is False
+    assert a.current_accelerator() is None and b.current_accelerator() is None
+    assert a.device_count() == b.device_count() == 0
+    for lib in (a, b):
+        for call in (lib.current_device_index, lib.synchronize, lambda: lib.set_device_index(0)):  # noqa: B023 (called in this iteration)
+            with pytest.raises(
+                RuntimeError, match="^Cannot access accelerator device when none is available.$"
+            ):
+                call()
+        with lib.device_index(None):
+            pass
+
+
+def test_cpu_module_and_tensor_flags(torch_oracle):
+    assert tm.cpu.is_available() and tm.cpu.device_count() == torch_oracle.cpu.device_count()
+    assert tm.cpu.current_device() == torch_oracle.cpu.current_device()
+    tm.cpu.synchronize()
+    t, o = tm.ones(2), torch_oracle.ones(2)
+    for name in ("is_meta", "is_xpu", "is_mps", "is_cuda", "is_cpu"):
+        assert getattr(t, name) == getattr(o, name), name
