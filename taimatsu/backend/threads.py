@@ -1,9 +1,17 @@
-"""``torch.set_num_threads`` / ``get_num_threads``: the thread count of the BLAS NumPy loaded.
+"""``torch.set_num_threads`` / ``get_num_threads``, and the BLAS thread policy for products.
 
 NumPy offers no API for this, so the OpenBLAS libraries mapped into the process (NumPy's and
 SciPy's wheels each bundle one) are found in /proc/self/maps and driven through their C entry
-points. Elementwise NumPy loops are single-threaded whatever this says. Where no OpenBLAS is
-found (another BLAS, another OS) the setting is remembered but has no effect.
+points. Where no OpenBLAS is found (another BLAS, another OS) the setting is remembered but
+has no effect on BLAS.
+
+The policy (``gemm_threads``): a product below ``SMALL_GEMM_MACS`` multiply-adds runs on one
+BLAS thread, a larger one on all ``get_num_threads()``. OpenBLAS already keeps tiny products on
+one thread, but between its threshold and a few million multiply-adds its second thread costs
+more than it saves: it is woken, works a few microseconds, then spin-waits for the next job,
+taking a core from the Python thread (far worse on a busy machine). PyTorch makes the same
+choice inside its BLAS calls; here the thread count is switched only when the size class of
+consecutive products changes, so a run of small products costs one comparison each.
 """
 
 from __future__ import annotations
@@ -21,7 +29,13 @@ _GETTERS = (
     "openblas_get_num_threads64_",
     "openblas_get_num_threads",
 )
-_requested = [None]
+# Below this many multiply-adds per product, one BLAS thread (measured on 2 cores: a second
+# thread gains nothing below ~2M and loses when the other core is busy).
+SMALL_GEMM_MACS = 2_000_000
+
+# "target": the count torch.set_num_threads asked for (or the BLAS's own default);
+# "current": what NumPy's BLAS is set to now; "setter": its C entry point (or None).
+_state = {"target": None, "current": None, "setter": None, "loaded": False}
 
 
 def _blas_libraries() -> list:
@@ -49,12 +63,47 @@ def _entry(lib, names):
     return None
 
 
-def get_num_threads() -> int:
+def _load() -> None:
+    """Find the BLAS (once) and read its default thread count before the policy changes it."""
+    if _state["loaded"]:
+        return
+    _state["loaded"] = True
     for lib in _blas_libraries():
-        fn = _entry(lib, _GETTERS)
-        if fn is not None:
-            return int(fn())
-    return _requested[0] or os.cpu_count() or 1
+        setter, getter = _entry(lib, _SETTERS), _entry(lib, _GETTERS)
+        if setter is not None and _state["setter"] is None:
+            _state["setter"] = setter
+            if getter is not None:
+                _state["current"] = int(getter())
+                if _state["target"] is None:
+                    _state["target"] = _state["current"]
+    if _state["target"] is None:
+        _state["target"] = os.cpu_count() or 1
+
+
+def get_num_threads() -> int:
+    """The thread count ops may use (``torch.get_num_threads``)."""
+    if _state["target"] is None:
+        _load()
+    return _state["target"]
+
+
+def gemm_threads(macs: int) -> None:
+    """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use."""
+    want = 1 if macs < SMALL_GEMM_MACS else _state["target"]
+    if want != _state["current"]:
+        _switch(want)
+
+
+def _switch(want) -> None:
+    if not _state["loaded"]:
+        _load()
+        if want is None:
+            want = _state["target"]
+        if want == _state["current"]:
+            return
+    if _state["setter"] is not None:
+        _state["setter"](ctypes.c_int(want))
+    _state["current"] = want
 
 
 def set_num_threads(num: int) -> None:
@@ -62,14 +111,16 @@ def set_num_threads(num: int) -> None:
         raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
     if num <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
-    _requested[0] = num
+    _load()
+    _state["target"] = num
     from .parallel import set_threads
 
     set_threads(num)
-    for lib in _blas_libraries():
+    for lib in _blas_libraries():  # every OpenBLAS loaded (SciPy's too), not only NumPy's
         fn = _entry(lib, _SETTERS)
         if fn is not None:
             fn(ctypes.c_int(num))
+    _state["current"] = num
 
 
 def get_num_interop_threads() -> int:

@@ -28,3 +28,62 @@ def test_set_and_get_num_threads():
 def test_rejects_bad_counts(bad, message):
     with pytest.raises(RuntimeError, match=message):
         taimatsu.set_num_threads(bad)
+
+
+def _blas_count():
+    """What NumPy's OpenBLAS is set to now (None where there is no OpenBLAS)."""
+    from taimatsu.backend import threads
+
+    threads._load()
+    for lib in threads._blas_libraries():
+        fn = threads._entry(lib, threads._GETTERS)
+        if fn is not None:
+            return int(fn())
+    return None
+
+
+def test_small_products_run_on_one_blas_thread():
+    from taimatsu.backend import threads
+
+    before = taimatsu.get_num_threads()
+    try:
+        taimatsu.set_num_threads(2)
+        taimatsu.ones(8, 8) @ taimatsu.ones(8, 8)  # 512 multiply-adds: one thread
+        if _blas_count() is not None:
+            assert _blas_count() == 1
+        assert taimatsu.get_num_threads() == 2  # what the user asked for, not the BLAS's state
+        n = 160  # 4M multiply-adds: all the threads asked for
+        big = taimatsu.ones(n, n) @ taimatsu.ones(n, n)
+        assert big[0, 0].item() == n
+        if _blas_count() is not None:
+            assert _blas_count() == 2
+        taimatsu.set_num_threads(1)
+        taimatsu.ones(n, n) @ taimatsu.ones(n, n)
+        if _blas_count() is not None:
+            assert _blas_count() == 1
+        assert threads.SMALL_GEMM_MACS > 8**3
+    finally:
+        taimatsu.set_num_threads(before)
+
+
+def test_products_equal_at_one_and_two_threads():
+    torch = pytest.importorskip("torch")
+    before = taimatsu.get_num_threads()
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(300, 200, generator=g), torch.randn(200, 250, generator=g)
+    x, w = torch.randn(4, 8, 20, 20, generator=g), torch.randn(16, 8, 3, 3, generator=g)
+    try:
+        outs = []
+        for n in (1, 2):
+            taimatsu.set_num_threads(n)
+            ta, tb = taimatsu.tensor(a.numpy()), taimatsu.tensor(b.numpy())
+            conv = taimatsu.nn.functional.conv2d(
+                taimatsu.tensor(x.numpy()), taimatsu.tensor(w.numpy())
+            )
+            outs.append(((ta @ tb).numpy(), conv.numpy()))
+        for t, o in zip(
+            outs[0] + outs[1], [(a @ b).numpy(), torch.nn.functional.conv2d(x, w).numpy()] * 2
+        ):
+            assert abs(t - o).max() < 1e-3
+    finally:
+        taimatsu.set_num_threads(before)

@@ -23,6 +23,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.threads import gemm_threads
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, write_out, xp_for
 from ..._autocast import LOWER, cast_policy
 
@@ -60,6 +61,9 @@ def _not_bool(kernel: str, t: Tensor) -> None:
 
 
 def _matmul_array(xp, a, b):
+    # One BLAS thread for a small product, all of them for a large one (backend/threads.py).
+    rows_k = a.size if a.ndim < 3 else a.shape[-2] * a.shape[-1]
+    gemm_threads(rows_k * (b.shape[-1] if b.ndim > 1 else 1))
     if a.dtype.name in _LOW:
         return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     return xp.matmul(a, b)

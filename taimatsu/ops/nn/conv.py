@@ -10,6 +10,7 @@ kernel's offsets (kh * kw slice-adds of whole planes).
 
 from __future__ import annotations
 
+from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
@@ -18,7 +19,6 @@ from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, scalar_name, xp_for
 from . import conv as _nn
 from .resample import constant_pad_nd
-from ..._autocast import LOWER, cast_policy
 
 
 def _need(node, i: int) -> bool:
@@ -63,38 +63,53 @@ def _taps(x, kernel, dilation, stride, out_hw):
             yield i, j, x[:, :, r0 : r0 + sh * (ho - 1) + 1 : sh, c0 : c0 + sw * (wo - 1) + 1 : sw]
 
 
-def _cols_array(xp, x, kernel, dilation, pads, stride, channels_first: bool):
-    """im2col: (N, C, kh, kw, Ho, Wo), or (C, kh, kw, N, Ho, Wo) with ``channels_first``."""
+def _cols_array(xp, x, kernel, dilation, pads, stride):
+    """im2col: the (N, C, kh, kw, Ho, Wo) window values of ``x`` (one strided copy per tap)."""
     n, c, h, w = x.shape
     ho = _out_size(h, kernel[0], stride[0], dilation[0], pads[0], pads[1])
     wo = _out_size(w, kernel[1], stride[1], dilation[1], pads[2], pads[3])
     xpad = _pad(xp, x, pads)
-    if channels_first:
-        cols = xp.empty((c, *kernel, n, ho, wo), x.dtype)
-        for i, j, v in _taps(xpad, kernel, dilation, stride, (ho, wo)):
-            cols[:, i, j] = v.transpose(1, 0, 2, 3)
-    else:
-        cols = xp.empty((n, c, *kernel, ho, wo), x.dtype)
-        for i, j, v in _taps(xpad, kernel, dilation, stride, (ho, wo)):
-            cols[:, :, i, j] = v
+    cols = xp.empty((n, c, *kernel, ho, wo), x.dtype)
+    for i, j, v in _taps(xpad, kernel, dilation, stride, (ho, wo)):
+        cols[:, :, i, j] = v
     return cols
 
 
+def _tap_ranges(size: int, k: int, s: int, d: int, lo: int, out: int) -> list:
+    """Per kernel tap along one dim: (input slice, output slice) of the output positions whose
+    tap lands inside the unpadded input (input position = o * s + tap * d - lo)."""
+    ranges = []
+    for t in range(k):
+        shift = t * d - lo
+        o_lo = max(0, -(shift // s))  # ceil(-shift / s)
+        o_hi = min(out, (size - 1 - shift) // s + 1)
+        if o_hi <= o_lo:
+            ranges.append(None)
+            continue
+        start = o_lo * s + shift
+        ranges.append((slice(start, start + s * (o_hi - o_lo - 1) + 1, s), slice(o_lo, o_hi)))
+    return ranges
+
+
 def _col2im_array(xp, cols, size, kernel, dilation, pads, stride):
-    """Sum the (N, C, kh, kw, Ho, Wo) window values back into an (N, C, H, W) image."""
+    """Sum the (N, C, kh, kw, Ho, Wo) window values back into an (N, C, H, W) image.
+
+    A loop over kernel taps only: each adds a whole (N, C, Ho, Wo) plane into the strided
+    positions it came from, clipped to the unpadded image (no padded buffer to copy out of).
+    """
     n, c, kh, kw, ho, wo = cols.shape
-    top, bottom, left, right = pads
     h, w = size
-    out = xp.zeros((n, c, h + top + bottom, w + left + right), cols.dtype)
-    (dh, dw), (sh, sw) = dilation, stride
-    for i in range(kh):  # a loop over kernel offsets only: each step adds whole planes
-        r0 = i * dh
-        for j in range(kw):
-            c0 = j * dw
-            out[:, :, r0 : r0 + sh * (ho - 1) + 1 : sh, c0 : c0 + sw * (wo - 1) + 1 : sw] += cols[
-                :, :, i, j
-            ]
-    return out[:, :, top : top + h, left : left + w]
+    rows = _tap_ranges(h, kh, stride[0], dilation[0], pads[0], ho)
+    cols_w = _tap_ranges(w, kw, stride[1], dilation[1], pads[2], wo)
+    out = xp.zeros((n, c, h, w), cols.dtype)
+    for i, ri in enumerate(rows):
+        if ri is None:
+            continue
+        for j, cj in enumerate(cols_w):
+            if cj is None:
+                continue
+            out[:, :, ri[0], cj[0]] += cols[:, :, i, j, ri[1], cj[1]]
+    return out
 
 
 def _im2col_vjp(node, g):
@@ -113,7 +128,7 @@ def im2col(input: Tensor, kernel, dilation, pads, stride) -> Tensor:
     """(N, C, H, W) -> (N, C*kh*kw, L): every sliding block as a column (``F.unfold``)."""
     x = input._data
     xp = xp_for(input)
-    cols = _cols_array(xp, x, kernel, dilation, pads, stride, channels_first=False)
+    cols = _cols_array(xp, x, kernel, dilation, pads, stride)
     n, c, kh, kw, ho, wo = cols.shape
     r = _wrap(cols.reshape(n, c * kh * kw, ho * wo), input._dtype, input._device)
     if input._rg and _gm.enabled:
@@ -203,47 +218,98 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 
 # ---- convolution -----------------------------------------------------------------------------
+# The forward's column buffer is kept for the weight gradient up to this size (bytes); above it
+# the backward redoes im2col rather than hold the buffer from forward to backward.
+KEEP_COLS_BYTES = 256 << 20
+
+
 def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
-    """2-D convolution (cross-correlation) of arrays: one GEMM per group over the windows."""
+    """2-D convolution (cross-correlation) of arrays: (output, column buffer).
+
+    One GEMM per image and group, (Og, Cg*kh*kw) @ (Cg*kh*kw, Ho*Wo), stacked in one matmul:
+    the windows are taken in (N, C, kh, kw, Ho, Wo) order and the products land in NCHW
+    order, so neither side needs a permuted copy.
+    """
     n = x.shape[0]
     o, cg, kh, kw = w.shape
-    cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride, channels_first=True)
+    cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride)
     ho, wo = cols.shape[-2:]
-    # Channels first, batch and positions last: a (G, Cg*kh*kw, N*Ho*Wo) matrix per group.
-    cols = cols.reshape(groups, cg * kh * kw, n * ho * wo)
-    out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols).reshape(o, n * ho * wo)
+    k = cg * kh * kw
+    out = _stacked_gemm(xp, w.reshape(groups, o // groups, k), cols.reshape(n, groups, k, ho * wo))
+    out = out.reshape(n, o, ho, wo)
     if b is not None:
-        out += b[:, None]
-    return xp.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
+        out += b[:, None, None]
+    return out, cols
 
 
-def conv2d_grads(x, w, g, need_x, need_w, pads, stride, dilation, groups):
-    """Input and weight gradients of a 2-D convolution, in Tensor ops (None where not needed)."""
+def _stacked_gemm(xp, a, b):
+    """``matmul(a, b)`` over stacked matrices, BLAS told the size of one product."""
+    from ...backend.threads import gemm_threads
+
+    gemm_threads(a.shape[-2] * a.shape[-1] * b.shape[-1])
+    return xp.matmul(a, b)
+
+
+def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, groups, cols=None):
+    """Array form of ``conv2d_grads`` (no graph): stacked per-image GEMMs, col2im by taps."""
+    n = g.shape[0]
+    o, cg, kh, kw = w.shape
+    og, k, (ho, wo) = o // groups, cg * kh * kw, g.shape[2:]
+    gg = g.reshape(n, groups, og, ho * wo)
+    gx = gw = None
+    if need_x:
+        gcols = _stacked_gemm(xp, w.reshape(groups, og, k).transpose(0, 2, 1), gg)  # N, G, K, L
+        gcols = gcols.reshape(n, groups * cg, kh, kw, ho, wo)
+        gx = _col2im_array(xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride)
+    if need_w:
+        if cols is None:
+            cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride)
+        cols = cols.reshape(n, groups, k, ho * wo).transpose(0, 1, 3, 2)
+        gw = _stacked_gemm(xp, gg, cols).sum(0).reshape(w.shape)
+    return gx, gw
+
+
+def conv2d_grads(x, w, g, need_x, need_w, pads, stride, dilation, groups, cols=None):
+    """Input and weight gradients of a 2-D convolution (None where not needed).
+
+    Without a graph to build (``backward`` without ``create_graph``) they are computed on the
+    arrays, reusing the forward's column buffer ``cols`` when given; otherwise in Tensor ops,
+    so that double backward and forward-over-reverse work.
+    """
+    if not _gm.enabled and not (_fw_state.level and g._fw is not None):
+        xp = xp_for(g)
+        gx, gw = _conv_grads_array(
+            xp, x._data, w._data, g._data, need_x, need_w, pads, stride, dilation, groups, cols
+        )
+        return (
+            None if gx is None else _wrap(gx, g._dtype, g._device),
+            None if gw is None else _wrap(gw, g._dtype, g._device),
+        )
     n, c = x.shape[0], x.shape[1]
     o, cg, kh, kw = w.shape
     og, k = o // groups, cg * kh * kw
     length = g.shape[2] * g.shape[3]
-    # (G, Og, N*L): the output gradient as one matrix per group.
-    gg = g.reshape(n, groups, og, length).permute(1, 2, 0, 3).reshape(groups, og, n * length)
+    gg = g.reshape(n, groups, og, length)
     gx = gw = None
     if need_x:
-        gcols = w.reshape(groups, og, k).transpose(1, 2).matmul(gg)  # G, K, N*L
-        gcols = (
-            gcols.reshape(groups, k, n, length).permute(2, 0, 1, 3).reshape(n, c * kh * kw, length)
+        gcols = w.reshape(groups, og, k).transpose(1, 2).matmul(gg)  # N, G, K, L
+        gx = col2im(
+            gcols.reshape(n, c * kh * kw, length), x.shape[2:], (kh, kw), dilation, pads, stride
         )
-        gx = col2im(gcols, x.shape[2:], (kh, kw), dilation, pads, stride)
     if need_w:
-        cols = im2col(x, (kh, kw), dilation, pads, stride)  # N, C*K, L
-        cols = cols.reshape(n, groups, k, length).permute(1, 0, 3, 2).reshape(groups, n * length, k)
-        gw = gg.matmul(cols).reshape(w.shape)
+        cols = im2col(x, (kh, kw), dilation, pads, stride).reshape(n, groups, k, length)
+        gw = gg.matmul(cols.transpose(2, 3)).sum(0).reshape(w.shape)
     return gx, gw
 
 
 def _conv_vjp(node, g):
-    x, w = node.saved()
+    saved = node.saved()
+    x, w = saved[0], saved[1]
+    cols = saved[2]._data if len(saved) > 2 else None
     gx, gw = conv2d_grads(
-        x, w, g, _need(node, 0), _need(node, 1), node.pads, node.stride, node.dilation, node.groups
-    )
+        x, w, g, _need(node, 0), _need(node, 1), node.pads, node.stride, node.dilation, node.groups,
+        cols,
+    )  # fmt: skip
     gb = g.sum((0, 2, 3)) if _need(node, 2) else None
     return gx, gw, gb
 
@@ -344,14 +410,17 @@ def conv2d_pads(input, weight, bias, stride, pads, dilation, groups) -> Tensor:
     """2-D convolution of 4-D input with explicit (top, bottom, left, right) padding."""
     _conv_checks(input, weight, bias, groups, pads, dilation, stride)
     xp = xp_for(input)
-    data = _conv_array(
+    data, cols = _conv_array(
         xp, input._data, weight._data, None if bias is None else bias._data, stride, pads, dilation, groups,
     )  # fmt: skip
     r = _wrap(data, input._dtype, input._device)
     inputs = (input, weight, bias)  # PyTorch's node has a bias edge even without a bias
     if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
+        saved = (input, weight)
+        if weight._rg and cols.nbytes <= KEEP_COLS_BYTES:
+            saved += (_wrap(cols, input._dtype, input._device),)
         record(
-            _Convolution, inputs, r, (input, weight), pads=pads, stride=stride, dilation=dilation, groups=groups,
+            _Convolution, inputs, r, saved, pads=pads, stride=stride, dilation=dilation, groups=groups,
         )  # fmt: skip
     if _fw_state.level and any(t is not None and t._fw is not None for t in inputs):
         r._fw = _conv_jvp(input, weight, bias, stride, pads, dilation, groups)
@@ -371,7 +440,7 @@ def _conv_jvp(input, weight, bias, stride, pads, dilation, groups):
                 pads,
                 dilation,
                 groups,
-            ),
+            )[0],
             x._dtype,
             x._device,
         )

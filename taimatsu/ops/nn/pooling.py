@@ -32,7 +32,26 @@ def _divisor(size, k, s, p, out, count_include_pad, divisor_override):
     return full if count_include_pad else clipped
 
 
+def _avg_pool_grad_array(xp, g, inv_div, in_hw, kernel, stride, pads):
+    """Average pooling's input gradient: ``g / divisor`` added back through each kernel tap's
+    strided view, clipped to the unpadded input (one whole-plane add per tap)."""
+    gd = g * inv_div
+    gx = xp.zeros((*g.shape[:-2], *in_hw), gd.dtype)
+    rows = _nn._tap_ranges(in_hw[0], kernel[0], stride[0], 1, pads[0], g.shape[-2])
+    cols = _nn._tap_ranges(in_hw[1], kernel[1], stride[1], 1, pads[2], g.shape[-1])
+    for ri in rows:
+        for cj in cols:
+            if ri is not None and cj is not None:
+                gx[..., ri[0], cj[0]] += gd[..., ri[1], cj[1]]
+    return gx
+
+
 def _avg_pool_vjp(node, g):
+    if not _gm.enabled and not (_fw_state.level and g._fw is not None):  # no graph to build
+        gx = _avg_pool_grad_array(
+            xp_for(g), g._data, node.inv_div._data, node.in_hw, node.kernel, node.stride, node.pads
+        )
+        return (_wrap(gx, g._dtype, g._device),)
     batched = g.dim() == 4
     g4 = g if batched else g.unsqueeze(0)
     n, c, ho, wo = g4.shape
@@ -320,13 +339,14 @@ def _pool_out(size, k, s, p, d, ceil_mode) -> int:
 
 
 def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
-    """Max over each window and the flat (h * W + w) index of the winner, as PyTorch.
+    """Max over each window, the flat (h * W + w) index of the winner, and the winning tap.
 
-    The kernel taps are gathered into a (N, C, Ho, Wo, kh*kw) buffer (one copy per tap)
-    and reduced with argmax. PyTorch's rule: a tap replaces the max when greater or NaN,
-    so ties keep the first tap and, with NaNs, the last NaN wins.
+    One strided view of the padded input per kernel tap: the max is a running ``maximum``
+    over the taps, the winner the first tap equal to it (PyTorch keeps the first of equal
+    maxima). ``maximum`` propagates NaN, and PyTorch's rule (a tap replaces the max when
+    greater or NaN) makes the last NaN the winner: that pass runs only when the input has one.
     """
-    n, c, h, w = x.shape
+    h, w = x.shape[2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     ho, wo = out_hw
     # Pad past the right edge as far as ceil_mode's last window reaches.
@@ -334,24 +354,55 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     extra_w = max(0, (wo - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
     fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
     xpad = _pad(xp, x, (ph, ph + extra_h, pw, pw + extra_w), fill)
-    buf = xp.empty((n, c, ho, wo, kh * kw), x.dtype)
-    for i, j, v in _taps(xpad, kernel, dilation, stride, out_hw):
-        buf[..., i * kw + j] = v
-    arg = xp.argmax(buf, axis=-1)
-    best = xp.take_along_axis(buf, arg[..., None], -1)[..., 0]
-    if x.dtype.kind == "f":
-        nan = xp.isnan(best)
-        if nan.any():
-            last = kh * kw - 1 - xp.argmax(xp.isnan(buf[..., ::-1]), axis=-1)
-            arg = xp.where(nan, last, arg)
+    taps = [v for _, _, v in _taps(xpad, kernel, dilation, stride, out_hw)]
+    best = xp.array(taps[0])  # a contiguous copy
+    for v in taps[1:]:
+        xp.maximum(best, v, out=best)
+    tap_type = xp.uint8 if len(taps) < 256 else xp.int64
+    tap = xp.full(best.shape, len(taps) - 1, tap_type)
+    for t in range(len(taps) - 2, -1, -1):  # from the last tap back: the first equal one stays
+        tap = xp.where(taps[t] == best, tap_type(t), tap)
+    if x.dtype.kind == "f" and bool(xp.isnan(x.max())):
+        for t in range(len(taps)):  # in order: the last NaN stays
+            tap = xp.where(xp.isnan(taps[t]), tap_type(t), tap)
     # Flat index = the window's top-left corner + the winning tap's offset inside it.
-    taps = xp.arange(kh * kw)
-    tap_offset = (taps // kw) * (dh * w) + (taps % kw) * dw
+    t = xp.arange(kh * kw)
+    tap_offset = (t // kw) * (dh * w) + (t % kw) * dw
     corner = (xp.arange(ho)[:, None] * sh - ph) * w + (xp.arange(wo)[None, :] * sw - pw)
-    return best, corner + tap_offset[arg]
+    return best, corner + xp.take(tap_offset, tap), tap
+
+
+def _max_pool_grad_array(xp, g, tap, in_shape, kernel, stride, padding, dilation):
+    """Max pooling's input gradient from the winning taps: for each kernel tap, the output
+    gradient where that tap won (zero elsewhere) goes to the strided input positions the tap
+    reads. Windows that do not overlap write disjoint positions (an assignment); overlapping
+    ones add."""
+    gx = xp.zeros(in_shape, g.dtype)
+    h, w = in_shape[-2:]
+    ho, wo = g.shape[-2:]
+    rows = _nn._tap_ranges(h, kernel[0], stride[0], dilation[0], padding[0], ho)
+    cols = _nn._tap_ranges(w, kernel[1], stride[1], dilation[1], padding[1], wo)
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    zero = g.dtype.type(0)
+    for i, ri in enumerate(rows):
+        for j, cj in enumerate(cols):
+            if ri is None or cj is None:
+                continue
+            part = xp.where(tap[..., ri[1], cj[1]] == i * kernel[1] + j, g[..., ri[1], cj[1]], zero)
+            if disjoint:
+                gx[..., ri[0], cj[0]] = part
+            else:
+                gx[..., ri[0], cj[0]] += part
+    return gx
 
 
 def _max_pool_vjp(node, g):
+    if not _gm.enabled and not (_fw_state.level and g._fw is not None):  # no graph to build
+        xp = xp_for(g)
+        gx = _max_pool_grad_array(
+            xp, g._data, node.tap, node.in_shape, node.kernel, node.stride, node.padding, node.dilation,
+        )  # fmt: skip
+        return (_wrap(gx, g._dtype, g._device),)
     return (max_pool2d_backward(g, node.indices, node.in_shape),)
 
 
@@ -400,7 +451,6 @@ def max_pool2d_with_indices(
                     f"dilation={di}"
                 )
 
-    pass
 
     check_pool2d(k, s, p, d, pad_check)
     h, w = input.shape[-2:]
@@ -414,13 +464,16 @@ def max_pool2d_with_indices(
     x = input._data
     batched = x.ndim == 4
     xp = xp_for(input)
-    vals, idx = _max_pool_array(xp, x if batched else x[None], k, s, p, d, (ho, wo))
+    vals, idx, tap = _max_pool_array(xp, x if batched else x[None], k, s, p, d, (ho, wo))
     if not batched:
-        vals, idx = vals[0], idx[0]
+        vals, idx, tap = vals[0], idx[0], tap[0]
     r = _wrap(vals, input._dtype, input._device)
     indices = _wrap(idx, D.int64, input._device)
     if input._rg and _gm.enabled:
-        record(_MaxPool2D, (input,), r, (), indices=indices, in_shape=x.shape)
+        record(
+            _MaxPool2D, (input,), r, (), indices=indices, in_shape=x.shape, tap=tap, kernel=k, stride=s,
+            padding=p, dilation=d,
+        )  # fmt: skip
     if _fw_state.level and input._fw is not None:
         t = input._fw.reshape(*x.shape[:-2], -1)
         r._fw = t.gather(-1, indices.reshape(*idx.shape[:-2], -1)).reshape(idx.shape)

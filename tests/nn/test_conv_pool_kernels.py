@@ -1,0 +1,161 @@
+"""Convolution and pooling kernels against PyTorch: the array fast paths of their backward
+(stacked per-image GEMMs, the forward's column buffer reused, col2im by kernel taps, max-pool
+gradients scattered through the winning taps) and the Tensor-op path kept for double backward."""
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+import taimatsu.nn.functional as TF
+from taimatsu.ops.nn import conv as tconv
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as OF
+from nn_oracle import T, check_vjp, close
+
+CONV = [
+    ((2, 4, 9, 8), (6, 4, 3, 3), {}),
+    (
+        (2, 4, 9, 8),
+        (6, 2, 3, 2),
+        {"groups": 2, "stride": (2, 3), "padding": (2, 1), "dilation": (2, 1)},
+    ),
+    ((3, 3, 7, 7), (3, 1, 2, 2), {"groups": 3, "stride": 3}),  # stride past the kernel: gaps
+    ((1, 2, 6, 5), (4, 2, 4, 3), {"padding": "same", "dilation": (1, 2)}),  # asymmetric pads
+    ((2, 6, 5, 5), (4, 6, 1, 1), {}),
+    ((2, 2, 4, 4), (3, 2, 3, 3), {"padding": 3}),  # taps that fall wholly in the padding
+]
+
+
+@pytest.mark.parametrize("xs,ws,kw", CONV)
+@pytest.mark.parametrize("keep_cols", [True, False])
+def test_conv2d_grads(xs, ws, kw, keep_cols, monkeypatch):
+    if not keep_cols:  # the backward redoes im2col instead of reusing the forward's buffer
+        monkeypatch.setattr(tconv, "KEEP_COLS_BYTES", 0)
+    torch.manual_seed(0)
+    x = torch.randn(xs, requires_grad=True)
+    w = torch.randn(ws, requires_grad=True)
+    b = torch.randn(ws[0], requires_grad=True)
+    tx, tw, tb = T(x, True), T(w, True), T(b, True)
+    check_vjp(TF.conv2d(tx, tw, tb, **kw), OF.conv2d(x, w, b, **kw), [tx, tw, tb], [x, w, b],
+              rtol=1e-4, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_conv2d_one_gradient(which):
+    torch.manual_seed(1)
+    x = torch.randn(2, 3, 6, 6, requires_grad=which == "input")
+    w = torch.randn(5, 3, 3, 3, requires_grad=which == "weight")
+    tx, tw = T(x, x.requires_grad), T(w, w.requires_grad)
+    o, t = OF.conv2d(x, w, padding=1), TF.conv2d(tx, tw, padding=1)
+    src, tsrc = (x, tx) if which == "input" else (w, tw)
+    check_vjp(t, o, [tsrc], [src], rtol=1e-4, atol=1e-5)
+
+
+def test_conv1d_conv_transpose_and_conv3d_grads():
+    torch.manual_seed(2)
+    cases = [
+        (OF.conv1d, TF.conv1d, (2, 4, 11), (6, 2, 3), {"groups": 2, "stride": 2, "padding": 1}),
+        (OF.conv_transpose2d, TF.conv_transpose2d, (2, 4, 5, 4), (4, 3, 3, 2),
+         {"stride": 2, "padding": 1, "output_padding": 1}),
+        (OF.conv3d, TF.conv3d, (2, 2, 4, 5, 5), (3, 2, 2, 3, 3), {"padding": 1, "stride": (1, 2, 1)}),
+    ]  # fmt: skip
+    for of, tf, xs, ws, kw in cases:
+        x, w = torch.randn(xs, requires_grad=True), torch.randn(ws, requires_grad=True)
+        tx, tw = T(x, True), T(w, True)
+        # conv3d is built from 2-D convolutions per depth tap: its grad_fn is not PyTorch's.
+        check_vjp(tf(tx, tw, **kw), of(x, w, **kw), [tx, tw], [x, w], rtol=1e-4, atol=1e-5,
+                  name=of is not OF.conv3d)  # fmt: skip
+
+
+def test_conv2d_double_backward_float32():
+    torch.manual_seed(3)
+    x = torch.randn(2, 4, 6, 5, requires_grad=True)
+    w = torch.randn(4, 2, 3, 3, requires_grad=True)
+    tx, tw = T(x, True), T(w, True)
+    kw = {"stride": (1, 2), "padding": 1, "groups": 2}
+    g = torch.randn(OF.conv2d(x, w, **kw).shape)
+    og = torch.autograd.grad(OF.conv2d(x, w, **kw), (x, w), g, create_graph=True)
+    tg = tm.autograd.grad(TF.conv2d(tx, tw, **kw), (tx, tw), T(g), create_graph=True)
+    o2 = torch.autograd.grad(sum((a * a).sum() for a in og), (x, w))
+    t2 = tm.autograd.grad(sum((a * a).sum() for a in tg), (tx, tw))
+    for a, b in zip(t2, o2):
+        close(a, b, rtol=1e-4, atol=1e-4)
+
+
+def _ties_and_nans(shape, seed):
+    """Small integers (many tied maxima), a few NaNs (some windows with two) and -inf."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[rng.choice(flat.size, flat.size // 9, replace=False)] = np.nan
+    flat[rng.choice(flat.size, flat.size // 15, replace=False)] = -np.inf
+    return x
+
+
+POOL = [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 1, "padding": 1},  # overlapping windows
+    {"kernel_size": (2, 3), "stride": (2, 1), "dilation": (2, 1)},
+    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+    {"kernel_size": 2, "stride": 3},  # gaps between windows
+]
+
+
+@pytest.mark.parametrize("kw", POOL, ids=str)
+@pytest.mark.parametrize("nan", [False, True])
+def test_max_pool2d_ties_nan_and_grads(kw, nan):
+    a = _ties_and_nans((2, 3, 9, 8), 4)
+    if not nan:
+        a = np.nan_to_num(a, nan=1.0, neginf=-1.0)
+    x = torch.tensor(a, requires_grad=True)
+    tx = T(x, True)
+    o, oi = OF.max_pool2d(x, return_indices=True, **kw)
+    t, ti = TF.max_pool2d(tx, return_indices=True, **kw)
+    np.testing.assert_array_equal(ti.numpy(), oi.numpy())
+    np.testing.assert_array_equal(t.detach().numpy(), o.detach().numpy())
+    g = torch.randn(o.shape)
+    (og,) = torch.autograd.grad(o, x, g)
+    (tg,) = tm.autograd.grad(t, tx, T(g))
+    close(tg, og, rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_unbatched_1d_int_and_double_backward():
+    torch.manual_seed(5)
+    x = torch.randn(3, 7, 6, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(TF.max_pool2d(tx, 2, 1), OF.max_pool2d(x, 2, 1), [tx], [x])
+    x1 = torch.randn(2, 3, 10, requires_grad=True)
+    t1 = T(x1, True)
+    check_vjp(TF.max_pool1d(t1, 3, 2, 1), OF.max_pool1d(x1, 3, 2, 1), [t1], [x1])
+    xi = torch.randint(-3, 3, (2, 2, 6, 6))
+    close(TF.max_pool2d(T(xi), 2), OF.max_pool2d(xi, 2))
+    # create_graph keeps the Tensor-op backward (MaxPool2DWithIndicesBackwardBackward0).
+    g = torch.randn(3, 6, 5, requires_grad=True)
+    tgg = T(g, True)
+    (og,) = torch.autograd.grad(OF.max_pool2d(x, 2, 1), x, g, create_graph=True)
+    (tgx,) = tm.autograd.grad(TF.max_pool2d(tx, 2, 1), tx, tgg, create_graph=True)
+    check_vjp(tgx, og, [tgg], [g])
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"kernel_size": 3, "stride": 2, "padding": 1},
+        {
+            "kernel_size": 3,
+            "stride": 2,
+            "padding": 1,
+            "count_include_pad": False,
+            "ceil_mode": True,
+        },
+        {"kernel_size": (2, 3), "stride": 1, "divisor_override": 4},
+        {"kernel_size": 2, "stride": 3},
+    ],
+    ids=str,
+)
+def test_avg_pool2d_grads(kw):
+    torch.manual_seed(6)
+    x = torch.randn(2, 3, 9, 8, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(TF.avg_pool2d(tx, **kw), OF.avg_pool2d(x, **kw), [tx], [x])
