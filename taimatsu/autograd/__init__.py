@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import forward_ad, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
+from .explain import explain, trace_origins
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -15,6 +16,7 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
+from .graph_view import graph_view
 from .variable import Variable
 
 __all__ = [
@@ -24,9 +26,11 @@ __all__ = [
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "explain",
     "forward_ad",
     "functional",
     "grad",
+    "graph_view",
     "gradcheck",
     "gradgradcheck",
     "graph",
@@ -37,6 +41,7 @@ __all__ = [
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "trace_origins",
 ]  # fmt: skip
 
 

@@ -39,9 +39,13 @@ class _Anomaly:
         value = bool(value)
         if value != self._enabled:
             self._enabled = value
+            from .explain import _tracer  # anomaly mode also records where graphs were cut
+
             if value:
                 op_watch.watch(_recorder)
+                _tracer.start()
             else:
+                _tracer.stop()
                 op_watch.unwatch(_recorder)
 
 

@@ -154,7 +154,7 @@ def _site_table() -> dict:
         (vars(linalg), "linalg_"),
         (vars(special), "special_"),
         (vars(fft), "fft_"),
-        (dict(vars(Tensor)), ""),
+        ({k: getattr(Tensor, k, None) for k in dir(Tensor)}, ""),
     ]
     for space, prefix in spaces:
         for name, value in space.items():
@@ -166,8 +166,10 @@ def _site_table() -> dict:
             aten = _ATEN.get(name, name.lstrip("_"))
             if name.startswith("__") or aten not in public:
                 continue
-            if fn.__module__.startswith("taimatsu._tensor.conversions"):
-                aten = "to"  # .float(), .long(), .to(...): aten::to in PyTorch
+            if fn.__module__.startswith("taimatsu._tensor.conversions") and not name.startswith(
+                "new_"
+            ):
+                aten = "to"  # .float(), .long(), .cpu(), .to(...): aten::to in PyTorch
             table[fn.__code__] = OpSite("op", prefix + aten)
     table[Tensor.detach.__code__] = OpSite("detach", "detach")
     table[Tensor.data.fget.__code__] = OpSite("data", "data")
