@@ -22,6 +22,7 @@ from .collectives import (
     reduce_scatter_tensor,
     scatter,
 )
+from .grad_bucket import GradBucket
 from .object_collectives import (
     all_gather_object,
     broadcast_object_list,
@@ -54,7 +55,7 @@ from .reduce_op import ReduceOp
 from .work import Work
 
 __all__ = [
-    "Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+    "Backend", "GradBucket", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
     "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
     "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",

@@ -115,6 +115,18 @@ def all_reduce(tensor, op=RedOpType.SUM, group=None, async_op: bool = False):
     if pg is None:
         return None
     check_same_on_all_ranks(pg, "all_reduce", tuple(tensor.shape), str(tensor.dtype))
+    work = start_all_reduce(pg, tensor, op)
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def start_all_reduce(pg, tensor, op=RedOpType.SUM) -> Work:
+    """Start an all-reduce of ``tensor`` on ``pg`` without the cross-rank shape check.
+
+    For callers that already know every rank passes the same tensors (DDP's buckets).
+    """
     arr = _mpi.host_array(tensor)
     spec, mpi_op = _reduce_spec(arr, op)
     req = pg._comm.Iallreduce(_mpi.mpi().IN_PLACE, spec, op=mpi_op)
@@ -123,7 +135,7 @@ def all_reduce(tensor, op=RedOpType.SUM, group=None, async_op: bool = False):
         _average(arr, op, pg.size())
         _mpi.write_back(tensor, arr)
 
-    return _finish(pg, "all_reduce", [req], finish, [tensor], async_op)
+    return Work([req], finish, [tensor], pg._timeout, "all_reduce")
 
 
 def reduce(tensor, dst=None, op=RedOpType.SUM, group=None, async_op: bool = False, group_dst=None):

@@ -1,6 +1,7 @@
 """``torch.nn``: modules, parameters, ``functional``, ``init`` and ``utils``."""
 
 from . import functional, grad, init, utils
+from . import parallel  # torch.nn.parallel: DistributedDataParallel, DataParallel
 from .modules import *
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

@@ -6,9 +6,9 @@ generator seeded ``seed + epoch`` (taimatsu's CPU generator is bit-exact with Py
 orders are PyTorch's), or ``0 .. len - 1`` unshuffled. The order is padded by repeating its
 head (or, with ``drop_last``, cut) so every replica gets ``len(self)`` indices.
 
-taimatsu has no process groups: ``num_replicas`` and ``rank`` must be given, and when either
-is missing the constructor raises the error PyTorch raises when no default process group has
-been initialized.
+``num_replicas`` and ``rank`` default to the default process group's world size and rank
+(``torch.distributed``); without one, PyTorch's "Default process group has not been
+initialized" ValueError.
 """
 
 from __future__ import annotations
@@ -20,10 +20,6 @@ from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
-_NO_PROCESS_GROUP = (
-    "Default process group has not been initialized, please make sure to call init_process_group."
-)
-
 
 class DistributedSampler(Sampler):
     """Restrict sampling to the ``rank``-th of ``num_replicas`` equal slices of ``dataset``."""
@@ -33,7 +29,10 @@ class DistributedSampler(Sampler):
         seed: int = 0, drop_last: bool = False,
     ) -> None:  # fmt: skip
         if num_replicas is None or rank is None:
-            raise ValueError(_NO_PROCESS_GROUP)
+            from ... import distributed as dist
+
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(
                 f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]"
