@@ -209,6 +209,7 @@ def run_backward(
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
+    _checkpoint_valid.append(inputs is None)
     try:
         while heap:
             node = heapq.heappop(heap)[2]
@@ -227,7 +228,18 @@ def run_backward(
             del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
     finally:
         grad_mode.state.enabled = prev
+        _checkpoint_valid.pop()
     return captured
+
+
+# One entry per running backward pass: False while it runs for grad() or backward(inputs=...),
+# whose results a reentrant checkpoint's inner backward would bypass (PyTorch refuses the same).
+_checkpoint_valid: list = []
+
+
+def is_checkpoint_valid() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``."""
+    return not _checkpoint_valid or _checkpoint_valid[-1]
 
 
 def _propagate(node, outputs, buffers, deps, heap, run_set, captures) -> None:

@@ -1,3 +1,3 @@
 """``torch.utils``."""
 
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401
