@@ -573,6 +573,9 @@ def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
 
 
 from .backend.threads import (  # noqa: E402, F401
+from .backend.allocator import tune_malloc as _tune_malloc  # noqa: E402
+
+_tune_malloc()  # glibc keeps a step's freed temporaries for the next step (backend/allocator.py)
     get_num_interop_threads,
     get_num_threads,
     set_num_interop_threads,
