@@ -22,6 +22,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     linalg,
     nn,
     optim,
+    profiler,
     serialization,
     special,  # noqa: E402, F401
     utils,

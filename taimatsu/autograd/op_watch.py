@@ -26,7 +26,10 @@ from typing import NamedTuple
 
 class OpSite(NamedTuple):
     kind: str  # "op", "detach", "data", "requires_grad", "node" (engine step), "backward"
-    name: str  # "add" (shown as aten::add), or the node class name for "node"
+    name: str  # "add" (shown as aten::add); "" for "node" (the node says its name)
+    # name by the values of the code's free variables, when one code serves several ops
+    # (``unary("exp", ...)`` and ``unary("sin", ...)`` make functions sharing one code object)
+    variants: dict | None = None
 
 
 PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -86,6 +89,8 @@ def _hook(frame, event, arg) -> None:
     if event == "call":
         site = _codes.get(frame.f_code)
         if site is not None:
+            if site.variants is not None:
+                site = _resolve(site, frame)
             outer = _depth == 0
             for w in _watchers:
                 w.enter(site, frame, outer)
@@ -94,11 +99,23 @@ def _hook(frame, event, arg) -> None:
     elif event == "return":
         site = _codes.get(frame.f_code)
         if site is not None:
+            if site.variants is not None:
+                site = _resolve(site, frame)
             if site.kind in _OP_KINDS:
                 _depth = max(_depth - 1, 0)
             outer = _depth == 0
             for w in reversed(_watchers):
                 w.leave(site, frame, arg, outer)
+
+
+def _resolve(site: OpSite, frame) -> OpSite:
+    local = frame.f_locals
+    key = tuple(id(local.get(v)) for v in frame.f_code.co_freevars)
+    name = site.variants.get(key)
+    if name is None:
+        own = local.get("name")  # the op factories keep the op's name in their closure
+        name = own if isinstance(own, str) else site.name
+    return OpSite(site.kind, name)
 
 
 def user_site(frame) -> tuple[str, int]:
@@ -147,6 +164,7 @@ def _site_table() -> dict:
     public = set(dir(taimatsu)) | set(dir(Tensor)) | set(dir(functional)) | set(dir(linalg))
     public |= set(dir(special)) | set(dir(fft))
     table: dict = {}
+    variants: dict = {}
     spaces = [
         (vars(methods._ops), ""),
         (vars(taimatsu), ""),
@@ -159,9 +177,10 @@ def _site_table() -> dict:
     for space, prefix in spaces:
         for name, value in space.items():
             fn = _unwrap(value)
-            if not isinstance(fn, types.FunctionType) or fn.__code__ in table:
+            if not isinstance(fn, types.FunctionType):
                 continue
-            if not (fn.__module__ or "").startswith(_OP_MODULES):
+            module = fn.__module__ or ""
+            if not module.startswith(_OP_MODULES) or "._dispatch" in module:
                 continue
             aten = _ATEN.get(name, name.lstrip("_"))
             if name.startswith("__") or aten not in public:
@@ -170,7 +189,13 @@ def _site_table() -> dict:
                 "new_"
             ):
                 aten = "to"  # .float(), .long(), .cpu(), .to(...): aten::to in PyTorch
-            table[fn.__code__] = OpSite("op", prefix + aten)
+            code = fn.__code__
+            cells = tuple(id(c.cell_contents) for c in fn.__closure__ or ())
+            variants.setdefault(code, {}).setdefault(cells, prefix + aten)
+            table.setdefault(code, OpSite("op", prefix + aten))
+    for code, names in variants.items():
+        if len(names) > 1:
+            table[code] = table[code]._replace(variants=names)
     table[Tensor.detach.__code__] = OpSite("detach", "detach")
     table[Tensor.data.fget.__code__] = OpSite("data", "data")
     table[Tensor.requires_grad_.__code__] = OpSite("requires_grad", "requires_grad_")
