@@ -5,6 +5,7 @@
     python examples/train_digits.py --epochs 20 --lr 3e-3 --out-dir runs/try2
     python examples/train_digits.py --stop-after 4 && python examples/train_digits.py --resume
     python examples/seeds/with_torch.py examples/train_digits.py   # the same script on PyTorch
+    python -m taimatsu.distributed.run --nproc-per-node 2 examples/train_digits.py --ddp
 
 The script uses PyTorch's API only (`import taimatsu as torch`), so it runs unchanged on real
 PyTorch: a seeded train/validation split, a DataLoader, a Conv2d/ReLU/MaxPool2d/Linear network,
@@ -28,7 +29,7 @@ from tqdm import tqdm
 
 import taimatsu as torch
 from taimatsu import nn
-from taimatsu.utils.data import DataLoader, TensorDataset
+from taimatsu.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "digits.csv.gz"
 CHECKPOINT = "checkpoint.pt"
@@ -136,6 +137,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="checkpoint and plot go here (default: runs/digits for the default settings; "
         "settings that differ are appended, e.g. runs/digits-epochs2-subset200)",
     )
+    p.add_argument(
+        "--ddp",
+        action="store_true",
+        help="data-parallel on the ranks started by `python -m taimatsu.distributed.run "
+        "--nproc-per-node N` (or torchrun): DistributedDataParallel, a DistributedSampler, "
+        "--batch-size split over the ranks; rank 0 prints and saves (in OUT_DIR-ddpN)",
+    )
     again = p.add_mutually_exclusive_group()
     again.add_argument(
         "--resume", action="store_true", help=f"continue the run in OUT_DIR/{CHECKPOINT}"
@@ -158,6 +166,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("argument --device: cuda: no CUDA device is available")
     if args.out_dir is None:
         args.out_dir = default_out_dir(args)
+        if args.ddp:
+            args.out_dir = args.out_dir.with_name(f"{args.out_dir.name}-ddp{world_size()}")
     why = writable_dir(args.out_dir)
     if why is not None:
         p.error(f"argument --out-dir: cannot write to {args.out_dir}: {why}")
@@ -233,7 +243,39 @@ def evaluate(model, loader, loss_fn, device) -> tuple:
     return total_loss / seen, correct / seen
 
 
+def world_size() -> int:
+    """The number of ranks the launcher started (WORLD_SIZE, as torchrun sets it)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def is_main_rank() -> bool:
+    """False on every rank but 0 of a --ddp run: only rank 0 prints, saves and plots."""
+    return not torch.distributed.is_initialized() or torch.distributed.get_rank() == 0
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model inside DistributedDataParallel, so checkpoints have no "module." prefix."""
+    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+
+
+def start_ddp(args, train_set) -> tuple:
+    """Join the process group; each rank's loader then sees its shard of every epoch."""
+    if "RANK" not in os.environ:
+        raise SystemExit(
+            "--ddp: start the ranks with "
+            "`python -m taimatsu.distributed.run --nproc-per-node N examples/train_digits.py --ddp`"
+        )
+    torch.distributed.init_process_group("gloo")
+    if not is_main_rank():
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (rank 0 reports for all)
+    sampler = DistributedSampler(train_set, shuffle=True, seed=args.seed)
+    per_rank = max(1, args.batch_size // torch.distributed.get_world_size())
+    return DataLoader(train_set, batch_size=per_rank, sampler=sampler), sampler
+
+
 def save_checkpoint(state: dict, path: Path) -> None:
+    if not is_main_rank():
+        return
     # Write to a temporary file and rename it over the old checkpoint: an interrupted save
     # never leaves a truncated checkpoint behind (os.replace is atomic on POSIX and Windows).
     tmp = path.with_name(path.name + ".tmp")
@@ -242,6 +284,8 @@ def save_checkpoint(state: dict, path: Path) -> None:
 
 
 def plot_curves(history: dict, path: Path) -> None:
+    if not is_main_rank():
+        return
     import matplotlib
 
     matplotlib.use("Agg")  # no display needed
@@ -314,6 +358,9 @@ def main(argv=None) -> None:
         train_set, batch_size=args.batch_size, shuffle=True, generator=shuffle_gen
     )
     val_loader = DataLoader(val_set, batch_size=256)
+    sampler = None
+    if args.ddp:
+        train_loader, sampler = start_ddp(args, train_set)
 
     model = make_model().to(device)
     loss_fn = nn.CrossEntropyLoss()
@@ -335,6 +382,8 @@ def main(argv=None) -> None:
         start_epoch = ckpt["epoch"]
         print(f"resumed from {ckpt_path} after epoch {start_epoch}")
 
+    if args.ddp:  # after loading a checkpoint: rank 0's weights are broadcast to every rank
+        model = nn.parallel.DistributedDataParallel(model)
     n_params = sum(p.numel() for p in model.parameters())
     print(
         f"digits: {len(train_set)} train / {len(val_set)} validation images, "
@@ -344,6 +393,8 @@ def main(argv=None) -> None:
     stop = args.epochs if args.stop_after is None else min(args.epochs, args.stop_after)
     for epoch in range(start_epoch, stop):
         desc = f"epoch {epoch + 1}/{args.epochs}"
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         train_loss, train_acc = train_one_epoch(
             model, train_loader, loss_fn, optimizer, scheduler, device, desc
         )
@@ -358,7 +409,7 @@ def main(argv=None) -> None:
             {
                 "epoch": epoch + 1,
                 "config": config,
-                "model": model.state_dict(),
+                "model": unwrap(model).state_dict(),
                 "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(),
                 "shuffle_rng": shuffle_gen.get_state(),
@@ -377,6 +428,8 @@ def main(argv=None) -> None:
     )
     print(f"checkpoint: {ckpt_path}")
     print(f"plot: {out_dir / PLOT}")
+    if args.ddp:
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
