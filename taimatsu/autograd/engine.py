@@ -12,6 +12,12 @@ dtype here, so the VJP formulas never have to (PyTorch's ``validate_outputs``).
 ``autograd.grad`` and ``backward(inputs=...)`` run only the nodes that lead to an input
 (PyTorch's ``exec_info``); ``autograd.grad`` captures the gradient flowing into each input
 instead of accumulating it.
+
+Gradients that meet at a node are summed into one buffer the engine owns (``_Acc``), in place
+after the first sum. A view node (select, slice) hands on a ``PartialGrad`` -- its gradient and
+where it sits in the base -- instead of a full-size zero tensor, so ``for t in range(T): x[:, t]``
+costs one full-size buffer and T slice-sized additions, not T full-size ones. Both exist only in
+the engine's buffers: a node receives plain tensors unless it is a view node itself.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ import heapq
 import sys
 import weakref
 
+import numpy as np
+
+from .. import backend as _backend
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, Node
 
@@ -134,6 +143,103 @@ def warn_create_graph() -> None:
         )
 
 
+# ---- gradient buffers ----------------------------------------------------------------------------
+class PartialGrad:
+    """A gradient that is zero outside one view of its tensor: ``grad`` at ``view_fn(zeros(shape))``.
+
+    What a view node's backward yields without building a graph; ``dense()`` is the tensor the
+    node's ordinary VJP would have returned."""
+
+    __slots__ = ("grad", "shape", "view_fn")
+
+    def __init__(self, shape, view_fn, grad) -> None:
+        self.shape, self.view_fn, self.grad = shape, view_fn, grad
+
+    def add_into(self, t) -> None:
+        """``t += self`` in place, touching only the view."""
+        v = self.view_fn(t)._data
+        v += self.grad._data
+
+    def dense(self):
+        from .._tensor.core import _wrap
+
+        g = self.grad
+        xp = np if g._device.type == "cpu" else _backend.cupy()
+        out = _wrap(xp.zeros(self.shape, g._data.dtype), g._dtype, g._device)
+        self.view_fn(out)._data[...] = g._data
+        return out
+
+
+def compose_partial(g, shape, view_fn):
+    """The partial gradient of a view node's input, given its output's gradient ``g`` (which may
+    itself be partial: a view of a view stays one slice-sized write)."""
+    if g.__class__ is PartialGrad:
+        inner = g.view_fn
+        return PartialGrad(shape, lambda b: inner(view_fn(b)), g.grad)
+    return PartialGrad(shape, view_fn, g)
+
+
+class _Acc:
+    """A sum of gradients in a tensor only the engine holds, so more can be added in place."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, old, g) -> None:
+        if old.__class__ is PartialGrad:
+            old, g = g, old
+        if g.__class__ is PartialGrad:
+            if old.__class__ is PartialGrad:
+                self.t = old.dense()
+            else:
+                from .._tensor.core import _wrap
+
+                self.t = _wrap(old._data.copy(), old._dtype, old._device)
+            g.add_into(self.t)
+        else:
+            self.t = old + g
+
+    def add(self, g) -> None:
+        if g.__class__ is PartialGrad:
+            g.add_into(self.t)
+            return
+        t = self.t
+        if g._data.shape == t._data.shape and g._dtype is t._dtype:
+            t._data += g._data
+        else:  # a root's gradient of another shape or dtype: PyTorch's (out-of-place) sum rules
+            self.t = t + g
+
+
+def _add_to_buffer(buffers, node, nr, g, pending) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._nout
+    old = buf[nr]
+    if old is None:
+        buf[nr] = g
+        if g.__class__ is PartialGrad:
+            pending.add(node)
+    elif old.__class__ is _Acc:
+        old.add(g)
+    elif grad_mode.state.enabled:  # create_graph: the sum is recorded, never in place
+        buf[nr] = old + g
+    else:
+        buf[nr] = _Acc(old, g)
+        pending.add(node)
+
+
+def _take_buffer(buffers, node, pending, keep_partial: bool) -> list:
+    """The summed gradients of ``node``'s outputs as tensors (a view node may keep a partial)."""
+    buf = buffers.pop(node, None) or [None] * node._nout
+    if node in pending:
+        pending.discard(node)
+        for i, g in enumerate(buf):
+            if g.__class__ is _Acc:
+                buf[i] = g.t
+            elif g.__class__ is PartialGrad and not keep_partial:
+                buf[i] = g.dense()
+    return buf
+
+
 # ---- the walk ------------------------------------------------------------------------------------
 def _collect(roots):
     """Count dependencies of every node reachable from ``roots`` (iteratively)."""
@@ -181,13 +287,14 @@ def run_backward(
     (``backward(inputs=...)``): only the nodes leading to those inputs run.
     """
     buffers: dict[Node, list] = {}
+    pending: set = set()  # nodes whose buffer holds an _Acc or a PartialGrad
     root_nodes = []
     for t, g in zip(roots, grads):
         node, nr = edge_of(t)
         if node is not None:
             if node not in buffers:
                 root_nodes.append(node)
-            _add_to_buffer(buffers, node, nr, g)
+            _add_to_buffer(buffers, node, nr, g, pending)
     deps, seen = _collect(root_nodes)
 
     captures = None  # node -> [(output_nr, index into inputs)]
@@ -213,7 +320,17 @@ def run_backward(
     try:
         while heap:
             node = heapq.heappop(heap)[2]
-            buf = buffers.pop(node, None) or [None] * node._nout
+            partial_ok = (
+                node._partial_vjp is not None
+                and not create_graph
+                and not check_nan
+                and (captures is None or node not in captures)
+                and not node._pre_hooks
+                and not node._hooks
+                and not node._retain
+                and not (node.__dict__ and node.__dict__.get("_tensor_hooks"))
+            )
+            buf = _take_buffer(buffers, node, pending, partial_ok)
             runs = run_set is None or node in run_set
             if captures is not None and node in captures:
                 if not runs:  # PyTorch runs the tensor hooks first only for nodes that stop here
@@ -222,9 +339,14 @@ def run_backward(
                     captured[i] = buf[nr]
             if not runs:
                 continue
-            outputs = _run_node(node, _tensor_hooks(node, buf), retain_graph, check_nan)
+            if partial_ok and buf[0] is not None:
+                outputs = (node._partial_vjp(buf[0]),)
+                if not retain_graph:
+                    node._release()
+            else:
+                outputs = _run_node(node, _tensor_hooks(node, buf), retain_graph, check_nan)
             del buf
-            _propagate(node, outputs, buffers, deps, heap, run_set, captures)
+            _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending)
             del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
     finally:
         grad_mode.state.enabled = prev
@@ -242,14 +364,17 @@ def is_checkpoint_valid() -> bool:
     return not _checkpoint_valid or _checkpoint_valid[-1]
 
 
-def _propagate(node, outputs, buffers, deps, heap, run_set, captures) -> None:
+def _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending) -> None:
     """Send ``outputs`` along ``node``'s edges; queue the nodes that became ready."""
     n = len(outputs)
     for i, (nxt, nr) in enumerate(node.next_functions):
         if nxt is None:
             continue
         if i < n and outputs[i] is not None:
-            _add_to_buffer(buffers, nxt, nr, _conform(node, i, outputs[i]))
+            g = outputs[i]
+            if g.__class__ is not PartialGrad:  # a partial has its input's shape and dtype
+                g = _conform(node, i, g)
+            _add_to_buffer(buffers, nxt, nr, g, pending)
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
@@ -275,7 +400,7 @@ def _conform(node, i, g):
         if g._data.shape == shape and g._dtype is dtype:
             return g  # the common case: nothing to reduce or cast
     elif not isinstance(g, _tensor_class()):
-        raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")  # noqa: TRY004
+        raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
     gs = g._data.shape
     if gs != shape:
         if not _expandable(shape, gs):
@@ -298,14 +423,6 @@ def _expandable(shape, to) -> bool:
         if a != b and a != 1:
             return False
     return True
-
-
-def _add_to_buffer(buffers, node, nr, g) -> None:
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * node._nout
-    old = buf[nr]
-    buf[nr] = g if old is None else old + g
 
 
 def _run_node(node, buf, retain_graph, check_nan):

@@ -40,6 +40,9 @@ class Node:
     )  # fmt: skip
     _materialize = True  # pass zeros (not None) for outputs that got no gradient
     _call_without_grads = False  # custom Functions are called even when no gradient arrived
+    # View nodes (select, slice): ``(node, g) -> engine.PartialGrad``, the adjoint of the view
+    # without a full-size zero buffer; the engine uses it when no graph of the backward is built.
+    _partial_vjp = None
 
     def __init__(self, next_functions=(), shapes=()):
         self.next_functions = next_functions

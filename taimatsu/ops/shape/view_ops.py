@@ -16,6 +16,7 @@ from ... import _dtype as D
 from ..._layout import contiguous_format
 from ..._size import Size
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ...autograd.engine import compose_partial
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -467,8 +468,13 @@ def _slice_vjp(node, g):
     return (embed(g, node.in_shape, node.fn, "SliceBackwardBackward0"),)
 
 
+def _partial_vjp(node, g):
+    return compose_partial(g, node.in_shape, node.fn)
+
+
 _Select = node_class("SelectBackward0", _select_vjp)
 _Slice = node_class("SliceBackward0", _slice_vjp)
+_Select._partial_vjp = _Slice._partial_vjp = _partial_vjp
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -529,6 +535,7 @@ def _diagonal_vjp(node, g):
 
 
 _Diagonal = node_class("DiagonalBackward0", _diagonal_vjp)
+_Diagonal._partial_vjp = _partial_vjp
 
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
