@@ -745,3 +745,9 @@ from .utils.dlpack import to_dlpack  # noqa: E402, F401
 # torch.compile accepts PyTorch arguments and runs eagerly (issue #14)
 from . import _dynamo, compiler  # noqa: E402, F401
 from .compiler import compile  # noqa: E402, F401, A004
+
+# Sparse tensors: COO and CSR layouts (taimatsu/sparse, taimatsu/_tensor/sparse.py).
+from . import sparse  # noqa: E402, F401
+from ._layout import sparse_coo, sparse_csr  # noqa: E402, F401
+from .sparse.construction import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402, F401
+from .sparse.matmul import mm as spmm  # noqa: E402, F401

@@ -17,6 +17,7 @@ from .._size import Size
 from ..autograd import grad_mode
 from .conversions import TensorConversions
 from .methods import TensorMethods
+from .sparse_methods import SparseLayoutMethods
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -62,7 +63,7 @@ def zeros_like_meta(shape, dtype, device):
     return _wrap(xp.zeros(shape, dtype.np), dtype, device)
 
 
-class Tensor(TensorConversions, TensorMethods):
+class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
     """``torch.Tensor``. ``Tensor(2, 3)`` / ``Tensor([1, 2])`` are the legacy constructors."""
 
     __slots__ = (

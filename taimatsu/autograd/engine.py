@@ -60,6 +60,11 @@ def accumulate_grad(variable, grad) -> None:
     of place while a graph is being built (``create_graph=True``).
     """
     old = variable._grad
+    if (grad.is_sparse or grad.is_sparse_csr) or (
+        old is not None and (old.is_sparse or old.is_sparse_csr)
+    ):  # sparse gradients (taimatsu/sparse)
+        variable._grad = _sparse_sum(old, grad)
+        return
     if old is None:
         if grad_mode.state.enabled:  # create_graph: a copy that keeps the gradient's history
             variable._grad = _copy_with_history(grad)
@@ -75,6 +80,17 @@ def accumulate_grad(variable, grad) -> None:
     else:
         old._data += grad._data
         old._vc[0] += 1
+
+
+def _sparse_sum(old, grad):
+    """A sparse gradient stays sparse, as in PyTorch: the first is copied, later sparse ones are
+    added by PyTorch's sparse merge (uncoalesced stays uncoalesced); a dense one on either side
+    makes the sum dense."""
+    if old is None:
+        return grad.clone() if grad_mode.state.enabled else grad.detach().clone()
+    if old.is_sparse or old.is_sparse_csr:
+        return old + grad if grad.is_sparse or grad.is_sparse_csr else grad + old
+    return old + grad
 
 
 def _owned(grad) -> bool:

@@ -107,7 +107,7 @@ def embedding(
     if max_norm is not None:
         with no_grad():
             _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
-    return _embedding.embedding(input, weight, padding_idx, scale_grad_by_freq)
+    return _embedding.embedding(input, weight, padding_idx, scale_grad_by_freq, sparse)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

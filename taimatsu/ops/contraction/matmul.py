@@ -99,6 +99,8 @@ _Mm = node_class("MmBackward0", _mm_vjp)
 
 @cast_policy(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
+        return _sparse_mm(input, mat2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -330,6 +332,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         raise TypeError(
             f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
         )
+    if input.is_sparse or other.is_sparse or input.is_sparse_csr or other.is_sparse_csr:
+        return _sparse_mm(input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(
@@ -464,8 +468,18 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
 _Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
 
 
+def _sparse_mm(a: Tensor, b: Tensor) -> Tensor:
+    from ...sparse.matmul import mm as sparse_mm
+
+    return sparse_mm(a, b)
+
+
 @cast_policy(LOWER)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if mat1.is_sparse or mat1.is_sparse_csr:  # PyTorch's sparse addmm (SparseAddmmBackward0)
+        from ...sparse.matmul import addmm as sparse_addmm
+
+        return sparse_addmm(input, mat1, mat2, beta=beta, alpha=alpha, sparse_grad=False)
     if mat1._data.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1._data.ndim}-D tensor")
     if mat2._data.ndim != 2:

@@ -25,11 +25,32 @@ def _embedding_vjp(node, g):
     return (gf.new_zeros((num, dim)).index_add(0, flat, gf),)
 
 
+def _embedding_sparse_vjp(node, g):
+    """The sparse gradient of ``sparse=True``: one uncoalesced entry per looked-up row (the
+    padding row's left out), as PyTorch's embedding_sparse_backward."""
+    from ...sparse.construction import coo
+
+    flat = node.indices._data.reshape(-1)
+    gf = g.reshape(-1, g.shape[-1])
+    if node.scale_grad_by_freq:
+        gf = gf / node.counts.to(gf.dtype).index_select(0, node.indices.reshape(-1)).unsqueeze(1)
+    vals = gf._data
+    if node.padding_idx is not None:
+        keep = flat != node.padding_idx
+        flat, vals = flat[keep], vals[keep]
+    shape = (node.num_weights, g.shape[-1])
+    return (coo(flat.reshape(1, -1).copy(), vals.copy(), shape, g._dtype, g._device),)
+
+
 _Embedding = node_class("EmbeddingBackward0", _embedding_vjp)
+_EmbeddingSparse = node_class("EmbeddingBackward0", _embedding_sparse_vjp)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx=None, scale_grad_by_freq=False) -> Tensor:
-    """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0."""
+def embedding(
+    input: Tensor, weight: Tensor, padding_idx=None, scale_grad_by_freq=False, sparse=False
+) -> Tensor:
+    """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0 (a sparse COO
+    gradient for ``weight`` when ``sparse=True``)."""
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, weight)
@@ -38,7 +59,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, scale_grad_by_fre
     r = _wrap(weight._data[idx], weight._dtype, weight._device)
     if weight._rg and _gm.enabled:
         record(
-            _Embedding, (weight,), r, (), indices=input.detach().to(D.int64), num_weights=num,
+            _EmbeddingSparse if sparse else _Embedding, (weight,), r, (), indices=input.detach().to(D.int64), num_weights=num,
             padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
             counts=_wrap(xp_for(input).bincount(idx.ravel(), minlength=num), D.int64, input._device)
             if scale_grad_by_freq else None,

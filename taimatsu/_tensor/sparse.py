@@ -1,0 +1,560 @@
+"""Sparse tensors (``torch.sparse_coo`` and ``torch.sparse_csr`` layouts).
+
+A sparse tensor is a ``SparseTensor``: a ``Tensor`` subclass whose ``_data`` slot holds a small
+``SparseData`` payload (index arrays, a values array, the logical shape) instead of a NumPy/CuPy
+array. The dense hot path is untouched: the payload answers ``shape``/``ndim``/``size`` so the
+metadata methods (``shape``, ``dim()``, ``numel()``, autograd's shape checks) work as they are,
+and any dense kernel that reaches it through NumPy raises PyTorch's "Could not run 'aten::...'
+with arguments from the 'SparseCPU' backend" NotImplementedError (add/sub/mul densify instead,
+so ``dense.add_(sparse, alpha=...)`` -- SGD with a sparse gradient -- works as in PyTorch).
+
+The sparse operations themselves live in ``taimatsu.sparse`` and are backed by ``scipy.sparse``
+on the CPU (``cupyx.scipy.sparse`` would serve CUDA tensors; that path is unverified).
+
+Deviation: ``type(s)`` is ``SparseTensor``, a subclass of ``Tensor`` (PyTorch: ``torch.Tensor``);
+``isinstance(s, torch.Tensor)`` holds as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._layout import sparse_coo, sparse_csr
+from .core import Tensor, _new, _tensor_str
+
+_NOT_RUN = (
+    "Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be because "
+    "the operator doesn't exist for this backend, or was omitted during the selective/custom build "
+    "process (if using custom build). If you are a Facebook employee using PyTorch on mobile, please "
+    "visit https://fburl.com/ptmfixes for possible resolutions."
+)
+# NumPy ufunc names that differ from ATen's operator names.
+_ATEN_NAME = {
+    "true_divide": "div", "divide": "div", "negative": "neg", "absolute": "abs", "power": "pow",
+    "greater": "gt", "less": "lt", "greater_equal": "ge", "less_equal": "le", "equal": "eq",
+    "not_equal": "ne", "arctan": "atan", "arcsin": "asin", "arccos": "acos", "arctanh": "atanh",
+    "matmul": "mm", "maximum": "maximum", "minimum": "minimum",
+}  # fmt: skip
+# Ufuncs a dense kernel may apply to a sparse operand: the payload turns dense first
+# (``dense + sparse`` and ``dense.add_(sparse, alpha=a)`` are dense in PyTorch too).
+_DENSIFYING = frozenset({"add", "subtract", "multiply"})
+
+
+def not_implemented(op: str, layout, device) -> NotImplementedError:
+    """PyTorch's dispatcher error for an operator with no kernel for this sparse layout."""
+    kind = "SparseCsr" if layout is sparse_csr else "Sparse"
+    backend = kind + ("CPU" if device.type == "cpu" else "CUDA")
+    return NotImplementedError(_NOT_RUN.format(op=op, backend=backend))
+
+
+class SparseData:
+    """The payload of a sparse tensor.
+
+    COO: ``indices`` is an int64 ``(sparse_dim, nnz)`` array, ``values`` ``(nnz, *dense_shape)``.
+    CSR: ``indices`` is the pair ``(crow_indices, col_indices)``, ``values`` ``(nnz,)``.
+    """
+
+    __slots__ = ("coalesced", "device", "indices", "layout", "shape", "values")
+
+    def __init__(self, layout, indices, values, shape, coalesced=False, device=None):
+        self.layout = layout
+        self.indices = indices
+        self.values = values
+        self.shape = tuple(shape)
+        self.coalesced = coalesced
+        self.device = device
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    @property
+    def nnz(self) -> int:
+        return self.values.shape[0]
+
+    def copy(self) -> SparseData:
+        idx = self.indices
+        idx = tuple(a.copy() for a in idx) if isinstance(idx, tuple) else idx.copy()
+        return SparseData(
+            self.layout, idx, self.values.copy(), self.shape, self.coalesced, self.device
+        )
+
+    def dense(self):
+        """The dense array (duplicates summed)."""
+        from ..sparse import construction
+
+        return construction.dense_array(self)
+
+    def __iadd__(self, other):
+        # The engine sums gradients that meet at a node in place (``t._data += g._data``):
+        # sparse + sparse merges the entries, as PyTorch's sparse add.
+        if not isinstance(other, SparseData) or sparse_csr in (self.layout, other.layout):
+            raise RuntimeError(
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
+        from ..sparse.arrays import merge_add
+
+        xp = np if self.device is None or self.device.type == "cpu" else _cupy()
+        idx, vals = merge_add(
+            xp, self.indices, self.values, other.indices, other.values.astype(self.values.dtype),
+            self.shape,
+        )  # fmt: skip
+        both = self.coalesced and other.coalesced
+        return SparseData(sparse_coo, idx, vals, self.shape, both, self.device)
+
+    # Dense kernels that reach the payload through NumPy: PyTorch's dispatcher error, except
+    # the few elementwise ops whose result is dense in PyTorch anyway.
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or ufunc.__name__ not in _DENSIFYING:
+            raise not_implemented(
+                _ATEN_NAME.get(ufunc.__name__, ufunc.__name__), self.layout, self.device
+            )
+        inputs = tuple(x.dense() if isinstance(x, SparseData) else x for x in inputs)
+        return ufunc(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise not_implemented(func.__name__, self.layout, self.device)
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def __getattr__(self, name):
+        # Any other array attribute a dense kernel asks for (reshape, astype, strides, ...).
+        kind = "SparseCsr" if self.layout is sparse_csr else "Sparse"
+        raise NotImplementedError(
+            f"taimatsu: this operation has no kernel for {kind} tensors (it needs the dense "
+            f"array's '{name}'); convert with .to_dense() first"
+        )
+
+
+def _cupy():
+    from ..backend import cupy
+
+    return cupy()
+
+
+def make_sparse(data: SparseData, dtype: D.dtype, device) -> SparseTensor:
+    """Wrap a payload (no copy, no checks): the one constructor sparse ops use."""
+    data.device = device
+    t = _new(SparseTensor)
+    t._data = data
+    t._dtype = dtype
+    t._device = device
+    t._rg = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    t._storage = None
+    t._output_nr = 0
+    t._hooks = None
+    t._accum = None
+    t._fw = None
+    return t
+
+
+class SparseTensor(Tensor):
+    """A COO or CSR sparse tensor (see the module docstring); methods delegate to ``taimatsu.sparse``."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("sparse tensors are made by torch.sparse_coo_tensor or Tensor.to_sparse")
+
+    # ---- metadata ----------------------------------------------------------------------------
+    @property
+    def layout(self):
+        return self._data.layout
+
+    @property
+    def is_sparse(self) -> bool:
+        return self._data.layout is sparse_coo
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return self._data.layout is sparse_csr
+
+    def _kind(self) -> str:
+        return "SparseCsr" if self._data.layout is sparse_csr else "Sparse"
+
+    def stride(self, dim=None):
+        if self._data.layout is sparse_csr:
+            raise RuntimeError("Sparse CSR tensors do not have strides")
+        st = (0,) * self._data.ndim  # what PyTorch reports for a COO tensor
+        return st if dim is None else st[dim]
+
+    def data_ptr(self) -> int:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def untyped_storage(self):
+        raise NotImplementedError("Cannot access storage of SparseTensorImpl")
+
+    def storage_offset(self) -> int:
+        return 0
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return False
+
+    def contiguous(self, memory_format=None):
+        raise RuntimeError("unsupported memory format option Contiguous")
+
+    def numpy(self, *, force: bool = False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __array__(self, dtype=None, copy=None):
+        self.numpy()
+
+    def tolist(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self.to_dense().item()
+
+    def view(self, *shape):
+        raise not_implemented("view", self._data.layout, self._device)
+
+    def reshape(self, *shape):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+
+    def __iter__(self):
+        raise not_implemented("unbind.int", self._data.layout, self._device)
+
+    def __getitem__(self, index):
+        raise not_implemented("index.Tensor", self._data.layout, self._device)
+
+    def __reduce_ex__(self, protocol):
+        raise NotImplementedError(
+            "taimatsu: saving or pickling sparse tensors is not implemented; save "
+            "indices() and values() instead"
+        )
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return sparse_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return repr(self).__format__(spec)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = make_sparse(self._data.copy(), self._dtype, self._device)
+        new._rg = self._rg
+        memo[id(self)] = new
+        return new
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ---- autograd-free copies --------------------------------------------------------------
+    @property
+    def data(self) -> SparseTensor:
+        return make_sparse(_shallow(self._data), self._dtype, self._device)
+
+    @data.setter
+    def data(self, value) -> None:
+        self._data, self._dtype, self._device = value._data, value._dtype, value._device
+
+    def detach(self) -> SparseTensor:
+        t = make_sparse(_shallow(self._data), self._dtype, self._device)
+        t._vc = self._vc
+        return t
+
+    # ---- sparse structure ------------------------------------------------------------------
+    def sparse_dim(self) -> int:
+        return 2 if self._data.layout is sparse_csr else self._data.indices.shape[0]
+
+    def dense_dim(self) -> int:
+        return self._data.ndim - self.sparse_dim()
+
+    def _nnz(self) -> int:
+        return self._data.nnz
+
+    def is_coalesced(self) -> bool:
+        _sp().need_layout(self, "is_coalesced", sparse_coo)
+        return self._data.coalesced
+
+    def indices(self) -> Tensor:
+        return _sp().indices(self, checked=True)
+
+    def _indices(self) -> Tensor:
+        return _sp().indices(self, checked=False)
+
+    def values(self) -> Tensor:
+        return _sp().values(self, checked=True)
+
+    def _values(self) -> Tensor:
+        return _sp().values(self, checked=False)
+
+    def crow_indices(self) -> Tensor:
+        return _sp().compressed_indices(self, 0, "crow_indices")
+
+    def col_indices(self) -> Tensor:
+        return _sp().compressed_indices(self, 1, "col_indices")
+
+    def coalesce(self) -> SparseTensor:
+        return _sp().coalesce(self)
+
+    def to_dense(self, dtype=None, *, masked_grad=None) -> Tensor:
+        return _sp().to_dense(self, dtype)
+
+    def to_sparse(self, *args, **kwargs) -> SparseTensor:
+        return _sp().to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self) -> SparseTensor:
+        return _sp().to_sparse(self)
+
+    def to_sparse_csr(self, dense_dim=None) -> SparseTensor:
+        return _sp().to_sparse_csr(self, dense_dim)
+
+    def sparse_mask(self, mask) -> SparseTensor:
+        return _sp().sparse_mask(self, mask)
+
+    def clone(self, *, memory_format=None) -> SparseTensor:
+        return _sp().clone(self)
+
+    def to(self, *args, **kwargs) -> SparseTensor:
+        return _sp().to(self, *args, **kwargs)
+
+    def zero_(self) -> SparseTensor:
+        return _sp().zero_(self)
+
+    # ---- arithmetic ---------------------------------------------------------------------------
+    def add(self, other, *, alpha=1):
+        return _arith().add(self, other, alpha=alpha)
+
+    def __add__(self, other):
+        return _arith().add(self, other)
+
+    def __radd__(self, other):
+        return _arith().radd(self, other)
+
+    def add_(self, other, *, alpha=1):
+        return _arith().add_(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _arith().add(self, other, alpha=-alpha)
+
+    def __sub__(self, other):
+        return _arith().add(self, other, alpha=-1)
+
+    def __rsub__(self, other):
+        return _arith().radd(-self, other)
+
+    def mul(self, other):
+        return _arith().mul(self, other)
+
+    __mul__ = __rmul__ = mul
+
+    def mul_(self, other):
+        return _arith().mul_(self, other)
+
+    def div(self, other):
+        return _arith().div(self, other)
+
+    __truediv__ = div
+
+    def div_(self, other):
+        return _arith().mul_(self, 1.0 / other)
+
+    def neg(self):
+        return _arith().mul(self, -1)
+
+    __neg__ = neg
+
+    def t(self):
+        return _arith().t(self)
+
+    def transpose(self, dim0: int, dim1: int):
+        return _arith().transpose(self, dim0, dim1)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return _arith().sum(self, dim, keepdim, dtype)
+
+    def softmax(self, dim: int, dtype=None):
+        return _arith().softmax(self, dim, dtype)
+
+    def log_softmax(self, dim: int, dtype=None):
+        return _arith().log_softmax(self, dim, dtype)
+
+    # ---- matrix products ------------------------------------------------------------------------
+    def mm(self, mat2):
+        return _mm().mm(self, mat2)
+
+    matmul = __matmul__ = mm
+
+    def __rmatmul__(self, other):
+        return _mm().rmm(other, self)
+
+
+def _unary_method(name):
+    def method(self, *args, **kwargs):
+        return _arith().unary(self, name, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _no_kernel_method(name, aten):
+    def method(self, *args, **kwargs):
+        raise not_implemented(aten, self._data.layout, self._device)
+
+    method.__name__ = name
+    return method
+
+
+# PyTorch runs these on a COO tensor's values; the common dense ops it has no sparse kernel for
+# raise its dispatcher error by name (any other reaches the payload's generic error).
+for _n in [
+    "abs",
+    "sin",
+    "sinh",
+    "tan",
+    "tanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "sqrt",
+    "expm1",
+    "log1p",
+    "ceil",
+    "floor",
+    "round",
+    "trunc",
+    "sign",
+    "sgn",
+    "relu",
+    "square",
+    "frac",
+    "deg2rad",
+    "rad2deg",
+    "erf",
+    "isnan",
+    "signbit",
+    "nan_to_num",
+]:
+    setattr(SparseTensor, _n, _unary_method(_n))
+for _n, _aten in (
+    ("exp", "exp"),
+    ("log", "log"),
+    ("sigmoid", "sigmoid"),
+    ("cos", "cos"),
+    ("cosh", "cosh"),
+    ("exp2", "exp2"),
+    ("log2", "log2"),
+    ("log10", "log10"),
+    ("reciprocal", "reciprocal"),
+    ("rsqrt", "rsqrt"),
+    ("mean", "mean.dim"),
+    ("std", "std.correction"),
+    ("var", "var.correction"),
+    ("max", "max"),
+    ("min", "min"),
+    ("argmax", "argmax"),
+    ("argmin", "argmin"),
+    ("prod", "prod"),
+    ("cumsum", "cumsum"),
+    ("logsumexp", "logsumexp"),
+    ("erfc", "erfc"),
+    ("unsqueeze", "unsqueeze"),
+    ("squeeze", "squeeze"),
+    ("flatten", "flatten"),
+    ("permute", "permute"),
+    ("expand", "expand"),
+    ("unbind", "unbind.int"),
+):
+    setattr(SparseTensor, _n, _no_kernel_method(_n, _aten))
+
+
+def _shallow(data: SparseData) -> SparseData:
+    return SparseData(
+        data.layout, data.indices, data.values, data.shape, data.coalesced, data.device
+    )
+
+
+# ---- printing -----------------------------------------------------------------------------------
+def sparse_repr(t: SparseTensor) -> str:
+    """PyTorch's repr of a sparse tensor: its index and value tensors, then size, nnz, layout."""
+    from .. import backend as _backend
+
+    data = t._data
+    indent = len("tensor(")
+    if data.layout is sparse_csr:
+        parts = [("crow_indices", data.indices[0]), ("col_indices", data.indices[1])]
+    else:
+        parts = [("indices", data.indices)]
+    parts.append(("values", data.values))
+    text = []
+    for name, arr in parts:
+        arr = _backend.to_numpy(arr)
+        dtype_name = "int64" if name != "values" else t._dtype.name
+        if t._dtype is D.bfloat16 and name == "values":
+            arr = arr.astype(np.float32)
+        prefix = name + "=tensor("
+        body = _tensor_str._tensor_body(arr, dtype_name, indent + len(prefix)) if arr.size else "[]"
+        if not arr.size:
+            body += f", size={tuple(arr.shape)}"
+        text.append(prefix + body + ")")
+    suffixes = [] if t._device.type == "cpu" else [f"device='{t._device}'"]
+    suffixes += [f"size={data.shape}", f"nnz={data.nnz}"]
+    default = D.get_default_dtype()
+    default_complex = D.complex128 if default is D.float64 else D.complex64
+    if t._dtype not in (default, default_complex, D.int64, D.bool):
+        suffixes.append(f"dtype=torch.{t._dtype.name}")
+    suffixes.append(f"layout={data.layout!r}")
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    body = "tensor(" + (",\n" + " " * indent).join(text)
+    return _suffixed(body, suffixes, indent, force_newline=data.layout is sparse_coo)
+
+
+def _suffixed(text: str, suffixes: list, indent: int, force_newline: bool) -> str:
+    """Suffixes wrap at linewidth; a COO tensor's first one always starts a new line."""
+    last = len(text) - text.rfind("\n") + 1  # PyTorch's count, one more than the line's length
+    pieces = [text]
+    for suffix in suffixes:
+        if force_newline or last + len(suffix) + 2 > _tensor_str.PRINT_OPTS.linewidth:
+            pieces.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+            force_newline = False
+        else:
+            pieces.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(pieces) + ")"
+
+
+def _sp():
+    from ..sparse import construction
+
+    return construction
+
+
+def _arith():
+    from ..sparse import arithmetic
+
+    return arithmetic
+
+
+def _mm():
+    from ..sparse import matmul
+
+    return matmul

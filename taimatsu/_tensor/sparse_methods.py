@@ -1,0 +1,75 @@
+"""The sparse-layout methods of a dense (strided) ``Tensor``: conversions to the sparse layouts,
+and PyTorch's errors for the accessors that only sparse tensors have. ``SparseTensor``
+(_tensor/sparse.py) overrides every one of them.
+"""
+
+from __future__ import annotations
+
+_NOT_RUN_DENSE = (
+    "Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be because "
+    "the operator doesn't exist for this backend, or was omitted during the selective/custom build "
+    "process (if using custom build). If you are a Facebook employee using PyTorch on mobile, please "
+    "visit https://fburl.com/ptmfixes for possible resolutions."
+)
+
+
+def _construction():
+    from ..sparse import construction
+
+    return construction
+
+
+class SparseLayoutMethods:
+    __slots__ = ()
+
+    def to_sparse(self, *args, **kwargs):
+        return _construction().to_sparse(self, *args, **kwargs)
+
+    def to_sparse_coo(self):
+        return _construction().to_sparse(self)
+
+    def to_sparse_csr(self, dense_dim=None):
+        return _construction().to_sparse_csr(self, dense_dim)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    def sparse_mask(self, mask):
+        return _construction().sparse_mask(self, mask)
+
+    def sparse_dim(self) -> int:
+        return 0
+
+    def dense_dim(self) -> int:
+        return self.dim()
+
+    def indices(self):
+        _construction().need_layout(self, "indices", _construction().sparse_coo)
+
+    def values(self):
+        return _construction().values(self, checked=True)
+
+    def crow_indices(self):
+        _construction().need_layout(self, "crow_indices", _construction().sparse_csr)
+
+    def col_indices(self):
+        _construction().need_layout(self, "col_indices", _construction().sparse_csr)
+
+    def coalesce(self):
+        _construction().need_layout(self, "coalesce", _construction().sparse_coo)
+
+    def is_coalesced(self) -> bool:
+        _construction().need_layout(self, "is_coalesced", _construction().sparse_coo)
+
+    def _indices(self):
+        raise self._dense_backend_error("_indices")
+
+    def _values(self):
+        raise self._dense_backend_error("_values")
+
+    def _nnz(self) -> int:
+        raise self._dense_backend_error("_nnz")
+
+    def _dense_backend_error(self, op: str) -> NotImplementedError:
+        backend = "CPU" if self.device.type == "cpu" else "CUDA"
+        return NotImplementedError(_NOT_RUN_DENSE.format(op=op, backend=backend))

@@ -1,0 +1,398 @@
+"""Elementwise arithmetic, transposition, sums and softmax on sparse tensors, with PyTorch's
+result layouts: sparse + sparse and sparse * scalar stay sparse, dense + sparse is dense,
+sparse + dense is PyTorch's error, a full ``sum()`` is a dense 0-d tensor.
+
+Softmax works among the specified entries of each slice along ``dim`` (unspecified ones count
+as -inf), as ``torch.sparse.softmax`` does. Hybrid tensors (dense dims) are supported by add,
+mul, t and sum; softmax takes them only along a sparse dim with no dense dims.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtype as D
+from .._layout import sparse_coo, sparse_csr, strided
+from .._tensor.core import Tensor, _wrap
+from .._tensor.sparse import SparseTensor, not_implemented
+from ..autograd.grad_mode import state as _gm
+from ..autograd.graph import node_class
+from ..backend import xp_of
+from ..ops._dispatch import record
+from . import arrays
+from .construction import (
+    coalesce,
+    coo,
+    coo_arrays,
+    csr,
+    like,
+    masked_like,
+    masked_values,
+    pattern,
+    to_dense,
+    values,
+)
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, numbers.Number) or (
+        isinstance(x, Tensor) and x.layout is strided and x.dim() == 0
+    )
+
+
+def _same_size(a: Tensor, b: Tensor, name: str = "add") -> None:
+    if a.shape != b.shape:
+        raise RuntimeError(
+            f"{name}: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
+            f"{list(b.shape)}"
+        )
+
+
+# ---- add ------------------------------------------------------------------------------------------
+def _add_arrays(a: SparseTensor, b: SparseTensor, alpha, dtype):
+    """COO arrays of ``a + alpha * b`` (PyTorch's merge) and whether the result is coalesced."""
+    xp = xp_of(a._device)
+    ai, av = coo_arrays(a)
+    bi, bv = coo_arrays(b)
+    idx, vals = arrays.merge_add(
+        xp,
+        ai,
+        av.astype(dtype.np, copy=False),
+        bi,
+        bv.astype(dtype.np, copy=False),
+        a._data.shape,
+        alpha,
+    )
+    return idx, vals, a._data.coalesced and b._data.coalesced
+
+
+def add(a: SparseTensor, other, *, alpha=1) -> Tensor:
+    """``sparse + other``: sparse + sparse is sparse; a dense or scalar ``other`` is PyTorch's error."""
+    if not isinstance(other, SparseTensor):
+        raise RuntimeError(  # noqa: TRY004  (PyTorch raises RuntimeError)
+            "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+        )
+    _same_size(a, other)
+    dtype = D.promote_types(a._dtype, other._dtype)
+    idx, vals, done = _add_arrays(a, other, alpha, dtype)
+    if a.layout is sparse_csr and other.layout is sparse_csr:
+        xp = xp_of(a._device)
+        if not done:
+            idx, vals = arrays.coalesce(xp, idx, vals, a._data.shape)
+        out = csr(*arrays.coo_to_csr(xp, idx, vals, a.shape[0]), a.shape, dtype, a._device)
+    else:
+        out = coo(idx, vals, a._data.shape, dtype, a._device, done)
+    if _gm.enabled and (a._rg or other._rg):
+        record(_AddBackward, (a, other), out, alpha=alpha)
+    return out
+
+
+def radd(a: SparseTensor, other) -> Tensor:
+    """``dense + sparse``: a dense tensor; both operands get the dense gradient, as in PyTorch."""
+    if not isinstance(other, Tensor) or other.dim() == 0 and not isinstance(other, SparseTensor):
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    _same_size(other, a)
+    out = other.detach() + to_dense(a.detach())
+    if _gm.enabled and (a._rg or other._rg):
+        record(_AddBackward, (other, a), out, alpha=1)
+    return out
+
+
+def add_(a: SparseTensor, other, *, alpha=1) -> SparseTensor:
+    """In place (no autograd): the payload is replaced by that of ``a + alpha * other``."""
+    r = add(a.detach(), other.detach() if isinstance(other, Tensor) else other, alpha=alpha)
+    _replace(a, r)
+    return a
+
+
+def _replace(a: SparseTensor, r: SparseTensor) -> None:
+    if a._rg and a.grad_fn is None and _gm.enabled:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if r._dtype is not a._dtype:
+        r = r.to(a._dtype)
+    a._data = r._data
+    a._data.device = a._device
+    a._vc[0] += 1
+
+
+# ---- mul / div ------------------------------------------------------------------------------------
+def mul(a: SparseTensor, other) -> Tensor:
+    """sparse * scalar and sparse * dense (same shape) are sparse with ``a``'s pattern;
+    sparse * sparse keeps the entries both specify."""
+    if _is_scalar(other):
+        vals = _wrap(a._data.values, a._dtype, a._device) * other
+        out = like(a, vals._data)
+        out._dtype = vals._dtype
+        if _gm.enabled and (a._rg or (isinstance(other, Tensor) and other._rg)):
+            record(_MulScalarBackward, (a,), out, other=other)
+        return out
+    if isinstance(other, SparseTensor):
+        return _mul_sparse(a, other)
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"mul(): argument 'other' must be Tensor or Number, not {type(other).__name__}"
+        )
+    _same_size(a, other, "mul")
+    vals = _wrap(a._data.values, a._dtype, a._device) * _wrap(
+        masked_values(other.detach(), a), other._dtype, other._device
+    )
+    out = like(a, vals._data)
+    out._dtype = vals._dtype
+    if _gm.enabled and (a._rg or other._rg):
+        record(_MulDenseBackward, (a, other), out, a=a.detach(), b=other.detach())
+    return out
+
+
+def mul_(a: SparseTensor, other) -> SparseTensor:
+    _replace(a, mul(a.detach(), other.detach() if isinstance(other, Tensor) else other))
+    return a
+
+
+def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
+    """PyTorch's rule: two coalesced operands give their (coalesced) intersection; otherwise
+    the result keeps the entries of the uncoalesced operand (of the one with fewer entries when
+    both are), each times the other's (coalesced) value there, zero included."""
+    _same_size(a, b, "mul")
+    if _gm.enabled and (a._rg or b._rg):
+        raise NotImplementedError("taimatsu: the gradient of sparse * sparse is not implemented")
+    if a.layout is not sparse_coo or b.layout is not sparse_coo:
+        raise not_implemented("mul.Tensor", sparse_csr, a._device)
+    xp = xp_of(a._device)
+    dtype = D.promote_types(a._dtype, b._dtype)
+    shape = a._data.shape
+    if a._data.coalesced and b._data.coalesced:
+        k = a.sparse_dim()
+        la = arrays.linear_index(xp, a._data.indices, shape[:k])
+        lb = arrays.linear_index(xp, b._data.indices, shape[:k])
+        _, ia, ib = xp.intersect1d(la, lb, assume_unique=True, return_indices=True)
+        vals = (a._data.values[ia] * b._data.values[ib]).astype(dtype.np)
+        return coo(a._data.indices[:, ia], vals, shape, dtype, a._device, True)
+    if a._data.coalesced or (not b._data.coalesced and b._nnz() <= a._nnz()):
+        a, b = b, a  # ``a``: the operand whose entries the result keeps
+    bi, bv = b._data.indices, b._data.values
+    other = arrays.gather_sparse(xp, a._data.indices, shape, bi, bv)
+    vals = (a._data.values * other).astype(dtype.np)
+    return coo(a._data.indices, vals, shape, dtype, a._device, False)
+
+
+def div(a: SparseTensor, other) -> SparseTensor:
+    if not _is_scalar(other):
+        raise not_implemented("div.Tensor", a.layout, a._device)
+    vals = _wrap(a._data.values, a._dtype, a._device) / other
+    out = like(a, vals._data)
+    out._dtype = vals._dtype
+    if _gm.enabled and a._rg:
+        record(_DivScalarBackward, (a,), out, other=other)
+    return out
+
+
+# ---- zero-preserving unary ops ----------------------------------------------------------------------
+def unary(a: SparseTensor, name: str, *args, **kwargs) -> SparseTensor:
+    """``op`` applied to the values of the coalesced tensor (so duplicates are summed first).
+
+    The gradient flows through CoalesceBackward0, ValuesBackward0 and the dense op's own node;
+    the result's grad_fn is therefore SparseCooTensorWithDimsAndTensorsBackward0 (PyTorch
+    names it after the op, e.g. SinBackward0)."""
+    from .construction import sparse_coo_tensor
+
+    if a.layout is not sparse_coo:
+        raise not_implemented(name, a.layout, a._device)
+    c = coalesce(a)
+    v = _wrap(c._data.values, c._dtype, c._device)
+    if c._rg and _gm.enabled:  # PyTorch's gradient here comes flagged uncoalesced
+        v = values(c, True, grad_coalesced=False)
+    r = getattr(v, name)(*args, **kwargs)
+    return sparse_coo_tensor(
+        _wrap(c._data.indices, D.int64, c._device), r, c.shape, is_coalesced=True,
+        check_invariants=False,
+    )  # fmt: skip
+
+
+# ---- transpose ----------------------------------------------------------------------------------
+def t(a: SparseTensor) -> SparseTensor:
+    if a.dim() > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {a.sparse_dim()} "
+            f"sparse and {a.dense_dim()} dense dimensions"
+        )
+    return transpose(a, 0, a.dim() - 1) if a.dim() == 2 else a
+
+
+def transpose(a: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
+    if a.layout is not sparse_coo:
+        raise NotImplementedError(
+            "taimatsu: transposing a sparse CSR tensor (PyTorch gives CSC) is not implemented"
+        )
+    n, k = a.dim(), a.sparse_dim()
+    d0, d1 = dim0 % n, dim1 % n
+    if max(d0, d1) >= k:
+        raise NotImplementedError("taimatsu: transposing a dense dim of a hybrid sparse tensor")
+    order = list(range(k))
+    order[d0], order[d1] = order[d1], order[d0]
+    shape = list(a.shape)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    out = coo(a._data.indices[order], a._data.values, tuple(shape), a._dtype, a._device, False)
+    if _gm.enabled and a._rg:
+        record(_TransposeBackward, (a,), out, dims=(d0, d1))
+    return out
+
+
+# ---- sum ----------------------------------------------------------------------------------------
+def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+    """All entries (a dense 0-d tensor), or over ``dim``: sparse while sparse dims remain."""
+    if dtype is not None:
+        a = a.to(dtype)
+    if dim is None:
+        vals = _wrap(a._data.values, a._dtype, a._device).detach().sum()
+        out = vals
+        if _gm.enabled and a._rg:
+            record(_SumBackward, (a,), out, like=a)
+        return out
+    if keepdim:
+        raise NotImplementedError("taimatsu: sparse sum with keepdim=True is not implemented")
+    if a.layout is sparse_csr:
+        a = a.to_sparse()
+    n, k = a.dim(), a.sparse_dim()
+    dims = sorted({d % n for d in (dim if isinstance(dim, (tuple, list)) else (dim,))})
+    keep = [d for d in range(k) if d not in dims]
+    dense_axes = tuple(1 + d - k for d in dims if d >= k)
+    xp = xp_of(a._device)
+    idx, vals = a._data.indices[keep], a._data.values
+    if dense_axes:
+        vals = vals.sum(axis=dense_axes)
+    vals = vals.astype(_sum_dtype(a._dtype).np, copy=False)
+    rest = tuple(s for d, s in enumerate(a.shape) if d not in dims)
+    if keep:
+        idx, vals = arrays.coalesce(xp, idx, vals, rest)
+        out = coo(idx, vals, rest, _sum_dtype(a._dtype), a._device, True)
+    else:
+        out = _wrap(vals.sum(axis=0), _sum_dtype(a._dtype), a._device)
+    if _gm.enabled and a._rg:
+        record(_SparseSumBackward, (a,), out, like=a, keep=keep, dense_axes=dense_axes)
+    return out
+
+
+def _sum_dtype(dtype):
+    return D.int64 if dtype.category <= D.INT else dtype
+
+
+# ---- softmax ------------------------------------------------------------------------------------
+def _lines(xp, a: SparseTensor, dim: int):
+    """For the coalesced ``a``: the id of each entry's slice along ``dim``, and the slice count."""
+    k = a.sparse_dim()
+    if a.dense_dim():
+        raise NotImplementedError("taimatsu: sparse softmax of a hybrid tensor is not implemented")
+    d = dim % a.dim()
+    other = [i for i in range(k) if i != d]
+    shape = tuple(a.shape[i] for i in other)
+    lin = arrays.linear_index(xp, a._data.indices[other], shape)
+    ids, line = xp.unique(lin, return_inverse=True)
+    return line.reshape(-1), ids.shape[0]
+
+
+def _grouped(xp, ufunc, line, n, vals, fill):
+    out = xp.full(n, fill, dtype=vals.dtype)
+    if xp is np:
+        ufunc.at(out, line, vals)
+    else:
+        arrays.scatter_add(xp, out, line, vals) if ufunc is np.add else ufunc.at(out, line, vals)
+    return out
+
+
+def _softmax(a: SparseTensor, dim: int, dtype, log: bool) -> SparseTensor:
+    if dtype is not None:
+        a = a.to(dtype)
+    c = coalesce(a.detach()) if a.layout is sparse_coo else a.detach().to_sparse()
+    xp = xp_of(a._device)
+    line, n = _lines(xp, c, dim)
+    v = c._data.values
+    shifted = v - _grouped(xp, np.maximum, line, n, v, -np.inf)[line]
+    e = xp.exp(shifted)
+    total = _grouped(xp, np.add, line, n, e, 0)[line]
+    vals = (shifted - xp.log(total)) if log else e / total
+    out = like(c, vals.astype(v.dtype, copy=False))
+    if _gm.enabled and a._rg:
+        record(
+            _SoftmaxBackward if not log else _LogSoftmaxBackward,
+            (a,),
+            out,
+            out_=out.detach(),
+            dim=dim,
+        )
+    return out
+
+
+def softmax(a: SparseTensor, dim: int, dtype=None) -> SparseTensor:
+    """``torch.sparse.softmax``: softmax over the specified entries of each slice along ``dim``."""
+    return _softmax(a, dim, dtype, False)
+
+
+def log_softmax(a: SparseTensor, dim: int, dtype=None) -> SparseTensor:
+    return _softmax(a, dim, dtype, True)
+
+
+# ---- autograd -------------------------------------------------------------------------------------
+def _add_vjp(node, g):
+    alpha = node.alpha
+    return g, (g if alpha == 1 else g * alpha)
+
+
+def _mul_dense_vjp(node, g):
+    a = node.a
+    ga = masked_like(a, g)
+    ga._data.values = ga._data.values * masked_values(node.b, ga)
+    gb = like(a, masked_values(g, a) * a._data.values)  # PyTorch's is sparse too
+    return ga, gb
+
+
+def _sum_vjp(node, g):
+    # PyTorch hands the sparse input a dense gradient here
+    return (g.expand(node.like.shape),)
+
+
+def _sparse_sum_vjp(node, g):
+    """``g`` at the kept indices of each distinct entry of the input, broadcast over the summed
+    dense dims (PyTorch's pattern: the input's coalesced one, flagged uncoalesced)."""
+    s = node.like
+    xp = xp_of(s._device)
+    idx, vals = pattern(s), s._data.values
+    if not node.keep:
+        part = g._data[None]
+    elif g.layout is strided:
+        part = g._data[tuple(idx[node.keep])]
+    else:
+        part = arrays.gather_sparse(xp, idx[node.keep], g._data.shape, *coo_arrays(g))
+    for ax in node.dense_axes:
+        part = xp.expand_dims(part, ax)
+    full = xp.broadcast_to(part, (idx.shape[1],) + vals.shape[1:]).astype(vals.dtype)
+    return (coo(idx, full, s._data.shape, s._dtype, s._device, False),)
+
+
+def _softmax_vjp(node, g):
+    y = node.out_
+    xp = xp_of(y._device)
+    gv = masked_values(g, y)
+    yv = y._data.values
+    line, n = _lines(xp, y, node.dim)
+    if node.log:
+        gx = gv - xp.exp(yv) * _grouped(xp, np.add, line, n, gv, 0)[line]
+    else:
+        gx = yv * (gv - _grouped(xp, np.add, line, n, gv * yv, 0)[line])
+    return (coo(y._data.indices, gx.astype(yv.dtype, copy=False), y.shape, y._dtype, y._device),)
+
+
+_AddBackward = node_class("AddBackward0", _add_vjp)
+_MulScalarBackward = node_class("MulBackward0", lambda node, g: (g * node.other,))
+_MulDenseBackward = node_class("MulBackward0", _mul_dense_vjp)
+_DivScalarBackward = node_class("DivBackward0", lambda node, g: (g / node.other,))
+_TransposeBackward = node_class("TBackward0", lambda node, g: (g.transpose(*node.dims),))
+_SumBackward = node_class("SumBackward0", _sum_vjp)
+_SparseSumBackward = node_class("SparseSumBackward0", _sparse_sum_vjp)
+_SoftmaxBackward = node_class("SparseSoftmaxBackward0", _softmax_vjp)
+_LogSoftmaxBackward = node_class("SparseLogSoftmaxBackward0", _softmax_vjp)
+_SoftmaxBackward.log = False
+_LogSoftmaxBackward.log = True

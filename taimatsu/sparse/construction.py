@@ -1,0 +1,446 @@
+"""Making sparse tensors and taking them apart: ``sparse_coo_tensor``, ``sparse_csr_tensor``,
+``to_sparse``/``to_sparse_csr``/``to_dense``, ``coalesce``, ``indices``/``values``, ``sparse_mask``,
+``clone``/``to``, with PyTorch's autograd nodes (``ToDenseBackward0`` hands the input a sparse
+gradient with the input's sparsity pattern, as PyTorch's does).
+
+The backward formulas run on arrays (no double backward through sparse ops).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, cpu
+from .._layout import sparse_coo, sparse_csr, strided
+from .._tensor.core import Tensor, _wrap
+from .._tensor.sparse import SparseData, SparseTensor, make_sparse
+from ..autograd.grad_mode import state as _gm
+from ..autograd.graph import node_class
+from ..backend import to_device, xp_of
+from ..ops._dispatch import record
+from . import arrays
+
+_KIND = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr"}
+_warned = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+_INVARIANTS_MSG = (
+    "Sparse invariant checks are implicitly disabled. Memory errors (e.g. SEGFAULT) will occur when "
+    "operating on a sparse tensor which violates the invariants, but checks incur performance overhead. "
+    "To silence this warning, explicitly opt in or out. See "
+    "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)"
+)
+_CSR_BETA_MSG = (
+    "Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor "
+    "support, please submit a feature request to https://github.com/pytorch/pytorch/issues. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/SparseCsrTensorImpl.cpp:49.)"
+)
+# torch.sparse.check_sparse_tensor_invariants.enable()/disable(): None until set explicitly.
+invariants = {"enabled": None}
+
+
+def kind(t: Tensor) -> str:
+    return _KIND[t.layout]
+
+
+def need_layout(t: Tensor, name: str, layout) -> None:
+    if t.layout is not layout:
+        what = "coordinate" if layout is sparse_coo else "row compressed"
+        raise RuntimeError(f"{name} expected sparse {what} tensor layout but got {kind(t)}")
+
+
+def coo(indices, values, shape, dtype, device, coalesced=False) -> SparseTensor:
+    return make_sparse(SparseData(sparse_coo, indices, values, shape, coalesced), dtype, device)
+
+
+def csr(crow, col, values, shape, dtype, device) -> SparseTensor:
+    _warn_once("csr", _CSR_BETA_MSG)
+    return make_sparse(SparseData(sparse_csr, (crow, col), values, shape, True), dtype, device)
+
+
+def coo_arrays(t: SparseTensor):
+    """(indices, values) of a COO or CSR tensor as COO arrays."""
+    data = t._data
+    if data.layout is sparse_csr:
+        xp = xp_of(t._device)
+        return arrays.csr_to_coo_indices(xp, *data.indices), data.values
+    return data.indices, data.values
+
+
+def dense_array(data: SparseData):
+    xp = xp_of(data.device or cpu)
+    if data.layout is sparse_csr:
+        idx = arrays.csr_to_coo_indices(xp, *data.indices)
+        return arrays.coo_to_dense(xp, idx, data.values, data.shape)
+    return arrays.coo_to_dense(xp, data.indices, data.values, data.shape)
+
+
+# ---- factories --------------------------------------------------------------------------------
+def _as_tensor(x, dtype=None, device=None) -> Tensor:
+    from ..ops.creation.factories import tensor
+
+    if isinstance(x, Tensor):
+        return x.to(dtype=dtype or x.dtype, device=device or x.device)
+    return tensor(x, dtype=dtype, device=device)
+
+
+def _index_array(x, device, what: str):
+    t = _as_tensor(x, device=device)
+    if t.dtype.category > D.INT:
+        t = t.to(D.int64)  # PyTorch casts float indices too
+    return t.detach()._data.astype(np.int64, copy=False)
+
+
+def sparse_coo_tensor(
+    indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+    requires_grad=False, check_invariants=None, is_coalesced=None,
+) -> SparseTensor:  # fmt: skip
+    """``torch.sparse_coo_tensor``: an uncoalesced COO tensor (unless ``is_coalesced=True``);
+    the values keep their graph (SparseCooTensorWithDimsAndTensorsBackward0)."""
+    if check_invariants is None and invariants["enabled"] is None:
+        _warn_once("invariants", _INVARIANTS_MSG)
+    dev = as_device(device) if device is not None else None
+    vals = _as_tensor(values, dtype, dev)
+    dev = vals.device
+    idx = _index_array(indices, dev, "indices")
+    if idx.ndim != 2:
+        k = idx.shape[0] if idx.ndim else 0  # PyTorch reads sparse_dim off dim 0 first
+        if size is not None and len(size) != k + vals.dim() - 1:
+            _size_error(size, k, vals.dim() - 1)
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
+    if vals.dim() == 0:
+        vals = vals.reshape(1) if idx.shape[1] == 1 else vals
+    if idx.shape[1] != vals.shape[0]:
+        raise RuntimeError(
+            "indices and values must have same nnz, but got nnz from indices: "
+            f"{idx.shape[1]}, nnz from values: {vals.shape[0]}"
+        )
+    k, dense_shape = idx.shape[0], tuple(vals.shape[1:])
+    if size is None:
+        lead = tuple(int(m) + 1 for m in idx.max(axis=1)) if idx.shape[1] else (0,) * k
+        size = lead + dense_shape
+    size = tuple(int(s) for s in size)
+    if len(size) != k + len(dense_shape):
+        _size_error(size, k, len(dense_shape))
+    if check_invariants or (check_invariants is None and invariants["enabled"]):
+        _check_coo(idx, size)
+    coalesced = bool(is_coalesced) if is_coalesced is not None else idx.shape[1] < 2
+    out = coo(idx, vals._data, size, vals.dtype, dev, coalesced)
+    if requires_grad:
+        out.requires_grad_(True)
+    elif vals._rg and _gm.enabled:
+        record(_SparseCooBackward, (vals,), out, indices=idx, shape=size)
+    return out
+
+
+def _size_error(size, k: int, dense_dim: int):
+    raise RuntimeError(
+        f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+        f"sparse_dim = {k}, dense_dim = {dense_dim}"
+    )
+
+
+def _check_coo(idx, size) -> None:
+    for d in range(idx.shape[0]):
+        if idx.shape[1] and int(idx[d].min()) < 0:
+            raise RuntimeError(f"found negative index {int(idx[d].min())} for dim {d}")
+        if idx.shape[1] and int(idx[d].max()) >= size[d]:
+            raise RuntimeError(
+                f"size is inconsistent with indices: for dim {d}, size is {size[d]} but found "
+                f"index {int(idx[d].max())}"
+            )
+
+
+def sparse_csr_tensor(
+    crow_indices, col_indices, values, size=None, *, dtype=None, device=None,
+    pin_memory=False, requires_grad=False, check_invariants=None,
+) -> SparseTensor:  # fmt: skip
+    """``torch.sparse_csr_tensor`` for 2-d matrices with scalar values (no batch or dense dims)."""
+    if check_invariants is None and invariants["enabled"] is None:
+        _warn_once("invariants", _INVARIANTS_MSG)
+    dev = as_device(device) if device is not None else None
+    vals = _as_tensor(values, dtype, dev)
+    dev = vals.device
+    crow = _index_array(crow_indices, dev, "crow_indices")
+    col = _index_array(col_indices, dev, "col_indices")
+    if crow.ndim != 1 or col.ndim != 1 or vals.dim() != 1:
+        raise NotImplementedError(
+            "taimatsu: sparse_csr_tensor supports 2-d matrices with scalar values only"
+        )
+    if col.shape[0] != vals.shape[0]:
+        raise RuntimeError(
+            "col_indices and values must have the same number of elements, but got "
+            f"col_indices.size(-1)={col.shape[0]} and values.size(-1)={vals.shape[0]}"
+        )
+    if size is None:
+        size = (crow.shape[0] - 1, int(col.max()) + 1 if col.shape[0] else 0)
+    size = tuple(int(s) for s in size)
+    if len(size) != 2:
+        raise NotImplementedError("taimatsu: sparse_csr_tensor supports 2-d matrices only")
+    if check_invariants and (crow.shape[0] != size[0] + 1 or int(crow[-1]) != col.shape[0]):
+        raise RuntimeError(
+            f"`crow_indices[..., -1] == nnz` is not satisfied or crow_indices has not "
+            f"{size[0] + 1} elements"
+        )
+    out = csr(crow, col, vals._data, size, vals.dtype, dev)
+    if requires_grad:
+        out.requires_grad_(True)
+    elif vals._rg and _gm.enabled:
+        record(_SparseCsrBackward, (vals,), out)
+    return out
+
+
+# ---- accessors --------------------------------------------------------------------------------
+def indices(t: Tensor, checked: bool) -> Tensor:
+    need_layout(t, "indices" if checked else "_indices", sparse_coo)
+    if checked and not t._data.coalesced:
+        raise RuntimeError(
+            "Cannot get indices on an uncoalesced tensor, please call .coalesce() first"
+        )
+    return _wrap(t._data.indices, D.int64, t._device)
+
+
+def values(t: Tensor, checked: bool, grad_coalesced: bool = True) -> Tensor:
+    if t.layout is strided:
+        raise RuntimeError(
+            f"{'values' if checked else '_values'} expected sparse tensor layout but got Strided"
+        )
+    data = t._data
+    if checked and data.layout is sparse_coo and not data.coalesced:
+        raise RuntimeError(
+            "Cannot get values on an uncoalesced tensor, please call .coalesce() first"
+        )
+    out = _wrap(data.values, t._dtype, t._device)
+    out._vc = t._vc
+    if checked and t._rg and _gm.enabled:
+        record(_ValuesBackward, (t,), out, like=t, grad_coalesced=grad_coalesced)
+    return out
+
+
+def compressed_indices(t: Tensor, which: int, name: str) -> Tensor:
+    need_layout(t, name, sparse_csr)
+    return _wrap(t._data.indices[which], D.int64, t._device)
+
+
+# ---- conversions --------------------------------------------------------------------------------
+def coalesce(t: SparseTensor) -> SparseTensor:
+    need_layout(t, "coalesce", sparse_coo)
+    data = t._data
+    if data.coalesced:
+        return t
+    xp = xp_of(t._device)
+    idx, vals = arrays.coalesce(xp, data.indices, data.values, data.shape)
+    out = coo(idx, vals, data.shape, t._dtype, t._device, True)
+    if t._rg and _gm.enabled:
+        record(_CoalesceBackward, (t,), out)
+    return out
+
+
+def to_dense(t: Tensor, dtype=None) -> Tensor:
+    if t.layout is strided:
+        return t if dtype is None else t.to(dtype)
+    out = _wrap(dense_array(t._data), t._dtype, t._device)
+    if t._rg and _gm.enabled:
+        record(_ToDenseBackward, (t,), out, like=t)
+    return out if dtype is None else out.to(dtype)
+
+
+def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """``Tensor.to_sparse``: a coalesced COO tensor (or ``layout=torch.sparse_csr``)."""
+    if layout is sparse_csr:
+        return to_sparse_csr(t, dense_dim)
+    if layout not in (None, sparse_coo):
+        raise NotImplementedError(f"taimatsu: to_sparse to layout {layout} is not implemented")
+    if t.layout is sparse_coo:
+        if sparse_dim is not None and sparse_dim != t.sparse_dim():
+            raise RuntimeError(
+                "to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
+                "is not supported"
+            )
+        return t
+    xp = xp_of(t._device)
+    if t.layout is sparse_csr:
+        idx, vals = coo_arrays(t)
+        out = coo(idx, vals.copy(), t._data.shape, t._dtype, t._device, True)
+        node = _ToSparseBackward  # the gradient only needs densifying back
+    else:
+        sparse_dim = t.dim() if sparse_dim is None else sparse_dim
+        if not 0 <= sparse_dim <= t.dim():
+            raise RuntimeError(
+                f"sparse_dim argument must be in [0,{t.dim()}] range, but {sparse_dim} is given"
+            )
+        idx, vals = arrays.dense_to_coo(xp, t._data, sparse_dim)
+        out = coo(idx, vals, t.shape, t._dtype, t._device, True)
+        node = _ToSparseBackward
+    if t._rg and _gm.enabled:
+        record(node, (t,), out)
+    return out
+
+
+def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
+    if t.layout is sparse_csr:
+        return t
+    if t.dim() != 2:
+        raise NotImplementedError("taimatsu: to_sparse_csr supports 2-d tensors only")
+    xp = xp_of(t._device)
+    if t.layout is sparse_coo:
+        data = t._data
+        idx, vals = arrays.coalesce(xp, data.indices, data.values, data.shape)
+    else:
+        idx, vals = arrays.dense_to_coo(xp, t._data, 2)
+    crow, col, vals = arrays.coo_to_csr(xp, idx, vals, t.shape[0])
+    out = csr(crow, col, vals, t.shape, t._dtype, t._device)
+    if t._rg and _gm.enabled:
+        record(_ToSparseCsrBackward, (t,), out, src=t.layout, like=t.detach())
+    return out
+
+
+def sparse_mask(t: Tensor, mask: SparseTensor) -> SparseTensor:
+    """``t.sparse_mask(mask)``: ``t``'s entries at ``mask``'s (coalesced) indices."""
+    if t.shape != mask.shape:
+        raise RuntimeError(
+            "sparse_mask(): operands have incompatible sizes; self has size "
+            f"{list(t.shape)} but mask has size {list(mask.shape)}"
+        )
+    return masked_like(mask, t, mask.layout is sparse_csr or mask._data.coalesced)
+
+
+def masked_like(mask: SparseTensor, g: Tensor, coalesced: bool = False) -> SparseTensor:
+    """``g`` (dense or sparse) at the distinct entries of ``mask``, in ``mask``'s layout: the
+    gradient PyTorch hands a sparse input (flagged uncoalesced, as PyTorch's is)."""
+    data = mask._data
+    if data.layout is sparse_csr:
+        return like(mask, masked_values(g, mask))
+    idx = pattern(mask)
+    return coo(idx, _gather(g, idx, data.shape), data.shape, g._dtype, mask._device, coalesced)
+
+
+def pattern(t: SparseTensor):
+    """The distinct COO indices of ``t``, sorted (its coalesced indices)."""
+    data = t._data
+    if data.coalesced:
+        return data.indices
+    xp = xp_of(t._device)
+    k = data.indices.shape[0]
+    lin = xp.unique(arrays.linear_index(xp, data.indices, data.shape[:k]))
+    return xp.stack(xp.unravel_index(lin, data.shape[:k])).astype(np.int64).reshape(k, -1)
+
+
+def _gather(g: Tensor, idx, shape):
+    if g.layout is strided:
+        return g._data[tuple(idx)]
+    return arrays.gather_sparse(xp_of(g._device), idx, shape, *coo_arrays(g))
+
+
+def masked_values(g: Tensor, mask: SparseTensor):
+    """The values array of ``g`` (dense or sparse) at each entry of ``mask``."""
+    idx, _ = coo_arrays(mask)
+    return _gather(g, idx, mask._data.shape)
+
+
+def like(mask: SparseTensor, vals) -> SparseTensor:
+    """A sparse tensor with ``mask``'s indices (and layout) holding ``vals``."""
+    data = mask._data
+    if data.layout is sparse_csr:
+        return csr(*data.indices, vals, data.shape, mask._dtype, mask._device)
+    return coo(data.indices, vals, data.shape, mask._dtype, mask._device, data.coalesced)
+
+
+def clone(t: SparseTensor) -> SparseTensor:
+    out = make_sparse(t._data.copy(), t._dtype, t._device)
+    if t._rg and _gm.enabled:
+        record(_CloneBackward, (t,), out)
+    return out
+
+
+def to(t: SparseTensor, *args, **kwargs) -> SparseTensor:
+    """``Tensor.to`` for a sparse tensor: the values cast, the arrays moved."""
+    from ..ops.creation.factories import _cast, _parse_to
+
+    dtype, dev, copy = _parse_to(args, dict(kwargs))
+    dtype, dev = dtype or t._dtype, dev or t._device
+    if dtype is t._dtype and dev == t._device and not copy:
+        return t
+    data = t._data.copy()
+    if dev != t._device:
+        idx = data.indices
+        data.indices = (
+            tuple(to_device(a, dev) for a in idx) if isinstance(idx, tuple) else to_device(idx, dev)
+        )
+        data.values = to_device(data.values, dev)
+    if dtype is not t._dtype:
+        data.values = _cast(data.values, t._dtype, dtype)
+    out = make_sparse(data, dtype, dev)
+    if t._rg and _gm.enabled and dtype.category >= D.FLOAT:
+        record(_ToCopyBackward, (t,), out, in_dtype=t._dtype, in_device=t._device)
+    return out
+
+
+def zero_(t: SparseTensor) -> SparseTensor:
+    """PyTorch empties a sparse tensor's entries (nnz becomes 0)."""
+    data = t._data
+    xp = xp_of(t._device)
+    if data.layout is sparse_csr:
+        data.indices = (xp.zeros_like(data.indices[0]), data.indices[1][:0].copy())
+    else:
+        data.indices = data.indices[:, :0].copy()
+        data.coalesced = True
+    data.values = data.values[:0].copy()
+    t._vc[0] += 1
+    return t
+
+
+# ---- autograd ---------------------------------------------------------------------------------
+def _sparse_coo_vjp(node, g):
+    if g.layout is strided:
+        return (_wrap(g._data[tuple(node.indices)], g._dtype, g._device),)
+    gi, gv = coo_arrays(g)
+    xp = xp_of(g._device)
+    return (_wrap(arrays.gather_sparse(xp, node.indices, node.shape, gi, gv), g._dtype, g._device),)
+
+
+def _csr_values_vjp(node, g):
+    return (g.values() if g.layout is sparse_csr else None,)
+
+
+def _to_dense_vjp(node, g):
+    return (masked_like(node.like, g),)
+
+
+def _values_vjp(node, g):
+    m = node.like._data
+    flag = node.__dict__.get("grad_coalesced", True)
+    return (coo(m.indices, g._data, m.shape, g._dtype, g._device, flag),)
+
+
+def _densify_vjp(node, g):
+    return (to_dense(g) if g.layout is not strided else g,)
+
+
+def _from_csr_vjp(node, g):
+    if node.src is sparse_coo:  # back to the input's layout
+        return (to_sparse(g),)
+    return _densify_vjp(node, g)
+
+
+_SparseCooBackward = node_class("SparseCooTensorWithDimsAndTensorsBackward0", _sparse_coo_vjp)
+_SparseCsrBackward = node_class("SparseCompressedTensorBackward0", _csr_values_vjp)
+_ToDenseBackward = node_class("ToDenseBackward0", _to_dense_vjp)
+_ValuesBackward = node_class("ValuesBackward0", _values_vjp)
+_CoalesceBackward = node_class("CoalesceBackward0", lambda node, g: (g,))
+_CloneBackward = node_class("CloneBackward0", lambda node, g: (g,))
+_ToSparseBackward = node_class("ToSparseBackward1", _densify_vjp)
+_ToSparseCsrBackward = node_class("ToSparseCsrBackward0", _from_csr_vjp)
+_ToCopyBackward = node_class(
+    "ToCopyBackward0", lambda node, g: (g.to(dtype=node.in_dtype, device=node.in_device),)
+)

@@ -1,0 +1,182 @@
+"""Products with a sparse operand, through ``scipy.sparse`` (``cupyx.scipy.sparse`` on CUDA,
+unverified): ``torch.mm``/``matmul``/``@``, ``torch.sparse.mm``, ``torch.sparse.addmm``.
+
+Gradients follow PyTorch: ``torch.mm(sparse, dense)`` (MmBackward0) gives the sparse operand a
+dense gradient; ``torch.sparse.mm``/``addmm`` (SparseAddmmBackward0) give it a sparse one with its
+own sparsity pattern. The dense operand's gradient is ``sparse.t() @ grad`` either way.
+"""
+
+from __future__ import annotations
+
+from .._layout import sparse_csr, strided
+from .._tensor.core import Tensor, _wrap
+from .._tensor.sparse import SparseTensor
+from ..autograd.grad_mode import state as _gm
+from ..autograd.graph import node_class
+from ..backend import xp_of
+from ..ops._dispatch import record, scalar_name
+from . import arrays
+from .construction import coo, coo_arrays, like, pattern
+
+
+def _scipy_matrix(s: SparseTensor):
+    """``s`` as a scipy (cupyx) CSR matrix; hybrid or batched tensors are not supported."""
+    if s.dim() != 2 or s.dense_dim():
+        raise NotImplementedError(
+            "taimatsu: products with a sparse tensor need a 2-d sparse matrix with scalar values"
+        )
+    data = s._data
+    if data.layout is sparse_csr:
+        return arrays.csr_to_scipy(s._device, *data.indices, data.values, data.shape)
+    return arrays.to_scipy(s._device, data.indices, data.values, data.shape)
+
+
+def spmm_array(s: SparseTensor, b):
+    """``s @ b`` for a dense array ``b`` (1-d or 2-d), as an array of ``b``'s dtype."""
+    xp = xp_of(s._device)
+    r = _scipy_matrix(s) @ b
+    return xp.ascontiguousarray(r).astype(b.dtype, copy=False)
+
+
+def _check(a: Tensor, b: Tensor) -> None:
+    if a.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        arg = "#3 (dense)" if isinstance(a, SparseTensor) else "#2 (dense)"
+        raise RuntimeError(
+            f"addmm: Argument {arg}: Expected dim 0 size {a.shape[1]}, got {b.shape[0]}"
+        )
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(a._dtype)} but found {scalar_name(b._dtype)}"
+        )
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    """``torch.mm`` / ``@`` with a sparse operand (MmBackward0: dense gradients)."""
+    if isinstance(b, SparseTensor) and not isinstance(a, SparseTensor):
+        return rmm(a, b)
+    if isinstance(b, SparseTensor):
+        return _sparse_sparse(a, b)
+    vector = b.dim() == 1 and a.dim() == 2  # matmul(sparse, vector): PyTorch's mv
+    _check(a, b.unsqueeze(1) if vector else b)
+    out = _wrap(spmm_array(a, b._data), a._dtype, a._device)
+    if _gm.enabled and (a._rg or b._rg):
+        node = _MvBackward if vector else _MmBackward
+        record(node, (a, b), out, a=a.detach(), b=b.detach(), left=True)
+    return out
+
+
+def rmm(d: Tensor, s: SparseTensor) -> Tensor:
+    """``dense @ sparse``: computed as ``(s.t() @ d.t()).t()``."""
+    if d.dim() == 1:
+        return rmm(d.unsqueeze(0), s).squeeze(0)
+    _check(d, s)
+    out = _wrap(
+        xp_of(s._device)
+        .ascontiguousarray((_scipy_matrix(s).T @ d._data.T).T)
+        .astype(d._data.dtype),
+        d._dtype,
+        d._device,
+    )
+    if _gm.enabled and (d._rg or s._rg):
+        record(_MmBackward, (d, s), out, a=d.detach(), b=s.detach(), left=False)
+    return out
+
+
+def _sparse_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
+    from .construction import coo
+
+    _check(a, b)
+    if _gm.enabled and (a._rg or b._rg):
+        raise NotImplementedError("taimatsu: the gradient of sparse @ sparse is not implemented")
+    r = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
+    xp = xp_of(a._device)
+    idx = xp.stack([xp.asarray(r.row), xp.asarray(r.col)]).astype("int64")
+    idx, vals = arrays.coalesce(xp, idx, xp.asarray(r.data).astype(a._data.values.dtype), r.shape)
+    return coo(idx, vals, tuple(r.shape), a._dtype, a._device, True)
+
+
+def addmm(
+    input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1, sparse_grad=True
+) -> Tensor:
+    """``torch.sparse.addmm``: ``beta * input + alpha * (mat1 @ mat2)`` (SparseAddmmBackward0);
+    ``torch.addmm`` with a sparse ``mat1`` is the same with a dense gradient (AddmmBackward0)."""
+    if not isinstance(mat1, SparseTensor):
+        raise RuntimeError("addmm: expected mat1 to be a sparse tensor")  # noqa: TRY004
+    _check(mat1, mat2)
+    prod = spmm_array(mat1, mat2._data)
+    if alpha != 1:
+        prod = prod * alpha
+    if input is not None:
+        base = input.to_dense()._data
+        prod = (prod + (base * beta if beta != 1 else base)).astype(prod.dtype, copy=False)
+    out = _wrap(prod, mat1._dtype, mat1._device)
+    inputs = (input, mat1, mat2)
+    if _gm.enabled and any(t is not None and t._rg for t in inputs):
+        node = _SparseAddmmBackward if sparse_grad else _AddmmBackward
+        record(node, inputs, out, a=mat1.detach(), b=mat2.detach(), beta=beta, alpha=alpha)
+    return out
+
+
+def sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``torch.sparse.mm``: sparse @ dense with a sparse gradient for ``mat1``; sparse @ sparse."""
+    if isinstance(mat2, SparseTensor):
+        return _sparse_sparse(mat1, mat2)
+    return addmm(None, mat1, mat2)
+
+
+# ---- autograd -------------------------------------------------------------------------------------
+def _dense_grad(g: Tensor) -> Tensor:
+    return g if g.layout is strided else g.to_dense()
+
+
+def _mm_vjp(node, g):
+    g = _dense_grad(g)
+    a, b = node.a, node.b
+    need_a, need_b = (e[0] is not None for e in node.next_functions)
+    if node.left:  # sparse @ dense (or vector)
+        ga = gb = None
+        if need_a:
+            ga = g.unsqueeze(1) * b.unsqueeze(0) if g.dim() == 1 else g.mm(b.t())
+        if need_b:
+            gb = _wrap(_t_spmm(a, g._data), g._dtype, g._device)
+    else:  # dense @ sparse: d(d) = g @ s.t() = (s @ g.t()).t()
+        ga = _wrap(spmm_array(b, g._data.T).T.copy(), g._dtype, g._device) if need_a else None
+        gb = a.t().mm(g) if need_b else None
+    return ga, gb
+
+
+def _t_spmm(s: SparseTensor, g):
+    xp = xp_of(s._device)
+    return xp.ascontiguousarray(_scipy_matrix(s).T @ g).astype(g.dtype, copy=False)
+
+
+def _addmm_vjp(node, g, sparse_grad=True):
+    g = _dense_grad(g)
+    a, b, alpha = node.a, node.b, node.alpha
+    need_i, need_a, need_b = (e[0] is not None for e in node.next_functions)
+    gi = (g * node.beta if node.beta != 1 else g) if need_i else None
+    ga = gb = None
+    if need_a and sparse_grad:  # g @ b.t() at the (coalesced) entries of a only
+        idx = pattern(a) if a.layout is not sparse_csr else coo_arrays(a)[0]
+        vals = (g._data[idx[0]] * b._data[idx[1]]).sum(axis=-1)
+        vals = (vals * alpha if alpha != 1 else vals).astype(g._data.dtype, copy=False)
+        if a.layout is sparse_csr:
+            ga = like(a, vals)
+        else:
+            ga = coo(idx, vals, a.shape, g._dtype, g._device, False)
+    elif need_a:
+        ga = g.mm(b.t()) * alpha if alpha != 1 else g.mm(b.t())
+    if need_b:
+        gb = _wrap(_t_spmm(a, g._data), g._dtype, g._device)
+        gb = gb * alpha if alpha != 1 else gb
+    return gi, ga, gb
+
+
+_MmBackward = node_class("MmBackward0", _mm_vjp)
+_MvBackward = node_class("MvBackward0", _mm_vjp)
+_SparseAddmmBackward = node_class("SparseAddmmBackward0", _addmm_vjp)
+_AddmmBackward = node_class("AddmmBackward0", lambda node, g: _addmm_vjp(node, g, False))
