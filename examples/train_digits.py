@@ -6,11 +6,13 @@
     python examples/train_digits.py --stop-after 4 && python examples/train_digits.py --resume
     python examples/seeds/with_torch.py examples/train_digits.py   # the same script on PyTorch
     python -m taimatsu.distributed.run --nproc-per-node 2 examples/train_digits.py --ddp
+    python examples/train_digits.py --amp              # mixed precision, in runs/digits-ampTrue
 
 The script uses PyTorch's API only (`import taimatsu as torch`), so it runs unchanged on real
 PyTorch: a seeded train/validation split, a DataLoader, a Conv2d/ReLU/MaxPool2d/Linear network,
 CrossEntropyLoss, AdamW with a OneCycleLR schedule, a checkpoint written atomically with
-torch.save after every epoch, and a PNG plot of the loss and accuracy curves.
+torch.save after every epoch, and a PNG plot of the loss and accuracy curves. With --amp the
+forward pass runs under torch.autocast (bfloat16 on the CPU; float16 with a GradScaler on CUDA).
 Each setting of --epochs/--batch-size/--lr/--seed/--subset gets its own default run directory;
 a directory holding a run with other settings is never overwritten unless --overwrite says so.
 The data file and its licence (CC BY 4.0) are described in data/README.md.
@@ -36,7 +38,7 @@ CHECKPOINT = "checkpoint.pt"
 PLOT = "curves.png"
 
 
-DEFAULTS = {"epochs": 12, "batch_size": 32, "lr": 5e-3, "seed": 0, "subset": None}
+DEFAULTS = {"epochs": 12, "batch_size": 32, "lr": 5e-3, "seed": 0, "subset": None, "amp": False}
 # The settings a run's results depend on: they name the default run directory, and a checkpoint
 # records them so that neither --resume nor a new run mixes two different runs.
 RUN_SETTINGS = tuple(DEFAULTS)
@@ -131,6 +133,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="use only N images, for quick trials (default: all 1,797)",
     )
     p.add_argument(
+        "--amp",
+        action="store_true",
+        help="mixed precision: autocast (CPU bfloat16, CUDA float16 with a GradScaler)",
+    )
+    p.add_argument(
         "--out-dir",
         type=Path,
         default=None,
@@ -209,7 +216,9 @@ def make_model() -> nn.Module:
     )
 
 
-def train_one_epoch(model, loader, loss_fn, optimizer, scheduler, device, desc: str) -> tuple:
+def train_one_epoch(
+    model, loader, loss_fn, optimizer, scheduler, device, desc: str, amp=False, scaler=None
+) -> tuple:
     model.train()
     total_loss, correct, seen = 0.0, 0, 0
     # On a terminal a bar shows the running loss; in a log it would be a stream of carriage
@@ -217,11 +226,17 @@ def train_one_epoch(model, loader, loss_fn, optimizer, scheduler, device, desc: 
     bar = tqdm(loader, desc=desc, unit="batch", leave=False, disable=not sys.stderr.isatty())
     for x, y in bar:
         x, y = x.to(device), y.to(device)
-        logits = model(x)
-        loss = loss_fn(logits, y)
+        with torch.autocast(device.type, enabled=amp):
+            logits = model(x)
+            loss = loss_fn(logits, y)
         optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:  # float16 gradients can underflow: scale the loss, skip steps with inf/NaN
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
         scheduler.step()  # OneCycleLR steps once per batch
         total_loss += loss.item() * len(y)
         correct += (logits.argmax(dim=1) == y).sum().item()
@@ -231,12 +246,13 @@ def train_one_epoch(model, loader, loss_fn, optimizer, scheduler, device, desc: 
 
 
 @torch.no_grad()
-def evaluate(model, loader, loss_fn, device) -> tuple:
+def evaluate(model, loader, loss_fn, device, amp=False) -> tuple:
     model.eval()
     total_loss, correct, seen = 0.0, 0, 0
     for x, y in loader:
         x, y = x.to(device), y.to(device)
-        logits = model(x)
+        with torch.autocast(device.type, enabled=amp):
+            logits = model(x)
         total_loss += loss_fn(logits, y).item() * len(y)
         correct += (logits.argmax(dim=1) == y).sum().item()
         seen += len(y)
@@ -370,6 +386,8 @@ def main(argv=None) -> None:
     )
     history = {"train_loss": [], "train_acc": [], "val_loss": [], "val_acc": []}
     start_epoch = 0
+    # bfloat16 has float32's range, so only CUDA's float16 autocast needs loss scaling
+    scaler = torch.amp.GradScaler("cuda") if args.amp and device.type == "cuda" else None
 
     config = {k: getattr(args, k) for k in RUN_SETTINGS}
     if ckpt is not None:
@@ -378,6 +396,8 @@ def main(argv=None) -> None:
         scheduler.load_state_dict(ckpt["scheduler"])
         shuffle_gen.set_state(ckpt["shuffle_rng"])
         torch.set_rng_state(ckpt["rng"])
+        if scaler is not None:
+            scaler.load_state_dict(ckpt["scaler"])
         history = ckpt["history"]
         start_epoch = ckpt["epoch"]
         print(f"resumed from {ckpt_path} after epoch {start_epoch}")
@@ -396,9 +416,9 @@ def main(argv=None) -> None:
         if sampler is not None:
             sampler.set_epoch(epoch)
         train_loss, train_acc = train_one_epoch(
-            model, train_loader, loss_fn, optimizer, scheduler, device, desc
+            model, train_loader, loss_fn, optimizer, scheduler, device, desc, args.amp, scaler
         )
-        val_loss, val_acc = evaluate(model, val_loader, loss_fn, device)
+        val_loss, val_acc = evaluate(model, val_loader, loss_fn, device, args.amp)
         for key, value in zip(history, (train_loss, train_acc, val_loss, val_acc)):
             history[key].append(value)
         print(
@@ -415,6 +435,7 @@ def main(argv=None) -> None:
                 "shuffle_rng": shuffle_gen.get_state(),
                 "rng": torch.get_rng_state(),
                 "history": history,
+                **({"scaler": scaler.state_dict()} if scaler is not None else {}),
             },
             ckpt_path,
         )
