@@ -66,6 +66,7 @@ def ok(result: subprocess.CompletedProcess) -> str:
 def test_every_example_is_tested():
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
     tested = set(CONCEPTS) | {"train_digits.py", "vae_digits.py", "char_gpt.py", "lstm_digits.py"}
+    tested |= {"see_the_graph.py"}
     assert scripts <= tested, f"untested examples: {sorted(scripts - tested)}"
 
 
@@ -341,3 +342,12 @@ def test_char_gpt_same_with_pytorch(torch_oracle):
     assert drop and [x for i, x in enumerate(ours) if i not in drop] == [
         x for i, x in enumerate(theirs) if i not in drop
     ]
+
+
+def test_see_the_graph_runs(tmp_path):
+    out = ok(run(str(EXAMPLES / "see_the_graph.py"), "--out-dir", str(tmp_path)))
+    assert "AccumulateGrad #" in out and "[fc1.weight (16, 1) float32]" in out
+    assert (tmp_path / "graph.dot").read_text().startswith("digraph autograd {")
+    assert "fc1.weight.grad is None" in out
+    cut = r"fc1\.weight: the path from the loss to fc1\.weight was cut by \.detach\(\) at \S*see_the_graph\.py:\d+"
+    assert re.search(cut, out)
