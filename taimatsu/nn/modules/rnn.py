@@ -5,10 +5,12 @@ Parameter names, shapes, registration order, gate order and default initialisati
 ``manual_seed`` gives the same weights and a PyTorch ``state_dict`` loads unchanged.
 
 Every layer runs on the packed layout (``nn.utils.rnn.PackedSequence``): a plain ``(T, B, *)``
-input is the special case where all ``B`` sequences run for all ``T`` steps. The input projection
-of all steps is one matrix product; each step then costs one matrix product for all gates.
-Deviation: the output's ``grad_fn`` is that of our composition (``CatBackward0`` ...), not the
-name PyTorch's fused kernel gives.
+input is the special case where all ``B`` sequences run for all ``T`` steps. Each direction of each
+layer is one call of ``ops.nn.rnn.rnn_layer``: fused into one autograd node for float32/float64 on
+the CPU (the input projection of all steps in one matrix product, one matrix product per step for
+all gates, the weight gradients in one matrix product each), op by op otherwise.
+Deviation: the graph inside a layer is not PyTorch's (``RnnLayerBackward`` or our op-by-op
+composition); the nodes around it (``StackBackward0`` of h_n, ``TransposeBackward0``) are.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import warnings
 
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import empty, zeros
+from ...ops.nn.rnn import GATES as _GATES
+from ...ops.nn.rnn import _gru_step, _lstm_step, rnn_layer
 from ...ops.shape.copies import cat, stack
 from .. import functional as F
 from .. import init
@@ -27,77 +31,6 @@ from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
-
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
-
-
-# --- one step of each cell, on pre-computed input gates ------------------------------------------
-
-
-def _rnn_step(act):
-    def step(xg, h, c, w_hh, b_hh, w_hr):
-        g = xg + F.linear(h, w_hh, b_hh)
-        return act(g), None
-
-    return step
-
-
-def _lstm_step(xg, h, c, w_hh, b_hh, w_hr):
-    gates = xg + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
-    if w_hr is not None:
-        h = F.linear(h, w_hr)
-    return h, c
-
-
-def _gru_step(xg, h, c, w_hh, b_hh, w_hr):
-    hg = F.linear(h, w_hh, b_hh)
-    xr, xz, xn = xg.chunk(3, 1)
-    hr, hz, hn = hg.chunk(3, 1)
-    r = (xr + hr).sigmoid()
-    z = (xz + hz).sigmoid()
-    n = (xn + r * hn).tanh()
-    return (h - n) * z + n, None
-
-
-def _run_direction(step, xg, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """One direction of one layer over packed input gates ``xg`` (sum(batch_sizes), G).
-
-    Sequences are sorted longest first, so at step t only the first ``batch_sizes[t]`` rows run;
-    a sequence's final state is taken when it drops out (forward) and a sequence joins with its
-    initial state when it starts (reverse)."""
-    offsets = [0]
-    for b in batch_sizes:
-        offsets.append(offsets[-1] + b)
-    steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
-    outs = [None] * len(batch_sizes)
-    h, c = h0, c0
-    if reverse:
-        first = batch_sizes[-1]
-        h = h0[:first] if first < h0.size(0) else h0
-        c = None if c0 is None else (c0[:first] if first < c0.size(0) else c0)
-    done_h, done_c = [], []
-    for t in steps:
-        b = batch_sizes[t]
-        if b != h.size(0):
-            if reverse:  # more sequences start here
-                h = cat([h, h0[h.size(0) : b]], 0)
-                c = None if c is None else cat([c, c0[c.size(0) : b]], 0)
-            else:  # some sequences ended at the previous step
-                done_h.append(h[b:])
-                h = h[:b]
-                if c is not None:
-                    done_c.append(c[b:])
-                    c = c[:b]
-        h, c = step(xg[offsets[t] : offsets[t + 1]], h, c, w_hh, b_hh, w_hr)
-        outs[t] = h
-    if not reverse and done_h:
-        h = cat([h, *reversed(done_h)], 0)
-        c = None if c is None else cat([c, *reversed(done_c)], 0)
-    out = outs[0] if len(outs) == 1 else cat(outs, 0)
-    return out, h, c
 
 
 class RNNBase(Module):
@@ -239,16 +172,8 @@ class RNNBase(Module):
 
     # --- the computation ---
 
-    def _step(self):
-        if self.mode == "LSTM":
-            return _lstm_step
-        if self.mode == "GRU":
-            return _gru_step
-        return _rnn_step(F.relu if self.mode == "RNN_RELU" else (lambda x: x.tanh()))
-
     def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx):
         """All layers over packed ``data``; returns (output data, h_n, c_n or None)."""
-        step = self._step()
         num_directions = 2 if self.bidirectional else 1
         weights = self.all_weights
         h_n, c_n = [], []
@@ -261,9 +186,9 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                xg = F.linear(x, w_ih, b_ih)
-                out, h, c = _run_direction(step, xg, batch_sizes, hx[idx], None if cx is None else cx[idx],
-                                           w_hh, b_hh, w_hr, direction == 1)  # fmt: skip
+                c0 = None if cx is None else cx[idx]
+                out, h, c = rnn_layer(self.mode, x, batch_sizes, hx[idx], c0, w_ih, w_hh, b_ih,
+                                      b_hh, w_hr, direction == 1)  # fmt: skip
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
