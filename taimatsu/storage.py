@@ -265,6 +265,18 @@ def _rebased(data, old: UntypedStorage, shared):
     return np.ndarray(data.shape, data.dtype, buffer=shared, offset=offset, strides=data.strides)
 
 
+def empty_shared(shape: tuple, dtype):
+    """A new CPU tensor of ``shape`` and ``dtype`` in shared memory (zero-filled, as new shared
+    memory is). DataLoader workers collate batches straight into one, as PyTorch's do."""
+    from ._shared_memory import allocate
+    from ._tensor.core import _wrap
+
+    count = 1
+    for n in shape:
+        count *= n
+    return _wrap(allocate(count * dtype.itemsize).view(dtype.np).reshape(shape), dtype, cpu)
+
+
 def tensor_is_shared(t) -> bool:
     if t._device.type != "cpu":
         return True

@@ -66,6 +66,7 @@ def ok(result: subprocess.CompletedProcess) -> str:
 def test_every_example_is_tested():
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
     tested = set(CONCEPTS) | {"train_digits.py", "vae_digits.py", "char_gpt.py", "lstm_digits.py"}
+    tested |= {"mnist_hogwild.py"}
     tested |= {"see_the_graph.py"}
     assert scripts <= tested, f"untested examples: {sorted(scripts - tested)}"
 
@@ -134,6 +135,7 @@ def option_helps(help_text: str) -> dict:
 
 
 WITH_ARGUMENTS = ["train_digits.py", "vae_digits.py", "lstm_digits.py", "char_gpt.py"]
+WITH_ARGUMENTS += ["mnist_hogwild.py"]
 
 
 @pytest.mark.parametrize("script", WITH_ARGUMENTS)
@@ -164,6 +166,7 @@ BAD_ARGUMENTS = [
     ("char_gpt.py", "--n-head", "3"),  # does not divide --n-embd 64
     ("char_gpt.py", "--block-size", "5000"),  # longer than the text
     ("char_gpt.py", "--text", "{not_a_dir}/text.txt"),
+    ("mnist_hogwild.py", "--num-processes", "0"),
 ]
 
 
@@ -342,6 +345,16 @@ def test_char_gpt_same_with_pytorch(torch_oracle):
     assert drop and [x for i, x in enumerate(ours) if i not in drop] == [
         x for i, x in enumerate(theirs) if i not in drop
     ]
+
+
+def test_hogwild_trains_one_shared_model():
+    # The main process only evaluates: its accuracy comes from the two processes' updates to
+    # the shared parameters (an unshared model would stay at chance, ~10%).
+    args = ["--epochs", "2", "--num-processes", "2", "--start-method", "fork"]
+    out = ok(run(str(EXAMPLES / "mnist_hogwild.py"), *args))
+    assert "process 0 " in out and "process 1 " in out
+    accuracy = float(re.search(r"accuracy ([\d.]+)% \(2 processes\)", out).group(1))
+    assert accuracy > 70, out
 
 
 def test_see_the_graph_runs(tmp_path):

@@ -18,6 +18,7 @@ from .... import _dtype as D
 from ...._tensor.core import Tensor
 from ....ops.creation.factories import as_tensor, tensor
 from ....ops.shape.copies import stack
+from ....storage import empty_shared
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
 
@@ -114,7 +115,23 @@ def collate(batch, *, collate_fn_map=None):
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    return stack(batch, 0)
+    """``stack(batch)``; in a DataLoader worker, stacked straight into shared memory of the first
+    tensor's dtype (as PyTorch's workers do, with the same cast errors), so sending the batch to
+    the main process copies nothing more."""
+    from .worker import get_worker_info  # worker.py imports this package: import on use
+
+    if get_worker_info() is None or not all(
+        isinstance(t, Tensor) and t._device.type == "cpu" for t in batch
+    ):
+        return stack(batch, 0)
+    first = batch[0]
+    out = empty_shared((len(batch), *first._data.shape), first._dtype)
+    if all(
+        t._dtype is first._dtype and t._data.shape == first._data.shape and not t._rg for t in batch
+    ):  # nothing for stack to check, cast or record: stack the arrays in place
+        np.stack([t._data for t in batch], axis=0, out=out._data)
+        return out
+    return stack(batch, 0, out=out)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
