@@ -1,12 +1,14 @@
 """``torch.optim.SparseAdam``: Adam that updates only the entries a sparse gradient touches.
 
-taimatsu has no sparse tensors, so no gradient it produces can be sparse: this class checks
-its arguments and builds its param groups exactly as PyTorch's does, and ``step`` raises
-PyTorch's error for the dense gradients every parameter here has. The sparse update itself is
-not implemented (there is nothing it could run on).
+The gradients are sparse COO tensors (``Embedding(sparse=True)``, ``torch.sparse.mm``...). As in
+PyTorch, each step coalesces the gradient and updates ``exp_avg``, ``exp_avg_sq`` and the
+parameter at those entries only (the moments of untouched rows are not decayed: the "lazy" Adam);
+``step`` is a Python int in the state. A dense gradient raises PyTorch's error.
 """
 
 from __future__ import annotations
+
+import math
 
 from .optimizer import Optimizer, _check_betas, _closure_loss, _use_grad
 
@@ -14,7 +16,7 @@ __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
-    """Masked Adam for sparse gradients (see the module docstring: dense gradients raise)."""
+    """Masked (lazy) Adam for sparse gradients, with PyTorch's arithmetic order."""
 
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8, maximize: bool = False
@@ -45,8 +47,49 @@ class SparseAdam(Optimizer):
         loss = _closure_loss(closure)
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
+                if p.grad is None:
+                    continue
+                if not p.grad.is_sparse:
                     raise RuntimeError(
                         "SparseAdam does not support dense gradients, please consider Adam instead"
                     )
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = p.detach().new_zeros(p.shape)
+                    state["exp_avg_sq"] = p.detach().new_zeros(p.shape)
+                state["step"] += 1
+                _sparse_adam(p, p.grad, state, group)
         return loss
+
+
+def _sparse_adam(p, grad, state, group) -> None:
+    """One lazy Adam update of ``p`` at the entries of the sparse ``grad``."""
+    from .._tensor.core import _wrap
+
+    beta1, beta2 = group["betas"]
+    if group["maximize"]:
+        grad = -grad
+    grad = grad.coalesce()
+    values = grad._values()
+    if values.numel() == 0:
+        return
+    at = tuple(grad._indices()._data)  # distinct entries: plain fancy-index updates are exact
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    old_avg = _wrap(exp_avg._data[at], exp_avg._dtype, exp_avg._device)
+    old_sq = _wrap(exp_avg_sq._data[at], exp_avg._dtype, exp_avg._device)
+    avg_update = (values - old_avg) * (1 - beta1)
+    sq_update = (values.pow(2) - old_sq) * (1 - beta2)
+    exp_avg._data[at] += avg_update._data
+    exp_avg_sq._data[at] += sq_update._data
+    numer = avg_update + old_avg
+    denom = (sq_update + old_sq).sqrt() + group["eps"]
+    step = state["step"]
+    step_size = _value(group["lr"]) * math.sqrt(1 - beta2**step) / (1 - beta1**step)
+    p._data[at] += (-step_size * (numer / denom))._data
+    for t in (p, exp_avg, exp_avg_sq):
+        t._vc[0] += 1
+
+
+def _value(lr):
+    return lr.item() if hasattr(lr, "item") else lr

@@ -30,11 +30,12 @@ def _embedding_sparse_vjp(node, g):
     padding row's left out), as PyTorch's embedding_sparse_backward."""
     from ...sparse.construction import coo
 
-    flat = node.indices._data.reshape(-1)
-    gf = g.reshape(-1, g.shape[-1])
     if node.scale_grad_by_freq:
-        gf = gf / node.counts.to(gf.dtype).index_select(0, node.indices.reshape(-1)).unsqueeze(1)
-    vals = gf._data
+        raise RuntimeError(
+            "embedding_backward: scale_grad_by_freq not supported with sparse gradients"
+        )
+    flat = node.indices._data.reshape(-1)
+    vals = g.reshape(-1, g.shape[-1])._data
     if node.padding_idx is not None:
         keep = flat != node.padding_idx
         flat, vals = flat[keep], vals[keep]

@@ -1,0 +1,106 @@
+"""Sparse gradients in training against PyTorch: Embedding(sparse=True) / F.embedding(sparse=True)
+gradients (padding_idx, scale_grad_by_freq, accumulation), SparseAdam and SGD trajectories,
+and a tied embedding whose dense and sparse gradients meet."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+
+torch = pytest.importorskip("torch")
+warnings.filterwarnings("ignore", message="Sparse (invariant checks|CSR tensor support)")
+
+RNG = np.random.default_rng(1)
+W = RNG.standard_normal((7, 3)).astype(np.float32)
+BATCHES = [RNG.integers(0, 7, size=(2, 4)) for _ in range(4)]
+COTS = [RNG.standard_normal((2, 4, 3)).astype(np.float32) for _ in range(4)]
+
+
+def emb(lib, **kw):
+    e = lib.nn.Embedding(7, 3, sparse=True, **kw)
+    with lib.no_grad():
+        e.weight.copy_(lib.tensor(W))
+    return e
+
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 2}, {"padding_idx": 0}])
+def test_embedding_sparse_gradient_matches_torch(kw):
+    def run(lib):
+        e = emb(lib, **kw)
+        e(lib.tensor(BATCHES[0])).backward(lib.tensor(COTS[0]))
+        first = (repr(e.weight.grad), e.weight.grad.is_coalesced())
+        e(lib.tensor(BATCHES[1][:1])).backward(lib.tensor(COTS[1][:1]))  # accumulates: merged
+        return first, repr(e.weight.grad), e.weight.grad.is_coalesced()
+
+    got, want = run(tm), run(torch)
+    assert got == want
+
+
+def test_scale_grad_by_freq_with_sparse_gradients_is_refused_as_torch():
+    def run(lib):
+        e = emb(lib, scale_grad_by_freq=True)
+        out = e(lib.tensor(BATCHES[0]))
+        with pytest.raises(RuntimeError) as info:
+            out.backward(lib.tensor(COTS[0]))
+        return str(info.value)
+
+    assert run(tm) == run(torch)
+
+
+def test_functional_embedding_sparse_matches_torch():
+    def run(lib):
+        w = lib.tensor(W, requires_grad=True)
+        lib.nn.functional.embedding(lib.tensor([[1, 1, 4]]), w, sparse=True).sum().backward()
+        return repr(w.grad), type(w.grad).__mro__[-2].__name__
+
+    got, want = run(tm), run(torch)
+    assert got[0] == want[0]
+
+
+def _train(lib, make_opt, steps=4, **kw):
+    e = emb(lib, **kw)
+    opt = make_opt(lib, e)
+    for ids, cot in zip(BATCHES[:steps], COTS[:steps]):
+        opt.zero_grad()
+        e(lib.tensor(ids)).backward(lib.tensor(cot))
+        opt.step()
+    return e.weight.detach().numpy().copy(), opt.state[e.weight]
+
+
+OPTS = [
+    lambda lib, e: lib.optim.SparseAdam(e.parameters(), lr=0.1),
+    lambda lib, e: lib.optim.SparseAdam(
+        e.parameters(), lr=0.05, betas=(0.8, 0.99), eps=1e-6, maximize=True
+    ),
+    lambda lib, e: lib.optim.SGD(e.parameters(), lr=0.1),
+    lambda lib, e: lib.optim.SGD(e.parameters(), lr=0.1, momentum=0.9),
+]
+
+
+@pytest.mark.parametrize("k", range(len(OPTS)))
+def test_optimizer_trajectory_with_sparse_gradients_matches_torch(k):
+    (gw, gs), (ww, ws) = _train(tm, OPTS[k]), _train(torch, OPTS[k])
+    np.testing.assert_allclose(gw, ww, rtol=1e-6, atol=1e-6)
+    assert sorted(gs) == sorted(ws)
+    if "step" in ws:
+        assert gs["step"] == ws["step"]
+        for key in ("exp_avg", "exp_avg_sq"):
+            np.testing.assert_allclose(gs[key].numpy(), ws[key].numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_tied_embedding_dense_and_sparse_gradients_sum_as_torch():
+    def run(lib):
+        e = emb(lib)
+        h = e(lib.tensor(BATCHES[2]))  # sparse gradient for the weight
+        logits = h @ e.weight.t()  # dense gradient for the same weight
+        logits.backward(lib.tensor(RNG_TIED))
+        return e.weight.grad.layout, e.weight.grad.to_dense().numpy()
+
+    got, want = run(tm), run(torch)
+    assert repr(got[0]) == repr(want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
+
+
+RNG_TIED = RNG.standard_normal((2, 4, 7)).astype(np.float32)
