@@ -22,12 +22,14 @@ import tempfile
 
 import numpy as np
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mmap.restype = ctypes.c_void_p
-_libc.mmap.argtypes = (
-    ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long,
-)  # fmt: skip
-_libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+SUPPORTED = sys.platform != "win32"  # POSIX shared files and mmap(2)
+if SUPPORTED:
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _libc.mmap.restype = ctypes.c_void_p
+    _libc.mmap.argtypes = (
+        ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long,
+    )  # fmt: skip
+    _libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 
@@ -38,6 +40,8 @@ class Segment:
 
     def __init__(self, fd: int, nbytes: int) -> None:
         self.fd, self.nbytes, self._addr = fd, nbytes, None
+        if not SUPPORTED:
+            raise RuntimeError("taimatsu's shared memory needs a POSIX system (not Windows)")
         length = max(nbytes, 1)  # mmap refuses an empty mapping
         addr = _libc.mmap(None, length, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
         if addr is None or addr == _MAP_FAILED:
@@ -98,8 +102,3 @@ def segment_of(array) -> Segment | None:
     while base is not None and not isinstance(base, Segment):
         base = getattr(base, "base", None)
     return base
-
-
-def supported() -> bool:
-    """Whether shared memory segments can be made here (POSIX systems)."""
-    return sys.platform != "win32"

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import cpu
-from .._shared_memory import Segment, segment_of
+from .._shared_memory import SUPPORTED, Segment, segment_of
 from .._tensor.core import Tensor, _address, _wrap
 from ..storage import UntypedStorage
 
@@ -102,7 +102,10 @@ def _parameter_class():
 
 
 def init_reductions() -> None:
-    """Register the reducers above with ``ForkingPickler`` (idempotent)."""
+    """Register the reducers above with ``ForkingPickler`` (idempotent; on Windows, which has
+    no shared files to pass, tensors keep pickling by copy)."""
+    if not SUPPORTED:
+        return
     ForkingPickler.register(Segment, _reduce_segment)
     ForkingPickler.register(UntypedStorage, reduce_storage)
     for cls in (Tensor, _parameter_class()):

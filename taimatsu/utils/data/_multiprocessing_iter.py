@@ -6,6 +6,12 @@ from the sampler go round-robin to the active workers, each tagged with a task n
 held until their turn, so batches arrive in sampler order (``in_order=True``), or are handed out
 as they arrive (``in_order=False``).
 
+Batches travel through shared memory, as in PyTorch: a worker collates tensors straight into
+shared memory (``_utils.collate``), and the result queue's pickler (``ForkingPickler``, taught by
+``taimatsu.multiprocessing``) sends a descriptor of that memory rather than its bytes; the main
+process maps it. A worker stays alive until the main process has received all it sent, so the
+descriptors it hands out can always be fetched.
+
 Nothing waits forever on a live worker's silence without looking: every wait on the result
 queue is a loop of bounded waits that checks whether the workers are still alive (and a SIGCHLD
 handler interrupts the wait as soon as one dies); ``timeout > 0`` bounds the whole wait.
