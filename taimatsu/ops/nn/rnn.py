@@ -120,143 +120,217 @@ def _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, r
 
 
 # ---- fused: forward on arrays -------------------------------------------------------------------
-def _sigmoid_(a) -> None:
-    """In place; PyTorch's 1 / (1 + exp(-x)), whose overflow to inf gives the limit 0."""
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    a += 1
-    np.reciprocal(a, out=a)
+# The sigmoid gates are computed as sigmoid(x) = (tanh(x / 2) + 1) / 2 so that one tanh call covers
+# all gates of a step: their rows of the weights and biases are halved first (exact in binary).
+def _sigmoid_rows(mode: str, hid: int) -> list:
+    if mode == "LSTM":
+        return [slice(0, 2 * hid), slice(3 * hid, 4 * hid)]  # input, forget; output
+    return [slice(0, 2 * hid)] if mode == "GRU" else []  # reset, update
+
+
+def _halved(a, rows: list):
+    if a is None or not rows:
+        return a
+    a = a.copy()
+    for r in rows:
+        a[r] *= 0.5
+    return a
+
+
+def _sigmoid_from_tanh_(a) -> None:
+    a *= 0.5
+    a += 0.5
+
+
+def _steps(batch_sizes, reverse: bool) -> list:
+    """(batch, first row, end row) of each time step, in the order the forward runs them."""
+    offsets = _offsets(batch_sizes)
+    steps = [(b, offsets[t], offsets[t + 1]) for t, b in enumerate(batch_sizes)]
+    return steps[::-1] if reverse else steps
 
 
 def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
     """Returns (out, h_n, c_n, saved arrays for the backward)."""
-    n_rows, hid = x.shape[0], w_hh.shape[0] // GATES[mode]
-    xg = x @ w_ih.T
+    hid = w_hh.shape[0] // GATES[mode]
+    rows = _sigmoid_rows(mode, hid)
+    gates = x @ _halved(w_ih, rows).T  # overwritten in place, step by step, by the activations
     if b_ih is not None:
-        xg += b_ih
+        gates += _halved(b_ih, rows)
     if b_hh is not None and mode != "GRU":  # GRU's b_hh sits inside r * (h W_hn + b_hn)
-        xg += b_hh
-    offsets = _offsets(batch_sizes)
+        gates += _halved(b_hh, rows)
     h = h0.copy()
-    c = None if c0 is None else c0.copy()
-    out = np.empty((n_rows, h.shape[1]), x.dtype)
-    h_prev = np.empty_like(out)
-    gates = xg  # overwritten in place, step by step, by the activated gates
-    s = {"h_prev": h_prev, "gates": gates}
+    out = np.empty((x.shape[0], h.shape[1]), x.dtype)
+    s = {"gates": gates, "h_prev": np.empty_like(out)}
+    steps = _steps(batch_sizes, reverse)
+    w_hh_t = _halved(w_hh, rows).T
+    c = None
     if mode == "LSTM":
-        s["c_prev"] = c_prev = np.empty((n_rows, hid), x.dtype)
-        s["tanh_c"] = tanh_c = np.empty((n_rows, hid), x.dtype)
-        if w_hr is not None:
-            s["h_raw"] = h_raw = np.empty((n_rows, hid), x.dtype)
+        c = c0.copy()
+        _lstm_forward(steps, s, h, c, w_hh_t, None if w_hr is None else w_hr.T, out)
     elif mode == "GRU":
-        s["hn"] = hn_all = np.empty((n_rows, hid), x.dtype)
-    order = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
-    for t in order:
-        b, lo, hi = batch_sizes[t], offsets[t], offsets[t + 1]
+        _gru_forward(steps, s, h, w_hh_t, _halved(b_hh, rows), out)
+    else:
+        _rnn_forward(steps, s, h, w_hh_t, mode, out)
+    return out, h, c, s
+
+
+def _lstm_forward(steps, s, h, c, w_hh_t, w_hr_t, out) -> None:
+    n_rows, hid = s["gates"].shape[0], c.shape[1]
+    gates, h_prev = s["gates"], s["h_prev"]
+    c_prev = s["c_prev"] = np.empty((n_rows, hid), c.dtype)
+    tanh_c = s["tanh_c"] = np.empty((n_rows, hid), c.dtype)
+    h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), c.dtype)
+    for b, lo, hi in steps:
         hp = h[:b]
         h_prev[lo:hi] = hp
         g = gates[lo:hi]
-        if mode == "LSTM":
-            g += hp @ w_hh.T
-            _sigmoid_(g[:, : 2 * hid])
-            np.tanh(g[:, 2 * hid : 3 * hid], out=g[:, 2 * hid : 3 * hid])
-            _sigmoid_(g[:, 3 * hid :])
-            i, f, gg, o = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
-            c_prev[lo:hi] = c[:b]
-            cn = f * c[:b]
-            cn += i * gg
-            c[:b] = cn
-            tc = tanh_c[lo:hi]
-            np.tanh(cn, out=tc)
-            hr = o * tc
-            if w_hr is not None:
-                h_raw[lo:hi] = hr
-                hr = hr @ w_hr.T
-        elif mode == "GRU":
-            hg = hp @ w_hh.T
-            if b_hh is not None:
-                hg += b_hh
-            g[:, : 2 * hid] += hg[:, : 2 * hid]
-            _sigmoid_(g[:, : 2 * hid])
-            r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
-            hn_all[lo:hi] = hg[:, 2 * hid :]
-            n += r * hg[:, 2 * hid :]
-            np.tanh(n, out=n)
-            hr = hp - n
-            hr *= z
-            hr += n
+        g += hp @ w_hh_t
+        np.tanh(g, out=g)
+        _sigmoid_from_tanh_(g[:, : 2 * hid])
+        _sigmoid_from_tanh_(g[:, 3 * hid :])
+        i, f, gg, o = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
+        cb = c[:b]
+        c_prev[lo:hi] = cb
+        cb *= f
+        cb += i * gg
+        tc = tanh_c[lo:hi]
+        np.tanh(cb, out=tc)
+        if h_raw is None:
+            hn = np.multiply(o, tc, out=out[lo:hi])
         else:
-            g += hp @ w_hh.T
-            if mode == "RNN_TANH":
-                np.tanh(g, out=g)
-            else:
-                np.maximum(g, 0, out=g)
-            hr = g
-        h[:b] = hr
-        out[lo:hi] = hr
-    return out, h, c, s
+            hn = np.matmul(np.multiply(o, tc, out=h_raw[lo:hi]), w_hr_t, out=out[lo:hi])
+        h[:b] = hn
+
+
+def _gru_forward(steps, s, h, w_hh_t, b_hh, out) -> None:
+    gates, h_prev = s["gates"], s["h_prev"]
+    hid = h.shape[1]
+    hn_all = s["hn"] = np.empty((gates.shape[0], hid), h.dtype)
+    for b, lo, hi in steps:
+        hp = h[:b]
+        h_prev[lo:hi] = hp
+        g = gates[lo:hi]
+        hg = hp @ w_hh_t
+        if b_hh is not None:
+            hg += b_hh
+        rz = g[:, : 2 * hid]
+        rz += hg[:, : 2 * hid]
+        np.tanh(rz, out=rz)
+        _sigmoid_from_tanh_(rz)
+        r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
+        hn = hn_all[lo:hi]
+        hn[...] = hg[:, 2 * hid :]
+        n += r * hn
+        np.tanh(n, out=n)
+        ho = np.subtract(hp, n, out=out[lo:hi])
+        ho *= z
+        ho += n
+        h[:b] = ho
+
+
+def _rnn_forward(steps, s, h, w_hh_t, mode, out) -> None:
+    gates, h_prev = s["gates"], s["h_prev"]
+    for b, lo, hi in steps:
+        hp = h[:b]
+        h_prev[lo:hi] = hp
+        g = gates[lo:hi]
+        g += hp @ w_hh_t
+        if mode == "RNN_TANH":
+            np.tanh(g, out=g)
+        else:
+            np.maximum(g, 0, out=g)
+        h[:b] = g
+        out[lo:hi] = g
 
 
 # ---- fused: backward on arrays ------------------------------------------------------------------
 def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, gh, gc, need):
-    """Gradients (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) as arrays, None where not ``need``."""
+    """Gradients (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) as arrays, None where not ``need``.
+
+    The time loop runs in reverse and keeps only what depends on the incoming gradients; the
+    factors that do not (the gates' derivatives) are computed for all steps at once before it."""
     gates, h_prev = s["gates"], s["h_prev"]
-    n_rows, hid = x.shape[0], w_hh.shape[0] // GATES[mode]
-    offsets = _offsets(batch_sizes)
+    hid = w_hh.shape[0] // GATES[mode]
     dh = np.zeros((batch_sizes[0], h_prev.shape[1]), x.dtype) if gh is None else gh.copy()
     dc = None
+    steps = _steps(batch_sizes, reverse)[::-1]
+    dz = np.empty_like(gates)  # gradient of the pre-activation gates (input side)
+    dout = None
     if mode == "LSTM":
         dc = np.zeros((batch_sizes[0], hid), x.dtype) if gc is None else gc.copy()
-    dxg = np.empty_like(gates)  # gradient of the pre-activation input gates
-    dhg = np.empty_like(gates) if mode == "GRU" else dxg  # ... and of the hidden projection
-    dout = np.empty((n_rows, h_prev.shape[1]), x.dtype) if w_hr is not None else None
-    order = range(len(batch_sizes)) if reverse else range(len(batch_sizes) - 1, -1, -1)
-    for t in order:
-        b, lo, hi = batch_sizes[t], offsets[t], offsets[t + 1]
+        dout = None if w_hr is None else np.empty_like(h_prev)
+        _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout)
+        dzh = dz
+    elif mode == "GRU":
+        dzh = np.empty_like(gates)  # ... of the hidden projection (its n part is scaled by r)
+        _gru_backward(steps, s, dz, dzh, dh, gout, w_hh)
+    else:
+        _rnn_backward(steps, s, dz, dh, gout, w_hh, mode)
+        dzh = dz
+    return (
+        dz @ w_ih if need[0] else None,
+        dh if need[1] else None,
+        dc if need[2] else None,
+        dz.T @ x if need[3] else None,
+        dzh.T @ h_prev if need[4] else None,
+        dz.sum(0) if need[5] else None,
+        dzh.sum(0) if need[6] else None,
+        dout.T @ s["h_raw"] if need[7] else None,
+    )
+
+
+def _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout) -> None:
+    n_rows, hid = dz.shape[0], dc.shape[1]
+    g4 = s["gates"].reshape(n_rows, 4, hid)
+    i, f, gg, o = g4[:, 0], g4[:, 1], g4[:, 2], g4[:, 3]
+    tc = s["tanh_c"]
+    dc_dh = o * (1 - tc * tc)
+    dzo_dh = tc * o * (1 - o)
+    dz_dc = np.empty((n_rows, 3, hid), dz.dtype)  # input, forget, cell gates per unit of dc
+    np.multiply(gg, i * (1 - i), out=dz_dc[:, 0])
+    np.multiply(s["c_prev"], f * (1 - f), out=dz_dc[:, 1])
+    np.multiply(i, 1 - gg * gg, out=dz_dc[:, 2])
+    dz4 = dz.reshape(n_rows, 4, hid)
+    for b, lo, hi in steps:
         d = dh[:b] if gout is None else dh[:b] + gout[lo:hi]
         if dout is not None:
             dout[lo:hi] = d
             d = d @ w_hr
-        g, dg = gates[lo:hi], dxg[lo:hi]
-        if mode == "LSTM":
-            i, f, gg, o = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
-            tc = s["tanh_c"][lo:hi]
-            dcn = d * o * (1 - tc * tc)
-            dcn += dc[:b]
-            np.multiply(d * tc, o * (1 - o), out=dg[:, 3 * hid :])
-            np.multiply(dcn * gg, i * (1 - i), out=dg[:, :hid])
-            np.multiply(dcn * s["c_prev"][lo:hi], f * (1 - f), out=dg[:, hid : 2 * hid])
-            np.multiply(dcn * i, 1 - gg * gg, out=dg[:, 2 * hid : 3 * hid])
-            dc[:b] = dcn * f
-            dh[:b] = dg @ w_hh
-        elif mode == "GRU":
-            r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
-            dn = d * (1 - z)
-            np.multiply(dn, 1 - n * n, out=dg[:, 2 * hid :])
-            np.multiply(d * (h_prev[lo:hi] - n), z * (1 - z), out=dg[:, hid : 2 * hid])
-            np.multiply(dg[:, 2 * hid :] * s["hn"][lo:hi], r * (1 - r), out=dg[:, :hid])
-            dgh = dhg[lo:hi]
-            dgh[:, : 2 * hid] = dg[:, : 2 * hid]
-            np.multiply(dg[:, 2 * hid :], r, out=dgh[:, 2 * hid :])
-            dhp = d * z
-            dhp += dgh @ w_hh
-            dh[:b] = dhp
-        else:
-            if mode == "RNN_TANH":
-                np.multiply(d, 1 - g * g, out=dg)
-            else:
-                np.multiply(d, g > 0, out=dg)
-            dh[:b] = dg @ w_hh
-    return (
-        dxg @ w_ih if need[0] else None,
-        dh if need[1] else None,
-        dc if need[2] else None,
-        dxg.T @ x if need[3] else None,
-        dhg.T @ h_prev if need[4] else None,
-        dxg.sum(0) if need[5] else None,
-        dhg.sum(0) if need[6] else None,
-        dout.T @ s["h_raw"] if need[7] else None,
-    )
+        dcn = d * dc_dh[lo:hi]
+        dcn += dc[:b]
+        np.multiply(dcn[:, None, :], dz_dc[lo:hi], out=dz4[lo:hi, :3])
+        np.multiply(d, dzo_dh[lo:hi], out=dz4[lo:hi, 3])
+        np.multiply(dcn, f[lo:hi], out=dc[:b])
+        np.matmul(dz[lo:hi], w_hh, out=dh[:b])
+
+
+def _gru_backward(steps, s, dz, dzh, dh, gout, w_hh) -> None:
+    hid = dh.shape[1]
+    g = s["gates"]
+    r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
+    dn_dh = (1 - z) * (1 - n * n)
+    dz_dh = (s["h_prev"] - n) * z * (1 - z)
+    dr_dn = s["hn"] * r * (1 - r)
+    for b, lo, hi in steps:
+        d = dh[:b] if gout is None else dh[:b] + gout[lo:hi]
+        dg, dgh = dz[lo:hi], dzh[lo:hi]
+        dn = np.multiply(d, dn_dh[lo:hi], out=dg[:, 2 * hid :])
+        np.multiply(d, dz_dh[lo:hi], out=dg[:, hid : 2 * hid])
+        np.multiply(dn, dr_dn[lo:hi], out=dg[:, :hid])
+        dgh[:, : 2 * hid] = dg[:, : 2 * hid]
+        np.multiply(dn, r[lo:hi], out=dgh[:, 2 * hid :])
+        dhp = d * z[lo:hi]
+        dhp += dgh @ w_hh
+        dh[:b] = dhp
+
+
+def _rnn_backward(steps, s, dz, dh, gout, w_hh, mode) -> None:
+    g = s["gates"]
+    dpre = 1 - g * g if mode == "RNN_TANH" else (g > 0).astype(g.dtype)
+    for b, lo, hi in steps:
+        d = dh[:b] if gout is None else dh[:b] + gout[lo:hi]
+        np.multiply(d, dpre[lo:hi], out=dz[lo:hi])
+        np.matmul(dz[lo:hi], w_hh, out=dh[:b])
 
 
 # ---- fused: the node ----------------------------------------------------------------------------
@@ -325,8 +399,7 @@ def rnn_layer(
     if not _fusable(input, tensors):
         return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
     arrays = [None if t is None else t._data for t in tensors]
-    with np.errstate(over="ignore"):  # exp overflow in the sigmoid: its limit, as in PyTorch
-        out, h, c, saved = _forward_arrays(mode, arrays[0], batch_sizes, *arrays[1:], reverse)
+    out, h, c, saved = _forward_arrays(mode, arrays[0], batch_sizes, *arrays[1:], reverse)
     dt, dev = input._dtype, input._device
     outs = (_wrap(out, dt, dev), _wrap(h, dt, dev), None if c is None else _wrap(c, dt, dev))
     if _gm.enabled and any(t is not None and t._rg for t in tensors):
