@@ -68,6 +68,7 @@ def test_every_example_is_tested():
     tested = set(CONCEPTS) | {"train_digits.py", "vae_digits.py", "char_gpt.py", "lstm_digits.py"}
     tested |= {"mnist_hogwild.py"}
     tested |= {"see_the_graph.py"}
+    tested |= {"gcn_sparse.py"}
     assert scripts <= tested, f"untested examples: {sorted(scripts - tested)}"
 
 
@@ -364,3 +365,25 @@ def test_see_the_graph_runs(tmp_path):
     assert "fc1.weight.grad is None" in out
     cut = r"fc1\.weight: the path from the loss to fc1\.weight was cut by \.detach\(\) at \S*see_the_graph\.py:\d+"
     assert re.search(cut, out)
+
+
+GCN = [str(EXAMPLES / "gcn_sparse.py"), "--nodes", "200", "--epochs", "100"]
+
+
+def test_gcn_sparse_trains():
+    # The graph lifts the accuracy well above what the noisy features give on their own.
+    out = ok(run(*GCN))
+    test_acc = float(re.findall(r"test acc ([\d.]+)", out)[-2])
+    alone = float(re.search(r"features only \(no graph\): test acc ([\d.]+)", out).group(1))
+    assert "(torch.sparse_coo)" in out
+    assert test_acc >= 0.9 and test_acc > alone + 0.2, out
+
+
+@pytest.mark.oracle
+def test_gcn_sparse_same_with_pytorch(torch_oracle):
+    # Same graph, initialisation, dropout masks, losses and accuracies: only the timing differs.
+    ours = [x for x in ok(run(*GCN)).splitlines() if not x.startswith("trained in")]
+    theirs = [
+        x for x in ok(run(str(WITH_TORCH), *GCN)).splitlines() if not x.startswith("trained in")
+    ]
+    assert ours == theirs

@@ -8,6 +8,8 @@ The backward formulas run on arrays (no double backward through sparse ops).
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -28,9 +30,17 @@ _warned = set()
 
 
 def _warn_once(key: str, message: str) -> None:
+    """PyTorch's once-per-process warning, attributed to the user's line (the first frame
+    outside taimatsu), wherever in the library the sparse tensor was made."""
     if key not in _warned:
         _warned.add(key)
-        warnings.warn(message, UserWarning, stacklevel=4)
+        level, frame = 2, sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            level, frame = level + 1, frame.f_back
+        warnings.warn(message, UserWarning, stacklevel=level)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 _INVARIANTS_MSG = (
