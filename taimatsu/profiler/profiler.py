@@ -272,6 +272,10 @@ class profile:
         self.current_action = self.schedule(0)
         self._collector = None
         self._events: EventList | None = None
+        self._step_span = (
+            None  # with a schedule, each step is a "ProfilerStep*" range, as in PyTorch
+        )
+        self._steps = schedule is not None
 
     # ---- start / stop / step ----------------------------------------------------------------------
     def __enter__(self):
@@ -296,6 +300,7 @@ class profile:
     def step(self) -> None:
         """Tell the schedule a training step ended."""
         prev = self.current_action
+        self._end_step_span()
         self.step_num += 1
         self.current_action = self.schedule(self.step_num)
         recording = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
@@ -307,13 +312,31 @@ class profile:
             self._begin()
         elif self.current_action not in recording and self._collector is not None:
             self._finish()  # the schedule left its recording steps without saving
+        self._begin_step_span()
+
+    def _begin_step_span(self) -> None:
+        c = self._collector
+        if c is not None and self._steps:
+            self._step_span = c.push("ProfilerStep*", cat="user_annotation")
+            c.open.append([self._step_span])
+
+    def _end_step_span(self) -> None:
+        c, e = self._collector, self._step_span
+        self._step_span = None
+        if c is not None and e is not None:
+            if c.open and c.open[-1] and c.open[-1][0] is e:
+                c.open.pop()
+            c.close([e])
 
     def _begin(self) -> None:
         self._collector = _Collector(self.record_shapes, self.profile_memory, self.with_stack)
         _active.append(self._collector)
         op_watch.watch(self._collector)
+        if self.step_num == 0:
+            self._begin_step_span()
 
     def _finish(self) -> None:
+        self._end_step_span()
         c, self._collector = self._collector, None
         op_watch.unwatch(c)
         _active.remove(c)

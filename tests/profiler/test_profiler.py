@@ -152,7 +152,8 @@ def test_schedule_and_trace_ready_as_pytorch(torch_oracle, kw):
         calls = []
 
         def ready(p):
-            calls.append((p.step_num, sum(1 for e in p.events() if e.name == "aten::add")))
+            top = [e.name for e in p.events() if e.cpu_parent is None]
+            calls.append((p.step_num, sum(1 for e in p.events() if e.name == "aten::add"), top))
 
         with pm.profile(schedule=s, on_trace_ready=ready) as p:
             for i in range(10):
