@@ -573,10 +573,10 @@ def matrix_power(input: Tensor, n: int, *, out=None) -> Tensor:
     return linalg._matrix_power(input, n, out, "matrix_power")
 
 
-from .backend.threads import (  # noqa: E402, F401
 from .backend.allocator import tune_malloc as _tune_malloc  # noqa: E402
 
 _tune_malloc()  # glibc keeps a step's freed temporaries for the next step (backend/allocator.py)
+from .backend.threads import (  # noqa: E402, F401
     get_num_interop_threads,
     get_num_threads,
     set_num_interop_threads,
@@ -751,3 +751,6 @@ from . import sparse  # noqa: E402, F401
 from ._layout import sparse_coo, sparse_csr  # noqa: E402, F401
 from .sparse.construction import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402, F401
 from .sparse.matmul import mm as spmm  # noqa: E402, F401
+
+# torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
+from . import onnx  # noqa: E402, F401

@@ -1,0 +1,169 @@
+"""torch.onnx.export: the exported file runs in onnxruntime and gives taimatsu's outputs; ops
+without a translation raise an error naming them. Skipped without onnx / onnxruntime."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import taimatsu as torch
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+nn, F = torch.nn, torch.nn.functional
+
+
+def _roundtrip(model, *inputs, **kwargs):
+    buf = io.BytesIO()
+    torch.onnx.export(model, inputs, buf, **kwargs)
+    session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: x.numpy() for i, x in zip(session.get_inputs(), inputs)}
+    got = session.run(None, feeds)
+    with torch.no_grad():
+        model.eval()
+        expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-4, atol=1e-5)
+    return session
+
+
+class _Acts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Linear(6, 16), nn.Linear(16, 4)
+        self.acts = nn.Sequential(
+            nn.ReLU(), nn.Dropout(0.5), nn.GELU(approximate="tanh"), nn.SiLU()
+        )
+
+    def forward(self, x):
+        y = self.acts(self.l1(x))
+        y = F.leaky_relu(y, 0.2) + F.elu(y, 0.5) - F.hardtanh(y, -0.5, 0.5) * F.gelu(y)
+        y = F.relu6(torch.sigmoid(y) * 8) + torch.tanh(y)
+        z = self.l2(y)
+        return F.softmax(z, dim=-1), F.log_softmax(z, dim=1)
+
+
+def test_mlp_and_activations():
+    torch.manual_seed(0)
+    _roundtrip(_Acts(), torch.randn(5, 6))
+
+
+def _cnn():
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Conv2d(3, 8, 3, padding="same"),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2, ceil_mode=True),
+        nn.Conv2d(8, 8, 3, stride=2, padding=1, dilation=1, groups=2),
+        nn.AvgPool2d(2, stride=1, padding=1, count_include_pad=False),
+        nn.Conv2d(8, 6, 1, bias=False),
+        nn.AdaptiveAvgPool2d((1, 1)),
+        nn.Flatten(),
+        nn.Linear(6, 3),
+    )
+
+
+def test_cnn_with_trained_batch_norm():
+    model = _cnn()
+    model.train()
+    for _ in range(3):  # running statistics away from their initial values
+        model(torch.randn(4, 3, 9, 9))
+    _roundtrip(model, torch.randn(2, 3, 9, 9))
+    assert not model.training  # _roundtrip put it in eval mode itself
+
+
+def test_export_keeps_training_mode_and_writes_a_file(tmp_path):
+    model = _cnn().train()
+    path = tmp_path / "cnn.onnx"
+    torch.onnx.export(model, (torch.randn(1, 3, 8, 8),), str(path), output_names=["logits"])
+    assert model.training and all(m.training for m in model.modules())
+    proto = onnx.load(str(path))
+    onnx.checker.check_model(proto)
+    assert [i.name for i in proto.graph.input] == ["input"]  # Sequential.forward(input)
+    assert [o.name for o in proto.graph.output] == ["logits"]
+    assert "0.weight" in {i.name for i in proto.graph.initializer}
+
+
+class _Conv1d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 4, 3, padding="valid")
+        self.pool = nn.MaxPool1d(2)
+        self.gap = nn.AdaptiveMaxPool1d(1)
+
+    def forward(self, x):
+        return self.gap(self.pool(self.conv(x))).squeeze(-1)
+
+
+def test_conv1d_and_pooling():
+    torch.manual_seed(0)
+    _roundtrip(_Conv1d(), torch.randn(3, 2, 11))
+
+
+class _Shapes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 8)
+        self.register_buffer("offset", torch.linspace(-1, 1, 4))
+
+    def forward(self, x, y):
+        b = x.shape[0]
+        h = self.proj(x).view(b, 2, 2, 2).permute(0, 2, 1, 3).reshape(b, 8)
+        h = torch.cat([h, y.transpose(0, 1).t()], dim=1)  # (b, 8 + 3)
+        h = torch.stack([h, h * 0.5], dim=1).flatten(1)  # (b, 22)
+        w = torch.ones(22, 4) / 22 + torch.arange(4.0)  # folded into a constant
+        out = (h @ w + self.offset).unsqueeze(1).expand(b, 3, 4)
+        out = (1 - out) ** 2 / 3 + out.clamp(min=-0.5, max=0.5)
+        return out.mean(dim=(1,), keepdim=False) + out.sum(-1, keepdim=True).mean(1)
+
+
+def test_reshapes_arithmetic_and_constants():
+    torch.manual_seed(0)
+    _roundtrip(_Shapes(), torch.randn(5, 4), torch.randn(5, 3))
+
+
+class _Tokens(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.norm = nn.LayerNorm(8)
+        self.head = nn.Linear(8, 10)
+
+    def forward(self, idx):
+        h = self.norm(self.emb(idx))  # (B, T, 8): Linear on a 3-d input
+        return self.head(F.gelu(h)).mean(dim=1)
+
+
+def test_embedding_layer_norm_on_token_ids():
+    torch.manual_seed(0)
+    _roundtrip(_Tokens(), torch.randint(0, 10, (2, 5)))
+
+
+class _Det(nn.Module):
+    def forward(self, x):
+        return torch.linalg.det(x)
+
+
+class _Index(nn.Module):
+    def forward(self, x):
+        return torch.relu(x[:, :2])
+
+
+def test_unsupported_ops_are_named():
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError) as info:
+        torch.onnx.export(_Det(), (torch.randn(2, 3, 3),), io.BytesIO())
+    assert str(info.value) == (
+        "Exporting the operator 'aten::linalg_det' to ONNX opset version 18 is not supported."
+    )
+    with pytest.raises(torch.onnx.OnnxExporterError, match="indexing"):
+        torch.onnx.export(_Index(), (torch.randn(2, 3),), io.BytesIO())
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="aten::max_pool2d"):
+        torch.onnx.export(
+            nn.MaxPool2d(2, return_indices=True), (torch.randn(1, 1, 4, 4),), io.BytesIO()
+        )
+    with pytest.raises(torch.onnx.OnnxExporterError, match="dynamic"):
+        torch.onnx.export(nn.ReLU(), (torch.randn(2),), io.BytesIO(), dynamic_axes={"input": [0]})
