@@ -55,11 +55,13 @@ def reduce_tensor(t: Tensor):
         raise RuntimeError(_NON_LEAF_MESSAGE)
     if t._device.type != "cpu":
         return t.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    if t._storage_array().size == 0:  # no bytes to share: PyTorch's arrive unshared too
+        return (_rebuild_empty, (type(t), t._dtype.name, t._data.shape, t._rg))
     t.share_memory_()
     st, data = t._storage_array(), t._data
     segment = segment_of(st)
     base = _address(np.asarray(segment))
-    storage = (st.dtype.str, _address(st) - base, st.shape, st.strides)
+    storage = (st.dtype, _address(st) - base, st.shape, st.strides)
     view = (_address(data) - base, data.shape, data.strides)
     return (_rebuild_tensor, (type(t), segment, t._dtype.name, storage, view, t._rg))
 
@@ -69,7 +71,16 @@ def _rebuild_tensor(cls, segment: Segment, dtype_name: str, storage, view, requi
     st_dtype, st_offset, st_shape, st_strides = storage
     offset, shape, strides = view
     t = _wrap(_array_over(segment, dtype.np, offset, shape, strides), dtype)
-    t._storage = _array_over(segment, np.dtype(st_dtype), st_offset, st_shape, st_strides)
+    t._storage = _array_over(segment, st_dtype, st_offset, st_shape, st_strides)
+    return _finish(t, cls, requires_grad)
+
+
+def _rebuild_empty(cls, dtype_name: str, shape, requires_grad: bool):
+    dtype = D._dtype_by_name(dtype_name)
+    return _finish(_wrap(np.zeros(shape, dtype.np), dtype), cls, requires_grad)
+
+
+def _finish(t: Tensor, cls, requires_grad: bool) -> Tensor:
     if issubclass(cls, _parameter_class()):
         return cls(t, requires_grad)
     if requires_grad:

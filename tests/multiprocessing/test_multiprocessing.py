@@ -145,6 +145,35 @@ def test_non_leaf_requiring_grad_is_refused(torch_oracle):
     assert errors[0] == errors[1]
 
 
+@pytest.mark.parametrize(
+    "dtype", ["float32", "bfloat16", "float16", "int8", "bool", "complex64", "uint16", "int64"]
+)
+def test_every_dtype_and_layout_round_trips_through_shared_memory(dtype, torch_oracle):
+    from multiprocessing.reduction import ForkingPickler
+
+    got = []
+    for lib in (tm, torch_oracle):
+        base = lib.arange(12).reshape(3, 4).to(getattr(lib, dtype))
+        for t in (base, base.t(), base[1:, ::2], base[2, 3], lib.zeros(0, 3)):
+            u = ForkingPickler.loads(ForkingPickler.dumps(t))
+            same = u.shape == t.shape and u.tolist() == t.tolist()
+            got.append((same, u.dtype == t.dtype, u.stride(), u.storage_offset(), u.is_shared()))
+    assert got[: len(got) // 2] == got[len(got) // 2 :]
+
+
+def test_leaf_requiring_grad_arrives_as_one(torch_oracle):
+    from multiprocessing.reduction import ForkingPickler
+
+    got = []
+    for lib in (tm, torch_oracle):
+        u = ForkingPickler.loads(ForkingPickler.dumps(lib.ones(2, requires_grad=True)))
+        p = ForkingPickler.loads(ForkingPickler.dumps(lib.nn.Parameter(lib.ones(2))))
+        again = ForkingPickler.loads(ForkingPickler.dumps(u.detach()))  # re-sent: same memory
+        again += 1
+        got.append((u.requires_grad, u.is_leaf, type(p).__name__, u.tolist()))
+    assert got[0] == got[1]
+
+
 def test_plain_pickle_still_copies():
     t = tm.arange(3.0)
     u = pickle.loads(pickle.dumps(t))
