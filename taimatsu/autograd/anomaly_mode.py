@@ -139,7 +139,7 @@ class _Recorder:
         if site.kind == "node":
             self.unwinding = False
             self.calls.append(None)
-        elif site.kind == "op" and outer:
+        elif site.kind in ("op", "function") and outer:
             from .graph import _seq
 
             self.calls.append(next(_seq))

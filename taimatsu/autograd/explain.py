@@ -102,7 +102,7 @@ class _Tracer:
         if site.kind == "backward":
             roots = frame.f_locals.get("roots") or ()
             self.last_backward = [weakref.ref(t) for t in roots]
-        if outer and site.kind in ("op", "detach", "data", "requires_grad"):
+        if outer and site.kind in ("op", "function", "detach", "data", "requires_grad"):
             self.calls.append(op_watch.tensors_in(op_watch.arguments(frame)))
         else:
             self.calls.append(None)
@@ -144,7 +144,7 @@ def _stamp(site, frame, inputs, outputs, where) -> None:
         if mine:
             d["_cuts"] = mine
         elif not o._rg:
-            d["_made"] = (site.name, where)
+            d["_made"] = (site.name or "apply", where)
 
 
 def _how(site, frame, out) -> tuple[str, str]:
@@ -156,11 +156,12 @@ def _how(site, frame, out) -> tuple[str, str]:
     if not grad_mode.state.enabled:
         mode = "torch.inference_mode()" if grad_mode.state.inference else "torch.no_grad()"
         return mode, ""
+    name = site.name or getattr(frame.f_locals.get("cls"), "__name__", "?") + ".apply"
     if out._dtype.category < 2:
-        what = f".{frame.f_code.co_name}()" if site.name == "to" else f"{site.name}()"
+        what = f".{frame.f_code.co_name}()" if name == "to" else f"{name}()"
         dtype = str(out.dtype).removeprefix("torch.")
         return what, f" (its {dtype} result carries no gradient)"
-    return f"{site.name}()", " (not differentiable)"
+    return f"{name}()", " (not differentiable)"
 
 
 # ---- explaining ---------------------------------------------------------------------------------------

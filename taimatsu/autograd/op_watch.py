@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 
 class OpSite(NamedTuple):
-    kind: str  # "op", "detach", "data", "requires_grad", "node" (engine step), "backward"
+    kind: str  # "op", "detach", "data", "function" (a custom Function's apply), "requires_grad",
+    # "node" (an engine step), "backward" (a backward pass)
     name: str  # "add" (shown as aten::add); "" for "node" (the node says its name)
     # name by the values of the code's free variables, when one code serves several ops
     # (``unary("exp", ...)`` and ``unary("sin", ...)`` make functions sharing one code object)
@@ -61,6 +62,8 @@ def watch(watcher) -> None:
     if _codes is None:
         _codes = _site_table()
     if not _watchers:
+        global _depth
+        _depth = 0
         _saved_profile = sys.getprofile()
         sys.setprofile(_hook)
     _watchers.append(watcher)
@@ -80,7 +83,7 @@ def watching(watcher) -> bool:
     return watcher in _watchers
 
 
-_OP_KINDS = frozenset(("op", "detach", "data"))
+_OP_KINDS = frozenset(("op", "detach", "data", "function"))
 _depth = 0  # ops running now (an op's inner op calls have depth > 0)
 
 
@@ -160,6 +163,7 @@ def _site_table() -> dict:
     from .._tensor import methods
     from .._tensor.core import Tensor
     from . import engine
+    from .function import Function
 
     public = set(dir(taimatsu)) | set(dir(Tensor)) | set(dir(functional)) | set(dir(linalg))
     public |= set(dir(special)) | set(dir(fft))
@@ -199,6 +203,7 @@ def _site_table() -> dict:
     table[Tensor.detach.__code__] = OpSite("detach", "detach")
     table[Tensor.data.fget.__code__] = OpSite("data", "data")
     table[Tensor.requires_grad_.__code__] = OpSite("requires_grad", "requires_grad_")
+    table[Function.apply.__func__.__code__] = OpSite("function", "")  # custom autograd.Function
     table[engine._run_node.__code__] = OpSite("node", "")
     table[engine.run_backward.__code__] = OpSite("backward", "")
     return table

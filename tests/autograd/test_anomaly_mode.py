@@ -49,6 +49,34 @@ def _module_forward(lib):
         out.sum().backward()
 
 
+def _custom_function(lib):
+    class Bad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    with lib.autograd.detect_anomaly():
+        y = Bad.apply(lib.ones(2, requires_grad=True))  # APPLY
+        y.sum().backward()
+
+
+def test_custom_function_traceback(torch_oracle):
+    ours = _outcome(taimatsu, _custom_function)
+    theirs = _outcome(torch_oracle, _custom_function)
+    assert ours[0] == theirs[0] == "Function 'BadBackward' returned nan values in its 0th output."
+    report = next(m for m in ours[1] if m.startswith("Error detected in BadBackward. Traceback"))
+    assert report.endswith(
+        "y = Bad.apply(lib.ones(2, requires_grad=True))  # APPLY\n" + TRIGGER_122
+    )
+
+
+TRIGGER_122 = " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)"
+
+
 def _outcome(lib, program):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
