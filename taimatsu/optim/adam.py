@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from .._tensor.core import Tensor
 from ..ops.pointwise.comparison import maximum
+from ._foreach import adam_arrays, blocks, eligible, flat_group, scatter_run, use_flat
 from .optimizer import (
     Optimizer,
     _check_betas,
+    _check_fused,
     _check_lr,
     _closure_loss,
     _grads_and_state,
     _nonneg,
+    _step_tensor,
     _use_grad,
     _value,
 )
@@ -21,7 +25,14 @@ class Adam(Optimizer):
     """Adam (Kingma & Ba), with PyTorch's options: ``amsgrad``, ``maximize``, L2
     ``weight_decay`` (added to the gradient) or, with ``decoupled_weight_decay=True``, AdamW's
     ``p *= 1 - lr * weight_decay``. State per parameter: ``step`` (0-d tensor), ``exp_avg``,
-    ``exp_avg_sq`` and, for amsgrad, ``max_exp_avg_sq``."""
+    ``exp_avg_sq`` and, for amsgrad, ``max_exp_avg_sq``.
+
+    ``foreach=None`` (the default), ``True`` or ``fused=True`` run the multi-tensor path
+    (``_foreach.py``: a handful of flat array ops per group and step), ``foreach=False`` or
+    ``differentiable=True`` the single-tensor path; all give the same values, those of PyTorch's
+    for-loop and foreach paths. Deviation: PyTorch's fused CPU kernel orders a few operations
+    differently (its results differ from its other paths in the last ulp); here ``fused=True``
+    gives the foreach values, bumping only the ``step`` counters' versions as the fused kernel does."""
 
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
@@ -39,6 +50,7 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }  # fmt: skip
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def __setstate__(self, state) -> None:
         super().__setstate__(state)
@@ -50,36 +62,103 @@ class Adam(Optimizer):
     @_use_grad
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
-            amsgrad = group["amsgrad"]
-            moments = (
-                ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
-                if amsgrad
-                else ("exp_avg", "exp_avg_sq")
-            )
-            for p, grad, state in _grads_and_state(self, group, *moments):
-                exp_avg, exp_avg_sq, step_t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-                step_t += 1
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                step = step_t.item()
-                step_size = lr / (1 - beta1**step)
-                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-                if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.addcdiv_(exp_avg, denom, value=-step_size)
+        for i, group in enumerate(self.param_groups):
+            if not (use_flat(group) and self._flat_step(i, group)):
+                self._single_step(group)
         return loss
+
+    def _single_step(self, group) -> None:
+        """PyTorch's single-tensor ("for-loop") step of one group."""
+        moments = _moments(group)
+        for p, grad, state in _grads_and_state(self, group, *moments):
+            step_t = state["step"]
+            step_t += 1
+            max_sq = state["max_exp_avg_sq"] if group["amsgrad"] else None
+            _update(group, p, grad, state["exp_avg"], state["exp_avg_sq"], max_sq, step_t.item())
+
+    def _flat_step(self, index: int, group) -> bool:
+        """The multi-tensor step of one group (``_foreach.py``); False, having changed
+        nothing, where it does not apply."""
+        params = [p for p in group["params"] if p.grad is not None]
+        grads = [p.grad for p in params]
+        if not eligible(params, grads):
+            return False
+        states = [self.state[p] for p in params]
+        steps = {_step_count(s) for s in states}
+        if len(steps) != 1 or None in steps:  # counters that differ: one step size per parameter
+            return False
+        for s in states:
+            if not s:
+                s["step"] = _step_tensor()
+        fg = flat_group(self, index, params)
+        moments = _moments(group)
+        exp_avg, exp_avg_sq, *max_sq = [fg.state_buffer(states, name) for name in moments]
+        for s in states:
+            s["step"]._data += 1
+        h = _numbers(group, float(states[0]["step"]._data))
+        e, sq = exp_avg._data, exp_avg_sq._data
+        m = max_sq[0]._data if max_sq else None
+        for (lo, hi), pb, gb, run in blocks(fg, grads):
+            adam_arrays(pb, gb, e[lo:hi], sq[lo:hi], None if m is None else m[lo:hi], h)
+            scatter_run(fg, run, pb)
+        fg.bump(states, "step", 1)
+        if not group.get("fused"):  # PyTorch's fused kernel leaves the other counters alone
+            fg.bump_params(2 if h["decoupled"] and h["weight_decay"] != 0 else 1)
+            for name, times in zip(moments, (1, 2, 1)):
+                fg.bump(states, name, times)
+        return True
+
+
+def _moments(group) -> tuple:
+    if group["amsgrad"]:
+        return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    return ("exp_avg", "exp_avg_sq")
+
+
+def _numbers(group, step: float) -> dict:
+    """The numbers of one Adam update of ``group`` at ``step``, for ``adam_arrays``."""
+    beta1, beta2 = group["betas"]
+    lr = _value(group["lr"])
+    return {
+        "lr": lr, "beta1": beta1, "beta2": beta2, "eps": group["eps"], "maximize": group["maximize"],
+        "weight_decay": group["weight_decay"], "decoupled": group["decoupled_weight_decay"],
+        "step_size": lr / (1 - beta1**step), "bias_correction2_sqrt": (1 - beta2**step) ** 0.5,
+    }  # fmt: skip
+
+
+def _update(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
+    """One Adam update of ``p`` (a parameter, or a group's parameters end to end) at ``step``,
+    in place; True when ``p`` was also decayed in place (AdamW's weight decay)."""
+    beta1, beta2 = group["betas"]
+    lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
+    decayed = False
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(1 - lr * weight_decay)
+            decayed = True
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    exp_avg.lerp_(grad, 1 - beta1)
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    step_size = lr / (1 - beta1**step)
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    if max_sq is not None:
+        maximum(max_sq, exp_avg_sq, out=max_sq)
+        denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    else:
+        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    p.addcdiv_(exp_avg, denom, value=-step_size)
+    return decayed
+
+
+def _step_count(state):
+    """A parameter's step count (0 before its first step); None where it is not a 0-d tensor."""
+    if not state:
+        return 0.0
+    t = state.get("step")
+    if not isinstance(t, Tensor) or t._data.ndim != 0:
+        return None
+    return float(t._data)
 
 
 class AdamW(Adam):

@@ -1,7 +1,8 @@
 """``torch.optim.Optimizer``: parameter groups, per-parameter state, hooks, state_dict.
 
 Matches PyTorch 2.13: the same ``param_groups`` dicts (every default filled in, including
-``foreach``/``fused``/``differentiable`` flags that taimatsu accepts and ignores), the same
+``foreach``/``fused``/``differentiable`` flags; Adam, AdamW and SGD take a multi-tensor path for
+foreach/fused, ``_foreach.py``, the other optimizers accept and ignore them), the same
 lazily created ``state`` entries (``step`` is a 0-d float32 tensor, or float64 when that is the
 default dtype), and the same ``state_dict`` layout: parameters replaced by integer ids
 numbered across groups in order, under the keys ``'state'`` and ``'param_groups'``.
@@ -117,6 +118,15 @@ def _grads_and_state(optimizer, group, *moments, extra=()):
         if group["maximize"]:
             grad = -grad
         yield p, grad, state
+
+
+def _check_fused(fused, foreach, differentiable) -> None:
+    """PyTorch's constructor checks of optimizers that have a fused implementation."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def _closure_loss(closure):

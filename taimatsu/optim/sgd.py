@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, _check_lr, _closure_loss, _nonneg, _use_grad, _value
+from ._foreach import eligible, flat_group, use_flat
+from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
     """SGD as in PyTorch: ``buf = momentum * buf + (1 - dampening) * g`` (the first step sets
-    ``buf = g``), Nesterov uses ``g + momentum * buf``, and ``p -= lr * update``."""
+    ``buf = g``), Nesterov uses ``g + momentum * buf``, and ``p -= lr * update``.
+
+    ``foreach=None`` (the default), ``True`` or ``fused=True`` run the multi-tensor path
+    (``_foreach.py``), ``foreach=False`` or ``differentiable=True`` the single-tensor path: the
+    same values either way. ``fused=True`` leaves version counters alone, as PyTorch's fused
+    kernel does."""
 
     def __init__(
         self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
@@ -25,6 +31,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def __setstate__(self, state) -> None:
         super().__setstate__(state)
@@ -41,24 +48,58 @@ class SGD(Optimizer):
     @_use_grad
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr, momentum, dampening = _value(group["lr"]), group["momentum"], group["dampening"]
-            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                if group["maximize"]:
-                    grad = -grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(grad, alpha=-lr)
+        for i, group in enumerate(self.param_groups):
+            if not (use_flat(group) and self._flat_step(i, group)):
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.add_(
+                            self._direction(group, p, p.grad, self.state),
+                            alpha=-_value(group["lr"]),
+                        )
         return loss
+
+    def _direction(self, group, p, grad, state_of):
+        """The update direction for ``p`` (a parameter, or a group's parameters end to end):
+        the gradient with weight decay and momentum applied, the momentum buffer updated."""
+        momentum, dampening = group["momentum"], group["dampening"]
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        if momentum == 0:
+            return grad
+        state = state_of[p]
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        return grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+
+    def _flat_step(self, index: int, group) -> bool:
+        """The multi-tensor step of one group (``_foreach.py``); False, having changed
+        nothing, where it does not apply."""
+        params = [p for p in group["params"] if p.grad is not None]
+        grads = [p.grad for p in params]
+        if not eligible(params, grads):
+            return False
+        momentum = group["momentum"]
+        states = [self.state[p] for p in params] if momentum != 0 else []
+        have = {s.get("momentum_buffer") is not None for s in states}
+        if len(have) > 1:  # some buffers still to create: the per-parameter path
+            return False
+        fg = flat_group(self, index, params)
+        p, grad = fg.gather(params), fg.gather(grads)
+        flat_state = {p: {}}  # the flat parameter's state: its momentum buffer, if any
+        if have == {True}:
+            flat_state[p]["momentum_buffer"] = fg.state_buffer(states, "momentum_buffer")
+        update = self._direction(group, p, grad, flat_state)
+        if have == {False}:  # the first step: the new flat buffer's slices become the state
+            fg.state_buffer(states, "momentum_buffer", init=flat_state[p]["momentum_buffer"])
+        p.add_(update, alpha=-_value(group["lr"]))
+        fg.scatter(p)
+        if not group.get("fused"):  # PyTorch's fused kernel leaves version counters alone
+            fg.bump_params(1)
+            if have == {True}:
+                fg.bump(states, "momentum_buffer", 2)
+        return True

@@ -1,0 +1,224 @@
+"""Multi-tensor optimizer steps over flat buffers (the ``foreach`` / ``fused`` paths).
+
+PyTorch's foreach path applies each update op once to a list of tensors. Here the values of a
+parameter group are laid end to end in one flat array, so each op of the update is a single
+large NumPy call instead of one small call per parameter. The optimizer's state (``exp_avg``,
+``momentum_buffer``, ...) lives in flat buffers whose per-parameter slices *are* the state
+tensors users see (``optimizer.state``, ``state_dict``); parameters and gradients are gathered
+into a flat array each step and the updated values written back into each parameter.
+
+Each op is the same Tensor op the single-tensor path applies to one parameter, and every op of
+the update is elementwise, so both paths give bitwise-equal results (as PyTorch's foreach and
+for-loop paths do on CPU). Only dense, C-contiguous float32/float64 CPU parameters with a
+gradient of their own dtype take this path; anything else runs the single-tensor path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor.core import Tensor, _wrap
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def use_flat(group) -> bool:
+    """Whether ``group``'s options select the flat path: ``foreach`` None (the default) or
+    True, or ``fused``; never ``differentiable`` (that needs the per-parameter graph)."""
+    return group.get("foreach") is not False and not group.get("differentiable", False)
+
+
+def eligible(params, grads) -> bool:
+    """The parameters and gradients can be laid end to end in one NumPy array."""
+    if not params:
+        return False
+    dt = params[0]._data.dtype
+    if dt not in _FLOATS:
+        return False
+    for p, g in zip(params, grads):
+        a, b = p._data, g._data
+        if (
+            type(a) is not np.ndarray
+            or type(b) is not np.ndarray
+            or a.dtype != dt
+            or b.dtype != dt
+            or a.shape != b.shape
+            or not a.flags.c_contiguous
+            or not a.flags.writeable
+            or getattr(g, "is_sparse", False)
+        ):
+            return False
+    return True
+
+
+class FlatGroup:
+    """The parameters of one group that have a gradient, laid end to end, and the flat state
+    buffers whose slices are those parameters' state tensors."""
+
+    def __init__(self, params: list) -> None:
+        self.params = params
+        self.offsets = np.cumsum([0] + [p._data.size for p in params]).tolist()
+        self.dtype, self.device = params[0]._dtype, params[0]._device
+        self.buffers: dict = {}  # state name -> flat Tensor
+        self.bound: dict = {}  # state name -> [(state tensor, its array)] as bound
+
+    def matches(self, params: list) -> bool:
+        return len(params) == len(self.params) and all(a is b for a, b in zip(params, self.params))
+
+    def gather(self, tensors) -> Tensor:
+        """One flat Tensor holding the values of ``tensors`` (one per parameter), in order."""
+        flat = np.concatenate([t._data.reshape(-1) for t in tensors])
+        return _wrap(flat, self.dtype, self.device)
+
+    def scatter(self, flat: Tensor) -> None:
+        """Write the flat values back into the parameters."""
+        data, off = flat._data, self.offsets
+        for i, p in enumerate(self.params):
+            np.copyto(p._data, data[off[i] : off[i + 1]].reshape(p._data.shape))
+
+    def state_buffer(self, states: list, name: str, init=None) -> Tensor:
+        """The flat buffer of state ``name``; ``state[name]`` of each parameter is its slice.
+
+        Where the state tensors are no longer the slices bound last time (the first step,
+        ``load_state_dict``, a user's replacement), a new buffer is filled from their values,
+        or where a parameter has none yet from ``init`` (a flat Tensor; zeros when None), and
+        the slices bound.
+        """
+        bound = self.bound.get(name)
+        if bound is not None and all(
+            s.get(name) is t and t._data is a for s, (t, a) in zip(states, bound)
+        ):
+            return self.buffers[name]
+        flat = np.empty(self.offsets[-1], self.dtype.np)
+        off, bound = self.offsets, []
+        for i, (s, p) in enumerate(zip(states, self.params)):
+            seg = flat[off[i] : off[i + 1]]
+            old = s.get(name)
+            if old is not None:
+                seg[...] = old._data.reshape(-1)
+            else:
+                seg[...] = 0 if init is None else init._data[off[i] : off[i + 1]]
+            view = seg.reshape(p._data.shape)
+            t = _wrap(view, self.dtype, self.device)
+            if old is not None:
+                t._vc = [old._vc[0]]  # the state tensor keeps its version count
+            s[name] = t
+            bound.append((t, view))
+        self.bound[name] = bound
+        self.buffers[name] = buf = _wrap(flat, self.dtype, self.device)
+        return buf
+
+    def bump(self, states: list, name: str, times: int) -> None:
+        """Count ``times`` in-place updates on each parameter's ``name`` state tensor."""
+        for s in states:
+            s[name]._vc[0] += times
+
+    def bump_params(self, times: int) -> None:
+        for p in self.params:
+            p._vc[0] += times
+
+
+def flat_group(optimizer, index: int, params: list) -> FlatGroup:
+    """The cached ``FlatGroup`` of group ``index``, rebuilt when its parameters changed.
+
+    The cache is not optimizer state: it is left out of pickles and ``state_dict`` and rebuilt
+    from ``optimizer.state`` whenever the state tensors are not the bound slices.
+    """
+    cache = optimizer.__dict__.setdefault("_flat_groups", {})
+    fg = cache.get(index)
+    if fg is None or not fg.matches(params):
+        fg = cache[index] = FlatGroup(params)
+    return fg
+
+
+# ---- Adam on arrays, block by block ------------------------------------------------------------
+# Elements per block: the float64 temporaries of a float32 block stay in a core's L2 cache.
+BLOCK = 1 << 16
+
+
+def blocks(fg: FlatGroup, grads: list):
+    """(flat range, parameter values, gradient values) covering the group block by block: runs
+    of small parameters gathered into one array (written back by ``fg.scatter_block``), a large
+    parameter split into in-place slices of itself."""
+    off, run = fg.offsets, []
+    for i, p in enumerate(fg.params):
+        n = off[i + 1] - off[i]
+        if n >= BLOCK:
+            if run:
+                yield _gathered(fg, run, grads)
+                run = []
+            pa, ga = p._data.reshape(-1), grads[i]._data.reshape(-1)
+            for lo in range(0, n, BLOCK):
+                hi = min(n, lo + BLOCK)
+                yield (off[i] + lo, off[i] + hi), pa[lo:hi], ga[lo:hi], None
+            continue
+        if run and off[i + 1] - off[run[0]] > BLOCK:
+            yield _gathered(fg, run, grads)
+            run = []
+        run.append(i)
+    if run:
+        yield _gathered(fg, run, grads)
+
+
+def _gathered(fg: FlatGroup, run: list, grads: list):
+    off = fg.offsets
+    if len(run) == 1:
+        i = run[0]
+        p = fg.params[i]._data.reshape(-1)
+        return (off[i], off[i + 1]), p, grads[i]._data.reshape(-1), None
+    p = np.concatenate([fg.params[i]._data.reshape(-1) for i in run])
+    g = np.concatenate([grads[i]._data.reshape(-1) for i in run])
+    return (off[run[0]], off[run[-1] + 1]), p, g, run
+
+
+def scatter_run(fg: FlatGroup, run, p) -> None:
+    """Write a gathered block's parameter values back (nothing for an in-place block)."""
+    if run is None:
+        return
+    off, base = fg.offsets, fg.offsets[run[0]]
+    for i in run:
+        dst = fg.params[i]._data
+        np.copyto(dst, p[off[i] - base : off[i + 1] - base].reshape(dst.shape))
+
+
+def adam_arrays(p, g, e, s, m, h) -> None:
+    """One Adam update of the 1-D arrays ``p`` (parameters), ``e``, ``s``, ``m`` (exp_avg,
+    exp_avg_sq, max_exp_avg_sq or None) from gradient ``g``, in place.
+
+    Op for op the Tensor ops of the single-tensor path: where those round a float32
+    multiply-add once (PyTorch's fused multiply-add, emulated exactly in float64) so does this.
+    ``h`` holds the group's numbers (see ``Adam._flat_step``).
+    """
+    f32 = p.dtype == np.float32
+    if h["maximize"]:
+        g = -g
+    if h["weight_decay"] != 0:
+        if h["decoupled"]:
+            np.multiply(p, 1 - h["lr"] * h["weight_decay"], out=p)
+        elif f32:
+            c = np.float64(np.float32(h["weight_decay"]))
+            g = np.add(g, np.multiply(p, c, dtype=np.float64)).astype(np.float32)
+        else:
+            g = g + p * h["weight_decay"]
+    diff = g - e
+    w = 1 - h["beta1"]
+    if f32:
+        small = abs(w) < 0.5
+        coeff = np.float64(np.float32(w) if small else np.float32(w) - np.float32(1))
+        np.copyto(e, diff.astype(np.float64) * coeff + (e if small else g), casting="unsafe")
+    else:
+        e[...] = e + w * diff if abs(w) < 0.5 else g - diff * (1 - w)
+    np.multiply(s, h["beta2"], out=s)
+    v = 1 - h["beta2"]
+    t1 = g if v == 1 else g * v
+    if f32:
+        np.copyto(s, np.add(s, np.multiply(t1, g, dtype=np.float64)), casting="unsafe")
+    else:
+        s += t1 * g
+    if m is not None:
+        np.maximum(m, s, out=m)
+    denom = np.sqrt(s if m is None else m)
+    denom /= h["bias_correction2_sqrt"]
+    denom += h["eps"]
+    step_size = -h["step_size"]
+    p += (e if step_size == 1 else e * step_size) / denom
