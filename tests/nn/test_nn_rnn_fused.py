@@ -208,3 +208,20 @@ def test_second_backward_needs_retain_graph():
     np.testing.assert_allclose(t.weight_ih_l0.grad.numpy(), 2 * g1.numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         out.sum().backward()
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_output_written_in_place_after_forward_keeps_gradients(batch_first):
+    # The backward must not read the states from the output's memory.
+    t, o = _modules("LSTM", {"batch_first": batch_first}, torch.float64)
+    ox = torch.randn(5, 3, 4, dtype=torch.float64, requires_grad=True)
+    tx = T(ox, True)
+    g = torch.randn(5, 3, 5, dtype=torch.float64)
+    grads = []
+    for lib, mod, x, gg in ((torch, o, ox, g), (tm, t, tx, T(g))):
+        out, (h, c) = mod(x)
+        out.mul_(3)
+        loss = (out * gg).sum() + h.sum() + c.sum()
+        grads.append(lib.autograd.grad(loss, [x, *mod.parameters()]))
+    for a, b in zip(*grads[::-1]):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)

@@ -122,18 +122,31 @@ def _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, r
 # ---- fused: forward on arrays -------------------------------------------------------------------
 # The sigmoid gates are computed as sigmoid(x) = (tanh(x / 2) + 1) / 2 so that one tanh call covers
 # all gates of a step: their rows of the weights and biases are halved first (exact in binary).
-def _sigmoid_rows(mode: str, hid: int) -> list:
-    if mode == "LSTM":
-        return [slice(0, 2 * hid), slice(3 * hid, 4 * hid)]  # input, forget; output
-    return [slice(0, 2 * hid)] if mode == "GRU" else []  # reset, update
+# LSTM runs its gates in the order (output, input, forget, cell) so that the sigmoid gates are
+# contiguous, and so are the three that the cell state's gradient reaches.
+_LSTM_ORDER = (3, 0, 1, 2)
 
 
-def _halved(a, rows: list):
-    if a is None or not rows:
-        return a
-    a = a.copy()
-    for r in rows:
-        a[r] *= 0.5
+def _gate_perm(mode: str, hid: int):
+    """Row order of the fused LSTM's weights (None: PyTorch's order as is)."""
+    if mode != "LSTM":
+        return None
+    return np.concatenate([np.arange(k * hid, (k + 1) * hid) for k in _LSTM_ORDER])
+
+
+def _sigmoid_rows(mode: str, hid: int):
+    if mode in ("RNN_TANH", "RNN_RELU"):
+        return None
+    return slice(0, (3 if mode == "LSTM" else 2) * hid)  # LSTM: o, i, f; GRU: r, z
+
+
+def _prepared(a, perm, rows):
+    """``a``'s rows in the fused order, the sigmoid rows halved."""
+    if a is None:
+        return None
+    a = a[perm] if perm is not None else a.copy()
+    if rows is not None:
+        a[rows] *= 0.5
     return a
 
 
@@ -152,54 +165,91 @@ def _steps(batch_sizes, reverse: bool) -> list:
 def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
     """Returns (out, h_n, c_n, saved arrays for the backward)."""
     hid = w_hh.shape[0] // GATES[mode]
-    rows = _sigmoid_rows(mode, hid)
-    gates = x @ _halved(w_ih, rows).T  # overwritten in place, step by step, by the activations
+    perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid)
+    gates = x @ _prepared(w_ih, perm, rows).T  # overwritten in place by the activations
     if b_ih is not None:
-        gates += _halved(b_ih, rows)
+        gates += _prepared(b_ih, perm, rows)
     if b_hh is not None and mode != "GRU":  # GRU's b_hh sits inside r * (h W_hn + b_hn)
-        gates += _halved(b_hh, rows)
+        gates += _prepared(b_hh, perm, rows)
+    s = {"gates": gates}
+    steps = _steps(batch_sizes, reverse)
+    w_hh_t = _prepared(w_hh, perm, rows).T
+    if mode == "LSTM":
+        w_hr_t = None if w_hr is None else w_hr.T
+        if len(set(batch_sizes)) == 1:
+            return _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse)
+        return _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t)
     h = h0.copy()
     out = np.empty((x.shape[0], h.shape[1]), x.dtype)
-    s = {"gates": gates, "h_prev": np.empty_like(out)}
-    steps = _steps(batch_sizes, reverse)
-    w_hh_t = _halved(w_hh, rows).T
-    c = None
-    if mode == "LSTM":
-        c = c0.copy()
-        _lstm_forward(steps, s, h, c, w_hh_t, None if w_hr is None else w_hr.T, out)
-    elif mode == "GRU":
-        _gru_forward(steps, s, h, w_hh_t, _halved(b_hh, rows), out)
+    s["h_prev"] = np.empty_like(out)
+    if mode == "GRU":
+        _gru_forward(steps, s, h, w_hh_t, _prepared(b_hh, perm, rows), out)
     else:
         _rnn_forward(steps, s, h, w_hh_t, mode, out)
-    return out, h, c, s
+    return out, h, None, s
 
 
-def _lstm_forward(steps, s, h, c, w_hh_t, w_hr_t, out) -> None:
-    n_rows, hid = s["gates"].shape[0], c.shape[1]
-    gates, h_prev = s["gates"], s["h_prev"]
-    c_prev = s["c_prev"] = np.empty((n_rows, hid), c.dtype)
-    tanh_c = s["tanh_c"] = np.empty((n_rows, hid), c.dtype)
-    h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), c.dtype)
-    for b, lo, hi in steps:
-        hp = h[:b]
-        h_prev[lo:hi] = hp
+def _lstm_cell_(g, c_prev, c, tanh_c, h_raw, h, w_hr_t) -> None:
+    """One LSTM step on its gates ``g`` (pre-activation, fused order): writes c, tanh(c), h."""
+    hid = c.shape[1]
+    np.tanh(g, out=g)
+    _sigmoid_from_tanh_(g[:, : 3 * hid])
+    o, i, f, gg = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
+    np.multiply(f, c_prev, out=c)
+    c += i * gg
+    np.tanh(c, out=tanh_c)
+    if h_raw is None:
+        np.multiply(o, tanh_c, out=h)
+    else:
+        np.matmul(np.multiply(o, tanh_c, out=h_raw), w_hr_t, out=h)
+
+
+def _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
+    """Every step holds the whole batch: the states of all steps live in two arrays, each step
+    reading the block its predecessor wrote (h0/c0 are the block before the first step)."""
+    n_rows, batch, hid = s["gates"].shape[0], h0.shape[0], c0.shape[1]
+    hs = np.empty((n_rows + batch, h0.shape[1]), h0.dtype)
+    cs = np.empty((n_rows + batch, hid), h0.dtype)
+    # forward: [h0, out_0, ..., out_T-1]; reverse: [out_0, ..., out_T-1, h0]
+    first, out_at, prev_at = (n_rows, 0, batch) if reverse else (0, batch, 0)
+    hs[first : first + batch] = h0
+    cs[first : first + batch] = c0
+    tanh_c = s["tanh_c"] = np.empty((n_rows, hid), h0.dtype)
+    h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), h0.dtype)
+    gates = s["gates"]
+    for _, lo, hi in steps:
         g = gates[lo:hi]
-        g += hp @ w_hh_t
-        np.tanh(g, out=g)
-        _sigmoid_from_tanh_(g[:, : 2 * hid])
-        _sigmoid_from_tanh_(g[:, 3 * hid :])
-        i, f, gg, o = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
-        cb = c[:b]
-        c_prev[lo:hi] = cb
-        cb *= f
-        cb += i * gg
-        tc = tanh_c[lo:hi]
-        np.tanh(cb, out=tc)
-        if h_raw is None:
-            hn = np.multiply(o, tc, out=out[lo:hi])
-        else:
-            hn = np.matmul(np.multiply(o, tc, out=h_raw[lo:hi]), w_hr_t, out=out[lo:hi])
-        h[:b] = hn
+        g += hs[prev_at + lo : prev_at + hi] @ w_hh_t
+        _lstm_cell_(g, cs[prev_at + lo : prev_at + hi], cs[out_at + lo : out_at + hi],
+                    tanh_c[lo:hi], None if h_raw is None else h_raw[lo:hi],
+                    hs[out_at + lo : out_at + hi], w_hr_t)  # fmt: skip
+    s["h_prev"], s["c_prev"] = hs[prev_at : prev_at + n_rows], cs[prev_at : prev_at + n_rows]
+    _, lo, hi = steps[-1]
+    last = slice(out_at + lo, out_at + hi)
+    # the output is a copy: the caller may write into it, the backward reads h_prev from hs
+    return hs[out_at : out_at + n_rows].copy(), hs[last].copy(), cs[last].copy(), s
+
+
+def _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t):
+    """Packed sequences: the state of every sequence in (batch, .) arrays whose first rows each
+    step reads and rewrites (the rows of sequences not running keep their state)."""
+    n_rows, hid = s["gates"].shape[0], c0.shape[1]
+    h, c = h0.copy(), c0.copy()
+    out = np.empty((n_rows, h.shape[1]), h.dtype)
+    h_prev = s["h_prev"] = np.empty_like(out)
+    c_prev = s["c_prev"] = np.empty((n_rows, hid), h.dtype)
+    tanh_c = s["tanh_c"] = np.empty((n_rows, hid), h.dtype)
+    h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), h.dtype)
+    gates = s["gates"]
+    for b, lo, hi in steps:
+        h_prev[lo:hi] = h[:b]
+        c_prev[lo:hi] = c[:b]
+        g = gates[lo:hi]
+        g += h[:b] @ w_hh_t
+        _lstm_cell_(g, c_prev[lo:hi], c[:b], tanh_c[lo:hi],
+                    None if h_raw is None else h_raw[lo:hi], out[lo:hi], w_hr_t)  # fmt: skip
+        h[:b] = out[lo:hi]
+    return out, h, c, s
 
 
 def _gru_forward(steps, s, h, w_hh_t, b_hh, out) -> None:
@@ -251,6 +301,9 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
     factors that do not (the gates' derivatives) are computed for all steps at once before it."""
     gates, h_prev = s["gates"], s["h_prev"]
     hid = w_hh.shape[0] // GATES[mode]
+    perm = _gate_perm(mode, hid)
+    if perm is not None:  # the fused gate order; the weight gradients are put back at the end
+        w_ih, w_hh = w_ih[perm], w_hh[perm]
     dh = np.zeros((batch_sizes[0], h_prev.shape[1]), x.dtype) if gh is None else gh.copy()
     dc = None
     steps = _steps(batch_sizes, reverse)[::-1]
@@ -267,22 +320,27 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
     else:
         _rnn_backward(steps, s, dz, dh, gout, w_hh, mode)
         dzh = dz
-    return (
+    db_ih = dz.sum(0) if need[5] or (need[6] and dzh is dz) else None
+    grads = [
         dz @ w_ih if need[0] else None,
         dh if need[1] else None,
         dc if need[2] else None,
         dz.T @ x if need[3] else None,
         dzh.T @ h_prev if need[4] else None,
-        dz.sum(0) if need[5] else None,
-        dzh.sum(0) if need[6] else None,
+        db_ih if need[5] else None,
+        (db_ih if dzh is dz else dzh.sum(0)) if need[6] else None,
         dout.T @ s["h_raw"] if need[7] else None,
-    )
+    ]
+    if perm is not None:
+        order = np.argsort(perm)
+        grads[3:7] = [None if g is None else g[order] for g in grads[3:7]]
+    return grads
 
 
 def _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout) -> None:
     n_rows, hid = dz.shape[0], dc.shape[1]
     g4 = s["gates"].reshape(n_rows, 4, hid)
-    i, f, gg, o = g4[:, 0], g4[:, 1], g4[:, 2], g4[:, 3]
+    o, i, f, gg = g4[:, 0], g4[:, 1], g4[:, 2], g4[:, 3]
     tc = s["tanh_c"]
     dc_dh = o * (1 - tc * tc)
     dzo_dh = tc * o * (1 - o)
@@ -298,8 +356,8 @@ def _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout) -> None:
             d = d @ w_hr
         dcn = d * dc_dh[lo:hi]
         dcn += dc[:b]
-        np.multiply(dcn[:, None, :], dz_dc[lo:hi], out=dz4[lo:hi, :3])
-        np.multiply(d, dzo_dh[lo:hi], out=dz4[lo:hi, 3])
+        np.multiply(dcn[:, None, :], dz_dc[lo:hi], out=dz4[lo:hi, 1:])
+        np.multiply(d, dzo_dh[lo:hi], out=dz4[lo:hi, 0])
         np.multiply(dcn, f[lo:hi], out=dc[:b])
         np.matmul(dz[lo:hi], w_hh, out=dh[:b])
 
