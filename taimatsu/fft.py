@@ -29,6 +29,7 @@ from .ops._dispatch import OUT_FOUND as _OUT_FOUND
 from .ops._dispatch import _fw_state, record, scalar_name, xp_for
 from .ops._dispatch import with_out_signature as _with_out_signature
 from .ops._dispatch import write_out as _write_out
+from ._autocast import FP32, cast_policy
 
 __all__ = [
     "fft",
@@ -306,31 +307,37 @@ def _one(n, dim):
     return None if n is None else [n], [dim]
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: "_fft_c2c" if x.is_complex() else "_fft_r2c")
 def fft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("fft", input, *_one(n, dim), norm, True)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: "_fft_c2c" if x.is_complex() else None)
 def ifft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _fftn_c("ifft", input, *_one(n, dim), norm, False)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2C)
 def fft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _fftn_c("fft2", input, s, dim, norm, True)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2C)
 def ifft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _fftn_c("ifft2", input, s, dim, norm, False)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2C)
 def fftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _fftn_c("fftn", input, s, dim, norm, True)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2C)
 def ifftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _fftn_c("ifftn", input, s, dim, norm, False)
@@ -365,42 +372,50 @@ def _irfftn(name, input, s, dim, norm, forward=False, conj=False):
     return _c2r(x, tuple(dims), n, _scale(norm, total, forward, name))
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_R2C)
 def rfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _rfftn("rfft", input, *_one(n, dim), norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2R)
 def irfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _irfftn("irfft", input, *_one(n, dim), norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_R2C)
 def rfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _rfftn("rfft2", input, s, dim, norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2R)
 def irfft2(input: Tensor, s=None, dim=(-2, -1), norm=None) -> Tensor:
     return _irfftn("irfft2", input, s, dim, norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_R2C)
 def rfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _rfftn("rfftn", input, s, dim, norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2R)
 def irfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
     return _irfftn("irfftn", input, s, dim, norm)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2R)
 def hfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The real spectrum of a Hermitian-symmetric signal given by its first half."""
     return _irfftn("hfft", input, *_one(n, dim), norm, forward=True, conj=True)
 
 
+@cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: None)
 def ihfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     return _rfftn("ihfft", input, *_one(n, dim), norm, forward=False)

@@ -18,7 +18,7 @@ from ..ops._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from ..ops.reduction.extrema import _return_type  # noqa: F401  (re-exported)
 from ..ops.reduction.norms import vector_norm  # noqa: F401  (re-exported)
-from .._autocast import LOWER, cast_policy
+from .._autocast import FP32, LOWER, cast_policy
 
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))
@@ -93,6 +93,7 @@ def _singular_inv(A: Tensor, name: str = "linalg.inv"):
     )))  # fmt: skip
 
 
+@cast_policy(FP32, ("cpu",))
 def inv(A: Tensor, *, out=None) -> Tensor:
     _square("inv", A, "low")
     xp = xp_for(A)
@@ -264,6 +265,7 @@ def _singular_solve(A: Tensor):
     return _LinAlgError("torch.linalg.solve: " + msg)
 
 
+@cast_policy(FP32, ("cpu",))
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     vec = _solve_checks(A, B, left)
     r = _solve_right(A, B) if not left else _solve_left(A, B, vec)
@@ -502,6 +504,7 @@ def _eigh_jvp(L, V, dA):
     return dL, matmul(V, X * F.to(V.dtype))
 
 
+@cast_policy(FP32, ("cpu",))
 def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     _square("eigh", A, "linalg_eigh_cpu")
     if UPLO not in ("L", "U", "l", "u"):
@@ -527,6 +530,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None):
     return _Eigh(L, V)
 
 
+@cast_policy(FP32, ("cpu",))
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     _square("eigh", A, "linalg_eigh_cpu")
     if UPLO not in ("L", "U", "l", "u"):
@@ -552,6 +556,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     return _out(out, L, "_linalg_eigh")
 
 
+@cast_policy(FP32, ("cpu",))
 def matrix_rank(
     A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None
 ) -> Tensor:

@@ -20,6 +20,7 @@ from ..autograd.graph import node_class
 from ..ops._dispatch import OUT_EXACT, record, write_out
 from ..ops.reduction.extrema import _return_type as _rt2
 from . import decomposition_grads as G
+from .._autocast import FP32, cast_policy
 
 
 def _return_type(name, fields):
@@ -181,11 +182,13 @@ def _cholesky(A, upper, name, check, node):
     return out, inf
 
 
+@cast_policy(FP32, ("cpu",))
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     L, info = _cholesky(A, upper, "linalg.cholesky_ex", check_errors, _CholExNode)
     return _out(out, _CholEx(L, info), "linalg_cholesky_ex")
 
 
+@cast_policy(FP32, ("cpu",))
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     return _out(
         out, _cholesky(A, upper, "linalg.cholesky", True, _CholExNode)[0], "linalg_cholesky_ex"
@@ -201,6 +204,7 @@ def _warn_once(key, msg):
         warnings.warn(msg, UserWarning, stacklevel=3)
 
 
+@cast_policy(FP32, ("cpu",))
 def legacy_cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch, still working)."""
     _warn_once("cholesky", (
@@ -231,6 +235,7 @@ def _qr_vjp(node, gQ, gR):
 _QrNode = node_class("LinalgQrBackward0", _qr_vjp, materialize=False)
 
 
+@cast_policy(FP32, ("cpu",))
 def qr(A: Tensor, mode: str = "reduced", *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
@@ -334,6 +339,7 @@ def _no_driver(driver, A):
         )
 
 
+@cast_policy(FP32, ("cpu",))
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
@@ -348,6 +354,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     return _out(out, _SVD(U, S, Vh), "_linalg_svd")
 
 
+@cast_policy(FP32, ("cpu",))
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
@@ -432,6 +439,7 @@ def _eig_arrays(A, name):
     return _t(w, ct, A), _t(v, ct, A)
 
 
+@cast_policy(FP32, ("cpu",))
 def eig(A: Tensor, *, out=None):
     L, V = _eig_arrays(A, "linalg.eig")
     if _recording(A):
@@ -448,6 +456,7 @@ def eig(A: Tensor, *, out=None):
     return _out(out, _Eig(L, V), "linalg_eig", None, _castable("eigenvalues", "torch.linalg.eig"))
 
 
+@cast_policy(FP32, ("cpu",))
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     if not (_recording(A) or _fw_on(A)):
         _eig_check("linalg.eigvals", A)

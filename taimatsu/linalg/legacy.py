@@ -23,6 +23,7 @@ from ..ops.contraction.matmul import matmul
 from . import _h, _sname, _square
 from .decompositions import _return_type, _warn_once
 from .structured import householder_grads, householder_product, solve_triangular
+from .._autocast import FP32, cast_policy
 
 _TriSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 _LuInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))
@@ -65,6 +66,7 @@ def _tri_solve_jvp(A, b, X, upper, trans, unit):
 _TriSolveNode = node_class("TriangularSolveBackward0", _tri_solve_vjp, materialize=False)
 
 
+@cast_policy(FP32, ("cpu",))
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False,
                      *, out=None):  # fmt: skip
     """``torch.triangular_solve`` (deprecated in PyTorch): (solution, a copy of A)."""
@@ -155,6 +157,7 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     return res
 
 
+@cast_policy(FP32, ("cpu",))
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """``torch.lu_solve`` (deprecated in PyTorch): ``linalg.lu_solve`` with its arguments reversed."""
     from .solvers import lu_solve as linalg_lu_solve
@@ -179,6 +182,7 @@ def _each_matrix(a: np.ndarray):
     return a.reshape((math.prod(a.shape[:-2]),) + a.shape[-2:])
 
 
+@cast_policy(FP32, ("cpu",))
 def geqrf(input: Tensor, *, out=None):
     """``torch.geqrf``: LAPACK's QR in Householder form, (a, tau); not differentiable (as in PyTorch)."""
     if input.dim() < 2:
@@ -248,6 +252,7 @@ def _ormqr_vjp(node, g):
 _OrmqrNode = node_class("OrmqrBackward0", _ormqr_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def ormqr(
     input: Tensor,
     input2: Tensor,

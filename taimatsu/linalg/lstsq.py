@@ -22,6 +22,7 @@ from ..ops._dispatch import _fw_state, record, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname
 from .decompositions import _return_type
+from .._autocast import FP32, cast_policy
 
 _Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
@@ -153,6 +154,7 @@ def _lstsq_jvp(A, B, X, R, vec, full_rank):
     return (dX.squeeze(-1) if vec else dX), dR
 
 
+@cast_policy(FP32, ("cpu",))
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     """``torch.linalg.lstsq``: least-squares solution of A X = B per LAPACK driver (CPU default
     'gelsy'). residuals: only for m > n, full rank and a driver other than gelsy (gels: always

@@ -14,6 +14,7 @@ from ..ops._dispatch import scalar_name, write_out
 from ..ops.reduction.norms import vector_norm
 from . import _sname
 from .decompositions import svdvals
+from .._autocast import FP32, cast_policy
 
 # ---- matrix_norm / norm -----------------------------------------------------------------------------
 _INF = math.inf
@@ -155,6 +156,7 @@ def _ord_text(p) -> str:
     return f"{p:f}" if isinstance(p, float) else str(p)
 
 
+@cast_policy(FP32, ("cpu",))
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     if out is not None:
         return write_out(

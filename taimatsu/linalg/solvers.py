@@ -29,6 +29,7 @@ from .decompositions import (
     _tangents,
     svd_finite_check,
 )
+from .._autocast import FP32, cast_policy
 
 _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _LUEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -291,6 +292,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
 
 
 # ---- inv_ex / solve_ex ---------------------------------------------------------------------------------------------
+@cast_policy(FP32, ("cpu",))
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     from .. import linalg
 
@@ -372,6 +374,7 @@ def _chol_solve_arrays(b, l, upper):
     return np.linalg.solve(hi, np.linalg.solve(lo, b))
 
 
+@cast_policy(FP32, ("cpu",))
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
     B, L = input, input2
     if B.dim() < 2 or L.dim() < 2:
@@ -409,6 +412,7 @@ def _cholesky_inverse_vjp(node, gY):
 _CholInvNode = node_class("CholeskyInverseBackward0", _cholesky_inverse_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     L = input
     _check("cholesky_inverse", L, kernel="cholesky_inverse_out_cpu", kernel_all=True)
@@ -421,6 +425,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     return _out(out, Y, "cholesky_inverse", None, _castable("result", "cholesky_inverse"))
 
 
+@cast_policy(FP32, ("cpu",))
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     from .. import linalg
 

@@ -18,6 +18,7 @@ from ..ops._dispatch import _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname, inv, solve
 from .norms import CASTABLE
+from .._autocast import FP32, cast_policy
 
 
 def _need(node, i: int) -> bool:
@@ -250,6 +251,7 @@ def householder_grads(A: Tensor, tau: Tensor, g: Tensor):
 _Householder = node_class("LinalgHouseholderProductBackward0", _householder_vjp)
 
 
+@cast_policy(FP32, ("cpu",))
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """``torch.linalg.householder_product`` (``torch.orgqr``): the first n columns of
     H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H."""
@@ -330,6 +332,7 @@ def _householder_jvp(A, tau, n):
 
 
 # ---- tensorinv / tensorsolve / diagonal ----------------------------------------------------------------------
+@cast_policy(FP32, ("cpu",))
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     """``torch.linalg.tensorinv``: inv of A viewed as a (prod(shape[:ind]), prod(shape[ind:])) matrix."""
     if out is not None:
@@ -372,6 +375,7 @@ def _raise_if_singular(m: np.ndarray, name: str) -> None:
         )
 
 
+@cast_policy(FP32, ("cpu",))
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     """``torch.linalg.tensorsolve``: solve of A viewed as a matrix against B flattened."""
     if out is not None:

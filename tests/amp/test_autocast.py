@@ -281,3 +281,93 @@ def test_custom_fwd_casts_inputs(torch_oracle):
     assert y.dtype is tm.float32
     y.sum().backward()
     assert x.grad.dtype is tm.float32
+
+
+def _spd(L, x):
+    a = x((3, 3), 0)
+    return (a @ a.mT + 4 * L.eye(3)).bfloat16()
+
+
+# CPU float32-list ops fed bfloat16 tensors (linalg, fft, padding); `values` says whether the
+# result is unique enough to compare (decompositions have sign/phase freedom).
+LOW_INPUT_CASES = {
+    "cholesky": (lambda L, F, x: L.cholesky(_spd(L, x)), True),
+    "linalg.cholesky": (lambda L, F, x: L.linalg.cholesky(_spd(L, x)), True),
+    "cholesky_inverse": (lambda L, F, x: L.cholesky_inverse(_spd(L, x)), True),
+    "cholesky_solve": (lambda L, F, x: L.cholesky_solve(x((3, 2), 1).bfloat16(), _spd(L, x)), True),
+    "inverse": (lambda L, F, x: L.inverse(_spd(L, x)), True),
+    "linalg.inv": (lambda L, F, x: L.linalg.inv(_spd(L, x)), True),
+    "linalg.inv_ex": (lambda L, F, x: L.linalg.inv_ex(_spd(L, x))[0], True),
+    "pinverse": (lambda L, F, x: L.pinverse(x((3, 4), 1).bfloat16()), True),
+    "linalg.solve": (lambda L, F, x: L.linalg.solve(_spd(L, x), x((3,), 1).bfloat16()), True),
+    "linalg.svdvals": (lambda L, F, x: L.linalg.svdvals(x((3, 4), 1).bfloat16()), True),
+    "linalg.eigvalsh": (lambda L, F, x: L.linalg.eigvalsh(_spd(L, x)), True),
+    "linalg.eigh": (lambda L, F, x: L.linalg.eigh(_spd(L, x))[0], True),
+    "linalg.eigvals": (lambda L, F, x: L.linalg.eigvals(_spd(L, x)), False),
+    "linalg.svd": (lambda L, F, x: L.linalg.svd(x((3, 4), 1).bfloat16())[1], True),
+    "linalg.qr": (lambda L, F, x: L.linalg.qr(x((3, 4), 1).bfloat16())[0], False),
+    "linalg.lstsq": (lambda L, F, x: L.linalg.lstsq(_spd(L, x), x((3, 2), 1).bfloat16())[0], True),
+    "linalg.cond": (lambda L, F, x: L.linalg.cond(_spd(L, x)), True),
+    "linalg.matrix_rank": (lambda L, F, x: L.linalg.matrix_rank(_spd(L, x)), True),
+    "linalg.tensorinv": (lambda L, F, x: L.linalg.tensorinv(_spd(L, x), 1), True),
+    "triangular_solve": (
+        lambda L, F, x: L.triangular_solve(x((3, 2), 1).bfloat16(), _spd(L, x))[0],
+        True,
+    ),
+    "geqrf": (lambda L, F, x: L.geqrf(x((3, 2), 1).bfloat16())[0], False),
+    "orgqr": (lambda L, F, x: L.orgqr(x((3, 2), 1).bfloat16(), x((2,), 2).bfloat16()), True),
+    "fft.fft": (lambda L, F, x: L.fft.fft(x((8,), 1).bfloat16()), True),
+    "fft.rfft2": (lambda L, F, x: L.fft.rfft2(x((4, 4), 1).bfloat16()), True),
+    "fft.irfft": (lambda L, F, x: L.fft.irfft(x((8,), 1).bfloat16()), True),
+    "fft.hfft": (lambda L, F, x: L.fft.hfft(x((8,), 1).bfloat16()), True),
+    "fft.ihfft": (lambda L, F, x: L.fft.ihfft(x((8,), 1).bfloat16()), True),
+    "pad_reflect1d": (
+        lambda L, F, x: F.pad(x((1, 2, 5), 1).bfloat16(), (1, 2), mode="reflect"),
+        True,
+    ),
+    "pad_reflect2d": (
+        lambda L, F, x: F.pad(x((1, 2, 5, 5), 1).bfloat16(), (1, 1, 2, 0), mode="reflect"),
+        True,
+    ),
+    "pad_reflect3d": (
+        lambda L, F, x: F.pad(x((1, 2, 3, 3, 3), 1).bfloat16(), (1,) * 6, mode="reflect"),
+        True,
+    ),
+    "pad_replicate3d": (
+        lambda L, F, x: F.pad(x((1, 2, 3, 3, 3), 1).bfloat16(), (1,) * 6, mode="replicate"),
+        True,
+    ),
+    "pad_circular": (
+        lambda L, F, x: F.pad(x((1, 2, 5), 1).bfloat16(), (1, 1), mode="circular"),
+        True,
+    ),
+    "max_unpool2d": (
+        lambda L, F, x: F.max_unpool2d(
+            *F.max_pool2d(x((1, 1, 4, 4), 1).bfloat16(), 2, return_indices=True), 2
+        ),
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOW_INPUT_CASES))
+def test_float32_list_with_low_precision_inputs(torch_oracle, name):
+    build, values = LOW_INPUT_CASES[name]
+
+    def maker(lib):
+        return lambda shape, seed: lib.tensor(
+            np.random.default_rng(seed).standard_normal(shape).astype("float32")
+        )
+
+    with tm.autocast("cpu"):
+        ours = build(tm, TF, maker(tm))
+    with torch_oracle.autocast("cpu"):
+        theirs = build(torch_oracle, torch_oracle.nn.functional, maker(torch_oracle))
+    assert str(ours.dtype) == str(theirs.dtype) and tuple(ours.shape) == tuple(theirs.shape)
+    if values:
+        np.testing.assert_allclose(_np(ours), _np(theirs), rtol=1e-4, atol=1e-4)
+
+
+def _np(t):
+    t = t.resolve_conj()
+    return (t.float() if t.is_floating_point() else t).numpy()

@@ -125,6 +125,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         )
     if mode == "circular":
         return _rs.circular_pad(input, pad)
+    if mode == "reflect" and k == 3:  # reflection_pad3d is not on PyTorch's CPU autocast list
+        return _rs.reflect_or_replicate_pad(input, pad, mode)
+    return _reflect_or_replicate_fp32(input, pad, mode)
+
+
+@cast_policy(FP32, ("cpu",))
+def _reflect_or_replicate_fp32(input: Tensor, pad, mode: str) -> Tensor:
+    """reflection_pad1d/2d and replication_pad1d/2d/3d: float32 under CPU autocast."""
     return _rs.reflect_or_replicate_pad(input, pad, mode)
 
 

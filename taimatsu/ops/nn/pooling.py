@@ -352,7 +352,7 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     # Pad past the right edge as far as ceil_mode's last window reaches.
     extra_h = max(0, (ho - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
     extra_w = max(0, (wo - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
-    fill = -xp.inf if x.dtype.kind == "f" else xp.iinfo(x.dtype).min
+    fill = xp.iinfo(x.dtype).min if x.dtype.kind in "iu" else -xp.inf  # bfloat16 is kind "V"
     xpad = _pad(xp, x, (ph, ph + extra_h, pw, pw + extra_w), fill)
     taps = [v for _, _, v in _taps(xpad, kernel, dilation, stride, out_hw)]
     best = xp.array(taps[0])  # a contiguous copy
