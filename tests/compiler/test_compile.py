@@ -169,3 +169,17 @@ def test_dynamo_bits_scripts_touch():
         return x
 
     assert d(3) == 3 and e(4) == 4
+
+
+def test_module_compile_in_place():
+    """nn.Module.compile keeps the state_dict keys (no _orig_mod.) and checks the arguments."""
+    ref, ours = _pair_of_mlps()
+    ref.compile(backend="eager")
+    assert ours.compile() is None
+    assert list(ours.state_dict()) == list(ref.state_dict())
+    x = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(
+        ours(taimatsu.tensor(x)).detach().numpy(), ref(torch.tensor(x)).detach().numpy(), rtol=1e-5
+    )
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
+        ours.compile(mode="fast")

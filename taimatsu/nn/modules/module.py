@@ -439,6 +439,14 @@ class Module(_StateDictMixin, _ConversionMixin, _LegacyBackwardHookMixin):
 
     _call_impl = __call__
 
+    def compile(self, *args, **kwargs) -> None:
+        """``torch.nn.Module.compile``: compile this module in place (its ``state_dict`` keys keep
+        their names, unlike ``torch.compile(module)``'s ``_orig_mod.``). ``torch.compile`` checks the
+        arguments and runs eagerly in taimatsu, so calls keep running ``forward`` as they are."""
+        from ...compiler import compile
+
+        compile(self._call_impl, *args, **kwargs)
+
     def _call_with_hooks(self, args, kwargs):
         state = {"result": None, "args": args, "kwargs": kwargs, "called": set()}
         try:
