@@ -751,6 +751,19 @@ from . import sparse  # noqa: E402, F401
 from ._layout import sparse_coo, sparse_csr  # noqa: E402, F401
 from .sparse.construction import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402, F401
 from .sparse.matmul import mm as spmm  # noqa: E402, F401
+from .sparse import dispatch as _sparse_dispatch  # noqa: E402
+
+# torch.add(sparse, ...) and friends run the sparse tensor's method (taimatsu/sparse/dispatch.py).
+add = _sparse_dispatch.sparse_first(add, "add")
+sub = subtract = _sparse_dispatch.sparse_first(sub, "sub")
+mul = multiply = _sparse_dispatch.sparse_first(mul, "mul", commutative=True)
+div = divide = true_divide = _sparse_dispatch.sparse_first(div, "div")
+sum = _sparse_dispatch.sparse_first(sum, "sum")  # noqa: A001
+t = _sparse_dispatch.sparse_first(t, "t")
+transpose = _sparse_dispatch.sparse_first(transpose, "transpose")
+neg = negative = _sparse_dispatch.sparse_first(neg, "neg")
+abs = absolute = _sparse_dispatch.sparse_first(abs, "abs")  # noqa: A001
+zeros_like = _sparse_dispatch.zeros_like(zeros_like)
 
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
 from . import onnx  # noqa: E402, F401
