@@ -198,7 +198,11 @@ def _shapes(frame) -> list:
 
 
 def _stack(frame) -> list:
+    """The caller's stack, innermost first, without the frames that only forward the call to
+    the op inside taimatsu (PyTorch's are C++ and show none)."""
     out, f = [], frame.f_back
+    while f is not None and f.f_code.co_filename.startswith(op_watch.PKG):
+        f = f.f_back
     while f is not None:
         out.append(f"{f.f_code.co_filename}({f.f_lineno}): {f.f_code.co_name}")
         f = f.f_back
