@@ -96,7 +96,10 @@ def _hook(frame, event, arg) -> None:
                 site = _resolve(site, frame)
             outer = _depth == 0
             for w in _watchers:
-                w.enter(site, frame, outer)
+                try:
+                    w.enter(site, frame, outer)
+                except Exception as e:  # noqa: BLE001 - a tool's fault must not stop the program
+                    _report(w, e)
             if site.kind in _OP_KINDS:
                 _depth += 1
     elif event == "return":
@@ -108,7 +111,24 @@ def _hook(frame, event, arg) -> None:
                 _depth = max(_depth - 1, 0)
             outer = _depth == 0
             for w in reversed(_watchers):
-                w.leave(site, frame, arg, outer)
+                try:
+                    w.leave(site, frame, arg, outer)
+                except Exception as e:  # noqa: BLE001
+                    _report(w, e)
+
+
+_reported: set = set()
+
+
+def _report(watcher, error: Exception) -> None:
+    """Warn once per tool and error type; the program goes on (the tool's record may be partial)."""
+    key = (type(watcher).__name__, type(error).__name__)
+    if key not in _reported:
+        import warnings
+
+        _reported.add(key)
+        warnings.warn(f"{key[0]} failed to record an op call ({error!r}); its record may be incomplete",
+                      RuntimeWarning, stacklevel=3)  # fmt: skip
 
 
 def _resolve(site: OpSite, frame) -> OpSite:
