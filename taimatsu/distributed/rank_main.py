@@ -31,14 +31,17 @@ def rank_environment(environ=os.environ) -> dict:
 
 def main(argv: list[str]) -> None:
     os.environ.update(rank_environment())
+    # This file runs as a script, so sys.path[0] is its folder: give that slot to what
+    # ``python script.py`` / ``python -m module`` would have put there instead.
     if argv and argv[0] == "-m":
         sys.argv = argv[1:]
+        sys.path[0] = os.getcwd()
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     elif argv and argv[0] == "--no-python":
         os.execvp(argv[1], argv[1:])
     else:
         sys.argv = argv
-        sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
         runpy.run_path(argv[0], run_name="__main__")
 
 

@@ -129,7 +129,8 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict]:
         cmd += ["-f", str(args.hostfile), "-ppn", str(nproc)]
     for name, value in env.items():  # hydra's -genv reaches the ranks on every machine
         cmd += ["-genv", name, value]
-    cmd += [sys.executable, "-m", "taimatsu.distributed.rank_main"]
+    # rank_main.py runs as a file, not ``-m``: a rank then imports taimatsu only if the script does.
+    cmd += [sys.executable, str(Path(__file__).with_name("rank_main.py"))]
     if args.module:
         cmd.append("-m")
     elif args.no_python:

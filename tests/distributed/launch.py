@@ -19,6 +19,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
+# The DDP configurations programs/ddp_program.py trains, per world size.
+DDP_CONFIGS = {
+    2: ["default", "buckets", "view", "unused", "no_sync", "allreduce_hook", "fp16_hook"],
+    3: ["default", "buckets"],
+}
 REPO = HERE.parent.parent
 
 

@@ -1,12 +1,8 @@
 """Every collective on every dtype; run under PyTorch's gloo and under taimatsu (MPI)."""
 
-from rank_io import Recorder, library
+from rank_io import session
 
-torch = library()
-dist = torch.distributed
-dist.init_process_group("gloo")
-rank, n = dist.get_rank(), dist.get_world_size()
-rec = Recorder(rank)
+torch, dist, rec, rank, n = session.torch, session.dist, session.rec, session.rank, session.n
 rec["rank_size_backend"] = [rank, n, dist.get_backend(), dist.is_initialized()]
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.uint8,
@@ -254,6 +250,3 @@ attempt(
     "err gather list size", lambda: dist.gather(torch.ones(1), [torch.ones(1)] * (n + 1), dst=rank)
 )
 dist.barrier()
-dist.destroy_process_group()
-rec["initialized after destroy"] = dist.is_initialized()
-rec.save()

@@ -5,21 +5,15 @@ SGD steps on its shard of a global batch, and records its parameters and gradien
 also trains a plain copy of the initial model on the whole batch (the reference).
 """
 
-import sys
+from rank_io import session
 
-from rank_io import Recorder, library
-
-torch = library()
-dist = torch.distributed
+torch, dist, rec, rank, n = session.torch, session.dist, session.rec, session.rank, session.n
 nn = torch.nn
 DDP = torch.nn.parallel.DistributedDataParallel
 from_hooks = __import__(
     f"{torch.__name__}.distributed.algorithms.ddp_comm_hooks.default_hooks", fromlist=["x"]
 )
 
-dist.init_process_group("gloo")
-rank, n = dist.get_rank(), dist.get_world_size()
-rec = Recorder(rank)
 GLOBAL_BATCH = 6 * n
 
 
@@ -88,7 +82,7 @@ class _null:
         return False
 
 
-configs = sys.argv[2].split(",")
+configs = session.args
 if "default" in configs:
     train("default")
 if "buckets" in configs:
@@ -121,5 +115,3 @@ if "sampler" in configs:
         list(sampler),
         [b.tolist() for b in loader],
     ]
-dist.destroy_process_group()
-rec.save()

@@ -8,6 +8,19 @@ import os
 import sys
 
 
+class Session:
+    """What the suite's driver hands each part: the library, its ``distributed``, the recorder
+    and the part's arguments (``part:arg1+arg2``)."""
+
+    def __init__(self) -> None:
+        self.torch = self.dist = self.rec = None
+        self.rank = self.n = 0
+        self.args: list = []
+
+
+session = Session()
+
+
 def library():
     """``torch`` or ``taimatsu`` (as ``torch``), by the DIST_LIB environment variable."""
     return importlib.import_module(os.environ.get("DIST_LIB", "taimatsu"))
