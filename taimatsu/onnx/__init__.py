@@ -8,12 +8,15 @@ initializers. The model is checked with ``onnx.checker`` and written to ``f``.
 
 Covered: Linear, Conv1d/2d/3d, max/avg/adaptive pooling, BatchNorm (eval), LayerNorm, Embedding,
 Dropout (eval), the common activations, softmax/log_softmax, arithmetic with tensors and numbers,
-matmul, mean/sum, casts, and reshapes (view, reshape, flatten, (un)squeeze, permute, transpose,
-expand, cat, stack). An op outside this set raises ``UnsupportedOperatorError`` naming it.
+matmul, mean/sum, casts, reshapes (view, reshape, flatten, (un)squeeze, permute, transpose, expand,
+cat, stack, split, chunk, unbind), ``F.scaled_dot_product_attention`` (causal, float and bool
+masks) and ``nn.MultiheadAttention`` (attention and key-padding masks, averaged weights). An op
+outside this set raises ``UnsupportedOperatorError`` naming it; so do recurrent layers (LSTM, GRU,
+RNN), whose kernel the trace cannot see inside.
 
 Deviations from PyTorch 2.13 (whose default exporter is ``dynamo=True``): shapes are fixed to the
 example inputs (``dynamic_axes`` / ``dynamic_shapes`` are refused); indexing (``x[...]``) is not
-traced and is refused; recurrent layers and attention are not covered; the function returns
+traced and is refused; the function returns
 ``None`` (PyTorch returns an ``ONNXProgram``); inputs are named after ``forward``'s parameters
 and outputs ``output`` (or ``output_0``, ...) unless ``input_names`` / ``output_names`` say.
 """

@@ -8,7 +8,7 @@ from onnx import helper
 from .._tensor.core import Tensor
 from .builder import GraphBuilder, onnx_dtype
 from .errors import OnnxExporterError, UnsupportedOperatorError
-from .symbolic import TRANSLATIONS
+from .symbolic import MULTI_RESULT, TRANSLATIONS
 from .tracer import trace
 
 
@@ -18,6 +18,7 @@ def build_model(model, args: tuple, kwargs: dict, input_names, output_names, ops
         raise OnnxExporterError(f"{len(input_names)} input names for {len(args)} inputs")
     for t, name in zip(args, input_names):
         g.add_input(t, name)
+    _refuse_recurrent(model, opset)
     _register_model_tensors(g, model)
     result, calls = trace(model, *args, **kwargs)
     for call in calls:
@@ -45,6 +46,20 @@ def build_model(model, args: tuple, kwargs: dict, input_names, output_names, ops
         producer_name="taimatsu",
         ir_version=8,
     )
+
+
+def _refuse_recurrent(model, opset: int) -> None:
+    """Recurrent layers run a kernel the trace cannot see inside: name them instead."""
+    from ..nn.modules.rnn import RNNBase
+
+    for module in model.modules() if hasattr(model, "modules") else ():
+        if isinstance(module, RNNBase):
+            name = {"LSTM": "lstm", "GRU": "gru"}.get(
+                module.mode, "rnn_" + module.mode.split("_")[-1].lower()
+            )
+            raise UnsupportedOperatorError(
+                name, opset, "Recurrent layers (RNN, LSTM, GRU) are not supported."
+            )
 
 
 def _register_model_tensors(g: GraphBuilder, model) -> None:
@@ -81,7 +96,7 @@ def _translate(g: GraphBuilder, call) -> None:
     fn = TRANSLATIONS.get(call.name)
     if fn is None:
         raise UnsupportedOperatorError(call.name, g.opset)
-    if isinstance(call.result, (tuple, list)):
+    if isinstance(call.result, (tuple, list)) and call.name not in MULTI_RESULT:
         raise UnsupportedOperatorError(
             call.name, g.opset, "Ops with several results are not supported."
         )

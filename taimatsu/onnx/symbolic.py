@@ -18,6 +18,9 @@ from .builder import GraphBuilder, onnx_dtype
 from .errors import UnsupportedOperatorError
 
 TRANSLATIONS: dict[str, Callable] = {}
+MULTI_RESULT = frozenset(
+    {"multi_head_attention_forward", "split", "chunk", "tensor_split", "unbind", "split_with_sizes"}
+)  # ops whose tuple result is translated
 
 
 def translates(*names: str):
@@ -430,3 +433,160 @@ def _stack(g, a, out, name):
         shape.insert(axis, 1)
         parts.append(g.node("Reshape", [_operand(g, t, out), g.ints(shape)]))
     g.bind(out, g.node("Concat", parts, axis=axis))
+
+
+# ---- attention ---------------------------------------------------------------------------------
+def _last_two_swapped(rank: int) -> list[int]:
+    return list(range(rank - 2)) + [rank - 1, rank - 2]
+
+
+def _neg_inf(g: GraphBuilder, like: Tensor) -> str:
+    return g.scalar(-np.inf, like)
+
+
+def _attend(
+    g: GraphBuilder, q: str, k: str, v: str, like: Tensor, rank: int, scale: float, masks
+) -> str:
+    """softmax(q @ k^T * scale + masks) @ v on graph values; ``masks`` are (kind, value) pairs:
+    "add" (a float mask added to the scores) or "keep" (a bool mask, False -> -inf)."""
+    scores = g.node("MatMul", [q, g.node("Transpose", [k], perm=_last_two_swapped(rank))])
+    scores = g.node("Mul", [scores, g.scalar(scale, like)])
+    for kind, mask in masks:
+        if kind == "add":
+            scores = g.node("Add", [scores, mask])
+        else:
+            scores = g.node("Where", [mask, scores, _neg_inf(g, like)])
+    return g.node("MatMul", [g.node("Softmax", [scores], axis=-1), v])
+
+
+def _causal_mask(g: GraphBuilder, L: int, S: int, like: Tensor) -> str:
+    """PyTorch's is_causal: query i sees keys 0..i (the lower triangle, top-left aligned)."""
+    return g.const(np.tril(np.ones((L, S), dtype=bool)), "causal_mask")
+
+
+def _mask_entry(g: GraphBuilder, mask: Tensor, like: Tensor):
+    if mask.dtype.is_floating_point:
+        return ("add", _operand(g, mask, like))
+    return ("keep", g.value(mask))
+
+
+@translates("scaled_dot_product_attention")
+def _sdpa(g, a, out, name):
+    q, k, v = a["query"], a["key"], a["value"]
+    if a.get("dropout_p", 0.0):
+        _refuse(name, g, "dropout_p > 0 draws random masks; pass 0.0 when not training.")
+    if a.get("enable_gqa") and q.shape[-3] != k.shape[-3]:
+        _refuse(name, g, "Grouped-query attention is not supported.")
+    scale = a.get("scale") or 1 / math.sqrt(q.shape[-1])
+    masks = []
+    if a.get("is_causal"):
+        masks.append(("keep", _causal_mask(g, q.shape[-2], k.shape[-2], q)))
+    if a.get("attn_mask") is not None:
+        masks.append(_mask_entry(g, a["attn_mask"], q))
+    y = _attend(g, g.value(q), g.value(k), g.value(v), q, q.dim(), scale, masks)
+    g.bind(out, y)
+
+
+@translates("multi_head_attention_forward")
+def _mha(g, a, out, name):
+    """nn.MultiheadAttention's computation on (L, N, E) inputs (the module transposes batch_first)."""
+    unsupported = ("bias_k", "bias_v", "static_k", "static_v")
+    if any(a.get(n) is not None for n in unsupported) or a.get("add_zero_attn"):
+        _refuse(name, g, "bias_k/bias_v, add_zero_attn and static_k/v are not supported.")
+    if a.get("dropout_p") and a.get("training"):
+        _refuse(name, g, "Attention dropout is exported in inference mode only.")
+    query, key = a["query"], a["key"]
+    if query.dim() != 3:
+        _refuse(name, g, "An unbatched input is not supported.")
+    L, N, E = query.shape
+    S = key.shape[0]
+    H = a["num_heads"]
+    D = E // H
+    heads = []
+    weights = _in_projection_weights(a, E)
+    for x, (w, b), length in zip((query, key, a["value"]), weights, (L, S, S)):
+        y = g.node("MatMul", [g.value(x), g.const(w.T.copy(), "in_proj_t")])
+        if b is not None:
+            y = g.node("Add", [y, g.const(b, "in_proj_b")])
+        y = g.node("Reshape", [y, g.ints([length, N, H, D])])
+        heads.append(g.node("Transpose", [y], perm=[1, 2, 0, 3]))  # (N, H, length, D)
+    masks = []
+    if a.get("attn_mask") is not None:
+        mask = a["attn_mask"]
+        entry = _mask_entry(g, mask, query)
+        if entry[0] == "keep":  # MultiheadAttention's bool mask marks what may NOT be attended
+            entry = ("keep", g.node("Not", [entry[1]]))
+        if mask.dim() == 3:  # (N*H, L, S)
+            entry = (entry[0], g.node("Reshape", [entry[1], g.ints([N, H, L, S])]))
+        masks.append(entry)
+    elif a.get("is_causal"):
+        masks.append(("keep", _causal_mask(g, L, S, query)))
+    if a.get("key_padding_mask") is not None:
+        kpm = a["key_padding_mask"]  # (N, S): True (or -inf) marks padding
+        if kpm.dtype.is_floating_point:
+            masks.append(
+                ("add", g.node("Reshape", [_operand(g, kpm, query), g.ints([N, 1, 1, S])]))
+            )
+        else:
+            keep = g.node("Not", [g.node("Reshape", [g.value(kpm), g.ints([N, 1, 1, S])])])
+            masks.append(("keep", keep))
+    scale = 1 / math.sqrt(D)
+    q, k, v = heads
+    scores = g.node(
+        "Mul",
+        [
+            g.node("MatMul", [q, g.node("Transpose", [k], perm=[0, 1, 3, 2])]),
+            g.scalar(scale, query),
+        ],
+    )
+    for kind, mask in masks:
+        scores = (
+            g.node("Add", [scores, mask])
+            if kind == "add"
+            else g.node("Where", [mask, scores, _neg_inf(g, query)])
+        )
+    probs = g.node("Softmax", [scores], axis=-1)
+    y = g.node("Transpose", [g.node("MatMul", [probs, v])], perm=[2, 0, 1, 3])  # (L, N, H, D)
+    y = g.node("Reshape", [y, g.ints([L, N, E])])
+    y = g.node("MatMul", [y, g.node("Transpose", [g.value(a["out_proj_weight"])], perm=[1, 0])])
+    if a.get("out_proj_bias") is not None:
+        y = g.node("Add", [y, g.value(a["out_proj_bias"])])
+    attn, attn_weights = out
+    g.bind(attn, y)
+    if attn_weights is not None:
+        if a.get("average_attn_weights", True):
+            probs = g.node(
+                "ReduceMean",
+                [probs, g.ints([1], "axes")] if g.opset >= 18 else [probs],
+                keepdims=0,
+                **({} if g.opset >= 18 else {"axes": [1]}),
+            )
+        g.bind(attn_weights, probs)
+
+
+def _in_projection_weights(a, E: int) -> list:
+    """(weight, bias) as NumPy arrays for the query, key and value projections."""
+    if a.get("use_separate_proj_weight"):
+        ws = [a["q_proj_weight"], a["k_proj_weight"], a["v_proj_weight"]]
+        ws = [w.detach().cpu().numpy() for w in ws]
+    else:
+        w = a["in_proj_weight"].detach().cpu().numpy()
+        ws = [w[:E], w[E : 2 * E], w[2 * E :]]
+    b = a.get("in_proj_bias")
+    bs = [None] * 3 if b is None else np.split(b.detach().cpu().numpy(), 3)
+    return list(zip(ws, bs))
+
+
+@translates("split", "chunk", "tensor_split", "unbind", "split_with_sizes")
+def _split(g, a, out, name):
+    """Cut along ``dim`` into the traced pieces' sizes (``unbind`` then drops that dim)."""
+    x = a["input"] if "input" in a else a["self"]
+    dim = _dim(a.get("dim", 0), x.dim())
+    pieces = list(out)
+    sizes = [1] * len(pieces) if name == "unbind" else [p.shape[dim] for p in pieces]
+    names = g.node("Split", [g.value(x), g.ints(sizes, "split")], n_out=len(pieces), axis=dim)
+    names = names if isinstance(names, list) else [names]
+    for piece, value in zip(pieces, names):
+        if name == "unbind":
+            value = g.node("Reshape", [value, g.ints(piece.shape)])
+        g.bind(piece, value)

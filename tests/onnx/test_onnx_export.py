@@ -167,3 +167,68 @@ def test_unsupported_ops_are_named():
         )
     with pytest.raises(torch.onnx.OnnxExporterError, match="dynamic"):
         torch.onnx.export(nn.ReLU(), (torch.randn(2),), io.BytesIO(), dynamic_axes={"input": [0]})
+
+
+class _SelfAttention(nn.Module):
+    """nanoGPT's attention block: one qkv projection, heads, causal SDPA, output projection."""
+
+    def __init__(self, mask_kind):
+        super().__init__()
+        self.qkv, self.proj = nn.Linear(8, 24), nn.Linear(8, 8)
+        self.mask_kind = mask_kind
+        T = 5
+        self.register_buffer("float_mask", torch.triu(torch.full((T, T), -1e4), diagonal=2))
+        self.register_buffer("bool_mask", torch.rand(T, T) > 0.3)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, 2, C // 2).transpose(1, 2) for t in self.qkv(x).split(C, dim=2))
+        kw = {"is_causal": True} if self.mask_kind == "causal" else {}
+        if self.mask_kind in ("float", "bool"):
+            kw["attn_mask"] = self.float_mask if self.mask_kind == "float" else self.bool_mask
+        y = F.scaled_dot_product_attention(q, k, v, **kw)
+        return self.proj(y.transpose(1, 2).reshape(B, T, C))
+
+
+@pytest.mark.parametrize("mask_kind", ["causal", "float", "bool", "none"])
+def test_scaled_dot_product_attention(mask_kind):
+    torch.manual_seed(0)
+    _roundtrip(_SelfAttention(mask_kind), torch.randn(2, 5, 8))
+
+
+class _MHA(nn.Module):
+    def __init__(self, need_weights, masks):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+        self.need_weights, self.masks = need_weights, masks
+        self.register_buffer("pad", torch.tensor([[False, False, False, True], [False] * 4]))
+        self.register_buffer("causal", torch.triu(torch.ones(3, 4, dtype=torch.bool), diagonal=1))
+
+    def forward(self, x, memory):
+        kw = {"key_padding_mask": self.pad, "attn_mask": self.causal} if self.masks else {}
+        out, w = self.attn(x, memory, memory, need_weights=self.need_weights, **kw)
+        return (out, w) if self.need_weights else out
+
+
+@pytest.mark.parametrize(("need_weights", "masks"), [(True, False), (False, False), (True, True)])
+def test_multihead_attention(need_weights, masks):
+    torch.manual_seed(0)
+    _roundtrip(_MHA(need_weights, masks), torch.randn(2, 3, 8), torch.randn(2, 4, 8))
+
+
+def test_recurrent_layers_are_named():
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::lstm'"):
+        torch.onnx.export(nn.LSTM(3, 4), (torch.randn(2, 1, 3),), io.BytesIO())
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::gru'"):
+        torch.onnx.export(nn.GRU(3, 4), (torch.randn(2, 1, 3),), io.BytesIO())
+
+
+class _Pieces(nn.Module):
+    def forward(self, x):
+        a, b = torch.chunk(x, 2, dim=1)
+        c, d, e = x.unbind(0)
+        return torch.cat(list(x.split([1, 3], dim=1)), dim=1) * a.sum() + b.mean() + c + d * e
+
+
+def test_split_chunk_unbind():
+    _roundtrip(_Pieces(), torch.randn(3, 4))
