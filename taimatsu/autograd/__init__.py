@@ -225,3 +225,4 @@ def _free_graph(t) -> None:
 
 
 from . import functional
+from . import profiler  # torch.autograd.profiler, the older profiler API

@@ -145,9 +145,11 @@ class EventList(list):
             if group_by_stack_n:
                 key += tuple(e.stack[:group_by_stack_n])
             groups.setdefault(key, FunctionEventAvg()).add(e)
-        out = self._like(groups.values())
-        out._grouped_by_shapes, out._stack_n = group_by_input_shapes, group_by_stack_n
-        return out
+        for avg in groups.values():  # what was not grouped by is not shown, as in PyTorch
+            avg.stack = avg.stack[:group_by_stack_n]
+            if not group_by_input_shapes:
+                avg.input_shapes = ""
+        return self._like(groups.values())
 
     def total_average(self) -> FunctionEventAvg:
         total = FunctionEventAvg()
@@ -164,10 +166,9 @@ class EventList(list):
         if sort_by is not None:
             events.sort(key=lambda e: getattr(e, sort_by), reverse=True)
         return _table(
-            self, events[:row_limit] if row_limit > 0 else events, header,
-            self._profile_memory, getattr(self, "_grouped_by_shapes", False),
-            getattr(self, "_stack_n", 0) and self._with_stack,
-            min(max_name_column_width, _NAME_WIDTH if max_name_column_width is None else max_name_column_width),
+            self, events[:row_limit] if row_limit > 0 else events, header, self._profile_memory,
+            any(e.input_shapes for e in self), any(e.stack for e in self),
+            max_name_column_width or _NAME_WIDTH,
             max_shapes_column_width, max_src_column_width,
         )  # fmt: skip
 

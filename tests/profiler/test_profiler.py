@@ -198,3 +198,20 @@ def test_record_function_decorator_and_table_str():
     (e,) = [e for e in prof.events() if e.name == "my_fn"]
     assert [c.name for c in e.cpu_children] == ["aten::zeros", "aten::sum"]
     assert str(prof.key_averages()) == prof.key_averages().table()
+
+
+def test_legacy_autograd_profiler(torch_oracle):
+    def run(lib):
+        ap = lib.autograd.profiler
+        with ap.profile(record_shapes=True) as prof, ap.record_function("block"):
+            lib.mm(lib.ones(2, 3), lib.ones(3, 1))
+        names = {e.key for e in prof.key_averages()}
+        return (
+            type(prof.function_events).__name__,
+            _header(prof.table(row_limit=3)),
+            {"block", "aten::mm"} <= names,
+            prof.self_cpu_time_total > 0,
+            lib.autograd.profiler.record_function is lib.profiler.record_function,
+        )
+
+    assert run(taimatsu) == run(torch_oracle)
