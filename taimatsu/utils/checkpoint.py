@@ -230,7 +230,8 @@ def _checkpoint_without_reentrant(function, args, kwargs, preserve, context_fn, 
         frame = _Frame(function, args, kwargs, state, recompute_ctx, nodes, determinism_check)
         for k, node in enumerate(nodes):
             node._saved = tuple(
-                None if s is None else _Placeholder(frame, k, j) for j, s in enumerate(node._saved)
+                None if s is None else _Placeholder(frame, k, j, s)
+                for j, s in enumerate(node._saved)
             )
     return outputs
 
@@ -311,17 +312,31 @@ def _saved_shape(s) -> tuple:
     return (tuple(t.shape), t.dtype) if t is not None else (s.data.shape, s.dtype)
 
 
+class _SavedMeta:
+    """What graph inspection (``autograd/graph_view.py``) reads of a saved tensor, without its memory."""
+
+    __slots__ = ("_vc", "dtype", "shape")
+
+    def __init__(self, saved) -> None:
+        t = saved.tensor
+        self.shape, self.dtype = (
+            (t.shape, t.dtype) if t is not None else (saved.data.shape, saved.dtype)
+        )
+        self._vc = [saved.version]
+
+
 class _Placeholder:
-    """Stands for a saved tensor until backward unpacks it; then the recomputed twin is used."""
+    """Stands for a saved tensor until backward unpacks it; then the recomputed twin is used.
 
-    __slots__ = ("frame", "index")
+    ``tensor`` is never None, so the in-place machinery (``ops/_dispatch.py``), which rewrites a
+    node's saved *output* when that output is modified, leaves a placeholder alone.
+    """
 
-    # The in-place machinery (ops/_dispatch.py) rewrites a node's saved *output* when the output
-    # is modified; a placeholder is not one.
-    tensor = True
+    __slots__ = ("frame", "index", "tensor", "version")
 
-    def __init__(self, frame: _Frame, k: int, j: int) -> None:
+    def __init__(self, frame: _Frame, k: int, j: int, saved) -> None:
         self.frame, self.index = frame, (k, j)
+        self.tensor, self.version = _SavedMeta(saved), saved.version
 
     def unpack(self, node: Node):
         return self.frame.saved(*self.index).unpack(node)
