@@ -96,23 +96,6 @@ class SparseData:
 
         return construction.dense_array(self)
 
-    def __iadd__(self, other):
-        # The engine sums gradients that meet at a node in place (``t._data += g._data``):
-        # sparse + sparse merges the entries, as PyTorch's sparse add.
-        if not isinstance(other, SparseData) or sparse_csr in (self.layout, other.layout):
-            raise RuntimeError(
-                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
-            )
-        from ..sparse.arrays import merge_add
-
-        xp = np if self.device is None or self.device.type == "cpu" else _cupy()
-        idx, vals = merge_add(
-            xp, self.indices, self.values, other.indices, other.values.astype(self.values.dtype),
-            self.shape,
-        )  # fmt: skip
-        both = self.coalesced and other.coalesced
-        return SparseData(sparse_coo, idx, vals, self.shape, both, self.device)
-
     # Dense kernels that reach the payload through NumPy: PyTorch's dispatcher error, except
     # the few elementwise ops whose result is dense in PyTorch anyway.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -136,12 +119,6 @@ class SparseData:
             f"taimatsu: this operation has no kernel for {kind} tensors (it needs the dense "
             f"array's '{name}'); convert with .to_dense() first"
         )
-
-
-def _cupy():
-    from ..backend import cupy
-
-    return cupy()
 
 
 def make_sparse(data: SparseData, dtype: D.dtype, device) -> SparseTensor:

@@ -83,14 +83,17 @@ def accumulate_grad(variable, grad) -> None:
 
 
 def _sparse_sum(old, grad):
-    """A sparse gradient stays sparse, as in PyTorch: the first is copied, later sparse ones are
-    added by PyTorch's sparse merge (uncoalesced stays uncoalesced); a dense one on either side
-    makes the sum dense."""
+    """A sparse gradient stays sparse, as in PyTorch: the first is copied, later ones are added
+    (sparse + sparse by PyTorch's sparse add); a dense one on either side makes the sum dense."""
     if old is None:
         return grad.clone() if grad_mode.state.enabled else grad.detach().clone()
-    if old.is_sparse or old.is_sparse_csr:
-        return old + grad if grad.is_sparse or grad.is_sparse_csr else grad + old
-    return old + grad
+    from ..sparse.arithmetic import grad_sum
+
+    return grad_sum(old, grad)
+
+
+def _is_sparse_grad(g) -> bool:
+    return g.__class__ is not PartialGrad and (g.is_sparse or g.is_sparse_csr)
 
 
 def _owned(grad) -> bool:
@@ -236,6 +239,10 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
             pending.add(node)
     elif old.__class__ is _Acc:
         old.add(g)
+    elif _is_sparse_grad(old) or _is_sparse_grad(g):  # PyTorch sums sparse ones as new + old
+        from ..sparse.arithmetic import grad_sum
+
+        buf[nr] = grad_sum(g, old)
     elif grad_mode.state.enabled:  # create_graph: the sum is recorded, never in place
         buf[nr] = old + g
     else:

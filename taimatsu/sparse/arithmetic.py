@@ -52,20 +52,29 @@ def _same_size(a: Tensor, b: Tensor, name: str = "add") -> None:
 
 # ---- add ------------------------------------------------------------------------------------------
 def _add_arrays(a: SparseTensor, b: SparseTensor, alpha, dtype):
-    """COO arrays of ``a + alpha * b`` (PyTorch's merge) and whether the result is coalesced."""
+    """COO arrays of ``a + alpha * b`` and whether the result is coalesced, as PyTorch's CPU
+    kernel: when both values arrays are contiguous, one merge pass over the two entry lists;
+    otherwise (e.g. a gradient whose values are an expanded view) the entries are concatenated."""
     xp = xp_of(a._device)
     ai, av = coo_arrays(a)
     bi, bv = coo_arrays(b)
-    idx, vals = arrays.merge_add(
-        xp,
-        ai,
-        av.astype(dtype.np, copy=False),
-        bi,
-        bv.astype(dtype.np, copy=False),
-        a._data.shape,
-        alpha,
-    )
-    return idx, vals, a._data.coalesced and b._data.coalesced
+    av, bv = av.astype(dtype.np, copy=False), bv.astype(dtype.np, copy=False)
+    if not bi.shape[1]:
+        return ai, av.copy(), a._data.coalesced
+    if not ai.shape[1]:
+        return (
+            bi,
+            (bv * alpha if alpha != 1 else bv).astype(dtype.np, copy=False),
+            b._data.coalesced,
+        )
+    if av.flags.c_contiguous and bv.flags.c_contiguous:
+        idx, vals = arrays.merge_add(xp, ai, av, bi, bv, a._data.shape, alpha)
+        return idx, vals, a._data.coalesced and b._data.coalesced
+    idx = xp.concatenate([ai, bi], axis=1)
+    vals = xp.concatenate([av, (bv * alpha if alpha != 1 else bv).astype(dtype.np, copy=False)])
+    if idx.shape[1] > a.numel():  # PyTorch bounds the growth of nnz
+        idx, vals = arrays.coalesce(xp, idx, vals, a._data.shape)
+    return idx, vals, False
 
 
 def add(a: SparseTensor, other, *, alpha=1) -> Tensor:
@@ -117,6 +126,16 @@ def _replace(a: SparseTensor, r: SparseTensor) -> None:
     a._data = r._data
     a._data.device = a._device
     a._vc[0] += 1
+
+
+def grad_sum(first, second) -> Tensor:
+    """The autograd engine's ``first + second`` when one gradient is sparse (PyTorch sums a
+    sparse and a dense gradient densely, two sparse ones with the sparse ``add``).
+    ``PartialGrad`` (a slice's gradient) is densified first."""
+    first, second = (g.dense() if not isinstance(g, Tensor) else g for g in (first, second))
+    if first.layout is not strided and second.layout is not strided:
+        return add(first.detach(), second.detach())
+    return second + first if first.layout is not strided else first + second
 
 
 # ---- mul / div ------------------------------------------------------------------------------------

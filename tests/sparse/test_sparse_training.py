@@ -104,3 +104,32 @@ def test_tied_embedding_dense_and_sparse_gradients_sum_as_torch():
 
 
 RNG_TIED = RNG.standard_normal((2, 4, 7)).astype(np.float32)
+
+
+def test_gradients_meeting_in_one_backward_sum_as_torch():
+    # Three lookups of one embedding: PyTorch sums new + old; the values of a sum's gradient
+    # are an expanded (non-contiguous) view, so the entries are concatenated, not merged.
+    # Three sparse.mm gradients of one matrix have contiguous values: merged.
+    def run(lib):
+        e = emb(lib)
+        ids = [lib.tensor(b) for b in ([1, 2], [2, 5], [0, 1])]
+        (e(ids[0]).sum() + e(ids[1]).sum() * 2 + e(ids[2]).sum() * 3).backward()
+        s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1], [2, 0, 2]]), lib.tensor([3.0, 4, 5]),
+                                  (2, 3), requires_grad=True)  # fmt: skip
+        d = lib.tensor(W[:3, :2])
+        sum(lib.sparse.mm(s, d * k).sum() for k in (1.0, 2.0, 3.0)).backward()
+        return repr(e.weight.grad), repr(s.grad)
+
+    got, want = run(tm), run(torch)
+    assert got == want
+
+
+def test_sparse_add_merges_contiguous_values_and_concatenates_strided_ones():
+    def run(lib):
+        a = lib.sparse_coo_tensor(lib.tensor([[1, 2]]), lib.ones(2, 3), (6, 3))
+        b = lib.sparse_coo_tensor(lib.tensor([[2, 5]]), lib.ones(2, 3) * 2, (6, 3))
+        c = lib.sparse_coo_tensor(lib.tensor([[2, 5]]), lib.ones(1, 3).expand(2, 3), (6, 3))
+        return repr(a + b), repr(a + c), (a + c).is_coalesced()
+
+    got, want = run(tm), run(torch)
+    assert got == want

@@ -40,7 +40,9 @@ def _embedding_sparse_vjp(node, g):
         keep = flat != node.padding_idx
         flat, vals = flat[keep], vals[keep]
     shape = (node.num_weights, g.shape[-1])
-    return (coo(flat.reshape(1, -1).copy(), vals.copy(), shape, g._dtype, g._device),)
+    # the values stay a view of g, as PyTorch's do: non-contiguous ones (g expanded by a sum's
+    # backward) make later sparse additions concatenate rather than merge, as in PyTorch
+    return (coo(flat.reshape(1, -1).copy(), vals, shape, g._dtype, g._device),)
 
 
 _Embedding = node_class("EmbeddingBackward0", _embedding_vjp)
