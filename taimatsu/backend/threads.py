@@ -6,18 +6,26 @@ points. Where no OpenBLAS is found (another BLAS, another OS) the setting is rem
 has no effect on BLAS.
 
 The policy (``gemm_threads``): a product below ``SMALL_GEMM_MACS`` multiply-adds runs on one
-BLAS thread, a larger one on all ``get_num_threads()``. OpenBLAS already keeps tiny products on
+BLAS thread, a larger one on ``usable_threads()``. OpenBLAS already keeps tiny products on
 one thread, but between its threshold and a few million multiply-adds its second thread costs
 more than it saves: it is woken, works a few microseconds, then spin-waits for the next job,
-taking a core from the Python thread (far worse on a busy machine). PyTorch makes the same
-choice inside its BLAS calls; here the thread count is switched only when the size class of
-consecutive products changes, so a run of small products costs one comparison each.
+taking a core from the Python thread. PyTorch makes the same choice inside its BLAS calls; here
+the thread count is switched only when the size class of consecutive products changes, so a run
+of small products costs one comparison each.
+
+``usable_threads()``: ``get_num_threads()``, less the cores other processes keep busy. On a
+busy machine a second thread does not run beside ours but waits for a core, and spin-waiting
+threads make every product slower than one thread would (measured: a small MLP step 20x slower
+at two threads than at one with the machine's two cores taken). The count of runnable tasks in
+/proc/loadavg, less this process's own, is sampled at most every ``BUSY_SAMPLE_S`` seconds and
+smoothed; where it cannot be read, every requested thread is used.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import time
 
 _SETTERS = (
     "scipy_openblas_set_num_threads64_",
@@ -89,9 +97,43 @@ def get_num_threads() -> int:
 
 def gemm_threads(macs: int) -> None:
     """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use."""
-    want = 1 if macs < SMALL_GEMM_MACS else _state["target"]
+    want = 1 if macs < SMALL_GEMM_MACS else usable_threads()
     if want != _state["current"]:
         _switch(want)
+
+
+BUSY_SAMPLE_S = 0.25
+_LOADAVG = "/proc/loadavg"
+_busy = {"t": -1.0, "others": None, "usable": None}
+
+
+def usable_threads() -> int:
+    """The threads worth using now: ``get_num_threads()``, fewer while other processes keep
+    cores busy (see the module docstring)."""
+    target = _state["target"] or get_num_threads()
+    if target == 1:
+        return 1
+    now = time.monotonic()
+    if now - _busy["t"] >= BUSY_SAMPLE_S:
+        _sample_load(now, target)
+    return min(target, _busy["usable"])
+
+
+def _sample_load(now: float, target: int) -> None:
+    _busy["t"] = now
+    try:
+        with open(_LOADAVG, "rb") as f:
+            runnable = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        _busy["usable"] = target
+        return
+    # Ours: this thread, and the BLAS threads that may still be spinning from a product.
+    own = 1 + max(0, (_state["current"] or 1) - 1)
+    others = max(0, runnable - own)
+    prev = _busy["others"]
+    _busy["others"] = others if prev is None else 0.5 * prev + 0.5 * others
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    _busy["usable"] = max(1, min(target, int((cores or 1) - _busy["others"] + 0.5)))
 
 
 def _switch(want) -> None:

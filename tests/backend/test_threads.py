@@ -1,5 +1,7 @@
 """torch.set_num_threads / get_num_threads drive the BLAS that NumPy loaded."""
 
+import os
+
 import pytest
 
 import taimatsu
@@ -42,9 +44,21 @@ def _blas_count():
     return None
 
 
-def test_small_products_run_on_one_blas_thread():
+def _idle_machine(tmp_path, monkeypatch, others=0):
+    """Make /proc/loadavg say ``others`` tasks of other processes are runnable."""
     from taimatsu.backend import threads
 
+    fake = tmp_path / "loadavg"
+    fake.write_text(f"1.00 1.00 1.00 {1 + others}/300 12345\n")
+    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setitem(threads._busy, "t", -1.0)
+    monkeypatch.setitem(threads._busy, "others", None)
+
+
+def test_small_products_run_on_one_blas_thread(tmp_path, monkeypatch):
+    from taimatsu.backend import threads
+
+    _idle_machine(tmp_path, monkeypatch)
     before = taimatsu.get_num_threads()
     try:
         taimatsu.set_num_threads(2)
@@ -85,5 +99,28 @@ def test_products_equal_at_one_and_two_threads():
             outs[0] + outs[1], [(a @ b).numpy(), torch.nn.functional.conv2d(x, w).numpy()] * 2
         ):
             assert abs(t - o).max() < 1e-3
+    finally:
+        taimatsu.set_num_threads(before)
+
+
+@pytest.mark.parametrize("others, expect_one", [(0, False), (64, True)])
+def test_busy_machine_uses_one_blas_thread(tmp_path, monkeypatch, others, expect_one):
+    """Other processes' runnable tasks (/proc/loadavg) take cores: large products then stay
+    on one BLAS thread."""
+    from taimatsu.backend import threads
+
+    _idle_machine(tmp_path, monkeypatch, others)
+    before = taimatsu.get_num_threads()
+    try:
+        taimatsu.set_num_threads(2)
+        taimatsu.ones(8, 8) @ taimatsu.ones(8, 8)  # BLAS on one thread: none of ours spinning
+        threads._busy["t"] = -1.0
+        usable = threads.usable_threads()
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        assert usable == (1 if expect_one or cores < 2 else 2)
+        n = 160  # 4M multiply-adds
+        taimatsu.ones(n, n) @ taimatsu.ones(n, n)
+        if _blas_count() is not None:
+            assert _blas_count() == usable
     finally:
         taimatsu.set_num_threads(before)
