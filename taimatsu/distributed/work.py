@@ -9,6 +9,7 @@ RuntimeError instead of hanging forever (MPI's own waits have no deadline).
 from __future__ import annotations
 
 import datetime
+import os
 import time
 
 from . import _mpi
@@ -82,15 +83,20 @@ def _testall(requests, statuses, name: str) -> bool:
 def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
     """Drive MPI's progress until every request is done, or raise after ``limit`` seconds.
 
-    A short spin keeps fast collectives fast; after that the poll sleeps (up to 1 ms) so a
-    rank waiting on a slow peer does not take a core from it.
+    Three phases: a short spin (fast collectives stay fast); then polls that yield the core
+    between tests (a peer sharing this core gets to run: ranks often outnumber cores); after
+    20 ms, polls that sleep up to 1 ms, so a rank waiting on a slow peer costs next to nothing.
     """
     if not requests:
         return
-    start = time.monotonic()
-    for _ in range(2000):
+    for _ in range(100):
         if _testall(requests, statuses, name):
             return
+    start = time.monotonic()
+    while time.monotonic() - start < 0.02:
+        if _testall(requests, statuses, name):
+            return
+        os.sched_yield()
     pause = 1e-5
     while not _testall(requests, statuses, name):
         if time.monotonic() - start > limit:
