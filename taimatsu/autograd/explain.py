@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import sys
-import weakref
 from typing import NamedTuple
 
 from . import grad_mode, op_watch
@@ -85,12 +84,15 @@ class _Tracer:
     def __init__(self) -> None:
         self.users = 0
         self.calls: list = []
-        self.last_backward: list = []  # weak references to the roots of the latest backward
+        # the roots of the latest backward run while tracing; kept (with their graph) until the
+        # next one, so that explain(w) still finds the loss after the training step returned
+        self.last_backward: list = []
 
     def start(self) -> None:
         self.users += 1
         if self.users == 1:
             self.calls.clear()
+            self.last_backward = []
             op_watch.watch(self)
 
     def stop(self) -> None:
@@ -100,8 +102,9 @@ class _Tracer:
 
     def enter(self, site, frame, outer) -> None:
         if site.kind == "backward":
-            roots = frame.f_locals.get("roots") or ()
-            self.last_backward = [weakref.ref(t) for t in roots]
+            local = frame.f_locals
+            roots = local.get("roots") or local.get("tensors") or local.get("outputs")
+            self.last_backward = op_watch.tensors_in(roots)
         if outer and site.kind in ("op", "function", "detach", "data", "requires_grad"):
             self.calls.append(op_watch.tensors_in(op_watch.arguments(frame)))
         else:
@@ -169,7 +172,7 @@ def explain(tensor, loss=None, name: str | None = None):
     """Why ``tensor`` (or each parameter of a module) has or has no gradient.
 
     ``loss``: the tensor backward was (or will be) called on; by default the roots of the latest
-    backward run inside ``trace_origins()``. ``name``: how to call the tensor in the sentence
+    backward (even a failed one) run inside ``trace_origins()`` (kept until tracing starts again). ``name``: how to call the tensor in the sentence
     (default: its variable name in the caller, else "the tensor"). For a module, returns one
     line per parameter.
     """
@@ -284,7 +287,7 @@ def _roots(loss) -> list:
     from .._tensor.core import Tensor
 
     if loss is None:
-        return [t for t in (r() for r in _tracer.last_backward) if t is not None]
+        return list(_tracer.last_backward)
     return [loss] if isinstance(loss, Tensor) else list(loss)
 
 

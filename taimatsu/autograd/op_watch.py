@@ -226,6 +226,13 @@ def _site_table() -> dict:
     table[Function.apply.__func__.__code__] = OpSite("function", "")  # custom autograd.Function
     table[engine._run_node.__code__] = OpSite("node", "")
     table[engine.run_backward.__code__] = OpSite("backward", "")
+    from . import (
+        backward,
+        grad,
+    )  # the checks before the engine runs may raise: note roots there too
+
+    table[backward.__code__] = OpSite("backward", "")
+    table[grad.__code__] = OpSite("backward", "")
     return table
 
 

@@ -127,6 +127,8 @@ def test_without_tracing_names_what_it_can_prove():
     t, loss = detach_in_path(taimatsu)
     e = explain(t, loss)
     assert e.cause == "not_used" and "trace_origins()" in e.message
+    with trace_origins():  # a new tracing session forgets the previous one's loss
+        pass
     assert explain(t).cause == "no_backward"
 
 
@@ -200,3 +202,28 @@ def test_off_by_default_and_hook_restored():
     assert sys.getprofile() is before
     x, w1, _ = _params(taimatsu)
     assert "_cuts" not in (x @ w1).detach().__dict__
+
+
+def test_loss_computed_under_no_grad(torch_oracle):
+    def program(lib, keep):
+        _, w1, _ = _params(lib)
+        keep.append(w1)
+        with lib.no_grad():
+            loss = (w1 * 2).sum()  # CUT
+        loss.backward()
+
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        program(torch_oracle, [])
+    kept = []
+    with (
+        trace_origins(),
+        pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"),
+    ):
+        program(taimatsu, kept)
+    e = explain(kept[0], name="w1")  # the loss of the failed backward, by default
+    line = _line(test_loss_computed_under_no_grad, "# CUT")
+    assert e.cause == "cut"
+    assert e.message.startswith(
+        "the path from the loss to w1 was cut by an op under torch.no_grad() at"
+    )
+    assert e.message.endswith(f"{HERE}:{line}.")
