@@ -133,3 +133,20 @@ def test_sparse_add_merges_contiguous_values_and_concatenates_strided_ones():
 
     got, want = run(tm), run(torch)
     assert got == want
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 4])
+def test_embedding_bag_sparse_gradient_matches_torch(mode, padding_idx):
+    cot = RNG.standard_normal((2, 3)).astype(np.float32)
+
+    def run(lib):
+        bag = lib.nn.EmbeddingBag(7, 3, mode=mode, sparse=True, padding_idx=padding_idx)
+        with lib.no_grad():
+            bag.weight.copy_(lib.tensor(W))
+        out = bag(lib.tensor([1, 2, 4, 4, 0, 6]), lib.tensor([0, 2]))
+        out.backward(lib.tensor(cot))
+        return repr(bag.weight.grad), bag.weight.grad.is_coalesced()
+
+    got, want = run(tm), run(torch)
+    assert got == want

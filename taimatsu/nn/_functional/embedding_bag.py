@@ -3,7 +3,8 @@ intermediate ``(B, N, D)`` tensor being kept by the caller.
 
 The bags are laid out on the host (offsets are small), then one ``index_select`` gathers the rows
 and one ``index_add`` / ``scatter_reduce`` reduces them, so autograd gives the gradients for
-``weight`` and ``per_sample_weights``. ``scale_grad_by_freq`` and ``sparse`` are accepted and ignored.
+``weight`` and ``per_sample_weights``; ``sparse=True`` gives ``weight`` a sparse gradient.
+``scale_grad_by_freq`` is accepted and ignored.
 """
 
 from __future__ import annotations
@@ -92,7 +93,14 @@ def embedding_bag(
         keep &= ids != padding_idx
     sel = tensor(pos[keep], device=weight.device)
     bags = tensor(bag[keep], device=weight.device)
-    rows = weight.index_select(0, flat.index_select(0, sel))
+    picked = flat.index_select(0, sel)
+    # sparse=True: the rows come through embedding's sparse path, so weight's gradient is a
+    # sparse COO tensor with one entry per looked-up index, as PyTorch's
+    rows = (
+        _embedding.embedding(picked, weight, sparse=True)
+        if sparse
+        else weight.index_select(0, picked)
+    )
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1).index_select(0, sel).unsqueeze(1)
     dim = weight.size(1)
