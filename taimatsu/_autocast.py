@@ -24,6 +24,14 @@ import threading
 from . import _dtype as D
 
 LOWER, FP32, PROMOTE, FP32_OPT_DTYPE = "lower", "fp32", "promote", "fp32_set_opt_dtype"
+BANNED = "banned"  # CUDA's binary_cross_entropy: PyTorch refuses it under autocast
+_BCE_BANNED = (
+    "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+    "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+    "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+    "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+    "safe to autocast."
+)
 
 # Device types PyTorch accepts for autocast, with their default lower-precision dtype.
 DEFAULT_DTYPES = {
@@ -95,6 +103,8 @@ def _run(fn, policy, devices, args, kwargs):
     if device_type is None or device_type not in devices or not state.enabled.get(device_type):
         return fn(*args, **kwargs)
     lower = state.dtype[device_type]
+    if policy == BANNED:
+        raise RuntimeError(_BCE_BANNED)
     if policy == FP32_OPT_DTYPE:
         if kwargs.get("dtype") is None and args and _eligible(args[0], device_type):
             kwargs = {**kwargs, "dtype": D.float32}

@@ -176,6 +176,10 @@ class autocast:
                     stacklevel=3,
                 )
                 return False
+            if self.fast_dtype is D.bfloat16 and not cuda.is_bf16_supported():
+                raise RuntimeError(
+                    "Current CUDA Device does not support bfloat16. Please switch dtype to float16."
+                )
             return True
         supported = (D.bfloat16, D.float16)
         if self.fast_dtype not in supported:

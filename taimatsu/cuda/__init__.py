@@ -31,6 +31,15 @@ def synchronize(device=None) -> None:
         backend.cupy().cuda.Device().synchronize()
 
 
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False without a GPU; natively from compute capability 8.0 (Ampere), else only when
+    ``including_emulation`` (PyTorch's answer for older GPUs that can emulate bfloat16)."""
+    if not is_available():
+        return False
+    major = int(backend.cupy().cuda.Device().compute_capability[:-1] or 0)
+    return major >= 8 or including_emulation
+
+
 def manual_seed(seed: int) -> None:
     """Seed the GPU generator(s); a no-op without CUDA (as in PyTorch)."""
     if backend._cupy is not None:

@@ -66,6 +66,9 @@ CASES = {
     "bce_logits": lambda L, F, x: F.binary_cross_entropy_with_logits(
         L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).sigmoid()
     ),
+    "bce": lambda L, F, x: F.binary_cross_entropy(
+        L.mm(x((3, 4), 0), x((4, 2), 1)).sigmoid(), x((3, 2), 2).sigmoid().detach()
+    ),
     "kl_div": lambda L, F, x: F.kl_div(
         L.mm(x((3, 4), 0), x((4, 2), 1)), x((3, 2), 2).softmax(1), reduction="batchmean"
     ),

@@ -111,3 +111,14 @@ def test_cpu_module_and_tensor_flags(torch_oracle):
     t, o = tm.ones(2), torch_oracle.ones(2)
     for name in ("is_meta", "is_xpu", "is_mps", "is_cuda", "is_cpu"):
         assert getattr(t, name) == getattr(o, name), name
+
+
+def test_import_paths_and_bf16_query(torch_oracle):
+    from taimatsu.amp import GradScaler, autocast  # noqa: F401
+    from taimatsu.backends import cudnn  # noqa: F401
+    from taimatsu.cpu.amp import autocast as cpu_autocast  # noqa: F401
+    from taimatsu.cuda.amp import GradScaler as CudaScaler  # noqa: F401
+    from taimatsu.cuda.amp import autocast as cuda_autocast  # noqa: F401
+
+    if not tm.cuda.is_available():
+        assert tm.cuda.is_bf16_supported() == torch_oracle.cuda.is_bf16_supported()

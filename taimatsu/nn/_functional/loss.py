@@ -15,7 +15,7 @@ from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
 from ...ops.nn import loss as _l
 from ...ops.shape.view_ops import broadcast_tensors
-from ..._autocast import FP32, cast_policy
+from ..._autocast import BANNED, FP32, cast_policy
 
 
 def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
@@ -57,7 +57,8 @@ def _broadcast_with_warning(input: Tensor, target: Tensor):
     return input, target
 
 
-@cast_policy(FP32)
+@cast_policy(BANNED, ("cuda",))
+@cast_policy(FP32, ("cpu",))
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ) -> Tensor:
