@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-ALL = {"scalars": 0, "histograms": 0, "tensors": 0}
+ALL = {"scalars": 0, "histograms": 0, "tensors": 0, "images": 0}
 
 
 def _log(lib, log_dir):
@@ -37,17 +37,40 @@ def _log(lib, log_dir):
         w.add_histogram_raw("raw", 0.0, 3.0, 4, 6.0, 14.0, [1.0, 2.0, 3.0], [1, 2, 1], 3)
         w.add_text("note", "héllo **world**", 5)
         w.add_hparams({"lr": 0.1, "opt": "adam", "flag": True}, {"hp/acc": 0.9}, run_name="hp")
+        pictures = rng.random((10, 1, 6, 5)).astype(np.float32)
+        w.add_image("one", lib.tensor(pictures[0].repeat(3, 0)), 0)
+        w.add_image(
+            "hwc", (pictures[1].transpose(1, 2, 0) * 255).astype(np.uint8), 1, dataformats="HWC"
+        )
+        w.add_image("grey", lib.tensor(pictures[2, 0]), 2, dataformats="HW")
+        w.add_images("batch", lib.tensor(pictures), 3)
+        w.add_figure("figure", _figure(), 4)
+
+
+def _figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+    ax.plot([0, 1, 2], [1, 0, 2])
+    return fig
 
 
 def _read(path):
     ea = EventAccumulator(str(path), size_guidance=ALL)
     ea.Reload()
     tags = ea.Tags()
-    out = {"scalars": {}, "histograms": {}, "tensors": {}}
+    out = {"scalars": {}, "histograms": {}, "tensors": {}, "images": {}}
     for t in tags["scalars"]:
         out["scalars"][t] = [(e.step, e.value) for e in ea.Scalars(t)]
     for t in tags["histograms"]:
         out["histograms"][t] = [(e.step, e.histogram_value) for e in ea.Histograms(t)]
+    for t in tags["images"]:
+        out["images"][t] = [
+            (e.step, e.width, e.height, e.encoded_image_string) for e in ea.Images(t)
+        ]
     for t in tags["tensors"]:
         out["tensors"][t] = [(e.step, e.tensor_proto.SerializeToString()) for e in ea.Tensors(t)]
     try:

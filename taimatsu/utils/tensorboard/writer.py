@@ -4,10 +4,10 @@ What matches PyTorch: the default ``log_dir`` (``runs/<Mon01_12-00-00>_<hostname
 event files named by tensorboard, ``purge_step``, ``add_scalar`` (old and new style),
 ``add_scalars`` (one sub-directory per tag: ``<log_dir>/<main_tag>_<tag>``), ``add_histogram``
 (TensorBoard's default buckets or any NumPy ``bins``, ``max_bins``), ``add_histogram_raw``,
-``add_text``, ``add_hparams``, ``flush``, ``close`` (a later ``add_*`` opens a new event file), and
-the context manager. Not implemented: images, audio, video, figures, meshes, embeddings, PR curves,
-custom scalar layouts and ``add_graph`` (which needs a traced graph); calling ``add_graph`` raises
-``NotImplementedError``.
+``add_text``, ``add_hparams``, ``add_image`` / ``add_images`` / ``add_figure`` (PNG through
+Pillow), ``flush``, ``close`` (a later ``add_*`` opens a new event file), and the context manager.
+Not implemented: audio, video, meshes, embeddings, PR curves, custom scalar layouts and
+``add_graph`` (which needs a traced graph); calling ``add_graph`` raises ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -161,6 +161,43 @@ class SummaryWriter:
         )
         summary = Summary(value=[Summary.Value(tag=tag, histo=proto)])
         self._get_file_writer().add_summary(summary, global_step, walltime)
+
+    # ---- images ----------------------------------------------------------------------------------
+    def add_image(
+        self, tag: str, img_tensor, global_step=None, walltime=None, dataformats="CHW"
+    ) -> None:
+        """One image (``CHW`` by default; ``HWC``, ``HW`` with ``dataformats``); floats in [0, 1]."""
+        from .images import image
+
+        self._get_file_writer().add_summary(
+            image(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
+
+    def add_images(
+        self, tag: str, img_tensor, global_step=None, walltime=None, dataformats="NCHW"
+    ) -> None:
+        """A batch of images, shown as one grid of up to 8 per row."""
+        from .images import image
+
+        self._get_file_writer().add_summary(
+            image(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
+
+    def add_figure(
+        self, tag: str, figure, global_step=None, close: bool = True, walltime=None
+    ) -> None:
+        """A Matplotlib figure (or a list of them, as a grid), rendered to an image."""
+        import numpy as np
+
+        from .images import figure_to_chw
+
+        if isinstance(figure, list):
+            batch = np.stack([figure_to_chw(f, close) for f in figure])
+            self.add_image(tag, batch, global_step, walltime, dataformats="NCHW")
+        else:
+            self.add_image(
+                tag, figure_to_chw(figure, close), global_step, walltime, dataformats="CHW"
+            )
 
     # ---- text and hyperparameters ---------------------------------------------------------------
     def add_text(self, tag: str, text_string: str, global_step=None, walltime=None) -> None:
