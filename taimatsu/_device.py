@@ -61,14 +61,19 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
+        """``with torch.device(d):`` factories default to ``d`` inside the block (nests)."""
+        _entered.append(_default_device[0])
+        _default_device[0] = None if self.type == "cpu" else self
         return self
 
     def __exit__(self, *exc):
+        _default_device[0] = _entered.pop()
         return False
 
 
 cpu = device("cpu")
 _default_device = [None]  # torch.set_default_device (taimatsu/_flags.py); None means the CPU
+_entered: list = []  # the default device in force outside each ``with device(...)`` block
 
 
 def as_device(d) -> device:

@@ -33,6 +33,21 @@ if SUPPORTED:
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 
+def map_memory(length: int, flags: int, fd: int) -> int:
+    """``mmap(2)`` of ``length`` readable and writable bytes; the address (OSError on failure)."""
+    if not SUPPORTED:
+        raise RuntimeError("taimatsu's shared memory needs a POSIX system (not Windows)")
+    addr = _libc.mmap(None, length, mmap.PROT_READ | mmap.PROT_WRITE, flags, fd, 0)
+    if addr is None or addr == _MAP_FAILED:
+        err = ctypes.get_errno()
+        raise OSError(err, f"could not map {length} bytes of memory: {os.strerror(err)}")
+    return addr
+
+
+def unmap_memory(addr: int, length: int) -> None:
+    _libc.munmap(addr, length)
+
+
 class Segment:
     """One mapping of a shared file; NumPy arrays over it keep it (and its descriptor) alive."""
 
@@ -40,15 +55,11 @@ class Segment:
 
     def __init__(self, fd: int, nbytes: int) -> None:
         self.fd, self.nbytes, self._addr = fd, nbytes, None
-        if not SUPPORTED:
-            raise RuntimeError("taimatsu's shared memory needs a POSIX system (not Windows)")
-        length = max(nbytes, 1)  # mmap refuses an empty mapping
-        addr = _libc.mmap(None, length, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED, fd, 0)
-        if addr is None or addr == _MAP_FAILED:
-            err = ctypes.get_errno()
+        try:
+            self._addr = map_memory(max(nbytes, 1), mmap.MAP_SHARED, fd)  # none of 0 bytes
+        except BaseException:
             os.close(fd)
-            raise OSError(err, f"could not map {nbytes} bytes of shared memory: {os.strerror(err)}")
-        self._addr = addr
+            raise
 
     @property
     def __array_interface__(self) -> dict:
@@ -61,7 +72,7 @@ class Segment:
 
     def __del__(self) -> None:
         if self._addr is not None:
-            _libc.munmap(self._addr, max(self.nbytes, 1))
+            unmap_memory(self._addr, max(self.nbytes, 1))
             self._addr = None
             os.close(self.fd)
 

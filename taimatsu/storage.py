@@ -279,7 +279,7 @@ def empty_shared(shape: tuple, dtype):
 
 def tensor_is_shared(t) -> bool:
     if t._device.type != "cpu":
-        return True
+        return t._device.type == "cuda"
     from ._shared_memory import segment_of
 
     return segment_of(t._storage_array()) is not None

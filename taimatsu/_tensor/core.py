@@ -59,7 +59,7 @@ _gm_active = grad_mode.active
 
 
 def zeros_like_meta(shape, dtype, device):
-    xp = np if device.type == "cpu" else _backend.cupy()
+    xp = _backend.cupy() if device.type == "cuda" else np
     return _wrap(xp.zeros(shape, dtype.np), dtype, device)
 
 
@@ -166,7 +166,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         ) // self._dtype.itemsize
 
     def data_ptr(self) -> int:
-        return _address(self._data) if self._data.size else 0
+        return _address(self._data) if self._data.size and self._device.type != "meta" else 0
 
     def is_contiguous(self, memory_format=None) -> bool:
         name = getattr(memory_format, "name", None)
@@ -351,10 +351,16 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        if self._device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         v = self._data.reshape(()).item() if self._device.type == "cpu" else self._data.item()
         return float(v) if self._dtype is D.bfloat16 else v
 
     def tolist(self):
+        if self._device.type == "meta":
+            from .._meta import NO_DATA
+
+            raise NotImplementedError(NO_DATA)
         a = _backend.to_numpy(self._data)
         if self._dtype is D.bfloat16:
             a = a.astype(np.float32)
@@ -369,7 +375,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             )
         if self._device.type != "cpu":
             raise TypeError(
-                f"can't convert {self._device.type}:{self._device.index} device type tensor to numpy. Use "
+                f"can't convert {self._device} device type tensor to numpy. Use "
                 "Tensor.cpu() to copy the tensor to host memory first."
             )
         if self._dtype is D.bfloat16:
@@ -377,6 +383,8 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._device.type == "meta":
+            self.detach().numpy()  # raises PyTorch's error: there is no data
         a = _backend.to_numpy(self.detach()._data)
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
@@ -548,6 +556,10 @@ def _tensor_repr(t: Tensor) -> str:
         tail = (f"grad_fn=<{type(t.grad_fn).__name__}>",)  # name() may be "torch::autograd::..."
     elif t._rg:
         tail = ("requires_grad=True",)
+    if t._device.type == "meta":
+        from .._meta import meta_repr
+
+        return meta_repr(t._data.shape, t._dtype.name, D.get_default_dtype().name, tail)
     data = _backend.to_numpy(t._data)
     device = None if t._device.type == "cpu" else str(t._device)
     return _tensor_str.format_tensor(

@@ -183,7 +183,7 @@ class PartialGrad:
         from .._tensor.core import _wrap
 
         g = self.grad
-        xp = np if g._device.type == "cpu" else _backend.cupy()
+        xp = _backend.cupy() if g._device.type == "cuda" else np
         out = _wrap(xp.zeros(self.shape, g._data.dtype), g._dtype, g._device)
         self.view_fn(out)._data[...] = g._data
         return out

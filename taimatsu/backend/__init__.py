@@ -40,7 +40,7 @@ def current_cuda_index() -> int:
 
 
 def xp_of(device) -> object:
-    return np if device.type == "cpu" else cupy()
+    return cupy() if device.type == "cuda" else np  # meta tensors are NumPy arrays too
 
 
 def is_cupy_array(a) -> bool:
@@ -49,6 +49,10 @@ def is_cupy_array(a) -> bool:
 
 def to_device(array, device):
     """Copy ``array`` to ``device`` (returns it unchanged when already there)."""
+    if device.type == "meta":
+        from .._meta import to_meta
+
+        return to_meta(array)
     if device.type == "cpu":
         return array.get() if is_cupy_array(array) else array
     cp = cupy()

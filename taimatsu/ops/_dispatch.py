@@ -37,7 +37,7 @@ def need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
 
 
 def xp_for(t: Tensor):
-    return np if t._device.type == "cpu" else _cupy()
+    return _cupy() if t._device.type == "cuda" else np  # meta tensors are NumPy arrays too
 
 
 def _cupy():

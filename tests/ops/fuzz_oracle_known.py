@@ -217,14 +217,6 @@ KNOWN.update(dict.fromkeys([
     'T.linalg.norm(T.ones(3), 10**20)',
 ], BIG_INT))
 
-# taimatsu has no 'meta' device: the device string parses, the tensor cannot be made.
-META = "taimatsu has no 'meta' device: the device string parses, the tensor cannot be made."
-KNOWN.update(dict.fromkeys([
-    "T.empty((2, 3), device='meta')",
-    "T.rand([2, 0], device='meta')",
-    "T.tensor([True, False, True]).to('meta')",
-], META))
-
 # Both refuse the call with different exception types: PyTorch usually runs another check
 # first (dim range, sizes, target shape), or its kernel dispatch raises NotImplementedError
 # where taimatsu's own check raises RuntimeError (or the reverse).

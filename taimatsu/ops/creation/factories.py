@@ -26,11 +26,17 @@ from ..shape.diagonal import _tangent
 
 
 def _xp(dev):
-    if dev.type == "cpu":
+    if dev.type != "cuda":  # cpu, and meta (NumPy arrays over zero pages)
         return np
     from ...backend import cupy
 
     return cupy()
+
+
+def _meta_data(shape, dtype):
+    """Stands for a factory's data on the meta device: nothing is allocated, filled or drawn
+    (``_finish`` lays the meta array out)."""
+    return np.broadcast_to(np.zeros((), dtype.np), shape)
 
 
 def _finish(data, dtype, dev, requires_grad: bool) -> Tensor:
@@ -235,7 +241,7 @@ def tensor(
     dev = (
         as_device(device)
         if device is not None
-        else (data._device if isinstance(data, Tensor) else cpu)
+        else (data._device if isinstance(data, Tensor) else as_device(None))  # the default device
     )
     return _finish(arr, dt, dev, requires_grad)
 
@@ -478,6 +484,8 @@ def _factory(name, fill):
         shape = _size_args(size, name)
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
+        if dev.type == "meta":
+            return _finish(_meta_data(shape, dt), dt, dev, requires_grad)
         xp = _xp(dev) if dev.type != "cpu" else np
         return _finish(allocate(lambda: fill(xp, shape, dt.np), shape, dt), dt, dev, requires_grad)
 
@@ -502,6 +510,8 @@ def full(
     )
     dev = as_device(device)
     fill_value = _checked_fill(fill_value, dt)
+    if dev.type == "meta":
+        return _finish(_meta_data(shape, dt), dt, dev, requires_grad)
     return _finish(
         allocate(lambda: np.full(shape, fill_value, dt.np), shape, dt), dt, dev, requires_grad
     )
@@ -717,6 +727,10 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
     if dtype is self._dtype and dev == self._device and not copy and in_format:
         return self
     data = self._data if in_format else relayout(xp_for(self), self._data, cl)
+    if self._device.type == "meta" and dev.type != "meta":
+        from ..._meta import NO_DATA
+
+        raise NotImplementedError(NO_DATA)
     if dev != self._device:
         from ...backend import to_device
 

@@ -16,7 +16,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, scalar_name
-from .factories import _finish, _size_args, allocate, creation_out
+from .factories import _finish, _meta_data, _size_args, allocate, creation_out
 
 
 class Generator:
@@ -87,7 +87,10 @@ def _np_dtype(dtype: D.dtype):
 def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
     shape = _size_args(size, name)
     dev = as_device(device)
-    t = _finish(allocate(lambda: sample(shape, dtype), shape, dtype), dtype, dev, requires_grad)
+    if dev.type == "meta":  # no data: nothing is drawn, as on PyTorch's meta device
+        t = _finish(_meta_data(shape, dtype), dtype, dev, requires_grad)
+    else:
+        t = _finish(allocate(lambda: sample(shape, dtype), shape, dtype), dtype, dev, requires_grad)
     if out is not None:
         from .._dispatch import write_out
 
@@ -330,7 +333,11 @@ def _fill(self: Tensor, values) -> Tensor:
 
 def _sampled(self: Tensor, sample) -> Tensor:
     """Fill ``self`` with ``sample(shape, contiguous)`` drawn in ``self``'s memory order, as PyTorch's
-    CPU kernels do (a transposed tensor gets the numbers a contiguous one would, in memory order)."""
+    CPU kernels do (a transposed tensor gets the numbers a contiguous one would, in memory order).
+    A meta tensor has no data to fill, and nothing is drawn from the generator."""
+    if self._device.type == "meta":
+        self._vc[0] += 1
+        return self
     a = self._data
     order = sorted(range(a.ndim), key=lambda i: -a.strides[i])  # outermost first; stable for ties
     contiguous = a.flags.c_contiguous

@@ -1,0 +1,107 @@
+"""The meta device against PyTorch: shapes, dtypes and strides without data, reprs, errors, modules
+built on it (drawing nothing from the generator) and ``to_empty``."""
+
+import pytest
+
+import taimatsu as tm
+
+CASES = {
+    "repr": "T.empty(2, 3, device='meta')",
+    "repr_int64": "T.empty(2, 3, device='meta', dtype=T.int64)",
+    "repr_empty": "T.empty(0, device='meta')",
+    "repr_0d": "T.tensor(3., device='meta')",
+    "repr_grad": "T.zeros(2, dtype=T.float64, device='meta', requires_grad=True)",
+    "repr_grad_fn": "T.randn(2, device='meta', requires_grad=True).sum()",
+    "parameter": "T.nn.Linear(3, 2, device='meta').weight",
+    "item_one": "T.empty(1, device='meta').item()",
+    "item_many": "T.empty(2, 3, device='meta').item()",
+    "float": "float(T.empty((), device='meta'))",
+    "numpy": "T.empty(2, device='meta').numpy()",
+    "cpu": "T.empty(2, device='meta').cpu()",
+    "to_cpu": "T.empty(2, device='meta').to('cpu')",
+    "tolist": "T.empty(2, device='meta').tolist()",
+    "is_shared": "T.empty(2, device='meta').is_shared()",
+    "data_ptr": "T.empty(2, device='meta').data_ptr()",
+    "is_meta": "(T.empty(2, device='meta').is_meta, T.empty(2).is_meta)",
+    "t_stride": "T.empty(2, 3, device='meta').t().stride()",
+    "offset": "T.empty(2, 3, device='meta')[1].storage_offset()",
+    "zero_": "T.empty(2, 3, device='meta').zero_()",
+    "uniform_": "T.empty(2, 3, device='meta').uniform_()",
+    "fill_bad": "T.empty(2, 3, device='meta').fill_(T.ones(3))",
+    "to_meta": "T.ones(2, 3).to('meta')",
+    "to_meta_stride": "T.ones(2, 3).t().to('meta').stride()",
+    "matmul": "T.randn(2, 3, device='meta') @ T.ones(3, 4, device='meta')",
+    "eq": "T.empty(2, 3, device='meta') == T.empty(2, 3, device='meta')",
+    "to_dtype": "T.empty(2, 3, device='meta').to(T.float64)",
+    "clone": "T.empty(2, 3, device='meta').clone()",
+    "zeros_like": "T.zeros_like(T.empty(2, 3, device='meta'))",
+    "empty_like_cpu": "T.empty_like(T.empty(2, 3, device='meta'), device='cpu').shape",
+    "huge": "T.empty(10**6, 10**6, device='meta').shape",
+    "randint": "T.randint(0, 5, (3,), device='meta')",
+    "arange": "T.arange(5, device='meta')",
+    "full": "T.full((2,), 3, device='meta')",
+    "view": "T.empty(2, 3, device='meta').view(3, 2).stride()",
+    "reshape": "T.empty(2, 3, device='meta').reshape(-1)",
+    "conv2d": "T.nn.functional.conv2d(T.randn(1, 1, 4, 4, device='meta'), "
+    "T.randn(2, 1, 3, 3, device='meta'))",
+}
+
+
+def _outcome(T, expr: str):
+    try:
+        return repr(eval(expr, {"T": T}))
+    except Exception as e:  # noqa: BLE001 - the exception is the answer compared
+        return f"{type(e).__name__}: {e}"
+
+
+@pytest.mark.parametrize("expr", CASES.values(), ids=CASES.keys())
+def test_meta_matches_torch(torch_oracle, expr):
+    assert _outcome(tm, expr) == _outcome(torch_oracle, expr)
+
+
+def _built_on_meta(T):
+    T.manual_seed(0)
+    with T.device("meta"):
+        modules = (T.nn.Linear(2, 3), T.nn.BatchNorm1d(3), T.nn.Embedding(4, 2, padding_idx=0))
+        inner = T.tensor([1.0]).device.type
+        with T.device("cpu"):
+            nested = T.ones(1).device.type
+    tensors = [t for m in modules for t in (*m.parameters(), *m.buffers())]
+    summary = [(t.device.type, tuple(t.shape), str(t.dtype)) for t in tensors]
+    draw = T.rand(1).item()  # nothing was drawn on the meta device
+    linear = modules[0].to_empty(device="cpu")
+    return (
+        summary,
+        inner,
+        nested,
+        T.ones(1).device.type,
+        draw,
+        (linear.weight.device.type, type(linear.weight).__name__, linear.weight.requires_grad),
+    )
+
+
+def test_modules_built_on_meta_then_to_empty(torch_oracle):
+    assert _built_on_meta(tm) == _built_on_meta(torch_oracle)
+
+
+def test_autograd_through_meta(torch_oracle):
+    got = []
+    for T in (tm, torch_oracle):
+        x = T.randn(2, 2, device="meta", requires_grad=True)
+        (x * 2).sum().backward()
+        got.append(repr(x.grad))
+    assert got[0] == got[1]
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * 4096
+
+
+def test_meta_tensors_take_no_memory():
+    before = _rss_bytes()
+    big = tm.empty(10**5, 10**5, device="meta")  # 40 GB on the CPU
+    layer = tm.nn.Linear(20_000, 20_000, device="meta")  # its init draws nothing, writes nothing
+    view = big[10:].t()
+    assert _rss_bytes() - before < 64 * 2**20
+    assert view.shape == (10**5, 10**5 - 10) and layer.weight.is_meta
