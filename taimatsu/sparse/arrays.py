@@ -60,8 +60,14 @@ def merge_add(xp, ai, av, bi, bv, shape, alpha=1):
     are taken in order. For coalesced operands that is the coalesced sum; for uncoalesced ones it
     reproduces PyTorch's exact (partly merged) entry order."""
     k = ai.shape[0]
-    la = linear_index(xp, ai, shape[:k]).tolist()
-    lb = linear_index(xp, bi, shape[:k]).tolist()
+    la, lb = linear_index(xp, ai, shape[:k]), linear_index(xp, bi, shape[:k])
+    if bool((xp.diff(la) > 0).all()) and bool((xp.diff(lb) > 0).all()):
+        # Both strictly increasing: the merge is their sorted union with equal entries summed,
+        # which coalescing the concatenation computes without a Python loop.
+        b_scaled = bv * alpha if alpha != 1 else bv
+        both = xp.concatenate([av, b_scaled.astype(av.dtype, copy=False)])
+        return coalesce(xp, xp.concatenate([ai, bi], axis=1), both, shape)
+    la, lb = la.tolist(), lb.tolist()
     take_a, take_b, pos_a, pos_b = [], [], [], []  # source rows, and their positions in the result
     i = j = r = 0
     na, nb = len(la), len(lb)
