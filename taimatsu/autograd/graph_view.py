@@ -21,8 +21,6 @@ name them) between the first and last block are drawn as one box per block.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 from .graph import AccumulateGrad, Node
@@ -169,6 +167,9 @@ class GraphView:
     # ---- pictures ---------------------------------------------------------------------------------
     def pipe(self, format: str = "svg") -> bytes:
         """The picture in ``format`` (svg, png, pdf...) made by Graphviz's ``dot`` program."""
+        import shutil
+        import subprocess  # only when drawing: importing it costs time at `import taimatsu`
+
         exe = shutil.which("dot")
         if exe is None:
             raise RuntimeError(
@@ -201,6 +202,8 @@ class GraphView:
 
     def _repr_svg_(self):
         """Jupyter shows the SVG when Graphviz is installed, else falls back to the text tree."""
+        import shutil
+
         if shutil.which("dot") is None:
             return None
         return self.pipe("svg").decode()

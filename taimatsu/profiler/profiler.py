@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 import itertools
 import os
-import socket
 import threading
 import time
 import warnings
@@ -91,6 +90,8 @@ def tensorboard_trace_handler(
     """An ``on_trace_ready`` that writes ``<worker>.<ms>.pt.trace.json[.gz]`` into ``dir_name``."""
 
     def handler(prof) -> None:
+        import socket
+
         os.makedirs(dir_name, exist_ok=True)
         worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
         name = f"{worker}.{time.time_ns() // 1_000_000}.pt.trace.json" + (".gz" if use_gzip else "")
