@@ -10,14 +10,16 @@ switches are stored likewise: taimatsu has one attention implementation, the mat
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import warnings
 
 from .. import _flags
 
 __all__ = [
     "cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp",
-    "enable_mem_efficient_sdp", "flash_sdp_enabled", "is_built", "math_sdp_enabled", "matmul",
-    "mem_efficient_sdp_enabled",
+    "enable_mem_efficient_sdp", "flash_sdp_enabled", "is_built", "is_flash_attention_available",
+    "math_sdp_enabled", "matmul", "mem_efficient_sdp_enabled", "sdp_kernel",
 ]  # fmt: skip
 
 
@@ -97,3 +99,34 @@ def cudnn_sdp_enabled() -> bool:
 
 def enable_cudnn_sdp(enabled: bool) -> None:
     _sdp["cudnn"] = enabled
+
+
+def is_flash_attention_available() -> bool:
+    """False: taimatsu has no flash-attention kernel (PyTorch's CPU wheel says the same)."""
+    return False
+
+
+@contextlib.contextmanager
+def sdp_kernel(
+    enable_flash: bool = True,
+    enable_math: bool = True,
+    enable_mem_efficient: bool = True,
+    enable_cudnn: bool = True,
+):
+    """Deprecated in PyTorch (FutureWarning): set the four attention-backend switches for the
+    ``with`` block and restore them after; yields ``{}`` as PyTorch does."""
+    warnings.warn(
+        "`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager "
+        "will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context "
+        "manager, with updated signature.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    old = dict(_sdp)
+    _sdp.update(
+        flash=enable_flash, math=enable_math, mem_efficient=enable_mem_efficient, cudnn=enable_cudnn
+    )
+    try:
+        yield {}
+    finally:
+        _sdp.update(old)

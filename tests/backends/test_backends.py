@@ -122,3 +122,15 @@ def test_import_paths_and_bf16_query(torch_oracle):
 
     if not tm.cuda.is_available():
         assert tm.cuda.is_bf16_supported() == torch_oracle.cuda.is_bf16_supported()
+
+
+def test_sdp_kernel_context(torch_oracle):
+    seen = []
+    for lib in (tm, torch_oracle):
+        c = lib.backends.cuda
+        with pytest.warns(
+            FutureWarning, match=r"`torch.backends.cuda.sdp_kernel\(\)` is deprecated"
+        ), c.sdp_kernel(enable_flash=False, enable_cudnn=False) as got:
+            inside = (got, c.flash_sdp_enabled(), c.math_sdp_enabled(), c.cudnn_sdp_enabled())
+        seen.append((inside, c.flash_sdp_enabled(), c.is_flash_attention_available()))
+    assert seen[0] == seen[1]
