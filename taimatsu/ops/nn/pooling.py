@@ -358,10 +358,8 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     best = xp.array(taps[0])  # a contiguous copy
     for v in taps[1:]:
         xp.maximum(best, v, out=best)
-    tap_type = xp.uint8 if len(taps) < 256 else xp.int64
-    tap = xp.full(best.shape, len(taps) - 1, tap_type)
-    for t in range(len(taps) - 2, -1, -1):  # from the last tap back: the first equal one stays
-        tap = xp.where(taps[t] == best, tap_type(t), tap)
+    tap = _first_equal(xp, taps, best)
+    tap_type = tap.dtype.type
     if x.dtype.kind == "f" and bool(xp.isnan(x.max())):
         for t in range(len(taps)):  # in order: the last NaN stays
             tap = xp.where(xp.isnan(taps[t]), tap_type(t), tap)
@@ -372,17 +370,61 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     return best, corner + xp.take(tap_offset, tap), tap
 
 
+_LOWEST_BIT: dict = {}
+
+
+def _lowest_bit_table(k: int) -> np.ndarray:
+    """For each k-bit mask: the index of its lowest set bit (k - 1 for no bit)."""
+    table = _LOWEST_BIT.get(k)
+    if table is None:
+        masks = np.arange(1 << k)
+        table = np.full(1 << k, k - 1, np.uint8)
+        for b in range(k - 1, -1, -1):  # from the highest bit down: the lowest set one stays
+            table[(masks >> b) & 1 == 1] = b
+        table = _LOWEST_BIT[k] = table
+    return table
+
+
+def _first_equal(xp, taps, best):
+    """The first tap equal to ``best`` at each position (the last tap where none is: NaN).
+
+    Up to 16 taps, the equalities are packed into one bit mask per position and a table
+    gives its lowest bit (a few passes over the output, ~3x faster than a select per tap).
+    """
+    k = len(taps)
+    if k <= 16 and xp is np:
+        dt = np.uint8 if k <= 8 else np.uint16
+        mask = (taps[0] == best).astype(dt)
+        for t in range(1, k):
+            bit = (taps[t] == best).astype(dt)
+            bit <<= t
+            mask |= bit
+        return np.take(_lowest_bit_table(k), mask)
+    tap_type = xp.uint8 if k < 256 else xp.int64
+    tap = xp.full(best.shape, k - 1, tap_type)
+    for t in range(k - 2, -1, -1):  # from the last tap back: the first equal one stays
+        tap = xp.where(taps[t] == best, tap_type(t), tap)
+    return tap
+
+
 def _max_pool_grad_array(xp, g, tap, in_shape, kernel, stride, padding, dilation):
     """Max pooling's input gradient from the winning taps: for each kernel tap, the output
     gradient where that tap won (zero elsewhere) goes to the strided input positions the tap
     reads. Windows that do not overlap write disjoint positions (an assignment); overlapping
     ones add."""
-    gx = xp.zeros(in_shape, g.dtype)
     h, w = in_shape[-2:]
     ho, wo = g.shape[-2:]
     rows = _nn._tap_ranges(h, kernel[0], stride[0], dilation[0], padding[0], ho)
     cols = _nn._tap_ranges(w, kernel[1], stride[1], dilation[1], padding[1], wo)
     disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    # Windows that tile the input exactly write every position: nothing to zero first.
+    tiled = (
+        disjoint
+        and padding == (0, 0)
+        and all(s == k for k, s in zip(kernel, stride))
+        and (h, w) == (ho * stride[0], wo * stride[1])
+    )
+    gx = (xp.empty if tiled else xp.zeros)(in_shape, g.dtype)
     zero = g.dtype.type(0)
     for i, ri in enumerate(rows):
         for j, cj in enumerate(cols):
@@ -450,7 +492,6 @@ def max_pool2d_with_indices(
                     f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
                     f"dilation={di}"
                 )
-
 
     check_pool2d(k, s, p, d, pad_check)
     h, w = input.shape[-2:]
