@@ -8,10 +8,25 @@ from __future__ import annotations
 
 from . import arithmetic as _arithmetic
 from . import construction as _construction
+from .legacy_types import (
+    BFloat16Tensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .matmul import addmm as _addmm
 from .matmul import sparse_mm as mm
 
-__all__ = ["addmm", "check_sparse_tensor_invariants", "log_softmax", "mm", "softmax", "sum"]
+__all__ = [
+    "BFloat16Tensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+    "IntTensor", "LongTensor", "ShortTensor", "addmm", "check_sparse_tensor_invariants",
+    "log_softmax", "mm", "softmax", "sum",
+]  # fmt: skip
 
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):

@@ -112,13 +112,16 @@ def _index_array(x, device, what: str):
 
 
 def sparse_coo_tensor(
-    indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+    indices, values=None, size=None, *, dtype=None, device=None, pin_memory=False,
     requires_grad=False, check_invariants=None, is_coalesced=None,
 ) -> SparseTensor:  # fmt: skip
     """``torch.sparse_coo_tensor``: an uncoalesced COO tensor (unless ``is_coalesced=True``);
-    the values keep their graph (SparseCooTensorWithDimsAndTensorsBackward0)."""
+    the values keep their graph (SparseCooTensorWithDimsAndTensorsBackward0).
+    ``sparse_coo_tensor(shape, dtype=...)`` makes an empty one."""
     if check_invariants is None and invariants["enabled"] is None:
         _warn_once("invariants", _INVARIANTS_MSG)
+    if values is None and size is None:
+        return _empty(tuple(int(n) for n in indices), dtype, device, requires_grad)
     dev = as_device(device) if device is not None else None
     vals = _as_tensor(values, dtype, dev)
     dev = vals.device
@@ -151,6 +154,14 @@ def sparse_coo_tensor(
     elif vals._rg and _gm.enabled:
         record(_SparseCooBackward, (vals,), out, indices=idx, shape=size)
     return out
+
+
+def _empty(size, dtype, device, requires_grad) -> SparseTensor:
+    dev = as_device(device) if device is not None else cpu
+    xp = xp_of(dev)
+    dtype = dtype or D.get_default_dtype()
+    out = coo(xp.zeros((len(size), 0), np.int64), xp.zeros(0, dtype.np), size, dtype, dev, True)
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def _size_error(size, k: int, dense_dim: int):

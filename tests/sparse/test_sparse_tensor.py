@@ -376,3 +376,39 @@ def test_invariant_switch_and_warning():
         with pytest.raises(RuntimeError, match="size is inconsistent"):
             coo(tm, size=(2, 2))
     assert not tm.sparse.check_sparse_tensor_invariants.is_enabled()
+
+
+# ---- legacy constructors (pygcn's torch.sparse.FloatTensor(indices, values, shape)) ----------------
+LEGACY = [
+    lambda lib: lib.sparse.FloatTensor(lib.tensor(IDX), lib.tensor(VAL), lib.Size((2, 3))),
+    lambda lib: lib.sparse.FloatTensor(lib.tensor(IDX), lib.tensor(VAL)),
+    lambda lib: lib.sparse.FloatTensor(lib.tensor(IDX), lib.tensor(VAL).double(), (2, 3)),
+    lambda lib: lib.sparse.LongTensor(lib.tensor(IDX), lib.tensor([1, 2, 3, 4]), (2, 3)),
+    lambda lib: lib.sparse.DoubleTensor(2, 3),
+    lambda lib: lib.sparse.FloatTensor(),
+    lambda lib: lib.sparse_coo_tensor((2, 3), dtype=lib.float64),
+]
+
+
+@pytest.mark.parametrize("make", LEGACY)
+def test_legacy_sparse_constructors_match_torch(make):
+    def run(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s = make(lib)
+        return repr(s), [str(w.message) for w in caught if "deprecated" in str(w.message)]
+
+    got, want = run(tm), run(torch)
+    assert got[0] == want[0]
+    assert set(got[1]) <= set(want[1]) or not want[1]  # PyTorch warns once per process
+
+
+def test_legacy_sparse_isinstance_and_repr():
+    def run(lib):
+        s = coo(lib)
+        S = lib.sparse
+        return (isinstance(s, S.FloatTensor), isinstance(s, S.DoubleTensor),
+                isinstance(s.to_dense(), S.FloatTensor), repr(S.FloatTensor))  # fmt: skip
+
+    got, want = both(run)
+    assert got == want
