@@ -167,6 +167,10 @@ def binary_operands(a, b):
 
 def check_same_device(a: Tensor, b: Tensor) -> None:
     if a._device != b._device and a._data.ndim and b._data.ndim:
+        if a._device.type == "meta" or b._device.type == "meta":  # PyTorch's meta kernels' words
+            raise RuntimeError(
+                f"Tensor on device {b._device} is not on the expected device {a._device}!"
+            )
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{b._device} and {a._device}!"

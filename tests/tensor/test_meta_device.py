@@ -42,6 +42,9 @@ CASES = {
     "full": "T.full((2,), 3, device='meta')",
     "view": "T.empty(2, 3, device='meta').view(3, 2).stride()",
     "reshape": "T.empty(2, 3, device='meta').reshape(-1)",
+    "meta_plus_cpu": "T.empty(2, 3, device='meta') + T.ones(2, 3)",
+    "cpu_plus_meta": "T.ones(2, 3) + T.empty(2, 3, device='meta')",
+    "meta_plus_cpu_scalar": "T.empty(2, 3, device='meta') + T.tensor(2.0)",
     "conv2d": "T.nn.functional.conv2d(T.randn(1, 1, 4, 4, device='meta'), "
     "T.randn(2, 1, 3, 3, device='meta'))",
 }
