@@ -1,6 +1,7 @@
 """Recording a forward pass: every op the model's code calls (not the ops those ops call inside),
-with its arguments and result, through ``autograd/op_watch`` (Python's profiling hook, on only
-while tracing)."""
+with its arguments, its result and the module it ran in, through ``autograd/op_watch`` (Python's
+profiling hook, on only while tracing). ``torch.onnx.export`` and ``SummaryWriter.add_graph``
+build their graphs from it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ class OpCall(NamedTuple):
     name: str  # PyTorch's aten name: "conv2d", "view", "add", ...
     args: dict  # parameter name -> value; "*" -> the *args tuple when the function has one
     result: object
+    scope: str = ""  # the running module, as PyTorch's graphs name it: "Net/Linear[fc1]"
 
 
 class Recorder:
@@ -22,6 +24,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.calls: list[OpCall] = []
+        self.scopes: list[str] = []  # the modules running now, innermost last
         self._open: list = []
 
     def enter(self, site, frame, outer: bool) -> None:
@@ -31,7 +34,8 @@ class Recorder:
     def leave(self, site, frame, value, outer: bool) -> None:
         if outer and site.kind in self._KINDS and self._open:
             name, args = self._open.pop()
-            self.calls.append(OpCall(name, args, value))
+            scope = self.scopes[-1] if self.scopes else ""
+            self.calls.append(OpCall(name, args, value, scope))
 
 
 def _named_arguments(frame) -> dict:
@@ -44,12 +48,49 @@ def _named_arguments(frame) -> dict:
     return args
 
 
+def module_scopes(root) -> dict[int, str]:
+    """id(module) -> its scope name: the root's class, then ``Class[attribute]`` per level."""
+    names = {}
+    for path, module in root.named_modules():
+        scope = type(root).__name__
+        owner = root
+        for part in path.split(".") if path else ():
+            owner = getattr(owner, part)
+            scope += f"/{type(owner).__name__}[{part}]"
+        names[id(module)] = scope
+    return names
+
+
 def trace(fn, *args, **kwargs) -> tuple[object, list[OpCall]]:
-    """Run ``fn`` and return its result and the op calls it made."""
+    """Run ``fn`` and return its result and the op calls it made (with their module scopes when
+    ``fn`` is a Module)."""
+    from ..nn.modules._global_hooks import (
+        register_module_forward_hook,
+        register_module_forward_pre_hook,
+    )
+
     recorder = Recorder()
+    scopes = module_scopes(fn) if hasattr(fn, "named_modules") else {}
+
+    def push(module, inputs):
+        recorder.scopes.append(
+            scopes.get(id(module), recorder.scopes[-1] if recorder.scopes else "")
+        )
+
+    def pop(module, inputs, output):
+        recorder.scopes.pop()
+
+    handles = []
+    if scopes:
+        handles = [
+            register_module_forward_pre_hook(push),
+            register_module_forward_hook(pop, always_call=True),
+        ]
     op_watch.watch(recorder)
     try:
         result = fn(*args, **kwargs)
     finally:
         op_watch.unwatch(recorder)
+        for h in handles:
+            h.remove()
     return result, recorder.calls

@@ -123,15 +123,63 @@ def test_non_scalar_refused_as_pytorch(tmp_path, bad):
     assert str(got.value) == str(expected.value)
 
 
-def test_empty_histogram_and_add_graph_refused(tmp_path):
+def test_empty_histogram_refused(tmp_path):
     from taimatsu.utils.tensorboard import SummaryWriter
 
     w = SummaryWriter(str(tmp_path))
     with pytest.raises(ValueError, match="The input has no element."):
         w.add_histogram("h", taimatsu.tensor([]))
-    with pytest.raises(NotImplementedError, match="add_graph"):
-        w.add_graph(taimatsu.nn.Linear(2, 2), taimatsu.ones(1, 2))
     w.close()
+
+
+def _net(lib):
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = nn.Sigmoid()
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + x
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 4)
+            self.blocks = nn.Sequential(Block(), Block())
+            self.head = nn.Linear(4, 2)
+
+        def forward(self, x):
+            h = lib.relu(self.fc1(lib.flatten(x, 1)))
+            return self.head(self.blocks(h))
+
+    return Net()
+
+
+def _graph_ops(path):
+    ea = EventAccumulator(str(path))
+    ea.Reload()
+    nodes = ea.Graph().node
+    ops = [(n.op, n.name.rsplit("/", 1)[0]) for n in nodes if n.op.startswith("aten::")]
+    io = sorted(n.name for n in nodes if n.op == "IO Node")
+    return ops, io, ea.Tags()["run_metadata"]
+
+
+def test_add_graph_has_pytorchs_ops_and_scopes(tmp_path):
+    """The aten ops of the graph, in order, each under the module scope PyTorch gives it."""
+    for lib, sub in ((torch, "torch"), (taimatsu, "ours")):
+        writer_cls = __import__(
+            f"{lib.__name__}.utils.tensorboard", fromlist=["SummaryWriter"]
+        ).SummaryWriter
+        with writer_cls(str(tmp_path / sub)) as w:
+            w.add_graph(_net(lib), lib.ones(3, 2, 3))
+    ops, io, meta = _graph_ops(tmp_path / "ours")
+    ref_ops, ref_io, ref_meta = _graph_ops(tmp_path / "torch")
+    assert ops == ref_ops
+    assert io == ref_io == ["input/x", "output/output.1"]
+    assert meta == ref_meta == ["step1"]
 
 
 def test_missing_tensorboard_raises_pytorchs_error():

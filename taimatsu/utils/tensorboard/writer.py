@@ -6,8 +6,8 @@ event files named by tensorboard, ``purge_step``, ``add_scalar`` (old and new st
 (TensorBoard's default buckets or any NumPy ``bins``, ``max_bins``), ``add_histogram_raw``,
 ``add_text``, ``add_hparams``, ``add_image`` / ``add_images`` / ``add_figure`` (PNG through
 Pillow), ``flush``, ``close`` (a later ``add_*`` opens a new event file), and the context manager.
-Not implemented: audio, video, meshes, embeddings, PR curves, custom scalar layouts and
-``add_graph`` (which needs a traced graph); calling ``add_graph`` raises ``NotImplementedError``.
+``add_graph`` (the taimatsu trace, see ``graph.py``). Not implemented: audio, video, meshes,
+embeddings, PR curves, custom scalar layouts.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import socket
 import time
 from datetime import datetime
 
-from tensorboard.compat.proto.event_pb2 import Event, SessionLog
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
@@ -43,6 +43,13 @@ class FileWriter:
 
     def add_summary(self, summary: Summary, global_step=None, walltime=None) -> None:
         self.add_event(Event(summary=summary), global_step, walltime)
+
+    def add_graph(self, graph_profile, walltime=None) -> None:
+        """A ``(GraphDef, RunMetadata)`` pair: the graph event, then its run metadata tagged step1."""
+        graph_def, stats = graph_profile
+        self.add_event(Event(graph_def=graph_def.SerializeToString()), None, walltime)
+        tagged = TaggedRunMetadata(tag="step1", run_metadata=stats.SerializeToString())
+        self.add_event(Event(tagged_run_metadata=tagged), None, walltime)
 
     def flush(self) -> None:
         self.event_writer.flush()
@@ -226,10 +233,11 @@ class SummaryWriter:
                 run.add_scalar(name, value, global_step)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True) -> None:
-        raise NotImplementedError(
-            "taimatsu's SummaryWriter cannot write model graphs: add_graph needs a traced graph "
-            "(PyTorch's torch.jit.trace), which taimatsu does not have"
-        )
+        """The model's traced forward pass on ``input_to_model`` as a TensorBoard graph (see
+        ``graph.py`` for how it differs from PyTorch's TorchScript-traced graph)."""
+        from .graph import graph
+
+        self._get_file_writer().add_graph(graph(model, input_to_model))
 
     # ---- lifetime --------------------------------------------------------------------------------
     def flush(self) -> None:
