@@ -199,32 +199,45 @@ def compose_partial(g, shape, view_fn):
 
 
 class _Acc:
-    """A sum of gradients in a tensor only the engine holds, so more can be added in place."""
+    """A sum of gradients in a tensor only the engine holds, so more can be added in place.
+
+    In place only for plain dense tensors; a tensor subclass (sparse, a user's subclass) is summed
+    by its own ``+``."""
 
     __slots__ = ("t",)
 
     def __init__(self, old, g) -> None:
         if old.__class__ is PartialGrad:
             old, g = g, old
-        if g.__class__ is PartialGrad:
-            if old.__class__ is PartialGrad:
-                self.t = old.dense()
-            else:
-                from .._tensor.core import _wrap
+        if g.__class__ is not PartialGrad:
+            self.t = old + g
+        elif old.__class__ is PartialGrad:
+            self.t = old.dense()
+            g.add_into(self.t)
+        elif old.__class__ is _tensor_class():
+            from .._tensor.core import _wrap
 
-                self.t = _wrap(old._data.copy(), old._dtype, old._device)
+            self.t = _wrap(old._data.copy(), old._dtype, old._device)
             g.add_into(self.t)
         else:
-            self.t = old + g
+            self.t = old + g.dense()
 
     def add(self, g) -> None:
-        if g.__class__ is PartialGrad:
-            g.add_into(self.t)
-            return
         t = self.t
-        if g._data.shape == t._data.shape and g._dtype is t._dtype:
+        plain = t.__class__ is _tensor_class()
+        if g.__class__ is PartialGrad:
+            if plain:
+                g.add_into(t)
+            else:
+                self.t = t + g.dense()
+        elif (
+            plain
+            and g.__class__ is t.__class__
+            and g._data.shape == t._data.shape
+            and g._dtype is t._dtype
+        ):
             t._data += g._data
-        else:  # a root's gradient of another shape or dtype: PyTorch's (out-of-place) sum rules
+        else:  # a root's gradient of another shape or dtype, or a subclass: out of place
             self.t = t + g
 
 

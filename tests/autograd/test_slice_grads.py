@@ -114,3 +114,16 @@ def test_backward_of_many_slices_allocates_one_full_buffer():
         tracemalloc.stop()
     assert peak < 1.5 * full, (peak, full)
     np.testing.assert_array_equal(x.grad.numpy(), w.numpy())
+
+
+def test_three_sparse_gradients_summed_by_the_engine_stay_pytorchs():
+    # The engine's in-place sums are for plain dense tensors; a sparse one sums by its own rules.
+    grads = []
+    for lib in (taimatsu, torch):
+        lib.manual_seed(0)
+        e = lib.nn.Embedding(6, 3, sparse=True)
+        i = lib.tensor([1, 2, 1])
+        (e(i).sum() + 2 * e(i[:2]).sum() + e(lib.tensor([4])).sum()).backward()
+        grads.append((e.weight.grad.is_sparse, e.weight.grad.to_dense().numpy()))
+    assert grads[0][0] and grads[1][0]
+    np.testing.assert_allclose(grads[0][1], grads[1][1])
