@@ -45,6 +45,9 @@ CASES = {
     "meta_plus_cpu": "T.empty(2, 3, device='meta') + T.ones(2, 3)",
     "cpu_plus_meta": "T.ones(2, 3) + T.empty(2, 3, device='meta')",
     "meta_plus_cpu_scalar": "T.empty(2, 3, device='meta') + T.tensor(2.0)",
+    "copy_into": "T.empty(2, 3, device='meta').copy_(T.ones(3))",
+    "copy_into_bad": "T.empty(2, 3, device='meta').copy_(T.ones(4))",
+    "copy_out_of": "T.ones(3).copy_(T.empty(3, device='meta'))",
     "conv2d": "T.nn.functional.conv2d(T.randn(1, 1, 4, 4, device='meta'), "
     "T.randn(2, 1, 3, 3, device='meta'))",
 }
@@ -85,6 +88,36 @@ def _built_on_meta(T):
 
 def test_modules_built_on_meta_then_to_empty(torch_oracle):
     assert _built_on_meta(tm) == _built_on_meta(torch_oracle)
+
+
+def _load_state_dicts(T):
+    import warnings
+
+    T.manual_seed(0)
+    src = T.nn.Linear(2, 3)
+    into_meta = T.nn.Linear(2, 3, device="meta")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        keys = into_meta.load_state_dict(src.state_dict())
+    assigned = T.nn.Linear(2, 3, device="meta")
+    assigned.load_state_dict(src.state_dict(), assign=True)
+    try:
+        T.nn.Linear(2, 3).load_state_dict(into_meta.state_dict())
+        from_meta = "loaded"
+    except RuntimeError as e:
+        from_meta = str(e)
+    return (
+        repr(keys),
+        into_meta.weight.device.type,
+        [str(w.message) for w in caught],
+        (assigned.weight.device.type, type(assigned.weight).__name__),
+        T.equal(assigned.weight, src.weight),
+        from_meta,
+    )
+
+
+def test_load_state_dict_with_meta_modules(torch_oracle):
+    assert _load_state_dicts(tm) == _load_state_dicts(torch_oracle)
 
 
 def test_autograd_through_meta(torch_oracle):

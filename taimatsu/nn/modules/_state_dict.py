@@ -34,6 +34,15 @@ _NEVER = (
 )
 
 
+def _meta_copy_warning(key: str) -> str:
+    return (
+        f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in the "
+        "current model, which is a no-op. (Did you mean to pass `assign=True` to assign items in "
+        "the state dictionary to their corresponding key in the module instead of copying them in "
+        "place?)"
+    )
+
+
 def _overrides(module, name: str) -> bool:
     return getattr(type(module), name) is not getattr(_StateDictMixin, name)
 
@@ -188,6 +197,8 @@ class _StateDictMixin:
                         else:
                             setattr(self, name, input_param)
                     else:
+                        if param.is_meta and not input_param.is_meta:
+                            warnings.warn(_meta_copy_warning(key), UserWarning, stacklevel=2)
                         param.copy_(input_param)
             except Exception as ex:  # noqa: BLE001
                 error_msgs.append(

@@ -41,6 +41,10 @@ def _src_array(self: Tensor, src: Tensor):
     if src._device != self._device:
         from ...backend import to_device
 
+        if src._device.type == "meta":
+            from ..._meta import NO_DATA
+
+            raise NotImplementedError(NO_DATA)
         data = to_device(data, self._device)
     if data.shape != self._data.shape:
         try:
@@ -85,7 +89,9 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         check_inplace(self)
         if 0 in self._data.strides:
             check_no_overlap(self)
-        self._data[...] = _src_array(self, src)
+        data = _src_array(self, src)
+        if self._device.type != "meta":  # a meta tensor has no data to write
+            self._data[...] = data
         self._vc[0] += 1
         return self
     return inplace(self, copy, (src,), False)
