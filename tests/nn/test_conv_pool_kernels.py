@@ -30,8 +30,9 @@ CONV = [
 @pytest.mark.parametrize("xs,ws,kw", CONV)
 @pytest.mark.parametrize("keep_cols", [True, False])
 def test_conv2d_grads(xs, ws, kw, keep_cols, monkeypatch):
-    if not keep_cols:  # the backward redoes im2col instead of reusing the forward's buffer
+    if not keep_cols:  # the backward redoes im2col instead of reusing the forward's buffer,
         monkeypatch.setattr(tconv, "KEEP_COLS_BYTES", 0)
+        monkeypatch.setattr(tconv, "GRAD_COLS_BYTES", 1)  # and builds gradient columns per image
     torch.manual_seed(0)
     x = torch.randn(xs, requires_grad=True)
     w = torch.randn(ws, requires_grad=True)

@@ -91,8 +91,9 @@ def _tap_ranges(size: int, k: int, s: int, d: int, lo: int, out: int) -> list:
     return ranges
 
 
-def _col2im_array(xp, cols, size, kernel, dilation, pads, stride):
-    """Sum the (N, C, kh, kw, Ho, Wo) window values back into an (N, C, H, W) image.
+def _col2im_array(xp, cols, size, kernel, dilation, pads, stride, out=None):
+    """Sum the (N, C, kh, kw, Ho, Wo) window values back into an (N, C, H, W) image (into
+    ``out``, zero-filled, when given).
 
     A loop over kernel taps only: each adds a whole (N, C, Ho, Wo) plane into the strided
     positions it came from, clipped to the unpadded image (no padded buffer to copy out of).
@@ -101,7 +102,8 @@ def _col2im_array(xp, cols, size, kernel, dilation, pads, stride):
     h, w = size
     rows = _tap_ranges(h, kh, stride[0], dilation[0], pads[0], ho)
     cols_w = _tap_ranges(w, kw, stride[1], dilation[1], pads[2], wo)
-    out = xp.zeros((n, c, h, w), cols.dtype)
+    if out is None:
+        out = xp.zeros((n, c, h, w), cols.dtype)
     for i, ri in enumerate(rows):
         if ri is None:
             continue
@@ -221,6 +223,8 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 # The forward's column buffer is kept for the weight gradient up to this size (bytes); above it
 # the backward redoes im2col rather than hold the buffer from forward to backward.
 KEEP_COLS_BYTES = 256 << 20
+# The input gradient's column buffer is built this many bytes (a few images) at a time.
+GRAD_COLS_BYTES = 1 << 20
 
 
 def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
@@ -258,9 +262,17 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     gg = g.reshape(n, groups, og, ho * wo)
     gx = gw = None
     if need_x:
-        gcols = _stacked_gemm(xp, w.reshape(groups, og, k).transpose(0, 2, 1), gg)  # N, G, K, L
-        gcols = gcols.reshape(n, groups * cg, kh, kw, ho, wo)
-        gx = _col2im_array(xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride)
+        # The column gradients of a few images at a time: a smaller peak than the whole
+        # batch's, and the block is still in cache when col2im reads it.
+        wt = w.reshape(groups, og, k).transpose(0, 2, 1)
+        gx = xp.zeros((n, groups * cg, *x.shape[2:]), g.dtype)
+        step = max(1, GRAD_COLS_BYTES // (groups * k * ho * wo * g.itemsize))
+        for lo in range(0, n, step):
+            gcols = _stacked_gemm(xp, wt, gg[lo : lo + step])  # n', G, K, L
+            gcols = gcols.reshape(-1, groups * cg, kh, kw, ho, wo)
+            _col2im_array(
+                xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride, gx[lo : lo + step]
+            )
     if need_w:
         if cols is None:
             cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride)
