@@ -374,3 +374,44 @@ def test_float32_list_with_low_precision_inputs(torch_oracle, name):
 def _np(t):
     t = t.resolve_conj()
     return (t.float() if t.is_floating_point() else t).numpy()
+
+
+RNN_CASES = {
+    "lstm": lambda L, x: L.nn.LSTM(4, 3)(x),
+    "lstm_2layer_bi": lambda L, x: L.nn.LSTM(4, 3, num_layers=2, bidirectional=True)(x),
+    "lstm_proj": lambda L, x: L.nn.LSTM(4, 3, proj_size=2)(x),
+    "lstm_packed": lambda L, x: L.nn.LSTM(4, 3)(L.nn.utils.rnn.pack_sequence([x[:, 0], x[:2, 1]])),
+    "lstm_bf16_input": lambda L, x: L.nn.LSTM(4, 3)(x.bfloat16()),
+    "rnn_tanh": lambda L, x: L.nn.RNN(4, 3)(x),
+    "rnn_relu": lambda L, x: L.nn.RNN(4, 3, nonlinearity="relu")(x),
+    "gru": lambda L, x: L.nn.GRU(4, 3)(x),
+    "lstm_cell": lambda L, x: L.nn.LSTMCell(4, 3)(x[0]),
+    "gru_cell": lambda L, x: (L.nn.GRUCell(4, 3)(x[0]),),
+    "rnn_cell": lambda L, x: (L.nn.RNNCell(4, 3)(x[0]),),
+}
+
+
+def _flat(out):
+    if hasattr(out, "data") and hasattr(out, "batch_sizes"):
+        return [out.data]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return [out]
+
+
+@pytest.mark.parametrize("name", sorted(RNN_CASES))
+def test_recurrent_layers_match(torch_oracle, name):
+    """PyTorch's CPU autocast: an LSTM layer runs in the lower precision (oneDNN), other layers
+    op by op with lower-precision matmuls and the float32 state promoting the recurrence."""
+    x = np.random.default_rng(0).standard_normal((3, 2, 4)).astype("float32")
+    results = []
+    for lib in (tm, torch_oracle):
+        lib.manual_seed(0)
+        with lib.autocast("cpu"):
+            results.append(_flat(RNN_CASES[name](lib, lib.tensor(x))))
+    ours, theirs = results
+    assert [str(t.dtype) for t in ours] == [str(t.dtype) for t in theirs]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(
+            a.detach().float().numpy(), b.detach().float().numpy(), atol=3e-2
+        )

@@ -19,6 +19,7 @@ import math
 import numbers
 import warnings
 
+from ... import _autocast
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import empty, zeros
 from ...ops.nn.rnn import GATES as _GATES
@@ -142,7 +143,8 @@ class RNNBase(Module):
 
     def check_input(self, input: Tensor, batch_sizes) -> None:
         w = getattr(self, self._flat_weights_names[0]).dtype
-        if input.dtype != w:  # before the shape checks, as in PyTorch
+        # before the shape checks, as in PyTorch, which skips it under autocast (any device)
+        if input.dtype != w and not _autocast.state.on:
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({w}). "
                 f"Convert input: input.to({w}), or convert model: model.to({input.dtype})"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _autocast
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd import engine
@@ -445,6 +446,24 @@ def _fusable(input: Tensor, tensors) -> bool:
     return all(t is None or t._dtype is input._dtype for t in tensors)
 
 
+def _cpu_autocast_layer(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """Under CPU autocast PyTorch runs a plain LSTM layer (no projection, not packed, oneDNN on)
+    through oneDNN in the autocast dtype (``mkldnn_rnn_layer`` is on its lower-precision list), and
+    every other layer op by op, where the matmuls run in the lower precision and the recurrences
+    promote with the float32 state. Deviation: a packed batch whose sequences all have the same
+    length takes the oneDNN route here (PyTorch decides by the input's type)."""
+    from ...backends import mkldnn  # a leaf module: the switch PyTorch reads
+
+    if mode == "LSTM" and w_hr is None and mkldnn.enabled and len(set(batch_sizes)) == 1:
+        return _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
+    return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
+
+
+@_autocast.cast_policy(_autocast.LOWER, ("cpu",))
+def _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
+
+
 def rnn_layer(
     mode: str, input: Tensor, batch_sizes: list, h0: Tensor, c0, w_ih: Tensor, w_hh: Tensor,
     b_ih, b_hh, w_hr, reverse: bool,
@@ -454,6 +473,10 @@ def rnn_layer(
     ``h0`` is (batch, hidden or proj_size), ``c0`` (batch, hidden) for LSTM else None. Returns
     (output rows in ``input``'s order, h_n, c_n or None), the values of PyTorch's layer."""
     tensors = (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+    if _autocast.state.on and input._device.type == "cpu" and _autocast.state.enabled.get("cpu"):
+        return _cpu_autocast_layer(
+            mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse
+        )
     if not _fusable(input, tensors):
         return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
     arrays = [None if t is None else t._data for t in tensors]
