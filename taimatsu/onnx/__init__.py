@@ -10,9 +10,11 @@ Covered: Linear, Conv1d/2d/3d, max/avg/adaptive pooling, BatchNorm (eval), Layer
 Dropout (eval), the common activations, softmax/log_softmax, arithmetic with tensors and numbers,
 matmul, mean/sum, casts, reshapes (view, reshape, flatten, (un)squeeze, permute, transpose, expand,
 cat, stack, split, chunk, unbind), ``F.scaled_dot_product_attention`` (causal, float and bool
-masks) and ``nn.MultiheadAttention`` (attention and key-padding masks, averaged weights). An op
-outside this set raises ``UnsupportedOperatorError`` naming it; so do recurrent layers (LSTM, GRU,
-RNN), whose kernel the trace cannot see inside.
+masks) and ``nn.MultiheadAttention`` (attention and key-padding masks, averaged weights), and
+the recurrent layers LSTM, GRU and RNN (layers, bidirectional, batch_first, initial states;
+recorded as one op each, since their kernel runs no op the trace can see). An op outside this
+set raises ``UnsupportedOperatorError`` naming it (an LSTM with ``proj_size``, a PackedSequence or
+an unbatched recurrent input too).
 
 Deviations from PyTorch 2.13 (whose default exporter is ``dynamo=True``): shapes are fixed to the
 example inputs (``dynamic_axes`` / ``dynamic_shapes`` are refused); indexing (``x[...]``) is not

@@ -9,7 +9,7 @@ from .._tensor.core import Tensor
 from .builder import GraphBuilder, onnx_dtype
 from .errors import OnnxExporterError, UnsupportedOperatorError
 from .symbolic import MULTI_RESULT, TRANSLATIONS
-from .tracer import trace
+from .tracer import recurrent_op, trace
 
 
 def build_model(model, args: tuple, kwargs: dict, input_names, output_names, opset: int):
@@ -18,14 +18,13 @@ def build_model(model, args: tuple, kwargs: dict, input_names, output_names, ops
         raise OnnxExporterError(f"{len(input_names)} input names for {len(args)} inputs")
     for t, name in zip(args, input_names):
         g.add_input(t, name)
-    _refuse_recurrent(model, opset)
     _register_model_tensors(g, model)
-    result, calls = trace(model, *args, **kwargs)
+    result, calls = trace(model, *args, opaque=recurrent_op, **kwargs)
     for call in calls:
         _translate(g, call)
-    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
-    if not all(isinstance(o, Tensor) for o in outputs):
-        raise OnnxExporterError("the model must return a tensor or a tuple of tensors")
+    outputs = _tensors(result)  # nested tuples (an LSTM's (out, (h, c))) flattened, as PyTorch does
+    if not outputs or len(outputs) != _count_leaves(result):
+        raise OnnxExporterError("the model must return tensors (a tensor or nested tuples of them)")
     names = list(
         output_names
         or (["output"] if len(outputs) == 1 else [f"output_{i}" for i in range(len(outputs))])
@@ -48,20 +47,6 @@ def build_model(model, args: tuple, kwargs: dict, input_names, output_names, ops
     )
 
 
-def _refuse_recurrent(model, opset: int) -> None:
-    """Recurrent layers run a kernel the trace cannot see inside: name them instead."""
-    from ..nn.modules.rnn import RNNBase
-
-    for module in model.modules() if hasattr(model, "modules") else ():
-        if isinstance(module, RNNBase):
-            name = {"LSTM": "lstm", "GRU": "gru"}.get(
-                module.mode, "rnn_" + module.mode.split("_")[-1].lower()
-            )
-            raise UnsupportedOperatorError(
-                name, opset, "Recurrent layers (RNN, LSTM, GRU) are not supported."
-            )
-
-
 def _register_model_tensors(g: GraphBuilder, model) -> None:
     """Parameters, buffers and plain tensor attributes: known values, named by their paths."""
     if not hasattr(model, "named_modules"):
@@ -74,6 +59,12 @@ def _register_model_tensors(g: GraphBuilder, model) -> None:
         g.add_constant(t, name)
     for name, t in model.named_buffers():
         g.add_constant(t, name)
+
+
+def _count_leaves(value) -> int:
+    if isinstance(value, (tuple, list)):
+        return sum(_count_leaves(v) for v in value)
+    return 1
 
 
 def _tensors(value) -> list:

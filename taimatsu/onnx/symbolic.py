@@ -20,6 +20,7 @@ from .errors import UnsupportedOperatorError
 TRANSLATIONS: dict[str, Callable] = {}
 MULTI_RESULT = frozenset(
     {"multi_head_attention_forward", "split", "chunk", "tensor_split", "unbind", "split_with_sizes"}
+    | {"lstm", "gru", "rnn_tanh", "rnn_relu"}
 )  # ops whose tuple result is translated
 
 
@@ -590,3 +591,103 @@ def _split(g, a, out, name):
         if name == "unbind":
             value = g.node("Reshape", [value, g.ints(piece.shape)])
         g.bind(piece, value)
+
+
+# ---- recurrent layers (recorded as one op each: tracer.py's ``opaque``) ---------------------------------
+# PyTorch stacks the gate blocks of its weights as (i, f, g, o) for LSTM and (r, z, n) for GRU;
+# ONNX wants (i, o, f, c) and (z, r, h).
+_GATE_ORDER = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2], "rnn_tanh": [0], "rnn_relu": [0]}
+_ONNX_OP = {"lstm": "LSTM", "gru": "GRU", "rnn_tanh": "RNN", "rnn_relu": "RNN"}
+
+
+def _gates(w: np.ndarray, order: list[int]) -> np.ndarray:
+    blocks = np.split(w, len(order))
+    return np.concatenate([blocks[i] for i in order])
+
+
+def _layer_weights(module, name: str, layer: int, directions: int):
+    """W, R, B of one layer (all directions stacked), in ONNX's gate order."""
+    order = _GATE_ORDER[name]
+    H = module.hidden_size
+    W, R, B = [], [], []
+    for d in range(directions):
+        suffix = f"_l{layer}" + ("_reverse" if d else "")
+
+        def param(kind, suffix=suffix):
+            p = getattr(module, kind + suffix, None)
+            return None if p is None else p.detach().cpu().numpy()
+
+        W.append(_gates(param("weight_ih"), order))
+        R.append(_gates(param("weight_hh"), order))
+        b_ih, b_hh = param("bias_ih"), param("bias_hh")
+        zeros = np.zeros(len(order) * H, W[-1].dtype)
+        B.append(
+            np.concatenate([_gates(b, order) if b is not None else zeros for b in (b_ih, b_hh)])
+        )
+    return np.stack(W), np.stack(R), np.stack(B)
+
+
+def _state_slice(g: GraphBuilder, state: Tensor | None, layer: int, directions: int) -> str:
+    if state is None:
+        return ""
+    start = layer * directions
+    return g.node(
+        "Slice",
+        [
+            g.value(state),
+            g.ints([start], "starts"),
+            g.ints([start + directions], "ends"),
+            g.ints([0], "axes"),
+        ],
+    )
+
+
+@translates("lstm", "gru", "rnn_tanh", "rnn_relu")
+def _recurrent(g, a, out, name):
+    module, x = a["module"], a["input"]
+    if not isinstance(x, Tensor) or x.dim() != 3:
+        _refuse(name, g, "Only batched tensor inputs are supported (not PackedSequence or 2-D).")
+    if getattr(module, "proj_size", 0):
+        _refuse(name, g, "LSTM with proj_size is not supported.")
+    D = 2 if module.bidirectional else 1
+    H = module.hidden_size
+    h0, c0 = a["hx"] if name == "lstm" and a["hx"] is not None else (a["hx"], None)
+    y = g.value(x)
+    if module.batch_first:
+        y = g.node("Transpose", [y], perm=[1, 0, 2])
+    T, N = (x.shape[1], x.shape[0]) if module.batch_first else (x.shape[0], x.shape[1])
+    attrs = {"hidden_size": H, "direction": "bidirectional" if D == 2 else "forward"}
+    if name == "gru":
+        attrs["linear_before_reset"] = 1  # PyTorch applies r to (W_hn h + b_hn)
+    if name.startswith("rnn_"):
+        attrs["activations"] = ["Tanh" if name == "rnn_tanh" else "Relu"] * D
+    finals_h, finals_c = [], []
+    for layer in range(module.num_layers):
+        W, R, B = _layer_weights(module, name, layer, D)
+        inputs = [y, g.const(W, "W"), g.const(R, "R"), g.const(B, "B"), ""]
+        inputs.append(_state_slice(g, h0, layer, D))
+        if name == "lstm":
+            inputs.append(_state_slice(g, c0, layer, D))
+        n_out = 3 if name == "lstm" else 2
+        results = g.node(_ONNX_OP[name], inputs, n_out=n_out, **attrs)
+        seq = g.node("Transpose", [results[0]], perm=[0, 2, 1, 3])  # (T, N, D, H)
+        y = g.node("Reshape", [seq, g.ints([T, N, D * H])])
+        finals_h.append(results[1])
+        if name == "lstm":
+            finals_c.append(results[2])
+    if module.batch_first:
+        y = g.node("Transpose", [y], perm=[1, 0, 2])
+    output, state = out
+    g.bind(output, y)
+    h_n, c_n = state if name == "lstm" else (state, None)
+    g.bind(
+        h_n,
+        g.node("Concat", finals_h, axis=0) if len(finals_h) > 1 else g.node("Identity", finals_h),
+    )
+    if c_n is not None:
+        g.bind(
+            c_n,
+            g.node("Concat", finals_c, axis=0)
+            if len(finals_c) > 1
+            else g.node("Identity", finals_c),
+        )

@@ -25,14 +25,15 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[OpCall] = []
         self.scopes: list[str] = []  # the modules running now, innermost last
+        self.inside_opaque = 0  # > 0 while a module recorded as one op runs
         self._open: list = []
 
     def enter(self, site, frame, outer: bool) -> None:
-        if outer and site.kind in self._KINDS:
+        if outer and site.kind in self._KINDS and not self.inside_opaque:
             self._open.append((site.name, _named_arguments(frame)))
 
     def leave(self, site, frame, value, outer: bool) -> None:
-        if outer and site.kind in self._KINDS and self._open:
+        if outer and site.kind in self._KINDS and self._open and not self.inside_opaque:
             name, args = self._open.pop()
             scope = self.scopes[-1] if self.scopes else ""
             self.calls.append(OpCall(name, args, value, scope))
@@ -61,9 +62,20 @@ def module_scopes(root) -> dict[int, str]:
     return names
 
 
-def trace(fn, *args, **kwargs) -> tuple[object, list[OpCall]]:
+def recurrent_op(module) -> str | None:
+    """The aten name a recurrent layer is recorded as (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``)."""
+    from ..nn.modules.rnn import RNNBase
+
+    if isinstance(module, RNNBase):
+        return {"LSTM": "lstm", "GRU": "gru"}.get(module.mode, module.mode.lower())
+    return None
+
+
+def trace(fn, *args, opaque=None, **kwargs) -> tuple[object, list[OpCall]]:
     """Run ``fn`` and return its result and the op calls it made (with their module scopes when
-    ``fn`` is a Module)."""
+    ``fn`` is a Module). ``opaque(module)`` may name a module to record as one op (recurrent
+    layers, whose kernel runs no ops the watch can see): the call is recorded as that op with
+    arguments ``module``, ``input`` and ``hx``, and nothing inside it is."""
     from ..nn.modules._global_hooks import (
         register_module_forward_hook,
         register_module_forward_pre_hook,
@@ -71,13 +83,23 @@ def trace(fn, *args, **kwargs) -> tuple[object, list[OpCall]]:
 
     recorder = Recorder()
     scopes = module_scopes(fn) if hasattr(fn, "named_modules") else {}
+    opaque_names: list = []  # per running module: the op name it is recorded as, or None
 
     def push(module, inputs):
         recorder.scopes.append(
             scopes.get(id(module), recorder.scopes[-1] if recorder.scopes else "")
         )
+        name = opaque(module) if opaque is not None and not recorder.inside_opaque else None
+        opaque_names.append(name)
+        recorder.inside_opaque += name is not None
 
     def pop(module, inputs, output):
+        name = opaque_names.pop()
+        if name is not None:
+            recorder.inside_opaque -= 1
+            hx = inputs[1] if len(inputs) > 1 else None
+            args = {"module": module, "input": inputs[0], "hx": hx}
+            recorder.calls.append(OpCall(name, args, output, recorder.scopes[-1]))
         recorder.scopes.pop()
 
     handles = []

@@ -24,10 +24,19 @@ def _roundtrip(model, *inputs, **kwargs):
     with torch.no_grad():
         model.eval()
         expected = model(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
+    expected = list(_flat(expected))
+    assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e.numpy(), rtol=1e-4, atol=1e-5)
     return session
+
+
+def _flat(value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _flat(v)
+    else:
+        yield value
 
 
 class _Acts(nn.Module):
@@ -216,11 +225,45 @@ def test_multihead_attention(need_weights, masks):
     _roundtrip(_MHA(need_weights, masks), torch.randn(2, 3, 8), torch.randn(2, 4, 8))
 
 
-def test_recurrent_layers_are_named():
-    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::lstm'"):
-        torch.onnx.export(nn.LSTM(3, 4), (torch.randn(2, 1, 3),), io.BytesIO())
-    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::gru'"):
-        torch.onnx.export(nn.GRU(3, 4), (torch.randn(2, 1, 3),), io.BytesIO())
+class _Recurrent(nn.Module):
+    def __init__(self, kind, **kw):
+        super().__init__()
+        self.rnn = getattr(nn, kind)(4, 3, **kw)
+        self.head = nn.Linear(3 * (2 if kw.get("bidirectional") else 1), 2)
+        self.kind = kind
+
+    def forward(self, x, h0):
+        state = (h0, h0 * 0.5) if self.kind == "LSTM" else h0
+        out, state = self.rnn(x, state)
+        h = state[0] if self.kind == "LSTM" else state
+        return self.head(out), h
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize(
+    "kw",
+    [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True, "num_layers": 2}],
+    ids=["plain", "2-layer-bidirectional", "batch-first"],
+)
+def test_recurrent_layers(kind, kw):
+    torch.manual_seed(0)
+    model = _Recurrent(kind, **kw)
+    layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    x = torch.randn(3, 5, 4) if kw.get("batch_first") else torch.randn(5, 3, 4)
+    _roundtrip(model, x, torch.randn(layers, 3, 3))
+
+
+def test_relu_rnn_and_no_initial_state():
+    torch.manual_seed(0)
+    _roundtrip(nn.RNN(4, 3, nonlinearity="relu"), torch.randn(5, 2, 4))
+    _roundtrip(nn.LSTM(4, 3, bias=False), torch.randn(5, 2, 4))
+
+
+def test_recurrent_refusals():
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::lstm'.*proj_size"):
+        torch.onnx.export(nn.LSTM(4, 3, proj_size=2), (torch.randn(2, 1, 4),), io.BytesIO())
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="'aten::gru'.*batched"):
+        torch.onnx.export(nn.GRU(4, 3), (torch.randn(2, 4),), io.BytesIO())
 
 
 class _Pieces(nn.Module):

@@ -1,7 +1,7 @@
 """``add_graph``: the model's traced forward pass as a TensorBoard GraphDef.
 
 The trace is the one ``torch.onnx.export`` uses (``onnx/tracer.py``): each op the model's code
-calls becomes a node ``aten::<op>`` under the scope of the module it ran in (``Net/Linear[fc1]``,
+calls (a recurrent layer: one ``aten::lstm`` / ``aten::gru`` / ...) becomes a node ``aten::<op>`` under the scope of the module it ran in (``Net/Linear[fc1]``,
 PyTorch's naming), with its output shape; inputs and outputs are ``IO Node``s, parameters and
 buffers ``prim::GetAttr`` nodes, tensors made by ops on constants ``prim::Constant``. Deviations:
 PyTorch's graph comes from TorchScript's tracer, so its node numbering, its ``prim::`` plumbing and
@@ -23,7 +23,7 @@ from tensorboard.compat.proto.versions_pb2 import VersionDef
 
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
-from ...onnx.tracer import module_scopes, trace
+from ...onnx.tracer import module_scopes, recurrent_op, trace
 
 
 def graph(model, args) -> tuple[GraphDef, RunMetadata]:
@@ -37,7 +37,7 @@ def graph(model, args) -> tuple[GraphDef, RunMetadata]:
             nodes.append(_node(names[id(t)], "IO Node", [], t, attr=""))
     params = _parameter_nodes(model)
     with no_grad():
-        result, calls = trace(model, *args)
+        result, calls = trace(model, *args, opaque=recurrent_op)
     for n, call in enumerate(calls):
         inputs = [_value(t, names, params, nodes, keep) for t in _tensors(call.args.values())]
         name = f"{call.scope}/{call.name}.{n}" if call.scope else f"{call.name}.{n}"
