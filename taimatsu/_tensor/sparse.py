@@ -171,6 +171,23 @@ class SparseTensor(Tensor):
         st = (0,) * self._data.ndim  # what PyTorch reports for a COO tensor
         return st if dim is None else st[dim]
 
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """'torch.sparse.FloatTensor' & co. without arguments (CSR has no legacy name), else a cast."""
+        if dtype is not None:
+            return super().type(dtype, non_blocking, **kwargs)
+        if self._data.layout is sparse_csr:
+            raise RuntimeError("Unimplemented backend SparseCsrCPU")
+        prefix = "torch.sparse." if self._device.type == "cpu" else "torch.cuda.sparse."
+        return prefix + self._dtype._legacy
+
+    @property
+    def nbytes(self) -> int:
+        raise RuntimeError(
+            "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+            "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+            "equivalent dense tensor, multiply numel() by element_size()"
+        )
+
     def data_ptr(self) -> int:
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 

@@ -129,6 +129,8 @@ ERRORS = [
     lambda lib: coo(lib).mean(),
     lambda lib: coo(lib).numpy(),
     lambda lib: coo(lib).data_ptr(),
+    lambda lib: coo(lib).nbytes,
+    lambda lib: coo(lib).to_sparse_csr().type(),
     lambda lib: coo(lib).tolist(),
     lambda lib: coo(lib).item(),
     lambda lib: coo(lib) + lib.ones(2, 3),
@@ -159,6 +161,12 @@ def test_a_dense_kernel_meeting_a_sparse_tensor_raises_not_implemented():
         tm.exp(coo(tm))
     with pytest.raises(NotImplementedError):
         torch.exp(coo(torch))
+
+
+def test_legacy_type_strings_match_torch():
+    got, want = both(lambda lib: [coo(lib).type(), coo(lib).double().type(), coo(lib).long().type(),
+                                  repr(coo(lib).type(lib.float64))])  # fmt: skip
+    assert got == want
 
 
 def test_dense_sparse_dim_of_a_strided_tensor():

@@ -150,3 +150,50 @@ def test_embedding_bag_sparse_gradient_matches_torch(mode, padding_idx):
 
     got, want = run(tm), run(torch)
     assert got == want
+
+
+def _pygcn_losses(lib):
+    """pygcn's idioms: scipy.sparse -> torch.sparse.FloatTensor, torch.spmm, dropout, Adam."""
+    import scipy.sparse as sp
+
+    F, nn = lib.nn.functional, lib.nn
+
+    def sparse_mx_to_torch_sparse_tensor(sparse_mx):  # as pygcn writes it
+        sparse_mx = sparse_mx.tocoo().astype(np.float32)
+        indices = lib.from_numpy(np.vstack((sparse_mx.row, sparse_mx.col)).astype(np.int64))
+        values = lib.from_numpy(sparse_mx.data)
+        return lib.sparse.FloatTensor(indices, values, lib.Size(sparse_mx.shape))
+
+    class GraphConvolution(nn.Module):
+        def __init__(self, n_in, n_out):
+            super().__init__()
+            self.weight = nn.Parameter(lib.empty(n_in, n_out).uniform_(-0.3, 0.3))
+            self.bias = nn.Parameter(lib.zeros(n_out))
+
+        def forward(self, x, adj):
+            return lib.spmm(adj, lib.mm(x, self.weight)) + self.bias
+
+    lib.manual_seed(0)
+    rng = np.random.default_rng(0)
+    a = sp.random(30, 30, density=0.1, random_state=1, format="coo")
+    a = a + a.T + sp.eye(30)
+    adj = sparse_mx_to_torch_sparse_tensor(sp.diags(np.asarray(a.sum(1)).ravel() ** -1.0) @ a)
+    x = lib.from_numpy(rng.standard_normal((30, 5)).astype(np.float32))
+    y = lib.from_numpy((np.arange(30) % 3).astype(np.int64))
+    gc1, gc2 = GraphConvolution(5, 8), GraphConvolution(8, 3)
+    params = list(gc1.parameters()) + list(gc2.parameters())
+    opt = lib.optim.Adam(params, lr=0.05, weight_decay=5e-4)
+    losses = []
+    for _ in range(15):
+        opt.zero_grad()
+        h = F.dropout(F.relu(gc1(x, adj)), 0.5, True)
+        loss = F.nll_loss(F.log_softmax(gc2(h, adj), dim=1), y)
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    return losses
+
+
+def test_pygcn_style_training_gives_torchs_losses():
+    got, want = _pygcn_losses(tm), _pygcn_losses(torch)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
