@@ -124,6 +124,11 @@ class GradScaler:
                         continue
                     if not allow_fp16 and grad.dtype is D.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
+                    if grad.is_sparse:
+                        # duplicate float16 entries could overflow once summed: check the coalesced ones
+                        if grad.dtype is D.float16:
+                            param.grad = grad = grad.coalesce()
+                        grad = grad._values()
                     dev = grad.device
                     if dev not in found:
                         found[dev] = (

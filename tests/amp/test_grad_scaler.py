@@ -122,12 +122,34 @@ def test_cuda_spellings_warn_and_disable_without_gpu(torch_oracle):
     if tm.cuda.is_available():
         pytest.skip("a GPU is present")
     for lib in (tm, torch_oracle):
-        with pytest.warns(
-            FutureWarning, match=r"`torch.cuda.amp.GradScaler\(args...\)` is deprecated"
-        ), pytest.warns(UserWarning, match="CUDA is not available.  Disabling."):
+        with (
+            pytest.warns(
+                FutureWarning, match=r"`torch.cuda.amp.GradScaler\(args...\)` is deprecated"
+            ),
+            pytest.warns(UserWarning, match="CUDA is not available.  Disabling."),
+        ):
             s = lib.cuda.amp.GradScaler()
         assert not s.is_enabled()
         with pytest.warns(
             FutureWarning, match=r"`torch.cpu.amp.GradScaler\(args...\)` is deprecated"
         ):
             assert lib.cpu.amp.GradScaler().is_enabled()
+
+
+def test_sparse_embedding_gradients(torch_oracle):
+    results = []
+    for lib in (tm, torch_oracle):
+        lib.manual_seed(0)
+        emb = lib.nn.Embedding(5, 3, sparse=True)
+        opt = lib.optim.SGD(emb.parameters(), lr=0.1)
+        scaler = lib.amp.GradScaler("cpu", init_scale=4.0, growth_interval=1)
+        for step in range(3):
+            opt.zero_grad()
+            scaler.scale(emb(lib.tensor([1, 2, 1])).pow(2).sum()).backward()
+            if step == 1:
+                emb.weight.grad._values()[0, 0] = float("inf")
+            scaler.step(opt)
+            scaler.update()
+        results.append((scaler.get_scale(), emb.weight.detach().numpy().copy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
