@@ -375,12 +375,8 @@ def run_backward(
                     captured[i] = buf[nr]
             if not runs:
                 continue
-            if partial_ok and buf[0] is not None:
-                outputs = (node._partial_vjp(buf[0]),)
-                if not retain_graph:
-                    node._release()
-            else:
-                outputs = _run_node(node, _tensor_hooks(node, buf), retain_graph, check_nan)
+            buf = _tensor_hooks(node, buf)
+            outputs = _run_node(node, buf, retain_graph, check_nan, partial_ok)
             del buf
             _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending)
             del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
@@ -461,7 +457,12 @@ def _expandable(shape, to) -> bool:
     return True
 
 
-def _run_node(node, buf, retain_graph, check_nan):
+def _run_node(node, buf, retain_graph, check_nan, partial=False):
+    if partial and buf[0] is not None:  # a view node passing on a PartialGrad
+        outputs = (node._partial_vjp(buf[0]),)
+        if not retain_graph:
+            node._release()
+        return outputs
     if not node._pre_hooks and not node._call_without_grads and all(g is None for g in buf):
         if not retain_graph:  # no gradient reached it: every input gets none (PyTorch's undefined)
             node._release()
