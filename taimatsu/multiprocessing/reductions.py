@@ -53,6 +53,9 @@ def reduce_tensor(t: Tensor):
     """``ForkingPickler``'s reducer for ``Tensor`` and ``Parameter``."""
     if t._rg and t._grad_fn is not None:
         raise RuntimeError(_NON_LEAF_MESSAGE)
+    if t._device.type == "meta":  # no data: its metadata is the whole tensor
+        args = (t._dtype, tuple(t._data.shape), t.stride(), t._rg)
+        return (_finish_meta, (type(t), args))
     if t._device.type != "cpu":
         return t.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
     if t._storage_array().size == 0:  # no bytes to share: PyTorch's arrive unshared too
@@ -73,6 +76,13 @@ def _rebuild_tensor(cls, segment: Segment, dtype_name: str, storage, view, requi
     t = _wrap(_array_over(segment, dtype.np, offset, shape, strides), dtype)
     t._storage = _array_over(segment, st_dtype, st_offset, st_shape, st_strides)
     return _finish(t, cls, requires_grad)
+
+
+def _finish_meta(cls, args: tuple) -> Tensor:
+    from ..serialization._format import rebuild_meta_tensor_no_storage
+
+    dtype, shape, stride, requires_grad = args
+    return _finish(rebuild_meta_tensor_no_storage(dtype, shape, stride), cls, requires_grad)
 
 
 def _rebuild_empty(cls, dtype_name: str, shape, requires_grad: bool):

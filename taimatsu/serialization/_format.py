@@ -62,6 +62,8 @@ _REBUILD_TENSOR_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+# A meta tensor has no data: it is saved as its dtype, size, stride and requires_grad.
+_REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
@@ -193,6 +195,8 @@ class Pickler(pickle._Pickler):
             plain = _wrap(t._data, t._dtype, t._device)
             plain._storage = t._storage
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
+        if t._device.type == "meta":
+            return (_REBUILD_META, (t._dtype, tuple(t._data.shape), t.stride(), t.requires_grad))
         ref, offset, stride = self._storage_of(t)
         if t._dtype.name not in STORAGE_NAMES:
             args = (
@@ -352,6 +356,31 @@ def rebuild_tensor_v3(
     return rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad)
 
 
+def rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad=False) -> Tensor:
+    """A meta tensor of ``size`` and ``stride`` (what a saved meta tensor loads as)."""
+    from .._device import device as _device
+    from .._meta import meta_array
+
+    if not isinstance(dtype, D.dtype):
+        raise RuntimeError(f"invalid tensor record: expected a dtype, got {type(dtype).__name__}")  # noqa: TRY004
+    if not isinstance(size, tuple) or not isinstance(stride, tuple) or len(size) != len(stride):
+        raise RuntimeError("invalid tensor record: size and stride must be tuples of one length")
+    size = tuple(_check_int("size", s) for s in size)
+    stride = tuple(_check_int("stride", s) for s in stride)
+    if any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError("invalid tensor record: negative sizes or strides")
+    span = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    item = dtype.itemsize
+    flat = meta_array((span,), dtype.np)
+    data = np.lib.stride_tricks.as_strided(
+        flat, size, tuple(s * item for s in stride), writeable=True
+    )
+    t = _wrap(data, dtype, _device("meta"))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def rebuild_tensor(storage, storage_offset, size, stride):
     return _rebuild_tensor(storage, storage_offset, size, stride)
 
@@ -429,6 +458,7 @@ def allowed_globals() -> dict:
         "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
         "torch.storage.UntypedStorage": UNTYPED_STORAGE_TYPE,
         "torch._utils._rebuild_parameter": rebuild_parameter,
+        "torch._utils._rebuild_meta_tensor_no_storage": rebuild_meta_tensor_no_storage,
         "torch._utils._rebuild_parameter_with_state": rebuild_parameter,
         "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
         "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,

@@ -120,6 +120,37 @@ def test_load_state_dict_with_meta_modules(torch_oracle):
     assert _load_state_dicts(tm) == _load_state_dicts(torch_oracle)
 
 
+def test_save_and_load_meta_tensors_both_ways(torch_oracle, tmp_path):
+    """A meta tensor is saved without data (torch._utils._rebuild_meta_tensor_no_storage)."""
+
+    def sample(T):
+        return {
+            "m": T.empty(2, 3, device="meta", dtype=T.int64).t(),
+            "p": T.nn.Parameter(T.empty(2, device="meta")),
+            "x": T.ones(2),
+        }
+
+    def summary(d):
+        return {k: (repr(v), v.stride()) for k, v in d.items()}
+
+    for writer, reader in ((tm, torch_oracle), (torch_oracle, tm), (tm, tm)):
+        writer.save(sample(writer), tmp_path / "meta.pt")
+        assert summary(reader.load(tmp_path / "meta.pt")) == summary(sample(torch_oracle))
+
+
+def test_meta_tensor_through_a_multiprocessing_pickler(torch_oracle):
+    from multiprocessing.reduction import ForkingPickler
+
+    import torch.multiprocessing  # noqa: F401 - PyTorch's reducers
+
+    got = []
+    for T in (tm, torch_oracle):
+        t = T.empty(2, 3, device="meta").t().requires_grad_()
+        u = ForkingPickler.loads(ForkingPickler.dumps(t))
+        got.append((repr(u), u.stride()))
+    assert got[0] == got[1]
+
+
 def test_autograd_through_meta(torch_oracle):
     got = []
     for T in (tm, torch_oracle):
