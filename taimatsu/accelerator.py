@@ -3,8 +3,9 @@
 taimatsu's only accelerator is CUDA (through CuPy). Without one, as on PyTorch's CPU wheel,
 ``is_available()`` is False, ``current_accelerator()`` None, ``device_count()`` 0, and every call
 that needs a device raises PyTorch's "Cannot access accelerator device when none is available."
-With a GPU the calls go to ``torch.cuda``. Streams, graphs and the memory statistics are not
-provided here.
+With a GPU the calls go to ``torch.cuda``, and the memory queries to CuPy's default memory pool
+(PyTorch's caching allocator's counterpart). Streams, graphs, peak statistics and
+``memory_stats`` are not provided here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from ._device import device as _device_cls
 
 __all__ = [
     "current_accelerator", "current_device_idx", "current_device_index", "device_count",
-    "device_index", "is_available", "set_device_idx", "set_device_index", "synchronize",
+    "device_index", "empty_cache", "get_memory_info", "is_available", "memory_allocated",
+    "memory_reserved", "set_device_idx", "set_device_index", "synchronize",
 ]  # fmt: skip
 
 _NONE = "Cannot access accelerator device when none is available."
@@ -95,3 +97,34 @@ class device_index:
     def __exit__(self, *exc) -> None:
         if self.idx is not None and self.prev_idx != self.idx:
             set_device_index(self.prev_idx)
+
+
+# ---- memory (CuPy's default memory pool stands for PyTorch's caching allocator) ---------------------
+def _pool():
+    _need()
+    from . import backend
+
+    return backend.cupy().get_default_memory_pool()
+
+
+def empty_cache() -> None:
+    """Return the cached, unused blocks of the memory pool to the device."""
+    _pool().free_all_blocks()
+
+
+def memory_allocated(device_index=None, /) -> int:
+    """Bytes held by live tensors (CuPy pool's used bytes)."""
+    return _pool().used_bytes()
+
+
+def memory_reserved(device_index=None, /) -> int:
+    """Bytes the pool holds from the device, in use or cached."""
+    return _pool().total_bytes()
+
+
+def get_memory_info(device_index=None, /) -> tuple:
+    """(free, total) bytes of the device, from the CUDA runtime."""
+    _need()
+    from . import backend
+
+    return tuple(backend.cupy().cuda.runtime.memGetInfo())

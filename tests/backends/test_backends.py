@@ -95,7 +95,16 @@ def test_accelerator_without_gpu(torch_oracle):
     assert a.current_accelerator() is None and b.current_accelerator() is None
     assert a.device_count() == b.device_count() == 0
     for lib in (a, b):
-        for call in (lib.current_device_index, lib.synchronize, lambda: lib.set_device_index(0)):  # noqa: B023 (called in this iteration)
+        calls = (
+            lib.current_device_index,
+            lib.synchronize,
+            lambda: lib.set_device_index(0),  # noqa: B023 (called in this iteration)
+            lib.empty_cache,
+            lib.memory_allocated,
+            lib.memory_reserved,
+            lib.get_memory_info,
+        )
+        for call in calls:
             with pytest.raises(
                 RuntimeError, match="^Cannot access accelerator device when none is available.$"
             ):
@@ -128,9 +137,12 @@ def test_sdp_kernel_context(torch_oracle):
     seen = []
     for lib in (tm, torch_oracle):
         c = lib.backends.cuda
-        with pytest.warns(
-            FutureWarning, match=r"`torch.backends.cuda.sdp_kernel\(\)` is deprecated"
-        ), c.sdp_kernel(enable_flash=False, enable_cudnn=False) as got:
+        with (
+            pytest.warns(
+                FutureWarning, match=r"`torch.backends.cuda.sdp_kernel\(\)` is deprecated"
+            ),
+            c.sdp_kernel(enable_flash=False, enable_cudnn=False) as got,
+        ):
             inside = (got, c.flash_sdp_enabled(), c.math_sdp_enabled(), c.cudnn_sdp_enabled())
         seen.append((inside, c.flash_sdp_enabled(), c.is_flash_attention_available()))
     assert seen[0] == seen[1]
