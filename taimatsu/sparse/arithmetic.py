@@ -147,7 +147,9 @@ def mul(a: SparseTensor, other) -> Tensor:
         out = like(a, vals._data)
         out._dtype = vals._dtype
         if _gm.enabled and (a._rg or (isinstance(other, Tensor) and other._rg)):
-            record(_MulScalarBackward, (a,), out, other=other)
+            scalar = other if isinstance(other, Tensor) and other._rg else None
+            other_value = other.detach() if isinstance(other, Tensor) else other
+            record(_MulScalarBackward, (a, scalar), out, other=other_value, a=a.detach())
         return out
     if isinstance(other, SparseTensor):
         return _mul_sparse(a, other)
@@ -204,8 +206,10 @@ def div(a: SparseTensor, other) -> SparseTensor:
     vals = _wrap(a._data.values, a._dtype, a._device) / other
     out = like(a, vals._data)
     out._dtype = vals._dtype
-    if _gm.enabled and a._rg:
-        record(_DivScalarBackward, (a,), out, other=other)
+    scalar = other if isinstance(other, Tensor) and other._rg else None
+    if _gm.enabled and (a._rg or scalar is not None):
+        other_value = other.detach() if isinstance(other, Tensor) else other
+        record(_DivScalarBackward, (a, scalar), out, other=other_value, a=a.detach())
     return out
 
 
@@ -405,9 +409,34 @@ def _softmax_vjp(node, g):
 
 
 _AddBackward = node_class("AddBackward0", _add_vjp)
-_MulScalarBackward = node_class("MulBackward0", lambda node, g: (g * node.other,))
+
+
+def _mul_scalar_vjp(node, g):
+    ga = g * node.other if node.next_functions[0][0] is not None else None
+    gs = None
+    if node.next_functions[1][0] is not None:  # a 0-d tensor factor: sum of g * a over a's entries
+        a = node.a
+        prod = masked_values(g, a) * a._data.values
+        gs = _wrap(prod.sum(dtype=prod.dtype).reshape(()), g._dtype, g._device)
+    return ga, gs
+
+
+_MulScalarBackward = node_class("MulBackward0", _mul_scalar_vjp)
 _MulDenseBackward = node_class("MulBackward0", _mul_dense_vjp)
-_DivScalarBackward = node_class("DivBackward0", lambda node, g: (g / node.other,))
+
+
+def _div_scalar_vjp(node, g):
+    ga = g / node.other if node.next_functions[0][0] is not None else None
+    gs = None
+    if node.next_functions[1][0] is not None:  # d(a / w)/dw = -a / w**2, summed against g
+        a = node.a
+        prod = masked_values(g, a) * a._data.values
+        total = _wrap(prod.sum(dtype=prod.dtype).reshape(()), g._dtype, g._device)
+        gs = -total / (node.other * node.other)
+    return ga, gs
+
+
+_DivScalarBackward = node_class("DivBackward0", _div_scalar_vjp)
 _TransposeBackward = node_class("TBackward0", lambda node, g: (g.transpose(*node.dims),))
 _SumBackward = node_class("SumBackward0", _sum_vjp)
 _SparseSumBackward = node_class("SparseSumBackward0", _sparse_sum_vjp)

@@ -351,6 +351,20 @@ def test_gradient_to_values_through_the_constructor():
     assert got[1] == want[1]
 
 
+def test_gradient_to_a_scalar_tensor_factor():
+    cot = RNG.standard_normal((2, 3)).astype(np.float32)
+
+    def run(lib):
+        w = lib.tensor(1.5, requires_grad=True)
+        s = coo(lib, requires_grad=True)
+        (((s * w).to_dense() + (s / w).to_dense()) * lib.tensor(cot)).sum().backward()
+        return w.grad, s.grad
+
+    got, want = both(run)
+    close(got[0], want[0])
+    close(got[1], want[1])
+
+
 def test_to_sparse_gradient_is_dense():
     cot = RNG.standard_normal((2, 3)).astype(np.float32)
 
