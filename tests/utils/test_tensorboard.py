@@ -4,6 +4,7 @@ hparams, the run directories). Skipped when tensorboard is not installed."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+HAVE_IMAGE_LIBS = all(importlib.util.find_spec(m) for m in ("PIL", "matplotlib"))
 ALL = {"scalars": 0, "histograms": 0, "tensors": 0, "images": 0}
 
 
@@ -37,6 +39,8 @@ def _log(lib, log_dir):
         w.add_histogram_raw("raw", 0.0, 3.0, 4, 6.0, 14.0, [1.0, 2.0, 3.0], [1, 2, 1], 3)
         w.add_text("note", "héllo **world**", 5)
         w.add_hparams({"lr": 0.1, "opt": "adam", "flag": True}, {"hp/acc": 0.9}, run_name="hp")
+        if not HAVE_IMAGE_LIBS:  # images need Pillow (and figures Matplotlib), as in PyTorch
+            return
         pictures = rng.random((10, 1, 6, 5)).astype(np.float32)
         w.add_image("one", lib.tensor(pictures[0].repeat(3, 0)), 0)
         w.add_image(
