@@ -33,7 +33,11 @@ class UntypedStorage:
     def __init__(self, size=0, *, device=None):
         dev = cpu if device is None else _as_device(device)
         xp = xp_of(dev)
-        if isinstance(size, int):
+        if isinstance(size, int) and dev.type == "meta":
+            from ._meta import meta_array
+
+            data = meta_array((size,), np.uint8)
+        elif isinstance(size, int):
             data = xp.zeros(size, np.uint8)
         else:  # a sequence of byte values
             data = xp.asarray(np.asarray(list(size), np.int64).astype(np.uint8))
@@ -61,7 +65,7 @@ class UntypedStorage:
     def data_ptr(self) -> int:
         from ._tensor.core import _address
 
-        return _address(self._bytes) if self._bytes.size else 0
+        return _address(self._bytes) if self._bytes.size and self._device.type != "meta" else 0
 
     @property
     def device(self):
@@ -81,9 +85,9 @@ class UntypedStorage:
 
     def is_shared(self) -> bool:
         """Whether the bytes live in memory other processes can map (CUDA memory counts, as in
-        PyTorch)."""
+        PyTorch; meta storages have none)."""
         if self._device.type != "cpu":
-            return True
+            return self._device.type == "cuda"
         from ._shared_memory import segment_of
 
         return segment_of(self._bytes) is not None
@@ -127,6 +131,10 @@ class UntypedStorage:
         dev = _as_device(device)
         if dev == self._device:
             return self
+        if self._device.type == "meta":
+            from ._meta import NO_DATA
+
+            raise NotImplementedError(NO_DATA)
         return UntypedStorage._over(to_device(self._bytes, dev), dev)
 
     def cuda(self, device=None, non_blocking: bool = False) -> UntypedStorage:
@@ -154,9 +162,15 @@ class UntypedStorage:
     def __getitem__(self, i):
         if isinstance(i, slice):
             return UntypedStorage._over(self._bytes[self._slice(i)], self._device)
+        self._has_data()
         return int(self._bytes[self._index(i)])
 
+    def _has_data(self) -> None:
+        if self._device.type == "meta":
+            raise NotImplementedError("Not available for 'meta' device type")
+
     def __setitem__(self, i, value) -> None:
+        self._has_data()
         if isinstance(value, UntypedStorage):
             self._bytes[self._slice(i) if isinstance(i, slice) else self._index(i)] = value._bytes
             return
@@ -172,10 +186,12 @@ class UntypedStorage:
         return iter(self.tolist())
 
     def tolist(self) -> list:
+        self._has_data()
         return [int(b) for b in to_device(self._bytes, cpu)]
 
     def fill_(self, value) -> UntypedStorage:
-        self._bytes[...] = int(value) & 0xFF
+        if self._device.type != "meta":  # nothing to fill
+            self._bytes[...] = int(value) & 0xFF
         return self
 
     def copy_(self, source: UntypedStorage, non_blocking: bool = False) -> UntypedStorage:
@@ -184,17 +200,27 @@ class UntypedStorage:
                 f"size does not match, self was {self.nbytes()} bytes but src was "
                 f"{source.nbytes()} bytes"
             )
-        self._bytes[...] = to_device(source._bytes, self._device)
+        if source._device.type == "meta" and self._device.type != "meta":
+            from ._meta import NO_DATA
+
+            raise NotImplementedError(NO_DATA)
+        if self._device.type != "meta":
+            self._bytes[...] = to_device(source._bytes, self._device)
         return self
 
     def clone(self) -> UntypedStorage:
+        if self._device.type == "meta":
+            return UntypedStorage(self.nbytes(), device=self._device)
         return UntypedStorage._over(self._bytes.copy(), self._device)
 
     def cpu(self) -> UntypedStorage:
         return self.to(cpu)
 
     def __repr__(self) -> str:
-        body = "\n".join(f" {b}" for b in self.tolist()) or " "
+        if self._device.type == "meta":
+            body = "..."
+        else:
+            body = "\n".join(f" {b}" for b in self.tolist()) or " "
         return (
             f"{body}\n[torch.storage.UntypedStorage(device={self._device}) of size {self.nbytes()}]"
         )

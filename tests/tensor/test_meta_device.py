@@ -48,6 +48,15 @@ CASES = {
     "copy_into": "T.empty(2, 3, device='meta').copy_(T.ones(3))",
     "copy_into_bad": "T.empty(2, 3, device='meta').copy_(T.ones(4))",
     "copy_out_of": "T.ones(3).copy_(T.empty(3, device='meta'))",
+    "storage": "T.empty(2, 3, device='meta').untyped_storage()",
+    "storage_new": "T.UntypedStorage(4, device='meta')",
+    "storage_tolist": "T.empty(2, device='meta').untyped_storage().tolist()",
+    "storage_item": "T.empty(2, device='meta').untyped_storage()[0]",
+    "storage_facts": "(lambda s: (s.is_shared(), s.data_ptr(), s.nbytes(), s.device))("
+    "T.empty(2, 3, device='meta').untyped_storage())",
+    "storage_cpu": "T.empty(2, device='meta').untyped_storage().cpu()",
+    "storage_clone": "T.empty(2, device='meta').untyped_storage().clone()",
+    "storage_fill": "T.empty(2, device='meta').untyped_storage().fill_(1)",
     "conv2d": "T.nn.functional.conv2d(T.randn(1, 1, 4, 4, device='meta'), "
     "T.randn(2, 1, 3, 3, device='meta'))",
 }
