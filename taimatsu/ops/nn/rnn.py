@@ -29,6 +29,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd import engine
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
+from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
 from ..contraction.matmul import addmm, matmul
 from ..shape.copies import cat
@@ -167,6 +168,7 @@ def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
     """Returns (out, h_n, c_n, saved arrays for the backward)."""
     hid = w_hh.shape[0] // GATES[mode]
     perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid)
+    gemm_threads(x.shape[0] * x.shape[1] * w_ih.shape[0])  # the BLAS thread policy of matmul
     gates = x @ _prepared(w_ih, perm, rows).T  # overwritten in place by the activations
     if b_ih is not None:
         gates += _prepared(b_ih, perm, rows)
@@ -174,6 +176,7 @@ def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
         gates += _prepared(b_hh, perm, rows)
     s = {"gates": gates}
     steps = _steps(batch_sizes, reverse)
+    gemm_threads(batch_sizes[0] * w_hh.shape[0] * w_hh.shape[1])  # the products of the steps
     w_hh_t = _prepared(w_hh, perm, rows).T
     if mode == "LSTM":
         w_hr_t = None if w_hr is None else w_hr.T
@@ -310,6 +313,7 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
     steps = _steps(batch_sizes, reverse)[::-1]
     dz = np.empty_like(gates)  # gradient of the pre-activation gates (input side)
     dout = None
+    gemm_threads(batch_sizes[0] * w_hh.shape[0] * w_hh.shape[1])
     if mode == "LSTM":
         dc = np.zeros((batch_sizes[0], hid), x.dtype) if gc is None else gc.copy()
         dout = None if w_hr is None else np.empty_like(h_prev)
@@ -321,6 +325,7 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
     else:
         _rnn_backward(steps, s, dz, dh, gout, w_hh, mode)
         dzh = dz
+    gemm_threads(dz.shape[0] * dz.shape[1] * max(x.shape[1], h_prev.shape[1]))
     db_ih = dz.sum(0) if need[5] or (need[6] and dzh is dz) else None
     grads = [
         dz @ w_ih if need[0] else None,
