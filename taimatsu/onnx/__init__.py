@@ -18,8 +18,8 @@ an unbatched recurrent input too).
 
 Deviations from PyTorch 2.13 (whose default exporter is ``dynamo=True``): shapes are fixed to the
 example inputs (``dynamic_axes`` / ``dynamic_shapes`` are refused); indexing (``x[...]``) is not
-traced and is refused; the function returns
-``None`` (PyTorch returns an ``ONNXProgram``); inputs are named after ``forward``'s parameters
+traced and is refused; the returned ``ONNXProgram`` holds an ``onnx.ModelProto`` (see
+``program.py``); inputs are named after ``forward``'s parameters
 and outputs ``output`` (or ``output_0``, ...) unless ``input_names`` / ``output_names`` say.
 """
 
@@ -32,8 +32,16 @@ from .._tensor.core import Tensor
 from ..autograd.grad_mode import no_grad
 from . import errors
 from .errors import OnnxExporterError, UnsupportedOperatorError
+from .program import ONNXProgram
 
-__all__ = ["OnnxExporterError", "UnsupportedOperatorError", "errors", "export", "is_in_onnx_export"]
+__all__ = [
+    "ONNXProgram",
+    "OnnxExporterError",
+    "UnsupportedOperatorError",
+    "errors",
+    "export",
+    "is_in_onnx_export",
+]
 
 _exporting = [False]
 
@@ -60,8 +68,9 @@ def export(
     keep_initializers_as_inputs: bool = False,
     dynamic_axes=None,
     **options,
-) -> None:
-    """``torch.onnx.export``; see the module docstring for what is covered."""
+) -> ONNXProgram | None:
+    """``torch.onnx.export``; see the module docstring for what is covered. Returns an
+    ``ONNXProgram`` with ``dynamo=True`` (the default), ``None`` with ``dynamo=False``, as PyTorch."""
     import onnx
 
     from .build import build_model
@@ -94,6 +103,7 @@ def export(
             onnx.save(proto, os.fspath(f))
         else:
             f.write(proto.SerializeToString())
+    return ONNXProgram(proto) if dynamo else None
 
 
 def _parameter_names(model, n: int) -> list[str]:

@@ -275,3 +275,18 @@ class _Pieces(nn.Module):
 
 def test_split_chunk_unbind():
     _roundtrip(_Pieces(), torch.randn(3, 4))
+
+
+def test_onnx_program_as_the_tutorial_uses_it(tmp_path):
+    """PyTorch's tutorial: program = export(model, args, dynamo=True); program.optimize(); save."""
+    model = _cnn().eval()
+    x = torch.randn(2, 3, 8, 8)
+    program = torch.onnx.export(model, (x,), dynamo=True)
+    program.optimize()
+    program.save(tmp_path / "cnn.onnx")
+    onnx.checker.check_model(onnx.load(str(tmp_path / "cnn.onnx")))
+    (y,) = program(x)
+    with torch.no_grad():
+        np.testing.assert_allclose(y.numpy(), model(x).numpy(), rtol=1e-4, atol=1e-5)
+    assert isinstance(program.model_proto, onnx.ModelProto)
+    assert torch.onnx.export(model, (x,), io.BytesIO(), dynamo=False) is None
