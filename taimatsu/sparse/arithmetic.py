@@ -318,11 +318,9 @@ def _lines(xp, a: SparseTensor, dim: int):
 
 
 def _grouped(xp, ufunc, line, n, vals, fill):
+    """Per-slice ``ufunc`` reduction (np.add or np.maximum) of ``vals`` into ``n`` slices."""
     out = xp.full(n, fill, dtype=vals.dtype)
-    if xp is np:
-        ufunc.at(out, line, vals)
-    else:
-        arrays.scatter_add(xp, out, line, vals) if ufunc is np.add else ufunc.at(out, line, vals)
+    (arrays.scatter_add if ufunc is np.add else arrays.scatter_max)(xp, out, line, vals)
     return out
 
 

@@ -31,6 +31,16 @@ def scatter_add(xp, out, index, values) -> None:
         cupyx.scatter_add(out, index, values)
 
 
+def scatter_max(xp, out, index, values) -> None:
+    """``out[index] = max(out[index], values)`` with repeated indices."""
+    if xp is np:
+        np.maximum.at(out, index, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_max(out, index, values)
+
+
 def linear_index(xp, indices, sparse_shape):
     """Row-major position of each COO entry among the sparse dims (int64)."""
     if indices.shape[0] == 0:
@@ -147,8 +157,8 @@ def gather_sparse(xp, indices, shape, g_indices, g_values):
 
 def to_scipy(device, indices, values, shape):
     """A scipy (cupyx) CSR matrix of a 2-d COO array with scalar values (duplicates summed)."""
-    sp = scipy_sparse(device)
-    return sp.csr_matrix((values, (indices[0], indices[1])), shape=shape)
+    sp = scipy_sparse(device)  # built through COO, the form cupyx.scipy.sparse also takes
+    return sp.coo_matrix((values, (indices[0], indices[1])), shape=shape).tocsr()
 
 
 def csr_to_scipy(device, crow, col, values, shape):
