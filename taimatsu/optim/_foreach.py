@@ -223,3 +223,32 @@ def adam_arrays(p, g, e, s, m, h) -> None:
     denom += h["eps"]
     step_size = -h["step_size"]
     p += (e if step_size == 1 else e * step_size) / denom
+
+
+def _axpy(a, alpha: float, b):
+    """``a + alpha * b`` as the Tensor op ``a.add(b, alpha=alpha)`` computes it: for float32
+    one rounding of the multiply-add (PyTorch's fused multiply-add), exact in float64."""
+    if alpha == 1:
+        return a + b
+    if a.dtype == np.float32:
+        c = np.float64(np.float32(alpha))
+        return np.add(a, np.multiply(b, c, dtype=np.float64)).astype(np.float32)
+    return a + b * alpha
+
+
+def sgd_arrays(p, g, buf, h) -> None:
+    """One SGD update of the 1-D arrays ``p`` (parameters) and ``buf`` (momentum buffer, or
+    None without momentum) from gradient ``g``, in place; op for op the single-tensor path.
+    ``h["first"]``: the buffer is new (it takes the gradient's value)."""
+    if h["maximize"]:
+        g = -g
+    if h["weight_decay"] != 0:
+        g = _axpy(g, h["weight_decay"], p)
+    if buf is not None:
+        if h["first"]:
+            buf[...] = g
+        else:
+            np.multiply(buf, h["momentum"], out=buf)
+            buf[...] = _axpy(buf, 1 - h["dampening"], g)
+        g = _axpy(g, h["momentum"], buf) if h["nesterov"] else buf
+    p[...] = _axpy(p, -h["lr"], g)

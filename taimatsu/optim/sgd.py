@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._foreach import eligible, flat_group, use_flat
+from ._foreach import blocks, eligible, flat_group, scatter_run, sgd_arrays, use_flat
 from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
 __all__ = ["SGD"]
@@ -89,15 +89,15 @@ class SGD(Optimizer):
         if len(have) > 1:  # some buffers still to create: the per-parameter path
             return False
         fg = flat_group(self, index, params)
-        p, grad = fg.gather(params), fg.gather(grads)
-        flat_state = {p: {}}  # the flat parameter's state: its momentum buffer, if any
-        if have == {True}:
-            flat_state[p]["momentum_buffer"] = fg.state_buffer(states, "momentum_buffer")
-        update = self._direction(group, p, grad, flat_state)
-        if have == {False}:  # the first step: the new flat buffer's slices become the state
-            fg.state_buffer(states, "momentum_buffer", init=flat_state[p]["momentum_buffer"])
-        p.add_(update, alpha=-_value(group["lr"]))
-        fg.scatter(p)
+        buf = fg.state_buffer(states, "momentum_buffer")._data if states else None
+        h = {
+            "lr": _value(group["lr"]), "momentum": momentum, "dampening": group["dampening"],
+            "weight_decay": group["weight_decay"], "nesterov": group["nesterov"],
+            "maximize": group["maximize"], "first": have == {False},
+        }  # fmt: skip
+        for (lo, hi), pb, gb, run in blocks(fg, grads):
+            sgd_arrays(pb, gb, None if buf is None else buf[lo:hi], h)
+            scatter_run(fg, run, pb)
         if not group.get("fused"):  # PyTorch's fused kernel leaves version counters alone
             fg.bump_params(1)
             if have == {True}:
