@@ -160,6 +160,22 @@ def test_meta_tensor_through_a_multiprocessing_pickler(torch_oracle):
     assert got[0] == got[1]
 
 
+def _model_moved_to_meta(T):
+    T.manual_seed(0)
+    model = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3)).to("meta")
+    y = model(T.randn(4, 2, device="meta"))
+    y.sum().backward()
+    return (
+        [(k, v.device.type) for k, v in model.state_dict().items()],
+        repr(y),
+        repr(model[0].weight.grad),
+    )
+
+
+def test_a_model_moved_to_meta_runs_forward_and_backward(torch_oracle):
+    assert _model_moved_to_meta(tm) == _model_moved_to_meta(torch_oracle)
+
+
 def test_autograd_through_meta(torch_oracle):
     got = []
     for T in (tm, torch_oracle):
