@@ -186,6 +186,7 @@ def test_add_graph_has_pytorchs_ops_and_scopes(tmp_path):
     assert meta == ref_meta == ["step1"]
 
 
+@pytest.mark.slow  # two fresh interpreters importing torch and taimatsu
 def test_missing_tensorboard_raises_pytorchs_error():
     """With tensorboard hidden, both libraries fail the import the same way (a fresh process)."""
     code = (
