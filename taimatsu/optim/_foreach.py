@@ -1,16 +1,19 @@
 """Multi-tensor optimizer steps over flat buffers (the ``foreach`` / ``fused`` paths).
 
-PyTorch's foreach path applies each update op once to a list of tensors. Here the values of a
-parameter group are laid end to end in one flat array, so each op of the update is a single
-large NumPy call instead of one small call per parameter. The optimizer's state (``exp_avg``,
-``momentum_buffer``, ...) lives in flat buffers whose per-parameter slices *are* the state
-tensors users see (``optimizer.state``, ``state_dict``); parameters and gradients are gathered
-into a flat array each step and the updated values written back into each parameter.
+PyTorch's foreach path applies each update op once to a list of tensors. Here the optimizer's
+state of a parameter group (``exp_avg``, ``momentum_buffer``, ...) lives in one flat buffer per
+state name, whose per-parameter slices *are* the state tensors users see (``optimizer.state``,
+``state_dict``). A step walks the group in cache-sized blocks: runs of small parameters are
+gathered into one array (and written back), a large parameter is updated in place slice by
+slice, and each block takes a handful of NumPy calls (``adam_arrays``, ``sgd_arrays``) instead
+of a chain of Tensor ops per parameter.
 
-Each op is the same Tensor op the single-tensor path applies to one parameter, and every op of
-the update is elementwise, so both paths give bitwise-equal results (as PyTorch's foreach and
-for-loop paths do on CPU). Only dense, C-contiguous float32/float64 CPU parameters with a
-gradient of their own dtype take this path; anything else runs the single-tensor path.
+Those functions compute op for op what the single-tensor path's Tensor ops compute, including
+the float32 fused multiply-adds of PyTorch's CPU kernels (emulated exactly in float64, as the
+Tensor ops do), and every op is elementwise, so both paths give bitwise-equal results (as
+PyTorch's foreach and for-loop paths do on CPU; tests/optim/test_optim_foreach.py checks it).
+Only dense, C-contiguous float32/float64 CPU parameters with a gradient of their own dtype take
+this path; anything else runs the single-tensor path.
 """
 
 from __future__ import annotations
@@ -65,24 +68,12 @@ class FlatGroup:
     def matches(self, params: list) -> bool:
         return len(params) == len(self.params) and all(a is b for a, b in zip(params, self.params))
 
-    def gather(self, tensors) -> Tensor:
-        """One flat Tensor holding the values of ``tensors`` (one per parameter), in order."""
-        flat = np.concatenate([t._data.reshape(-1) for t in tensors])
-        return _wrap(flat, self.dtype, self.device)
-
-    def scatter(self, flat: Tensor) -> None:
-        """Write the flat values back into the parameters."""
-        data, off = flat._data, self.offsets
-        for i, p in enumerate(self.params):
-            np.copyto(p._data, data[off[i] : off[i + 1]].reshape(p._data.shape))
-
-    def state_buffer(self, states: list, name: str, init=None) -> Tensor:
+    def state_buffer(self, states: list, name: str) -> Tensor:
         """The flat buffer of state ``name``; ``state[name]`` of each parameter is its slice.
 
         Where the state tensors are no longer the slices bound last time (the first step,
-        ``load_state_dict``, a user's replacement), a new buffer is filled from their values,
-        or where a parameter has none yet from ``init`` (a flat Tensor; zeros when None), and
-        the slices bound.
+        ``load_state_dict``, a user's replacement), a new buffer is filled from their values
+        (zeros where a parameter has none yet) and the slices bound.
         """
         bound = self.bound.get(name)
         if bound is not None and all(
@@ -94,10 +85,7 @@ class FlatGroup:
         for i, (s, p) in enumerate(zip(states, self.params)):
             seg = flat[off[i] : off[i + 1]]
             old = s.get(name)
-            if old is not None:
-                seg[...] = old._data.reshape(-1)
-            else:
-                seg[...] = 0 if init is None else init._data[off[i] : off[i + 1]]
+            seg[...] = 0 if old is None else old._data.reshape(-1)
             view = seg.reshape(p._data.shape)
             t = _wrap(view, self.dtype, self.device)
             if old is not None:
