@@ -229,7 +229,13 @@ class SparseTensor(Tensor):
         raise not_implemented("unbind.int", self._data.layout, self._device)
 
     def __getitem__(self, index):
-        raise not_implemented("index.Tensor", self._data.layout, self._device)
+        return _indexing().getitem(self, index)
+
+    def select(self, dim: int, index: int):
+        return _indexing().select(self, dim, index)
+
+    def index_select(self, dim: int, index):
+        return _indexing().index_select(self, dim, index)
 
     def __reduce_ex__(self, protocol):
         raise NotImplementedError(
@@ -552,3 +558,9 @@ def _mm():
     from ..sparse import matmul
 
     return matmul
+
+
+def _indexing():
+    from ..sparse import indexing
+
+    return indexing

@@ -434,3 +434,46 @@ def test_legacy_sparse_isinstance_and_repr():
 
     got, want = both(run)
     assert got == want
+
+
+# ---- indexing ------------------------------------------------------------------------------------------
+HYBRID = ([[0, 3, 0]], [[1.0, 2], [3, 4], [5, 6]], (4, 2))
+INDEXING = [
+    lambda lib: coo(lib)[1],
+    lambda lib: coo(lib)[:, 1],
+    lambda lib: coo(lib)[0, 2],
+    lambda lib: coo(lib)[-1],
+    lambda lib: coo(lib).coalesce()[:, 2],
+    lambda lib: coo(lib).select(-1, -1),
+    lambda lib: coo(lib).index_select(1, lib.tensor([2, 2, 0])),
+    lambda lib: coo(lib).coalesce().index_select(0, lib.tensor([1])),
+    lambda lib: coo(lib, *HYBRID)[0],
+    lambda lib: coo(lib, *HYBRID)[:, 1],
+    lambda lib: coo(lib, *HYBRID).index_select(0, lib.tensor([0, 0])),
+    lambda lib: coo(lib, *HYBRID).index_select(1, lib.tensor([1, 0])),
+]
+
+
+@pytest.mark.parametrize("fn", INDEXING)
+def test_indexing_matches_torch(fn):
+    got, want = both(fn)
+    assert repr(got) == repr(want)
+    if want.layout == torch.sparse_coo:
+        assert got.is_coalesced() == want.is_coalesced()
+
+
+INDEXING_ERRORS = [
+    lambda lib: coo(lib)[0:1],
+    lambda lib: coo(lib)[5],
+    lambda lib: coo(lib).select(1, 3),
+    lambda lib: coo(lib).index_select(0, lib.tensor([2])),
+    lambda lib: coo(lib, requires_grad=True)[1].to_dense().sum().backward(),
+    lambda lib: (
+        coo(lib, requires_grad=True).index_select(1, lib.tensor([2])).to_dense().sum().backward()
+    ),
+]
+
+
+@pytest.mark.parametrize("fn", INDEXING_ERRORS)
+def test_indexing_errors_match_torch(fn):
+    same_error(fn)
