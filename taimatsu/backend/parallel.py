@@ -95,3 +95,31 @@ def blockwise(f, a, dtype):
     if first is not None:
         first.result()
     return out
+
+
+# Batched kernels (convolution) split their batch over two threads from this much work
+# (multiply-adds): below it the hand-off costs more than the second core saves.
+MIN_WORK = 1 << 22
+
+
+def halves(fn, n: int, work: int) -> None:
+    """``fn(0, n)``, or ``fn(0, n // 2)`` on the helper thread while this one runs
+    ``fn(n // 2, n)``, when ``work`` is large, threads are allowed and other processes leave
+    a second core free (``threads.usable_threads``). ``fn`` must write disjoint outputs for
+    disjoint ranges and only call NumPy (which releases the GIL in its loops and in BLAS);
+    BLAS is set to one thread for the split, so the two halves do not oversubscribe."""
+    if n < 2 or work < MIN_WORK or not _enabled():
+        fn(0, n)
+        return
+    from .threads import gemm_threads, usable_threads
+
+    if usable_threads() < 2:
+        fn(0, n)
+        return
+    gemm_threads(0)
+    h = n // 2
+    first = _pool().submit(fn, 0, h)
+    try:
+        fn(h, n)
+    finally:
+        first.result()

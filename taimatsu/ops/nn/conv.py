@@ -10,6 +10,8 @@ kernel's offsets (kh * kw slice-adds of whole planes).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
@@ -63,13 +65,14 @@ def _taps(x, kernel, dilation, stride, out_hw):
             yield i, j, x[:, :, r0 : r0 + sh * (ho - 1) + 1 : sh, c0 : c0 + sw * (wo - 1) + 1 : sw]
 
 
-def _cols_array(xp, x, kernel, dilation, pads, stride):
-    """im2col: the (N, C, kh, kw, Ho, Wo) window values of ``x`` (one strided copy per tap)."""
+def _cols_array(xp, x, kernel, dilation, pads, stride, out=None):
+    """im2col: the (N, C, kh, kw, Ho, Wo) window values of ``x`` (one strided copy per tap),
+    into ``out`` when given."""
     n, c, h, w = x.shape
     ho = _out_size(h, kernel[0], stride[0], dilation[0], pads[0], pads[1])
     wo = _out_size(w, kernel[1], stride[1], dilation[1], pads[2], pads[3])
     xpad = _pad(xp, x, pads)
-    cols = xp.empty((n, c, *kernel, ho, wo), x.dtype)
+    cols = xp.empty((n, c, *kernel, ho, wo), x.dtype) if out is None else out
     for i, j, v in _taps(xpad, kernel, dilation, stride, (ho, wo)):
         cols[:, :, i, j] = v
     return cols
@@ -232,52 +235,79 @@ def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
 
     One GEMM per image and group, (Og, Cg*kh*kw) @ (Cg*kh*kw, Ho*Wo), stacked in one matmul:
     the windows are taken in (N, C, kh, kw, Ho, Wo) order and the products land in NCHW
-    order, so neither side needs a permuted copy.
+    order, so neither side needs a permuted copy. A large batch is split over two threads
+    (``parallel.halves``): the same products, so the same bits.
     """
-    n = x.shape[0]
+    n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
-    cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride)
-    ho, wo = cols.shape[-2:]
-    k = cg * kh * kw
-    out = _stacked_gemm(xp, w.reshape(groups, o // groups, k), cols.reshape(n, groups, k, ho * wo))
+    ho = _out_size(h, kh, stride[0], dilation[0], pads[0], pads[1])
+    wo = _out_size(wd, kw, stride[1], dilation[1], pads[2], pads[3])
+    k, length = cg * kh * kw, ho * wo
+    wg = w.reshape(groups, o // groups, k)
+    cols = xp.empty((n, c, kh, kw, ho, wo), x.dtype)
+    out = xp.empty((n, groups, o // groups, length), x.dtype)
+
+    def part(lo, hi):
+        _cols_array(xp, x[lo:hi], (kh, kw), dilation, pads, stride, cols[lo:hi])
+        xp.matmul(wg, cols[lo:hi].reshape(hi - lo, groups, k, length), out=out[lo:hi])
+
+    _batched(xp, part, n, o * k * length)
     out = out.reshape(n, o, ho, wo)
     if b is not None:
         out += b[:, None, None]
     return out, cols
 
 
-def _stacked_gemm(xp, a, b):
-    """``matmul(a, b)`` over stacked matrices, BLAS told the size of one product."""
+def _batched(xp, part, n: int, work_per_item: int) -> None:
+    """``part(lo, hi)`` over a batch of ``n`` images: BLAS told the size of one product, and
+    a large batch split over two threads on NumPy."""
+    from ...backend.parallel import halves
     from ...backend.threads import gemm_threads
 
-    gemm_threads(a.shape[-2] * a.shape[-1] * b.shape[-1])
-    return xp.matmul(a, b)
+    gemm_threads(work_per_item)
+    if xp is np:
+        halves(part, n, n * work_per_item)
+    else:
+        part(0, n)
 
 
 def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, groups, cols=None):
-    """Array form of ``conv2d_grads`` (no graph): stacked per-image GEMMs, col2im by taps."""
+    """Array form of ``conv2d_grads`` (no graph): stacked per-image GEMMs, col2im by taps; a
+    large batch split over two threads as in the forward."""
     n = g.shape[0]
     o, cg, kh, kw = w.shape
     og, k, (ho, wo) = o // groups, cg * kh * kw, g.shape[2:]
-    gg = g.reshape(n, groups, og, ho * wo)
+    length = ho * wo
+    gg = g.reshape(n, groups, og, length)
     gx = gw = None
     if need_x:
         # The column gradients of a few images at a time: a smaller peak than the whole
         # batch's, and the block is still in cache when col2im reads it.
         wt = w.reshape(groups, og, k).transpose(0, 2, 1)
         gx = xp.zeros((n, groups * cg, *x.shape[2:]), g.dtype)
-        step = max(1, GRAD_COLS_BYTES // (groups * k * ho * wo * g.itemsize))
-        for lo in range(0, n, step):
-            gcols = _stacked_gemm(xp, wt, gg[lo : lo + step])  # n', G, K, L
-            gcols = gcols.reshape(-1, groups * cg, kh, kw, ho, wo)
-            _col2im_array(
-                xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride, gx[lo : lo + step]
-            )
+        step = max(1, GRAD_COLS_BYTES // (groups * k * length * g.itemsize))
+
+        def input_part(a, b):
+            for lo in range(a, b, step):
+                hi = min(b, lo + step)
+                gcols = xp.matmul(wt, gg[lo:hi]).reshape(hi - lo, groups * cg, kh, kw, ho, wo)
+                _col2im_array(xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride, gx[lo:hi])
+
+        _batched(xp, input_part, n, o * k * length)
     if need_w:
-        if cols is None:
-            cols = _cols_array(xp, x, (kh, kw), dilation, pads, stride)
-        cols = cols.reshape(n, groups, k, ho * wo).transpose(0, 1, 3, 2)
-        gw = _stacked_gemm(xp, gg, cols).sum(0).reshape(w.shape)
+        prods = xp.empty((n, groups, og, k), g.dtype)
+
+        def weight_part(lo, hi):
+            c = (
+                cols[lo:hi]
+                if cols is not None
+                else _cols_array(xp, x[lo:hi], (kh, kw), dilation, pads, stride)
+            )
+            c = c.reshape(hi - lo, groups, k, length).transpose(0, 1, 3, 2)
+            xp.matmul(gg[lo:hi], c, out=prods[lo:hi])
+
+        _batched(xp, weight_part, n, o * k * length)
+        gw = prods.sum(0).reshape(w.shape)  # one reduction over the batch: the same bits either way
     return gx, gw
 
 
