@@ -1,4 +1,4 @@
-"""Two-thread elementwise loops for large CPU arrays.
+"""Two-thread elementwise loops for large CPU arrays, and two-thread batches (``halves``).
 
 NumPy's ufunc loops run on one core, where PyTorch's CPU kernels use ``torch.get_num_threads()``.
 NumPy releases the GIL inside a loop over a large array, so ``split2`` computes the first half of
