@@ -369,6 +369,8 @@ def _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout) -> None:
 
 
 def _gru_backward(steps, s, dz, dzh, dh, gout, w_hh) -> None:
+    """The loop writes the hidden side's gradient ``dzh`` and the input side's n part; the input
+    side's r and z parts equal the hidden side's and are copied once after it."""
     hid = dh.shape[1]
     g = s["gates"]
     r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
@@ -377,15 +379,13 @@ def _gru_backward(steps, s, dz, dzh, dh, gout, w_hh) -> None:
     dr_dn = s["hn"] * r * (1 - r)
     for b, lo, hi in steps:
         d = dh[:b] if gout is None else dh[:b] + gout[lo:hi]
-        dg, dgh = dz[lo:hi], dzh[lo:hi]
-        dn = np.multiply(d, dn_dh[lo:hi], out=dg[:, 2 * hid :])
-        np.multiply(d, dz_dh[lo:hi], out=dg[:, hid : 2 * hid])
-        np.multiply(dn, dr_dn[lo:hi], out=dg[:, :hid])
-        dgh[:, : 2 * hid] = dg[:, : 2 * hid]
+        dgh = dzh[lo:hi]
+        dn = np.multiply(d, dn_dh[lo:hi], out=dz[lo:hi, 2 * hid :])
+        np.multiply(d, dz_dh[lo:hi], out=dgh[:, hid : 2 * hid])
+        np.multiply(dn, dr_dn[lo:hi], out=dgh[:, :hid])
         np.multiply(dn, r[lo:hi], out=dgh[:, 2 * hid :])
-        dhp = d * z[lo:hi]
-        dhp += dgh @ w_hh
-        dh[:b] = dhp
+        np.add(d * z[lo:hi], dgh @ w_hh, out=dh[:b])
+    dz[:, : 2 * hid] = dzh[:, : 2 * hid]
 
 
 def _rnn_backward(steps, s, dz, dh, gout, w_hh, mode) -> None:
