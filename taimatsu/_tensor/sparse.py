@@ -238,10 +238,9 @@ class SparseTensor(Tensor):
         return _indexing().index_select(self, dim, index)
 
     def __reduce_ex__(self, protocol):
-        raise NotImplementedError(
-            "taimatsu: saving or pickling sparse tensors is not implemented; save "
-            "indices() and values() instead"
-        )
+        # plain pickle (torch.save writes PyTorch's record through its own pickler)
+        layout, data = _sp().reduce_args(self.detach())
+        return (_sp().rebuild_sparse_tensor, (layout.name, data))
 
     def __repr__(self, *, tensor_contents=None) -> str:
         return sparse_repr(self)

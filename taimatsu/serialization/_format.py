@@ -65,6 +65,7 @@ _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 # A meta tensor has no data: it is saved as its dtype, size, stride and requires_grad.
 _REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
 
@@ -195,6 +196,10 @@ class Pickler(pickle._Pickler):
             plain = _wrap(t._data, t._dtype, t._device)
             plain._storage = t._storage
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
+        if t.is_sparse or t.is_sparse_csr:  # layout and index/value tensors (taimatsu/sparse)
+            from ..sparse.construction import reduce_args
+
+            return (_REBUILD_SPARSE, reduce_args(t))
         if t._device.type == "meta":
             return (_REBUILD_META, (t._dtype, tuple(t._data.shape), t.stride(), t.requires_grad))
         ref, offset, stride = self._storage_of(t)
@@ -433,6 +438,12 @@ def get_layout(name: str):
     return obj
 
 
+def _rebuild_sparse_tensor(layout, data):
+    from ..sparse.construction import rebuild_sparse_tensor
+
+    return rebuild_sparse_tensor(layout, data)
+
+
 def _parameter_class():
     from ..nn.parameter import Parameter
 
@@ -462,6 +473,7 @@ def allowed_globals() -> dict:
         "torch._utils._rebuild_parameter_with_state": rebuild_parameter,
         "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
         "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
     }
     for d in D.all_dtypes:
         rc["torch." + d.name] = d

@@ -465,3 +465,29 @@ _ToSparseCsrBackward = node_class("ToSparseCsrBackward0", _from_csr_vjp)
 _ToCopyBackward = node_class(
     "ToCopyBackward0", lambda node, g: (g.to(dtype=node.in_dtype, device=node.in_device),)
 )
+
+
+# ---- serialization ------------------------------------------------------------------------------
+def reduce_args(t: SparseTensor) -> tuple:
+    """PyTorch's checkpoint record of a sparse tensor: its layout and (indices, values, size,
+    is_coalesced) for COO, (crow_indices, col_indices, values, size) for CSR."""
+    data = t._data
+    if data.layout is sparse_csr:
+        crow, col = (_wrap(a, D.int64, t._device) for a in data.indices)
+        return data.layout, (crow, col, _wrap(data.values, t._dtype, t._device), data.shape)
+    idx = _wrap(data.indices, D.int64, t._device)
+    return data.layout, (idx, _wrap(data.values, t._dtype, t._device), data.shape, data.coalesced)
+
+
+def rebuild_sparse_tensor(layout, data) -> SparseTensor:
+    """``torch._utils._rebuild_sparse_tensor``: the tensor back from ``reduce_args``'s record."""
+    if isinstance(layout, str):  # plain pickle records the layout by name
+        layout = {"sparse_coo": sparse_coo, "sparse_csr": sparse_csr}[layout]
+    if layout is sparse_coo:
+        coalesced = data[3] if len(data) > 3 else None
+        return sparse_coo_tensor(
+            data[0], data[1], data[2], check_invariants=False, is_coalesced=coalesced
+        )
+    if layout is sparse_csr:
+        return sparse_csr_tensor(data[0], data[1], data[2], data[3], check_invariants=False)
+    raise RuntimeError(f"rebuilding sparse tensor for layout {layout}")
