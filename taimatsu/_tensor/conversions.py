@@ -93,10 +93,22 @@ class TensorConversions:
         return self.to(other._dtype)
 
     def pin_memory(self, device=None) -> Tensor:
-        return self
+        """A copy in page-locked host memory (CuPy's pinned allocator); PyTorch's error without
+        an accelerator, and on a tensor that is not on the CPU."""
+        from .. import backend
+
+        if self._device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if backend.is_pinned(self._data):
+            return self
+        from .core import _wrap
+
+        return _wrap(backend.pin(self._data), self._dtype, self._device)
 
     def is_pinned(self, device=None) -> bool:
-        return False
+        from .. import backend
+
+        return self._device.type == "cpu" and backend.is_pinned(self._data)
 
     def share_memory_(self) -> Tensor:
         from ..storage import share_tensor_memory

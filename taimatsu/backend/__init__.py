@@ -21,10 +21,37 @@ def cupy():
 
             if cp.cuda.runtime.getDeviceCount() < 1:
                 raise RuntimeError
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure to reach a GPU means no CUDA
             raise AssertionError("Torch not compiled with CUDA enabled") from None
         _cupy = cp
+        _watch_peaks(cp)
     return _cupy
+
+
+_peaks = [0, 0]  # the most bytes used / held by CuPy's default pool (torch.cuda.max_memory_*)
+
+
+def _watch_peaks(cp) -> None:
+    """Track the pool's peaks with a ``cupy.cuda.MemoryHook`` (CuPy's pool keeps none)."""
+    pool = cp.get_default_memory_pool()
+
+    class PeakHook(cp.cuda.MemoryHook):
+        name = "TaimatsuPeakHook"
+
+        def malloc_postprocess(self, **kw) -> None:
+            _peaks[0] = max(_peaks[0], pool.used_bytes())
+            _peaks[1] = max(_peaks[1], pool.total_bytes())
+
+    _peaks[:] = [pool.used_bytes(), pool.total_bytes()]
+    PeakHook().__enter__()  # stays installed for the life of the process
+
+
+def memory_peaks() -> tuple[int, int]:
+    return _peaks[0], _peaks[1]
+
+
+def reset_memory_peaks(used: int, held: int) -> None:
+    _peaks[:] = [used, held]
 
 
 def cuda_available() -> bool:
@@ -57,7 +84,29 @@ def to_device(array, device):
         return array.get() if is_cupy_array(array) else array
     cp = cupy()
     with cp.cuda.Device(device.index or 0):
+        if is_cupy_array(array) and array.device.id != (device.index or 0):
+            return cp.array(array, copy=True)  # peer copy to another GPU
         return cp.asarray(array)
+
+
+def pin(array: np.ndarray) -> np.ndarray:
+    """A copy of a host array in page-locked memory (``cupyx.empty_pinned``); PyTorch's error
+    when no accelerator is there."""
+    if not cuda_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    import cupyx
+
+    out = cupyx.empty_pinned(array.shape, array.dtype)
+    np.copyto(out, array)
+    return out
+
+
+def is_pinned(array) -> bool:
+    """True for a host array in page-locked memory (asks the CUDA runtime)."""
+    if _cupy is None or is_cupy_array(array) or not array.size:
+        return False
+    ptr = array.__array_interface__["data"][0]
+    return int(_cupy.cuda.runtime.pointerGetAttributes(ptr).type) == 1  # cudaMemoryTypeHost
 
 
 def to_numpy(array) -> np.ndarray:

@@ -1,13 +1,39 @@
-"""``torch.cuda``: device queries and RNG seeding, backed by CuPy when a GPU is present."""
+"""``torch.cuda``: devices, streams, events, memory statistics and RNG seeding, through CuPy.
+
+Without CuPy or a GPU every call answers as PyTorch's CPU-only build does (``is_available()``
+False, ``device_count()`` 0, the memory queries 0, the rest PyTorch's error). With a GPU:
+
+- devices are CuPy's; ``set_device`` / ``with torch.cuda.device(i)`` also make ``i`` CuPy's
+  current device, where new arrays are allocated and kernels run. Deviation: an op does not
+  switch to its inputs' device by itself (PyTorch's device guard); run work on ``cuda:1`` inside
+  ``with torch.cuda.device(1):``.
+- ``Stream`` / ``Event`` wrap ``cupy.cuda.Stream`` / ``cupy.cuda.Event``; ``with
+  torch.cuda.stream(s):`` makes ``s`` CuPy's current stream, so kernels launched inside run on it.
+- the memory statistics come from CuPy's default memory pool (PyTorch's caching allocator's
+  counterpart); the peaks are kept by a ``cupy.cuda.MemoryHook`` installed on first use of CUDA,
+  so they see the allocations of the thread that first used CUDA only (CuPy's hooks are
+  thread-local).
+- ``manual_seed`` seeds CuPy's generator; the stream of numbers is not PyTorch's Philox stream.
+"""
 
 from __future__ import annotations
 
 from .. import backend
 from . import amp  # noqa: F401  (torch.cuda.amp)
 
+_NO_CUDA = "Torch not compiled with CUDA enabled"
+
 
 def is_available() -> bool:
     return backend.cuda_available()
+
+
+def is_initialized() -> bool:
+    return backend._cupy is not None
+
+
+def init() -> None:
+    backend.cupy()
 
 
 def device_count() -> int:
@@ -21,14 +47,40 @@ def current_device() -> int:
     return backend.current_cuda_index()
 
 
+def _cuda_or(attr: str):
+    """CuPy, or PyTorch's CPU build's AttributeError for a ``torch._C`` CUDA binding."""
+    if not is_available():
+        raise AttributeError(f"module 'torch._C' has no attribute '{attr}'")
+    return backend.cupy()
+
+
+def _index(device) -> int:
+    """A device index from None (the current one), an int, a string or a ``torch.device``."""
+    if device is None:
+        return current_device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    from .._device import device as device_cls
+
+    d = device if isinstance(device, device_cls) else device_cls(device)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return current_device() if d.index is None else d.index
+
+
 def set_device(device) -> None:
-    backend.cupy()
-    backend._cuda_index[0] = int(getattr(device, "index", device) or 0)
+    cp = _cuda_or("_cuda_setDevice")
+    i = _index(device)
+    if i >= 0:
+        cp.cuda.Device(i).use()
+        backend._cuda_index[0] = i
 
 
 def synchronize(device=None) -> None:
-    if is_available():
-        backend.cupy().cuda.Device().synchronize()
+    """Wait for all queued work on the device (a host synchronisation)."""
+    cp = backend.cupy()
+    with cp.cuda.Device(_index(device)):
+        cp.cuda.Device().synchronize()
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
@@ -53,15 +105,114 @@ class device:
     """``with torch.cuda.device(i):`` makes ``i`` the current CUDA device."""
 
     def __init__(self, device) -> None:
-        self.idx = -1 if device is None else int(getattr(device, "index", device) or 0)
+        self.idx = -1 if device is None else _index(device)
 
     def __enter__(self) -> None:
         self.prev = backend._cuda_index[0]
-        if self.idx >= 0:
-            backend._cuda_index[0] = self.idx
+        if self.idx >= 0 and self.idx != self.prev:
+            set_device(self.idx)
 
     def __exit__(self, *exc) -> None:
-        backend._cuda_index[0] = self.prev
+        if self.idx >= 0 and self.idx != self.prev:
+            set_device(self.prev)
+
+
+# ---- device properties ------------------------------------------------------------------------
+class _CudaDeviceProperties:
+    """``torch.cuda.get_device_properties(i)``: the fields scripts read, from the CUDA runtime."""
+
+    def __init__(self, props: dict) -> None:
+        name = props["name"]
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self.major, self.minor = int(props["major"]), int(props["minor"])
+        self.total_memory = int(props["totalGlobalMem"])
+        self.multi_processor_count = int(props["multiProcessorCount"])
+        self.warp_size = int(props.get("warpSize", 32))
+        self.L2_cache_size = int(props.get("l2CacheSize", 0))
+        self.is_integrated = int(props.get("integrated", 0))
+        self.is_multi_gpu_board = int(props.get("isMultiGpuBoard", 0))
+
+    def __repr__(self) -> str:
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // 2**20}MB, "
+            f"multi_processor_count={self.multi_processor_count}, "
+            f"L2_cache_size={self.L2_cache_size // 2**20}MB)"
+        )
+
+
+def get_device_properties(device=None) -> _CudaDeviceProperties:
+    cp = backend.cupy()
+    i = _index(device)
+    if not 0 <= i < device_count():
+        raise AssertionError("Invalid device id")
+    return _CudaDeviceProperties(cp.cuda.runtime.getDeviceProperties(i))
+
+
+def get_device_name(device=None) -> str:
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None) -> tuple[int, int]:
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def mem_get_info(device=None) -> tuple[int, int]:
+    """(free, total) bytes of the device."""
+    cp = backend.cupy()
+    with cp.cuda.Device(_index(device)):
+        return tuple(int(v) for v in cp.cuda.runtime.memGetInfo())
+
+
+# ---- memory statistics (CuPy's default memory pool) --------------------------------------------
+def _pool():
+    return backend.cupy().get_default_memory_pool() if is_available() else None
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes held by live tensors; 0 without CUDA, as PyTorch's CPU build."""
+    pool = _pool()
+    return 0 if pool is None else int(pool.used_bytes())
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the pool holds from the device, in use or cached for reuse."""
+    pool = _pool()
+    return 0 if pool is None else int(pool.total_bytes())
+
+
+def max_memory_allocated(device=None) -> int:
+    """The peak of ``memory_allocated`` since the start or ``reset_peak_memory_stats``."""
+    if _pool() is None:
+        return 0
+    return max(backend.memory_peaks()[0], memory_allocated())
+
+
+def max_memory_reserved(device=None) -> int:
+    if _pool() is None:
+        return 0
+    return max(backend.memory_peaks()[1], memory_reserved())
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    _cuda_or("_cuda_resetPeakMemoryStats")
+    backend.reset_memory_peaks(memory_allocated(), memory_reserved())
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    reset_peak_memory_stats(device)
+
+
+def empty_cache() -> None:
+    """Give the pool's cached, unused blocks back to the device; a no-op without CUDA."""
+    pool = _pool()
+    if pool is not None:
+        pool.free_all_blocks()
+
+
+# ---- streams and events -------------------------------------------------------------------------
+from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream  # noqa: F401
 
 
 def __getattr__(name):

@@ -1,0 +1,192 @@
+"""torch.cuda's device model on the CuPy test double (tests/cuda/cupy_double.py), and PyTorch's
+CPU-only behaviour without it. Nothing here ran on a real GPU."""
+
+import io
+
+import numpy as np
+import pytest
+
+import taimatsu
+
+
+def _err(fn):
+    try:
+        fn()
+    except BaseException as e:  # noqa: BLE001 - the type itself is compared
+        return type(e), str(e)
+    return None
+
+
+# ---- without CUDA: PyTorch's CPU-only build -------------------------------------------------------
+CPU_BUILD_CALLS = [
+    "cuda.is_available()", "cuda.device_count()", "cuda.current_device()", "cuda.set_device(0)",
+    "cuda.synchronize()", "cuda.Stream()", "cuda.Event(enable_timing=True)",
+    "cuda.memory_allocated()", "cuda.max_memory_allocated()", "cuda.memory_reserved()",
+    "cuda.max_memory_reserved()", "cuda.empty_cache()", "cuda.reset_peak_memory_stats()",
+    "cuda.get_device_name()", "cuda.get_device_properties(0)", "cuda.manual_seed(1)",
+    "cuda.manual_seed_all(1)", "cuda.is_bf16_supported()", "cuda.current_stream()",
+    "cuda.is_initialized()", "cuda.mem_get_info()", "cuda.init()",
+    "zeros(2).cuda()", "zeros(2, device='cuda')", "zeros(2).to('cuda', non_blocking=True)",
+    "zeros(2).pin_memory()", "zeros(2).is_pinned()",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", CPU_BUILD_CALLS)
+def test_cpu_only_build_matches_pytorch(call, torch_oracle):
+    if torch_oracle.cuda.is_available():
+        pytest.skip("the oracle has CUDA")
+    ns_tm, ns_th = {"cuda": taimatsu.cuda}, {"cuda": torch_oracle.cuda}
+    got = _err(lambda: eval(call, {**vars(taimatsu), **ns_tm}))
+    want = _err(lambda: eval(call, {**vars(torch_oracle), **ns_th}))
+    assert got == want
+    if want is None:
+        assert eval(call, {**vars(taimatsu), **ns_tm}) == eval(
+            call, {**vars(torch_oracle), **ns_th}
+        )
+
+
+# ---- with the double ------------------------------------------------------------------------------
+def test_queries(fake_cupy):
+    cuda = taimatsu.cuda
+    assert cuda.is_available() and cuda.device_count() == 2 and cuda.current_device() == 0
+    assert cuda.get_device_name() == "CuPy test double (NumPy)"
+    p = cuda.get_device_properties(0)
+    assert (p.major, p.minor, p.total_memory) == (9, 0, 16 * 2**30)
+    assert "_CudaDeviceProperties(name='CuPy test double (NumPy)', major=9" in repr(p)
+    assert cuda.get_device_capability() == (9, 0) and cuda.is_bf16_supported()
+    with pytest.raises(AssertionError, match="Invalid device id"):
+        cuda.get_device_properties(5)
+    assert taimatsu.accelerator.is_available()
+
+
+def test_set_device_and_context(fake_cupy):
+    cuda = taimatsu.cuda
+    with cuda.device(1):
+        assert cuda.current_device() == 1 and fake_cupy.cuda.Device().id == 1
+        t = taimatsu.ones(2, device="cuda")
+        assert t.device == taimatsu.device("cuda:1") and t._data.device.id == 1
+    assert cuda.current_device() == 0 and fake_cupy.cuda.Device().id == 0
+    cuda.set_device("cuda:1")
+    assert cuda.current_device() == 1
+    cuda.set_device(0)
+    u = taimatsu.arange(3.0).to("cuda:1")
+    assert str(u.device) == "cuda:1" and u._data.device.id == 1
+    assert u.cuda(0)._data.device.id == 0
+
+
+def test_transfers_and_errors(fake_cupy, torch_oracle):
+    x = taimatsu.arange(6.0).reshape(2, 3)
+    c = x.cuda()
+    assert c.is_cuda and c.device == taimatsu.device("cuda", 0) and c.get_device() == 0
+    assert type(c._data).__module__ == "cupy"
+    assert c.to("cuda") is c and c.to("cuda", non_blocking=True) is c
+    back = c.cpu()
+    assert back.device.type == "cpu" and np.array_equal(back.numpy(), x.numpy())
+    with pytest.raises(TypeError) as e:
+        c.numpy()
+    assert str(e.value) == (
+        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+        "host memory first."
+    )
+    with pytest.raises(RuntimeError) as e:
+        c + x
+    assert str(e.value) == (
+        "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
+    )
+    assert repr(c) == "tensor([[0., 1., 2.],\n        [3., 4., 5.]], device='cuda:0')"
+    assert c.type() == "torch.cuda.FloatTensor"
+    assert (c * 2).sum().item() == 30.0
+
+
+def test_pin_memory(fake_cupy):
+    x = taimatsu.randn(4, 5)
+    assert not x.is_pinned()
+    p = x.pin_memory()
+    assert p.is_pinned() and p.device.type == "cpu" and np.array_equal(p.numpy(), x.numpy())
+    assert p.pin_memory() is p
+    assert p.to("cuda", non_blocking=True).cpu().numpy().tolist() == x.numpy().tolist()
+
+
+def test_streams_and_events(fake_cupy):
+    cuda = taimatsu.cuda
+    s = cuda.Stream()
+    assert cuda.current_stream() == cuda.default_stream()
+    with cuda.stream(s):
+        assert cuda.current_stream() == s
+        start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+        start.record()
+        taimatsu.ones(100, device="cuda").sum()
+        end.record()
+    assert cuda.current_stream() != s
+    end.synchronize()
+    assert start.elapsed_time(end) >= 0.0 and start.query()
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        cuda.Event().elapsed_time(end)
+    s.wait_stream(cuda.current_stream())
+    s.synchronize()
+    cuda.synchronize()
+    with cuda.stream(None):
+        pass
+
+
+def test_memory_statistics(fake_cupy):
+    cuda = taimatsu.cuda
+    cuda.empty_cache()
+    base = cuda.memory_allocated()
+    cuda.reset_peak_memory_stats()
+    a = taimatsu.zeros(1024, device="cuda")  # 4 KiB
+    b = taimatsu.zeros(2048, device="cuda")  # 8 KiB
+    assert cuda.memory_allocated() == base + 12288
+    del a, b
+    assert cuda.memory_allocated() == base
+    assert cuda.max_memory_allocated() >= base + 12288
+    assert cuda.memory_reserved() >= base + 12288
+    cuda.empty_cache()
+    assert cuda.memory_reserved() == base
+    cuda.reset_peak_memory_stats()
+    assert cuda.max_memory_allocated() == base
+    free, total = cuda.mem_get_info()
+    assert total == 16 * 2**30 and free <= total
+
+
+def test_manual_seed_is_reproducible(fake_cupy):
+    taimatsu.manual_seed(3)
+    a = taimatsu.randn(5, device="cuda").cpu().numpy()
+    taimatsu.cuda.manual_seed_all(3)
+    taimatsu.manual_seed(3)
+    b = taimatsu.randn(5, device="cuda").cpu().numpy()
+    assert np.array_equal(a, b)
+
+
+def test_checkpoint_of_cuda_tensors_loads_on_cpu(fake_cupy, torch_oracle):
+    model = taimatsu.nn.Linear(3, 2).cuda()
+    buf = io.BytesIO()
+    taimatsu.save(model.state_dict(), buf)
+    buf.seek(0)
+    sd = taimatsu.load(buf, map_location="cpu")
+    assert all(v.device.type == "cpu" for v in sd.values())
+    buf.seek(0)
+    th = torch_oracle.load(buf, map_location="cpu")  # PyTorch reads it as a CUDA checkpoint
+    for k, v in sd.items():
+        assert np.array_equal(th[k].numpy(), v.numpy())
+    buf.seek(0)
+    on_gpu = taimatsu.load(buf)
+    assert all(v.is_cuda for v in on_gpu.values())
+
+
+def test_double_refuses_host_memory(fake_cupy):
+    cp = fake_cupy
+    a = cp.asarray(np.ones(3))
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        np.asarray(a)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a + np.ones(3)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        np.ones(3) + a
+    with pytest.raises(TypeError, match="no implementation found"):
+        np.save(io.BytesIO(), a)
+    assert type(a.sum()).__module__ == "cupy" and a.sum().shape == ()
+    cp.STATS.reset()
+    float(a.sum())
+    a[a > 0]
+    assert [w for _, w in cp.STATS.log] == ["__float__", "boolean mask index"]
