@@ -217,7 +217,7 @@ def sparse_csr_tensor(
     if requires_grad:
         out.requires_grad_(True)
     elif vals._rg and _gm.enabled:
-        record(_SparseCsrBackward, (vals,), out)
+        record(_SparseCsrBackward, (vals,), out, like=out.detach())
     return out
 
 
@@ -431,7 +431,8 @@ def _sparse_coo_vjp(node, g):
 
 
 def _csr_values_vjp(node, g):
-    return (g.values() if g.layout is sparse_csr else None,)
+    """``g`` (dense, COO or CSR) at each entry of the CSR tensor, in its order."""
+    return (_wrap(masked_values(g, node.like), g._dtype, g._device),)
 
 
 def _to_dense_vjp(node, g):

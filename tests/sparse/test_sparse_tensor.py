@@ -365,6 +365,22 @@ def test_gradient_to_a_scalar_tensor_factor():
     close(got[1], want[1])
 
 
+@pytest.mark.parametrize("use", ["mm", "to_dense"])
+def test_gradient_to_csr_values_matches_torch(use):
+    cot = RNG.standard_normal((2, 4)).astype(np.float32)
+    d = RNG.standard_normal((3, 4)).astype(np.float32)
+
+    def run(lib):
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        s = lib.sparse_csr_tensor(lib.tensor([0, 2, 3]), lib.tensor([0, 2, 1]), v, (2, 3))
+        out = lib.mm(s, lib.tensor(d)) if use == "mm" else s.to_dense()
+        out.backward(lib.tensor(cot[:, : out.shape[1]]))
+        return v.grad
+
+    got, want = both(run)
+    close(got, want)
+
+
 def test_to_sparse_gradient_is_dense():
     cot = RNG.standard_normal((2, 3)).astype(np.float32)
 
