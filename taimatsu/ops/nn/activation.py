@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
@@ -19,11 +20,15 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import half_in_float32, rounded
-from ..._autocast import LOWER, cast_policy
 
 
 def _deriv_vjp(node, g):
     x, out = node.saved()
+    if node.array_deriv is not None and not _gm.enabled:
+        # No graph to build (no create_graph): the derivative on arrays in one pass, instead of
+        # a chain of Tensor ops; under create_graph the Tensor-op form keeps double backward.
+        d = node.array_deriv(xp_for(x), x._data, *node.params)
+        return (_wrap((g._data * d).astype(x._data.dtype, copy=False), x._dtype, x._device),)
     return (g * node.deriv(x, out, *node.params),)
 
 
@@ -32,12 +37,15 @@ def _check_float(input: Tensor, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
 
 
-def activation(name: str, kernel: str, forward, deriv, save_out: bool = False):
+def activation(name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None):
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
     ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
+    ``array_deriv(xp, x, *params)``, when given (needs ``save_out=False``), is the same
+    derivative on arrays: the backward uses it when no graph of the backward is recorded.
     """
     Node = node_class(name, _deriv_vjp)
+    Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     forward = half_in_float32(forward)
 
     def op(input: Tensor, *params) -> Tensor:
@@ -89,7 +97,26 @@ def _gelu_deriv(x, out, approximate):
     return cdf + x * pdf
 
 
-_gelu, _gelu_ = activation("GeluBackward0", "GeluKernelImpl", _gelu_fwd, _gelu_deriv)
+def _gelu_deriv64(xp, x, approximate):
+    """GELU's derivative on an array (float64 for float32 CPU input): PyTorch's formula."""
+    from ..pointwise.unary import _special
+
+    if approximate == "tanh":
+        t = xp.tanh(_SQRT_2_PI * (x + 0.044715 * (x * x * x)))
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * (x * x))
+    cdf = 0.5 * (1 + _special(xp).erf(x * _INV_SQRT_2))
+    return cdf + x * (xp.exp(-0.5 * (x * x)) * (1 / math.sqrt(2 * math.pi)))
+
+
+def _gelu_array_deriv(xp, x, approximate):
+    # float32 on the CPU: the derivative in float64, rounded once (PyTorch's float32 kernel
+    # rounds at every step; either way within an ulp or two of the exact value).
+    return rounded(xp, lambda a: _gelu_deriv64(xp, a, approximate), x)
+
+
+_gelu, _gelu_ = activation(
+    "GeluBackward0", "GeluKernelImpl", _gelu_fwd, _gelu_deriv, array_deriv=_gelu_array_deriv
+)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
