@@ -15,7 +15,9 @@ Each thread setting runs in a fresh subprocess (the thread variables of OpenMP /
 are read once, when the libraries load). Within it the two frameworks alternate, round after
 round, so a change of machine load hits both alike. Reported per steady-state step: median wall
 and CPU time (``time.process_time``: all threads of the process), the ratio taimatsu / PyTorch,
-minor and major page faults (``getrusage`` deltas), and peak memory (as in bench_core.py).
+minor and major page faults (``getrusage`` deltas), and peak memory (as in bench_core.py);
+then, per framework, the wall time at default threads over that at 1 thread. ``--json PATH``
+also writes every measurement.
 """
 
 from __future__ import annotations
@@ -319,6 +321,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=2.0, help="time per framework per workload")
     ap.add_argument("--wait-idle", action="store_true", help="wait for load average < 0.5 first")
     ap.add_argument("--wait-limit", type=float, default=600.0, help="seconds --wait-idle waits")
+    ap.add_argument("--json", metavar="PATH", help="also write every measurement to PATH")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.only = args.only or list(WORKLOADS)
@@ -343,9 +346,28 @@ def main(argv=None) -> int:
         "taimatsu/torch, page faults per step (minor+major), peak MiB allocated in one step"
     )
     settings = ["default", "1"] if args.threads == "both" else [args.threads]
+    runs = {}
     for setting in settings:
-        report(setting, run_setting(setting, args))
+        runs[setting] = run_setting(setting, args)
+        report(setting, runs[setting])
+    if len(runs) == 2:
+        report_threads(runs)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_average_start": load, "runs": runs}, f, indent=1)
     return 0
+
+
+def report_threads(runs: dict) -> None:
+    """Wall time at default threads over wall time at 1 thread, per framework (target: <= 1)."""
+    print("\n== default threads / 1 thread (wall) ==")
+    print(f"{'workload':<10}{'torch':>10}{'taimatsu':>10}")
+    for name, r in runs["default"]["results"].items():
+        one = runs["1"]["results"][name]
+        cols = [
+            _ratio(r[k]["wall"], one[k]["wall"]) if k in r else "-" for k in ("torch", "taimatsu")
+        ]
+        print(f"{name:<10}{cols[0]:>10}{cols[1]:>10}")
 
 
 if __name__ == "__main__":

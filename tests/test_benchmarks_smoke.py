@@ -45,4 +45,4 @@ def test_bench_training_quick_runs():
     out = proc.stdout
     assert "threads: default" in out and "threads: 1 " in out, out
     assert "mlp" in out and "lstm" in out and "gru" not in out, out
-    assert "load average" in out, out
+    assert "load average" in out and "default threads / 1 thread" in out, out
