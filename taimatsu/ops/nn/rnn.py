@@ -9,8 +9,9 @@ Two implementations, one answer (to float rounding):
 - **fused** (float32 / float64 on the CPU): the input projection of all steps is one GEMM, each
   step one GEMM for all gates plus in-place NumPy arithmetic, and the whole direction is one
   autograd node whose backward runs the time loop in reverse on arrays and computes each weight
-  gradient in one GEMM after the loop. For LSTM and RNN ``b_hh`` is folded into the input
-  projection (PyTorch adds it per step: the sums differ in the last bit).
+  gradient in one GEMM after the loop. Rounding differs from PyTorch's in the last bits: for
+  LSTM and RNN ``b_hh`` is folded into the input projection (PyTorch adds it per step), and a
+  sigmoid is computed as ``(tanh(x / 2) + 1) / 2`` (PyTorch: ``1 / (1 + exp(-x))``).
 - **op by op** (every other case): the cell written in Tensor ops, one step at a time, the graph
   recorded op by op. It is also what the fused node's backward falls back to when a graph of the
   backward is requested (``create_graph=True``), so double backward is exact.
