@@ -370,7 +370,7 @@ class SparseTensor(Tensor):
     __truediv__ = div
 
     def div_(self, other):
-        return _arith().mul_(self, 1.0 / other)
+        return _arith().div_(self, other)
 
     def neg(self):
         return _arith().mul(self, -1)

@@ -110,22 +110,29 @@ def radd(a: SparseTensor, other) -> Tensor:
 
 
 def add_(a: SparseTensor, other, *, alpha=1) -> SparseTensor:
-    """In place (no autograd): the payload is replaced by that of ``a + alpha * other``."""
-    r = add(a.detach(), other.detach() if isinstance(other, Tensor) else other, alpha=alpha)
-    _replace(a, r)
-    return a
+    """In place: ``a`` takes the entries of ``a + alpha * other`` (and, inside a graph, its history)."""
+    _check_inplace(a)
+    return _replace(a, add(a, other, alpha=alpha))
 
 
-def _replace(a: SparseTensor, r: SparseTensor) -> None:
+def _check_inplace(a: SparseTensor) -> None:
     if a._rg and a.grad_fn is None and _gm.enabled:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
+
+
+def _replace(a: SparseTensor, r: Tensor) -> SparseTensor:
+    """Move the result ``r`` of an op on ``a`` into ``a``: its payload, and its grad_fn when the
+    op was recorded (the node's edge already leads to ``a``'s previous history)."""
     if r._dtype is not a._dtype:
         r = r.to(a._dtype)
     a._data = r._data
     a._data.device = a._device
     a._vc[0] += 1
+    if r.grad_fn is not None:
+        a.grad_fn, a._rg, a._output_nr = r.grad_fn, True, r._output_nr
+    return a
 
 
 def grad_sum(first, second) -> Tensor:
@@ -169,8 +176,13 @@ def mul(a: SparseTensor, other) -> Tensor:
 
 
 def mul_(a: SparseTensor, other) -> SparseTensor:
-    _replace(a, mul(a.detach(), other.detach() if isinstance(other, Tensor) else other))
-    return a
+    _check_inplace(a)
+    return _replace(a, mul(a, other))
+
+
+def div_(a: SparseTensor, other) -> SparseTensor:
+    _check_inplace(a)
+    return _replace(a, div(a, other))
 
 
 def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:

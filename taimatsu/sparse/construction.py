@@ -327,13 +327,16 @@ def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
 
 
 def sparse_mask(t: Tensor, mask: SparseTensor) -> SparseTensor:
-    """``t.sparse_mask(mask)``: ``t``'s entries at ``mask``'s (coalesced) indices."""
+    """``t.sparse_mask(mask)``: ``t``'s entries at each of ``mask``'s indices."""
     if t.shape != mask.shape:
         raise RuntimeError(
             "sparse_mask(): operands have incompatible sizes; self has size "
             f"{list(t.shape)} but mask has size {list(mask.shape)}"
         )
-    return masked_like(mask, t, mask.layout is sparse_csr or mask._data.coalesced)
+    out = like(mask, masked_values(t.detach(), mask))  # the mask's entries, duplicates too
+    if t._rg and _gm.enabled:
+        record(_SparseMaskBackward, (t,), out, mask=mask.detach())
+    return out
 
 
 def masked_like(mask: SparseTensor, g: Tensor, coalesced: bool = False) -> SparseTensor:
@@ -439,6 +442,11 @@ def _to_dense_vjp(node, g):
     return (masked_like(node.like, g),)
 
 
+def _sparse_mask_vjp(node, g):
+    # g at each of the mask's entries, duplicates included (PyTorch counts them twice), densified
+    return (to_dense(like(node.mask, masked_values(g, node.mask))),)
+
+
 def _values_vjp(node, g):
     m = node.like._data
     flag = node.__dict__.get("grad_coalesced", True)
@@ -459,6 +467,7 @@ _SparseCooBackward = node_class("SparseCooTensorWithDimsAndTensorsBackward0", _s
 _SparseCsrBackward = node_class("SparseCompressedTensorBackward0", _csr_values_vjp)
 _ToDenseBackward = node_class("ToDenseBackward0", _to_dense_vjp)
 _ValuesBackward = node_class("ValuesBackward0", _values_vjp)
+_SparseMaskBackward = node_class("SparseMaskBackward0", _sparse_mask_vjp)
 _CoalesceBackward = node_class("CoalesceBackward0", lambda node, g: (g,))
 _CloneBackward = node_class("CloneBackward0", lambda node, g: (g,))
 _ToSparseBackward = node_class("ToSparseBackward1", _densify_vjp)

@@ -224,6 +224,8 @@ RESULTS = [
     lambda lib: lib.neg(coo(lib)),
     lambda lib: lib.abs(coo(lib)),
     lambda lib: lib.zeros_like(coo(lib)),
+    lambda lib: lib.arange(6.0).reshape(2, 3).sparse_mask(coo(lib)),
+    lambda lib: lib.arange(6.0).reshape(2, 3).sparse_mask(coo(lib).coalesce()),
     lambda lib: lib.sparse_coo_tensor(
         lib.tensor([[0, 3, 0]]), lib.tensor([[1.0, 2], [3, 4], [5, 6]])
     ).coalesce(),
@@ -379,6 +381,43 @@ def test_gradient_to_csr_values_matches_torch(use):
 
     got, want = both(run)
     close(got, want)
+
+
+def test_in_place_ops_on_a_non_leaf_keep_the_history():
+    cot = RNG.standard_normal((2, 3)).astype(np.float32)
+
+    def run(lib):
+        s = coo(lib, requires_grad=True)
+        y = s * 2.0
+        y.mul_(3.0)
+        y.div_(4.0)
+        y.add_(coo(lib, *OTHER), alpha=0.5)
+        y.to_dense().backward(lib.tensor(cot))
+        return repr(y.detach()), s.grad, type(y.grad_fn).__name__
+
+    got, want = both(run)
+    assert got[0] == want[0] and got[2] == want[2]
+    close(got[1], want[1])
+
+
+def test_in_place_op_on_a_leaf_that_requires_grad_is_refused():
+    same_error(lambda lib: coo(lib, requires_grad=True).mul_(2.0))
+
+
+@pytest.mark.parametrize("coalesced", [False, True])
+def test_sparse_mask_gradient_matches_torch(coalesced):
+    cot = RNG.standard_normal((2, 3)).astype(np.float32)
+
+    def run(lib):
+        d = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        m = coo(lib).coalesce() if coalesced else coo(lib)
+        r = d.sparse_mask(m)
+        r.to_dense().backward(lib.tensor(cot))
+        return d.grad, type(r.grad_fn).__name__
+
+    got, want = both(run)
+    close(got[0], want[0])
+    assert got[1] == want[1]
 
 
 def test_to_sparse_gradient_is_dense():
