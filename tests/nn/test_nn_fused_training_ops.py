@@ -2,6 +2,8 @@
 scaled_dot_product_attention, layer_norm): values and gradients against PyTorch with random
 cotangents, float32 and float64, and the op-by-op fallback under create_graph (double backward)."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,105 @@ def test_gelu_inplace_and_half_backward(torch_oracle):
         (g,) = lib.autograd.grad(y, [x], lib.tensor(cot).to(lib.bfloat16))
         res.append(g.float().numpy())
     np.testing.assert_allclose(res[1], res[0], rtol=2e-2, atol=2e-2)
+
+
+# ---- scaled_dot_product_attention ------------------------------------------------------------
+def _sdpa_case(lib, arrays, cots, mask=None, **kw):
+    q, k, v = (lib.tensor(a, requires_grad=True) for a in arrays)
+    m = None if mask is None else lib.tensor(mask)
+    out = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, **kw)
+    grads = lib.autograd.grad(out, [q, k, v], lib.tensor(cots))
+    return out, grads
+
+
+def _masks(rng, L, S, dtype):
+    bool_mask = rng.random((L, S)) > 0.4
+    bool_mask[1] = False  # a query that may attend to nothing: output and gradients 0
+    return {
+        "none": None,
+        "bool": bool_mask,
+        "float": rng.standard_normal((1, 1, L, S)).astype(dtype),
+    }
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "float", "causal"])
+def test_sdpa_fused_matches_oracle(torch_oracle, dtype, mask_kind):
+    torch = torch_oracle
+    rng = np.random.default_rng(3)
+    B, H, L, S, E, Ev = 2, 3, 6, 5, 8, 4
+    arrays = [
+        rng.standard_normal(s).astype(dtype) for s in ((B, H, L, E), (B, H, S, E), (B, H, S, Ev))
+    ]
+    cots = rng.standard_normal((B, H, L, Ev)).astype(dtype)
+    mask = _masks(rng, L, S, dtype).get(mask_kind)
+    kw = {"is_causal": True} if mask_kind == "causal" else {"scale": 0.3}
+    ot, gt = _sdpa_case(torch, arrays, cots, mask, **kw)
+    om, gm = _sdpa_case(tm, arrays, cots, mask, **kw)
+    assert type(om.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"
+    _close(om, ot, dtype)
+    for a, b in zip(gm, gt):
+        _close(a, b, dtype)
+
+
+def test_sdpa_fused_equals_op_by_op():
+    """The fused node and the op-by-op graph (3-D inputs take it) give the same numbers."""
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal((1, 2, 7, 4)).astype(np.float32) for _ in range(3)]
+    cots = rng.standard_normal((1, 2, 7, 4)).astype(np.float32)
+    fused, gf = _sdpa_case(tm, arrays, cots, is_causal=True)
+    plain, gp = _sdpa_case(tm, [a[0] for a in arrays], cots[0], is_causal=True)
+    assert type(plain.grad_fn).__name__ != type(fused.grad_fn).__name__
+    np.testing.assert_array_equal(fused.detach().numpy()[0], plain.detach().numpy())
+    for a, b in zip(gf, gp):
+        np.testing.assert_allclose(a.numpy()[0], b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("mask_kind", ["bool", "causal"])
+def test_sdpa_double_backward_falls_back_to_the_op_graph(torch_oracle, mask_kind):
+    """Deviation: PyTorch's CPU flash node has no double backward (it raises); taimatsu's does,
+    through the op-by-op graph, compared here with PyTorch's math backend."""
+    torch = torch_oracle
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((2, 2, 5, 3)) for _ in range(3)]
+    cot, cot2 = rng.standard_normal((2, 2, 5, 3)), rng.standard_normal((3, 2, 2, 5, 3))
+    mask = _masks(rng, 5, 5, "float64")["bool"] if mask_kind == "bool" else None
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        m = None if mask is None else lib.tensor(mask)
+        kw = {"is_causal": True} if mask is None else {"attn_mask": m}
+        with sdpa_kernel(SDPBackend.MATH) if lib is torch else contextlib.nullcontext():
+            out = lib.nn.functional.scaled_dot_product_attention(*xs, **kw)
+        gs = lib.autograd.grad(out, xs, lib.tensor(cot), create_graph=True)
+        assert all(g.requires_grad for g in gs)
+        total = sum((g * lib.tensor(c)).sum() for g, c in zip(gs, cot2))
+        res.append([t.detach().numpy() for t in (*gs, *lib.autograd.grad(total, xs))])
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
+
+
+def test_sdpa_no_grad_and_fallbacks(torch_oracle):
+    torch = torch_oracle
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal((2, 4, 5, 3)).astype(np.float32) for _ in range(3)]
+    with tm.no_grad():
+        out = tm.nn.functional.scaled_dot_product_attention(*map(tm.tensor, arrays), is_causal=True)
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        *map(torch.tensor, arrays), is_causal=True
+    )
+    assert out.grad_fn is None
+    _close(out, ref, "float32")
+    # grouped-query heads and a broadcast batch take the op-by-op path and still match
+    q = rng.standard_normal((2, 4, 5, 3)).astype(np.float32)
+    kv = [rng.standard_normal((2, 2, 5, 3)).astype(np.float32) for _ in range(2)]
+    cot = rng.standard_normal((2, 4, 5, 3)).astype(np.float32)
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(a, requires_grad=True) for a in (q, *kv)]
+        o = lib.nn.functional.scaled_dot_product_attention(*xs, enable_gqa=True)
+        res.append([t.detach().numpy() for t in (o, *lib.autograd.grad(o, xs, lib.tensor(cot)))])
+    for a, b in zip(res[1], res[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

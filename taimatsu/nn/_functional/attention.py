@@ -10,15 +10,13 @@ import math
 import warnings
 
 from ... import _dtype as D
+from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import zeros, zeros_like
-from ...ops.shape.copies import cat
-
-pass
-
+from ...ops.nn import attention as _fused
 from ...ops.nn import softmax as _softmax
+from ...ops.shape.copies import cat
 from .pooling import pad
-from ..._autocast import LOWER, cast_policy
 
 
 def _linear(x, w, b):
@@ -239,8 +237,10 @@ def scaled_dot_product_attention(
     query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
     scale=None, enable_gqa: bool = False,
 ) -> Tensor:  # fmt: skip
-    """``softmax(q @ k^T * scale + bias) @ v`` (PyTorch's math reference; deviation: the grad_fn is
-    that of the final matmul, not PyTorch's fused attention node)."""
+    """``softmax(q @ k^T * scale + bias) @ v`` (PyTorch's math reference). 4-D float32/float64
+    inputs without dropout run as one op with PyTorch's CPU node
+    (ScaledDotProductFlashAttentionForCpuBackward0, see ops/nn/attention.py); the rest runs op by
+    op (deviation: then the grad_fn is that of the final matmul)."""
     from ...ops.creation.factories import ones
     from .. import functional as F
 
@@ -256,6 +256,8 @@ def scaled_dot_product_attention(
         value = (
             value.unsqueeze(-3).expand(*value.shape[:-2], rep, S, value.size(-1)).flatten(-4, -3)
         )
+    if _fused.fusable(query, key, value, attn_mask, dropout_p):
+        return _fused.attention(query, key, value, attn_mask, is_causal, scale_factor)
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
     if is_causal:
         causal = ones(L, S, dtype=_bool()).tril()

@@ -1,0 +1,128 @@
+"""Scaled dot-product attention as one op: the forward on arrays and one backward node
+(ScaledDotProductFlashAttentionForCpuBackward0, PyTorch's name for 4-D inputs on the CPU).
+
+The arithmetic is PyTorch's math reference, ``softmax(q @ k^T * scale + mask) @ v`` with fully
+masked query rows giving 0 (``_safe_softmax``), in the order the op-by-op form computes it, so
+the values are the op-by-op values. The backward is written on arrays
+(``dS = P * (dP - rowsum(dP * P)) * scale``); when a graph of the backward is recorded
+(``create_graph``) it is the same formula in Tensor ops around the probabilities recomputed in
+Tensor ops, so double backward works.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor.core import Tensor, _wrap
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from .._dispatch import _fw_state, record, xp_for
+from ..contraction.matmul import _matmul_array
+
+_FLOATS = (D.float32, D.float64)
+
+
+def fusable(query: Tensor, key: Tensor, value: Tensor, attn_mask, dropout_p: float) -> bool:
+    """Whether the one-node path applies: 4-D float32/float64 inputs of one dtype and device,
+    equal head counts, no dropout (whose draws the op-by-op path makes), no forward-mode
+    tangents, and a mask that is bool or of the query's dtype and needs no gradient."""
+    if dropout_p > 0.0 or query._dtype not in _FLOATS:
+        return False
+    if key._dtype is not query._dtype or value._dtype is not query._dtype:
+        return False
+    if not (query.dim() == key.dim() == value.dim() == 4):
+        return False
+    (b, h, n, e), s = query.shape, value.size(2)
+    if tuple(key.shape) != (b, h, s, e) or tuple(value.shape[:2]) != (b, h):
+        return False  # broadcast batches, grouped heads and bad shapes: the op-by-op path
+    if key._device != query._device or value._device != query._device:
+        return False
+    if _fw_state.level and any(t._fw is not None for t in (query, key, value)):
+        return False
+    if attn_mask is not None:
+        if attn_mask._dtype is not D.bool and attn_mask._dtype is not query._dtype:
+            return False
+        if attn_mask._rg or attn_mask._device != query._device:
+            return False
+        if not _broadcasts_to(tuple(attn_mask.shape), (b, h, n, s)):
+            return False
+    return True
+
+
+def _broadcasts_to(shape: tuple, to: tuple) -> bool:
+    if len(shape) > len(to):
+        return False
+    return all(a in (1, b) for a, b in zip(reversed(shape), reversed(to)))
+
+
+def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
+    """The attention weights on arrays; rows whose keys are all masked are 0."""
+    s = _matmul_array(xp, q, xp.swapaxes(k, -1, -2)) * scale
+    if is_causal:
+        xp.copyto(s, -np.inf, where=~xp.tri(s.shape[-2], s.shape[-1], dtype=bool))
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            s = xp.where(mask, s, -np.inf)
+        else:
+            s = s + mask
+    m = xp.max(s, axis=-1, keepdims=True)
+    dead = m == -np.inf
+    e = xp.exp(s - xp.where(dead, 0, m))  # a dead row: exp(-inf) = 0 everywhere
+    total = xp.sum(e, axis=-1, keepdims=True)
+    p = e / xp.where(dead, 1, total)
+    return p.astype(q.dtype, copy=False)
+
+
+def _probabilities_tensor(q: Tensor, k: Tensor, mask, is_causal: bool, scale: float) -> Tensor:
+    """The same weights in Tensor ops (recorded when a graph of the backward is built)."""
+    from ..creation.factories import ones
+    from .softmax import softmax
+
+    s = q.matmul(k.transpose(-2, -1)) * scale
+    if is_causal:
+        s = s.masked_fill(~ones(s.size(-2), s.size(-1), dtype=D.bool).tril(), float("-inf"))
+    if mask is not None:
+        s = s.masked_fill(~mask, float("-inf")) if mask._dtype is D.bool else s + mask
+    dead = (s == float("-inf")).all(-1, keepdim=True)
+    return softmax(s.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+
+
+def _attention_vjp(node, g):
+    q, k, v, mask = node.saved()
+    need = [e[0] is not None for e in node.next_functions[:3]]
+    if _gm.enabled:  # create_graph: the formula in Tensor ops, differentiable again
+        p = _probabilities_tensor(q, k, mask, node.is_causal, node.scale)
+        dp = g.matmul(v.transpose(-2, -1))
+        ds = p * (dp - (dp * p).sum(-1, keepdim=True)) * node.scale
+        return (
+            ds.matmul(k) if need[0] else None,
+            ds.transpose(-2, -1).matmul(q) if need[1] else None,
+            p.transpose(-2, -1).matmul(g) if need[2] else None,
+            None,
+        )
+    xp = xp_for(q)
+    p, gd = node.probs, g._data
+    dp = _matmul_array(xp, gd, xp.swapaxes(v._data, -1, -2))
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * node.scale
+    grads = (
+        _matmul_array(xp, ds, k._data) if need[0] else None,
+        _matmul_array(xp, xp.swapaxes(ds, -1, -2), q._data) if need[1] else None,
+        _matmul_array(xp, xp.swapaxes(p, -1, -2), gd) if need[2] else None,
+    )
+    return tuple(None if a is None else _wrap(a, q._dtype, q._device) for a in grads) + (None,)
+
+
+_Attention = node_class("ScaledDotProductFlashAttentionForCpuBackward0", _attention_vjp)
+
+
+def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: bool, scale: float):
+    """``scaled_dot_product_attention`` for inputs ``fusable`` accepts (checked by the caller)."""
+    xp = xp_for(query)
+    mask = None if attn_mask is None else attn_mask._data
+    p = _probabilities(xp, query._data, key._data, mask, is_causal, scale)
+    r = _wrap(_matmul_array(xp, p, value._data), query._dtype, query._device)
+    if _gm.enabled and (query._rg or key._rg or value._rg):
+        inputs = (query, key, value, attn_mask)
+        record(_Attention, inputs, r, inputs, probs=p, is_causal=is_causal, scale=scale)
+    return r
