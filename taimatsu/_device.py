@@ -79,7 +79,14 @@ _entered: list = []  # the default device in force outside each ``with device(..
 def as_device(d) -> device:
     """Normalise a user's ``device=`` argument; 'cuda' means the current CUDA device."""
     if d is None:
-        return cpu if _default_device[0] is None else _default_device[0]
+        if _default_device[0] is None:
+            return cpu
+        # 'cuda' as the default means the CUDA device current when the tensor is made
+        return (
+            _default_device[0]
+            if _default_device[0].index is not None
+            else as_device(_default_device[0])
+        )
     if isinstance(d, device):
         if d.type == "cpu":
             return cpu  # canonical object: ops test ``t._device is cpu``

@@ -133,9 +133,9 @@ def _unwrap(x, allow_host: bool = False):
 
 def _wrap(r):
     if isinstance(r, np.ndarray):
-        return ndarray(r)
+        return _of(r)
     if isinstance(r, np.generic):  # CuPy never returns host scalars from array ops
-        return ndarray(np.asarray(r))
+        return _of(np.asarray(r))
     if isinstance(r, tuple):
         return tuple(_wrap(v) for v in r)
     if isinstance(r, list):
@@ -173,9 +173,10 @@ class ufunc:
 
 
 class _Data:
-    """``ndarray.data``: a memory pointer with ``ptr``."""
+    """``ndarray.data``: a memory pointer (``ptr``) to the array's first element."""
 
     def __init__(self, a: np.ndarray) -> None:
+        self._a = a  # keeps the memory alive, as CuPy's pointer does
         self.ptr = a.__array_interface__["data"][0]
 
 
@@ -185,9 +186,19 @@ class ndarray:
     __array_priority__ = 100
     __slots__ = ("__weakref__", "_a", "_dev")
 
-    def __init__(self, a: np.ndarray, _device: int | None = None) -> None:
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C") -> None:
+        """CuPy's constructor: new memory, or a view of ``memptr`` (an array's ``data``)."""
+        if memptr is None:
+            a = np.empty(shape, dtype, order)
+        else:
+            strides = strides or np.empty(shape, dtype).strides
+            src = memptr._a if memptr._a.dtype == dtype else memptr._a.view(dtype)
+            a = np.lib.stride_tricks.as_strided(src, shape, strides)
+        self._set(a, None)
+
+    def _set(self, a: np.ndarray, device: int | None) -> None:
         self._a = a
-        self._dev = _current_device[0] if _device is None else _device
+        self._dev = _current_device[0] if device is None else device
         if a.base is None and a.nbytes:  # this array owns its memory: the pool serves it
             _POOL._alloc(self, a.nbytes)
 
@@ -261,7 +272,14 @@ class ndarray:
         return format(self._a, spec)
 
     # -- plain attributes
-    shape = property(lambda self: self._a.shape)
+    @property
+    def shape(self):
+        return self._a.shape
+
+    @shape.setter
+    def shape(self, value):  # CuPy, as NumPy, raises AttributeError when a copy would be needed
+        self._a.shape = value
+
     dtype = property(lambda self: self._a.dtype)
     ndim = property(lambda self: self._a.ndim)
     size = property(lambda self: self._a.size)
@@ -271,8 +289,8 @@ class ndarray:
     flags = property(lambda self: self._a.flags)
     data = property(lambda self: _Data(self._a))
     device = property(lambda self: cuda.Device(self._dev))
-    T = property(lambda self: ndarray(self._a.T, self._dev))
-    mT = property(lambda self: ndarray(self._a.mT, self._dev))
+    T = property(lambda self: _of(self._a.T, self._dev))
+    mT = property(lambda self: _of(self._a.mT, self._dev))
     base = property(lambda self: None if self._a.base is None else _wrap(self._a.base))
 
     @property
@@ -317,10 +335,10 @@ class ndarray:
         return _delegate(attr, name) if callable(attr) else _wrap(attr)
 
     def __copy__(self):
-        return ndarray(self._a.copy(), self._dev)
+        return _of(self._a.copy(), self._dev)
 
     def __deepcopy__(self, memo):
-        return ndarray(self._a.copy(), self._dev)
+        return _of(self._a.copy(), self._dev)
 
     def __reduce__(self):  # CuPy arrays pickle through the host
         return (_from_host, (self.get(),))
@@ -329,8 +347,15 @@ class ndarray:
         return (2, self._dev)  # kDLCUDA
 
 
+def _of(a: np.ndarray, device: int | None = None) -> ndarray:
+    """A double array holding ``a`` (on the current device unless ``device``)."""
+    obj = ndarray.__new__(ndarray)
+    obj._set(a, device)
+    return obj
+
+
 def _from_host(a):
-    return ndarray(a)
+    return _of(a)
 
 
 def _index(key):
@@ -649,14 +674,14 @@ def asarray(a, dtype=None, order=None, *, blocking=False):
         return a if dtype is None or a.dtype == dtype else a.astype(dtype)
     STATS.upload("asarray")
     host = np.asarray(a, dtype=dtype, order=order)
-    return ndarray(np.array(host, copy=True))  # device memory is never the host buffer
+    return _of(np.array(host, copy=True))  # device memory is never the host buffer
 
 
 def array(a, dtype=None, copy=True, order="K", ndmin=0, *, blocking=False):
     if isinstance(a, ndarray):
-        return ndarray(np.array(a._a, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
+        return _of(np.array(a._a, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
     STATS.upload("array")
-    return ndarray(np.array(a, dtype=dtype, copy=True, order=order, ndmin=ndmin))
+    return _of(np.array(a, dtype=dtype, copy=True, order=order, ndmin=ndmin))
 
 
 def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
@@ -697,7 +722,7 @@ _module.lib = types.ModuleType("cupy.lib")
 _module.lib.stride_tricks = _Namespace("cupy.lib.stride_tricks", np.lib.stride_tricks)
 _module.get_default_memory_pool = lambda: _POOL
 _module.get_default_pinned_memory_pool = lambda: MemoryPool()
-_module.from_dlpack = lambda x: ndarray(np.from_dlpack(x) if not isinstance(x, ndarray) else x._a)
+_module.from_dlpack = lambda x: _of(np.from_dlpack(x) if not isinstance(x, ndarray) else x._a)
 _module.__version__ = "13.0.0-testdouble"
 _module.is_test_double = True
 

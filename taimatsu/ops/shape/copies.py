@@ -433,7 +433,9 @@ def _repeats_index(repeats: Tensor) -> Tensor:
     if (reps < 0).any():
         raise RuntimeError("repeats can not be negative")
     idx = np.repeat(np.arange(reps.shape[0], dtype=reps.dtype), reps)
-    return _wrap(idx, repeats._dtype, repeats._device) if idx.size or True else None
+    from ...backend import to_device  # the output's size is the data's: computed on the host
+
+    return _wrap(to_device(idx, repeats._device), repeats._dtype, repeats._device)
 
 
 def repeat_interleave(

@@ -29,7 +29,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
     scalar = not isinstance(input, Tensor)
-    v = np.asarray(input) if scalar else input._data
+    xp = xp_for(sorted_sequence)
+    v = xp.asarray(input) if scalar else input._data
     how = "right" if right else "left"
     if seq.ndim <= 1:
         r = np.searchsorted(seq, v, how)
@@ -43,7 +44,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
         s2, v2 = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
         r = np.stack([np.searchsorted(s, x, how) for s, x in zip(s2, v2)]).reshape(v.shape)
     dt = D.int32 if out_int32 else D.int64
-    res = _wrap(np.asarray(r, dt.np), dt, sorted_sequence._device)
+    res = _wrap(xp.asarray(r, dt.np), dt, sorted_sequence._device)
     msg = (
         "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
         f"on whether out_int32 flag is True, but we got output tensor's dtype {{out}} and out_int32 flag is {bool(out_int32)}"
