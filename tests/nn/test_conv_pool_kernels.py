@@ -102,6 +102,8 @@ POOL = [
     {"kernel_size": (2, 3), "stride": (2, 1), "dilation": (2, 1)},
     {"kernel_size": 3, "stride": 2, "ceil_mode": True},
     {"kernel_size": 2, "stride": 3},  # gaps between windows
+    {"kernel_size": 2, "padding": 1},  # disjoint windows reaching into the padding
+    {"kernel_size": 2, "ceil_mode": True},  # disjoint, the last ones past the edge
 ]
 
 

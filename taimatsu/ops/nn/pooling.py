@@ -407,34 +407,35 @@ def _first_equal(xp, taps, best):
     return tap
 
 
-def _max_pool_grad_array(xp, g, tap, in_shape, kernel, stride, padding, dilation):
-    """Max pooling's input gradient from the winning taps: for each kernel tap, the output
-    gradient where that tap won (zero elsewhere) goes to the strided input positions the tap
-    reads. Windows that do not overlap write disjoint positions (an assignment); overlapping
-    ones add."""
+def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, dilation):
+    """Max pooling's input gradient: the output gradient written at each window's winner.
+
+    Windows that do not overlap and lie inside the input (no padding, no ceil_mode overhang)
+    own disjoint input positions: one indexed assignment at the winners' flat indices does it.
+    Otherwise, for each kernel tap, the gradient where that tap won (zero elsewhere) is added
+    into the strided input positions the tap reads."""
     h, w = in_shape[-2:]
     ho, wo = g.shape[-2:]
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    inside = all(
+        p == 0 and (o - 1) * s + d * (k - 1) + 1 <= n
+        for p, o, s, d, k, n in zip(padding, (ho, wo), stride, dilation, kernel, (h, w))
+    )
+    gx = xp.zeros(in_shape, g.dtype)
+    if disjoint and inside:
+        planes = index.size // (ho * wo)
+        flat = index.reshape(planes, -1) + (xp.arange(planes) * (h * w))[:, None]
+        gx.reshape(-1)[flat.reshape(-1)] = g.reshape(-1)
+        return gx
     rows = _nn._tap_ranges(h, kernel[0], stride[0], dilation[0], padding[0], ho)
     cols = _nn._tap_ranges(w, kernel[1], stride[1], dilation[1], padding[1], wo)
-    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
-    # Windows that tile the input exactly write every position: nothing to zero first.
-    tiled = (
-        disjoint
-        and padding == (0, 0)
-        and all(s == k for k, s in zip(kernel, stride))
-        and (h, w) == (ho * stride[0], wo * stride[1])
-    )
-    gx = (xp.empty if tiled else xp.zeros)(in_shape, g.dtype)
     zero = g.dtype.type(0)
     for i, ri in enumerate(rows):
         for j, cj in enumerate(cols):
             if ri is None or cj is None:
                 continue
-            part = xp.where(tap[..., ri[1], cj[1]] == i * kernel[1] + j, g[..., ri[1], cj[1]], zero)
-            if disjoint:
-                gx[..., ri[0], cj[0]] = part
-            else:
-                gx[..., ri[0], cj[0]] += part
+            won = tap[..., ri[1], cj[1]] == i * kernel[1] + j
+            gx[..., ri[0], cj[0]] += xp.where(won, g[..., ri[1], cj[1]], zero)
     return gx
 
 
@@ -442,7 +443,8 @@ def _max_pool_vjp(node, g):
     if not _gm.enabled and not (_fw_state.level and g._fw is not None):  # no graph to build
         xp = xp_for(g)
         gx = _max_pool_grad_array(
-            xp, g._data, node.tap, node.in_shape, node.kernel, node.stride, node.padding, node.dilation,
+            xp, g._data, node.tap, node.indices._data, node.in_shape, node.kernel, node.stride,
+            node.padding, node.dilation,
         )  # fmt: skip
         return (_wrap(gx, g._dtype, g._device),)
     return (max_pool2d_backward(g, node.indices, node.in_shape),)
