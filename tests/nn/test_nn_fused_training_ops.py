@@ -84,6 +84,18 @@ def test_gelu_inplace_and_half_backward(torch_oracle):
     np.testing.assert_allclose(res[1], res[0], rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gelu_backward_special_values(torch_oracle, dtype):
+    """0, +-inf, nan, tiny and very negative inputs (where out / x cannot give Phi(x))."""
+    torch = torch_oracle
+    a = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, -20.0, 20.0, -6.0], dtype)
+    cot = np.linspace(-1.5, 2.0, a.size).astype(dtype)
+    t, m = _pair(torch, a)
+    (gt,) = _grads(torch.nn.functional.gelu(t), [t], cot)
+    (gm,) = _grads(tm.nn.functional.gelu(m), [m], cot)
+    np.testing.assert_allclose(gm.numpy(), gt.numpy(), rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
 # ---- scaled_dot_product_attention ------------------------------------------------------------
 def _sdpa_case(lib, arrays, cots, mask=None, **kw):
     q, k, v = (lib.tensor(a, requires_grad=True) for a in arrays)

@@ -27,7 +27,7 @@ def _deriv_vjp(node, g):
     if node.array_deriv is not None and not _gm.enabled:
         # No graph to build (no create_graph): the derivative on arrays in one pass, instead of
         # a chain of Tensor ops; under create_graph the Tensor-op form keeps double backward.
-        d = node.array_deriv(xp_for(x), x._data, *node.params)
+        d = node.array_deriv(xp_for(x), x._data, out._data, *node.params)
         return (_wrap((g._data * d).astype(x._data.dtype, copy=False), x._dtype, x._device),)
     return (g * node.deriv(x, out, *node.params),)
 
@@ -41,8 +41,9 @@ def activation(name: str, kernel: str, forward, deriv, save_out: bool = False, a
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
     ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
-    ``array_deriv(xp, x, *params)``, when given (needs ``save_out=False``), is the same
-    derivative on arrays: the backward uses it when no graph of the backward is recorded.
+    ``array_deriv(xp, x, out, *params)``, when given, is the same derivative on arrays: the
+    backward uses it when no graph of the backward is recorded (both ``input`` and the output
+    are saved then; the output is usually kept alive by the next layer anyway).
     """
     Node = node_class(name, _deriv_vjp)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
@@ -54,7 +55,7 @@ def activation(name: str, kernel: str, forward, deriv, save_out: bool = False, a
         data = forward(xp_for(input), x, *params)
         r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
         if input._rg and _gm.enabled:
-            saved = (None, r) if save_out else (input, None)
+            saved = (input, r) if array_deriv else (None, r) if save_out else (input, None)
             record(Node, (input,), r, saved, deriv=deriv, params=params)
         if _fw_state.level and input._fw is not None:
             r._fw = input._fw * _on_primals(deriv, input, r, *params)
@@ -97,21 +98,26 @@ def _gelu_deriv(x, out, approximate):
     return cdf + x * pdf
 
 
-def _gelu_deriv64(xp, x, approximate):
-    """GELU's derivative on an array (float64 for float32 CPU input): PyTorch's formula."""
-    from ..pointwise.unary import _special
-
-    if approximate == "tanh":
-        t = xp.tanh(_SQRT_2_PI * (x + 0.044715 * (x * x * x)))
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * (x * x))
-    cdf = 0.5 * (1 + _special(xp).erf(x * _INV_SQRT_2))
-    return cdf + x * (xp.exp(-0.5 * (x * x)) * (1 / math.sqrt(2 * math.pi)))
+def _gelu_tanh_deriv64(xp, x):
+    """The tanh approximation's derivative (PyTorch's formula) on a float64 array."""
+    t = xp.tanh(_SQRT_2_PI * (x + 0.044715 * (x * x * x)))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * (x * x))
 
 
-def _gelu_array_deriv(xp, x, approximate):
-    # float32 on the CPU: the derivative in float64, rounded once (PyTorch's float32 kernel
-    # rounds at every step; either way within an ulp or two of the exact value).
-    return rounded(xp, lambda a: _gelu_deriv64(xp, a, approximate), x)
+def _gelu_array_deriv(xp, x, out, approximate):
+    if approximate == "tanh":  # float32 on the CPU: in float64, rounded once
+        return rounded(xp, lambda a: _gelu_tanh_deriv64(xp, a), x)
+    # d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output
+    # (out / x): the erf, the costly part, is not evaluated again. Where that quotient is not
+    # finite (x = 0, +-inf, nan) Phi is computed from its definition.
+    with np.errstate(all="ignore"):  # inf * 0 is nan, as in PyTorch; no warning
+        cdf = out / x
+        bad = ~xp.isfinite(cdf)
+        if bad.any():
+            from ..pointwise.unary import _special
+
+            cdf[bad] = 0.5 * (1 + _special(xp).erf(x[bad] * _INV_SQRT_2))
+        return cdf + x * (xp.exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi)))
 
 
 _gelu, _gelu_ = activation(
