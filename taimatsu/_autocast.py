@@ -98,10 +98,29 @@ def cast_policy(policy: str, devices: tuple = ("cpu", "cuda")):
     return decorate
 
 
+def applies(devices: tuple, *tensors) -> bool:
+    """The inline form of :func:`cast_policy`, for ops that warn at a fixed stack level (a wrapper
+    frame would make their warnings point into this file): whether autocast casts an op on
+    ``devices`` called with these tensors. Use as
+    ``if autocast.state.on and autocast.applies(devices, x): return autocast.run(op, policy, args, kwargs)``.
+    """
+    dt = _device_type_of(tensors, {})
+    return dt is not None and dt in devices and bool(state.enabled.get(dt))
+
+
+def run(fn, policy: str, args: tuple, kwargs: dict):
+    """Cast ``args``/``kwargs`` by ``policy`` and call ``fn`` with autocast off (after :func:`applies`)."""
+    return _cast_and_call(fn, policy, _device_type_of(args, kwargs), args, kwargs)
+
+
 def _run(fn, policy, devices, args, kwargs):
     device_type = _device_type_of(args, kwargs)
     if device_type is None or device_type not in devices or not state.enabled.get(device_type):
         return fn(*args, **kwargs)
+    return _cast_and_call(fn, policy, device_type, args, kwargs)
+
+
+def _cast_and_call(fn, policy, device_type, args, kwargs):
     lower = state.dtype[device_type]
     if policy == BANNED:
         raise RuntimeError(_BCE_BANNED)

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from . import _dtype as D
+from ._autocast import FP32, cast_policy
 from ._tensor.core import Tensor, _wrap, _wrapdim
 from .autograd.forward_ad import _register, on_primals
 from .autograd.grad_mode import state as _gm
@@ -29,7 +30,6 @@ from .ops._dispatch import OUT_FOUND as _OUT_FOUND
 from .ops._dispatch import _fw_state, record, scalar_name, xp_for
 from .ops._dispatch import with_out_signature as _with_out_signature
 from .ops._dispatch import write_out as _write_out
-from ._autocast import FP32, cast_policy
 
 __all__ = [
     "fft",

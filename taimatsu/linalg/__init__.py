@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._autocast import FP32, LOWER, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
@@ -18,7 +19,6 @@ from ..ops._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from ..ops.reduction.extrema import _return_type  # noqa: F401  (re-exported)
 from ..ops.reduction.norms import vector_norm  # noqa: F401  (re-exported)
-from .._autocast import FP32, LOWER, cast_policy
 
 _Eigh = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _Slogdet = _return_type("linalg_slogdet", ("sign", "logabsdet"))

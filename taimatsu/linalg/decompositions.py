@@ -12,7 +12,9 @@ import warnings
 
 import numpy as np
 
+from .. import _autocast
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fwad
 from ..autograd.grad_mode import state as _gm
@@ -20,7 +22,6 @@ from ..autograd.graph import node_class
 from ..ops._dispatch import OUT_EXACT, record, write_out
 from ..ops.reduction.extrema import _return_type as _rt2
 from . import decomposition_grads as G
-from .._autocast import FP32, cast_policy
 
 
 def _return_type(name, fields):
@@ -204,9 +205,11 @@ def _warn_once(key, msg):
         warnings.warn(msg, UserWarning, stacklevel=3)
 
 
-@cast_policy(FP32, ("cpu",))
 def legacy_cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch, still working)."""
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and out is None and _autocast.applies(("cpu",), input):
+        return _autocast.run(legacy_cholesky, FP32, (input, upper), {})
     _warn_once("cholesky", (
         "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future PyTorch "
         "release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\nand\nU = "

@@ -13,7 +13,9 @@ import warnings
 
 import numpy as np
 
+from .. import _autocast
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
@@ -23,7 +25,6 @@ from ..ops.contraction.matmul import matmul
 from . import _h, _sname, _square
 from .decompositions import _return_type, _warn_once
 from .structured import householder_grads, householder_product, solve_triangular
-from .._autocast import FP32, cast_policy
 
 _TriSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 _LuInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))
@@ -66,10 +67,12 @@ def _tri_solve_jvp(A, b, X, upper, trans, unit):
 _TriSolveNode = node_class("TriangularSolveBackward0", _tri_solve_vjp, materialize=False)
 
 
-@cast_policy(FP32, ("cpu",))
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False, unitriangular: bool = False,
                      *, out=None):  # fmt: skip
     """``torch.triangular_solve`` (deprecated in PyTorch): (solution, a copy of A)."""
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and out is None and _autocast.applies(("cpu",), b, A):
+        return _autocast.run(triangular_solve, FP32, (b, A, upper, transpose, unitriangular), {})
     _warn_once("triangular_solve", (
         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed in a "
         "future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not return a "
@@ -157,9 +160,11 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out=None):
     return res
 
 
-@cast_policy(FP32, ("cpu",))
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
     """``torch.lu_solve`` (deprecated in PyTorch): ``linalg.lu_solve`` with its arguments reversed."""
+    # autocast checked inline, not by @cast_policy: see triangular_solve
+    if _autocast.state.on and out is None and _autocast.applies(("cpu",), b, LU_data):
+        return _autocast.run(lu_solve, FP32, (b, LU_data, LU_pivots), {})
     from .solvers import lu_solve as linalg_lu_solve
 
     _warn_once("lu_solve", (

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
@@ -22,7 +23,6 @@ from ..ops._dispatch import _fw_state, record, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname
 from .decompositions import _return_type
-from .._autocast import FP32, cast_policy
 
 _Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrapdim
 from ..ops._dispatch import scalar_name, write_out
 from ..ops.reduction.norms import vector_norm
 from . import _sname
 from .decompositions import svdvals
-from .._autocast import FP32, cast_policy
 
 # ---- matrix_norm / norm -----------------------------------------------------------------------------
 _INF = math.inf

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
@@ -29,7 +30,6 @@ from .decompositions import (
     _tangents,
     svd_finite_check,
 )
-from .._autocast import FP32, cast_policy
 
 _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _LUEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
@@ -18,7 +19,6 @@ from ..ops._dispatch import _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname, inv, solve
 from .norms import CASTABLE
-from .._autocast import FP32, cast_policy
 
 
 def _need(node, i: int) -> bool:

@@ -22,6 +22,8 @@ unfold = _nn.unfold
 fold = _nn.fold
 
 # The rest of the namespace lives in one file per topic (nn/_functional/).
+from .. import _autocast
+from .._autocast import FP32, FP32_OPT_DTYPE, LOWER, cast_policy
 from ._functional.activation import (  # noqa: F401
     celu,
     celu_,
@@ -82,7 +84,6 @@ from ._functional.loss import (  # noqa: F401  # noqa: F401
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from .._autocast import FP32, FP32_OPT_DTYPE, LOWER, cast_policy
 from ._functional.norm import (  # noqa: F401
     batch_norm,
     cosine_similarity,
@@ -196,15 +197,21 @@ def _softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@cast_policy(FP32_OPT_DTYPE, ("cuda",))
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and _autocast.applies(("cuda",), input):
+        return _autocast.run(softmax, FP32_OPT_DTYPE, (input, dim, _stacklevel), {"dtype": dtype})
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
     return _softmax.softmax(input, dim, dtype)
 
 
-@cast_policy(FP32_OPT_DTYPE, ("cuda",))
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and _autocast.applies(("cuda",), input):
+        return _autocast.run(
+            log_softmax, FP32_OPT_DTYPE, (input, dim, _stacklevel), {"dtype": dtype}
+        )
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
     return _softmax.log_softmax(input, dim, dtype)
@@ -292,11 +299,15 @@ def _check_reduction(reduction: str) -> None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-@cast_policy(FP32)
 def mse_loss(
     input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
 ) -> Tensor:
     """Mean squared error; grad_fn MseLossBackward0. Broadcasts (with PyTorch's warning)."""
+    # autocast checked inline, not by @cast_policy: see softmax
+    if _autocast.state.on and _autocast.applies(("cpu", "cuda"), input, target):
+        return _autocast.run(
+            mse_loss, FP32, (input, target, size_average, reduce, reduction, weight), {}
+        )
     if target.size() != input.size():
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "

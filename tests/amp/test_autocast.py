@@ -415,3 +415,20 @@ def test_recurrent_layers_match(torch_oracle, name):
         np.testing.assert_allclose(
             a.detach().float().numpy(), b.detach().float().numpy(), atol=3e-2
         )
+
+
+def test_warnings_still_point_at_the_caller():
+    """Ops that warn check autocast inline, so outside autocast their warnings keep naming the
+    user's line (a wrapper frame would make them name taimatsu/_autocast.py)."""
+    calls = (
+        lambda: TF.softmax(tm.randn(3)),
+        lambda: TF.mse_loss(tm.randn(3), tm.randn(3, 1)),
+        lambda: TF.kl_div(tm.randn(3), tm.randn(3).abs()),
+        lambda: TF.grid_sample(tm.randn(1, 1, 3, 3), tm.randn(1, 2, 2, 2)),
+    )
+    for call in calls:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            call()
+        names = [x.filename for x in w if x.category is UserWarning]
+        assert names and set(names) == {__file__}, names

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
-from ..._autocast import FP32, cast_policy
 
 
 def _lengths(x) -> np.ndarray:

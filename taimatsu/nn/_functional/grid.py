@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import warnings
 
+from ... import _autocast
 from ... import _dtype as D
+from ..._autocast import FP32
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import linspace, ones, ones_like
-from ..._autocast import FP32, cast_policy
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "
@@ -173,13 +174,17 @@ def _bound_index(i: Tensor, size: int, padding_mode: str, align_corners: bool) -
     return i
 
 
-@cast_policy(FP32, ("cpu",))
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners=None) -> Tensor:  # fmt: skip
     """Samples ``input`` (N, C, H, W) or (N, C, D, H, W) at ``grid`` points in [-1, 1]:
     bilinear (trilinear for 5-D), nearest and (4-D) bicubic, with zeros, border or reflection
     padding. Composed of gathers and Tensor ops, so autograd gives the input and grid gradients
     (grad_fn is the last of those ops, not GridSampler2DBackward0)."""
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and _autocast.applies(("cpu",), input, grid):
+        return _autocast.run(
+            grid_sample, FP32, (input, grid, mode, padding_mode, align_corners), {}
+        )
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"

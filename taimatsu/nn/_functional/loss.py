@@ -11,11 +11,14 @@ import warnings
 
 import numpy as np
 
+from ... import _autocast
+from ..._autocast import BANNED, FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
 from ...ops.nn import loss as _l
 from ...ops.shape.view_ops import broadcast_tensors
-from ..._autocast import BANNED, FP32, cast_policy
+
+_BOTH = ("cpu", "cuda")
 
 
 def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
@@ -85,8 +88,12 @@ def binary_cross_entropy_with_logits(
     return _l.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
-@cast_policy(FP32)
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor:
+    # autocast checked inline, not by @cast_policy: keeps the warning's frame
+    if _autocast.state.on and _autocast.applies(_BOTH, input, target):
+        return _autocast.run(
+            l1_loss, FP32, (input, target, size_average, reduce, reduction, weight), {}
+        )
     reduction = _reduction(size_average, reduce, reduction)
     input, target = _broadcast_with_warning(input, target)
     loss = (input - target).abs()
@@ -95,10 +102,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, reduction)
 
 
-@cast_policy(FP32)
 def smooth_l1_loss(
     input, target, size_average=None, reduce=None, reduction="mean", beta=1.0
 ) -> Tensor:
+    # autocast checked inline, not by @cast_policy: see l1_loss
+    if _autocast.state.on and _autocast.applies(_BOTH, input, target):
+        return _autocast.run(
+            smooth_l1_loss, FP32, (input, target, size_average, reduce, reduction, beta), {}
+        )
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -108,8 +119,10 @@ def smooth_l1_loss(
     return _l.smooth_l1_loss(input, target, reduction, beta)
 
 
-@cast_policy(FP32)
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor:
+    # autocast checked inline, not by @cast_policy: see l1_loss
+    if _autocast.state.on and _autocast.applies(_BOTH, input, target):
+        return _autocast.run(huber_loss, FP32, (input, target, reduction, delta, weight), {})
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if delta <= 0:
@@ -120,10 +133,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tenso
     return _reduce(_l.huber_loss(input, target, "none", delta) * weight, reduction)
 
 
-@cast_policy(FP32)
 def kl_div(
     input, target, size_average=None, reduce=None, reduction="mean", log_target=False
 ) -> Tensor:
+    # autocast checked inline, not by @cast_policy: see l1_loss
+    if _autocast.state.on and _autocast.applies(_BOTH, input, target):
+        return _autocast.run(
+            kl_div, FP32, (input, target, size_average, reduce, reduction, log_target), {}
+        )
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops._dispatch import need_tensor
@@ -10,7 +11,6 @@ from ...ops.nn import embedding as _embedding
 from ...ops.nn import normalization as _n
 from ...ops.nn import pooling as _pool
 from .pooling import pad
-from ..._autocast import FP32, cast_policy
 
 
 def _verify_batch_size(size) -> None:

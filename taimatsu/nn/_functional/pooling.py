@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..._autocast import FP32, LOWER, cast_policy
 from ..._tensor.core import Tensor
 from ...ops._dispatch import need_tensor
 from ...ops.creation.factories import tensor
@@ -14,7 +15,6 @@ from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.nn import resample as _rs
 from . import pooling as _p
-from ..._autocast import FP32, LOWER, cast_policy
 
 conv1d = _conv.conv1d
 conv_transpose1d = _conv.conv_transpose1d

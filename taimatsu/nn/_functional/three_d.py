@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._autocast import FP32, LOWER, cast_policy
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _nn
@@ -16,7 +17,6 @@ from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.shape.copies import stack
 from .pooling import pad
-from ..._autocast import FP32, LOWER, cast_policy
 
 
 def _triple(v) -> tuple:

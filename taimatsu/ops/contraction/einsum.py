@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import operator
 
-from ..._tensor.core import Tensor
 from ..._autocast import LOWER, cast_policy
+from ..._tensor.core import Tensor
 
 
 # ---- tensordot --------------------------------------------------------------------------------------

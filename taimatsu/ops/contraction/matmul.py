@@ -19,13 +19,13 @@ from taimatsu.ops.reduction.distance import _fw
 from taimatsu.ops.shape.diagonal import _tangent
 
 from ... import _dtype as D
+from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.threads import gemm_threads
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, write_out, xp_for
-from ..._autocast import LOWER, cast_policy
 
 _DOT_OUT = "result dtype {out} does not match input dtype {res}"
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"

@@ -16,13 +16,13 @@ import numpy as np
 from taimatsu.ops.introspection import _need_tensor
 
 from ... import _dtype as D
+from ..._autocast import PROMOTE, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, inplace, record, scalar_name, takes_out, xp_for
 from .scatter import _bounds, _check_index_dtype, _shape, _tangent, gather
 from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key
-from ..._autocast import PROMOTE, cast_policy
 
 
 # ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
@@ -25,7 +26,6 @@ from .._dispatch import (
 )
 from ..shape.diagonal import _tangent
 from .common import _FLOAT, _scalar
-from ..._autocast import FP32, cast_policy
 
 
 # ---- complex helpers --------------------------------------------------------------------------------------

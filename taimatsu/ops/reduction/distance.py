@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import no_grad
@@ -16,7 +17,6 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, takes_out, xp_for
 from .norms import _norm_coef, vector_norm
-from ..._autocast import FP32, cast_policy
 
 
 def _fw(t: Tensor):

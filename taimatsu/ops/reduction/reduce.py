@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -32,7 +33,6 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
-from ..._autocast import FP32, cast_policy
 
 
 # ---- helpers --------------------------------------------------------------------------------------

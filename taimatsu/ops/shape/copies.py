@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._autocast import PROMOTE, cast_policy
 from ..._layout import channels_last_order, contiguous_format, preserve_format, relayout
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
@@ -14,7 +15,6 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_same_device, record, write_out, xp_for
 from .diagonal import _tangent
-from ..._autocast import PROMOTE, cast_policy
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
 _Clone = node_class("CloneBackward0", lambda node, g: (g,))

@@ -12,12 +12,12 @@ from __future__ import annotations
 import builtins
 
 from ... import _dtype as D
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
-from ..._autocast import FP32, cast_policy
 
 
 def _tangent(r: Tensor, inputs, fn) -> None:

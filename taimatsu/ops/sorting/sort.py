@@ -25,11 +25,11 @@ try:  # libstdc++'s selection algorithms, restated in Python for the multinomial
     from ...backend._cpu_sort import _heap_select, _introselect, _sort, _sort_heap
 except ImportError:  # older tree: they lived in backend/random.py
     from ...backend._cpu_sort import _heap_select, _introselect, _sort, _sort_heap
+from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out
 from ..reduction.extrema import return_types, scatter_to
-from ..._autocast import FP32, cast_policy
 
 
 # ---- the (values, indices) result and its gradient --------------------------------------------------
