@@ -360,6 +360,14 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
         xp.maximum(best, v, out=best)
     tap = _first_equal(xp, taps, best)
     tap_type = tap.dtype.type
+    if ph or pw or extra_h or extra_w:
+        # Padding never wins: where no input value beats the fill, PyTorch keeps the window's
+        # first tap inside the input.
+        lowest = best == fill
+        if lowest.any():
+            i0 = xp.maximum(0, -((xp.arange(ho) * sh - ph) // dh))
+            j0 = xp.maximum(0, -((xp.arange(wo) * sw - pw) // dw))
+            tap = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap_type), tap)
     if x.dtype.kind == "f" and bool(xp.isnan(x.max())):
         for t in range(len(taps)):  # in order: the last NaN stays
             tap = xp.where(xp.isnan(taps[t]), tap_type(t), tap)
