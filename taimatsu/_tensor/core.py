@@ -353,6 +353,8 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             )
         if self._device.type == "meta":
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if self._device.type != "cpu":
+            _backend.raise_pending()
         v = self._data.reshape(()).item() if self._device.type == "cpu" else self._data.item()
         return float(v) if self._dtype is D.bfloat16 else v
 

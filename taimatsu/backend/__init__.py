@@ -110,4 +110,41 @@ def is_pinned(array) -> bool:
 
 
 def to_numpy(array) -> np.ndarray:
-    return array.get() if is_cupy_array(array) else array
+    if is_cupy_array(array):
+        raise_pending()
+        return array.get()
+    return array
+
+
+# ---- checks of data on the device ---------------------------------------------------------------
+# A check that needs the data (an index out of range) must not stop a CUDA stream to read one
+# flag back, as PyTorch's device-side asserts do not: on CUDA the flag stays on the device and is
+# read at the next synchronisation of ours (``to_numpy``, ``Tensor.item``, ``torch.cuda.synchronize``)
+# or when _MAX_PENDING have accumulated, all in one transfer. The error is then raised there, with
+# the message the CPU raises at once (PyTorch's CUDA one is "device-side assert triggered").
+_pending: list = []
+_MAX_PENDING = 64
+
+
+def check(bad, error) -> None:
+    """Raise ``error()`` if the 0-d boolean array ``bad`` is true: at once for a host array,
+    at the next synchronisation for a CUDA one."""
+    if not is_cupy_array(bad):
+        if bad:
+            raise error()
+        return
+    _pending.append((bad, error))
+    if len(_pending) >= _MAX_PENDING:
+        raise_pending()
+
+
+def raise_pending() -> None:
+    """Read the pending device checks back (one transfer) and raise the first that failed."""
+    if not _pending:
+        return
+    items = _pending[:]
+    _pending.clear()
+    flags = cupy().stack([b.reshape(()) for b, _ in items]).get()
+    for flag, (_, error) in zip(flags, items):
+        if flag:
+            raise error()

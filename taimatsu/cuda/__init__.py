@@ -81,6 +81,7 @@ def synchronize(device=None) -> None:
     cp = backend.cupy()
     with cp.cuda.Device(_index(device)):
         cp.cuda.Device().synchronize()
+    backend.raise_pending()
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:

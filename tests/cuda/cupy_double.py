@@ -98,14 +98,27 @@ class Stats:
         self.syncs = 0
         self.uploads = 0
         self.log: list[tuple[str, str]] = []
+        self.where: list[str] = []  # where in taimatsu each entry of ``log`` came from
 
     def sync(self, why: str) -> None:
         self.syncs += 1
         self.log.append(("sync", why))
+        self.where.append(_caller())
 
     def upload(self, why: str) -> None:
         self.uploads += 1
         self.log.append(("upload", why))
+        self.where.append(_caller())
+
+
+def _caller() -> str:
+    """The innermost taimatsu frame (file:function:line) that led here, for failure messages."""
+    f = sys._getframe(2)
+    while f is not None and "/taimatsu/" not in f.f_code.co_filename:
+        f = f.f_back
+    if f is None:
+        return "?"
+    return f"{f.f_code.co_filename.split('/taimatsu/')[-1]}:{f.f_code.co_name}:{f.f_lineno}"
 
 
 STATS = Stats()
@@ -323,7 +336,7 @@ class ndarray:
             yield self[i]
 
     def __getitem__(self, key):
-        return _wrap(self._a[_index(key)])
+        return _wrap(self._a[_wrap_out_of_bounds(self._a.shape, _index(key))])
 
     def __setitem__(self, key, value) -> None:
         self._a[_index(key)] = _unwrap(value, allow_host=True)
@@ -372,6 +385,21 @@ def _index(key):
     if isinstance(key, list):
         return [_index(k) for k in key]
     return key
+
+
+def _wrap_out_of_bounds(shape, key):
+    """CuPy's integer-array indexing wraps out-of-bounds indices around instead of raising
+    (CuPy's documented difference from NumPy); done here for positional keys."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is None or k is Ellipsis for k in keys) or len(keys) > len(shape):
+        return key
+    out = tuple(
+        np.mod(k, shape[i])
+        if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and shape[i]
+        else k
+        for i, k in enumerate(keys)
+    )
+    return out if isinstance(key, tuple) else out[0]
 
 
 def _binop(uname: str, reflected: bool = False):
@@ -708,6 +736,22 @@ random_module.default_rng = lambda seed=None: _Namespace("cupy.random.Generator"
                                                          np.random.default_rng(seed))  # fmt: skip
 
 _module = _Namespace("cupy", np, DENIED)
+
+
+def _take_along_axis(a, indices, axis):
+    a, indices = _unwrap(a), _unwrap(indices)
+    n = a.size if axis is None else a.shape[axis]
+    return _wrap(np.take_along_axis(a, np.mod(indices, n) if n else indices, axis))
+
+
+def _take(a, indices, axis=None, out=None):
+    a, indices = _unwrap(a), _unwrap(indices)
+    n = a.size if axis is None else a.shape[axis]
+    return _wrap(np.take(a, np.mod(indices, n) if n else indices, axis, _unwrap(out)))
+
+
+_module.take_along_axis = _take_along_axis  # out-of-bounds indices wrap around, as in CuPy
+_module.take = _take
 _module.__file__ = __file__
 _module.ndarray = ndarray
 _module.ufunc = ufunc

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
@@ -37,11 +38,14 @@ def _check_index_dtype(index: Tensor, msg: str, allow_int32: bool = True) -> Non
 def _bounds(idx, n: int, d: int, exc=RuntimeError, prefix: str = "") -> None:
     """Reject indices outside ``[0, n)`` (gather/scatter take no negative indices)."""
     if idx.size:
-        hi, lo = int(idx.max()), int(idx.min())
-        if hi >= n or lo < 0:
-            raise exc(
+
+        def error():
+            hi, lo = int(idx.max()), int(idx.min())
+            return exc(
                 f"{prefix}index {hi if hi >= n else lo} is out of bounds for dimension {d} with size {n}"
             )
+
+        _backend.check((idx.max() >= n) | (idx.min() < 0), error)
 
 
 # ---- gather / scatter -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
@@ -115,8 +116,7 @@ def nll_loss(
     t = target._data.astype(np.int64, copy=False)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    _backend.check(bad.any(), lambda: IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds."))
     safe = xp.where(keep, t, 0)
     w = xp.ones(c, x.dtype) if weight is None else weight._data.astype(x.dtype, copy=False)
     wt = w[safe] * keep

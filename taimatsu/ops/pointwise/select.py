@@ -303,7 +303,9 @@ def masked_fill(input, mask, value):
         raise broadcast_error([input._data.shape, mask._data.shape]) from None
     if shape != input._data.shape:
         return masked_fill(input.expand(shape), mask, value)
-    r = xp.where(mask._data, xp.asarray(value).astype(input._data.dtype), input._data)
+    # a NumPy scalar, not an array: CuPy passes it to the kernel without a host-to-device copy
+    fill = np.asarray(value).astype(input._data.dtype)[()]
+    r = xp.where(mask._data, fill, input._data)
     res = _wrap(r, input._dtype, input._device)
     if _gm.enabled and input._rg:
         record(_MaskedFill, (input,), res, (mask,))

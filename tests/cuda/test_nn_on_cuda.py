@@ -1,0 +1,180 @@
+"""nn modules, losses and training steps on the CuPy test double's "cuda" device: the same numbers
+as on the CPU, and no host synchronisation inside a training step (the double's counter)."""
+
+import copy
+import runpy
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import taimatsu as torch
+
+nn = torch.nn
+
+
+def _close(a, b, tol=1e-5):
+    np.testing.assert_allclose(
+        a.detach().cpu().numpy(), b.detach().cpu().numpy(), rtol=tol, atol=tol
+    )
+
+
+MODULES = [
+    ("Linear", lambda: nn.Linear(5, 3), (4, 5)),
+    ("Conv2d", lambda: nn.Conv2d(2, 3, 3, padding=1, stride=2), (2, 2, 7, 7)),
+    ("Conv1d", lambda: nn.Conv1d(2, 3, 3), (2, 2, 9)),
+    ("BatchNorm2d", lambda: nn.BatchNorm2d(3), (4, 3, 5, 5)),
+    ("LayerNorm", lambda: nn.LayerNorm(6), (3, 4, 6)),
+    ("LSTM", lambda: nn.LSTM(4, 5, num_layers=2, batch_first=True), (3, 6, 4)),
+    ("GRU", lambda: nn.GRU(4, 5), (6, 3, 4)),
+    ("MultiheadAttention", lambda: nn.MultiheadAttention(8, 2, batch_first=True), (2, 5, 8)),
+    ("TransformerEncoderLayer",
+     lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), (2, 5, 8)),
+    ("MaxPool2d", lambda: nn.MaxPool2d(2), (2, 3, 6, 6)),
+    ("AvgPool2d", lambda: nn.AvgPool2d(2), (2, 3, 6, 6)),
+    ("Dropout-eval", lambda: nn.Dropout(0.5).eval(), (4, 5)),
+    ("GELU", lambda: nn.GELU(), (4, 5)),
+    ("Softmax", lambda: nn.Softmax(-1), (4, 5)),
+]  # fmt: skip
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+@pytest.mark.parametrize(("name", "make", "shape"), MODULES, ids=[m[0] for m in MODULES])
+def test_module_matches_cpu(name, make, shape, fake_cupy):
+    torch.manual_seed(0)
+    cpu = make()
+    gpu = copy.deepcopy(cpu).cuda()
+    x = torch.randn(*shape, requires_grad=True)
+    xg = x.detach().cuda().requires_grad_()
+    args = (x, x, x) if name == "MultiheadAttention" else (x,)
+    gargs = (xg, xg, xg) if name == "MultiheadAttention" else (xg,)
+    out, gout = _first(cpu(*args)), _first(gpu(*gargs))
+    assert gout.is_cuda
+    _close(out, gout)
+    cot = torch.randn(*out.shape)
+    out.backward(cot)
+    gout.backward(cot.cuda())
+    _close(x.grad, xg.grad)
+    for (n, p), (_, q) in zip(cpu.named_parameters(), gpu.named_parameters()):
+        assert q.grad.is_cuda, n
+        _close(p.grad, q.grad)
+
+
+LOSSES = [
+    ("CrossEntropyLoss", nn.CrossEntropyLoss(label_smoothing=0.1), (4, 3), lambda: torch.tensor([0, 2, 1, 2])),
+    ("NLLLoss", nn.NLLLoss(), (4, 3), lambda: torch.tensor([0, 2, 1, 1])),
+    ("MSELoss", nn.MSELoss(), (4, 3), lambda: torch.randn(4, 3)),
+    ("BCEWithLogitsLoss", nn.BCEWithLogitsLoss(), (4, 3), lambda: torch.rand(4, 3)),
+    ("L1Loss", nn.L1Loss(), (4, 3), lambda: torch.randn(4, 3)),
+    ("SmoothL1Loss", nn.SmoothL1Loss(), (4, 3), lambda: torch.randn(4, 3)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "loss", "shape", "target"), LOSSES, ids=[x[0] for x in LOSSES])
+def test_loss_matches_cpu(name, loss, shape, target, fake_cupy):
+    torch.manual_seed(1)
+    x, t = torch.randn(*shape, requires_grad=True), target()
+    xg = x.detach().cuda().requires_grad_()
+    a, b = loss(x, t), loss(xg, t.cuda())
+    _close(a, b)
+    a.backward()
+    b.backward()
+    _close(x.grad, xg.grad)
+
+
+def test_bad_target_raises_at_the_next_synchronisation(fake_cupy):
+    """As PyTorch's device-side assert, the check does not stop the stream: it is raised when
+    the host next reads from the device (here ``item``), with the CPU's message."""
+    x = torch.randn(2, 3, device="cuda")
+    fake_cupy.STATS.reset()
+    loss = nn.functional.cross_entropy(x, torch.tensor([0, 5], device="cuda"))
+    assert fake_cupy.STATS.syncs == 0
+    with pytest.raises(IndexError, match="Target 5 is out of bounds."):
+        loss.item()
+    with pytest.raises(RuntimeError, match="index 7 is out of bounds for dimension 1 with size 3"):
+        torch.gather(x, 1, torch.tensor([[7]], device="cuda"))
+        torch.cuda.synchronize()
+    with pytest.raises(IndexError, match="Target 5 is out of bounds."):
+        nn.functional.cross_entropy(x.cpu(), torch.tensor([0, 5]))  # the CPU raises at once
+
+
+def _mlp():
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+
+
+def _cnn():  # examples/train_digits.py's network, smaller
+    return nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Dropout(0.25), nn.Linear(8 * 2 * 2, 3),
+    )  # fmt: skip
+
+
+OPTIMIZERS = {
+    "SGD": lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, weight_decay=1e-4),
+    "Adam": lambda p: torch.optim.Adam(p, lr=0.01),
+    "AdamW": lambda p: torch.optim.AdamW(p, lr=0.01),
+}
+
+
+def _train(model, opt, x, y, steps, stats=None):
+    losses, syncs = [], []
+    for _ in range(steps):
+        if stats is not None:
+            stats.reset()
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if stats is not None:
+            syncs.append(list(zip(stats.log, stats.where)))
+        losses.append(loss)
+    return [float(v) for v in losses], syncs
+
+
+# max_pool2d reads a flag back (taimatsu/ops/nn/pooling.py, `lowest.any()` for padded windows):
+# the CNN's step is not yet free of synchronisation. Strict: fixing it fails this until removed.
+CNN_SYNC = pytest.mark.xfail(reason="max_pool2d's host read of `lowest.any()`", strict=True)
+
+
+@pytest.mark.parametrize("opt_name", list(OPTIMIZERS))
+@pytest.mark.parametrize(
+    ("net", "xshape"), [(_mlp, (6, 8)), pytest.param(_cnn, (6, 1, 8, 8), marks=CNN_SYNC)],
+    ids=["mlp", "cnn"],
+)  # fmt: skip
+def test_training_step_has_no_host_sync(net, xshape, opt_name, fake_cupy):
+    torch.manual_seed(2)
+    cpu = net()
+    gpu = copy.deepcopy(cpu).cuda()
+    x, y = torch.randn(*xshape), torch.tensor([0, 1, 2, 2, 1, 0])
+    want, _ = _train(cpu.eval(), OPTIMIZERS[opt_name](cpu.parameters()), x, y, 3)
+    got, syncs = _train(gpu.eval(), OPTIMIZERS[opt_name](gpu.parameters()), x.cuda(), y.cuda(), 3,
+                        fake_cupy.STATS)  # fmt: skip
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    for p, q in zip(cpu.parameters(), gpu.parameters()):
+        _close(p, q)
+    assert syncs == [[], [], []]
+
+
+def _digits(device, out_dir, monkeypatch, capsys) -> list[str]:
+    script = Path(__file__).parents[2] / "examples" / "train_digits.py"
+    argv = [str(script), "--device", device, "--epochs", "1", "--subset", "200",
+            "--out-dir", str(out_dir)]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(script), run_name="__main__")
+    return capsys.readouterr().out.splitlines()
+
+
+def test_train_digits_example_on_cuda(fake_cupy, tmp_path, monkeypatch, capsys):
+    """examples/train_digits.py --device cuda (one epoch, 200 images) prints the CPU's numbers."""
+    gpu = _digits("cuda", tmp_path / "gpu", monkeypatch, capsys)
+    cpu = _digits("cpu", tmp_path / "cpu", monkeypatch, capsys)
+    assert gpu[0].endswith("device cuda") and cpu[0].endswith("device cpu")
+    assert gpu[1].startswith("epoch 1/1: train loss") and gpu[1] == cpu[1]
+    sd = torch.load(tmp_path / "gpu" / "checkpoint.pt", map_location="cpu")
+    assert sd  # a checkpoint saved from CUDA tensors loads on the CPU
