@@ -384,7 +384,7 @@ class SparseTensor(Tensor):
         return _arith().transpose(self, dim0, dim1)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
-        return _arith().sum(self, dim, keepdim, dtype)
+        return _arith().sum(self, dim, keepdim, dtype, method=True)
 
     def softmax(self, dim: int, dtype=None):
         return _arith().softmax(self, dim, dtype)

@@ -277,7 +277,7 @@ def transpose(a: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
 
 
 # ---- sum ----------------------------------------------------------------------------------------
-def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
+def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None, method=False) -> Tensor:
     """All entries (a dense 0-d tensor), or over ``dim``: sparse while sparse dims remain."""
     if dtype is not None:
         a = a.to(dtype)
@@ -307,7 +307,8 @@ def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None) -> Tensor:
     else:
         out = _wrap(vals.sum(axis=0), _sum_dtype(a._dtype), a._device)
     if _gm.enabled and a._rg:
-        record(_SparseSumBackward, (a,), out, like=a, keep=keep, dense_axes=dense_axes)
+        node = _SumDimBackward if method else _SparseSumBackward  # Tensor.sum vs torch.sparse.sum
+        record(node, (a,), out, like=a, keep=keep, dense_axes=dense_axes)
     return out
 
 
@@ -450,6 +451,8 @@ _DivScalarBackward = node_class("DivBackward0", _div_scalar_vjp)
 _TransposeBackward = node_class("TBackward0", lambda node, g: (g.transpose(*node.dims),))
 _SumBackward = node_class("SumBackward0", _sum_vjp)
 _SparseSumBackward = node_class("SparseSumBackward0", _sparse_sum_vjp)
+# PyTorch's own SumBackward1 cannot expand a sparse gradient back (it raises); this one can.
+_SumDimBackward = node_class("SumBackward1", _sparse_sum_vjp)
 _SoftmaxBackward = node_class("SparseSoftmaxBackward0", _softmax_vjp)
 _LogSoftmaxBackward = node_class("SparseLogSoftmaxBackward0", _softmax_vjp)
 _SoftmaxBackward.log = False

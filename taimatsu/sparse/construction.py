@@ -150,6 +150,7 @@ def sparse_coo_tensor(
     coalesced = bool(is_coalesced) if is_coalesced is not None else idx.shape[1] < 2
     out = coo(idx, vals._data, size, vals.dtype, dev, coalesced)
     if requires_grad:
+        _need_float(out)
         out.requires_grad_(True)
     elif vals._rg and _gm.enabled:
         record(_SparseCooBackward, (vals,), out, indices=idx, shape=size)
@@ -162,6 +163,11 @@ def _empty(size, dtype, device, requires_grad) -> SparseTensor:
     dtype = dtype or D.get_default_dtype()
     out = coo(xp.zeros((len(size), 0), np.int64), xp.zeros(0, dtype.np), size, dtype, dev, True)
     return out.requires_grad_(True) if requires_grad else out
+
+
+def _need_float(t: Tensor) -> None:
+    if t._dtype.category < D.FLOAT:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
 def _size_error(size, k: int, dense_dim: int):
@@ -215,6 +221,7 @@ def sparse_csr_tensor(
         )
     out = csr(crow, col, vals._data, size, vals.dtype, dev)
     if requires_grad:
+        _need_float(out)
         out.requires_grad_(True)
     elif vals._rg and _gm.enabled:
         record(_SparseCsrBackward, (vals,), out, like=out.detach())

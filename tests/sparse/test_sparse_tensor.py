@@ -146,6 +146,9 @@ ERRORS = [
     lambda lib: lib.sparse_coo_tensor(
         lib.tensor(IDX), lib.tensor(VAL), (2, 2), check_invariants=True
     ),
+    lambda lib: lib.sparse_coo_tensor(
+        lib.tensor(IDX), lib.tensor([1, 2, 3, 4]), (2, 3), requires_grad=True
+    ),
 ]
 
 
