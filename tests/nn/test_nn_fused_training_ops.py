@@ -196,3 +196,56 @@ def test_sdpa_no_grad_and_fallbacks(torch_oracle):
         res.append([t.detach().numpy() for t in (o, *lib.autograd.grad(o, xs, lib.tensor(cot)))])
     for a, b in zip(res[1], res[0]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# ---- layer_norm ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+@pytest.mark.parametrize(
+    "shape,normalized", [((4, 6, 10), (10,)), ((3, 5, 4), (5, 4)), ((7,), (7,))]
+)
+def test_layer_norm_backward_matches_oracle(torch_oracle, dtype, affine, shape, normalized):
+    torch = torch_oracle
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal(shape) * 2 + 1).astype(dtype)
+    w = rng.standard_normal(normalized).astype(dtype) if affine != "none" else None
+    b = rng.standard_normal(normalized).astype(dtype) if affine == "both" else None
+    cot = rng.standard_normal(shape).astype(dtype)
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(t, requires_grad=True) for t in (a, w, b) if t is not None]
+        ws = xs[1:] + [None] * (3 - len(xs))
+        out = lib.nn.functional.layer_norm(xs[0], normalized, ws[0], ws[1], eps=1e-5)
+        assert type(out.grad_fn).__name__ == "NativeLayerNormBackward0"
+        res.append([out, *lib.autograd.grad(out, xs, lib.tensor(cot))])
+    for mine, theirs in zip(res[1], res[0]):
+        _close(mine, theirs, dtype)
+
+
+def test_layer_norm_only_some_inputs_need_grad(torch_oracle):
+    torch = torch_oracle
+    rng = np.random.default_rng(8)
+    a, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((5, 8), (8,), (8,)))
+    cot = rng.standard_normal((5, 8)).astype(np.float32)
+    res = []
+    for lib in (torch, tm):
+        x, wt, bt = lib.tensor(a), lib.tensor(w, requires_grad=True), lib.tensor(b)
+        out = lib.nn.functional.layer_norm(x, (8,), wt, bt)
+        res.append(lib.autograd.grad(out, [wt], lib.tensor(cot))[0])
+    _close(res[1], res[0], "float32")
+
+
+def test_layer_norm_double_backward_uses_the_op_graph(torch_oracle):
+    torch = torch_oracle
+    rng = np.random.default_rng(9)
+    a, w, b = (rng.standard_normal(s) for s in ((4, 6), (6,), (6,)))
+    cot, cot2 = rng.standard_normal((4, 6)), [rng.standard_normal(s) for s in ((4, 6), (6,), (6,))]
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(t, requires_grad=True) for t in (a, w, b)]
+        out = lib.nn.functional.layer_norm(xs[0], (6,), xs[1], xs[2])
+        gs = lib.autograd.grad(out, xs, lib.tensor(cot), create_graph=True)
+        total = sum((g * lib.tensor(c)).sum() for g, c in zip(gs, cot2))
+        res.append([t.detach().numpy() for t in (*gs, *lib.autograd.grad(total, xs[:2]))])
+    for mine, theirs in zip(res[1], res[0]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-10)

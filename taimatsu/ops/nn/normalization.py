@@ -175,6 +175,8 @@ def _tangent(r, input, weight, bias, composite):
 # ---- layer norm and group norm ----------------------------------------------------------------
 def _layer_norm_vjp(node, g):
     x, w = node.saved()
+    if not _gm.enabled:  # no graph of the backward to record: on arrays
+        return _layer_norm_backward(node, x, w, g)
     axes = list(range(x.dim() - node.k, x.dim()))
     lead = list(range(x.dim() - node.k))
     xhat, invstd = _normalized(x, axes, node.eps)
@@ -185,6 +187,28 @@ def _layer_norm_vjp(node, g):
         gw = (g * xhat).sum(lead) if lead else g * xhat
     if _need(node, 2):
         gb = g.sum(lead) if lead else g
+    return gx, gw, gb
+
+
+def _layer_norm_backward(node, x: Tensor, w, g: Tensor):
+    """The VJP above on arrays, from the forward's float64 mean and 1/std (PyTorch saves them
+    too): the same formula, accumulated in float64 and rounded once to each input's dtype."""
+    xp = xp_for(x)
+    nd = x._data.ndim
+    axes, lead = tuple(range(nd - node.k, nd)), tuple(range(nd - node.k))
+    xhat = (x._data - node.mean) * node.invstd
+    g64 = g._data.astype(np.float64, copy=False)
+    gx = gw = gb = None
+    if _need(node, 0):
+        gxhat = g64 if w is None else g64 * w._data
+        dot = (gxhat * xhat).mean(axis=axes, keepdims=True)
+        gx = (gxhat - gxhat.mean(axis=axes, keepdims=True) - xhat * dot) * node.invstd
+        gx = _wrap(gx.astype(x._data.dtype), x._dtype, x._device)
+    if _need(node, 1):
+        gw = _wrap(xp.sum(g64 * xhat, axis=lead).astype(w._data.dtype), w._dtype, w._device)
+    if _need(node, 2):
+        dt = node._shapes[2][1]
+        gb = _wrap(xp.sum(g64, axis=lead).astype(dt.np), dt, g._device)
     return gx, gw, gb
 
 
@@ -216,14 +240,16 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5
     xp = xp_for(input)
     axes = tuple(range(x.ndim - k, x.ndim))
     mean, var = _stats(xp, x, axes)
-    y = (x - mean) / xp.sqrt(var + eps)
+    std = xp.sqrt(var + eps)
+    y = (x - mean) / std
     if weight is not None:
         y = y * weight._data
     if bias is not None:
         y = y + bias._data
     r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
     if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
-        record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps)
+        record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps,
+               mean=mean, invstd=1 / std)  # fmt: skip
 
     def composite(i, w, b):
         yh, _ = _normalized(i, list(axes), eps)
