@@ -2,8 +2,9 @@
 
 Every workload is written once against a module parameter ``T`` (``torch`` or ``taimatsu``),
 so both frameworks run identical code: an MLP, a small CNN (conv / batchnorm / max-pool, Adam),
-LSTM and GRU classifiers (1 layer, seq 50, batch 32), a small GPT (char_gpt-sized, AdamW,
-gradient clipping), and bare Adam / AdamW steps over many parameters.
+LSTM and GRU classifiers (1 layer, seq 50, batch 32), the LSTM classifier written as a user loop
+over ``x[:, t]`` with ``nn.LSTMCell`` (the input requires grad: 50 slice gradients), a small GPT
+(char_gpt-sized, AdamW, gradient clipping), and bare Adam / AdamW steps over many parameters.
 
     python benchmarks/bench_training.py               # default threads, then 1 thread
     python benchmarks/bench_training.py --quick       # one step each: a smoke run, no real timing
@@ -109,6 +110,29 @@ def gru(T):
     return _recurrent(T, "GRU")
 
 
+def lstm_cell(T):
+    """The LSTM classifier written as a user loop: nn.LSTMCell over ``x[:, t]`` for t < 50."""
+    T.manual_seed(0)
+    nn = T.nn
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.LSTMCell(32, 128)
+            self.head = nn.Linear(128, 10)
+
+        def forward(self, x):
+            h = c = T.zeros(x.shape[0], 128)
+            for t in range(x.shape[1]):
+                h, c = self.cell(x[:, t], (h, c))
+            return self.head(h)
+
+    model = Classifier()
+    x, y = T.randn(32, 50, 32, requires_grad=True), T.randint(0, 10, (32,))
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    return _train_step(T, model, nn.CrossEntropyLoss(), opt, x, y)
+
+
 def gpt(T):
     """examples/char_gpt.py's model and step: 2 blocks, 64 wide, 4 heads, batch 16 x 32 chars."""
     T.manual_seed(0)
@@ -173,7 +197,7 @@ def adamw(T):
     return _optimizer_step(T, "AdamW", weight_decay=0.01)
 
 
-WORKLOADS = {f.__name__: f for f in (mlp, cnn, lstm, gru, gpt, adam, adamw)}
+WORKLOADS = {f.__name__: f for f in (mlp, cnn, lstm, gru, lstm_cell, gpt, adam, adamw)}
 
 
 # ---- measurement (in the worker subprocess) --------------------------------------------------
