@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 import time
 
 _SETTERS = (
@@ -40,6 +41,8 @@ _GETTERS = (
 # Below this many multiply-adds per product, one BLAS thread (measured on 2 cores: a second
 # thread gains nothing below ~2M and loses when the other core is busy).
 SMALL_GEMM_MACS = 2_000_000
+
+_MAIN = threading.main_thread().ident
 
 # "target": the count torch.set_num_threads asked for (or the BLAS's own default);
 # "current": what NumPy's BLAS is set to now; "setter": its C entry point (or None).
@@ -96,7 +99,13 @@ def get_num_threads() -> int:
 
 
 def gemm_threads(macs: int) -> None:
-    """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use."""
+    """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use.
+
+    Only the main thread switches: OpenBLAS's setter is not meant to run while another
+    thread is inside a BLAS call, and products on other threads (a user's, or the halves of a
+    split batch) run with the count the main thread last set."""
+    if threading.get_ident() != _MAIN:
+        return
     want = 1 if macs < SMALL_GEMM_MACS else usable_threads()
     if want != _state["current"]:
         _switch(want)
