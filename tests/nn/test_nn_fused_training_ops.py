@@ -249,3 +249,40 @@ def test_layer_norm_double_backward_uses_the_op_graph(torch_oracle):
         res.append([t.detach().numpy() for t in (*gs, *lib.autograd.grad(total, xs[:2]))])
     for mine, theirs in zip(res[1], res[0]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-10)
+
+
+# ---- linear / addmm --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 5), (2, 3, 5)])
+def test_linear_backward_on_arrays_matches_oracle(torch_oracle, dtype, shape):
+    torch = torch_oracle
+    rng = np.random.default_rng(10)
+    a, w, b = (rng.standard_normal(s).astype(dtype) for s in (shape, (4, 5), (4,)))
+    cot = rng.standard_normal(shape[:-1] + (4,)).astype(dtype)
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(t, requires_grad=True) for t in (a, w, b)]
+        out = lib.nn.functional.linear(*xs)
+        res.append([out, *lib.autograd.grad(out, xs, lib.tensor(cot))])
+    for mine, theirs in zip(res[1], res[0]):
+        _close(mine, theirs, dtype)
+
+
+def test_addmm_scaled_backward_and_double_backward(torch_oracle):
+    torch = torch_oracle
+    rng = np.random.default_rng(11)
+    i, m1, m2 = (rng.standard_normal(s) for s in ((3, 4), (3, 2), (2, 4)))
+    cot, cot2 = (
+        rng.standard_normal((3, 4)),
+        [rng.standard_normal(s) for s in ((3, 4), (3, 2), (2, 4))],
+    )
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(t, requires_grad=True) for t in (i, m1, m2)]
+        out = lib.addmm(*xs, beta=0.5, alpha=-2.0)
+        plain = lib.autograd.grad(out, xs, lib.tensor(cot), retain_graph=True)
+        gs = lib.autograd.grad(out, xs, lib.tensor(cot), create_graph=True)
+        total = sum((g * lib.tensor(c)).sum() for g, c in zip(gs[1:], cot2[1:]))
+        res.append([t.detach().numpy() for t in (*plain, *gs, *lib.autograd.grad(total, xs[1:]))])
+    for mine, theirs in zip(res[1], res[0]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)

@@ -30,7 +30,8 @@ from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name,
 _DOT_OUT = "result dtype {out} does not match input dtype {res}"
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"
 
-_LOW = ("float16", "bfloat16")  # BLAS has no half kernels: compute in float32, like PyTorch's CPU
+# BLAS has no half kernels: compute in float32, like PyTorch's CPU
+_LOW_NP = (np.dtype(np.float16), D.bfloat16.np)
 
 
 def _h(t: Tensor) -> Tensor:
@@ -64,7 +65,7 @@ def _matmul_array(xp, a, b):
     # One BLAS thread for a small product, all of them for a large one (backend/threads.py).
     rows_k = a.size if a.ndim < 3 else a.shape[-2] * a.shape[-1]
     gemm_threads(rows_k * (b.shape[-1] if b.ndim > 1 else 1))
-    if a.dtype.name in _LOW:
+    if a.dtype in _LOW_NP:
         return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     return xp.matmul(a, b)
 
@@ -409,14 +410,42 @@ def _scaled(t, s):
 
 def _fused_vjp(node, g):
     a, b = node.saved()  # input itself is not needed (PyTorch does not save it either)
+    if node.on_arrays and not _gm.enabled and _real_dense(g, a, b):
+        return _addmm_arrays(node, g, a, b)
     gi = _scaled(g, node.beta) if _need(node, 0) else None
     ga = _scaled(node.grad_a(g, a, b), node.alpha) if _need(node, 1) else None
     gb = _scaled(node.grad_b(g, a, b), node.alpha) if _need(node, 2) else None
     return gi, ga, gb
 
 
+def _real_dense(g, a, b) -> bool:
+    return (
+        a._dtype in _REAL and b._dtype is a._dtype and g._dtype is a._dtype
+        and a._device.type != "meta" and not (a.is_sparse or b.is_sparse or g.is_sparse)
+    )  # fmt: skip
+
+
+_REAL = (D.float32, D.float64)
+
+
+def _addmm_arrays(node, g, a, b):
+    """AddmmBackward0 on arrays when no graph of the backward is recorded: the two products
+    straight through BLAS, without Tensor-op dispatch (the same products, the same values)."""
+    xp, gd = xp_for(g), g._data
+    gi = _scaled(g, node.beta) if _need(node, 0) else None
+    ga = gb = None
+    if _need(node, 1):
+        ga = _wrap(_matmul_array(xp, gd, b._data.T), a._dtype, a._device)
+    if _need(node, 2):
+        gb = _wrap(_matmul_array(xp, a._data.T, gd), b._dtype, b._device)
+    if node.alpha != 1:
+        ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
+    return gi, ga, gb
+
+
 def _fused_node(name, product, grad_a, grad_b):
     cls = node_class(name, _fused_vjp)
+    cls.on_arrays = False
     cls.product, cls.grad_a, cls.grad_b = (
         staticmethod(product),
         staticmethod(grad_a),
@@ -466,6 +495,7 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
 
 
 _Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
+_Addmm.on_arrays = True  # real dense operands: the backward on arrays (_addmm_arrays)
 
 
 def _sparse_mm(a: Tensor, b: Tensor) -> Tensor:
