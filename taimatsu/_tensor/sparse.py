@@ -377,6 +377,11 @@ class SparseTensor(Tensor):
 
     __neg__ = neg
 
+    def unsqueeze(self, dim: int):
+        from ..sparse import shape
+
+        return shape.unsqueeze(self, dim)
+
     def t(self):
         return _arith().t(self)
 
@@ -448,6 +453,7 @@ for _n in [
     "isnan",
     "signbit",
     "nan_to_num",
+    "pow",
 ]:
     setattr(SparseTensor, _n, _unary_method(_n))
 for _n, _aten in (
@@ -472,7 +478,6 @@ for _n, _aten in (
     ("cumsum", "cumsum"),
     ("logsumexp", "logsumexp"),
     ("erfc", "erfc"),
-    ("unsqueeze", "unsqueeze"),
     ("squeeze", "squeeze"),
     ("flatten", "flatten"),
     ("permute", "permute"),

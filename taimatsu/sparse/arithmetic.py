@@ -164,15 +164,25 @@ def mul(a: SparseTensor, other) -> Tensor:
         raise TypeError(
             f"mul(): argument 'other' must be Tensor or Number, not {type(other).__name__}"
         )
-    _same_size(a, other, "mul")
+    b = _broadcast_to(other.detach(), a)
     vals = _wrap(a._data.values, a._dtype, a._device) * _wrap(
-        masked_values(other.detach(), a), other._dtype, other._device
+        masked_values(b, a), other._dtype, other._device
     )
     out = like(a, vals._data)
     out._dtype = vals._dtype
     if _gm.enabled and (a._rg or other._rg):
-        record(_MulDenseBackward, (a, other), out, a=a.detach(), b=other.detach())
+        record(_MulDenseBackward, (a, other), out, a=a.detach(), b=b, b_shape=other.shape)
     return out
+
+
+def _broadcast_to(d: Tensor, a: SparseTensor) -> Tensor:
+    """A dense factor broadcast to the sparse tensor's shape (no broadcasting of the sparse one)."""
+    if d.shape == a.shape:
+        return d
+    try:
+        return d.expand(a.shape)
+    except RuntimeError:
+        _same_size(a, d, "mul")
 
 
 def mul_(a: SparseTensor, other) -> SparseTensor:
@@ -380,6 +390,8 @@ def _mul_dense_vjp(node, g):
     ga = masked_like(a, g)
     ga._data.values = ga._data.values * masked_values(node.b, ga)
     gb = like(a, masked_values(g, a) * a._data.values)  # PyTorch's is sparse too
+    if node.b_shape != a.shape:  # a broadcast factor: its gradient summed back to its shape
+        gb = to_dense(gb).sum_to_size(node.b_shape)
     return ga, gb
 
 
