@@ -170,7 +170,9 @@ def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
     hid = w_hh.shape[0] // GATES[mode]
     perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid)
     gemm_threads(x.shape[0] * x.shape[1] * w_ih.shape[0])  # the BLAS thread policy of matmul
-    gates = x @ _prepared(w_ih, perm, rows).T  # overwritten in place by the activations
+    # (the weights are made contiguous in the transposed layout: OpenBLAS multiplies by them
+    # about 1.5x faster than by a transposed view)
+    gates = x @ np.ascontiguousarray(_prepared(w_ih, perm, rows).T)  # overwritten in place
     if b_ih is not None:
         gates += _prepared(b_ih, perm, rows)
     if b_hh is not None and mode != "GRU":  # GRU's b_hh sits inside r * (h W_hn + b_hn)
@@ -178,9 +180,9 @@ def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
     s = {"gates": gates}
     steps = _steps(batch_sizes, reverse)
     gemm_threads(batch_sizes[0] * w_hh.shape[0] * w_hh.shape[1])  # the products of the steps
-    w_hh_t = _prepared(w_hh, perm, rows).T
+    w_hh_t = np.ascontiguousarray(_prepared(w_hh, perm, rows).T)
     if mode == "LSTM":
-        w_hr_t = None if w_hr is None else w_hr.T
+        w_hr_t = None if w_hr is None else np.ascontiguousarray(w_hr.T)
         if len(set(batch_sizes)) == 1:
             return _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse)
         return _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t)
