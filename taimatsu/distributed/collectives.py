@@ -391,6 +391,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     _check_tensor(output, "output")
     _check_tensor(input, "input")
     _same_dtype(output, input)
+    if not (input.is_contiguous() and output.is_contiguous()):
+        raise ValueError("Tensors must be contiguous")  # PyTorch's check, before any transfer
     pg = resolve(group)
     if pg is None:
         return None

@@ -11,7 +11,7 @@ import pytest
 from launch import DDP_CONFIGS, require_mpi, run_taimatsu, run_torch
 
 PARTS = {
-    2: "collectives,ddp:" + "+".join([*DDP_CONFIGS[2], "error_unused", "sampler"]),
+    2: "collectives,ddp:" + "+".join([*DDP_CONFIGS[2], "mixed", "error_unused", "sampler"]),
     3: "collectives,ddp:" + "+".join(DDP_CONFIGS[3]),
 }
 

@@ -78,14 +78,14 @@ def _collect(out: Path, n: int, procs) -> list:
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(n)]
 
 
-def run_taimatsu(program: str, n: int, out: Path, timeout: float = 60, args=()) -> list:
+def run_taimatsu(program: str, n: int, out: Path, timeout: float = 180, args=()) -> list:
     """``mpiexec -n n python program`` with ``import taimatsu as torch``; per-rank results."""
     cmd = [mpiexec(), "-n", str(n), sys.executable, str(HERE / "programs" / program), str(out), *args]  # fmt: skip
     procs = _run([(cmd, _env(DIST_LIB="taimatsu"))], timeout)
     return _collect(out, n, procs)
 
 
-def run_torch(program: str, n: int, out: Path, timeout: float = 60, args=()) -> list:
+def run_torch(program: str, n: int, out: Path, timeout: float = 180, args=()) -> list:
     """The same program on n PyTorch processes joined by gloo over env:// on localhost."""
     port = str(_free_port())
     cmds = [

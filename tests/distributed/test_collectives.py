@@ -63,6 +63,12 @@ def test_taimatsu_only_cases(runs):
     for rank in range(n):
         for src in range(n):
             assert ours[rank][f"TAIMATSU broadcast strided from {src}"] == [True, True]
+        sent = ours[rank]["TAIMATSU recv, isend work"]
+        assert ours[rank]["TAIMATSU recv any source"] == sent
+        if rank == 0:
+            assert sent[0] == n - 1 and sent[1]["values"] == [n - 1.0, n - 1.0]
+        elif rank == n - 1:
+            assert sent == [True, 1]
         stacked = ours[rank]["TAIMATSU all_gather_into_tensor stack"]
         cat = ours[rank]["all_gather_into_tensor cat"]
         assert stacked["shape"] == [n, 2, 4]

@@ -39,6 +39,13 @@ def test_ddp_matches_pytorch_ddp(rank_runs, n, config):
     assert compared >= 6 * len(ours)
 
 
+def test_mixed_dtypes_and_batchnorm_buffers_match_pytorch_ddp(rank_runs):
+    ours, theirs = rank_runs[2]
+    for rank in range(2):
+        for key in ("mixed params", "mixed buffers"):
+            assert close(ours[rank][key], theirs[rank][key], 1e-5), (rank, key)
+
+
 def test_unfinished_reduction_error_and_sampler_match(rank_runs):
     ours, theirs = rank_runs[2]
     for rank in range(2):

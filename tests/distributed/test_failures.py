@@ -1,6 +1,6 @@
 """A failing rank ends the whole run quickly instead of leaving the others waiting.
 
-(Mismatched collectives and timeouts: test_collectives.py, programs/mismatch.py.)
+(Mismatched collectives and timeouts: test_collectives.py, programs/mismatch_program.py.)
 """
 
 from __future__ import annotations

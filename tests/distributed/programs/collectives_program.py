@@ -233,6 +233,69 @@ def subgroup():
 
 attempt("new_group", subgroup)
 
+
+def averages():
+    t = sample(torch.float64)
+    dist.reduce(t, dst=n - 1, op=dist.ReduceOp.AVG)
+    out = torch.zeros(2, dtype=torch.float32)
+    dist.reduce_scatter_tensor(out, torch.arange(2.0 * n) * (rank + 1), op=dist.ReduceOp.AVG)
+    return [t if rank == n - 1 else None, out]
+
+
+attempt("reduce / reduce_scatter_tensor AVG", averages)
+
+
+def recv_and_isend_work(src):
+    if rank == 0:
+        t = torch.zeros(2)
+        return [dist.recv(t, src=src), t]
+    if rank != n - 1:
+        return None
+    w = dist.isend(torch.full((2,), float(rank)), dst=0)
+    fut = w.get_future()
+    w.wait()
+    return [w.is_completed(), len(fut.wait())]
+
+
+if torch.__name__ == "taimatsu":  # here gloo 2.13's recv of an isend hangs (send/recv: above)
+    attempt("TAIMATSU recv, isend work", lambda: recv_and_isend_work(n - 1))
+    attempt("TAIMATSU recv any source", lambda: recv_and_isend_work(None))
+
+
+def subgroup_roots():
+    g = dist.new_group([0, n - 1])
+    if rank not in (0, n - 1):
+        return "outside"
+    t = torch.full((3,), float(rank))
+    dist.broadcast(t, src=n - 1, group=g)  # src is a global rank
+    r = torch.full((2,), float(rank + 1))
+    dist.reduce(r, dst=n - 1, group=g)
+    w = dist.all_reduce(torch.ones(1) * rank, group=g, async_op=True)
+    w.wait()
+    return [t, r if rank == n - 1 else None, w.result(), dist.get_process_group_ranks(g)]
+
+
+attempt("subgroup roots", subgroup_roots)
+
+
+def a2a_non_contiguous():
+    inp = (torch.arange(2.0 * n * 2).reshape(2, 2 * n) + 100 * rank).t()  # (2n, 2), strided
+    out = torch.zeros(2 * n, 2)
+    dist.all_to_all_single(out, inp)
+    return out
+
+
+attempt("all_to_all_single non-contiguous", a2a_non_contiguous)
+
+
+def object_with_tensor():
+    objs = [{"w": torch.arange(3.0) * (rank + 1)}, rank]
+    dist.broadcast_object_list(objs, src=n - 1)
+    return [objs[0]["w"], objs[1]]
+
+
+attempt("broadcast_object_list tensor", object_with_tensor)
+
 # errors raised before any message is exchanged: same type (and text where it is PyTorch's)
 attempt("err BAND float", lambda: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BAND))
 attempt(

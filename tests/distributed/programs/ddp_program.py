@@ -74,6 +74,33 @@ def train(name, steps=3, accumulate=1, hook=None, **ddp_kwargs):
     rec[f"{name} state_dict keys"] = list(ddp.state_dict().keys())
 
 
+class MixedNet(nn.Module):
+    """float32 and float64 layers (two bucket dtypes) and a BatchNorm whose running stats
+    are broadcast from rank 0 before every forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(5, 8)
+        self.bn = nn.BatchNorm1d(8)
+        self.fc2 = nn.Linear(8, 3).double()
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.bn(self.fc1(x))).double())
+
+
+def train_mixed():
+    torch.manual_seed(rank)
+    ddp = DDP(MixedNet(), bucket_cap_mb=0.0001)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    for step in range(3):
+        x, y = data(step)
+        opt.zero_grad()
+        ((ddp(shard(x)) - shard(y).double()) ** 2).mean().backward()
+        opt.step()
+    rec["mixed params"] = list(ddp.module.parameters())
+    rec["mixed buffers"] = [ddp.module.bn.running_mean, ddp.module.bn.running_var]
+
+
 class _null:
     def __enter__(self):
         return self
@@ -97,6 +124,8 @@ if "allreduce_hook" in configs:
     train("allreduce_hook", hook=from_hooks.allreduce_hook)
 if "fp16_hook" in configs:
     train("fp16_hook", hook=from_hooks.fp16_compress_hook)
+if "mixed" in configs:
+    train_mixed()
 if "error_unused" in configs:
     torch.manual_seed(0)
     ddp = DDP(Net(unused=True))
