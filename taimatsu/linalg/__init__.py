@@ -17,6 +17,7 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..ops._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
+from ..ops.on_host import on_host
 from ..ops.reduction.extrema import _return_type  # noqa: F401  (re-exported)
 from ..ops.reduction.norms import vector_norm  # noqa: F401  (re-exported)
 
@@ -557,6 +558,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def matrix_rank(
     A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None
 ) -> Tensor:

@@ -22,6 +22,7 @@ from ..autograd.graph import node_class
 from ..ops._dispatch import OUT_EXACT, record, write_out
 from ..ops.reduction.extrema import _return_type as _rt2
 from . import decomposition_grads as G
+from ..ops.on_host import on_host
 
 
 def _return_type(name, fields):
@@ -164,6 +165,7 @@ _CholExNode = node_class("LinalgCholeskyExBackward0", _chol_vjp, materialize=Tru
 _CholNode = node_class("CholeskyBackward0", _chol_vjp, materialize=True)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def _cholesky(A, upper, name, check, node):
     _check("cholesky" if name == "cholesky" else "linalg.cholesky", A, kernel="cholesky_cpu")
     a = np.asarray(A._data)
@@ -239,6 +241,7 @@ _QrNode = node_class("LinalgQrBackward0", _qr_vjp, materialize=False)
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def qr(A: Tensor, mode: str = "reduced", *, out=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
@@ -343,6 +346,7 @@ def _no_driver(driver, A):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
     _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
@@ -358,6 +362,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     _check("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
     _no_driver(driver, A)
@@ -443,6 +448,7 @@ def _eig_arrays(A, name):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def eig(A: Tensor, *, out=None):
     L, V = _eig_arrays(A, "linalg.eig")
     if _recording(A):
@@ -460,6 +466,7 @@ def eig(A: Tensor, *, out=None):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     if not (_recording(A) or _fw_on(A)):
         _eig_check("linalg.eigvals", A)

@@ -25,6 +25,7 @@ from ..ops.contraction.matmul import matmul
 from . import _h, _sname, _square
 from .decompositions import _return_type, _warn_once
 from .structured import householder_grads, householder_product, solve_triangular
+from ..ops.on_host import on_host
 
 _TriSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 _LuInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))
@@ -188,6 +189,7 @@ def _each_matrix(a: np.ndarray):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def geqrf(input: Tensor, *, out=None):
     """``torch.geqrf``: LAPACK's QR in Householder form, (a, tau); not differentiable (as in PyTorch)."""
     if input.dim() < 2:
@@ -326,6 +328,7 @@ def _lapack(kind: str, hermitian: bool, mat):
     return lapack.get_lapack_funcs((prefix + kind,), (mat,))[0]
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out=None):
     """``torch.linalg.ldl_factor_ex``: LAPACK's sytrf/hetrf (lower) in PyTorch's format: the
     compact LD with its upper triangle zeroed, 1-based pivots (negative for 2 x 2 blocks), info."""
@@ -375,6 +378,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None):
     return res
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def ldl_solve(
     LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out=None
 ) -> Tensor:

@@ -23,6 +23,7 @@ from ..ops._dispatch import _fw_state, record, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname
 from .decompositions import _return_type
+from ..ops.on_host import on_host
 
 _Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
@@ -155,6 +156,7 @@ def _lstsq_jvp(A, B, X, R, vec, full_rank):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     """``torch.linalg.lstsq``: least-squares solution of A X = B per LAPACK driver (CPU default
     'gelsy'). residuals: only for m > n, full rank and a driver other than gelsy (gels: always

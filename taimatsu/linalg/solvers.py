@@ -30,6 +30,7 @@ from .decompositions import (
     _tangents,
     svd_finite_check,
 )
+from ..ops.on_host import on_host
 
 _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _LUEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -110,6 +111,7 @@ def _lu_err(name, i, info, batched):
     )
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def _lu_factor(A, pivot, name, check):
     if A.dim() < 2:
         raise RuntimeError(
@@ -200,6 +202,7 @@ def _lu_solve_jvp(LU, piv, X, dLU, dB, left, adj):
     return lu_solve(LU, piv, rhs, left=left, adjoint=adj)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def lu_solve(
     LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None
 ) -> Tensor:
@@ -247,6 +250,7 @@ def _tol(v):
     return np.asarray(v._data if isinstance(v, Tensor) else v)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
     if A.dim() < 2 or A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
         from . import _sname
@@ -293,6 +297,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
 
 # ---- inv_ex / solve_ex ---------------------------------------------------------------------------------------------
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     from .. import linalg
 
@@ -314,6 +319,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     return _out(out, _InvEx(linalg.inv(A), I), "linalg_inv_ex")
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
     from .. import linalg
 
@@ -375,6 +381,7 @@ def _chol_solve_arrays(b, l, upper):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
     B, L = input, input2
     if B.dim() < 2 or L.dim() < 2:
@@ -413,6 +420,7 @@ _CholInvNode = node_class("CholeskyInverseBackward0", _cholesky_inverse_vjp)
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
     L = input
     _check("cholesky_inverse", L, kernel="cholesky_inverse_out_cpu", kernel_all=True)
@@ -492,6 +500,7 @@ def _lu_arrays(a: np.ndarray):
     return scipy.linalg.lu(a, check_finite=False)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def lu(A: Tensor, *, pivot: bool = True, out=None):
     """``torch.linalg.lu``: (P, L, U) with A = P L U; P is not differentiable."""
     if A.dim() < 2:
@@ -527,6 +536,7 @@ def _pack_vjp(node, gP, gL, gU):
 _UnpackNode = node_class("LuUnpackBackward0", _pack_vjp, materialize=False)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def lu_unpack(
     LU_data: Tensor,
     LU_pivots: Tensor,

@@ -19,6 +19,7 @@ from ..ops._dispatch import _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from . import _h, _sname, inv, solve
 from .norms import CASTABLE
+from ..ops.on_host import on_host
 
 
 def _need(node, i: int) -> bool:
@@ -57,6 +58,7 @@ def _matrix_exp_vjp(node, g):
 _MatrixExp = node_class("LinalgMatrixExpBackward0", _matrix_exp_vjp)
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def matrix_exp(A: Tensor) -> Tensor:
     """``torch.linalg.matrix_exp`` (scaling and squaring Pade, scipy.linalg.expm), batched.
 
@@ -119,6 +121,7 @@ def _trsm(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unit: bool) -> 
     return out.reshape(lead + b.shape[-2:])
 
 
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
                      out=None) -> Tensor:  # fmt: skip
     """``torch.linalg.solve_triangular``: only the ``upper``/lower triangle of A is read; a zero
@@ -333,6 +336,7 @@ def _householder_jvp(A, tau, n):
 
 # ---- tensorinv / tensorsolve / diagonal ----------------------------------------------------------------------
 @cast_policy(FP32, ("cpu",))
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     """``torch.linalg.tensorinv``: inv of A viewed as a (prod(shape[:ind]), prod(shape[ind:])) matrix."""
     if out is not None:

@@ -178,3 +178,19 @@ def test_train_digits_example_on_cuda(fake_cupy, tmp_path, monkeypatch, capsys):
     assert gpu[1].startswith("epoch 1/1: train loss") and gpu[1] == cpu[1]
     sd = torch.load(tmp_path / "gpu" / "checkpoint.pt", map_location="cpu")
     assert sd  # a checkpoint saved from CUDA tensors loads on the CPU
+
+
+def test_host_only_op_round_trip(fake_cupy):
+    """A LAPACK-backed op on CUDA tensors runs through host memory (taimatsu/ops/on_host.py):
+    CUDA results, gradients back on the CUDA input, one synchronisation for the copy."""
+    a = torch.randn(4, 4)
+    a = (a @ a.T + 4 * torch.eye(4)).cuda().requires_grad_()
+    fake_cupy.STATS.reset()
+    low = torch.linalg.cholesky(a)
+    assert low.is_cuda and fake_cupy.STATS.syncs == 1
+    assert type(low.grad_fn).__name__ == "ToCopyBackward0"  # the deviation documented there
+    low.sum().backward()
+    assert a.grad.is_cuda
+    ref = a.detach().cpu().requires_grad_()
+    torch.linalg.cholesky(ref).sum().backward()
+    _close(a.grad, ref.grad)

@@ -30,6 +30,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out
 from ..reduction.extrema import return_types, scatter_to
+from ..on_host import on_host
 
 
 # ---- the (values, indices) result and its gradient --------------------------------------------------
@@ -202,6 +203,7 @@ def _cpu_topk_row(keys: list, k: int, sorted_: bool) -> list:
     return [i for _, i in items[:k]]
 
 
+@on_host  # PyTorch's CPU tie order, computed on the host
 def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None
 ):
@@ -370,6 +372,7 @@ _PAIR_OUT = {
 
 
 # ---- mode ----------------------------------------------------------------------------------------------
+@on_host  # PyTorch's CPU tie order, computed on the host
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """The most frequent value (the smallest among equally frequent) and its last index."""
     _no_complex_kernel("mode_cpu", input, True)
@@ -417,6 +420,7 @@ def _nanmedian_vjp(node, g):
 _NanmedianAll = node_class("NanmedianBackward0", _nanmedian_vjp)
 
 
+@on_host  # PyTorch's CPU tie order, computed on the host
 def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values (NaN when a slice is all NaN)."""
     _no_complex_kernel("median_cpu" if dim is None else "median_out", input)
@@ -500,12 +504,14 @@ def _out_pair(r, out, rtype, name):
     return rtype(*write_out(tuple(out), tuple(r), name, _PAIR_OUT[name]))
 
 
+@on_host  # PyTorch's CPU tie order, computed on the host
 def cummax(input: Tensor, dim: int, *, out=None):
     _no_complex_kernel("cummax_cpu", input, "empty")
     r = _cum_extreme(input, dim, True, _Cummax, return_types.cummax)
     return _out_pair(r, out, return_types.cummax, "cummax")
 
 
+@on_host  # PyTorch's CPU tie order, computed on the host
 def cummin(input: Tensor, dim: int, *, out=None):
     _no_complex_kernel("cummin_cpu", input, "empty")
     r = _cum_extreme(input, dim, False, _Cummin, return_types.cummin)
@@ -585,6 +591,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # PyTorch's CPU tie order, computed on the host
 def quantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):
@@ -593,6 +600,7 @@ def quantile(
 
 
 @cast_policy(FP32, ("cpu",))
+@on_host  # PyTorch's CPU tie order, computed on the host
 def nanquantile(
     input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None
 ):

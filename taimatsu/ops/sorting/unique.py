@@ -11,6 +11,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import record
+from ..on_host import on_host
 from .sort import _no_complex_kernel
 
 
@@ -37,6 +38,7 @@ def _unique_out(input, out, inverse, counts, return_inverse, return_counts, node
     return res[0] if len(res) == 1 else tuple(res)
 
 
+@on_host  # sized by the data: computed on the host
 def unique(
     input: Tensor,
     sorted: bool = True,
@@ -62,6 +64,7 @@ def unique(
     )
 
 
+@on_host  # sized by the data: computed on the host
 def unique_consecutive(
     input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim=None
 ):
