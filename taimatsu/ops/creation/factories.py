@@ -373,6 +373,25 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
 
 
 # ---- factories ---------------------------------------------------------------------------------------
+NO_SIZE = object()  # "size=" not given (size=() is a real, 0-d size)
+
+
+def size_keyword(name: str, size: tuple, kw, missing: str | None = None) -> tuple:
+    """The sizes of a factory called as ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` (PyTorch's
+    keyword spelling), ready for ``_size_args``. PyTorch's TypeErrors when both spellings are given,
+    when neither is (``torch.zeros()`` raises, it is no 0-d tensor) or when ``size=`` is no sequence.
+    ``missing`` replaces the no-size message (rand/randn word it as an invalid combination)."""
+    if kw is NO_SIZE:
+        if not size:
+            raise TypeError(missing or f'{name}() missing 1 required positional arguments: "size"')
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(kw, (tuple, list, Size)):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(kw).__name__}")
+    return (kw,)
+
+
 def _size_args(size, name: str = "empty"):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
@@ -480,8 +499,11 @@ def _factory(name, fill):
         requires_grad=False,
         pin_memory=False,
         memory_format=None,
+        **kw,  # only size=: it cannot be a named parameter beside *size
     ):
-        shape = _size_args(size, name)
+        shape = _size_args(size_keyword(name, size, kw.pop("size", NO_SIZE)), name)
+        if kw:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
         if dev.type == "meta":

@@ -16,7 +16,15 @@ from ..._tensor.core import Tensor, _wrap
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, scalar_name
-from .factories import _finish, _meta_data, _size_args, allocate, creation_out
+from .factories import (
+    NO_SIZE,
+    _finish,
+    _meta_data,
+    _size_args,
+    allocate,
+    creation_out,
+    size_keyword,
+)
 
 
 class Generator:
@@ -111,6 +119,27 @@ def _float_dtype(dtype, name, size=None):
     return dtype
 
 
+def _random_size(name: str, size: tuple, kw: dict) -> tuple:
+    """rand/randn's sizes from ``*size`` or ``size=``; PyTorch's argument-parser TypeError when
+    there are none, both, or an unknown keyword (its wording for these two differs from
+    zeros/ones/empty's, down to the trailing ", " it leaves after keyword-only arguments)."""
+    given = kw.get("size", NO_SIZE)
+    if (given is NO_SIZE) == (not size) or len(kw) > (given is not NO_SIZE):
+        named = [f"{k}={type(v).__name__}" for k, v in sorted(kw.items())]
+        got = ", ".join([type(v).__name__ for v in size] + named) + (
+            ", " if named and not size else ""
+        )
+        sig = (
+            "tuple of ints size, *, {}Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False"
+        )
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            f" * ({sig.format('torch.Generator generator, ')})\n * ({sig.format('')})\n"
+        )
+    return size_keyword(name, size, given)
+
+
 @creation_out
 def rand(
     *size,
@@ -120,7 +149,9 @@ def rand(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **kw,  # only size=: it cannot be a named parameter beside *size
 ) -> Tensor:
+    size = _random_size("rand", size, kw)
     dtype = _float_dtype(dtype, "check_uniform_bounds", size)
     g = _gen(generator)
     return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad)
@@ -135,7 +166,9 @@ def randn(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **kw,  # only size=: it cannot be a named parameter beside *size
 ) -> Tensor:
+    size = _random_size("randn", size, kw)
     dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
     g = _gen(generator)
     return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn")
