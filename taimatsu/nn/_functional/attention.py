@@ -260,7 +260,7 @@ def scaled_dot_product_attention(
         return _fused.attention(query, key, value, attn_mask, is_causal, scale_factor)
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
     if is_causal:
-        causal = ones(L, S, dtype=_bool()).tril()
+        causal = ones(L, S, dtype=_bool(), device=query.device).tril()
         scores = scores.masked_fill(~causal, float("-inf"))
     if attn_mask is not None:
         if attn_mask.dtype is _bool():
@@ -277,7 +277,7 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     """Softmax over the keys, 0 for a query whose keys are all masked (PyTorch's ``_safe_softmax``):
     such a row attends to nothing, and its gradient is 0, not NaN."""
     dead = (scores == float("-inf")).all(-1, keepdim=True)
-    if not bool(dead.any()):
+    if scores.device.type == "cpu" and not bool(dead.any()):  # the test would stop a CUDA stream
         return _softmax.softmax(scores, -1)
     # a finite row through the softmax, so that its backward sees no NaN either
     return _softmax.softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)

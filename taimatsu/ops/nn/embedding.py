@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -79,13 +80,18 @@ def _check_indices(input: Tensor, weight: Tensor, renorm: bool = False) -> None:
         )
     idx = input._data
     num = weight.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
+    if not idx.size:
+        return
+
+    def error() -> IndexError:
         if renorm:
             bad = int(idx.max()) if idx.max() >= num else int(idx.min())
-            raise IndexError(
+            return IndexError(
                 f"select(): index {bad} out of range for tensor of size {list(weight.shape)} at dimension 0"
             )
-        raise IndexError("index out of range in self")
+        return IndexError("index out of range in self")
+
+    _backend.check((idx.min() < 0) | (idx.max() >= num), error)  # on CUDA: at the next sync
 
 
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
