@@ -286,3 +286,18 @@ def test_addmm_scaled_backward_and_double_backward(torch_oracle):
         res.append([t.detach().numpy() for t in (*plain, *gs, *lib.autograd.grad(total, xs[1:]))])
     for mine, theirs in zip(res[1], res[0]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_linear_backward_on_arrays_equals_the_op_graph():
+    """The array backward (no create_graph) and the Tensor-op one give the same bits, bias
+    gradient (summed over the batch) included."""
+    rng = np.random.default_rng(12)
+    x, w, b, g = (
+        tm.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=r)
+        for s, r in (((32, 50), True), ((20, 50), True), ((20,), True), ((32, 20), False))
+    )
+    out = tm.nn.functional.linear(x, w, b)
+    fast = tm.autograd.grad(out, [x, w, b], g, retain_graph=True)
+    graph = tm.autograd.grad(out, [x, w, b], g, create_graph=True)
+    for a, c in zip(fast, graph):
+        np.testing.assert_array_equal(a.numpy(), c.detach().numpy())

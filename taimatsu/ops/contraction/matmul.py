@@ -432,8 +432,10 @@ def _addmm_arrays(node, g, a, b):
     """AddmmBackward0 on arrays when no graph of the backward is recorded: the two products
     straight through BLAS, without Tensor-op dispatch (the same products, the same values)."""
     xp, gd = xp_for(g), g._data
-    gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ga = gb = None
+    gi = ga = gb = None
+    if _need(node, 0):  # the bias's gradient summed to its shape here, not by the engine
+        gi = _wrap(_sum_to_array(xp, gd if node.beta == 1 else gd * node.beta, node._shapes[0][0]),
+                   g._dtype, g._device)  # fmt: skip
     if _need(node, 1):
         ga = _wrap(_matmul_array(xp, gd, b._data.T), a._dtype, a._device)
     if _need(node, 2):
@@ -441,6 +443,20 @@ def _addmm_arrays(node, g, a, b):
     if node.alpha != 1:
         ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
     return gi, ga, gb
+
+
+def _sum_to_array(xp, a, shape):
+    """``a`` summed down to ``shape`` (the engine's ``sum_to``, on arrays: the same reduction)."""
+    if a.shape == shape:
+        return a
+    lead = a.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1
+    )
+    if not dims:
+        return a
+    r = np.add.reduce(a, axis=dims, keepdims=True) if xp is np else xp.sum(a, dims, keepdims=True)
+    return r.reshape(shape)
 
 
 def _fused_node(name, product, grad_a, grad_b):
