@@ -79,7 +79,8 @@ def _load() -> None:
     if _state["loaded"]:
         return
     _state["loaded"] = True
-    for lib in _blas_libraries():
+    # NumPy's own OpenBLAS first: products go through it (SciPy's may be mapped as well).
+    for lib in sorted(_blas_libraries(), key=lambda lib: "numpy" not in lib._name):
         setter, getter = _entry(lib, _SETTERS), _entry(lib, _GETTERS)
         if setter is not None and _state["setter"] is None:
             _state["setter"] = setter
