@@ -16,6 +16,7 @@ import numpy as np
 from taimatsu.ops.introspection import _need_tensor
 
 from ... import _dtype as D
+from ... import backend as _backend
 from ..._autocast import PROMOTE, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
@@ -49,8 +50,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     d = _wrapdim(dim, nd)
     idx = index._data.reshape(-1)
     x = input._data.reshape(_shape(input._data))
-    if idx.size and (int(idx.max()) >= x.shape[d] or int(idx.min()) < 0):
-        raise IndexError("index out of range in self")
+    if idx.size:  # on CUDA read back at the next synchronisation, not here
+        bad = (idx.max() >= x.shape[d]) | (idx.min() < 0)
+        _backend.check(bad, lambda: IndexError("index out of range in self"))
     data = xp_for(input).take(x, idx, axis=d)
     if nd == 0:
         data = data.reshape(index._data.shape)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -30,12 +31,11 @@ def _put_checks(self: Tensor, index: Tensor, source: Tensor) -> np.ndarray:
             f"{source._data.size}, index.numel() = {index._data.size}"
         )
     n = self._data.size
-    idx = np.asarray(index._data).reshape(-1)
+    idx = index._data.reshape(-1)
     bad = (idx >= n) | (idx < -n)
-    if bad.any():
-        raise IndexError(
-            f"out of range: tried to access index {int(idx[bad][0])} on a tensor of {n} elements."
-        )
+    _backend.check(bad.any(), lambda: IndexError(
+        f"out of range: tried to access index {int(idx[bad][0])} on a tensor of {n} elements."
+    ))  # fmt: skip
     return idx
 
 

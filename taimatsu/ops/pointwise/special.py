@@ -195,7 +195,7 @@ def _nextafter_jvp(a, b, out, ta, tb):
 
 
 def _nextafter_fwd(xp, a, b):
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = xp.asarray(a), xp.asarray(b)
     if a.dtype.kind != "f" and a.dtype.name != "bfloat16":
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_np_name(a.dtype)}'")
     return xp.nextafter(a, b)
@@ -490,9 +490,9 @@ def special_zeta(input, other, *, out=None):
 
     def compute():
         xp = xp_for(xf)
-        a, b = np.broadcast_arrays(xf._data, yf._data)
+        a, b = xp.broadcast_arrays(xf._data, yf._data)
         return _wrap(
-            np.ascontiguousarray(_special(xp).zeta(a, b)).astype(xf._data.dtype, copy=False),
+            xp.ascontiguousarray(_special(xp).zeta(a, b)).astype(xf._data.dtype, copy=False),
             xf._dtype,
             xf._device,
         )
