@@ -69,12 +69,24 @@ def assert_close(cpu, gpu, info, where: str) -> None:
         assert cpu == gpu, f"{where}: {cpu!r} != {gpu!r}"
 
 
-def _forward_backward(call, device: str, cot_seed: int):
-    """The entry's result, and the gradients of (result . random cotangent), on ``device``."""
+def _inplace_form(info):
+    def fn(T, x, *args, **kwargs):
+        y = x.clone()
+        r = info.inplace(y, *args, **kwargs)
+        assert r is y, "the in-place form did not return self"
+        return y
+
+    return fn
+
+
+def _forward_backward(call, device: str, cot_seed: int, inplace: bool = False):
+    """The entry's result, and the gradients of (result . random cotangent), on ``device``
+    (the in-place form with ``inplace``)."""
     info = call.info
+    op = _inplace_form(info) if inplace else info.op
     with taimatsu.device(device):
         leaves = call.make_leaves(taimatsu, requires_grad=info.grad)
-        out = call.call(taimatsu, info.op, leaves)
+        out = call.call(taimatsu, op, leaves)
         outs = [t for t in _tensors(out) if t.requires_grad and is_float(str(t.dtype)[6:])]
         grads = None
         if outs:
@@ -87,13 +99,13 @@ def _forward_backward(call, device: str, cot_seed: int):
     return _host(out), _host(grads)
 
 
-def check_entry(name: str) -> None:
-    """Every sample of entry ``name`` gives the same results and gradients on cuda as on the CPU
-    (or the same exception type)."""
+def check_entry(name: str, inplace: bool = False) -> None:
+    """Every sample of entry ``name`` (its in-place form with ``inplace``) gives the same results
+    and gradients on cuda as on the CPU (or the same exception type)."""
     info = REGISTRY[name]
     for k, call in enumerate(calls(info, entry_dtype(name))):
-        cpu, cpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cpu", k))
-        gpu, gpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cuda", k))
+        cpu, cpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cpu", k, inplace))
+        gpu, gpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cuda", k, inplace))
         if cpu_exc is not None:
             assert type(gpu_exc) is type(cpu_exc), (
                 f"{call!r}: cuda gave {gpu_exc!r}, cpu {cpu_exc!r}"

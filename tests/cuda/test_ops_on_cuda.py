@@ -1,6 +1,7 @@
-"""Every op database entry (tests/ops/opdb*.py), forward and backward with a random cotangent, on
-the CuPy test double's "cuda" device against the same entry on the CPU. Entries that reach for
-host memory are listed, with the place they fail, in cuda_known_failures.py (strict xfail)."""
+"""Every op database entry (tests/ops/opdb*.py), forward and backward with a random cotangent,
+and every in-place form, on the CuPy test double's "cuda" device against the same entry on the
+CPU. Entries that reach for host memory are listed, with the place they fail, in
+cuda_known_failures.py (strict xfail)."""
 
 import pytest
 from cuda_known_failures import KNOWN_FAILURES
@@ -24,3 +25,8 @@ def test_known_failures_are_entries():
 @pytest.mark.parametrize("name", _PARAMS)
 def test_op_on_cuda_matches_cpu(name, fake_cupy):
     check_entry(name)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, i in REGISTRY.items() if i.inplace is not None))
+def test_inplace_op_on_cuda_matches_cpu(name, fake_cupy):
+    check_entry(name, inplace=True)
