@@ -301,3 +301,43 @@ def test_linear_backward_on_arrays_equals_the_op_graph():
     graph = tm.autograd.grad(out, [x, w, b], g, create_graph=True)
     for a, c in zip(fast, graph):
         np.testing.assert_array_equal(a.numpy(), c.detach().numpy())
+
+
+# ---- cross_entropy: log_softmax + nll_loss, softmax ------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_backward_matches_oracle(torch_oracle, dtype, reduction):
+    torch = torch_oracle
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((9, 7)).astype(dtype)
+    w = rng.random(7).astype(dtype) + 0.5
+    target = rng.integers(0, 7, 9)
+    target[2] = -100  # ignored
+    cot = rng.standard_normal(() if reduction != "none" else (9,)).astype(dtype)
+    res = []
+    for lib in (torch, tm):
+        x = lib.tensor(a, requires_grad=True)
+        out = lib.nn.functional.cross_entropy(
+            x, lib.tensor(target), weight=lib.tensor(w), reduction=reduction
+        )
+        res.append([out, *lib.autograd.grad(out, [x], lib.tensor(cot))])
+    for mine, theirs in zip(res[1], res[0]):
+        _close(mine, theirs, dtype)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_and_nll_backward_on_arrays_equal_the_op_graph(log):
+    rng = np.random.default_rng(14)
+    x = tm.tensor(rng.standard_normal((6, 5, 4)).astype(np.float32), requires_grad=True)
+    g = tm.tensor(rng.standard_normal((6, 5, 4)).astype(np.float32))
+    fn = tm.log_softmax if log else tm.softmax
+    out = fn(x, 1)
+    fast = tm.autograd.grad(out, [x], g, retain_graph=True)[0]
+    graph = tm.autograd.grad(out, [x], g, create_graph=True)[0]
+    np.testing.assert_array_equal(fast.numpy(), graph.detach().numpy())
+    y = tm.tensor(rng.integers(0, 4, 6))
+    for inp in (x[:, 0], x[0, 0]):
+        loss = tm.nn.functional.nll_loss(inp, y if inp.dim() == 2 else y[:1].squeeze(0))
+        fast = tm.autograd.grad(loss, [x], retain_graph=True)[0]
+        graph = tm.autograd.grad(loss, [x], create_graph=True)[0]
+        np.testing.assert_array_equal(fast.numpy(), graph.detach().numpy())
