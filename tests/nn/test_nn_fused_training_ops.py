@@ -341,3 +341,24 @@ def test_softmax_and_nll_backward_on_arrays_equal_the_op_graph(log):
         fast = tm.autograd.grad(loss, [x], retain_graph=True)[0]
         graph = tm.autograd.grad(loss, [x], create_graph=True)[0]
         np.testing.assert_array_equal(fast.numpy(), graph.detach().numpy())
+
+
+# ---- embedding -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("padding_idx", [None, 3])
+def test_embedding_backward_matches_oracle_and_the_op_graph(torch_oracle, dtype, padding_idx):
+    torch = torch_oracle
+    rng = np.random.default_rng(15)
+    w = rng.standard_normal((11, 6)).astype(dtype)
+    idx = rng.integers(0, 11, (4, 25))  # many repeats: the accumulation order matters
+    cot = rng.standard_normal((4, 25, 6)).astype(dtype)
+    res = []
+    for lib in (torch, tm):
+        wt = lib.tensor(w, requires_grad=True)
+        out = lib.nn.functional.embedding(lib.tensor(idx), wt, padding_idx=padding_idx)
+        res.append([out, *lib.autograd.grad(out, [wt], lib.tensor(cot), retain_graph=True)])
+    _close(res[1][0], res[0][0], dtype)
+    _close(res[1][1], res[0][1], dtype)
+    # the Tensor-op backward (index_add), taken under create_graph, gives the same bits
+    (graph,) = tm.autograd.grad(res[1][0], [wt], tm.tensor(cot), create_graph=True)
+    np.testing.assert_array_equal(res[1][1].numpy(), graph.detach().numpy())
