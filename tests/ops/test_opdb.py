@@ -703,6 +703,14 @@ TESTED_ELSEWHERE = {
     "index_reduce", "cond", "while_loop", "segment_reduce",
     # torch.vmap (torch.func.vmap): tests/autograd/test_func.py
     "vmap",
+    # autocast state: tests/amp/test_autocast.py; torch.compile: tests/compiler/test_compile.py
+    "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache",
+    "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled",
+    "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype",
+    "compile",
+    # sparse construction and products: tests/sparse/
+    "sparse_coo_tensor", "sparse_csr_tensor", "spmm",
 }  # fmt: skip
 
 
