@@ -138,7 +138,10 @@ def parse_args(argv=None) -> tuple:
         "--sample-chars", type=non_negative_int, default=200, help="characters to generate " + dflt
     )
     p.add_argument("--seed", type=seed_int, default=0, help=dflt)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="train on " + dflt)
     args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("argument --device: cuda: no CUDA device is available")
     if args.n_embd % args.n_head:
         p.error(f"argument --n-head: {args.n_head} does not divide --n-embd {args.n_embd}")
     try:
@@ -160,7 +163,7 @@ def main() -> None:
     data = torch.tensor([stoi[c] for c in text], dtype=torch.long)
     print(f"text: {len(text):,} characters, vocabulary of {len(chars)}")
 
-    model = GPT(len(chars), args.block_size, args.n_embd, args.n_head, args.n_layer)
+    model = GPT(len(chars), args.block_size, args.n_embd, args.n_head, args.n_layer).to(args.device)
     print(f"model: {sum(p.numel() for p in model.parameters()):,} parameters")
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     warmup = max(1, args.steps // 10)
@@ -179,7 +182,7 @@ def main() -> None:
         starts = torch.randint(len(data) - args.block_size - 1, (args.batch_size,))
         x = torch.stack([data[s : s + args.block_size] for s in starts.tolist()])
         y = torch.stack([data[s + 1 : s + 1 + args.block_size] for s in starts.tolist()])
-        _, loss = model(x, y)
+        _, loss = model(x.to(args.device), y.to(args.device))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -190,7 +193,7 @@ def main() -> None:
     print(f"trained in {time.perf_counter() - started:.1f} s")
 
     model.eval()
-    prompt = torch.tensor([[stoi[c] for c in text[:16]]])
+    prompt = torch.tensor([[stoi[c] for c in text[:16]]], device=args.device)
     out = model.generate(prompt, args.sample_chars)[0].tolist()
     print("sample:")
     print("".join(chars[i] for i in out))

@@ -190,3 +190,30 @@ def test_double_refuses_host_memory(fake_cupy):
     float(a.sum())
     a[a > 0]
     assert [w for _, w in cp.STATS.log] == ["__float__", "boolean mask index"]
+
+
+RANDOM_FROM_DATA = {
+    "multinomial": lambda T, p: T.multinomial(p, 2),
+    "poisson": lambda T, p: T.poisson(p * 3),
+    "bernoulli": lambda T, p: T.bernoulli(p),
+    "bernoulli_p": lambda T, p: T.bernoulli(p, 0.3),
+    "bernoulli_": lambda T, p: p.clone().bernoulli_(p),
+    "normal": lambda T, p: T.normal(p, p + 1),
+    "normal_mean": lambda T, p: T.normal(p, 1.0),
+    "dropout": lambda T, p: T.nn.functional.dropout(p, 0.5),
+    "rand_like": lambda T, p: T.rand_like(p),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_FROM_DATA))
+def test_random_on_cuda_gives_the_cpu_numbers(name, fake_cupy):
+    """Random ops on CUDA tensors draw from taimatsu's CPU generator (docs/cuda.md), so a seeded
+    CUDA run repeats the CPU run's numbers; the results stay on the device."""
+    fn = RANDOM_FROM_DATA[name]
+    taimatsu.manual_seed(5)
+    p = taimatsu.rand(3, 4)
+    want = fn(taimatsu, p)
+    taimatsu.manual_seed(5)
+    got = fn(taimatsu, taimatsu.rand(3, 4).cuda())
+    assert got.is_cuda and type(got._data).__module__ == "cupy"
+    assert got.dtype == want.dtype and np.array_equal(got.cpu().numpy(), want.numpy())

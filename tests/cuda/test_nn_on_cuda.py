@@ -161,6 +161,19 @@ def test_training_step_has_no_host_sync(net, xshape, opt_name, fake_cupy):
     assert syncs == [[], [], []]
 
 
+def _char_gpt(device, monkeypatch, capsys) -> list[str]:
+    script = Path(__file__).parents[2] / "examples" / "char_gpt.py"
+    argv = [str(script), "--device", device, "--steps", "5", "--sample-chars", "20"]
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(script), run_name="__main__")
+    return [ln for ln in capsys.readouterr().out.splitlines() if not ln.startswith("trained in")]
+
+
+def test_char_gpt_example_on_cuda(fake_cupy, monkeypatch, capsys):
+    """examples/char_gpt.py --device cuda: the CPU run's losses and sampled text."""
+    assert _char_gpt("cuda", monkeypatch, capsys) == _char_gpt("cpu", monkeypatch, capsys)
+
+
 def _digits(device, out_dir, monkeypatch, capsys) -> list[str]:
     script = Path(__file__).parents[2] / "examples" / "train_digits.py"
     argv = [str(script), "--device", device, "--epochs", "1", "--subset", "200",

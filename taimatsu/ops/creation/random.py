@@ -16,6 +16,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, scalar_name
+from ..on_host import on_host
 from .factories import (
     NO_SIZE,
     _finish,
@@ -267,6 +268,7 @@ def randperm(
     return _finish(g.randperm(n, dtype.np), dtype, as_device(device), requires_grad)
 
 
+@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def normal(
     mean,
     std=1.0,
@@ -310,6 +312,7 @@ def normal(
     )
 
 
+@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     g = _gen(generator)
     probs = input._data if p is None else p
@@ -322,6 +325,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     )
 
 
+@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
 ) -> Tensor:
@@ -341,6 +345,7 @@ def multinomial(
     )
 
 
+@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def poisson(input: Tensor, generator=None) -> Tensor:
     rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
     return _wrap(rng.poisson(input._data).astype(input._dtype.np), input._dtype, input._device)
@@ -411,7 +416,10 @@ def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    probs = _permuted_like(self, p._data) if isinstance(p, Tensor) else p
+    if isinstance(p, Tensor):  # drawn on the host (the CPU generator): CUDA probabilities too
+        probs = _permuted_like(self, p.detach().cpu()._data)
+    else:
+        probs = p
     g = _gen(generator)
     return _sampled(self, lambda shape, c: g.bernoulli(probs, shape, self._dtype.np))
 
@@ -437,6 +445,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
 
 
 # ---- binomial ------------------------------------------------------------------------------------------------
+@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     """Draws from Binomial(count, prob), elementwise with broadcasting.
 
