@@ -14,20 +14,20 @@ from taimatsu.distributed import run
 from taimatsu.distributed.rank_main import rank_environment
 
 
-def _ranks(stdout: str) -> list[dict]:
-    found = [json.loads(line[4:]) for line in stdout.splitlines() if line.startswith("ENV ")]
+def _ranks(out: Path) -> list[dict]:
+    found = [json.loads(f.read_text()) for f in out.glob("rank*.json")]
     return sorted(found, key=lambda r: int(r["env"]["RANK"]))
 
 
 @pytest.mark.parametrize("as_module", [False, True], ids=["script", "module"])
-def test_launcher_sets_torchrun_environment(as_module):
+def test_launcher_sets_torchrun_environment(as_module, tmp_path):
     require_mpi()
     target = ["-m", "show_env"] if as_module else [str(HERE / "programs" / "show_env.py")]
     cmd = [sys.executable, "-m", "taimatsu.distributed.run", "--nproc_per_node", "2",
            "--master-port", "29777", *target, "--lr", "0.1"]  # fmt: skip
-    done = launch_raw(cmd, timeout=90)
+    done = launch_raw(cmd, timeout=90, SHOW_ENV_OUT=str(tmp_path))
     assert done.returncode == 0, done.stderr
-    ranks = _ranks(done.stdout)
+    ranks = _ranks(tmp_path)
     assert [r["env"]["RANK"] for r in ranks] == ["0", "1"]
     for i, r in enumerate(ranks):
         env = r["env"]
