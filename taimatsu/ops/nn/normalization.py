@@ -239,13 +239,17 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5
     x = input._data
     xp = xp_for(input)
     axes = tuple(range(x.ndim - k, x.ndim))
-    mean, var = _stats(xp, x, axes)
-    std = xp.sqrt(var + eps)
-    y = (x - mean) / std
+    # _stats' arithmetic, with the centred copy reused for the output and the output's steps
+    # done in place: the same float64 operations, two fewer full-size temporaries
+    y = x.astype(np.float64) if x.dtype != np.float64 else x
+    mean = y.mean(axis=axes, keepdims=True)
+    y = y - mean
+    std = xp.sqrt((y * y).mean(axis=axes, keepdims=True) + eps)
+    y /= std
     if weight is not None:
-        y = y * weight._data
+        y *= weight._data
     if bias is not None:
-        y = y + bias._data
+        y += bias._data
     r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
     if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
         record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps,
