@@ -69,10 +69,10 @@ class RowReader(nn.Module):
         return self.head(h[-1])
 
 
-def accuracy(model, loader) -> float:
+def accuracy(model, loader, device="cpu") -> float:
     model.eval()
     with torch.no_grad():
-        hits = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)
+        hits = sum((model(x.to(device)).argmax(1) == y.to(device)).sum().item() for x, y in loader)
     model.train()
     return hits / sum(len(y) for _, y in loader)
 
@@ -99,7 +99,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument("--seed", type=seed_int, default=0, help="random seed (default: %(default)s)")
     p.add_argument("--written-out", action="store_true", help="use the LSTM written out above")
-    return p.parse_args(argv)
+    p.add_argument(
+        "--device", default="cpu", choices=["cpu", "cuda"], help="train on (default: %(default)s)"
+    )
+    args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("argument --device: cuda: no CUDA device is available")
+    return args
 
 
 def main() -> None:
@@ -116,13 +122,14 @@ def main() -> None:
     train_loader = DataLoader(train, batch_size=64, shuffle=True)
     val_loader = DataLoader(val, batch_size=512)
 
-    model = RowReader(written_out=args.written_out)
+    model = RowReader(written_out=args.written_out).to(args.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
     loss_fn = nn.CrossEntropyLoss()
     for epoch in range(1, args.epochs + 1):
         total = 0.0
         for x, y in train_loader:
+            x, y = x.to(args.device), y.to(args.device)
             loss = loss_fn(model(x), y)
             optimizer.zero_grad()
             loss.backward()
@@ -133,7 +140,7 @@ def main() -> None:
         if epoch == 1 or epoch % 5 == 0 or epoch == args.epochs:
             print(
                 f"epoch {epoch:2d}: train loss {total / len(train):.3f}  "
-                f"validation accuracy {accuracy(model, val_loader):.1%}"
+                f"validation accuracy {accuracy(model, val_loader, args.device):.1%}"
             )
 
 

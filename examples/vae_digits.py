@@ -81,7 +81,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         help=f"draw data, reconstructions and samples into PNG, {PLOT} if no path is given "
         "(default: no plot)",
     )
+    p.add_argument(
+        "--device", default="cpu", choices=["cpu", "cuda"], help="train on (default: %(default)s)"
+    )
     args = p.parse_args(argv)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        p.error("argument --device: cuda: no CUDA device is available")
     if args.plot is not None:
         # Check before training, not when the plot is saved minutes later.
         folder = Path(args.plot).parent
@@ -103,11 +108,12 @@ def main() -> None:
     images = torch.from_numpy(table[:, :64] / 16.0)  # (1797, 64) in [0, 1]
     loader = DataLoader(TensorDataset(images), batch_size=64, shuffle=True)
 
-    model = VAE()
+    model = VAE().to(args.device)
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     for epoch in range(1, args.epochs + 1):
         total, total_kl = 0.0, 0.0
         for (x,) in loader:
+            x = x.to(args.device)
             logits, mu, logvar = model(x)
             loss, kl = negative_elbo(logits, x, mu, logvar)
             optimizer.zero_grad()
@@ -122,8 +128,8 @@ def main() -> None:
     # Generate: decode codes drawn from the prior.
     model.eval()
     with torch.no_grad():
-        samples = torch.sigmoid(model.decoder(torch.randn(8, 8)))
-        recon = torch.sigmoid(model(images[:8])[0])
+        samples = torch.sigmoid(model.decoder(torch.randn(8, 8).to(args.device))).cpu()
+        recon = torch.sigmoid(model(images[:8].to(args.device))[0]).cpu()
     print(
         "generated images:", tuple(samples.shape), "all pixels in [0, 1]:", bool(samples.min() >= 0)
     )

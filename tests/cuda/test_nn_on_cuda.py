@@ -174,6 +174,22 @@ def test_char_gpt_example_on_cuda(fake_cupy, monkeypatch, capsys):
     assert _char_gpt("cuda", monkeypatch, capsys) == _char_gpt("cpu", monkeypatch, capsys)
 
 
+def _example(argv, monkeypatch, capsys) -> list[str]:
+    script = Path(__file__).parents[2] / "examples" / argv[0]
+    monkeypatch.setattr(sys, "argv", [str(script), *argv[1:]])
+    runpy.run_path(str(script), run_name="__main__")
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("argv", [["lstm_digits.py", "--epochs", "1"],
+                                  ["vae_digits.py", "--epochs", "1"]], ids=["lstm", "vae"])  # fmt: skip
+def test_digits_examples_on_cuda(argv, fake_cupy, monkeypatch, capsys):
+    """examples/lstm_digits.py and vae_digits.py with --device cuda print the CPU run's lines."""
+    gpu = _example([*argv, "--device", "cuda"], monkeypatch, capsys)
+    cpu = _example([*argv, "--device", "cpu"], monkeypatch, capsys)
+    assert gpu == cpu and gpu[0].startswith("epoch  ")
+
+
 def _digits(device, out_dir, monkeypatch, capsys) -> list[str]:
     script = Path(__file__).parents[2] / "examples" / "train_digits.py"
     argv = [str(script), "--device", device, "--epochs", "1", "--subset", "200",
