@@ -17,6 +17,7 @@ class _LegacyMeta(type):
             isinstance(obj, Tensor)
             and obj._dtype is cls._legacy_dtype
             and obj._device.type == cls._device_type
+            and not obj.is_sparse  # a sparse tensor is a torch.sparse.FloatTensor only
         )
 
     def __repr__(cls) -> str:

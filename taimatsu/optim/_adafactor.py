@@ -5,7 +5,15 @@ from __future__ import annotations
 from .. import _dtype as D
 from .._tensor.core import Tensor
 from ..ops.creation import factories as _cr
-from .optimizer import Optimizer, _closure_loss, _grads_and_state, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _closure_loss,
+    _grads_and_state,
+    _step_tensor,
+    _use_grad,
+    _value,
+    refuse_sparse,
+)
 
 __all__ = ["Adafactor"]
 
@@ -62,6 +70,7 @@ class Adafactor(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                refuse_sparse(self, p.grad)
                 if p.is_complex():
                     raise RuntimeError("Adafactor does not support complex parameters")
                 state = self.state[p]

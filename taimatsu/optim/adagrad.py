@@ -60,10 +60,28 @@ class Adagrad(Optimizer):
                 step = step_t.item()
                 if group["maximize"]:
                     grad = -grad
+                clr = lr / (1 + (step - 1) * lr_decay)
+                if grad.is_sparse:
+                    _sparse_update(p, grad, state_sum, clr, eps, weight_decay)
+                    continue
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
-                clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum.addcmul_(grad, grad, value=1)
                 std = state_sum.sqrt().add_(eps)
                 p.addcdiv_(grad, std, value=-clr)
         return loss
+
+
+def _sparse_update(p, grad, state_sum, clr: float, eps: float, weight_decay: float) -> None:
+    """PyTorch's sparse Adagrad: only the rows present in the (coalesced) gradient change, both
+    in ``sum`` and in ``p``; the step divides by ``sqrt(sum) + eps`` read at those entries."""
+    from ..sparse.construction import sparse_coo_tensor
+
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    grad = grad.coalesce()
+    indices, values = grad._indices(), grad._values()
+    size = grad.size()
+    state_sum.add_(sparse_coo_tensor(indices, values.pow(2), size))
+    std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+    p.add_(sparse_coo_tensor(indices, values / std_values, size), alpha=-clr)

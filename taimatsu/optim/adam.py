@@ -16,6 +16,7 @@ from .optimizer import (
     _step_tensor,
     _use_grad,
     _value,
+    refuse_sparse,
 )
 
 __all__ = ["Adam", "AdamW"]
@@ -33,6 +34,8 @@ class Adam(Optimizer):
     for-loop and foreach paths. Deviation: PyTorch's fused CPU kernel orders a few operations
     differently (its results differ from its other paths in the last ulp); here ``fused=True``
     gives the foreach values, bumping only the ``step`` counters' versions as the fused kernel does."""
+
+    _sparse_name = "Adam"  # AdamW's sparse-gradient error names Adam too, as PyTorch's
 
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
@@ -81,6 +84,8 @@ class Adam(Optimizer):
         nothing, where it does not apply."""
         params = [p for p in group["params"] if p.grad is not None]
         grads = [p.grad for p in params]
+        for g in grads:
+            refuse_sparse(self, g)
         if not eligible(params, grads):
             return False
         states = [self.state[p] for p in params]

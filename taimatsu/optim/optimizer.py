@@ -97,6 +97,15 @@ def _nonneg(name: str, value) -> None:
         raise ValueError(f"Invalid {name} value: {value}")
 
 
+def refuse_sparse(optimizer, grad) -> None:
+    """PyTorch's error for a sparse gradient given to an optimizer without a sparse path (before
+    any state is made); ``_sparse_name`` is the name its message uses (AdamW's says Adam)."""
+    if grad.is_sparse:
+        name = getattr(optimizer, "_sparse_name", type(optimizer).__name__)
+        hint = ", please consider SparseAdam instead" if name == "Adam" else ""
+        raise RuntimeError(f"{name} does not support sparse gradients{hint}")
+
+
 def _grads_and_state(optimizer, group, *moments, extra=()):
     """Yield ``(p, grad, state)`` for each parameter of ``group`` that has a gradient.
 
@@ -108,6 +117,7 @@ def _grads_and_state(optimizer, group, *moments, extra=()):
         grad = p.grad
         if grad is None:
             continue
+        refuse_sparse(optimizer, grad)
         state = optimizer.state[p]
         if len(state) == 0:
             state["step"] = _step_tensor()

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from ..ops.creation import factories as _cr
-from .optimizer import Optimizer, _check_lr, _closure_loss, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _step_tensor,
+    _use_grad,
+    _value,
+    refuse_sparse,
+)
 
 __all__ = ["Rprop"]
 
@@ -35,6 +43,7 @@ class Rprop(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
+                refuse_sparse(self, grad)
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = _step_tensor()

@@ -2,8 +2,8 @@
 
 Adafactor trains the small network of tests/optim/test_optim_coverage.py for 20 steps from PyTorch's
 initial weights: parameters after every step and the final state_dict must equal PyTorch's.
-SparseAdam can only be checked on its argument checks and its dense-gradient error (taimatsu
-has no sparse tensors). swa_utils: an SGD training of 20 steps whose weights are averaged
+SparseAdam: its argument checks and its dense-gradient error here (its trajectories on sparse
+gradients are in tests/sparse/). swa_utils: an SGD training of 20 steps whose weights are averaged
 (SWA, EMA through avg_fn and multi_avg_fn, with and without buffers) must give PyTorch's
 averaged parameters after every step; SWALR's lrs and state_dict; update_bn's statistics.
 """
