@@ -11,5 +11,6 @@ class UnsupportedOperatorError(OnnxExporterError):
     """An op of the traced forward pass has no ONNX translation (PyTorch's message)."""
 
     def __init__(self, name: str, version: int, detail: str = "") -> None:
-        msg = f"Exporting the operator 'aten::{name}' to ONNX opset version {version} is not supported."
+        qualified = name if "::" in name else f"aten::{name}"
+        msg = f"Exporting the operator '{qualified}' to ONNX opset version {version} is not supported."
         super().__init__(msg + (" " + detail if detail else ""))

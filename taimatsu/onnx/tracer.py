@@ -20,7 +20,8 @@ class OpCall(NamedTuple):
 class Recorder:
     """An op_watch watcher collecting the outermost op calls, in order."""
 
-    _KINDS = frozenset(("op", "detach"))
+    # a custom autograd.Function counts as one op (the ops in its forward are not outer calls)
+    _KINDS = frozenset(("op", "detach", "function"))
 
     def __init__(self) -> None:
         self.calls: list[OpCall] = []
@@ -30,7 +31,10 @@ class Recorder:
 
     def enter(self, site, frame, outer: bool) -> None:
         if outer and site.kind in self._KINDS and not self.inside_opaque:
-            self._open.append((site.name, _named_arguments(frame)))
+            name = site.name
+            if site.kind == "function":  # Function.apply: ``cls`` is the user's Function class
+                name = f"prim::PythonOp[{getattr(frame.f_locals.get('cls'), '__name__', '?')}]"
+            self._open.append((name, _named_arguments(frame)))
 
     def leave(self, site, frame, value, outer: bool) -> None:
         if outer and site.kind in self._KINDS and self._open and not self.inside_opaque:

@@ -290,3 +290,28 @@ def test_onnx_program_as_the_tutorial_uses_it(tmp_path):
         np.testing.assert_allclose(y.numpy(), model(x).numpy(), rtol=1e-4, atol=1e-5)
     assert isinstance(program.model_proto, onnx.ModelProto)
     assert torch.onnx.export(model, (x,), io.BytesIO(), dynamo=False) is None
+
+
+def test_custom_function_is_refused_not_dropped():
+    """A custom autograd.Function is one op of the trace (its forward's ops are inside it): the
+    export names it instead of writing a model without it."""
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return Square.apply(self.fc(x)) + 1
+
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match=r"prim::PythonOp\[Square\]"):
+        torch.onnx.export(Model(), (torch.ones(2, 3),), io.BytesIO())
