@@ -6,6 +6,8 @@ the first CUDA tensor, so a CPU-only install never touches it.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 _cupy = None
@@ -43,7 +45,10 @@ def _watch_peaks(cp) -> None:
             _peaks[1] = max(_peaks[1], pool.total_bytes())
 
     _peaks[:] = [pool.used_bytes(), pool.total_bytes()]
-    PeakHook().__enter__()  # stays installed for the life of the process
+    # Installed for the life of the process; a CuPy without hooks leaves the peaks to the
+    # values seen at queries.
+    with contextlib.suppress(Exception):
+        PeakHook().__enter__()
 
 
 def memory_peaks() -> tuple[int, int]:

@@ -205,6 +205,21 @@ def reset_max_memory_allocated(device=None) -> None:
     reset_peak_memory_stats(device)
 
 
+def memory_stats(device=None) -> dict:
+    """The allocator statistics PyTorch's keys name that CuPy's pool can give (the current and
+    peak allocated / reserved bytes); an empty OrderedDict without CUDA, as PyTorch's CPU build."""
+    from collections import OrderedDict
+
+    if _pool() is None:
+        return OrderedDict()
+    return OrderedDict([
+        ("allocated_bytes.all.current", memory_allocated()),
+        ("allocated_bytes.all.peak", max_memory_allocated()),
+        ("reserved_bytes.all.current", memory_reserved()),
+        ("reserved_bytes.all.peak", max_memory_reserved()),
+    ])  # fmt: skip
+
+
 def empty_cache() -> None:
     """Give the pool's cached, unused blocks back to the device; a no-op without CUDA."""
     pool = _pool()

@@ -51,8 +51,11 @@ class Stream:
     def wait_stream(self, stream) -> None:
         self.wait_event(stream.record_event())
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and self._s == other._s
+    def __eq__(self, other) -> bool:  # CuPy may hand out several objects for one stream
+        return isinstance(other, Stream) and (self.cuda_stream, self.device_index) == (
+            other.cuda_stream,
+            other.device_index,
+        )
 
     def __hash__(self) -> int:
         return hash((self.cuda_stream, self.device_index))

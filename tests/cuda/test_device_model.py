@@ -25,7 +25,7 @@ CPU_BUILD_CALLS = [
     "cuda.max_memory_reserved()", "cuda.empty_cache()", "cuda.reset_peak_memory_stats()",
     "cuda.get_device_name()", "cuda.get_device_properties(0)", "cuda.manual_seed(1)",
     "cuda.manual_seed_all(1)", "cuda.is_bf16_supported()", "cuda.current_stream()",
-    "cuda.is_initialized()", "cuda.mem_get_info()", "cuda.init()",
+    "cuda.is_initialized()", "cuda.mem_get_info()", "cuda.init()", "cuda.memory_stats()",
     "zeros(2).cuda()", "zeros(2, device='cuda')", "zeros(2).to('cuda', non_blocking=True)",
     "zeros(2).pin_memory()", "zeros(2).is_pinned()",
 ]  # fmt: skip
@@ -145,6 +145,9 @@ def test_memory_statistics(fake_cupy):
     assert cuda.memory_reserved() == base
     cuda.reset_peak_memory_stats()
     assert cuda.max_memory_allocated() == base
+    stats = cuda.memory_stats()
+    assert stats["allocated_bytes.all.current"] == base
+    assert stats["reserved_bytes.all.peak"] == base  # after reset_peak_memory_stats
     free, total = cuda.mem_get_info()
     assert total == 16 * 2**30 and free <= total
 
