@@ -196,19 +196,25 @@ def _layer_norm_backward(node, x: Tensor, w, g: Tensor):
     xp = xp_for(x)
     nd = x._data.ndim
     axes, lead = tuple(range(nd - node.k, nd)), tuple(range(nd - node.k))
-    xhat = (x._data - node.mean) * node.invstd
+    # The float64 steps in place where the operand is a temporary of this function
+    # (the same operations in the same order as the Tensor-op VJP's formula).
+    xhat = x._data - node.mean
+    xhat *= node.invstd
     g64 = g._data.astype(np.float64, copy=False)
     gx = gw = gb = None
-    if _need(node, 0):
-        gxhat = g64 if w is None else g64 * w._data
-        dot = (gxhat * xhat).mean(axis=axes, keepdims=True)
-        gx = (gxhat - gxhat.mean(axis=axes, keepdims=True) - xhat * dot) * node.invstd
-        gx = _wrap(gx.astype(x._data.dtype), x._dtype, x._device)
     if _need(node, 1):
         gw = _wrap(xp.sum(g64 * xhat, axis=lead).astype(w._data.dtype), w._dtype, w._device)
     if _need(node, 2):
         dt = node._shapes[2][1]
         gb = _wrap(xp.sum(g64, axis=lead).astype(dt.np), dt, g._device)
+    if _need(node, 0):
+        gxhat = g64 * w._data if w is not None else g64.copy()
+        dot = (gxhat * xhat).mean(axis=axes, keepdims=True)
+        gxhat -= gxhat.mean(axis=axes, keepdims=True)
+        xhat *= dot
+        gxhat -= xhat
+        gxhat *= node.invstd
+        gx = _wrap(gxhat.astype(x._data.dtype), x._dtype, x._device)
     return gx, gw, gb
 
 
