@@ -362,3 +362,18 @@ def test_embedding_backward_matches_oracle_and_the_op_graph(torch_oracle, dtype,
     # the Tensor-op backward (index_add), taken under create_graph, gives the same bits
     (graph,) = tm.autograd.grad(res[1][0], [wt], tm.tensor(cot), create_graph=True)
     np.testing.assert_array_equal(res[1][1].numpy(), graph.detach().numpy())
+
+
+def test_sdpa_saved_weights_are_freed_after_backward(torch_oracle):
+    """A second backward without retain_graph raises PyTorch's error; with it, it works."""
+    torch = torch_oracle
+    errors = []
+    for lib in (torch, tm):
+        q = lib.randn(2, 2, 4, 3, requires_grad=True)
+        out = lib.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        out.sum().backward(retain_graph=True)
+        out.sum().backward()
+        with pytest.raises(RuntimeError) as info:
+            out.sum().backward()
+        errors.append(str(info.value).split(".")[0])
+    assert errors[1] == errors[0]

@@ -89,7 +89,7 @@ def _probabilities_tensor(q: Tensor, k: Tensor, mask, is_causal: bool, scale: fl
 
 
 def _attention_vjp(node, g):
-    q, k, v, mask = node.saved()
+    q, k, v, mask, probs = node.saved()
     need = [e[0] is not None for e in node.next_functions[:3]]
     if _gm.enabled:  # create_graph: the formula in Tensor ops, differentiable again
         p = _probabilities_tensor(q, k, mask, node.is_causal, node.scale)
@@ -102,7 +102,7 @@ def _attention_vjp(node, g):
             None,
         )
     xp = xp_for(q)
-    p, gd = node.probs, g._data
+    p, gd = probs._data, g._data
     dp = _matmul_array(xp, gd, xp.swapaxes(v._data, -1, -2))
     ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * node.scale
     grads = (
@@ -123,6 +123,9 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: b
     p = _probabilities(xp, query._data, key._data, mask, is_causal, scale)
     r = _wrap(_matmul_array(xp, p, value._data), query._dtype, query._device)
     if _gm.enabled and (query._rg or key._rg or value._rg):
+        # the weights are saved like the inputs, so the engine frees them after the backward
+        # (unless retain_graph), as it frees the op-by-op graph's saved softmax
         inputs = (query, key, value, attn_mask)
-        record(_Attention, inputs, r, inputs, probs=p, is_causal=is_causal, scale=scale)
+        saved = inputs + (_wrap(p, query._dtype, query._device),)
+        record(_Attention, inputs, r, saved, is_causal=is_causal, scale=scale)
     return r
