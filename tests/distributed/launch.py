@@ -39,7 +39,13 @@ def require_mpi() -> None:
         pytest.skip("no mpiexec (pip install mpich)")
 
 
+def _mpich_segments() -> set:
+    shm = Path("/dev/shm")
+    return set(shm.glob("mpich_shm_*")) if shm.is_dir() else set()
+
+
 def _run(cmds_env, timeout: float) -> list[subprocess.CompletedProcess]:
+    segments = _mpich_segments()
     procs = [
         subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
@@ -55,6 +61,10 @@ def _run(cmds_env, timeout: float) -> list[subprocess.CompletedProcess]:
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+        # MPICH unlinks its shared-memory segment at MPI_Finalize: a run that aborts (the
+        # failure tests) leaves it in /dev/shm; every rank is gone now, so it can go
+        for leftover in _mpich_segments() - segments:
+            leftover.unlink(missing_ok=True)
     return results
 
 
