@@ -19,10 +19,10 @@ from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fwad
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
-from ..ops._dispatch import OUT_EXACT, record, write_out
+from ..ops._dispatch import OUT_EXACT, record, write_out, xp_for
+from ..ops.on_host import on_host
 from ..ops.reduction.extrema import _return_type as _rt2
 from . import decomposition_grads as G
-from ..ops.on_host import on_host
 
 
 def _return_type(name, fields):
@@ -391,8 +391,9 @@ def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out
         S = svdvals(input)
         m, n = input.shape[-2:]
         lead = tuple(input.shape[:-2])
-        U = _wrap(np.zeros(lead + (m, m), input._dtype.np), input._dtype, input._device)
-        V = _wrap(np.zeros(lead + (n, n), input._dtype.np), input._dtype, input._device)
+        xp = xp_for(input)
+        U = _wrap(xp.zeros(lead + (m, m), input._dtype.np), input._dtype, input._device)
+        V = _wrap(xp.zeros(lead + (n, n), input._dtype.np), input._dtype, input._device)
         return _out(out, _LegacySVD(U, S, V), "_linalg_svd")
     U, S, Vh = svd(input, full_matrices=not some)
     V = Vh.transpose(-2, -1)

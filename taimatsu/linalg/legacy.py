@@ -22,10 +22,10 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..ops._dispatch import _fw_state, record, xp_for
 from ..ops.contraction.matmul import matmul
+from ..ops.on_host import on_host
 from . import _h, _sname, _square
 from .decompositions import _return_type, _warn_once
 from .structured import householder_grads, householder_product, solve_triangular
-from ..ops.on_host import on_host
 
 _TriSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 _LuInfo = _return_type("_lu_with_info", ("LU", "pivots", "info"))

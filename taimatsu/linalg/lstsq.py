@@ -21,9 +21,9 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..ops._dispatch import _fw_state, record, xp_for
 from ..ops.contraction.matmul import matmul
+from ..ops.on_host import on_host
 from . import _h, _sname
 from .decompositions import _return_type
-from ..ops.on_host import on_host
 
 _Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 

@@ -15,6 +15,7 @@ from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..ops._dispatch import _fw_state, record, xp_for
+from ..ops.on_host import on_host
 from . import _sname
 from . import decomposition_grads as G
 from .decomposition_grads import lu_factor_jvp, lu_factor_vjp
@@ -30,7 +31,6 @@ from .decompositions import (
     _tangents,
     svd_finite_check,
 )
-from ..ops.on_host import on_host
 
 _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
 _LUEx = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))

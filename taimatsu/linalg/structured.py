@@ -17,9 +17,9 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..ops._dispatch import _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
+from ..ops.on_host import on_host
 from . import _h, _sname, inv, solve
 from .norms import CASTABLE
-from ..ops.on_host import on_host
 
 
 def _need(node, i: int) -> bool:

@@ -86,7 +86,12 @@ def _forward_backward(call, device: str, cot_seed: int, inplace: bool = False):
     op = _inplace_form(info) if inplace else info.op
     with taimatsu.device(device):
         leaves = call.make_leaves(taimatsu, requires_grad=info.grad)
+        assert all(t.device.type == device for t in leaves), "a leaf is not on the device"
         out = call.call(taimatsu, op, leaves)
+        for t in _tensors(out):  # results stay on the device, as device arrays
+            assert t.device.type == device, f"a result on {t.device}"
+            if device == "cuda":
+                assert type(t._data).__module__.startswith("cupy"), "a cuda result on the host"
         outs = [t for t in _tensors(out) if t.requires_grad and is_float(str(t.dtype)[6:])]
         grads = None
         if outs:
@@ -99,11 +104,12 @@ def _forward_backward(call, device: str, cot_seed: int, inplace: bool = False):
     return _host(out), _host(grads)
 
 
-def check_entry(name: str, inplace: bool = False) -> None:
-    """Every sample of entry ``name`` (its in-place form with ``inplace``) gives the same results
-    and gradients on cuda as on the CPU (or the same exception type)."""
+def check_entry(name: str, inplace: bool = False, dtype: str | None = None) -> None:
+    """Every sample of entry ``name`` (its in-place form with ``inplace``; in ``dtype``, else
+    ``entry_dtype``) gives the same results and gradients on cuda as on the CPU (or the same
+    exception type)."""
     info = REGISTRY[name]
-    for k, call in enumerate(calls(info, entry_dtype(name))):
+    for k, call in enumerate(calls(info, dtype or entry_dtype(name))):
         cpu, cpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cpu", k, inplace))
         gpu, gpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cuda", k, inplace))
         if cpu_exc is not None:

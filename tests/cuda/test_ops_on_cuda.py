@@ -5,7 +5,7 @@ cuda_known_failures.py (strict xfail)."""
 
 import pytest
 from cuda_known_failures import KNOWN_FAILURES
-from cuda_opdb_run import REGISTRY, check_entry
+from cuda_opdb_run import REGISTRY, check_entry, entry_dtype
 
 _PARAMS = [
     pytest.param(
@@ -30,3 +30,16 @@ def test_op_on_cuda_matches_cpu(name, fake_cupy):
 @pytest.mark.parametrize("name", sorted(n for n, i in REGISTRY.items() if i.inplace is not None))
 def test_inplace_op_on_cuda_matches_cpu(name, fake_cupy):
     check_entry(name, inplace=True)
+
+
+_OTHER_DTYPES = [
+    pytest.param(n, d, id=f"{n}-{d}", marks=pytest.mark.slow)
+    for n, info in sorted(REGISTRY.items())
+    for d in info.dtypes
+    if d != entry_dtype(n)
+]
+
+
+@pytest.mark.parametrize(("name", "dtype"), _OTHER_DTYPES)
+def test_op_on_cuda_matches_cpu_in_every_dtype(name, dtype, fake_cupy):
+    check_entry(name, dtype=dtype)

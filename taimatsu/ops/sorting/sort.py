@@ -28,9 +28,9 @@ except ImportError:  # older tree: they lived in backend/random.py
 from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out
-from ..reduction.extrema import return_types, scatter_to
+from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out, xp_for
 from ..on_host import on_host
+from ..reduction.extrema import return_types, scatter_to
 
 
 # ---- the (values, indices) result and its gradient --------------------------------------------------
@@ -150,7 +150,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable=None,
         idx = _argsort(a, d, descending, stable)
         vals = np.take_along_axis(a, idx, d)
     else:
-        idx, vals = np.zeros((), np.int64), a.copy()
+        idx, vals = xp_for(input).zeros((), np.int64), a.copy()
     r = _result(
         input, vals, idx, d, True, _Sort if stable is None else _SortStable, return_types.sort
     )
@@ -179,7 +179,7 @@ def _argsort_op(
     _check_sortable(input)
     a = input._data
     d = _wrapdim(dim, a.ndim)
-    idx = _argsort(a, d, descending, stable) if a.ndim else np.zeros((), np.int64)
+    idx = _argsort(a, d, descending, stable) if a.ndim else xp_for(input).zeros((), np.int64)
     return _wrap(idx.astype(np.int64, copy=False), D.int64, input._device)
 
 
@@ -214,7 +214,9 @@ def topk(
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     if not a.ndim:
-        return _result(input, a.copy(), np.zeros((), np.int64), d, True, _Topk, return_types.topk)
+        return _result(
+            input, a.copy(), xp_for(input).zeros((), np.int64), d, True, _Topk, return_types.topk
+        )
     if input._dtype in D._SHELL_UINTS:  # PyTorch has no uint16/32/64 topk kernel
         raise NotImplementedError(
             f"\"topk_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
@@ -302,7 +304,13 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if not a.ndim:
         return _result(
-            input, a.copy(), np.zeros((), np.int64), d, keepdim, _Kthvalue, return_types.kthvalue
+            input,
+            a.copy(),
+            xp_for(input).zeros((), np.int64),
+            d,
+            keepdim,
+            _Kthvalue,
+            return_types.kthvalue,
         )
     rows, back = _rows(a, d)
     idx = np.argsort(rows, axis=1, kind="stable")[:, k - 1].copy()
@@ -381,7 +389,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     if a.ndim and a.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     if not a.ndim:
-        r = _result(input, a.copy(), np.zeros((), np.int64), d, keepdim, _Mode, return_types.mode)
+        r = _result(
+            input, a.copy(), xp_for(input).zeros((), np.int64), d, keepdim, _Mode, return_types.mode
+        )
         return (
             r
             if out is None
@@ -450,7 +460,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
         return _result(
             input,
             a.copy(),
-            np.zeros((), np.int64),
+            xp_for(input).zeros((), np.int64),
             d,
             keepdim,
             _NanmedianDim,
@@ -481,7 +491,9 @@ def _cum_extreme(input, dim, is_max, node, rtype):
             f"\"{'cummax' if is_max else 'cummin'}_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
         )
     if not a.ndim:
-        return _result(input, a.copy(), np.zeros((), np.int64), d, True, node, rtype, True)
+        return _result(
+            input, a.copy(), xp_for(input).zeros((), np.int64), d, True, node, rtype, True
+        )
     if a.dtype == np.bool_:
         vals = (np.logical_or if is_max else np.logical_and).accumulate(a, axis=d)
     else:
