@@ -445,6 +445,17 @@ def _addmm_arrays(node, g, a, b):
     return gi, ga, gb
 
 
+def _plain_mm(m1: Tensor, m2: Tensor) -> bool:
+    """Whether ``mm(m1, m2)`` is a plain product of real dense matrices that passes mm's checks."""
+    a, b = m1._data, m2._data
+    return (
+        a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
+        and m1._dtype in _REAL and m2._dtype is m1._dtype
+        and m1._device == m2._device and m1._device.type != "meta"
+        and not (m1.is_sparse or m2.is_sparse or m1.is_sparse_csr or m2.is_sparse_csr)
+    )  # fmt: skip
+
+
 def _sum_to_array(xp, a, shape):
     """``a`` summed down to ``shape`` (the engine's ``sum_to``, on arrays: the same reduction)."""
     if a.shape == shape:
@@ -487,18 +498,21 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     from ...autograd.grad_mode import no_grad
     from ..shape.view_ops import expand
 
-    with no_grad():
-        p = node.product(m1.detach(), m2.detach())
-    xp = xp_for(p)
-    dt = dtype or p._dtype
-    pd = p._data if alpha == 1 else p._data * alpha
+    if node.on_arrays and _plain_mm(m1, m2):  # mm's checks pass: skip its dispatch
+        xp, device = xp_for(m1), m1._device
+        pd, dt = _matmul_array(xp, m1._data, m2._data), dtype or m1._dtype
+    else:
+        with no_grad():
+            p = node.product(m1.detach(), m2.detach())
+        xp, device, pd, dt = xp_for(p), p._device, p._data, dtype or p._dtype
+    pd = pd if alpha == 1 else pd * alpha
     if input._data.shape != pd.shape:
         expand(input.detach(), pd.shape)  # PyTorch's error when input does not broadcast
     if beta == 0:  # input is ignored, even its NaNs
         data = xp.array(xp.broadcast_to(pd, pd.shape), dtype=dt.np)
     else:
         data = xp.add(input._data if beta == 1 else input._data * beta, pd, dtype=dt.np)
-    r = _wrap(xp.asarray(data, dt.np), dt, p._device)
+    r = _wrap(xp.asarray(data, dt.np), dt, device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
         record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
