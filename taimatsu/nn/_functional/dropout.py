@@ -77,7 +77,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
         noise = input.new_zeros(())
     else:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        noise = empty(shape, dtype=input.dtype).bernoulli_(1 - p)
+        noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 

@@ -44,6 +44,7 @@ def _index_node(name: str):
 def index_dims(input: Tensor, index: list, node_name: str) -> Tensor:
     """``input`` gathered along each ``(dim, int array)`` of ``index`` in turn."""
     xp = xp_for(input)
+    index = [(d, xp.asarray(ix)) for d, ix in index]  # host-made tables: uploaded, not synced
     x = input._data
     for d, ix in index:
         x = xp.take(x, ix, axis=d)
@@ -82,6 +83,7 @@ def linear_dims(input: Tensor, mats: list, node_name: str) -> Tensor:
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
+    mats = [(d, xp.asarray(m)) for d, m in mats]  # host-made matrices: uploaded, not synced
     x = input._data
     for d, m in mats:
         x = xp.moveaxis(xp.moveaxis(x, d, -1) @ m.T.astype(x.dtype), -1, d)
