@@ -34,6 +34,17 @@ def _new(self, factory, args, dtype, device, requires_grad) -> Tensor:
     )
 
 
+def _new_size(name: str, size: tuple, kw: dict) -> tuple:
+    """``new_zeros(2, 3)`` / ``new_zeros((2, 3))`` / ``new_zeros(size=(2, 3))``, PyTorch's errors
+    naming the method (not the factory) when the size is missing or given twice."""
+    from ..ops.creation.factories import NO_SIZE, size_keyword
+
+    given = kw.pop("size", NO_SIZE)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return size_keyword(name, size, given)
+
+
 class TensorConversions:
     """The conversion methods of ``Tensor`` (which defines ``_dtype`` and ``_device``)."""
 
@@ -135,14 +146,20 @@ class TensorConversions:
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> Tensor:
         return _new(self, _creation.tensor, (data,), dtype, device, requires_grad)
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _new(self, _creation.zeros, size, dtype, device, requires_grad)
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+        return _new(
+            self, _creation.zeros, _new_size("new_zeros", size, kw), dtype, device, requires_grad
+        )
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _new(self, _creation.ones, size, dtype, device, requires_grad)
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+        return _new(
+            self, _creation.ones, _new_size("new_ones", size, kw), dtype, device, requires_grad
+        )
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _new(self, _creation.empty, size, dtype, device, requires_grad)
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+        return _new(
+            self, _creation.empty, _new_size("new_empty", size, kw), dtype, device, requires_grad
+        )
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
         return _new(self, _creation.full, (size, fill_value), dtype, device, requires_grad)

@@ -132,13 +132,24 @@ class StructureMethods:
         return _ops.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
 
     # ---- shape ------------------------------------------------------------------------------------------
-    def view(self, *shape):
+    def view(self, *shape, **kw):
+        if kw or not shape:  # view(size=...), view(dtype=...), view(): PyTorch's parser
+            if not shape and list(kw) == ["dtype"]:
+                return _ops.view(self, kw["dtype"])
+            if not shape and not kw:
+                raise TypeError(
+                    "view() received an invalid combination of arguments - got (), but expected one of:\n"
+                    " * (torch.dtype dtype)\n * (tuple of ints size)\n"
+                )
+            shape = _keyword_sizes("view", shape, kw, "size")
         return _ops.view(self, *shape)
 
     def view_as(self, other):
         return _ops.view_as(self, other)
 
-    def reshape(self, *shape):
+    def reshape(self, *shape, **kw):
+        if kw or not shape:
+            shape = _keyword_sizes("reshape", shape, kw, "shape")
         return _ops.reshape(self, *shape)
 
     def reshape_as(self, other):
@@ -188,7 +199,9 @@ class StructureMethods:
     def adjoint(self):
         return _ops.adjoint(self)
 
-    def permute(self, *dims):
+    def permute(self, *dims, **kw):
+        if kw or not dims:
+            dims = _keyword_sizes("permute", dims, kw, "dims")
         return _ops.permute(self, *dims)
 
     def movedim(self, source, destination):
@@ -196,7 +209,9 @@ class StructureMethods:
 
     moveaxis = movedim
 
-    def expand(self, *sizes):
+    def expand(self, *sizes, **kw):
+        if kw or not sizes:
+            sizes = _keyword_sizes("expand", sizes, kw, "size")
         return _ops.expand(self, *sizes)
 
     def expand_as(self, other):
@@ -267,7 +282,9 @@ class StructureMethods:
             else _ops.clone(self, memory_format=memory_format)
         )
 
-    def repeat(self, *sizes):
+    def repeat(self, *sizes, **kw):
+        if kw or not sizes:
+            sizes = _keyword_sizes("repeat", sizes, kw, "repeats")
         return _ops.repeat(self, *sizes)
 
     def tile(self, dims):
@@ -526,3 +543,15 @@ class StructureMethods:
         from ..nn import _torch_functions as _tf
 
         return _tf.hardshrink(self, lambd)
+
+
+def _keyword_sizes(name: str, sizes: tuple, kw: dict, arg: str) -> tuple:
+    """A shape method's sizes given as ``*sizes`` or as PyTorch's keyword (``view(size=)``,
+    ``reshape(shape=)``, ``permute(dims=)``, ``repeat(repeats=)``), with PyTorch's TypeErrors
+    for both, neither, or another keyword."""
+    from ..ops.creation.factories import NO_SIZE, size_keyword
+
+    given = kw.pop(arg, NO_SIZE)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return size_keyword(name, sizes, given, arg=arg)

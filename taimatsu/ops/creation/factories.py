@@ -376,19 +376,24 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
 NO_SIZE = object()  # "size=" not given (size=() is a real, 0-d size)
 
 
-def size_keyword(name: str, size: tuple, kw, missing: str | None = None) -> tuple:
+def size_keyword(
+    name: str, size: tuple, kw, missing: str | None = None, arg: str = "size"
+) -> tuple:
     """The sizes of a factory called as ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))`` (PyTorch's
     keyword spelling), ready for ``_size_args``. PyTorch's TypeErrors when both spellings are given,
     when neither is (``torch.zeros()`` raises, it is no 0-d tensor) or when ``size=`` is no sequence.
-    ``missing`` replaces the no-size message (rand/randn word it as an invalid combination)."""
+    ``missing`` replaces the no-size message (rand/randn word it as an invalid combination); ``arg``
+    names the keyword for methods that call it otherwise (``reshape(shape=)``, ``permute(dims=)``)."""
     if kw is NO_SIZE:
         if not size:
-            raise TypeError(missing or f'{name}() missing 1 required positional arguments: "size"')
+            raise TypeError(missing or f'{name}() missing 1 required positional arguments: "{arg}"')
         return size
     if size:
-        raise TypeError(f"{name}() got multiple values for argument 'size'")
+        raise TypeError(f"{name}() got multiple values for argument '{arg}'")
     if not isinstance(kw, (tuple, list, Size)):
-        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(kw).__name__}")
+        raise TypeError(
+            f"{name}(): argument '{arg}' must be tuple of ints, not {type(kw).__name__}"
+        )
     return (kw,)
 
 
