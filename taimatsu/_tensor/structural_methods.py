@@ -167,12 +167,18 @@ class StructureMethods:
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
 
-    swapaxes = swapdims = transpose
+    swapdims = transpose
+
+    def swapaxes(self, axis0, axis1):  # PyTorch names this one's arguments axis0/axis1
+        return self.transpose(axis0, axis1)
 
     def transpose_(self, dim0, dim1):
         return _ops.transpose_(self, dim0, dim1)
 
-    swapaxes_ = swapdims_ = transpose_
+    swapdims_ = transpose_
+
+    def swapaxes_(self, axis0, axis1):
+        return self.transpose_(axis0, axis1)
 
     def t(self):
         return _ops.t(self)
@@ -258,8 +264,8 @@ class StructureMethods:
     def split(self, split_size, dim=0):
         return _ops.split(self, split_size, dim)
 
-    def tensor_split(self, indices_or_sections, dim=0):
-        return _ops.tensor_split(self, indices_or_sections, dim)
+    def tensor_split(self, *args, **kw):
+        return _ops.tensor_split(self, *args, **kw)
 
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
@@ -290,7 +296,9 @@ class StructureMethods:
     def tile(self, dims):
         return _ops.tile(self, dims)
 
-    def flip(self, *dims):
+    def flip(self, *dims, **kw):
+        if kw or not dims:
+            return _ops.flip(self, *dims, **kw)
         return _ops.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
     def fliplr(self):

@@ -1,6 +1,7 @@
 """Tensor shape methods and ``new_*`` factories called with PyTorch's keyword names
 (``x.view(size=...)``, ``x.reshape(shape=...)``, ``x.permute(dims=...)``, ``x.expand(size=...)``,
-``x.repeat(repeats=...)``, ``x.view(dtype=...)``, ``x.new_zeros(size=...)``) and with no size at
+``x.repeat(repeats=...)``, ``x.view(dtype=...)``, ``x.new_zeros(size=...)``, ``torch.flip(x,
+dims=...)``, ``x.swapaxes(axis0=, axis1=)``, ``tensor_split(sections=/indices=)``) and with no size at
 all, against PyTorch: values, shapes, and TypeErrors (type and message).
 
 Known deviation, checked by type only: an unknown keyword, or ``view(dtype=..., size=...)``,
@@ -44,6 +45,23 @@ CASES = [
     "t.new_empty(size=(2, 2)).shape",
     "t.new_zeros()",
     "t.new_ones(2, size=(2,))",
+    "t.flip(dims=(0,))",
+    "t.flip(dims=[0, 1])",
+    "t.flip()",
+    "t.flip(0, dims=(0,))",
+    "T.flip(t, dims=(1,))",
+    "T.flip(t)",
+    "t.swapaxes(axis0=0, axis1=1)",
+    "t.clone().swapaxes_(axis0=0, axis1=1)",
+    "t.swapdims(dim0=0, dim1=1)",
+    "t.tensor_split(sections=2)",
+    "t.tensor_split(indices=[1], dim=1)",
+    "t.tensor_split(tensor_indices_or_sections=T.tensor(2))",
+    "T.tensor_split(t, sections=2, dim=1)",
+    "t.tensor_split(2, 1)",
+    "t.tensor_split(indices_or_sections=2)",
+    "t.tensor_split()",
+    "t.tensor_split(2, 1, 0)",
 ]
 
 
@@ -65,7 +83,10 @@ def test_keyword_spellings_keep_gradients() -> None:
     assert grads[0] == grads[1]
 
 
-@pytest.mark.parametrize("code", ["t.view(3, 2, bogus=1)", "t.view(dtype=T.int32, size=(6,))"])
+@pytest.mark.parametrize(
+    "code",
+    ["t.view(3, 2, bogus=1)", "t.view(dtype=T.int32, size=(6,))", "t.swapaxes(dim0=0, dim1=1)"],
+)
 def test_parser_errors_are_type_errors(code: str) -> None:
     for T in (torch, taimatsu):
         t = T.arange(6.0).view(2, 3)

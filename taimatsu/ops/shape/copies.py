@@ -275,7 +275,14 @@ def _unique_dims(dims, nd):
     return tuple(out)
 
 
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *dims, **kw) -> Tensor:
+    if kw or not dims:  # flip(x, dims=(0,)), PyTorch's usual spelling; flip(x) raises
+        from ..creation.factories import NO_SIZE, size_keyword
+
+        given = kw.pop("dims", NO_SIZE)
+        if kw:
+            raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kw))}'")
+        dims = size_keyword("flip", dims, given, arg="dims")
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = dims[0]
     nd = input._data.ndim

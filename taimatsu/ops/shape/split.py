@@ -118,7 +118,13 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+_SPLIT_SPEC = ("sections", "indices", "tensor_indices_or_sections")
+
+
+def tensor_split(input: Tensor, *args, **kw) -> tuple:
+    """``tensor_split(x, 2)``, ``(x, [1, 3], dim)`` or with PyTorch's keywords ``sections=``,
+    ``indices=``, ``tensor_indices_or_sections=`` (and ``dim=``)."""
+    indices_or_sections, dim = _tensor_split_args(args, kw)
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
@@ -147,6 +153,27 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         )
     # PyTorch composes tensor_split of slices: each piece is its own SliceBackward0 view.
     return tuple(slice_dim(input, d, a, builtins.max(a, b)) for a, b in itertools.pairwise(bounds))
+
+
+def _tensor_split_args(args: tuple, kw: dict) -> tuple:
+    """(indices_or_sections, dim) from tensor_split's positional and keyword arguments; PyTorch's
+    parser error when the split is missing, given twice or under another name."""
+    dim = kw.pop("dim", 0)
+    named = [k for k in _SPLIT_SPEC if k in kw]
+    if len(args) > 2 or len(args) + len(named) != 1 + (len(args) == 2) or set(kw) - set(named):
+        got = ", ".join(
+            [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kw.items()]
+        )
+        raise TypeError(
+            f"tensor_split() received an invalid combination of arguments - got ({got}"
+            f"{', ' if kw and not args else ''}), but expected one of:\n"
+            " * (tuple of ints indices, int dim = 0)\n"
+            " * (Tensor tensor_indices_or_sections, int dim = 0)\n"
+            " * (int sections, int dim = 0)\n"
+        )
+    if len(args) == 2:
+        return args
+    return (args[0] if args else kw[named[0]]), dim
 
 
 # ---- hsplit / vsplit / dsplit -------------------------------------------------------------------------
