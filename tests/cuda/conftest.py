@@ -25,4 +25,5 @@ def fake_cupy():
             else:
                 sys.modules[k] = v
         backend._cupy, backend._cuda_index[0] = None, 0
+        backend._pending.clear()  # device checks left unread by the test
         cupy_double._HOOKS.clear()
