@@ -760,7 +760,7 @@ mul = multiply = _sparse_dispatch.sparse_first(mul, "mul", commutative=True)
 div = divide = true_divide = _sparse_dispatch.sparse_first(div, "div")
 sum = _sparse_dispatch.sparse_first(sum, "sum")  # noqa: A001
 t = _sparse_dispatch.sparse_first(t, "t")
-transpose = swapaxes = swapdims = _sparse_dispatch.sparse_first(transpose, "transpose")
+transpose = _sparse_dispatch.sparse_first(transpose, "transpose")
 neg = negative = _sparse_dispatch.sparse_first(neg, "neg")
 abs = absolute = _sparse_dispatch.sparse_first(abs, "abs")  # noqa: A001
 zeros_like = _sparse_dispatch.zeros_like(zeros_like)

@@ -76,6 +76,18 @@ _reg(
     _s((2, 3, 4), (3, 2), noncontig=True),
     method=lambda x: x.transpose(1, 0),
 )
+_reg(
+    "swapaxes",
+    lambda T, x: T.swapaxes(x, axis0=0, axis1=-1),
+    _s((2, 3, 4), (3, 2), noncontig=True),
+    method=lambda x: x.swapaxes(1, 0),
+)
+_reg(
+    "swapdims",
+    lambda T, x: T.swapdims(x, dim0=-1, dim1=0),
+    _s((2, 3, 4), (3, 2), noncontig=True),
+    method=lambda x: x.swapdims(1, 0),
+)
 _reg("t", lambda T, x: T.t(x), _s((2, 3), (3,), ()), method=lambda x: x.t())
 _reg("T", lambda T, x: x.T, _s((2, 3), (3,)))
 _reg("mT", lambda T, x: x.mT, _s((2, 3, 4), (3, 2), noncontig=True))

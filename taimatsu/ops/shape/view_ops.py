@@ -199,7 +199,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return make_view(input, data, _Transpose, lambda t: t.transpose(d0, d1), d0=d0, d1=d1)
 
 
-swapaxes = swapdims = transpose
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``torch.swapaxes``: ``transpose`` under NumPy's argument names (a sparse tensor's own
+    method runs for a sparse input, as ``torch.transpose``)."""
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    return input.transpose(dim0, dim1)
 
 
 def t(input: Tensor) -> Tensor:
