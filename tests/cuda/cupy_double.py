@@ -623,7 +623,9 @@ _PINNED: dict[int, int] = {}  # address -> nbytes of host buffers from the pinne
 
 
 def _pinned(a: np.ndarray) -> np.ndarray:
-    _PINNED[a.__array_interface__["data"][0]] = a.nbytes
+    ptr = a.__array_interface__["data"][0]
+    _PINNED[ptr] = a.nbytes
+    weakref.finalize(a, _PINNED.pop, ptr, None)  # freed: the address may serve plain memory
     return a
 
 

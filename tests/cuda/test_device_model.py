@@ -229,3 +229,14 @@ def test_random_on_cuda_gives_the_cpu_numbers(name, fake_cupy):
     got = fn(taimatsu, taimatsu.rand(3, 4).cuda())
     assert got.is_cuda and type(got._data).__module__ == "cupy"
     assert got.dtype == want.dtype and np.array_equal(got.cpu().numpy(), want.numpy())
+
+
+def test_dataloader_pins_batches_with_cuda(fake_cupy):
+    from taimatsu.utils.data import DataLoader, TensorDataset
+
+    ds = TensorDataset(taimatsu.randn(6, 3), taimatsu.arange(6))
+    for x, y in DataLoader(ds, batch_size=4, pin_memory=True):
+        assert x.is_pinned() and y.is_pinned()
+        assert x.to("cuda", non_blocking=True).is_cuda
+    x, _ = next(iter(DataLoader(ds, batch_size=4)))
+    assert not x.is_pinned()

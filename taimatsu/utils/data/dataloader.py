@@ -4,8 +4,8 @@ With ``num_workers=0`` loading happens in the calling process; with ``num_worker
 processes (see ``_multiprocessing_iter.py`` and ``_utils/worker.py``). The batches and their
 order are PyTorch's, since they depend only on the sampler. Like PyTorch, each new iterator
 first draws a base seed from ``generator`` (or the global generator) and a shuffling sampler then
-draws its own seed, so the global random stream advances exactly as PyTorch's does. ``pin_memory``
-is accepted; on the CPU it changes nothing.
+draws its own seed, so the global random stream advances exactly as PyTorch's does. With
+``pin_memory`` and CUDA the batches come in page-locked memory; without CUDA it warns, as PyTorch.
 """
 
 from __future__ import annotations
@@ -255,6 +255,7 @@ class _BaseDataLoaderIter:
                 "be used.",
                 stacklevel=3,
             )
+        self._pin_memory = loader.pin_memory and _cuda.is_available()
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
@@ -282,6 +283,10 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:
+            from ._utils.pin_memory import pin_memory
+
+            data = pin_memory(data)
         self._num_yielded += 1
         if (
             self._dataset_kind == "iterable"
