@@ -83,12 +83,12 @@ def export(
     if not export_params:
         raise OnnxExporterError("export_params=False is not supported")
     args = args if isinstance(args, tuple) else (args,)
-    if any(not isinstance(a, Tensor) for a in args):
-        raise OnnxExporterError("the example args must be tensors")
+    if not all(_tensor_leaves(a) for a in args):
+        raise OnnxExporterError("the example args must be tensors or (nested) tuples of tensors")
     opset = opset_version or 18
     if opset < 17:
         raise OnnxExporterError(f"opset_version {opset} is not supported; use 17 or later")
-    names = list(input_names or _parameter_names(model, len(args)))
+    names = list(input_names or _flat_names(_parameter_names(model, len(args)), args))
     _exporting[0] = True
     try:
         with _eval_mode(model), no_grad():
@@ -104,6 +104,23 @@ def export(
         else:
             f.write(proto.SerializeToString())
     return ONNXProgram(proto) if dynamo else None
+
+
+def _tensor_leaves(value) -> bool:
+    if isinstance(value, (tuple, list)):
+        return bool(value) and all(_tensor_leaves(v) for v in value)
+    return isinstance(value, Tensor)
+
+
+def _flat_names(names: list[str], args: tuple) -> list[str]:
+    """One graph input per tensor: a nested argument ``hidden=(h, c)`` gives hidden_0, hidden_1."""
+
+    def leaves(name, value):
+        if not isinstance(value, (tuple, list)):
+            return [name]
+        return [n for i, v in enumerate(value) for n in leaves(f"{name}_{i}", v)]
+
+    return [n for name, a in zip(names, args) for n in leaves(name, a)]
 
 
 def _parameter_names(model, n: int) -> list[str]:

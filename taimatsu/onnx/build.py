@@ -14,9 +14,10 @@ from .tracer import recurrent_op, trace
 
 def build_model(model, args: tuple, kwargs: dict, input_names, output_names, opset: int):
     g = GraphBuilder(opset)
-    if len(input_names) != len(args):
-        raise OnnxExporterError(f"{len(input_names)} input names for {len(args)} inputs")
-    for t, name in zip(args, input_names):
+    inputs = _tensors(args)  # nested tuples (an LSTM's (x, (h, c))) flattened, as PyTorch does
+    if len(input_names) != len(inputs):
+        raise OnnxExporterError(f"{len(input_names)} input names for {len(inputs)} inputs")
+    for t, name in zip(inputs, input_names):
         g.add_input(t, name)
     _register_model_tensors(g, model)
     result, calls = trace(model, *args, opaque=recurrent_op, **kwargs)
@@ -34,7 +35,7 @@ def build_model(model, args: tuple, kwargs: dict, input_names, output_names, ops
     graph = helper.make_graph(
         g.nodes,
         type(model).__name__,
-        [_value_info(n, t) for n, t in zip(input_names, args)],
+        [_value_info(n, t) for n, t in zip(input_names, inputs)],
         [_value_info(n, o) for n, o in zip(names, outputs)],
         initializer=list(g.initializers.values()),
     )

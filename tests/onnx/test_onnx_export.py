@@ -313,5 +313,36 @@ def test_custom_function_is_refused_not_dropped():
         def forward(self, x):
             return Square.apply(self.fc(x)) + 1
 
-    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match=r"prim::PythonOp\[Square\]"):
+    with pytest.raises(
+        torch.onnx.errors.UnsupportedOperatorError, match=r"prim::PythonOp\[Square\]"
+    ):
         torch.onnx.export(Model(), (torch.ones(2, 3),), io.BytesIO())
+
+
+def test_nested_tuple_inputs_are_flattened():
+    """``export(model, (x, (h, c)))`` (word_language_model's call): one graph input per tensor,
+    the nested argument named hidden_0, hidden_1; onnxruntime gives the model's outputs."""
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = torch.nn.LSTM(4, 5)
+            self.fc = torch.nn.Linear(5, 3)
+
+        def forward(self, x, hidden):
+            out, (h, c) = self.rnn(x, hidden)
+            return self.fc(out), (h, c)
+
+    torch.manual_seed(0)
+    model = Model().eval()
+    x, hidden = torch.randn(6, 2, 4), (torch.randn(1, 2, 5), torch.randn(1, 2, 5))
+    f = io.BytesIO()
+    torch.onnx.export(model, (x, hidden), f)
+    sess = ort.InferenceSession(f.getvalue())
+    assert [i.name for i in sess.get_inputs()] == ["x", "hidden_0", "hidden_1"]
+    got = sess.run(
+        None, {"x": x.numpy(), "hidden_0": hidden[0].numpy(), "hidden_1": hidden[1].numpy()}
+    )
+    want = model(x, hidden)
+    for g, w in zip(got, (want[0], *want[1])):
+        np.testing.assert_allclose(g, w.detach().numpy(), rtol=1e-5, atol=1e-6)
