@@ -17,7 +17,7 @@ of small products costs one comparison each.
 busy machine a second thread does not run beside ours but waits for a core, and spin-waiting
 threads make every product slower than one thread would (measured: a small MLP step 20x slower
 at two threads than at one with the machine's two cores taken). The count of runnable tasks in
-/proc/loadavg, less this process's own, is sampled at most every ``BUSY_SAMPLE_S`` seconds and
+/proc/loadavg, less this process's own runnable threads (/proc/self/task), is sampled at most every ``BUSY_SAMPLE_S`` seconds and
 smoothed; where it cannot be read, every requested thread is used.
 """
 
@@ -137,13 +137,25 @@ def _sample_load(now: float, target: int) -> None:
     except (OSError, IndexError, ValueError):
         _busy["usable"] = target
         return
-    # Ours: this thread, and the BLAS threads that may still be spinning from a product.
-    own = 1 + max(0, (_state["current"] or 1) - 1)
-    others = max(0, runnable - own)
+    others = max(0, runnable - _own_runnable())
     prev = _busy["others"]
     _busy["others"] = others if prev is None else 0.5 * prev + 0.5 * others
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     _busy["usable"] = max(1, min(target, int((cores or 1) - _busy["others"] + 0.5)))
+
+
+def _own_runnable() -> int:
+    """This process's runnable threads (this one, BLAS threads still spinning from a product, and
+    any other library's pool in the process): they are not another process's load."""
+    try:
+        n = 0
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+                stat = f.read()
+            n += stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] == b"R"
+        return max(n, 1)
+    except (OSError, ValueError):  # no /proc: this thread and the BLAS threads last asked for
+        return 1 + max(0, (_state["current"] or 1) - 1)
 
 
 def _switch(want) -> None:
