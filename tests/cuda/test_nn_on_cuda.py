@@ -137,14 +137,9 @@ def _train(model, opt, x, y, steps, stats=None):
     return [float(v) for v in losses], syncs
 
 
-# max_pool2d reads a flag back (taimatsu/ops/nn/pooling.py, `lowest.any()` for padded windows):
-# the CNN's step is not yet free of synchronisation. Strict: fixing it fails this until removed.
-CNN_SYNC = pytest.mark.xfail(reason="max_pool2d's host read of `lowest.any()`", strict=True)
-
-
 @pytest.mark.parametrize("opt_name", list(OPTIMIZERS))
 @pytest.mark.parametrize(
-    ("net", "xshape"), [(_mlp, (6, 8)), pytest.param(_cnn, (6, 1, 8, 8), marks=CNN_SYNC)],
+    ("net", "xshape"), [(_mlp, (6, 8)), (_cnn, (6, 1, 8, 8))],
     ids=["mlp", "cnn"],
 )  # fmt: skip
 def test_training_step_has_no_host_sync(net, xshape, opt_name, fake_cupy):

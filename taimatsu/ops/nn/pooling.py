@@ -364,11 +364,11 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
         # Padding never wins: where no input value beats the fill, PyTorch keeps the window's
         # first tap inside the input.
         lowest = best == fill
-        if lowest.any():
+        if xp is not np or lowest.any():  # on a GPU the test would cost a sync: always select
             i0 = xp.maximum(0, -((xp.arange(ho) * sh - ph) // dh))
             j0 = xp.maximum(0, -((xp.arange(wo) * sw - pw) // dw))
             tap = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap_type), tap)
-    if x.dtype.kind == "f" and bool(xp.isnan(x.max())):
+    if x.dtype.kind == "f" and (xp is not np or bool(xp.isnan(x.max()))):
         for t in range(len(taps)):  # in order: the last NaN stays
             tap = xp.where(xp.isnan(taps[t]), tap_type(t), tap)
     # Flat index = the window's top-left corner + the winning tap's offset inside it.
