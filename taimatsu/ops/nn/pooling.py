@@ -19,7 +19,6 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
 from . import conv as _nn
-from . import pooling as _pooling
 from .resample import adaptive_avg_matrix, linear_dims
 
 
@@ -117,8 +116,8 @@ def avg_pool2d(
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     h, w = input.shape[-2:]
-    ho = _pooling._pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
-    wo = _pooling._pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
+    ho = _pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
+    wo = _pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
     if ho < 1 or wo < 1:
         c = input.shape[-3]
         raise RuntimeError(
@@ -389,7 +388,7 @@ def _lowest_bit_table(k: int) -> np.ndarray:
         table = np.full(1 << k, k - 1, np.uint8)
         for b in range(k - 1, -1, -1):  # from the highest bit down: the lowest set one stays
             table[(masks >> b) & 1 == 1] = b
-        table = _LOWEST_BIT[k] = table
+        _LOWEST_BIT[k] = table
     return table
 
 
