@@ -50,8 +50,99 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
 
 
 # ---- batch norm ------------------------------------------------------------------------------
+# Rows (one image's plane of one channel) up to this length are reduced by BLAS / einsum in the
+# input's dtype (a few ulp of the row); longer ones, or narrow ones (BatchNorm1d's (N, C)
+# input) by a float64 reduction over the whole channel.
+_ROW_MAX, _ROW_MIN = 4096, 16
+
+
+def _rows(x, n: int, c: int):
+    """(N, C, *) as (N * C, M): one row per image and channel (a view when contiguous)."""
+    return x.reshape(n * c, -1)
+
+
+def _channel_sums(xp, x3):
+    """Per-channel sums of an (N, C, M) array, in float64."""
+    n, c, m = x3.shape
+    if _ROW_MIN <= m <= _ROW_MAX:
+        rows = _rows(x3, n, c) @ xp.ones(m, x3.dtype)
+        return rows.reshape(n, c).sum(0, dtype=np.float64)
+    return x3.sum((0, 2), dtype=np.float64)
+
+
+def _channel_dots(xp, a3, b3):
+    """Per-channel sums of ``a3 * b3`` ((N, C, M) arrays), in float64, without the full-size
+    product."""
+    n, c, m = a3.shape
+    if _ROW_MIN <= m <= _ROW_MAX:
+        rows = xp.einsum("ij,ij->i", _rows(a3, n, c), _rows(b3, n, c))
+        return rows.reshape(n, c).sum(0, dtype=np.float64)
+    return (a3 * b3).sum((0, 2), dtype=np.float64)
+
+
+def _fast_dtypes(input: Tensor, *params) -> bool:
+    """float32/float64 input whose parameters share its dtype: the array kernels below."""
+    return input._dtype in (D.float32, D.float64) and all(
+        p is None or p._dtype is input._dtype for p in params
+    )
+
+
+def _bn_train_forward(xp, x, w, b, eps):
+    """Training-mode batch norm on arrays, as PyTorch's CPU kernel computes it: the channel
+    mean accumulated in float64 and rounded to the input's dtype, the variance from the
+    centred values (squares in the input's dtype, summed in float64), then
+    ``y = x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean * alpha``.
+    Returns (y, mean, invstd, biased variance as float64)."""
+    n, c = x.shape[0], x.shape[1]
+    x3 = x.reshape(n, c, -1)
+    count = x3.shape[0] * x3.shape[2]
+    mean = (_channel_sums(xp, x3) / count).astype(x.dtype)
+    y = xp.subtract(x3, mean[:, None])  # the centred values, then the output in place
+    var = _channel_dots(xp, y, y) / count
+    invstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype)
+    alpha = invstd if w is None else invstd * w
+    # beta rounded once from the exact float64 product, as PyTorch's fused multiply-add
+    beta = -mean.astype(np.float64) * alpha if b is None else b - mean.astype(np.float64) * alpha
+    beta = beta.astype(x.dtype)
+    xp.multiply(x3, alpha[:, None], out=y)
+    y += beta[:, None]
+    return y.reshape(x.shape), mean, invstd, var
+
+
+def _bn_train_backward(xp, x, w, g, mean, invstd, need):
+    """Array gradients of training-mode batch norm from the forward's mean and invstd:
+    ``gx = (g - mean(g) - (x - mean) * k) * invstd * weight``, ``k = dot * invstd**2 / count``,
+    with the channel sums in float64 (PyTorch's formula)."""
+    n, c = x.shape[0], x.shape[1]
+    x3, g3 = x.reshape(n, c, -1), g.reshape(n, c, -1)
+    count = x3.shape[0] * x3.shape[2]
+    gsum = _channel_sums(xp, g3)
+    d = xp.subtract(x3, mean[:, None])
+    dot = _channel_dots(xp, d, g3)
+    inv64 = invstd.astype(np.float64)
+    gx = gw = gb = None
+    if need[1]:
+        gw = (dot * inv64).astype(x.dtype)
+    if need[2]:
+        gb = gsum.astype(x.dtype)
+    if need[0]:
+        scale = invstd if w is None else invstd * w
+        k = (dot * inv64 * inv64 / count).astype(x.dtype)
+        gx = xp.subtract(g3, (gsum / count).astype(x.dtype)[:, None])
+        d *= k[:, None]
+        gx -= d
+        gx *= scale[:, None]
+        gx = gx.reshape(x.shape)
+    return gx, gw, gb
+
+
 def _batch_norm_vjp(node, g):
     x, w = node.saved()
+    if node.mean is not None and not _gm.enabled and g._fw is None:  # no graph to record
+        wd = None if w is None else w._data
+        need = [_need(node, i) for i in range(3)]
+        grads = _bn_train_backward(xp_for(g), x._data, wd, g._data, node.mean, node.invstd, need)
+        return tuple(None if a is None else _wrap(a, g._dtype, g._device) for a in grads)
     nd = x.dim()
     axes = [0] + list(range(2, nd))
     if node.training:
@@ -114,30 +205,37 @@ def batch_norm(
         for name, t in (("running_mean", running_mean), ("running_var", running_var)):
             if t is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
-    if training or running_mean is None:
+    batch_stats = training or running_mean is None
+    saved_mean = saved_invstd = None
+    if batch_stats and x.size and _fast_dtypes(input, weight, bias):
+        w, b = (None if t is None else t._data for t in (weight, bias))
+        y, saved_mean, saved_invstd, var = _bn_train_forward(xp, x, w, b, eps)
+        mean = saved_mean.astype(np.float64)
+    elif batch_stats:
         mean, var = _stats(xp, x, axes)
-        if training and running_mean is not None:
-            n = x.size // c
-            m = momentum
-            _update(running_mean, m * mean.reshape(-1) + (1 - m) * running_mean._data)
-            _update(
-                running_var, m * var.reshape(-1) * (n / max(n - 1, 1)) + (1 - m) * running_var._data
-            )
     else:
         mean = running_mean._data.reshape(shape).astype(np.float64)
         var = running_var._data.reshape(shape).astype(np.float64)
-    y = (x - mean) / xp.sqrt(var + eps)
-    if weight is not None:
-        y = y * weight._data.reshape(shape)
-    if bias is not None:
-        y = y + bias._data.reshape(shape)
+    if training and running_mean is not None:
+        n = x.size // c
+        m = momentum
+        _update(running_mean, m * mean.reshape(-1) + (1 - m) * running_mean._data)
+        _update(
+            running_var, m * var.reshape(-1) * (n / max(n - 1, 1)) + (1 - m) * running_var._data
+        )
+    if saved_mean is None:
+        y = (x - mean) / xp.sqrt(var + eps)
+        if weight is not None:
+            y = y * weight._data.reshape(shape)
+        if bias is not None:
+            y = y + bias._data.reshape(shape)
     r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
-    batch_stats = training or running_mean is None
     if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
         record(
             _BatchNorm, (input, weight, bias), r, (input, weight), training=batch_stats, eps=eps,
             running_mean=None if batch_stats else running_mean.detach().clone(),
             running_var=None if batch_stats else running_var.detach().clone(),
+            mean=saved_mean, invstd=saved_invstd,
         )  # fmt: skip
     _tangent(r, input, weight, bias, lambda i, w, b: batch_norm(i, running_mean, running_var, w, b,
                                                               False, momentum, eps) if not batch_stats

@@ -1,0 +1,94 @@
+"""Training-mode batch norm against PyTorch: the array forward (channel sums by rows, the
+output as ``x * alpha + beta``) and the array backward from the forward's mean and invstd,
+for every input rank, row length (BLAS rows, long and narrow rows reduced in float64),
+dtype, affine or not, and each subset of gradients; the Tensor-op path for double backward."""
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+from taimatsu.ops.nn import normalization as tnorm
+
+torch = pytest.importorskip("torch")
+from nn_oracle import close
+
+SHAPES = [
+    (32, 16, 28, 28),  # BLAS rows
+    (4, 3, 5),  # narrow rows: a float64 reduction
+    (64, 10),  # BatchNorm1d's (N, C)
+    (2, 3, 3, 4, 5),  # 3-d
+    (2, 2, 80, 80),  # rows longer than _ROW_MAX
+]
+
+
+def _run(M, x, w, b, g, affine, need):
+    xt = M.tensor(x, requires_grad=need[0])
+    wt = M.tensor(w, requires_grad=need[1]) if affine else None
+    bt = M.tensor(b, requires_grad=need[2]) if affine else None
+    rm, rv = M.zeros(x.shape[1], dtype=xt.dtype), M.ones(x.shape[1], dtype=xt.dtype)
+    y = M.nn.functional.batch_norm(xt, rm, rv, wt, bt, True, 0.1, 1e-5)
+    leaves = [t for t in (xt, wt, bt) if t is not None and t.requires_grad]
+    grads = M.autograd.grad(y, leaves, M.tensor(g)) if leaves else ()
+    return [y.detach().numpy(), rm.numpy(), rv.numpy(), *(a.numpy() for a in grads)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("offset", [0.0, 50.0])
+def test_batch_norm_training_matches_pytorch(shape, dtype, offset):
+    rs = np.random.RandomState(sum(shape))
+    x = (rs.randn(*shape) * 2 + offset).astype(dtype)
+    w, b = rs.randn(shape[1]).astype(dtype), rs.randn(shape[1]).astype(dtype)
+    g = rs.randn(*shape).astype(dtype)
+    ours = _run(tm, x, w, b, g, True, (True, True, True))
+    theirs = _run(torch, x, w, b, g, True, (True, True, True))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for a, e in zip(ours, theirs):
+        assert a.dtype == e.dtype and a.shape == e.shape
+        # gradients of weight and bias are sums over the batch: compare at their scale
+        close(a, e, rtol=tol, atol=tol * max(1.0, np.abs(e).max()))
+
+
+@pytest.mark.parametrize("need", [(True, False, False), (False, True, False),
+                                  (False, False, True), (True, False, True)], ids=str)  # fmt: skip
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_gradient_subsets(need, affine):
+    if not affine and not need[0]:
+        pytest.skip("no parameters to differentiate")
+    rs = np.random.RandomState(1)
+    x, g = rs.randn(4, 3, 6, 5).astype(np.float32), rs.randn(4, 3, 6, 5).astype(np.float32)
+    w, b = rs.randn(3).astype(np.float32), rs.randn(3).astype(np.float32)
+    for a, e in zip(_run(tm, x, w, b, g, affine, need), _run(torch, x, w, b, g, affine, need)):
+        close(a, e, rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_array_backward_is_used():
+    """Without create_graph the node keeps the forward's mean and invstd for the array backward."""
+    x = tm.randn(4, 3, 5, 5, requires_grad=True)
+    y = tm.nn.functional.batch_norm(x, None, None, training=True)
+    assert y.grad_fn.name() == "NativeBatchNormBackward0"
+    assert y.grad_fn.mean.dtype == np.float32 and y.grad_fn.invstd.shape == (3,)
+    # eval mode with running statistics keeps the Tensor-op backward
+    z = tm.nn.functional.batch_norm(x, tm.zeros(3), tm.ones(3), training=False)
+    assert z.grad_fn.mean is None
+
+
+def test_batch_norm_double_backward():
+    rs = np.random.RandomState(2)
+    x, w = rs.randn(3, 2, 4, 4), rs.randn(2)
+    res = []
+    for M in (tm, torch):
+        xt, wt = M.tensor(x, requires_grad=True), M.tensor(w, requires_grad=True)
+        y = M.nn.functional.batch_norm(xt, None, None, wt, None, True)
+        (gx,) = M.autograd.grad((y * y).sum(), (xt,), create_graph=True)
+        res.append([a.numpy() for a in M.autograd.grad((gx * gx).sum(), (xt, wt))])
+    for a, e in zip(*res):
+        close(a, e, rtol=1e-10, atol=1e-10)
+
+
+def test_row_reductions_are_float64_accurate():
+    """The channel sums of an input whose rows are BLAS-reduced keep float64 accuracy across
+    the batch (a large offset cancels in the centred sums)."""
+    x = np.full((8, 2, 64), 1000.0, np.float32) + np.arange(64, dtype=np.float32) / 64
+    sums = tnorm._channel_sums(np, x)
+    np.testing.assert_allclose(sums, x.astype(np.float64).sum((0, 2)), rtol=1e-7)
