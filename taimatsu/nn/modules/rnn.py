@@ -23,7 +23,8 @@ from ... import _autocast
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import empty, zeros
 from ...ops.nn.rnn import GATES as _GATES
-from ...ops.nn.rnn import _gru_step, _lstm_step, rnn_layer
+from ...ops.nn.rnn import rnn_layer
+from ...ops.nn.rnn_cell import rnn_cell
 from ...ops.shape.copies import cat, stack
 from .. import functional as F
 from .. import init
@@ -408,16 +409,12 @@ class RNNCell(RNNCellBase):
             hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not batched:
             hx = hx.unsqueeze(0)
-        self._check(input, hx, "hidden0")
-        g = F.linear(input, self.weight_ih, self.bias_ih) + F.linear(
-            hx, self.weight_hh, self.bias_hh
-        )
-        if self.nonlinearity == "tanh":
-            ret = g.tanh()
-        elif self.nonlinearity == "relu":
-            ret = F.relu(g)
-        else:
+        if self.nonlinearity not in ("tanh", "relu"):  # before the shape checks, as in PyTorch
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        self._check(input, hx, "hidden0")
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        ret, _ = rnn_cell(mode, input, hx, None, self.weight_ih, self.weight_hh, self.bias_ih,
+                          self.bias_hh)  # fmt: skip
         return ret if batched else ret.squeeze(0)
 
 
@@ -442,8 +439,8 @@ class LSTMCell(RNNCellBase):
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         self._check(input, hx[0], "hidden0")
         self._check(input, hx[1], "hidden1")
-        xg = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(xg, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        h, c = rnn_cell("LSTM", input, hx[0], hx[1], self.weight_ih, self.weight_hh, self.bias_ih,
+                        self.bias_hh)  # fmt: skip
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -464,6 +461,6 @@ class GRUCell(RNNCellBase):
         elif not batched:
             hx = hx.unsqueeze(0)
         self._check(input, hx, "hidden0")
-        xg = F.linear(input, self.weight_ih, self.bias_ih)
-        h, _ = _gru_step(xg, hx, None, self.weight_hh, self.bias_hh, None)
+        h, _ = rnn_cell("GRU", input, hx, None, self.weight_ih, self.weight_hh, self.bias_ih,
+                        self.bias_hh)  # fmt: skip
         return h if batched else h.squeeze(0)

@@ -1,0 +1,191 @@
+"""The fused cells (ops/nn/rnn_cell.py) against PyTorch: values and gradients of h (and c) under
+random cotangents in float32 and float64, the grad_fn names a user sees, one node per call,
+double backward through the op-by-op fallback, in-place checks, a loop over time steps."""
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+from taimatsu import nn as tnn
+
+torch = pytest.importorskip("torch")
+import torch.nn as onn
+from nn_oracle import T
+
+pytestmark = pytest.mark.oracle
+
+DTYPES = [(torch.float32, 2e-5, 2e-6), (torch.float64, 1e-10, 1e-12)]
+CELLS = [
+    ("LSTMCell", {}), ("LSTMCell", {"bias": False}), ("GRUCell", {}), ("GRUCell", {"bias": False}),
+    ("RNNCell", {}), ("RNNCell", {"nonlinearity": "relu"}), ("RNNCell", {"bias": False}),
+]  # fmt: skip
+
+
+def _pair(name, kw, dtype, size=(4, 5)):
+    torch.manual_seed(0)
+    o = getattr(onn, name)(*size, **kw).to(dtype)
+    t = getattr(tnn, name)(*size, **kw).to(tm.float64 if dtype is torch.float64 else tm.float32)
+    t.load_state_dict({k: T(v) for k, v in o.state_dict().items()})
+    return t, o
+
+
+def _state(name, batch, dtype):
+    shape = (batch, 5) if batch is not None else (5,)
+    n = 2 if name == "LSTMCell" else 1
+    hs = [torch.randn(shape, dtype=dtype, requires_grad=True) for _ in range(n)]
+    return hs, [T(h, True) for h in hs]
+
+
+def _flat(r):
+    return list(r) if isinstance(r, tuple) else [r]
+
+
+def _compare(t_outs, o_outs, t_in, o_in, rtol, atol):
+    for a, b in zip(t_outs, o_outs):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
+    cots = [torch.randn(o.shape, dtype=o.dtype) for o in o_outs]
+    o_grads = torch.autograd.grad(o_outs, o_in, cots, allow_unused=True)
+    t_grads = tm.autograd.grad(t_outs, t_in, [T(c) for c in cots], allow_unused=True)
+    for a, b in zip(t_grads, o_grads):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("dtype,rtol,atol", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("batch", [3, 0, None], ids=["batched", "empty", "unbatched"])
+@pytest.mark.parametrize("name,kw", CELLS, ids=[f"{n}-{kw}" for n, kw in CELLS])
+def test_cell_matches_pytorch(name, kw, batch, dtype, rtol, atol):
+    t, o = _pair(name, kw, dtype)
+    torch.manual_seed(1)
+    ox = torch.randn(*((batch,) if batch is not None else ()), 4, dtype=dtype, requires_grad=True)
+    hs, ths = _state(name, batch, dtype)
+    tx = T(ox, True)
+    hx = (tuple(hs), tuple(ths)) if name == "LSTMCell" else (hs[0], ths[0])
+    o_outs, t_outs = _flat(o(ox, hx[0])), _flat(t(tx, hx[1]))
+    _compare(t_outs, o_outs, [tx, *ths, *t.parameters()], [ox, *hs, *o.parameters()], rtol, atol)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_lstm_cell_gradient_of_h_or_c_only(which):
+    t, o = _pair("LSTMCell", {}, torch.float64)
+    ox = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    hs, ths = _state("LSTMCell", 3, torch.float64)
+    tx = T(ox, True)
+    o_out, t_out = o(ox, tuple(hs))[which], t(tx, tuple(ths))[which]
+    _compare(
+        [t_out], [o_out], [tx, *ths, *t.parameters()], [ox, *hs, *o.parameters()], 1e-10, 1e-12
+    )
+
+
+def test_grad_fn_names_are_pytorchs():
+    x = torch.randn(2, 4)
+    for name, kw in CELLS + [("LSTMCell", {}), ("GRUCell", {})]:
+        t, o = _pair(name, kw, torch.float32)
+        for shape in ((2, 4), (4,)):
+            o_outs, t_outs = (
+                _flat(o(x[: shape[0]] if len(shape) == 2 else x[0])),
+                _flat(t(T(x[: shape[0]]) if len(shape) == 2 else T(x[0]))),
+            )
+            for a, b in zip(t_outs, o_outs):
+                assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__, (name, kw, shape)
+    with tm.no_grad():
+        h, c = tnn.LSTMCell(4, 5)(tm.randn(2, 4))
+    assert h.grad_fn is None and c.grad_fn is None and not h.requires_grad
+
+
+def test_one_fused_node_per_call():
+    cell = tnn.LSTMCell(4, 5)
+    h, c = cell(tm.randn(2, 4))
+    assert h.grad_fn.next_functions[3][0].__class__.__name__ == "AccumulateGrad"  # weight_ih
+    (inner, nr) = c.grad_fn.next_functions[0]
+    assert inner is h.grad_fn and nr == 1
+
+
+@pytest.mark.parametrize("name,kw", CELLS, ids=[f"{n}-{kw}" for n, kw in CELLS])
+def test_double_backward_matches_pytorch(name, kw):
+    t, o = _pair(name, kw, torch.float64)
+    ox = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    hs, ths = _state(name, 3, torch.float64)
+    tx = T(ox, True)
+    hx = (tuple(hs), tuple(ths)) if name == "LSTMCell" else (hs[0], ths[0])
+    o_out, t_out = _flat(o(ox, hx[0]))[0], _flat(t(tx, hx[1]))[0]
+    (og,) = torch.autograd.grad((o_out * o_out).sum(), ox, create_graph=True)
+    (tg,) = tm.autograd.grad((t_out * t_out).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(tg.detach().numpy(), og.detach().numpy(), rtol=1e-10)
+    o_gg = torch.autograd.grad(og.pow(3).sum(), [ox, *hs, o.weight_hh])
+    t_gg = tm.autograd.grad(tg.pow(3).sum(), [tx, *ths, t.weight_hh])
+    for a, b in zip(t_gg, o_gg):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_gradcheck_float64():
+    cell = tnn.LSTMCell(3, 2).double()
+    x = tm.randn(2, 3, dtype=tm.float64, requires_grad=True)
+    h = tm.randn(2, 2, dtype=tm.float64, requires_grad=True)
+    c = tm.randn(2, 2, dtype=tm.float64, requires_grad=True)
+    assert tm.autograd.gradcheck(lambda x, h, c: cell(x, (h, c)), (x, h, c))
+    gru = tnn.GRUCell(3, 2).double()
+    assert tm.autograd.gradcheck(lambda x, h: gru(x, h), (x, h))
+
+
+def test_input_modified_in_place_after_forward_raises():
+    for name in ("LSTMCell", "GRUCell", "RNNCell"):
+        results = []
+        for lib, nn in ((torch, onn), (tm, tnn)):
+            lib.manual_seed(0)
+            cell = getattr(nn, name)(4, 5)
+            x = lib.randn(2, 4, requires_grad=True)
+            h = lib.randn(2, 5, requires_grad=True) * 1
+            out = _flat(cell(x, (h, h) if name == "LSTMCell" else h))[0]
+            with lib.no_grad():
+                cell.weight_hh.add_(1)
+            with pytest.raises(RuntimeError) as e:
+                out.sum().backward()
+            results.append("modified by an inplace operation" in str(e.value))
+        assert results == [True, True], name
+
+
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+def test_rnn_cell_output_modified_in_place_raises(nonlinearity):
+    for lib, nn in ((torch, onn), (tm, tnn)):
+        cell = nn.RNNCell(4, 5, nonlinearity=nonlinearity)
+        out = cell(lib.randn(2, 4))
+        out.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
+def test_lstm_cell_state_written_in_place_keeps_gradients():
+    res = []
+    for lib, nn in ((torch, onn), (tm, tnn)):
+        lib.manual_seed(0)
+        cell = nn.LSTMCell(4, 5)
+        x = lib.randn(2, 4, requires_grad=True)
+        h, c = cell(x)
+        c.mul_(3)
+        (h.sum() + c.sum()).backward()
+        res.append(x.grad.numpy().copy())
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["LSTMCell", "GRUCell"])
+def test_loop_over_time_matches_pytorch(name):
+    """A user loop over ``x[:, t]``: the input, the states and the weights' gradients."""
+    t, o = _pair(name, {}, torch.float32, size=(6, 8))
+    ox = torch.randn(3, 7, 6, requires_grad=True)
+    tx = T(ox, True)
+    outs = []
+    for lib, cell, x in ((torch, o, ox), (tm, t, tx)):
+        h = c = lib.zeros(3, 8)
+        for step in range(x.shape[1]):
+            if name == "LSTMCell":
+                h, c = cell(x[:, step], (h, c))
+            else:
+                h = cell(x[:, step], h)
+        (h.square().sum() + (c.sum() if name == "LSTMCell" else 0)).backward()
+        outs.append(
+            [h.detach().numpy(), x.grad.numpy(), *(p.grad.numpy() for p in cell.parameters())]
+        )
+    for a, b in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
