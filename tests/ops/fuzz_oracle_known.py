@@ -265,8 +265,6 @@ KNOWN.update(dict.fromkeys([
     'T.nn.functional.max_pool2d(T.zeros(0, 1, 4, 4), 3, 10**12)',
     'T.nn.functional.avg_pool2d(T.arange(16).reshape(1, 1, 4, 4), 3, 10**12)',
     'T.nn.functional.mse_loss(T.tensor([0, 1, 2, 0]), T.tensor([0, 1, 2, 0]))',
-    'T.nn.functional.interpolate(T.arange(16).reshape(1, 1, 4, 4), scale_factor=1)',
-    'T.nn.functional.interpolate(T.arange(16).reshape(1, 1, 4, 4), scale_factor=True)',
 ], ANSWERS))
 
 # taimatsu raises where PyTorch answers: Tensor.to(<float>) (PyTorch reads a Python float as

@@ -7,8 +7,9 @@ import math
 import numpy as np
 
 from ..._autocast import FP32, LOWER, cast_policy
+from ..._dtype import uint8
 from ..._tensor.core import Tensor
-from ...ops._dispatch import need_tensor
+from ...ops._dispatch import need_tensor, scalar_name
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _conv
 from ...ops.nn import pooling as _pool
@@ -204,6 +205,36 @@ def _check_out_sizes(input: Tensor, in_sizes, out_sizes) -> None:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}")
 
 
+# PyTorch's CPU resampling kernels: the name its dtype dispatch reports, and whether uint8 is
+# built (the 2-D nearest, bilinear and bicubic ones); every kernel takes the floating types.
+_KERNEL_NAMES = {
+    ("nearest", 2): ("upsample_nearest2d_channels_last", True),
+    ("nearest", 1): ("compute_indices_weights_nearest", True),
+    ("nearest", 3): ("compute_indices_weights_nearest", True),
+    ("linear", 1): ("compute_indices_weights_linear", False),
+    ("trilinear", 3): ("compute_indices_weights_linear", False),
+    ("bilinear", 2): ("upsample_bilinear2d_channels_last", True),
+    ("bicubic", 2): ("compute_indices_weights_cubic", True),
+}
+
+
+def _check_kernel_dtype(input: Tensor, mode: str, nsp: int) -> None:
+    kernel, takes_uint8 = _KERNEL_NAMES[("nearest" if mode == "nearest-exact" else mode, nsp)]
+    if input.dtype.is_floating_point or (takes_uint8 and input.dtype == uint8):
+        return
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
+
+
+def _uint8_resample(input: Tensor, mode: str, in_sizes, out_sizes, scales, align_corners) -> Tensor:
+    """uint8 bilinear/bicubic: PyTorch's fixed-point passes, the weights computed in float64."""
+    mats = [
+        (d, _rs.linear_matrix(n, o, s, align_corners, np.float64)
+         if mode == "bilinear" else _rs.cubic_matrix(n, o, s, align_corners, np.float64))
+        for d, n, o, s in zip(range(2, input.dim()), in_sizes, out_sizes, scales)
+    ]  # fmt: skip
+    return _rs.uint8_dims(input, mats)
+
+
 def interpolate(
     input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
     recompute_scale_factor=None, antialias: bool = False,
@@ -241,6 +272,7 @@ def interpolate(
     dims = range(2, input.dim())
     if nsp in (1, 2, 3):
         if mode in ("nearest", "nearest-exact"):
+            _check_kernel_dtype(input, mode, nsp)
             index = [(d, _rs.nearest_index(n, o, s, mode == "nearest-exact"))
                      for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
             tag = "Exact" if mode == "nearest-exact" else ""
@@ -258,6 +290,9 @@ def interpolate(
                 raise NotImplementedError(
                     f"taimatsu: interpolate(mode='{mode}', antialias=True) is not implemented"
                 )
+            _check_kernel_dtype(input, mode, nsp)
+            if input.dtype == uint8:
+                return _uint8_resample(input, mode, in_sizes, out_sizes, scales, align_corners)
             if mode == "bicubic":
                 math_t = np.float64 if input.dtype.itemsize == 8 else np.float32
                 mats = [(d, _rs.cubic_matrix(n, o, s, align_corners, math_t))
@@ -355,6 +390,7 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices:
         raise RuntimeError(
             f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {tuple(input.shape)}"
         )
+    _pool._max2d_dtypes(input._dtype)
     idx = _windows(input.shape[-1], o)
     win = input[..., tensor(idx, device=input.device)]  # (..., O, k)
     out, arg = win.max(-1)
@@ -369,6 +405,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     oh, ow = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    _pool._max2d_dtypes(input._dtype)
     H, W = input.shape[-2:]
     rows, cols = _windows(H, oh), _windows(W, ow)
     kh, kw = rows.shape[1], cols.shape[1]

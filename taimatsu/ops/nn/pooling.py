@@ -18,6 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
+from ..pointwise.common import not_implemented
 from . import conv as _nn
 from .resample import adaptive_avg_matrix, linear_dims
 
@@ -159,11 +160,19 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     oh, ow = (v if v is not None else size for v, size in zip(sizes, (h, w)))
     if (oh, ow) == (1, 1):
         return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut (grad_fn MeanBackward1)
+    _avg2d_dtypes(input._dtype)
     mats = [
         (input.dim() - 2, adaptive_avg_matrix(h, oh)),
         (input.dim() - 1, adaptive_avg_matrix(w, ow)),
     ]
     return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
+
+
+# Adaptive pooling kernels are built for floating types only (the shortcut to mean is not).
+_avg2d_dtypes = not_implemented("adaptive_avg_pool2d", D.BOOL, D.INT, D.COMPLEX)
+_avg3d_dtypes = not_implemented("adaptive_avg_pool3d_cpu", D.BOOL, D.INT, D.COMPLEX)
+_max2d_dtypes = not_implemented("adaptive_max_pool2d", D.BOOL, D.INT, D.COMPLEX)
+_max3d_dtypes = not_implemented("adaptive_max_pool3d_cpu", D.BOOL, D.INT, D.COMPLEX)
 
 
 def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: str):
@@ -190,6 +199,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     sizes = [s if o is None else int(o) for o, s in zip(sizes, spatial)]
     if sizes == [1, 1, 1]:
         return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
+    _avg3d_dtypes(input._dtype)
     lead = input.dim() - 3
     mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
     return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0")
@@ -272,6 +282,7 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
     sizes = _adaptive_checks(input, output_size, 3, "adaptive_max_pool3d", ":")
     if len(sizes) != 3:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    _max3d_dtypes(input._dtype)
     sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-3:])]
     return adaptive_max_pool_nd(input, sizes, "AdaptiveMaxPool3DBackward0")
 

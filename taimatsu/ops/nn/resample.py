@@ -213,15 +213,18 @@ def nearest_index(in_size: int, out_size: int, scale, exact: bool = False):
     return np.minimum(src.astype(np.int64), in_size - 1)
 
 
-def linear_matrix(in_size: int, out_size: int, scale, align_corners: bool):
-    """The (out, in) matrix of 1-D linear interpolation, PyTorch's source-index rule."""
-    dst = np.arange(out_size, dtype=np.float32)
+def linear_matrix(
+    in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32
+) -> np.ndarray:
+    """The (out, in) matrix of 1-D linear interpolation, PyTorch's source-index rule, the source
+    index computed in ``math_dtype`` (float32 in its float kernels, float64 in its uint8 one)."""
+    t = np.dtype(math_dtype).type
+    dst = np.arange(out_size, dtype=math_dtype)
     if align_corners:
-        s = np.float32((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
-        src = dst * s
+        src = dst * t((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
     else:
-        s = np.float32(in_size / out_size if scale is None else 1.0 / scale)
-        src = np.maximum((dst + np.float32(0.5)) * s - np.float32(0.5), np.float32(0))
+        s = t(in_size / out_size if scale is None else 1.0 / scale)
+        src = np.maximum((dst + t(0.5)) * s - t(0.5), t(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
     i1 = np.minimum(i0 + 1, in_size - 1)
     l1 = src - i0
@@ -259,6 +262,32 @@ def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_d
         idx = np.clip(i0.astype(np.int64) - 1 + k, 0, in_size - 1)
         np.add.at(m, (rows, idx), w)
     return m
+
+
+def _int16_weights(m: np.ndarray) -> tuple[np.ndarray, int]:
+    """``m`` in fixed point as PyTorch's uint8 resampling holds it: the most fractional bits (at
+    most 22) that keep the largest weight below 2**15, each weight rounded half away from zero."""
+    bits = 0
+    while bits < 22 and int(0.5 + m.max() * (1 << (bits + 1))) < 1 << 15:
+        bits += 1
+    scaled = m * (1 << bits)
+    return np.trunc(scaled + np.where(m < 0, -0.5, 0.5)).astype(np.int64), bits
+
+
+def uint8_dims(input: Tensor, mats: list) -> Tensor:
+    """PyTorch's uint8 bilinear/bicubic resampling: one pass per resized dim, the last dim first,
+    each in fixed point and rounded back to uint8 (so its intermediate rounding is reproduced).
+    A dim whose size does not change is not resampled, whatever the scale factor says."""
+    xp = xp_for(input)
+    x = input._data
+    for d, m in reversed(mats):
+        if m.shape[0] == m.shape[1]:
+            continue
+        w, bits = _int16_weights(m)
+        y = xp.moveaxis(x.astype(xp.int64), d, -1) @ xp.asarray(w.T)
+        y = (y + (1 << (bits - 1))) >> bits
+        x = xp.moveaxis(xp.clip(y, 0, 255).astype(xp.uint8), -1, d)
+    return _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
 
 
 def adaptive_avg_matrix(in_size: int, out_size: int):
