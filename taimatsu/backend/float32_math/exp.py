@@ -1,0 +1,220 @@
+"""SLEEF's float32 exp family (``expf_u10``, ``expm1f_u10``, ``sinhf_u10``, ``coshf_u10``,
+``tanhf_u10``), as PyTorch's ``Vectorized<float>`` calls them (AVX2 and AVX-512 alike).
+
+The algorithms: ``exp(x) = 2**q * exp(s)`` with ``q = rint(x / ln 2)`` and ``s = x - q ln 2``
+(Cody-Waite: ``ln 2`` split into two float32 parts); ``exp(s)`` by a degree-7 float32 polynomial
+(``expf``) or, for the ``u10`` functions built on ``expk2f``, a float32 polynomial inside
+double-float (a pair of float32, ~48 bits) arithmetic. The float32 steps are reproduced with
+float32 roundings (``primitives``); the double-float steps run in float64, which is at least as
+precise, so the one final rounding agrees but for rare near-ties. Where double-float arithmetic
+is *less* precise than float64 — the cancellations of ``expm1``/``sinh``/``tanh`` near 0 — the
+last steps are replayed in float32 pairs exactly as SLEEF orders them.
+
+Arguments: float32 values (a float32 array, or a float64 array holding float32 values, as
+``blockwise`` hands out); results: float32 arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .primitives import F32, F64, add, fma, mul
+
+R_LN2 = np.float32(1.442695040888963407359924681001892137426645954152985934135449406931)
+L2U = np.float32(0.693145751953125)  # ln 2, upper bits: q * L2U is exact for |q| < 2**9
+L2L = np.float32(1.428606765330187045e-06)  # ln 2 - L2U, rounded to float32
+_EXPF_POLY = tuple(
+    np.float32(c)
+    for c in (
+        0.000198527617612853646278381,
+        0.00139304355252534151077271,
+        0.00833336077630519866943359,
+        0.0416664853692054748535156,
+        0.166666671633720397949219,
+        0.5,
+    )
+)
+_EXPK2_POLY = tuple(np.float32(c) for c in (0.1980960224e-3, 0.1394256484e-2, 0.8333456703e-2))
+_EXPK2_C4 = np.float32(0.4166637361e-1)
+_EXPK2_C5 = np.float64(np.float32(0.166666659414234244790680580464))
+# Below this |x| q is 0 and the double-float cancellations of expm1/sinh/tanh are replayed exactly.
+_SMALL = 2.0**-4
+_ONE = np.float32(1)
+
+
+def _horner(u, s, coefficients):
+    for c in coefficients:
+        u = fma(u, s, c)
+    return u
+
+
+def _quotient(d):
+    """``rint(d / ln 2)`` computed as SLEEF does (float32 product, then round to even)."""
+    return np.rint(mul(d, R_LN2))
+
+
+def _scale(u, q):
+    """``u * 2**q`` rounded once to float32 (SLEEF's ``vldexp2``: no overflow of 2**q)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (np.asarray(u, F64) * np.exp2(q, dtype=F64)).astype(F32)
+
+
+def expf(d):
+    """SLEEF ``xexpf`` (``Sleef_expf16_u10`` / ``Sleef_expf8_u10``)."""
+    d = np.asarray(d)
+    with np.errstate(invalid="ignore"):
+        q = _quotient(d)
+        s = fma(q, -L2U, d)
+        s = fma(q, -L2L, s)
+        u = _horner(np.full(s.shape, _EXPF_POLY[0]), s, _EXPF_POLY[1:])
+        u = add(_ONE, fma(mul(s, s), u, s))
+        u = _scale(u, q)
+    u[d < -104] = 0
+    u[d > 100] = np.inf
+    return u
+
+
+def _expk2(d):
+    """SLEEF ``expk2f`` of float32 ``d`` >= 0 or small: ``(t, q)`` with ``exp(d) = t * 2**q``,
+    ``t`` the double-float result held in float64 (``1 + p(s)``, before scaling)."""
+    q = _quotient(d)
+    # s = d - q * L2U - f32(q * L2L): exact in float64 (the double-float sum SLEEF forms).
+    s = np.asarray(d, F64) - q * np.float64(L2U)
+    s += mul(q, -L2L)
+    sx = s.astype(F32)
+    u = _horner(np.full(s.shape, _EXPK2_POLY[0]), sx, _EXPK2_POLY[1:] + (_EXPK2_C4,))
+    t = s * u
+    t += _EXPK2_C5
+    t *= s
+    t += 0.5
+    t *= s * s
+    t += s
+    return t, q  # exp(d) = (1 + t) * 2**q
+
+
+def _pair(v):
+    """float64 ``v`` as a double-float: (hi, lo) float32."""
+    hi = v.astype(F32)
+    return hi, (v - hi).astype(F32)
+
+
+def _one_plus(t):
+    """SLEEF ``dfadd_vf2_vf_vf2(1, t)`` in float32 pairs (``t`` small: the low part keeps ``t``)."""
+    tx, ty = _pair(t)
+    hi = add(_ONE, tx)
+    lo = add(add(_ONE - hi, tx), ty)
+    return hi, lo
+
+
+def _reciprocal(hi, lo):
+    """SLEEF ``dfrec_vf2_vf2``: 1 / (hi + lo) as a float32 pair (FMA form)."""
+    s = (_ONE / hi).astype(F32)
+    r = fma(-hi, s, _ONE)
+    r = fma(-lo, s, r)
+    return s, mul(s, r)
+
+
+def _sub_pairs(ax, ay, bx, by):
+    """SLEEF ``dfsub_vf2_vf2_vf2`` (|a| >= |b|) as a float32 pair."""
+    s = add(ax, -bx)
+    t = add(add(add(ax, -s), -bx), ay)
+    return s, add(t, -by)
+
+
+def _add_pairs(ax, ay, bx, by):
+    """SLEEF ``dfadd_vf2_vf2_vf2`` (|a| >= |b|) as a float32 pair."""
+    s = add(ax, bx)
+    t = add(add(add(add(ax, -s), bx), ay), by)
+    return s, t
+
+
+def _small(x, f):
+    """Indices of |x| < _SMALL, and ``f`` of those elements (None when there are none)."""
+    idx = np.flatnonzero(np.abs(x) < _SMALL)
+    return idx, (f(x.reshape(-1)[idx]) if idx.size else None)
+
+
+def _put(r, idx, v):
+    if idx.size:
+        r.reshape(-1)[idx] = v
+    return r
+
+
+def _expm1_small(a):
+    t, _ = _expk2(a)
+    dx, dy = _one_plus(t)
+    # dfadd2_vf2_vf2_vf(d, -1), then hi + lo
+    s = add(dx, -_ONE)
+    v = add(s, -dx)
+    w = add(add(dx, -add(s, -v)), add(-_ONE, -v))
+    return add(s, add(w, dy))
+
+
+def expm1f(a):
+    """SLEEF ``xexpm1f`` (``Sleef_expm1f16_u10``)."""
+    a = np.asarray(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t, q = _expk2(a)
+        r = ((t + 1) * np.exp2(q, dtype=F64) - 1).astype(F32)
+    r[a > np.float32(88.72283172607421875)] = np.inf
+    r[a < np.float32(-16.635532333438687426013570)] = -1
+    _put(r, *_small(a, _expm1_small))
+    return np.where(a == 0, a, r).astype(F32, copy=False)  # keeps -0
+
+
+def _exp_abs(x):
+    """exp(|x|) in float64 (SLEEF's double-float ``expk2f``, scaled), and |x|."""
+    y = np.abs(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t, q = _expk2(y)
+        return (t + 1) * np.exp2(q, dtype=F64), y
+
+
+def _sinh_small(x):
+    t, _ = _expk2(np.abs(x))
+    dx, dy = _one_plus(t)
+    s, w = _sub_pairs(dx, dy, *_reciprocal(dx, dy))
+    return np.copysign(mul(add(s, w), np.float32(0.5)), x)
+
+
+def sinhf(x):
+    """SLEEF ``xsinhf`` (``Sleef_sinhf16_u10``): (e - 1/e) / 2 in double-float."""
+    x = np.asarray(x)
+    e, y = _exp_abs(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.copysign(mul((e - 1 / e).astype(F32), np.float32(0.5)), x)
+    r[y > 89] = np.copysign(np.float32(np.inf), x[y > 89])
+    return _put(r, *_small(x, _sinh_small))
+
+
+def coshf(x):
+    """SLEEF ``xcoshf`` (``Sleef_coshf16_u10``): (e + 1/e) / 2 in double-float."""
+    x = np.asarray(x)
+    e, y = _exp_abs(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = mul((e + 1 / e).astype(F32), np.float32(0.5))
+    r[y > 89] = np.inf
+    return r
+
+
+def _tanh_small(x):
+    t, _ = _expk2(np.abs(x))
+    dx, dy = _one_plus(t)
+    ex, ey = _reciprocal(dx, dy)
+    nx, ny = _add_pairs(dx, dy, -ex, -ey)
+    dsx, dsy = _add_pairs(dx, dy, ex, ey)
+    q = (nx.astype(F64) + ny) / (dsx.astype(F64) + dsy)
+    return np.copysign(q.astype(F32), x)
+
+
+def tanhf(x):
+    """SLEEF ``xtanhf`` (``Sleef_tanhf16_u10``): (e - 1/e) / (e + 1/e) in double-float; 1 from
+    |x| > 8.664339742. (``torch.tanh`` itself runs MKL's vsTanh on x86; GELU and mish use this.)"""
+    x = np.asarray(x)
+    e, y = _exp_abs(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = 1 / e
+        r = ((e - r) / (e + r)).astype(F32)
+    r[y > np.float32(8.664339742)] = 1
+    r = np.copysign(r, x)
+    return _put(r, *_small(x, _tanh_small))

@@ -1,0 +1,54 @@
+"""SLEEF's float32 ``log1pf_u10``, as PyTorch's ``Vectorized<float>::log1p`` calls it.
+
+The algorithm: ``1 + d = 2**e * (1 + m)`` with ``1 + m`` in [0.75, 1.5) (``e`` from the
+exponent of ``(1 + d) / 0.75``, ``m = d * 2**-e + (2**-e - 1)`` in one float32 FMA, so no
+digits of a small ``d`` are lost), then ``log(1 + m) = 2 atanh(x)`` with ``x = m / (2 + m)``:
+``2x + x**3 * t(x**2)``, ``t`` a float32 polynomial; ``e ln 2``, ``2x`` and the sum in
+double-float. The float32 steps round as SLEEF's; the double-float steps run in float64 (see
+``exp``). Used by softplus, mish, log_sigmoid and logaddexp, which PyTorch writes around it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .primitives import F32, F64, add, f32, fma, mul
+
+_LN2 = np.float64(np.float32(0.69314718246459960938)) + np.float64(
+    np.float32(-1.904654323148236017e-09)
+)
+_POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
+_FOUR_THIRDS = np.float32(1.0 / 0.75)
+_ONE = np.float32(1)
+
+
+def _exponent(v):
+    """SLEEF's ``vgetexp``: floor(log2 |v|) of a float32 value (normal or subnormal)."""
+    _, e = np.frexp(v)
+    return (e - 1).astype(F64)
+
+
+def log1pf(d):
+    """SLEEF ``xlog1pf`` (``Sleef_log1pf16_u10``) of float32 values ``d``."""
+    d = np.asarray(d)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        e = _exponent(mul(add(d, _ONE), _FOUR_THIRDS))
+        t = np.exp2(-e).astype(F32)  # 2**-e: exact (e <= 127 where the result is finite)
+        m = fma(d, t, t - _ONE)
+        m64 = m.astype(F64)
+        x = m64 / (m64 + 2)
+        xx = x.astype(F32)
+        x2 = mul(xx, xx)
+        p = fma(fma(_POLY[0], x2, _POLY[1]), x2, _POLY[2])
+        r = e * _LN2 + 2 * x
+        r += mul(mul(x2, xx), p)
+        r = r.astype(F32)
+    tiny = np.abs(d) < np.float32(2.0**-126)
+    if tiny.any():
+        # Subnormal d: SLEEF's double-float quotient x = m / (2 + m) rounds m / 2 into the
+        # subnormals (its low part underflows to 0), so the result is 2 * round(d / 2).
+        r[tiny] = mul(f32(d[tiny]) * np.float32(0.5), np.float32(2))
+    r[d > np.float32(1e38)] = np.inf
+    r[d < -1] = np.nan
+    r[d == -1] = -np.inf
+    return np.where(d == 0, d, r).astype(F32, copy=False)  # keeps -0
