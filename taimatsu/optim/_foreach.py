@@ -18,9 +18,12 @@ this path; anything else runs the single-tensor path.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._tensor.core import Tensor, _wrap
+from ..backend.parallel import MIN_WORK, halves
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -60,7 +63,15 @@ class FlatGroup:
 
     def __init__(self, params: list) -> None:
         self.params = params
-        self.offsets = np.cumsum([0] + [p._data.size for p in params]).tolist()
+        self.sizes = sizes = [p._data.size for p in params]
+        # Large parameters first, then the small ones end to end: the small ones' state is one
+        # contiguous range, so runs of them make few blocks however they interleave with large
+        # ones (a layer's bias between two weights). Users see only the per-parameter slices.
+        self.order = sorted(range(len(params)), key=lambda i: sizes[i] < BLOCK)
+        self.starts, pos = [0] * len(params), 0
+        for i in self.order:
+            self.starts[i], pos = pos, pos + sizes[i]
+        self.total = pos
         self.dtype, self.device = params[0]._dtype, params[0]._device
         self.buffers: dict = {}  # state name -> flat Tensor
         self.bound: dict = {}  # state name -> [(state tensor, its array)] as bound
@@ -80,10 +91,10 @@ class FlatGroup:
             s.get(name) is t and t._data is a for s, (t, a) in zip(states, bound)
         ):
             return self.buffers[name]
-        flat = np.empty(self.offsets[-1], self.dtype.np)
-        off, bound = self.offsets, []
+        flat = np.empty(self.total, self.dtype.np)
+        bound = []
         for i, (s, p) in enumerate(zip(states, self.params)):
-            seg = flat[off[i] : off[i + 1]]
+            seg = flat[self.starts[i] : self.starts[i] + self.sizes[i]]
             old = s.get(name)
             seg[...] = 0 if old is None else old._data.reshape(-1)
             view = seg.reshape(p._data.shape)
@@ -119,124 +130,203 @@ def flat_group(optimizer, index: int, params: list) -> FlatGroup:
     return fg
 
 
-# ---- Adam on arrays, block by block ------------------------------------------------------------
+# ---- the group, block by block -----------------------------------------------------------------
 # Elements per block: the float64 temporaries of a float32 block (128 KiB each) stay in a
 # core's L2 cache, and the step's peak of temporary memory stays well under a MiB.
 BLOCK = 1 << 14
+# From this many elements a group's blocks are split over two threads (backend/parallel.py's
+# ``halves``): below it the hand-off costs more than the second core saves.
+MIN_PARALLEL = 1 << 17
 
 
-def blocks(fg: FlatGroup, grads: list):
-    """(flat range, parameter values, gradient values) covering the group block by block: runs
-    of small parameters gathered into one array (written back by ``fg.scatter_block``), a large
-    parameter split into in-place slices of itself."""
-    off, run = fg.offsets, []
-    for i, p in enumerate(fg.params):
-        n = off[i + 1] - off[i]
+class Workspace:
+    """Scratch arrays of one thread, reused block after block and step after step: the
+    update's temporaries and the gathered runs of small parameters cost no allocation."""
+
+    def __init__(self) -> None:
+        self.arrays: dict = {}
+
+    def get(self, slot: int, n: int, dtype) -> np.ndarray:
+        a = self.arrays.get((slot, dtype))
+        if a is None or a.size < n:
+            a = self.arrays[(slot, dtype)] = np.empty(max(n, BLOCK), dtype)
+        return a[:n]
+
+
+_local = threading.local()
+
+
+def workspace() -> Workspace:
+    ws = getattr(_local, "ws", None)
+    if ws is None:
+        ws = _local.ws = Workspace()
+    return ws
+
+
+def plan(fg: FlatGroup) -> list:
+    """The group's blocks as (flat start, flat end, parameter index or run of indices): runs of
+    small parameters gathered into one block, a large parameter split into slices of itself.
+    Cached on the group (its parameters do not change)."""
+    cached = fg.__dict__.get("_plan")
+    if cached is not None and cached[0] == BLOCK:
+        return cached[1]
+    st, size, run, out = fg.starts, fg.sizes, [], []
+
+    def flush() -> None:
+        if run:
+            out.append((st[run[0]], st[run[-1]] + size[run[-1]], run[0] if len(run) == 1 else run))
+
+    for i in fg.order:  # consecutive in the flat layout
+        n = size[i]
         if n >= BLOCK:
-            if run:
-                yield _gathered(fg, run, grads)
-                run = []
-            pa, ga = p._data.reshape(-1), grads[i]._data.reshape(-1)
-            for lo in range(0, n, BLOCK):
-                hi = min(n, lo + BLOCK)
-                yield (off[i] + lo, off[i] + hi), pa[lo:hi], ga[lo:hi], None
+            flush()
+            run = []
+            out.extend((st[i] + lo, st[i] + min(n, lo + BLOCK), i) for lo in range(0, n, BLOCK))
             continue
-        if run and off[i + 1] - off[run[0]] > BLOCK:
-            yield _gathered(fg, run, grads)
+        if run and st[i] + n - st[run[0]] > BLOCK:
+            flush()
             run = []
         run.append(i)
-    if run:
-        yield _gathered(fg, run, grads)
+    flush()
+    fg._plan = (BLOCK, out)
+    return out
 
 
-def _gathered(fg: FlatGroup, run: list, grads: list):
-    off = fg.offsets
-    if len(run) == 1:
-        i = run[0]
-        p = fg.params[i]._data.reshape(-1)
-        return (off[i], off[i + 1]), p, grads[i]._data.reshape(-1), None
-    p = np.concatenate([fg.params[i]._data.reshape(-1) for i in run])
-    g = np.concatenate([grads[i]._data.reshape(-1) for i in run])
-    return (off[run[0]], off[run[-1] + 1]), p, g, run
+def run_blocks(fg: FlatGroup, grads: list, update) -> None:
+    """``update(lo, hi, p, g, ws)`` on every block of the group, where ``p`` and ``g`` are the
+    block's parameter and gradient values (1-D) and [lo, hi) its range in the flat state
+    buffers; a gathered block's parameters are written back afterwards. On a large group the
+    blocks are split over two threads (disjoint blocks: the same bits either way)."""
+    blocks = plan(fg)
+
+    def run(first: int, last: int) -> None:
+        ws = workspace()
+        for lo, hi, who in blocks[first:last]:
+            if type(who) is int:
+                base = fg.starts[who]
+                p = fg.params[who]._data.reshape(-1)[lo - base : hi - base]
+                g = grads[who]._data.reshape(-1)[lo - base : hi - base]
+                update(lo, hi, p, g, ws)
+            else:
+                p, g = _gather(fg, who, grads, lo, hi, ws)
+                update(lo, hi, p, g, ws)
+                _scatter(fg, who, p)
+
+    halves(run, len(blocks), MIN_WORK if fg.total >= MIN_PARALLEL else 0)
 
 
-def scatter_run(fg: FlatGroup, run, p) -> None:
-    """Write a gathered block's parameter values back (nothing for an in-place block)."""
-    if run is None:
-        return
-    off, base = fg.offsets, fg.offsets[run[0]]
+def _gather(fg: FlatGroup, run: list, grads: list, lo: int, hi: int, ws: Workspace):
+    dt = fg.params[run[0]]._data.dtype
+    p, g = ws.get(0, hi - lo, dt), ws.get(1, hi - lo, dt)
+    np.concatenate([fg.params[i]._data.reshape(-1) for i in run], out=p)
+    np.concatenate([grads[i]._data.reshape(-1) for i in run], out=g)
+    return p, g
+
+
+def _scatter(fg: FlatGroup, run: list, p) -> None:
+    st, base = fg.starts, fg.starts[run[0]]
     for i in run:
         dst = fg.params[i]._data
-        np.copyto(dst, p[off[i] - base : off[i + 1] - base].reshape(dst.shape))
+        lo = st[i] - base
+        np.copyto(dst, p[lo : lo + fg.sizes[i]].reshape(dst.shape))
 
 
-def adam_arrays(p, g, e, s, m, h) -> None:
+# ---- float32 multiply-adds rounded once -----------------------------------------------------------
+# PyTorch's CPU kernels compute ``a + alpha * b`` (add with alpha, lerp, addcmul) as one fused
+# multiply-add: one rounding. In float64 the product of two float32 values is exact, so the
+# sum rounded to float32 is the fused result (as the Tensor ops compute it). The float64
+# temporaries live in the thread's workspace (slots 2 and 3).
+def _fma32_into(out, a, c: float, b, ws: Workspace, b_times=None):
+    """``out = a + c * b`` (``a + c * b * b_times`` when given: the product of two float32
+    arrays, exact in float64), rounded once to float32; ``out`` may be ``a`` or ``b``."""
+    x, y = ws.get(2, a.size, np.float64), ws.get(3, a.size, np.float64)
+    np.copyto(x, b)
+    if b_times is not None:
+        np.copyto(y, b_times)
+        np.multiply(x, y, out=x)
+    if c != 1:
+        np.multiply(x, c, out=x)
+    np.copyto(y, a)
+    np.add(x, y, out=x)
+    np.copyto(out, x, casting="unsafe")
+    return out
+
+
+def _axpy_into(out, a, alpha: float, b, ws: Workspace):
+    """``out = a + alpha * b`` as the Tensor op ``a.add(b, alpha=alpha)`` computes it: for
+    float32 one rounding of the multiply-add (PyTorch's fused multiply-add)."""
+    if alpha == 1:
+        return np.add(a, b, out=out)
+    if a.dtype == np.float32:
+        return _fma32_into(out, a, np.float64(np.float32(alpha)), b, ws)
+    t = np.multiply(b, alpha, out=ws.get(2, b.size, np.float64))
+    return np.add(a, t, out=out)
+
+
+# ---- Adam and SGD on arrays ------------------------------------------------------------------------
+def adam_arrays(p, g, e, s, m, h, ws: Workspace) -> None:
     """One Adam update of the 1-D arrays ``p`` (parameters), ``e``, ``s``, ``m`` (exp_avg,
     exp_avg_sq, max_exp_avg_sq or None) from gradient ``g``, in place.
 
     Op for op the Tensor ops of the single-tensor path: where those round a float32
-    multiply-add once (PyTorch's fused multiply-add, emulated exactly in float64) so does this.
-    ``h`` holds the group's numbers (see ``Adam._flat_step``).
+    multiply-add once (PyTorch's fused multiply-add) so does this. ``h`` holds the group's
+    numbers (see ``Adam._flat_step``); temporaries live in ``ws`` (slots 4 and 5, of the
+    parameters' dtype).
     """
-    f32 = p.dtype == np.float32
+    dt, n = p.dtype, p.size
+    f32 = dt == np.float32
+    a, b = ws.get(4, n, dt), ws.get(5, n, dt)
     if h["maximize"]:
-        g = -g
-    if h["weight_decay"] != 0:
+        g = np.negative(g, out=b)
+    wd = h["weight_decay"]
+    if wd != 0:
         if h["decoupled"]:
-            np.multiply(p, 1 - h["lr"] * h["weight_decay"], out=p)
-        elif f32:
-            c = np.float64(np.float32(h["weight_decay"]))
-            g = np.add(g, np.multiply(p, c, dtype=np.float64)).astype(np.float32)
+            np.multiply(p, 1 - h["lr"] * wd, out=p)
         else:
-            g = g + p * h["weight_decay"]
-    diff = g - e
+            g = _axpy_into(b, g, wd, p, ws)
+    # exp_avg.lerp_(g, w): e + w * (g - e) for a small weight, else g - (g - e) * (1 - w)
     w = 1 - h["beta1"]
+    small = abs(w) < 0.5
+    diff = np.subtract(g, e, out=a)
     if f32:
-        small = abs(w) < 0.5
         coeff = np.float64(np.float32(w) if small else np.float32(w) - np.float32(1))
-        np.copyto(e, diff.astype(np.float64) * coeff + (e if small else g), casting="unsafe")
+        _fma32_into(e, e if small else g, coeff, diff, ws)
+    elif small:
+        np.add(e, np.multiply(diff, w, out=diff), out=e)
     else:
-        e[...] = e + w * diff if abs(w) < 0.5 else g - diff * (1 - w)
+        np.subtract(g, np.multiply(diff, 1 - w, out=diff), out=e)
+    # exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2)
     np.multiply(s, h["beta2"], out=s)
     v = 1 - h["beta2"]
-    t1 = g if v == 1 else g * v
+    t1 = g if v == 1 else np.multiply(g, v, out=a)
     if f32:
-        np.copyto(s, np.add(s, np.multiply(t1, g, dtype=np.float64)), casting="unsafe")
+        _fma32_into(s, s, 1, t1, ws, b_times=g)
     else:
-        s += t1 * g
+        np.add(s, np.multiply(t1, g, out=a), out=s)
     if m is not None:
         np.maximum(m, s, out=m)
-    denom = np.sqrt(s if m is None else m)
-    denom /= h["bias_correction2_sqrt"]
-    denom += h["eps"]
+    denom = np.sqrt(s if m is None else m, out=a)
+    np.divide(denom, h["bias_correction2_sqrt"], out=denom)
+    np.add(denom, h["eps"], out=denom)
     step_size = -h["step_size"]
-    p += (e if step_size == 1 else e * step_size) / denom
+    upd = e if step_size == 1 else np.multiply(e, step_size, out=b)
+    p += np.divide(upd, denom, out=b)
 
 
-def _axpy(a, alpha: float, b):
-    """``a + alpha * b`` as the Tensor op ``a.add(b, alpha=alpha)`` computes it: for float32
-    one rounding of the multiply-add (PyTorch's fused multiply-add), exact in float64."""
-    if alpha == 1:
-        return a + b
-    if a.dtype == np.float32:
-        c = np.float64(np.float32(alpha))
-        return np.add(a, np.multiply(b, c, dtype=np.float64)).astype(np.float32)
-    return a + b * alpha
-
-
-def sgd_arrays(p, g, buf, h) -> None:
+def sgd_arrays(p, g, buf, h, ws: Workspace) -> None:
     """One SGD update of the 1-D arrays ``p`` (parameters) and ``buf`` (momentum buffer, or
     None without momentum) from gradient ``g``, in place; op for op the single-tensor path.
     ``h["first"]``: the buffer is new (it takes the gradient's value)."""
+    b = ws.get(5, p.size, p.dtype)
     if h["maximize"]:
-        g = -g
+        g = np.negative(g, out=b)
     if h["weight_decay"] != 0:
-        g = _axpy(g, h["weight_decay"], p)
+        g = _axpy_into(b, g, h["weight_decay"], p, ws)
     if buf is not None:
         if h["first"]:
             buf[...] = g
         else:
             np.multiply(buf, h["momentum"], out=buf)
-            buf[...] = _axpy(buf, 1 - h["dampening"], g)
-        g = _axpy(g, h["momentum"], buf) if h["nesterov"] else buf
-    p[...] = _axpy(p, -h["lr"], g)
+            _axpy_into(buf, buf, 1 - h["dampening"], g, ws)
+        g = _axpy_into(b, g, h["momentum"], buf, ws) if h["nesterov"] else buf
+    _axpy_into(p, p, -h["lr"], g, ws)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._tensor.core import Tensor
 from ..ops.pointwise.comparison import maximum
-from ._foreach import adam_arrays, blocks, eligible, flat_group, scatter_run, use_flat
+from ._foreach import adam_arrays, eligible, flat_group, run_blocks, use_flat
 from .optimizer import (
     Optimizer,
     _check_betas,
@@ -103,9 +103,11 @@ class Adam(Optimizer):
         h = _numbers(group, float(states[0]["step"]._data))
         e, sq = exp_avg._data, exp_avg_sq._data
         m = max_sq[0]._data if max_sq else None
-        for (lo, hi), pb, gb, run in blocks(fg, grads):
-            adam_arrays(pb, gb, e[lo:hi], sq[lo:hi], None if m is None else m[lo:hi], h)
-            scatter_run(fg, run, pb)
+
+        def update(lo, hi, pb, gb, ws):
+            adam_arrays(pb, gb, e[lo:hi], sq[lo:hi], None if m is None else m[lo:hi], h, ws)
+
+        run_blocks(fg, grads, update)
         fg.bump(states, "step", 1)
         if not group.get("fused"):  # PyTorch's fused kernel leaves the other counters alone
             fg.bump_params(2 if h["decoupled"] and h["weight_decay"] != 0 else 1)
@@ -122,11 +124,12 @@ def _moments(group) -> tuple:
 
 def _numbers(group, step: float) -> dict:
     """The numbers of one Adam update of ``group`` at ``step``, for ``adam_arrays``."""
-    beta1, beta2 = group["betas"]
-    lr = _value(group["lr"])
+    # Python floats: a NumPy float64 scalar would make float32 array arithmetic float64.
+    beta1, beta2 = (float(b) for b in group["betas"])
+    lr, eps, wd = float(_value(group["lr"])), float(group["eps"]), float(group["weight_decay"])
     return {
-        "lr": lr, "beta1": beta1, "beta2": beta2, "eps": group["eps"], "maximize": group["maximize"],
-        "weight_decay": group["weight_decay"], "decoupled": group["decoupled_weight_decay"],
+        "lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "maximize": group["maximize"],
+        "weight_decay": wd, "decoupled": group["decoupled_weight_decay"],
         "step_size": lr / (1 - beta1**step), "bias_correction2_sqrt": (1 - beta2**step) ** 0.5,
     }  # fmt: skip
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._foreach import blocks, eligible, flat_group, scatter_run, sgd_arrays, use_flat
+from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat
 from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
 __all__ = ["SGD"]
@@ -95,9 +95,11 @@ class SGD(Optimizer):
             "weight_decay": group["weight_decay"], "nesterov": group["nesterov"],
             "maximize": group["maximize"], "first": have == {False},
         }  # fmt: skip
-        for (lo, hi), pb, gb, run in blocks(fg, grads):
-            sgd_arrays(pb, gb, None if buf is None else buf[lo:hi], h)
-            scatter_run(fg, run, pb)
+
+        def update(lo, hi, pb, gb, ws):
+            sgd_arrays(pb, gb, None if buf is None else buf[lo:hi], h, ws)
+
+        run_blocks(fg, grads, update)
         if not group.get("fused"):  # PyTorch's fused kernel leaves version counters alone
             fg.bump_params(1)
             if have == {True}:
