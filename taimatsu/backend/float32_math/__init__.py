@@ -7,7 +7,45 @@ PyTorch's in 1-7% of elements. The modules here re-implement those algorithms in
 
 - ``primitives``: float32 building blocks (fused multiply-add, round-to-nearest-even, exact
   scaling by a power of two) emulated in float64;
-- ``exp``: the exp family (exp, expm1, sinh, cosh, tanh, pow) and the activations built on it.
+- ``exp``: SLEEF's exp family (expf, expm1f, sinhf, coshf, tanhf); ``log1p``: its log1pf;
+- ``activation``: PyTorch's activation formulas around those (sigmoid, silu, softplus, mish,
+  log_sigmoid, elu/selu/celu, gelu tanh, logaddexp);
+- other modules: further kernels reproduced the same way (see each module's docstring).
 
 Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels.
 """
+
+from __future__ import annotations
+
+import numpy as np
+
+_F32 = np.dtype(np.float32)
+
+
+def emulated(kernel):
+    """``forward(xp, a, *params)`` running ``kernel(a, *params)`` for a float32 NumPy array (block
+    by block for a large contiguous one: cache-sized float64 temporaries, two threads as
+    ``backend.parallel.blockwise`` allows) and ``fallback`` otherwise."""
+
+    def wrap(fallback):
+        def forward(xp, a, *params):
+            if xp is not np or a.dtype != _F32:
+                return fallback(xp, a, *params)
+            return run(kernel, a, *params)
+
+        forward.__doc__ = fallback.__doc__
+        return forward
+
+    return wrap
+
+
+def run(kernel, a, *params):
+    """``kernel(a, *params)`` for a float32 NumPy array, blockwise when large and contiguous."""
+    from ..parallel import BLOCK, blockwise
+
+    if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
+        return run(kernel, a.reshape(1), *params).reshape(())
+    a = np.ascontiguousarray(a)
+    if a.size >= 2 * BLOCK:
+        return blockwise(lambda b: kernel(b, *params), a, _F32)
+    return np.asarray(kernel(a, *params), _F32)

@@ -18,6 +18,9 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math import activation as f32_activation
+from ...backend.float32_math import emulated
+from ...backend.float32_math import run as f32_run
 from ...backend.float32_math.gelu import gelu_erf
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, in_float64, rounded
@@ -83,6 +86,8 @@ _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 def _gelu_fwd(xp, x, approximate):
     if approximate == "tanh":
+        if xp is np and x.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's tanhf
+            return f32_run(f32_activation.gelu_tanh, x)
         return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
     if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
@@ -137,8 +142,10 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 # ---- sigmoid family -------------------------------------------------------------------------
-# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh, each of those
-# rounded once (``rounded``), so float32 results match PyTorch's bit for bit in most elements.
+# The activations below follow PyTorch's float arithmetic around exp/log1p/tanh. float32 NumPy
+# arrays run PyTorch's vectorised kernels step by step (``backend.float32_math.activation``:
+# SLEEF's exp/log1p/tanh, float32 roundings), so they match PyTorch's bit for bit in >99% of
+# elements; other dtypes use each of exp/log1p/tanh rounded once (``rounded``).
 def _exp(xp, x):
     return rounded(xp, xp.exp, x)
 
@@ -156,9 +163,12 @@ def _silu_deriv(x, out):
     return s * (1 + x * (1 - s))
 
 
-silu, silu_ = activation(
-    "SiluBackward0", "silu_cpu", lambda xp, x: x / (1 + _exp(xp, -x)), _silu_deriv
-)
+@emulated(f32_activation.silu)
+def _silu_fwd(xp, x):
+    return x / (1 + _exp(xp, -x))
+
+
+silu, silu_ = activation("SiluBackward0", "silu_cpu", _silu_fwd, _silu_deriv)
 
 
 def _softplus_arr(xp, x):
@@ -170,20 +180,23 @@ def _mish_deriv(x, out):
     return tsp + x * x.sigmoid() * (1 - tsp * tsp)
 
 
-mish, mish_ = activation(
-    "MishBackward0",
-    "mish_cpu",
-    lambda xp, x: x * rounded(xp, xp.tanh, _softplus_arr(xp, x)),
-    _mish_deriv,
-)
+@emulated(f32_activation.mish)
+def _mish_fwd(xp, x):
+    return x * rounded(xp, xp.tanh, _softplus_arr(xp, x))
+
+
+@emulated(f32_activation.log_sigmoid)
+def _logsigmoid_fwd(xp, x):
+    return xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x)))
+
+
+mish, mish_ = activation("MishBackward0", "mish_cpu", _mish_fwd, _mish_deriv)
 logsigmoid, _ = activation(
-    "LogSigmoidBackward0",
-    "log_sigmoid_cpu",
-    lambda xp, x: xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x))),
-    lambda x, out: 1 - x.sigmoid(),
+    "LogSigmoidBackward0", "log_sigmoid_cpu", _logsigmoid_fwd, lambda x, out: 1 - x.sigmoid()
 )
 
 
+@emulated(f32_activation.softplus)
 def _softplus_fwd(xp, x, beta, threshold):
     bx = x * beta
     return xp.where(bx > threshold, x, _softplus_arr(xp, bx) / beta)
@@ -215,6 +228,7 @@ leaky_relu, leaky_relu_ = activation(
 )
 
 
+@emulated(f32_activation.elu)
 def _elu_fwd(xp, x, alpha, scale, input_scale):
     neg = rounded(xp, xp.expm1, xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, neg)

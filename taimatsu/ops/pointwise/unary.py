@@ -20,6 +20,9 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math import activation as f32_activation
+from ...backend.float32_math import emulated, run
+from ...backend.float32_math import exp as f32m
 from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write_out, xp_for
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
@@ -108,7 +111,10 @@ exp2, exp2_ = unary(
     "exp2", rounded_once(lambda xp, a: xp.exp2(a)), lambda x, out: out * math.log(2), saves=("out",)
 )
 expm1, expm1_ = unary(
-    "expm1", rounded_once(lambda xp, a: xp.expm1(a)), lambda x, out: out + 1, saves=("out",)
+    "expm1",
+    emulated(f32m.expm1f)(rounded_once(lambda xp, a: xp.expm1(a))),
+    lambda x, out: out + 1,
+    saves=("out",),
 )
 log, log_ = unary("log", rounded_once(lambda xp, a: xp.log(a)), lambda x, out: x.reciprocal())
 log2, log2_ = unary(
@@ -143,8 +149,13 @@ acos, acos_ = unary(
 atan, atan_ = unary(
     "atan", rounded_once(lambda xp, a: xp.arctan(a)), lambda x, out: (x * x + 1).reciprocal()
 )
-sinh, sinh_ = unary("sinh", rounded_once(lambda xp, a: xp.sinh(a)), lambda x, out: x.cosh())
-cosh, cosh_ = unary("cosh", rounded_once(lambda xp, a: xp.cosh(a)), lambda x, out: x.sinh())
+# float32 CPU expm1/sinh/cosh: SLEEF's algorithms, as PyTorch's Vectorized<float> runs them.
+sinh, sinh_ = unary(
+    "sinh", emulated(f32m.sinhf)(rounded_once(lambda xp, a: xp.sinh(a))), lambda x, out: x.cosh()
+)
+cosh, cosh_ = unary(
+    "cosh", emulated(f32m.coshf)(rounded_once(lambda xp, a: xp.cosh(a))), lambda x, out: x.sinh()
+)
 tanh, tanh_ = unary(
     "tanh", rounded_once(lambda xp, a: xp.tanh(a)), lambda x, out: 1 - out * out, saves=("out",)
 )
@@ -166,6 +177,8 @@ reciprocal, reciprocal_ = unary(
 def _sigmoid(xp, a):
     if a.dtype.kind == "c":
         return 1 / (1 + xp.exp(-a))
+    if xp is np and a.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's expf
+        return run(f32_activation.sigmoid, a)
     # PyTorch's arithmetic around one exp, whose overflow to inf gives the limit 0.
     return 1 / (1 + rounded(xp, xp.exp, -a))
 
