@@ -14,9 +14,11 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math import run as f32_run
+from ...backend.float32_math.pow import powf
 from .._dispatch import _fw_state, binary_operands, inplace, record, result_dtype, write_out, xp_for
 from .binary import _binary_tangent, _check_inplace_broadcast, _ga, _gb, _run
-from .common import _F32, _conj, _scalar, in_float64
+from .common import _F32, _conj, _scalar
 
 
 # ---- pow ---------------------------------------------------------------------------------------------
@@ -85,26 +87,43 @@ def _pow_arrays(xp, a, b):
         # after each step (float16's rounds once)
         sq = a * a
         return sq * a if b == 3 else xp.asarray(1, a_dt) / sq
-    if xp is np and _F32 in (a_dt, b_dt) and not _exact_pow(b):
+    if xp is np and _F32 in (a_dt, b_dt) and _real_scalar_or(a, _F32) and _real_scalar_or(b, _F32):
         return _powf(a, b)
     return xp.power(a, b)
 
 
-def _exact_pow(b):
-    """Scalar exponents PyTorch computes with multiplies or sqrt, as NumPy's float32 loop does."""
-    return isinstance(b, (int, float, np.number)) and (float(b).is_integer() or abs(b) == 0.5)
+def _real_scalar_or(v, dtype):
+    if isinstance(v, np.ndarray):
+        return v.dtype == dtype
+    return isinstance(v, (int, float, np.integer, np.floating))
+
+
+_ONE32 = np.float32(1)
+# float32 ** these scalars: PyTorch's kernel multiplies, divides or takes sqrt (x ** 0 and
+# x ** 1 never reach it: fill and copy); every other exponent goes to SLEEF's powf.
+_POW_SPECIAL = {
+    0.0: lambda a: np.power(a, _ONE32 - _ONE32),
+    1.0: lambda a: a.copy(),
+    2.0: lambda a: a * a,
+    3.0: lambda a: a * a * a,
+    -1.0: lambda a: _ONE32 / a,
+    -2.0: lambda a: _ONE32 / (a * a),
+    0.5: np.sqrt,
+    -0.5: lambda a: _ONE32 / np.sqrt(a),
+}
 
 
 def _powf(a, b):
-    # float32 pow computed in float64 and rounded once: PyTorch's powf is correctly rounded in ~98%
-    # of elements, NumPy's float32 kernel in ~80%. A Python scalar is float32 first, as in PyTorch.
+    """float32 pow as PyTorch's CPU kernels compute it: SLEEF's powf (``backend.float32_math.pow``),
+    NumPy's float32 loop is 1 ulp off in ~20% of elements. A Python scalar is float32 first."""
     if not isinstance(b, np.ndarray):
-        e = np.float64(np.float32(b))
-        return in_float64(lambda d: np.power(d, e), a)
+        e = np.float32(b)
+        special = _POW_SPECIAL.get(float(e))
+        return special(a) if special is not None else f32_run(lambda d: powf(d, e), a)
     if not isinstance(a, np.ndarray):
-        base = np.float64(np.float32(a))
-        return in_float64(lambda d: np.power(base, d), b)
-    return np.power(a.astype(np.float64), b.astype(np.float64)).astype(_F32)
+        base = np.float32(a)
+        return f32_run(lambda d: powf(base, d), b)
+    return powf(a, b)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001
