@@ -6,6 +6,15 @@ rounded (its sin/cos about 95%, exp 98.9%, powf 98.2%, erf 96-98%), and its acti
 arithmetic around such kernels, so the bar for those is what correctly rounded building blocks can
 reach (measured on an AVX-512 CPU, with a margin). NumPy's SIMD float32 kernels reached 60-86%.
 Run with ``-s`` to print the table.
+
+Which kernel PyTorch runs decides what can be matched. Reproduced step by step (bar 0.99 or
+more): SLEEF's functions behind ``Vectorized<float>`` (exp family, log1p) and oneDNN's GELU (erf
+form; its AVX-512 and AVX2 algorithms differ, taimatsu picks the CPU's). Not reproducible: sin,
+cos, tan, atan, asin, acos, erf, erfc, erfinv, log, log2, log10 run Intel MKL's VML (HA mode,
+closed source), whose results also differ between MKL's AVX-512 and AVX2 code paths (log: 93.9%
+of elements alike); their bars are what correctly rounded results reach against both paths
+(measured with ``MKL_ENABLE_INSTRUCTIONS=AVX2`` and without). asinh/acosh run glibc's float
+functions (PyTorch's scalar loop), atan2 SLEEF's atan2f (not emulated yet): correctly rounded.
 """
 
 from __future__ import annotations
@@ -42,19 +51,31 @@ def _f(T):
 CASES = {
     "exp": (lambda T, x: T.exp(x), (SMALL, UNIT, TEN, _uniform(-87, 88)), 0.975),
     "expm1": (lambda T, x: T.expm1(x), (SMALL, UNIT, TEN, _uniform(-87, 88)), 0.97),
-    "log": (lambda T, x: T.log(x), POSITIVE, 0.99),
+    "log": (lambda T, x: T.log(x), POSITIVE, 0.92),  # MKL AVX2: 92.5%
     "log2": (lambda T, x: T.log2(x), POSITIVE, 0.99),
     "log10": (lambda T, x: T.log10(x), POSITIVE, 0.99),
-    "log1p": (lambda T, x: T.log1p(x), (SMALL, _uniform(-0.99, 1), POSITIVE[2]), 0.98),
+    "log1p": (lambda T, x: T.log1p(x), (SMALL, _uniform(-0.99, 1), POSITIVE[2]), 0.995),
     "sin": (lambda T, x: T.sin(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.94),
     "cos": (lambda T, x: T.cos(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.94),
     "tan": (lambda T, x: T.tan(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.99),
     "tanh": (lambda T, x: T.tanh(x), (SMALL, UNIT, TEN), 0.975),
-    "atan": (lambda T, x: T.atan(x), (SMALL, UNIT, TEN, _log_uniform(10, 1e10)), 0.99),
+    "atan": (lambda T, x: T.atan(x), (SMALL, UNIT, TEN, _log_uniform(10, 1e10)), 0.93),
     "sinh": (lambda T, x: T.sinh(x), (SMALL, UNIT, TEN, _uniform(-88, 88)), 0.985),
     "cosh": (lambda T, x: T.cosh(x), (SMALL, UNIT, TEN, _uniform(-88, 88)), 0.99),
     "atanh": (lambda T, x: T.atanh(x), (SMALL, UNIT), 0.96),
-    "erf": (lambda T, x: T.erf(x), (SMALL, UNIT, TEN), 0.955),
+    "erf": (lambda T, x: T.erf(x), (SMALL, UNIT, TEN), 0.935),  # MKL AVX2: 94.1%
+    "erfc": (lambda T, x: T.erfc(x), (SMALL, UNIT, _uniform(-3, 10)), 0.875),
+    "erfinv": (lambda T, x: T.erfinv(x), (SMALL, UNIT), 0.99),
+    "asin": (lambda T, x: T.asin(x), (SMALL, UNIT), 0.94),
+    "acos": (lambda T, x: T.acos(x), (SMALL, UNIT), 0.905),
+    "asinh": (lambda T, x: T.asinh(x), (SMALL, UNIT, TEN, _log_uniform(10, 1e30)), 0.70),
+    "acosh": (lambda T, x: T.acosh(x), (_uniform(1, 2), _log_uniform(2, 1e30, False)), 0.76),
+    "atan2": (
+        lambda T, x: T.atan2(x, T.flip(x, [0])),
+        (UNIT, TEN, _log_uniform(1e-8, 1e8)),
+        0.965,
+    ),
+    "gelu": (lambda T, x: _f(T).gelu(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.999),
     "sigmoid": (lambda T, x: T.sigmoid(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.95),
     "silu": (lambda T, x: _f(T).silu(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.95),
     "softplus": (lambda T, x: _f(T).softplus(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.92),
