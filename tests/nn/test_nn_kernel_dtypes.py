@@ -84,3 +84,36 @@ def test_uint8_resampling_bytes(torch_oracle, c, h, w, mode, align, how, seed):
     else:
         assert out[1].dtype == np.uint8 and out[0].shape == out[1].shape
         np.testing.assert_array_equal(out[0], out[1])
+
+
+LOSSES = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div",
+          "soft_margin_loss", "poisson_nll_loss", "hinge_embedding_loss", "binary_cross_entropy_with_logits",
+          "multilabel_soft_margin_loss"]  # fmt: skip
+LOSS_INPUTS = ["T.arange(3)", "T.tensor([True, False, True])", "T.arange(3, dtype=T.uint8)", "T.arange(3.)",
+               "T.ones(3, dtype=T.complex64)", "T.ones(3, dtype=T.float16)", "T.ones(3, dtype=T.float64)"]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("target", LOSS_INPUTS)
+@pytest.mark.parametrize("input", LOSS_INPUTS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_loss_dtypes(torch_oracle, loss, input, target):
+    """Integer/bool/complex losses raise PyTorch's error; mixed dtypes give its result dtype."""
+    same(f"{F}{loss}({input}, {target})", torch_oracle, taimatsu)
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["hinge_embedding_loss(T.arange(3), T.tensor([-1, 1, -1]), margin=1.5, reduction='none')",
+     "hinge_embedding_loss(T.arange(3, dtype=T.uint8), T.tensor([-1, -1, 1]), margin=3, reduction='sum')",
+     "cosine_embedding_loss(T.ones(3), T.ones(3), T.ones(3))",
+     "cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.tensor(1.))",
+     "cosine_embedding_loss(T.ones(3), T.ones(3), T.tensor(-1.))",
+     "cosine_embedding_loss(T.ones(2, 2, 3), T.ones(2, 2, 3), T.ones(2, 2))",
+     "cosine_embedding_loss(T.ones(3), T.ones(2, 3), T.tensor(1.))",
+     "huber_loss(T.ones(3, dtype=T.float16) / 3, T.arange(3.))",
+     "soft_margin_loss(T.ones(3, dtype=T.float16), T.arange(3.), reduction='none')",
+     "binary_cross_entropy(T.full((3,), 0.3, dtype=T.float16), T.ones(3, dtype=T.float16), T.ones(3))"],
+)  # fmt: skip
+def test_loss_shapes_and_result_dtypes(torch_oracle, call):
+    same(F + call, torch_oracle, taimatsu)

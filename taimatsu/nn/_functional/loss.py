@@ -153,6 +153,10 @@ def kl_div(
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -182,7 +186,10 @@ def hinge_embedding_loss(
 ):
     reduction = _reduction(size_average, reduce, reduction)
     zeros = input.new_zeros(input.shape)
-    margin_clamp = (margin - input).clamp_min(0)
+    if input.is_floating_point() or input.is_complex():
+        margin_clamp = (margin - input).clamp_min(0)
+    else:  # PyTorch takes the margin in the input's dtype: integers stay integers, bools refused
+        margin_clamp = (input.new_full(input.shape, margin) - input).clamp_min(0)
     output_margin = margin_clamp.where(target != 1, zeros)
     output_self = input.where(target != -1, zeros)
     return _reduce(output_margin + output_self, reduction)
@@ -194,11 +201,24 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     return _l.soft_margin_loss(input, target, reduction)
 
 
+def _check_cosine_dims(input1: Tensor, input2: Tensor, target: Tensor) -> None:
+    """PyTorch's shape rule: a 1-D target pairs 2-D inputs (a batch), a 0-D target 1-D inputs."""
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = target.dim() + 1
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(
+            f"{target.dim()}D target tensor expects {want}D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+
+
 @cast_policy(FP32)
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
     reduction = _reduction(size_average, reduce, reduction)
+    _check_cosine_dims(input1, input2, target)
     d = 1 if input1.dim() == 2 else 0
     eps = 1e-12
     prod = (input1 * input2).sum(d)

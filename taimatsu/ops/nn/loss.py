@@ -13,7 +13,16 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, need_tensor, record, result_dtype, scalar_name, xp_for
+from .._dispatch import (
+    _fw_state,
+    check_cast,
+    need_tensor,
+    record,
+    result_dtype,
+    scalar_name,
+    xp_for,
+)  # fmt: skip
+from ..pointwise.unary import _no_bool_neg
 from ..reduction.reduce import widen
 
 
@@ -23,6 +32,19 @@ def _need(node, i: int) -> bool:
 
 # ---- losses ----------------------------------------------------------------------------------
 REDUCTIONS = ("none", "mean", "sum")
+
+
+def float_kernel_dtype(input: Tensor, target: Tensor, kernel: str) -> D.dtype:
+    """The promoted dtype of a pointwise loss; PyTorch's CPU loss kernels are built for the
+    floating types only (its NotImplementedError names the promoted dtype)."""
+    dt = result_dtype(input, target)
+    if dt.category != D.FLOAT:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
+    return dt
+
+
+def _as(t: Tensor, dt: D.dtype) -> Tensor:
+    return t if t._dtype is dt else t.to(dt)
 
 
 def _mse_vjp(node, g):
@@ -38,7 +60,7 @@ _MseLoss = node_class("MseLossBackward0", _mse_vjp)
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error of same-shaped tensors (the caller broadcasts); MseLossBackward0."""
-    dt = result_dtype(input, target)
+    dt = float_kernel_dtype(input, target, "mse_cpu")
     xp = xp_for(input)
     a = input._data if input._dtype is dt else input._data.astype(dt.np)
     b = target._data if target._dtype is dt else target._data.astype(dt.np)
@@ -219,6 +241,18 @@ def pointwise_loss(name, input, target, weight, reduction, loss, grads, params=(
     return out
 
 
+def _rounded_to(out_dt, name, input, target, dt, reduction, loss, grads, params=(), weight=None):
+    """A pointwise loss computed in ``dt`` whose elements PyTorch writes into a tensor of
+    ``out_dt`` (the input's, or the target's): rounded to it before the reduction."""
+    input, target = _as(input, dt), _as(target, dt)
+    if weight is not None:
+        weight = _as(weight, out_dt)
+    if dt is out_dt:
+        return pointwise_loss(name, input, target, weight, reduction, loss, grads, params)
+    out = pointwise_loss(name, input, target, weight, "none", loss, grads, params)
+    return _reduce(_as(out, out_dt), reduction)
+
+
 def _bce(x, t):
     return -(t * x.log().clamp_min(-100) + (1 - t) * (1 - x).log().clamp_min(-100))
 
@@ -230,6 +264,16 @@ def _bce_grads(x, t):
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, reduction="mean") -> Tensor:
+    if target._dtype is not input._dtype:
+        raise RuntimeError(
+            f"Found dtype {scalar_name(target._dtype)} but expected {scalar_name(input._dtype)}"
+        )
+    if input._dtype.category != D.FLOAT:
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{scalar_name(input._dtype)}'"
+        )
+    if weight is not None:
+        weight = _as(weight, input._dtype)  # the output keeps the input's dtype
     if input.numel() and ((input < 0) | (input > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     return pointwise_loss(
@@ -255,13 +299,31 @@ def _bce_logits_grads(x, t, pos_weight):
     return lw * s - pos_weight * t, -x - (pos_weight - 1) * logsigmoid(x)
 
 
+_BOOL_SUB = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+    "`logical_xor()` operator instead."
+)
+
+
 def binary_cross_entropy_with_logits(
     input, target, weight=None, pos_weight=None, reduction="mean"
 ) -> Tensor:
-    return pointwise_loss(
-        "BinaryCrossEntropyWithLogitsBackward0", input, target, weight, reduction, _bce_logits,
-        _bce_logits_grads, (pos_weight,),
-    )  # fmt: skip
+    if input._dtype.category != D.FLOAT:
+        raise NotImplementedError(
+            f"\"log_sigmoid_cpu\" not implemented for '{scalar_name(input._dtype)}'"
+        )
+    out_dt = target._dtype  # PyTorch computes in place into (1 - target)
+    if out_dt is D.bool:
+        raise RuntimeError(_BOOL_SUB)
+    check_cast(result_dtype(input, target), out_dt)
+    if weight is not None:
+        weight = _as(weight, out_dt)
+    name = "BinaryCrossEntropyWithLogitsBackward0"
+    args = (_bce_logits, _bce_logits_grads, (pos_weight,))
+    if result_dtype(input, target) is out_dt:
+        return pointwise_loss(name, input, target, weight, reduction, *args)
+    out = pointwise_loss(name, input, target, weight, "none", *args)
+    return _reduce(_as(out, out_dt), reduction)
 
 
 def _smooth_l1(x, t, beta):
@@ -281,6 +343,8 @@ def _smooth_l1_grads(x, t, beta):
 
 
 def smooth_l1_loss(input, target, reduction="mean", beta=1.0) -> Tensor:
+    dt = float_kernel_dtype(input, target, "smooth_l1_cpu")
+    input, target = _as(input, dt), _as(target, dt)
     return pointwise_loss("SmoothL1LossBackward0", input, target, None, reduction, _smooth_l1, _smooth_l1_grads,
                           (beta,))  # fmt: skip
 
@@ -297,9 +361,13 @@ def _huber_grads(x, t, delta):
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0) -> Tensor:
-    return pointwise_loss(
-        "HuberLossBackward0", input, target, None, reduction, _huber, _huber_grads, (delta,)
-    )
+    """In the promoted dtype, the result in the input's (PyTorch writes into an input-like output)."""
+    check_cast(result_dtype(input, target), input._dtype)
+    dt = float_kernel_dtype(input, target, "huber_cpu")
+    return _rounded_to(
+        input._dtype, "HuberLossBackward0", input, target, dt, reduction, _huber, _huber_grads,
+        (delta,),
+    )  # fmt: skip
 
 
 def _soft_margin(x, y):
@@ -312,5 +380,13 @@ def _soft_margin_grads(x, y):
 
 
 def soft_margin_loss(input, target, reduction="mean") -> Tensor:
-    return pointwise_loss("SoftMarginLossBackward0", input, target, None, reduction, _soft_margin,
-                          _soft_margin_grads)  # fmt: skip
+    """In the promoted floating dtype, the result in the input's (an input-like output)."""
+    _no_bool_neg(input._dtype)
+    dt = result_dtype(input, target)
+    if dt.category in (D.BOOL, D.INT):
+        dt = D.get_default_dtype()  # exp() of integers is floating
+    check_cast(dt, input._dtype)
+    return _rounded_to(
+        input._dtype, "SoftMarginLossBackward0", input, target, dt, reduction, _soft_margin,
+        _soft_margin_grads,
+    )  # fmt: skip
