@@ -73,7 +73,9 @@ def accumulate_grad(variable, grad) -> None:
         else:
             from .._tensor.core import _wrap
 
-            variable._grad = _wrap(grad._data.copy(), grad._dtype, grad._device)
+            whole = _owned_base(grad)
+            data = grad._data.copy() if whole is None else whole
+            variable._grad = _wrap(data, grad._dtype, grad._device)
         return
     if grad_mode.state.enabled or not old._data.flags.writeable:
         variable._grad = old + grad
@@ -117,6 +119,44 @@ def _owned(grad) -> bool:
 
 
 _TENSOR_REFS = 6  # apply(*buf): the buffer list, the args tuple; 3 frames; getrefcount
+
+
+def _owned_base(grad):
+    """The array under ``grad`` when ``grad`` is a view spanning all of it in its own layout and
+    only ``grad`` and the tensor it is a view of can reach it; else None.
+
+    Linear's weight gradient: AddmmBackward0 computes it in the layout of ``weight.t()`` (as
+    PyTorch's mm_mat2_backward does) and TBackward0 hands on its transpose, a C-contiguous
+    view of a fresh array. PyTorch's AccumulateGrad keeps such a gradient; so does this,
+    instead of copying it. Every holder is counted: the view's array, the tensor it is a view
+    of (``_base``) and that tensor's array (``_storage`` may name it too).
+    """
+    data, src = grad._data, grad._base
+    arr = getattr(data, "base", None)
+    if (
+        src is None
+        or arr.__class__ is not np.ndarray
+        or arr.base is not None
+        or grad._rg
+        or src._base is not None
+        or src._rg
+        or src._grad_fn is not None
+        or data.shape != arr.shape
+        or data.dtype != arr.dtype
+        or not (data.flags.c_contiguous and arr.flags.c_contiguous and arr.flags.writeable)
+        or sys.getrefcount(grad) > _TENSOR_REFS
+        or sys.getrefcount(src) > 3  # grad._base, the local name; getrefcount
+        or sys.getrefcount(data) > 3  # grad._data, the local name; getrefcount
+    ):
+        return None
+    sd = src._data
+    arr_refs = 3 + (sd is arr) + (grad._storage is arr)  # data.base, the local name; getrefcount
+    if sd is not arr:
+        # sd: src._data, the local name, getrefcount (and grad._storage)
+        if getattr(sd, "base", None) is not arr or sys.getrefcount(sd) > 3 + (grad._storage is sd):
+            return None
+        arr_refs += 1  # sd.base
+    return arr if sys.getrefcount(arr) <= arr_refs else None
 
 
 def _copy_with_history(grad):

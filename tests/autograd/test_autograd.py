@@ -504,6 +504,33 @@ def test_fresh_gradient_is_stolen_not_copied():
     assert id(x.grad) == ids[0]
 
 
+def test_linear_gradients_are_kept_not_copied():
+    """AddmmBackward0 computes the weight's gradient in the layout of ``weight.t()`` and
+    TBackward0 transposes it back (PyTorch's mm_mat2_backward): AccumulateGrad keeps that array,
+    and the bias's sum, without a copy."""
+    lin = taimatsu.nn.Linear(5, 3)
+    refs = []
+    out = lin(taimatsu.randn(4, 5))  # grad_fn: AddmmBackward0
+    out.grad_fn.register_hook(
+        lambda gi, go: refs.extend([weakref.ref(gi[0]._data), weakref.ref(gi[2]._data.base)])
+    )
+    out.sum().backward()
+    assert lin.bias.grad._data is refs[-2]()
+    assert lin.weight.grad._data is refs[-1]()
+    assert lin.weight.grad._data.flags.c_contiguous
+
+
+def test_gradient_held_elsewhere_is_copied():
+    """A transposed-back gradient whose array someone else still holds is copied into ``.grad``."""
+    lin = taimatsu.nn.Linear(5, 3)
+    held = []
+    out = lin(taimatsu.randn(4, 5))
+    out.grad_fn.register_hook(lambda gi, go: held.append(gi[2]))
+    out.sum().backward()
+    assert not np.shares_memory(held[0]._data, lin.weight.grad._data)
+    np.testing.assert_array_equal(held[0]._data.T, lin.weight.grad._data)
+
+
 def test_accumulate_in_place():
     x = taimatsu.ones(3, requires_grad=True)
     (x * 2).sum().backward()

@@ -439,7 +439,15 @@ def _addmm_arrays(node, g, a, b):
     if _need(node, 1):
         ga = _wrap(_matmul_array(xp, gd, b._data.T), a._dtype, a._device)
     if _need(node, 2):
-        gb = _wrap(_matmul_array(xp, a._data.T, gd), b._dtype, b._device)
+        bd = b._data
+        if bd.ndim == 2 and bd.T.flags.c_contiguous and not bd.flags.c_contiguous:
+            # mat2 column-major (linear's weight.t()): the gradient in mat2's layout, as
+            # PyTorch's mm_mat2_backward computes it; transposed back, it is the weight's
+            # C-contiguous gradient, which AccumulateGrad keeps without a copy.
+            gbd = _matmul_array(xp, gd.T, a._data).T
+        else:
+            gbd = _matmul_array(xp, a._data.T, gd)
+        gb = _wrap(gbd, b._dtype, b._device)
     if node.alpha != 1:
         ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
     return gi, ga, gb
@@ -466,6 +474,8 @@ def _sum_to_array(xp, a, shape):
     )
     if not dims:
         return a
+    if dims == tuple(range(lead)):  # a bias: no reshape, so the sum is an array of its own
+        return np.add.reduce(a, axis=dims) if xp is np else xp.sum(a, dims)
     r = np.add.reduce(a, axis=dims, keepdims=True) if xp is np else xp.sum(a, dims, keepdims=True)
     return r.reshape(shape)
 

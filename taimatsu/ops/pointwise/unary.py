@@ -340,9 +340,20 @@ def _relu_deriv(x, out):
     return out > 0
 
 
-def _relu_vjp(x, out, g):
+def _relu_jvp(x, out, g):
     # PyTorch's threshold_backward: +0 where out <= 0, g elsewhere (NaN included)
     return g.masked_fill(out <= 0, 0)
+
+
+def _relu_vjp(x, out, g):
+    """threshold_backward as one NumPy ``where`` when no graph of the backward is recorded
+    (the same values as the Tensor ops of ``_relu_jvp``, without their dispatch)."""
+    gd, od = g._data, out._data
+    if _gm.enabled or gd.__class__ is not np.ndarray or od.__class__ is not np.ndarray:
+        return _relu_jvp(x, out, g)
+    if g.__class__ is not Tensor or gd.dtype != od.dtype or gd.shape != od.shape:
+        return _relu_jvp(x, out, g)
+    return _wrap(np.where(od <= 0, gd.dtype.type(0), gd), g._dtype, g._device)
 
 
 _relu, relu_ = unary(
@@ -352,7 +363,7 @@ _relu, relu_ = unary(
     saves=("out",),
     to_float=False,
     vjp=_relu_vjp,
-    jvp=_relu_vjp,
+    jvp=_relu_jvp,
     check=checks(_no_bool_relu, no_complex("clamp is not supported for complex types")),
 )
 
