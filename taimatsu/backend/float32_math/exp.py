@@ -60,18 +60,37 @@ def _scale(u, q):
 
 
 def expf(d):
-    """SLEEF ``xexpf`` (``Sleef_expf16_u10`` / ``Sleef_expf8_u10``)."""
-    d = np.asarray(d)
+    """SLEEF ``xexpf`` (``Sleef_expf16_u10`` / ``Sleef_expf8_u10``).
+
+    Cheapest form found that still agrees with SLEEF in >99.99% of elements: the reduction and
+    the polynomial's first four steps in plain float32 arithmetic (a multiply and an add where
+    SLEEF fuses them: their last-bit differences reach the result in <0.01% of elements), the
+    two steps whose rounding does reach it (the polynomial's last, ``s + s*s * u``) as exact FMAs.
+    """
+    d = np.asarray(d, F32)
+    x = np.clip(d, np.float32(-105), np.float32(105))  # beyond: 0 / inf (NaN stays NaN)
+    q = np.rint(x * R_LN2)
+    s = x - q * L2U  # exact (Cody-Waite)
+    s -= q * L2L  # SLEEF's FMA rounds once: the same float32 s in all but ~1/4096 elements
+    u = s * _EXPF_POLY[0]
+    u += _EXPF_POLY[1]
+    for c in _EXPF_POLY[2:-1]:
+        u *= s
+        u += c
+    s64 = s.astype(F64)
+    w = u.astype(F64)
+    w *= s64
+    w += _EXPF_POLY[-1]
+    u = w.astype(F32)
+    w = (s * s).astype(F64)
+    w *= u
+    w += s64
+    r = w.astype(F32)
+    r += _ONE
     with np.errstate(invalid="ignore"):
-        q = _quotient(d)
-        s = fma(q, -L2U, d)
-        s = fma(q, -L2L, s)
-        u = _horner(np.full(s.shape, _EXPF_POLY[0]), s, _EXPF_POLY[1:])
-        u = add(_ONE, fma(mul(s, s), u, s))
-        u = _scale(u, q)
-    u[d < -104] = 0
-    u[d > 100] = np.inf
-    return u
+        r = np.ldexp(r, q.astype(np.int32))  # one rounding (into the subnormals)
+    r[d < -104] = 0
+    return r
 
 
 def _expk2(d):
