@@ -100,6 +100,9 @@ def blockwise(f, a, dtype):
 # Batched kernels (convolution) split their batch over two threads from this much work
 # (multiply-adds): below it the hand-off costs more than the second core saves.
 MIN_WORK = 1 << 22
+# Memory-bound passes over a batch (pooling, batch norm) count as this many multiply-adds per
+# element: from ~128K elements the second thread pays for the hand-off.
+PASS_WORK = 32
 
 
 def halves(fn, n: int, work: int) -> None:

@@ -50,9 +50,11 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
 
 
 # ---- batch norm ------------------------------------------------------------------------------
-# Rows (one image's plane of one channel) up to this length are reduced by BLAS / einsum in the
-# input's dtype (a few ulp of the row); longer ones, or narrow ones (BatchNorm1d's (N, C)
-# input) by a float64 reduction over the whole channel.
+# Rows (one image's plane of one channel) up to this length are reduced by einsum in the
+# input's dtype (a few ulp of the row), longer or narrower ones (BatchNorm1d's (N, C) input) in
+# float64; the rows' sums are then added in float64. Each row is reduced alike however the batch
+# is split over threads, so the bits do not depend on the thread count (einsum's result for a
+# row does not depend on the other rows; a BLAS gemv's does, through its row blocking).
 _ROW_MAX, _ROW_MIN = 4096, 16
 
 
@@ -61,23 +63,33 @@ def _rows(x, n: int, c: int):
     return x.reshape(n * c, -1)
 
 
-def _channel_sums(xp, x3):
-    """Per-channel sums of an (N, C, M) array, in float64."""
+def _row_sums(xp, x3, out) -> None:
+    """The row sums of an (N, C, M) array into the float64 (N, C) ``out``."""
     n, c, m = x3.shape
     if _ROW_MIN <= m <= _ROW_MAX:
-        rows = _rows(x3, n, c) @ xp.ones(m, x3.dtype)
-        return rows.reshape(n, c).sum(0, dtype=np.float64)
-    return x3.sum((0, 2), dtype=np.float64)
+        out[...] = xp.einsum("ij->i", _rows(x3, n, c)).reshape(n, c)
+    else:
+        x3.sum(2, dtype=np.float64, out=out)
 
 
-def _channel_dots(xp, a3, b3):
-    """Per-channel sums of ``a3 * b3`` ((N, C, M) arrays), in float64, without the full-size
-    product."""
+def _row_dots(xp, a3, b3, out) -> None:
+    """The row sums of ``a3 * b3`` ((N, C, M) arrays) into the float64 (N, C) ``out``, without
+    the full-size product where the rows go through einsum."""
     n, c, m = a3.shape
     if _ROW_MIN <= m <= _ROW_MAX:
-        rows = xp.einsum("ij,ij->i", _rows(a3, n, c), _rows(b3, n, c))
-        return rows.reshape(n, c).sum(0, dtype=np.float64)
-    return (a3 * b3).sum((0, 2), dtype=np.float64)
+        out[...] = xp.einsum("ij,ij->i", _rows(a3, n, c), _rows(b3, n, c)).reshape(n, c)
+    else:
+        (a3 * b3).sum(2, dtype=np.float64, out=out)
+
+
+def _by_halves(xp, part, x3) -> None:
+    """``part(lo, hi)`` over the batch of ``x3``, split over two threads when it is large."""
+    if xp is np:
+        from ...backend.parallel import PASS_WORK, halves
+
+        halves(part, x3.shape[0], x3.size * PASS_WORK)
+    else:
+        part(0, x3.shape[0])
 
 
 def _fast_dtypes(input: Tensor, *params) -> bool:
@@ -96,16 +108,28 @@ def _bn_train_forward(xp, x, w, b, eps):
     n, c = x.shape[0], x.shape[1]
     x3 = x.reshape(n, c, -1)
     count = x3.shape[0] * x3.shape[2]
-    mean = (_channel_sums(xp, x3) / count).astype(x.dtype)
-    y = xp.subtract(x3, mean[:, None])  # the centred values, then the output in place
-    var = _channel_dots(xp, y, y) / count
+    rows = xp.empty((n, c), np.float64)
+    _by_halves(xp, lambda lo, hi: _row_sums(xp, x3[lo:hi], rows[lo:hi]), x3)
+    mean = (rows.sum(0) / count).astype(x.dtype)
+    y = xp.empty(x3.shape, x.dtype)  # the centred values, then the output in place
+
+    def centred(lo, hi):
+        xp.subtract(x3[lo:hi], mean[:, None], out=y[lo:hi])
+        _row_dots(xp, y[lo:hi], y[lo:hi], rows[lo:hi])
+
+    _by_halves(xp, centred, x3)
+    var = rows.sum(0) / count
     invstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype)
     alpha = invstd if w is None else invstd * w
     # beta rounded once from the exact float64 product, as PyTorch's fused multiply-add
     beta = -mean.astype(np.float64) * alpha if b is None else b - mean.astype(np.float64) * alpha
-    beta = beta.astype(x.dtype)
-    xp.multiply(x3, alpha[:, None], out=y)
-    y += beta[:, None]
+    alpha, beta = alpha[:, None], beta.astype(x.dtype)[:, None]
+
+    def affine(lo, hi):
+        xp.multiply(x3[lo:hi], alpha, out=y[lo:hi])
+        y[lo:hi] += beta
+
+    _by_halves(xp, affine, x3)
     return y.reshape(x.shape), mean, invstd, var
 
 
@@ -116,9 +140,16 @@ def _bn_train_backward(xp, x, w, g, mean, invstd, need):
     n, c = x.shape[0], x.shape[1]
     x3, g3 = x.reshape(n, c, -1), g.reshape(n, c, -1)
     count = x3.shape[0] * x3.shape[2]
-    gsum = _channel_sums(xp, g3)
-    d = xp.subtract(x3, mean[:, None])
-    dot = _channel_dots(xp, d, g3)
+    gsum, dot = xp.empty((n, c), np.float64), xp.empty((n, c), np.float64)
+    d = xp.empty(x3.shape, x.dtype)
+
+    def sums(lo, hi):
+        _row_sums(xp, g3[lo:hi], gsum[lo:hi])
+        xp.subtract(x3[lo:hi], mean[:, None], out=d[lo:hi])
+        _row_dots(xp, d[lo:hi], g3[lo:hi], dot[lo:hi])
+
+    _by_halves(xp, sums, x3)
+    gsum, dot = gsum.sum(0), dot.sum(0)
     inv64 = invstd.astype(np.float64)
     gx = gw = gb = None
     if need[1]:
@@ -126,12 +157,18 @@ def _bn_train_backward(xp, x, w, g, mean, invstd, need):
     if need[2]:
         gb = gsum.astype(x.dtype)
     if need[0]:
-        scale = invstd if w is None else invstd * w
-        k = (dot * inv64 * inv64 / count).astype(x.dtype)
-        gx = xp.subtract(g3, (gsum / count).astype(x.dtype)[:, None])
-        d *= k[:, None]
-        gx -= d
-        gx *= scale[:, None]
+        scale = (invstd if w is None else invstd * w)[:, None]
+        k = (dot * inv64 * inv64 / count).astype(x.dtype)[:, None]
+        gmean = (gsum / count).astype(x.dtype)[:, None]
+        gx = xp.empty(x3.shape, x.dtype)
+
+        def input_grad(lo, hi):
+            xp.subtract(g3[lo:hi], gmean, out=gx[lo:hi])
+            d[lo:hi] *= k
+            gx[lo:hi] -= d[lo:hi]
+            gx[lo:hi] *= scale
+
+        _by_halves(xp, input_grad, x3)
         gx = gx.reshape(x.shape)
     return gx, gw, gb
 

@@ -351,41 +351,101 @@ def _pool_out(size, k, s, p, d, ceil_mode) -> int:
 def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     """Max over each window, the flat (h * W + w) index of the winner, and the winning tap.
 
-    One strided view of the padded input per kernel tap: the max is a running ``maximum``
-    over the taps, the winner the first tap equal to it (PyTorch keeps the first of equal
-    maxima). ``maximum`` propagates NaN, and PyTorch's rule (a tap replaces the max when
-    greater or NaN) makes the last NaN the winner: that pass runs only when the input has one.
+    One strided view of the padded input per kernel tap. PyTorch's rule, a tap replaces the
+    max when greater or NaN, keeps the first of equal maxima and makes the last NaN the
+    winner. On NumPy a large batch is split over two threads (``parallel.halves``): each
+    image is computed alike, so the bits do not depend on the split.
     """
     h, w = x.shape[2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    n, c = x.shape[:2]
+    k = kernel[0] * kernel[1]
+    best = xp.empty((n, c, *out_hw), x.dtype)
+    tap = xp.empty(best.shape, xp.uint8 if k < 256 else xp.int64)
+    index = xp.empty(best.shape, xp.int64)
+    # a NaN needs the slower rule; on a GPU the test would cost a sync: always assume one
+    nan = x.dtype.kind == "f" and (xp is not np or bool(xp.isnan(x.max())))
+
+    def part(lo, hi):
+        _window_max(xp, x[lo:hi], kernel, stride, padding, dilation, out_hw, best[lo:hi],
+                    tap[lo:hi], nan)  # fmt: skip
+        _winner_index(xp, x.shape[2:], kernel, stride, padding, dilation, best[lo:hi],
+                      tap[lo:hi], index[lo:hi])  # fmt: skip
+
+    if xp is np:
+        from ...backend.parallel import PASS_WORK, halves
+
+        halves(part, n, x.size * PASS_WORK)
+    else:
+        part(0, n)
+    return best, index, tap
+
+
+def _pool_fill(xp, dtype):
+    return xp.iinfo(dtype).min if dtype.kind in "iu" else -xp.inf  # bfloat16 is kind "V"
+
+
+def _padded_taps(xp, x, kernel, stride, padding, dilation, out_hw) -> list:
+    """The strided (N, C, Ho, Wo) view of each kernel tap, over the input padded with the
+    lowest value (past the right edge as far as ceil_mode's last window reaches)."""
     ho, wo = out_hw
-    # Pad past the right edge as far as ceil_mode's last window reaches.
     extra_h = max(0, (ho - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
     extra_w = max(0, (wo - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
-    fill = xp.iinfo(x.dtype).min if x.dtype.kind in "iu" else -xp.inf  # bfloat16 is kind "V"
-    xpad = _pad(xp, x, (ph, ph + extra_h, pw, pw + extra_w), fill)
-    taps = [v for _, _, v in _taps(xpad, kernel, dilation, stride, out_hw)]
-    best = xp.array(taps[0])  # a contiguous copy
+    xpad = _pad(xp, x, (ph, ph + extra_h, pw, pw + extra_w), _pool_fill(xp, x.dtype))
+    return [v for _, _, v in _taps(xpad, kernel, dilation, stride, out_hw)]
+
+
+def _window_max(xp, x, kernel, stride, padding, dilation, out_hw, best, tap, nan) -> None:
+    """The window maxima into ``best`` and the winning taps into ``tap``.
+
+    On NumPy a few passes per tap keep the running max and its tap (a strictly greater value,
+    or a NaN, replaces it). On a GPU: a running ``maximum`` (it propagates NaN), then the
+    first tap equal to it, then the last NaN."""
+    taps = _padded_taps(xp, x, kernel, stride, padding, dilation, out_hw)
+    if xp is np:
+        best[...] = taps[0]
+        tap[...] = 0
+        wins, won = np.empty(best.shape, bool), np.empty(best.shape, tap.dtype)
+        for t in range(1, len(taps)):
+            np.greater(taps[t], best, out=wins)
+            if nan:
+                wins |= np.isnan(taps[t])
+            # t exceeds every earlier tap number: max(tap, wins * t) is tap where not won, t
+            # where won, with no masked (branchy, slow) copy
+            np.multiply(wins, tap.dtype.type(t), out=won)
+            np.maximum(tap, won, out=tap)
+            np.maximum(best, taps[t], out=best)  # NaN propagates: a NaN stays the max
+        return
+    best[...] = taps[0]
     for v in taps[1:]:
         xp.maximum(best, v, out=best)
-    tap = _first_equal(xp, taps, best)
-    tap_type = tap.dtype.type
-    if ph or pw or extra_h or extra_w:
-        # Padding never wins: where no input value beats the fill, PyTorch keeps the window's
-        # first tap inside the input.
-        lowest = best == fill
+    first = _first_equal(xp, taps, best)
+    for t in range(len(taps) if nan else 0):  # in order: the last NaN stays
+        first = xp.where(xp.isnan(taps[t]), first.dtype.type(t), first)
+    tap[...] = first
+
+
+def _winner_index(xp, in_hw, kernel, stride, padding, dilation, best, tap, index) -> None:
+    """The flat input index of each window's winner into ``index``: the window's top-left
+    corner plus the winning tap's offset. Padding never wins: where no input value beats the
+    fill, PyTorch keeps the window's first tap inside the input (``tap`` is fixed up)."""
+    h, w = in_hw
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ho, wo = best.shape[-2:]
+    padded = (
+        ph or pw or (ho - 1) * sh + dh * (kh - 1) + 1 > h or (wo - 1) * sw + dw * (kw - 1) + 1 > w
+    )
+    if padded:
+        lowest = best == _pool_fill(xp, best.dtype)
         if xp is not np or lowest.any():  # on a GPU the test would cost a sync: always select
             i0 = xp.maximum(0, -((xp.arange(ho) * sh - ph) // dh))
             j0 = xp.maximum(0, -((xp.arange(wo) * sw - pw) // dw))
-            tap = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap_type), tap)
-    if x.dtype.kind == "f" and (xp is not np or bool(xp.isnan(x.max()))):
-        for t in range(len(taps)):  # in order: the last NaN stays
-            tap = xp.where(xp.isnan(taps[t]), tap_type(t), tap)
-    # Flat index = the window's top-left corner + the winning tap's offset inside it.
+            tap[...] = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap.dtype), tap)
     t = xp.arange(kh * kw)
     tap_offset = (t // kw) * (dh * w) + (t % kw) * dw
     corner = (xp.arange(ho)[:, None] * sh - ph) * w + (xp.arange(wo)[None, :] * sw - pw)
-    return best, corner + xp.take(tap_offset, tap), tap
+    xp.take(tap_offset, tap, out=index)
+    index += corner
 
 
 _LOWEST_BIT: dict = {}

@@ -1,0 +1,96 @@
+"""Max pooling and batch norm with their batch split over two threads (``parallel.halves``,
+forced: no size threshold, an idle machine as /proc/loadavg says) give one thread's values and
+gradients bit for bit (each image is computed alike; cross-image sums run after the split)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+import taimatsu.nn.functional as TF
+from taimatsu.backend import parallel, threads
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as OF
+from nn_oracle import T, close
+
+
+@pytest.fixture
+def forced_split(tmp_path, monkeypatch):
+    """The list of ranges submitted to the helper thread; thread count restored after."""
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) < 2:
+        pytest.skip("one core: nothing to split over")
+    fake = tmp_path / "loadavg"
+    fake.write_text("0.00 0.00 0.00 1/100 1\n")
+    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setitem(threads._busy, "t", -1.0)
+    monkeypatch.setitem(threads._busy, "others", None)
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    pool, submitted = parallel._pool(), []
+
+    class Counting:
+        def submit(self, fn, *args):
+            submitted.append(args)
+            return pool.submit(fn, *args)
+
+    monkeypatch.setattr(parallel, "_pool", Counting)
+    before = tm.get_num_threads()
+    yield submitted
+    tm.set_num_threads(before)
+
+
+def _at_1_and_2_threads(fn):
+    runs = []
+    for n in (1, 2):
+        tm.set_num_threads(n)
+        runs.append([a.numpy() for a in fn()])
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+    return runs[1]
+
+
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1}],
+                         ids=str)  # fmt: skip
+def test_max_pool2d_split(forced_split, kw, nan):
+    rs = np.random.RandomState(0)
+    a = rs.randint(-3, 3, (5, 3, 8, 9)).astype(np.float32)  # ties
+    if nan:
+        a[1, 2, 3, 4] = a[4, 0, 0, 1] = np.nan
+    x = torch.tensor(a, requires_grad=True)
+    o, oi = OF.max_pool2d(x, return_indices=True, **kw)
+    g = torch.randn(o.shape)
+    (og,) = torch.autograd.grad(o, x, g)
+
+    def run():
+        tx = T(x, True)
+        t, ti = TF.max_pool2d(tx, return_indices=True, **kw)
+        return [t.detach(), ti, *tm.autograd.grad(t, tx, T(g))]
+
+    ours = _at_1_and_2_threads(run)
+    assert forced_split  # the forward was split at two threads
+    np.testing.assert_array_equal(ours[0], o.detach().numpy())
+    np.testing.assert_array_equal(ours[1], oi.numpy())
+    close(ours[2], og.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(6, 3, 5, 7), (9, 4)], ids=str)
+def test_batch_norm_split(forced_split, shape):
+    rs = np.random.RandomState(1)
+    x = torch.tensor(rs.randn(*shape).astype(np.float32) + 3, requires_grad=True)
+    w = torch.tensor(rs.randn(shape[1]).astype(np.float32), requires_grad=True)
+    b = torch.tensor(rs.randn(shape[1]).astype(np.float32), requires_grad=True)
+    o = OF.batch_norm(x, None, None, w, b, True)
+    g = torch.randn(o.shape)
+    expected = [o.detach(), *torch.autograd.grad(o, (x, w, b), g)]
+
+    def run():
+        tx, tw, tb = T(x, True), T(w, True), T(b, True)
+        t = TF.batch_norm(tx, None, None, tw, tb, True)
+        return [t.detach(), *tm.autograd.grad(t, (tx, tw, tb), T(g))]
+
+    ours = _at_1_and_2_threads(run)
+    assert len(forced_split) >= 5  # three forward passes and two backward passes
+    for a, e in zip(ours, expected):
+        close(a, e.numpy(), rtol=1e-5, atol=1e-5)
