@@ -356,8 +356,6 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     winner. On NumPy a large batch is split over two threads (``parallel.halves``): each
     image is computed alike, so the bits do not depend on the split.
     """
-    h, w = x.shape[2:]
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     n, c = x.shape[:2]
     k = kernel[0] * kernel[1]
     best = xp.empty((n, c, *out_hw), x.dtype)
@@ -388,6 +386,8 @@ def _pool_fill(xp, dtype):
 def _padded_taps(xp, x, kernel, stride, padding, dilation, out_hw) -> list:
     """The strided (N, C, Ho, Wo) view of each kernel tap, over the input padded with the
     lowest value (past the right edge as far as ceil_mode's last window reaches)."""
+    h, w = x.shape[2:]
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     ho, wo = out_hw
     extra_h = max(0, (ho - 1) * sh + dh * (kh - 1) + 1 - (h + 2 * ph))
     extra_w = max(0, (wo - 1) * sw + dw * (kw - 1) + 1 - (w + 2 * pw))
