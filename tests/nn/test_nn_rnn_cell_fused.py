@@ -189,3 +189,61 @@ def test_loop_over_time_matches_pytorch(name):
         )
     for a, b in zip(outs[1], outs[0]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _exact_pair(make, dtype):
+    """A module whose products and sums are exact (small dyadic values): any difference from
+    the op-by-op graph is then in the gate kernels."""
+    m = make().to(dtype)
+    gen = np.random.default_rng(5)
+    with tm.no_grad():
+        for p in m.parameters():
+            p.copy_(tm.tensor(gen.integers(-4, 5, tuple(p.shape)) / 8, dtype=dtype))
+    return m
+
+
+@pytest.mark.parametrize("dtype", [tm.float32, tm.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize(
+    "mode,make",
+    [("LSTM", lambda: tnn.LSTMCell(6, 5)), ("GRU", lambda: tnn.GRUCell(6, 5)),
+     ("RNN_TANH", lambda: tnn.RNNCell(6, 5)), ("RNN_RELU", lambda: tnn.RNNCell(6, 5, nonlinearity="relu"))],
+    ids=["LSTMCell", "GRUCell", "RNNCell", "RNNCell-relu"],
+)  # fmt: skip
+def test_cell_gates_use_the_ops_kernels_bit_for_bit(mode, make, dtype):
+    from taimatsu.ops.nn.rnn_cell import cell_ops
+
+    m = _exact_pair(make, dtype)
+    gen = np.random.default_rng(6)
+    x = tm.tensor(gen.integers(-8, 9, (4, 6)) / 4, dtype=dtype, requires_grad=True)
+    h = tm.tensor(gen.integers(-8, 9, (4, 5)) / 8, dtype=dtype)
+    c = tm.tensor(gen.integers(-8, 9, (4, 5)) / 8, dtype=dtype)
+    fused = _flat(m(x, (h, c)) if mode == "LSTM" else m(x, h))
+    ref = cell_ops(
+        mode, x, h, c if mode == "LSTM" else None, m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh
+    )
+    for a, b in zip(fused, ref):
+        if b is not None:
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", [tm.float32, tm.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("mode", ["GRU", "RNN", "LSTM"])
+def test_layer_gates_use_the_ops_kernels_bit_for_bit(mode, dtype):
+    """The fused GRU / RNN layers (and the float64 LSTM) agree bit for bit with the op-by-op
+    cells on exact products; the float32 LSTM (oneDNN's in PyTorch) takes its own form."""
+    from taimatsu.ops.nn.rnn import _layer_ops
+
+    if mode == "LSTM" and dtype is tm.float32:
+        pytest.skip("the float32 LSTM computes sigmoid as (tanh(x / 2) + 1) / 2")
+    m = _exact_pair(lambda: getattr(tnn, mode)(6, 5), dtype)
+    with tm.no_grad():  # h of later steps is not dyadic: h @ W_hh would round
+        m.weight_hh_l0.zero_()
+    gen = np.random.default_rng(7)
+    x = tm.tensor(gen.integers(-8, 9, (3, 4, 6)) / 4, dtype=dtype, requires_grad=True)
+    out, _ = m(x)
+    c0 = tm.zeros(4, 5, dtype=dtype) if mode == "LSTM" else None
+    ref, _, _ = _layer_ops(
+        m.mode, x.reshape(12, 6), [4, 4, 4], tm.zeros(4, 5, dtype=dtype), c0,
+        m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0, m.bias_hh_l0, None, False,
+    )  # fmt: skip
+    np.testing.assert_array_equal(out.detach().numpy().reshape(12, 5), ref.detach().numpy())

@@ -6,12 +6,15 @@ first); a plain ``(T, B, *)`` input is the case where every step holds all ``B``
 
 Two implementations, one answer (to float rounding):
 
-- **fused** (float32 / float64 on the CPU): the input projection of all steps is one GEMM, each
-  step one GEMM for all gates plus in-place NumPy arithmetic, and the whole direction is one
-  autograd node whose backward runs the time loop in reverse on arrays and computes each weight
-  gradient in one GEMM after the loop. Rounding differs from PyTorch's in the last bits: for
-  LSTM and RNN ``b_hh`` is folded into the input projection (PyTorch adds it per step), and a
-  sigmoid is computed as ``(tanh(x / 2) + 1) / 2`` (PyTorch: ``1 / (1 + exp(-x))``).
+- **fused** (float32 / float64 on the CPU): the input projection of all steps, biases included,
+  is one GEMM, each step one GEMM for all gates plus in-place NumPy arithmetic, and the whole
+  direction is one autograd node whose backward runs the time loop in reverse on arrays and
+  computes each weight gradient (with the folded biases' gradients) in one GEMM after the loop.
+  The gates go through the kernels of ``torch.sigmoid`` / ``torch.tanh`` (``GateKernels``),
+  as PyTorch's composite layers do, except in the float32 LSTM: PyTorch runs that one through
+  oneDNN, and here a sigmoid is ``(tanh(x / 2) + 1) / 2`` so one tanh call covers a step.
+  Rounding differs from PyTorch's in the last bits: for LSTM and RNN ``b_hh`` is folded into
+  the input projection (PyTorch adds it per step).
 - **op by op** (every other case): the cell written in Tensor ops, one step at a time, the graph
   recorded op by op. It is also what the fused node's backward falls back to when a graph of the
   backward is requested (``create_graph=True``), so double backward is exact.
@@ -33,6 +36,7 @@ from ...autograd.graph import Node
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
 from ..contraction.matmul import addmm, matmul
+from ..pointwise.unary import relu, sigmoid, tanh
 from ..shape.copies import cat
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -123,8 +127,47 @@ def _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, r
 
 
 # ---- fused: forward on arrays -------------------------------------------------------------------
-# The sigmoid gates are computed as sigmoid(x) = (tanh(x / 2) + 1) / 2 so that one tanh call covers
-# all gates of a step: their rows of the weights and biases are halved first (exact in binary).
+class GateKernels:
+    """The gate activations of a fused step, on arrays.
+
+    Recurrent layers and cells are composite in PyTorch (``torch.sigmoid`` / ``torch.tanh`` on
+    the gates), except the float32 LSTM layer, which PyTorch runs through oneDNN
+    (``MkldnnRnnLayerBackward0``): its gates come from oneDNN's own kernels. So every gate goes
+    through the kernels of the ``sigmoid`` / ``tanh`` / ``relu`` ops themselves (the same bits as
+    those ops), and only the float32 LSTM layer takes the fastest form (``halved``):
+    sigmoid(x) = (tanh(x / 2) + 1) / 2 with the halving folded into the weight and bias rows
+    (exact in binary), so that one ``np.tanh`` call covers all four gates of a step."""
+
+    __slots__ = ("dev", "dt", "halved")
+
+    def __init__(self, dt: D.dtype, dev, halved: bool = False):
+        self.dt, self.dev, self.halved = dt, dev, halved
+
+    def sigmoid(self, a):
+        return sigmoid(_wrap(a, self.dt, self.dev))._data
+
+    def tanh(self, a):
+        return tanh(_wrap(a, self.dt, self.dev))._data
+
+    def relu(self, a):
+        return relu(_wrap(a, self.dt, self.dev))._data
+
+    def sigmoid_(self, a) -> None:
+        """In place, on pre-activations (halved ones for the ``halved`` form)."""
+        if self.halved:
+            np.tanh(a, out=a)
+            a *= 0.5
+            a += 0.5
+        else:
+            a[...] = self.sigmoid(a)
+
+    def tanh_(self, a, out) -> None:
+        if self.halved:
+            np.tanh(a, out=out)
+        else:
+            out[...] = self.tanh(a)
+
+
 # LSTM runs its gates in the order (output, input, forget, cell) so that the sigmoid gates are
 # contiguous, and so are the three that the cell state's gradient reaches.
 _LSTM_ORDER = (3, 0, 1, 2)
@@ -153,9 +196,23 @@ def _prepared(a, perm, rows):
     return a
 
 
-def _sigmoid_from_tanh_(a) -> None:
-    a *= 0.5
-    a += 0.5
+def _augmented(x, mats: list):
+    """``(x | 1 ...)`` and ``(w^T ; b ...)``: ``x1 @ w1`` is ``x @ w^T + b + ...`` in one product
+    (a pass over the gates per bias saved), and ``dz^T @ x1`` holds the weight gradient and, in
+    its last columns, the biases' gradients (column sums of dz).
+
+    (``w1`` is contiguous in the transposed layout: OpenBLAS multiplies by it about 1.5x faster
+    than by a transposed view.)"""
+    n, k = x.shape
+    nb = len(mats) - 1
+    x1 = np.empty((n, k + nb), x.dtype)
+    x1[:, :k] = x
+    x1[:, k:] = 1
+    w1 = np.empty((k + nb, mats[0].shape[0]), x.dtype)
+    w1[:k] = mats[0].T
+    for j, b in enumerate(mats[1:]):
+        w1[k + j] = b
+    return x1, w1
 
 
 def _steps(batch_sizes, reverse: bool) -> list:
@@ -165,53 +222,59 @@ def _steps(batch_sizes, reverse: bool) -> list:
     return steps[::-1] if reverse else steps
 
 
-def _forward_arrays(mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
-    """Returns (out, h_n, c_n, saved arrays for the backward)."""
+def _forward_arrays(k, mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """Returns (out, h_n, c_n, saved arrays for the backward); ``k``: the GateKernels."""
     hid = w_hh.shape[0] // GATES[mode]
-    perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid)
-    gemm_threads(x.shape[0] * x.shape[1] * w_ih.shape[0])  # the BLAS thread policy of matmul
-    # (the weights are made contiguous in the transposed layout: OpenBLAS multiplies by them
-    # about 1.5x faster than by a transposed view)
-    gates = x @ np.ascontiguousarray(_prepared(w_ih, perm, rows).T)  # overwritten in place
-    if b_ih is not None:
-        gates += _prepared(b_ih, perm, rows)
-    if b_hh is not None and mode != "GRU":  # GRU's b_hh sits inside r * (h W_hn + b_hn)
-        gates += _prepared(b_hh, perm, rows)
-    s = {"gates": gates}
+    perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid) if k.halved else None
+    # GRU's b_hh sits inside r * (h W_hn + b_hn): it is not part of the input projection
+    biases = [b for b in (b_ih, None if mode == "GRU" else b_hh) if b is not None]
+    x1, w1 = _augmented(x, [_prepared(a, perm, rows) for a in (w_ih, *biases)])
+    gemm_threads(x1.shape[0] * x1.shape[1] * w1.shape[1])  # the BLAS thread policy of matmul
+    s = {"gates": x1 @ w1, "x1": x1}  # the gates are overwritten in place
+    col, hh_folded = x.shape[1], b_hh is not None and mode != "GRU"  # x1's bias columns
+    s["bias_cols"] = (
+        col if b_ih is not None else None,
+        col + len(biases) - 1 if hh_folded else None,
+    )
     steps = _steps(batch_sizes, reverse)
     gemm_threads(batch_sizes[0] * w_hh.shape[0] * w_hh.shape[1])  # the products of the steps
     w_hh_t = np.ascontiguousarray(_prepared(w_hh, perm, rows).T)
     if mode == "LSTM":
         w_hr_t = None if w_hr is None else np.ascontiguousarray(w_hr.T)
         if len(set(batch_sizes)) == 1:
-            return _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse)
-        return _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t)
+            return _lstm_forward_uniform(k, steps, s, h0, c0, w_hh_t, w_hr_t, reverse)
+        return _lstm_forward_packed(k, steps, s, h0, c0, w_hh_t, w_hr_t)
     h = h0.copy()
     out = np.empty((x.shape[0], h.shape[1]), x.dtype)
     s["h_prev"] = np.empty_like(out)
     if mode == "GRU":
-        _gru_forward(steps, s, h, w_hh_t, _prepared(b_hh, perm, rows), out)
+        _gru_forward(k, steps, s, h, w_hh_t, _prepared(b_hh, perm, rows), out)
     else:
-        _rnn_forward(steps, s, h, w_hh_t, mode, out)
+        _rnn_forward(k, steps, s, h, w_hh_t, mode, out)
     return out, h, None, s
 
 
-def _lstm_cell_(g, c_prev, c, tanh_c, h_raw, h, w_hr_t) -> None:
+def _lstm_cell_(k, g, c_prev, c, tanh_c, h_raw, h, w_hr_t) -> None:
     """One LSTM step on its gates ``g`` (pre-activation, fused order): writes c, tanh(c), h."""
     hid = c.shape[1]
-    np.tanh(g, out=g)
-    _sigmoid_from_tanh_(g[:, : 3 * hid])
+    if k.halved:  # one call for all gates
+        np.tanh(g, out=g)
+        g[:, : 3 * hid] *= 0.5
+        g[:, : 3 * hid] += 0.5
+    else:
+        k.sigmoid_(g[:, : 3 * hid])
+        k.tanh_(g[:, 3 * hid :], g[:, 3 * hid :])
     o, i, f, gg = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid : 3 * hid], g[:, 3 * hid :]
     np.multiply(f, c_prev, out=c)
     c += i * gg
-    np.tanh(c, out=tanh_c)
+    k.tanh_(c, tanh_c)
     if h_raw is None:
         np.multiply(o, tanh_c, out=h)
     else:
         np.matmul(np.multiply(o, tanh_c, out=h_raw), w_hr_t, out=h)
 
 
-def _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
+def _lstm_forward_uniform(k, steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
     """Every step holds the whole batch: the states of all steps live in two arrays, each step
     reading the block its predecessor wrote (h0/c0 are the block before the first step)."""
     n_rows, batch, hid = s["gates"].shape[0], h0.shape[0], c0.shape[1]
@@ -224,10 +287,11 @@ def _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
     tanh_c = s["tanh_c"] = np.empty((n_rows, hid), h0.dtype)
     h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), h0.dtype)
     gates = s["gates"]
+    hg = np.empty((batch, w_hh_t.shape[1]), h0.dtype)
     for _, lo, hi in steps:
         g = gates[lo:hi]
-        g += hs[prev_at + lo : prev_at + hi] @ w_hh_t
-        _lstm_cell_(g, cs[prev_at + lo : prev_at + hi], cs[out_at + lo : out_at + hi],
+        g += np.matmul(hs[prev_at + lo : prev_at + hi], w_hh_t, out=hg)
+        _lstm_cell_(k, g, cs[prev_at + lo : prev_at + hi], cs[out_at + lo : out_at + hi],
                     tanh_c[lo:hi], None if h_raw is None else h_raw[lo:hi],
                     hs[out_at + lo : out_at + hi], w_hr_t)  # fmt: skip
     s["h_prev"], s["c_prev"] = hs[prev_at : prev_at + n_rows], cs[prev_at : prev_at + n_rows]
@@ -237,7 +301,7 @@ def _lstm_forward_uniform(steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
     return hs[out_at : out_at + n_rows].copy(), hs[last].copy(), cs[last].copy(), s
 
 
-def _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t):
+def _lstm_forward_packed(k, steps, s, h0, c0, w_hh_t, w_hr_t):
     """Packed sequences: the state of every sequence in (batch, .) arrays whose first rows each
     step reads and rewrites (the rows of sequences not running keep their state)."""
     n_rows, hid = s["gates"].shape[0], c0.shape[1]
@@ -248,18 +312,19 @@ def _lstm_forward_packed(steps, s, h0, c0, w_hh_t, w_hr_t):
     tanh_c = s["tanh_c"] = np.empty((n_rows, hid), h.dtype)
     h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), h.dtype)
     gates = s["gates"]
+    hg = np.empty((h.shape[0], w_hh_t.shape[1]), h.dtype)
     for b, lo, hi in steps:
         h_prev[lo:hi] = h[:b]
         c_prev[lo:hi] = c[:b]
         g = gates[lo:hi]
-        g += h[:b] @ w_hh_t
-        _lstm_cell_(g, c_prev[lo:hi], c[:b], tanh_c[lo:hi],
+        g += np.matmul(h[:b], w_hh_t, out=hg[:b])
+        _lstm_cell_(k, g, c_prev[lo:hi], c[:b], tanh_c[lo:hi],
                     None if h_raw is None else h_raw[lo:hi], out[lo:hi], w_hr_t)  # fmt: skip
         h[:b] = out[lo:hi]
     return out, h, c, s
 
 
-def _gru_forward(steps, s, h, w_hh_t, b_hh, out) -> None:
+def _gru_forward(k, steps, s, h, w_hh_t, b_hh, out) -> None:
     gates, h_prev = s["gates"], s["h_prev"]
     hid = h.shape[1]
     hn_all = s["hn"] = np.empty((gates.shape[0], hid), h.dtype)
@@ -272,20 +337,19 @@ def _gru_forward(steps, s, h, w_hh_t, b_hh, out) -> None:
             hg += b_hh
         rz = g[:, : 2 * hid]
         rz += hg[:, : 2 * hid]
-        np.tanh(rz, out=rz)
-        _sigmoid_from_tanh_(rz)
+        k.sigmoid_(rz)
         r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
         hn = hn_all[lo:hi]
         hn[...] = hg[:, 2 * hid :]
         n += r * hn
-        np.tanh(n, out=n)
+        k.tanh_(n, n)
         ho = np.subtract(hp, n, out=out[lo:hi])
         ho *= z
         ho += n
         h[:b] = ho
 
 
-def _rnn_forward(steps, s, h, w_hh_t, mode, out) -> None:
+def _rnn_forward(k, steps, s, h, w_hh_t, mode, out) -> None:
     gates, h_prev = s["gates"], s["h_prev"]
     for b, lo, hi in steps:
         hp = h[:b]
@@ -293,9 +357,9 @@ def _rnn_forward(steps, s, h, w_hh_t, mode, out) -> None:
         g = gates[lo:hi]
         g += hp @ w_hh_t
         if mode == "RNN_TANH":
-            np.tanh(g, out=g)
+            k.tanh_(g, g)
         else:
-            np.maximum(g, 0, out=g)
+            g[...] = k.relu(g)
         h[:b] = g
         out[lo:hi] = g
 
@@ -329,44 +393,58 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
         _rnn_backward(steps, s, dz, dh, gout, w_hh, mode)
         dzh = dz
     gemm_threads(dz.shape[0] * dz.shape[1] * max(x.shape[1], h_prev.shape[1]))
-    db_ih = dz.sum(0) if need[5] or (need[6] and dzh is dz) else None
+    col_ih, col_hh = s["bias_cols"]
+    # the weight gradient of the input side and the folded biases' gradients: one product
+    dw1 = dz.T @ s["x1"] if need[3] or need[5] or (need[6] and col_hh is not None) else None
     grads = [
         dz @ w_ih if need[0] else None,
         dh if need[1] else None,
         dc if need[2] else None,
-        dz.T @ x if need[3] else None,
+        dw1[:, : x.shape[1]] if need[3] else None,
         dzh.T @ h_prev if need[4] else None,
-        db_ih if need[5] else None,
-        (db_ih if dzh is dz else dzh.sum(0)) if need[6] else None,
+        dw1[:, col_ih] if need[5] else None,
+        (dzh.sum(0) if col_hh is None else dw1[:, col_hh]) if need[6] else None,
         dout.T @ s["h_raw"] if need[7] else None,
     ]
-    if perm is not None:
-        order = np.argsort(perm)
-        grads[3:7] = [None if g is None else g[order] for g in grads[3:7]]
+    # PyTorch's gate order back; either way a copy: contiguous, and no two gradients share memory
+    order = np.argsort(perm) if perm is not None else None
+    grads[3:7] = [
+        None if g is None else g.copy() if order is None else g[order] for g in grads[3:7]
+    ]
     return grads
 
 
 def _lstm_backward(steps, s, dz, dh, dc, gout, w_hh, w_hr, dout) -> None:
+    """The factors that do not depend on the incoming gradients are computed for all steps at
+    once, in place in ``dz`` (few, long passes: NumPy's cost per call dominates on one step's
+    rows); the reverse time loop then scales them by the step's gradients."""
     n_rows, hid = dz.shape[0], dc.shape[1]
     g4 = s["gates"].reshape(n_rows, 4, hid)
     o, i, f, gg = g4[:, 0], g4[:, 1], g4[:, 2], g4[:, 3]
     tc = s["tanh_c"]
-    dc_dh = o * (1 - tc * tc)
-    dzo_dh = tc * o * (1 - o)
-    dz_dc = np.empty((n_rows, 3, hid), dz.dtype)  # input, forget, cell gates per unit of dc
-    np.multiply(gg, i * (1 - i), out=dz_dc[:, 0])
-    np.multiply(s["c_prev"], f * (1 - f), out=dz_dc[:, 1])
-    np.multiply(i, 1 - gg * gg, out=dz_dc[:, 2])
     dz4 = dz.reshape(n_rows, 4, hid)
+    # per unit of dh: the output gate's d/dz (tanh(c) o'); per unit of dc: the others'
+    # (input: g i', forget: c_prev f', cell: i g'), with s' = s (1 - s) and t' = 1 - t^2
+    np.subtract(1, g4[:, :3], out=dz4[:, :3])
+    dz4[:, :3] *= g4[:, :3]
+    dz4[:, 0] *= tc
+    dz4[:, 1] *= gg
+    dz4[:, 2] *= s["c_prev"]
+    np.multiply(gg, gg, out=dz4[:, 3])
+    np.subtract(1, dz4[:, 3], out=dz4[:, 3])
+    dz4[:, 3] *= i
+    dc_dh = np.multiply(tc, tc)  # per unit of dh: d c / d h = o (1 - tanh(c)^2)
+    np.subtract(1, dc_dh, out=dc_dh)
+    dc_dh *= o
     for b, lo, hi in steps:
-        d = dh[:b] if gout is None else dh[:b] + gout[lo:hi]
+        d = dh[:b] if gout is None else np.add(dh[:b], gout[lo:hi], out=dh[:b])
         if dout is not None:
             dout[lo:hi] = d
             d = d @ w_hr
         dcn = d * dc_dh[lo:hi]
         dcn += dc[:b]
-        np.multiply(dcn[:, None, :], dz_dc[lo:hi], out=dz4[lo:hi, 1:])
-        np.multiply(d, dzo_dh[lo:hi], out=dz4[lo:hi, 0])
+        dz4[lo:hi, 1:] *= dcn[:, None, :]
+        dz4[lo:hi, 0] *= d
         np.multiply(dcn, f[lo:hi], out=dc[:b])
         np.matmul(dz[lo:hi], w_hh, out=dh[:b])
 
@@ -488,8 +566,9 @@ def rnn_layer(
     if not _fusable(input, tensors):
         return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
     arrays = [None if t is None else t._data for t in tensors]
-    out, h, c, saved = _forward_arrays(mode, arrays[0], batch_sizes, *arrays[1:], reverse)
     dt, dev = input._dtype, input._device
+    k = GateKernels(dt, dev, halved=mode == "LSTM" and dt is D.float32)
+    out, h, c, saved = _forward_arrays(k, mode, arrays[0], batch_sizes, *arrays[1:], reverse)
     outs = (_wrap(out, dt, dev), _wrap(h, dt, dev), None if c is None else _wrap(c, dt, dev))
     if _gm.enabled and any(t is not None and t._rg for t in tensors):
         record(

@@ -31,8 +31,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
-from ..pointwise.unary import relu, sigmoid, tanh
-from .rnn import _gru_step, _linear, _lstm_step, _rnn_step
+from .rnn import GateKernels, _gru_step, _linear, _lstm_step, _rnn_step
 
 
 # ---- op by op -----------------------------------------------------------------------------------
@@ -47,24 +46,6 @@ def cell_ops(mode, input, hx, cx, w_ih, w_hh, b_ih, b_hh):
 
 
 # ---- fused: forward on arrays -------------------------------------------------------------------
-class _Kernels:
-    """The array kernels of torch.sigmoid / tanh / relu for one dtype and device."""
-
-    __slots__ = ("dev", "dt")
-
-    def __init__(self, dt, dev):
-        self.dt, self.dev = dt, dev
-
-    def sigmoid(self, a):
-        return sigmoid(_wrap(a, self.dt, self.dev))._data
-
-    def tanh(self, a):
-        return tanh(_wrap(a, self.dt, self.dev))._data
-
-    def relu(self, a):
-        return relu(_wrap(a, self.dt, self.dev))._data
-
-
 def _affine(x, w, b):
     """``x @ w.T + b`` on arrays (``F.linear``)."""
     gemm_threads(x.shape[0] * x.shape[1] * w.shape[0])
@@ -269,7 +250,7 @@ def rnn_cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tenso
     if not _fusable(tensors):
         return cell_ops(mode, *tensors)
     dt, dev = input._dtype, input._device
-    k = _Kernels(dt, dev)
+    k = GateKernels(dt, dev)
     x, h, c, wi, wh, bi, bh = (None if t is None else t._data for t in tensors)
     if mode == "LSTM":
         h_new, c_new, saved = _lstm_forward(k, x, h, c, wi, wh, bi, bh)
