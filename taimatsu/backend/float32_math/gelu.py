@@ -54,7 +54,7 @@ _MINIMAX_BITS = (
      0x38B84375, 0x3689BB5A, 0x00000000, 0x00000000),
 )  # fmt: skip
 _MINIMAX = np.array(_MINIMAX_BITS, dtype=np.uint32).view(np.float32).astype(F64)
-_IDX_BIAS = np.int64(np.uint32(0xC21FFFFF).view(np.int32))  # added to the bits of |x|, then >> 21
+_IDX_BIAS = np.uint32(0xC21FFFFF).view(np.int32)  # added to the bits of |x|, then >> 21
 _RBOUND = np.uint32(0x40B15CEE).view(np.float32)  # beyond it erf(x / sqrt(2)) is 1
 
 
@@ -71,14 +71,19 @@ def gelu_minimax(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX-512 GELU (``x``: float32 values, float32 or float64 array)."""
     x = np.asarray(x, F64)
     ax = np.abs(x)
-    # The table index: exponent and two mantissa bits of |x|, clamped to polynomials 1..24.
-    idx = (ax.astype(np.float32).view(np.int32) + _IDX_BIAS) >> 21
-    np.clip(idx, 1, 24, out=idx)
-    idx[ax > _RBOUND] = 23
+    # The table index: exponent and two mantissa bits of |x| (no int32 overflow: |x|'s bits are
+    # below 2**31), clamped to polynomials 1..22; beyond _RBOUND, where it is at least 22,
+    # polynomial 23 (erf = 1). NaN keeps polynomial 22, whose value is NaN all the same.
+    idx = ax.astype(np.float32).view(np.int32)
+    idx += _IDX_BIAS
+    idx >>= 21
+    np.clip(idx, 1, 22, out=idx)
+    idx += ax > _RBOUND
     p = _MINIMAX[5].take(idx)
     for d in range(4, -1, -1):
         p = fma(p, ax, _MINIMAX[d].take(idx))
-    erf = _with_sign_of(p, x)
+    # The kernel flips the sign bit of p (>= 0: erf of |x|) where x is negative: a copysign.
+    erf = np.copysign(p, x)
     # x * (1 + erf), then * 0.5 (exact but for subnormals, which it rounds like the kernel)
     return mul(mul(x, f32(erf + 1.0)), 0.5)
 
