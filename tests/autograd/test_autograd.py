@@ -531,6 +531,20 @@ def test_gradient_held_elsewhere_is_copied():
     np.testing.assert_array_equal(held[0]._data.T, lin.weight.grad._data)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_relu_backward_bits_match_pytorch(dtype):
+    """ReLU's array backward (threshold_backward): +0 where the output is <= 0, the gradient
+    elsewhere -- NaN outputs keep theirs, NaN and -0.0 gradients stay bit for bit."""
+    x = np.array([0, -0.0, np.nan, 1, -1, 2, np.inf, -np.inf], dtype)
+    g = np.array([np.nan, -1, 2, -np.inf, np.nan, -0.0, np.nan, 3], dtype)
+    tx = taimatsu.tensor(x, requires_grad=True)
+    tx.relu().backward(taimatsu.tensor(g))
+    ox = torch.tensor(x, requires_grad=True)
+    ox.relu().backward(torch.tensor(g))
+    bits = f"i{x.itemsize}"
+    np.testing.assert_array_equal(tx.grad.numpy().view(bits), ox.grad.numpy().view(bits))
+
+
 def test_accumulate_in_place():
     x = taimatsu.ones(3, requires_grad=True)
     (x * 2).sum().backward()
