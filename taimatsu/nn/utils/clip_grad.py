@@ -4,12 +4,42 @@ from __future__ import annotations
 
 import warnings
 
-from ..._tensor.core import Tensor
+import numpy as np
+
+from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 
 
 def _tensors(parameters) -> list:
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def _plain_arrays(tensors) -> bool:
+    """Dense float32/float64 NumPy tensors of one dtype that nothing records or differentiates:
+    their 2-norm and scaling are computed on the arrays, with the NumPy operations the Tensor
+    ops would run (the same bits), without one dispatch per tensor."""
+    dt = tensors[0]._dtype
+    if dt.np not in _FLOATS:
+        return False
+    return all(
+        type(t._data) is np.ndarray and t._dtype is dt and not t._rg and t._fw is None
+        and not t.is_sparse and t._data.flags.writeable
+        for t in tensors
+    )  # fmt: skip
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _total_2norm(tensors) -> Tensor:
+    """``vector_norm(stack([vector_norm(t) for t in tensors]))`` for ``_plain_arrays`` tensors:
+    the norm of the per-tensor norms, as PyTorch's foreach path takes it."""
+    dt = tensors[0]._dtype
+    norms = np.empty(len(tensors), dt.np)
+    for i, t in enumerate(tensors):
+        a = t._data
+        norms[i] = np.sqrt(np.sum(a * a))
+    return _wrap(np.asarray(np.sqrt(np.sum(norms * norms)), dt.np), dt, tensors[0]._device)
 
 
 def get_total_norm(
@@ -24,8 +54,11 @@ def get_total_norm(
     norm_type = float(norm_type)
     if not tensors:
         return tensor(0.0)
-    with no_grad():
-        total = vector_norm(stack([vector_norm(g, norm_type) for g in tensors]), norm_type)
+    if norm_type == 2.0 and _plain_arrays(tensors):
+        total = _total_2norm(tensors)
+    else:
+        with no_grad():
+            total = vector_norm(stack([vector_norm(g, norm_type) for g in tensors]), norm_type)
     if error_if_nonfinite and bool(total.isnan() | total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
@@ -42,6 +75,16 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
         return
     with no_grad():
         coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        if (
+            coef._dtype is grads[0]._dtype
+            and type(coef._data) is np.ndarray
+            and _plain_arrays(grads)
+        ):
+            with np.errstate(all="ignore"):  # inf * 0 is nan, silently, as in mul_
+                for g in grads:  # g.mul_(coef) on the array, and its version bump
+                    np.multiply(g._data, coef._data, out=g._data)
+                    g._vc[0] += 1
+            return
         for g in grads:
             g.mul_(coef)
 
