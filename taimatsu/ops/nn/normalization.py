@@ -8,6 +8,8 @@ Tensor ops, so double backward is right.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -15,7 +17,8 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import record, scalar_name, xp_for
+from .._dispatch import check_devices, record, scalar_name, xp_for
+from ..contraction.matmul import _matmul_array
 
 
 def _need(node, i: int) -> bool:
@@ -311,6 +314,8 @@ def _tangent(r, input, weight, bias, composite):
 def _layer_norm_vjp(node, g):
     x, w = node.saved()
     if not _gm.enabled:  # no graph of the backward to record: on arrays
+        if node.rows:
+            return _layer_norm_backward_rows(node, x, w, g)
         return _layer_norm_backward(node, x, w, g)
     axes = list(range(x.dim() - node.k, x.dim()))
     lead = list(range(x.dim() - node.k))
@@ -334,7 +339,7 @@ def _layer_norm_backward(node, x: Tensor, w, g: Tensor):
     # The float64 steps in place where the operand is a temporary of this function
     # (the same operations in the same order as the Tensor-op VJP's formula).
     xhat = x._data - node.mean
-    xhat *= node.invstd
+    xhat *= node.rstd
     g64 = g._data.astype(np.float64, copy=False)
     gx = gw = gb = None
     if _need(node, 1):
@@ -348,15 +353,88 @@ def _layer_norm_backward(node, x: Tensor, w, g: Tensor):
         gxhat -= gxhat.mean(axis=axes, keepdims=True)
         xhat *= dot
         gxhat -= xhat
-        gxhat *= node.invstd
+        gxhat *= node.rstd
         gx = _wrap(gxhat.astype(x._data.dtype), x._dtype, x._device)
+    return gx, gw, gb
+
+
+def _layer_norm_rows(xp, x2, w, b, eps):
+    """PyTorch's CPU layer-norm kernel on a (rows, C) float32/float64 array: per row
+    ``y = (x * rstd + (-mean * rstd)) * weight + bias`` in the input's dtype, with the row's
+    mean and variance accumulated in float64 (PyTorch: float32 moments for float32 input) by
+    BLAS and einsum, not by per-row reductions (slow on short rows). Returns y, and the float64
+    mean and rstd of each row."""
+    c = x2.shape[1]
+    x64 = x2.astype(np.float64)  # a copy, centred in place
+    mean = _matmul_array(xp, x64, xp.ones(c)) / c
+    x64 -= mean[:, None]
+    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", x64, x64) / c + eps)
+    y = _row_affine(x2, mean, rstd)
+    if w is not None:
+        y *= w
+    if b is not None:
+        y += b
+    return y, mean, rstd
+
+
+def _row_affine(x2, mean, rstd):
+    """``x * rstd + (-mean * rstd)`` per row, the coefficients rounded to x's dtype."""
+    y = x2 * rstd.astype(x2.dtype)[:, None]
+    y += (-mean * rstd).astype(x2.dtype)[:, None]
+    return y
+
+
+def _layer_norm_backward_rows(node, x: Tensor, w, g: Tensor):
+    """The array backward of ``_layer_norm_rows`` in PyTorch's CPU formula, in the input's dtype:
+    ``gx = rstd * dy * weight + b * x + c`` with ``b = (db * mean - ds) * rstd**3 / C``,
+    ``c = -b * mean - db * rstd / C`` from the row sums ``ds = sum(dy * weight * x)`` and
+    ``db = sum(dy * weight)``; ``gw = sum over rows of dy * xhat``, ``gb`` the sum of dy."""
+    xp = xp_for(x)
+    c = x._data.size // node.mean.shape[0]  # (zero-size inputs take the float64 path)
+    x2, g2 = x._data.reshape(-1, c), g._data.reshape(-1, c)
+    mean, rstd = node.mean, node.rstd
+    gx = gw = gb = None
+    if _need(node, 1):
+        gw = xp.einsum("ij,ij->j", g2, _row_affine(x2, mean, rstd))
+        gw = _wrap(gw.reshape(w._data.shape), w._dtype, w._device)
+    if _need(node, 2):
+        gb = _matmul_array(xp, xp.ones(g2.shape[0], g2.dtype), g2)
+        gb = _wrap(gb.reshape(x._data.shape[x._data.ndim - node.k :]), g._dtype, g._device)
+    if _need(node, 0):
+        dyg = g2 * w._data.reshape(c) if w is not None else g2
+        ds = xp.einsum("ij,ij->i", dyg, x2).astype(np.float64)
+        db = _matmul_array(xp, dyg, xp.ones(c, dyg.dtype)).astype(np.float64)
+        bc = (db * mean - ds) * rstd * rstd * rstd / c
+        cc = -bc * mean - db * rstd / c
+        dt = x2.dtype
+        gx = dyg * rstd.astype(dt)[:, None]
+        gx += x2 * bc.astype(dt)[:, None]
+        gx += cc.astype(dt)[:, None]
+        gx = _wrap(gx.reshape(x._data.shape), x._dtype, x._device)
     return gx, gw, gb
 
 
 _LayerNorm = node_class("NativeLayerNormBackward0", _layer_norm_vjp)
 
 
+def _layer_norm_float64(xp, x, weight, bias, axes, eps):
+    """layer_norm in float64, rounded once (half precision, mixed dtypes, zero-size input):
+    _stats' arithmetic with the centred copy reused for the output. Returns y and the float64
+    mean and 1/std (kept dimensions)."""
+    y = x.astype(np.float64) if x.dtype != np.float64 else x
+    mean = y.mean(axis=axes, keepdims=True)
+    y = y - mean
+    std = xp.sqrt((y * y).mean(axis=axes, keepdims=True) + eps)
+    y /= std
+    if weight is not None:
+        y *= weight._data
+    if bias is not None:
+        y += bias._data
+    return y.astype(x.dtype, copy=False), mean, 1 / std
+
+
 def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor:
+    check_devices(input, weight, bias)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0:
@@ -380,21 +458,18 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5
     x = input._data
     xp = xp_for(input)
     axes = tuple(range(x.ndim - k, x.ndim))
-    # _stats' arithmetic, with the centred copy reused for the output and the output's steps
-    # done in place: the same float64 operations, two fewer full-size temporaries
-    y = x.astype(np.float64) if x.dtype != np.float64 else x
-    mean = y.mean(axis=axes, keepdims=True)
-    y = y - mean
-    std = xp.sqrt((y * y).mean(axis=axes, keepdims=True) + eps)
-    y /= std
-    if weight is not None:
-        y *= weight._data
-    if bias is not None:
-        y += bias._data
-    r = _wrap(y.astype(x.dtype, copy=False), input._dtype, input._device)
+    rows = x.size > 0 and _fast_dtypes(input, weight, bias)
+    if rows:
+        c = math.prod(shape)
+        w, b = (None if t is None else t._data.reshape(c) for t in (weight, bias))
+        y, mean, rstd = _layer_norm_rows(xp, x.reshape(-1, c), w, b, eps)
+        y = y.reshape(x.shape)
+    else:
+        y, mean, rstd = _layer_norm_float64(xp, x, weight, bias, axes, eps)
+    r = _wrap(y, input._dtype, input._device)
     if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
         record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps,
-               mean=mean, invstd=1 / std)  # fmt: skip
+               rows=rows, mean=mean, rstd=rstd)  # fmt: skip
 
     def composite(i, w, b):
         yh, _ = _normalized(i, list(axes), eps)
