@@ -87,7 +87,7 @@ def expf(d):
     w += s64
     r = w.astype(F32)
     r += _ONE
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         r = np.ldexp(r, q.astype(np.int32))  # one rounding (into the subnormals)
     r[d < -104] = 0
     return r

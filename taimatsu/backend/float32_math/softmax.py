@@ -17,6 +17,8 @@ threads; the second split moves the scalar tails, which is reproduced for one th
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .exp import expf
@@ -24,7 +26,11 @@ from .primitives import F32, F64
 
 
 def _lanes() -> int:
-    """float32 lanes of ATen's CPU vectors: 16 where it picks its AVX-512 kernels, else 8."""
+    """float32 lanes of ATen's CPU vectors: 16 where it picks its AVX-512 kernels, else 8
+    (``ATEN_CPU_CAPABILITY``, PyTorch's override, is honoured: avx2/default give 8)."""
+    forced = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if forced:
+        return 16 if forced == "avx512" else 8
     try:
         from numpy._core._multiarray_umath import __cpu_features__ as cpu
     except ImportError:  # NumPy 1.x
