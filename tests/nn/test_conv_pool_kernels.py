@@ -32,9 +32,11 @@ CONV = [
 @pytest.mark.parametrize("xs,ws,kw", CONV)
 @pytest.mark.parametrize("keep_cols", [True, False])
 def test_conv2d_grads(xs, ws, kw, keep_cols, monkeypatch):
-    if not keep_cols:  # the backward redoes im2col instead of reusing the forward's buffer,
+    if keep_cols:  # the backward reuses the forward's column buffer
+        monkeypatch.setattr(tconv, "KEEP_COLS_BYTES", 256 << 20)
+    else:  # the backward redoes im2col, and all columns are built one image at a time
         monkeypatch.setattr(tconv, "KEEP_COLS_BYTES", 0)
-        monkeypatch.setattr(tconv, "GRAD_COLS_BYTES", 1)  # and builds gradient columns per image
+        monkeypatch.setattr(tconv, "COLS_BLOCK_BYTES", 1)
     torch.manual_seed(0)
     x = torch.randn(xs, requires_grad=True)
     w = torch.randn(ws, requires_grad=True)
@@ -187,7 +189,7 @@ def test_conv_batch_split_over_two_threads_gives_the_same_bits(tmp_path, monkeyp
             return pool.submit(fn, *args)
 
     monkeypatch.setattr(parallel, "_pool", Counting)
-    monkeypatch.setattr(tconv, "GRAD_COLS_BYTES", 1)
+    monkeypatch.setattr(tconv, "COLS_BLOCK_BYTES", 1)
     torch.manual_seed(7)
     x = torch.randn(5, 4, 9, 8, requires_grad=True)
     w = torch.randn(6, 2, 3, 3, requires_grad=True)

@@ -223,19 +223,28 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 
 
 # ---- convolution -----------------------------------------------------------------------------
-# The forward's column buffer is kept for the weight gradient up to this size (bytes); above it
-# the backward redoes im2col rather than hold the buffer from forward to backward.
-KEEP_COLS_BYTES = 256 << 20
-# The input gradient's column buffer is built this many bytes (a few images) at a time.
-GRAD_COLS_BYTES = 1 << 20
+# The forward's column buffer is kept for the weight gradient up to this size (bytes). PyTorch
+# recomputes the columns in the backward, and so does taimatsu by default: keeping them made the
+# CNN benchmark's peak memory 1.7x PyTorch's for no measurable gain in time (the columns are
+# rebuilt a few images at a time, in cache).
+KEEP_COLS_BYTES = 0
+# Column buffers that are not kept are built this many bytes (a few images) at a time.
+COLS_BLOCK_BYTES = 1 << 20
 
 
-def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
-    """2-D convolution (cross-correlation) of arrays: (output, column buffer).
+def _blocks(lo: int, hi: int, step: int):
+    """(start, stop) of the blocks of ``step`` images that cover ``lo:hi``."""
+    return ((a, min(hi, a + step)) for a in range(lo, hi, step))
+
+
+def _conv_array(xp, x, w, b, stride, pads, dilation, groups, keep=False):
+    """2-D convolution (cross-correlation) of arrays: (output, column buffer or None); the
+    columns are kept when ``keep`` and they fit in ``KEEP_COLS_BYTES``.
 
     One GEMM per image and group, (Og, Cg*kh*kw) @ (Cg*kh*kw, Ho*Wo), stacked in one matmul:
     the windows are taken in (N, C, kh, kw, Ho, Wo) order and the products land in NCHW
-    order, so neither side needs a permuted copy. A large batch is split over two threads
+    order, so neither side needs a permuted copy. The columns are built for the whole batch
+    when kept, else a few images at a time. A large batch is split over two threads
     (``parallel.halves``): the same products, so the same bits.
     """
     n, c, h, wd = x.shape
@@ -244,12 +253,18 @@ def _conv_array(xp, x, w, b, stride, pads, dilation, groups):
     wo = _out_size(wd, kw, stride[1], dilation[1], pads[2], pads[3])
     k, length = cg * kh * kw, ho * wo
     wg = w.reshape(groups, o // groups, k)
-    cols = xp.empty((n, c, kh, kw, ho, wo), x.dtype)
+    image_bytes = c * kh * kw * length * x.itemsize
+    keep = keep and n * image_bytes <= KEEP_COLS_BYTES
+    cols = xp.empty((n, c, kh, kw, ho, wo), x.dtype) if keep else None
     out = xp.empty((n, groups, o // groups, length), x.dtype)
+    step = n if keep else max(1, COLS_BLOCK_BYTES // image_bytes)
 
     def part(lo, hi):
-        _cols_array(xp, x[lo:hi], (kh, kw), dilation, pads, stride, cols[lo:hi])
-        xp.matmul(wg, cols[lo:hi].reshape(hi - lo, groups, k, length), out=out[lo:hi])
+        block = None if keep else xp.empty((min(step, hi - lo), c, kh, kw, ho, wo), x.dtype)
+        for a, e in _blocks(lo, hi, step):
+            cb = cols[a:e] if keep else block[: e - a]
+            _cols_array(xp, x[a:e], (kh, kw), dilation, pads, stride, cb)
+            xp.matmul(wg, cb.reshape(e - a, groups, k, length), out=out[a:e])
 
     _batched(xp, part, n, o * k * length)
     out = out.reshape(n, o, ho, wo)
@@ -280,33 +295,38 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     length = ho * wo
     gg = g.reshape(n, groups, og, length)
     gx = gw = None
+    c = groups * cg
+    step = max(1, COLS_BLOCK_BYTES // (groups * k * length * g.itemsize))
     if need_x:
         # The column gradients of a few images at a time: a smaller peak than the whole
         # batch's, and the block is still in cache when col2im reads it.
         wt = w.reshape(groups, og, k).transpose(0, 2, 1)
-        gx = xp.zeros((n, groups * cg, *x.shape[2:]), g.dtype)
-        step = max(1, GRAD_COLS_BYTES // (groups * k * length * g.itemsize))
+        gx = xp.zeros((n, c, *x.shape[2:]), g.dtype)
 
-        def input_part(a, b):
-            for lo in range(a, b, step):
-                hi = min(b, lo + step)
-                gcols = xp.matmul(wt, gg[lo:hi]).reshape(hi - lo, groups * cg, kh, kw, ho, wo)
-                _col2im_array(xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride, gx[lo:hi])
+        def input_part(lo, hi):
+            block = xp.empty((min(step, hi - lo), groups, k, length), g.dtype)
+            for a, e in _blocks(lo, hi, step):
+                gcols = xp.matmul(wt, gg[a:e], out=block[: e - a])
+                gcols = gcols.reshape(e - a, c, kh, kw, ho, wo)
+                _col2im_array(xp, gcols, x.shape[2:], (kh, kw), dilation, pads, stride, gx[a:e])
 
         _batched(xp, input_part, n, o * k * length)
     if need_w:
         # columns @ g^T per image, (K, L) @ (L, Og): with the long L as the inner dimension of
-        # both operands' rows this runs ~1.5x faster in OpenBLAS than g @ columns^T.
+        # both operands' rows this runs ~1.5x faster in OpenBLAS than g @ columns^T. The
+        # forward's columns when kept, else rebuilt a few images at a time.
         prods = xp.empty((n, groups, k, og), g.dtype)
 
         def weight_part(lo, hi):
-            c = (
-                cols[lo:hi]
-                if cols is not None
-                else _cols_array(xp, x[lo:hi], (kh, kw), dilation, pads, stride)
-            )
-            c = c.reshape(hi - lo, groups, k, length)
-            xp.matmul(c, gg[lo:hi].transpose(0, 1, 3, 2), out=prods[lo:hi])
+            block = None
+            if cols is None:
+                block = xp.empty((min(step, hi - lo), c, kh, kw, ho, wo), g.dtype)
+            for a, e in _blocks(lo, hi, step):
+                cb = cols[a:e] if cols is not None else block[: e - a]
+                if cols is None:
+                    _cols_array(xp, x[a:e], (kh, kw), dilation, pads, stride, cb)
+                cb = cb.reshape(e - a, groups, k, length)
+                xp.matmul(cb, gg[a:e].transpose(0, 1, 3, 2), out=prods[a:e])
 
         _batched(xp, weight_part, n, o * k * length)
         # one reduction over the batch: the same bits either way
@@ -457,12 +477,13 @@ def conv2d_pads(input, weight, bias, stride, pads, dilation, groups) -> Tensor:
     xp = xp_for(input)
     data, cols = _conv_array(
         xp, input._data, weight._data, None if bias is None else bias._data, stride, pads, dilation, groups,
+        _gm.enabled and weight._rg,
     )  # fmt: skip
     r = _wrap(data, input._dtype, input._device)
     inputs = (input, weight, bias)  # PyTorch's node has a bias edge even without a bias
     if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
         saved = (input, weight)
-        if weight._rg and cols.nbytes <= KEEP_COLS_BYTES:
+        if cols is not None:
             saved += (_wrap(cols, input._dtype, input._device),)
         record(
             _Convolution, inputs, r, saved, pads=pads, stride=stride, dilation=dilation, groups=groups,
