@@ -59,29 +59,34 @@ def needs_grad(*tensors) -> bool:
 def record(cls, inputs, out, saved=(), **attrs) -> Node:
     """Make ``cls`` node the grad_fn of ``out``; ``inputs`` are Tensors or None (scalars)."""
     node = _new(cls)
-    # Unrolled for one and two inputs (nearly every op): this runs once per recorded op.
-    if len(inputs) == 1:
-        (a,) = inputs
-        node.next_functions = (_edge(a),)
-        node._shapes = ((a._data.shape, a._dtype) if a is not None else None,)
-    elif len(inputs) == 2:
+    if attrs:  # the call's own keyword dict becomes the node's attributes: no copy
+        node.__dict__ = attrs
+    # Unrolled for one and two inputs and saved tensors (nearly every op): this runs once per
+    # recorded op.
+    n = len(inputs)
+    if n == 2:
         a, b = inputs
         node.next_functions = (_edge(a), _edge(b))
         node._shapes = (
             (a._data.shape, a._dtype) if a is not None else None,
             (b._data.shape, b._dtype) if b is not None else None,
         )
+    elif n == 1:
+        (a,) = inputs
+        node.next_functions = (_edge(a),)
+        node._shapes = ((a._data.shape, a._dtype) if a is not None else None,)
     else:
         node.next_functions = tuple([_edge(t) for t in inputs])
         node._shapes = tuple([(t._data.shape, t._dtype) if t is not None else None for t in inputs])
     node._seq = next(_seq)
     node._pre_hooks = node._hooks = node._retain = None
     node._nout = 1
-    if attrs:
-        node.__dict__.update(attrs)
-    if out.__class__ is Tensor or isinstance(out, Tensor):
+    if out.__class__ is Tensor:
+        out._grad_fn, out._rg = node, True  # (the grad_fn setter, without the property call)
+        node._saved = _save(saved, out)
+    elif isinstance(out, Tensor):
         out.grad_fn, out._rg = node, True
-        node._saved = tuple([SavedTensor(t, t is out) if t is not None else None for t in saved])
+        node._saved = _save(saved, out)
     else:  # several outputs
         node._nout = len(out)
         node.__dict__["_out_meta"] = [(o._data.shape, o._dtype, o._device) for o in out]
@@ -94,11 +99,32 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
     return node
 
 
+def _save(saved, out) -> tuple:
+    n = len(saved)
+    if n == 2:
+        a, b = saved
+        return (
+            SavedTensor(a, a is out) if a is not None else None,
+            SavedTensor(b, b is out) if b is not None else None,
+        )
+    if n == 1:
+        (a,) = saved
+        return (SavedTensor(a, a is out) if a is not None else None,)
+    return tuple([SavedTensor(t, t is out) if t is not None else None for t in saved])
+
+
 def _edge(t):
     """``edge_of(t)`` for an input that may be None or not require grad, inlined."""
     if t is None or not t._rg:
         return NO_EDGE
-    fn = t._grad_fn if t._base is None else t.grad_fn  # views may re-derive their history
+    if t._base is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        acc = t._accum  # a leaf: its AccumulateGrad while some graph still holds it
+        acc = acc() if acc is not None else None
+        return (acc, 0) if acc is not None else edge_of(t)
+    fn = t.grad_fn  # a view may re-derive its history from its base
     if fn is not None:
         return (fn, t._output_nr)
     return edge_of(t)
@@ -175,19 +201,6 @@ def check_same_device(a: Tensor, b: Tensor) -> None:
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{b._device} and {a._device}!"
         )
-
-
-def check_devices(*tensors) -> None:
-    """``check_same_device`` over an op's tensor arguments (None and scalars are skipped): ops
-    that hand several arrays to one kernel call it first, so that mixing devices raises
-    PyTorch's error rather than CuPy's (ValueError on another GPU, TypeError with host memory)."""
-    first = None
-    for t in tensors:
-        if isinstance(t, Tensor):
-            if first is None:
-                first = t
-            elif t._device is not first._device:
-                check_same_device(first, t)
 
 
 def broadcast_error(shapes) -> RuntimeError:
