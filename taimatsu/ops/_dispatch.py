@@ -203,6 +203,19 @@ def check_same_device(a: Tensor, b: Tensor) -> None:
         )
 
 
+def check_devices(*tensors) -> None:
+    """``check_same_device`` over an op's tensor arguments (None and scalars are skipped): ops
+    that hand several arrays to one kernel call it first, so that mixing devices raises
+    PyTorch's error rather than CuPy's (ValueError on another GPU, TypeError with host memory)."""
+    first = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            if first is None:
+                first = t
+            elif t._device is not first._device:
+                check_same_device(first, t)
+
+
 def broadcast_error(shapes) -> RuntimeError:
     """PyTorch's message for shapes that do not broadcast."""
     a, b = shapes[0], shapes[1]
