@@ -273,6 +273,10 @@ FIXED = [
     "T.linalg.eig(T.tensor([[1., math.nan], [0., 1.]]))",
     "T.linalg.eigvals(T.tensor([[1., math.nan], [0., 1.]], requires_grad=True))",
     "T.linalg.eigvals(T.tensor([[math.inf, 1.], [1., 1.]], dtype=T.complex128, requires_grad=True))",
+    "T.arange(3).to(2.5)", "T.arange(3).to(True)", "T.ones(2).to(3j, True)", "T.arange(3).to(2.5, T.float32)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 3, 2**31)", "T.nn.functional.avg_pool1d(T.ones(1, 1, 4), 3, 10**12)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 2**31)", "T.nn.functional.max_pool1d(T.ones(1, 1, 9), 3, 10**12, 1)",
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 3, 10**12, return_indices=True)",
 ]
 
 

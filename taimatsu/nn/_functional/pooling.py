@@ -9,6 +9,7 @@ import numpy as np
 from ..._autocast import FP32, LOWER, cast_policy
 from ..._dtype import uint8
 from ..._tensor.core import Tensor
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops._dispatch import need_tensor, scalar_name
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _conv
@@ -68,11 +69,16 @@ def max_pool1d(
         if stride is None or (isinstance(stride, (list, tuple)) and not stride)
         else _single(stride)
     )
+    p = _single(padding)
+    if not (return_indices or (input.requires_grad and is_grad_enabled())):
+        # PyTorch's 1-d kernel (no indices, no graph) takes an int64 stride; one past the padded
+        # length sees only the first window, like any other such stride.
+        s = min(s, input.shape[-1] + 2 * p + 1) if isinstance(s, int) and s > 0 else s
     out, idx = _pooling.max_pool2d_with_indices(
         input.unsqueeze(-2),
         (1, k),
         (1, s),
-        (0, _single(padding)),
+        (0, p),
         (1, _single(dilation)),
         ceil_mode,
     )

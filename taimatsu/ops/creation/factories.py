@@ -28,9 +28,9 @@ from ..shape.diagonal import _tangent
 def _xp(dev):
     if dev.type != "cuda":  # cpu, and meta (NumPy arrays over zero pages)
         return np
-    from ...backend import cupy
+    from ...backend import xp_of
 
-    return cupy()
+    return xp_of(dev)  # CuPy on dev's GPU
 
 
 def _meta_data(shape, dtype):
@@ -724,9 +724,19 @@ def _to_copy_vjp(node, g):
 _ToCopy = node_class("ToCopyBackward0", _to_copy_vjp)
 
 
+_SCALAR_AS_DTYPE = {float: D.float64, complex: D.complex128, bool: D.bool}
+
+
 def _parse_to(args, kwargs):
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
+    if args and type(args[0]) in _SCALAR_AS_DTYPE:
+        # PyTorch's parser reads a leading Python scalar as the dtype of its type:
+        # x.to(0.5) is x.to(torch.float64), x.to(True) is x.to(torch.bool).
+        dtype, args = _SCALAR_AS_DTYPE[type(args[0])], args[1:]
+        if any(not isinstance(a, bool) for a in args):  # only non_blocking, copy may follow
+            names = ", ".join(type(a).__name__ for a in (0.0, *args))
+            raise TypeError(f"to() received an invalid combination of arguments - got ({names})")
     for a in args:
         if isinstance(a, D.dtype):
             dtype = a

@@ -71,6 +71,8 @@ _AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
 
 def check_pool2d(kernel, stride, padding, dilation, pad_check) -> None:
     """PyTorch's 2-d pooling argument checks, in its order (a zero stride would divide by zero)."""
+    if any(not -(2**31) <= v < 2**31 for v in (*kernel, *stride, *padding, *dilation)):
+        raise RuntimeError("value cannot be converted to type int without overflow")  # C++ int
     if 0 in stride:
         raise RuntimeError("stride should not be zero")
     for q in padding:
