@@ -50,6 +50,12 @@ def _f(T):
     return T.nn.functional
 
 
+def _gelu_grad(T, x):
+    x.requires_grad_(True)
+    (g,) = T.autograd.grad(_f(T).gelu(x), x, T.full_like(x, 0.7))
+    return g
+
+
 # name: (call on module T and float32 tensor x, input ranges, bar)
 CASES = {
     "exp": (lambda T, x: T.exp(x), (SMALL, UNIT, TEN, _uniform(-87, 88)), 0.955),  # MKL AVX2: 95.7%
@@ -79,6 +85,11 @@ CASES = {
         0.965,
     ),
     "gelu": (lambda T, x: _f(T).gelu(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.999),
+    "gelu backward": (
+        lambda T, x: _gelu_grad(T, x),
+        (SMALL, UNIT, TEN, _uniform(-100, 100)),
+        0.999,
+    ),
     "sigmoid": (lambda T, x: T.sigmoid(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.99),
     "silu": (lambda T, x: _f(T).silu(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.99),
     "softplus": (lambda T, x: _f(T).softplus(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.99),

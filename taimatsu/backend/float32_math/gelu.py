@@ -14,6 +14,7 @@ step by step: float32 FMAs and roundings emulated in float64 (``primitives``). M
 PyTorch 2.13 (oneDNN 3.12) on 1M inputs per range: bit-identical in all elements on both paths.
 The coefficient tables are oneDNN's published constants (as float32 bit patterns).
 Non-contiguous and one-element tensors take PyTorch's scalar loop instead (not this module).
+The backward (``gelu_erf_derivative``) is oneDNN's too, one algorithm on both CPUs.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import os
 
 import numpy as np
 
-from .primitives import F64, f32, fma, mul
+from .primitives import F32, F64, fma
 
 # ---- AVX-512: piecewise minimax polynomials -----------------------------------------------------
 # _MINIMAX[d][i]: the degree-d coefficient of polynomial i (i = 23: erf = 1; i = 24: NaN passes).
@@ -63,19 +64,23 @@ def _with_sign_of(p, x):
     return np.where(np.signbit(x), -p, p)
 
 
-def _bits(h: int) -> float:
-    return float(np.uint32(h).view(np.float32))
+def _bits(h: int) -> np.float32:
+    return np.uint32(h).view(np.float32)
+
+
+# Single float32 operations run as NumPy float32 arithmetic (correctly rounded, like the SIMD
+# instruction); only the FMAs go through float64 (``primitives.fma``).
+_ONE, _HALF = np.float32(1), np.float32(0.5)
 
 
 def gelu_minimax(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX-512 GELU (``x``: float32 values, float32 or float64 array)."""
-    x = np.asarray(x, F64)
+    x = np.asarray(x, F32)
     ax = np.abs(x)
     # The table index: exponent and two mantissa bits of |x| (no int32 overflow: |x|'s bits are
     # below 2**31), clamped to polynomials 1..22; beyond _RBOUND, where it is at least 22,
     # polynomial 23 (erf = 1). NaN keeps polynomial 22, whose value is NaN all the same.
-    idx = ax.astype(np.float32).view(np.int32)
-    idx += _IDX_BIAS
+    idx = ax.view(np.int32) + _IDX_BIAS
     idx >>= 21
     np.clip(idx, 1, 22, out=idx)
     idx += ax > _RBOUND
@@ -85,46 +90,64 @@ def gelu_minimax(x: np.ndarray) -> np.ndarray:
     # The kernel flips the sign bit of p (>= 0: erf of |x|) where x is negative: a copysign.
     erf = np.copysign(p, x)
     # x * (1 + erf), then * 0.5 (exact but for subnormals, which it rounds like the kernel)
-    return mul(mul(x, f32(erf + 1.0)), 0.5)
+    return x * (erf + _ONE) * _HALF
 
 
 # ---- AVX2: Abramowitz and Stegun 7.1.26 with oneDNN's exp ---------------------------------------
 _EXP_LO, _EXP_HI = _bits(0xC2AEAC50), _bits(0x42B17218)  # ln(FLT_MIN), ln(FLT_MAX)
-_LOG2E, _LN2 = _bits(0x3FB8AA3B), _bits(0x3F317218)
+_LOG2E, _MINUS_LN2 = _bits(0x3FB8AA3B), -_bits(0x3F317218)
 _EXP_POL = tuple(_bits(h) for h in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB))
 _AS_P = _bits(0x3EA7BA05)  # 0.3275911
 _AS_POL = tuple(_bits(h) for h in (0x3F87DC22, 0xBFBA00E3, 0x3FB5F0E3, 0xBE91A98E, 0x3E827906))
 _INV_SQRT2 = _bits(0x3F3504F3)
+_INV_SQRT_PI = _bits(0x3F106EBA)
 
 
 def _onednn_exp(v: np.ndarray) -> np.ndarray:
     """oneDNN's float32 exp: n = floor(v log2 e + 1/2), a polynomial in v - n ln 2, times 2^n
     as 2^(n-1) * 2 (so that n = 128 does not overflow the scale); below ln(FLT_MIN) it is 0."""
-    v = np.asarray(v, F64)
     under = v < _EXP_LO
-    v = np.clip(v, _EXP_LO, _EXP_HI)
-    n = np.floor(f32(f32(v * _LOG2E) + 0.5)).astype(F64)
-    r = f32(v - n * _LN2)  # one FMA
+    v = np.minimum(np.maximum(v, _EXP_LO), _EXP_HI)
+    n = np.floor(v * _LOG2E + _HALF)
+    r = fma(n, _MINUS_LN2, v)
     p = _EXP_POL[0]
-    for c in _EXP_POL[1:] + (1.0,):
+    for c in (*_EXP_POL[1:], _ONE):
         p = fma(p, r, c)
-    scale = np.exp2(n - 1)
-    scale[under] = 0.0
-    return mul(mul(p, scale), 2.0)
+    n -= _ONE
+    with np.errstate(invalid="ignore"):  # NaN's n: any scale, p is NaN
+        scale = np.ldexp(_ONE, n.astype(np.int32))  # 2^(n-1) >= 2^-127: exact in float32
+    np.copyto(scale, 0, where=under)
+    return p * scale * np.float32(2)
+
+
+def _abramowitz_stegun_erf(z: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """erf(z) by A&S 7.1.26 as oneDNN orders it, given q = exp(-z^2): 1 - t q r(t),
+    t = 1 / (1 + p|z|), r a degree-5 polynomial (float32 FMAs)."""
+    t = _ONE / fma(_AS_P, np.abs(z), _ONE)
+    r = _AS_POL[0]
+    for c in _AS_POL[1:]:
+        r = fma(r, t, c)
+    return _with_sign_of(fma(-q * t, r, _ONE), z)
 
 
 def gelu_abramowitz_stegun(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX2 GELU (``x``: float32 values, float32 or float64 array)."""
-    s = np.asarray(x, F64)
-    z = mul(s, _INV_SQRT2)
-    t = f32(1.0 / fma(_AS_P, np.abs(z), 1.0))
-    e = mul(-_onednn_exp(-mul(z, z)), t)
-    r = _AS_POL[0]
-    for c in _AS_POL[1:]:
-        r = fma(r, t, c)
-    erf = _with_sign_of(fma(e, r, 1.0), s)
-    half = mul(s, 0.5)  # rounded: 0.5x of the smallest subnormal is 0
+    s = np.asarray(x, F32)
+    z = s * _INV_SQRT2
+    erf = _abramowitz_stegun_erf(z, _onednn_exp(-(z * z)))
+    half = s * _HALF  # rounded: 0.5x of the smallest subnormal is 0
     return fma(erf, half, half)
+
+
+def gelu_erf_derivative(x: np.ndarray) -> np.ndarray:
+    """d gelu / dx as oneDNN's gelu_erf backward computes it (the same on AVX2 and AVX-512):
+    ``0.5 + x/sqrt(2pi) exp(-x^2/2) + 0.5 erf(x/sqrt(2))``, erf by Abramowitz and Stegun 7.1.26
+    with oneDNN's exp; the caller multiplies by the incoming gradient (one more rounding)."""
+    z = np.asarray(x, F32) * _INV_SQRT2
+    q = _onednn_exp(-(z * z))
+    pdf = z * _INV_SQRT_PI * q
+    erf = _abramowitz_stegun_erf(z, q)
+    return fma(erf, _HALF, pdf + _HALF)
 
 
 # ---- which one this CPU runs --------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
-from ...backend.float32_math.gelu import gelu_erf
+from ...backend.float32_math.gelu import gelu_erf, gelu_erf_derivative
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, in_float64, rounded
 
@@ -117,6 +117,9 @@ def _gelu_tanh_deriv64(xp, x):
 def _gelu_array_deriv(xp, x, out, approximate):
     if approximate == "tanh":  # float32 on the CPU: in float64, rounded once
         return rounded(xp, lambda a: _gelu_tanh_deriv64(xp, a), x)
+    if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
+        # PyTorch's backward of a contiguous float32 GELU is oneDNN's too: reproduce it.
+        return in_float64(gelu_erf_derivative, x)
     # d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output
     # (out / x): the erf, the costly part, is not evaluated again. Where that quotient is not
     # finite (x = 0, +-inf, nan) Phi is computed from its definition.
