@@ -72,7 +72,22 @@ def current_cuda_index() -> int:
 
 
 def xp_of(device) -> object:
-    return cupy() if device.type == "cuda" else np  # meta tensors are NumPy arrays too
+    return cupy_on(device) if device.type == "cuda" else np  # meta tensors are NumPy arrays too
+
+
+def cupy_on(device) -> object:
+    """CuPy, with ``device``'s GPU made CuPy's current device (PyTorch's device guard).
+
+    An op fetches its array namespace for its inputs' device through here, so its kernels run
+    and its result is allocated on the inputs' GPU whatever ``torch.cuda.current_device()`` is
+    (CuPy refuses to launch a kernel on arrays of another device). The switch is left in place
+    after the op: CuPy's current device is the last op's, while taimatsu's own current device
+    (``current_cuda_index``: new tensors, ``torch.cuda.current_device()``) is unchanged."""
+    cp = cupy()
+    index = device.index or 0
+    if cp.cuda.runtime.getDevice() != index:
+        cp.cuda.Device(index).use()
+    return cp
 
 
 def is_cupy_array(a) -> bool:
@@ -87,11 +102,10 @@ def to_device(array, device):
         return to_meta(array)
     if device.type == "cpu":
         return array.get() if is_cupy_array(array) else array
-    cp = cupy()
-    with cp.cuda.Device(device.index or 0):
-        if is_cupy_array(array) and array.device.id != (device.index or 0):
-            return cp.array(array, copy=True)  # peer copy to another GPU
-        return cp.asarray(array)
+    cp = cupy_on(device)  # the copy's device stays current: the op that follows runs there
+    if is_cupy_array(array) and array.device.id != (device.index or 0):
+        return cp.array(array, copy=True)  # peer copy to another GPU
+    return cp.asarray(array)
 
 
 def pin(array: np.ndarray) -> np.ndarray:

@@ -13,7 +13,8 @@ False, ``device_count()`` 0, the memory queries 0, the rest PyTorch's error). Wi
   counterpart); the peaks are kept by a ``cupy.cuda.MemoryHook`` installed on first use of CUDA,
   so they see the allocations of the thread that first used CUDA only (CuPy's hooks are
   thread-local).
-- ``manual_seed`` seeds CuPy's generator; the stream of numbers is not PyTorch's Philox stream.
+- random numbers: one generator per GPU drawing with CuPy (random.py); ``manual_seed`` seeds
+  it, but its stream of numbers is not PyTorch's Philox stream.
 """
 
 from __future__ import annotations
@@ -91,15 +92,6 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
         return False
     major = int(backend.cupy().cuda.Device().compute_capability[:-1] or 0)
     return major >= 8 or including_emulation
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the GPU generator(s); a no-op without CUDA (as in PyTorch)."""
-    if backend._cupy is not None:
-        backend._cupy.random.seed(int(seed) % (2**32))
-
-
-manual_seed_all = manual_seed
 
 
 class device:
@@ -227,11 +219,26 @@ def empty_cache() -> None:
         pool.free_all_blocks()
 
 
-# ---- streams and events -------------------------------------------------------------------------
+# ---- random numbers (one generator per GPU: random.py), streams and events ----------------------
+from .random import (  # noqa: F401
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
+    set_rng_state_all,
+)
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream  # noqa: F401
 
 
 def __getattr__(name):
+    if name == "default_generators":
+        from .random import default_generators
+
+        return default_generators()
     from .._tensor.legacy_types import cuda_classes
 
     if name in cuda_classes:

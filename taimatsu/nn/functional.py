@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 
 from .._tensor.core import Tensor
-from ..ops._dispatch import need_tensor
+from ..ops._dispatch import check_devices, need_tensor
 from ..ops.contraction.matmul import addmm, matmul
 from ..ops.nn import conv as _nn
 from ..ops.nn import loss as _loss
@@ -143,6 +143,7 @@ _NOTHING = object()
 def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
     """``y = input @ weight.T + bias``, with PyTorch's graph: AddmmBackward0 for 2-D input and a
     bias, addmm between views for other contiguous inputs with a bias, matmul otherwise."""
+    check_devices(input, weight, bias)
     missing = [n for n, v in (("input", input), ("weight", weight)) if v is _NOTHING]
     if missing:
         raise _missing("linear", missing)
@@ -303,6 +304,7 @@ def mse_loss(
     input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None
 ) -> Tensor:
     """Mean squared error; grad_fn MseLossBackward0. Broadcasts (with PyTorch's warning)."""
+    check_devices(input, target, weight)
     # autocast checked inline, not by @cast_policy: see softmax
     if _autocast.state.on and _autocast.applies(("cpu", "cuda"), input, target):
         return _autocast.run(
@@ -342,6 +344,7 @@ def nll_loss(
     reduce=None,
     reduction: str = "mean",
 ) -> Tensor:
+    check_devices(input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
@@ -361,6 +364,7 @@ def cross_entropy(
 ) -> Tensor:
     """log_softmax over the class dim then nll_loss (class indices) or a soft-label sum
     (class probabilities: a float target shaped like the input)."""
+    check_devices(input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     _check_reduction(reduction)

@@ -37,7 +37,12 @@ def need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
 
 
 def xp_for(t: Tensor):
-    return _cupy() if t._device.type == "cuda" else np  # meta tensors are NumPy arrays too
+    """The array namespace of ``t``'s device; for CUDA, CuPy switched to ``t``'s GPU."""
+    if t._device.type == "cuda":
+        from ..backend import cupy_on
+
+        return cupy_on(t._device)
+    return np  # meta tensors are NumPy arrays too
 
 
 def _cupy():
@@ -339,6 +344,10 @@ def check_out(
         elif not D.can_cast(r._dtype, o._dtype):
             msg = cast_msg or "result type {res} can't be cast to the desired output type {out}"
             raise _dtype_error(msg, r._dtype, o._dtype, exc)
+        if o._device != r._device and "meta" not in (o._device.type, r._device.type):
+            raise RuntimeError(
+                f"Expected out tensor to have device {r._device}, but got {o._device} instead"
+            )
 
 
 def _resize_warning(out: Tensor, shape) -> None:

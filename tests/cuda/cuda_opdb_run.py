@@ -84,14 +84,16 @@ def _forward_backward(call, device: str, cot_seed: int, inplace: bool = False):
     (the in-place form with ``inplace``)."""
     info = call.info
     op = _inplace_form(info) if inplace else info.op
+    want = taimatsu.device(device)
     with taimatsu.device(device):
         leaves = call.make_leaves(taimatsu, requires_grad=info.grad)
-        assert all(t.device.type == device for t in leaves), "a leaf is not on the device"
+        assert all(_on(t, want) for t in leaves), "a leaf is not on the device"
         out = call.call(taimatsu, op, leaves)
         for t in _tensors(out):  # results stay on the device, as device arrays
-            assert t.device.type == device, f"a result on {t.device}"
-            if device == "cuda":
+            assert _on(t, want), f"a result on {t.device}"
+            if want.type == "cuda":
                 assert type(t._data).__module__.startswith("cupy"), "a cuda result on the host"
+                assert t._data.device.id == (want.index or 0), "an array on another GPU"
         outs = [t for t in _tensors(out) if t.requires_grad and is_float(str(t.dtype)[6:])]
         grads = None
         if outs:
@@ -104,14 +106,21 @@ def _forward_backward(call, device: str, cot_seed: int, inplace: bool = False):
     return _host(out), _host(grads)
 
 
-def check_entry(name: str, inplace: bool = False, dtype: str | None = None) -> None:
+def _on(t, want) -> bool:
+    return t.device.type == want.type and want.index in (None, t.device.index)
+
+
+def check_entry(
+    name: str, inplace: bool = False, dtype: str | None = None, device: str = "cuda"
+) -> None:
     """Every sample of entry ``name`` (its in-place form with ``inplace``; in ``dtype``, else
-    ``entry_dtype``) gives the same results and gradients on cuda as on the CPU (or the same
-    exception type)."""
+    ``entry_dtype``) gives the same results and gradients on ``device`` as on the CPU (or the
+    same exception type). ``device="cuda:1"`` runs it on the second GPU while the first is
+    the current one: every kernel must run on its inputs' GPU."""
     info = REGISTRY[name]
     for k, call in enumerate(calls(info, dtype or entry_dtype(name))):
         cpu, cpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cpu", k, inplace))
-        gpu, gpu_exc = _run(lambda call=call, k=k: _forward_backward(call, "cuda", k, inplace))
+        gpu, gpu_exc = _run(lambda call=call, k=k: _forward_backward(call, device, k, inplace))
         if cpu_exc is not None:
             assert type(gpu_exc) is type(cpu_exc), (
                 f"{call!r}: cuda gave {gpu_exc!r}, cpu {cpu_exc!r}"

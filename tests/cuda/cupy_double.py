@@ -130,9 +130,20 @@ def _unsupported(x):
     return TypeError(f"Unsupported type {type(x)}")
 
 
+def _on_current_device(x: ndarray) -> None:
+    """CuPy launches a kernel on the current device only, and refuses arrays of another one."""
+    if x._dev != _current_device[0]:
+        raise ValueError(
+            "Array device must be same as the current device: "
+            f"array device = {x._dev} while current = {_current_device[0]}"
+        )
+
+
 def _unwrap(x, allow_host: bool = False):
-    """The NumPy array behind ``x``; a NumPy array (not a NumPy scalar) is refused, as by CuPy."""
+    """The NumPy array behind ``x``; a NumPy array (not a NumPy scalar) is refused, as by CuPy,
+    and so is an array of another device than the current one."""
     if isinstance(x, ndarray):
+        _on_current_device(x)
         return x._a
     if isinstance(x, np.ndarray):
         if not allow_host:
@@ -336,16 +347,25 @@ class ndarray:
             yield self[i]
 
     def __getitem__(self, key):
+        if _is_basic(key):  # a view: no kernel, on the array's own device
+            return _of(self._a[key], self._dev)
+        _on_current_device(self)
         return _wrap(self._a[_wrap_out_of_bounds(self._a.shape, _index(key))])
 
     def __setitem__(self, key, value) -> None:
+        _on_current_device(self)
         self._a[_index(key)] = _unwrap(value, allow_host=True)
 
     def __getattr__(self, name):
         if name.startswith("__") or name in DENIED_METHODS:
             raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
         attr = getattr(self._a, name)
-        return _delegate(attr, name) if callable(attr) else _wrap(attr)
+        if not callable(attr):
+            return _wrap(attr)
+        if name == "copy" or name in _VIEWS:  # on the array's own device, whatever the current
+            return lambda *args, **kwargs: _wrap_on(attr(*args, **kwargs), self._dev)
+        _on_current_device(self)
+        return _delegate(attr, name)
 
     def __copy__(self):
         return _of(self._a.copy(), self._dev)
@@ -358,6 +378,28 @@ class ndarray:
 
     def __dlpack_device__(self):
         return (2, self._dev)  # kDLCUDA
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A real DLPack capsule over the NumPy memory, its device field set to (kDLCUDA, this
+        array's device) as CuPy's capsules carry: a consumer that trusts the capsule's device
+        sees a GPU array, as with CuPy (NumPy itself then refuses it)."""
+        capsule = self._a.__dlpack__()  # legacy "dltensor": DLManagedTensor, DLTensor first
+        _capsule_device_field(capsule)[:] = (2, self._dev)
+        return capsule
+
+
+# Methods that make a view (no kernel launch: CuPy runs them on an array of any device) or,
+# for copy(), switch to the array's device themselves.
+_VIEWS = frozenset(["transpose", "swapaxes", "view", "squeeze", "reshape", "diagonal"])
+
+
+def _is_basic(key) -> bool:
+    keys = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, slice)) for k in keys)
+
+
+def _wrap_on(r, device: int):
+    return _of(r, device) if isinstance(r, np.ndarray) else r
 
 
 def _of(a: np.ndarray, device: int | None = None) -> ndarray:
@@ -673,6 +715,7 @@ cuda.runtime = runtime
 cuda.get_current_stream = get_current_stream
 cuda.get_elapsed_time = get_elapsed_time
 cuda.is_available = lambda: True
+cuda.curand = types.SimpleNamespace(CURAND_RNG_PSEUDO_PHILOX4_32_10=161)
 
 
 # ---- the cupy module ---------------------------------------------------------------------------
@@ -732,12 +775,84 @@ def _seed(s=None) -> None:
 _rs = np.random.RandomState(0)
 random_module = _Namespace("cupy.random", _rs)
 random_module.seed = _seed
-random_module.RandomState = lambda seed=None: _Namespace("cupy.random.RandomState",
-                                                         np.random.RandomState(seed))  # fmt: skip
+
+
+class RandomState:
+    """``cupy.random.RandomState`` as taimatsu's CUDA generator uses it (a double: NumPy's
+    Philox bit generator stands in for cuRAND's, so the numbers are neither cuRAND's nor
+    PyTorch's): ``seed`` with CuPy's 64-bit range check, ``random_sample``,
+    ``standard_normal`` and ``randint`` with CuPy's ``size`` / ``dtype`` arguments, results on
+    the current device."""
+
+    def __init__(self, seed=None, method=None) -> None:
+        self.method = method
+        self.seed(seed)
+
+    def seed(self, seed=None) -> None:
+        if seed is not None and not 0 <= int(seed) < 2**64:
+            raise ValueError("Seed must be an integer between 0 and 2**64 - 1")
+        self._g = np.random.Generator(np.random.Philox(seed))
+
+    def random_sample(self, size=None, dtype=float):
+        if np.dtype(dtype) not in (np.float32, np.float64):
+            raise TypeError(f"Unsupported dtype {np.dtype(dtype)}")
+        return _of(np.asarray(self._g.random(size, dtype)))
+
+    def standard_normal(self, size=None, dtype=float):
+        if np.dtype(dtype) not in (np.float32, np.float64):
+            raise TypeError(f"Unsupported dtype {np.dtype(dtype)}")
+        return _of(np.asarray(self._g.standard_normal(size, dtype)))
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        low, high = (0, low) if high is None else (low, high)
+        return _of(np.asarray(self._g.integers(low, high, size, dtype)))
+
+
+random_module.RandomState = RandomState
 random_module.default_rng = lambda seed=None: _Namespace("cupy.random.Generator",
                                                          np.random.default_rng(seed))  # fmt: skip
 
 _module = _Namespace("cupy", np, DENIED)
+
+
+def _capsule_device_field(capsule):
+    """The (device_type, device_id) int32 pair of a legacy DLPack capsule's DLTensor, writable."""
+    import ctypes
+
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return (ctypes.c_int32 * 2).from_address(get(capsule, b"dltensor") + 8)  # after `data`
+
+
+class _CpuCapsule:
+    """Hands NumPy a capsule (set back to kDLCPU) to read, as a DLPack producer."""
+
+    def __init__(self, capsule) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def _from_dlpack(x):
+    """``cupy.from_dlpack``: an array sharing the producer's GPU memory, on the producer's
+    device; a CPU producer is refused (this double models CuPy without host import)."""
+    if isinstance(x, ndarray):
+        return _of(x._a, x._dev)
+    capsule = x.__dlpack__() if hasattr(x, "__dlpack__") else x
+    field = _capsule_device_field(capsule)
+    kind, dev = int(field[0]), int(field[1])
+    if kind != 2:
+        raise BufferError(f"the DLPack tensor is on device type {kind}, not CUDA (2)")
+    field[:] = (1, 0)
+    a = np.from_dlpack(_CpuCapsule(capsule))  # NumPy marks it read-only; CuPy's is writable
+    view = types.SimpleNamespace(
+        __array_interface__=dict(a.__array_interface__, data=(a.ctypes.data, False)), owner=a
+    )
+    return _of(np.asarray(view), dev)
 
 
 def _take_along_axis(a, indices, axis):
@@ -768,7 +883,7 @@ _module.lib = types.ModuleType("cupy.lib")
 _module.lib.stride_tricks = _Namespace("cupy.lib.stride_tricks", np.lib.stride_tricks)
 _module.get_default_memory_pool = lambda: _POOL
 _module.get_default_pinned_memory_pool = lambda: MemoryPool()
-_module.from_dlpack = lambda x: _of(np.from_dlpack(x) if not isinstance(x, ndarray) else x._a)
+_module.from_dlpack = _from_dlpack
 _module.__version__ = "13.0.0-testdouble"
 _module.is_test_double = True
 

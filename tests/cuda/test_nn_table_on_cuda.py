@@ -75,7 +75,7 @@ PARAMS = [
 
 
 @pytest.mark.parametrize(("case", "vi", "mode"), PARAMS)
-def test_module_on_cuda_matches_cpu(case, vi, mode, fake_cupy):
+def test_module_on_cuda_matches_cpu(case, vi, mode, fake_cupy, cpu_numbers_on_cuda):
     if case.name in PENDING and not hasattr(tm.nn, case.name):
         pytest.skip("not yet in taimatsu")
     tm.manual_seed(0)
@@ -91,7 +91,7 @@ def test_module_on_cuda_matches_cpu(case, vi, mode, fake_cupy):
     getattr(gpu, mode)()
     outs = {}
     for name, mod, a, k in (("cpu", cpu, args, kw), ("cuda", gpu, gargs, gkw)):
-        tm.manual_seed(2)  # dropout draws the same numbers on both devices
+        tm.manual_seed(2)  # dropout draws the same numbers on both devices (cpu_numbers_on_cuda)
         outs[name] = _flat(mod(*a, **k))
     assert len(outs["cpu"]) == len(outs["cuda"])
     for j, (c, g) in enumerate(zip(outs["cpu"], outs["cuda"])):

@@ -13,6 +13,7 @@ import operator
 
 from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor
+from .._dispatch import check_devices
 
 
 # ---- tensordot --------------------------------------------------------------------------------------
@@ -303,6 +304,7 @@ def _from_sublists(args):
 def einsum(equation: str, *operands) -> Tensor:
     """``torch.einsum``: Einstein summation (with '...' and size-1 broadcasting), written with an
     equation string or in the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    check_devices(*operands)
     if isinstance(equation, Tensor):
         equation, operands = _from_sublists((equation, *operands))
     elif not operands:

@@ -25,7 +25,16 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.threads import gemm_threads
-from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, write_out, xp_for
+from .._dispatch import (
+    OUT_EXACT,
+    _fw_state,
+    check_devices,
+    record,
+    result_dtype,
+    scalar_name,
+    write_out,
+    xp_for,
+)
 
 _DOT_OUT = "result dtype {out} does not match input dtype {res}"
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"
@@ -129,6 +138,7 @@ _Mv = node_class("MvBackward0", _mv_vjp)
 
 def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
     if input._data.ndim != 2 or vec._data.ndim != 1:
+    check_devices(input, mat2)
         raise RuntimeError(
             f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
         )
@@ -174,6 +184,7 @@ def _dot_vjp(node, g):
     return (g * _conj(b) if _need(node, 0) else None), (g * _conj(a) if _need(node, 1) else None)
 
 
+    check_devices(input, vec)
 _Dot = node_class("DotBackward0", _dot_vjp)
 
 
@@ -207,6 +218,7 @@ def _bmm_vjp(node, g):
     return (g.bmm(_h(b)) if _need(node, 0) else None), (_h(a).bmm(g) if _need(node, 1) else None)
 
 
+    check_devices(input, tensor)
 _Bmm = node_class("BmmBackward0", _bmm_vjp)
 
 
@@ -223,6 +235,7 @@ def _check_bmm(input: Tensor, mat2: Tensor) -> None:
 
 
 @cast_policy(LOWER)
+    check_devices(input, other)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     _check_bmm(input, mat2)
     if input._dtype is not mat2._dtype:
@@ -253,6 +266,7 @@ def _squeeze_result0(r: Tensor) -> Tensor:
         record(_SqueezeInplace, (r,), s, ())
     if r._fw is not None:
         s._fw = r._fw.squeeze(0)
+    check_devices(input, mat2)
         _register(s)
     return s
 
@@ -358,6 +372,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
                 r = mm(input, other)
                 return r if out is None else write_out(out, r, "matmul", OUT_EXACT)
         r = _fold(input, other) if _should_fold(input, other) else _batched(input, other)
+    check_devices(input, other)
     if out is None:
         return r
     return write_out(
@@ -406,6 +421,7 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 # ---- the fused add* forms --------------------------------------------------------------------------------
 def _scaled(t, s):
     return t if s == 1 else t * s
+    check_devices(input, vec2)
 
 
 def _fused_vjp(node, g):
@@ -567,6 +583,7 @@ _Addmv = _fused_node(
 
 
 @cast_policy(LOWER, ("cuda",))
+    check_devices(input, mat1, mat2)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     _check_mv(mat, vec, input._dtype)
     n = mat._data.shape[0]
@@ -589,6 +606,7 @@ _Addr = _fused_node(
 @cast_policy(LOWER, ("cuda",))
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     for name, t in (("vec1", vec1), ("vec2", vec2)):
+    check_devices(input, mat, vec)
         if t._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     from .._dispatch import result_dtype
@@ -634,6 +652,7 @@ _Addbmm = _fused_node("AddbmmBackward0", _bmm_sum, _addbmm_grad_a, _addbmm_grad_
 
 
 @cast_policy(LOWER)
+    check_devices(input, batch1, batch2)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     for name, t in (("batch1", batch1), ("batch2", batch2)):
         if t._data.ndim != 3:

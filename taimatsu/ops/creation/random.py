@@ -3,7 +3,9 @@ sampling factories (rand, randn, randint, randperm, normal, bernoulli, multinomi
 in-place samplers (uniform_, normal_, random_, ...).
 
 CPU numbers come from ``backend.random.CPUGenerator``, which reproduces PyTorch's CPU
-stream, so ``manual_seed(0); randn(3)`` prints PyTorch's numbers.
+stream, so ``manual_seed(0); randn(3)`` prints PyTorch's numbers. CUDA tensors draw on their
+GPU from ``backend.cuda_random.CUDAGenerator`` (CuPy's cuRAND; seeded by the same calls, but
+not PyTorch's Philox numbers). ``_gen(generator, device)`` picks one; both have the same samplers.
 """
 
 from __future__ import annotations
@@ -29,11 +31,15 @@ from .factories import (
 
 
 class Generator:
-    """``torch.Generator``: an independent random stream."""
+    """``torch.Generator``: an independent random stream (CPU: PyTorch's numbers; CUDA: CuPy's,
+    see backend/cuda_random.py)."""
 
     def __init__(self, device="cpu"):
         self.device = as_device(device)
-        self._impl = CPUGenerator()
+        if self.device.type == "cuda":
+            self.device, self._impl = _cuda_generator_for(self.device)
+        else:
+            self._impl = CPUGenerator()
 
     def manual_seed(self, seed) -> Generator:
         self._impl.manual_seed(int(seed))
@@ -60,8 +66,53 @@ default_generator.device = cpu
 default_generator._impl = _default_cpu
 
 
-def _gen(generator) -> CPUGenerator:
-    return (generator or default_generator)._impl
+_NO_CUDA_GENERATOR = (
+    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you are "
+    "trying to use some CUDA functionality, but the CUDA library has not been loaded by the "
+    "dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't directly "
+    "use any symbols from the CUDA library! One common culprit is a lack of -Wl,--no-as-needed in "
+    "your link arguments; many dynamic linkers will delete dynamic library dependencies if you "
+    "don't depend on any of their symbols.  You can check if this has occurred by using ldd on "
+    "your binary to see if there is a dependency on *_cuda.so library."
+)
+
+
+def _cuda_generator_for(dev):
+    """``torch.Generator(device="cuda:i")``'s device (with its index) and a fresh CUDA stream."""
+    from ...backend import cuda_available, current_cuda_index
+    from ...backend.cuda_random import CUDAGenerator
+
+    if not cuda_available():
+        raise RuntimeError(_NO_CUDA_GENERATOR)
+    index = current_cuda_index() if dev.index is None else dev.index
+    return as_device(f"cuda:{index}"), CUDAGenerator(index)
+
+
+def _gen(generator, device=None):
+    """The sampler for a tensor on ``device``: the CPU generator, or for a CUDA tensor its
+    device's CUDA generator (the default one of that GPU unless ``generator`` is given)."""
+    if device is not None and device.type == "cuda":
+        if generator is None:
+            from ...backend import current_cuda_index
+            from ...backend.cuda_random import default_cuda_generator
+
+            return default_cuda_generator(
+                current_cuda_index() if device.index is None else device.index
+            )
+        _check_generator_type(generator, "cuda")
+        return generator._impl
+    if generator is None:
+        return default_generator._impl
+    _check_generator_type(generator, "cpu")
+    return generator._impl
+
+
+def _check_generator_type(generator, want: str) -> None:
+    if generator.device.type != want:
+        raise RuntimeError(
+            f"Expected a '{want}' device type for generator but found '{generator.device.type}'"
+        )
 
 
 def manual_seed(seed) -> Generator:
@@ -74,7 +125,12 @@ def manual_seed(seed) -> Generator:
 
 
 def seed() -> int:
-    return default_generator.seed()
+    """Seed the CPU generator from the OS, and every CUDA generator with the same seed."""
+    s = default_generator.seed()
+    from ... import cuda
+
+    cuda.manual_seed_all(s)
+    return s
 
 
 def initial_seed() -> int:
@@ -93,13 +149,16 @@ def _np_dtype(dtype: D.dtype):
     return dtype.np
 
 
-def _make(sample, size, dtype, device, requires_grad, out=None, name="rand"):
+def _make(sample, size, dtype, device, requires_grad, out=None, name="rand", generator=None):
+    """A new tensor filled by ``sample(g, shape, dtype)`` with ``g`` the generator of its device."""
     shape = _size_args(size, name)
     dev = as_device(device)
     if dev.type == "meta":  # no data: nothing is drawn, as on PyTorch's meta device
         t = _finish(_meta_data(shape, dtype), dtype, dev, requires_grad)
     else:
-        t = _finish(allocate(lambda: sample(shape, dtype), shape, dtype), dtype, dev, requires_grad)
+        g = _gen(generator, dev)
+        data = allocate(lambda: sample(g, shape, dtype), shape, dtype)
+        t = _finish(data, dtype, dev, requires_grad)
     if out is not None:
         from .._dispatch import write_out
 
@@ -154,8 +213,10 @@ def rand(
 ) -> Tensor:
     size = _random_size("rand", size, kw)
     dtype = _float_dtype(dtype, "check_uniform_bounds", size)
-    g = _gen(generator)
-    return _make(lambda s, d: g.uniform(s, d.np), size, dtype, device, requires_grad)
+    return _make(
+        lambda g, s, d: g.uniform(s, d.np), size, dtype, device, requires_grad, None, "rand",
+        generator,
+    )  # fmt: skip
 
 
 @creation_out
@@ -171,8 +232,10 @@ def randn(
 ) -> Tensor:
     size = _random_size("randn", size, kw)
     dtype = _float_dtype(dtype, "normal_kernel_cpu", size)
-    g = _gen(generator)
-    return _make(lambda s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn")
+    return _make(
+        lambda g, s, d: g.normal(s, d.np), size, dtype, device, requires_grad, None, "randn",
+        generator,
+    )  # fmt: skip
 
 
 @creation_out
@@ -196,10 +259,10 @@ def randint(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     dtype = dtype or D.int64
-    g = _gen(generator)
     return _make(
-        lambda s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device, requires_grad
-    )
+        lambda g, s, d: g.randint(low, high, s, d.np), (tuple(size),), dtype, device,
+        requires_grad, None, "rand", generator,
+    )  # fmt: skip
 
 
 def _random_like(input, dtype, device, requires_grad, memory_format, name, fill) -> Tensor:
@@ -264,11 +327,10 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     dtype = dtype or D.int64
-    g = _gen(generator)
-    return _finish(g.randperm(n, dtype.np), dtype, as_device(device), requires_grad)
+    dev = as_device(device)
+    return _finish(_gen(generator, dev).randperm(n, dtype.np), dtype, dev, requires_grad)
 
 
-@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def normal(
     mean,
     std=1.0,
@@ -282,50 +344,58 @@ def normal(
     requires_grad=False,
 ) -> Tensor:
     """``normal(mean, std)`` with tensor or float arguments, or ``normal(m, s, size)``."""
-    g = _gen(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        ref = mean if isinstance(mean, Tensor) else std
-        if isinstance(std, Tensor) and (std._data < 0).any():
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-        shape = (
-            np.broadcast_shapes(
-                mean._data.shape if isinstance(mean, Tensor) else (),
-                std._data.shape if isinstance(std, Tensor) else (),
-            )
-            if isinstance(mean, Tensor) and isinstance(std, Tensor)
-            else ref._data.shape
-        )
-        z = g.normal(shape, ref._dtype.np, 0.0, 1.0)
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        return _wrap((z * s + m).astype(ref._dtype.np), ref._dtype, ref._device)
+        return _written(_normal_of_tensors(mean, std, generator), out, "normal")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     return _make(
-        lambda s, d: g.normal(s, d.np, float(mean), float(std)),
-        (tuple(size),),
-        dtype,
-        device,
-        requires_grad,
-        out,
-    )
+        lambda g, s, d: g.normal(s, d.np, float(mean), float(std)),
+        (tuple(size),), dtype, device, requires_grad, out, "rand", generator,
+    )  # fmt: skip
 
 
-@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
+def _normal_of_tensors(mean, std, generator) -> Tensor:
+    """normal(mean, std) with a tensor mean and/or std, drawn on their device (on CUDA a
+    negative std is reported at the next synchronisation, as a device-side assert)."""
+    from ...backend import check
+    from .._dispatch import check_same_device
+
+    ref = mean if isinstance(mean, Tensor) else std
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        check_same_device(mean, std)
+        shape = np.broadcast_shapes(mean._data.shape, std._data.shape)
+    else:
+        shape = ref._data.shape
+    if isinstance(std, Tensor):
+        check((std._data < 0).any(), lambda: RuntimeError("normal expects all elements of std >= 0.0"))
+    z = _gen(generator, ref._device).normal(shape, ref._dtype.np, 0.0, 1.0)
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    return _wrap((z * s + m).astype(ref._dtype.np), ref._dtype, ref._device)
+
+
+def _written(result: Tensor, out, name: str) -> Tensor:
+    """``result``, or ``out`` filled with it (PyTorch's out= checks)."""
+    if out is None:
+        return result
+    from .._dispatch import write_out
+
+    return write_out(out, result, name)
+
+
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
-    g = _gen(generator)
+    g = _gen(generator, input._device)
     probs = input._data if p is None else p
-    if p is None and ((input._data < 0) | (input._data > 1)).any():
+    # On CUDA the generator checks the probabilities on the device (reported at the next sync).
+    if p is None and input._device.type != "cuda" and ((probs < 0) | (probs > 1)).any():
         raise RuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    return _wrap(
-        g.bernoulli(probs, input._data.shape, input._dtype.np), input._dtype, input._device
-    )
+    drawn = g.bernoulli(probs, input._data.shape, input._dtype.np)
+    return _written(_wrap(drawn, input._dtype, input._device), out, "bernoulli")
 
 
-@on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
 ) -> Tensor:
@@ -335,14 +405,12 @@ def multinomial(
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
-    if (input._data < 0).any():
+    # On CUDA the generator checks the probabilities on the device (reported at the next sync).
+    if input._device.type != "cuda" and (input._data < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    g = _gen(generator)
-    return _wrap(
-        g.multinomial(input._data, num_samples, replacement).astype(np.int64),
-        D.int64,
-        input._device,
-    )
+    g = _gen(generator, input._device)
+    drawn = g.multinomial(input._data, num_samples, replacement).astype(np.int64)
+    return _written(_wrap(drawn, D.int64, input._device), out, "multinomial")
 
 
 @on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
@@ -387,9 +455,11 @@ def _sampled(self: Tensor, sample) -> Tensor:
 
 def _permuted_like(self: Tensor, p):
     """``p`` broadcast to ``self`` and laid out in ``self``'s memory order (C order of the result)."""
+    from .._dispatch import xp_for
+
     a = self._data
     order = sorted(range(a.ndim), key=lambda i: -a.strides[i])
-    return np.broadcast_to(p, a.shape).transpose(order) if isinstance(p, np.ndarray) else p
+    return xp_for(self).broadcast_to(p, a.shape).transpose(order)
 
 
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) -> Tensor:
@@ -397,50 +467,50 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
         )
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.uniform(shape, self._dtype.np, a, b))
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.normal(shape, self._dtype.np, mean, std, contiguous=c))
 
 
 def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
     if from_ is not None and to is None:
         from_, to = 0, from_
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.random(shape, self._dtype.np, from_, to))
 
 
 def bernoulli_(self: Tensor, p=0.5, *, generator=None) -> Tensor:
-    if isinstance(p, Tensor):  # drawn on the host (the CPU generator): CUDA probabilities too
-        probs = _permuted_like(self, p.detach().cpu()._data)
+    if isinstance(p, Tensor):  # drawn on self's device, from p's values there
+        probs = _permuted_like(self, p.detach().to(self._device)._data)
     else:
         probs = p
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.bernoulli(probs, shape, self._dtype.np))
 
 
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.exponential(shape, self._dtype.np, lambd))
 
 
 def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.geometric(shape, self._dtype.np, p))
 
 
 def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.cauchy(shape, self._dtype.np, median, sigma))
 
 
 def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
-    g = _gen(generator)
+    g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.log_normal(shape, self._dtype.np, mean, std))
 
 
@@ -452,7 +522,6 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     The draws come from taimatsu's generator (seeded by ``manual_seed``), so they have the right
     distribution but are not PyTorch's numbers for the same seed. ``prob`` outside [0, 1] is
     clamped and a negative count gives 0, as PyTorch's sampler does."""
-    pass
 
     if count._dtype.category != D.FLOAT:
         raise ValueError(

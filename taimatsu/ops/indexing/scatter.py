@@ -13,7 +13,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, inplace, record, takes_out, xp_for
+from .._dispatch import OUT_EXACT, _fw_state, check_devices, inplace, record, takes_out, xp_for
 
 
 def _tangent(r: Tensor, fn, *inputs) -> Tensor:
@@ -63,6 +63,7 @@ def _shape(a) -> tuple:
 def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
 ) -> Tensor:
+    check_devices(input, index)
     _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
     if input._dtype in D._SHELL_UINTS and index._data.size:
         raise NotImplementedError(

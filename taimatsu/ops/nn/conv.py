@@ -18,7 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record, scalar_name, xp_for
+from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from . import conv as _nn
 from .resample import constant_pad_nd
 
@@ -454,6 +454,7 @@ def conv2d(
     if input.dim() == 3:
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(
             0
+    check_devices(input, weight, bias)
         )
     stride, dilation = _pair(stride), _pair(dilation)
     if isinstance(padding, str):
@@ -555,6 +556,7 @@ def conv1d(
     if weight.dim() != 3:
         raise RuntimeError(
             f"Expected 3-dimensional weight for 3-dimensional input {list(input.shape)}, but got "
+    check_devices(input, weight, bias)
             f"{weight.dim()}-dimensional weight of size {list(weight.shape)} instead"
         )
     s, d = _single(stride), _single(dilation)

@@ -10,7 +10,7 @@ from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import record, scalar_name, xp_for
+from .._dispatch import check_devices, record, scalar_name, xp_for
 
 
 # ---- embedding ----------------------------------------------------------------------------------
@@ -76,6 +76,7 @@ def embedding(
 ) -> Tensor:
     """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0 (a sparse COO
     gradient for ``weight`` when ``sparse=True``)."""
+    check_devices(input, weight)
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, weight)

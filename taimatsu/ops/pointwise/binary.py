@@ -213,7 +213,11 @@ def _fast(ufunc, self, other, opmath=False):
 
         return run_half
     if isinstance(other, Tensor):
-        if other._dtype is not self._dtype or other._data.ndim > self._data.ndim:
+        if (
+            other._dtype is not self._dtype
+            or other._data.ndim > self._data.ndim
+            or other._device is not self._device  # the checked path raises PyTorch's error
+        ):
             return None
         xb = other._data
     elif (

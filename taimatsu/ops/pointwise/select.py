@@ -16,6 +16,7 @@ from .._dispatch import (
     OUT_FOUND,
     _fw_state,
     broadcast_error,
+    check_devices,
     inplace,
     need_tensor,
     record,
@@ -215,6 +216,7 @@ _Where = node_class("WhereBackward0", _where_vjp)
 
 def where(condition, input=None, other=None, *, out=None):
     """``condition ? input : other`` with broadcasting; one argument means ``nonzero``."""
+    check_devices(condition, input, other)
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     if not isinstance(condition, Tensor) or condition._dtype is not D.bool:

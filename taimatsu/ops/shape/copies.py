@@ -13,7 +13,15 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, check_same_device, record, write_out, xp_for
+from .._dispatch import (
+    OUT_EXACT,
+    _fw_state,
+    check_devices,
+    check_same_device,
+    record,
+    write_out,
+    xp_for,
+)
 from .diagonal import _tangent
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
@@ -122,6 +130,7 @@ _Stack = node_class("StackBackward0", _stack_vjp)
 
 @cast_policy(PROMOTE, ("cpu",))
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    check_devices(*tensors)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
