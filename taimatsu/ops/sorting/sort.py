@@ -354,7 +354,7 @@ def _resize_kept(outs, results, d) -> None:
                     UserWarning,
                     stacklevel=4,
                 )
-            o._data = np.empty(r._data.shape, o._dtype.np)
+            o._data = xp_for(o).empty(r._data.shape, o._dtype.np)  # on out's device
             o._storage = None
 
 
