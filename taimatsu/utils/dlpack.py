@@ -2,7 +2,9 @@
 
 A taimatsu tensor *is* a NumPy (or CuPy) array, so exporting hands out the array's own DLPack
 capsule and importing asks NumPy (or CuPy) to read the producer's capsule: no bytes are copied
-either way, and a write through one side shows on the other.
+either way, and a write through one side shows on the other. A CUDA tensor reports
+``(kDLCUDA=2, device index)``; a producer or a bare capsule on a GPU is imported by CuPy onto
+that GPU (``torch.from_dlpack(cupy_array)``, ``cupy.from_dlpack(tensor)``, PyTorch CUDA tensors).
 
 Deviation: NumPy's DLPack speaks only bool, integer, float and complex dtypes, so bfloat16 tensors
 can neither be exported nor imported here (PyTorch can); a ``BufferError`` says so.
@@ -52,6 +54,26 @@ def to_dlpack(tensor: Tensor):
     return tensor.__dlpack__()
 
 
+def _capsule_device(capsule) -> tuple[int, int]:
+    """The (device type, device id) a DLPack capsule's tensor lives on, read from the struct it
+    points to: DLTensor starts with the data pointer, then DLDevice's two int32s. A legacy
+    "dltensor" capsule holds a DLManagedTensor (DLTensor first); a "dltensor_versioned" one a
+    DLManagedTensorVersioned (version, manager_ctx, deleter, flags: 32 bytes, then DLTensor)."""
+    import ctypes
+
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    name = get_name(capsule)
+    if name not in (b"dltensor", b"dltensor_versioned"):
+        raise BufferError(f"not an unconsumed DLPack capsule (its name is {name!r})")
+    start = get_pointer(capsule, name) + (0 if name == b"dltensor" else 32)
+    kind, index = (ctypes.c_int32 * 2).from_address(start + ctypes.sizeof(ctypes.c_void_p))
+    return int(kind), int(index)
+
+
 class _Capsule:
     """Lets NumPy/CuPy read a bare (legacy) DLPack capsule: they only accept producer objects."""
 
@@ -89,11 +111,15 @@ def from_dlpack(ext_tensor) -> Tensor:
         t = _wrap(ext_tensor._data, ext_tensor._dtype, ext_tensor._device)
         t._storage = ext_tensor._storage
         return t
-    if not hasattr(ext_tensor, "__dlpack__"):  # a bare capsule (to_dlpack), on the CPU
-        array = _writable(np.from_dlpack(_Capsule(ext_tensor, (_KDL_CPU, 0))))
-        return _wrap(array, D.from_numpy_dtype(array.dtype))
-    dev_type, dev_id = ext_tensor.__dlpack_device__()
-    producer = ext_tensor
+    if not hasattr(ext_tensor, "__dlpack__"):  # a bare capsule (to_dlpack): its own device
+        dev_type, dev_id = _capsule_device(ext_tensor)
+        if dev_type != _KDL_CUDA:
+            array = _writable(np.from_dlpack(_Capsule(ext_tensor, (_KDL_CPU, 0))))
+            return _wrap(array, D.from_numpy_dtype(array.dtype))
+        producer = _Capsule(ext_tensor, (dev_type, dev_id))
+    else:
+        dev_type, dev_id = ext_tensor.__dlpack_device__()
+        producer = ext_tensor
     if int(dev_type) == _KDL_CUDA:
         from .._device import device
         from ..backend import cupy
