@@ -520,6 +520,16 @@ def test_linear_gradients_are_kept_not_copied():
     assert lin.weight.grad._data.flags.c_contiguous
 
 
+def test_linear_without_bias_weight_gradient_is_kept():
+    """MmBackward0 (linear without a bias) computes ``weight.t()``'s gradient in its layout too."""
+    lin = taimatsu.nn.Linear(5, 3, bias=False)
+    refs = []
+    out = lin(taimatsu.randn(4, 5))  # grad_fn: MmBackward0
+    out.grad_fn.register_hook(lambda gi, go: refs.append(weakref.ref(gi[1]._data.base)))
+    out.sum().backward()
+    assert lin.weight.grad._data is refs[0]()
+
+
 def test_gradient_held_elsewhere_is_copied():
     """A transposed-back gradient whose array someone else still holds is copied into ``.grad``."""
     lin = taimatsu.nn.Linear(5, 3)

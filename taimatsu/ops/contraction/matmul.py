@@ -101,7 +101,36 @@ def _product_jvp(op, a, b):
 # ---- mm / mv / dot / vdot -------------------------------------------------------------------------------
 def _mm_vjp(node, g):
     a, b = node.saved()
+    if not _gm.enabled and _real_dense(g, a, b):  # no graph of the backward: on arrays
+        return _mm_arrays(node, g, a, b)
     return (g.mm(_h(b)) if _need(node, 0) else None), (_h(a).mm(g) if _need(node, 1) else None)
+
+
+def _mm_arrays(node, g, a, b):
+    xp, gd, ad, bd = xp_for(g), g._data, a._data, b._data
+    ga = _wrap(_mat1_grad(xp, gd, ad, bd), a._dtype, a._device) if _need(node, 0) else None
+    gb = _wrap(_mat2_grad(xp, gd, ad, bd), b._dtype, b._device) if _need(node, 1) else None
+    return ga, gb
+
+
+def _column_major(m) -> bool:
+    return m.ndim == 2 and m.T.flags.c_contiguous and not m.flags.c_contiguous
+
+
+def _mat1_grad(xp, gd, ad, bd):
+    """``g @ mat2.T``; for a column-major mat1, in its layout (PyTorch's mm_mat1_backward)."""
+    if _column_major(ad):
+        return _matmul_array(xp, bd, gd.T).T
+    return _matmul_array(xp, gd, bd.T)
+
+
+def _mat2_grad(xp, gd, ad, bd):
+    """``mat1.T @ g``; for a column-major mat2 (linear's ``weight.t()``), in its layout, as
+    PyTorch's mm_mat2_backward computes it: transposed back, it is the weight's C-contiguous
+    gradient, which AccumulateGrad keeps without a copy."""
+    if _column_major(bd):
+        return _matmul_array(xp, gd.T, ad).T
+    return _matmul_array(xp, ad.T, gd)
 
 
 _Mm = node_class("MmBackward0", _mm_vjp)
@@ -453,17 +482,9 @@ def _addmm_arrays(node, g, a, b):
         gi = _wrap(_sum_to_array(xp, gd if node.beta == 1 else gd * node.beta, node._shapes[0][0]),
                    g._dtype, g._device)  # fmt: skip
     if _need(node, 1):
-        ga = _wrap(_matmul_array(xp, gd, b._data.T), a._dtype, a._device)
+        ga = _wrap(_mat1_grad(xp, gd, a._data, b._data), a._dtype, a._device)
     if _need(node, 2):
-        bd = b._data
-        if bd.ndim == 2 and bd.T.flags.c_contiguous and not bd.flags.c_contiguous:
-            # mat2 column-major (linear's weight.t()): the gradient in mat2's layout, as
-            # PyTorch's mm_mat2_backward computes it; transposed back, it is the weight's
-            # C-contiguous gradient, which AccumulateGrad keeps without a copy.
-            gbd = _matmul_array(xp, gd.T, a._data).T
-        else:
-            gbd = _matmul_array(xp, a._data.T, gd)
-        gb = _wrap(gbd, b._dtype, b._device)
+        gb = _wrap(_mat2_grad(xp, gd, a._data, b._data), b._dtype, b._device)
     if node.alpha != 1:
         ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
     return gi, ga, gb
