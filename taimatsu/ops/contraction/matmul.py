@@ -138,6 +138,7 @@ _Mm = node_class("MmBackward0", _mm_vjp)
 
 @cast_policy(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    check_devices(input, mat2)
     if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
         return _sparse_mm(input, mat2)
     if input._data.ndim != 2:
@@ -167,7 +168,6 @@ _Mv = node_class("MvBackward0", _mv_vjp)
 
 def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
     if input._data.ndim != 2 or vec._data.ndim != 1:
-    check_devices(input, mat2)
         raise RuntimeError(
             f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}"
         )
@@ -184,6 +184,7 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
 
 @cast_policy(LOWER, ("cuda",))
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    check_devices(input, vec)
     _check_mv(input, vec, vec._dtype)  # PyTorch runs mv as addmv into a result of vec's dtype
     r = _product(input, vec, _matmul_array(xp_for(input), input._data, vec._data), _Mv)
     return r if out is None else write_out(out, r, "mv", _mv_out_msg(out, r))
@@ -213,11 +214,11 @@ def _dot_vjp(node, g):
     return (g * _conj(b) if _need(node, 0) else None), (g * _conj(a) if _need(node, 1) else None)
 
 
-    check_devices(input, vec)
 _Dot = node_class("DotBackward0", _dot_vjp)
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    check_devices(input, tensor)
     _check_dot(input, tensor)
     xp = xp_for(input)
     r = _product(input, tensor, xp.asarray(_matmul_array(xp, input._data, tensor._data)), _Dot)
@@ -234,6 +235,7 @@ _Vdot = node_class("VdotBackward0", _vdot_vjp)
 
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``sum(conj(input) * other)``."""
+    check_devices(input, other)
     _check_dot(input, other)
     xp = xp_for(input)
     a = input._data.conj() if input._dtype.category == D.COMPLEX else input._data
@@ -247,7 +249,6 @@ def _bmm_vjp(node, g):
     return (g.bmm(_h(b)) if _need(node, 0) else None), (_h(a).bmm(g) if _need(node, 1) else None)
 
 
-    check_devices(input, tensor)
 _Bmm = node_class("BmmBackward0", _bmm_vjp)
 
 
@@ -264,8 +265,8 @@ def _check_bmm(input: Tensor, mat2: Tensor) -> None:
 
 
 @cast_policy(LOWER)
-    check_devices(input, other)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    check_devices(input, mat2)
     _check_bmm(input, mat2)
     if input._dtype is not mat2._dtype:
         raise RuntimeError(
@@ -295,7 +296,6 @@ def _squeeze_result0(r: Tensor) -> Tensor:
         record(_SqueezeInplace, (r,), s, ())
     if r._fw is not None:
         s._fw = r._fw.squeeze(0)
-    check_devices(input, mat2)
         _register(s)
     return s
 
@@ -372,6 +372,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 @cast_policy(LOWER)
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """PyTorch's matmul: dot, mv, mm, a batch folded into mm/mv, or a broadcast bmm."""
+    check_devices(input, other)
     if not isinstance(other, Tensor):
         raise TypeError(
             f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
@@ -401,7 +402,6 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
                 r = mm(input, other)
                 return r if out is None else write_out(out, r, "matmul", OUT_EXACT)
         r = _fold(input, other) if _should_fold(input, other) else _batched(input, other)
-    check_devices(input, other)
     if out is None:
         return r
     return write_out(
@@ -421,6 +421,7 @@ def _mv_out_msg(out, r) -> str:
 
 # ---- outer / inner -----------------------------------------------------------------------------------------
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    check_devices(input, vec2)
     for name, t in (("self", input), ("vec2", vec2)):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
@@ -450,7 +451,6 @@ def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 # ---- the fused add* forms --------------------------------------------------------------------------------
 def _scaled(t, s):
     return t if s == 1 else t * s
-    check_devices(input, vec2)
 
 
 def _fused_vjp(node, g):
@@ -583,6 +583,7 @@ def _sparse_mm(a: Tensor, b: Tensor) -> Tensor:
 
 @cast_policy(LOWER)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    check_devices(input, mat1, mat2)
     if mat1.is_sparse or mat1.is_sparse_csr:  # PyTorch's sparse addmm (SparseAddmmBackward0)
         from ...sparse.matmul import addmm as sparse_addmm
 
@@ -604,8 +605,8 @@ _Addmv = _fused_node(
 
 
 @cast_policy(LOWER, ("cuda",))
-    check_devices(input, mat1, mat2)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    check_devices(input, mat, vec)
     _check_mv(mat, vec, input._dtype)
     n = mat._data.shape[0]
     if input._data.ndim > 1 or (input._data.ndim == 1 and input._data.shape[0] not in (1, n)):
@@ -627,7 +628,6 @@ _Addr = _fused_node(
 @cast_policy(LOWER, ("cuda",))
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     for name, t in (("vec1", vec1), ("vec2", vec2)):
-    check_devices(input, mat, vec)
         if t._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     from .._dispatch import result_dtype
@@ -652,6 +652,7 @@ _Baddbmm = _fused_node(
 
 @cast_policy(LOWER)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    check_devices(input, batch1, batch2)
     _check_bmm(batch1, batch2)
     _check_baddbmm("baddbmm", input, batch1, batch2)
     return _fused("baddbmm", _Baddbmm, input, batch1, batch2, beta, alpha, out)
@@ -673,7 +674,6 @@ _Addbmm = _fused_node("AddbmmBackward0", _bmm_sum, _addbmm_grad_a, _addbmm_grad_
 
 
 @cast_policy(LOWER)
-    check_devices(input, batch1, batch2)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     for name, t in (("batch1", batch1), ("batch2", batch2)):
         if t._data.ndim != 3:
