@@ -247,3 +247,13 @@ def test_layer_gates_use_the_ops_kernels_bit_for_bit(mode, dtype):
         m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0, m.bias_hh_l0, None, False,
     )  # fmt: skip
     np.testing.assert_array_equal(out.detach().numpy().reshape(12, 5), ref.detach().numpy())
+
+
+def test_cells_run_op_by_op_while_ops_are_watched():
+    """The profiler (and ONNX export, which traces op calls) sees the cell's ops."""
+    cell = tnn.LSTMCell(3, 4)
+    with tm.profiler.profile() as prof:
+        h, _ = cell(tm.randn(2, 3, requires_grad=True))
+    names = {e.key for e in prof.key_averages()}
+    assert {"aten::linear", "aten::sigmoid", "aten::tanh"} <= names, names
+    assert type(h.grad_fn.next_functions[0][0]).__name__ == "SigmoidBackward0"

@@ -14,8 +14,9 @@ cell (``c.grad_fn`` is ``AddBackward0``), ``AddBackward0`` after a GRU cell, ``T
 inputs' nodes (PyTorch's lead into the cell's inner nodes), and an LSTM cell's ``c`` is an
 ``AddBackward0`` that passes its gradient to the fused node.
 
-Every other case (other dtypes or devices, forward-mode tangents, autocast) runs the cell op by
-op, and so does the fused node's backward when a graph of the backward is requested
+Every other case (other dtypes or devices, forward-mode tangents, autocast, and while
+``autograd/op_watch`` reports op calls: ONNX export, the TensorBoard graph, the profiler,
+anomaly mode) runs the cell op by op, and so does the fused node's backward when a graph of the backward is requested
 (``create_graph=True``): double backward is exact.
 """
 
@@ -26,7 +27,7 @@ import numpy as np
 from ... import _autocast
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
-from ...autograd import engine
+from ...autograd import engine, op_watch
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
 from ...backend.threads import gemm_threads
@@ -238,6 +239,8 @@ def _fusable(tensors) -> bool:
         return False  # the op-by-op cell runs its products in the autocast dtype
     if _fw_state.level and any(t is not None and t._fw is not None for t in tensors):
         return False  # forward-mode AD: the op-by-op graph carries the tangents
+    if op_watch._watchers:  # an exporter, profiler or anomaly mode watches the ops: run them
+        return False
     return all(
         t is None or (t._dtype is input._dtype and t._device is input._device) for t in tensors
     )
