@@ -27,6 +27,17 @@ FUNCTIONS = {
     "gelu": lambda T, x: T.nn.functional.gelu(x),
     "silu": lambda T, x: T.nn.functional.silu(x),
     "x ** 1.5": lambda T, x: x**1.5,
+    "expm1": lambda T, x: T.expm1(x),
+    "sinh": lambda T, x: T.sinh(x),
+    "softplus": lambda T, x: T.nn.functional.softplus(x),
+    "mish": lambda T, x: T.nn.functional.mish(x),
+    "logsigmoid": lambda T, x: T.nn.functional.logsigmoid(x),
+    "elu": lambda T, x: T.nn.functional.elu(x),
+    "gelu tanh": lambda T, x: T.nn.functional.gelu(x, approximate="tanh"),
+    "logaddexp": lambda T, x: T.logaddexp(x, x),
+    "2 ** x": lambda T, x: 2.0**x,
+    "softmax": lambda T, x: T.softmax(x.view(-1, 1024), -1),
+    "log_softmax": lambda T, x: T.log_softmax(x.view(-1, 1024), -1),
 }
 
 

@@ -49,3 +49,18 @@ def run(kernel, a, *params):
     if a.size >= 2 * BLOCK:
         return blockwise(lambda b: kernel(b, *params), a, _F32)
     return np.asarray(kernel(a, *params), _F32)
+
+
+def run2(kernel, a, b):
+    """``kernel(a, b)`` for two float32 NumPy arrays of one shape: in cache-sized blocks of their
+    flattened elements when large (one thread), else at once."""
+    from ..parallel import BLOCK
+
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    if a.size < 2 * BLOCK or a.shape != b.shape:
+        return np.asarray(kernel(a.reshape(-1), b.reshape(-1)), _F32).reshape(a.shape)
+    out = np.empty(a.shape, _F32)
+    fa, fb, fo = a.reshape(-1), b.reshape(-1), out.reshape(-1)
+    for i in range(0, fa.size, BLOCK):
+        fo[i : i + BLOCK] = kernel(fa[i : i + BLOCK], fb[i : i + BLOCK])
+    return out

@@ -20,6 +20,7 @@ _LN2 = np.float64(np.float32(0.69314718246459960938)) + np.float64(
 _POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
 _FOUR_THIRDS = np.float32(1.0 / 0.75)
 _ONE = np.float32(1)
+_BOUND = np.float32(1e38)
 
 
 def _exponent(v):
@@ -43,12 +44,17 @@ def log1pf(d):
         r = e * _LN2 + 2 * x
         r += mul(mul(x2, xx), p)
         r = r.astype(F32)
+    r = np.copysign(r, d)  # log1p keeps the sign of d: -0 for -0
     tiny = np.abs(d) < np.float32(2.0**-126)
     if tiny.any():
         # Subnormal d: SLEEF's double-float quotient x = m / (2 + m) rounds m / 2 into the
-        # subnormals (its low part underflows to 0), so the result is 2 * round(d / 2).
-        r[tiny] = mul(f32(d[tiny]) * np.float32(0.5), np.float32(2))
-    r[d > np.float32(1e38)] = np.inf
-    r[d < -1] = np.nan
-    r[d == -1] = -np.inf
-    return np.where(d == 0, d, r).astype(F32, copy=False)  # keeps -0
+        # subnormals (its low part underflows to 0), so the result is 2 * round(d / 2), +0 when
+        # that rounds to zero.
+        tiny &= d != 0
+        r[tiny] = mul(f32(d[tiny]) * np.float32(0.5), np.float32(2)) + np.float32(0)
+    if d.size and not (d.min() > -1 and d.max() <= _BOUND):  # NaN fails too: cheap check
+        big = d > _BOUND  # SLEEF (3.8+) switches to its logf: ~log(d)
+        r[big] = np.log(d[big].astype(F64)).astype(F32)
+        r[d < -1] = np.nan
+        r[d == -1] = -np.inf
+    return r

@@ -76,6 +76,8 @@ def powf(x, y):
     ax = np.abs(x)
     with np.errstate(all="ignore"):
         r = expk(logk(ax) * y)
+        if (x > 0).all() and np.isfinite(x).all() and np.isfinite(y).all():
+            return r  # no special case applies (x == 1 and y == 0 already give 1)
         r[np.isnan(r)] = np.inf
         yint = (np.trunc(y) == y) | (np.abs(y) > 2.0**24)
         yodd = yint & (np.abs(y) < 2.0**24) & (np.fmod(np.trunc(y), 2) != 0)

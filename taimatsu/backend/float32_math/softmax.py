@@ -66,8 +66,22 @@ def _log(s):
     return np.log(s.astype(F64)).astype(F32)
 
 
+_BLOCK = 1 << 15  # elements per chunk of rows: the float64 temporaries of expf stay in cache
+
+
 def softmax_lastdim(x, log: bool):
-    """softmax / log_softmax of the 2-d float32 ``x`` over its rows."""
+    """softmax / log_softmax of the 2-d float32 ``x`` over its rows (chunks of rows)."""
+    rows, n = x.shape
+    step = max(1, _BLOCK // max(n, 1))
+    if rows <= step:
+        return _softmax_rows(x, log)
+    out = np.empty(x.shape, F32)
+    for i in range(0, rows, step):
+        out[i : i + step] = _softmax_rows(x[i : i + step], log)
+    return out
+
+
+def _softmax_rows(x, log: bool):
     shifted = x - x.max(axis=1, keepdims=True)
     e = expf(shifted)
     with np.errstate(divide="ignore"):

@@ -16,6 +16,7 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
+from ...backend.float32_math import run2 as f32_run2
 from .._dispatch import record, write_out
 from .common import _conj
 
@@ -170,8 +171,7 @@ def logaddexp(input, other, *, out=None):
             return where((input == other) & input.isinf(), input.to(r.dtype), r)
         if _float32_cpu(input, other):  # PyTorch's vectorised kernel, SLEEF's exp and log1p
             a, b = np.broadcast_arrays(input._data, other._data)
-            r = f32_activation.logaddexp(a.reshape(-1), b.reshape(-1))
-            return _wrap_like(r.reshape(a.shape), input)
+            return _wrap_like(f32_run2(f32_activation.logaddexp, a, b), input)
         # PyTorch's formula (exp and log1p rounded as PyTorch's: the same float32 bits).
         r = maximum(input, other) + (-(input - other).abs()).exp().log1p()
         # Both -inf (or the same inf): the sum is that inf.

@@ -15,6 +15,7 @@ from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import run as f32_run
+from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.pow import powf
 from .._dispatch import _fw_state, binary_operands, inplace, record, result_dtype, write_out, xp_for
 from .binary import _binary_tangent, _check_inplace_broadcast, _ga, _gb, _run
@@ -123,7 +124,7 @@ def _powf(a, b):
     if not isinstance(a, np.ndarray):
         base = np.float32(a)
         return f32_run(lambda d: powf(base, d), b)
-    return powf(a, b)
+    return f32_run2(powf, *np.broadcast_arrays(a, b))
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001
