@@ -185,6 +185,36 @@ def _slogdet_of_nan(xp, a, sign, logabs):
     return xp.where(xp.isnan(logabs), nan_sign, sign), logabs
 
 
+def _naive_lu_logabsdet(m: np.ndarray) -> float:
+    """log|det| of a complex matrix by LU with partial pivoting (the first largest |re| + |im|,
+    as izamax picks), each pivot's reciprocal taken as conj(p) / |p|^2, the way PyTorch's MKL
+    build divides: 1 / inf is NaN there (0 in NumPy's LAPACK), so an infinite pivot with rows
+    below it gives a NaN log-determinant, an infinite last pivot an infinite one."""
+    a, n = m.astype(np.complex128), m.shape[-1]
+    for j in range(n - 1):
+        p = j + int(np.argmax(np.abs(a[j:, j].real) + np.abs(a[j:, j].imag)))
+        a[[j, p]] = a[[p, j]]
+        piv = a[j, j]
+        if piv != 0:  # getrf leaves the column of an exactly zero pivot unscaled...
+            a[j + 1 :, j] *= np.conj(piv) / (piv.real**2 + piv.imag**2)
+        # ...but still updates the rest with its (zero) multipliers: 0 * inf is NaN there too
+        a[j + 1 :, j + 1 :] -= np.outer(a[j + 1 :, j], a[j, j + 1 :])
+    return float(np.sum(np.log(np.abs(np.diagonal(a)))))
+
+
+def _slogdet_of_complex_inf(a, sign, logabs):
+    """PyTorch's slogdet of complex matrices holding inf (and no NaN): see _naive_lu_logabsdet;
+    the sign of any of them is NaN, as PyTorch's (an infinite pivot over its modulus)."""
+    if not np.iscomplexobj(a) or not np.isinf(a).any():
+        return sign, logabs
+    flat = a.reshape((-1,) + a.shape[-2:])
+    sign, logabs = np.array(sign).reshape(-1), np.array(logabs).reshape(-1)
+    for i, m in enumerate(flat):
+        if np.isinf(m).any() and not np.isnan(m).any():
+            sign[i], logabs[i] = complex(np.nan, np.nan), _naive_lu_logabsdet(m)
+    return sign.reshape(a.shape[:-2]), logabs.reshape(a.shape[:-2])
+
+
 def _slogdet(A: Tensor, out, _rtype):
     """linalg.slogdet, or torch.slogdet with ``_rtype`` its return type (the same errors otherwise)."""
     _square("slogdet", A, "low")
@@ -199,6 +229,8 @@ def _slogdet(A: Tensor, out, _rtype):
         sign, logabs = xp.linalg.slogdet(A._data)
         sign = _signed_zeros(A, xp.asarray(sign, A._dtype.np))
         sign, logabs = _slogdet_of_nan(xp, A._data, sign, logabs)
+        if xp is np:
+            sign, logabs = _slogdet_of_complex_inf(A._data, sign, logabs)
     s = _wrap(xp.asarray(sign, A._dtype.np), A._dtype, A._device)
     la = _wrap(xp.asarray(logabs, A._dtype.to_real().np), A._dtype.to_real(), A._device)
     if A._rg and _gm.enabled:  # PyTorch's sign carries the node too (it only moves for complex A)
@@ -586,14 +618,10 @@ def matrix_rank(
     if hermitian:
         S = np.abs(np.asarray(eigvalsh(A.detach())._data))
     else:
-        from .decompositions import svd_finite_check
+        from .decompositions import svd_numpy
 
-        svd_finite_check(np.asarray(A._data))
-        S = (
-            np.linalg.svd(np.asarray(A._data), compute_uv=False)
-            if A.numel()
-            else np.zeros(A.shape[:-2] + (0,))
-        )
+        a = np.asarray(A._data)
+        S = svd_numpy(a, compute_uv=False) if A.numel() else np.zeros(A.shape[:-2] + (0,))
     rt = A._dtype.to_real().np
     m, n = A.shape[-2:]
     default = np.asarray(np.finfo(rt).eps * max(m, n), rt)

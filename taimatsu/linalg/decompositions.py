@@ -306,22 +306,33 @@ _SvdNode = node_class("LinalgSvdBackward0", _svd_vjp, materialize=False)
 _SvdvalsNode = node_class("LinalgSvdBackward0", _svdvals_vjp)
 
 
-def svd_finite_check(a) -> None:
-    """PyTorch's LinAlgError for an SVD of non-finite input (NumPy's own LinAlgError would leak)."""
+def svd_numpy(a: np.ndarray, full_matrices: bool = False, compute_uv: bool = True):
+    """NumPy's SVD with PyTorch's answers for non-finite input, whatever the LAPACK: a matrix
+    holding NaN raises PyTorch's LinAlgError (NumPy's own would leak); one holding inf (and no
+    NaN) has NaN singular values, as PyTorch's MKL build returns (so matrix_rank counts 0 and
+    cond is NaN). Its U and Vh are NaN too: MKL's are an artefact of its path (a permutation
+    for some matrices, NaN for others), not something to reproduce."""
     for i, m in _each(a):
-        if not np.isfinite(m).all():
+        if np.isnan(m).any():
             raise _LinAlgError("linalg.svd: " + _batch_msg(i, a.ndim > 2, (
                 "The algorithm failed to converge because the input matrix contained non-finite values."
             )))  # fmt: skip
+    inf = np.isinf(a).any((-2, -1)) if a.size else np.zeros(a.shape[:-2], bool)
+    if inf.any():
+        a = np.where(inf[..., None, None], 0, a)  # decomposed as zeros, then NaN-filled
+    out = np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if inf.any():
+        for x in out if compute_uv else (out,):
+            x[inf] = np.nan
+    return out
 
 
 def _svd_arrays(A, full, uv=True):
     a = np.asarray(A._data)
-    svd_finite_check(a)
     rt = A._dtype.to_real()
     if not uv:
-        return None, _t(np.linalg.svd(a, compute_uv=False), rt, A), None
-    u, s, vh = np.linalg.svd(a, full_matrices=full)
+        return None, _t(svd_numpy(a, compute_uv=False), rt, A), None
+    u, s, vh = svd_numpy(a, full_matrices=full)
     return _t(u, A._dtype, A), _t(s, rt, A), _t(vh, A._dtype, A)
 
 

@@ -29,7 +29,7 @@ from .decompositions import (
     _return_type,
     _t,
     _tangents,
-    svd_finite_check,
+    svd_numpy,
 )
 
 _LU = _return_type("linalg_lu_factor", ("LU", "pivots"))
@@ -277,8 +277,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
         winv = np.where(s > thr, 1 / np.where(s > thr, w, 1), 0)
         p = (v * winv[..., None, :]) @ np.conj(np.swapaxes(v, -1, -2))
     else:
-        svd_finite_check(a)
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = svd_numpy(a)
         smax = s.max(-1, keepdims=True) if s.shape[-1] else s
         thr = np.maximum(at[..., None], rt[..., None] * smax)
         sinv = np.where(s > thr, 1 / np.where(s > thr, s, 1), 0)
