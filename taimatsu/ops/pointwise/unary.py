@@ -21,6 +21,7 @@ from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
+from ...backend.float32_math import atanh as f32atanh
 from ...backend.float32_math import emulated, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
@@ -169,7 +170,10 @@ acosh, acosh_ = unary(
     "acosh", rounded_once(lambda xp, a: xp.arccosh(a)), lambda x, out: (x * x - 1).rsqrt()
 )
 atanh, atanh_ = unary(
-    "atanh", rounded_once(lambda xp, a: xp.arctanh(a)), lambda x, out: (1 - x * x).reciprocal()
+    "atanh",
+    # float32 CPU: SLEEF's atanhf_u10 replayed (PyTorch's kernel; not correctly rounded near 0)
+    emulated(f32atanh.atanhf)(rounded_once(lambda xp, a: xp.arctanh(a))),
+    lambda x, out: (1 - x * x).reciprocal(),
 )
 reciprocal, reciprocal_ = unary(
     "reciprocal", lambda xp, a: xp.reciprocal(a), lambda x, out: -out * out, saves=("out",)
