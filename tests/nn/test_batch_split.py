@@ -69,7 +69,8 @@ def test_max_pool2d_split(forced_split, kw, nan):
         return [t.detach(), ti, *tm.autograd.grad(t, tx, T(g))]
 
     ours = _at_1_and_2_threads(run)
-    assert forced_split  # the forward was split at two threads
+    # the forward, and the backward's scatter where the windows are disjoint, were split
+    assert len(forced_split) >= (2 if kw == {"kernel_size": 2} else 1)
     np.testing.assert_array_equal(ours[0], o.detach().numpy())
     np.testing.assert_array_equal(ours[1], oi.numpy())
     close(ours[2], og.numpy(), rtol=1e-6, atol=1e-6)

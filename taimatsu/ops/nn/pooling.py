@@ -487,6 +487,29 @@ def _first_equal(xp, taps, best):
     return tap
 
 
+def _scatter_winners(xp, g, index, in_shape):
+    """``g`` written at the flat (h * W + w) winner ``index`` of each (H, W) plane, zero
+    elsewhere: one indexed assignment per half of the planes (two threads for a large batch)."""
+    hw = in_shape[-2] * in_shape[-1]
+    planes = index.size // (index.shape[-2] * index.shape[-1])
+    gx = xp.empty(in_shape, g.dtype)
+    gx2, idx2, g2 = gx.reshape(planes, hw), index.reshape(planes, -1), g.reshape(planes, -1)
+
+    def part(lo, hi):
+        out = gx2[lo:hi]
+        out[...] = 0
+        flat = idx2[lo:hi] + (xp.arange(hi - lo) * hw)[:, None]
+        out.reshape(-1)[flat.reshape(-1)] = g2[lo:hi].reshape(-1)
+
+    if xp is np:
+        from ...backend.parallel import PASS_WORK, halves
+
+        halves(part, planes, gx.size * PASS_WORK)
+    else:
+        part(0, planes)
+    return gx
+
+
 def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, dilation):
     """Max pooling's input gradient: the output gradient written at each window's winner.
 
@@ -501,12 +524,9 @@ def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, d
         p == 0 and (o - 1) * s + d * (k - 1) + 1 <= n
         for p, o, s, d, k, n in zip(padding, (ho, wo), stride, dilation, kernel, (h, w))
     )
-    gx = xp.zeros(in_shape, g.dtype)
     if disjoint and inside:
-        planes = index.size // (ho * wo)
-        flat = index.reshape(planes, -1) + (xp.arange(planes) * (h * w))[:, None]
-        gx.reshape(-1)[flat.reshape(-1)] = g.reshape(-1)
-        return gx
+        return _scatter_winners(xp, g, index, in_shape)
+    gx = xp.zeros(in_shape, g.dtype)
     rows = _nn._tap_ranges(h, kernel[0], stride[0], dilation[0], padding[0], ho)
     cols = _nn._tap_ranges(w, kernel[1], stride[1], dilation[1], padding[1], wo)
     zero = g.dtype.type(0)
