@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from ._shared_memory import SUPPORTED, map_memory, unmap_memory
+from ._shared_memory import SUPPORTED, Mapping
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 # Python's mmap module names it from 3.13 on; Linux's value (other systems: no such flag, and
@@ -34,30 +34,13 @@ NO_DATA = "Cannot copy out of meta tensor; no data!"
 _MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform == "linux" else 0)
 
 
-class ZeroPages:
-    """An anonymous private mapping of ``nbytes``, unmapped when the last array over it goes."""
+class ZeroPages(Mapping):
+    """An anonymous private mapping of ``nbytes`` (zero pages, none reserved until written)."""
 
-    __slots__ = ("_addr", "nbytes")
+    __slots__ = ()
 
     def __init__(self, nbytes: int) -> None:
-        self._addr = None
-        self.nbytes = nbytes
-        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE
-        self._addr = map_memory(max(nbytes, 1), flags, -1)
-
-    @property
-    def __array_interface__(self) -> dict:
-        return {
-            "data": (self._addr, False),
-            "shape": (self.nbytes,),
-            "typestr": "|u1",
-            "version": 3,
-        }
-
-    def __del__(self) -> None:
-        if self._addr is not None:
-            unmap_memory(self._addr, max(self.nbytes, 1))
-            self._addr = None
+        super().__init__(nbytes, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_NORESERVE)
 
 
 def meta_array(shape: tuple, dtype: np.dtype, order=None) -> np.ndarray:

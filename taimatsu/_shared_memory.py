@@ -48,18 +48,15 @@ def unmap_memory(addr: int, length: int) -> None:
     _libc.munmap(addr, length)
 
 
-class Segment:
-    """One mapping of a shared file; NumPy arrays over it keep it (and its descriptor) alive."""
+class Mapping:
+    """``nbytes`` of mmap(2)ed memory seen by NumPy as bytes (``np.asarray(mapping)``); the arrays
+    over it keep it alive, and it is unmapped when the last of them goes."""
 
-    __slots__ = ("__weakref__", "_addr", "fd", "nbytes")
+    __slots__ = ("__weakref__", "_addr", "nbytes")
 
-    def __init__(self, fd: int, nbytes: int) -> None:
-        self.fd, self.nbytes, self._addr = fd, nbytes, None
-        try:
-            self._addr = map_memory(max(nbytes, 1), mmap.MAP_SHARED, fd)  # none of 0 bytes
-        except BaseException:
-            os.close(fd)
-            raise
+    def __init__(self, nbytes: int, flags: int, fd: int = -1) -> None:
+        self._addr, self.nbytes = None, nbytes
+        self._addr = map_memory(max(nbytes, 1), flags, fd)  # mmap(2) maps none of 0 bytes
 
     @property
     def __array_interface__(self) -> dict:
@@ -74,6 +71,24 @@ class Segment:
         if self._addr is not None:
             unmap_memory(self._addr, max(self.nbytes, 1))
             self._addr = None
+
+
+class Segment(Mapping):
+    """One mapping of a shared file; NumPy arrays over it keep it (and its descriptor) alive."""
+
+    __slots__ = ("fd",)
+
+    def __init__(self, fd: int, nbytes: int) -> None:
+        self.fd = fd
+        try:
+            super().__init__(nbytes, mmap.MAP_SHARED, fd)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def __del__(self) -> None:
+        if self._addr is not None:
+            super().__del__()
             os.close(self.fd)
 
 
