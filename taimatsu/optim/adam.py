@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor.core import Tensor
+from ..backend import fused
 from ..ops.pointwise.comparison import maximum
 from ._foreach import adam_arrays, eligible, flat_group, run_blocks, use_flat
 from .optimizer import (
@@ -137,6 +138,11 @@ def _numbers(group, step: float) -> dict:
 def _update(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
     """One Adam update of ``p`` (a parameter, or a group's parameters end to end) at ``step``,
     in place; True when ``p`` was also decayed in place (AdamW's weight decay)."""
+    if p._device.type == "cuda":
+        extra = () if max_sq is None else (max_sq,)
+        arrays = [t._data for t in (p, grad, exp_avg, exp_avg_sq, *extra)]
+        if fused.fusable(*arrays, differentiable=group["differentiable"]):
+            return _update_fused(group, p, grad, exp_avg, exp_avg_sq, max_sq, step)
     beta1, beta2 = group["betas"]
     lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
     decayed = False
@@ -185,3 +191,19 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups:
             group["decoupled_weight_decay"] = True
+
+
+def _update_fused(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
+    """``_update`` on CUDA tensors as one fused kernel (backend/fused.py), with the version
+    counters the Tensor ops would leave."""
+    from ..backend import cupy_on
+
+    h = _numbers(group, step)
+    cp = cupy_on(p._device)
+    fused.adam_update(cp, p._data, grad._data, exp_avg._data, exp_avg_sq._data,
+                      None if max_sq is None else max_sq._data, h)  # fmt: skip
+    decayed = h["decoupled"] and h["weight_decay"] != 0
+    for t, times in ((p, 2 if decayed else 1), (exp_avg, 1), (exp_avg_sq, 2), (max_sq, 1)):
+        if t is not None:
+            t._vc[0] += times
+    return decayed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..backend import fused
 from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat
 from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
@@ -51,12 +52,33 @@ class SGD(Optimizer):
         for i, group in enumerate(self.param_groups):
             if not (use_flat(group) and self._flat_step(i, group)):
                 for p in group["params"]:
-                    if p.grad is not None:
+                    if p.grad is not None and not self._fused_step(group, p):
                         p.add_(
                             self._direction(group, p, p.grad, self.state),
                             alpha=-_value(group["lr"]),
                         )
         return loss
+
+    def _fused_step(self, group, p) -> bool:
+        """A CUDA parameter with a momentum buffer takes one fused kernel (backend/fused.py)
+        for ``_direction`` and the update, bumping the versions the Tensor ops would; False
+        (nothing done) elsewhere."""
+        if p._device.type != "cuda" or group["momentum"] == 0:
+            return False
+        buf = self.state[p].get("momentum_buffer")
+        if buf is None or not fused.fusable(
+            p._data, p.grad._data, buf._data, differentiable=group["differentiable"]
+        ):
+            return False
+        from ..backend import cupy_on
+
+        cp = cupy_on(p._device)
+        g = -p.grad._data if group["maximize"] else p.grad._data
+        h = {k: group[k] for k in ("weight_decay", "momentum", "dampening", "nesterov")}
+        fused.sgd_momentum_update(cp, p._data, g, buf._data, dict(h, lr=_value(group["lr"])))
+        p._vc[0] += 1
+        buf._vc[0] += 2
+        return True
 
     def _direction(self, group, p, grad, state_of):
         """The update direction for ``p`` (a parameter, or a group's parameters end to end):

@@ -18,6 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend import fused
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
@@ -80,15 +81,22 @@ def _where(x, cond, a, b):
 
 
 # ---- GELU ------------------------------------------------------------------------------------
+_FUSED = (np.dtype(np.float32), np.dtype(np.float64))  # dtypes of the CUDA fused kernels
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 
 def _gelu_fwd(xp, x, approximate):
+    if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel
+        return (fused.gelu_tanh if approximate == "tanh" else fused.gelu_erf)(xp, x)
     if approximate == "tanh":
+
+        def formula(a):
+            return 0.5 * a * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (a + 0.044715 * (a * a * a))))
+
         if xp is np and x.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's tanhf
-            return f32_run(f32_activation.gelu_tanh, x)
-        return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
+            return f32_run(f32_activation.gelu_tanh, x, scalar=formula)
+        return formula(x)
     if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
         return in_float64(gelu_erf, x)
@@ -115,6 +123,8 @@ def _gelu_tanh_deriv64(xp, x):
 
 
 def _gelu_array_deriv(xp, x, out, approximate):
+    if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel, no host read of `bad`
+        return (fused.gelu_tanh_grad if approximate == "tanh" else fused.gelu_erf_grad)(xp, x)
     if approximate == "tanh":  # float32 on the CPU: in float64, rounded once
         return rounded(xp, lambda a: _gelu_tanh_deriv64(xp, a), x)
     if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
@@ -168,6 +178,8 @@ def _silu_deriv(x, out):
 
 @emulated(f32_activation.silu)
 def _silu_fwd(xp, x):
+    if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel
+        return fused.silu(xp, x)
     return x / (1 + _exp(xp, -x))
 
 
@@ -188,7 +200,7 @@ def _mish_fwd(xp, x):
     return x * rounded(xp, xp.tanh, _softplus_arr(xp, x))
 
 
-@emulated(f32_activation.log_sigmoid)
+@emulated(f32_activation.log_sigmoid, scalar_loop=False)  # its kernel has no scalar loop
 def _logsigmoid_fwd(xp, x):
     return xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x)))
 
