@@ -3,10 +3,9 @@
 Without CuPy or a GPU every call answers as PyTorch's CPU-only build does (``is_available()``
 False, ``device_count()`` 0, the memory queries 0, the rest PyTorch's error). With a GPU:
 
-- devices are CuPy's; ``set_device`` / ``with torch.cuda.device(i)`` also make ``i`` CuPy's
-  current device, where new arrays are allocated and kernels run. Deviation: an op does not
-  switch to its inputs' device by itself (PyTorch's device guard); run work on ``cuda:1`` inside
-  ``with torch.cuda.device(1):``.
+- devices are CuPy's; ``set_device`` / ``with torch.cuda.device(i)`` choose where new
+  tensors go; an op runs on its inputs' GPU whatever the current device (``backend.cupy_on``,
+  PyTorch's device guard).
 - ``Stream`` / ``Event`` wrap ``cupy.cuda.Stream`` / ``cupy.cuda.Event``; ``with
   torch.cuda.stream(s):`` makes ``s`` CuPy's current stream, so kernels launched inside run on it.
 - the memory statistics come from CuPy's default memory pool (PyTorch's caching allocator's
