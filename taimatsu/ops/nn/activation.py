@@ -90,13 +90,9 @@ def _gelu_fwd(xp, x, approximate):
     if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel
         return (fused.gelu_tanh if approximate == "tanh" else fused.gelu_erf)(xp, x)
     if approximate == "tanh":
-
-        def formula(a):
-            return 0.5 * a * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (a + 0.044715 * (a * a * a))))
-
         if xp is np and x.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's tanhf
-            return f32_run(f32_activation.gelu_tanh, x, scalar=formula)
-        return formula(x)
+            return f32_run(f32_activation.gelu_tanh, x)
+        return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
     if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
         # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
         return in_float64(gelu_erf, x)
@@ -200,7 +196,7 @@ def _mish_fwd(xp, x):
     return x * rounded(xp, xp.tanh, _softplus_arr(xp, x))
 
 
-@emulated(f32_activation.log_sigmoid, scalar_loop=False)  # its kernel has no scalar loop
+@emulated(f32_activation.log_sigmoid)
 def _logsigmoid_fwd(xp, x):
     return xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x)))
 
