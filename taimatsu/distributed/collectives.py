@@ -296,6 +296,32 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
     return _finish(pg, "all_gather_into_tensor", [req], lambda: _mpi.write_back(output_tensor, out), [output_tensor], async_op)  # fmt: skip
 
 
+# gather's and scatter's list of tensors on the root: its argument name, the root's role, and the
+# word Gloo's size message uses for it.
+_ROOT_LISTS = {"gather": ("gather_list", "destination", "output"), "scatter": ("scatter_list", "source", "input")}  # fmt: skip
+
+
+def _check_root_list(pg, op: str, tensor, tensors, root: int) -> bool:
+    """PyTorch's checks of gather's/scatter's list (given on the root only, one same-dtype tensor
+    per rank) and of the tensor's shape on every rank; whether this rank is the root."""
+    name, role, side = _ROOT_LISTS[op]
+    mine = pg.rank() == root
+    if mine:
+        if tensors is None:
+            raise ValueError(f"Argument ``{name}`` must be specified on {role} rank.")
+        _check_tensor_list(tensors, name)
+        if len(tensors) != pg.size():
+            raise RuntimeError(
+                f"ProcessGroupGloo::{op}: Incorrect {side} list size {len(tensors)}. "
+                f"{side.capitalize()} list size should be {pg.size()}, same as size of the process group."
+            )
+        _same_dtype(tensor, *tensors)
+    elif tensors:
+        raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
+    check_same_on_all_ranks(pg, op, tuple(tensor.shape), str(tensor.dtype))
+    return mine
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False, group_dst=None):  # fmt: skip
     """``gather_list[i]`` on ``dst`` = rank i's ``tensor``; other ranks pass no list."""
     _check_tensor(tensor)
@@ -303,20 +329,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
     if pg is None:
         return None
     root = _root(pg, dst, group_dst, "dst", "gather")
-    mine = pg.rank() == root
-    if mine:
-        if gather_list is None:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_tensor_list(gather_list, "gather_list")
-        if len(gather_list) != pg.size():
-            raise RuntimeError(
-                f"ProcessGroupGloo::gather: Incorrect output list size {len(gather_list)}. "
-                f"Output list size should be {pg.size()}, same as size of the process group."
-            )
-        _same_dtype(tensor, *gather_list)
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")  # fmt: skip
-    check_same_on_all_ranks(pg, "gather", tuple(tensor.shape), str(tensor.dtype))
+    mine = _check_root_list(pg, "gather", tensor, gather_list, root)
     arr = _mpi.host_array(tensor)
     out = np.empty((pg.size(), *arr.shape), dtype=arr.dtype) if mine else None
     recv = _byte_spec(out) if mine else None
@@ -337,20 +350,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
     if pg is None:
         return None
     root = _root(pg, src, group_src, "src", "scatter")
-    mine = pg.rank() == root
-    if mine:
-        if scatter_list is None:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_tensor_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise RuntimeError(
-                f"ProcessGroupGloo::scatter: Incorrect input list size {len(scatter_list)}. "
-                f"Input list size should be {pg.size()}, same as size of the process group."
-            )
-        _same_dtype(tensor, *scatter_list)
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-    check_same_on_all_ranks(pg, "scatter", tuple(tensor.shape), str(tensor.dtype))
+    mine = _check_root_list(pg, "scatter", tensor, scatter_list, root)
     arr = _mpi.host_array(tensor)
     send = None
     if mine:
