@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._layout import sparse_coo, sparse_csr
-from .core import Tensor, _new, _tensor_str
+from .core import Tensor, _tensor_str, _wrap
 
 _NOT_RUN = (
     "Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be because "
@@ -121,23 +121,17 @@ class SparseData:
         )
 
 
+_NO_ARRAY = np.empty(0, np.uint8)
+
+
 def make_sparse(data: SparseData, dtype: D.dtype, device) -> SparseTensor:
-    """Wrap a payload (no copy, no checks): the one constructor sparse ops use."""
+    """Wrap a payload (no copy, no checks): the one constructor sparse ops use. The fields are
+    a dense tensor's (``core._wrap``: no grad, version 0, an inference tensor in inference mode,
+    as PyTorch's sparse ones are), under the sparse class (the same slots: no layout change)."""
     data.device = device
-    t = _new(SparseTensor)
+    t = _wrap(_NO_ARRAY, dtype, device)
+    t.__class__ = SparseTensor
     t._data = data
-    t._dtype = dtype
-    t._device = device
-    t._rg = False
-    t._grad_fn = None
-    t._grad = None
-    t._vc = [0]
-    t._base = None
-    t._storage = None
-    t._output_nr = 0
-    t._hooks = None
-    t._accum = None
-    t._fw = None
     return t
 
 

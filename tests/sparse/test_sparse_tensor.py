@@ -598,3 +598,14 @@ def test_gnn_idiom_gradients_match_the_dense_computation(which):
 
 
 RNG_SHAPES = RNG.standard_normal(12).astype(np.float32)
+
+
+@pytest.mark.parametrize("make", [lambda L: coo(L), lambda L: coo(L).to_sparse_csr()])
+def test_made_in_inference_mode_is_an_inference_tensor(make):
+    def run(lib):
+        with lib.inference_mode():
+            s = make(lib)
+        return s.is_inference(), s.requires_grad, s.layout is lib.sparse_csr
+
+    ours, theirs = both(run)
+    assert ours == theirs
