@@ -19,6 +19,11 @@ from bench_core import fmt_time, numpy_blas_threads, taimatsu, time_per_step, to
 
 N = 4 << 20
 
+def _gelu_fwd_bwd(T, x):
+    x = x.detach().requires_grad_()
+    return T.autograd.grad(T.nn.functional.gelu(x), x, x)
+
+
 FUNCTIONS = {
     "exp": lambda T, x: T.exp(x),
     "tanh": lambda T, x: T.tanh(x),
@@ -36,6 +41,11 @@ FUNCTIONS = {
     "gelu tanh": lambda T, x: T.nn.functional.gelu(x, approximate="tanh"),
     "logaddexp": lambda T, x: T.logaddexp(x, x),
     "2 ** x": lambda T, x: 2.0**x,
+    "gelu fwd+bwd": lambda T, x: _gelu_fwd_bwd(T, x),
+    "log1p": lambda T, x: T.log1p(x.abs()),
+    "atanh": lambda T, x: T.atanh(x / 8.5),
+    "atan2": lambda T, x: T.atan2(x, x),
+    "erfinv": lambda T, x: T.erfinv(x / 8.5),
     "softmax": lambda T, x: T.softmax(x.view(-1, 1024), -1),
     "log_softmax": lambda T, x: T.log_softmax(x.view(-1, 1024), -1),
 }
