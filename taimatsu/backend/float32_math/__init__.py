@@ -22,16 +22,19 @@ import numpy as np
 _F32 = np.dtype(np.float32)
 
 
-def emulated(kernel):
-    """``forward(xp, a, *params)`` running ``kernel(a, *params)`` for a float32 NumPy array (block
-    by block for a large contiguous one: cache-sized float64 temporaries, two threads as
-    ``backend.parallel.blockwise`` allows) and ``fallback`` otherwise."""
+def emulated(kernel, scalar_loop: bool = True):
+    """``forward(xp, a, *params)`` running ``kernel(a, *params)`` for a float32 NumPy array, with
+    ``fallback`` (the op's formula around correctly rounded functions) where PyTorch runs its
+    scalar loop (``run``; ``scalar_loop=False``: a kernel that has none), and ``fallback`` for
+    other arrays."""
 
     def wrap(fallback):
         def forward(xp, a, *params):
             if xp is not np or a.dtype != _F32:
                 return fallback(xp, a, *params)
-            return run(kernel, a, *params)
+            if not scalar_loop:
+                return run(kernel, a, *params)
+            return run(kernel, a, *params, scalar=lambda b: fallback(xp, b, *params))
 
         forward.__doc__ = fallback.__doc__
         return forward
@@ -39,16 +42,56 @@ def emulated(kernel):
     return wrap
 
 
-def run(kernel, a, *params):
-    """``kernel(a, *params)`` for a float32 NumPy array, blockwise when large and contiguous."""
+# PyTorch's elementwise CPU loops (``cpu_kernel_vec``) split a tensor of at least GRAIN elements
+# into one chunk per thread; each chunk runs two SIMD vectors at a time and its last
+# ``len % (2 * lanes)`` elements (all of a shorter chunk) through the scalar function, which
+# calls glibc (``std::exp``...: correctly rounded) instead of SLEEF. A tensor that is not
+# contiguous in memory order runs the scalar function throughout.
+GRAIN = 32768
+
+
+def _scalar_ranges(n: int):
+    """The [lo, hi) ranges of a contiguous n-element loop that PyTorch runs through its scalar
+    function, for the current ``torch.get_num_threads()``."""
+    from ..threads import get_num_threads
+    from .softmax import LANES
+
+    if n == 0:
+        return []
+    tasks = 1 if n < GRAIN else max(1, min(get_num_threads(), -(-n // GRAIN)))
+    chunk = -(-n // tasks)
+    ranges = []
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        tail = (hi - lo) % (2 * LANES) if hi - lo >= 2 * LANES else hi - lo
+        if tail:
+            ranges.append((hi - tail, hi))
+    return ranges
+
+
+def run(kernel, a, *params, scalar=None):
+    """``kernel(a, *params)`` for a float32 NumPy array, blockwise when large. With ``scalar``
+    (``scalar(b)``: PyTorch's scalar loop on the elements ``b``), the elements PyTorch does not
+    vectorise take it instead (see ``_scalar_ranges``)."""
     from ..parallel import BLOCK, blockwise
 
+    if scalar is not None:
+        if a.flags.f_contiguous and not a.flags.c_contiguous:  # memory order: its transpose
+            return run(kernel, a.T, *params, scalar=scalar).T
+        if not a.flags.c_contiguous or a.ndim == 0:
+            return np.asarray(scalar(a), _F32)
     if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
         return run(kernel, a.reshape(1), *params).reshape(())
     a = np.ascontiguousarray(a)
     if a.size >= 2 * BLOCK:
-        return blockwise(lambda b: kernel(b, *params), a, _F32)
-    return np.asarray(kernel(a, *params), _F32)
+        r = blockwise(lambda b: kernel(b, *params), a, _F32)
+    else:
+        r = np.asarray(kernel(a, *params), _F32)
+    if scalar is not None:
+        fa, fr = a.reshape(-1), r.reshape(-1)
+        for lo, hi in _scalar_ranges(fa.size):
+            fr[lo:hi] = scalar(fa[lo:hi])
+    return r
 
 
 def run2(kernel, a, b):

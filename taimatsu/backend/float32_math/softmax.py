@@ -54,11 +54,11 @@ def _lane_sum(e):
     # A reduction over the middle axis adds the vectors one after another (no pairwise sum).
     acc = np.add.reduce(e[:, :full].reshape(rows, -1, LANES), axis=1)
     acc[:, : n - full] += e[:, full:]
-    lane = np.arange(LANES)
-    step = LANES // 2
-    while step:
-        acc = acc + acc[:, lane ^ step]
-        step //= 2
+    # Fold lane i with lane i ^ half, half = LANES/2, ..., 1: only the low half feeds lane 0.
+    half = LANES // 2
+    while half:
+        acc = acc[:, :half] + acc[:, half : 2 * half]
+        half //= 2
     return acc[:, 0]
 
 

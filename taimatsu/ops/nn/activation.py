@@ -196,7 +196,7 @@ def _mish_fwd(xp, x):
     return x * rounded(xp, xp.tanh, _softplus_arr(xp, x))
 
 
-@emulated(f32_activation.log_sigmoid)
+@emulated(f32_activation.log_sigmoid, scalar_loop=False)  # its kernel has no scalar loop
 def _logsigmoid_fwd(xp, x):
     return xp.minimum(x, 0) - _log1p(xp, _exp(xp, -xp.abs(x)))
 
@@ -239,7 +239,7 @@ leaky_relu, leaky_relu_ = activation(
 )
 
 
-@emulated(f32_activation.elu)
+@emulated(f32_activation.elu, scalar_loop=False)  # (its scalar loop: glibc's expm1f)
 def _elu_fwd(xp, x, alpha, scale, input_scale):
     neg = rounded(xp, xp.expm1, xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, neg)

@@ -114,16 +114,28 @@ _POW_SPECIAL = {
 }
 
 
+def _pow64(a, b):
+    """PyTorch's scalar loop: glibc's powf, correctly rounded (float64, rounded once)."""
+    with np.errstate(all="ignore"):
+        return np.power(
+            np.float64(a) if np.isscalar(a) else a.astype(np.float64),
+            np.float64(b) if np.isscalar(b) else b.astype(np.float64),
+        ).astype(_F32)
+
+
 def _powf(a, b):
     """float32 pow as PyTorch's CPU kernels compute it: SLEEF's powf (``backend.float32_math.pow``),
     NumPy's float32 loop is 1 ulp off in ~20% of elements. A Python scalar is float32 first."""
     if not isinstance(b, np.ndarray):
         e = np.float32(b)
         special = _POW_SPECIAL.get(float(e))
-        return special(a) if special is not None else f32_run(lambda d: powf(d, e), a)
+        if special is not None:
+            return special(a)
+        # the scalar loop raises to the double exponent: std::pow(float, double)
+        return f32_run(lambda d: powf(d, e), a, scalar=lambda d: _pow64(d, float(b)))
     if not isinstance(a, np.ndarray):
         base = np.float32(a)
-        return f32_run(lambda d: powf(base, d), b)
+        return f32_run(lambda d: powf(base, d), b, scalar=lambda d: _pow64(base, d))
     return f32_run2(powf, *np.broadcast_arrays(a, b))
 
 

@@ -155,10 +155,14 @@ atan, atan_ = unary(
 )
 # float32 CPU expm1/sinh/cosh: SLEEF's algorithms, as PyTorch's Vectorized<float> runs them.
 sinh, sinh_ = unary(
-    "sinh", emulated(f32m.sinhf)(rounded_once(lambda xp, a: xp.sinh(a))), lambda x, out: x.cosh()
+    "sinh",
+    emulated(f32m.sinhf, scalar_loop=False)(rounded_once(lambda xp, a: xp.sinh(a))),
+    lambda x, out: x.cosh(),
 )
 cosh, cosh_ = unary(
-    "cosh", emulated(f32m.coshf)(rounded_once(lambda xp, a: xp.cosh(a))), lambda x, out: x.sinh()
+    "cosh",
+    emulated(f32m.coshf, scalar_loop=False)(rounded_once(lambda xp, a: xp.cosh(a))),
+    lambda x, out: x.sinh(),
 )
 tanh, tanh_ = unary(
     "tanh", rounded_once(lambda xp, a: xp.tanh(a)), lambda x, out: 1 - out * out, saves=("out",)
@@ -184,10 +188,14 @@ reciprocal, reciprocal_ = unary(
 def _sigmoid(xp, a):
     if a.dtype.kind == "c":
         return 1 / (1 + xp.exp(-a))
-    if xp is np and a.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's expf
-        return run(f32_activation.sigmoid, a)
+
     # PyTorch's arithmetic around one exp, whose overflow to inf gives the limit 0.
-    return 1 / (1 + rounded(xp, xp.exp, -a))
+    def formula(b):
+        return 1 / (1 + rounded(xp, xp.exp, -b))
+
+    if xp is np and a.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's expf
+        return run(f32_activation.sigmoid, a, scalar=formula)
+    return formula(a)
 
 
 sigmoid, sigmoid_ = unary("sigmoid", _sigmoid, lambda x, out: out * (1 - out), saves=("out",))
