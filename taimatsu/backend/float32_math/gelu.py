@@ -59,9 +59,12 @@ _IDX_BIAS = np.uint32(0xC21FFFFF).view(np.int32)  # added to the bits of |x|, th
 _RBOUND = np.uint32(0x40B15CEE).view(np.float32)  # beyond it erf(x / sqrt(2)) is 1
 
 
+_SIGN = np.uint32(0x80000000)
+
+
 def _with_sign_of(p, x):
-    # The kernels flip p's sign bit where x is negative (an xor, not a copysign).
-    return np.where(np.signbit(x), -p, p)
+    # The kernels flip p's sign bit where x is negative (an xor, not a copysign); float32 arrays.
+    return (p.view(np.uint32) ^ (x.view(np.uint32) & _SIGN)).view(np.float32)
 
 
 def _bits(h: int) -> np.float32:
