@@ -21,76 +21,66 @@ def _warn(old: str, new: str, device: str) -> None:
     )
 
 
-class CPUAutocast(_autocast):
-    """``torch.cpu.amp.autocast``: ``torch.autocast("cpu", ...)`` with a FutureWarning."""
+def _autocast_for(device: str, default_dtype: D.dtype, name: str) -> type:
+    """``torch.<device>.amp.autocast``: ``torch.autocast(device, ...)`` with a FutureWarning."""
 
-    def __init__(
-        self, enabled: bool = True, dtype: D.dtype = D.bfloat16, cache_enabled: bool = True
-    ) -> None:
-        _warn("autocast", "autocast", "cpu")
-        super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+    class DeviceAutocast(_autocast):
+        def __init__(
+            self, enabled: bool = True, dtype: D.dtype = default_dtype, cache_enabled: bool = True
+        ) -> None:
+            _warn("autocast", "autocast", device)
+            super().__init__(device, enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
-
-class CUDAAutocast(_autocast):
-    """``torch.cuda.amp.autocast``: ``torch.autocast("cuda", ...)`` with a FutureWarning."""
-
-    def __init__(
-        self, enabled: bool = True, dtype: D.dtype = D.float16, cache_enabled: bool = True
-    ) -> None:
-        _warn("autocast", "autocast", "cuda")
-        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+    DeviceAutocast.__name__ = DeviceAutocast.__qualname__ = name
+    DeviceAutocast.__doc__ = f"``torch.{device}.amp.autocast``: ``torch.autocast({device!r}, ...)`` with a FutureWarning."
+    return DeviceAutocast
 
 
-class CPUGradScaler(_GradScaler):
-    """``torch.cpu.amp.GradScaler``: ``torch.amp.GradScaler("cpu", ...)`` with a FutureWarning."""
+def _grad_scaler_for(device: str, name: str) -> type:
+    """``torch.<device>.amp.GradScaler``: ``torch.amp.GradScaler(device, ...)`` with a FutureWarning
+    (for CUDA also PyTorch's "CUDA is not available" warning and disabling without a GPU)."""
 
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        _warn("GradScaler", "GradScaler", "cpu")
-        super().__init__("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+    class DeviceGradScaler(_GradScaler):
+        def __init__(
+            self,
+            init_scale: float = 2.0**16,
+            growth_factor: float = 2.0,
+            backoff_factor: float = 0.5,
+            growth_interval: int = 2000,
+            enabled: bool = True,
+        ) -> None:
+            _warn("GradScaler", "GradScaler", device)
+            super().__init__(
+                device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
+            )
+
+    DeviceGradScaler.__name__ = DeviceGradScaler.__qualname__ = name
+    DeviceGradScaler.__doc__ = f"``torch.{device}.amp.GradScaler``, with a FutureWarning."
+    return DeviceGradScaler
 
 
-class CUDAGradScaler(_GradScaler):
-    """``torch.cuda.amp.GradScaler``: ``torch.amp.GradScaler("cuda", ...)`` with a FutureWarning
-    (and PyTorch's "CUDA is not available" warning and disabling without a GPU)."""
+CPUAutocast = _autocast_for("cpu", D.bfloat16, "CPUAutocast")
+CUDAAutocast = _autocast_for("cuda", D.float16, "CUDAAutocast")
+CPUGradScaler = _grad_scaler_for("cpu", "CPUGradScaler")
+CUDAGradScaler = _grad_scaler_for("cuda", "CUDAGradScaler")
 
-    def __init__(
-        self,
-        init_scale: float = 2.0**16,
-        growth_factor: float = 2.0,
-        backoff_factor: float = 0.5,
-        growth_interval: int = 2000,
-        enabled: bool = True,
-    ) -> None:
-        _warn("GradScaler", "GradScaler", "cuda")
-        super().__init__(
-            "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
-        )
+
+def _warn_cuda_custom(kind: str) -> None:
+    warnings.warn(
+        f"`torch.cuda.amp.custom_{kind}(args...)` is deprecated. "
+        f"Please use `torch.amp.custom_{kind}(args..., device_type='cuda')` instead.",
+        FutureWarning,
+        stacklevel=3,
+    )
 
 
 def cuda_custom_fwd(fwd=None, *, cast_inputs=None):
     """``torch.cuda.amp.custom_fwd``: ``torch.amp.custom_fwd(..., device_type="cuda")``, warning."""
-    warnings.warn(
-        "`torch.cuda.amp.custom_fwd(args...)` is deprecated. "
-        "Please use `torch.amp.custom_fwd(args..., device_type='cuda')` instead.",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _warn_cuda_custom("fwd")
     return custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
 
 
 def cuda_custom_bwd(bwd):
     """``torch.cuda.amp.custom_bwd``: ``torch.amp.custom_bwd(..., device_type="cuda")``, warning."""
-    warnings.warn(
-        "`torch.cuda.amp.custom_bwd(args...)` is deprecated. "
-        "Please use `torch.amp.custom_bwd(args..., device_type='cuda')` instead.",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _warn_cuda_custom("bwd")
     return custom_bwd(bwd, device_type="cuda")
