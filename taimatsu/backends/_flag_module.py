@@ -6,6 +6,7 @@ each backend module swaps its class for a ``FlagModule`` subclass that lists its
 
 from __future__ import annotations
 
+import contextlib
 import types
 
 
@@ -19,3 +20,16 @@ class FlagModule(types.ModuleType):
         if setter is not None and not isinstance(value, bool):
             raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
         super().__setattr__(name, value)
+
+
+@contextlib.contextmanager
+def set_flags(module: types.ModuleType, **values):
+    """Set ``module``'s flags (in the order given) for a ``with`` block, then restore them."""
+    old = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(module, name, value)

@@ -8,10 +8,9 @@ defaults and type checks, and change no result.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
-from ._flag_module import FlagModule
+from ._flag_module import FlagModule, set_flags
 
 enabled = True
 benchmark = False
@@ -37,7 +36,6 @@ def is_acceptable(tensor) -> bool:
     return False
 
 
-@contextlib.contextmanager
 def flags(
     enabled=False,
     benchmark=False,
@@ -49,33 +47,11 @@ def flags(
 ):
     """Set every flag for the ``with`` block (PyTorch's defaults for those not given), then
     restore the previous values."""
-    mod = sys.modules[__name__]
-    names = (
-        "enabled",
-        "benchmark",
-        "benchmark_limit",
-        "deterministic",
-        "allow_tf32",
-        "fp32_precision",
-        "depthwise_kernel",
-    )
-    new = (
-        enabled,
-        benchmark,
-        benchmark_limit,
-        deterministic,
-        allow_tf32,
-        fp32_precision,
-        depthwise_kernel,
-    )
-    old = [getattr(mod, n) for n in names]
-    for n, v in zip(names, new):
-        setattr(mod, n, v)
-    try:
-        yield
-    finally:
-        for n, v in zip(names, old):
-            setattr(mod, n, v)
+    return set_flags(
+        sys.modules[__name__], enabled=enabled, benchmark=benchmark,
+        benchmark_limit=benchmark_limit, deterministic=deterministic, allow_tf32=allow_tf32,
+        fp32_precision=fp32_precision, depthwise_kernel=depthwise_kernel,
+    )  # fmt: skip
 
 
 class CudnnModule(FlagModule):

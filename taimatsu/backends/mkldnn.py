@@ -7,10 +7,9 @@ oneDNN; taimatsu's CPU kernels are NumPy's). ``enabled`` / ``deterministic`` / `
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
-from ._flag_module import FlagModule
+from ._flag_module import FlagModule, set_flags
 
 enabled = True
 deterministic = False
@@ -22,19 +21,12 @@ def is_available() -> bool:
     return True
 
 
-@contextlib.contextmanager
 def flags(enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
     """Set the flags for the ``with`` block, then restore the previous values."""
-    mod = sys.modules[__name__]
-    names = ("enabled", "deterministic", "allow_tf32", "fp32_precision")
-    old = [getattr(mod, n) for n in names]
-    for n, v in zip(names, (enabled, deterministic, allow_tf32, fp32_precision)):
-        setattr(mod, n, v)
-    try:
-        yield
-    finally:
-        for n, v in zip(names, old):
-            setattr(mod, n, v)
+    return set_flags(
+        sys.modules[__name__], enabled=enabled, deterministic=deterministic,
+        allow_tf32=allow_tf32, fp32_precision=fp32_precision,
+    )  # fmt: skip
 
 
 class MkldnnModule(FlagModule):
