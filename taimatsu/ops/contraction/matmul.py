@@ -21,6 +21,7 @@ from taimatsu.ops.shape.diagonal import _tangent
 from ... import _dtype as D
 from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ...autograd.engine import _expandable
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -553,7 +554,7 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
             p = node.product(m1.detach(), m2.detach())
         xp, device, pd, dt = xp_for(p), p._device, p._data, dtype or p._dtype
     pd = pd if alpha == 1 else pd * alpha
-    if input._data.shape != pd.shape:
+    if input._data.shape != pd.shape and not _expandable(input._data.shape, pd.shape):
         expand(input.detach(), pd.shape)  # PyTorch's error when input does not broadcast
     if beta == 0:  # input is ignored, even its NaNs
         data = xp.array(xp.broadcast_to(pd, pd.shape), dtype=dt.np)
