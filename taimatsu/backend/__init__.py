@@ -7,6 +7,7 @@ the first CUDA tensor, so a CPU-only install never touches it.
 from __future__ import annotations
 
 import contextlib
+import sys
 
 import numpy as np
 
@@ -14,15 +15,25 @@ _cupy = None
 _cuda_index = [0]
 
 
+_no_cupy = [False]  # CuPy failed to import: not retried until a "cupy" module appears
+
+
 def cupy():
     """Import CuPy on first use; raise PyTorch's error when CUDA is unavailable."""
     global _cupy
     if _cupy is None:
+        # A failed import is slow to repeat (a path search each time) and torch.manual_seed
+        # asks for the GPUs on every call.
+        if _no_cupy[0] and "cupy" not in sys.modules:
+            raise AssertionError("Torch not compiled with CUDA enabled")
         try:
             import cupy as cp
 
             if cp.cuda.runtime.getDeviceCount() < 1:
                 raise RuntimeError
+        except ImportError:
+            _no_cupy[0] = True
+            raise AssertionError("Torch not compiled with CUDA enabled") from None
         except Exception:  # noqa: BLE001 - any failure to reach a GPU means no CUDA
             raise AssertionError("Torch not compiled with CUDA enabled") from None
         _cupy = cp
