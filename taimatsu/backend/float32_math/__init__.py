@@ -10,9 +10,19 @@ PyTorch's in 1-7% of elements. The modules here re-implement those algorithms in
 - ``exp``: SLEEF's exp family (expf, expm1f, sinhf, coshf, tanhf); ``log1p``: its log1pf;
 - ``activation``: PyTorch's activation formulas around those (sigmoid, silu, softplus, mish,
   log_sigmoid, elu/selu/celu, gelu tanh, logaddexp);
+- ``pow``: SLEEF's powf; ``softmax``: softmax/log_softmax with SLEEF's exp and the kernels'
+  order of summation;
 - other modules: further kernels reproduced the same way (see each module's docstring).
 
-Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels.
+Not every float32 function can be matched: ``torch.exp`` and ``torch.tanh`` (like sin, log, erf,
+...) call Intel MKL's VML on x86, closed source and different between its AVX-512 and AVX2 code
+paths; those stay correctly rounded (float64, rounded once), 95-99% alike.
+
+Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels. ``run`` and
+``emulated`` also reproduce where PyTorch's elementwise loops fall back to their scalar code
+(glibc's correctly rounded functions): tensors not contiguous in memory order, and the last
+``len % (2 * lanes)`` elements of each thread's chunk. Cost: 3-10x the CPU time of a float64
+``np.exp`` pass (``benchmarks/bench_float32_math.py``).
 """
 
 from __future__ import annotations

@@ -22,8 +22,16 @@ def f32(x):
 
 def fma(a, b, c):
     """float32 ``a * b + c`` rounded once (``a``, ``b``, ``c`` float32 values)."""
-    p = np.multiply(a, b, dtype=F64)
-    p += c
+    a, b = np.asarray(a), np.asarray(b)
+    if b.size > a.size:  # the product is exact: either operand may come first
+        a, b = b, a
+    shape = np.broadcast_shapes(a.shape, b.shape, np.shape(c))
+    if a.shape == shape:  # in place in one float64 copy (no casting buffers, no second copy)
+        p = a.astype(F64)
+        p *= b
+        p += c
+    else:
+        p = np.multiply(a, b, dtype=F64) + c
     return p.astype(F32)
 
 
