@@ -85,6 +85,11 @@ CASES = {
         0.999,
     ),
     "gelu": (lambda T, x: _f(T).gelu(x), (SMALL, UNIT, TEN, _uniform(-100, 100)), 0.999),
+    "gelu transposed": (  # not oneDNN's: ATen's vectorised kernel (A&S, SLEEF's expf)
+        lambda T, x: _f(T).gelu(x.view(2, -1).t()),
+        (SMALL, UNIT, TEN, _uniform(-100, 100)),
+        0.999,
+    ),
     "gelu backward": (
         lambda T, x: _gelu_grad(T, x),
         (SMALL, UNIT, TEN, _uniform(-100, 100)),

@@ -13,7 +13,7 @@ Both agree with the correctly rounded GELU in only 20-87% of elements, so each i
 step by step: float32 FMAs and roundings emulated in float64 (``primitives``). Measured against
 PyTorch 2.13 (oneDNN 3.12) on 1M inputs per range: bit-identical in all elements on both paths.
 The coefficient tables are oneDNN's published constants (as float32 bit patterns).
-Non-contiguous and one-element tensors take PyTorch's scalar loop instead (not this module).
+Other tensors take ATen's own kernel (``gelu_aten``: A&S with SLEEF's expf) and its scalar loop.
 The backward (``gelu_erf_derivative``) is oneDNN's too, one algorithm on both CPUs.
 """
 
@@ -151,6 +151,30 @@ def gelu_erf_derivative(x: np.ndarray) -> np.ndarray:
     pdf = z * _INV_SQRT_PI * q
     erf = _abramowitz_stegun_erf(z, q)
     return fma(erf, _HALF, pdf + _HALF)
+
+
+# ---- ATen's own kernel (tensors oneDNN does not take) --------------------------------------------
+_ERF_P = np.float32(0.3275911)
+_ERF_POL = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736))
+_ERF_P1 = np.float32(0.254829592)
+
+
+def aten_erf(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``Vectorized<float>::erf``: A&S 7.1.26 with SLEEF's expf, float32 FMAs."""
+    from .exp import expf
+
+    x = np.asarray(x, F32)
+    t = _ONE / fma(_ERF_P, np.abs(x), _ONE)
+    r = _ERF_POL[0]
+    for c in (*_ERF_POL[1:], _ERF_P1):
+        r = fma(r, t, c)
+    return _with_sign_of(fma(-expf(-(x * x)) * t, r, _ONE), x)
+
+
+def gelu_aten(x: np.ndarray) -> np.ndarray:
+    """ATen's vectorised GELU (erf form): ``x * 0.5 * (1 + erf(x / sqrt(2)))`` in float32."""
+    x = np.asarray(x, F32)
+    return x * _HALF * (_ONE + aten_erf(x * _INV_SQRT2))
 
 
 # ---- which one this CPU runs --------------------------------------------------------------------

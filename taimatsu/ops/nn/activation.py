@@ -22,7 +22,7 @@ from ...backend import fused
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
-from ...backend.float32_math.gelu import gelu_erf, gelu_erf_derivative
+from ...backend.float32_math.gelu import gelu_aten, gelu_erf, gelu_erf_derivative
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, in_float64, rounded
 
@@ -93,9 +93,17 @@ def _gelu_fwd(xp, x, approximate):
         if xp is np and x.dtype == np.float32:  # PyTorch's float32 formula around SLEEF's tanhf
             return f32_run(f32_activation.gelu_tanh, x)
         return 0.5 * x * (1 + rounded(xp, xp.tanh, _SQRT_2_PI * (x + 0.044715 * (x * x * x))))
-    if xp is np and x.dtype == _F32 and x.size > 1 and x.flags.c_contiguous:
-        # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
-        return in_float64(gelu_erf, x)
+    if xp is np and x.dtype == _F32:
+        if x.size > 1 and x.flags.c_contiguous:
+            # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
+            return in_float64(gelu_erf, x)
+        # Otherwise ATen's kernel: vectorised (A&S with SLEEF's expf) where the tensor is dense
+        # in memory, its scalar loop elsewhere
+        return f32_run(gelu_aten, x, scalar=lambda b: _gelu_scalar(xp, b))
+    return _gelu_scalar(xp, x)
+
+
+def _gelu_scalar(xp, x):
     from ..pointwise.unary import _special
 
     # PyTorch's scalar loop: float32 arithmetic around erf (correctly rounded here)
