@@ -161,6 +161,9 @@ def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
 
 
 def _check_addmm_dtypes(input, weight, bias) -> None:
+    wd = getattr(weight, "_dtype", weight)
+    if getattr(bias, "_dtype", None) is wd and getattr(input, "_dtype", None) is wd:
+        return  # the common case, without the loop's property calls
     from ..ops._dispatch import scalar_name
 
     # addmm's checks, in its order: bias ("self") first, then the input ("mat1").
