@@ -661,35 +661,89 @@ def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data, dtype, as_device(device), requires_grad)
 
 
+def _linspace_dtype(start, end, dtype):
+    """PyTorch's: complex endpoints make the default dtype's complex one, which a real ``dtype``
+    cannot hold."""
+    if not any(isinstance(v, complex) for v in (start, end)):
+        return dtype or D.get_default_dtype()
+    inferred = D.get_default_dtype().to_complex()
+    if dtype is not None and dtype.category != D.COMPLEX:
+        from .._dispatch import _CPP_NAMES, scalar_name
+
+        raise RuntimeError(
+            f"torch.linspace(): inferred dtype {_CPP_NAMES[inferred.name]} can't be safely cast to "
+            f"passed dtype {scalar_name(dtype)}"
+        )
+    return dtype or inferred
+
+
+def _fma64(a, b, c):
+    """a * b + c rounded once, in float64 (NumPy has no fused multiply-add): the product split
+    exactly into two doubles (Dekker), added to c with its rounding error kept (Knuth)."""
+    p = a * b
+    ah, bh = a * 134217729.0, b * 134217729.0  # 2**27 + 1 splits a double into two halves
+    ah, bh = ah - (ah - a), bh - (bh - b)
+    err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    s = p + c
+    back = s - p
+    return s + (err + ((p - (s - back)) + (c - back)))
+
+
+def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
+    """PyTorch fills from both ends in the output dtype: start + i*step for the first half,
+    end - (steps-1-i)*step for the rest. In float32/float64 each is a fused multiply-add in its
+    x86 kernels (one rounding; float32 products are exact in float64); in the half types every
+    operation rounds to the type, as c10::Half / BFloat16 arithmetic does."""
+    half = steps // 2 if steps > 1 else 1
+    if dtype in (D.float16, D.bfloat16):
+        f = np.float32
+
+        def rnd(x):
+            return np.asarray(x, f).astype(dtype.np).astype(f)
+
+        s, e = (np.asarray(v, np.float64).astype(dtype.np).astype(f) for v in (start, end))
+        step = rnd(rnd(e - s) / f(steps - 1)) if steps > 1 else f(0)
+        i = allocate(lambda: np.arange(steps, dtype=f), (steps,), dtype)
+        lo, hi = rnd(s + rnd(step * i)), rnd(e - rnd(step * (steps - 1 - i)))
+        return np.where(i < half, lo, hi).astype(dtype.np)
+    ct = dtype.np
+    s, e = np.asarray(start, ct), np.asarray(end, ct)
+    step = (e - s) / ct.type(steps - 1) if steps > 1 else ct.type(0)
+    i = allocate(lambda: np.arange(steps, dtype=np.float64), (steps,), dtype)
+    if ct == np.float64:
+        lo, hi = _fma64(step, i, s), _fma64(-step, steps - 1 - i, e)
+    else:
+        lo, hi = s + np.float64(step) * i, e - np.float64(step) * (steps - 1 - i)
+    return np.where(i < half, lo, hi).astype(ct)
+
+
 @creation_out
 def linspace(
     start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or D.get_default_dtype()
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    dtype = _linspace_dtype(start, end, dtype)
     _not_bool(dtype, "linspace_cpu")
     if steps > 1:
         _not_shell_uint(dtype, "linspace_cpu")
-    start = start.item() if isinstance(start, Tensor) else start
-    end = end.item() if isinstance(end, Tensor) else end
     for v in (start, end):
         if not isinstance(v, numbers.Number):  # NumPy would read None as NaN
             raise TypeError(
                 f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
                 f"{type(end).__name__}, {type(steps).__name__})"
             )
-    if dtype.category >= D.FLOAT:
-        # PyTorch fills from both ends in the output dtype: start + i*step for the first half,
-        # end - (steps-1-i)*step for the rest.
-        ct = dtype.np if dtype not in (D.float16, D.bfloat16) else np.dtype(np.float32)
-        s, e = np.asarray(start, ct), np.asarray(end, ct)
-        step = (e - s) / ct.type(steps - 1) if steps > 1 else ct.type(0)
-        i = allocate(lambda: np.arange(steps), (steps,), dtype)
-        half = steps // 2 if steps > 1 else 1
-        data = np.where(
-            i < half, s + step * i.astype(ct), e - step * (steps - 1 - i).astype(ct)
-        ).astype(dtype.np)
+    if dtype.category == D.COMPLEX:
+        # Complex steps times a real index: each part on its own (a complex product would
+        # turn an infinite part times 0 into NaN in the other part too).
+        part = dtype.to_real()
+        data = np.empty(steps, dtype.np)
+        data.real = _linspace_real(complex(start).real, complex(end).real, steps, part)
+        data.imag = _linspace_real(complex(start).imag, complex(end).imag, steps, part)
+    elif dtype.category == D.FLOAT:
+        data = _linspace_real(start, end, steps, dtype)
     else:
         data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
