@@ -268,7 +268,6 @@ KNOWN.update(dict.fromkeys([
 # float64), complex linspace, and empty-input edge cases (gather, conv2d, batch_norm).
 RAISES = 'taimatsu raises where PyTorch answers: Tensor.to(<float>) (PyTorch reads a Python float as float64), complex linspace, and empty-input edge cases (gather, conv2d, batch_norm).'
 KNOWN.update(dict.fromkeys([
-    'T.gather(T.zeros(2, 0), 0, T.zeros(2, 0))',
     'T.nn.functional.conv2d(T.zeros(0, 1, 4, 4), T.ones(1, 1, 4, 4, dtype=T.float64))',
     'T.nn.functional.batch_norm(T.zeros(2, 0), T.tensor([True, False, True]), T.tensor(2.5), training=True)',
     'T.nn.functional.batch_norm(T.zeros(0), None, None, T.tensor([1 + 2j, -3j]), T.ones(3), training=True)',

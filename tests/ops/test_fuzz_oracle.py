@@ -277,6 +277,8 @@ FIXED = [
     "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 3, 2**31)", "T.nn.functional.avg_pool1d(T.ones(1, 1, 4), 3, 10**12)",
     "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 2**31)", "T.nn.functional.max_pool1d(T.ones(1, 1, 9), 3, 10**12, 1)",
     "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 3, 10**12, return_indices=True)",
+    "T.gather(T.zeros(2, 3), 0, T.zeros(0, 0, 0))", "T.gather(T.zeros(2, 3), 5, T.zeros(0))",
+    "T.gather(T.zeros(2, 3), 0, T.zeros(2, 0))", "T.gather(T.zeros(2, 0), 0, T.zeros(2, 3))",
 ]
 
 

@@ -50,6 +50,8 @@ def _bounds(idx, n: int, d: int, exc=RuntimeError, prefix: str = "") -> None:
 
 # ---- gather / scatter -------------------------------------------------------------------------------
 def _gather_vjp(node, g):
+    if not node.index._data.size:  # nothing was gathered (the index may be of any dtype then)
+        return (g.new_zeros(node.in_shape),)
     return (scatter_add(g.new_zeros(node.in_shape), node.dim, node.index, g),)
 
 
@@ -64,6 +66,12 @@ def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
 ) -> Tensor:
     check_devices(input, index)
+    if not index._data.size:
+        # PyTorch returns an empty result of the index's shape before its other checks (dtype,
+        # number of dims): only the dim must be in range.
+        d = _wrapdim(dim, input._data.ndim)
+        empty = xp_for(input).empty(index._data.shape, input._data.dtype)
+        return _gathered(_wrap(empty, input._dtype, input._device), input, d, index, out)
     _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
     if input._dtype in D._SHELL_UINTS and index._data.size:
         raise NotImplementedError(
@@ -86,7 +94,11 @@ def gather(
     data = xp.take_along_axis(src, idx.astype(np.int64, copy=False), axis=d).reshape(
         index._data.shape
     )
-    r = _wrap(data, input._dtype, input._device)
+    return _gathered(_wrap(data, input._dtype, input._device), input, d, index, out)
+
+
+def _gathered(r: Tensor, input: Tensor, d: int, index: Tensor, out) -> Tensor:
+    """gather's result ``r`` with its node, tangent and out= copy."""
     if input._rg and _gm.enabled:
         record(_Gather, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)
     _tangent(r, lambda t: gather(t, d, index), input)
