@@ -89,7 +89,8 @@ def run(kernel, a, *params, scalar=None):
         if a.flags.f_contiguous and not a.flags.c_contiguous:  # memory order: its transpose
             return run(kernel, a.T, *params, scalar=scalar).T
         if not a.flags.c_contiguous or a.ndim == 0:
-            return np.asarray(scalar(a), _F32)
+            with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
+                return np.asarray(scalar(a), _F32)
     if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
         return run(kernel, a.reshape(1), *params).reshape(())
     a = np.ascontiguousarray(a)
@@ -99,8 +100,9 @@ def run(kernel, a, *params, scalar=None):
         r = np.asarray(kernel(a, *params), _F32)
     if scalar is not None:
         fa, fr = a.reshape(-1), r.reshape(-1)
-        for lo, hi in _scalar_ranges(fa.size):
-            fr[lo:hi] = scalar(fa[lo:hi])
+        with np.errstate(over="ignore"):
+            for lo, hi in _scalar_ranges(fa.size):
+                fr[lo:hi] = scalar(fa[lo:hi])
     return r
 
 
