@@ -29,11 +29,26 @@ def batch_norm(
 ) -> Tensor:  # fmt: skip
     """Batch statistics in training (updating the running ones), running statistics otherwise;
     grad_fn NativeBatchNormBackward0."""
+    if input.numel() == 0:
+        if training:
+            _verify_batch_size(input.size())
+        return _empty_batch_norm(input, weight, bias)
     if training and (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     if training:
         _verify_batch_size(input.size())
     return _n.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _empty_batch_norm(input: Tensor, weight, bias) -> Tensor:
+    """PyTorch's shortcut for an empty input: the running statistics are neither checked nor
+    updated, the result is a copy times weight[0] plus bias[0] (so their dtypes promote)."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
 
 
 def instance_norm(
