@@ -64,9 +64,14 @@ class Node:
     # ---- saved tensors ------------------------------------------------------------------
     def saved(self) -> tuple:
         """Unpack the saved tensors, checking they were not modified in place since."""
-        if self._saved is None:
+        sv = self._saved
+        if sv is None:
             raise RuntimeError(SECOND_BACKWARD_MSG)
-        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+        if len(sv) == 2:  # most nodes (binary ops): no generator per backward step
+            a, b = sv
+            return (a.unpack(self) if a is not None else None,
+                    b.unpack(self) if b is not None else None)  # fmt: skip
+        return tuple([s.unpack(self) if s is not None else None for s in sv])
 
     def _release(self) -> None:
         if self._saved:
