@@ -90,6 +90,11 @@ CASES = {
         (SMALL, UNIT, TEN, _uniform(-100, 100)),
         0.999,
     ),
+    "gelu backward transposed": (
+        lambda T, x: _gelu_grad(T, x.view(2, -1).t()),
+        (SMALL, UNIT, TEN, _uniform(-100, 100)),
+        0.999,
+    ),
     "gelu backward": (
         lambda T, x: _gelu_grad(T, x),
         (SMALL, UNIT, TEN, _uniform(-100, 100)),

@@ -62,6 +62,16 @@ _RBOUND = np.uint32(0x40B15CEE).view(np.float32)  # beyond it erf(x / sqrt(2)) i
 _SIGN = np.uint32(0x80000000)
 
 
+def _quiet(kernel):
+    # inf * 0 and the like give NaN as in PyTorch, without NumPy's RuntimeWarnings
+    @functools.wraps(kernel)
+    def run(x):
+        with np.errstate(all="ignore"):
+            return kernel(x)
+
+    return run
+
+
 def _with_sign_of(p, x):
     # The kernels flip p's sign bit where x is negative (an xor, not a copysign); float32 arrays.
     return (p.view(np.uint32) ^ (x.view(np.uint32) & _SIGN)).view(np.float32)
@@ -76,6 +86,7 @@ def _bits(h: int) -> np.float32:
 _ONE, _HALF = np.float32(1), np.float32(0.5)
 
 
+@_quiet
 def gelu_minimax(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX-512 GELU (``x``: float32 values, float32 or float64 array)."""
     x = np.asarray(x, F32)
@@ -133,6 +144,7 @@ def _abramowitz_stegun_erf(z: np.ndarray, q: np.ndarray) -> np.ndarray:
     return _with_sign_of(fma(-q * t, r, _ONE), z)
 
 
+@_quiet
 def gelu_abramowitz_stegun(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX2 GELU (``x``: float32 values, float32 or float64 array)."""
     s = np.asarray(x, F32)
@@ -142,6 +154,7 @@ def gelu_abramowitz_stegun(x: np.ndarray) -> np.ndarray:
     return fma(erf, half, half)
 
 
+@_quiet
 def gelu_erf_derivative(x: np.ndarray) -> np.ndarray:
     """d gelu / dx as oneDNN's gelu_erf backward computes it (the same on AVX2 and AVX-512):
     ``0.5 + x/sqrt(2pi) exp(-x^2/2) + 0.5 erf(x/sqrt(2))``, erf by Abramowitz and Stegun 7.1.26
@@ -171,10 +184,28 @@ def aten_erf(x: np.ndarray) -> np.ndarray:
     return _with_sign_of(fma(-expf(-(x * x)) * t, r, _ONE), x)
 
 
+@_quiet
 def gelu_aten(x: np.ndarray) -> np.ndarray:
     """ATen's vectorised GELU (erf form): ``x * 0.5 * (1 + erf(x / sqrt(2)))`` in float32."""
     x = np.asarray(x, F32)
     return x * _HALF * (_ONE + aten_erf(x * _INV_SQRT2))
+
+
+_GELU_BETA = np.float32(2 / np.sqrt(np.pi) * np.sqrt(0.5) * 0.5)  # 1 / sqrt(2 pi)
+
+
+@_quiet
+def gelu_aten_derivative(x: np.ndarray) -> np.ndarray:
+    """ATen's vectorised GELU backward (erf form) without the incoming gradient:
+    ``cdf + x * pdf``, ``cdf = 0.5 (1 + erf(x / sqrt(2)))``, ``pdf = exp(-x^2 / 2) / sqrt(2 pi)``;
+    the compiler fuses ``x * pdf + cdf`` into one FMA (measured: 99.997% alike with the FMA,
+    92% without)."""
+    from .exp import expf
+
+    x = np.asarray(x, F32)
+    cdf = _HALF * (_ONE + aten_erf(x * _INV_SQRT2))
+    pdf = _GELU_BETA * expf(x * x * np.float32(-0.5))
+    return fma(x, pdf, cdf)
 
 
 # ---- which one this CPU runs --------------------------------------------------------------------
