@@ -279,6 +279,9 @@ FIXED = [
     "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 3, 10**12, return_indices=True)",
     "T.gather(T.zeros(2, 3), 0, T.zeros(0, 0, 0))", "T.gather(T.zeros(2, 3), 5, T.zeros(0))",
     "T.gather(T.zeros(2, 3), 0, T.zeros(2, 0))", "T.gather(T.zeros(2, 0), 0, T.zeros(2, 3))",
+    "T.nn.functional.conv2d(T.zeros(0, 1, 4, 4), T.ones(1, 1, 4, 4, dtype=T.float64), T.ones(1))",
+    "T.nn.functional.conv1d(T.zeros(0, 1, 4), T.ones(1, 1, 4, dtype=T.float64))",
+    "T.nn.functional.batch_norm(T.zeros(0, 3), T.ones(2), None, T.ones(3, dtype=T.float64), training=True)",
 ]
 
 
