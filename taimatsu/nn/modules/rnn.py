@@ -11,6 +11,8 @@ the CPU (the input projection of all steps in one matrix product, one matrix pro
 all gates, the weight gradients in one matrix product each), op by op otherwise.
 Deviation: the graph inside a layer is not PyTorch's (``RnnLayerBackward`` or our op-by-op
 composition); the nodes around it (``StackBackward0`` of h_n, ``TransposeBackward0``) are.
+A cell's call is one fused op (``ops.nn.rnn_cell.rnn_cell``) whose node carries the name of
+PyTorch's last op on the output (``h.grad_fn`` is ``MulBackward0`` after an LSTM cell).
 """
 
 from __future__ import annotations
