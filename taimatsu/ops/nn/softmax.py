@@ -88,7 +88,7 @@ def _softmax_common(input, dim, dtype, log: bool):
     xp = xp_for(input)
     if x.ndim == 0:
         data = xp.zeros_like(x) if log else xp.ones_like(x)
-    elif xp is np and x.dtype == np.float32 and x.size:
+    elif xp is np and x.dtype == np.float32 and x.size and x is input._data:  # not half types
         data = _softmax_f32(x, d, log)
     else:
         # Subtract the max (stability); -inf rows stay NaN as in PyTorch.
