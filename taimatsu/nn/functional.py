@@ -11,6 +11,7 @@ import warnings
 
 from .._tensor.core import Tensor
 from ..ops._dispatch import check_devices, need_tensor
+from ..ops.arg_types import pool_args
 from ..ops.contraction.matmul import addmm, matmul
 from ..ops.nn import conv as _nn
 from ..ops.nn import loss as _loss
@@ -257,6 +258,7 @@ def max_pool2d_with_indices(
     ceil_mode: bool = False,
     return_indices: bool = True,
 ):
+    pool_args("max_pool2d_with_indices", kernel_size, stride, padding, dilation, ceil_mode)
     return _pooling.max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode
     )
@@ -272,6 +274,8 @@ def max_pool2d(
     return_indices: bool = False,
 ):
     """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (indices are always computed)."""
+    name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
+    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
     out, indices = _pooling.max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode
     )

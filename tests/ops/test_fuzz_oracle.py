@@ -282,6 +282,11 @@ FIXED = [
     "T.nn.functional.conv2d(T.zeros(0, 1, 4, 4), T.ones(1, 1, 4, 4, dtype=T.float64), T.ones(1))",
     "T.nn.functional.conv1d(T.zeros(0, 1, 4), T.ones(1, 1, 4, dtype=T.float64))",
     "T.nn.functional.batch_norm(T.zeros(0, 3), T.ones(2), None, T.ones(3, dtype=T.float64), training=True)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2.5)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), (2, 2.5))",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, return_indices=True, padding=1.)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 1, 0)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), True)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 2, divisor_override=1.5)", "T.nn.functional.avg_pool1d(T.ones(1, 1, 4), 2, None, 0, 0)",
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2.5, return_indices=True)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), (2, True))",
 ]
 
 

@@ -11,6 +11,7 @@ from ..._dtype import uint8
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops._dispatch import need_tensor, scalar_name
+from ...ops.arg_types import avg_pool_args, pool_args
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _conv
 from ...ops.nn import pooling as _pool
@@ -43,6 +44,7 @@ def avg_pool1d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
 ) -> Tensor:
     """avg_pool2d over a height-1 view, as PyTorch computes it (grad_fn SqueezeBackward1)."""
+    avg_pool_args("avg_pool1d", kernel_size, stride, padding, ceil_mode, count_include_pad)
     _check_1d(input, "avg_pool1d")
     if stride is None or (isinstance(stride, (list, tuple)) and not stride):
         stride = kernel_size
@@ -62,6 +64,8 @@ def max_pool1d(
     ceil_mode=False,
     return_indices=False,
 ):
+    name = "max_pool1d_with_indices" if return_indices else "max_pool1d"
+    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
     _check_1d(input, "max_pool1d")
     k = _single(kernel_size)
     s = (

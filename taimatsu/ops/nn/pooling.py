@@ -18,6 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
+from ..arg_types import avg_pool_args
 from ..pointwise.common import not_implemented
 from . import conv as _nn
 from .resample import adaptive_avg_matrix, linear_dims
@@ -97,6 +98,7 @@ def avg_pool2d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
     divisor_override=None,
 ) -> Tensor:  # fmt: skip
+    avg_pool_args("avg_pool2d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
     k = _nn._pair(kernel_size)
     s = (
         k

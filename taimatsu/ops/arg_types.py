@@ -1,0 +1,71 @@
+"""PyTorch's argument-parser type checks: the TypeErrors its C++ bindings raise before an op runs.
+
+taimatsu's ops check values; a wrongly typed argument (a float kernel size, a bool stride) would
+otherwise be read as a number and answered, or refused later with a value error. Each check
+here raises the parser's TypeError with its text: ``fn(): argument 'name' (position n) must be
+tuple of ints, not float``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor.core import Tensor
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer, Tensor))
+
+
+def _where(name: str, pos: int | None) -> str:
+    return f"argument '{name}'" + (f" (position {pos})" if pos else "")
+
+
+def int_list(fn: str, name: str, pos: int | None, value, optional: bool = False) -> None:
+    """An IntArrayRef argument: an int (not a bool) or a sequence of ints (bools pass inside
+    a sequence, as in PyTorch); ``None`` only where the argument is optional."""
+    if value is None and optional:
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if not _is_int(v):
+                raise TypeError(
+                    f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                    f'"type must be tuple of ints,but got {type(v).__name__}"'
+                )
+        return
+    if isinstance(value, bool) or not _is_int(value):
+        raise TypeError(
+            f"{fn}(): {_where(name, pos)} must be tuple of ints, not {type(value).__name__}"
+        )
+
+
+def boolean(fn: str, name: str, pos: int | None, value) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{fn}(): {_where(name, pos)} must be bool, not {type(value).__name__}")
+
+
+def pool_args(fn: str, kernel_size, stride, padding, dilation=1, ceil_mode=False) -> None:
+    """The parser checks of max/avg_pool{1,2,3}d's leading arguments, in their order."""
+    int_list(fn, "kernel_size", 2, kernel_size)
+    int_list(fn, "stride", 3, stride, optional=True)
+    int_list(fn, "padding", 4, padding)
+    if fn.startswith("max"):
+        int_list(fn, "dilation", 5, dilation)
+        boolean(fn, "ceil_mode", 6, ceil_mode)
+    else:
+        boolean(fn, "ceil_mode", 5, ceil_mode)
+
+
+def avg_pool_args(
+    fn: str, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
+):
+    """avg_pool{1,2,3}d's parser checks (avg_pool1d has no divisor_override)."""
+    pool_args(fn, kernel_size, stride, padding, ceil_mode=ceil_mode)
+    boolean(fn, "count_include_pad", 6, count_include_pad)
+    if divisor_override is not None and (
+        isinstance(divisor_override, bool) or not _is_int(divisor_override)
+    ):
+        raise TypeError(
+            f"{fn}(): argument 'divisor_override' (position 7) must be int, not {type(divisor_override).__name__}"
+        )
