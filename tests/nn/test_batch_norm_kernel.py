@@ -92,3 +92,32 @@ def test_row_reductions_are_float64_accurate():
     rows = np.empty((8, 2))
     tnorm._row_sums(np, x, rows)
     np.testing.assert_allclose(rows.sum(0), x.astype(np.float64).sum((0, 2)), rtol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(8, 5, 6, 7), (16, 4)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_eval_matches_pytorch(shape, dtype, affine):
+    """Evaluation mode: ``x * alpha + beta`` from the running statistics, and its gradients."""
+    rs = np.random.RandomState(3)
+    c = shape[1]
+    x, g = (rs.randn(*shape) * 2 + 1).astype(dtype), rs.randn(*shape).astype(dtype)
+    rm, rv = rs.randn(c).astype(dtype), (rs.rand(c) + 0.5).astype(dtype)
+    w, b = rs.randn(c).astype(dtype), rs.randn(c).astype(dtype)
+    res = []
+    for M in (tm, torch):
+        xt = M.tensor(x, requires_grad=True)
+        wt, bt = (
+            (M.tensor(w, requires_grad=True), M.tensor(b, requires_grad=True))
+            if affine
+            else (None, None)
+        )
+        y = M.nn.functional.batch_norm(xt, M.tensor(rm), M.tensor(rv), wt, bt, False, 0.1, 1e-5)
+        leaves = [t for t in (xt, wt, bt) if t is not None]
+        res.append(
+            [y.detach().numpy(), *(a.numpy() for a in M.autograd.grad(y, leaves, M.tensor(g)))]
+        )
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for a, e in zip(*res):
+        assert a.dtype == e.dtype
+        close(a, e, rtol=tol, atol=tol * max(1.0, np.abs(e).max()))

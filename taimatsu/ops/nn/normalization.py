@@ -123,17 +123,34 @@ def _bn_train_forward(xp, x, w, b, eps):
     _by_halves(xp, centred, x3)
     var = rows.sum(0) / count
     invstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype)
+    _bn_affine(xp, x3, mean, invstd, w, b, y)
+    return y.reshape(x.shape), mean, invstd, var
+
+
+def _bn_eval_forward(xp, x, mean, var, w, b, eps):
+    """Evaluation-mode batch norm on arrays from the running statistics: PyTorch's
+    ``invstd = 1 / sqrt(var + eps)`` in the input's dtype, then ``x * alpha + beta``."""
+    n, c = x.shape[0], x.shape[1]
+    x3 = x.reshape(n, c, -1)
+    invstd = 1 / xp.sqrt(var + x.dtype.type(eps))
+    y = xp.empty(x3.shape, x.dtype)
+    _bn_affine(xp, x3, mean, invstd, w, b, y)
+    return y.reshape(x.shape)
+
+
+def _bn_affine(xp, x3, mean, invstd, w, b, out) -> None:
+    """``out = x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean *
+    alpha`` (per channel of the (N, C, M) ``x3``), PyTorch's CPU formula."""
     alpha = invstd if w is None else invstd * w
     # beta rounded once from the exact float64 product, as PyTorch's fused multiply-add
     beta = -mean.astype(np.float64) * alpha if b is None else b - mean.astype(np.float64) * alpha
-    alpha, beta = alpha[:, None], beta.astype(x.dtype)[:, None]
+    alpha, beta = alpha[:, None], beta.astype(x3.dtype)[:, None]
 
     def affine(lo, hi):
-        xp.multiply(x3[lo:hi], alpha, out=y[lo:hi])
-        y[lo:hi] += beta
+        xp.multiply(x3[lo:hi], alpha, out=out[lo:hi])
+        out[lo:hi] += beta
 
     _by_halves(xp, affine, x3)
-    return y.reshape(x.shape), mean, invstd, var
 
 
 def _bn_train_backward(xp, x, w, g, mean, invstd, need):
@@ -246,13 +263,15 @@ def batch_norm(
             if t is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
     batch_stats = training or running_mean is None
-    saved_mean = saved_invstd = None
+    y = saved_mean = saved_invstd = None
+    w, b = (None if t is None else t._data for t in (weight, bias))
     if batch_stats and x.size and _fast_dtypes(input, weight, bias):
-        w, b = (None if t is None else t._data for t in (weight, bias))
         y, saved_mean, saved_invstd, var = _bn_train_forward(xp, x, w, b, eps)
         mean = saved_mean.astype(np.float64)
     elif batch_stats:
         mean, var = _stats(xp, x, axes)
+    elif x.size and _fast_dtypes(input, weight, bias, running_mean, running_var):
+        y = _bn_eval_forward(xp, x, running_mean._data, running_var._data, w, b, eps)
     else:
         mean = running_mean._data.reshape(shape).astype(np.float64)
         var = running_var._data.reshape(shape).astype(np.float64)
@@ -263,7 +282,7 @@ def batch_norm(
         _update(
             running_var, m * var.reshape(-1) * (n / max(n - 1, 1)) + (1 - m) * running_var._data
         )
-    if saved_mean is None:
+    if y is None:
         y = (x - mean) / xp.sqrt(var + eps)
         if weight is not None:
             y = y * weight._data.reshape(shape)
