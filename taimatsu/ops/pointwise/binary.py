@@ -240,9 +240,9 @@ def _fast(ufunc, self, other, opmath=False):
             from .._dispatch import check_inplace_shape
 
             try:
-                shape = np.broadcast_shapes(self._data.shape, other._data.shape)
+                shape = np.broadcast_shapes(self._data.shape, np.shape(xb))
             except ValueError:
-                raise broadcast_error([self._data.shape, other._data.shape]) from None
+                raise broadcast_error([self._data.shape, np.shape(xb)]) from None
             check_inplace_shape(self, shape)
             raise
 
