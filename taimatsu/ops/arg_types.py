@@ -21,23 +21,36 @@ def _where(name: str, pos: int | None) -> str:
     return f"argument '{name}'" + (f" (position {pos})" if pos else "")
 
 
-def int_list(fn: str, name: str, pos: int | None, value, optional: bool = False) -> None:
-    """An IntArrayRef argument: an int (not a bool) or a sequence of ints (bools pass inside
-    a sequence, as in PyTorch); ``None`` only where the argument is optional."""
+def int_list(fn: str, name: str, pos: int | None, value, optional: bool = False, one=True) -> None:
+    """An IntArrayRef argument: a sequence of ints, or (``one``) a single int, never a bool;
+    ``None`` only where the argument is optional. As PyTorch's parser does, the first element
+    decides whether a sequence matches at all (a bool there is refused); the others are then
+    unpacked (a bool passes as an int, a float fails)."""
     if value is None and optional:
         return
     if isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            if not _is_int(v):
+            if i == 0 and (isinstance(v, bool) or not _is_int(v)):
+                raise TypeError(
+                    f"{fn}(): {_where(name, pos)} must be tuple of ints, but found element of type "
+                    f"{type(v).__name__} at pos 0"
+                )
+            if not _is_int(v) or (isinstance(v, Tensor) and v.is_floating_point()):
                 raise TypeError(
                     f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                     f'"type must be tuple of ints,but got {type(v).__name__}"'
                 )
         return
-    if isinstance(value, bool) or not _is_int(value):
+    if not one or isinstance(value, bool) or not _is_int(value):
         raise TypeError(
             f"{fn}(): {_where(name, pos)} must be tuple of ints, not {type(value).__name__}"
         )
+
+
+def integer(fn: str, name: str, pos: int | None, value) -> None:
+    """An int argument (a dim, a count): an int, a NumPy integer or a tensor, never a bool."""
+    if isinstance(value, bool) or not _is_int(value):
+        raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
 
 
 def boolean(fn: str, name: str, pos: int | None, value) -> None:
@@ -60,12 +73,14 @@ def pool_args(fn: str, kernel_size, stride, padding, dilation=1, ceil_mode=False
 def avg_pool_args(
     fn: str, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override=None
 ):
-    """avg_pool{1,2,3}d's parser checks (avg_pool1d has no divisor_override)."""
+    """avg_pool{1,2,3}d's parser checks (avg_pool1d has no divisor_override; PyTorch names
+    its position only when it is passed by position, which a Python function cannot tell: the
+    keyword form's text, the usual spelling)."""
     pool_args(fn, kernel_size, stride, padding, ceil_mode=ceil_mode)
     boolean(fn, "count_include_pad", 6, count_include_pad)
     if divisor_override is not None and (
         isinstance(divisor_override, bool) or not _is_int(divisor_override)
     ):
         raise TypeError(
-            f"{fn}(): argument 'divisor_override' (position 7) must be int, not {type(divisor_override).__name__}"
+            f"{fn}(): argument 'divisor_override' must be int, not {type(divisor_override).__name__}"
         )

@@ -7,6 +7,7 @@ from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops._dispatch import need_tensor
+from ...ops.arg_types import boolean, int_list
 from ...ops.nn import embedding as _embedding
 from ...ops.nn import normalization as _n
 from ...ops.nn import pooling as _pool
@@ -29,14 +30,13 @@ def batch_norm(
 ) -> Tensor:  # fmt: skip
     """Batch statistics in training (updating the running ones), running statistics otherwise;
     grad_fn NativeBatchNormBackward0."""
+    if training:  # PyTorch's Python-side check (truthiness), before its parser's
+        _verify_batch_size(input.size())
+    boolean("batch_norm", "training", 6, training)
     if input.numel() == 0:
-        if training:
-            _verify_batch_size(input.size())
         return _empty_batch_norm(input, weight, bias)
     if training and (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    if training:
-        _verify_batch_size(input.size())
     return _n.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
@@ -83,6 +83,7 @@ def instance_norm(
 def layer_norm(
     input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5
 ) -> Tensor:
+    int_list("layer_norm", "normalized_shape", 2, normalized_shape, one=False)
     return _n.layer_norm(input, normalized_shape, weight, bias, eps)
 
 

@@ -22,6 +22,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, xp_for
+from ..arg_types import int_list
 from ..shape.diagonal import _tangent
 
 
@@ -529,7 +530,12 @@ empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never
 def full(
     size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ) -> Tensor:
-    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
+    int_list("full", "size", 1, size, one=False)
+    if not isinstance(fill_value, (numbers.Number, Tensor)):
+        raise TypeError(
+            f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}"
+        )
+    shape = _size_args(tuple(size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = dtype or (

@@ -21,7 +21,17 @@ from ..._autocast import PROMOTE, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, check_devices, inplace, record, scalar_name, takes_out, xp_for
+from .._dispatch import (
+    OUT_EXACT,
+    check_devices,
+    inplace,
+    need_tensor,
+    record,
+    scalar_name,
+    takes_out,
+    xp_for,
+)
+from ..arg_types import integer
 from .scatter import _bounds, _check_index_dtype, _shape, _tangent, gather
 from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key
 
@@ -39,6 +49,9 @@ _IndexSelect = node_class("IndexSelectBackward0", _index_select_vjp)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+    need_tensor("index_select", input)
+    if dim.__class__ is not int:
+        integer("index_select", "dim", 2, dim)
     check_devices(input, index)
     _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:

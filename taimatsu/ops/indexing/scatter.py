@@ -13,7 +13,17 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import OUT_EXACT, _fw_state, check_devices, inplace, record, takes_out, xp_for
+from .._dispatch import (
+    OUT_EXACT,
+    _fw_state,
+    check_devices,
+    inplace,
+    need_tensor,
+    record,
+    takes_out,
+    xp_for,
+)
+from ..arg_types import integer
 
 
 def _tangent(r: Tensor, fn, *inputs) -> Tensor:
@@ -65,6 +75,9 @@ def _shape(a) -> tuple:
 def gather(
     input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None
 ) -> Tensor:
+    need_tensor("gather", input)
+    if dim.__class__ is not int:
+        integer("gather", "dim", 2, dim)
     check_devices(input, index)
     if not index._data.size:
         # PyTorch returns an empty result of the index's shape before its other checks (dtype,

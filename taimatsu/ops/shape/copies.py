@@ -22,6 +22,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
+from ..arg_types import integer
 from .diagonal import _tangent
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
@@ -130,6 +131,8 @@ _Stack = node_class("StackBackward0", _stack_vjp)
 
 @cast_policy(PROMOTE, ("cpu",))
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    if dim.__class__ is not int:
+        integer("stack", "dim", 2, dim)
     check_devices(*tensors)
     tensors = list(tensors)
     if not tensors:

@@ -21,6 +21,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
+from ..arg_types import integer
 from .views import make_view
 
 
@@ -138,6 +139,9 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if start_dim.__class__ is not int or end_dim.__class__ is not int:
+        integer("flatten", "start_dim", 2, start_dim)
+        integer("flatten", "end_dim", 3, end_dim)
     nd = input._data.ndim
     if nd == 0:
         return reshape(input, (1,))

@@ -1,0 +1,44 @@
+"""PyTorch's argument-parser TypeErrors (taimatsu/ops/arg_types.py), text for text."""
+
+import pytest
+from oracle_expr import same
+
+import taimatsu
+
+F = "T.nn.functional."
+CALLS = [
+    "max_pool2d(T.ones(1, 1, 4, 4), 2.5)", "max_pool2d(T.ones(1, 1, 4, 4), (2, 2.5))",
+    "max_pool2d(T.ones(1, 1, 4, 4), (2.5, 2))", "max_pool2d(T.ones(1, 1, 4, 4), (True, 2))",
+    "max_pool2d(T.ones(1, 1, 4, 4), (2, True))", "max_pool2d(T.ones(1, 1, 4, 4), None)",
+    "max_pool2d(T.ones(1, 1, 4, 4), '2')", "max_pool2d(T.ones(1, 1, 4, 4), 2, padding=1.)",
+    "max_pool2d(T.ones(1, 1, 4, 4), 2, dilation=True)", "max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 1, 0)",
+    "max_pool2d(T.ones(1, 1, 4, 4), 2.5, return_indices=True)", "max_pool2d_with_indices(T.ones(1, 1, 4, 4), 2, 1.5)",
+    "max_pool1d(T.ones(1, 1, 4), 2.5)", "max_pool1d(T.ones(1, 1, 4), 2, stride=True, return_indices=True)",
+    "avg_pool1d(T.ones(1, 1, 4), 2.5)", "avg_pool1d(T.ones(1, 1, 4), 2, 1, 0, 0)",
+    "avg_pool2d(T.ones(1, 1, 4, 4), True)", "avg_pool2d(T.ones(1, 1, 4, 4), 2, 2.5)",
+    "avg_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, False, 1)", "avg_pool2d(T.ones(1, 1, 4, 4), 2, divisor_override=1.5)",
+    "avg_pool2d(T.ones(1, 1, 4, 4), 2, divisor_override=True)", "avg_pool2d(T.ones(1, 1, 4, 4), 2, None, 0, 0)",
+    "layer_norm(T.ones(2, 3), 3)", "layer_norm(T.ones(2, 3), (3.0,))", "layer_norm(T.ones(2, 3), (3, 2.0))",
+    "layer_norm(T.ones(2, 3), T.tensor([3]))", "layer_norm(T.ones(2, 3), '3')",
+    "batch_norm(T.ones(2, 3), None, None, training=1)", "batch_norm(T.ones(1, 3), None, None, training=1)",
+    "batch_norm(T.ones(2, 3), None, None, training=None)", "batch_norm(T.ones(1, 3), T.ones(3), None, training=True)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_parser_type_errors(torch_oracle, call):
+    same(F + call, torch_oracle, taimatsu)
+
+
+SHAPE_CALLS = [
+    "T.stack([T.ones(2), T.ones(2)], 1.5)", "T.stack([T.ones(2), T.ones(2)], True)", "T.stack([T.ones(2), T.ones(2)], None)",
+    "T.stack([T.ones(2), T.ones(2)], T.tensor(1))", "T.flatten(T.ones(2, 3), 0.5)", "T.flatten(T.ones(2, 3), 0, True)",
+    "T.index_select(None, 0, T.tensor([0]))", "T.index_select(T.ones(2), True, T.tensor([0]))",
+    "T.gather(None, 0, T.tensor([[0]]))", "T.gather(T.ones(2, 3), 1.5, T.tensor([[0]]))",
+    "T.full(3, 0)", "T.full((2,), None)", "T.full((2,), 'a')", "T.full(T.Size([2]), 1)", "T.full([2], 1.5)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", SHAPE_CALLS)
+def test_int_argument_type_errors(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
