@@ -11,7 +11,7 @@ import warnings
 
 from .._tensor.core import Tensor
 from ..ops._dispatch import check_devices, need_tensor
-from ..ops.arg_types import pool_args
+from ..ops.arg_types import integer, pool_args
 from ..ops.contraction.matmul import addmm, matmul
 from ..ops.nn import conv as _nn
 from ..ops.nn import loss as _loss
@@ -202,12 +202,22 @@ def _softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_dim(input, name: str, dim) -> None:
+    """F.softmax & co. call ``input.<name>(dim)``: a non-tensor has no such method, and the
+    method's parser wants an int dim (its first argument)."""
+    if not isinstance(input, Tensor):
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute '{name}'")  # noqa: TRY004 (PyTorch's)
+    integer(name, "dim", 1, dim)
+
+
 def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     # autocast checked inline, not by @cast_policy: keeps the warning's frame
     if _autocast.state.on and _autocast.applies(("cuda",), input):
         return _autocast.run(softmax, FP32_OPT_DTYPE, (input, dim, _stacklevel), {"dtype": dtype})
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
+    elif dim.__class__ is not int:  # PyTorch calls the method: dim is its first argument
+        _method_dim(input, "softmax", dim)
     return _softmax.softmax(input, dim, dtype)
 
 
@@ -219,12 +229,16 @@ def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Te
         )
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
+    elif dim.__class__ is not int:  # PyTorch calls the method: dim is its first argument
+        _method_dim(input, "log_softmax", dim)
     return _softmax.log_softmax(input, dim, dtype)
 
 
 def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("softmin", input.dim())
+    elif dim.__class__ is not int:
+        _method_dim(input, "softmax", dim)
     return _softmax.softmax(-input, dim, dtype)
 
 
@@ -374,6 +388,8 @@ def cross_entropy(
     check_devices(input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
+    if ignore_index.__class__ is not int:
+        integer("cross_entropy_loss", "ignore_index", 5, ignore_index)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")

@@ -36,6 +36,11 @@ SHAPE_CALLS = [
     "T.index_select(None, 0, T.tensor([0]))", "T.index_select(T.ones(2), True, T.tensor([0]))",
     "T.gather(None, 0, T.tensor([[0]]))", "T.gather(T.ones(2, 3), 1.5, T.tensor([[0]]))",
     "T.full(3, 0)", "T.full((2,), None)", "T.full((2,), 'a')", "T.full(T.Size([2]), 1)", "T.full([2], 1.5)",
+    "T.div(T.ones(2), T.ones(2), rounding_mode=2.5)", "T.div(T.ones(2), 2, rounding_mode=True)",
+    "T.softmax(T.ones(2), 'a')", "T.log_softmax(T.arange(3), None)", "T.nn.functional.softmax(T.ones(2), (0, 1))",
+    "T.nn.functional.softmax(T.ones(2, 3))", "T.nn.functional.softmin(T.ones(2), 1.5)",
+    "T.nn.functional.cross_entropy(T.zeros(2, 3), T.zeros(2, dtype=T.long), ignore_index=2.5)",
+    "T.nn.functional.cross_entropy(T.zeros(2, 3), T.zeros(2, dtype=T.long), ignore_index=True)",
 ]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import softmax as f32_softmax
 from .._dispatch import _fw_state, record, scalar_name, xp_for
+from ..arg_types import integer
 from ..pointwise.common import rounded_once
 from ..reduction.reduce import rounded, widen
 
@@ -80,7 +81,10 @@ _LogSoftmax = node_class("LogSoftmaxBackward0", _log_softmax_vjp)
 def _softmax_common(input, dim, dtype, log: bool):
     if dtype is not None:
         input = input.to(dtype)
-    if input._dtype.category != D.FLOAT:
+    category = input._dtype.category  # a non-tensor fails here first, as F.softmax's does
+    if dim.__class__ is not int:
+        integer("log_softmax" if log else "softmax", "dim", 2, dim)
+    if category != D.FLOAT:
         kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
     x = widen(input._data)

@@ -610,6 +610,15 @@ def div(input, other, *, rounding_mode=None, out=None):
         return _trunc_divide(input, other, out=out)
     if rounding_mode == "floor":
         return _floor_divide(input, other, out=out)
+    if not isinstance(rounding_mode, str):  # PyTorch's parser: no overload takes it
+        got = ", ".join(type(a).__name__ for a in (input, other))
+        raise TypeError(
+            f"div() received an invalid combination of arguments - got ({got}, rounding_mode="
+            f"{type(rounding_mode).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, str rounding_mode)\n"
+        )
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
     )
