@@ -14,7 +14,8 @@ step by step: float32 FMAs and roundings emulated in float64 (``primitives``). M
 PyTorch 2.13 (oneDNN 3.12) on 1M inputs per range: bit-identical in all elements on both paths.
 The coefficient tables are oneDNN's published constants (as float32 bit patterns).
 Other tensors take ATen's own kernel (``gelu_aten``: A&S with SLEEF's expf) and its scalar loop.
-The backward (``gelu_erf_derivative``) is oneDNN's too, one algorithm on both CPUs.
+The backward is not replayed (see ``ops/nn/activation.py``): oneDNN's and ATen's GELU backward
+kernels were reproduced bit for bit (commits 6fefbe0, 3a0476c) but cost ~10x the plain formula.
 """
 
 from __future__ import annotations
@@ -154,18 +155,6 @@ def gelu_abramowitz_stegun(x: np.ndarray) -> np.ndarray:
     return fma(erf, half, half)
 
 
-@_quiet
-def gelu_erf_derivative(x: np.ndarray) -> np.ndarray:
-    """d gelu / dx as oneDNN's gelu_erf backward computes it (the same on AVX2 and AVX-512):
-    ``0.5 + x/sqrt(2pi) exp(-x^2/2) + 0.5 erf(x/sqrt(2))``, erf by Abramowitz and Stegun 7.1.26
-    with oneDNN's exp; the caller multiplies by the incoming gradient (one more rounding)."""
-    z = np.asarray(x, F32) * _INV_SQRT2
-    q = _onednn_exp(-(z * z))
-    pdf = z * _INV_SQRT_PI * q
-    erf = _abramowitz_stegun_erf(z, q)
-    return fma(erf, _HALF, pdf + _HALF)
-
-
 # ---- ATen's own kernel (tensors oneDNN does not take) --------------------------------------------
 _ERF_P = np.float32(0.3275911)
 _ERF_POL = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736))
@@ -189,23 +178,6 @@ def gelu_aten(x: np.ndarray) -> np.ndarray:
     """ATen's vectorised GELU (erf form): ``x * 0.5 * (1 + erf(x / sqrt(2)))`` in float32."""
     x = np.asarray(x, F32)
     return x * _HALF * (_ONE + aten_erf(x * _INV_SQRT2))
-
-
-_GELU_BETA = np.float32(2 / np.sqrt(np.pi) * np.sqrt(0.5) * 0.5)  # 1 / sqrt(2 pi)
-
-
-@_quiet
-def gelu_aten_derivative(x: np.ndarray) -> np.ndarray:
-    """ATen's vectorised GELU backward (erf form) without the incoming gradient:
-    ``cdf + x * pdf``, ``cdf = 0.5 (1 + erf(x / sqrt(2)))``, ``pdf = exp(-x^2 / 2) / sqrt(2 pi)``;
-    the compiler fuses ``x * pdf + cdf`` into one FMA (measured: 99.997% alike with the FMA,
-    92% without)."""
-    from .exp import expf
-
-    x = np.asarray(x, F32)
-    cdf = _HALF * (_ONE + aten_erf(x * _INV_SQRT2))
-    pdf = _GELU_BETA * expf(x * x * np.float32(-0.5))
-    return fma(x, pdf, cdf)
 
 
 # ---- which one this CPU runs --------------------------------------------------------------------
