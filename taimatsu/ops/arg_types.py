@@ -53,6 +53,15 @@ def integer(fn: str, name: str, pos: int | None, value) -> None:
         raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
 
 
+def python_int_range(value) -> None:
+    """PyTorch's Scalar from a Python int: int64 or uint64 only (its OverflowErrors otherwise)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value >= 1 << 64:
+            raise OverflowError("int too big to convert")
+        if value < -(1 << 63):
+            raise OverflowError("can't convert negative int to unsigned")
+
+
 def boolean(fn: str, name: str, pos: int | None, value) -> None:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{fn}(): {_where(name, pos)} must be bool, not {type(value).__name__}")

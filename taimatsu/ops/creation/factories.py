@@ -22,7 +22,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, xp_for
-from ..arg_types import int_list
+from ..arg_types import int_list, python_int_range
 from ..shape.diagonal import _tangent
 
 
@@ -632,9 +632,16 @@ def _num(v) -> str:
 def arange(
     start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
+    if start is None:
+        raise TypeError("arange(): argument 'end' (position 1) must be Number, not NoneType")
+    if step is None:
+        got = ", ".join(type(v).__name__ for v in (start, end, step))
+        raise TypeError(f"arange() received an invalid combination of arguments - got ({got})")
+    for v in (start, end, step):
+        python_int_range(v)
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    vals = [_real_part(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
     start, end, step = vals
     if step == 0 or math.isnan(step):
         raise RuntimeError("step must be nonzero")
@@ -642,6 +649,8 @@ def arange(
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     _not_bool(dtype, "arange_cpu", True)
     _not_shell_uint(dtype, "arange_cpu")
+    if dtype.category == D.INT and builtins.max(vals, key=abs) >= 1 << 63:  # a uint64 Scalar
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
     if (step > 0 and start > end) or (step < 0 and start < end):
@@ -653,6 +662,15 @@ def arange(
     ramp = allocate(lambda: np.arange(n, dtype=acc), (n,), dtype)
     data = (np.asarray(start, acc) + ramp * np.asarray(step, acc)).astype(dtype.np)
     return _finish(data, dtype, as_device(device), requires_grad)
+
+
+def _real_part(v):
+    """arange's limits are doubles: a complex one must have no imaginary part."""
+    if isinstance(v, complex):
+        if v.imag:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return v.real
+    return v
 
 
 @creation_out

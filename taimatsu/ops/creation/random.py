@@ -18,6 +18,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, scalar_name
+from ..arg_types import int_list, integer
 from ..on_host import on_host
 from .factories import (
     NO_SIZE,
@@ -252,6 +253,8 @@ def randint(
 ) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
+        integer("randint", "high", 1, high)
+        int_list("randint", "size", 2, size, one=False)
     if high is None:
         low, high = 0, low
     if low >= high:
