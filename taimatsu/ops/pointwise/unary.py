@@ -373,8 +373,10 @@ def _relu_vjp(x, out, g):
         return _relu_jvp(x, out, g)
     bits = np.dtype(f"i{gd.itemsize}")
     # 0 where out <= 0, -1 (all bits set) elsewhere: NaN keeps its gradient, as in PyTorch
-    mask = np.subtract(np.less_equal(od, 0).view(np.int8), 1, dtype=bits)
-    return _wrap(np.bitwise_and(gd.view(bits), mask).view(gd.dtype), g._dtype, g._device)
+    mask = np.empty(od.shape, bits)  # an array even for 0-d input, so it can take the result
+    np.subtract(np.less_equal(od, 0).view(np.int8), 1, out=mask)
+    # the result is written over the mask: one full-size buffer, not two (the step's peak memory)
+    return _wrap(np.bitwise_and(gd.view(bits), mask, out=mask).view(gd.dtype), g._dtype, g._device)
 
 
 _relu, relu_ = unary(
