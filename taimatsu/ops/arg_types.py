@@ -53,6 +53,34 @@ def integer(fn: str, name: str, pos: int | None, value) -> None:
         raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
 
 
+def _int_array(value, strings: bool = False) -> bool:
+    if strings and isinstance(value, str):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_int(v) for v in value) and not (value and isinstance(value[0], bool))
+    return _is_int(value) and not isinstance(value, bool)
+
+
+def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -> None:
+    """conv{1,2,3}d's parser: stride/padding/dilation ints or sequences of ints (padding also a
+    string), groups an int; otherwise no overload matches (PyTorch's invalid-combination text)."""
+    if (
+        _int_array(stride) and _int_array(padding, strings=True) and _int_array(dilation)
+        and _is_int(groups) and not isinstance(groups, bool)
+    ):  # fmt: skip
+        return
+    got = ", ".join(
+        type(v).__name__ for v in (input, weight, bias, stride, padding, dilation, groups)
+    )
+    raise TypeError(
+        f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints "
+        "padding = 0, tuple of ints dilation = 1, int groups = 1)\n"
+        " * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "
+        '"valid", tuple of ints dilation = 1, int groups = 1)\n'
+    )
+
+
 def python_int_range(value) -> None:
     """PyTorch's Scalar from a Python int: int64 or uint64 only (its OverflowErrors otherwise)."""
     if isinstance(value, int) and not isinstance(value, bool):

@@ -12,6 +12,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record
+from ..arg_types import integer
 from .copies import cat, stack
 from .view_ops import slice_dim
 from .views import set_multi_output
@@ -106,6 +107,8 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    integer("chunk", "chunks", 1, chunks)
+    integer("chunk", "dim", 2, dim)
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

@@ -197,6 +197,9 @@ _Permute = node_class("PermuteBackward0", lambda node, g: (g.permute(node.invers
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    if dim0.__class__ is not int or dim1.__class__ is not int:
+        integer("transpose", "dim0", 1, dim0)
+        integer("transpose", "dim1", 2, dim1)
     nd = input._data.ndim
     d0, d1 = _wrapdim(dim0, nd), _wrapdim(dim1, nd)
     data = input._data.swapaxes(d0, d1) if nd else input._data.view()
