@@ -7,7 +7,7 @@ from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ...ops._dispatch import need_tensor
-from ...ops.arg_types import boolean, int_list
+from ...ops.arg_types import boolean, int_list, integer
 from ...ops.nn import embedding as _embedding
 from ...ops.nn import normalization as _n
 from ...ops.nn import pooling as _pool
@@ -140,6 +140,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     from ...ops.creation.factories import zeros
 
     need_tensor("one_hot", tensor)
+    integer("one_hot", "num_classes", 2, num_classes)
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:

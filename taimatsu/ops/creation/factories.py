@@ -819,6 +819,8 @@ def _parse_to(args, kwargs):
         if isinstance(a, D.dtype):
             dtype = a
         elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
+            if isinstance(a, int) and not -(1 << 63) <= a < 1 << 63:
+                raise ValueError("Overflow when unpacking long long")  # a device index
             dev = a
         elif isinstance(a, Tensor):
             dtype, dev = a._dtype, a._device
