@@ -81,6 +81,13 @@ def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -
     )
 
 
+def split_size(value) -> None:
+    """Tensor.split sends anything but an int (or a tensor) to split_with_sizes, whose parser
+    wants a sequence of ints."""
+    if not isinstance(value, Tensor) or isinstance(value, bool):
+        int_list("split_with_sizes", "split_sizes", 2, value, one=False)
+
+
 def python_int_range(value) -> None:
     """PyTorch's Scalar from a Python int: int64 or uint64 only (its OverflowErrors otherwise)."""
     if isinstance(value, int) and not isinstance(value, bool):

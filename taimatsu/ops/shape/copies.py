@@ -63,6 +63,8 @@ _Cat = node_class("CatBackward0", _cat_vjp)
 
 @cast_policy(PROMOTE)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    if dim.__class__ is not int:
+        integer("cat", "dim", 2, dim)
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")

@@ -21,6 +21,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
+from ..arg_types import _is_int as _is_int_arg
 from ..arg_types import integer
 from .views import make_view
 
@@ -525,6 +526,9 @@ def slice_dim(input: Tensor, dim: int, start, stop, step: int = 1) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    if not all(_is_int_arg(v) and not isinstance(v, bool) for v in (dim, start, length)):
+        got = ", ".join(type(v).__name__ for v in (dim, start, length))
+        raise TypeError(f"narrow() received an invalid combination of arguments - got ({got})")
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
