@@ -63,7 +63,6 @@ KNOWN.update(dict.fromkeys([
     'T.gather(T.tensor([True, False, True]), -3, T.tensor([math.nan, 1., -math.inf, math.inf]))',
     'T.add(T.zeros(2, 0), 0, alpha=3j)',
     "T.div((T.arange(24.).reshape(2, 3, 4) - 11) / 4, T.tensor([1 + 2j, -3j]), rounding_mode='trunc')",
-    'T.softmax(T.arange(-3, 3), 5)',
     'T.nn.functional.avg_pool2d(T.ones(4), 1, 2)',
     'T.nn.functional.avg_pool2d(T.ones(4), 7, 3)',
     'T.nn.functional.avg_pool2d(T.ones(4), 2, 1, 7)',
@@ -81,9 +80,6 @@ KNOWN.update(dict.fromkeys([
     'T.nn.functional.nll_loss(T.arange(6).reshape(2, 3), T.tensor([True, False, True]))',
     'T.nn.functional.nll_loss(T.ones(2, 3, dtype=T.float16), T.tensor([[0, 5], [1, -1]]))',
     'T.nn.functional.nll_loss(T.arange(6.).reshape(2, 3), T.tensor([True, False, True]))',
-    'T.nn.functional.softmin(T.tensor([1 + 2j, -3j]), 5)',
-    'T.nn.functional.log_softmax(T.tensor([True, False, True]), 5)',
-    'T.nn.functional.log_softmax(T.arange(6).reshape(2, 3), 5)',
 ], CHECK_ORDER))
 
 # Both answer with different results: svd of a rank-deficient matrix picks another, equally

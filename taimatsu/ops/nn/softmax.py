@@ -84,11 +84,11 @@ def _softmax_common(input, dim, dtype, log: bool):
     category = input._dtype.category  # a non-tensor fails here first, as F.softmax's does
     if dim.__class__ is not int:
         integer("log_softmax" if log else "softmax", "dim", 2, dim)
+    d = _wrap_dim(dim, input._data.ndim)  # PyTorch checks the dim before the kernel's dtype
     if category != D.FLOAT:
         kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
     x = widen(input._data)
-    d = _wrap_dim(dim, x.ndim)
     xp = xp_for(input)
     if x.ndim == 0:
         data = xp.zeros_like(x) if log else xp.ones_like(x)
