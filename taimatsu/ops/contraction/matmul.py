@@ -21,6 +21,7 @@ from taimatsu.ops.shape.diagonal import _tangent
 from ... import _dtype as D
 from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ...autograd import op_watch
 from ...autograd.engine import _expandable
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -102,7 +103,8 @@ def _product_jvp(op, a, b):
 # ---- mm / mv / dot / vdot -------------------------------------------------------------------------------
 def _mm_vjp(node, g):
     a, b = node.saved()
-    if not _gm.enabled and _real_dense(g, a, b):  # no graph of the backward: on arrays
+    # no graph of the backward and no profiler/exporter watching its mm ops: on arrays
+    if not _gm.enabled and not op_watch._watchers and _real_dense(g, a, b):
         return _mm_arrays(node, g, a, b)
     return (g.mm(_h(b)) if _need(node, 0) else None), (_h(a).mm(g) if _need(node, 1) else None)
 
@@ -456,7 +458,7 @@ def _scaled(t, s):
 
 def _fused_vjp(node, g):
     a, b = node.saved()  # input itself is not needed (PyTorch does not save it either)
-    if node.on_arrays and not _gm.enabled and _real_dense(g, a, b):
+    if node.on_arrays and not _gm.enabled and not op_watch._watchers and _real_dense(g, a, b):
         return _addmm_arrays(node, g, a, b)
     gi = _scaled(g, node.beta) if _need(node, 0) else None
     ga = _scaled(node.grad_a(g, a, b), node.alpha) if _need(node, 1) else None
