@@ -240,8 +240,16 @@ class StructureMethods:
             )
         return _ops.sum_to(self, size)
 
-    def squeeze(self, dim=None):
-        return _ops.squeeze(self, dim)
+    def squeeze(self, *dim, **kw):
+        # No dim squeezes every size-1 dim; an explicit None matches none of PyTorch's overloads.
+        if (dim and dim[0] is None) or ("dim" in kw and kw["dim"] is None):
+            given = ", ".join(
+                ["NoneType"] * len(dim) + [f"{k}={type(v).__name__}" for k, v in kw.items()]
+            )
+            raise TypeError(
+                f"squeeze() received an invalid combination of arguments - got ({given})"
+            )
+        return _ops.squeeze(self, *dim, **kw)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)

@@ -26,14 +26,6 @@ KNOWN.update(dict.fromkeys([
     "T.nn.functional.pad(T.tensor([[0, 5], [1, -1]]), '3', value=None)",
 ], PARSER))
 
-# A wrongly typed argument that PyTorch's parser refuses (TypeError) and taimatsu accepts
-# (a float kernel size, a bool stride, a 1-int size for full()...).
-PARSER_ACCEPTS = "A wrongly typed argument that PyTorch's parser refuses (TypeError) and taimatsu accepts (a float kernel size, a bool stride, a 1-int size for full()...)."
-KNOWN.update(dict.fromkeys([
-    'T.tensor([[0, 5], [1, -1]]).squeeze(None)',
-    'T.add(T.tensor([True, False, True]), math.nan, alpha=None)',
-], PARSER_ACCEPTS))
-
 # A Python int past int64/uint64: PyTorch's parser raises OverflowError or ValueError;
 # taimatsu reads it as a Python number.
 BIG_INT = "A Python int past int64/uint64: PyTorch's parser raises OverflowError or ValueError; taimatsu reads it as a Python number."
@@ -86,7 +78,8 @@ KNOWN.update(dict.fromkeys([
 
 # Both answer with different results: svd of a rank-deficient matrix picks another, equally
 # valid, singular vector for the zero singular value (PyTorch's is MKL's choice).
-# (No call is left where taimatsu answers and PyTorch raises, or the reverse.)
+# (No call is left where taimatsu answers and PyTorch raises, or the reverse, nor a wrongly
+# typed argument taimatsu accepts.)
 VALUES = "Both answer with different results: svd of a rank-deficient matrix picks another, equally valid, singular vector for the zero singular value."
 KNOWN.update(dict.fromkeys([
     'T.linalg.svd(T.ones(2, 3))',

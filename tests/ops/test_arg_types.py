@@ -45,7 +45,7 @@ SHAPE_CALLS = [
     "T.ones(4).chunk(2, 0.5)",
     "T.nn.functional.one_hot(T.arange(3), True)", "T.nn.functional.one_hot(T.arange(3), None)",
     "T.zeros(2).to(10**20)", "T.randint(0, -1)", "T.ones(4).split(2.5)", "T.ones(4).split(T.tensor(2))",
-    "T.cat([T.ones(2), T.ones(2)], 1.5)", "T.randint(True, ())", "T.randint(5, (True,))", "T.randint(None, (2,))",
+    "T.cat([T.ones(2), T.ones(2)], 1.5)", "T.add(T.ones(2), 1, alpha=None)", "T.ones(1, 2).squeeze()", "T.randint(True, ())", "T.randint(5, (True,))", "T.randint(None, (2,))",
     "T.nn.functional.cross_entropy(T.zeros(2, 3), T.zeros(2, dtype=T.long), ignore_index=True)",
 ]  # fmt: skip
 

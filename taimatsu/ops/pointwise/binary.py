@@ -433,6 +433,8 @@ def _float32(x, dt):
 
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with PyTorch's promotion (AddBackward0)."""
+    if alpha is None:  # PyTorch's parser: alpha is a Number
+        raise TypeError("add(): argument 'alpha' must be Number, not NoneType")
     if not isinstance(input, Tensor):
         input = _scalar_tensor(input, other)
     return _linear2(input, other, alpha, 1, 1, _AddNode, "add", out)
