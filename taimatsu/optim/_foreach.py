@@ -23,7 +23,6 @@ import threading
 import numpy as np
 
 from .._tensor.core import Tensor, _wrap
-from ..backend.parallel import MIN_WORK, halves
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -134,9 +133,9 @@ def flat_group(optimizer, index: int, params: list) -> FlatGroup:
 # Elements per block: the float64 temporaries of a float32 block (128 KiB each) stay in a
 # core's L2 cache, and the step's peak of temporary memory stays well under a MiB.
 BLOCK = 1 << 14
-# From this many elements a group's blocks are split over two threads (backend/parallel.py's
-# ``halves``): below it the hand-off costs more than the second core saves.
-MIN_PARALLEL = 1 << 17
+# The blocks run on one thread: split over two (backend/parallel.py's ``halves``) an AdamW step
+# over 100 tensors took 10 ms instead of 5.5 (idle 2-core machine), the two threads contending
+# for the GIL between NumPy calls on 16K-element blocks.
 
 
 class Workspace:
@@ -195,24 +194,18 @@ def plan(fg: FlatGroup) -> list:
 def run_blocks(fg: FlatGroup, grads: list, update) -> None:
     """``update(lo, hi, p, g, ws)`` on every block of the group, where ``p`` and ``g`` are the
     block's parameter and gradient values (1-D) and [lo, hi) its range in the flat state
-    buffers; a gathered block's parameters are written back afterwards. On a large group the
-    blocks are split over two threads (disjoint blocks: the same bits either way)."""
-    blocks = plan(fg)
-
-    def run(first: int, last: int) -> None:
-        ws = workspace()
-        for lo, hi, who in blocks[first:last]:
-            if type(who) is int:
-                base = fg.starts[who]
-                p = fg.params[who]._data.reshape(-1)[lo - base : hi - base]
-                g = grads[who]._data.reshape(-1)[lo - base : hi - base]
-                update(lo, hi, p, g, ws)
-            else:
-                p, g = _gather(fg, who, grads, lo, hi, ws)
-                update(lo, hi, p, g, ws)
-                _scatter(fg, who, p)
-
-    halves(run, len(blocks), MIN_WORK if fg.total >= MIN_PARALLEL else 0)
+    buffers; a gathered block's parameters are written back afterwards."""
+    ws = workspace()
+    for lo, hi, who in plan(fg):
+        if type(who) is int:
+            base = fg.starts[who]
+            p = fg.params[who]._data.reshape(-1)[lo - base : hi - base]
+            g = grads[who]._data.reshape(-1)[lo - base : hi - base]
+            update(lo, hi, p, g, ws)
+        else:
+            p, g = _gather(fg, who, grads, lo, hi, ws)
+            update(lo, hi, p, g, ws)
+            _scatter(fg, who, p)
 
 
 def _gather(fg: FlatGroup, run: list, grads: list, lo: int, hi: int, ws: Workspace):

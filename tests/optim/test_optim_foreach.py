@@ -2,8 +2,6 @@
 same trajectories as the single-tensor path, bit for bit, and as PyTorch's; the same state,
 state_dict, version counters and constructor errors."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -156,35 +154,3 @@ def test_fused_constructor_errors(name):
                 getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], lr=0.1, **kw)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
-
-
-@pytest.mark.parametrize("name,kw", [CASES[1], CASES[3], CASES[5]], ids=lambda v: str(v))
-def test_blocks_split_over_two_threads_give_the_same_bits(name, kw, tmp_path, monkeypatch):
-    """A large group's blocks run on two threads (forced: no size threshold, an idle machine as
-    /proc/loadavg says): the same values as on one thread, bit for bit."""
-    from taimatsu.backend import parallel, threads
-
-    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) < 2:
-        pytest.skip("one core: nothing to split over")
-    monkeypatch.setattr(_foreach, "BLOCK", 8)
-    one = _run(tm, name, kw, np.float32)[0]
-    fake = tmp_path / "loadavg"
-    fake.write_text("0.00 0.00 0.00 1/100 1\n")
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
-    monkeypatch.setitem(threads._busy, "t", -1.0)
-    monkeypatch.setitem(threads._busy, "others", None)
-    monkeypatch.setattr(_foreach, "MIN_PARALLEL", 0)
-    monkeypatch.setitem(parallel._state, "threads", 2)
-    monkeypatch.setitem(threads._state, "target", 2)
-    pool, submitted = parallel._pool(), []
-
-    class Counting:
-        def submit(self, fn, *args):
-            submitted.append(args)
-            return pool.submit(fn, *args)
-
-    monkeypatch.setattr(parallel, "_pool", Counting)
-    two = _run(tm, name, kw, np.float32)[0]
-    assert submitted  # the split did happen
-    for a, b in zip(two, one):
-        np.testing.assert_array_equal(a, b)
