@@ -508,9 +508,19 @@ class RnnLayerBackward(Node):
 def _backward_by_ops(node, inputs, grads):
     """The VJP as a graph: rerun the layer op by op on aliases of the inputs, backpropagate."""
     d = node.__dict__
+
+    def layer(*aliases):
+        return _layer_ops(d["mode"], aliases[0], d["batch_sizes"], *aliases[1:], d["reverse"])
+
+    return replay_backward(node, layer, inputs, grads)
+
+
+def replay_backward(node, ops, inputs, grads):
+    """A fused node's VJP as a graph (for create_graph): ``ops`` reruns the fused computation op
+    by op on aliases of ``inputs``; its outputs are backpropagated with ``grads``."""
     aliases = [None if t is None else t.view_as(t) for t in inputs]
-    out, h, c = _layer_ops(d["mode"], aliases[0], d["batch_sizes"], *aliases[1:], d["reverse"])
-    roots = [(o, g) for o, g in zip((out, h, c), grads) if o is not None and g is not None]
+    outs = ops(*aliases)
+    roots = [(o, g) for o, g in zip(outs, grads) if o is not None and g is not None]
     wanted = [i for i, nf in enumerate(node.next_functions) if nf[0] is not None]
     found = engine.run_backward(
         [o for o, _ in roots], [g for _, g in roots], retain_graph=True, create_graph=True,

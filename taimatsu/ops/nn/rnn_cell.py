@@ -27,12 +27,12 @@ import numpy as np
 from ... import _autocast
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
-from ...autograd import engine, op_watch
+from ...autograd import op_watch
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
-from .rnn import GateKernels, _gru_step, _linear, _lstm_step, _rnn_step
+from .rnn import GateKernels, _gru_step, _linear, _lstm_step, _rnn_step, replay_backward
 
 
 # ---- op by op -----------------------------------------------------------------------------------
@@ -216,18 +216,9 @@ _CellStateNode = type("AddBackward0", (_PassGrad,), {"__slots__": ()})
 
 def _backward_by_ops(node, inputs, grads):
     """The VJP as a graph: rerun the cell op by op on aliases of the inputs, backpropagate."""
-    aliases = [None if t is None else t.view_as(t) for t in inputs]
-    outs = cell_ops(node.__dict__["mode"], *aliases)
-    roots = [(o, g) for o, g in zip(outs, grads) if o is not None and g is not None]
-    wanted = [i for i, nf in enumerate(node.next_functions) if nf[0] is not None]
-    found = engine.run_backward(
-        [o for o, _ in roots], [g for _, g in roots], retain_graph=True, create_graph=True,
-        inputs=[aliases[i] for i in wanted], accumulate=False,
-    )  # fmt: skip
-    res = [None] * len(inputs)
-    for i, g in zip(wanted, found):
-        res[i] = g
-    return tuple(res)
+    return replay_backward(
+        node, lambda *aliases: cell_ops(node.__dict__["mode"], *aliases), inputs, grads
+    )
 
 
 # ---- the op -------------------------------------------------------------------------------------
