@@ -1,4 +1,4 @@
-"""Max pooling and batch norm with their batch split over two threads (``parallel.halves``,
+"""Convolution, max pooling and batch norm with their batch split over two threads (``parallel.halves``,
 forced: no size threshold, an idle machine as /proc/loadavg says) give one thread's values and
 gradients bit for bit (each image is computed alike; cross-image sums run after the split)."""
 
@@ -10,6 +10,7 @@ import pytest
 import taimatsu as tm
 import taimatsu.nn.functional as TF
 from taimatsu.backend import parallel, threads
+from taimatsu.ops.nn import conv as tconv
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as OF
@@ -95,3 +96,25 @@ def test_batch_norm_split(forced_split, shape):
     assert len(forced_split) >= 5  # three forward passes and two backward passes
     for a, e in zip(ours, expected):
         close(a, e.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_conv2d_split(forced_split, monkeypatch):
+    monkeypatch.setattr(tconv, "COLS_BLOCK_BYTES", 1)
+    torch.manual_seed(7)
+    x = torch.randn(5, 4, 9, 8, requires_grad=True)
+    w = torch.randn(6, 2, 3, 3, requires_grad=True)
+    kw = {"padding": 1, "groups": 2, "stride": (1, 2)}
+    o = OF.conv2d(x, w, **kw)
+    g = torch.randn(o.shape)
+    og = torch.autograd.grad(o, (x, w), g)
+
+    def run():
+        tx, tw = T(x, True), T(w, True)
+        t = TF.conv2d(tx, tw, **kw)
+        return [t.detach(), *tm.autograd.grad(t, (tx, tw), T(g))]
+
+    ours = _at_1_and_2_threads(run)
+    assert len(forced_split) >= 3  # forward, input and weight gradients were split at 2 threads
+    close(ours[0], o.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for a, b in zip(ours[1:], og):
+        close(a, b.numpy(), rtol=1e-4, atol=1e-5)

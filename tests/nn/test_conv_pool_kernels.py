@@ -2,8 +2,6 @@
 (stacked per-image GEMMs, the forward's column buffer reused, col2im by kernel taps, max-pool
 gradients scattered through the winning taps) and the Tensor-op path kept for double backward."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -166,52 +164,3 @@ def test_avg_pool2d_grads(kw):
     x = torch.randn(2, 3, 9, 8, requires_grad=True)
     tx = T(x, True)
     check_vjp(TF.avg_pool2d(tx, **kw), OF.avg_pool2d(x, **kw), [tx], [x])
-
-
-def test_conv_batch_split_over_two_threads_gives_the_same_bits(tmp_path, monkeypatch):
-    """parallel.halves: the batch split over two threads (forced: no size threshold, an idle
-    machine as /proc/loadavg says) gives the one-thread values and gradients bit for bit."""
-    from taimatsu.backend import parallel, threads
-
-    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) < 2:
-        pytest.skip("one core: nothing to split over")
-    fake = tmp_path / "loadavg"
-    fake.write_text("0.00 0.00 0.00 1/100 1\n")
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
-    monkeypatch.setitem(threads._busy, "t", -1.0)
-    monkeypatch.setitem(threads._busy, "others", None)
-    monkeypatch.setattr(parallel, "MIN_WORK", 0)
-    pool, submitted = parallel._pool(), []
-
-    class Counting:
-        def submit(self, fn, *args):
-            submitted.append(args)
-            return pool.submit(fn, *args)
-
-    monkeypatch.setattr(parallel, "_pool", Counting)
-    monkeypatch.setattr(tconv, "COLS_BLOCK_BYTES", 1)
-    torch.manual_seed(7)
-    x = torch.randn(5, 4, 9, 8, requires_grad=True)
-    w = torch.randn(6, 2, 3, 3, requires_grad=True)
-    kw = {"padding": 1, "groups": 2, "stride": (1, 2)}
-    o = OF.conv2d(x, w, **kw)
-    g = torch.randn(o.shape)
-    og = torch.autograd.grad(o, (x, w), g)
-    before = tm.get_num_threads()
-    runs = []
-    try:
-        for n in (1, 2):
-            tm.set_num_threads(n)
-            tx, tw = T(x, True), T(w, True)
-            t = TF.conv2d(tx, tw, **kw)
-            runs.append(
-                [t.detach().numpy(), *(a.numpy() for a in tm.autograd.grad(t, (tx, tw), T(g)))]
-            )
-    finally:
-        tm.set_num_threads(before)
-    assert len(submitted) >= 3  # forward, input and weight gradients were split at 2 threads
-    for a, b in zip(*runs):
-        np.testing.assert_array_equal(a, b)
-    close(runs[1][0], o.detach().numpy(), rtol=1e-4, atol=1e-5)
-    for a, b in zip(runs[1][1:], og):
-        close(a, b.numpy(), rtol=1e-4, atol=1e-5)
