@@ -26,6 +26,7 @@ import itertools
 import multiprocessing as python_multiprocessing
 import os
 import queue
+import time
 
 from . import _utils
 from ._utils import signal_handling
@@ -136,11 +137,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         try:
             return True, self._data_queue.get(timeout=timeout)
         except Exception as error:
-            failed = []
-            for worker_id, process in enumerate(self._workers):
-                if self._workers_status[worker_id] and not process.is_alive():
-                    failed.append(process)
-                    self._mark_worker_as_unavailable(worker_id)
+            failed = self._dead_workers()
+            if not failed and isinstance(error, (OSError, EOFError)):
+                # A batch's connection broke (ConnectionResetError): its worker is dying but may
+                # not be reaped yet; give it a moment so the report names it, as PyTorch's does
+                deadline = time.monotonic() + 2.0
+                while not failed and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    failed = self._dead_workers()
             if failed:
                 pids = ", ".join(str(process.pid) for process in failed)
                 raise RuntimeError(
@@ -149,6 +153,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if isinstance(error, queue.Empty):
                 return False, None
             raise
+
+    def _dead_workers(self) -> list:
+        """The workers still counted as running whose process has ended (marked unavailable)."""
+        failed = []
+        for worker_id, process in enumerate(self._workers):
+            if self._workers_status[worker_id] and not process.is_alive():
+                failed.append(process)
+                self._mark_worker_as_unavailable(worker_id)
+        return failed
 
     def _get_data(self):
         if self._timeout > 0:
