@@ -204,3 +204,39 @@ def _check_multinomial_rows(rows: np.ndarray, values: np.ndarray) -> None:
             )
         if not value.sum(dtype=value.dtype) > 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+# The distributions' argument checks, shared by the CPU and CUDA generators; ``device`` names
+# the kernel in PyTorch's NotImplementedError ("geometric_cpu" / "geometric_cuda").
+def _check_exponential(dtype: np.dtype, lambd: float) -> None:
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    if dtype.name not in _DIGITS:
+        raise RuntimeError(
+            "Exponential distribution is a continuous probability distribution. dtype must "
+            f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
+        )
+
+
+def _check_geometric(dtype: np.dtype, p: float, device: str) -> None:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    if dtype.name not in _DIGITS and dtype.name not in _INTEGERS:
+        raise _not_implemented(f"geometric_{device}", dtype)
+
+
+def _check_cauchy(dtype: np.dtype, sigma: float) -> None:
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    if dtype.name not in _DIGITS:
+        raise RuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
+        )
+
+
+def _check_log_normal(dtype: np.dtype, std: float, device: str) -> None:
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if dtype.name not in _DIGITS:
+        raise _not_implemented(f"log_normal_{device}", dtype)

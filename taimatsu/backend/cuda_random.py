@@ -29,11 +29,13 @@ import numpy as np
 
 from . import check, cupy
 from ._rng_checks import (
-    _CPP_NAME,
     _DIGITS,
     _INT_RANGE,
     _INTEGERS,
-    _SCALAR_NAME,
+    _check_cauchy,
+    _check_exponential,
+    _check_geometric,
+    _check_log_normal,
     _check_multinomial,
     _check_randperm,
     _check_uniform_bounds,
@@ -222,23 +224,14 @@ class CUDAGenerator:
     @_on_device
     def exponential(self, shape, dtype, lambd: float = 1.0):
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not lambd > 0.0:
-            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
-        if dtype.name not in _DIGITS:
-            raise RuntimeError(
-                "Exponential distribution is a continuous probability distribution. dtype must "
-                f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
-            )
+        _check_exponential(dtype, lambd)
         u = self._open_uniform(shape, np.float64)
         return ((-1.0 / lambd) * cupy().log(u)).astype(dtype)
 
     @_on_device
     def geometric(self, shape, dtype, p: float):
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not 0 < p < 1:
-            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-        if dtype.name not in _DIGITS and dtype.name not in _INTEGERS:
-            raise _not_implemented("geometric_cuda", dtype)
+        _check_geometric(dtype, p, "cuda")
         cp = cupy()
         u = self._open_uniform(shape, np.float64)
         return cp.maximum(cp.ceil(cp.log(u) / math.log1p(-p)), 1).astype(dtype)
@@ -246,23 +239,14 @@ class CUDAGenerator:
     @_on_device
     def cauchy(self, shape, dtype, median: float = 0.0, sigma: float = 1.0):
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not sigma > 0.0:
-            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-        if dtype.name not in _DIGITS:
-            raise RuntimeError(
-                "Cauchy distribution is a continuous probability distribution. dtype must be a "
-                f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
-            )
+        _check_cauchy(dtype, sigma)
         u = self._uniform(shape, np.float64)
         return (median + sigma * cupy().tan(math.pi * (u - 0.5))).astype(dtype)
 
     @_on_device
     def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0):
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not std > 0.0:
-            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-        if dtype.name not in _DIGITS:
-            raise _not_implemented("log_normal_cuda", dtype)
+        _check_log_normal(dtype, std, "cuda")
         return cupy().exp(self.normal(shape, np.float64, mean, std)).astype(dtype)
 
     @_on_device

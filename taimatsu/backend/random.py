@@ -45,12 +45,14 @@ import numpy as np
 from . import libm
 from ._cpu_sort import _cpu_topk, _heap_select, _introselect, _sort, _sort_heap  # noqa: F401 - ops/sorting.py imports the sort steps from here
 from ._rng_checks import (
-    _CPP_NAME,
     _DIGITS,
     _INT64_MIN,
     _INT_RANGE,
     _INTEGERS,
-    _SCALAR_NAME,
+    _check_cauchy,
+    _check_exponential,
+    _check_geometric,
+    _check_log_normal,
     _check_multinomial,
     _check_multinomial_rows,
     _check_randperm,
@@ -398,23 +400,14 @@ class CPUGenerator:
     def exponential(self, shape, dtype, lambd: float = 1.0) -> np.ndarray:
         """Tensor.exponential_(lambd): -1/lambd * log1p(-u) in double."""
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not lambd > 0.0:
-            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
-        if dtype.name not in _DIGITS:
-            raise RuntimeError(
-                "Exponential distribution is a continuous probability distribution. dtype must "
-                f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
-            )
+        _check_exponential(dtype, lambd)
         u = self._uniform_double(math.prod(shape))
         return _from_float((-1.0 / lambd) * libm.log1p(-u), dtype).reshape(shape)
 
     def geometric(self, shape, dtype, p: float) -> np.ndarray:
         """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) in double; integer dtypes too."""
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not 0 < p < 1:
-            raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-        if dtype.name not in _DIGITS and dtype.name not in _INTEGERS:
-            raise _not_implemented("geometric_cpu", dtype)
+        _check_geometric(dtype, p, "cpu")
         u = self._uniform_double(math.prod(shape))
         with np.errstate(divide="ignore"):
             out = np.ceil(libm.log(u) / math.log(1.0 - p))
@@ -423,13 +416,7 @@ class CPUGenerator:
     def cauchy(self, shape, dtype, median: float = 0.0, sigma: float = 1.0) -> np.ndarray:
         """Tensor.cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5)) in double, fused."""
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not sigma > 0.0:
-            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-        if dtype.name not in _DIGITS:
-            raise RuntimeError(
-                "Cauchy distribution is a continuous probability distribution. dtype must be a "
-                f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
-            )
+        _check_cauchy(dtype, sigma)
         u = self._uniform_double(math.prod(shape))
         return _from_float(_fma64(sigma, libm.tan(math.pi * (u - 0.5)), median), dtype).reshape(
             shape
@@ -438,10 +425,7 @@ class CPUGenerator:
     def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
         """Tensor.log_normal_(mean, std): exp of the scalar, cached Box-Muller normal."""
         shape, dtype = _shape(shape), np.dtype(dtype)
-        if not std > 0.0:
-            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-        if dtype.name not in _DIGITS:
-            raise _not_implemented("log_normal_cpu", dtype)
+        _check_log_normal(dtype, std, "cpu")
         z = _fma64(self._standard_normal_scalar(math.prod(shape)), std, mean)
         return _from_float(libm.exp(z), dtype).reshape(shape)
 
