@@ -68,6 +68,7 @@ def cuda_double():
     import cupy_double
 
     from taimatsu import backend
+    from taimatsu.backend import cuda_random
 
     extra = {"cupyx.scipy.sparse": _sparse_module(cupy_double._module)}
     saved = {k: sys.modules.get(k) for k in [*cupy_double.MODULES, *extra]}
@@ -86,6 +87,9 @@ def cuda_double():
                 sys.modules[k] = v
         del cupy_double.cupyx.scipy.sparse, cupy_double.cupyx.scatter_max
         backend._cupy, backend._cuda_index[0] = None, 0
+        # as tests/cuda/conftest.py's fake_cupy: no device check or CUDA generator outlives a test
+        backend._pending.clear()
+        cuda_random._default.clear()
         cupy_double._HOOKS.clear()
 
 
