@@ -326,6 +326,10 @@ _DEAD = r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly"
 def test_dead_worker_raises_torch_errors(how, cause):
     for lib in (tm, torch):
         err, got, seconds = _error(lib, how)
+        if lib is torch and re.fullmatch(cause, str(err)):
+            # PyTorch races too: now and then its SIGCHLD handler's report is raised directly
+            # (2 of ~10 runs of this file here); taimatsu always chains it as the cause
+            continue
         assert type(err) is RuntimeError and re.fullmatch(_DEAD, str(err)), (lib, str(err))
         # Batches the dying worker had queued but not yet flushed to the pipe are lost.
         assert got == [[0, 1], [2, 3]][: len(got)]
