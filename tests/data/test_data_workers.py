@@ -326,16 +326,17 @@ _DEAD = r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly"
 def test_dead_worker_raises_torch_errors(how, cause):
     for lib in (tm, torch):
         err, got, seconds = _error(lib, how)
-        if lib is torch and re.fullmatch(cause, str(err)):
-            # PyTorch races too: now and then its SIGCHLD handler's report is raised directly
-            # (2 of ~10 runs of this file here); taimatsu always chains it as the cause
-            continue
-        assert type(err) is RuntimeError and re.fullmatch(_DEAD, str(err)), (lib, str(err))
+        assert type(err) is RuntimeError, (lib, type(err))
         # Batches the dying worker had queued but not yet flushed to the pipe are lost.
         assert got == [[0, 1], [2, 3]][: len(got)]
-        assert (
-            seconds < 30
-        )  # never a hang; the SIGCHLD report checked below shows it was noticed at once
+        assert seconds < 30  # never a hang: the death is noticed at once
+        if re.fullmatch(cause, str(err)):
+            # The SIGCHLD handler raises wherever the main thread is. When the signal lands
+            # outside the wait on the result queue (say, while the loop body runs), its report
+            # is the error itself, in PyTorch as here (seen in 2 of ~10 runs of this file).
+            continue
+        # Inside the wait it becomes "exited unexpectedly", with the report chained as the cause.
+        assert re.fullmatch(_DEAD, str(err)), (lib, str(err))
         if lib is tm:  # the pid is the worker's, and the SIGCHLD report is chained as the cause
             assert re.fullmatch(cause, str(err.__cause__)), str(err.__cause__)
             assert re.fullmatch(cause, str(err.__cause__)).group(1) == re.fullmatch(
