@@ -4,6 +4,7 @@ device argument."""
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 from .. import _dtype as D
@@ -36,23 +37,28 @@ def _autocast_for(device: str, default_dtype: D.dtype, name: str) -> type:
     return DeviceAutocast
 
 
+# torch.amp.GradScaler's parameters without ``device``, which the deprecated spelling fixes
+_SCALER_SIGNATURE = inspect.signature(_GradScaler.__init__).replace(
+    parameters=[
+        p for p in inspect.signature(_GradScaler.__init__).parameters.values() if p.name != "device"
+    ]
+)
+
+
 def _grad_scaler_for(device: str, name: str) -> type:
     """``torch.<device>.amp.GradScaler``: ``torch.amp.GradScaler(device, ...)`` with a FutureWarning
     (for CUDA also PyTorch's "CUDA is not available" warning and disabling without a GPU)."""
 
     class DeviceGradScaler(_GradScaler):
-        def __init__(
-            self,
-            init_scale: float = 2.0**16,
-            growth_factor: float = 2.0,
-            backoff_factor: float = 0.5,
-            growth_interval: int = 2000,
-            enabled: bool = True,
-        ) -> None:
+        def __init__(self, *args, **kwargs) -> None:
             _warn("GradScaler", "GradScaler", device)
-            super().__init__(
-                device, init_scale, growth_factor, backoff_factor, growth_interval, enabled
-            )
+            try:
+                bound = _SCALER_SIGNATURE.bind(self, *args, **kwargs)
+            except TypeError as e:  # as Python words it for PyTorch's explicit parameters
+                raise TypeError(f"GradScaler.__init__() {e}") from None
+            super().__init__(device, *bound.args[1:], **bound.kwargs)
+
+        __init__.__signature__ = _SCALER_SIGNATURE
 
     DeviceGradScaler.__name__ = DeviceGradScaler.__qualname__ = name
     DeviceGradScaler.__doc__ = f"``torch.{device}.amp.GradScaler``, with a FutureWarning."

@@ -208,14 +208,22 @@ def _check_multinomial_rows(rows: np.ndarray, values: np.ndarray) -> None:
 
 # The distributions' argument checks, shared by the CPU and CUDA generators; ``device`` names
 # the kernel in PyTorch's NotImplementedError ("geometric_cpu" / "geometric_cuda").
-def _check_exponential(dtype: np.dtype, lambd: float) -> None:
-    if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+def _check_continuous(dist: str, param: str, value: float, dtype: np.dtype, names) -> None:
+    """A continuous distribution's checks: its parameter positive, the tensor floating point
+    (``names``: how PyTorch's message spells the dtype, which differs between the two)."""
+    if not value > 0.0:
+        raise RuntimeError(
+            f"{dist.lower()}_ expects {param} > 0.0, but found {param}={_num(value)}"
+        )
     if dtype.name not in _DIGITS:
         raise RuntimeError(
-            "Exponential distribution is a continuous probability distribution. dtype must "
-            f"be a floating point but you specified {_SCALAR_NAME.get(dtype.name, dtype.name)}"
+            f"{dist} distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {names.get(dtype.name, dtype.name)}"
         )
+
+
+def _check_exponential(dtype: np.dtype, lambd: float) -> None:
+    _check_continuous("Exponential", "lambda", lambd, dtype, _SCALAR_NAME)
 
 
 def _check_geometric(dtype: np.dtype, p: float, device: str) -> None:
@@ -226,13 +234,7 @@ def _check_geometric(dtype: np.dtype, p: float, device: str) -> None:
 
 
 def _check_cauchy(dtype: np.dtype, sigma: float) -> None:
-    if not sigma > 0.0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-    if dtype.name not in _DIGITS:
-        raise RuntimeError(
-            "Cauchy distribution is a continuous probability distribution. dtype must be a "
-            f"floating point but you specified {_CPP_NAME.get(dtype.name, dtype.name)}"
-        )
+    _check_continuous("Cauchy", "sigma", sigma, dtype, _CPP_NAME)
 
 
 def _check_log_normal(dtype: np.dtype, std: float, device: str) -> None:

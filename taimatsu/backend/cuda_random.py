@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 
 import numpy as np
 
@@ -43,7 +42,7 @@ from ._rng_checks import (
     _num,
     _random_range,
 )
-from .random import _DEFAULT_SEED, _shape, _to_uint64_seed
+from .random import _DEFAULT_SEED, SeededGenerator, _shape, _to_uint64_seed
 
 __all__ = ["CUDAGenerator", "default_cuda_generator"]
 
@@ -82,10 +81,10 @@ def _as_float_sample_dtype(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
 
 
-class CUDAGenerator:
+class CUDAGenerator(SeededGenerator):
     """A generator of one CUDA device (see the module docstring)."""
 
-    __slots__ = ("_offset", "_rs", "_seed", "index")
+    __slots__ = ("_offset", "_rs", "index")
 
     def __init__(self, index: int = 0, seed: int = _DEFAULT_SEED) -> None:
         self.index = int(index)
@@ -94,30 +93,17 @@ class CUDAGenerator:
 
     # ---- state -------------------------------------------------------------------------------
     def manual_seed(self, seed: int) -> CUDAGenerator:
-        self._seed = _to_uint64_seed(seed)
+        self._initial_seed = _to_uint64_seed(seed)
         self._offset = 0
         return self
 
-    def seed(self) -> int:
-        """Re-seed with 64 bits from the OS and return the seed (as PyTorch does)."""
-        seed = int.from_bytes(os.urandom(8), "little")
-        self.manual_seed(seed)
-        return seed
-
-    def initial_seed(self) -> int:
-        return self._seed
-
     def get_state(self) -> np.ndarray:
         """16 bytes, as PyTorch's CUDA generator state: the seed, then the offset."""
-        return np.array([self._seed, self._offset], np.uint64).view(np.uint8)
+        return np.array([self._initial_seed, self._offset], np.uint64).view(np.uint8)
 
     def set_state(self, state: np.ndarray) -> None:
-        buf = np.ascontiguousarray(state).reshape(-1)
-        if buf.dtype != np.uint8:
-            raise RuntimeError(f"expected a torch.ByteTensor, but got {buf.dtype}")
-        if buf.size != _STATE_BYTES:
-            raise RuntimeError("RNG state is wrong size")
-        self._seed, self._offset = (int(v) for v in buf.view(np.uint64))
+        buf = self._state_bytes(state, _STATE_BYTES, "RNG state is wrong size")
+        self._initial_seed, self._offset = (int(v) for v in buf.view(np.uint64))
 
     # ---- the raw stream ----------------------------------------------------------------------
     def _state(self):
@@ -125,7 +111,7 @@ class CUDAGenerator:
         if self._rs is None:
             cp = cupy()
             self._rs = cp.random.RandomState(0, method=_philox(cp))
-        key = _mix64(self._seed ^ _mix64(self._offset)) >> 1  # CuPy takes seeds below 2**64
+        key = _mix64(self._initial_seed ^ _mix64(self._offset)) >> 1  # CuPy takes seeds below 2**64
         self._offset += 1
         self._rs.seed(key)
         return self._rs

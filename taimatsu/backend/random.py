@@ -119,7 +119,34 @@ def _to_uint64_seed(seed) -> int:
 # ------------------------------------------------------------------------------ the generator
 
 
-class CPUGenerator:
+class SeededGenerator:
+    """What the CPU and CUDA generators share: the seed they were given and the checked bytes
+    of a state to load. A subclass sets ``_initial_seed`` in ``manual_seed``."""
+
+    __slots__ = ("_initial_seed",)
+
+    def seed(self) -> int:
+        """Re-seed with 64 bits from the OS (PyTorch reads /dev/urandom) and return the seed."""
+        seed = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self) -> int:
+        return self._initial_seed
+
+    @staticmethod
+    def _state_bytes(state: np.ndarray, size: int, wrong_size: str) -> np.ndarray:
+        """``set_state``'s argument as flat bytes, refused as PyTorch refuses a tensor that is
+        not a ByteTensor or not ``size`` bytes long (``wrong_size``: its message)."""
+        buf = np.ascontiguousarray(state).reshape(-1)
+        if buf.dtype != np.uint8:
+            raise RuntimeError(f"expected a torch.ByteTensor, but got {buf.dtype}")
+        if buf.size != size:
+            raise RuntimeError(wrong_size)
+        return buf
+
+
+class CPUGenerator(SeededGenerator):
     """A CPU random generator that matches `torch.Generator(device="cpu")` bit for bit.
 
     Samplers take a shape and a NumPy dtype (`ml_dtypes.bfloat16` for bfloat16) and return a
@@ -128,7 +155,6 @@ class CPUGenerator:
     __slots__ = (
         "_engine",
         "_fresh_next",
-        "_initial_seed",
         "_next_double_normal",
         "_next_float_normal",
     )
@@ -148,15 +174,6 @@ class CPUGenerator:
         self._next_double_normal: float | None = None
         self._next_float_normal: float | None = None  # kept for the state bytes only
         return self
-
-    def seed(self) -> int:
-        """Re-seed with 64 bits from the OS (PyTorch reads /dev/urandom) and return the seed."""
-        seed = int.from_bytes(os.urandom(8), "little")
-        self.manual_seed(seed)
-        return seed
-
-    def initial_seed(self) -> int:
-        return self._initial_seed
 
     def get_state(self) -> np.ndarray:
         """The state as the bytes of PyTorch's CPUGeneratorImplState (torch.get_rng_state())."""
@@ -178,14 +195,13 @@ class CPUGenerator:
 
     def set_state(self, state: np.ndarray) -> None:
         """Load bytes from `get_state()` or `torch.get_rng_state()`, with PyTorch's checks."""
-        buf = np.ascontiguousarray(state).reshape(-1)
-        if buf.dtype != np.uint8:
-            raise RuntimeError(f"expected a torch.ByteTensor, but got {buf.dtype}")
-        if buf.size != _STATE_BYTES:
-            raise RuntimeError(
-                f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input "
-                f"RNG state size to be {buf.size}"
-            )
+        size = np.size(state)
+        buf = self._state_bytes(
+            state,
+            _STATE_BYTES,
+            f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input "
+            f"RNG state size to be {size}",
+        )
         left, seeded = (int(v) for v in buf[8:16].view(np.int32))
         nxt = int(buf[16:24].view(np.uint64)[0]) & 0xFFFFFFFF
         if not (seeded != 0 and 0 < left <= _N and nxt <= _N):

@@ -6,17 +6,9 @@ import io
 
 import numpy as np
 import pytest
+from raised import raised
 
 import taimatsu
-
-
-def _err(fn):
-    try:
-        fn()
-    except BaseException as e:  # noqa: BLE001 - the type itself is compared
-        return type(e), str(e)
-    return None
-
 
 # ---- without CUDA: PyTorch's CPU-only build -------------------------------------------------------
 CPU_BUILD_CALLS = [
@@ -40,8 +32,8 @@ def test_cpu_only_build_matches_pytorch(call, torch_oracle):
     if torch_oracle.cuda.is_available():
         pytest.skip("the oracle has CUDA")
     ns_tm, ns_th = {"cuda": taimatsu.cuda}, {"cuda": torch_oracle.cuda}
-    got = _err(lambda: eval(call, {**vars(taimatsu), **ns_tm}))
-    want = _err(lambda: eval(call, {**vars(torch_oracle), **ns_th}))
+    got = raised(lambda: eval(call, {**vars(taimatsu), **ns_tm}))
+    want = raised(lambda: eval(call, {**vars(torch_oracle), **ns_th}))
     assert got == want
     if want is None:
         assert eval(call, {**vars(taimatsu), **ns_tm}) == eval(

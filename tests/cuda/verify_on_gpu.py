@@ -444,6 +444,18 @@ def _section(title: str, run, report: list) -> object:
     return result
 
 
+def _verdicts_section(title: str, names: tuple[str, str], run, report: list) -> None:
+    """A section whose result counts verdicts (``names``: its count's key, its rows' heading)
+    and lists the problems in a table."""
+    res = _section(title, run, report)
+    if res:
+        many, one = names
+        report.append(
+            f"{res[many]} {many}: {res['counts']}\n\n| {one} | verdict | detail |\n|---|---|---|\n"
+        )
+        report.append(_problems(res["problems"]))
+
+
 def _problems(rows) -> str:
     return "".join(f"| {a} | {b} | {str(c).replace('|', '/')} |\n" for a, b, c in rows)
 
@@ -464,20 +476,10 @@ def main(argv=None) -> int:
     env = _section("1. Environment", lambda: environment(tm, th, dry), report)
     report.append("```\n" + json.dumps(env, indent=1, default=str) + "\n```\n")
 
-    res = _section("2. Op database on cuda vs PyTorch",
-                   lambda: opdb_section(tm, th, tm_dev, th_dev, budget.share(0.4), limit), report)  # fmt: skip
-    if res:
-        report.append(
-            f"{res['entries']} entries: {res['counts']}\n\n| entry | verdict | detail |\n|---|---|---|\n"
-        )
-        report.append(_problems(res["problems"]))
-    res = _section("3. nn table on cuda vs PyTorch (eval mode)",
-                   lambda: nn_section(tm, th, tm_dev, th_dev, budget.share(0.3), limit), report)  # fmt: skip
-    if res:
-        report.append(
-            f"{res['cases']} cases: {res['counts']}\n\n| case | verdict | detail |\n|---|---|---|\n"
-        )
-        report.append(_problems(res["problems"]))
+    _verdicts_section("2. Op database on cuda vs PyTorch", ("entries", "entry"),
+                      lambda: opdb_section(tm, th, tm_dev, th_dev, budget.share(0.4), limit), report)  # fmt: skip
+    _verdicts_section("3. nn table on cuda vs PyTorch (eval mode)", ("cases", "case"),
+                      lambda: nn_section(tm, th, tm_dev, th_dev, budget.share(0.3), limit), report)  # fmt: skip
     tmp = out.parent / (out.stem + "_runs")
     rows = _section("4. Examples with --device cuda",
                     lambda: examples_section(dry, budget.share(0.5), tmp), report)  # fmt: skip
