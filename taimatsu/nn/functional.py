@@ -287,11 +287,12 @@ def max_pool2d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ):
-    """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (indices are always computed)."""
+    """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (its backward needs only the
+    winning taps: the int64 indices are built only when returned)."""
     name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
     pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
     out, indices = _pooling.max_pool2d_with_indices(
-        input, kernel_size, stride, padding, dilation, ceil_mode
+        input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
     )
     return (out, indices) if return_indices else out
 

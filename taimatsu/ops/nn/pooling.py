@@ -352,8 +352,9 @@ def _pool_out(size, k, s, p, d, ceil_mode) -> int:
     return out
 
 
-def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
-    """Max over each window, the flat (h * W + w) index of the winner, and the winning tap.
+def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw, with_index=True):
+    """Max over each window, the winning tap (its row-major number in the kernel) and, with
+    ``with_index``, the flat (h * W + w) index of the winner (else None).
 
     One strided view of the padded input per kernel tap. PyTorch's rule, a tap replaces the
     max when greater or NaN, keeps the first of equal maxima and makes the last NaN the
@@ -364,15 +365,17 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw):
     k = kernel[0] * kernel[1]
     best = xp.empty((n, c, *out_hw), x.dtype)
     tap = xp.empty(best.shape, xp.uint8 if k < 256 else xp.int64)
-    index = xp.empty(best.shape, xp.int64)
+    index = xp.empty(best.shape, xp.int64) if with_index else None
     # a NaN needs the slower rule; on a GPU the test would cost a sync: always assume one
     nan = x.dtype.kind == "f" and (xp is not np or bool(xp.isnan(x.max())))
+    geometry = (x.shape[2:], kernel, stride, padding, dilation)
 
     def part(lo, hi):
         _window_max(xp, x[lo:hi], kernel, stride, padding, dilation, out_hw, best[lo:hi],
                     tap[lo:hi], nan)  # fmt: skip
-        _winner_index(xp, x.shape[2:], kernel, stride, padding, dilation, best[lo:hi],
-                      tap[lo:hi], index[lo:hi])  # fmt: skip
+        _padding_never_wins(xp, *geometry, best[lo:hi], tap[lo:hi])
+        if with_index:
+            _tap_index(xp, *geometry, tap[lo:hi], index[lo:hi])
 
     if xp is np:
         from ...backend.parallel import PASS_WORK, halves
@@ -429,30 +432,45 @@ def _window_max(xp, x, kernel, stride, padding, dilation, out_hw, best, tap, nan
     tap[...] = first
 
 
-def _winner_index(xp, in_hw, kernel, stride, padding, dilation, best, tap, index) -> None:
-    """The flat input index of each window's winner into ``index``: the window's top-left
-    corner plus the winning tap's offset. Padding never wins: where no input value beats the
-    fill, PyTorch keeps the window's first tap inside the input (``tap`` is fixed up)."""
-    h, w = in_hw
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
-    ho, wo = best.shape[-2:]
-    padded = (
-        ph or pw or (ho - 1) * sh + dh * (kh - 1) + 1 > h or (wo - 1) * sw + dw * (kw - 1) + 1 > w
+def _padded(in_hw, kernel, stride, padding, dilation, out_hw) -> bool:
+    """Whether some window reaches past the input (padding, or ceil_mode's last window)."""
+    return any(
+        p or (o - 1) * s + d * (k - 1) + 1 > n
+        for n, k, s, p, d, o in zip(in_hw, kernel, stride, padding, dilation, out_hw)
     )
-    if padded:
-        lowest = best == _pool_fill(xp, best.dtype)
-        if xp is not np or lowest.any():  # on a GPU the test would cost a sync: always select
-            i0 = xp.maximum(0, -((xp.arange(ho) * sh - ph) // dh))
-            j0 = xp.maximum(0, -((xp.arange(wo) * sw - pw) // dw))
-            tap[...] = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap.dtype), tap)
+
+
+def _padding_never_wins(xp, in_hw, kernel, stride, padding, dilation, best, tap) -> None:
+    """Where no input value beats the padding's fill, PyTorch's winner is the window's first
+    tap inside the input: ``tap`` is fixed up there."""
+    kw, (sh, sw), (ph, pw), (dh, dw) = kernel[1], stride, padding, dilation
+    ho, wo = best.shape[-2:]
+    if not _padded(in_hw, kernel, stride, padding, dilation, (ho, wo)):
+        return
+    lowest = best == _pool_fill(xp, best.dtype)
+    if xp is not np or lowest.any():  # on a GPU the test would cost a sync: always select
+        i0 = xp.maximum(0, -((xp.arange(ho) * sh - ph) // dh))
+        j0 = xp.maximum(0, -((xp.arange(wo) * sw - pw) // dw))
+        tap[...] = xp.where(lowest, (i0[:, None] * kw + j0[None, :]).astype(tap.dtype), tap)
+
+
+def _tap_index(xp, in_hw, kernel, stride, padding, dilation, tap, out=None):
+    """The flat (h * W + w) input index of each window's winning ``tap`` (into ``out`` when
+    given): the window's top-left corner plus the tap's offset."""
+    w = in_hw[1]
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    ho, wo = tap.shape[-2:]
     t = xp.arange(kh * kw)
     tap_offset = (t // kw) * (dh * w) + (t % kw) * dw
     corner = (xp.arange(ho)[:, None] * sh - ph) * w + (xp.arange(wo)[None, :] * sw - pw)
+    if out is None:
+        out = xp.empty(tap.shape, xp.int64)
     if xp is np:  # mode="clip" (taps are in range): "raise" buffers the output, 2x slower
-        np.take(tap_offset, tap, out=index, mode="clip")
+        np.take(tap_offset, tap, out=out, mode="clip")
     else:
-        xp.take(tap_offset, tap, out=index)
-    index += corner
+        xp.take(tap_offset, tap, out=out)
+    out += corner
+    return out
 
 
 _LOWEST_BIT: dict = {}
@@ -492,18 +510,22 @@ def _first_equal(xp, taps, best):
     return tap
 
 
-def _scatter_winners(xp, g, index, in_shape):
-    """``g`` written at the flat (h * W + w) winner ``index`` of each (H, W) plane, zero
-    elsewhere: one indexed assignment per half of the planes (two threads for a large batch)."""
+def _scatter_winners(xp, g, tap, in_shape, geometry):
+    """``g`` written at each window's winner (``tap``) of each (H, W) plane, zero elsewhere:
+    one indexed assignment per half of the planes (two threads for a large batch), with the
+    flat indices of that half only (an int64 array of the whole output would be the step's
+    largest temporary)."""
     hw = in_shape[-2] * in_shape[-1]
-    planes = index.size // (index.shape[-2] * index.shape[-1])
+    planes = tap.size // (tap.shape[-2] * tap.shape[-1])
     gx = xp.empty(in_shape, g.dtype)
-    gx2, idx2, g2 = gx.reshape(planes, hw), index.reshape(planes, -1), g.reshape(planes, -1)
+    gx2, g2 = gx.reshape(planes, hw), g.reshape(planes, -1)
+    tap2 = tap.reshape(planes, *tap.shape[-2:])
 
     def part(lo, hi):
         out = gx2[lo:hi]
         out[...] = 0
-        flat = idx2[lo:hi] + (xp.arange(hi - lo) * hw)[:, None]
+        flat = _tap_index(xp, *geometry, tap2[lo:hi]).reshape(hi - lo, -1)
+        flat += (xp.arange(hi - lo) * hw)[:, None]
         out.reshape(-1)[flat.reshape(-1)] = g2[lo:hi].reshape(-1)
 
     if xp is np:
@@ -515,7 +537,7 @@ def _scatter_winners(xp, g, index, in_shape):
     return gx
 
 
-def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, dilation):
+def _max_pool_grad_array(xp, g, tap, in_shape, kernel, stride, padding, dilation):
     """Max pooling's input gradient: the output gradient written at each window's winner.
 
     Windows that do not overlap and lie inside the input (no padding, no ceil_mode overhang)
@@ -525,12 +547,8 @@ def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, d
     h, w = in_shape[-2:]
     ho, wo = g.shape[-2:]
     disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
-    inside = all(
-        p == 0 and (o - 1) * s + d * (k - 1) + 1 <= n
-        for p, o, s, d, k, n in zip(padding, (ho, wo), stride, dilation, kernel, (h, w))
-    )
-    if disjoint and inside:
-        return _scatter_winners(xp, g, index, in_shape)
+    if disjoint and not _padded((h, w), kernel, stride, padding, dilation, (ho, wo)):
+        return _scatter_winners(xp, g, tap, in_shape, ((h, w), kernel, stride, padding, dilation))
     gx = xp.zeros(in_shape, g.dtype)
     rows = _nn._tap_ranges(h, kernel[0], stride[0], dilation[0], padding[0], ho)
     cols = _nn._tap_ranges(w, kernel[1], stride[1], dilation[1], padding[1], wo)
@@ -544,15 +562,24 @@ def _max_pool_grad_array(xp, g, tap, index, in_shape, kernel, stride, padding, d
     return gx
 
 
+def _node_indices(node, tap: Tensor) -> Tensor:
+    """The int64 flat indices of a max-pool node's winners, rebuilt from its saved taps."""
+    h, w = node.in_shape[-2:]
+    index = _tap_index(xp_for(tap), (h, w), node.kernel, node.stride, node.padding, node.dilation,
+                       tap._data)  # fmt: skip
+    return _wrap(index, D.int64, tap._device)
+
+
 def _max_pool_vjp(node, g):
+    (tap,) = node.saved()
     if not _gm.enabled and not (_fw_state.level and g._fw is not None):  # no graph to build
         xp = xp_for(g)
         gx = _max_pool_grad_array(
-            xp, g._data, node.tap, node.indices._data, node.in_shape, node.kernel, node.stride,
-            node.padding, node.dilation,
+            xp, g._data, tap._data, node.in_shape, node.kernel, node.stride, node.padding,
+            node.dilation,
         )  # fmt: skip
         return (_wrap(gx, g._dtype, g._device),)
-    return (max_pool2d_backward(g, node.indices, node.in_shape),)
+    return (max_pool2d_backward(g, _node_indices(node, tap), node.in_shape),)
 
 
 _MaxPool2D = node_class("MaxPool2DWithIndicesBackward0", _max_pool_vjp)
@@ -583,9 +610,11 @@ def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape) -> Tensor:
 
 
 def max_pool2d_with_indices(
-    input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
-):
-    """``torch.nn.functional.max_pool2d_with_indices``: (values, int64 flat indices)."""
+    input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+    return_indices=True,
+):  # fmt: skip
+    """``torch.nn.functional.max_pool2d_with_indices``: (values, int64 flat indices); the
+    indices are None when ``return_indices`` is false (``F.max_pool2d``, which discards them)."""
     k = _pair(kernel_size)
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
     p, d = _pair(padding), _pair(dilation)
@@ -612,17 +641,24 @@ def max_pool2d_with_indices(
     x = input._data
     batched = x.ndim == 4
     xp = xp_for(input)
-    vals, idx, tap = _max_pool_array(xp, x if batched else x[None], k, s, p, d, (ho, wo))
+    fw = _fw_state.level and input._fw is not None
+    vals, idx, tap = _max_pool_array(
+        xp, x if batched else x[None], k, s, p, d, (ho, wo), return_indices or fw
+    )
     if not batched:
-        vals, idx, tap = vals[0], idx[0], tap[0]
+        vals, tap = vals[0], tap[0]
+        idx = None if idx is None else idx[0]
     r = _wrap(vals, input._dtype, input._device)
-    indices = _wrap(idx, D.int64, input._device)
+    indices = None if idx is None else _wrap(idx, D.int64, input._device)
     if input._rg and _gm.enabled:
+        # Only the winning taps are saved (one byte per output for up to 255 taps, not the
+        # int64 indices: the step's largest saved buffer); the backward rebuilds what it needs.
+        saved = (_wrap(tap, D.uint8 if tap.dtype == np.uint8 else D.int64, input._device),)
         record(
-            _MaxPool2D, (input,), r, (), indices=indices, in_shape=x.shape, tap=tap, kernel=k, stride=s,
-            padding=p, dilation=d,
+            _MaxPool2D, (input,), r, saved, in_shape=x.shape, kernel=k, stride=s, padding=p,
+            dilation=d,
         )  # fmt: skip
-    if _fw_state.level and input._fw is not None:
+    if fw:
         t = input._fw.reshape(*x.shape[:-2], -1)
         r._fw = t.gather(-1, indices.reshape(*idx.shape[:-2], -1)).reshape(idx.shape)
         _register(r)
