@@ -225,3 +225,18 @@ def test_output_written_in_place_after_forward_keeps_gradients(batch_first):
         grads.append(lib.autograd.grad(loss, [x, *mod.parameters()]))
     for a, b in zip(*grads[::-1]):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,rtol,atol", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("kw", [{"bidirectional": True}, {"proj_size": 3, "batch_first": True}])
+def test_long_lstm_matches_pytorch(kw, dtype, rtol, atol):
+    # 19 steps: the backward's products run over chunks of steps, the last one partial
+    t, o = _modules("LSTM", kw, dtype)
+    torch.manual_seed(3)
+    ox = torch.randn((2, 19, 4) if kw.get("batch_first") else (19, 2, 4), dtype=dtype)
+    ox.requires_grad_(True)
+    oh = _state(o, 2, dtype, True)
+    tx, th = T(ox, True), _to_tm(oh)
+    o_in = [ox, *_leaves(oh), *o.parameters()]
+    t_in = [tx, *_leaves(th), *t.parameters()]
+    _compare(t(tx, th), o(ox, oh), t_in, o_in, 5 * rtol, 5 * atol)

@@ -19,6 +19,10 @@ Two implementations, one answer (to float rounding):
   recorded op by op. It is also what the fused node's backward falls back to when a graph of the
   backward is requested (``create_graph=True``), so double backward is exact.
 
+An LSTM layer whose steps all hold the whole batch (an unpacked input, or equal lengths) runs in
+``lstm_layer.py`` (step-major, transposed arrays: each gate of a step one contiguous block, the
+input projection folded into each step's GEMM); packed batches of unequal lengths run here.
+
 The cells (``_lstm_step``, ``_gru_step``, ``_rnn_step``) are the formulas of PyTorch's docs, gate
 order included (LSTM: input, forget, cell, output; GRU: reset, update, new).
 """
@@ -38,6 +42,7 @@ from .._dispatch import _fw_state, record
 from ..contraction.matmul import addmm, matmul
 from ..pointwise.unary import relu, sigmoid, tanh
 from ..shape.copies import cat
+from . import lstm_layer
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -228,6 +233,8 @@ def _forward_arrays(k, mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_h
     perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid) if k.halved else None
     # GRU's b_hh sits inside r * (h W_hn + b_hn): it is not part of the input projection
     biases = [b for b in (b_ih, None if mode == "GRU" else b_hh) if b is not None]
+    if mode == "LSTM" and len(set(batch_sizes)) == 1:
+        return lstm_layer.forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, len(batch_sizes), reverse)
     x1, w1 = _augmented(x, [_prepared(a, perm, rows) for a in (w_ih, *biases)])
     gemm_threads(x1.shape[0] * x1.shape[1] * w1.shape[1])  # the BLAS thread policy of matmul
     s = {"gates": x1 @ w1, "x1": x1}  # the gates are overwritten in place
@@ -241,8 +248,6 @@ def _forward_arrays(k, mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_h
     w_hh_t = np.ascontiguousarray(_prepared(w_hh, perm, rows).T)
     if mode == "LSTM":
         w_hr_t = None if w_hr is None else np.ascontiguousarray(w_hr.T)
-        if len(set(batch_sizes)) == 1:
-            return _lstm_forward_uniform(k, steps, s, h0, c0, w_hh_t, w_hr_t, reverse)
         return _lstm_forward_packed(k, steps, s, h0, c0, w_hh_t, w_hr_t)
     h = h0.copy()
     out = np.empty((x.shape[0], h.shape[1]), x.dtype)
@@ -272,33 +277,6 @@ def _lstm_cell_(k, g, c_prev, c, tanh_c, h_raw, h, w_hr_t) -> None:
         np.multiply(o, tanh_c, out=h)
     else:
         np.matmul(np.multiply(o, tanh_c, out=h_raw), w_hr_t, out=h)
-
-
-def _lstm_forward_uniform(k, steps, s, h0, c0, w_hh_t, w_hr_t, reverse):
-    """Every step holds the whole batch: the states of all steps live in two arrays, each step
-    reading the block its predecessor wrote (h0/c0 are the block before the first step)."""
-    n_rows, batch, hid = s["gates"].shape[0], h0.shape[0], c0.shape[1]
-    hs = np.empty((n_rows + batch, h0.shape[1]), h0.dtype)
-    cs = np.empty((n_rows + batch, hid), h0.dtype)
-    # forward: [h0, out_0, ..., out_T-1]; reverse: [out_0, ..., out_T-1, h0]
-    first, out_at, prev_at = (n_rows, 0, batch) if reverse else (0, batch, 0)
-    hs[first : first + batch] = h0
-    cs[first : first + batch] = c0
-    tanh_c = s["tanh_c"] = np.empty((n_rows, hid), h0.dtype)
-    h_raw = s["h_raw"] = None if w_hr_t is None else np.empty((n_rows, hid), h0.dtype)
-    gates = s["gates"]
-    hg = np.empty((batch, w_hh_t.shape[1]), h0.dtype)
-    for _, lo, hi in steps:
-        g = gates[lo:hi]
-        g += np.matmul(hs[prev_at + lo : prev_at + hi], w_hh_t, out=hg)
-        _lstm_cell_(k, g, cs[prev_at + lo : prev_at + hi], cs[out_at + lo : out_at + hi],
-                    tanh_c[lo:hi], None if h_raw is None else h_raw[lo:hi],
-                    hs[out_at + lo : out_at + hi], w_hr_t)  # fmt: skip
-    s["h_prev"], s["c_prev"] = hs[prev_at : prev_at + n_rows], cs[prev_at : prev_at + n_rows]
-    _, lo, hi = steps[-1]
-    last = slice(out_at + lo, out_at + hi)
-    # the output is a copy: the caller may write into it, the backward reads h_prev from hs
-    return hs[out_at : out_at + n_rows].copy(), hs[last].copy(), cs[last].copy(), s
 
 
 def _lstm_forward_packed(k, steps, s, h0, c0, w_hh_t, w_hr_t):
@@ -370,6 +348,8 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
 
     The time loop runs in reverse and keeps only what depends on the incoming gradients; the
     factors that do not (the gates' derivatives) are computed for all steps at once before it."""
+    if "xh" in s:  # an LSTM layer run by lstm_layer
+        return lstm_layer.backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need)
     gates, h_prev = s["gates"], s["h_prev"]
     hid = w_hh.shape[0] // GATES[mode]
     perm = _gate_perm(mode, hid)
