@@ -42,8 +42,35 @@ def _lanes() -> int:
 LANES = _lanes()
 
 
+def _fold(acc):
+    """Fold the lanes along axis 0 of ``acc`` (LANES, ...): lane i + lane i ^ half, half =
+    LANES/2, ..., 1 (only the low half feeds lane 0)."""
+    half = LANES // 2
+    while half:
+        acc = acc[:half] + acc[half : 2 * half]
+        half //= 2
+    return acc[0]
+
+
+def _lane_sum_columns(e):
+    """Column sums of the 2-d float32 ``e`` (n, m) in ATen's ``vec::reduce_all`` order over each
+    column (a row of the softmax): with the rows along axis 1, every step is one long
+    contiguous NumPy loop."""
+    n = e.shape[0]
+    if n < LANES:  # shorter than a register: left to right
+        acc = e[0].copy()
+        for i in range(1, n):
+            acc += e[i]
+        return acc
+    full = n - n % LANES
+    # one vector after another (np.add.reduce over axis 0 of a contiguous block is sequential)
+    acc = np.add.reduce(e[:full].reshape(-1, LANES, e.shape[1]), axis=0)
+    acc[: n - full] += e[full:]  # the last partial vector, into the first lanes
+    return _fold(acc)
+
+
 def _lane_sum(e):
-    """Row sums of the 2-d float32 ``e`` in ATen's ``vec::reduce_all`` order."""
+    """Row sums of the 2-d float32 ``e`` (rows, n) in ATen's ``vec::reduce_all`` order."""
     rows, n = e.shape
     if n < LANES:
         acc = e[:, 0].copy()
@@ -51,44 +78,95 @@ def _lane_sum(e):
             acc += e[:, i]
         return acc
     full = n - n % LANES
-    # A reduction over the middle axis adds the vectors one after another (no pairwise sum).
-    acc = np.add.reduce(e[:, :full].reshape(rows, -1, LANES), axis=1)
-    acc[:, : n - full] += e[:, full:]
-    # Fold lane i with lane i ^ half, half = LANES/2, ..., 1: only the low half feeds lane 0.
-    half = LANES // 2
-    while half:
-        acc = acc[:, :half] + acc[:, half : 2 * half]
-        half //= 2
-    return acc[:, 0]
+    # the vectors of all rows, one after another: (n // LANES, LANES, rows), contiguous
+    blocks = np.ascontiguousarray(e[:, :full].reshape(rows, -1, LANES).transpose(1, 2, 0))
+    acc = np.add.reduce(blocks, axis=0)
+    acc[: n - full] += e[:, full:].T
+    return _fold(acc)
 
 
 def _log(s):
     return np.log(s.astype(F64)).astype(F32)
 
 
-_BLOCK = 1 << 15  # elements per chunk of rows: the float64 temporaries of expf stay in cache
+_BLOCK = 1 << 15  # elements per chunk: expf's buffers and the chunk stay in the L2 cache
+# Rows up to this long are computed transposed (a row per column: long NumPy loops where the
+# rows' own loops would be a few vectors long).
+_SHORT = 128
 
 
 def softmax_lastdim(x, log: bool):
     """softmax / log_softmax of the 2-d float32 ``x`` over its rows (chunks of rows)."""
     rows, n = x.shape
-    step = max(1, _BLOCK // max(n, 1))
-    if rows <= step:
-        return _softmax_rows(x, log)
     out = np.empty(x.shape, F32)
+    step = max(1, _BLOCK // max(n, 1))
+    kernel = _softmax_columns if n <= _SHORT else _softmax_rows
     for i in range(0, rows, step):
-        out[i : i + step] = _softmax_rows(x[i : i + step], log)
+        kernel(x[i : i + step], out[i : i + step], log, False)
     return out
 
 
-def _softmax_rows(x, log: bool):
-    shifted = x - x.max(axis=1, keepdims=True)
-    e = expf(shifted)
+def softmax_into(out, x, safe: bool = False):
+    """``out[...] = softmax(x, -1)`` for float32 ``x`` and ``out`` of any shape and strides, the
+    last-dimension kernel's bits. ``safe``: rows that are all -inf give 0 (attention's
+    ``_safe_softmax``) instead of NaN."""
+    n = x.shape[-1]
+    if n <= _SHORT:
+        _softmax_columns(x, out, False, safe)
+    else:
+        r = np.empty(x.shape, F32)
+        _softmax_rows(x.reshape(-1, n), r.reshape(-1, n), False, safe)
+        np.copyto(out, r)
+
+
+def _softmax_rows(x, out, log: bool, safe: bool):
+    """The kernel over the rows of 2-d ``x`` into ``out``."""
+    m = x.max(axis=1, keepdims=True)
+    dead = _dead(m, safe)
+    shifted = np.subtract(x, m, out=out if log else None)
+    e = expf(shifted, out=None if log else out)
     with np.errstate(divide="ignore"):
         s = _lane_sum(e)[:, None]
         if log:
-            return shifted - _log(s)
-        return e * (np.float32(1) / s)
+            shifted -= _log(s)
+            return
+        if dead is not None:
+            s[dead] = 1
+        e *= np.float32(1) / s
+
+
+def _softmax_columns(x, out, log: bool, safe: bool):
+    """The kernel over the last axis of ``x`` into ``out``, computed on a transposed copy (one
+    column per row of ``x``)."""
+    n = x.shape[-1]
+    t = np.empty((n,) + x.shape[:-1], F32)
+    np.copyto(t, np.moveaxis(x, -1, 0))
+    t = t.reshape(n, -1)
+    m = np.maximum.reduce(t, axis=0)
+    dead = _dead(m, safe)
+    t -= m
+    e = expf(t, out=None if log else t)
+    with np.errstate(divide="ignore"):
+        s = _lane_sum_columns(e)
+        if log:
+            t -= _log(s)
+        else:
+            if dead is not None:
+                s[dead] = 1
+            e *= np.float32(1) / s
+    np.copyto(out, np.moveaxis(t.reshape((n,) + x.shape[:-1]), 0, -1))
+
+
+def _dead(m, safe: bool):
+    """For ``safe``: the rows whose maximum is -inf, their maxima set to 0 (in place), so
+    their exps are 0 and their sums, made 1, divide them to 0; None where there are none."""
+    if not safe:
+        return None
+    dead = m == -np.inf
+    if not dead.any():
+        return None
+    m[dead] = 0
+    return dead
 
 
 def softmax_dim(x, log: bool):
@@ -105,15 +183,3 @@ def softmax_dim(x, log: bool):
         if log:
             return shifted - _log(s)
         return e / s
-
-
-def probabilities(shifted, dead):
-    """``softmax`` over the last axis of float32 ``shifted`` (= x - row max, already taken), with
-    rows flagged in ``dead`` (all -inf: all exps 0) giving 0: the last-dimension kernel's
-    arithmetic, for fused ops that must give ``softmax``'s bits (scaled dot-product attention)."""
-    n = shifted.shape[-1]
-    e = expf(shifted.reshape(-1, n))
-    s = _lane_sum(e)[:, None]
-    s[dead.reshape(-1, 1)] = 1
-    e *= np.float32(1) / s
-    return e.reshape(shifted.shape)

@@ -57,21 +57,13 @@ def _broadcasts_to(shape: tuple, to: tuple) -> bool:
     return all(a in (1, b) for a, b in zip(reversed(shape), reversed(to)))
 
 
-def _row_max(xp, s):
-    """``max(s, axis=-1, keepdims=True)``, exact. NumPy's reduction costs ~0.1 us per row of a
-    short contiguous last axis (two thirds of the forward at 32 keys); over a transposed copy
-    the same maxima come from elementwise passes over whole rows."""
-    if xp is not np or s.shape[-1] > 64:
-        return xp.max(s, axis=-1, keepdims=True)
-    t = np.ascontiguousarray(np.swapaxes(s, -1, -2))
-    return np.swapaxes(np.maximum.reduce(t, axis=-2, keepdims=True), -1, -2)
-
-
 def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
     """The attention weights on arrays; rows whose keys are all masked are 0. The op-by-op
     form's operations in its order (the same bits), in place where the operand is ours."""
     s = _matmul_array(xp, q, xp.swapaxes(k, -1, -2))
     s *= scale
+    if xp is np and s.dtype == np.float32 and mask is None and is_causal and s.size:
+        return _causal_bands(s)  # applies the causal mask itself, only where a band needs it
     if is_causal:
         xp.copyto(s, -np.inf, where=_above_diagonal(xp, s.shape[-2], s.shape[-1]))
     if mask is not None:
@@ -79,16 +71,15 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
             s = xp.where(mask, s, -np.inf)
         else:
             s = s + mask
-    m = _row_max(xp, s)
+    if xp is np and s.dtype == np.float32 and s.size:  # torch.softmax's float32 CPU kernel
+        f32_softmax.softmax_into(s, s, safe=True)
+        return s
+    m = xp.max(s, axis=-1, keepdims=True)
     dead = m == -np.inf
     # a dead row: exp(-inf - 0) = 0 everywhere, and its sum divides as 1. On the CPU the
     # fix-ups are in place when needed; on CUDA unconditional (a test would sync the host).
     fix = xp is not np or bool(dead.any())
     s -= xp.where(dead, 0, m) if fix else m
-    if xp is np and s.dtype == np.float32:  # torch.softmax's float32 CPU kernel: the same bits
-        if is_causal:
-            return _causal_bands(s, dead)
-        return f32_softmax.probabilities(s, dead)
     e = xp.exp(s, out=s)
     total = xp.sum(e, axis=-1, keepdims=True)
     e /= xp.where(dead, 1, total) if fix else total
@@ -99,20 +90,25 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
 _BAND = 16
 
 
-def _causal_bands(shifted, dead):
-    """softmax's float32 weights of causal scores, a band of rows at a time: rows [r, r + 16) see
-    only the keys before r + 16, so the exponentials of the later keys (all masked, exp = 0) are
-    not evaluated (half of them on long sequences). The kernel's lane sums over a row's first w
-    keys, w a multiple of the register width, equal its sums over all keys, the rest being
-    zeros: the same bits as over whole rows (tested)."""
-    n, s = shifted.shape[-2:]
-    if s % _BAND or n < 2 * _BAND:
-        return f32_softmax.probabilities(shifted, dead)
-    p = np.zeros_like(shifted)
+def _causal_bands(s):
+    """softmax's float32 weights of the causal scores ``s`` (not yet masked), a band of rows at
+    a time: rows [r, r + 16) see only the keys before r + 16, so the later keys (all masked,
+    exp = 0) are neither masked nor evaluated (half of them on long sequences). The kernel's
+    lane sums over a row's first w keys, w a multiple of the register width, equal its sums
+    over all keys, the rest being zeros: the same bits as over whole rows (tested)."""
+    n, k = s.shape[-2:]
+    hidden = _above_diagonal(np, n, k)
+    if k % _BAND or n < 2 * _BAND:
+        np.copyto(s, -np.inf, where=hidden)
+        f32_softmax.softmax_into(s, s, safe=True)
+        return s
     for r in range(0, n, _BAND):
-        rows, w = slice(r, r + _BAND), min(s, r + _BAND)
-        p[..., rows, :w] = f32_softmax.probabilities(shifted[..., rows, :w], dead[..., rows, :])
-    return p
+        rows, w = slice(r, r + _BAND), min(k, r + _BAND)
+        band = s[..., rows, :w]
+        np.copyto(band, -np.inf, where=hidden[rows, :w])
+        f32_softmax.softmax_into(band, band, safe=True)
+        s[..., rows, w:] = 0
+    return s
 
 
 def _above_diagonal(xp, n: int, s: int):
