@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrapdim
 from ..ops._dispatch import scalar_name, write_out
+from ..ops.arg_types import python_int_range
 from ..ops.reduction.norms import vector_norm
 from . import _sname
 from .decompositions import svdvals
@@ -63,6 +64,7 @@ def matrix_norm(
             exact=_OUT_DTYPE.format(name="linalg.matrix_norm"),
         )
     """``torch.linalg.matrix_norm``: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, with PyTorch's graphs."""
+    python_int_range(ord)
     if A.dim() < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
@@ -130,6 +132,7 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
             out, r, "linalg_norm", grad=False, exact=_OUT_DTYPE.format(name="linalg.norm")
         )
     """``torch.linalg.norm``: a matrix norm for string orders or two dims, else a vector norm."""
+    python_int_range(ord)  # the parser's Scalar check comes first
     if isinstance(dim, int):
         dim = (dim,)
     if dim is None and ord is not None and A.dim() not in (1, 2):

@@ -19,6 +19,7 @@ from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq
+from .arg_types import python_int_range
 
 # NumPy warns on overflow / division by zero / invalid values; PyTorch never does. Silence
 # those warnings only when raised from taimatsu's own modules, never the user's NumPy calls.
@@ -166,8 +167,8 @@ def _wrapped_int(a, dtype):
     try:
         np.array(a, dtype.np)
         return a
-    except OverflowError:
-        return np.array(a, np.int64).astype(dtype.np)[()]
+    except OverflowError:  # an int in uint64's range wraps too (int64 + 2**63)
+        return np.array(a, np.uint64 if a > 0 else np.int64).astype(dtype.np)[()]
 
 
 def binary_operands(a, b):
@@ -177,9 +178,13 @@ def binary_operands(a, b):
             check_same_device(a, b)
         return a._data, b._data, a._dtype
     bc = b.__class__
-    if (bc is float or bc is int) and isinstance(a, Tensor) and a._dtype.category >= D.FLOAT:
+    if bc is float and isinstance(a, Tensor) and a._dtype.category >= D.FLOAT:
         # A Python int/float is a "weak" scalar: it never changes a float or complex tensor's
         # dtype, and NumPy (NEP 50) computes in the array's dtype too.
+        return a._data, b, a._dtype
+    if bc is int and isinstance(a, Tensor) and a._dtype.category >= D.FLOAT:
+        if not -(1 << 63) <= b < 1 << 64:  # PyTorch's Scalar holds int64/uint64 only
+            python_int_range(b)
         return a._data, b, a._dtype
     if isinstance(b, Tensor) and isinstance(a, Tensor) and a._dtype is b._dtype:  # Parameter
         if a._device is not b._device:
@@ -192,6 +197,8 @@ def binary_operands(a, b):
         check_same_device(a, b)
     elif not isinstance(b, (int, float, complex, bool, np.generic)):
         raise TypeError(f"unsupported operand type: {type(b).__name__}")
+    elif bc is int and not -(1 << 63) <= b < 1 << 64:
+        python_int_range(b)
     dt = result_dtype(a, b)
     return as_array(a, dt), as_array(b, dt), dt
 

@@ -287,6 +287,20 @@ FIXED = [
     "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 2, 1, 0, 1, 0)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), True)",
     "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 2, divisor_override=1.5)", "T.nn.functional.avg_pool1d(T.ones(1, 1, 4), 2, None, 0, 0)",
     "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2.5, return_indices=True)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), (2, True))",
+    # Python ints past int64/uint64 as Scalars (PyTorch's OverflowError), wrapping ints in uint64's range
+    "T.ones(2) + 10**20", "T.ones(2) * (-2**63 - 1)", "T.ones(2) * (2**64 - 1)", "T.ones(2) < 10**20", "10**20 - T.ones(2)",
+    "T.ones(2).add_(10**20)", "T.add(T.ones(2), 1.5, alpha=2**64)", "T.arange(2) + 10**20", "T.arange(2) + 2**63",
+    "T.arange(2, dtype=T.uint8) + 2**63", "T.pow(10**20, T.ones(2))", "T.where(T.ones(2) > 0, 10**20, 1.)",
+    "T.lerp(T.ones(2), T.ones(2), 10**20)", "T.ones(2).fill_(10**20)", "T.linalg.matrix_norm(T.eye(2), 10**20)",
+    "T.linalg.vector_norm(T.ones(3), -2**63 - 1)", "T.add(T.zeros(2), 1, alpha=3j)", "T.add(T.arange(2), 1, alpha=3j)",
+    "T.atan2(T.ones(2), 2)", "T.hypot(T.ones(2), 10**20)", "T.ones(2).atan2_(2)",
+    # linspace's checked conversion of its ends (two steps or more)
+    "T.linspace(0, 70000, 2, dtype=T.float16)", "T.linspace(70000, 0, 1, dtype=T.float16)",
+    "T.linspace(0, 65519, 2, dtype=T.float16)", "T.linspace(0, math.inf, 2, dtype=T.float16)",
+    "T.linspace(0, 1e39, 2, dtype=T.bfloat16)", "T.linspace(0, 1e39, 3)", "T.linspace(0, 1e39, 3, dtype=T.float64)",
+    "T.linspace(0, 300, 2, dtype=T.uint8)", "T.linspace(0, math.nan, 3, dtype=T.int64)", "T.linspace(0, 2**63, 3, dtype=T.int64)",
+    "T.linspace(0, 1e39j, 3)", "T.linspace(T.tensor(70000.), 0, 2, dtype=T.float16)", "T.linspace(0, 1, 2.)",
+    "T.linspace(0, 1, True)", "T.linspace(0, 1, T.tensor(3))",
 ]
 
 

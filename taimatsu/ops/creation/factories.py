@@ -713,6 +713,51 @@ def _fma64(a, b, c):
     return s + (err + ((p - (s - back)) + (c - back)))
 
 
+def _linspace_parser(start, end, steps) -> None:
+    """PyTorch's parser: numbers or tensors for the ends (NumPy would read None as NaN), an int
+    (or an integer tensor) for ``steps``, else no overload matches; then a Python int end must
+    fit int64/uint64."""
+    ends_ok = all(isinstance(v, (numbers.Number, Tensor)) for v in (start, end))
+    steps_ok = (
+        isinstance(steps, Tensor)
+        and not steps.is_floating_point()
+        or (isinstance(steps, numbers.Integral) and not isinstance(steps, bool))
+    )
+    if not (ends_ok and steps_ok):
+        raise TypeError(
+            f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
+            f"{type(end).__name__}, {type(steps).__name__})"
+        )
+    python_int_range(start)
+    python_int_range(end)
+
+
+# The largest finite value of each float type, for PyTorch's checked conversion of linspace's ends.
+_FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+}
+
+
+def _check_linspace_ends(start, end, dtype: D.dtype) -> None:
+    """With two steps or more PyTorch converts both ends to ``dtype`` with its checked
+    conversion: a finite value past a float type's largest raises (inf and NaN pass), and so does
+    one outside an integer type's range (NaN and inf too)."""
+    if dtype.category == D.INT:
+        for v in (start, end):
+            _checked_fill(v, dtype)
+        return
+    top = _FLOAT_MAX.get(dtype.to_real().name if dtype.category == D.COMPLEX else dtype.name)
+    if top is None:
+        return
+    parts = [p for v in (complex(start), complex(end)) for p in (v.real, v.imag)]
+    if any(math.isfinite(p) and abs(p) > top for p in parts):
+        from .._dispatch import cpp_name
+
+        raise RuntimeError(f"value cannot be converted to type {cpp_name(dtype)} without overflow")
+
+
 def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
     """PyTorch fills from both ends in the output dtype: start + i*step for the first half,
     end - (steps-1-i)*step for the rest. In float32/float64 each is a fused multiply-add in its
@@ -745,6 +790,8 @@ def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
 def linspace(
     start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
+    _linspace_parser(start, end, steps)
+    steps = int(steps.item()) if isinstance(steps, Tensor) else int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start = start.item() if isinstance(start, Tensor) else start
@@ -753,12 +800,8 @@ def linspace(
     _not_bool(dtype, "linspace_cpu")
     if steps > 1:
         _not_shell_uint(dtype, "linspace_cpu")
-    for v in (start, end):
-        if not isinstance(v, numbers.Number):  # NumPy would read None as NaN
-            raise TypeError(
-                f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
-                f"{type(end).__name__}, {type(steps).__name__})"
-            )
+    if steps > 1:
+        _check_linspace_ends(start, end, dtype)
     if dtype.category == D.COMPLEX:
         # Complex steps times a real index: each part on its own (a complex product would
         # turn an infinite part times 0 into NaN in the other part too).

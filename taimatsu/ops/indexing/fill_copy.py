@@ -12,6 +12,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node, node_class
 from .._dispatch import _fw_state, check_inplace, inplace, record, xp_for
+from ..arg_types import python_int_range
 from ..shape.views import check_no_overlap
 
 
@@ -135,6 +136,7 @@ def fill(self: Tensor, value) -> Tensor:
 
 
 def fill_(self: Tensor, value) -> Tensor:
+    python_int_range(value)
     if self._dtype in D._SHELL_UINTS and not isinstance(value, Tensor):
         from ..creation.factories import _checked_uint
 

@@ -26,11 +26,13 @@ from .._dispatch import (
     broadcast_error,
     cpp_name,
     inplace,
+    need_tensor,
     record,
     result_dtype,
     write_out,
     xp_for,
 )
+from ..arg_types import python_int_range
 from .common import _FLOAT, _camel, _conj, _scalar, _shape, not_implemented
 
 
@@ -250,8 +252,8 @@ def _fast(ufunc, self, other, opmath=False):
 
 
 def _fits_int(v, dtype):
-    if dtype.category != D.INT:
-        return True
+    if dtype.category != D.INT:  # past int64/uint64: the checked path raises PyTorch's error
+        return -(1 << 63) <= v < 1 << 64
     info = np.iinfo(dtype.np)
     return info.min <= v <= info.max
 
@@ -319,12 +321,17 @@ _BOOL_SUB = (
 
 
 def _check_alpha(dt, alpha):
+    python_int_range(alpha)
     if isinstance(alpha, bool):
         if dt is not D.bool:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and dt.category < _FLOAT:
+    elif isinstance(alpha, (float, complex)) and dt.category < _FLOAT:
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    elif isinstance(alpha, complex) and dt.category < D.COMPLEX:
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
         )
 
 
@@ -761,13 +768,34 @@ def _atan2(xp, a, b):
     return xp.arctan2(a, b)
 
 
-atan2, atan2_ = binary(
+def _tensor_operands(name, op, op_):
+    """``op``/``op_`` refusing a Python number with the parser's TypeError: PyTorch declares
+    atan2 and hypot for two tensors only (no Scalar overload)."""
+
+    def checked(input, other, *, out=None):
+        need_tensor(name, input, "input", 1)
+        need_tensor(name, other, "other", 2)
+        return op(input, other, out=out)
+
+    def checked_(self, other):
+        need_tensor(name + "_", other, "other", 1)
+        return op_(self, other)
+
+    checked.__name__ = checked.__qualname__ = name
+    checked_.__name__ = checked_.__qualname__ = name + "_"
+    return checked, checked_
+
+
+atan2, atan2_ = _tensor_operands(
     "atan2",
-    _atan2,
-    _atan2_vjp,
-    _atan2_jvp,
-    kind="float",
-    check=not_implemented("atan2_cpu", D.COMPLEX),
+    *binary(
+        "atan2",
+        _atan2,
+        _atan2_vjp,
+        _atan2_jvp,
+        kind="float",
+        check=not_implemented("atan2_cpu", D.COMPLEX),
+    ),
 )
 arctan2, arctan2_ = atan2, atan2_
 
@@ -777,11 +805,14 @@ def _hypot_vjp(node, g):
     return (g * a / out if _ga(node) else None), (g * b / out if _gb(node) else None)
 
 
-hypot, hypot_ = binary(
+hypot, hypot_ = _tensor_operands(
     "hypot",
-    lambda xp, a, b: xp.hypot(a, b),
-    _hypot_vjp,
-    _hypot_jvp,
-    saves=(0, 1, "out"),
-    check=not_implemented("hypot_cpu", D.COMPLEX),
+    *binary(
+        "hypot",
+        lambda xp, a, b: xp.hypot(a, b),
+        _hypot_vjp,
+        _hypot_jvp,
+        saves=(0, 1, "out"),
+        check=not_implemented("hypot_cpu", D.COMPLEX),
+    ),
 )

@@ -18,6 +18,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
 from .._dispatch import record, write_out
+from ..arg_types import python_int_range
 from .common import _conj
 
 
@@ -305,6 +306,7 @@ def _lerp_values(input, end, weight):
 
 def lerp(input, end, weight, *, out=None):
     """``input + weight * (end - input)``, evaluated as PyTorch does."""
+    python_int_range(weight)
     if isinstance(weight, Tensor):
         res = _fused(
             _Lerp1,

@@ -18,6 +18,7 @@ from ...backend.float32_math import run as f32_run
 from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.pow import powf
 from .._dispatch import _fw_state, binary_operands, inplace, record, result_dtype, write_out, xp_for
+from ..arg_types import python_int_range
 from .binary import _binary_tangent, _check_inplace_broadcast, _ga, _gb, _run
 from .common import _F32, _conj, _scalar
 
@@ -142,6 +143,7 @@ def _powf(a, b):
 def pow(input, exponent, *, out=None):  # noqa: A001
     """``input ** exponent`` for Tensor/scalar combinations, with PyTorch's node names."""
     if not isinstance(input, Tensor):
+        python_int_range(input)
         return _rpow(exponent, input, out=out)
     if (
         isinstance(exponent, int)

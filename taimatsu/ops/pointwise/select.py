@@ -24,6 +24,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
+from ..arg_types import python_int_range
 from . import fused as _fz
 from .common import _scalar, _shape, _tensor_or_none
 
@@ -216,6 +217,8 @@ _Where = node_class("WhereBackward0", _where_vjp)
 
 def where(condition, input=None, other=None, *, out=None):
     """``condition ? input : other`` with broadcasting; one argument means ``nonzero``."""
+    python_int_range(input)  # the parser's Scalar overloads, before any other check
+    python_int_range(other)
     check_devices(condition, input, other)
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)

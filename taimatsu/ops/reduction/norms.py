@@ -13,6 +13,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, scalar_name, write_out
+from ..arg_types import python_int_range
 from .reduce import _axis, _set_tangent, _xp, reduce_dims, restore, widen
 
 
@@ -64,6 +65,7 @@ def vector_norm(
     input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None
 ) -> Tensor:
     """``torch.linalg.vector_norm``."""
+    python_int_range(ord)
     if input._dtype.category < D.FLOAT:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input._dtype)}"
