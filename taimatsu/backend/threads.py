@@ -16,9 +16,13 @@ of small products costs one comparison each.
 ``usable_threads()``: ``get_num_threads()``, less the cores other processes keep busy. On a
 busy machine a second thread does not run beside ours but waits for a core, and spin-waiting
 threads make every product slower than one thread would (measured: a small MLP step 20x slower
-at two threads than at one with the machine's two cores taken). The count of runnable tasks in
-/proc/loadavg, less this process's own runnable threads (/proc/self/task), is sampled at most every ``BUSY_SAMPLE_S`` seconds and
-smoothed; where it cannot be read, every requested thread is used.
+at two threads than at one with the machine's two cores taken; a 512x64x256 product 9x). The
+count of runnable tasks in /proc/loadavg, less this process's own runnable threads
+(/proc/self/task), is sampled at most every ``BUSY_SAMPLE_S`` seconds. The estimate rises at once
+when other tasks appear and falls back slowly (``LOAD_DECAY`` per sample, a few seconds from a busy
+machine to an idle one): one quiet sample on a busy machine, where the other tasks happened to
+sleep, must not bring back a second thread that then spins against them. Where /proc cannot be
+read, every requested thread is used.
 """
 
 from __future__ import annotations
@@ -113,6 +117,9 @@ def gemm_threads(macs: int) -> None:
 
 
 BUSY_SAMPLE_S = 0.25
+# The share of a drop in other processes' load believed per sample: from 5 other tasks to under
+# half of one in ~22 samples (5-6 s), from one to under half in 7 (~2 s).
+LOAD_DECAY = 0.1
 _LOADAVG = "/proc/loadavg"
 _busy = {"t": -1.0, "others": None, "usable": None}
 
@@ -139,7 +146,9 @@ def _sample_load(now: float, target: int) -> None:
         return
     others = max(0, runnable - _own_runnable())
     prev = _busy["others"]
-    _busy["others"] = others if prev is None else 0.5 * prev + 0.5 * others
+    if prev is not None and others < prev:  # load leaving: believe it once it stays away
+        others = prev + LOAD_DECAY * (others - prev)
+    _busy["others"] = others
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     _busy["usable"] = max(1, min(target, int((cores or 1) - _busy["others"] + 0.5)))
 
@@ -172,7 +181,7 @@ def _switch(want) -> None:
 
 def set_num_threads(num: int) -> None:
     if not isinstance(num, int) or isinstance(num, bool):
-        raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")  # noqa: TRY004 (PyTorch's type)
     if num <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     _load()

@@ -124,3 +124,32 @@ def test_busy_machine_uses_one_blas_thread(tmp_path, monkeypatch, others, expect
             assert _blas_count() == usable
     finally:
         taimatsu.set_num_threads(before)
+
+
+def test_load_counts_at_once_and_is_forgotten_slowly(tmp_path, monkeypatch):
+    """One quiet sample on a busy machine (the other tasks happened to sleep) must not bring a
+    second BLAS thread back; a machine that stays quiet gets it back within seconds."""
+    from taimatsu.backend import threads
+
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) < 2:
+        pytest.skip("one core")
+    fake = tmp_path / "loadavg"
+    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setitem(threads._busy, "others", None)
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 1)
+    monkeypatch.setitem(threads._state, "target", 2)
+
+    def sample(others):
+        fake.write_text(f"1.00 1.00 1.00 {1 + others}/300 12345\n")
+        threads._busy["t"] = -1.0
+        return threads.usable_threads()
+
+    assert sample(0) == 2
+    assert sample(1) == 1  # one other task on two cores: at once
+    assert sample(0) == 1  # one quiet sample: still busy
+    quiet = 1
+    while sample(0) == 1:
+        quiet += 1
+    assert 3 <= quiet <= 20  # 0.25 s a sample: back to two threads within ~5 s
+    assert sample(6) == 1
+    assert [sample(0) for _ in range(10)] == [1] * 10  # six others go away slowly
