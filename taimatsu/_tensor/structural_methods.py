@@ -270,10 +270,6 @@ class StructureMethods:
         return _ops.unbind(self, dim)
 
     def split(self, split_size, dim=0):
-        if not isinstance(split_size, (int, list, tuple)) or isinstance(split_size, bool):
-            from ..ops.arg_types import split_size as check
-
-            check(split_size)
         return _ops.split(self, split_size, dim)
 
     def tensor_split(self, *args, **kw):

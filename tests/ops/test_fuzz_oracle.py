@@ -301,6 +301,15 @@ FIXED = [
     "T.linspace(0, 300, 2, dtype=T.uint8)", "T.linspace(0, math.nan, 3, dtype=T.int64)", "T.linspace(0, 2**63, 3, dtype=T.int64)",
     "T.linspace(0, 1e39j, 3)", "T.linspace(T.tensor(70000.), 0, 2, dtype=T.float16)", "T.linspace(0, 1, 2.)",
     "T.linspace(0, 1, True)", "T.linspace(0, 1, T.tensor(3))",
+    # PyTorch's order of checks: dims first, the index's rank before its dtype, the kernel's dtype last
+    "T.index_select(T.ones(2, 3), 5, T.zeros(2))", "T.index_select(T.ones(2, 3), 0, T.zeros(2, 2))",
+    "T.index_select(T.ones(2, 3, dtype=T.uint16), 5, T.zeros(2, dtype=T.long))",
+    "T.index_select(T.tensor(1.), 0, T.tensor([0, 0]))", "T.index_select(T.tensor(1.), 0, T.tensor([0]))",
+    "T.gather(T.zeros(2, 3, dtype=T.uint16), 5, T.ones(2, 3, dtype=T.long))",
+    "T.gather(T.zeros(2, 3, dtype=T.uint16), 0, T.ones(2, 3, 3, dtype=T.long))",
+    "T.gather(T.zeros(2, 3, dtype=T.uint16), 0, T.ones(2, 4, dtype=T.long))", "T.stack([T.ones(3), T.ones(2)], 5)",
+    "T.split(T.arange(6).reshape(2, 3), -1, -3)", "T.split(T.arange(6).reshape(2, 3), 2.5)", "T.ones(4).split(1, 1.5)",
+    "T.ones(4).split(-1, (0, 0))", "T.split(T.arange(6).reshape(2, 3), T.tensor(1), 0)",
 ]
 
 

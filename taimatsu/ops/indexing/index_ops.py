@@ -53,23 +53,27 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     if dim.__class__ is not int:
         integer("index_select", "dim", 2, dim)
     check_devices(input, index)
-    _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    nd = input._data.ndim
+    d = _wrapdim(dim, nd)  # PyTorch's order: the dim, the index's rank, then its dtype
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    if nd == 0 and index._data.size != 1:
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)"
+        )
     if input._dtype in D._SHELL_UINTS:
         raise NotImplementedError(
             f"\"index_select\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
         )
-    nd = input._data.ndim
-    d = _wrapdim(dim, nd)
     idx = index._data.reshape(-1)
     x = input._data.reshape(_shape(input._data))
     if idx.size:  # on CUDA read back at the next synchronisation, not here
         bad = (idx.max() >= x.shape[d]) | (idx.min() < 0)
         _backend.check(bad, lambda: IndexError("index out of range in self"))
     data = xp_for(input).take(x, idx, axis=d)
-    if nd == 0:
-        data = data.reshape(index._data.shape)
+    if nd == 0:  # a 0-d input gives a 0-d result whatever the index's rank
+        data = data.reshape(())
     r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_IndexSelect, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)

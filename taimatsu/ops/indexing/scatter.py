@@ -85,13 +85,9 @@ def gather(
         d = _wrapdim(dim, input._data.ndim)
         empty = xp_for(input).empty(index._data.shape, input._data.dtype)
         return _gathered(_wrap(empty, input._dtype, input._device), input, d, index, out)
-    _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
-    if input._dtype in D._SHELL_UINTS and index._data.size:
-        raise NotImplementedError(
-            f"\"scatter_gather_tensor_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
-        )
     nd = input._data.ndim
-    d = _wrapdim(dim, nd)
+    d = _wrapdim(dim, nd)  # PyTorch's order: the dim, the index's dtype, rank and sizes, the kernel
+    _check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
     if max(index._data.ndim, 1) != max(nd, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     x, idx = input._data.reshape(_shape(input._data)), index._data.reshape(_shape(index._data))
@@ -101,6 +97,10 @@ def gather(
                 f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no larger than self "
                 f"{list(x.shape)} apart from dimension {d}"
             )
+    if input._dtype in D._SHELL_UINTS:
+        raise NotImplementedError(
+            f"\"scatter_gather_tensor_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
+        )
     _bounds(idx, x.shape[d], d)
     xp = xp_for(input)
     src = x[tuple(slice(None) if k == d else slice(0, s) for k, s in enumerate(idx.shape))]

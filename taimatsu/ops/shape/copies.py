@@ -144,13 +144,13 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
             got = type(t).__name__
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {got}")
     ref = tensors[0]
+    d = _wrapdim(dim, ref._data.ndim + 1)  # PyTorch checks the dim before the sizes
     for i, t in enumerate(tensors):
         if t._data.shape != ref._data.shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(ref.shape)} at entry 0 and "
                 f"{list(t.shape)} at entry {i}"
             )
-    d = _wrapdim(dim, ref._data.ndim + 1)
     from .._dispatch import result_dtype
 
     dt = result_dtype(*tensors)

@@ -12,7 +12,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record
-from ..arg_types import integer
+from ..arg_types import integer, split_size
 from .copies import cat, stack
 from .view_ops import slice_dim
 from .views import set_multi_output
@@ -84,6 +84,15 @@ def _split_sizes(input, d, sizes, node):
 
 
 def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    arg = split_size_or_sections
+    if dim.__class__ is not int:
+        integer("split", "dim", 3, dim)
+    if not isinstance(arg, (int, list, tuple)) or isinstance(arg, bool):
+        split_size(arg)  # the parser's TypeError (a float goes to split_with_sizes)
+    if not isinstance(arg, (list, tuple)) and int(arg) < 0:  # checked before the dim
+        raise RuntimeError(
+            f"split expects split_size be non-negative, but got split_size={int(arg)}"
+        )
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
