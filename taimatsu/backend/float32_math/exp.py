@@ -75,7 +75,9 @@ def expf(d, out=None):
     two steps whose rounding does reach it (the polynomial's last, ``s + s*s * u``) as exact FMAs.
     Evaluated a chunk at a time in reused buffers (no temporary the size of ``d``).
     """
-    d = np.ascontiguousarray(d, F32)
+    d = np.asarray(d, F32)
+    if not d.flags.c_contiguous:
+        d = d.copy()
     if out is not None and not out.flags.c_contiguous:
         out[...] = expf(d)
         return out

@@ -106,17 +106,21 @@ def softmax_lastdim(x, log: bool):
     return out
 
 
-def softmax_into(out, x, safe: bool = False):
+def softmax_into(out, x, safe: bool = False, hidden=None):
     """``out[...] = softmax(x, -1)`` for float32 ``x`` and ``out`` of any shape and strides, the
     last-dimension kernel's bits. ``safe``: rows that are all -inf give 0 (attention's
-    ``_safe_softmax``) instead of NaN."""
+    ``_safe_softmax``) instead of NaN. ``hidden``: a bool mask of the last two axes (a causal
+    mask), True where ``x`` counts as -inf (applied to the kernel's copy; ``x`` is not written)."""
     n = x.shape[-1]
     if n <= _SHORT:
-        _softmax_columns(x, out, False, safe)
-    else:
-        r = np.empty(x.shape, F32)
-        _softmax_rows(x.reshape(-1, n), r.reshape(-1, n), False, safe)
-        np.copyto(out, r)
+        _softmax_columns(x, out, False, safe, hidden)
+        return
+    r = np.empty(x.shape, F32)
+    np.copyto(r, x)
+    if hidden is not None:
+        np.copyto(r, -np.inf, where=hidden)
+    _softmax_rows(r.reshape(-1, n), r.reshape(-1, n), False, safe)
+    np.copyto(out, r)
 
 
 def _softmax_rows(x, out, log: bool, safe: bool):
@@ -135,12 +139,16 @@ def _softmax_rows(x, out, log: bool, safe: bool):
         e *= np.float32(1) / s
 
 
-def _softmax_columns(x, out, log: bool, safe: bool):
+def _softmax_columns(x, out, log: bool, safe: bool, hidden=None):
     """The kernel over the last axis of ``x`` into ``out``, computed on a transposed copy (one
-    column per row of ``x``)."""
+    column per row of ``x``); ``hidden``: see ``softmax_into``."""
     n = x.shape[-1]
     t = np.empty((n,) + x.shape[:-1], F32)
     np.copyto(t, np.moveaxis(x, -1, 0))
+    if hidden is not None:  # (rows, n) -> (n, 1, ..., rows): against the copy's axes
+        rows = hidden.shape[0]
+        hidden_t = hidden.T.reshape((n,) + (1,) * (x.ndim - 2) + (rows,))
+        np.copyto(t, -np.inf, where=hidden_t)
     t = t.reshape(n, -1)
     m = np.maximum.reduce(t, axis=0)
     dead = _dead(m, safe)

@@ -99,14 +99,12 @@ def _causal_bands(s):
     n, k = s.shape[-2:]
     hidden = _above_diagonal(np, n, k)
     if k % _BAND or n < 2 * _BAND:
-        np.copyto(s, -np.inf, where=hidden)
-        f32_softmax.softmax_into(s, s, safe=True)
+        f32_softmax.softmax_into(s, s, safe=True, hidden=hidden)
         return s
     for r in range(0, n, _BAND):
         rows, w = slice(r, r + _BAND), min(k, r + _BAND)
         band = s[..., rows, :w]
-        np.copyto(band, -np.inf, where=hidden[rows, :w])
-        f32_softmax.softmax_into(band, band, safe=True)
+        f32_softmax.softmax_into(band, band, safe=True, hidden=hidden[rows, :w])
         s[..., rows, w:] = 0
     return s
 

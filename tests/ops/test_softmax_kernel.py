@@ -1,0 +1,89 @@
+"""The float32 softmax kernel's two layouts and expf's chunks give PyTorch's bits.
+
+``backend.float32_math.softmax`` computes rows up to ``_SHORT`` keys long on a transposed copy
+and longer rows in place, and ``expf`` runs a chunk at a time: neither choice may change a bit,
+whatever the SIMD width reproduced (8 or 16 lanes). Values at the edge of expf's range (results
+in the subnormals, 0 below -104, -inf, NaN) are compared with PyTorch's softmax bit for bit.
+"""
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+from taimatsu.backend.float32_math import exp as f32_exp
+from taimatsu.backend.float32_math import softmax as f32_softmax
+
+
+def _rows(shape, seed=0, spread=4.0):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * spread).astype(np.float32)
+    x.reshape(-1)[rng.integers(0, x.size, x.size // 8)] = -np.inf
+    return x
+
+
+def _bits(a):
+    return np.asarray(a, np.float32).view(np.uint32)
+
+
+@pytest.mark.parametrize("lanes", [8, 16])
+@pytest.mark.parametrize("n", [1, 5, 8, 16, 17, 32, 65, 100, 128, 129, 300])
+@pytest.mark.parametrize("log", [False, True])
+def test_transposed_and_row_layouts_agree(monkeypatch, lanes, n, log):
+    monkeypatch.setattr(f32_softmax, "LANES", lanes)
+    x = _rows((37, n))
+    monkeypatch.setattr(f32_softmax, "_SHORT", 1 << 20)
+    columns = f32_softmax.softmax_lastdim(x, log)
+    monkeypatch.setattr(f32_softmax, "_SHORT", 0)
+    rows = f32_softmax.softmax_lastdim(x, log)
+    np.testing.assert_array_equal(_bits(columns), _bits(rows))
+
+
+def test_expf_chunks_do_not_change_bits(monkeypatch):
+    x = np.random.default_rng(1).uniform(-110, 90, 10_001).astype(np.float32)
+    whole = f32_exp.expf(x)
+    monkeypatch.setattr(f32_exp, "_EXPF_CHUNK", 999)
+    np.testing.assert_array_equal(_bits(f32_exp.expf(x)), _bits(whole))
+    out = np.empty_like(x)
+    assert f32_exp.expf(x, out=out) is out
+    np.testing.assert_array_equal(_bits(out), _bits(whole))
+    assert f32_exp.expf(np.float32(0)).shape == () and f32_exp.expf(x[:0]).shape == (0,)
+
+
+@pytest.mark.parametrize("n", [20, 200])  # both layouts
+def test_softmax_at_the_edge_of_exp_matches_oracle(torch_oracle, n):
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-106, -86, (64, n)).astype(np.float32)  # exps in the subnormals, and 0
+    x[:, 0] = 0  # each row's maximum
+    x[0, 1:4] = [-np.inf, -104.0, -103.97]
+    x[1, 1] = np.nan
+    for name in ("softmax", "log_softmax"):
+        want = getattr(torch_oracle, name)(torch_oracle.from_numpy(x.copy()), -1).numpy()
+        got = getattr(tm, name)(tm.from_numpy(x.copy()), -1).numpy()
+        same = (_bits(want) == _bits(got)) | (np.isnan(want) & np.isnan(got))
+        assert same.mean() > 0.999, (name, same.mean())
+        assert np.isnan(got[1]).all() and not np.isnan(got[[0, 2]]).any()
+
+
+@pytest.mark.parametrize("n", [24, 200])
+def test_safe_softmax_gives_zero_rows(n):
+    x = _rows((2, 3, 5, n))
+    x[0, 1, 2] = -np.inf
+    out = np.full(x.shape, 7, np.float32)
+    f32_softmax.softmax_into(out, x, safe=True)
+    assert (out[0, 1, 2] == 0).all()
+    plain = f32_softmax.softmax_lastdim(x.reshape(-1, n), False).reshape(x.shape)
+    keep = np.ones(x.shape[:-1], bool)
+    keep[0, 1, 2] = False
+    np.testing.assert_array_equal(_bits(out[keep]), _bits(plain[keep]))
+
+
+@pytest.mark.parametrize("n", [24, 200])
+def test_hidden_mask_counts_as_minus_inf(n):
+    x = _rows((2, 3, 16, n))
+    hidden = np.random.default_rng(3).random((16, n)) < 0.3
+    hidden[:, 0] = False
+    out = np.empty_like(x)
+    f32_softmax.softmax_into(out, x, hidden=hidden)
+    masked = np.where(hidden, np.float32(-np.inf), x)
+    want = f32_softmax.softmax_lastdim(masked.reshape(-1, n), False).reshape(x.shape)
+    np.testing.assert_array_equal(_bits(out), _bits(want))
