@@ -227,11 +227,19 @@ def test_output_written_in_place_after_forward_keeps_gradients(batch_first):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
 
 
+LONG = [
+    ("LSTM", {"bidirectional": True}),
+    ("LSTM", {"proj_size": 3, "batch_first": True}),
+    ("GRU", {"bidirectional": True}),
+    ("GRU", {"bias": False, "batch_first": True}),
+]
+
+
 @pytest.mark.parametrize("dtype,rtol,atol", DTYPES, ids=["float32", "float64"])
-@pytest.mark.parametrize("kw", [{"bidirectional": True}, {"proj_size": 3, "batch_first": True}])
-def test_long_lstm_matches_pytorch(kw, dtype, rtol, atol):
-    # 19 steps: the backward's products run over chunks of steps, the last one partial
-    t, o = _modules("LSTM", kw, dtype)
+@pytest.mark.parametrize("mode,kw", LONG, ids=[f"{m}{i}" for i, (m, _) in enumerate(LONG)])
+def test_long_layer_matches_pytorch(mode, kw, dtype, rtol, atol):
+    # 19 steps: the backward runs by chunks of steps, the first one partial
+    t, o = _modules(mode, kw, dtype)
     torch.manual_seed(3)
     ox = torch.randn((2, 19, 4) if kw.get("batch_first") else (19, 2, 4), dtype=dtype)
     ox.requires_grad_(True)

@@ -19,9 +19,10 @@ Two implementations, one answer (to float rounding):
   recorded op by op. It is also what the fused node's backward falls back to when a graph of the
   backward is requested (``create_graph=True``), so double backward is exact.
 
-An LSTM layer whose steps all hold the whole batch (an unpacked input, or equal lengths) runs in
-``lstm_layer.py`` (step-major, transposed arrays: each gate of a step one contiguous block, the
-input projection folded into each step's GEMM); packed batches of unequal lengths run here.
+An LSTM or GRU layer whose steps all hold the whole batch (an unpacked input, or equal lengths)
+runs in ``rnn_step_major.py`` (step-major, transposed arrays: each gate of a step one contiguous
+block; a backward whose working memory is one chunk of steps); packed batches of unequal
+lengths, and RNN layers, run here.
 
 The cells (``_lstm_step``, ``_gru_step``, ``_rnn_step``) are the formulas of PyTorch's docs, gate
 order included (LSTM: input, forget, cell, output; GRU: reset, update, new).
@@ -42,7 +43,7 @@ from .._dispatch import _fw_state, record
 from ..contraction.matmul import addmm, matmul
 from ..pointwise.unary import relu, sigmoid, tanh
 from ..shape.copies import cat
-from . import lstm_layer
+from . import rnn_step_major as step_major
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -233,8 +234,14 @@ def _forward_arrays(k, mode, x, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_h
     perm, rows = _gate_perm(mode, hid), _sigmoid_rows(mode, hid) if k.halved else None
     # GRU's b_hh sits inside r * (h W_hn + b_hn): it is not part of the input projection
     biases = [b for b in (b_ih, None if mode == "GRU" else b_hh) if b is not None]
-    if mode == "LSTM" and len(set(batch_sizes)) == 1:
-        return lstm_layer.forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, len(batch_sizes), reverse)
+    if len(set(batch_sizes)) == 1 and mode in ("LSTM", "GRU"):
+        if mode == "GRU":
+            return step_major.gru_forward(
+                k, x, h0, w_ih, w_hh, b_ih, b_hh, len(batch_sizes), reverse
+            )
+        return step_major.lstm_forward(
+            k, x, h0, c0, w_ih, w_hh, biases, w_hr, len(batch_sizes), reverse
+        )
     x1, w1 = _augmented(x, [_prepared(a, perm, rows) for a in (w_ih, *biases)])
     gemm_threads(x1.shape[0] * x1.shape[1] * w1.shape[1])  # the BLAS thread policy of matmul
     s = {"gates": x1 @ w1, "x1": x1}  # the gates are overwritten in place
@@ -315,7 +322,8 @@ def _gru_forward(k, steps, s, h, w_hh_t, b_hh, out) -> None:
             hg += b_hh
         rz = g[:, : 2 * hid]
         rz += hg[:, : 2 * hid]
-        k.sigmoid_(rz)
+        for gate in (g[:, :hid], g[:, hid : 2 * hid]):  # each as the contiguous tensor of the
+            gate[...] = k.sigmoid(np.ascontiguousarray(gate))  # cell: the same float32 bits
         r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
         hn = hn_all[lo:hi]
         hn[...] = hg[:, 2 * hid :]
@@ -348,8 +356,11 @@ def _backward_arrays(mode, s, x, batch_sizes, w_ih, w_hh, w_hr, reverse, gout, g
 
     The time loop runs in reverse and keeps only what depends on the incoming gradients; the
     factors that do not (the gates' derivatives) are computed for all steps at once before it."""
-    if "xh" in s:  # an LSTM layer run by lstm_layer
-        return lstm_layer.backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need)
+    kind = s.get("kind")  # a layer run by rnn_step_major
+    if kind == "LSTM":
+        return step_major.lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need)
+    if kind == "GRU":
+        return step_major.gru_backward(s, x, w_ih, w_hh, gout, gh, need)
     gates, h_prev = s["gates"], s["h_prev"]
     hid = w_hh.shape[0] // GATES[mode]
     perm = _gate_perm(mode, hid)

@@ -1,0 +1,353 @@
+"""The fused LSTM and GRU layers when every step holds the whole batch (``ops/nn/rnn.py`` runs
+packed batches of unequal lengths, and RNN layers, itself): forward and backward on arrays,
+step-major and transposed.
+
+Every array is stored one step after another, each step's block transposed, features by batch
+(``(steps, features, batch)``). A gate of one step is then one contiguous block, so each
+elementwise pass of a step is one short contiguous loop for NumPy (a gate's columns in a
+``(batch, 4 * hidden)`` block are 32 strided rows: several times slower per call), and a pass
+over several gates at once is one call. A step's products are ``W @ block``, with the biases
+folded in as a row of ones under the block.
+
+The backward runs the steps in reverse by chunks of ``_CHUNK`` steps: a chunk's factors that do
+not depend on the incoming gradients (the gates' derivatives) in a few passes over the chunk,
+then per step a few elementwise calls and the recurrent GEMM, then the chunk's share of the
+weight gradients (biases included) and of the input's gradient, one GEMM each, on the chunk
+copied out of the step-major layout. Its working memory is one chunk's, whatever the length.
+
+The gate formulas and their rounding are those of ``GateKernels`` (``ops/nn/rnn.py``), the
+``halved`` float32 LSTM sigmoid included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ...backend.threads import gemm_threads
+
+_CHUNK = 8  # steps per chunk of the backward: its copies stay in cache
+
+# LSTM: the forward's gates run in the order (input, forget, output, cell): the three sigmoid
+# gates are contiguous, and (i, f, o) meet their factors (g, c_prev, tanh(c)) in one product;
+# the backward's gradients in the order (output, input, forget, cell).
+_LSTM_FWD = (0, 1, 3, 2)  # PyTorch's gate k at each slot
+_LSTM_BWD = (3, 0, 1, 2)
+# GRU: the backward's buffer is (n, r, z, n of the hidden side): the input side's gradients
+# are its first three slots, the hidden side's (PyTorch's order) its last three.
+_GRU_IN = (2, 0, 1)
+
+
+def _rows(order, hid: int):
+    return np.concatenate([np.arange(k * hid, (k + 1) * hid) for k in order])
+
+
+def _with_bias(w, b, rows=None):
+    """``[w | b]`` (``b`` may be None), rows picked by ``rows``."""
+    out = np.empty((w.shape[0], w.shape[1] + (b is not None)), w.dtype)
+    out[:, : w.shape[1]] = w if rows is None else w[rows]
+    if b is not None:
+        out[:, -1] = b if rows is None else b[rows]
+    return out
+
+
+def _put_steps(dst, x, reverse: bool) -> None:
+    """``x`` (steps * batch, n), rows grouped by time step, into the first n rows of the step
+    blocks ``dst`` (steps, ., batch), in run order."""
+    x3 = x.reshape(dst.shape[0], -1, x.shape[1])
+    dst[:, : x.shape[1]] = (x3[::-1] if reverse else x3).transpose(0, 2, 1)
+
+
+def _rows_out(blocks, reverse: bool):
+    """Step blocks (steps, n, batch) in run order as rows (steps * batch, n) in time order."""
+    out = blocks.transpose(0, 2, 1)
+    return np.ascontiguousarray(out[::-1] if reverse else out).reshape(-1, blocks.shape[1])
+
+
+def _gout_steps(gout, steps: int, batch: int, reverse: bool):
+    """The output's gradient per step, in run order, transposed; None for a step whose rows
+    are all zero (a loss on the last output only: the others cost nothing)."""
+    if gout is None:
+        return [None] * steps
+    g3 = gout.reshape(steps, batch, gout.shape[1])
+    if reverse:
+        g3 = g3[::-1]
+    nonzero = g3.reshape(steps, -1).any(1)
+    if nonzero.sum() * 4 > steps:  # many: one transposed copy is cheaper than strided adds
+        g3 = np.ascontiguousarray(g3.transpose(0, 2, 1))
+        return [g3[s] if nonzero[s] else None for s in range(steps)]
+    return [g3[s].T if nonzero[s] else None for s in range(steps)]
+
+
+def _chunks(steps: int) -> list:
+    """(first step, steps) of each chunk, last chunk first."""
+    return [(a, min(_CHUNK, steps - a)) for a in range(0, steps, _CHUNK)][::-1]
+
+
+def _matrix(blocks, buf):
+    """Step blocks (m, rows, batch) as one (rows, m * batch) matrix, copied into ``buf``."""
+    m, rows, batch = blocks.shape
+    out = buf.reshape(-1)[: rows * m * batch].reshape(rows, m, batch)
+    np.copyto(out, blocks.transpose(1, 0, 2))
+    return out.reshape(rows, m * batch)
+
+
+def _add_product(acc, a, b):
+    """``acc + a @ b.T`` (``a @ b.T`` when ``acc`` is None)."""
+    if acc is None:
+        return a @ b.T
+    acc += a @ b.T
+    return acc
+
+
+# ---- LSTM ---------------------------------------------------------------------------------
+def lstm_forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, steps: int, reverse: bool):
+    """(out, h_n, c_n, saved) on arrays in the layout of ``rnn_layer`` (rows grouped by time
+    step); ``biases`` are the ones folded into the input projection; ``k`` the GateKernels.
+
+    Step ``s``: ``gates = W @ [x_s ; 1 ; h_(s-1)]`` (input projection, biases and recurrent
+    product in one GEMM, written straight into the gates buffer), then 7 elementwise calls."""
+    batch, hid, n_in = h0.shape[0], c0.shape[1], x.shape[1]
+    rows = _rows(_LSTM_FWD, hid)
+    w = np.concatenate([w_ih[rows], *(b[rows, None] for b in biases), w_hh[rows]], 1)
+    if k.halved:  # sigmoid(x) = (tanh(x / 2) + 1) / 2: the halving is exact in binary
+        w[: 3 * hid] *= 0.5
+    col_h = n_in + len(biases)  # first row of h in a block of xh
+    # xh[s] = [x_s ; 1 ; h_(s-1)] for the step run s-th; step s writes h_s into xh[s + 1]
+    xh = np.empty((steps + 1, w.shape[1], batch), x.dtype)
+    _put_steps(xh[:steps], x, reverse)
+    xh[:, n_in:col_h] = 1
+    xh[0, col_h:] = h0.T
+    # gates[s] = (i, f, o, g, c_(s-1), tanh(c_s)); step s writes c_s into gates[s + 1]
+    gates = np.empty((steps + 1, 6 * hid, batch), x.dtype)
+    gates[0, 4 * hid : 5 * hid] = c0.T
+    h_raw = None if w_hr is None else np.empty((steps, hid, batch), x.dtype)
+    ig_fc = np.empty((2 * hid, batch), x.dtype)
+    gemm_threads(batch * w.shape[0] * w.shape[1])
+    for s in range(steps):
+        g = gates[s]
+        np.matmul(w, xh[s], out=g[: 4 * hid])
+        if k.halved:  # one tanh call for the four gates
+            np.tanh(g[: 4 * hid], out=g[: 4 * hid])
+            g[: 3 * hid] *= 0.5
+            g[: 3 * hid] += 0.5
+        else:
+            k.sigmoid_(g[: 3 * hid])
+            k.tanh_(g[3 * hid : 4 * hid], g[3 * hid : 4 * hid])
+        np.multiply(g[: 2 * hid], g[3 * hid : 5 * hid], out=ig_fc)  # (i * g, f * c_(s-1))
+        c = np.add(ig_fc[hid:], ig_fc[:hid], out=gates[s + 1, 4 * hid : 5 * hid])
+        tc = g[5 * hid :]
+        k.tanh_(c, tc)
+        if h_raw is None:
+            np.multiply(g[2 * hid : 3 * hid], tc, out=xh[s + 1, col_h:])
+        else:
+            np.matmul(w_hr, np.multiply(g[2 * hid : 3 * hid], tc, out=h_raw[s]),
+                      out=xh[s + 1, col_h:])  # fmt: skip
+    saved = {"kind": "LSTM", "gates": gates, "xh": xh, "h_raw": h_raw, "reverse": reverse}
+    saved["nb"] = len(biases)
+    out = _rows_out(xh[1:, col_h:], reverse)
+    return out, xh[steps, col_h:].T.copy(), gates[steps, 4 * hid : 5 * hid].T.copy(), saved
+
+
+def _lstm_factors(gs, z) -> None:
+    """Into ``z`` (slots o', i', f', g', dc/dh) from the gates ``gs`` (slots i, f, o, g, c_prev,
+    tanh(c)): each gate's d/dz per unit of dh (o') or of dc (the others), with s' = s (1 - s)
+    and t' = 1 - t^2: o' = tanh(c) o', i' = g i', f' = c_prev f', g' = i g'; and
+    d c / d h = o (1 - tanh(c)^2)."""
+    o, g, tc = gs[:, 2], gs[:, 3], gs[:, 5]
+    zif = z[:, 1:3]
+    np.subtract(1, gs[:, :2], out=zif)
+    zif *= gs[:, :2]
+    zif *= gs[:, 3:5]  # (i', f') times (g, c_prev)
+    np.subtract(1, o, out=z[:, 0])
+    z[:, 0] *= o
+    z[:, 0] *= tc
+    np.multiply(g, g, out=z[:, 3])
+    np.subtract(1, z[:, 3], out=z[:, 3])
+    z[:, 3] *= gs[:, 0]
+    np.multiply(tc, tc, out=z[:, 4])
+    np.subtract(1, z[:, 4], out=z[:, 4])
+    z[:, 4] *= o
+
+
+def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
+    """Gradients (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) as arrays, None where not ``need``
+    (both biases, or neither, are folded). Per step 4 elementwise calls and one GEMM."""
+    gates, xh, h_raw = s["gates"], s["xh"], s["h_raw"]
+    steps, batch, hid = gates.shape[0] - 1, gates.shape[2], gates.shape[1] // 6
+    n_in, nb, dt = x.shape[1], s["nb"], x.dtype
+    rows = _rows(_LSTM_BWD, hid)
+    w_hh_t = np.ascontiguousarray(w_hh[rows].T)  # (proj or hidden, 4 hidden)
+    w_ih_b = w_ih[rows] if need[0] else None
+    g6 = gates.reshape(steps + 1, 6, hid, batch)
+    gouts = _gout_steps(gout, steps, batch, s["reverse"])
+    dh = np.zeros((w_hh.shape[1], batch), dt) if gh is None else gh.T.copy()
+    dc = np.zeros((hid, batch), dt) if gc is None else gc.T.copy()
+    dout = None if w_hr is None else np.empty((steps, w_hr.shape[0], batch), dt)
+    want_w = need[3] or need[4] or need[5] or need[6]
+    dx = np.empty((steps, batch, n_in), dt) if need[0] else None
+    n = min(_CHUNK, steps)
+    zc = np.empty((n, 5, hid, batch), dt)
+    dz_buf, xh_buf = np.empty(zc.size // 5 * 4, dt), np.empty(n * xh[0].size, dt)
+    dw = None
+    for a, m in _chunks(steps):
+        z = zc[:m]
+        _lstm_factors(g6[a : a + m], z)
+        gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1])
+        for j in range(m - 1, -1, -1):
+            t = a + j
+            if gouts[t] is not None:
+                dh += gouts[t]
+            d = dh
+            if dout is not None:
+                dout[t] = dh
+                d = w_hr.T @ dh
+            zt = z[j]
+            zt[0::4] *= d  # slots o' and dc/dh: o's dz, and the part of dc from dh
+            dcn = zt[4]
+            dcn += dc
+            zt[1:4] *= dcn  # i', f', g': their dz
+            np.multiply(dcn, g6[t, 1], out=dc)  # dc of the step before: dcn f
+            np.matmul(w_hh_t, zt[:4].reshape(4 * hid, batch), out=dh)
+        dz = _matrix(z[:, :4].reshape(m, 4 * hid, batch), dz_buf)
+        gemm_threads(dz.size * xh.shape[1])
+        if want_w:
+            dw = _add_product(dw, dz, _matrix(xh[a : a + m], xh_buf))
+        if dx is not None:
+            np.matmul(dz.T, w_ih_b, out=dx[a : a + m].reshape(m * batch, n_in))
+    if dw is not None:
+        dw = dw[np.argsort(rows)]  # PyTorch's gate order
+    dw_hr = None
+    if need[7]:  # sum over steps of dout_s @ h_raw_s^T
+        dw_hr = _add_product(None, _matrix(dout, np.empty(dout.size, dt)),
+                             _matrix(h_raw, np.empty(h_raw.size, dt)))  # fmt: skip
+    return [
+        None if dx is None else _rows_out(dx.transpose(0, 2, 1), s["reverse"]),
+        dh.T.copy() if need[1] else None,
+        dc.T.copy() if need[2] else None,
+        np.ascontiguousarray(dw[:, :n_in]) if need[3] else None,
+        np.ascontiguousarray(dw[:, n_in + nb :]) if need[4] else None,
+        np.ascontiguousarray(dw[:, n_in]) if need[5] else None,  # b_ih's column, then b_hh's
+        np.ascontiguousarray(dw[:, n_in + nb - 1]) if need[6] else None,
+        dw_hr,
+    ]
+
+
+# ---- GRU ----------------------------------------------------------------------------------
+def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
+    """(out, h_n, None, saved), as ``lstm_forward``. PyTorch's cell: r = sigmoid(xr + hr),
+    z = sigmoid(xz + hz), n = tanh(xn + r * hn), h' = (h - n) * z + n, where (xr, xz, xn) =
+    W_ih x + b_ih for all steps in one batched product before the loop, and
+    (hr, hz, hn) = W_hh h + b_hh one GEMM per step."""
+    batch, hid, dt = h0.shape[0], h0.shape[1], x.dtype
+    xi = np.empty((steps, x.shape[1] + (b_ih is not None), batch), dt)  # [x_s ; 1]
+    _put_steps(xi, x, reverse)
+    xi[:, x.shape[1] :] = 1
+    gemm_threads(xi[0].size * w_ih.shape[0])
+    gates = np.matmul(_with_bias(w_ih, b_ih), xi)  # (r, z, n) of every step, in place
+    # hb[s] = [h_(s-1) ; 1]; step s writes h_s into hb[s + 1]
+    hb = np.empty((steps + 1, hid + (b_hh is not None), batch), dt)
+    hb[0, :hid] = h0.T
+    hb[:, hid:] = 1
+    w_h = _with_bias(w_hh, b_hh)
+    hn = np.empty((steps, hid, batch), dt)  # W_hn h + b_hn, for the backward
+    hg, rhn = np.empty((3 * hid, batch), dt), np.empty((hid, batch), dt)
+    gemm_threads(hb[0].size * w_h.shape[0])
+    for s in range(steps):
+        g = gates[s]
+        np.matmul(w_h, hb[s], out=hg)
+        rz = g[: 2 * hid]
+        rz += hg[: 2 * hid]
+        _sigmoid_as_rows(k, rz.reshape(2, hid, batch))
+        hn[s] = hg[2 * hid :]
+        n = g[2 * hid :]
+        n += np.multiply(g[:hid], hn[s], out=rhn)
+        k.tanh_(n, n)
+        h = np.subtract(hb[s, :hid], n, out=hb[s + 1, :hid])
+        h *= g[hid : 2 * hid]
+        h += n
+    saved = {"kind": "GRU", "gates": gates, "xi": xi, "hb": hb, "hn": hn, "reverse": reverse}
+    return _rows_out(hb[1:, :hid], reverse), hb[steps, :hid].T.copy(), None, saved
+
+
+def _sigmoid_as_rows(k, a) -> None:
+    """Sigmoid in place of the blocks ``a`` (gates, hidden, batch), each with the bits PyTorch's
+    (and the op-by-op cell's) ``(batch, hidden)`` gate gets: its float32 kernel takes a
+    contiguous tensor's last ``n % (2 * lanes)`` elements (all of a short one) through its
+    scalar function, so which elements those are depends on the layout."""
+    if k.dt is not D.float32:  # the other kernels are one formula for every element
+        k.sigmoid_(a)
+        return
+    for block in a:
+        block[...] = k.sigmoid(np.ascontiguousarray(block.T)).T
+
+
+def _gru_factors(r, z, n, h_prev, hn, out) -> None:
+    """Into ``out`` (slots n, r, z, r): per unit of dh, n's d/dz (1 - z)(1 - n^2) and z's
+    (h_prev - n) z (1 - z); per unit of n's, r's hn r (1 - r) and hn's r."""
+    dn, dr, dz, dhn = out[:, 0], out[:, 1], out[:, 2], out[:, 3]
+    np.multiply(n, n, out=dn)
+    np.subtract(1, dn, out=dn)
+    np.subtract(1, z, out=dz)
+    dn *= dz
+    dz *= z
+    dz *= np.subtract(h_prev, n, out=dr)
+    np.subtract(1, r, out=dr)
+    dr *= r
+    dr *= hn
+    dhn[...] = r
+
+
+def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
+    """Gradients (x, h0, None, w_ih, w_hh, b_ih, b_hh, None) as arrays, None where not
+    ``need``. Per step 5 elementwise calls and one GEMM."""
+    gates, xi, hb, hn = s["gates"], s["xi"], s["hb"], s["hn"]
+    steps, batch, hid = gates.shape[0], gates.shape[2], gates.shape[1] // 3
+    n_in, dt = x.shape[1], x.dtype
+    g3 = gates.reshape(steps, 3, hid, batch)
+    w_hh_t = np.ascontiguousarray(w_hh.T)  # (hidden, 3 hidden)
+    rows_in = _rows(_GRU_IN, hid)
+    w_ih_b = w_ih[rows_in] if need[0] else None
+    gouts = _gout_steps(gout, steps, batch, s["reverse"])
+    dh = np.zeros((hid, batch), dt) if gh is None else gh.T.copy()
+    dh_direct = np.empty_like(dh)
+    dx = np.empty((steps, batch, n_in), dt) if need[0] else None
+    n = min(_CHUNK, steps)
+    zc = np.empty((n, 4, hid, batch), dt)  # slots n, r, z (input side), hn (hidden side)
+    dz_buf, in_buf, h_buf = np.empty(zc.size, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
+    dw_i = dw_h = None
+    for a, m in _chunks(steps):
+        z = zc[:m]
+        r, zg = g3[a : a + m, 0], g3[a : a + m, 1]
+        _gru_factors(r, zg, g3[a : a + m, 2], hb[a : a + m, :hid], hn[a : a + m], z)
+        gemm_threads(batch * w_hh.size)
+        for j in range(m - 1, -1, -1):
+            t = a + j
+            if gouts[t] is not None:
+                dh += gouts[t]
+            zt = z[j]
+            zt[0::2] *= dh  # n's and z's dz
+            zt[1::2] *= zt[0]  # r's dz, and hn's gradient
+            np.multiply(dh, zg[j], out=dh_direct)
+            np.matmul(w_hh_t, zt[1:].reshape(3 * hid, batch), out=dh)
+            dh += dh_direct
+        dz = _matrix(z.reshape(m, 4 * hid, batch), dz_buf)
+        gemm_threads(dz.size * max(xi.shape[1], hb.shape[1]))
+        if need[3] or need[5]:
+            dw_i = _add_product(dw_i, dz[: 3 * hid], _matrix(xi[a : a + m], in_buf))
+        if need[4] or need[6]:
+            dw_h = _add_product(dw_h, dz[hid:], _matrix(hb[a : a + m], h_buf))
+        if dx is not None:
+            np.matmul(dz[: 3 * hid].T, w_ih_b, out=dx[a : a + m].reshape(m * batch, n_in))
+    if dw_i is not None:
+        dw_i = dw_i[np.argsort(rows_in)]  # PyTorch's gate order
+    return [
+        None if dx is None else _rows_out(dx.transpose(0, 2, 1), s["reverse"]),
+        dh.T.copy() if need[1] else None,
+        None,
+        np.ascontiguousarray(dw_i[:, :n_in]) if need[3] else None,
+        np.ascontiguousarray(dw_h[:, :hid]) if need[4] else None,
+        np.ascontiguousarray(dw_i[:, n_in]) if need[5] else None,
+        np.ascontiguousarray(dw_h[:, hid]) if need[6] else None,
+        None,
+    ]
