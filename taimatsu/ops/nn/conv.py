@@ -325,6 +325,47 @@ def _batched(xp, part, n: int, work_per_item: int) -> None:
         part(0, n)
 
 
+def _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups) -> None:
+    """The input gradient of a convolution added into the zero-filled ``gx``, kernel rows
+    first: for each image and group one GEMM over (output channel, kernel row),
+    ``(Cg * kw, Og * kh) @ (Og * kh, rows * Wo)``, of the output gradient copied once per
+    kernel row i to the padded input rows it reaches (``i * dh`` on: whole (Ho, Wo) blocks for
+    stride 1), gives each input row's sums for each kernel column j; kw shifted adds then
+    place them. col2im's kh * kw strided adds (Wo-element rows, mostly NumPy's per-row
+    overhead) become kh long-row copies and kw adds: ~1.3x faster for the CNN benchmark's
+    16 -> 32 channel 3x3 convolution. Taken when the output gradient is no wider than the
+    columns (Og <= kw * Cg), so its kh copies cost no more than col2im's adds.
+    """
+    n, c, h, wd = gx.shape
+    o, cg, kh, kw = w.shape
+    og, (ho, wo), (sh, dh) = o // groups, g.shape[2:], (stride[0], dilation[0])
+    rows = _shift_rows((kh, kw), dilation, stride, (ho, wo))
+    # wr[group, (cg, j), (og, i)] = w[group * og + og, cg, i, j]
+    wr = (
+        w.reshape(groups, og, cg, kh, kw).transpose(0, 2, 4, 1, 3).reshape(groups, cg * kw, og * kh)
+    )
+    top = pads[0]
+    r_hi = min(rows, top + h)  # the padded rows that hold input rows
+    col_taps = _tap_ranges(wd, kw, stride[1], dilation[1], pads[2], wo)
+    step = max(1, COLS_BLOCK_BYTES // ((o * kh + c * kw) * rows * wo * g.itemsize))
+
+    def part(lo, hi):
+        nb = min(step, hi - lo)
+        shifted = xp.zeros((nb, o, kh, rows, wo), g.dtype)  # rows no tap reaches stay zero
+        sums = xp.empty((nb, groups, cg * kw, rows * wo), g.dtype)
+        for a, e in _blocks(lo, hi, step):
+            sb, ub = shifted[: e - a], sums[: e - a]
+            for i in range(kh):
+                sb[:, :, i, i * dh : i * dh + sh * (ho - 1) + 1 : sh] = g[a:e]
+            xp.matmul(wr, sb.reshape(e - a, groups, og * kh, rows * wo), out=ub)
+            ub = ub.reshape(e - a, c, kw, rows, wo)
+            for j, cj in enumerate(col_taps):
+                if cj is not None and r_hi > top:
+                    gx[a:e, :, : r_hi - top, cj[0]] += ub[:, :, j, top:r_hi, cj[1]]
+
+    _batched(xp, part, n, o * cg * kh * kw * ho * wo)
+
+
 def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, groups, cols=None):
     """Array form of ``conv2d_grads`` (no graph): stacked per-image GEMMs, col2im by taps; a
     large batch split over two threads as in the forward."""
@@ -336,7 +377,10 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     gx = gw = None
     c = groups * cg
     step = max(1, COLS_BLOCK_BYTES // (groups * k * length * g.itemsize))
-    if need_x:
+    if need_x and og <= kw * cg:
+        gx = xp.zeros((n, c, *x.shape[2:]), g.dtype)
+        _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups)
+    elif need_x:
         # The column gradients of a few images at a time: a smaller peak than the whole
         # batch's, and the block is still in cache when col2im reads it.
         wt = w.reshape(groups, og, k).transpose(0, 2, 1)
