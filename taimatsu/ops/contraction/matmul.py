@@ -548,7 +548,8 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     from ...autograd.grad_mode import no_grad
     from ..shape.view_ops import expand
 
-    if node.on_arrays and _plain_mm(m1, m2):  # mm's checks pass: skip its dispatch
+    owned = node.on_arrays and _plain_mm(m1, m2)  # mm's checks pass: skip its dispatch
+    if owned:
         xp, device = xp_for(m1), m1._device
         pd, dt = _matmul_array(xp, m1._data, m2._data), dtype or m1._dtype
     else:
@@ -560,6 +561,10 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
         expand(input.detach(), pd.shape)  # PyTorch's error when input does not broadcast
     if beta == 0:  # input is ignored, even its NaNs
         data = xp.array(xp.broadcast_to(pd, pd.shape), dtype=dt.np)
+    elif beta == 1 and owned and pd.dtype == dt.np == input._data.dtype:
+        # the product is this function's own array: the bias (a linear layer's) is added into
+        # it, one buffer and one pass less; addition commutes, so the same bits
+        data = xp.add(input._data, pd, out=pd)
     else:
         data = xp.add(input._data if beta == 1 else input._data * beta, pd, dtype=dt.np)
     r = _wrap(xp.asarray(data, dt.np), dt, device)
