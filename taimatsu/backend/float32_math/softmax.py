@@ -177,6 +177,35 @@ def _dead(m, safe: bool):
     return dead
 
 
+def backward_lastdim(y, g, log: bool):
+    """The gradient of softmax / log_softmax over the last axis from their float32 output ``y``
+    and its gradient ``g``, as PyTorch's vectorised backward kernels compute it: softmax
+    ``y * (g - sum(g * y))``, log_softmax ``g - exp(y) * sum(g)`` with SLEEF's exp and one FMA,
+    the sums in ``vec::reduce_all``'s lane order (log_softmax's bits; softmax's but for rare
+    last-bit differences where a row's length is not a multiple of the lanes)."""
+    n = y.shape[-1]
+    y2, g2 = y.reshape(-1, n), g.reshape(-1, n)
+    out = np.empty(y2.shape, F32)
+    step = max(1, _BLOCK // max(n, 1))
+    for i in range(0, y2.shape[0], step):
+        rows = slice(i, i + step)
+        if log:
+            _log_softmax_backward(y2[rows], g2[rows], out[rows])
+        else:
+            yb, gb = y2[rows], g2[rows]
+            np.subtract(gb, _lane_sum(gb * yb)[:, None], out=out[rows])
+            out[rows] *= yb
+    return out.reshape(y.shape)
+
+
+def _log_softmax_backward(y, g, out):
+    e = expf(y, out=out)
+    w = e.astype(F64)
+    w *= -_lane_sum(g).astype(F64)[:, None]
+    w += g  # g - e * sum rounded once (the kernel's FMA)
+    out[...] = w
+
+
 def softmax_dim(x, log: bool):
     """softmax / log_softmax of the 3-d float32 ``x`` (outer, dim, inner) over its middle axis."""
     shifted = x - x.max(axis=1, keepdims=True)

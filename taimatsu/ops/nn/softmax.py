@@ -51,10 +51,19 @@ def _sum(xp, a, dim):
     return np.add.reduce(a, axis=dim, keepdims=True) if xp is np else xp.sum(a, dim, keepdims=True)
 
 
+def _f32_lastdim(node, y, g) -> bool:
+    """float32 on the CPU over the last dimension: PyTorch's vectorised backward kernel
+    (``backend.float32_math.softmax.backward_lastdim``)."""
+    yd = y._data
+    return yd.dtype == np.float32 and node.dim == yd.ndim - 1 and yd.size and xp_for(y) is np
+
+
 def _softmax_vjp(node, g):
     (y,) = node.saved()
     if _on_arrays(y, g) and y._data.ndim:
         xp, yd, gd = xp_for(y), y._data, g._data
+        if _f32_lastdim(node, y, g):
+            return (_wrap(f32_softmax.backward_lastdim(yd, gd, False), y._dtype, y._device),)
         return (_wrap(yd * (gd - _sum(xp, gd * yd, node.dim)), y._dtype, y._device),)
     y, g, half = _widened(y, g)
     gx = y * (g - (g * y).sum(node.dim, keepdim=True))
@@ -65,6 +74,8 @@ def _log_softmax_vjp(node, g):
     (y,) = node.saved()
     if _on_arrays(y, g) and y._data.ndim:
         xp, yd, gd = xp_for(y), y._data, g._data
+        if _f32_lastdim(node, y, g):
+            return (_wrap(f32_softmax.backward_lastdim(yd, gd, True), y._dtype, y._device),)
         gx = gd - _exp(xp, yd) * _sum(xp, gd, node.dim)
         return (_wrap(gx, y._dtype, y._device),)
     y, g, half = _widened(y, g)
