@@ -1,0 +1,96 @@
+"""``float32_math.primitives.fma``: float32 ``a * b + c`` as the float64 sum rounded once, on
+every path (small arrays, large arrays in chunks, broadcasting, float64 arrays holding float32
+values), bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from taimatsu.backend.float32_math import primitives as P
+
+
+def _reference(a, b, c):
+    """The definition: the exact float64 product, plus ``c`` in float64, rounded to float32."""
+    f64 = np.float64
+    return (np.multiply(np.asarray(a, f64), np.asarray(b, f64)) + np.asarray(c, f64)).astype(
+        np.float32
+    )
+
+
+def _values(rng, *shape):
+    """float32 values over a wide range of magnitudes (so the float64 sums are often inexact)."""
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-40, 40, shape))
+    return x.astype(np.float32)
+
+
+def _same_bits(x, y):
+    assert x.dtype == np.float32 and x.shape == y.shape
+    assert np.array_equal(x.view(np.uint32), y.view(np.uint32))
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000, 4 * P._CHUNK + 1, 9 * P._CHUNK + 123])
+def test_fma_matches_the_float64_sum_rounded_once(n):
+    rng = np.random.default_rng(n)
+    a, b, c = _values(rng, n), _values(rng, n), _values(rng, n)
+    k = np.float32(-0.0123)
+    for args in [
+        (a, b, k),  # Horner steps: array, array, constant
+        (a, k, c),  # axpy: array, constant, array
+        (a, b, c),
+        (k, b, c),  # the larger operand second
+        (a.astype(np.float64), b, k),  # float64 arrays holding float32 values
+        (a, b.astype(np.float64), c.astype(np.float64)),
+        (a, b, 0.5),  # a Python float
+        (a[::2], b[::2], c[::2]),  # non-contiguous
+    ]:
+        _same_bits(P.fma(*args), _reference(*args))
+
+
+def test_fma_broadcasts_and_keeps_shapes():
+    rng = np.random.default_rng(0)
+    cases = [
+        (_values(rng, 3, 1), _values(rng, 1, 4), np.float32(1.5)),
+        (_values(rng, 300, 400), _values(rng, 400), _values(rng, 300, 1)),
+        (_values(rng, 70000, 2), _values(rng, 1, 2), np.float32(3)),  # large, b broadcast
+        (_values(rng, 1000, 300), np.float32(2), [1.0] * 300),  # c a list
+        (np.float32(2), np.float32(3), np.float32(4)),  # 0-d
+        (_values(rng, 0), _values(rng, 0), np.float32(1)),  # empty
+    ]
+    for a, b, c in cases:
+        got = P.fma(a, b, c)
+        _same_bits(got, _reference(a, b, c))
+
+
+def test_fma_large_input_is_not_modified_and_out_is_fresh():
+    rng = np.random.default_rng(1)
+    a, b = _values(rng, 5 * P._CHUNK), _values(rng, 5 * P._CHUNK)
+    a0, b0 = a.copy(), b.copy()
+    out = P.fma(a, b, np.float32(1))
+    assert np.array_equal(a, a0) and np.array_equal(b, b0)
+    assert not np.shares_memory(out, a) and not np.shares_memory(out, b)
+
+
+def test_fma_special_values():
+    a = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 3e38, 1e-45], np.float32)
+    b = np.array([1.0, 0.0, 2.0, -1.0, 5.0, 10.0, 0.5], np.float32)
+    c = np.array([-np.inf, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], np.float32)
+    with np.errstate(all="ignore"):
+        got, want = P.fma(a, b, c), _reference(a, b, c)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    keep = ~np.isnan(want)
+    _same_bits(got[keep], want[keep])
+
+
+# A float32 FMA rounds once; the float64 sum rounded to float32 rounds twice, and differs when
+# the float64 sum lands exactly on a float32 halfway point it did not hold exactly (about one
+# element in 2**29 of random data). Here: a + c*b = 1 + 2**-23 + 2**-24 - 2**-70, which float64
+# rounds to the halfway point 1 + 2**-23 + 2**-24, and float32 then to even (1 + 2**-22).
+# PyTorch's vectorized kernel (a true FMA) gives 1 + 2**-23. Not corrected yet: detecting the
+# halfway points costs about a third more time on every call.
+@pytest.mark.xfail(strict=True, reason="double rounding at float32 halfway points (rare)")
+def test_fma_double_rounding_case():
+    a = np.array([1 + 2.0**-23], np.float32)
+    c = np.float32(1 + 2.0**-23)
+    b = np.array([(2.0**24 - 2) * 2.0**-48], np.float32)
+    assert P.fma(b, c, a).view(np.uint32)[0] == np.float32(1 + 2.0**-23).view(np.uint32)
