@@ -10,12 +10,19 @@ to oneDNN's eltwise ``gelu_erf`` kernel, whose algorithm depends on the CPU:
   (``floor``-based reduction and a degree-5 polynomial); then ``0.5x + 0.5x * erf`` in one FMA.
 
 Both agree with the correctly rounded GELU in only 20-87% of elements, so each is reproduced
-step by step: float32 FMAs and roundings emulated in float64 (``primitives``). Measured against
-PyTorch 2.13 (oneDNN 3.12) on 1M inputs per range: bit-identical in all elements on both paths.
-The coefficient tables are oneDNN's published constants (as float32 bit patterns).
+step by step: float32 FMAs emulated in float64 (the product of two float32 values is exact in
+float64; the sum is rounded to float64, then to float32, as ``primitives.fma``), the other
+operations in float32 arithmetic. Measured against PyTorch 2.13 (oneDNN 3.12) on 1M inputs per
+range: bit-identical in all elements on both paths. The coefficient tables are oneDNN's
+published constants (as float32 bit patterns).
+
+Cost: the kernels run a cache-sized block at a time in reused buffers (``_Scratch``), an FMA as
+four NumPy passes (multiply, add, round to float32 and back), the minimax coefficients as one
+table lookup per degree; the exp's Cody-Waite reduction is exact, so it is not rounded.
 Other tensors take ATen's own kernel (``gelu_aten``: A&S with SLEEF's expf) and its scalar loop.
 The backward is not replayed (see ``ops/nn/activation.py``): oneDNN's and ATen's GELU backward
-kernels were reproduced bit for bit (commits 6fefbe0, 3a0476c) but cost ~10x the plain formula.
+kernels were reproduced bit for bit (commits 6fefbe0, 3a0476c) but cost several times the plain
+formula.
 """
 
 from __future__ import annotations
@@ -27,48 +34,26 @@ import numpy as np
 
 from .primitives import F32, F64, fma
 
-# ---- AVX-512: piecewise minimax polynomials -----------------------------------------------------
-# _MINIMAX[d][i]: the degree-d coefficient of polynomial i (i = 23: erf = 1; i = 24: NaN passes).
-_MINIMAX_BITS = (
-    (0xA6F2CB94, 0x32827792, 0x3381CC0C, 0x34523D4A, 0x351AC44D, 0x35F36D88, 0x36EE8229,
-     0x37B8A3BB, 0x3867A213, 0x3940033B, 0x3A2A5A1D, 0x3AE35863, 0x3B7828F2, 0x3C08B14B,
-     0x3C515ED3, 0xBB503236, 0xBD8D8E5E, 0xBE8ABCD9, 0xBF0C19A2, 0xBECCB328, 0x3E176CED,
-     0x3F470D99, 0x3F7ABB28, 0x3F800000, 0x00000000),
-    (0x3F4C422A, 0x3F4C421F, 0x3F4C4207, 0x3F4C41CB, 0x3F4C413B, 0x3F4C3FAD, 0x3F4C3A2F,
-     0x3F4C2D40, 0x3F4C146A, 0x3F4BC341, 0x3F4AD08C, 0x3F48F8CF, 0x3F45FAC7, 0x3F404E07,
-     0x3F3B980F, 0x3F48DFF3, 0x3F78B21B, 0x3FBB0704, 0x40019C32, 0x3FE536D6, 0x3F81331E,
-     0x3E6C8684, 0x3C98F936, 0x00000000, 0x3F800000),
-    (0xB62173F4, 0x3735E4CF, 0x37F2FF89, 0x388C23BE, 0x3917535C, 0x39AB2AB0, 0x3A60FADB,
-     0x3AF9B960, 0x3B6E5491, 0x3C0A4EC5, 0x3CA5AA8C, 0x3D2138D9, 0x3D8737D4, 0x3DDFB660,
-     0x3E0F27AB, 0x3D94004B, 0xBE0EFDEB, 0xBF1D96C3, 0xBF89DB58, 0xBF6D9897, 0xBEF69FB8,
-     0xBDC4F8A8, 0xBBDE6422, 0x00000000, 0x00000000),
-    (0xBE081A19, 0xBE084570, 0xBE08639B, 0xBE089837, 0xBE08F409, 0xBE09AB95, 0xBE0B66D0,
-     0xBE0E400A, 0xBE124DF8, 0xBE1BDE02, 0xBE2F19C9, 0xBE4931BF, 0xBE685FBC, 0xBE89C95F,
-     0xBE96CBCA, 0xBE8044AA, 0xBE0550F2, 0x3DCFD6A1, 0x3E94C826, 0x3E79345F, 0x3DECEC91,
-     0x3CA46568, 0x3AA1E00A, 0x00000000, 0x00000000),
-    (0xBA3D61DB, 0x39F097A3, 0x3A5845DC, 0x3AB1FA35, 0x3B0CEFB8, 0x3B653AB6, 0x3BCAE527,
-     0x3C221712, 0x3C6C5840, 0x3CC0A703, 0x3D1DCC19, 0x3D63656D, 0x3D955907, 0x3DBF9910,
-     0x3DD53F69, 0x3DB7DCEF, 0x3D639EBE, 0xBA6EDE48, 0xBD22BE69, 0xBD041CF1, 0xBC64F5AB,
-     0xBB097A32, 0xB8EBF380, 0x00000000, 0x00000000),
-    (0x3CB7D80C, 0x3C9B6050, 0x3C978D11, 0x3C92E850, 0x3C8D058B, 0x3C848454, 0x3C6CD623,
-     0x3C4C824B, 0x3C2A7935, 0x3BE0B390, 0x3B0651AC, 0xBB232F53, 0xBBD42FA0, 0xBC2C5366,
-     0xBC492C9E, 0xBC2A7AA6, 0xBBD55D04, 0xBA823A76, 0x3B102AA8, 0x3AE25A7E, 0x3A31F792,
-     0x38B84375, 0x3689BB5A, 0x00000000, 0x00000000),
-)  # fmt: skip
-_MINIMAX = np.array(_MINIMAX_BITS, dtype=np.uint32).view(np.float32).astype(F64)
-_IDX_BIAS = np.uint32(0xC21FFFFF).view(np.int32)  # added to the bits of |x|, then >> 21
-_RBOUND = np.uint32(0x40B15CEE).view(np.float32)  # beyond it erf(x / sqrt(2)) is 1
-
-
+_U32 = np.dtype(np.uint32)
 _SIGN = np.uint32(0x80000000)
+_ONE, _HALF, _TWO = np.float32(1), np.float32(0.5), np.float32(2)
+
+
+def _bits(h: int) -> np.float32:
+    return np.uint32(h).view(np.float32)
+
+
+def _floats(hex_bits: str) -> np.ndarray:
+    """float32 constants from their bit patterns (hexadecimal, whitespace-separated)."""
+    return np.array([int(h, 16) for h in hex_bits.split()], np.uint32).view(np.float32)
 
 
 def _quiet(kernel):
     # inf * 0 and the like give NaN as in PyTorch, without NumPy's RuntimeWarnings
     @functools.wraps(kernel)
-    def run(x):
+    def run(*args):
         with np.errstate(all="ignore"):
-            return kernel(x)
+            return kernel(*args)
 
     return run
 
@@ -78,81 +63,225 @@ def _with_sign_of(p, x):
     return (p.view(np.uint32) ^ (x.view(np.uint32) & _SIGN)).view(np.float32)
 
 
-def _bits(h: int) -> np.float32:
-    return np.uint32(h).view(np.float32)
+# ---- blocks and float32 FMAs on reused buffers ----------------------------------------------------
+# Elements per block: the block's float64 and float32 buffers stay in the per-core L2 cache.
+BLOCK = 1 << 14
 
 
-# Single float32 operations run as NumPy float32 arithmetic (correctly rounded, like the SIMD
-# instruction); only the FMAs go through float64 (``primitives.fma``).
-_ONE, _HALF = np.float32(1), np.float32(0.5)
+class _Scratch:
+    """One thread's buffers for one block: float64 ``w p q``, float32 ``a b c e``, indices ``k``
+    (``np.take``'s intp) and ``i`` (int32: ``np.ldexp`` has no fast loop for int64)."""
+
+    __slots__ = ("a", "b", "c", "e", "i", "k", "p", "q", "w")
+
+    def __init__(self, n: int):
+        self.w, self.p, self.q = (np.empty(n, F64) for _ in range(3))
+        self.a, self.b, self.c, self.e = (np.empty(n, F32) for _ in range(4))
+        self.k, self.i = np.empty(n, np.intp), np.empty(n, np.int32)
+
+    def view(self, n: int) -> _Scratch:
+        if n == self.w.size:
+            return self
+        part = object.__new__(_Scratch)
+        for name in _Scratch.__slots__:
+            setattr(part, name, getattr(self, name)[:n])
+        return part
 
 
-@_quiet
+def _round32(p, r32):
+    """Round the float64 ``p`` to float32 in place; ``r32`` receives the float32 values."""
+    np.copyto(r32, p, casting="same_kind")
+    np.copyto(p, r32)
+
+
+def _fma(p, b, c, r32):
+    """``p = fma(p, b, c)`` in float32 (``p``, ``b`` float64 arrays of float32 values, ``c`` a
+    float64 array or scalar): the exact product, the sum rounded to float64, then to float32."""
+    p *= b
+    p += c
+    _round32(p, r32)
+
+
+def _horner(t, coefficients, p, r32):
+    """``p`` = the polynomial in ``t`` by float32 FMAs, highest coefficient first."""
+    np.multiply(t, coefficients[0], out=p)
+    p += coefficients[1]
+    _round32(p, r32)
+    for c in coefficients[2:]:
+        _fma(p, t, c, r32)
+
+
+def _blocks(kernel, x):
+    """``kernel(x_block, out_block, scratch)`` over the blocks of a float32 array; large arrays
+    split over two threads (``parallel.halves``)."""
+    from ..parallel import PASS_WORK, halves
+
+    x = np.ascontiguousarray(x, F32)
+    out = np.empty(x.shape, F32)
+    fx, fo = x.reshape(-1), out.reshape(-1)
+    n = fx.size
+
+    def run(lo, hi):
+        s = _Scratch(min(BLOCK, n))
+        with np.errstate(all="ignore"):
+            for i in range(lo * BLOCK, min(hi * BLOCK, n), BLOCK):
+                j = min(i + BLOCK, n)
+                kernel(fx[i:j], fo[i:j], s.view(j - i))
+
+    halves(run, -(-n // BLOCK), n * PASS_WORK)
+    return out
+
+
+# ---- AVX-512: piecewise minimax polynomials -----------------------------------------------------
+# The degree-d coefficients of polynomials 0..24, a row per degree (23: erf = 1; 24: NaN passes).
+_MINIMAX_BITS = """
+    A6F2CB94 32827792 3381CC0C 34523D4A 351AC44D 35F36D88 36EE8229 37B8A3BB 3867A213 3940033B
+    3A2A5A1D 3AE35863 3B7828F2 3C08B14B 3C515ED3 BB503236 BD8D8E5E BE8ABCD9 BF0C19A2 BECCB328
+    3E176CED 3F470D99 3F7ABB28 3F800000 00000000
+    3F4C422A 3F4C421F 3F4C4207 3F4C41CB 3F4C413B 3F4C3FAD 3F4C3A2F 3F4C2D40 3F4C146A 3F4BC341
+    3F4AD08C 3F48F8CF 3F45FAC7 3F404E07 3F3B980F 3F48DFF3 3F78B21B 3FBB0704 40019C32 3FE536D6
+    3F81331E 3E6C8684 3C98F936 00000000 3F800000
+    B62173F4 3735E4CF 37F2FF89 388C23BE 3917535C 39AB2AB0 3A60FADB 3AF9B960 3B6E5491 3C0A4EC5
+    3CA5AA8C 3D2138D9 3D8737D4 3DDFB660 3E0F27AB 3D94004B BE0EFDEB BF1D96C3 BF89DB58 BF6D9897
+    BEF69FB8 BDC4F8A8 BBDE6422 00000000 00000000
+    BE081A19 BE084570 BE08639B BE089837 BE08F409 BE09AB95 BE0B66D0 BE0E400A BE124DF8 BE1BDE02
+    BE2F19C9 BE4931BF BE685FBC BE89C95F BE96CBCA BE8044AA BE0550F2 3DCFD6A1 3E94C826 3E79345F
+    3DECEC91 3CA46568 3AA1E00A 00000000 00000000
+    BA3D61DB 39F097A3 3A5845DC 3AB1FA35 3B0CEFB8 3B653AB6 3BCAE527 3C221712 3C6C5840 3CC0A703
+    3D1DCC19 3D63656D 3D955907 3DBF9910 3DD53F69 3DB7DCEF 3D639EBE BA6EDE48 BD22BE69 BD041CF1
+    BC64F5AB BB097A32 B8EBF380 00000000 00000000
+    3CB7D80C 3C9B6050 3C978D11 3C92E850 3C8D058B 3C848454 3C6CD623 3C4C824B 3C2A7935 3BE0B390
+    3B0651AC BB232F53 BBD42FA0 BC2C5366 BC492C9E BC2A7AA6 BBD55D04 BA823A76 3B102AA8 3AE25A7E
+    3A31F792 38B84375 3689BB5A 00000000 00000000
+"""
+_RBOUND = _bits(0x40B15CEE)  # beyond it erf(x / sqrt(2)) is 1
+
+
+def _minimax_table():
+    """Row ``d`` holds the degree-d coefficient of each element's polynomial, looked up by
+    ``key = ((bits(|x|) - 1) >> 21) + (|x| > _RBOUND)`` (-1 for 0: ``np.take`` clips it to 0).
+    oneDNN's index is ``(bits + 0xC21FFFFF) >> 21``, i.e. ``(bits - 1) >> 21`` less 495, clamped
+    to polynomials 1..22; beyond ``_RBOUND`` (inside the last key of polynomial 22) polynomial 23
+    (erf = 1: 0 * NaN is NaN for NaN and inf, as in the kernel)."""
+    coefficients = _floats(_MINIMAX_BITS).astype(F64).reshape(6, 25)
+    poly = np.clip(np.arange(1025) - 495, 1, 22)
+    poly[((int(_RBOUND.view(np.int32)) - 1) >> 21) + 1 :] = 23
+    return np.ascontiguousarray(coefficients[:, poly])
+
+
+_MINIMAX = _minimax_table()
+
+
+def _minimax_abs_erf(x, s):
+    """erf(|x| / sqrt(2)) by oneDNN's polynomials into ``s.e`` (float32); ``s.a`` gets |x|."""
+    ax = np.abs(x, out=s.a)
+    key = s.c.view(np.int32)
+    np.subtract(ax.view(np.int32), 1, out=key)  # no overflow: |x|'s bits are below 2**31
+    key >>= 21
+    np.add(key, ax > _RBOUND, out=s.k, casting="unsafe")
+    t, p, c = s.w, s.p, s.q
+    np.copyto(t, ax)
+    _MINIMAX[5].take(s.k, out=p, mode="clip")
+    p *= t
+    p += _MINIMAX[4].take(s.k, out=c, mode="clip")
+    _round32(p, s.e)
+    for d in (3, 2, 1, 0):
+        p *= t
+        p += _MINIMAX[d].take(s.k, out=c, mode="clip")
+        _round32(p, s.e)
+    return s.e
+
+
+def _minimax_block(x, out, s):
+    erf = _minimax_abs_erf(x, s)
+    # The kernel flips the sign bit of erf(|x|) where x is negative. (It is negative only for
+    # |x| < 2e-15, where 1 + erf is 1 whichever its sign: an xor here, a copysign there.)
+    u = out.view(_U32)
+    np.bitwise_and(x.view(_U32), _SIGN, out=u)
+    np.bitwise_xor(erf.view(_U32), u, out=erf.view(_U32))
+    # x * (1 + erf), then * 0.5 (exact but for subnormals, which it rounds like the kernel)
+    erf += _ONE
+    np.multiply(x, erf, out=out)
+    out *= _HALF
+
+
 def gelu_minimax(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX-512 GELU (``x``: float32 values, float32 or float64 array)."""
-    x = np.asarray(x, F32)
-    ax = np.abs(x)
-    # The table index: exponent and two mantissa bits of |x| (no int32 overflow: |x|'s bits are
-    # below 2**31), clamped to polynomials 1..22; beyond _RBOUND, where it is at least 22,
-    # polynomial 23 (erf = 1). NaN keeps polynomial 22, whose value is NaN all the same.
-    idx = ax.view(np.int32) + _IDX_BIAS
-    idx >>= 21
-    np.clip(idx, 1, 22, out=idx)
-    idx += ax > _RBOUND
-    p = _MINIMAX[5].take(idx)
-    for d in range(4, -1, -1):
-        p = fma(p, ax, _MINIMAX[d].take(idx))
-    # The kernel flips the sign bit of p (>= 0: erf of |x|) where x is negative: a copysign.
-    erf = np.copysign(p, x)
-    # x * (1 + erf), then * 0.5 (exact but for subnormals, which it rounds like the kernel)
-    return x * (erf + _ONE) * _HALF
+    return _blocks(_minimax_block, x)
 
 
-# ---- AVX2: Abramowitz and Stegun 7.1.26 with oneDNN's exp ---------------------------------------
-_EXP_LO, _EXP_HI = _bits(0xC2AEAC50), _bits(0x42B17218)  # ln(FLT_MIN), ln(FLT_MAX)
-_LOG2E, _MINUS_LN2 = _bits(0x3FB8AA3B), -_bits(0x3F317218)
-_EXP_POL = tuple(_bits(h) for h in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB))
+# ---- AVX2: Abramowitz and Stegun 7.1.26 with oneDNN's exp -----------------------------------
+_EXP_LO = _bits(0xC2AEAC50)  # ln(FLT_MIN)
+_LOG2E, _LN2 = _bits(0x3FB8AA3B), _bits(0x3F317218)
+_EXP_POL = tuple(_floats("3C07CFCE 3D2B9D0D 3E2AAD40 3EFFFEE3 3F7FFFFB"))
 _AS_P = _bits(0x3EA7BA05)  # 0.3275911
-_AS_POL = tuple(_bits(h) for h in (0x3F87DC22, 0xBFBA00E3, 0x3FB5F0E3, 0xBE91A98E, 0x3E827906))
+_AS_POL = tuple(_floats("3F87DC22 BFBA00E3 3FB5F0E3 BE91A98E 3E827906"))
 _INV_SQRT2 = _bits(0x3F3504F3)
 _INV_SQRT_PI = _bits(0x3F106EBA)
 
 
-def _onednn_exp(v: np.ndarray) -> np.ndarray:
-    """oneDNN's float32 exp: n = floor(v log2 e + 1/2), a polynomial in v - n ln 2, times 2^n
-    as 2^(n-1) * 2 (so that n = 128 does not overflow the scale); below ln(FLT_MIN) it is 0."""
-    under = v < _EXP_LO
-    v = np.minimum(np.maximum(v, _EXP_LO), _EXP_HI)
-    n = np.floor(v * _LOG2E + _HALF)
-    r = fma(n, _MINUS_LN2, v)
-    p = _EXP_POL[0]
-    for c in (*_EXP_POL[1:], _ONE):
-        p = fma(p, r, c)
+def _exp_of_minus(w, s):
+    """oneDNN's float32 ``exp(-w)`` for ``w >= 0`` (or NaN), into ``s.b``: n = floor(v log2 e +
+    1/2) for v = -w clamped at ln(FLT_MIN), a polynomial in r = v - n ln 2, times 2^n as
+    2^(n-1) * 2; 0 below ln(FLT_MIN). Uses ``s.w``, ``s.p``, ``s.b``, ``s.c``, ``s.i``."""
+    v, n = s.b, s.c
+    np.negative(w, out=v)
+    np.maximum(v, _EXP_LO, out=v)
+    np.multiply(v, _LOG2E, out=n)
+    n += _HALF
+    np.floor(n, out=n)
+    # r = fma(n, -ln 2, v) needs no rounding: v - n ln 2 is a multiple of 2^-25 below 0.35 for
+    # every float32 v in [ln(FLT_MIN), 0] (checked for all of them), so float32 holds it.
+    r = s.w
+    np.multiply(n, -_LN2, out=r, dtype=F64)
+    r += v
+    q = s.b
+    _horner(r, (*_EXP_POL, _ONE), s.p, q)
     n -= _ONE
-    with np.errstate(invalid="ignore"):  # NaN's n: any scale, p is NaN
-        scale = np.ldexp(_ONE, n.astype(np.int32))  # 2^(n-1) >= 2^-127: exact in float32
-    np.copyto(scale, 0, where=under)
-    return p * scale * np.float32(2)
+    k = s.i
+    np.copyto(k, n, casting="unsafe")  # NaN's n: any scale, q is NaN
+    np.ldexp(q, k, out=q)  # q * 2^(n-1) rounded once (2^(n-1) >= 2^-127: float32's scale)
+    q *= _TWO
+    np.copyto(q, 0, where=w > -_EXP_LO)
+    return q
 
 
-def _abramowitz_stegun_erf(z: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """erf(z) by A&S 7.1.26 as oneDNN orders it, given q = exp(-z^2): 1 - t q r(t),
-    t = 1 / (1 + p|z|), r a degree-5 polynomial (float32 FMAs)."""
-    t = _ONE / fma(_AS_P, np.abs(z), _ONE)
-    r = _AS_POL[0]
-    for c in _AS_POL[1:]:
-        r = fma(r, t, c)
-    return _with_sign_of(fma(-q * t, r, _ONE), z)
+def _abramowitz_stegun_erf(z, q, s):
+    """erf(z) by A&S 7.1.26 as oneDNN orders it, given q = exp(-z^2) (float32 arrays): 1 - t q r(t),
+    t = 1 / (1 + p|z|), r a degree-5 polynomial; the sign bit of z flips it. Into ``s.e``;
+    uses ``s.w``, ``s.p``, ``s.c``, and overwrites ``q`` with q t."""
+    t, p, e = s.w, s.p, s.e
+    t32 = np.abs(z, out=s.c)
+    np.multiply(t32, _AS_P, out=p, dtype=F64)
+    p += 1.0
+    np.copyto(e, p, casting="same_kind")
+    np.divide(_ONE, e, out=t32)
+    np.copyto(t, t32)
+    _horner(t, _AS_POL, p, e)  # p: r(t)
+    q *= t32
+    np.negative(q, out=t32)
+    np.copyto(t, t32)
+    _fma(p, t, 1.0, e)  # 1 - (q t) r
+    sign = s.c.view(_U32)
+    np.bitwise_and(z.view(_U32), _SIGN, out=sign)
+    np.bitwise_xor(e.view(_U32), sign, out=e.view(_U32))
+    return e
 
 
-@_quiet
+def _abramowitz_stegun_block(x, out, s):
+    z = np.multiply(x, _INV_SQRT2, out=s.a)
+    q = _exp_of_minus(np.multiply(z, z, out=s.e), s)
+    erf = _abramowitz_stegun_erf(z, q, s)
+    half = np.multiply(x, _HALF, out=s.c)  # rounded: 0.5x of the smallest subnormal is 0
+    p = s.p
+    np.multiply(erf, half, out=p, dtype=F64)  # fma(erf, half, half)
+    p += half
+    np.copyto(out, p, casting="same_kind")
+
+
 def gelu_abramowitz_stegun(x: np.ndarray) -> np.ndarray:
     """oneDNN's AVX2 GELU (``x``: float32 values, float32 or float64 array)."""
-    s = np.asarray(x, F32)
-    z = s * _INV_SQRT2
-    erf = _abramowitz_stegun_erf(z, _onednn_exp(-(z * z)))
-    half = s * _HALF  # rounded: 0.5x of the smallest subnormal is 0
-    return fma(erf, half, half)
+    return _blocks(_abramowitz_stegun_block, x)
 
 
 # ---- ATen's own kernel (tensors oneDNN does not take) --------------------------------------------

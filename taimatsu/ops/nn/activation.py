@@ -27,7 +27,7 @@ from ...backend.float32_math.gelu import (
     gelu_erf,
 )
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
-from ..pointwise.common import _F32, half_in_float32, in_float64, rounded
+from ..pointwise.common import _F32, half_in_float32, rounded
 
 
 def _deriv_vjp(node, g):
@@ -99,7 +99,7 @@ def _gelu_fwd(xp, x, approximate):
     if xp is np and x.dtype == _F32:
         if x.size > 1 and x.flags.c_contiguous:
             # PyTorch runs a contiguous float32 GELU in oneDNN: reproduce that kernel bit for bit.
-            return in_float64(gelu_erf, x)
+            return gelu_erf(x)
         # Otherwise ATen's kernel: vectorised (A&S with SLEEF's expf) where the tensor is dense
         # in memory, its scalar loop elsewhere
         return f32_run(gelu_aten, x, scalar=lambda b: _gelu_scalar(xp, b))
@@ -137,8 +137,9 @@ def _gelu_array_deriv(xp, x, out, approximate):
     if approximate == "tanh":  # float32 on the CPU: in float64, rounded once
         return rounded(xp, lambda a: _gelu_tanh_deriv64(xp, a), x)
     # The backward does not replay oneDNN's/ATen's float32 kernels step by step (as the forward
-    # does): that costs ~10x this formula (a GPT training step 40% longer) for last-bit agreement
-    # of the gradient; this one agrees with PyTorch's gradient within float32 rounding.
+    # does): even in cache-sized blocks that costs ~5x this formula (the GPT training step of
+    # benchmarks/bench_training.py ~25% longer) for last-bit agreement of the gradient; this one
+    # agrees with PyTorch's gradient within float32 rounding.
     # d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output
     # (out / x): the erf, the costly part, is not evaluated again. Where that quotient is not
     # finite (x = 0, +-inf, nan) Phi is computed from its definition.
