@@ -303,16 +303,14 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
         pending.add(node)
 
 
-def _take_buffer(buffers, node, pending, keep_partial: bool) -> list:
+def _resolve(buf, node, pending, keep_partial: bool) -> list:
     """The summed gradients of ``node``'s outputs as tensors (a view node may keep a partial)."""
-    buf = buffers.pop(node, None) or [None] * node._nout
-    if node in pending:
-        pending.discard(node)
-        for i, g in enumerate(buf):
-            if g.__class__ is _Acc:
-                buf[i] = g.t
-            elif g.__class__ is PartialGrad and not keep_partial:
-                buf[i] = g.dense()
+    pending.discard(node)
+    for i, g in enumerate(buf):
+        if g.__class__ is _Acc:
+            buf[i] = g.t
+        elif g.__class__ is PartialGrad and not keep_partial:
+            buf[i] = g.dense()
     return buf
 
 
@@ -393,20 +391,18 @@ def run_backward(
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     _checkpoint_valid.append(inputs is None)
+    pop = heapq.heappop
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
-            partial_ok = (
-                node._partial_vjp is not None
-                and not create_graph
-                and not check_nan
-                and (captures is None or node not in captures)
-                and not node._pre_hooks
-                and not node._hooks
-                and not node._retain
-                and not (node.__dict__ and node.__dict__.get("_tensor_hooks"))
+            node = pop(heap)[2]
+            partial_ok = node._partial_vjp is not None and _partial_ok(
+                node, create_graph, check_nan, captures
             )
-            buf = _take_buffer(buffers, node, pending, partial_ok)
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node._nout
+            elif pending and node in pending:
+                buf = _resolve(buf, node, pending, partial_ok)
             runs = run_set is None or node in run_set
             if captures is not None and node in captures:
                 if not runs:  # PyTorch runs the tensor hooks first only for nodes that stop here
@@ -415,15 +411,32 @@ def run_backward(
                     captured[i] = buf[nr]
             if not runs:
                 continue
-            buf = _tensor_hooks(node, buf)
+            if node._retain or node.__dict__:  # the only places tensor hooks live
+                buf = _tensor_hooks(node, buf)
             outputs = _run_node(node, buf, retain_graph, check_nan, partial_ok)
             del buf
-            _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending)
+            if outputs:
+                _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending)
+            else:
+                _skip(node, deps, heap, run_set, captures)
             del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
     finally:
         grad_mode.state.enabled = prev
         _checkpoint_valid.pop()
     return captured
+
+
+def _partial_ok(node, create_graph, check_nan, captures) -> bool:
+    """A view node may hand on a PartialGrad: nothing will look at its dense gradient."""
+    return (
+        not create_graph
+        and not check_nan
+        and (captures is None or node not in captures)
+        and not node._pre_hooks
+        and not node._hooks
+        and not node._retain
+        and not (node.__dict__ and node.__dict__.get("_tensor_hooks"))
+    )
 
 
 # One entry per running backward pass: False while it runs for grad() or backward(inputs=...),
@@ -439,14 +452,40 @@ def is_checkpoint_valid() -> bool:
 def _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending) -> None:
     """Send ``outputs`` along ``node``'s edges; queue the nodes that became ready."""
     n = len(outputs)
-    for i, (nxt, nr) in enumerate(node.next_functions):
+    shapes = node._shapes
+    i = -1
+    for nxt, nr in node.next_functions:
+        i += 1
         if nxt is None:
             continue
-        if i < n and outputs[i] is not None:
-            g = outputs[i]
-            if g.__class__ is not PartialGrad:  # a partial has its input's shape and dtype
-                g = _conform(node, i, g)
-            _add_to_buffer(buffers, nxt, nr, g, pending)
+        g = outputs[i] if i < n else None
+        if g is not None:
+            cls = g.__class__
+            if cls is not PartialGrad:  # a partial has its input's shape and dtype
+                shape, dtype = shapes[i]
+                if cls is not _Tensor or g._dtype is not dtype or g._data.shape != shape:
+                    g = _conform(node, i, g)
+            buf = buffers.get(nxt)
+            if buf is None:  # the common case: the first gradient to reach nxt
+                if nxt._nout == 1:
+                    buffers[nxt] = [g]
+                    if cls is PartialGrad:
+                        pending.add(nxt)
+                else:
+                    _add_to_buffer(buffers, nxt, nr, g, pending)
+            else:
+                _add_to_buffer(buffers, nxt, nr, g, pending)
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
+            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+
+
+def _skip(node, deps, heap, run_set, captures) -> None:
+    """``_propagate`` for a node that sent no gradient: its next nodes only lose a dependency."""
+    for nxt, _ in node.next_functions:
+        if nxt is None:
+            continue
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
@@ -503,7 +542,7 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
         if not retain_graph:
             node._release()
         return outputs
-    if not node._pre_hooks and not node._call_without_grads and all(g is None for g in buf):
+    if not node._pre_hooks and not node._call_without_grads and _all_none(buf):
         if not retain_graph:  # no gradient reached it: every input gets none (PyTorch's undefined)
             node._release()
         return ()
@@ -515,7 +554,7 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
     if node._materialize and (buf[0] is None if len(buf) == 1 else any(g is None for g in buf)):
         buf = _materialize(node, buf)
     outputs = node.apply(*buf)
-    if not isinstance(outputs, tuple):
+    if outputs.__class__ is not tuple and not isinstance(outputs, tuple):
         outputs = tuple(outputs) if isinstance(outputs, list) else (outputs,)
     if node._hooks:
         shapes = getattr(node, "_shapes", None)
@@ -535,6 +574,15 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
     if not retain_graph:
         node._release()
     return outputs
+
+
+def _all_none(buf) -> bool:
+    # a function, not a loop in _run_node: a loop variable there would hold a gradient while the
+    # node runs, and AccumulateGrad could no longer steal it (see _owned's reference counts)
+    for g in buf:
+        if g is not None:
+            return False
+    return True
 
 
 def _check_nan(node, outputs) -> None:
