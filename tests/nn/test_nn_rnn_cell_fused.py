@@ -261,9 +261,9 @@ def test_cells_run_op_by_op_while_ops_are_watched():
 
 @pytest.mark.parametrize("lengths", [[3, 3, 3, 3, 3], [3, 3, 2, 2, 1]], ids=["equal", "packed"])
 def test_gru_layer_gates_bit_for_bit_at_vector_sizes(lengths):
-    """batch * hidden = 100: PyTorch's float32 sigmoid runs 96 elements of each gate through its
-    vectorised loop and the last 4 through its scalar one; the fused GRU gives every element
-    the bits of the op-by-op cell's gates, whatever its own layout."""
+    """batch * hidden = 100, not a multiple of the SIMD width: the float32 sigmoid's bits
+    depend on the layout it is given (vectorised loop, scalar tail); the fused GRU layer,
+    step-major or packed, gives every gate the bits of the op-by-op cell's."""
     from taimatsu.ops.nn.rnn import _layer_ops
 
     m = _exact_pair(lambda: tnn.GRU(6, 20), tm.float32)
@@ -279,3 +279,14 @@ def test_gru_layer_gates_bit_for_bit_at_vector_sizes(lengths):
         m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0, m.bias_hh_l0, None, False,
     )  # fmt: skip
     np.testing.assert_array_equal(out.data.detach().numpy(), ref.detach().numpy())
+
+
+def test_gru_cell_gates_bit_for_bit_at_vector_sizes():
+    from taimatsu.ops.nn.rnn_cell import cell_ops
+
+    m = _exact_pair(lambda: tnn.GRUCell(6, 20), tm.float32)
+    gen = np.random.default_rng(9)
+    x = tm.tensor(gen.integers(-8, 9, (5, 6)) / 4, dtype=tm.float32, requires_grad=True)
+    h = tm.tensor(gen.integers(-8, 9, (5, 20)) / 8, dtype=tm.float32)
+    ref, _ = cell_ops("GRU", x, h, None, m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh)
+    np.testing.assert_array_equal(m(x, h).detach().numpy(), ref.detach().numpy())

@@ -73,11 +73,12 @@ def _lstm_step(xg, h, c, w_hh, b_hh, w_hr):
 
 def _gru_step(xg, h, c, w_hh, b_hh, w_hr):
     hg = _linear(h, w_hh, b_hh)
-    xr, xz, xn = xg.chunk(3, 1)
-    hr, hz, hn = hg.chunk(3, 1)
-    r = (xr + hr).sigmoid()
-    z = (xz + hz).sigmoid()
-    n = (xn + r * hn).tanh()
+    hid = hg.shape[1] // 3
+    # PyTorch's cell adds the r and z chunks of the two products and takes sigmoid_ of views
+    # (batch, hidden) of the sum: so do these, for the bits the float32 kernel gives a view
+    rz = xg[:, : 2 * hid] + hg[:, : 2 * hid]
+    r, z = rz[:, :hid].sigmoid(), rz[:, hid:].sigmoid()
+    n = (xg[:, 2 * hid :] + r * hg[:, 2 * hid :]).tanh()
     return (h - n) * z + n, None
 
 
@@ -157,6 +158,16 @@ class GateKernels:
 
     def relu(self, a):
         return relu(_wrap(a, self.dt, self.dev))._data
+
+    def gru_sigmoid(self, rz):
+        """The GRU cell's r and z from their pre-activations ``rz`` (batch, 2 hidden),
+        contiguous: each gate the sigmoid of its view, as ``_gru_step`` takes it (the float32
+        kernel's bits depend on the layout it is given)."""
+        hid = rz.shape[1] // 2
+        out = np.empty_like(rz)
+        out[:, :hid] = self.sigmoid(rz[:, :hid])
+        out[:, hid:] = self.sigmoid(rz[:, hid:])
+        return out
 
     def sigmoid_(self, a) -> None:
         """In place, on pre-activations (halved ones for the ``halved`` form)."""
@@ -322,8 +333,7 @@ def _gru_forward(k, steps, s, h, w_hh_t, b_hh, out) -> None:
             hg += b_hh
         rz = g[:, : 2 * hid]
         rz += hg[:, : 2 * hid]
-        for gate in (g[:, :hid], g[:, hid : 2 * hid]):  # each as the contiguous tensor of the
-            gate[...] = k.sigmoid(np.ascontiguousarray(gate))  # cell: the same float32 bits
+        rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz))
         r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
         hn = hn_all[lo:hi]
         hn[...] = hg[:, 2 * hid :]

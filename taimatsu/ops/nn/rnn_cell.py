@@ -71,12 +71,12 @@ def _lstm_forward(k, x, h, c, w_ih, w_hh, b_ih, b_hh):
 
 
 def _gru_forward(k, x, h, w_ih, w_hh, b_ih, b_hh):
-    # PyTorch: r = sigmoid(hr + xr), z = sigmoid(hz + xz), n = tanh(xn + r * hn),
+    # PyTorch: r, z = sigmoid of views of hrz + xrz, n = tanh(xn + r * hn),
     # h' = (h - n) * z + n.
     xg, hg = _affine(x, w_ih, b_ih), _affine(h, w_hh, b_hh)
     hid = h.shape[1]
-    r = k.sigmoid(hg[:, :hid] + xg[:, :hid])
-    z = k.sigmoid(hg[:, hid : 2 * hid] + xg[:, hid : 2 * hid])
+    rz = k.gru_sigmoid(hg[:, : 2 * hid] + xg[:, : 2 * hid])
+    r, z = rz[:, :hid], rz[:, hid:]
     hn = hg[:, 2 * hid :]
     n = k.tanh(xg[:, 2 * hid :] + hn * r)
     out = h - n

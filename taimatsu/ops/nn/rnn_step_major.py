@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import _dtype as D
 from ...backend.threads import gemm_threads
 
 _CHUNK = 8  # steps per chunk of the backward: its copies stay in cache
@@ -258,7 +257,7 @@ def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
         np.matmul(w_h, hb[s], out=hg)
         rz = g[: 2 * hid]
         rz += hg[: 2 * hid]
-        _sigmoid_as_rows(k, rz.reshape(2, hid, batch))
+        _gru_sigmoid_(k, rz)
         hn[s] = hg[2 * hid :]
         n = g[2 * hid :]
         n += np.multiply(g[:hid], hn[s], out=rhn)
@@ -270,16 +269,11 @@ def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
     return _rows_out(hb[1:, :hid], reverse), hb[steps, :hid].T.copy(), None, saved
 
 
-def _sigmoid_as_rows(k, a) -> None:
-    """Sigmoid in place of the blocks ``a`` (gates, hidden, batch), each with the bits PyTorch's
-    (and the op-by-op cell's) ``(batch, hidden)`` gate gets: its float32 kernel takes a
-    contiguous tensor's last ``n % (2 * lanes)`` elements (all of a short one) through its
-    scalar function, so which elements those are depends on the layout."""
-    if k.dt is not D.float32:  # the other kernels are one formula for every element
-        k.sigmoid_(a)
-        return
-    for block in a:
-        block[...] = k.sigmoid(np.ascontiguousarray(block.T)).T
+def _gru_sigmoid_(k, rz) -> None:
+    """r and z in place from their pre-activations ``rz`` (2 hidden, batch), with the bits of
+    the op-by-op cell (``GateKernels.gru_sigmoid`` on the (batch, 2 hidden) layout: the
+    float32 kernel's bits depend on the layout it sees)."""
+    rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz.T)).T
 
 
 def _gru_factors(r, z, n, h_prev, hn, out) -> None:
