@@ -11,6 +11,7 @@ from taimatsu import nn as tnn
 torch = pytest.importorskip("torch")
 import torch.nn as onn
 from nn_oracle import T
+from test_nn_rnn_fused import compare_with_pytorch
 
 pytestmark = pytest.mark.oracle
 
@@ -40,18 +41,6 @@ def _flat(r):
     return list(r) if isinstance(r, tuple) else [r]
 
 
-def _compare(t_outs, o_outs, t_in, o_in, rtol, atol):
-    for a, b in zip(t_outs, o_outs):
-        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
-    cots = [torch.randn(o.shape, dtype=o.dtype) for o in o_outs]
-    o_grads = torch.autograd.grad(o_outs, o_in, cots, allow_unused=True)
-    t_grads = tm.autograd.grad(t_outs, t_in, [T(c) for c in cots], allow_unused=True)
-    for a, b in zip(t_grads, o_grads):
-        assert (a is None) == (b is None)
-        if a is not None:
-            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol * 10, atol=atol * 10)
-
-
 @pytest.mark.parametrize("dtype,rtol,atol", DTYPES, ids=["float32", "float64"])
 @pytest.mark.parametrize("batch", [3, 0, None], ids=["batched", "empty", "unbatched"])
 @pytest.mark.parametrize("name,kw", CELLS, ids=[f"{n}-{kw}" for n, kw in CELLS])
@@ -63,7 +52,9 @@ def test_cell_matches_pytorch(name, kw, batch, dtype, rtol, atol):
     tx = T(ox, True)
     hx = (tuple(hs), tuple(ths)) if name == "LSTMCell" else (hs[0], ths[0])
     o_outs, t_outs = _flat(o(ox, hx[0])), _flat(t(tx, hx[1]))
-    _compare(t_outs, o_outs, [tx, *ths, *t.parameters()], [ox, *hs, *o.parameters()], rtol, atol)
+    compare_with_pytorch(
+        t_outs, o_outs, [tx, *ths, *t.parameters()], [ox, *hs, *o.parameters()], rtol, atol
+    )
 
 
 @pytest.mark.parametrize("which", [0, 1])
@@ -73,7 +64,7 @@ def test_lstm_cell_gradient_of_h_or_c_only(which):
     hs, ths = _state("LSTMCell", 3, torch.float64)
     tx = T(ox, True)
     o_out, t_out = o(ox, tuple(hs))[which], t(tx, tuple(ths))[which]
-    _compare(
+    compare_with_pytorch(
         [t_out], [o_out], [tx, *ths, *t.parameters()], [ox, *hs, *o.parameters()], 1e-10, 1e-12
     )
 

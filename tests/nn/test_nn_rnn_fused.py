@@ -70,8 +70,12 @@ def _outputs(res):
 
 
 def _compare(t_res, o_res, t_in, o_in, rtol, atol):
-    """Values of every output; gradients of every input for one random cotangent per output."""
-    t_outs, o_outs = _outputs(t_res), _outputs(o_res)
+    compare_with_pytorch(_outputs(t_res), _outputs(o_res), t_in, o_in, rtol, atol)
+
+
+def compare_with_pytorch(t_outs, o_outs, t_in, o_in, rtol, atol):
+    """Values of every output; gradients of every input for one random cotangent per output
+    (also used by test_nn_rnn_cell_fused.py)."""
     for a, b in zip(t_outs, o_outs):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=rtol, atol=atol)
     cots = [torch.randn(o.shape, dtype=o.dtype) for o in o_outs]
