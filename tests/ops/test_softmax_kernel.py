@@ -102,3 +102,27 @@ def test_backward_bits_match_oracle(torch_oracle, shape):
             (gx,) = lib.autograd.grad(getattr(lib, name)(xt, -1), xt, lib.from_numpy(g.copy()))
             grads.append(gx.numpy())
         assert (_bits(grads[0]) == _bits(grads[1])).mean() >= bar, name
+
+
+def test_two_threads_give_the_same_bits(monkeypatch):
+    from taimatsu.backend import parallel
+
+    x = _rows((300, 40))
+    g = np.random.default_rng(5).standard_normal(x.shape).astype(np.float32)
+    one = [f32_softmax.softmax_lastdim(x, log) for log in (False, True)]
+    one += [f32_softmax.backward_lastdim(one[i], g, bool(i)) for i in (0, 1)]
+    pool, submitted = parallel._pool(), []
+
+    class Counting:
+        def submit(self, fn, *args):
+            submitted.append(args)
+            return pool.submit(fn, *args)
+
+    monkeypatch.setattr(parallel, "_second_core", lambda: True)
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    monkeypatch.setattr(parallel, "_pool", Counting)
+    two = [f32_softmax.softmax_lastdim(x, log) for log in (False, True)]
+    two += [f32_softmax.backward_lastdim(one[i], g, bool(i)) for i in (0, 1)]
+    assert len(submitted) == 4
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(_bits(a), _bits(b))

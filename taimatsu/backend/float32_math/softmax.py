@@ -21,6 +21,7 @@ import os
 
 import numpy as np
 
+from .. import parallel
 from .exp import expf
 from .primitives import F32, F64
 
@@ -101,8 +102,13 @@ def softmax_lastdim(x, log: bool):
     out = np.empty(x.shape, F32)
     step = max(1, _BLOCK // max(n, 1))
     kernel = _softmax_columns if n <= _SHORT else _softmax_rows
-    for i in range(0, rows, step):
-        kernel(x[i : i + step], out[i : i + step], log, False)
+
+    def run(lo, hi):  # rows are independent: two threads give the same bits as one
+        for i in range(lo, hi, step):
+            j = min(i + step, hi)
+            kernel(x[i:j], out[i:j], log, False)
+
+    parallel.halves(run, rows, x.size * parallel.PASS_WORK)
     return out
 
 
@@ -187,14 +193,18 @@ def backward_lastdim(y, g, log: bool):
     y2, g2 = y.reshape(-1, n), g.reshape(-1, n)
     out = np.empty(y2.shape, F32)
     step = max(1, _BLOCK // max(n, 1))
-    for i in range(0, y2.shape[0], step):
-        rows = slice(i, i + step)
-        if log:
-            _log_softmax_backward(y2[rows], g2[rows], out[rows])
-        else:
-            yb, gb = y2[rows], g2[rows]
-            np.subtract(gb, _lane_sum(gb * yb)[:, None], out=out[rows])
-            out[rows] *= yb
+
+    def run(lo, hi):
+        for i in range(lo, hi, step):
+            rows = slice(i, min(i + step, hi))
+            if log:
+                _log_softmax_backward(y2[rows], g2[rows], out[rows])
+            else:
+                yb, gb = y2[rows], g2[rows]
+                np.subtract(gb, _lane_sum(gb * yb)[:, None], out=out[rows])
+                out[rows] *= yb
+
+    parallel.halves(run, y2.shape[0], y2.size * parallel.PASS_WORK)
     return out.reshape(y.shape)
 
 
