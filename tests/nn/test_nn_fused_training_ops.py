@@ -222,6 +222,26 @@ def test_layer_norm_backward_matches_oracle(torch_oracle, dtype, affine, shape, 
         _close(mine, theirs, dtype)
 
 
+def test_layer_norm_rows_whose_mean_dwarfs_their_spread(torch_oracle):
+    """float32 rows with |mean| ~ 2.5e5 * std (beside ordinary rows): their variance is summed
+    centred (E[x^2] - mean^2 would be ~1e-4 off), so the row's mean and 1/std are PyTorch's
+    float64 ones and y is the float32 formula ``(x * rstd + (-mean * rstd)) * w + b`` on them."""
+    torch = torch_oracle
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((6, 64)) * 4
+    a[::2] += 1e6
+    a = a.astype(np.float32)
+    w, b = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    _, mean, rstd = torch.native_layer_norm(
+        torch.tensor(a, dtype=torch.float64), [64], None, None, 1e-5
+    )
+    mean, rstd = mean.numpy()[:, 0], rstd.numpy()[:, 0]
+    r32, s32 = rstd.astype(np.float32)[:, None], (-mean * rstd).astype(np.float32)[:, None]
+    expect = (a * r32 + s32) * w + b
+    mine = tm.nn.functional.layer_norm(tm.tensor(a), (64,), tm.tensor(w), tm.tensor(b)).numpy()
+    np.testing.assert_allclose(mine, expect, rtol=1e-6, atol=1e-6 * np.abs(expect).max())
+
+
 def test_layer_norm_only_some_inputs_need_grad(torch_oracle):
     torch = torch_oracle
     rng = np.random.default_rng(8)

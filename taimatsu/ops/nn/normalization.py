@@ -384,10 +384,20 @@ def _layer_norm_rows(xp, x2, w, b, eps):
     BLAS and einsum, not by per-row reductions (slow on short rows). Returns y, and the float64
     mean and rstd of each row."""
     c = x2.shape[1]
-    x64 = x2.astype(np.float64)  # a copy, centred in place
+    x64 = x2.astype(np.float64)
     mean = _matmul_array(xp, x64, xp.ones(c)) / c
-    x64 -= mean[:, None]
-    rstd = 1 / xp.sqrt(xp.einsum("ij,ij->i", x64, x64) / c + eps)
+    if x2.dtype == np.float32:
+        # var = E[x^2] - mean^2 needs no centred copy (a pass over the rows less): in float64
+        # from float32 inputs its error, ~C * 2^-53 * (1 + mean^2 / var) at worst, stays far
+        # below float32's rounding unless the mean dwarfs the spread; those rows are centred.
+        var = xp.einsum("ij,ij->i", x64, x64) / c - mean * mean
+        far = ~(mean * mean <= (_CANCEL / c) * var)  # NaN rows too
+    else:  # float64 input: every row centred, as its own rounding is that fine
+        var, far = xp.empty_like(mean), slice(None)
+    if type(far) is slice or far.any():
+        xc = x64[far] - mean[far, None]
+        var[far] = xp.einsum("ij,ij->i", xc, xc) / c
+    rstd = 1 / xp.sqrt(var + eps)
     y = _row_affine(x2, mean, rstd)
     if w is not None:
         y *= w
@@ -396,9 +406,15 @@ def _layer_norm_rows(xp, x2, w, b, eps):
     return y, mean, rstd
 
 
-def _row_affine(x2, mean, rstd):
+# Rows of C elements whose mean^2 exceeds ``_CANCEL / C`` times their variance are centred
+# before their variance is summed: E[x^2] - mean^2 otherwise errs by at most ~C * 2^-53 *
+# 2^22 / C = 2^-31 relative (float32 rounds at 2^-24).
+_CANCEL = 2.0**22
+
+
+def _row_affine(x2, mean, rstd, out=None):
     """``x * rstd + (-mean * rstd)`` per row, the coefficients rounded to x's dtype."""
-    y = x2 * rstd.astype(x2.dtype)[:, None]
+    y = np.multiply(x2, rstd.astype(x2.dtype)[:, None], out=out)
     y += (-mean * rstd).astype(x2.dtype)[:, None]
     return y
 
@@ -407,14 +423,17 @@ def _layer_norm_backward_rows(node, x: Tensor, w, g: Tensor):
     """The array backward of ``_layer_norm_rows`` in PyTorch's CPU formula, in the input's dtype:
     ``gx = rstd * dy * weight + b * x + c`` with ``b = (db * mean - ds) * rstd**3 / C``,
     ``c = -b * mean - db * rstd / C`` from the row sums ``ds = sum(dy * weight * x)`` and
-    ``db = sum(dy * weight)``; ``gw = sum over rows of dy * xhat``, ``gb`` the sum of dy."""
+    ``db = sum(dy * weight)``; ``gw = sum over rows of dy * xhat``, ``gb`` the sum of dy.
+    The row-sized temporaries are reused (xhat's buffer takes ``b * x``; ``dy * weight``
+    becomes gx): two buffers of the input's size at most."""
     xp = xp_for(x)
     c = x._data.size // node.mean.shape[0]  # (zero-size inputs take the float64 path)
     x2, g2 = x._data.reshape(-1, c), g._data.reshape(-1, c)
     mean, rstd = node.mean, node.rstd
-    gx = gw = gb = None
+    gx = gw = gb = scratch = None
     if _need(node, 1):
-        gw = xp.einsum("ij,ij->j", g2, _row_affine(x2, mean, rstd))
+        scratch = _row_affine(x2, mean, rstd)
+        gw = xp.einsum("ij,ij->j", g2, scratch)
         gw = _wrap(gw.reshape(w._data.shape), w._dtype, w._device)
     if _need(node, 2):
         gb = _matmul_array(xp, xp.ones(g2.shape[0], g2.dtype), g2)
@@ -426,8 +445,8 @@ def _layer_norm_backward_rows(node, x: Tensor, w, g: Tensor):
         bc = (db * mean - ds) * rstd * rstd * rstd / c
         cc = -bc * mean - db * rstd / c
         dt = x2.dtype
-        gx = dyg * rstd.astype(dt)[:, None]
-        gx += x2 * bc.astype(dt)[:, None]
+        gx = np.multiply(dyg, rstd.astype(dt)[:, None], out=dyg if w is not None else None)
+        gx += np.multiply(x2, bc.astype(dt)[:, None], out=scratch)
         gx += cc.astype(dt)[:, None]
         gx = _wrap(gx.reshape(x._data.shape), x._dtype, x._device)
     return gx, gw, gb
