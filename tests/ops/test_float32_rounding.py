@@ -172,3 +172,20 @@ def test_half_activations_compute_in_float32(torch_oracle, name, dtype):
     fraction = (want.numpy() == got.numpy()).mean()
     print(f"\n{dtype} {name:10s} {fraction:.4f}   (bar {bar})")
     assert fraction >= bar, (name, dtype, fraction)
+
+
+def test_gelu_special_values(torch_oracle):
+    # oneDNN's GELU (either CPU path) at the ends of its pieces: the polynomial boundaries
+    # (|x|'s bits at multiples of 2**21, and either side), where erf becomes 1, subnormals,
+    # signed zeros, overflow of x * 2, and inf/NaN (NaN for inf, as oneDNN gives)
+    edges = np.arange(0x3D8, 0x412, dtype=np.uint32) << 21
+    bits = np.concatenate([edges - 1, edges, edges + 1]).view(np.float32)
+    erf_one = np.arange(0x40B15CEC, 0x40B15CF1, dtype=np.uint32).view(np.float32)
+    named = [0.0, 1e-45, 1e-40, 1.1754944e-38, 2e-15, 1e-7, 13.2, 13.25, 100.0]
+    named += [3e38, np.finfo(np.float32).max, np.inf, np.nan]
+    x = np.concatenate([bits, erf_one, np.float32(named)]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    want = _f(torch_oracle).gelu(torch_oracle.from_numpy(x.copy())).numpy()
+    got = _f(taimatsu).gelu(taimatsu.from_numpy(x.copy())).numpy()
+    same = (want.view(np.int32) == got.view(np.int32)) | (np.isnan(want) & np.isnan(got))
+    assert same.all(), list(zip(x[~same], want[~same], got[~same]))
