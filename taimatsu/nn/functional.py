@@ -148,6 +148,11 @@ def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
     missing = [n for n, v in (("input", input), ("weight", weight)) if v is _NOTHING]
     if missing:
         raise _missing("linear", missing)
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):  # the parser's TypeErrors
+        need_tensor("linear", input, "input", 1)
+        need_tensor("linear", weight, "weight", 2)
+    if bias is not None and not isinstance(bias, Tensor):
+        need_tensor("linear", bias, "bias", 3)
     wt = weight.t()
     if bias is not None:
         _check_addmm_dtypes(input, weight, bias)

@@ -62,10 +62,13 @@ def _int_array(value, strings: bool = False) -> bool:
 
 
 def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -> None:
-    """conv{1,2,3}d's parser: stride/padding/dilation ints or sequences of ints (padding also a
-    string), groups an int; otherwise no overload matches (PyTorch's invalid-combination text)."""
+    """conv{1,2,3}d's parser: tensors for input and weight (bias a tensor or None),
+    stride/padding/dilation ints or sequences of ints (padding also a string), groups an int;
+    otherwise no overload matches (PyTorch's invalid-combination text)."""
     if (
-        _int_array(stride) and _int_array(padding, strings=True) and _int_array(dilation)
+        isinstance(input, Tensor) and isinstance(weight, Tensor)
+        and (bias is None or isinstance(bias, Tensor))
+        and _int_array(stride) and _int_array(padding, strings=True) and _int_array(dilation)
         and _is_int(groups) and not isinstance(groups, bool)
     ):  # fmt: skip
         return

@@ -310,6 +310,24 @@ FIXED = [
     "T.gather(T.zeros(2, 3, dtype=T.uint16), 0, T.ones(2, 4, dtype=T.long))", "T.stack([T.ones(3), T.ones(2)], 5)",
     "T.split(T.arange(6).reshape(2, 3), -1, -3)", "T.split(T.arange(6).reshape(2, 3), 2.5)", "T.ones(4).split(1, 1.5)",
     "T.ones(4).split(-1, (0, 0))", "T.split(T.arange(6).reshape(2, 3), T.tensor(1), 0)",
+    "T.div(T.ones(2, 4), T.tensor([1 + 2j, -3j]), rounding_mode='floor')", "T.atan2(T.ones(2, 4, dtype=T.complex64), T.ones(3))",
+    "T.maximum(T.ones(2, 4, dtype=T.complex64), T.ones(3))",
+    # arange's and eye's overloads: no None, no bool, no float where an int belongs
+    "T.arange(5, None)", "T.arange(5, step=2)", "T.arange(end=5)", "T.arange(start=1, end=5, step=2)", "T.eye(2, None)",
+    "T.eye(None)", "T.eye(T.tensor(2))", "T.eye(T.tensor(2.))", "T.eye(2, -1)", "T.eye(2, m=True)", "T.eye(2.5)",
+    # F.embedding checks as PyTorch's does: torch.embedding(weight, indices)'s parser, its Python code's AttributeErrors
+    "T.nn.functional.embedding(T.tensor([[3, -1]]), T.zeros(2, 0))", "T.nn.functional.embedding(T.tensor([[0, 1]]), T.zeros(2, 0))",
+    "T.nn.functional.embedding(T.tensor([0, 5]), T.zeros(2, 0), max_norm=1.)",
+    "T.nn.functional.embedding(T.tensor([0, 1]), T.ones(2, 2), max_norm=1, norm_type=None)",
+    "T.nn.functional.embedding(None, T.ones(2, 2), padding_idx=0)", "T.nn.functional.embedding(T.tensor([0]), None, padding_idx=1)",
+    "T.nn.functional.embedding(T.tensor([0, 1]), T.ones(2, 2), max_norm=True)",
+    # linear/conv/pad's parsers (non-tensors leaked AttributeErrors, a float pad was truncated)
+    "T.nn.functional.linear(T.ones(2, 2), None)", "T.nn.functional.linear(T.ones(2, 2), T.ones(2, 2), 3)",
+    "T.nn.functional.conv1d(None, T.ones(1, 1, 2))", "T.nn.functional.conv2d(T.ones(1, 1, 4, 4), None)",
+    "T.nn.functional.conv1d(T.ones(1, 1, 4), T.ones(1, 1, 2), 3)", "T.nn.functional.pad(T.ones(2), 3)",
+    "T.nn.functional.pad(T.ones(2), (1.5, 1))", "T.nn.functional.pad(T.ones(2), (1, 1.5))",
+    "T.nn.functional.pad(T.ones(2), [True, 1])", "T.nn.functional.pad(T.ones(2), T.tensor([1, 1]))",
+    "T.nn.functional.pad(T.ones(1, 2), '33', mode='reflect')",
 ]
 
 

@@ -113,7 +113,6 @@ def embedding(
     input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
     scale_grad_by_freq: bool = False, sparse: bool = False,
 ) -> Tensor:  # fmt: skip
-    need_tensor("embedding", weight, "weight")  # PyTorch's parser numbers it position 1
     if padding_idx is not None:
         if padding_idx > 0:
             assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
@@ -121,8 +120,11 @@ def embedding(
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
             padding_idx = weight.size(0) + padding_idx
     if max_norm is not None:
+        input = input.contiguous()  # a non-tensor fails here and below as in PyTorch's F.embedding
+        if not isinstance(weight, Tensor):
+            raise AttributeError(f"'{type(weight).__name__}' object has no attribute 'detach'")
         with no_grad():
-            _embedding.embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+            _embedding.embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding.embedding(input, weight, padding_idx, scale_grad_by_freq, sparse)
 
 

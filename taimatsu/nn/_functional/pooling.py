@@ -11,7 +11,7 @@ from ..._dtype import uint8
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops._dispatch import need_tensor, scalar_name
-from ...ops.arg_types import avg_pool_args, pool_args
+from ...ops.arg_types import avg_pool_args, int_list, pool_args
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _conv
 from ...ops.nn import pooling as _pool
@@ -112,6 +112,7 @@ _NON_CONSTANT = (
 def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """``F.pad``: constant (negative amounts crop), reflect, replicate and circular modes."""
     need_tensor("pad", input)
+    int_list("pad", "pad", 2, pad, one=False)
     pad = [int(p) for p in pad]
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")

@@ -628,15 +628,50 @@ def _num(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+def _eye_parser(n, m) -> None:
+    """PyTorch's parser: ints (or integer tensors) for n and m (if given), never a bool or None."""
+    if m is _UNSET:
+        if not _is_int_arg(n):
+            raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    elif not (_is_int_arg(n) and _is_int_arg(m)):
+        raise TypeError(
+            f"eye() received an invalid combination of arguments - got ({type(n).__name__}, "
+            f"{type(m).__name__})"
+        )
+
+
+def _is_int_arg(v) -> bool:
+    if isinstance(v, Tensor):
+        return not v.is_floating_point() and not v.is_complex()
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+_UNSET = object()  # an argument not given (arange's end=None is an error, not "no end")
+
+
 @creation_out
 def arange(
-    start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False
+    start=_UNSET,
+    end=_UNSET,
+    step=_UNSET,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
 ) -> Tensor:
+    if start is _UNSET:  # arange(end=5), as PyTorch's (start, end) overload with start=0
+        if end is _UNSET:
+            raise TypeError("arange() missing 1 required positional argument: 'end'")
+        start = 0
     if start is None:
         raise TypeError("arange(): argument 'end' (position 1) must be Number, not NoneType")
-    if step is None:
-        got = ", ".join(type(v).__name__ for v in (start, end, step))
+    if step is None or end is None or (end is _UNSET and step is not _UNSET):
+        # PyTorch's overloads: (end), (start, end), (start, end, step); no None among them
+        got = ", ".join(type(v).__name__ for v in (start, end, step) if v is not _UNSET)
         raise TypeError(f"arange() received an invalid combination of arguments - got ({got})")
+    end = None if end is _UNSET else end
+    step = 1 if step is _UNSET else step
     for v in (start, end, step):
         python_int_range(v)
     if end is None:
@@ -827,9 +862,13 @@ def logspace(
 
 
 @creation_out
-def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+def eye(n, m=_UNSET, *, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
+    _eye_parser(n, m)
+    n, m = int(n), None if m is _UNSET else int(m)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dtype = dtype or D.get_default_dtype()
     _not_shell_uint(dtype, "eye")
     shape = (n, n if m is None else m)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ... import _dtype as D
@@ -10,7 +12,7 @@ from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import check_devices, record, scalar_name, xp_for
+from .._dispatch import check_devices, need_tensor, record, scalar_name, xp_for
 
 
 # ---- embedding ----------------------------------------------------------------------------------
@@ -76,6 +78,8 @@ def embedding(
 ) -> Tensor:
     """Rows of ``weight`` at ``input``'s indices; grad_fn EmbeddingBackward0 (a sparse COO
     gradient for ``weight`` when ``sparse=True``)."""
+    need_tensor("embedding", weight, "weight", 1)  # torch.embedding(weight, indices)'s parser
+    need_tensor("embedding", input, "indices", 2)
     check_devices(input, weight)
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
@@ -105,7 +109,11 @@ def _check_indices(input: Tensor, weight: Tensor, renorm: bool = False) -> None:
     if not idx.size:
         return
 
-    def error() -> IndexError:
+    def error() -> Exception:
+        if not renorm and weight.shape[1] == 0:  # PyTorch's kernel for empty rows words it so
+            flat = idx.reshape(-1)
+            bad = int(flat[(flat < 0) | (flat >= num)][0])
+            return RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={num}")
         if renorm:
             bad = int(idx.max()) if idx.max() >= num else int(idx.min())
             return IndexError(
@@ -118,6 +126,12 @@ def _check_indices(input: Tensor, weight: Tensor, renorm: bool = False) -> None:
 
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rescale (in place, no history) the rows ``input`` refers to whose norm exceeds ``max_norm``."""
+    for pos, (name, v) in enumerate((("max_norm", max_norm), ("norm_type", norm_type)), 3):
+        if not isinstance(v, numbers.Real):  # the parser's double arguments
+            raise TypeError(
+                f"embedding_renorm_(): argument '{name}' (position {pos}) must be float, not "
+                f"{type(v).__name__}"
+            )
     if weight.dim() != 2:
         raise RuntimeError(
             f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 'self' "

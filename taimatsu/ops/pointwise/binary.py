@@ -67,6 +67,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     """
     Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
     ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
+    kernel_check = hasattr(check, "kernel")
 
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
@@ -81,6 +82,12 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             )
         xa, xb, dt = binary_operands(input, other)
         if check is not None:
+            if (
+                kernel_check
+                and isinstance(other, Tensor)
+                and other._data.shape != input._data.shape
+            ):
+                _broadcast_shape(input, other)  # PyTorch broadcasts before its kernel's dtype check
             check(dt)
         narrow = None
         if opmath and (dt is D.float16 or dt is D.bfloat16):
@@ -154,14 +161,18 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     return op, op_
 
 
+def _broadcast_shape(a, b) -> tuple:
+    """The shape ``a`` and ``b`` broadcast to, or PyTorch's error."""
+    try:
+        return np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise broadcast_error([a._data.shape, b._data.shape]) from None
+
+
 def _check_inplace_broadcast(self, other):
     from .._dispatch import check_inplace_shape
 
-    try:
-        shape = np.broadcast_shapes(self._data.shape, other._data.shape)
-    except ValueError:
-        raise broadcast_error([self._data.shape, other._data.shape]) from None
-    check_inplace_shape(self, shape)
+    check_inplace_shape(self, _broadcast_shape(self, other))
 
 
 def _shape_first(self, other):

@@ -44,6 +44,7 @@ def not_implemented(kernel, *categories):
         if dtype.category in categories or (dtype in D._SHELL_UINTS and D.SHELL_UINT in categories):
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar(dtype)}'")
 
+    check.kernel = kernel  # a kernel's dtype check: PyTorch runs it after broadcasting
     return check
 
 
