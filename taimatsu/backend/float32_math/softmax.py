@@ -11,8 +11,16 @@ sums are added in the kernels' order, since one ulp of the sum moves every eleme
   positions; the last ``inner % lanes`` inner positions take the kernel's scalar tail (``std::exp``,
   correctly rounded). softmax is ``exp / sum``; log_softmax ``(x - max) - log(sum)``.
 
+- The backward over the last dimension: softmax ``y * (g - sum(g * y))``, log_softmax
+  ``g - exp(y) * sum(g)`` (SLEEF's exp, one FMA), the sums in the same lane order.
+
 PyTorch splits the rows (last dimension) or the inner positions (other dimensions) over its
 threads; the second split moves the scalar tails, which is reproduced for one thread only.
+
+Cost: NumPy passes, ~30 of them in ``expf``. Rows of up to ``_SHORT`` elements are computed on
+a transposed copy (a row per column), where the maxima, lane sums and scaling are long loops
+instead of a few vectors per row; rows are processed a cache-sized block at a time, and over
+two threads from 128K elements when a second core is free (rows are independent: same bits).
 """
 
 from __future__ import annotations
