@@ -145,12 +145,19 @@ def _gelu_array_deriv(xp, x, out, approximate):
     # finite (x = 0, +-inf, nan) Phi is computed from its definition.
     with np.errstate(all="ignore"):  # inf * 0 is nan, as in PyTorch; no warning
         cdf = out / x
-        bad = ~xp.isfinite(cdf)
-        if bad.any():
+        if not xp.isfinite(cdf).all():
             from ..pointwise.unary import _special
 
+            bad = ~xp.isfinite(cdf)
             cdf[bad] = 0.5 * (1 + _special(xp).erf(x[bad] * _INV_SQRT_2))
-        return cdf + x * (xp.exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi)))
+        # cdf + x * (exp(-x^2 / 2) / sqrt(2 pi)), in place in one temporary
+        pdf = xp.multiply(x, x)
+        pdf *= -0.5
+        xp.exp(pdf, out=pdf)
+        pdf *= 1 / math.sqrt(2 * math.pi)
+        pdf *= x
+        cdf += pdf
+        return cdf
 
 
 _gelu, _gelu_ = activation(
