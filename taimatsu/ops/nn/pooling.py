@@ -366,14 +366,19 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw, with_index
     best = xp.empty((n, c, *out_hw), x.dtype)
     tap = xp.empty(best.shape, xp.uint8 if k < 256 else xp.int64)
     index = xp.empty(best.shape, xp.int64) if with_index else None
-    # a NaN needs the slower rule; on a GPU the test would cost a sync: always assume one
-    nan = x.dtype.kind == "f" and (xp is not np or bool(xp.isnan(x.max())))
+    # A NaN needs the slower rule. On NumPy the fast rule's maxima say whether a window held
+    # one (its running maximum propagates NaN): a pass over the output, not the input. On a GPU
+    # the test would cost a sync: always assume one.
+    nan = x.dtype.kind == "f" and xp is not np
+    check = x.dtype.kind == "f" and xp is np
     geometry = (x.shape[2:], kernel, stride, padding, dilation)
 
     def part(lo, hi):
-        _window_max(xp, x[lo:hi], kernel, stride, padding, dilation, out_hw, best[lo:hi],
-                    tap[lo:hi], nan)  # fmt: skip
-        _padding_never_wins(xp, *geometry, best[lo:hi], tap[lo:hi])
+        b, t = best[lo:hi], tap[lo:hi]
+        _window_max(xp, x[lo:hi], kernel, stride, padding, dilation, out_hw, b, t, nan)
+        if check and b.size and np.isnan(b.max()):
+            _window_max(xp, x[lo:hi], kernel, stride, padding, dilation, out_hw, b, t, True)
+        _padding_never_wins(xp, *geometry, b, t)
         if with_index:
             _tap_index(xp, *geometry, tap[lo:hi], index[lo:hi])
 
