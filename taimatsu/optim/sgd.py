@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..backend import fused
+from . import _foreach
 from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat
 from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
@@ -121,7 +122,7 @@ class SGD(Optimizer):
         def update(lo, hi, pb, gb, ws):
             sgd_arrays(pb, gb, None if buf is None else buf[lo:hi], h, ws)
 
-        run_blocks(fg, grads, update)
+        run_blocks(fg, grads, update, 2 * _foreach.BLOCK)  # see _foreach.BLOCK
         if not group.get("fused"):  # PyTorch's fused kernel leaves version counters alone
             fg.bump_params(1)
             if have == {True}:
