@@ -162,7 +162,7 @@ class TensorConversions:
         )
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
-        return _new(self, _creation.full, (size, fill_value), dtype, device, requires_grad)
+        return _creation.new_full(self, size, fill_value, dtype, device, requires_grad)
 
     def new(self, *args, **kwargs) -> Tensor:
         return _creation.legacy_new(_Tensor, self._dtype, args, kwargs.get("device", self._device))

@@ -10,6 +10,7 @@ so rank, residuals and singular values follow each driver as in PyTorch.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -60,7 +61,20 @@ def _lstsq_one(a, b, driver, rcond):
         x = np.zeros((n, b.shape[1]), a.dtype)
         s = np.zeros(k, np.abs(a[:0, :0]).dtype) if driver != "gelsy" else None
         return x, None, 0, s
-    x, res, rank, s = scipy.linalg.lstsq(a, b, cond=rcond, lapack_driver=driver, check_finite=False)
+    try:
+        x, res, rank, s = scipy.linalg.lstsq(
+            a, b, cond=rcond, lapack_driver=driver, check_finite=False
+        )
+    except ValueError as e:  # LAPACK refused an argument (gelsd given inf/NaN): PyTorch's assert
+        arg = re.search(r"illegal value in (\d+)", str(e))
+        if arg is None:
+            raise
+        raise RuntimeError(
+            'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+            'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '
+            f"Argument {arg.group(1)} has illegal value. Most certainly there is a bug in the "
+            "implementation calling the backend library."
+        ) from None
     res = np.asarray(res) if m > n and rank == n and driver != "gelsy" else None
     return x, res, rank, s if driver != "gelsy" else None
 

@@ -8,18 +8,14 @@ none of them may be a leaked internal error that a fix can remove, or a silent w
 # fmt: off
 KNOWN: dict[str, str] = {}
 
-# A wrongly typed argument (float/bool/str/None/tuple for an int, int for a tuple...):
-# PyTorch's argument parser raises TypeError; taimatsu checks values, not Python types, and
-# raises its value error instead. (taimatsu/ops/arg_types.py has the parser's checks for the
-# pools, norms, conv1d/2d, dims of the shape ops, full/arange/randint, div, softmax: the
-# calls left here are of functions it does not cover yet.)
-PARSER = "A wrongly typed argument (float/bool/str/None/tuple for an int, int for a tuple...): PyTorch's argument parser raises TypeError; taimatsu checks values, not Python types, and raises its value error instead."
-KNOWN.update(dict.fromkeys([
-], PARSER))
-
 # Both refuse the call with different exception types: PyTorch usually runs another check
 # first (dim range, sizes, target shape), or its kernel dispatch raises NotImplementedError
-# where taimatsu's own check raises RuntimeError (or the reverse).
+# where taimatsu's own check raises RuntimeError (or the reverse). Left: avg_pool2d of a 1-D
+# input (PyTorch's dim-range IndexError) and cross_entropy/nll_loss checking the target's
+# dtype before its rank and batch size (PyTorch: RuntimeError "0D or 1D target tensor expected",
+# ValueError "Expected input batch_size ... to match target batch_size ...").
+# (No wrongly typed argument is left: taimatsu/ops/arg_types.py and the ops' own parser checks
+# raise PyTorch's TypeErrors; nor a Python int past int64/uint64 read as a number.)
 CHECK_ORDER = "Both refuse the call with different exception types: PyTorch usually runs another check first (dim range, sizes, target shape), or its kernel dispatch raises NotImplementedError where taimatsu's own check raises RuntimeError (or the reverse)."
 KNOWN.update(dict.fromkeys([
     'T.nn.functional.avg_pool2d(T.ones(4), 1, 2)',

@@ -328,6 +328,17 @@ FIXED = [
     "T.nn.functional.pad(T.ones(2), (1.5, 1))", "T.nn.functional.pad(T.ones(2), (1, 1.5))",
     "T.nn.functional.pad(T.ones(2), [True, 1])", "T.nn.functional.pad(T.ones(2), T.tensor([1, 1]))",
     "T.nn.functional.pad(T.ones(1, 2), '33', mode='reflect')",
+    # full/full_like/new_full/fill_: c10's checked conversion (C++ type names, float overflow), parser texts
+    "T.full((2,), 3j)", "T.full((2,), 1e39)", "T.full((2,), -70000, dtype=T.float16)", "T.full((2,), 10**19, dtype=T.float16)",
+    "T.full((2,), 1e39, dtype=T.complex64)", "T.full((2,), math.inf, dtype=T.float16)", "T.full_like(T.ones(2), None)",
+    "T.full_like(T.ones(2, dtype=T.bfloat16), 3j)", "T.full_like(T.ones(2, dtype=T.float16), 1e6)", "T.full_like(None, 1)",
+    "T.ones(2).new_full((2,), None)", "T.ones(2).new_full(2, 1.)", "T.ones(2, dtype=T.int32).new_full((2,), 3j)",
+    "T.zeros(2).fill_(1e39)", "T.zeros(2, dtype=T.int32).fill_(1e10)", "T.zeros(2, dtype=T.uint8).fill_(-1)",
+    "T.zeros(2, dtype=T.uint8).fill_(300)", "T.zeros(2, dtype=T.int64).fill_(math.nan)", "T.zeros(2).fill_(3j)",
+    "T.zeros(2, dtype=T.int8).fill_(-2.7)", "T.zeros(2).fill_(None)", "T.zeros(2).fill_('a')", "T.zeros(2).fill_(-2**63 - 1)",
+    "T.nn.functional.pad(T.ones(2), (1, 1), value=1e39)",
+    # lstsq's gelsd refuses inf/NaN (PyTorch's internal assert, not NumPy's ValueError)
+    "T.linalg.lstsq(T.tensor([[1., math.inf], [0., 1.]]), T.ones(2, 1), driver='gelsd')",
 ]
 
 

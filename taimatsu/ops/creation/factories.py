@@ -328,6 +328,24 @@ _C_INT_NAMES = {
 }
 
 
+# The largest finite value of each float type, for PyTorch's checked conversion of a Scalar.
+_FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+}
+
+
+def _fits_float(v, dtype: D.dtype) -> bool:
+    """Whether the number ``v`` converts to the float or complex ``dtype`` without overflow: a
+    finite part past the type's largest value does not (inf and NaN do)."""
+    top = _FLOAT_MAX.get(dtype.to_real().name if dtype.category == D.COMPLEX else dtype.name)
+    if top is None:
+        return True
+    v = complex(v)
+    return all(not (math.isfinite(p) and abs(p) > top) for p in (v.real, v.imag))
+
+
 def _checked_fill(v, dtype: D.dtype, fill: bool = True):
     """A Python number stored in ``dtype`` with PyTorch's checked conversion (torch.full, or with
     ``fill=False`` torch.tensor): a value out of the integer type's range, NaN/inf into an integer,
@@ -350,7 +368,12 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
         )
     if dtype is D.bool:
         return v
-    name = _C_INT_NAMES.get(dtype.name, dtype.name) if fill else dtype.name
+    if fill:  # c10's checked conversion names the C++ type
+        from .._dispatch import cpp_name
+
+        name = _C_INT_NAMES.get(dtype.name) or cpp_name(dtype)
+    else:
+        name = dtype.name
     overflow = RuntimeError(f"value cannot be converted to type {name} without overflow")
     if isinstance(v, (complex, np.complexfloating)) and dtype.category != D.COMPLEX:
         if not fill:
@@ -361,6 +384,8 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
             raise overflow
         v = v.real
     if dtype.category != D.INT:
+        if fill and not _fits_float(v, dtype):
+            raise overflow
         return v
     info = np.iinfo(dtype.np)
     if isinstance(v, numbers.Integral):
@@ -526,15 +551,19 @@ ones = _factory("ones", lambda xp, s, d: xp.ones(s, d))
 empty = _factory("empty", lambda xp, s, d: xp.zeros(s, d))  # zero-filled: never leak stale memory
 
 
+def _fill_value_arg(fn: str, fill_value) -> None:
+    if not isinstance(fill_value, (numbers.Number, Tensor)):
+        raise TypeError(
+            f"{fn}(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}"
+        )
+
+
 @creation_out
 def full(
     size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ) -> Tensor:
     int_list("full", "size", 1, size, one=False)
-    if not isinstance(fill_value, (numbers.Number, Tensor)):
-        raise TypeError(
-            f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}"
-        )
+    _fill_value_arg("full", fill_value)
     shape = _size_args(tuple(size))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
@@ -602,11 +631,27 @@ def full_like(
     requires_grad=False,
     memory_format=None,
 ):
+    need_tensor("full_like", input)
+    _fill_value_arg("full_like", fill_value)
     return full(
         input.shape,
         fill_value,
         dtype=dtype or input._dtype,
         device=device or input._device,
+        requires_grad=requires_grad,
+    )
+
+
+def new_full(self: Tensor, size, fill_value, dtype=None, device=None, requires_grad=False):
+    """``Tensor.new_full``: ``full`` in ``self``'s dtype and device by default, with the
+    method's name in the parser's errors."""
+    int_list("new_full", "size", 1, size, one=False)
+    _fill_value_arg("new_full", fill_value)
+    return full(
+        size,
+        fill_value,
+        dtype=dtype or self._dtype,
+        device=device or self._device,
         requires_grad=requires_grad,
     )
 
@@ -767,14 +812,6 @@ def _linspace_parser(start, end, steps) -> None:
     python_int_range(end)
 
 
-# The largest finite value of each float type, for PyTorch's checked conversion of linspace's ends.
-_FLOAT_MAX = {
-    "float16": 65504.0,
-    "bfloat16": 3.3895313892515355e38,
-    "float32": 3.4028234663852886e38,
-}
-
-
 def _check_linspace_ends(start, end, dtype: D.dtype) -> None:
     """With two steps or more PyTorch converts both ends to ``dtype`` with its checked
     conversion: a finite value past a float type's largest raises (inf and NaN pass), and so does
@@ -783,11 +820,7 @@ def _check_linspace_ends(start, end, dtype: D.dtype) -> None:
         for v in (start, end):
             _checked_fill(v, dtype)
         return
-    top = _FLOAT_MAX.get(dtype.to_real().name if dtype.category == D.COMPLEX else dtype.name)
-    if top is None:
-        return
-    parts = [p for v in (complex(start), complex(end)) for p in (v.real, v.imag)]
-    if any(math.isfinite(p) and abs(p) > top for p in parts):
+    if not (_fits_float(start, dtype) and _fits_float(end, dtype)):
         from .._dispatch import cpp_name
 
         raise RuntimeError(f"value cannot be converted to type {cpp_name(dtype)} without overflow")

@@ -4,6 +4,8 @@ forms and nodes: CopyBackwards, FillBackward2/3, ZeroBackward0).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ... import _dtype as D
@@ -135,12 +137,24 @@ def fill(self: Tensor, value) -> Tensor:
     return r
 
 
-def fill_(self: Tensor, value) -> Tensor:
-    python_int_range(value)
-    if self._dtype in D._SHELL_UINTS and not isinstance(value, Tensor):
-        from ..creation.factories import _checked_uint
+def _fill_scalar(value, dtype: D.dtype):
+    """fill_'s Scalar as PyTorch's parser and checked conversion read it: a number (else no
+    overload matches), within int64/uint64, and representable in ``dtype`` (NumPy would store
+    inf, wrap, or raise its own OverflowError/ValueError)."""
+    from ..creation.factories import _checked_fill
 
-        value = _checked_uint(value, self._dtype, fill=True)
+    if not isinstance(value, (numbers.Number, np.bool_)):
+        raise TypeError(
+            f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), "
+            "but expected one of:\n * (Tensor value)\n * (Number value)\n"
+        )
+    python_int_range(value)
+    return _checked_fill(value, dtype)
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    if not isinstance(value, Tensor):
+        value = _fill_scalar(value, self._dtype)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(
