@@ -23,8 +23,10 @@ from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
 from ...backend.float32_math.gelu import (
+    gelu_abramowitz_stegun_with_derivative,
     gelu_aten,
     gelu_erf,
+    uses_avx512,
 )
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, rounded
@@ -73,6 +75,7 @@ def activation(name: str, kernel: str, forward, deriv, save_out: bool = False, a
     def op_(input: Tensor, *params) -> Tensor:
         return inplace(input, op, params, saves_self=not save_out)
 
+    op.Node = Node
     return op, op_
 
 
@@ -115,7 +118,8 @@ def _gelu_scalar(xp, x):
         return x * 0.5 * (1 + rounded(xp, _special(xp).erf, x * _INV_SQRT_2))
 
 
-def _gelu_deriv(x, out, approximate):
+def _gelu_deriv(x, out, approximate, derivative=None):
+    # (``derivative``: oneDNN's, kept from the forward; the Tensor-op form is PyTorch's formula)
     if approximate == "tanh":
         inner = (x + x.pow(3) * 0.044715) * _SQRT_2_PI
         t = inner.tanh()
@@ -131,15 +135,17 @@ def _gelu_tanh_deriv64(xp, x):
     return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * (x * x))
 
 
-def _gelu_array_deriv(xp, x, out, approximate):
+def _gelu_array_deriv(xp, x, out, approximate, derivative=None):
+    if derivative is not None:  # oneDNN's backward, computed with the forward (AVX2 CPUs)
+        return derivative
     if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel, no host read of `bad`
         return (fused.gelu_tanh_grad if approximate == "tanh" else fused.gelu_erf_grad)(xp, x)
     if approximate == "tanh":  # float32 on the CPU: in float64, rounded once
         return rounded(xp, lambda a: _gelu_tanh_deriv64(xp, a), x)
-    # The backward does not replay oneDNN's/ATen's float32 kernels step by step (as the forward
-    # does): even in cache-sized blocks that costs ~5x this formula (the GPT training step of
-    # benchmarks/bench_training.py ~25% longer) for last-bit agreement of the gradient; this one
-    # agrees with PyTorch's gradient within float32 rounding.
+    # Otherwise the backward does not replay oneDNN's/ATen's float32 kernels step by step: on
+    # its own (the AVX-512 forward shares nothing with it) that costs ~5x this formula (the GPT
+    # training step of benchmarks/bench_training.py ~25% longer) for last-bit agreement of the
+    # gradient; this one agrees with PyTorch's gradient within float32 rounding.
     # d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output
     # (out / x): the erf, the costly part, is not evaluated again. Where that quotient is not
     # finite (x = 0, +-inf, nan) Phi is computed from its definition.
@@ -168,7 +174,34 @@ _gelu, _gelu_ = activation(
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate == "none" and _with_onednn_backward(input):
+        return _gelu_with_derivative(input)
     return _gelu(input, approximate)
+
+
+def _with_onednn_backward(input: Tensor) -> bool:
+    """Whether this call records a GELU that oneDNN runs on an AVX2 CPU: its forward computes
+    the erf and exp that oneDNN's backward uses, so the exact derivative costs ~3% more (less
+    than the plain formula of the backward)."""
+    x = input._data
+    return (
+        input._rg
+        and _gm.enabled
+        and not _fw_state.level
+        and type(x) is np.ndarray
+        and x.dtype == _F32
+        and x.size > 1
+        and x.flags.c_contiguous
+        and not uses_avx512()
+    )
+
+
+def _gelu_with_derivative(input: Tensor) -> Tensor:
+    out, derivative = gelu_abramowitz_stegun_with_derivative(input._data)
+    r = _wrap(out, input._dtype, input._device)
+    saved = (input, r)
+    record(_gelu.Node, (input,), r, saved, deriv=_gelu_deriv, params=("none", derivative))
+    return r
 
 
 # ---- sigmoid family -------------------------------------------------------------------------
