@@ -283,7 +283,7 @@ def _abramowitz_stegun_block(x, s, out, derivative=None):
     p += half
     np.copyto(out, p, casting="same_kind")
     if derivative is not None:
-        # fma(erf, 0.5, pdf + 0.5): erf * 0.5 is exact (0 or |erf| >= 2^-48), so one float32 add
+        # fma(erf, 0.5, pdf + 0.5): erf * 0.5 is exact (0 or |erf| >= 2^-49), so one float32 add
         erf *= _HALF
         derivative += erf
 
