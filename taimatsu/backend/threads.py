@@ -42,9 +42,12 @@ _GETTERS = (
     "openblas_get_num_threads64_",
     "openblas_get_num_threads",
 )
-# Below this many multiply-adds per product, one BLAS thread (measured on 2 cores: a second
-# thread gains nothing below ~2M and loses when the other core is busy).
-SMALL_GEMM_MACS = 2_000_000
+# Below this many multiply-adds per product, one BLAS thread. Measured on 2 cores with ~110 us
+# of other work between products (as in a training step), best of 200: a second thread saved
+# 0-13 us per product at 2-4M multiply-adds (64x256x128 lost 7 us, 32x160x512 -- an LSTMCell
+# step -- saved 13 of 181), 26 us of 240-272 at 6-8M (GPT's linear layers), 74 of 334 at 13M;
+# and a second thread that waits for a busy core makes a product up to 50x slower.
+SMALL_GEMM_MACS = 4_000_000
 
 _MAIN = threading.main_thread().ident
 
