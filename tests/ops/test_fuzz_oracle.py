@@ -337,6 +337,10 @@ FIXED = [
     "T.zeros(2, dtype=T.uint8).fill_(300)", "T.zeros(2, dtype=T.int64).fill_(math.nan)", "T.zeros(2).fill_(3j)",
     "T.zeros(2, dtype=T.int8).fill_(-2.7)", "T.zeros(2).fill_(None)", "T.zeros(2).fill_('a')", "T.zeros(2).fill_(-2**63 - 1)",
     "T.nn.functional.pad(T.ones(2), (1, 1), value=1e39)",
+    "T.full((1,), 1e6, dtype=T.float16)", "T.zeros(1, dtype=T.bfloat16).fill_(1e39)", "T.zeros(1).fill_(1e39)",
+    # integer linspace: ends converted to the type, a double step, both halves as PyTorch's kernel computes them
+    "T.linspace(-20, 4, 10, dtype=T.int64)", "T.linspace(-1, 3, 3, dtype=T.uint8)", "T.linspace(211, 217, 1, dtype=T.int8)",
+    "T.linspace(1.5, 2, 1, dtype=T.int64)", "T.linspace(1e39, 0, 1)", "T.linspace(70000, 0, 1, dtype=T.float16)",
     # lstsq's gelsd refuses inf/NaN (PyTorch's internal assert, not NumPy's ValueError)
     "T.linalg.lstsq(T.tensor([[1., math.inf], [0., 1.]]), T.ones(2, 1), driver='gelsd')",
 ]

@@ -346,10 +346,11 @@ def _fits_float(v, dtype: D.dtype) -> bool:
     return all(not (math.isfinite(p) and abs(p) > top) for p in (v.real, v.imag))
 
 
-def _checked_fill(v, dtype: D.dtype, fill: bool = True):
+def _checked_fill(v, dtype: D.dtype, fill: bool = True, single: bool = False):
     """A Python number stored in ``dtype`` with PyTorch's checked conversion (torch.full, or with
     ``fill=False`` torch.tensor): a value out of the integer type's range, NaN/inf into an integer,
-    or a complex into a real type raises (NumPy would wrap or cast it silently)."""
+    or a complex into a real type raises (NumPy would wrap or cast it silently). ``single``: the
+    fill of one element, which PyTorch converts to float16/bfloat16 unchecked (70000 is inf)."""
     if dtype in D._SHELL_UINTS:
         return _checked_uint(v, dtype, fill=fill)
     if isinstance(v, (bool, np.bool_)):
@@ -384,7 +385,7 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True):
             raise overflow
         v = v.real
     if dtype.category != D.INT:
-        if fill and not _fits_float(v, dtype):
+        if fill and not (single and dtype in (D.float16, D.bfloat16)) and not _fits_float(v, dtype):
             raise overflow
         return v
     info = np.iinfo(dtype.np)
@@ -571,7 +572,7 @@ def full(
         D.scalar_dtype(fill_value) if not isinstance(fill_value, float) else D.get_default_dtype()
     )
     dev = as_device(device)
-    fill_value = _checked_fill(fill_value, dt)
+    fill_value = _checked_fill(fill_value, dt, single=math.prod(shape) == 1)
     if dev.type == "meta":
         return _finish(_meta_data(shape, dt), dt, dev, requires_grad)
     return _finish(
@@ -826,6 +827,19 @@ def _check_linspace_ends(start, end, dtype: D.dtype) -> None:
         raise RuntimeError(f"value cannot be converted to type {cpp_name(dtype)} without overflow")
 
 
+def _linspace_int(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
+    """PyTorch's integer linspace: both ends converted to the type first (-1 is 255 in uint8),
+    a double step, start + i*step for the first half and end - (steps-1-i)*step for the rest
+    (each a fused multiply-add in its x86 kernel), truncated to the type."""
+    if steps == 0:
+        return np.zeros(0, dtype.np)
+    s, e = (float(np.array(int(v), np.int64).astype(dtype.np)) for v in (start, end))
+    step = (e - s) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    v = np.where(i < steps // 2, _fma64(step, i, s), _fma64(-step, steps - 1 - i, e))
+    return np.trunc(v).astype(np.int64).astype(dtype.np)
+
+
 def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
     """PyTorch fills from both ends in the output dtype: start + i*step for the first half,
     end - (steps-1-i)*step for the rest. In float32/float64 each is a fused multiply-add in its
@@ -870,7 +884,9 @@ def linspace(
         _not_shell_uint(dtype, "linspace_cpu")
     if steps > 1:
         _check_linspace_ends(start, end, dtype)
-    if dtype.category == D.COMPLEX:
+    if steps == 1:  # PyTorch fills in the start, converted as a one-element fill is
+        data = np.array([_checked_fill(start, dtype, single=True)], dtype.np)
+    elif dtype.category == D.COMPLEX:
         # Complex steps times a real index: each part on its own (a complex product would
         # turn an infinite part times 0 into NaN in the other part too).
         part = dtype.to_real()
@@ -880,7 +896,7 @@ def linspace(
     elif dtype.category == D.FLOAT:
         data = _linspace_real(start, end, steps, dtype)
     else:
-        data = np.linspace(start, end, steps).astype(dtype.np) if steps else np.zeros(0, dtype.np)
+        data = _linspace_int(start, end, steps, dtype)
     return _finish(data, dtype, as_device(device), requires_grad)
 
 

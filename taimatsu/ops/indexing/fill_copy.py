@@ -137,7 +137,7 @@ def fill(self: Tensor, value) -> Tensor:
     return r
 
 
-def _fill_scalar(value, dtype: D.dtype):
+def _fill_scalar(value, dtype: D.dtype, single: bool):
     """fill_'s Scalar as PyTorch's parser and checked conversion read it: a number (else no
     overload matches), within int64/uint64, and representable in ``dtype`` (NumPy would store
     inf, wrap, or raise its own OverflowError/ValueError)."""
@@ -149,12 +149,12 @@ def _fill_scalar(value, dtype: D.dtype):
             "but expected one of:\n * (Tensor value)\n * (Number value)\n"
         )
     python_int_range(value)
-    return _checked_fill(value, dtype)
+    return _checked_fill(value, dtype, single=single)
 
 
 def fill_(self: Tensor, value) -> Tensor:
     if not isinstance(value, Tensor):
-        value = _fill_scalar(value, self._dtype)
+        value = _fill_scalar(value, self._dtype, self._data.size == 1)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(
