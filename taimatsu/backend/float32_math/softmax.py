@@ -137,6 +137,32 @@ def softmax_into(out, x, safe: bool = False, hidden=None):
     np.copyto(out, r)
 
 
+def softmax_kept_into(out, x, keep):
+    """``out[...] = softmax(x, -1)`` over the keys of float32 scores ``x`` (..., n, k) where
+    ``keep`` (n, k), shared by the leading axes, is True; the other keys count as -inf and rows
+    with no key kept give 0 (attention's ``_safe_softmax``). The exps are evaluated at the kept
+    keys only (about half of them under a causal mask), on a (key, query, ...) copy: the lane
+    sums over the keys see exact zeros elsewhere, so the bits are the last-dimension kernel's
+    over whole masked rows (keys up to ``_SHORT``)."""
+    n, k = x.shape[-2:]
+    t = np.empty((k, n) + x.shape[:-2], F32)
+    np.copyto(t, np.moveaxis(x, (-1, -2), (0, 1)))
+    t = t.reshape(k, n, -1)
+    kept = keep.T
+    np.copyto(t, -np.inf, where=~kept[:, :, None])
+    m = np.maximum.reduce(t, axis=0)
+    dead = _dead(m, True)
+    t -= m
+    e = np.zeros_like(t)
+    e[kept] = expf(t[kept])
+    e = e.reshape(k, -1)
+    s = _lane_sum_columns(e)
+    if dead is not None:
+        s[dead.reshape(-1)] = 1
+    e *= np.float32(1) / s
+    np.copyto(out, np.moveaxis(e.reshape((k, n) + x.shape[:-2]), (0, 1), (-1, -2)))
+
+
 def _softmax_rows(x, out, log: bool, safe: bool):
     """The kernel over the rows of 2-d ``x`` into ``out``."""
     m = x.max(axis=1, keepdims=True)

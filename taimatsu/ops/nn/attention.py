@@ -62,8 +62,13 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
     form's operations in its order (the same bits), in place where the operand is ours."""
     s = _matmul_array(xp, q, xp.swapaxes(k, -1, -2))
     s *= scale
-    if xp is np and s.dtype == np.float32 and mask is None and is_causal and s.size:
-        return _causal_bands(s)  # applies the causal mask itself, only where a band needs it
+    if xp is np and s.dtype == np.float32 and s.size:  # torch.softmax's float32 CPU kernel
+        keep = _shared_keep(s, mask, is_causal)
+        if keep is not None and s.shape[-1] <= f32_softmax._SHORT:
+            f32_softmax.softmax_kept_into(s, s, keep)  # exps at the kept keys only
+            return s
+        if is_causal and mask is None:
+            return _causal_bands(s)  # applies the causal mask itself, only where a band needs it
     if is_causal:
         xp.copyto(s, -np.inf, where=_above_diagonal(xp, s.shape[-2], s.shape[-1]))
     if mask is not None:
@@ -84,6 +89,18 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
     total = xp.sum(e, axis=-1, keepdims=True)
     e /= xp.where(dead, 1, total) if fix else total
     return e
+
+
+def _shared_keep(s, mask, is_causal: bool):
+    """The kept (query, key) pairs when one bool (n, k) mask serves all batches and heads: the
+    causal mask, or a bool ``attn_mask`` without batch or head axes; else None."""
+    n, k = s.shape[-2:]
+    if is_causal and mask is None:
+        return ~_above_diagonal(np, n, k)
+    shared = mask is not None and mask.dtype == np.bool_ and all(d == 1 for d in mask.shape[:-2])
+    if shared and not is_causal:
+        return np.broadcast_to(mask.reshape(mask.shape[-2:]), (n, k))
+    return None
 
 
 # Query rows per band of a causal softmax: a multiple of the widest float32 register (AVX-512).
