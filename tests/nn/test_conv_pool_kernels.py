@@ -55,6 +55,22 @@ def test_conv2d_one_gradient(which):
     check_vjp(t, o, [tsrc], [src], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("bad", [float("inf"), float("nan")])
+def test_conv2d_input_grad_with_a_nonfinite_weight(bad):
+    # Input rows that a kernel row does not reach get nothing from its (non-finite) weights,
+    # as in PyTorch: no 0 * inf from a path that multiplies unreached rows by zero.
+    torch.manual_seed(4)
+    x = torch.randn(2, 4, 6, 5, requires_grad=True)
+    wv = torch.randn(4, 4, 3, 3)
+    wv[1, 2, 2, 1] = bad
+    w = wv.requires_grad_()
+    (gx,) = torch.autograd.grad(OF.conv2d(x, w, stride=(2, 1)), x, torch.ones(2, 4, 2, 3))
+    tx, tw = T(x, True), T(w, True)
+    (tgx,) = tm.autograd.grad(TF.conv2d(tx, tw, stride=(2, 1)), tx, tm.ones(2, 4, 2, 3))
+    np.testing.assert_allclose(tgx.numpy(), gx.numpy(), rtol=1e-5, atol=1e-5, equal_nan=True)
+    assert np.isfinite(gx.numpy()).any() and not np.isfinite(gx.numpy()).all()
+
+
 def test_conv1d_conv_transpose_and_conv3d_grads():
     torch.manual_seed(2)
     cases = [

@@ -334,7 +334,8 @@ def _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups) -> None:
     place them. col2im's kh * kw strided adds (Wo-element rows, mostly NumPy's per-row
     overhead) become kh long-row copies and kw adds: ~1.3x faster for the CNN benchmark's
     16 -> 32 channel 3x3 convolution. Taken when the output gradient is no wider than the
-    columns (Og <= kw * Cg), so its kh copies cost no more than col2im's adds.
+    columns (Og <= kw * Cg), so its kh copies cost no more than col2im's adds, and the weights
+    are finite (on NumPy: the test is a sync on a GPU).
     """
     n, c, h, wd = gx.shape
     o, cg, kh, kw = w.shape
@@ -377,7 +378,9 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     gx = gw = None
     c = groups * cg
     step = max(1, COLS_BLOCK_BYTES // (groups * k * length * g.itemsize))
-    if need_x and og <= kw * cg:
+    # The kernel-rows path multiplies the rows a kernel row does not reach by zero: with an
+    # infinite or NaN weight that would make a NaN where PyTorch adds nothing.
+    if need_x and og <= kw * cg and xp is np and np.isfinite(w).all():
         gx = xp.zeros((n, c, *x.shape[2:]), g.dtype)
         _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups)
     elif need_x:
