@@ -12,9 +12,11 @@ over ``x[:, t]`` with ``nn.LSTMCell`` (the input requires grad: 50 slice gradien
     python benchmarks/bench_training.py --threads 1   # one thread setting only
     python benchmarks/bench_training.py --wait-idle   # wait (bounded) for an idle machine first
 
-Each thread setting runs in a fresh subprocess (the thread variables of OpenMP / OpenBLAS / MKL
-are read once, when the libraries load). Within it the two frameworks alternate, round after
-round, so a change of machine load hits both alike. Reported per steady-state step: median wall
+Each framework runs in a subprocess of its own per thread setting (the thread variables of
+OpenMP / OpenBLAS / MKL are read once, when the libraries load; and PyTorch's OpenMP threads,
+which spin for a while after each parallel region, must not share a process with taimatsu's
+steps). The two processes alternate, round after round, so a change of machine load hits both
+alike. Reported per steady-state step: median wall
 and CPU time (``time.process_time``: all threads of the process), the ratio taimatsu / PyTorch,
 minor and major page faults (``getrusage`` deltas), and peak memory (as in bench_core.py);
 then, per framework, the wall time at default threads over that at 1 thread. ``--json PATH``
@@ -31,6 +33,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -200,7 +203,7 @@ def adamw(T):
 WORKLOADS = {f.__name__: f for f in (mlp, cnn, lstm, gru, lstm_cell, gpt, adam, adamw)}
 
 
-# ---- measurement (in the worker subprocess) --------------------------------------------------
+# ---- measurement (in the worker subprocesses) ------------------------------------------------
 def _faults() -> tuple[int, int]:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_minflt, ru.ru_majflt
@@ -233,54 +236,97 @@ class Samples:
         }  # fmt: skip
 
 
-def measure(name: str, frameworks: dict, quick: bool, seconds: float) -> dict:
+class Worker:
+    """One framework in its own subprocess at one thread setting, driven step batch by step batch.
+
+    Each framework gets a process of its own so that neither one's threads run during the
+    other's steps: PyTorch's OpenMP threads spin for a while after each parallel region, and in a
+    shared process they took CPU from taimatsu's next steps (and counted as load for its thread
+    policy)."""
+
+    def __init__(self, framework: str, setting: str, args) -> None:
+        env = dict(os.environ)
+        if setting != "default":
+            env.update({v: setting for v in THREAD_VARS})
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", setting,
+               "--framework", framework]  # fmt: skip
+        # its stderr (PyTorch's profiler chatters); closed by close()
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, text=True, bufsize=1)  # fmt: skip
+        self.framework = framework
+
+    def ask(self, **request):
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        for line in self.proc.stdout:
+            if line.startswith("RESULT "):
+                return json.loads(line[len("RESULT ") :])
+        self.log.seek(0)
+        sys.stderr.write(self.log.read()[-4000:])
+        raise SystemExit(f"{self.framework} worker failed (exit {self.proc.wait()})")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def serve(framework: str, setting: str) -> int:
+    """The worker's loop: one JSON request per stdin line, one RESULT line per answer."""
+    if framework == "torch":
+        import torch as T
+    else:
+        import taimatsu as T
+    if setting != "default":
+        T.set_num_threads(int(setting))
+    steps, samples = {}, {}
+
+    def answer(value) -> None:
+        print("RESULT " + json.dumps(value), flush=True)
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        cmd, name = req["cmd"], req.get("name")
+        if cmd == "threads":
+            answer(T.get_num_threads())
+        elif cmd == "setup":  # build, then warm up: first-call imports, caches, optimizer state
+            steps[name], samples[name] = WORKLOADS[name](T), Samples()
+            for _ in range(req["warmup"]):
+                steps[name]()
+            answer(None)
+        elif cmd == "run":
+            samples[name].run(steps[name], req["n"])
+            answer(samples[name].wall[-1])
+        elif cmd == "summary":
+            from bench_core import peak_bytes_taimatsu, peak_bytes_torch
+
+            out = samples.pop(name).summary()
+            del steps[name]
+            peak = peak_bytes_torch if framework == "torch" else peak_bytes_taimatsu
+            out["peak"] = peak(WORKLOADS[name](T))
+            answer(out)
+    return 0
+
+
+def measure(name: str, workers: list, quick: bool, seconds: float) -> dict:
     """Alternate the frameworks round by round until each has run ``seconds`` of steps."""
-    steps = {k: WORKLOADS[name](T) for k, T in frameworks.items()}
-    samples = {k: Samples() for k in frameworks}
-    for step in steps.values():  # warm-up: first-call imports, caches, optimizer state
-        for _ in range(1 if quick else 3):
-            step()
+    for w in workers:
+        w.ask(cmd="setup", name=name, warmup=1 if quick else 3)
+    last = {w.framework: 0.0 for w in workers}
     rounds = 1 if quick else 7
     for _ in range(rounds):
-        for k, step in steps.items():
-            per = samples[k].wall[-1] if samples[k].wall else 0.0
+        for w in workers:
+            per = last[w.framework]
             n = 1 if quick or not per else max(1, int(seconds / rounds / per))
-            samples[k].run(step, n if samples[k].wall else 1)
-    out = {k: s.summary() for k, s in samples.items()}
-    from bench_core import peak_bytes_taimatsu, peak_bytes_torch
-
-    peaks = {"taimatsu": peak_bytes_taimatsu, "torch": peak_bytes_torch}
-    for k, T in frameworks.items():
-        out[k]["peak"] = peaks[k](WORKLOADS[name](T))
-    return out
-
-
-def worker(args) -> int:
-    """Run the selected workloads at this process's thread setting; print one JSON line."""
-    import taimatsu
-
-    frameworks = {}
-    if not args.no_torch:
-        try:
-            import torch
-
-            frameworks["torch"] = torch
-        except ImportError:
-            pass
-    frameworks["taimatsu"] = taimatsu
-    if args.worker != "default":
-        for T in frameworks.values():
-            T.set_num_threads(int(args.worker))
-    info = {
-        "threads": {k: T.get_num_threads() for k, T in frameworks.items()},
-        "load_before": os.getloadavg()[0],
-        "results": {},
-    }
-    for name in args.only:
-        info["results"][name] = measure(name, frameworks, args.quick, args.seconds)
-    info["load_after"] = os.getloadavg()[0]
-    print("RESULT " + json.dumps(info), flush=True)
-    return 0
+            last[w.framework] = w.ask(cmd="run", name=name, n=n)
+            time.sleep(0.05)  # let the other process's idle threads go to sleep
+    return {w.framework: w.ask(cmd="summary", name=name) for w in workers}
 
 
 # ---- driver -----------------------------------------------------------------------------------
@@ -293,20 +339,29 @@ def wait_idle(limit_s: float, threshold: float) -> bool:
 
 
 def run_setting(setting: str, args) -> dict:
-    env = dict(os.environ)
-    if setting != "default":
-        env.update({v: setting for v in THREAD_VARS})
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", setting, "--seconds",
-           str(args.seconds), *(["--quick"] if args.quick else []),
-           *(["--no-torch"] if args.no_torch else [])]  # fmt: skip
-    for name in args.only:
-        cmd += ["--only", name]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600, check=False)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    if proc.returncode != 0 or not lines:
-        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
-        raise SystemExit(f"worker for threads={setting} failed (exit {proc.returncode})")
-    return json.loads(lines[-1][len("RESULT ") :])
+    """Both frameworks at one thread setting, each in its own process."""
+    frameworks = ["taimatsu"]
+    if not args.no_torch:
+        try:
+            import torch  # noqa: F401 -- only whether it is installed
+
+            frameworks.insert(0, "torch")
+        except ImportError:
+            pass
+    workers = [Worker(k, setting, args) for k in frameworks]
+    try:
+        info = {
+            "threads": {w.framework: w.ask(cmd="threads") for w in workers},
+            "load_before": os.getloadavg()[0],
+            "results": {},
+        }
+        for name in args.only:
+            info["results"][name] = measure(name, workers, args.quick, args.seconds)
+        info["load_after"] = os.getloadavg()[0]
+    finally:
+        for w in workers:
+            w.close()
+    return info
 
 
 def _ms(s: float | None) -> str:
@@ -347,10 +402,11 @@ def main(argv=None) -> int:
     ap.add_argument("--wait-limit", type=float, default=600.0, help="seconds --wait-idle waits")
     ap.add_argument("--json", metavar="PATH", help="also write every measurement to PATH")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--framework", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.only = args.only or list(WORKLOADS)
     if args.worker:
-        return worker(args)
+        return serve(args.framework, args.worker)
 
     import numpy as np
 
