@@ -82,13 +82,12 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             )
         xa, xb, dt = binary_operands(input, other)
         if check is not None:
-            if (
-                kernel_check
-                and isinstance(other, Tensor)
-                and other._data.shape != input._data.shape
-            ):
-                _broadcast_shape(input, other)  # PyTorch broadcasts before its kernel's dtype check
-            check(dt)
+            try:
+                check(dt)
+            except NotImplementedError:  # PyTorch broadcasts before its kernel's dtype check
+                if kernel_check and isinstance(other, Tensor):
+                    _broadcast_shape(input, other)
+                raise
         narrow = None
         if opmath and (dt is D.float16 or dt is D.bfloat16):
             s = _half_scalar(other, dt)
