@@ -20,12 +20,14 @@ paths; those stay correctly rounded (float64, rounded once), 95-99% alike.
 
 Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels. ``run`` and
 ``emulated`` also reproduce where PyTorch's elementwise loops fall back to their scalar code
-(glibc's correctly rounded functions): tensors not contiguous in memory order, and the last
-``len % (2 * lanes)`` elements of each thread's chunk. Cost: 3-10x the CPU time of a float64
+(glibc's correctly rounded functions): rows of a strided tensor whose elements are apart in
+memory, and the last ``len % (2 * lanes)`` elements of each row piece (see ``GRAIN``). Cost: 3-10x the CPU time of a float64
 ``np.exp`` pass (``benchmarks/bench_float32_math.py``).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -52,58 +54,140 @@ def emulated(kernel, scalar_loop: bool = True):
     return wrap
 
 
-# PyTorch's elementwise CPU loops (``cpu_kernel_vec``) split a tensor of at least GRAIN elements
-# into one chunk per thread; each chunk runs two SIMD vectors at a time and its last
-# ``len % (2 * lanes)`` elements (all of a shorter chunk) through the scalar function, which
-# calls glibc (``std::exp``...: correctly rounded) instead of SLEEF. A tensor that is not
-# contiguous in memory order runs the scalar function throughout.
+# PyTorch's elementwise CPU loops (``cpu_kernel_vec`` under TensorIterator) see a tensor as rows:
+# its dims sorted by the input's strides (innermost = smallest; broadcast dims keep their place)
+# and adjacent dims merged where the memory steps allow (a dense tensor, in any dim order, is one
+# row; a slice ``x[:, :100]`` of a (64, 128) tensor is 64 rows of 100). A tensor of at least GRAIN
+# elements is split into one chunk of the rows' flattened elements per thread (a split may fall
+# inside a row). Each row piece whose input is contiguous (or broadcast: stride 0) runs two SIMD
+# vectors at a time and its last ``len % (2 * lanes)`` elements (all of a shorter piece) through
+# the scalar function, which calls glibc (``std::exp``...: correctly rounded) instead of SLEEF;
+# rows with any other step run the scalar function throughout.
 GRAIN = 32768
 
 
-def _scalar_ranges(n: int):
-    """The [lo, hi) ranges of a contiguous n-element loop that PyTorch runs through its scalar
-    function, for the current ``torch.get_num_threads()``."""
+def _loop_order(shape, strides):
+    """The dims of an operand as TensorIterator orders its loop, innermost first: an insertion
+    sort from the last dim by stride (a broadcast dim ties with all, equal strides put the larger
+    size outside), which stops at the first dim that must stay inside."""
+
+    def outer_first(d0, d1):  # 1: d0 must move inside d1, -1: d0 stays outside, 0: tie
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 < s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(perm)):
+        d0 = i
+        for d1 in range(i - 1, -1, -1):
+            c = outer_first(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d0 = d1
+            elif c < 0:
+                break
+    return perm
+
+
+def _rows(a, c_order: bool):
+    """``(perm, n, step)``: ``a``'s dims in loop order (innermost first), and the length and byte
+    step of its loop's rows (the innermost dims TensorIterator merges). ``c_order``: the op
+    allocates a contiguous output before the loop, whose strides then decide the order."""
+    perm = list(range(a.ndim - 1, -1, -1)) if c_order else _loop_order(a.shape, a.strides)
+    n, step = 1, 0
+    for d in perm:
+        size, stride = a.shape[d], a.strides[d]
+        if n == 1:
+            n, step = size, stride
+        elif size != 1:
+            if step * n != stride:
+                break
+            n *= size
+    return perm, n, step
+
+
+def _chunk_cuts(total: int):
+    """Where PyTorch's parallel split cuts the loop's flattened elements (chunk starts after the
+    first), for the current ``torch.get_num_threads()``."""
     from ..threads import get_num_threads
-    from .softmax import LANES
 
-    if n == 0:
+    if total < GRAIN:
         return []
-    tasks = 1 if n < GRAIN else max(1, min(get_num_threads(), -(-n // GRAIN)))
-    chunk = -(-n // tasks)
-    ranges = []
-    for lo in range(0, n, chunk):
-        hi = min(n, lo + chunk)
-        tail = (hi - lo) % (2 * LANES) if hi - lo >= 2 * LANES else hi - lo
-        if tail:
-            ranges.append((hi - tail, hi))
-    return ranges
+    tasks = max(1, min(get_num_threads(), -(-total // GRAIN)))
+    chunk = -(-total // tasks)
+    return list(range(chunk, total, chunk))
 
 
-def run(kernel, a, *params, scalar=None):
-    """``kernel(a, *params)`` for a float32 NumPy array, blockwise when large. With ``scalar``
-    (``scalar(b)``: PyTorch's scalar loop on the elements ``b``), the elements PyTorch does not
-    vectorise take it instead (see ``_scalar_ranges``)."""
+def _vector(kernel, a, params):
     from ..parallel import BLOCK, blockwise
 
-    if scalar is not None:
-        if a.flags.f_contiguous and not a.flags.c_contiguous:  # memory order: its transpose
-            return run(kernel, a.T, *params, scalar=scalar).T
-        if not a.flags.c_contiguous or a.ndim == 0:
-            with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
-                return np.asarray(scalar(a), _F32)
-    if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
-        return run(kernel, a.reshape(1), *params).reshape(())
     a = np.ascontiguousarray(a)
     if a.size >= 2 * BLOCK:
-        r = blockwise(lambda b: kernel(b, *params), a, _F32)
+        return blockwise(lambda b: kernel(b, *params), a, _F32)
+    return np.asarray(kernel(a, *params), _F32)
+
+
+def _fix_cut_rows(kernel, params, scalar, v, r, cuts, width):
+    """Rows a thread's chunk starts inside run as several pieces, each with its own scalar tail:
+    redo their elements the whole-row pass gave the other function."""
+    n = v.shape[1]
+    m = n - n % width  # the whole-row pass: vector before m, scalar after
+    by_row = {}
+    for c in cuts:
+        if c % n:
+            by_row.setdefault(c // n, []).append(c % n)
+    for row, inner in by_row.items():
+        ends = [0, *inner, n]
+        for p, q in itertools.pairwise(ends):
+            t = q - (q - p) % width if q - p >= width else p
+            lo = max(p, m)
+            if t > lo:  # vector elements the row pass ran scalar
+                r[row, lo:t] = _vector(kernel, v[row, lo:t], params)
+            if t < q:
+                r[row, t:q] = scalar(v[row, t:q])
+
+
+def run(kernel, a, *params, scalar=None, c_order=False):
+    """``kernel(a, *params)`` for a float32 NumPy array, blockwise when large. With ``scalar``
+    (``scalar(b)``: PyTorch's scalar loop on the elements ``b``), the elements PyTorch does not
+    vectorise take it instead (see ``GRAIN``). The result's memory follows ``a``'s loop order.
+    ``c_order``: the loop of a binary op with a broadcast scalar operand whose contiguous output
+    PyTorch allocates before the loop (``pow(Scalar, Tensor)``): it runs in the output's (C)
+    order, and rows where ``a`` is broadcast too run the scalar function (only one operand of a
+    vector loop may be a broadcast scalar)."""
+    if scalar is None:
+        if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
+            return _vector(kernel, a.reshape(1), params).reshape(())
+        return _vector(kernel, a, params)
+    from .softmax import LANES
+
+    width = 2 * LANES
+    if a.size < width:  # no row is long enough for a vector
+        with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
+            return np.asarray(scalar(a), _F32).reshape(a.shape)
+    if any(s < 0 for s in a.strides):  # a flipped view: a fresh contiguous tensor in PyTorch
+        a = np.ascontiguousarray(a)
+    if a.flags.c_contiguous:  # one row (the common case: skip the stride analysis)
+        perm, n, step, b = None, a.size, a.itemsize, a
     else:
-        r = np.asarray(kernel(a, *params), _F32)
-    if scalar is not None:
-        fa, fr = a.reshape(-1), r.reshape(-1)
+        perm, n, step = _rows(a, c_order)
+        b = a.transpose(perm[::-1])  # loop order, outermost first
+    if step != a.itemsize and (step != 0 or c_order):
         with np.errstate(over="ignore"):
-            for lo, hi in _scalar_ranges(fa.size):
-                fr[lo:hi] = scalar(fa[lo:hi])
-    return r
+            return np.asarray(scalar(a), _F32)
+    v = b.reshape(-1, n)  # a copy where the rows are apart in memory
+    r = _vector(kernel, v, params)
+    m = n - n % width if n >= width else 0
+    with np.errstate(over="ignore"):
+        if m < n:
+            r[:, m:] = scalar(v[:, m:])
+        _fix_cut_rows(kernel, params, scalar, v, r, _chunk_cuts(a.size), width)
+    if perm is None:
+        return r.reshape(a.shape)
+    return r.reshape(b.shape).transpose(np.argsort(perm[::-1]))
 
 
 def run2(kernel, a, b):

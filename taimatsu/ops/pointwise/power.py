@@ -136,7 +136,8 @@ def _powf(a, b):
         return f32_run(lambda d: powf(d, e), a, scalar=lambda d: _pow64(d, float(b)))
     if not isinstance(a, np.ndarray):
         base = np.float32(a)
-        return f32_run(lambda d: powf(base, d), b, scalar=lambda d: _pow64(base, d))
+        # PyTorch allocates this output contiguous before its loop: the loop runs in C order
+        return f32_run(lambda d: powf(base, d), b, scalar=lambda d: _pow64(base, d), c_order=True)
     return f32_run2(powf, *np.broadcast_arrays(a, b))
 
 
