@@ -386,13 +386,14 @@ def _layer_norm_rows(xp, x2, w, b, eps):
     c = x2.shape[1]
     x64 = x2.astype(np.float64)
     mean = _matmul_array(xp, x64, xp.ones(c)) / c
-    if x2.dtype == np.float32:
+    if x2.dtype == np.float32 and xp is np:
         # var = E[x^2] - mean^2 needs no centred copy (a pass over the rows less): in float64
         # from float32 inputs its error, ~C * 2^-53 * (1 + mean^2 / var) at worst, stays far
         # below float32's rounding unless the mean dwarfs the spread; those rows are centred.
         var = xp.einsum("ij,ij->i", x64, x64) / c - mean * mean
         far = ~(mean * mean <= (_CANCEL / c) * var)  # NaN rows too
-    else:  # float64 input: every row centred, as its own rounding is that fine
+    else:  # float64 input: every row centred, as its own rounding is that fine; on a GPU
+        # too, where choosing rows would make the host wait for the device
         var, far = xp.empty_like(mean), slice(None)
     if type(far) is slice or far.any():
         xc = x64[far] - mean[far, None]
