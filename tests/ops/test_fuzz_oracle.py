@@ -343,6 +343,21 @@ FIXED = [
     "T.linspace(1.5, 2, 1, dtype=T.int64)", "T.linspace(1e39, 0, 1)", "T.linspace(70000, 0, 1, dtype=T.float16)",
     # lstsq's gelsd refuses inf/NaN (PyTorch's internal assert, not NumPy's ValueError)
     "T.linalg.lstsq(T.tensor([[1., math.inf], [0., 1.]]), T.ones(2, 1), driver='gelsd')",
+    # 2-d pooling in PyTorch's order: argument lengths, C++ int range, divisor, size(-3) (a dim-range
+    # IndexError below 3-D), per dim stride/pad, window signs, the input's sizes, the kernel's dtypes
+    "T.nn.functional.avg_pool2d(T.ones(()), 1)", "T.nn.functional.avg_pool2d(T.ones(2, 4), 3, 1, 2)",
+    "T.nn.functional.avg_pool2d(T.ones(4), 2**40)", "T.nn.functional.avg_pool2d(T.ones(4), 1, divisor_override=0)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4), 1, 0, divisor_override=0)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 1, 4), 1, 0)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 1, 4), 1, -1)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 1, 4), 1)", "T.nn.functional.avg_pool2d(T.ones(0, 1, 4), 5)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 0, 1, 4), 1)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 0), 1)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 4), -1)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 1, (1, 0), (-1, 0))",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), (1, 3), (1, 0), (0, 2))",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), (1, 2, 3))", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 1, (1, 2, 3))",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4), 1, 1, ())", "T.nn.functional.avg_pool2d(T.ones(1, 1, 1, 1, dtype=T.bool), 2)",
+    "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4, dtype=T.int8), 2)", "T.nn.functional.avg_pool2d(T.ones(1, 1, 4, 4, dtype=T.int64), 2)",
+    "T.nn.functional.max_pool2d(T.ones(2, 4), 2**40)", "T.nn.functional.max_pool2d(T.ones(0, 1, 4), 1)",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 1, 1, 0, (1, 2, 3))", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4), 3, 1, 2, 2)",
 ]
 
 

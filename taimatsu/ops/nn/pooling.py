@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from taimatsu.ops.nn.conv import _pad, _pair, _taps
+from taimatsu.ops.nn.conv import _pad, _taps
 
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record, xp_for
+from .._dispatch import _fw_state, record, scalar_name, xp_for
 from ..arg_types import avg_pool_args
 from ..pointwise.common import not_implemented
 from . import conv as _nn
@@ -70,16 +70,59 @@ def _avg_pool_vjp(node, g):
 _AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
 
 
-def check_pool2d(kernel, stride, padding, dilation, pad_check) -> None:
-    """PyTorch's 2-d pooling argument checks, in its order (a zero stride would divide by zero)."""
-    if any(not -(2**31) <= v < 2**31 for v in (*kernel, *stride, *padding, *dilation)):
-        raise RuntimeError("value cannot be converted to type int without overflow")  # C++ int
-    if 0 in stride:
-        raise RuntimeError("stride should not be zero")
-    for q in padding:
-        if q < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {q}")
-    pad_check()
+def pool_pair(fn: str, name: str, value, default=None) -> tuple:
+    """A 2-d pooling argument as (height, width): one int or a sequence of one or two (an
+    empty or omitted stride is the kernel size); PyTorch's text for any other length."""
+    if default is not None and (value is None or (isinstance(value, (list, tuple)) and not value)):
+        return default
+    if isinstance(value, (list, tuple)):
+        if len(value) not in (1, 2):
+            what = {
+                "stride": "must either be omitted, a single int, or a tuple of two ints",
+                "dilation": "must be either a single int, or a tuple of two ints",
+            }.get(name, "must either be a single int, or a tuple of two ints")
+            raise RuntimeError(f"{fn}: {name} {what}")
+        return (value[0], value[-1])
+    return (value, value)
+
+
+def check_int_range(*values) -> None:
+    """PyTorch narrows the pooling arguments to C++ int before any other check."""
+    if any(not -(2**31) <= v < 2**31 for v in values):
+        raise RuntimeError("value cannot be converted to type int without overflow")
+
+
+def read_planes(input: Tensor) -> None:
+    """PyTorch reads the input's size(-3) before checking its rank: its dim-range IndexError."""
+    nd = input.dim()
+    if nd == 0:
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+    if nd < 3:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)"
+        )
+
+
+def _half_window(k: int, d: int) -> int:
+    """((k - 1) * d + 1) / 2 in C++'s integer division, which truncates towards zero."""
+    e = (k - 1) * d + 1
+    return e // 2 if e >= 0 else -(-e // 2)
+
+
+def check_pool2d(kernel, stride, padding, dilation, shape) -> None:
+    """PyTorch's 2-d pooling checks once the argument types and ranges are read, in its order:
+    per dim (height, then width) the output-size formula's own (a zero stride would divide
+    by zero), then the window's signs, then the input's sizes."""
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _half_window(k, d):
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}"
+            )
     if min(kernel) <= 0:
         raise RuntimeError(
             f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
@@ -92,6 +135,21 @@ def check_pool2d(kernel, stride, padding, dilation, pad_check) -> None:
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: {dilation[1]}"
         )
+    nd = len(shape)
+    if not (
+        ((nd == 3 and shape[0] != 0) or (nd == 4 and shape[3] != 0))
+        and shape[1] != 0
+        and shape[2] != 0
+    ):
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{list(shape)}"
+        )
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:  # the kernel's, undilated
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, kH = {kernel[0]}"
+        )
 
 
 def avg_pool2d(
@@ -99,27 +157,14 @@ def avg_pool2d(
     divisor_override=None,
 ) -> Tensor:  # fmt: skip
     avg_pool_args("avg_pool2d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
-    k = _nn._pair(kernel_size)
-    s = (
-        k
-        if stride is None or (isinstance(stride, (list, tuple)) and not stride)
-        else _nn._pair(stride)
-    )
-    p = _nn._pair(padding)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-
-    def pad_check():
-        for pi, ki in zip(p, k):
-            if pi > ki // 2:
-                raise RuntimeError(
-                    "pad should be at most half of effective kernel size, but got "
-                    f"pad={pi}, kernel_size={ki} and dilation=1"
-                )
-
-    check_pool2d(k, s, p, (1, 1), pad_check)
+    k = pool_pair("avg_pool2d", "kernel_size", kernel_size)
+    s = pool_pair("avg_pool2d", "stride", stride, k)
+    p = pool_pair("avg_pool2d", "padding", padding)
+    check_int_range(*k, *s, *p)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    read_planes(input)
+    check_pool2d(k, s, p, (1, 1), input.shape)
     h, w = input.shape[-2:]
     ho = _pool_out(h, k[0], s[0], p[0], 1, ceil_mode)
     wo = _pool_out(w, k[1], s[1], p[1], 1, ceil_mode)
@@ -127,6 +172,10 @@ def avg_pool2d(
         c = input.shape[-3]
         raise RuntimeError(
             f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
+        )
+    if input._dtype.category != D.FLOAT and input._dtype is not D.int64:
+        raise NotImplementedError(
+            f"\"avg_pool2d\" not implemented for '{scalar_name(input._dtype)}'"
         )
     xp = xp_for(input)
     x = input._data if input.dim() == 4 else input._data[None]
@@ -620,21 +669,14 @@ def max_pool2d_with_indices(
 ):  # fmt: skip
     """``torch.nn.functional.max_pool2d_with_indices``: (values, int64 flat indices); the
     indices are None when ``return_indices`` is false (``F.max_pool2d``, which discards them)."""
-    k = _pair(kernel_size)
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair(stride)
-    p, d = _pair(padding), _pair(dilation)
-    if input.dim() not in (3, 4) or any(n == 0 for n in input.shape[-3:]):
+    k = pool_pair("max_pool2d", "kernel_size", kernel_size)
+    s = pool_pair("max_pool2d", "stride", stride, k)
+    p = pool_pair("max_pool2d", "padding", padding)
+    d = pool_pair("max_pool2d", "dilation", dilation)
+    check_int_range(*k, *s, *p, *d)
+    if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-
-    def pad_check():
-        for pi, ki, di in zip(p, k, d):
-            if pi > (di * (ki - 1) + 1) // 2:
-                raise RuntimeError(
-                    f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
-                    f"dilation={di}"
-                )
-
-    check_pool2d(k, s, p, d, pad_check)
+    check_pool2d(k, s, p, d, input.shape)
     h, w = input.shape[-2:]
     ho = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode)
     wo = _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
