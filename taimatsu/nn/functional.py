@@ -397,20 +397,41 @@ def cross_entropy(
     if ignore_index.__class__ is not int:
         integer("cross_entropy_loss", "ignore_index", 5, ignore_index)
     _check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     need_tensor("cross_entropy_loss", input)
     need_tensor("cross_entropy_loss", target, "target", 2)
     class_dim = 0 if input.dim() == 1 else 1
-    logp = _softmax.log_softmax(input, class_dim)
-    if target.is_floating_point() and target.shape == input.shape:
+    if target.shape == input.shape:  # PyTorch's rule: same sizes are class probabilities
+        _check_probability_target(input, target, weight, ignore_index, label_smoothing)
+        logp = _softmax.log_softmax(input, class_dim)
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, class_dim)
-    if target.is_floating_point():
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar(target)}")
+    if label_smoothing > 1.0:  # a negative one is no smoothing, as in PyTorch
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    logp = _softmax.log_softmax(input, class_dim)
+    # nll_loss checks the target's rank, the batch sizes, then its dtype (PyTorch's order)
     nll = _loss.nll_loss(logp, target, weight, reduction, ignore_index)
-    if label_smoothing == 0.0:
+    if not label_smoothing > 0.0:  # PyTorch's test: a NaN is no smoothing either
         return nll
     return _smoothed(nll, logp, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+
+
+def _check_probability_target(input, target, weight, ignore_index, label_smoothing) -> None:
+    """cross_entropy's checks of a class-probability target, in PyTorch's order."""
+    if not target.is_floating_point():
+        raise RuntimeError(
+            f"Expected floating point type for target with class probabilities, got {_scalar(target)}"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")  # size(1)
+    n_classes = input.shape[0 if input.dim() == 1 else 1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or "
+            f"no classes but got weight tensor of shape: {list(weight.shape)}"
+        )
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
 
 
 def _scalar(t) -> str:

@@ -113,30 +113,71 @@ _NllLoss = node_class("NllLossBackward0", _nll_vjp)
 _NllLoss2d = node_class("NllLoss2DBackward0", _nll_vjp)
 
 
+def _check_nll_batch(input: Tensor, target: Tensor, nd: int, td: int) -> None:
+    """nll_loss_nd's checks, before any on the target's dtype: the input's rank, the batch
+    sizes (a 0-d target's is 0), and for a (N, C, d1, ...) input other than 4-d the
+    target's (N, d1, ...) shape."""
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input.shape[0] != (target.shape[0] if td else 0):
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if td else 0})."
+        )
+    if nd == 3 or nd > 4:
+        want = [input.shape[0], *input.shape[2:]]
+        if list(target.shape) != want:
+            raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+
+
+def _check_nll_kernel(input: Tensor, target: Tensor, weight, nd: int, td: int) -> None:
+    """The checks of PyTorch's nll_loss (1-d/2-d input) and nll_loss2d (4-d) in their order:
+    the target's rank, its dtype, sizes, the weight's class count, the kernel's dtypes."""
+    if nd <= 2 and td > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 4 and td != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {td}"
+        )
+    tdt = target._dtype
+    if tdt is not D.int64 and tdt is not D.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_name(tdt)}")
+    c = input.shape[0] if nd == 1 else input.shape[1]
+    if nd == 1 and td == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
+    if weight is not None and (weight.numel() != c or (nd <= 2 and weight.dim() != 1)):
+        if nd == 4:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
+    if nd == 4 and target.shape != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(
+            f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}"
+        )
+    if input._dtype.category != D.FLOAT:
+        frame = "nll_loss2d_forward_out_frame" if nd == 4 else "nll_loss_out_frame"
+        raise NotImplementedError(f"\"{frame}\" not implemented for '{scalar_name(input._dtype)}'")
+    if nd == 4 and tdt is D.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(weight._dtype)}"
+        )
+
+
 def nll_loss(
     input: Tensor, target: Tensor, weight=None, reduction: str = "mean", ignore_index: int = -100
 ) -> Tensor:
     """Negative log-likelihood for (C), (N, C) or (N, C, d1, ...) input and class-index targets."""
     need_tensor("nll_loss_nd", input)
     need_tensor("nll_loss_nd", target, "target", 2)
-    if target._dtype not in (D.int64, D.uint8):
-        raise RuntimeError(
-            f"expected target dtype to be Long or Byte, but got {scalar_name(target._dtype)}"
-        )
-    nd = input.dim()
-    if nd < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    if nd == 1 and target.dim() > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if nd == 1 and target.dim() == 1 and target.shape[0] != 1:
-        raise ValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
-        )
-    if nd != 1 and input.shape[0] != (target.shape[0] if target.dim() else 0):
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 0})."
-        )
+    nd, td = input.dim(), target.dim()
+    _check_nll_batch(input, target, nd, td)
     if nd == 3 or nd > 4:
         n, c = input.shape[0], input.shape[1]
         out_shape = target.shape
@@ -144,18 +185,16 @@ def nll_loss(
             input.reshape(n, c, 1, -1), target.reshape(n, 1, -1), weight, reduction, ignore_index
         )
         return r.view(out_shape) if reduction == "none" else r
-    if nd == 4 and target.shape != (input.shape[0],) + tuple(input.shape[2:]):
-        raise RuntimeError(
-            f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
-            f"{'x'.join(map(str, target.shape))}"
-        )
+    _check_nll_kernel(input, target, weight, nd, td)
     xp = xp_for(input)
     x = input._data
     c = x.shape[0] if nd == 1 else x.shape[1]
     t = target._data.astype(np.int64, copy=False)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
-    _backend.check(bad.any(), lambda: IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds."))
+    _backend.check(
+        bad.any(), lambda: IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
+    )
     safe = xp.where(keep, t, 0)
     w = xp.ones(c, x.dtype) if weight is None else weight._data.astype(x.dtype, copy=False)
     wt = w[safe] * keep
@@ -166,6 +205,7 @@ def nll_loss(
     losses = -wt * picked
     total = widen(wt).sum()
     if reduction == "none":
+        losses = xp.where(keep, losses, 0)  # an ignored target's loss is +0 (not -w * x = -0)
         data = losses.reshape(()) if nd == 1 else losses  # one class-vector input: one 0-d loss
         coef = -wt
     elif reduction == "sum":
