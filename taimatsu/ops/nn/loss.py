@@ -25,6 +25,8 @@ from .._dispatch import (
 from ..pointwise.unary import _no_bool_neg
 from ..reduction.reduce import widen
 
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+
 
 def _need(node, i: int) -> bool:
     return node.next_functions[i][0] is not None
@@ -190,6 +192,10 @@ def nll_loss(
     x = input._data
     c = x.shape[0] if nd == 1 else x.shape[1]
     t = target._data.astype(np.int64, copy=False)
+    fast = _nll_unweighted(x, t, c, weight, reduction, ignore_index) if nd == 2 else None
+    if fast is not None:
+        data, coef, safe = fast
+        return _nll_result(input, data, coef, safe, reduction, nd)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
     _backend.check(
@@ -216,6 +222,37 @@ def nll_loss(
         # Ignored targets get no gradient, even when every target is ignored (0 / 0).
         coef = xp.where(keep, -wt / xp.where(total == 0, 1, total), 0)
         coef = xp.where(keep & (total == 0), xp.nan, coef)
+    return _nll_result(input, data, coef, safe, reduction, nd)
+
+
+def _nll_unweighted(x, t, c: int, weight, reduction: str, ignore_index: int):
+    """nll_loss's common case on NumPy arrays: (N, C) float32/float64 input, no weight, a sum or
+    mean, every target in range and none ignored. Every weight is then 1: the losses are
+    ``-x[i, t[i]]``, the total weight N (exact), so no weight arrays, the same bits as the
+    general path. (data, coef, safe), or None for the general path."""
+    if weight is not None or reduction == "none" or x.__class__ is not np.ndarray:
+        return None
+    if x.dtype != F32 and x.dtype != F64:
+        return None
+    n = t.size
+    if n == 0 or t.ndim != 1 or 0 <= ignore_index < c:
+        return None  # an ignored class may occur: the general path
+    if t.min() < 0 or t.max() >= c:
+        return None  # the general path raises its IndexError
+    losses = -x[np.arange(n), t]
+    total = losses.sum()
+    one = x.dtype.type(1)
+    if reduction == "mean":
+        total = total / x.dtype.type(n)
+        coef = np.full(n, -one / x.dtype.type(n), x.dtype)
+    else:
+        coef = np.full(n, -one, x.dtype)
+    return np.asarray(total, x.dtype), coef, t.copy()  # the target may change in place
+
+
+def _nll_result(input: Tensor, data, coef, safe, reduction: str, nd: int) -> Tensor:
+    """nll_loss's result from its arrays: the loss, its backward node and forward tangent."""
+    x = input._data
     r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(
