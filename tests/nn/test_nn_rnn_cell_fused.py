@@ -281,3 +281,64 @@ def test_gru_cell_gates_bit_for_bit_at_vector_sizes():
     h = tm.tensor(gen.integers(-8, 9, (5, 20)) / 8, dtype=tm.float32)
     ref, _ = cell_ops("GRU", x, h, None, m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh)
     np.testing.assert_array_equal(m(x, h).detach().numpy(), ref.detach().numpy())
+
+
+def _gate_pre(batch, width, seed):
+    gen = np.random.default_rng(seed)
+    return (gen.standard_normal((batch, width)) * 4).astype(np.float32)
+
+
+def _per_view(fn, a, hid):
+    """One call per (batch, hid) gate view: the layout PyTorch's cells give the kernel."""
+    return np.concatenate([fn(a[:, j : j + hid]) for j in range(0, a.shape[1], hid)], 1)
+
+
+def _same_bits(got, per_view, torch_bits, exact_vs_torch):
+    """``got`` has the per-view calls' bits; those are PyTorch's (on large arrays the float32
+    sigmoid emulation itself still differs from PyTorch in a few elements per 100000)."""
+    np.testing.assert_array_equal(got, per_view)
+    if exact_vs_torch:
+        np.testing.assert_array_equal(got, torch_bits)
+    assert np.count_nonzero(got != torch_bits) <= got.size // 10000
+
+
+# hid 128: a multiple of the SIMD width (one joined call where the thread chunks allow); hid
+# 100: row tails run the scalar loop (one call per gate; joined, ~100 elements would differ).
+# Over 32768 elements per gate, at 3 threads the chunks are cut inside rows: batch 300 at
+# multiples of the width (joined), batch 301 not for the joined block (per gate; joined, the
+# pieces' scalar tails would differ).
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("hid,batch", [(128, 4), (128, 300), (128, 301), (100, 300)])
+def test_joined_gate_calls_keep_pytorchs_bits(hid, batch, threads):
+    """``gru_sigmoid`` (r and z) and LSTMCell's i and f gates may run as one sigmoid call; the
+    bits stay those of one call per gate view, as PyTorch's cells run them."""
+    from taimatsu.ops.nn.rnn import GateKernels
+    from taimatsu.ops.nn.rnn_cell import _lstm_forward
+
+    k = GateKernels(tm.float32, tm.device("cpu"))
+    before_t, before_tm = torch.get_num_threads(), tm.get_num_threads()
+    torch.set_num_threads(threads)
+    tm.set_num_threads(threads)
+    small = batch == 4  # see _same_bits
+    try:
+        rz = _gate_pre(batch, 2 * hid, hid + batch)
+        t = torch.from_numpy(rz)
+        want = torch.cat([torch.sigmoid(t[:, :hid]), torch.sigmoid(t[:, hid:])], 1).numpy()
+        _same_bits(k.gru_sigmoid(rz), _per_view(k.sigmoid, rz, hid), want, small)
+        # a strided view (the layer's gates[:, :2 hid]), as the fused GRU layer passes it
+        g = _gate_pre(batch, 3 * hid, batch)[:, : 2 * hid]
+        want = torch.cat([torch.sigmoid(torch.from_numpy(g[:, j : j + hid])) for j in (0, hid)], 1)
+        _same_bits(k.gru_sigmoid(g), _per_view(k.sigmoid, g, hid), want.numpy(), small)
+
+        # LSTMCell: x @ I.T + 0 is exact, so the gates are x's values
+        x = _gate_pre(batch, 4 * hid, hid)
+        eye, zero = np.eye(4 * hid, dtype=np.float32), np.zeros((4 * hid, hid), np.float32)
+        h = c = np.zeros((batch, hid), np.float32)
+        _, _, (i, f, _, o, _) = _lstm_forward(k, x, h, c, eye, zero, None, None)
+        tx = torch.from_numpy(x)
+        for gate, lo in ((i, 0), (f, hid), (o, 3 * hid)):
+            want = torch.sigmoid(tx[:, lo : lo + hid]).numpy()
+            _same_bits(gate, k.sigmoid(x[:, lo : lo + hid]), want, small)
+    finally:
+        torch.set_num_threads(before_t)
+        tm.set_num_threads(before_tm)

@@ -38,6 +38,8 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd import engine
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
+from ...backend.float32_math import _chunk_cuts
+from ...backend.float32_math.softmax import LANES
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
 from ..contraction.matmul import addmm, matmul
@@ -160,14 +162,31 @@ class GateKernels:
         return relu(_wrap(a, self.dt, self.dev))._data
 
     def gru_sigmoid(self, rz):
-        """The GRU cell's r and z from their pre-activations ``rz`` (batch, 2 hidden),
+        """The GRU cell's r and z from their pre-activations ``rz`` (batch, 2 hidden), rows
         contiguous: each gate the sigmoid of its view, as ``_gru_step`` takes it (the float32
-        kernel's bits depend on the layout it is given)."""
+        kernel's bits depend on the layout it is given), in one call where that is the same."""
         hid = rz.shape[1] // 2
+        if self.joinable(rz, hid, 2):
+            return self.sigmoid(rz)
         out = np.empty_like(rz)
         out[:, :hid] = self.sigmoid(rz[:, :hid])
         out[:, hid:] = self.sigmoid(rz[:, hid:])
         return out
+
+    def joinable(self, a, hid: int, parts: int) -> bool:
+        """Whether one sigmoid/tanh call on ``a`` (batch, parts * hid), rows contiguous, gives
+        the bits of one call per (batch, hid) gate view. The float32 kernel is elementwise
+        except that it runs some elements through PyTorch's scalar loop (the tail of each row
+        piece, ``float32_math.run``): the same bits when no element of either layout takes it,
+        that is rows of a multiple of the vector width and thread chunks cut at multiples of it
+        (``hid`` a multiple of the width keeps every row and gate boundary aligned)."""
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float32) or a.strides[1] != 4:
+            return False
+        width = 2 * LANES
+        if hid % width:
+            return False
+        sizes = (a.shape[0] * hid, a.shape[0] * hid * parts)
+        return all(c % width == 0 for size in sizes for c in _chunk_cuts(size))
 
     def sigmoid_(self, a) -> None:
         """In place, on pre-activations (halved ones for the ``halved`` form)."""
@@ -333,7 +352,7 @@ def _gru_forward(k, steps, s, h, w_hh_t, b_hh, out) -> None:
             hg += b_hh
         rz = g[:, : 2 * hid]
         rz += hg[:, : 2 * hid]
-        rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz))
+        rz[...] = k.gru_sigmoid(rz)  # rows contiguous: the gate views' layout as in a copy
         r, z, n = g[:, :hid], g[:, hid : 2 * hid], g[:, 2 * hid :]
         hn = hn_all[lo:hi]
         hn[...] = hg[:, 2 * hid :]

@@ -62,7 +62,11 @@ def _lstm_forward(k, x, h, c, w_ih, w_hh, b_ih, b_hh):
     gates = _affine(h, w_hh, b_hh)
     gates += _affine(x, w_ih, b_ih)
     hid = h.shape[1]
-    i, f = k.sigmoid(gates[:, :hid]), k.sigmoid(gates[:, hid : 2 * hid])
+    if k.joinable(gates[:, : 2 * hid], hid, 2):  # i and f are adjacent: one call
+        i_f = k.sigmoid(gates[:, : 2 * hid])
+        i, f = i_f[:, :hid], i_f[:, hid:]
+    else:
+        i, f = k.sigmoid(gates[:, :hid]), k.sigmoid(gates[:, hid : 2 * hid])
     g, o = k.tanh(gates[:, 2 * hid : 3 * hid]), k.sigmoid(gates[:, 3 * hid :])
     c_new = f * c
     c_new += i * g
