@@ -324,11 +324,18 @@ def test_joined_gate_calls_keep_pytorchs_bits(hid, batch, threads):
         rz = _gate_pre(batch, 2 * hid, hid + batch)
         t = torch.from_numpy(rz)
         want = torch.cat([torch.sigmoid(t[:, :hid]), torch.sigmoid(t[:, hid:])], 1).numpy()
+        want_rz = want
         _same_bits(k.gru_sigmoid(rz), _per_view(k.sigmoid, rz, hid), want, small)
         # a strided view (the layer's gates[:, :2 hid]), as the fused GRU layer passes it
         g = _gate_pre(batch, 3 * hid, batch)[:, : 2 * hid]
         want = torch.cat([torch.sigmoid(torch.from_numpy(g[:, j : j + hid])) for j in (0, hid)], 1)
         _same_bits(k.gru_sigmoid(g), _per_view(k.sigmoid, g, hid), want.numpy(), small)
+        # the step-major GRU layer's (2 hid, batch) block, in place
+        from taimatsu.ops.nn.rnn_step_major import _gru_sigmoid_
+
+        sm = np.ascontiguousarray(rz.T)
+        _gru_sigmoid_(k, sm)
+        _same_bits(sm.T, _per_view(k.sigmoid, rz, hid), want_rz, small)
 
         # LSTMCell: x @ I.T + 0 is exact, so the gates are x's values
         x = _gate_pre(batch, 4 * hid, hid)

@@ -174,13 +174,16 @@ class GateKernels:
         return out
 
     def joinable(self, a, hid: int, parts: int) -> bool:
-        """Whether one sigmoid/tanh call on ``a`` (batch, parts * hid), rows contiguous, gives
-        the bits of one call per (batch, hid) gate view. The float32 kernel is elementwise
+        """Whether one sigmoid/tanh call on ``a`` (batch, parts * hid), rows contiguous or
+        ``a.T`` contiguous (step-major), gives the bits of one call per (batch, hid) gate view
+        of a row-major copy. The float32 kernel is elementwise
         except that it runs some elements through PyTorch's scalar loop (the tail of each row
         piece, ``float32_math.run``): the same bits when no element of either layout takes it,
         that is rows of a multiple of the vector width and thread chunks cut at multiples of it
         (``hid`` a multiple of the width keeps every row and gate boundary aligned)."""
-        if not (isinstance(a, np.ndarray) and a.dtype == np.float32) or a.strides[1] != 4:
+        if not (isinstance(a, np.ndarray) and a.dtype == np.float32):
+            return False
+        if a.strides[1] != 4 and not a.T.flags.c_contiguous:
             return False
         width = 2 * LANES
         if hid % width:

@@ -281,7 +281,10 @@ def _gru_sigmoid_(k, rz) -> None:
     """r and z in place from their pre-activations ``rz`` (2 hidden, batch), with the bits of
     the op-by-op cell (``GateKernels.gru_sigmoid`` on the (batch, 2 hidden) layout: the
     float32 kernel's bits depend on the layout it sees)."""
-    rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz.T)).T
+    if k.joinable(rz.T, rz.shape[0] // 2, 2):  # every element vectorised either way: no copy
+        rz[...] = k.sigmoid(rz)
+    else:
+        rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz.T)).T
 
 
 def _gru_factors(r, z, n, h_prev, hn, out) -> None:
