@@ -180,3 +180,34 @@ def test_avg_pool2d_grads(kw):
     x = torch.randn(2, 3, 9, 8, requires_grad=True)
     tx = T(x, True)
     check_vjp(TF.avg_pool2d(tx, **kw), OF.avg_pool2d(x, **kw), [tx], [x])
+
+
+@pytest.mark.parametrize("return_indices", [False, True])
+def test_max_pool_saved_taps_follow_retain_graph_as_pytorch(return_indices):
+    """max_pool2d keeps its winning taps for the backward and frees them after it: backward
+    twice with retain_graph gives the gradient twice, a third backward raises PyTorch's error,
+    and the double backward through the taps gives PyTorch's values."""
+    x0 = np.random.default_rng(3).standard_normal((2, 3, 6, 7))
+    results = []
+    for lib, F in ((tm, TF), (torch, OF)):
+        x = lib.tensor(x0, requires_grad=True)
+        y = F.max_pool2d(x, 3, 2, 1, return_indices=return_indices)
+        y = y[0] if return_indices else y
+        loss = (y * y).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+        with pytest.raises(RuntimeError) as info:
+            loss.backward()
+        x2 = lib.tensor(x0, requires_grad=True)
+        y2 = F.max_pool2d(x2, 3, 2, 1, return_indices=return_indices)
+        y2 = y2[0] if return_indices else y2
+        (g,) = lib.autograd.grad((y2**3).sum(), x2, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x2)
+        results.append(
+            (x.grad.numpy(), str(info.value).split(".")[0], g.detach().numpy(), gg.numpy())
+        )
+    (a, ea, ga, gga), (b, eb, gb, ggb) = results
+    np.testing.assert_array_equal(a, b)
+    assert ea == eb and ea.startswith("Trying to backward through the graph a second time")
+    np.testing.assert_allclose(ga, gb, rtol=1e-12)
+    np.testing.assert_allclose(gga, ggb, rtol=1e-12)

@@ -21,8 +21,8 @@ paths; those stay correctly rounded (float64, rounded once), 95-99% alike.
 Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels. ``run`` and
 ``emulated`` also reproduce where PyTorch's elementwise loops fall back to their scalar code
 (glibc's correctly rounded functions): rows of a strided tensor whose elements are apart in
-memory, and the last ``len % (2 * lanes)`` elements of each row piece (see ``GRAIN``). Cost: 3-10x the CPU time of a float64
-``np.exp`` pass (``benchmarks/bench_float32_math.py``).
+memory, and the last ``len % (2 * lanes)`` elements of each row piece (see ``GRAIN``). Cost:
+3-10x the CPU time of a float64 ``np.exp`` pass (``benchmarks/bench_float32_math.py``).
 """
 
 from __future__ import annotations
