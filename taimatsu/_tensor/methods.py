@@ -21,7 +21,8 @@ def _bind() -> None:
 
     # Ops whose function takes the tensor first are methods as they are (``t.sinc()``).
     for name in _SAME_AS_FUNCTION.split():
-        setattr(TensorMethods, name, getattr(_ops, name))
+        fn = getattr(_ops, name)
+        setattr(TensorMethods, name, getattr(fn, "method", fn))  # its parser text, if it differs
 
 
 _SAME_AS_FUNCTION = (
@@ -159,6 +160,18 @@ class TensorMethods(StructureMethods):
     def __rshift__(self, other):
         return _ops.bitwise_right_shift(self, other)
 
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other):
+        return _ops.bitwise_left_shift_(self, other)
+
+    def __irshift__(self, other):
+        return _ops.bitwise_right_shift_(self, other)
+
     def __eq__(self, other):
         return _ops.eq(self, other) if _comparable(other) else False
 
@@ -257,7 +270,7 @@ class TensorMethods(StructureMethods):
         return _ops.pow_(self, 2)
 
     def atan2(self, other):
-        return _ops.atan2(self, other)
+        return _ops.atan2.method(self, other)
 
     def atan2_(self, other):
         return _ops.atan2_(self, other)
@@ -265,7 +278,7 @@ class TensorMethods(StructureMethods):
     arctan2, arctan2_ = atan2, atan2_
 
     def hypot(self, other):
-        return _ops.hypot(self, other)
+        return _ops.hypot.method(self, other)
 
     def maximum(self, other):
         return _ops.maximum(self, other)

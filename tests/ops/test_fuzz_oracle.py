@@ -515,7 +515,81 @@ FIXED = [
     "T.nn.functional.cross_entropy(T.arange(6.).reshape(2, 3), T.softmax(T.arange(6.).reshape(2, 3), 1), label_smoothing=math.nan)",
     "T.nn.functional.cross_entropy(T.arange(6.).reshape(2, 3), T.softmax(T.arange(6.).reshape(2, 3), 1), label_smoothing=-0.5)",
     "T.nn.functional.cross_entropy(T.arange(6.).reshape(2, 3), T.tensor([0, 2]), label_smoothing=0.25, ignore_index=2)",
+    # max_pool1d without indices checks as a 1-d op (its own texts, in its order: the input's sizes,
+    # argument lengths, kernel, stride, padding, dilation, the output length, the kernel's dtypes);
+    # with indices, as max_pool2d (which refuses bool and complex)
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 0)", "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2, -1)",
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2, 1, -1)", "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2, 1, 2)",
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 2, 1, 0, 0)", "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 3, 1, 0, 2)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4), 0, 1, -1)", "T.nn.functional.max_pool1d(T.ones(1, 4), 3, 1, 1, 0)",
+    "T.nn.functional.max_pool1d(T.ones(4), (2, 2))", "T.nn.functional.max_pool1d(T.ones(0, 4), 2)",
+    "T.nn.functional.max_pool1d(T.ones(1, 1, 0), 1)", "T.nn.functional.max_pool1d(T.ones(1, 0, 4), 2)",
+    "T.nn.functional.max_pool1d(T.ones(0, 1, 4), 5)", "T.nn.functional.max_pool1d(T.ones(1, 4), (2, 2), (1, 1))",
+    "T.nn.functional.max_pool1d(T.ones(1, 4), 2, (1, 1), (1, 1))", "T.nn.functional.max_pool1d(T.ones(1, 4), 2, 1, ())",
+    "T.nn.functional.max_pool1d(T.ones(1, 4), 2, 1, 0, (1, 1))", "T.nn.functional.max_pool1d(T.ones(1, 4), 2**31)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4), 2, 1, 2**40)", "T.nn.functional.max_pool1d(T.ones(1, 4, requires_grad=True), 0)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.int64), 5)", "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.int64), 2)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.bool), 2)", "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.uint8), 2)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.float16), 2)", "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.int64), 2, return_indices=True)",
+    "T.nn.functional.max_pool1d(T.ones(1, 4, dtype=T.bool), 2, return_indices=True)", "T.nn.functional.max_pool1d(T.ones(1, 1, 4), 5, return_indices=True)",
+    "T.nn.functional.max_pool1d(T.tensor([[1., math.nan, 3., 2.]]), 3, 1, 1)", "T.nn.MaxPool1d(2, 0)(T.ones(1, 4))",
+    "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4, dtype=T.bool), 2)", "T.nn.functional.max_pool2d(T.ones(1, 1, 4, 4, dtype=T.complex64), 2)",
+    "T.nn.functional.avg_pool1d(T.ones(1, 4), (2, 2))", "T.nn.functional.avg_pool1d(T.ones(1, 4), 2, (1, 1))",
+    "T.nn.functional.avg_pool1d(T.ones(1, 4), 2, 1, ())",
+    # adaptive pooling: F's Python step (_list_with_default: ValueError, len()'s TypeError), the parser,
+    # the output size's length and signs, the input's rank and sizes; an empty output skips the kernel
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(4), 2)", "T.nn.functional.adaptive_avg_pool2d(T.ones(()), 1)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(4), -1)", "T.nn.functional.adaptive_avg_pool2d(T.ones(4), (2, 2))",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 2, 4), (2, 2, 2))", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (2, 2, 2))",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (None,))", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (None, -1))",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (2, 2.5))", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), True)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), -1.5)", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 4, 4), None)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 0, 2, 4), 2)", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 0, 2, 4), -1)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 2, 4, dtype=T.int64), 0)", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4, dtype=T.int64), -1)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 1, 2, 4), 1)", "T.nn.functional.adaptive_avg_pool2d(None, 1)",
+    "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 2, 4), 10**12)", "T.nn.AdaptiveAvgPool2d(-1)(T.ones(1, 4, 4))",
+    "T.nn.functional.adaptive_avg_pool1d(T.ones(4), 2)", "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 4), -1)",
+    "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 4), (2, 2))", "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 4), None)",
+    "T.nn.functional.adaptive_avg_pool1d(None, 1)", "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 0), 2)",
+    "T.nn.functional.adaptive_avg_pool3d(T.ones(1, 4, 4, 4), -1)", "T.nn.functional.adaptive_avg_pool3d(T.ones(1, 4, 4, 4), (2, 2))",
+    "T.nn.functional.adaptive_avg_pool3d(T.ones(1, 4, 4, 4), 2.5)", "T.nn.functional.adaptive_avg_pool3d(T.ones(1, 0, 4, 4), 2)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(4), 2)", "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4), -1)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(0, 4), -1)", "T.nn.functional.adaptive_max_pool1d(T.ones(1, 0), 2)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4), (2, 2))", "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4), 2.5)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4, dtype=T.int64), -1)", "T.nn.functional.adaptive_max_pool1d(None, 2)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4), 0)", "T.nn.functional.adaptive_max_pool2d(T.ones(4), 2, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4), (2, 2, 2))", "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4), (2,))",
+    "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4), (-1, 2))", "T.nn.functional.adaptive_max_pool2d(T.ones(1, 0, 4), -1)",
+    "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 0, dtype=T.int64), 2)", "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4), (0, 2))",
+    "T.nn.functional.adaptive_max_pool2d(None, 2)", "T.nn.functional.adaptive_max_pool3d(T.ones(1, 4, 4, 4), -1)",
+    "T.nn.functional.adaptive_max_pool3d(T.ones(1, 4, 4, 4), None)", "T.nn.functional.adaptive_max_pool3d(T.ones(1, 4, 4, 4), 0)",
+    # bitwise ops, gcd/lcm/ldexp: the broadcast shape before the kernel's dtype; in place, the shape, then
+    # the cast to self's type; shifts refuse bool; gcd/lcm/ldexp take two tensors
+    "T.bitwise_and(T.ones(2), T.ones(3))", "T.bitwise_or(T.ones(2), T.ones(3))", "T.bitwise_xor(T.ones(2), T.ones(3))",
+    "T.bitwise_left_shift(T.ones(2), T.ones(3))", "T.bitwise_right_shift(T.ones(2), T.ones(3))", "T.ones(2) & T.ones(3)",
+    "T.ones(2) >> T.ones(3)", "T.bitwise_left_shift(T.ones(2, dtype=T.uint16), T.ones(3, dtype=T.uint16))",
+    "T.bitwise_and(T.ones(2, dtype=T.uint32), T.ones(3, dtype=T.uint32))", "T.arange(2).bitwise_and_(T.ones(2))",
+    "T.arange(2).bitwise_or_(1.5)", "T.ones(2).bitwise_and_(T.ones(3))", "T.tensor([True]).bitwise_and_(1)",
+    "T.tensor([True, False]) << T.tensor([True, True])", "T.ones(2).__ilshift__(T.ones(3))", "T.arange(3).__irshift__(T.ones(3))",
+    "1 << T.arange(2)", "1 >> T.arange(2)", "T.gcd(T.ones(2), T.ones(3))", "T.lcm(T.ones(2), T.ones(3))",
+    "T.gcd(T.ones(2, dtype=T.uint16), T.ones(2, dtype=T.uint16))", "T.arange(2).gcd_(T.ones(2))",
+    "T.gcd(T.tensor([-4, 6]), T.tensor([6, 0]))", "T.ldexp(T.ones(2), T.ones(3))", "T.ones(2).ldexp_(T.ones(3))",
 ]
+
+# PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.
+PARSER_TEXTS = [
+    "T.ones(2).hypot(2)", "T.hypot(T.ones(2), 2)", "T.ones(2).atan2(2)", "T.ones(2).hypot_(2)", "T.arange(2).gcd(2.5)",
+    "T.gcd(T.arange(2), 2.5)", "T.arange(2).lcm_(2)", "T.ones(2).ldexp(2)", "T.ldexp(T.ones(2), 2)",
+    "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 4), (None,))", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (2, '2'))",
+]
+
+
+@pytest.mark.parametrize("expr", PARSER_TEXTS)
+def test_parser_type_errors_match_texts(torch_oracle, expr):
+    import taimatsu
+
+    (tk, tr), (mk, mr) = _run(torch_oracle, expr), _run(taimatsu, expr)
+    assert tk == mk == "raised" and type(tr) is type(mr) is TypeError and str(mr) == str(tr)
 
 
 @pytest.mark.parametrize("expr", FIXED)

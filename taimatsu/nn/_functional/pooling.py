@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._autocast import FP32, LOWER, cast_policy
 from ..._dtype import uint8
 from ..._tensor.core import Tensor
@@ -17,6 +18,7 @@ from ...ops.nn import conv as _conv
 from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.nn import resample as _rs
+from ...ops.pointwise.common import not_implemented
 from . import pooling as _p
 
 conv1d = _conv.conv1d
@@ -40,19 +42,86 @@ def _check_1d(input: Tensor, name: str) -> None:
         )
 
 
+def _one_int(fn: str, name: str, value):
+    """A 1-d op's int[1] argument (an int, or a sequence of one int): PyTorch's check_1d."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            raise RuntimeError(
+                f"{fn}() argument '{name}' should contain one int (got {len(value)})"
+            )
+        return value[0]
+    return value
+
+
 def avg_pool1d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
 ) -> Tensor:
     """avg_pool2d over a height-1 view, as PyTorch computes it (grad_fn SqueezeBackward1)."""
     avg_pool_args("avg_pool1d", kernel_size, stride, padding, ceil_mode, count_include_pad)
     _check_1d(input, "avg_pool1d")
-    if stride is None or (isinstance(stride, (list, tuple)) and not stride):
-        stride = kernel_size
+    k = _one_int("avg_pool1d", "kernel_size", kernel_size)
+    no_stride = stride is None or (isinstance(stride, (list, tuple)) and not stride)
+    s = k if no_stride else _one_int("avg_pool1d", "stride", stride)
+    p = _one_int("avg_pool1d", "padding", padding)
     out = _pool.avg_pool2d(
-        input.unsqueeze(-2), (1, _single(kernel_size)), (1, _single(stride)), (0, _single(padding)), ceil_mode,
-        count_include_pad,
-    )  # fmt: skip
+        input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad
+    )
     return out.squeeze(-2)
+
+
+_MAX_POOL1D_SIZES = {
+    "kernel_size": "an int, list of ints or tuple of ints",
+    "stride": "None, an int, list of ints, or tuple of ints",
+    "padding": "an int, list of ints, or tuple of ints",
+    "dilation": "an int, list of ints or tuple of ints",
+}
+
+
+def _max_pool1d_arg(name: str, value):
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1 and not (name == "stride" and not value):
+            raise RuntimeError(
+                f"max_pool1d() {name} must be {_MAX_POOL1D_SIZES[name]} of size 1 but got size {len(value)}"
+            )
+        return value[0] if value else None
+    return value
+
+
+def _check_max_pool1d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
+    """PyTorch's own max_pool1d checks (its op without indices), in its order: the input's
+    sizes, each argument's length, then kernel, stride, padding and dilation values, the output
+    length. Returns (kernel, stride, padding, dilation) as ints."""
+    shape = input.shape
+    if not ((input.dim() == 2 and shape[0]) or (input.dim() == 3 and shape[1])) or not shape[-1]:
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{list(shape)}"
+        )
+    k, s, p, d = (
+        _max_pool1d_arg(n, v)
+        for n, v in zip(_MAX_POOL1D_SIZES, (kernel_size, stride, padding, dilation))
+    )
+    s = k if s is None else s
+    for ok, text in (
+        (k > 0, f"kernel_size must be greater than zero, but got {k}"),
+        (s > 0, f"stride must be greater than zero, but got {s}"),
+        (p >= 0, f"padding must be non-negative, but got {p}"),
+        (
+            p <= k // 2,
+            f"padding should be at most half of kernel size, but got padding={p} and kernel_size={k}",
+        ),
+        (d > 0, f"dilation must be greater than zero, but got {d}"),
+    ):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {text}")
+    out = _pool._pool_out(shape[-1], k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+    return k, s, p, d
+
+
+# PyTorch's max_pool1d kernel (no indices, no graph) is built for floating types only.
+_max_pool1d_dtypes = not_implemented("max_pool1d_impl", D.BOOL, D.INT, D.COMPLEX)
 
 
 def max_pool1d(
@@ -64,27 +133,24 @@ def max_pool1d(
     ceil_mode=False,
     return_indices=False,
 ):
+    """max_pool2d over a height-1 view. Without indices PyTorch checks the arguments as a 1-d op
+    (its own texts); with them, as max_pool2d."""
     name = "max_pool1d_with_indices" if return_indices else "max_pool1d"
     pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_1d(input, "max_pool1d")
-    k = _single(kernel_size)
-    s = (
-        k
-        if stride is None or (isinstance(stride, (list, tuple)) and not stride)
-        else _single(stride)
-    )
-    p = _single(padding)
-    if not (return_indices or (input.requires_grad and is_grad_enabled())):
-        # PyTorch's 1-d kernel (no indices, no graph) takes an int64 stride; one past the padded
-        # length sees only the first window, like any other such stride.
-        s = min(s, input.shape[-1] + 2 * p + 1) if isinstance(s, int) and s > 0 else s
+    if return_indices:
+        _check_1d(input, "max_pool1d")
+        k, p, d = _single(kernel_size), _single(padding), _single(dilation)
+        no_stride = stride is None or (isinstance(stride, (list, tuple)) and not stride)
+        s = k if no_stride else _single(stride)
+    else:
+        k, s, p, d = _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        if not (input.requires_grad and is_grad_enabled()):
+            _max_pool1d_dtypes(input._dtype)
+            # PyTorch's 1-d kernel takes an int64 stride; one past the padded length sees only
+            # the first window, like any other such stride.
+            s = min(s, input.shape[-1] + 2 * p + 1)
     out, idx = _pooling.max_pool2d_with_indices(
-        input.unsqueeze(-2),
-        (1, k),
-        (1, s),
-        (0, p),
-        (1, _single(dilation)),
-        ceil_mode,
+        input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices
     )
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
@@ -96,8 +162,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    need_tensor("adaptive_avg_pool1d", input)
+    int_list("adaptive_avg_pool1d", "output_size", 2, output_size)
     _check_1d(input, "adaptive_avg_pool1d")
-    return _pool.adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size))).squeeze(-2)
+    o = _one_int("adaptive_avg_pool1d", "output_size", output_size)
+    return _pool.adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
 # ---- padding ----------------------------------------------------------------------------------
@@ -380,27 +449,18 @@ def _windows(size: int, out: int) -> np.ndarray:
     return np.minimum(idx, (end - 1)[:, None])
 
 
-def _adaptive_sizes(input: Tensor, output_size, n: int, name: str):
-    if isinstance(output_size, int):
-        output_size = (output_size,) * n
-    output_size = tuple(output_size)
-    if len(output_size) != n:
-        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
-    spatial = input.shape[-n:]
-    sizes = tuple(s if o is None else o for o, s in zip(output_size, spatial))
-    if input.dim() not in (n + 1, n + 2):
-        raise ValueError(
-            f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {tuple(input.shape)}"
-        )
-    return sizes
-
-
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
-    (o,) = _adaptive_sizes(input, output_size, 1, "adaptive_max_pool1d")
-    if input.dim() not in (2, 3):
-        raise RuntimeError(
-            f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {tuple(input.shape)}"
-        )
+    need_tensor("adaptive_max_pool1d", input)
+    int_list("adaptive_max_pool1d", "output_size", 2, output_size)
+    _check_1d(input, "adaptive_max_pool1d")
+    o = _one_int("adaptive_max_pool1d", "output_size", output_size)
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, but input "
+                f"has sizes {list(input.shape)} with dimension {d} being empty"
+            )
+    (o,) = _pool.adaptive_max_sizes("adaptive_max_pool2d", input.unsqueeze(-2), (1, o), 2)[1:]
     _pool._max2d_dtypes(input._dtype)
     idx = _windows(input.shape[-1], o)
     win = input[..., tensor(idx, device=input.device)]  # (..., O, k)
@@ -415,7 +475,10 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
-    oh, ow = _adaptive_sizes(input, output_size, 2, "adaptive_max_pool2d")
+    sizes = _pool.list_with_default(output_size, input)
+    need_tensor("adaptive_max_pool2d", input)
+    int_list("adaptive_max_pool2d", "output_size", 2, sizes)
+    oh, ow = _pool.adaptive_max_sizes("adaptive_max_pool2d", input, sizes, 2)
     _pool._max2d_dtypes(input._dtype)
     H, W = input.shape[-2:]
     rows, cols = _windows(H, oh), _windows(W, ow)

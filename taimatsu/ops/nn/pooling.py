@@ -8,6 +8,8 @@ averaging matrix per spatial dim (``nn_resample.linear_dims``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from taimatsu.ops.nn.conv import _pad, _taps
@@ -17,8 +19,8 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record, scalar_name, xp_for
-from ..arg_types import avg_pool_args
+from .._dispatch import _fw_state, need_tensor, record, scalar_name, xp_for
+from ..arg_types import avg_pool_args, int_list
 from ..pointwise.common import not_implemented
 from . import conv as _nn
 from .resample import adaptive_avg_matrix, linear_dims
@@ -207,18 +209,80 @@ def avg_pool2d(
     return r
 
 
+def list_with_default(output_size, input: Tensor):
+    """F.adaptive_*_pool{2,3}d's Python step before PyTorch's parser: an int passes as is; a
+    sequence (``len`` of anything else is Python's TypeError) needs more input dims than its
+    length, its Nones taken from the input's trailing sizes."""
+    shape = input.size()  # read first: a non-tensor input's AttributeError, as in PyTorch
+    if isinstance(output_size, int):
+        return output_size
+    if len(shape) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    n = len(output_size)
+    return [d if v is None else v for v, d in zip(output_size, shape[len(shape) - n :])]
+
+
+def adaptive_avg_sizes(name: str, input: Tensor, output_size, nd: int) -> list:
+    """adaptive_avg_pool{2,3}d's parser and output-size checks, in PyTorch's order."""
+    need_tensor(name, input)
+    int_list(name, "output_size", 2, output_size)
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
+    if len(sizes) != nd:
+        raise RuntimeError(f"{name}: output_size must be {nd}")
+    if min(sizes) < 0:
+        got = ", ".join(map(str, sizes[:2])) + "".join(f",{v}" for v in sizes[2:])
+        raise RuntimeError(
+            f"{name}: elements of output_size must be greater than or equal to 0 but received {{{got}}}"
+        )
+    return [int(v) for v in sizes]
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    sizes = _adaptive_checks(input, output_size, 2, "adaptive_avg_pool2d", "")
-    h, w = input.shape[-2:]
-    oh, ow = (v if v is not None else size for v, size in zip(sizes, (h, w)))
+    oh, ow = adaptive_avg_sizes(
+        "adaptive_avg_pool2d", input, list_with_default(output_size, input), 2
+    )
     if (oh, ow) == (1, 1):
         return input.mean((-1, -2), keepdim=True)  # PyTorch's shortcut (grad_fn MeanBackward1)
-    _avg2d_dtypes(input._dtype)
-    mats = [
-        (input.dim() - 2, adaptive_avg_matrix(h, oh)),
-        (input.dim() - 1, adaptive_avg_matrix(w, ow)),
-    ]
+    nd = input.dim()
+    if nd not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}"
+        )
+    for d in (nd - 2, nd - 1):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty"
+            )
+    if math.prod(input.shape[:-2]) * oh * ow >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if oh * ow * input.numel():  # an empty output is made before the kernel's dtype dispatch
+        _avg2d_dtypes(input._dtype)
+    h, w = input.shape[-2:]
+    mats = [(nd - 2, adaptive_avg_matrix(h, oh)), (nd - 1, adaptive_avg_matrix(w, ow))]
     return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
+
+
+def adaptive_max_sizes(name: str, input: Tensor, sizes, nd: int) -> list:
+    """adaptive_max_pool{1,2,3}d's checks after the parser's, in PyTorch's order: the input's
+    rank, its non-batch sizes, the output size's length, the output's shape."""
+    shape = list(input.shape)
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {shape}")
+    for d in range(1, input.dim()):
+        if shape[d] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                f"sizes {shape} with dimension {d} being empty"
+            )
+    sizes = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes] * nd
+    if len(sizes) != nd:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
+    out = shape[:-nd] + [int(v) for v in sizes]
+    for v in out:
+        if v < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {out}")
+    return out[-nd:]
 
 
 # Adaptive pooling kernels are built for floating types only (the shortcut to mean is not).
@@ -226,6 +290,8 @@ _avg2d_dtypes = not_implemented("adaptive_avg_pool2d", D.BOOL, D.INT, D.COMPLEX)
 _avg3d_dtypes = not_implemented("adaptive_avg_pool3d_cpu", D.BOOL, D.INT, D.COMPLEX)
 _max2d_dtypes = not_implemented("adaptive_max_pool2d", D.BOOL, D.INT, D.COMPLEX)
 _max3d_dtypes = not_implemented("adaptive_max_pool3d_cpu", D.BOOL, D.INT, D.COMPLEX)
+# max_pool2d's kernel takes integers too (not bool or complex).
+_max2d_kernel_dtypes = not_implemented("max_pool2d", D.BOOL, D.COMPLEX)
 
 
 def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: str):
@@ -245,14 +311,15 @@ def _adaptive_checks(input: Tensor, output_size, nd: int, name: str, got_colon: 
 
 # ---- 3-D adaptive pooling ---------------------------------------------------------------------
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
-    sizes = _adaptive_checks(input, output_size, 3, "adaptive_avg_pool3d", "")
-    if len(sizes) != 3:
-        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
-    spatial = input.shape[-3:]
-    sizes = [s if o is None else int(o) for o, s in zip(sizes, spatial)]
+    sizes = adaptive_avg_sizes(
+        "adaptive_avg_pool3d", input, list_with_default(output_size, input), 3
+    )
     if sizes == [1, 1, 1]:
         return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
-    _avg3d_dtypes(input._dtype)
+    _adaptive_checks(input, sizes, 3, "adaptive_avg_pool3d", "")
+    if int(np.prod(sizes)) * input.numel():
+        _avg3d_dtypes(input._dtype)
+    spatial = input.shape[-3:]
     lead = input.dim() - 3
     mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
     return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0")
@@ -264,7 +331,7 @@ def _window_index(size: int, out: int) -> np.ndarray:
     i = np.arange(out)
     start = (i * size) // out
     end = -((-(i + 1) * size) // out)
-    k = int((end - start).max())
+    k = int((end - start).max()) if out else 1
     return np.minimum(start[:, None] + np.arange(k)[None, :], (end - 1)[:, None])
 
 
@@ -286,6 +353,9 @@ def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
     x = input._data
     spatial = x.shape[-nd:]
     lead = x.shape[:-nd]
+    if 0 in sizes:  # an empty output: no window to take
+        out = xp.empty((*lead, *sizes), x.dtype)
+        return _wrap_max(input, out, xp.empty(out.shape, xp.int64), nd, name)
     wins = [_window_index(n, o) for n, o in zip(spatial, sizes)]
     # Flat input index of every (o_1, k_1, ..., o_n, k_n) window element.
     flat = np.zeros([1] * (2 * nd), np.int64)
@@ -332,11 +402,11 @@ def _wrap_max(input: Tensor, out, index, nd: int, name: str):
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
-    sizes = _adaptive_checks(input, output_size, 3, "adaptive_max_pool3d", ":")
-    if len(sizes) != 3:
-        raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    sizes = list_with_default(output_size, input)
+    need_tensor("adaptive_max_pool3d", input)
+    int_list("adaptive_max_pool3d", "output_size", 2, sizes)
+    sizes = adaptive_max_sizes("adaptive_max_pool3d", input, sizes, 3)
     _max3d_dtypes(input._dtype)
-    sizes = [s if o is None else int(o) for o, s in zip(sizes, input.shape[-3:])]
     return adaptive_max_pool_nd(input, sizes, "AdaptiveMaxPool3DBackward0")
 
 
@@ -685,6 +755,7 @@ def max_pool2d_with_indices(
         raise RuntimeError(
             f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
         )
+    _max2d_kernel_dtypes(input._dtype)
     x = input._data
     batched = x.ndim == 4
     xp = xp_for(input)

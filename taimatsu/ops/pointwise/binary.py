@@ -24,6 +24,7 @@ from .._dispatch import (
     _fw_state,
     binary_operands,
     broadcast_error,
+    check_cast,
     cpp_name,
     inplace,
     need_tensor,
@@ -780,20 +781,40 @@ def _atan2(xp, a, b):
 
 def _tensor_operands(name, op, op_):
     """``op``/``op_`` refusing a Python number with the parser's TypeError: PyTorch declares
-    atan2 and hypot for two tensors only (no Scalar overload)."""
+    atan2, hypot, gcd and lcm for two tensors only (no Scalar overload). ``op.method`` is the
+    Tensor method, whose text counts ``other`` as position 1 (self is not counted)."""
 
     def checked(input, other, *, out=None):
         need_tensor(name, input, "input", 1)
         need_tensor(name, other, "other", 2)
         return op(input, other, out=out)
 
+    def method(self, other):
+        need_tensor(name, other, "other", 1)
+        return op(self, other)
+
     def checked_(self, other):
         need_tensor(name + "_", other, "other", 1)
         return op_(self, other)
 
-    checked.__name__ = checked.__qualname__ = name
+    checked.__name__ = checked.__qualname__ = method.__name__ = method.__qualname__ = name
     checked_.__name__ = checked_.__qualname__ = name + "_"
+    checked.method = method
     return checked, checked_
+
+
+def cast_first(op_):
+    """An in-place op checking, as PyTorch does, the broadcast shape, then whether the result
+    type casts to self's dtype, before its kernel's dtype check (``int.bitwise_and_(float)``
+    is a cast error, not the kernel's NotImplementedError)."""
+
+    def checked_(self, other):
+        _shape_first(self, other)
+        check_cast(result_dtype(self, other), self._dtype)
+        return op_(self, other)
+
+    checked_.__name__ = checked_.__qualname__ = op_.__name__
+    return checked_
 
 
 atan2, atan2_ = _tensor_operands(

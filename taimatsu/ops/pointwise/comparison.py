@@ -4,13 +4,11 @@ bitwise ops, equal/allclose/isclose. They are declared with ``binary`` (``binary
 
 from __future__ import annotations
 
-import numpy as np
-
 from ... import _dtype as D
 from ..._tensor.core import _wrap
 from .._dispatch import binary_operands, xp_for
-from .binary import _ga, _gb, binary
-from .common import _FLOAT, _scalar, checks, no_complex, not_implemented
+from .binary import _ga, _gb, binary, cast_first
+from .common import _FLOAT, checks, no_complex, not_implemented
 from .select import where
 
 
@@ -155,25 +153,17 @@ logical_xor, logical_xor_ = binary(
 )
 
 
-_SHELL_NP = tuple(d.np for d in D._SHELL_UINTS)
-
-
 def _bitwise(name, ufunc, kernel=None):
     kernel = kernel or name + "_cpu"
-    shell_ok = "shift" not in name  # PyTorch's and/or/xor take uint16/32/64, its shifts do not
-
-    def forward(xp, a, b):
-        if getattr(a, "dtype", np.dtype(int)).kind not in "iub" or (
-            not shell_ok and a.dtype in _SHELL_NP
-        ):
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_float_name(a)}'")
-        return getattr(xp, ufunc)(a, b)
-
-    return binary(name, forward, ufunc=ufunc)
-
-
-def _float_name(a):
-    return _scalar(D.from_numpy_dtype(a.dtype))
+    # PyTorch's and/or/xor take uint16/32/64, its shifts do not. The check runs on the promoted
+    # dtype, after broadcasting (a shape error wins over a dtype error, as in PyTorch).
+    # Shifts refuse bool too.
+    refused = (
+        (D.FLOAT, D.COMPLEX) if "shift" not in name else (D.BOOL, D.FLOAT, D.COMPLEX, D.SHELL_UINT)
+    )
+    check = not_implemented(kernel, *refused)
+    op, op_ = binary(name, lambda xp, a, b: getattr(xp, ufunc)(a, b), ufunc=ufunc, check=check)
+    return op, cast_first(op_)
 
 
 bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")

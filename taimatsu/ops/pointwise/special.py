@@ -29,7 +29,7 @@ from .._dispatch import (
     xp_for,
 )
 from ..reduction.extrema import _return_type, return_types
-from .binary import binary
+from .binary import _broadcast_shape, _tensor_operands, binary, cast_first
 from .common import _FLOAT, checks, no_complex, not_implemented
 from .fused import _fused, _needs
 from .select import where
@@ -243,13 +243,11 @@ def heaviside_(self, values):
 
 
 def _int_binary(name, f):
-    def forward(xp, a, b):
-        dt = np.result_type(a, b)
-        if dt.kind not in "iu":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_np_name(dt)}'")
-        return f(xp, a, b).astype(dt, copy=False)
-
-    return binary(name, forward)
+    """gcd/lcm: two tensors (no Scalar overload) of a signed or 8-bit integer type; the dtype
+    is checked after broadcasting (in place: after the cast to self's type), as in PyTorch."""
+    check = not_implemented(f"{name}_cpu", D.BOOL, D.FLOAT, D.COMPLEX, D.SHELL_UINT)
+    op, op_ = binary(name, lambda xp, a, b: f(xp, a, b).astype(a.dtype, copy=False), check=check)
+    return _tensor_operands(name, op, cast_first(op_))
 
 
 gcd, gcd_ = _int_binary("gcd", lambda xp, a, b: xp.gcd(a, b))
@@ -278,6 +276,8 @@ _Ldexp = node_class("LdexpBackward0", _ldexp_vjp)
 
 def ldexp(input, other, *, out=None):
     """``input * 2 ** other`` (exact for powers of two), in the promoted floating dtype."""
+    if input._data.shape != other._data.shape:
+        _broadcast_shape(input, other)  # PyTorch's size error, not NumPy's
     dt = result_dtype(input, other)
     if dt.category < _FLOAT:
         dt = D.get_default_dtype()
@@ -311,6 +311,9 @@ def ldexp(input, other, *, out=None):
 
 def ldexp_(self, other):
     return inplace(self, ldexp, (other,), True)
+
+
+ldexp, ldexp_ = _tensor_operands("ldexp", ldexp, ldexp_)  # two tensors only, as in PyTorch
 
 
 return_types.frexp = _return_type("frexp", ("mantissa", "exponent"))
