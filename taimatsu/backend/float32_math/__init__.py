@@ -12,21 +12,24 @@ PyTorch's in 1-7% of elements. The modules here re-implement those algorithms in
   log_sigmoid, elu/selu/celu, gelu tanh, logaddexp);
 - ``pow``: SLEEF's powf; ``softmax``: softmax/log_softmax with SLEEF's exp and the kernels'
   order of summation;
+- ``glibc``: the C library's float functions (expf, expm1f, log1pf, tanhf, sinhf, coshf,
+  atan2f, powf) that PyTorch's scalar loops call, replayed bit for bit;
 - other modules: further kernels reproduced the same way (see each module's docstring).
 
 Not every float32 function can be matched: ``torch.exp`` and ``torch.tanh`` (like sin, log, erf,
 ...) call Intel MKL's VML on x86, closed source and different between its AVX-512 and AVX2 code
 paths; those stay correctly rounded (float64, rounded once), 95-99% alike.
 
-Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels. ``run`` and
-``emulated`` also reproduce where PyTorch's elementwise loops fall back to their scalar code
-(glibc's correctly rounded functions): rows of a strided tensor whose elements are apart in
-memory, and the last ``len % (2 * lanes)`` elements of each row piece (see ``GRAIN``). Cost:
+Only float32 NumPy arrays take these paths; CuPy arrays keep their own kernels. ``run``,
+``run2`` and ``emulated`` also reproduce where PyTorch's elementwise loops fall back to their
+scalar code (glibc's functions): rows of a strided tensor whose elements are apart in memory,
+and the last ``len % (2 * lanes)`` elements of each row piece (see ``GRAIN``). Cost:
 3-10x the CPU time of a float64 ``np.exp`` pass (``benchmarks/bench_float32_math.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -34,11 +37,12 @@ import numpy as np
 _F32 = np.dtype(np.float32)
 
 
-def emulated(kernel, scalar_loop: bool = True):
+def emulated(kernel, scalar_loop: bool = True, scalar=None):
     """``forward(xp, a, *params)`` running ``kernel(a, *params)`` for a float32 NumPy array, with
-    ``fallback`` (the op's formula around correctly rounded functions) where PyTorch runs its
-    scalar loop (``run``; ``scalar_loop=False``: a kernel that has none), and ``fallback`` for
-    other arrays."""
+    ``scalar(b, *params)`` (PyTorch's scalar loop: its formula around glibc's float functions,
+    ``glibc``; by default ``fallback``, the op's formula around correctly rounded functions) where
+    PyTorch runs its scalar loop (``run``; ``scalar_loop=False``: a kernel that has none), and
+    ``fallback`` for other arrays."""
 
     def wrap(fallback):
         def forward(xp, a, *params):
@@ -46,6 +50,8 @@ def emulated(kernel, scalar_loop: bool = True):
                 return fallback(xp, a, *params)
             if not scalar_loop:
                 return run(kernel, a, *params)
+            if scalar is not None:
+                return run(kernel, a, *params, scalar=lambda b: scalar(b, *params))
             return run(kernel, a, *params, scalar=lambda b: fallback(xp, b, *params))
 
         forward.__doc__ = fallback.__doc__
@@ -66,52 +72,61 @@ def emulated(kernel, scalar_loop: bool = True):
 GRAIN = 32768
 
 
-def _loop_order(shape, strides):
-    """The dims of an operand as TensorIterator orders its loop, innermost first: an insertion
-    sort from the last dim by stride (a broadcast dim ties with all, equal strides put the larger
-    size outside), which stops at the first dim that must stay inside."""
+def _loop_order(shape, operand_strides):
+    """The dims of the loop as TensorIterator orders them, innermost first: an insertion sort from
+    the last dim by the operands' strides (the first operand whose strides differ decides; a
+    broadcast dim ties with all; equal strides put the larger size outside), which stops at the
+    first dim that must stay inside."""
 
-    def outer_first(d0, d1):  # 1: d0 must move inside d1, -1: d0 stays outside, 0: tie
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return 1 if s0 < s1 else -1
-        return 1 if shape[d0] > shape[d1] else 0
+    def outer_first(inner, outer):  # 1: swap (``outer`` belongs inside), -1: keep, 0: tie
+        for strides in operand_strides:
+            s0, s1 = strides[inner], strides[outer]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[inner] > shape[outer]:
+                return 1
+        return 0
 
     perm = list(range(len(shape) - 1, -1, -1))
     for i in range(1, len(perm)):
-        d0 = i
-        for d1 in range(i - 1, -1, -1):
-            c = outer_first(perm[d0], perm[d1])
+        later = i
+        for earlier in range(i - 1, -1, -1):
+            c = outer_first(perm[earlier], perm[later])
             if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d0 = d1
+                perm[earlier], perm[later] = perm[later], perm[earlier]
+                later = earlier
             elif c < 0:
                 break
     return perm
 
 
-def _rows(a, c_order: bool):
-    """``(perm, n, step)``: ``a``'s dims in loop order (innermost first), and the length and byte
-    step of its loop's rows (the innermost dims TensorIterator merges). ``c_order``: the op
+def _rows(operands, c_order: bool = False):
+    """``(perm, n, steps)``: the operands' (arrays of one shape) dims in loop order (innermost
+    first), and the length of the loop's rows (the innermost dims TensorIterator merges: where
+    every operand's memory allows) with each operand's byte step along them. ``c_order``: the op
     allocates a contiguous output before the loop, whose strides then decide the order."""
-    perm = list(range(a.ndim - 1, -1, -1)) if c_order else _loop_order(a.shape, a.strides)
-    n, step = 1, 0
+    a = operands[0]
+    if c_order:
+        perm = list(range(a.ndim - 1, -1, -1))
+    else:
+        perm = _loop_order(a.shape, [o.strides for o in operands])
+    n, steps = 1, (0,) * len(operands)
     for d in perm:
-        size, stride = a.shape[d], a.strides[d]
+        size = a.shape[d]
         if n == 1:
-            n, step = size, stride
+            n, steps = size, tuple(o.strides[d] for o in operands)
         elif size != 1:
-            if step * n != stride:
+            if any(step * n != o.strides[d] for step, o in zip(steps, operands, strict=True)):
                 break
             n *= size
-    return perm, n, step
+    return perm, n, steps
 
 
-def _chunk_cuts(total: int):
-    """Where PyTorch's parallel split cuts the loop's flattened elements (chunk starts after the
-    first), for the current ``torch.get_num_threads()``."""
+def chunk_cuts(total: int) -> list[int]:
+    """Where PyTorch's parallel split cuts a loop's ``total`` flattened elements (the chunk starts
+    after the first), for the current ``torch.get_num_threads()``."""
     from ..threads import get_num_threads
 
     if total < GRAIN:
@@ -130,10 +145,26 @@ def _vector(kernel, a, params):
     return np.asarray(kernel(a, *params), _F32)
 
 
-def _fix_cut_rows(kernel, params, scalar, v, r, cuts, width):
+def _vector2(kernel, a, b):
+    """``kernel(a, b)`` for two float32 arrays of one shape: in cache-sized blocks of their
+    flattened elements when large (one thread), else at once."""
+    from ..parallel import BLOCK
+
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    if a.size < 2 * BLOCK or a.shape != b.shape:
+        return np.asarray(kernel(a.reshape(-1), b.reshape(-1)), _F32).reshape(a.shape)
+    out = np.empty(a.shape, _F32)
+    fa, fb, fo = a.reshape(-1), b.reshape(-1), out.reshape(-1)
+    for i in range(0, fa.size, BLOCK):
+        fo[i : i + BLOCK] = kernel(fa[i : i + BLOCK], fb[i : i + BLOCK])
+    return out
+
+
+def _fix_cut_rows(vector, scalar, rows, r, cuts, width):
     """Rows a thread's chunk starts inside run as several pieces, each with its own scalar tail:
-    redo their elements the whole-row pass gave the other function."""
-    n = v.shape[1]
+    redo their elements the whole-row pass gave the other function (``rows``: the operands'
+    (rows, n) arrays, ``vector``/``scalar`` called on their pieces)."""
+    n = rows[0].shape[1]
     m = n - n % width  # the whole-row pass: vector before m, scalar after
     by_row = {}
     for c in cuts:
@@ -145,9 +176,15 @@ def _fix_cut_rows(kernel, params, scalar, v, r, cuts, width):
             t = q - (q - p) % width if q - p >= width else p
             lo = max(p, m)
             if t > lo:  # vector elements the row pass ran scalar
-                r[row, lo:t] = _vector(kernel, v[row, lo:t], params)
+                r[row, lo:t] = vector(*(v[row, lo:t] for v in rows))
             if t < q:
-                r[row, t:q] = scalar(v[row, t:q])
+                r[row, t:q] = scalar(*(v[row, t:q] for v in rows))
+
+
+def _width():
+    from .softmax import LANES
+
+    return 2 * LANES  # a vector loop's step: two SIMD vectors
 
 
 def run(kernel, a, *params, scalar=None, c_order=False):
@@ -162,9 +199,7 @@ def run(kernel, a, *params, scalar=None, c_order=False):
         if a.ndim == 0:  # the kernels index their results: run them on one-element vectors
             return _vector(kernel, a.reshape(1), params).reshape(())
         return _vector(kernel, a, params)
-    from .softmax import LANES
-
-    width = 2 * LANES
+    width = _width()
     if a.size < width:  # no row is long enough for a vector
         with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
             return np.asarray(scalar(a), _F32).reshape(a.shape)
@@ -173,7 +208,7 @@ def run(kernel, a, *params, scalar=None, c_order=False):
     if a.flags.c_contiguous:  # one row (the common case: skip the stride analysis)
         perm, n, step, b = None, a.size, a.itemsize, a
     else:
-        perm, n, step = _rows(a, c_order)
+        perm, n, (step,) = _rows((a,), c_order)
         b = a.transpose(perm[::-1])  # loop order, outermost first
     if step != a.itemsize and (step != 0 or c_order):
         with np.errstate(over="ignore"):
@@ -184,22 +219,42 @@ def run(kernel, a, *params, scalar=None, c_order=False):
     with np.errstate(over="ignore"):
         if m < n:
             r[:, m:] = scalar(v[:, m:])
-        _fix_cut_rows(kernel, params, scalar, v, r, _chunk_cuts(a.size), width)
+        _fix_cut_rows(
+            lambda piece: _vector(kernel, piece, params), scalar, (v,), r, chunk_cuts(a.size), width
+        )
     if perm is None:
         return r.reshape(a.shape)
     return r.reshape(b.shape).transpose(np.argsort(perm[::-1]))
 
 
-def run2(kernel, a, b):
-    """``kernel(a, b)`` for two float32 NumPy arrays of one shape: in cache-sized blocks of their
-    flattened elements when large (one thread), else at once."""
-    from ..parallel import BLOCK
-
-    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    if a.size < 2 * BLOCK or a.shape != b.shape:
-        return np.asarray(kernel(a.reshape(-1), b.reshape(-1)), _F32).reshape(a.shape)
-    out = np.empty(a.shape, _F32)
-    fa, fb, fo = a.reshape(-1), b.reshape(-1), out.reshape(-1)
-    for i in range(0, fa.size, BLOCK):
-        fo[i : i + BLOCK] = kernel(fa[i : i + BLOCK], fb[i : i + BLOCK])
-    return out
+def run2(kernel, a, b, scalar=None):
+    """``kernel(a, b)`` for two float32 NumPy arrays of one (broadcast) shape, in cache-sized
+    blocks when large. With ``scalar`` (``scalar(a, b)``: PyTorch's scalar loop), the elements
+    PyTorch does not vectorise take it instead, as in ``run``: rows (merged over both operands'
+    strides) where each operand is contiguous, or one of them a broadcast scalar, run the vector
+    loop and its scalar tail; other rows run the scalar function throughout."""
+    if scalar is None:
+        return _vector2(kernel, a, b)
+    width = _width()
+    if a.size < width:
+        with np.errstate(over="ignore"):
+            return np.asarray(scalar(a, b), _F32).reshape(a.shape)
+    a, b = (np.ascontiguousarray(o) if any(s < 0 for s in o.strides) else o for o in (a, b))
+    if a.flags.c_contiguous and b.flags.c_contiguous:  # one row
+        perm, n, steps = None, a.size, (a.itemsize, a.itemsize)
+    else:
+        perm, n, steps = _rows((a, b))
+        a, b = a.transpose(perm[::-1]), b.transpose(perm[::-1])
+    if not (set(steps) <= {0, a.itemsize} and any(steps)):  # one broadcast scalar at most
+        r = np.asarray(scalar(a, b), _F32)
+    else:
+        va, vb = a.reshape(-1, n), b.reshape(-1, n)
+        r = _vector2(kernel, va, vb)
+        m = n - n % width if n >= width else 0
+        with np.errstate(over="ignore"):
+            if m < n:
+                r[:, m:] = scalar(va[:, m:], vb[:, m:])
+            vector = functools.partial(_vector2, kernel)
+            _fix_cut_rows(vector, scalar, (va, vb), r, chunk_cuts(a.size), width)
+        r = r.reshape(a.shape)
+    return r if perm is None else r.transpose(np.argsort(perm[::-1]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import glibc
 from .exp import expf, expm1f, tanhf
 from .log1p import log1pf
 from .primitives import F32, add, fma, mul
@@ -44,10 +45,26 @@ def softplus(x, beta, threshold):
     return np.where(bx > np.float32(threshold), x, r).astype(F32, copy=False)
 
 
+def softplus_scalar(x, beta, threshold):
+    """``softplus``'s scalar loop: glibc's expf and log1pf."""
+    x = np.asarray(x, F32)
+    beta = np.float32(beta)
+    bx = mul(x, beta)
+    with np.errstate(over="ignore"):
+        r = _div(glibc.log1pf(glibc.expf(bx)), beta)
+    return np.where(bx > np.float32(threshold), x, r).astype(F32, copy=False)
+
+
 def mish(x):
     """``x * tanh(log1p(exp(x)))`` (SLEEF's tanhf: mish does not go through MKL)."""
     x = np.asarray(x)
     return mul(x, tanhf(log1pf(expf(x))))
+
+
+def mish_scalar(x):
+    """``mish``'s scalar loop: glibc's expf, log1pf and tanhf."""
+    x = np.asarray(x, F32)
+    return mul(x, glibc.tanhf(glibc.log1pf(glibc.expf(x))))
 
 
 def log_sigmoid(x):
@@ -63,6 +80,15 @@ def elu(x, alpha, scale, input_scale):
     negcoef = mul(np.float32(alpha), np.float32(scale))
     neg = mul(expm1f(mul(x, np.float32(input_scale))), negcoef)
     return np.where(x > 0, mul(x, np.float32(scale)), neg).astype(F32, copy=False)
+
+
+def elu_scalar(x, alpha, scale, input_scale):
+    """``elu``'s scalar loop: ``x <= 0 ? expm1(x * input_scale) * (alpha * scale) : x * scale``
+    with glibc's expm1f."""
+    x = np.asarray(x, F32)
+    negcoef = mul(np.float32(alpha), np.float32(scale))
+    neg = mul(glibc.expm1f(mul(x, np.float32(input_scale))), negcoef)
+    return np.where(x <= 0, neg, mul(x, np.float32(scale))).astype(F32, copy=False)
 
 
 _KBETA = np.float32(np.sqrt(2.0) * (2.0 / np.sqrt(np.pi)) * 0.5)
@@ -82,4 +108,12 @@ def logaddexp(a, b):
     a, b = np.asarray(a), np.asarray(b)
     with np.errstate(invalid="ignore"):
         r = add(np.maximum(a, b), log1pf(expf(-np.abs(add(a, -b)))))
+    return np.where((a == b) & np.isinf(a), a, r).astype(F32, copy=False)
+
+
+def logaddexp_scalar(a, b):
+    """``logaddexp``'s scalar loop: glibc's expf and log1pf."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = add(np.maximum(a, b), glibc.log1pf(glibc.expf(-np.abs(add(a, -b)))))
     return np.where((a == b) & np.isinf(a), a, r).astype(F32, copy=False)

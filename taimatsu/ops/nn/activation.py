@@ -245,7 +245,7 @@ def _mish_deriv(x, out):
     return tsp + x * x.sigmoid() * (1 - tsp * tsp)
 
 
-@emulated(f32_activation.mish)
+@emulated(f32_activation.mish, scalar=f32_activation.mish_scalar)
 def _mish_fwd(xp, x):
     return x * rounded(xp, xp.tanh, _softplus_arr(xp, x))
 
@@ -261,7 +261,7 @@ logsigmoid, _ = activation(
 )
 
 
-@emulated(f32_activation.softplus)
+@emulated(f32_activation.softplus, scalar=f32_activation.softplus_scalar)
 def _softplus_fwd(xp, x, beta, threshold):
     bx = x * beta
     return xp.where(bx > threshold, x, _softplus_arr(xp, bx) / beta)
@@ -293,7 +293,7 @@ leaky_relu, leaky_relu_ = activation(
 )
 
 
-@emulated(f32_activation.elu, scalar_loop=False)  # (its scalar loop: glibc's expm1f)
+@emulated(f32_activation.elu, scalar=f32_activation.elu_scalar)
 def _elu_fwd(xp, x, alpha, scale, input_scale):
     neg = rounded(xp, xp.expm1, xp.minimum(x, 0) * input_scale) * (alpha * scale)
     return xp.where(x > 0, x * scale, neg)

@@ -38,7 +38,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd import engine
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
-from ...backend.float32_math import _chunk_cuts
+from ...backend.float32_math import chunk_cuts
 from ...backend.float32_math.softmax import LANES
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
@@ -189,7 +189,7 @@ class GateKernels:
         if hid % width:
             return False
         sizes = (a.shape[0] * hid, a.shape[0] * hid * parts)
-        return all(c % width == 0 for size in sizes for c in _chunk_cuts(size))
+        return all(c % width == 0 for size in sizes for c in chunk_cuts(size))
 
     def sigmoid_(self, a) -> None:
         """In place, on pre-activations (halved ones for the ``halved`` form)."""

@@ -16,7 +16,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...backend.float32_math import run2
+from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
 from ...backend.parallel import MIN_SIZE as _SPLIT_MIN
 from ...backend.parallel import split2
@@ -774,8 +774,9 @@ def _hypot_jvp(a, b, out, ta, tb):
 def _atan2(xp, a, b):
     if xp is np and a.dtype == np.float32 and b.dtype == np.float32:
         # PyTorch's kernel, SLEEF's atan2f_u10, step by step (NumPy's float32 arctan2 is one ulp
-        # off in ~40% of elements, a correctly rounded one in ~3%)
-        return run2(atan2f, *np.broadcast_arrays(a, b))  # in cache-sized blocks
+        # off in ~40% of elements, a correctly rounded one in ~3%); glibc's atan2f where PyTorch
+        # runs its scalar loop
+        return run2(atan2f, *np.broadcast_arrays(a, b), scalar=glibc.atan2f)
     return xp.arctan2(a, b)
 
 

@@ -172,7 +172,8 @@ def logaddexp(input, other, *, out=None):
             return where((input == other) & input.isinf(), input.to(r.dtype), r)
         if _float32_cpu(input, other):  # PyTorch's vectorised kernel, SLEEF's exp and log1p
             a, b = np.broadcast_arrays(input._data, other._data)
-            return _wrap_like(f32_run2(f32_activation.logaddexp, a, b), input)
+            r = f32_run2(f32_activation.logaddexp, a, b, scalar=f32_activation.logaddexp_scalar)
+            return _wrap_like(r, input)
         # PyTorch's formula (exp and log1p rounded as PyTorch's: the same float32 bits).
         r = maximum(input, other) + (-(input - other).abs()).exp().log1p()
         # Both -inf (or the same inf): the sum is that inf.

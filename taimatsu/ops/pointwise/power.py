@@ -3,6 +3,7 @@ backward node PyTorch records (PowBackward0/1/2)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math import glibc
 from ...backend.float32_math import run as f32_run
 from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.pow import powf
@@ -137,8 +139,9 @@ def _powf(a, b):
     if not isinstance(a, np.ndarray):
         base = np.float32(a)
         # PyTorch allocates this output contiguous before its loop: the loop runs in C order
-        return f32_run(lambda d: powf(base, d), b, scalar=lambda d: _pow64(base, d), c_order=True)
-    return f32_run2(powf, *np.broadcast_arrays(a, b))
+        scalar = functools.partial(glibc.powf, base)  # its scalar loop: glibc's powf
+        return f32_run(lambda d: powf(base, d), b, scalar=scalar, c_order=True)
+    return f32_run2(powf, *np.broadcast_arrays(a, b), scalar=glibc.powf)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001

@@ -22,7 +22,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import atanh as f32atanh
-from ...backend.float32_math import emulated, run
+from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
 from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write_out, xp_for
@@ -153,15 +153,16 @@ acos, acos_ = unary(
 atan, atan_ = unary(
     "atan", rounded_once(lambda xp, a: xp.arctan(a)), lambda x, out: (x * x + 1).reciprocal()
 )
-# float32 CPU expm1/sinh/cosh: SLEEF's algorithms, as PyTorch's Vectorized<float> runs them.
+# float32 CPU expm1/sinh/cosh: SLEEF's algorithms, as PyTorch's Vectorized<float> runs them;
+# sinh/cosh's scalar loops (strided rows, row tails) call glibc's sinhf/coshf.
 sinh, sinh_ = unary(
     "sinh",
-    emulated(f32m.sinhf, scalar_loop=False)(rounded_once(lambda xp, a: xp.sinh(a))),
+    emulated(f32m.sinhf, scalar=glibc.sinhf)(rounded_once(lambda xp, a: xp.sinh(a))),
     lambda x, out: x.cosh(),
 )
 cosh, cosh_ = unary(
     "cosh",
-    emulated(f32m.coshf, scalar_loop=False)(rounded_once(lambda xp, a: xp.cosh(a))),
+    emulated(f32m.coshf, scalar=glibc.coshf)(rounded_once(lambda xp, a: xp.cosh(a))),
     lambda x, out: x.sinh(),
 )
 tanh, tanh_ = unary(

@@ -1,0 +1,497 @@
+"""glibc's float32 libm functions, as PyTorch's scalar loops call them (``std::exp(float)``...).
+
+Where PyTorch's elementwise loops do not vectorise (rows whose elements are apart in memory, row
+tails: see ``float32_math.run``), its kernels call the C library's float functions. PyTorch's
+Linux wheels link the system's glibc, so the bits are that glibc's:
+
+- ``expf`` (glibc >= 2.27): double arithmetic rounded once to float, ``2**(k/32)`` from a table
+  times a cubic in ``r`` (``x/ln2 = k/32 + r/32``). Not quite correctly rounded (0.502 ulp: 0.06%
+  of random inputs differ from float64's ``exp`` rounded once), replayed here in float64 (the
+  double FMAs of glibc's FMA build differ from unfused float64 steps by 1 double ulp, which
+  reaches the float result about once in 10**8 elements).
+- ``expm1f``, ``log1pf``, ``tanhf``, ``sinhf``, ``coshf``, ``atanf``, ``atan2f`` before glibc
+  2.41: Sun's fdlibm algorithms in float arithmetic, 1-2 ulp (8-45% of random inputs differ
+  from the correctly rounded result), replayed step by step in float32 NumPy arithmetic (each
+  +-*/ rounds once as C's float operations do: glibc builds these without FMA contraction).
+  glibc 2.41 replaced them by CORE-MATH's correctly rounded ones: float64 rounded once then.
+
+Measured against glibc 2.36 (calling libm directly) and PyTorch 2.13's strided float32 ops:
+see ``tests/ops/test_float32_rounding.py``. Vectorised over arrays: every branch is evaluated
+for all elements and selected, which is fine for the few elements PyTorch runs scalar.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+F32, F64, I32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32)
+
+
+def _glibc_version() -> tuple[int, int]:
+    try:
+        _, version = os.confstr("CS_GNU_LIBC_VERSION").split()
+        return tuple(int(v) for v in version.split(".")[:2])
+    except (AttributeError, ValueError, OSError):  # not glibc: assume a correctly rounded libm
+        return (999, 0)
+
+
+# glibc 2.41 took expm1f, log1pf, tanhf, sinhf, coshf and atan2f from CORE-MATH.
+FDLIBM = _glibc_version() < (2, 41)
+
+
+def _f(v):
+    return np.float32(v)
+
+
+def _bits(x):
+    return np.asarray(x, F32).view(I32)
+
+
+def _from_bits(i):
+    return np.asarray(i, I32).view(F32)
+
+
+def _rounded(fn, x):
+    with np.errstate(all="ignore"):
+        return fn(np.asarray(x, F32).astype(F64)).astype(F32)
+
+
+# ---- expf ------------------------------------------------------------------------------------
+# 2**(i/32) as doubles (glibc's table holds these with i << 47 subtracted from their bits)
+_EXP2_32 = np.array(
+    [
+        float.fromhex(h)
+        for h in (
+            "0x1.0000000000000p+0", "0x1.059b0d3158574p+0", "0x1.0b5586cf9890fp+0",
+            "0x1.11301d0125b51p+0", "0x1.172b83c7d517bp+0", "0x1.1d4873168b9aap+0",
+            "0x1.2387a6e756238p+0", "0x1.29e9df51fdee1p+0", "0x1.306fe0a31b715p+0",
+            "0x1.371a7373aa9cbp+0", "0x1.3dea64c123422p+0", "0x1.44e086061892dp+0",
+            "0x1.4bfdad5362a27p+0", "0x1.5342b569d4f82p+0", "0x1.5ab07dd485429p+0",
+            "0x1.6247eb03a5585p+0", "0x1.6a09e667f3bcdp+0", "0x1.71f75e8ec5f74p+0",
+            "0x1.7a11473eb0187p+0", "0x1.82589994cce13p+0", "0x1.8ace5422aa0dbp+0",
+            "0x1.93737b0cdc5e5p+0", "0x1.9c49182a3f090p+0", "0x1.a5503b23e255dp+0",
+            "0x1.ae89f995ad3adp+0", "0x1.b7f76f2fb5e47p+0", "0x1.c199bdd85529cp+0",
+            "0x1.cb720dcef9069p+0", "0x1.d5818dcfba487p+0", "0x1.dfc97337b9b5fp+0",
+            "0x1.ea4afa2a490dap+0", "0x1.f50765b6e4540p+0",
+        )
+    ]
+)  # fmt: skip
+_INV_LN2_32 = float.fromhex("0x1.71547652b82fep+0") * 32
+_EXP_C = tuple(
+    float.fromhex(h) / 32.0**p
+    for h, p in (
+        ("0x1.c6af84b912394p-5", 3),
+        ("0x1.ebfce50fac4f3p-3", 2),
+        ("0x1.62e42ff0c52d6p-1", 1),
+    )
+)
+_EXP_OVER = _f(float.fromhex("0x1.62e42ep6"))  # above: inf
+_EXP_UNDER = _f(-float.fromhex("0x1.9fe368p6"))  # below: 0
+
+
+def expf(x):
+    """glibc's ``expf`` (2.27 and later) of float32 values."""
+    x = np.asarray(x, F32)
+    with np.errstate(all="ignore"):
+        z = _INV_LN2_32 * x.astype(F64)
+        kd = np.rint(z)  # glibc adds and subtracts 1.5 * 2**52: round to nearest even
+        r = z - kd
+        k = np.nan_to_num(kd).astype(np.int64)
+        s = np.ldexp(_EXP2_32[k & 31], (k >> 5).astype(I32))
+        y = (_EXP_C[0] * r + _EXP_C[1]) * (r * r) + (_EXP_C[2] * r + 1.0)
+        out = np.where(x > _EXP_OVER, _f(np.inf), (y * s).astype(F32))
+        out = np.where(x < _EXP_UNDER, _f(0), out)
+    return np.where(np.isnan(x), x, out)
+
+
+# ---- expm1f (fdlibm) -------------------------------------------------------------------------
+_LN2_HI, _LN2_LO = _f(6.9313812256e-01), _f(9.0580006145e-06)
+_INV_LN2 = _f(1.4426950216e00)
+_Q = tuple(_f(c) for c in (-3.3333335072e-02, 1.5873016091e-03, -7.9365076090e-05))
+_Q += (_f(4.0082177293e-06), _f(-2.0109921195e-07))
+_ONE, _TWO, _HALF = _f(1), _f(2), _f(0.5)
+
+
+def _add_exponent(y, k):
+    """``y`` with ``k`` added to its exponent field (fdlibm's scaling by 2**k)."""
+    return _from_bits(_bits(y) + (k.astype(I32) << 23))
+
+
+def _expm1f_fdlibm(x):
+    hx = _bits(x) & 0x7FFFFFFF
+    neg = x < 0
+    # argument reduction: x = k ln2 + hi - lo, |hi - lo| <= ln2 / 2
+    one_step = hx < 0x3F851592
+    kf = np.trunc(_INV_LN2 * x + np.where(neg, -_HALF, _HALF)).astype(F32)
+    kf = np.where(one_step, np.where(neg, _f(-1), _ONE), kf)
+    kf = np.where(hx > 0x3EB17218, kf, _f(0))
+    hi = x - kf * _LN2_HI
+    lo = kf * _LN2_LO
+    xr = hi - lo
+    c = (hi - xr) - lo
+    k = kf.astype(I32)
+    hfx = _HALF * xr
+    hxs = xr * hfx
+    r1 = _ONE + hxs * (_Q[0] + hxs * (_Q[1] + hxs * (_Q[2] + hxs * (_Q[3] + hxs * _Q[4]))))
+    t = _f(3) - r1 * hfx
+    e = hxs * ((r1 - t) / (_f(6) - xr * t))
+    r = xr - (xr * e - hxs)  # k == 0
+    e = (xr * (e - c) - c) - hxs
+    r = np.where(k == -1, _HALF * (xr - e) - _HALF, r)
+    k1 = np.where(xr < _f(-0.25), -_TWO * (e - (xr + _HALF)), _ONE + _TWO * (xr - e))
+    r = np.where(k == 1, k1, r)
+    far = _add_exponent(_ONE - (e - xr), k) - _ONE
+    mid = _add_exponent(_from_bits(0x3F800000 - (0x1000000 >> np.clip(k, 0, 23))) - (e - xr), k)
+    top = _add_exponent((xr - (e + _from_bits((0x7F - np.clip(k, 0, 127)) << 23))) + _ONE, k)
+    big = np.where((k <= -2) | (k > 56), far, np.where(k < 23, mid, top))
+    r = np.where((k <= -2) | (k >= 2), big, r)
+    r = np.where(hx < 0x33000000, x, r)  # |x| < 2**-25: x
+    r = np.where(neg & (hx >= 0x4195B844), _f(-1), r)  # x <= -27 ln2
+    r = np.where((hx >= 0x42B17218) & (x > 0), _f(np.inf), r)  # overflow checked from 88.7228
+    return np.where(np.isnan(x), x, r)
+
+
+def expm1f(x):
+    """glibc's ``expm1f`` of float32 values."""
+    if not FDLIBM:
+        return _rounded(np.expm1, x)
+    with np.errstate(all="ignore"):
+        return _expm1f_fdlibm(np.asarray(x, F32))
+
+
+# ---- log1pf (fdlibm) -------------------------------------------------------------------------
+_LP = tuple(
+    _f(c)
+    for c in (
+        6.6666668653e-01,
+        4.0000000596e-01,
+        2.8571429849e-01,
+        2.2222198546e-01,
+        1.8183572590e-01,
+        1.5313838422e-01,
+        1.4798198640e-01,
+    )
+)
+
+
+def _log1pf_fdlibm(x):
+    hx = _bits(x)
+    ax = hx & 0x7FFFFFFF
+    # k == 0: -0.2929 < x < 0.41422 is its own f = 1 + x - 1
+    direct = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-0x416A09E1)))
+    # otherwise 1 + x = 2**k (1 + f) with sqrt(2)/2 <= 1 + f < sqrt(2), c the rounding of 1 + x
+    small = hx < 0x5A000000
+    u = np.where(small, _ONE + x, x)
+    hu = _bits(u)
+    k = (hu >> 23) - 127
+    c = np.where(k > 0, _ONE - (u - x), x - (u - _ONE)) / u
+    c = np.where(small, c, _f(0))
+    hu &= 0x007FFFFF
+    low = hu < 0x3504F7
+    u = _from_bits(np.where(low, hu | 0x3F800000, hu | 0x3F000000))
+    k = np.where(low, k, k + 1)
+    hu = np.where(low, hu, (0x00800000 - hu) >> 2)
+    f = u - _ONE
+    k = np.where(direct, 0, k)
+    f = np.where(direct, x, f)
+    hu = np.where(direct, 1, hu)
+    kf = k.astype(F32)
+    hfsq = _HALF * f * f
+    s = f / (_TWO + f)
+    z = s * s
+    p = _LP[6]
+    for coefficient in _LP[5::-1]:
+        p = coefficient + z * p
+    big_r = z * p
+    r = np.where(
+        k == 0,
+        f - (hfsq - s * (hfsq + big_r)),
+        kf * _LN2_HI - ((hfsq - (s * (hfsq + big_r) + (kf * _LN2_LO + c))) - f),
+    )
+    # |f| < 2**-20
+    tiny_r = hfsq * (_ONE - _f(0.66666666666666666) * f)
+    tiny = np.where(k == 0, f - tiny_r, kf * _LN2_HI - ((tiny_r - (kf * _LN2_LO + c)) - f))
+    exact = np.where(k == 0, _f(0), kf * _LN2_HI + (c + kf * _LN2_LO))
+    tiny = np.where(f == 0, exact, tiny)
+    r = np.where(hu == 0, tiny, r)
+    r = np.where(ax < 0x31000000, np.where(ax < 0x24800000, x, x - x * x * _HALF), r)
+    r = np.where(x == -1, _f(-np.inf), np.where(x < -1, _f(np.nan), r))
+    return np.where((hx >= 0x7F800000) | np.isnan(x), x + x, r)
+
+
+def log1pf(x):
+    """glibc's ``log1pf`` of float32 values."""
+    if not FDLIBM:
+        return _rounded(np.log1p, x)
+    with np.errstate(all="ignore"):
+        return _log1pf_fdlibm(np.asarray(x, F32))
+
+
+# ---- tanhf, sinhf, coshf (fdlibm, around expm1f and expf) -----------------------------------
+def _tanhf_fdlibm(x):
+    ax = np.abs(x)
+    hx = _bits(ax)
+    t_big = expm1f(_TWO * ax)
+    t_small = expm1f(-_TWO * ax)
+    z = np.where(hx >= 0x3F800000, _ONE - _TWO / (t_big + _TWO), -t_small / (t_small + _TWO))
+    z = np.where(hx >= 0x41B00000, _ONE, z)  # |x| >= 22 (and inf): 1
+    z = np.copysign(z, x)
+    z = np.where(hx < 0x24000000, x * (_ONE + x), z)  # |x| < 2**-55 (and 0)
+    return np.where(np.isnan(x), x, z)
+
+
+def tanhf(x):
+    """glibc's ``tanhf`` of float32 values."""
+    if not FDLIBM:
+        return _rounded(np.tanh, x)
+    with np.errstate(all="ignore"):
+        return _tanhf_fdlibm(np.asarray(x, F32))
+
+
+_EXP_HALF_FROM = 0x42B17180  # |x| from here: exp(|x| / 2)**2 / 2, exp(|x|) / 2 overflowing
+
+
+def _half_exp(ax, hx):
+    """``exp(|x|) / 2`` for |x| >= 22, as fdlibm's sinhf/coshf compute it."""
+    w = expf(_HALF * ax)
+    r = np.where(hx < _EXP_HALF_FROM, _HALF * expf(ax), (_HALF * w) * w)
+    return np.where(hx > 0x42B2D4FC, _f(np.inf), r)
+
+
+def _sinhf_fdlibm(x):
+    ax = np.abs(x)
+    hx = _bits(ax)
+    t = expm1f(ax)
+    r = np.where(hx < 0x3F800000, _TWO * t - t * t / (t + _ONE), t + t / (t + _ONE)) * _HALF
+    r = np.where(hx < 0x41B00000, r, _half_exp(ax, hx))
+    r = np.where(hx < 0x31800000, ax, r)  # |x| < 2**-28: x
+    return np.where(np.isnan(x), x, np.copysign(r, x))
+
+
+def sinhf(x):
+    """glibc's ``sinhf`` of float32 values."""
+    if not FDLIBM:
+        return _rounded(np.sinh, x)
+    with np.errstate(all="ignore"):
+        return _sinhf_fdlibm(np.asarray(x, F32))
+
+
+def _coshf_fdlibm(x):
+    ax = np.abs(x)
+    hx = _bits(ax)
+    t = expm1f(ax)
+    w = _ONE + t
+    near = _ONE + (t * t) / (w + w)
+    e = expf(ax)
+    r = np.where(hx < 0x3EB17218, near, _HALF * e + _HALF / e)
+    r = np.where(hx < 0x24000000, _ONE, r)
+    r = np.where(hx < 0x41B00000, r, _half_exp(ax, hx))
+    return np.where(np.isnan(x), x, r)
+
+
+def coshf(x):
+    """glibc's ``coshf`` of float32 values."""
+    if not FDLIBM:
+        return _rounded(np.cosh, x)
+    with np.errstate(all="ignore"):
+        return _coshf_fdlibm(np.asarray(x, F32))
+
+
+# ---- atanf, atan2f (fdlibm) ------------------------------------------------------------------
+_ATAN_HI = np.array([4.6364760399e-01, 7.8539812565e-01, 9.8279368877e-01, 1.5707962513e00], F32)
+_ATAN_LO = np.array([5.0121582440e-09, 3.7748947079e-08, 3.4473217170e-08, 7.5497894159e-08], F32)
+_AT = tuple(
+    _f(c)
+    for c in (
+        3.3333334327e-01,
+        -2.0000000298e-01,
+        1.4285714924e-01,
+        -1.1111110449e-01,
+        9.0908870101e-02,
+        -7.6918758452e-02,
+        6.6610731184e-02,
+        -5.8335702866e-02,
+        4.9768779427e-02,
+        -3.6531571299e-02,
+        1.6285819933e-02,
+    )
+)
+
+
+def _atanf_fdlibm(x):
+    ax = np.abs(x)
+    hx = _bits(ax)
+    # reduce |x| around 0.5, 1, 1.5 or infinity (id 0-3); below 7/16 no reduction (id -1)
+    ident = np.select(
+        [hx < 0x3EE00000, hx < 0x3F300000, hx < 0x3F980000, hx < 0x401C0000], [-1, 0, 1, 2], 3
+    )
+    reduced = np.select(
+        [ident == 0, ident == 1, ident == 2],
+        [
+            (_TWO * ax - _ONE) / (_TWO + ax),
+            (ax - _ONE) / (ax + _ONE),
+            (ax - _f(1.5)) / (_ONE + _f(1.5) * ax),
+        ],
+        _f(-1) / ax,
+    )
+    v = np.where(ident < 0, x, reduced.astype(F32))
+    z = v * v
+    w = z * z
+    s1 = z * (_AT[0] + w * (_AT[2] + w * (_AT[4] + w * (_AT[6] + w * (_AT[8] + w * _AT[10])))))
+    s2 = w * (_AT[1] + w * (_AT[3] + w * (_AT[5] + w * (_AT[7] + w * _AT[9]))))
+    i = np.maximum(ident, 0)
+    far = _ATAN_HI[i] - ((v * (s1 + s2) - _ATAN_LO[i]) - v)
+    r = np.where(ident < 0, v - v * (s1 + s2), np.copysign(far, x))
+    r = np.where(hx < 0x31000000, x, r)  # |x| < 2**-29: x
+    r = np.where(hx >= 0x4C000000, np.copysign(_ATAN_HI[3] + _ATAN_LO[3], x), r)  # |x| >= 2**25
+    return np.where(np.isnan(x), x, r)
+
+
+_PI, _PI_2, _PI_4 = _f(3.1415927410e00), _f(1.5707963705e00), _f(7.8539818525e-01)
+_PI_LO = _f(-8.7422776573e-08)
+
+
+def _atan2f_fdlibm(y, x):
+    hx, hy = _bits(x), _bits(y)
+    ix, iy = hx & 0x7FFFFFFF, hy & 0x7FFFFFFF
+    xneg, yneg = hx < 0, hy < 0
+    k = (iy - ix) >> 23
+    z = _atanf_fdlibm(np.abs(y / x))
+    z = np.where(k > 60, _PI_2 + _HALF * _PI_LO, np.where(xneg & (k < -60), _f(0), z))
+    r = np.where(xneg, _PI - (z - _PI_LO), z)  # quadrants 2, 3: pi - z (y's sign below)
+    r = np.copysign(r, y)
+    r = np.where(xneg & yneg, (z - _PI_LO) - _PI, r)
+    # infinities (fdlibm's tables: +-pi/4, +-3pi/4, 0, +-pi, +-pi/2), zeros
+    both_inf = (ix == 0x7F800000) & (iy == 0x7F800000)
+    r = np.where(both_inf, np.copysign(np.where(xneg, _f(3) * _PI_4, _PI_4), y), r)
+    x_inf_only = (ix == 0x7F800000) & ~both_inf
+    r = np.where(x_inf_only, np.copysign(np.where(xneg, _PI, _f(0)), y), r)
+    r = np.where((iy == 0x7F800000) & ~both_inf, np.copysign(_PI_2, y), r)
+    r = np.where(ix == 0, np.copysign(_PI_2, y), r)
+    r = np.where(iy == 0, np.where(xneg, np.copysign(_PI, y), y), r)
+    r = np.where(hx == 0x3F800000, _atanf_fdlibm(y), r)  # x == 1: atanf(y)
+    return np.where(np.isnan(x) | np.isnan(y), x + y, r)
+
+
+def atan2f(y, x):
+    """glibc's ``atan2f`` of float32 values (broadcast)."""
+    y, x = np.broadcast_arrays(np.asarray(y, F32), np.asarray(x, F32))
+    if not FDLIBM:
+        with np.errstate(all="ignore"):
+            return np.arctan2(y.astype(F64), x.astype(F64)).astype(F32)
+    with np.errstate(all="ignore"):
+        return _atan2f_fdlibm(y, x)
+
+
+# ---- powf (glibc >= 2.28: log2 and exp2 in double) ------------------------------------------
+# (1/c, log2 c) for 16 subintervals of [0x3f330000, 2 * that) (c near each one's centre)
+_POW_INVC, _POW_LOGC = (
+    np.array([float.fromhex(h) for h in column])
+    for column in zip(
+        *(
+            ("0x1.661ec79f8f3bep+0", "-0x1.efec65b963019p-2"),
+            ("0x1.571ed4aaf883dp+0", "-0x1.b0b6832d4fca4p-2"),
+            ("0x1.49539f0f010bp+0", "-0x1.7418b0a1fb77bp-2"),
+            ("0x1.3c995b0b80385p+0", "-0x1.39de91a6dcf7bp-2"),
+            ("0x1.30d190c8864a5p+0", "-0x1.01d9bf3f2b631p-2"),
+            ("0x1.25e227b0b8eap+0", "-0x1.97c1d1b3b7afp-3"),
+            ("0x1.1bb4a4a1a343fp+0", "-0x1.2f9e393af3c9fp-3"),
+            ("0x1.12358f08ae5bap+0", "-0x1.960cbbf788d5cp-4"),
+            ("0x1.0953f419900a7p+0", "-0x1.a6f9db6475fcep-5"),
+            ("0x1p+0", "0x0p+0"),
+            ("0x1.e608cfd9a47acp-1", "0x1.338ca9f24f53dp-4"),
+            ("0x1.ca4b31f026aap-1", "0x1.476a9543891bap-3"),
+            ("0x1.b2036576afce6p-1", "0x1.e840b4ac4e4d2p-3"),
+            ("0x1.9c2d163a1aa2dp-1", "0x1.40645f0c6651cp-2"),
+            ("0x1.886e6037841edp-1", "0x1.88e9c2c1b9ff8p-2"),
+            ("0x1.767dcf5534862p-1", "0x1.ce0a44eb17bccp-2"),
+        ),
+        strict=True,
+    )
+)
+# 1/c split in two halves of 26 and 27 bits: z * each is exact for a float z (Veltkamp)
+_POW_INVC_HI = _POW_INVC * 134217729.0 - (_POW_INVC * 134217729.0 - _POW_INVC)
+_POW_INVC_LO = _POW_INVC - _POW_INVC_HI
+_POW_LOG_A = tuple(
+    float.fromhex(h)
+    for h in (
+        "0x1.27616c9496e0bp-2",
+        "-0x1.71969a075c67ap-2",
+        "0x1.ec70a6ca7baddp-2",
+        "-0x1.7154748bef6c8p-1",
+        "0x1.71547652ab82bp0",
+    )
+)
+_POW_EXP_C = tuple(c * 32.0**p for c, p in zip(_EXP_C, (3, 2, 1), strict=True))  # unscaled
+_POW_OVER = float.fromhex("0x1.fffffffd1d571p+6")  # log2 of the largest result below inf
+
+
+def _log2_double(ix):
+    """log2 of the positive float32 with (normalised) bits ``ix``, as glibc's powf: a table
+    value plus a polynomial in ``r = z/c - 1``, whose FMA (glibc's x86-64 build) is exact here:
+    z * (1/c) is the sum of two exact products, and z/c - 1 of the first is exact (Sterbenz)."""
+    tmp = ix - np.uint32(0x3F330000)
+    i = (tmp >> np.uint32(19)) & np.uint32(15)
+    top = tmp & np.uint32(0xFF800000)
+    k = top.view(I32) >> 23
+    z = (ix - top).view(F32).astype(F64)
+    r = (z * _POW_INVC_HI[i] - 1.0) + z * _POW_INVC_LO[i]
+    a = _POW_LOG_A
+    r2 = r * r
+    q = (a[2] * r + a[3]) * r2 + (a[4] * r + (_POW_LOGC[i] + k))
+    return (a[0] * r + a[1]) * (r2 * r2) + q
+
+
+def _exp2_double(xd, negative):
+    """2**xd (|xd| < 150) as glibc's powf: 2**(k/32) from the table times a cubic in the rest."""
+    k = np.rint(xd * 32.0)
+    r = xd - k / 32.0
+    k = k.astype(np.int64)
+    s = np.ldexp(_EXP2_32[k & 31], (k >> 5).astype(I32))
+    c = _POW_EXP_C
+    y = (c[0] * r + c[1]) * (r * r) + (c[2] * r + 1.0)
+    return np.where(negative, -s, s) * y
+
+
+def _checkint(iy):
+    """0: not an integer, 1: odd, 2: even (``iy``: bits of a finite nonzero float)."""
+    e = (iy >> 23) & 0xFF
+    shift = np.clip(0x7F + 23 - e, 0, 31)
+    frac = iy & ((1 << shift) - 1)
+    odd = (iy >> shift) & 1
+    r = np.where(frac != 0, 0, np.where(odd != 0, 1, 2))
+    return np.where(e < 0x7F, 0, np.where(e > 0x7F + 23, 2, r))
+
+
+def _powf_glibc(x, y):
+    ix, iy = x.view(I32), y.view(I32)
+    ax, ay = ix & 0x7FFFFFFF, iy & 0x7FFFFFFF
+    yint = _checkint(iy)
+    negative = (ix < 0) & (yint == 1)  # the result's sign
+    # |x| normalised: subnormals scaled by 2**23 with the exponent field taken back by 23
+    sub = ax < 0x00800000
+    scaled = (np.abs(x) * _f(2.0**23)).view(I32) - (23 << 23)
+    bits = np.where(sub, scaled, ax).view(np.uint32)
+    ylogx = y.astype(F64) * _log2_double(bits)
+    r = _exp2_double(ylogx, negative).astype(F32)
+    r = np.where(ylogx > _POW_OVER, np.where(negative, _f(-np.inf), _f(np.inf)), r)
+    r = np.where(ylogx <= -150.0, np.where(negative, _f(-0.0), _f(0)), r)
+    r = np.where((ix < 0) & (yint == 0), _f(np.nan), r)
+    # x zero or infinite: x**2's sign and size, inverted for negative y
+    x2 = np.where(negative, -(x * x), x * x)
+    r = np.where((ax == 0) | (ax == 0x7F800000), np.where(iy < 0, _ONE / x2, x2), r)
+    # y infinite: 1 at |x| == 1, 0 or inf by whether |x| < 1 and y's sign
+    small = ax < 0x3F800000
+    r_inf = np.where(ax == 0x3F800000, _ONE, np.where(small == (iy >= 0), _f(0), _f(np.inf)))
+    r = np.where(ay == 0x7F800000, r_inf, r)
+    r = np.where(np.isnan(x) | np.isnan(y), x + y, r)
+    return np.where((ay == 0) | (ix == 0x3F800000), _ONE, r)
+
+
+def powf(x, y):
+    """glibc's ``powf`` (2.28 and later) of float32 values (broadcast)."""
+    x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
+    with np.errstate(all="ignore"):
+        return np.asarray(_powf_glibc(np.ascontiguousarray(x), np.ascontiguousarray(y)), F32)
