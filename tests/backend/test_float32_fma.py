@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from taimatsu.backend._rng_math import _fma32_exact
 from taimatsu.backend.float32_math import primitives as P
 
 
@@ -94,3 +95,64 @@ def test_fma_double_rounding_case():
     c = np.float32(1 + 2.0**-23)
     b = np.array([(2.0**24 - 2) * 2.0**-48], np.float32)
     assert P.fma(b, c, a).view(np.uint32)[0] == np.float32(1 + 2.0**-23).view(np.uint32)
+
+
+# ---- axpy_: y + alpha * x rounded once through BLAS saxpy -----------------------------------------
+def _fused(x, y, n, alpha):
+    """A saxpy that rounds once (the exact emulation of the random back end's Box-Muller)."""
+    y[...] = _fma32_exact(x, np.float32(alpha), y)
+    return y
+
+
+def test_fuses_accepts_only_one_rounding_at_every_position():
+    def float64_sum(x, y, n, alpha):
+        y[...] = (np.multiply(x, alpha, dtype=np.float64) + y).astype(np.float32)
+        return y
+
+    def product_first(x, y, n, alpha):
+        y += np.float32(alpha) * x
+        return y
+
+    def tail_dropped(x, y, n, alpha):  # fused, but the last element of odd lengths left alone
+        m = n - n % 2
+        _fused(x[:m], y[:m], m, alpha)
+        return y
+
+    def on_a_copy(x, y, n, alpha):
+        return _fused(x, y.copy(), n, alpha)
+
+    assert P.fuses(_fused)
+    for fake in (float64_sum, product_first, tail_dropped, on_a_copy):
+        assert not P.fuses(fake), fake.__name__
+
+
+def _blas_fuses():
+    if P._fusing_saxpy() is False:
+        pytest.skip(
+            "no BLAS saxpy that rounds once on this machine (the float64 emulation is used)"
+        )
+
+
+@pytest.mark.parametrize("n", [1, 13, 300, P.AXPY_PIECE, P.AXPY_PIECE + 5, 5 * P.AXPY_PIECE + 77])
+def test_axpy_rounds_once_as_pytorch(n):
+    _blas_fuses()
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(n)
+    y, x = _values(rng, n), _values(rng, n)
+    y[::7], x[::7] = np.float32(1 + 2.0**-23), np.float32((2.0**24 - 2) * 2.0**-48)  # the tie case
+    for alpha in (np.float32(1 + 2.0**-23), np.float32(-0.01), np.float32(3e5)):
+        want = torch.from_numpy(y).add(torch.from_numpy(x), alpha=float(alpha)).numpy()
+        got = y.copy()
+        assert P.axpy_(got, alpha, x)
+        _same_bits(got, want)
+        _same_bits(got, _fma32_exact(x, alpha, y))
+
+
+def test_axpy_leaves_alpha_zero_and_copies_back():
+    _blas_fuses()
+    y, x = np.ones(10, np.float32), np.full(10, np.inf, np.float32)
+    assert not P.axpy_(y, 0.0, x) and (y == 1).all()  # BLAS would skip PyTorch's 0 * inf
+    z = np.ones(20, np.float32)
+    y = z[::2]  # not contiguous: f2py works on a copy, axpy_ writes it back
+    assert P.axpy_(y, np.float32(2), np.ones(10, np.float32))
+    assert (z[::2] == 3).all() and (z[1::2] == 1).all()

@@ -574,6 +574,16 @@ FIXED = [
     "1 << T.arange(2)", "1 >> T.arange(2)", "T.gcd(T.ones(2), T.ones(3))", "T.lcm(T.ones(2), T.ones(3))",
     "T.gcd(T.ones(2, dtype=T.uint16), T.ones(2, dtype=T.uint16))", "T.arange(2).gcd_(T.ones(2))",
     "T.gcd(T.tensor([-4, 6]), T.tensor([6, 0]))", "T.ldexp(T.ones(2), T.ones(3))", "T.ones(2).ldexp_(T.ones(3))",
+    # float64 linspace with an infinite or NaN end: the fused multiply-adds' own inf/NaN; bool (and
+    # uint16) linspace/logspace with 0 or 1 steps: no kernel, no dtype error
+    "T.linspace(-math.inf, 0, 3, dtype=T.float64)", "T.linspace(0, math.inf, 4, dtype=T.float64)",
+    "T.linspace(0, math.inf, 7, dtype=T.float64)", "T.linspace(-math.inf, math.inf, 5, dtype=T.float64)",
+    "T.linspace(math.nan, 0, 3, dtype=T.float64)", "T.linspace(-1.7e308, 1.7e308, 4, dtype=T.float64)",
+    "T.linspace(1e300, 1.5e300, 5, dtype=T.float64)", "T.linspace(0, math.inf, 3, dtype=T.complex128)",
+    "T.logspace(0, math.inf, 4, dtype=T.float64)", "T.linspace(0, 1, 0, dtype=T.bool)", "T.linspace(0, 1, 1, dtype=T.bool)",
+    "T.linspace(math.nan, 0, 1, dtype=T.bool)", "T.linspace(0, 1, 5, dtype=T.bool)", "T.linspace(0, 1, 1, dtype=T.uint16)",
+    "T.logspace(0, 1, 0, dtype=T.bool)", "T.logspace(-math.inf, 1, 1, dtype=T.bool)", "T.logspace(0, 1, 2, dtype=T.bool)",
+    "T.logspace(0, 1, 2, dtype=T.uint16)",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

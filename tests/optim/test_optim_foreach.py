@@ -154,3 +154,28 @@ def test_fused_constructor_errors(name):
                 getattr(lib.optim, name)([lib.nn.Parameter(lib.ones(2))], lr=0.1, **kw)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("momentum", [0, 0.5])
+def test_float32_update_rounds_once_as_pytorch(momentum):
+    """``p.add_(buf, alpha=-lr)`` is one fused multiply-add in PyTorch; the flat path's BLAS
+    saxpy is too, where the float64 emulation rounds twice: here alpha * buf is
+    2^-24 - 2^-70 and p is 1 + 2^-23, the exact sum just below a float32 halfway point."""
+    from taimatsu.backend.float32_math import primitives
+
+    if primitives._fusing_saxpy() is False:
+        pytest.skip("no BLAS saxpy that rounds once on this machine")
+    lr = float(np.float32(1 + 2.0**-23))
+    p0 = np.full(40000, 1 + 2.0**-23, np.float32)  # large: updated slice by slice
+    g = np.full(40000, -(2.0**24 - 2) * 2.0**-48, np.float32)
+    g[::3] = np.float32(0.01)
+    out = []
+    for lib in (tm, torch):
+        p = lib.nn.Parameter(lib.tensor(p0.copy()))
+        q = lib.nn.Parameter(lib.tensor(p0[:10].copy()))  # small: gathered
+        opt = lib.optim.SGD([p, q], lr=lr, momentum=momentum)
+        p.grad, q.grad = lib.tensor(g.copy()), lib.tensor(g[:10].copy())
+        opt.step()
+        out.append([t.detach().numpy().copy() for t in (p, q)])
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))

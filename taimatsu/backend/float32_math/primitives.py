@@ -94,3 +94,75 @@ def ldexp(x, q):
     """
     with np.errstate(over="ignore"):
         return np.ldexp(np.asarray(x, F64), np.asarray(q).astype(np.int32, copy=False)).astype(F32)
+
+
+# ---- y + alpha * x rounded once, in place: BLAS saxpy -------------------------------------------
+# PyTorch's float32 ``y.add_(x, alpha=a)`` (and lerp's, SGD's, Adam's updates built on it) is one
+# fused multiply-add per element. OpenBLAS's saxpy kernel for an FMA-capable CPU computes exactly
+# that, vector lanes and scalar tails alike: PyTorch's bits, with no double rounding, and ~6x
+# faster than the float64 emulation above (235K elements: 52 us against 330). Whether the kernel
+# OpenBLAS picked for this CPU fuses is checked once (``_fusing_saxpy``); where it does not, or
+# SciPy is missing, callers keep the float64 emulation.
+# OpenBLAS splits an axpy over its threads above 10000 elements (its own bound); calls here stay
+# at or under it, so no BLAS thread is woken to spin against a busy machine's other work.
+AXPY_PIECE = 8192
+_saxpy = {"fn": None}
+
+
+def axpy_(y, alpha, x) -> bool:
+    """``y += alpha * x`` in place with one rounding (a float32 fused multiply-add) for 1-D
+    C-contiguous float32 NumPy arrays ``y``, ``x`` of one size that do not overlap, and
+    ``alpha`` a float32 value other than zero; False, having changed nothing, where BLAS
+    cannot do it exactly (then compute ``fma(x, alpha, y)``)."""
+    fn = _saxpy["fn"]
+    if fn is None:
+        fn = _saxpy["fn"] = _fusing_saxpy()
+    if fn is False or alpha == 0:  # BLAS skips alpha == 0; PyTorch still adds 0 * x (NaN for inf)
+        return False
+    n, a = y.size, np.float32(alpha)
+    if n <= AXPY_PIECE:
+        _in_place(fn(x, y, n, a), y)
+        return True
+    for lo in range(0, n, AXPY_PIECE):
+        hi = min(n, lo + AXPY_PIECE)
+        _in_place(fn(x[lo:hi], y[lo:hi], hi - lo, a), y[lo:hi])
+    return True
+
+
+def _in_place(r, y) -> None:
+    if r is not y:  # f2py computed on a copy (an array it could not take as it is)
+        y[...] = r
+
+
+def _fusing_saxpy():
+    """SciPy's BLAS saxpy where it rounds ``y + alpha * x`` once at every position, else False."""
+    try:
+        from scipy.linalg.blas import saxpy
+    except ImportError:
+        return False
+    return saxpy if fuses(saxpy) else False
+
+
+def fuses(saxpy) -> bool:
+    """Whether ``saxpy(x, y, n, alpha)`` computes ``y + alpha * x`` in place in ``y`` with one
+    rounding at every position of vectors of 1-300 elements (the kernels' unrolled loops and
+    every tail).
+
+    The case: y = 1 + 2^-23, alpha = 1 + 2^-23, x = (2^24 - 2) 2^-48, so alpha * x is
+    2^-24 - 2^-70 and the exact sum lies just below the float32 halfway point between y and
+    1 + 2^-22. One rounding gives y; the float64 sum (which rounds onto the halfway point) and
+    the product rounded first to float32 (2^-24: the halfway point again) both round to even,
+    1 + 2^-22. A second case (x = (2^24 + 2) 2^-48: 1 + 2^-22 every way) checks that every
+    position is updated at all.
+    """
+    y0 = alpha = np.float32(1 + 2.0**-23)
+    cases = (
+        (np.float32((2.0**24 - 2) * 2.0**-48), y0),
+        (np.float32((2.0**24 + 2) * 2.0**-48), np.float32(1 + 2.0**-22)),
+    )
+    for n in range(1, 301):
+        for x, want in cases:
+            y = np.full(n, y0)
+            if saxpy(np.full(n, x), y, n, alpha) is not y or not (y == want).all():
+                return False
+    return True

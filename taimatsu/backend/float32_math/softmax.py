@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import parallel
 from .exp import expf
+from .log import logf
 from .primitives import F32, F64
 
 
@@ -95,7 +96,7 @@ def _lane_sum(e):
 
 
 def _log(s):
-    return np.log(s.astype(F64)).astype(F32)
+    return logf(s)  # Vectorized<float>::log: SLEEF's logf, not the correctly rounded log
 
 
 _BLOCK = 1 << 15  # elements per chunk: expf's buffers and the chunk stay in the L2 cache
@@ -249,6 +250,24 @@ def _log_softmax_backward(y, g, out):
     w *= -_lane_sum(g).astype(F64)[:, None]
     w += g  # g - e * sum rounded once (the kernel's FMA)
     out[...] = w
+
+
+def log_softmax_backward_dim(y, g):
+    """The gradient of log_softmax over the middle axis of 3-d float32 ``y`` (outer, dim, inner)
+    from its output and gradient ``g``, as PyTorch's ``_vec_log_softmax_backward``: the sum of
+    ``g`` left to right along the dimension, then ``g - exp(y) * sum`` as one FMA, with SLEEF's
+    exp on the vectorised inner positions and ``std::exp`` (correctly rounded) on the last
+    ``inner % LANES``, the kernel's scalar tail."""
+    s = np.add.accumulate(g, axis=1)[:, -1:]  # accumulate: strictly left to right
+    inner = y.shape[2]
+    tail = inner - inner % LANES
+    e = expf(y)
+    if tail < inner:
+        e[:, :, tail:] = np.exp(y[:, :, tail:].astype(F64)).astype(F32)
+    w = e.astype(F64)
+    w *= -s.astype(F64)
+    w += g  # g - e * sum rounded once (the kernel's FMA)
+    return w.astype(F32)
 
 
 def softmax_dim(x, log: bool):

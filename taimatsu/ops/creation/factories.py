@@ -791,7 +791,11 @@ def _fma64(a, b, c):
     err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
     s = p + c
     back = s - p
-    return s + (err + ((p - (s - back)) + (c - back)))
+    r = s + (err + ((p - (s - back)) + (c - back)))
+    # An infinite or NaN operand (or a split past the largest double) makes the error terms
+    # NaN: there the fused result is the plain one (fma(inf, 1, 0) is inf, fma(inf, 0, 0) NaN).
+    finite = np.isfinite(r)
+    return r if finite.all() else np.where(finite, r, s)
 
 
 def _linspace_parser(start, end, steps) -> None:
@@ -879,10 +883,9 @@ def linspace(
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
     dtype = _linspace_dtype(start, end, dtype)
-    _not_bool(dtype, "linspace_cpu")
-    if steps > 1:
+    if steps > 1:  # PyTorch's kernel runs (and checks its dtypes) for two steps or more only
+        _not_bool(dtype, "linspace_cpu")
         _not_shell_uint(dtype, "linspace_cpu")
-    if steps > 1:
         _check_linspace_ends(start, end, dtype)
     if steps == 1:  # PyTorch fills in the start, converted as a one-element fill is
         data = np.array([_checked_fill(start, dtype, single=True)], dtype.np)
@@ -905,8 +908,10 @@ def logspace(
     start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
 ) -> Tensor:
     dtype = dtype or D.get_default_dtype()
-    _not_bool(dtype, "logspace_cpu")
     exps = linspace(start, end, steps, dtype=D.float64)._data
+    if exps.size > 1:  # as linspace: the kernel (and its dtype check) runs for two steps or more
+        _not_bool(dtype, "logspace_cpu")
+        _not_shell_uint(dtype, "logspace_cpu")
     return _finish(np.power(base, exps).astype(dtype.np), dtype, as_device(device), requires_grad)
 
 

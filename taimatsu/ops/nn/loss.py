@@ -86,28 +86,53 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 def _nll_vjp(node, g):
+    """PyTorch's nll_loss backward: ``-(g / total_weight)`` ('mean') or ``-g`` ('sum') times the
+    target's weight, ``-w * g[i]`` ('none'), written at each kept target's class (rounded in
+    that order: the bits of its kernel)."""
     (x,) = node.saved()
-    if not _gm.enabled and x._data.ndim <= 2 and x._dtype in (D.float32, D.float64):
-        # no graph of the backward to record: on arrays
-        return (_nll_grad_arrays(node, x, g),)
-    coef = node.coef * g  # coef: -w[t] (0 where ignored), over the total weight for 'mean'
+    if not _gm.enabled and x._dtype in (D.float32, D.float64):
+        return (_nll_grad_arrays(node, x, g),)  # no graph of the backward to record
+    wt, keep = node.wt, node.keep
+    if node.reduction == "none":
+        vals = -g if wt is None else -wt * g
+    else:
+        grad = -(g / node.total) if node.reduction == "mean" else -g
+        vals = grad.expand(node.safe_target.shape) if wt is None else wt * grad
+    if keep is not None:
+        vals = vals.masked_fill(~keep, 0)
     safe = node.safe_target
     if x.dim() == 1:
-        return (x.new_zeros(x.shape).scatter(0, safe.reshape(1), coef.reshape(1)),)
-    return (x.new_zeros(x.shape).scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)),)
+        return (x.new_zeros(x.shape).scatter(0, safe.reshape(1), vals.reshape(1)),)
+    return (x.new_zeros(x.shape).scatter(1, safe.unsqueeze(1), vals.unsqueeze(1)),)
 
 
 def _nll_grad_arrays(node, x: Tensor, g: Tensor) -> Tensor:
-    """The VJP above for (C) and (N, C) input as one scatter into zeros (the same products,
-    the same bits)."""
+    """The VJP above on arrays: one scatter into zeros (the same operations, the same bits)."""
     xp = xp_for(x)
-    coef = node.coef._data * g._data
+    gd = g._data
+    wt = None if node.wt is None else node.wt._data
+    if node.reduction == "none":
+        vals = -gd if wt is None else -wt * gd
+    else:
+        grad = -(gd / node.total._data) if node.reduction == "mean" else -gd
+        vals = grad if wt is None else wt * grad
     safe = node.safe_target._data
+    keep = None if node.keep is None else node.keep._data
     out = xp.zeros(x._data.shape, x._data.dtype)
     if x._data.ndim == 1:
-        out[safe.reshape(1)] = coef.reshape(1)
-    else:
-        out[xp.arange(safe.shape[0]), safe] = coef
+        if keep is None or bool(keep.reshape(())):
+            out[safe.reshape(1)] = vals.reshape(1)
+        return _wrap(out, x._dtype, x._device)
+    vals = xp.broadcast_to(vals, safe.shape)
+    n = safe.shape[0]
+    index = (xp.arange(n).reshape((n,) + (1,) * (safe.ndim - 1)), safe) + tuple(
+        xp.arange(k).reshape((k,) + (1,) * (safe.ndim - 2 - i))
+        for i, k in enumerate(safe.shape[1:])
+    )
+    if keep is None:
+        out[index] = vals
+    else:  # ignored targets: nothing written
+        out[tuple(xp.broadcast_to(i, safe.shape)[keep] for i in index)] = vals[keep]
     return _wrap(out, x._dtype, x._device)
 
 
@@ -194,42 +219,110 @@ def nll_loss(
     t = target._data.astype(np.int64, copy=False)
     fast = _nll_unweighted(x, t, c, weight, reduction, ignore_index) if nd == 2 else None
     if fast is not None:
-        data, coef, safe = fast
-        return _nll_result(input, data, coef, safe, reduction, nd)
+        data, total = fast
+        return _nll_result(input, data, None, None, total, t.copy(), reduction, nd)
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= c))
     _backend.check(
         bad.any(), lambda: IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
     )
     safe = xp.where(keep, t, 0)
-    w = xp.ones(c, x.dtype) if weight is None else weight._data.astype(x.dtype, copy=False)
-    wt = w[safe] * keep
     if nd == 1:
         picked = x[safe]
     else:
         picked = xp.take_along_axis(x, safe[:, None], 1)[:, 0]
-    losses = -wt * picked
-    total = widen(wt).sum()
+    wt = None if weight is None else weight._data.astype(x.dtype, copy=False)[safe] * keep
+    losses = -picked if wt is None else -wt * picked  # PyTorch's -x * w (the same bits)
+    kept = None if bool(keep.all()) else keep
     if reduction == "none":
-        losses = xp.where(keep, losses, 0)  # an ignored target's loss is +0 (not -w * x = -0)
+        if kept is not None:  # an ignored target's loss is +0 (not -w * x = -0)
+            losses = xp.where(keep, losses, 0)
         data = losses.reshape(()) if nd == 1 else losses  # one class-vector input: one 0-d loss
-        coef = -wt
-    elif reduction == "sum":
-        data = xp.asarray(widen(losses).sum(), x.dtype)
-        coef = -wt
+        total = None
     else:
-        data = xp.asarray(widen(losses).sum() / total, x.dtype)
-        # Ignored targets get no gradient, even when every target is ignored (0 / 0).
-        coef = xp.where(keep, -wt / xp.where(total == 0, 1, total), 0)
-        coef = xp.where(keep & (total == 0), xp.nan, coef)
-    return _nll_result(input, data, coef, safe, reduction, nd)
+        data, total = _nll_reduce(xp, losses, wt, kept, reduction)
+    return _nll_result(input, data, wt, kept, total, safe, reduction, nd)
+
+
+def _nll_reduce(xp, losses, wt, keep, reduction: str):
+    """The 'sum'/'mean' of nll_loss as PyTorch's CPU kernels add: a cascade sum over the kept
+    targets in order (``cascade_sum``), the total weight likewise (or the kept count), the mean
+    one division. (loss, total weight) as 0-d arrays of the input's dtype."""
+    dt = losses.dtype
+    flat = losses.reshape(-1)
+    where = None if keep is None else xp.flatnonzero(keep.reshape(-1))
+    if xp is not np:  # a GPU: the device's own reduction (no host round trip per level)
+        kept = flat if where is None else flat[where]
+        total = dt.type(kept.shape[0]) if wt is None else wt.reshape(-1).sum()
+        loss = kept.sum()
+    else:
+        vals = flat if where is None else flat[where]
+        loss = cascade_sum(vals, where, flat.shape[0])
+        if wt is None:
+            total = dt.type(vals.shape[0])
+        else:
+            w = wt.reshape(-1)
+            total = cascade_sum(w if where is None else w[where], where, flat.shape[0])
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = loss / total  # no targets, or all ignored: 0 / 0 = NaN, as in PyTorch
+    return xp.asarray(loss, dt), xp.asarray(total, dt)
+
+
+_CASCADE_LEVELS = 8
+
+
+def cascade_sum(vals, where, n: int):
+    """PyTorch's CPU ``nll_loss``/``nll_loss2d`` sum (``LossNLL.cpp``): the value of sample ``b``
+    (of ``n``; ``where``: the kept samples' positions, None for all) is added to partial sum 0;
+    then, while bits ``[j*p, (j+1)*p)`` of ``b`` are zero (p = 4, 16 samples a level), partial
+    ``j`` moves into partial ``j + 1`` (8 partials, the last never moves); at the end the
+    partials are added in order. Every addition rounds in the values' dtype."""
+    dt = vals.dtype
+    power = max(4, (max(n, 1) - 1).bit_length() // _CASCADE_LEVELS)
+    partials = []
+    b = np.arange(vals.shape[0]) if where is None else where
+    for j in range(_CASCADE_LEVELS - 1):
+        if vals.shape[0] == 0:
+            break
+        flag = (b & ((1 << (power * (j + 1))) - 1)) == 0
+        ends = np.flatnonzero(flag)
+        last = ends[-1] + 1 if ends.shape[0] else 0
+        partials.append(_sequential(vals[last:], dt))
+        vals, b = _segment_sums(vals[:last], ends), b[ends]
+    total = dt.type(0)
+    for p in partials:
+        total = dt.type(total + p)
+    return dt.type(total + _sequential(vals, dt))
+
+
+def _sequential(v, dt):
+    """0 + v[0] + v[1] + ... left to right, rounding each step (accumulate is sequential)."""
+    return np.add.accumulate(v)[-1] if v.shape[0] else dt.type(0)
+
+
+def _segment_sums(v, ends):
+    """Sequential sums of the runs of ``v`` that end (inclusive) at ``ends`` (the last at
+    ``v``'s end)."""
+    k = ends.shape[0]
+    if k <= 1:
+        return np.add.accumulate(v)[-1:] if k else v[:0]
+    lengths = np.diff(ends, prepend=-1)
+    head, step = int(lengths[0]), int(lengths[1])
+    if (lengths[1:] == step).all():  # runs of one length after the first: one reshape
+        rest = np.add.accumulate(v[head:].reshape(k - 1, step), axis=1)[:, -1]
+        return np.concatenate((np.add.accumulate(v[:head])[-1:], rest))
+    starts = ends - lengths + 1
+    rows = np.zeros((k, int(lengths.max())), v.dtype)  # zeros pad the runs' ends: sums unchanged
+    cols = np.arange(v.shape[0]) - np.repeat(starts, lengths)
+    rows[np.repeat(np.arange(k), lengths), cols] = v
+    return np.add.accumulate(rows, axis=1)[:, -1]
 
 
 def _nll_unweighted(x, t, c: int, weight, reduction: str, ignore_index: int):
     """nll_loss's common case on NumPy arrays: (N, C) float32/float64 input, no weight, a sum or
-    mean, every target in range and none ignored. Every weight is then 1: the losses are
-    ``-x[i, t[i]]``, the total weight N (exact), so no weight arrays, the same bits as the
-    general path. (data, coef, safe), or None for the general path."""
+    mean, every target in range and none ignored: the losses ``-x[i, t[i]]``, their cascade
+    sum, the total weight N. (loss, total), or None for the general path."""
     if weight is not None or reduction == "none" or x.__class__ is not np.ndarray:
         return None
     if x.dtype != F32 and x.dtype != F64:
@@ -240,36 +333,41 @@ def _nll_unweighted(x, t, c: int, weight, reduction: str, ignore_index: int):
     if t.min() < 0 or t.max() >= c:
         return None  # the general path raises its IndexError
     losses = -x[np.arange(n), t]
-    total = losses.sum()
-    one = x.dtype.type(1)
+    loss = cascade_sum(losses, None, n)
+    total = x.dtype.type(n)
     if reduction == "mean":
-        total = total / x.dtype.type(n)
-        coef = np.full(n, -one / x.dtype.type(n), x.dtype)
-    else:
-        coef = np.full(n, -one, x.dtype)
-    return np.asarray(total, x.dtype), coef, t.copy()  # the target may change in place
+        loss = loss / total
+    return np.asarray(loss, x.dtype), np.asarray(total, x.dtype)
 
 
-def _nll_result(input: Tensor, data, coef, safe, reduction: str, nd: int) -> Tensor:
-    """nll_loss's result from its arrays: the loss, its backward node and forward tangent."""
+def _nll_result(input: Tensor, data, wt, keep, total, safe, reduction: str, nd: int) -> Tensor:
+    """nll_loss's result from its arrays: the loss, its backward node and forward tangent.
+    ``wt``: the targets' weights (0 where ignored; None: no weight), ``keep``: the targets not
+    ignored (None: all), ``total``: the total weight ('sum'/'mean')."""
     x = input._data
-    r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
+    dev, dt = input._device, input._dtype
+    r = _wrap(data.astype(x.dtype, copy=False), dt, dev)
+    need_fw = _fw_state.level and input._fw is not None
+    if not (input._rg and _gm.enabled) and not need_fw:
+        return r
+    wt_t = None if wt is None else _wrap(wt, dt, dev)
+    keep_t = None if keep is None else _wrap(keep, D.bool, dev)
+    total_t = None if total is None else _wrap(total, dt, dev)
+    safe_t = _wrap(safe, D.int64, dev)
     if input._rg and _gm.enabled:
         record(
             _NllLoss if nd <= 2 else _NllLoss2d, (input,), r, (input,),
-            reduction=reduction,
-            coef=_wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device),
-            safe_target=_wrap(safe, D.int64, input._device),
+            reduction=reduction, wt=wt_t, keep=keep_t, total=total_t, safe_target=safe_t,
         )  # fmt: skip
-    if _fw_state.level and input._fw is not None:
+    if need_fw:
         tf = input._fw
-        tp = (
-            tf.gather(0, _wrap(safe, D.int64, input._device))
-            if nd == 1
-            else tf.gather(1, _wrap(safe[:, None], D.int64, input._device)).squeeze(1)
-        )
-        cw = _wrap(coef.astype(x.dtype, copy=False), input._dtype, input._device)
-        r._fw = (tp * cw).reshape(r.shape) if reduction == "none" else (tp * cw).sum()
+        tp = tf.gather(0, safe_t) if nd == 1 else tf.gather(1, safe_t.unsqueeze(1)).squeeze(1)
+        cw = -tp if wt_t is None else -wt_t * tp
+        if keep_t is not None:
+            cw = cw.masked_fill(~keep_t, 0)
+        if reduction == "mean":
+            cw = cw / total_t
+        r._fw = cw.reshape(r.shape) if reduction == "none" else cw.sum()
         _register(r)
     return r
 

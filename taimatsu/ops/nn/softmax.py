@@ -58,6 +58,10 @@ def _f32_lastdim(node, y, g) -> bool:
     return yd.dtype == np.float32 and node.dim == yd.ndim - 1 and yd.size and xp_for(y) is np
 
 
+def _f32_cpu(yd, gd) -> bool:
+    return yd.dtype == np.float32 and yd.__class__ is np.ndarray and gd.__class__ is np.ndarray
+
+
 def _softmax_vjp(node, g):
     (y,) = node.saved()
     if _on_arrays(y, g) and y._data.ndim:
@@ -72,15 +76,44 @@ def _softmax_vjp(node, g):
 
 def _log_softmax_vjp(node, g):
     (y,) = node.saved()
-    if _on_arrays(y, g) and y._data.ndim:
-        xp, yd, gd = xp_for(y), y._data, g._data
-        if _f32_lastdim(node, y, g):
-            return (_wrap(f32_softmax.backward_lastdim(yd, gd, True), y._dtype, y._device),)
-        gx = gd - _exp(xp, yd) * _sum(xp, gd, node.dim)
-        return (_wrap(gx, y._dtype, y._device),)
+    if y._data.ndim and y._dtype in _FLOATS and g._dtype is y._dtype:
+        gx = _wrap(_log_softmax_grad(node.dim, y, g), y._dtype, y._device)
+        if _gm.enabled and (y._rg or g._rg):  # create_graph: the kernel's bits, a node of its own
+            record(_LogSoftmaxBackwardData, (g, y), gx, (g, y), dim=node.dim)
+        return (gx,)
     y, g, half = _widened(y, g)
     gx = g - y.exp() * g.sum(node.dim, keepdim=True)
     return (gx if half is None else gx.to(half),)
+
+
+def _log_softmax_grad(d: int, y: Tensor, g: Tensor):
+    """``g - exp(y) * sum(g, d)`` on arrays: float32 on the CPU as PyTorch's kernels compute it
+    (over the last dimension or another one), else the formula, op by op."""
+    xp, yd, gd = xp_for(y), y._data, g._data
+    if _f32_cpu(yd, gd) and yd.size:
+        if d == yd.ndim - 1:
+            return f32_softmax.backward_lastdim(yd, gd, True)
+        shape = yd.shape
+        as3 = (math.prod(shape[:d]), shape[d], math.prod(shape[d + 1 :]))
+        gx = f32_softmax.log_softmax_backward_dim(yd.reshape(as3), gd.reshape(as3))
+        return gx.reshape(shape)
+    return gd - _exp(xp, yd) * _sum(xp, gd, d)
+
+
+def _log_softmax_grad_vjp(node, u):
+    """Double backward through log_softmax's gradient ``g - exp(y) * sum(g)``."""
+    g, y = node.saved()
+    e = y.exp()
+    gg = u - (u * e).sum(node.dim, keepdim=True) if _need(node, 0) else None
+    gy = -u * e * g.sum(node.dim, keepdim=True) if _need(node, 1) else None
+    return gg, gy
+
+
+def _need(node, i: int) -> bool:
+    return node.next_functions[i][0] is not None
+
+
+_LogSoftmaxBackwardData = node_class("LogSoftmaxBackwardDataBackward0", _log_softmax_grad_vjp)
 
 
 _Softmax = node_class("SoftmaxBackward0", _softmax_vjp)
