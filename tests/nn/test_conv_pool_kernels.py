@@ -211,3 +211,34 @@ def test_max_pool_saved_taps_follow_retain_graph_as_pytorch(return_indices):
     assert ea == eb and ea.startswith("Trying to backward through the graph a second time")
     np.testing.assert_allclose(ga, gb, rtol=1e-12)
     np.testing.assert_allclose(gga, ggb, rtol=1e-12)
+
+
+POOL_BACKWARDS = {
+    "max_pool2d": (lambda F, x: F.max_pool2d(x, 2), (1, 2, 4, 4)),
+    "max_pool2d_padded": (lambda F, x: F.max_pool2d(x, 3, 2, 1), (2, 5, 5)),
+    "max_pool1d": (lambda F, x: F.max_pool1d(x, 2), (1, 2, 6)),
+    "avg_pool2d": (lambda F, x: F.avg_pool2d(x, 2, 1, 1), (1, 1, 4, 4)),
+    "adaptive_max_pool3d": (lambda F, x: F.adaptive_max_pool3d(x, 2), (1, 3, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", POOL_BACKWARDS)
+def test_pool_input_grad_with_create_graph_requires_grad_as_pytorch(name):
+    """PyTorch's pooling backward ops take the pooled input (its gradient is zero): with
+    create_graph the input gradient requires grad even when the output gradient does not, and
+    its own gradient with respect to the input is zeros (a gradient penalty runs)."""
+    pool, shape = POOL_BACKWARDS[name]
+    torch.manual_seed(7)
+    x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+    tx = T(x, True)
+    results = []
+    for lib, F, xx in ((torch, OF, x), (tm, TF, tx)):
+        y = pool(F, xx)
+        w = lib.arange(float(y.numel()), dtype=lib.float64).reshape(y.shape).cos()
+        (g,) = lib.autograd.grad((y * w).sum(), xx, create_graph=True)
+        (h,) = lib.autograd.grad((g * g.detach()).sum(), xx)
+        results.append((g, h))
+    (og, oh), (tg, th) = results
+    assert tg.requires_grad and type(tg.grad_fn).__name__ == type(og.grad_fn).__name__
+    close(tg, og)
+    close(th, oh)

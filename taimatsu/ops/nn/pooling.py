@@ -66,10 +66,13 @@ def _avg_pool_vjp(node, g):
         .reshape(n, c * kh * kw, ho * wo)
     )
     gx = _nn.col2im(spread, node.in_hw, node.kernel, (1, 1), node.pads, node.stride)
-    return (gx if batched else gx.squeeze(0),)
+    return (with_input_edge(gx if batched else gx.squeeze(0), _AvgPool2DBackward, node),)
 
 
 _AvgPool2D = node_class("AvgPool2DBackward0", _avg_pool_vjp)
+_AvgPool2DBackward = node_class(
+    "AvgPool2DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg)
+)
 
 
 def pool_pair(fn: str, name: str, value, default=None) -> tuple:
@@ -340,7 +343,17 @@ def _adaptive_max_vjp(node, g):
     lead = g.shape[: g.dim() - node.nd]
     flat_g = g.reshape(*lead, -1)
     gx = flat_g.new_zeros((*lead, node.numel)).scatter_add(-1, index.reshape(*lead, -1), flat_g)
-    return (gx.view(node.in_shape),)
+    cls = _ADAPTIVE_MAX_BACKWARD.get(type(node).__name__)
+    return (with_input_edge(gx.view(node.in_shape), cls, node) if cls else gx.view(node.in_shape),)
+
+
+# The backward ops of adaptive max pooling (fractional max pooling's have no input edge).
+_ADAPTIVE_MAX_BACKWARD = {
+    f"AdaptiveMaxPool{n}DBackward0": node_class(
+        f"AdaptiveMaxPool{n}DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg)
+    )
+    for n in (2, 3)
+}
 
 
 _ADAPTIVE_MAX_NODES: dict = {}
@@ -703,24 +716,49 @@ def _max_pool_vjp(node, g):
             node.dilation,
         )  # fmt: skip
         return (_wrap(gx, g._dtype, g._device),)
-    return (max_pool2d_backward(g, _node_indices(node, tap), node.in_shape),)
+    return (max_pool2d_backward(g, _node_indices(node, tap), node.in_shape, node),)
 
 
 _MaxPool2D = node_class("MaxPool2DWithIndicesBackward0", _max_pool_vjp)
 
 
 def _max_pool_backward_vjp(node, gg):
-    # The backward is linear in the gradient: its adjoint gathers at the same indices.
+    # The backward is linear in the gradient: its adjoint gathers at the same indices; the
+    # pooled input's gradient is zero.
     n = node.indices.shape
     flat = gg.reshape(*gg.shape[:-2], -1)
-    return (flat.gather(-1, node.indices.reshape(*n[:-2], -1)).reshape(n), None)
+    g = flat.gather(-1, node.indices.reshape(*n[:-2], -1)).reshape(n)
+    return (g, gg.new_zeros(gg.shape) if node.next_functions[1][0] is not None else None)
 
 
 _MaxPool2DBackward = node_class("MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward_vjp)
 
 
-def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape) -> Tensor:
-    """Scatter-add ``grad`` into an input-shaped zero tensor at ``indices`` (one bincount)."""
+def _add_input_edge(node, forward) -> None:
+    """PyTorch's pooling backward ops take the pooled input too (its gradient is zero): with
+    create_graph an input gradient requires grad whenever the input does. ``node`` (recorded
+    with ``(grad, None)``) gets ``forward``'s input edge as its second one."""
+    node.next_functions = (node.next_functions[0], forward.next_functions[0])
+    node._shapes = (node._shapes[0], forward._shapes[0])
+
+
+def with_input_edge(gx: Tensor, cls, forward) -> Tensor:
+    """``gx`` (an input gradient built from Tensor ops) as the output of a ``cls`` node whose
+    edges are gx's history and ``forward``'s input (see ``_add_input_edge``)."""
+    if not _gm.enabled or forward.next_functions[0][0] is None:
+        return gx
+    r = _wrap(gx._data, gx._dtype, gx._device)
+    _add_input_edge(record(cls, (gx, None), r), forward)
+    return r
+
+
+def _identity_and_zero(node, gg):
+    return gg, (gg.new_zeros(gg.shape) if node.next_functions[1][0] is not None else None)
+
+
+def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape, forward=None) -> Tensor:
+    """Scatter-add ``grad`` into an input-shaped zero tensor at ``indices`` (one bincount);
+    ``forward``: the max-pool node, whose input becomes this op's second input."""
     xp = xp_for(grad)
     g = grad._data
     planes = int(np.prod(in_shape[:-2]))
@@ -728,8 +766,11 @@ def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape) -> Tensor:
     idx = indices._data.reshape(planes, -1) + (xp.arange(planes) * hw)[:, None]
     acc = xp.bincount(idx.ravel(), weights=g.reshape(-1).astype(np.float64), minlength=planes * hw)
     r = _wrap(acc.astype(g.dtype).reshape(in_shape), grad._dtype, grad._device)
-    if grad._rg and _gm.enabled:
-        record(_MaxPool2DBackward, (grad, None), r, (), indices=indices)
+    self_edge = forward is not None and forward.next_functions[0][0] is not None
+    if _gm.enabled and (grad._rg or self_edge):
+        node = record(_MaxPool2DBackward, (grad, None), r, (), indices=indices)
+        if self_edge:
+            _add_input_edge(node, forward)
     return r
 
 
