@@ -127,10 +127,10 @@ def _rows(operands, c_order: bool = False):
 def chunk_cuts(total: int) -> list[int]:
     """Where PyTorch's parallel split cuts a loop's ``total`` flattened elements (the chunk starts
     after the first), for the current ``torch.get_num_threads()``."""
-    from ..threads import get_num_threads
-
     if total < GRAIN:
         return []
+    from ..threads import get_num_threads
+
     tasks = max(1, min(get_num_threads(), -(-total // GRAIN)))
     chunk = -(-total // tasks)
     return list(range(chunk, total, chunk))

@@ -15,13 +15,16 @@ Linux wheels link the system's glibc, so the bits are that glibc's:
   +-*/ rounds once as C's float operations do: glibc builds these without FMA contraction).
   glibc 2.41 replaced them by CORE-MATH's correctly rounded ones: float64 rounded once then.
 
-Measured against glibc 2.36 (calling libm directly) and PyTorch 2.13's strided float32 ops:
-see ``tests/ops/test_float32_rounding.py``. Vectorised over arrays: every branch is evaluated
-for all elements and selected, which is fine for the few elements PyTorch runs scalar.
+The replays are vectorised over arrays (every branch evaluated for all elements, then
+selected) and bit-identical to glibc 2.36's libm (``tests/ops/test_glibc_float32.py``); up to
+``_CALL_BELOW`` elements (row tails) the functions call libm itself through ctypes instead,
+one call per element, which costs less than the replays' 30-80 NumPy passes.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 
 import numpy as np
@@ -91,7 +94,7 @@ _EXP_OVER = _f(float.fromhex("0x1.62e42ep6"))  # above: inf
 _EXP_UNDER = _f(-float.fromhex("0x1.9fe368p6"))  # below: 0
 
 
-def expf(x):
+def _expf_replay(x):
     """glibc's ``expf`` (2.27 and later) of float32 values."""
     x = np.asarray(x, F32)
     with np.errstate(all="ignore"):
@@ -153,7 +156,7 @@ def _expm1f_fdlibm(x):
     return np.where(np.isnan(x), x, r)
 
 
-def expm1f(x):
+def _expm1f_replay(x):
     """glibc's ``expm1f`` of float32 values."""
     if not FDLIBM:
         return _rounded(np.expm1, x)
@@ -221,7 +224,7 @@ def _log1pf_fdlibm(x):
     return np.where((hx >= 0x7F800000) | np.isnan(x), x + x, r)
 
 
-def log1pf(x):
+def _log1pf_replay(x):
     """glibc's ``log1pf`` of float32 values."""
     if not FDLIBM:
         return _rounded(np.log1p, x)
@@ -242,7 +245,7 @@ def _tanhf_fdlibm(x):
     return np.where(np.isnan(x), x, z)
 
 
-def tanhf(x):
+def _tanhf_replay(x):
     """glibc's ``tanhf`` of float32 values."""
     if not FDLIBM:
         return _rounded(np.tanh, x)
@@ -270,7 +273,7 @@ def _sinhf_fdlibm(x):
     return np.where(np.isnan(x), x, np.copysign(r, x))
 
 
-def sinhf(x):
+def _sinhf_replay(x):
     """glibc's ``sinhf`` of float32 values."""
     if not FDLIBM:
         return _rounded(np.sinh, x)
@@ -291,7 +294,7 @@ def _coshf_fdlibm(x):
     return np.where(np.isnan(x), x, r)
 
 
-def coshf(x):
+def _coshf_replay(x):
     """glibc's ``coshf`` of float32 values."""
     if not FDLIBM:
         return _rounded(np.cosh, x)
@@ -375,7 +378,7 @@ def _atan2f_fdlibm(y, x):
     return np.where(np.isnan(x) | np.isnan(y), x + y, r)
 
 
-def atan2f(y, x):
+def _atan2f_replay(y, x):
     """glibc's ``atan2f`` of float32 values (broadcast)."""
     y, x = np.broadcast_arrays(np.asarray(y, F32), np.asarray(x, F32))
     if not FDLIBM:
@@ -490,8 +493,87 @@ def _powf_glibc(x, y):
     return np.where((ay == 0) | (ix == 0x3F800000), _ONE, r)
 
 
-def powf(x, y):
+def _powf_replay(x, y):
     """glibc's ``powf`` (2.28 and later) of float32 values (broadcast)."""
     x, y = np.broadcast_arrays(np.asarray(x, F32), np.asarray(y, F32))
     with np.errstate(all="ignore"):
         return np.asarray(_powf_glibc(np.ascontiguousarray(x), np.ascontiguousarray(y)), F32)
+
+
+# ---- a few elements: libm itself -------------------------------------------------------------
+# Up to this many elements a function is one ctypes call per element into the C library PyTorch
+# calls (a row tail is 1-31 elements): the replays' ~30-80 NumPy passes cost more below it.
+_CALL_BELOW = 256
+
+
+_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf")
+
+
+def _load_libm() -> dict:
+    """The C library's float functions (where it can be loaded: the one PyTorch calls)."""
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    except OSError:  # no C library to call: the replays throughout
+        return {}
+    functions = {}
+    for name, arity in (*((n, 1) for n in _UNARY), ("atan2f", 2), ("powf", 2)):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * arity
+            functions[name] = fn
+    return functions
+
+
+_LIBM = _load_libm()
+
+
+def _call(name, replay, *args):
+    args = [np.asarray(a, F32) for a in args]
+    if len(args) > 1:
+        args = np.broadcast_arrays(*args)
+    n = args[0].size
+    fn = _LIBM.get(name)
+    if fn is None or n > _CALL_BELOW:
+        return np.asarray(replay(*args), F32)
+    values = map(fn, *(a.ravel().tolist() for a in args))
+    return np.fromiter(values, F32, n).reshape(args[0].shape)
+
+
+def expf(x):
+    """glibc's ``expf`` (2.27 and later) of float32 values."""
+    return _call("expf", _expf_replay, x)
+
+
+def expm1f(x):
+    """glibc's ``expm1f`` of float32 values."""
+    return _call("expm1f", _expm1f_replay, x)
+
+
+def log1pf(x):
+    """glibc's ``log1pf`` of float32 values."""
+    return _call("log1pf", _log1pf_replay, x)
+
+
+def tanhf(x):
+    """glibc's ``tanhf`` of float32 values."""
+    return _call("tanhf", _tanhf_replay, x)
+
+
+def sinhf(x):
+    """glibc's ``sinhf`` of float32 values."""
+    return _call("sinhf", _sinhf_replay, x)
+
+
+def coshf(x):
+    """glibc's ``coshf`` of float32 values."""
+    return _call("coshf", _coshf_replay, x)
+
+
+def atan2f(y, x):
+    """glibc's ``atan2f`` of float32 values (broadcast)."""
+    return _call("atan2f", _atan2f_replay, y, x)
+
+
+def powf(x, y):
+    """glibc's ``powf`` (2.28 and later) of float32 values (broadcast)."""
+    return _call("powf", _powf_replay, x, y)
