@@ -347,3 +347,75 @@ def test_broadcast_operands_take_pytorchs_loops(torch_oracle, pair, threads):
     finally:
         torch_oracle.set_num_threads(saved[0])
         taimatsu.set_num_threads(saved[1])
+
+
+# SLEEF's expf with sigmoid/silu around it (``float32_math.exp``): the edges of its range, and its
+# per-thread scratch buffers (reused call after call, chunk after chunk).
+def _exp_edges():
+    named = [0.0, 1e-45, 1e-40, 1.1754944e-38, 1e-7, 0.3465736, 0.5, 1.0, 10.0]
+    named += [16.635532, 86.0, 87.33655, 88.37626, 88.72283, 88.7228394, 88.72284, 89.0]
+    named += [103.97208, 104.0, 104.00001, 105.0, 105.5, 150.0, 3e38, np.inf, np.nan]
+    x = np.float32(named)
+    x = np.concatenate([x, np.nextafter(x, np.float32(0)), np.nextafter(x, np.float32(np.inf))])
+    return np.concatenate([x, -x]).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "silu"])
+def test_sigmoid_silu_edges_bit_identical(torch_oracle, name):
+    x = _exp_edges()
+    x = np.concatenate([x, x[:13]])  # 32 * k + 13: vector elements and the scalar tail
+    fn = CASES[name][0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = fn(torch_oracle, torch_oracle.from_numpy(x.copy())).numpy()
+        got = fn(taimatsu, taimatsu.from_numpy(x.copy())).numpy()
+    same = (want.view(np.int32) == got.view(np.int32)) | (np.isnan(want) & np.isnan(got))
+    assert same.all(), list(zip(x[~same], want[~same], got[~same]))
+
+
+def _same_bits(a, b):
+    return ((a.view(np.int32) == b.view(np.int32)) | (np.isnan(a) & np.isnan(b))).all()
+
+
+def test_exp_neg_and_float64_input_give_expf_bits():
+    from taimatsu.backend.float32_math import exp as f32exp
+
+    rng = np.random.default_rng(3)
+    n = f32exp._EXPF_CHUNK * 2 + 7  # three chunks, the last a short one
+    x = np.concatenate([rng.uniform(-110, 110, n), _exp_edges()]).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = np.exp(-x.astype(np.float64))
+        ref = f32exp.expf(-x)
+        assert _same_bits(f32exp.exp_neg(x), ref)
+        assert _same_bits(f32exp.exp_neg(x.astype(np.float64)), ref)
+        assert _same_bits(f32exp.expf(-x, out=np.empty_like(x)), ref)
+        assert _same_bits(f32exp.expf(np.float32(-x[5])), ref[5:6]) and f32exp.expf(x[0]).ndim == 0
+    # SLEEF's expf is within 1 ulp of exp: a kernel that lost a step fails here
+    ok = np.isfinite(want) & (want > 1e-37) & (want < 3e38)
+    ulp = np.spacing(ref[ok]).astype(np.float64)
+    assert (np.abs(ref[ok] - want[ok]) <= ulp).all()
+
+
+def test_expf_scratch_is_per_thread():
+    import threading
+
+    from taimatsu.backend.float32_math import exp as f32exp
+
+    rng = np.random.default_rng(4)
+    inputs = [rng.uniform(-20, 20, 3000 + 1000 * i).astype(np.float32) for i in range(4)]
+    want = [f32exp.expf(x) for x in inputs]
+    results, errors = {}, []
+
+    def work(i):
+        for _ in range(50):
+            r = f32exp.expf(inputs[i])
+            if not np.array_equal(r.view(np.int32), want[i].view(np.int32)):
+                errors.append(i)
+                return
+        results[i] = True
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and len(results) == 4

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import glibc
-from .exp import expf, expm1f, tanhf
+from .exp import exp_neg, expf, expm1f, tanhf
 from .log1p import log1pf
 from .primitives import F32, add, fma, mul
 
@@ -25,14 +25,19 @@ def _div(a, b):
 
 
 def sigmoid(x):
-    """``1 / (1 + exp(-x))`` (PyTorch's vectorised sigmoid)."""
-    return _div(_ONE, add(_ONE, expf(-np.asarray(x))))
+    """``1 / (1 + exp(-x))`` (PyTorch's vectorised sigmoid): each step rounded to float32, in
+    place in the result (``exp_neg``: no ``-x`` array)."""
+    r = exp_neg(x)
+    r += _ONE
+    return np.divide(_ONE, r, out=r)
 
 
 def silu(x):
     """``x / (1 + exp(-x))``."""
     x = np.asarray(x)
-    return _div(x, add(_ONE, expf(-x)))
+    r = exp_neg(x)
+    r += _ONE
+    return np.divide(x, r, out=r, dtype=F32)
 
 
 def softplus(x, beta, threshold):
