@@ -138,30 +138,88 @@ def softmax_into(out, x, safe: bool = False, hidden=None):
     np.copyto(out, r)
 
 
-def softmax_kept_into(out, x, keep):
-    """``out[...] = softmax(x, -1)`` over the keys of float32 scores ``x`` (..., n, k) where
-    ``keep`` (n, k), shared by the leading axes, is True; the other keys count as -inf and rows
-    with no key kept give 0 (attention's ``_safe_softmax``). The exps are evaluated at the kept
-    keys only (about half of them under a causal mask), on a (key, query, ...) copy: the lane
-    sums over the keys see exact zeros elsewhere, so the bits are the last-dimension kernel's
-    over whole masked rows (keys up to ``_SHORT``)."""
-    n, k = x.shape[-2:]
-    t = np.empty((k, n) + x.shape[:-2], F32)
-    np.copyto(t, np.moveaxis(x, (-1, -2), (0, 1)))
-    t = t.reshape(k, n, -1)
-    kept = keep.T
-    np.copyto(t, -np.inf, where=~kept[:, :, None])
-    m = np.maximum.reduce(t, axis=0)
-    dead = _dead(m, True)
-    t -= m
-    e = np.zeros_like(t)
-    e[kept] = expf(t[kept])
-    e = e.reshape(k, -1)
-    s = _lane_sum_columns(e)
-    if dead is not None:
-        s[dead.reshape(-1)] = 1
-    e *= np.float32(1) / s
-    np.copyto(out, np.moveaxis(e.reshape((k, n) + x.shape[:-2]), (0, 1), (-1, -2)))
+def softmax_kept_into(out, x, keep, scale=None):
+    """``out[...] = softmax(x * scale, -1)`` for float32 scores ``x`` (r, n * k): r rows of n
+    queries by k keys (keys up to ``_SHORT``), over the keys where ``keep`` (n, k), shared by
+    the rows, is True; the other keys count as -inf and queries with no key kept give 0
+    (attention's ``_safe_softmax``). ``out`` is (r, n * k) too (it may be ``x``).
+
+    The bits are the last-dimension kernel's over whole masked rows. Every step is a long
+    NumPy loop on a ((query, key), r) copy: the maxima over the keys; the exps of the kept
+    scores only (about half of them under a causal mask), gathered, then scattered back among
+    exact zeros, which the lane sums along the keys add without changing them. Rows of ``x``
+    and ``out`` 4 KiB apart make the transposing copies ~3x slower (their lines compete for
+    one cache set): give them a padded row stride (attention does); the exps' copy has one."""
+    n, k = keep.shape
+    r = x.shape[0]
+    plan = _kept_plan(keep)
+    t = np.empty((n * k, r), F32)
+    if scale is None:
+        np.copyto(t, x.T)
+    else:
+        np.multiply(x.T, np.float32(scale), out=t)
+    t[plan.hidden] = -np.inf
+    m = np.maximum.reduce(t.reshape(n, k, r), axis=1)
+    dead = m == -np.inf  # no key kept, or all kept scores -inf: exps 0, sum made 1, weights 0
+    if dead.any():
+        m[dead] = 0
+    g = np.take(t, plan.kept, axis=0)
+    g -= np.repeat(m, plan.counts, axis=0)
+    expf(g, out=g)
+    padded = r + 16 if r % 32 == 0 else r  # rows an odd number of cache lines long
+    e = np.zeros((n, k, padded), F32)
+    e.reshape(n * k, padded)[plan.kept, :r] = g
+    s = _lane_sum_keys(e)
+    s[s == 0] = 1  # the dead queries' and the padding's (exp(0) = 1 is in every other sum)
+    e *= (np.float32(1) / s)[:, None, :]
+    np.copyto(out.reshape(r, n, k), e[:, :, :r].transpose(2, 0, 1))
+
+
+class _KeptPlan:
+    """Where the kept (query, key) pairs of a shared mask lie, in row-major order."""
+
+    __slots__ = ("counts", "hidden", "kept")
+
+    def __init__(self, keep):
+        self.kept = np.flatnonzero(keep)
+        self.hidden = np.flatnonzero(~keep)
+        self.counts = keep.sum(axis=1)
+
+
+_PLANS: dict = {}
+
+
+def _kept_plan(keep) -> _KeptPlan:
+    key = (keep.shape, keep.tobytes())
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) > 64:
+            _PLANS.clear()
+        plan = _PLANS[key] = _KeptPlan(keep)
+    return plan
+
+
+def _lane_sum_keys(e):
+    """Sums over axis 1 of ``e`` (n, k, r) in ATen's ``vec::reduce_all`` order over each
+    (query, row): the keys' vectors added one after another, lane by lane, then the lanes
+    folded; keys shorter than a register are summed left to right."""
+    k = e.shape[1]
+    if k < LANES:
+        acc = e[:, 0].copy()
+        for j in range(1, k):
+            acc += e[:, j]
+        return acc
+    full = k - k % LANES
+    vectors = e[:, :full].reshape(e.shape[0], -1, LANES, e.shape[2])
+    acc = vectors[:, 0].copy()
+    for v in range(1, vectors.shape[1]):
+        acc += vectors[:, v]
+    acc[:, : k - full] += e[:, full:]  # the last partial vector, into the first lanes
+    half = LANES // 2
+    while half:
+        acc = acc[:, :half] + acc[:, half : 2 * half]
+        half //= 2
+    return acc[:, 0]
 
 
 def _softmax_rows(x, out, log: bool, safe: bool):

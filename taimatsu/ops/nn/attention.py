@@ -11,6 +11,8 @@ Tensor ops, so double backward works.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -18,6 +20,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import softmax as f32_softmax
+from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record, xp_for
 from ..contraction.matmul import _matmul_array
 
@@ -60,15 +63,20 @@ def _broadcasts_to(shape: tuple, to: tuple) -> bool:
 def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
     """The attention weights on arrays; rows whose keys are all masked are 0. The op-by-op
     form's operations in its order (the same bits), in place where the operand is ours."""
+    n, kn = q.shape[-2], k.shape[-2]
+    if xp is np and q.dtype == np.float32 and q.size and k.size and kn <= f32_softmax._SHORT:
+        keep = _shared_keep(n, kn, mask, is_causal)
+        if keep is not None:  # torch.softmax's float32 CPU kernel, exps at the kept keys only
+            s = _padded_rows(q.shape[:-1] + (kn,))
+            gemm_threads(q.shape[-2] * q.shape[-1] * kn)
+            np.matmul(q, np.swapaxes(k, -1, -2), out=s)
+            rows = s.reshape(-1, n * kn)
+            f32_softmax.softmax_kept_into(rows, rows, keep, scale)
+            return s
     s = _matmul_array(xp, q, xp.swapaxes(k, -1, -2))
     s *= scale
-    if xp is np and s.dtype == np.float32 and s.size:  # torch.softmax's float32 CPU kernel
-        keep = _shared_keep(s, mask, is_causal)
-        if keep is not None and s.shape[-1] <= f32_softmax._SHORT:
-            f32_softmax.softmax_kept_into(s, s, keep)  # exps at the kept keys only
-            return s
-        if is_causal and mask is None:
-            return _causal_bands(s)  # applies the causal mask itself, only where a band needs it
+    if xp is np and s.dtype == np.float32 and s.size and is_causal and mask is None:
+        return _causal_bands(s)  # torch.softmax's float32 kernel, masking only where bands need
     if is_causal:
         xp.copyto(s, -np.inf, where=_above_diagonal(xp, s.shape[-2], s.shape[-1]))
     if mask is not None:
@@ -91,10 +99,19 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
     return e
 
 
-def _shared_keep(s, mask, is_causal: bool):
+def _padded_rows(shape):
+    """An uninitialised float32 array of ``shape`` (..., n, k) whose (n, k) matrices lie a
+    64-byte line more than their size apart: copies that walk across the matrices (the
+    softmax's transposes) otherwise hit one cache set when that size is a multiple of 4 KiB."""
+    nk = shape[-2] * shape[-1]
+    rows = math.prod(shape[:-2])
+    stride = -(-nk // 16) * 16 + 16
+    return np.empty((rows, stride), np.float32)[:, :nk].reshape(shape)
+
+
+def _shared_keep(n: int, k: int, mask, is_causal: bool):
     """The kept (query, key) pairs when one bool (n, k) mask serves all batches and heads: the
     causal mask, or a bool ``attn_mask`` without batch or head axes; else None."""
-    n, k = s.shape[-2:]
     if is_causal and mask is None:
         return ~_above_diagonal(np, n, k)
     shared = mask is not None and mask.dtype == np.bool_ and all(d == 1 for d in mask.shape[:-2])
@@ -176,11 +193,30 @@ def _attention_vjp(node, g):
     ds *= p
     ds *= node.scale
     grads = (
-        _matmul_array(xp, ds, k._data) if need[0] else None,
-        _matmul_array(xp, xp.swapaxes(ds, -1, -2), q._data) if need[1] else None,
-        _matmul_array(xp, xp.swapaxes(p, -1, -2), gd) if need[2] else None,
+        _product(xp, ds, k._data, q._data) if need[0] else None,
+        _product(xp, xp.swapaxes(ds, -1, -2), q._data, k._data) if need[1] else None,
+        _product(xp, xp.swapaxes(p, -1, -2), gd, v._data) if need[2] else None,
     )
     return tuple(None if a is None else _wrap(a, q._dtype, q._device) for a in grads) + (None,)
+
+
+def _product(xp, a, b, like):
+    """``a @ b`` in the layout of ``like`` (an input of the op: its gradient, or the query for
+    the output). PyTorch's CPU flash kernel allocates its output like the query when the
+    query's last dim is contiguous (``q.view(B, S, H, E).transpose(1, 2)`` gives an output whose
+    ``transpose(1, 2)`` is contiguous: the usual merge of the heads copies nothing); gradients
+    in their inputs' layouts need no copy to be viewed back (and a leaf's ``.grad`` keeps its
+    layout, as AccumulateGrad's layout contract gives in PyTorch)."""
+    if xp is not np:
+        return _matmul_array(xp, a, b)
+    shape = like.shape[:-1] + b.shape[-1:]
+    if like.strides[-1] == like.itemsize:  # dims in the order of like's strides, dense
+        order = sorted(range(len(shape)), key=lambda d: -like.strides[d])
+        out = np.empty([shape[d] for d in order], a.dtype).transpose(np.argsort(order))
+    else:
+        out = np.empty(shape, a.dtype)
+    gemm_threads(a.shape[-2] * a.shape[-1] * b.shape[-1])
+    return np.matmul(a, b, out=out)
 
 
 _Attention = node_class("ScaledDotProductFlashAttentionForCpuBackward0", _attention_vjp)
@@ -191,7 +227,7 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: b
     xp = xp_for(query)
     mask = None if attn_mask is None else attn_mask._data
     p = _probabilities(xp, query._data, key._data, mask, is_causal, scale)
-    r = _wrap(_matmul_array(xp, p, value._data), query._dtype, query._device)
+    r = _wrap(_product(xp, p, value._data, query._data), query._dtype, query._device)
     if _gm.enabled and (query._rg or key._rg or value._rg):
         # the weights are saved like the inputs, so the engine frees them after the backward
         # (unless retain_graph), as it frees the op-by-op graph's saved softmax
