@@ -76,11 +76,11 @@ def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
 
 
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def selu(input: Tensor) -> Tensor:
@@ -128,14 +128,14 @@ _PADDING = {v: k for k, v in F.GRID_SAMPLE_PADDING_MODES.items()}
 def max_pool3d(
     input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
 ) -> Tensor:
-    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+    return F.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool1d_with_indices(
     input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False
 ):
     return F.max_pool1d(
-        input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True
+        input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True
     )
 
 

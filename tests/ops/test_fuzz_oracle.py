@@ -584,6 +584,26 @@ FIXED = [
     "T.linspace(math.nan, 0, 1, dtype=T.bool)", "T.linspace(0, 1, 5, dtype=T.bool)", "T.linspace(0, 1, 1, dtype=T.uint16)",
     "T.logspace(0, 1, 0, dtype=T.bool)", "T.logspace(-math.inf, 1, 1, dtype=T.bool)", "T.logspace(0, 1, 2, dtype=T.bool)",
     "T.logspace(0, 1, 2, dtype=T.uint16)",
+    # 3-d pooling in PyTorch's order: argument lengths, int range, rank, divisor, per dim (T, H, W) stride/pad,
+    # window signs, non-batch sizes, (average) kernel within the input, pad, output size, the kernel's dtypes
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 0)", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), -1)",
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), (5, 2, 2))", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 2, -1)",
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 3, 1, 2, 2)", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 2, 1, 0, -1)",
+    "T.nn.functional.max_pool3d(T.ones(4, 4), 0)", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), (2, 2))",
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 2, 1, 0, (1, 1))", "T.nn.functional.max_pool3d(T.ones(1, 0, 4, 4, 4), 2)",
+    "T.nn.functional.max_pool3d(T.ones(0, 4, 4, 4), 2)", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4), 2, 2**31)",
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.uint8), 2, 1, 1)", "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.bool), 2)",
+    "T.nn.functional.max_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.uint16), 2)", "T.nn.functional.max_pool3d(T.arange(-32, 32).reshape(1, 4, 4, 4), 3, 2, 1)",
+    "T.nn.functional.max_pool3d(T.arange(64.).reshape(1, 4, 4, 4), 2, 3, 1, 1, True, return_indices=True)",
+    "T.nn.functional.max_pool3d(None, 2)", "T.max_pool3d(T.ones(1, 1, 4, 4, 4), 2, 0)", "T.nn.MaxPool3d(0)(T.ones(1, 4, 4, 4))",
+    "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 0)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 5)",
+    "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 3, 1, 2)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 2, (2, 2))",
+    "T.nn.functional.avg_pool3d(T.ones(1, 0, 4, 4, 4), 2)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 2, divisor_override=0)",
+    "T.nn.functional.avg_pool3d(T.ones(4, 4), 2, divisor_override=0)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4), 0, divisor_override=0)",
+    "T.nn.functional.avg_pool3d(T.arange(-32, 32).reshape(1, 1, 4, 4, 4), 3, 1, 1)",
+    "T.nn.functional.avg_pool3d(T.arange(-32, 32).reshape(1, 4, 4, 4), 2, divisor_override=3)",
+    "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.float16), 2)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.uint8), 2)",
+    "T.nn.functional.avg_pool3d(None, 2)", "T.nn.AvgPool3d(5)(T.ones(1, 4, 4, 4))",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

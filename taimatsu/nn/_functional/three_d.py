@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._autocast import FP32, LOWER, cast_policy
 from ..._tensor.core import Tensor
+from ...ops._dispatch import need_tensor, scalar_name
+from ...ops.arg_types import avg_pool_args, pool_args
 from ...ops.creation.factories import tensor
 from ...ops.nn import conv as _nn
 from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
+from ...ops.nn.pooling import check_int_range
+from ...ops.pointwise.common import not_implemented
 from ...ops.shape.copies import stack
 from .pooling import pad
 
@@ -81,6 +86,92 @@ def conv3d(
     return out
 
 
+_LENGTH_TEXTS = {
+    "max_pool3d": {
+        "kernel_size": "must either be a single int, or a tuple of three ints",
+        "stride": "must either be omitted, a single int, or a tuple of three ints",
+        "padding": "must either be a single int, or a tuple of three ints",
+        "dilation": "must be either a single int, or a tuple of three ints",
+    },
+    "avg_pool3d": {
+        "kernel_size": "must be a single int, or a tuple of three ints",
+        "stride": "must be omitted, a single int, or a tuple of three ints",
+        "padding": "must be a single int, or a tuple of three ints",
+    },
+}
+
+
+def _three(fn: str, name: str, value, default=None) -> tuple:
+    """A 3-d pooling argument as (T, H, W): one int or a sequence of one or three (an omitted
+    or empty stride is the kernel size); PyTorch's text for any other length."""
+    if default is not None and (value is None or (isinstance(value, (list, tuple)) and not value)):
+        return default
+    if isinstance(value, (list, tuple)):
+        if len(value) not in (1, 3):
+            raise RuntimeError(f"{fn}: {name} {_LENGTH_TEXTS[fn][name]}")
+        return tuple(value) * (3 // len(value))
+    return (value,) * 3
+
+
+def _check_pool3d(fn, input, kernel, stride, padding, dilation, ceil_mode, divisor_override=None):
+    """PyTorch's 3-d pooling checks after its argument lengths, in its order: the input's rank,
+    each dim's output-size formula (T, H, W), the window's signs, the input's sizes (average
+    pooling: not below the kernel), the padding, the output size. Returns the output (T, H, W)."""
+    check_int_range(*kernel, *stride, *padding, *dilation)
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    for k, s, p, d in zip(kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _pooling._half_window(k, d):
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}"
+            )
+    for what, v, names in (
+        ("kernel size", kernel, ("kT", "kH", "kW")),
+        ("stride", stride, ("dT", "dH", "dW")),
+        ("dilation", dilation, ("dilationT", "dilationH", "dilationW")),
+    ):
+        if min(v) <= 0:
+            got = " ".join(f"{n}: {x}" for n, x in zip(names, v))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+    shape = list(input.shape)
+    where = "avg_pool3d()" if fn == "avg_pool3d" else "max_pool3d_with_indices_out_cpu_template()"
+    for i, n in enumerate(shape):
+        if n == 0 and not (len(shape) == 5 and i == 0):  # the batch may be empty
+            raise RuntimeError(
+                f"{where}: Expected input's non-batch dimensions to have positive length, but input has a "
+                f"shape of {shape} and non-batch dimension {n} has length zero!"
+            )
+    t, h, w = shape[-3:]
+    (kt, kh, kw), (pt, ph, pw) = kernel, padding
+    if fn == "avg_pool3d" and (t < kt or h < kh or w < kw):
+        raise RuntimeError(
+            f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kt} kH: {kh} kW: {kw})"
+        )
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}"
+        )
+    out = [
+        _pooling._pool_out(n, k, s, p, d, ceil_mode)
+        for n, k, s, p, d in zip((t, h, w), kernel, stride, padding, dilation)
+    ]
+    if min(out) < 1:
+        c = shape[-4]
+        raise RuntimeError(
+            f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small"
+        )
+    return out
+
+
 def _depth_geometry(d, kd, sd, pd, dd, ceil_mode):
     out_d = _pooling._pool_out(d, kd, sd, pd, dd, ceil_mode)
     right = max(0, (out_d - 1) * sd + dd * (kd - 1) + 1 - (d + pd))
@@ -88,18 +179,14 @@ def _depth_geometry(d, kd, sd, pd, dd, ceil_mode):
 
 
 @_unbatched
-def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices: bool = True):  # fmt: skip
-    (kd, kh, kw) = _triple(kernel_size)
-    (sd, sh, sw) = _triple(stride if stride is not None and stride != [] else kernel_size)
-    (pd, ph, pw), (dd, dh, dw) = _triple(padding), _triple(dilation)
+def _max_pool3d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode):
+    (kd, kh, kw) = kernel_size
+    (sd, sh, sw), (pd, ph, pw), (dd, dh, dw) = stride, padding, dilation
     n, c, d, h, w = input.shape
     out_d, right = _depth_geometry(d, kd, sd, pd, dd, ceil_mode)
     # The lowest finite value, not -inf: a slice made only of padding must still give in-range
     # 2-D indices (it never wins the max over the depth taps).
-    from ..._dtype import finfo
-
-    low = finfo(input.dtype).min
+    low = (D.finfo if input.dtype.is_floating_point else D.iinfo)(input.dtype).min
     x = pad(input, (0, 0, 0, 0, pd, right), value=low) if pd or right else input
     vals, idxs = [], []
     for xs in _depth_taps(x, kd, sd, dd, out_d):
@@ -119,10 +206,34 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     return out, index
 
 
+def _max_pool3d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
+    """max_pool3d's parser and argument checks, in PyTorch's order; (k, s, p, d) as triples."""
+    need_tensor(name, input)
+    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
+    k = _three("max_pool3d", "kernel_size", kernel_size)
+    s = _three("max_pool3d", "stride", stride, k)
+    p = _three("max_pool3d", "padding", padding)
+    d = _three("max_pool3d", "dilation", dilation)
+    _check_pool3d("max_pool3d", input, k, s, p, d, ceil_mode)
+    _max3d_dtypes(input._dtype)
+    return k, s, p, d
+
+
+_max3d_dtypes = not_implemented("max_pool3d", D.BOOL, D.COMPLEX, D.SHELL_UINT)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices: bool = True):  # fmt: skip
+    args = _max_pool3d_args("max_pool3d_with_indices", input, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
+    return _max_pool3d(input, *args, ceil_mode)
+
+
 @cast_policy(FP32, ("cpu",))
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices: bool = False):  # fmt: skip
-    out, index = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    name = "max_pool3d_with_indices" if return_indices else "max_pool3d"
+    args = _max_pool3d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode)
+    out, index = _max_pool3d(input, *args, ceil_mode)
     return (out, index) if return_indices else out
 
 
@@ -135,13 +246,27 @@ def _divisor(size, k, s, p, out, count_include_pad):
     return pool if count_include_pad else valid
 
 
-@_unbatched
 @cast_policy(FP32, ("cpu",))
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None) -> Tensor:  # fmt: skip
-    (kd, kh, kw) = _triple(kernel_size)
-    (sd, sh, sw) = _triple(stride if stride is not None and stride != [] else kernel_size)
-    (pd, ph, pw) = _triple(padding)
+    need_tensor("avg_pool3d", input)
+    avg_pool_args("avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
+    k = _three("avg_pool3d", "kernel_size", kernel_size)
+    s = _three("avg_pool3d", "stride", stride, k)
+    p = _three("avg_pool3d", "padding", padding)
+    _check_pool3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode, divisor_override)
+    dt = input._dtype
+    if dt.category != D.FLOAT and dt is not D.int64 or dt in (D.float16, D.bfloat16):
+        raise NotImplementedError(
+            f"\"avg_pool3d_out_frame\" not implemented for '{scalar_name(dt)}'"
+        )
+    return _avg_pool3d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
+
+
+@_unbatched
+def _avg_pool3d(input: Tensor, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override) -> Tensor:  # fmt: skip
+    (kd, kh, kw), (sd, sh, sw), (pd, ph, pw) = kernel_size, stride, padding
     n, c, d, h, w = input.shape
     out_d, right = _depth_geometry(d, kd, sd, pd, 1, ceil_mode)
     x = pad(input, (0, 0, 0, 0, pd, right)) if pd or right else input
@@ -151,10 +276,12 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=Fal
         total = s if total is None else total + s
     ho, wo = total.shape[2:]
     total = total.reshape(n, out_d, c, ho, wo).transpose(1, 2)
+    # An integer input divides as C++ does (truncating), PyTorch's kernel.
+    mode = None if input.is_floating_point() else "trunc"
     if divisor_override:
-        return total / divisor_override
+        return total.div(divisor_override, rounding_mode=mode)
     fd = _divisor(d, kd, sd, pd, out_d, count_include_pad)
     fh = _divisor(h, kh, sh, ph, ho, count_include_pad)
     fw = _divisor(w, kw, sw, pw, wo, count_include_pad)
     div = (fd[:, None, None] * fh[None, :, None] * fw[None, None, :]).astype(np.float64)
-    return total / tensor(div, dtype=input.dtype, device=input.device)
+    return total.div(tensor(div, dtype=input.dtype, device=input.device), rounding_mode=mode)
