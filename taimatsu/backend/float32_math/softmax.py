@@ -8,8 +8,9 @@ sums are added in the kernels' order, since one ulp of the sum moves every eleme
   (lane i + lane i^8, then i^4, i^2, i^1); a row shorter than a register is summed left to
   right. softmax is ``exp * (1 / sum)``; log_softmax ``(x - max) - log(sum)``.
 - Over another dimension: the sums run left to right along it, vectorised over the inner
-  positions; the last ``inner % lanes`` inner positions take the kernel's scalar tail (``std::exp``,
-  correctly rounded). softmax is ``exp / sum``; log_softmax ``(x - max) - log(sum)``.
+  positions; the last ``inner % lanes`` inner positions take the kernel's scalar tail
+  (``std::exp``: glibc's expf, ``libc_exp``). softmax is ``exp / sum``; log_softmax
+  ``(x - max) - log(sum)``. The log is SLEEF's (``log.logf``) in both kernels.
 
 - The backward over the last dimension: softmax ``y * (g - sum(g * y))``, log_softmax
   ``g - exp(y) * sum(g)`` (SLEEF's exp, one FMA), the sums in the same lane order.
@@ -31,6 +32,7 @@ import numpy as np
 
 from .. import parallel
 from .exp import expf
+from .libc_exp import libc_expf
 from .log import logf
 from .primitives import F32, F64
 
@@ -314,14 +316,14 @@ def log_softmax_backward_dim(y, g):
     """The gradient of log_softmax over the middle axis of 3-d float32 ``y`` (outer, dim, inner)
     from its output and gradient ``g``, as PyTorch's ``_vec_log_softmax_backward``: the sum of
     ``g`` left to right along the dimension, then ``g - exp(y) * sum`` as one FMA, with SLEEF's
-    exp on the vectorised inner positions and ``std::exp`` (correctly rounded) on the last
+    exp on the vectorised inner positions and ``std::exp`` (the C library's expf) on the last
     ``inner % LANES``, the kernel's scalar tail."""
     s = np.add.accumulate(g, axis=1)[:, -1:]  # accumulate: strictly left to right
     inner = y.shape[2]
     tail = inner - inner % LANES
     e = expf(y)
     if tail < inner:
-        e[:, :, tail:] = np.exp(y[:, :, tail:].astype(F64)).astype(F32)
+        e[:, :, tail:] = libc_expf(y[:, :, tail:])
     w = e.astype(F64)
     w *= -s.astype(F64)
     w += g  # g - e * sum rounded once (the kernel's FMA)
@@ -334,8 +336,8 @@ def softmax_dim(x, log: bool):
     e = expf(shifted)
     inner = x.shape[2]
     tail = inner - inner % LANES
-    if tail < inner:  # the kernel's scalar loop: std::exp, correctly rounded
-        e[:, :, tail:] = np.exp(shifted[:, :, tail:].astype(F64)).astype(F32)
+    if tail < inner:  # the kernel's scalar loop: std::exp, the C library's expf
+        e[:, :, tail:] = libc_expf(shifted[:, :, tail:])
     with np.errstate(divide="ignore", invalid="ignore"):
         # left to right along the dimension (np.add.reduce may sum pairwise when inner is 1)
         s = np.cumsum(e, axis=1, dtype=F32)[:, -1:]

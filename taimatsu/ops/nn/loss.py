@@ -237,7 +237,8 @@ def nll_loss(
     if reduction == "none":
         if kept is not None:  # an ignored target's loss is +0 (not -w * x = -0)
             losses = xp.where(keep, losses, 0)
-        data = losses.reshape(()) if nd == 1 else losses  # one class-vector input: one 0-d loss
+        # One class vector: one 0-d loss, which PyTorch's kernel sums from 0 (-0 becomes +0)
+        data = losses.reshape(()) + 0 if nd == 1 else losses
         total = None
     else:
         data, total = _nll_reduce(xp, losses, wt, kept, reduction)
