@@ -9,7 +9,7 @@ Linux wheels link the system's glibc, so the bits are that glibc's:
   of random inputs differ from float64's ``exp`` rounded once), replayed here in float64 (the
   double FMAs of glibc's FMA build differ from unfused float64 steps by 1 double ulp, which
   reaches the float result about once in 10**8 elements).
-- ``expm1f``, ``log1pf``, ``tanhf``, ``sinhf``, ``coshf``, ``atanf``, ``atan2f`` before glibc
+- ``expm1f``, ``log1pf``, ``tanhf``, ``sinhf``, ``coshf``, ``atanhf``, ``atan2f`` before glibc
   2.41: Sun's fdlibm algorithms in float arithmetic, 1-2 ulp (8-45% of random inputs differ
   from the correctly rounded result), replayed step by step in float32 NumPy arithmetic (each
   +-*/ rounds once as C's float operations do: glibc builds these without FMA contraction).
@@ -40,7 +40,7 @@ def _glibc_version() -> tuple[int, int]:
         return (999, 0)
 
 
-# glibc 2.41 took expm1f, log1pf, tanhf, sinhf, coshf and atan2f from CORE-MATH.
+# glibc 2.41 took expm1f, log1pf, tanhf, sinhf, coshf, atanhf and atan2f from CORE-MATH.
 FDLIBM = _glibc_version() < (2, 41)
 
 
@@ -302,6 +302,24 @@ def _coshf_replay(x):
         return _coshf_fdlibm(np.asarray(x, F32))
 
 
+# ---- atanhf (fdlibm, around log1pf) ---------------------------------------------------------
+def _atanhf_fdlibm(x):
+    xa = np.abs(x)
+    t = xa + xa
+    near0 = _HALF * log1pf(t + t * xa / (_ONE - xa))
+    t = np.where(xa < _HALF, near0, _HALF * log1pf(t / (_ONE - xa)))
+    t = np.where(xa < _f(2.0**-28), xa, t)
+    t = np.where(xa == _ONE, _f(np.inf), np.where(xa > _ONE, _f(np.nan), t))
+    return np.where(np.isnan(x), x, np.copysign(t, x))
+
+
+def _atanhf_replay(x):
+    if not FDLIBM:
+        return _rounded(np.arctanh, x)
+    with np.errstate(all="ignore"):
+        return _atanhf_fdlibm(np.asarray(x, F32))
+
+
 # ---- atanf, atan2f (fdlibm) ------------------------------------------------------------------
 _ATAN_HI = np.array([4.6364760399e-01, 7.8539812565e-01, 9.8279368877e-01, 1.5707962513e00], F32)
 _ATAN_LO = np.array([5.0121582440e-09, 3.7748947079e-08, 3.4473217170e-08, 7.5497894159e-08], F32)
@@ -506,7 +524,7 @@ def _powf_replay(x, y):
 _CALL_BELOW = 256
 
 
-_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf")
+_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf")
 
 
 def _load_libm() -> dict:
@@ -567,6 +585,11 @@ def sinhf(x):
 def coshf(x):
     """glibc's ``coshf`` of float32 values."""
     return _call("coshf", _coshf_replay, x)
+
+
+def atanhf(x):
+    """glibc's ``atanhf`` of float32 values."""
+    return _call("atanhf", _atanhf_replay, x)
 
 
 def atan2f(y, x):

@@ -114,7 +114,8 @@ exp2, exp2_ = unary(
 )
 expm1, expm1_ = unary(
     "expm1",
-    emulated(f32m.expm1f)(rounded_once(lambda xp, a: xp.expm1(a))),
+    # PyTorch's expm1/log1p kernels run Vectorized<float> on every layout (no scalar loop)
+    emulated(f32m.expm1f, scalar_loop=False)(rounded_once(lambda xp, a: xp.expm1(a))),
     lambda x, out: out + 1,
     saves=("out",),
 )
@@ -129,7 +130,7 @@ log1p, log1p_ = unary(
     "log1p",
     # float32 CPU: SLEEF's log1pf_u10, which PyTorch's Vectorized<float>::log1p calls (log, log2
     # and log10 run Intel MKL's closed VML kernels instead: those stay correctly rounded here)
-    emulated(f32log1p.log1pf)(rounded_once(lambda xp, a: xp.log1p(a))),
+    emulated(f32log1p.log1pf, scalar_loop=False)(rounded_once(lambda xp, a: xp.log1p(a))),
     lambda x, out: (x + 1).reciprocal(),
     node="Log1PBackward0",
 )
@@ -176,8 +177,9 @@ acosh, acosh_ = unary(
 )
 atanh, atanh_ = unary(
     "atanh",
-    # float32 CPU: SLEEF's atanhf_u10 replayed (PyTorch's kernel; not correctly rounded near 0)
-    emulated(f32atanh.atanhf)(rounded_once(lambda xp, a: xp.arctanh(a))),
+    # float32 CPU: SLEEF's atanhf_u10 replayed (PyTorch's kernel; not correctly rounded near 0),
+    # glibc's atanhf in its scalar loop
+    emulated(f32atanh.atanhf, scalar=glibc.atanhf)(rounded_once(lambda xp, a: xp.arctanh(a))),
     lambda x, out: (1 - x * x).reciprocal(),
 )
 reciprocal, reciprocal_ = unary(
