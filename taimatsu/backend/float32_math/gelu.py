@@ -16,9 +16,13 @@ operations in float32 arithmetic. Measured against PyTorch 2.13 (oneDNN 3.12) on
 range: bit-identical in all elements on both paths. The coefficient tables are oneDNN's
 published constants (as float32 bit patterns).
 
-Cost: the kernels run a cache-sized block at a time in reused buffers (``_Scratch``), an FMA as
-four NumPy passes (multiply, add, round to float32 and back), the minimax coefficients as one
-table lookup per degree; the exp's Cody-Waite reduction is exact, so it is not rounded.
+Cost: the kernels run a cache-sized block at a time in per-thread buffers kept across calls
+(``_Scratch``), an FMA as four NumPy passes (multiply, add, round to float32 and back; the last
+of a polynomial skips the copy back), the minimax coefficients as one table lookup per degree;
+the exp's Cody-Waite reduction is exact, so it is not rounded. That is about as few passes as
+the emulation allows: each FMA's rounding changes the next one's input, so none can be skipped
+or merged, and NumPy's mixed-dtype loops (``float32 * float64 -> float64``) and strided loops
+(coefficients gathered as rows of 4 by one ``np.take``) cost more than the passes they save.
 Other tensors take ATen's own kernel (``gelu_aten``: A&S with SLEEF's expf) and its scalar loop.
 oneDNN's backward kernel (one algorithm on both CPUs: the AVX2 forward's erf and exp) comes with
 the AVX2 forward almost for free (``gelu_abramowitz_stegun_with_derivative``); on its own, as
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 import numpy as np
 
@@ -88,6 +93,17 @@ class _Scratch:
         return part
 
 
+_scratch = threading.local()
+
+
+def _thread_scratch() -> _Scratch:
+    """This thread's full-block buffers (~0.9 MB), made once rather than on every call."""
+    s = getattr(_scratch, "s", None)
+    if s is None or s.w.size != BLOCK:
+        s = _scratch.s = _Scratch(BLOCK)
+    return s
+
+
 def _round32(p, r32):
     """Round the float64 ``p`` to float32 in place; ``r32`` receives the float32 values."""
     np.copyto(r32, p, casting="same_kind")
@@ -102,13 +118,19 @@ def _fma(p, b, c, r32):
     _round32(p, r32)
 
 
-def _horner(t, coefficients, p, r32):
-    """``p`` = the polynomial in ``t`` by float32 FMAs, highest coefficient first."""
+def _horner(t, coefficients, p, r32, wide: bool = True):
+    """``r32`` = the polynomial in ``t`` by float32 FMAs, highest coefficient first; ``p`` holds
+    it too (float64) unless ``wide`` is false (the last rounding then skips the copy back)."""
     np.multiply(t, coefficients[0], out=p)
     p += coefficients[1]
-    _round32(p, r32)
     for c in coefficients[2:]:
-        _fma(p, t, c, r32)
+        _round32(p, r32)
+        p *= t
+        p += c
+    if wide:
+        _round32(p, r32)
+    else:
+        np.copyto(r32, p, casting="same_kind")
 
 
 def _blocks(kernel, x, outputs: int = 1):
@@ -123,7 +145,7 @@ def _blocks(kernel, x, outputs: int = 1):
     n = fx.size
 
     def run(lo, hi):
-        s = _Scratch(min(BLOCK, n))
+        s = _thread_scratch()
         with np.errstate(all="ignore"):
             for i in range(lo * BLOCK, min(hi * BLOCK, n), BLOCK):
                 j = min(i + BLOCK, n)
@@ -176,7 +198,7 @@ _MINIMAX = _minimax_table()
 def _minimax_abs_erf(x, s):
     """erf(|x| / sqrt(2)) by oneDNN's polynomials into ``s.e`` (float32); ``s.a`` gets |x|."""
     ax = np.abs(x, out=s.a)
-    key = s.c.view(np.int32)
+    key = s.i
     np.subtract(ax.view(np.int32), 1, out=key)  # no overflow: |x|'s bits are below 2**31
     key >>= 21
     np.add(key, ax > _RBOUND, out=s.k, casting="unsafe")
@@ -184,12 +206,12 @@ def _minimax_abs_erf(x, s):
     np.copyto(t, ax)
     _MINIMAX[5].take(s.k, out=p, mode="clip")
     p *= t
-    p += _MINIMAX[4].take(s.k, out=c, mode="clip")
-    _round32(p, s.e)
-    for d in (3, 2, 1, 0):
-        p *= t
+    for d in (4, 3, 2, 1):
         p += _MINIMAX[d].take(s.k, out=c, mode="clip")
         _round32(p, s.e)
+        p *= t
+    p += _MINIMAX[0].take(s.k, out=c, mode="clip")
+    np.copyto(s.e, p, casting="same_kind")  # the last rounding needs no float64 copy back
     return s.e
 
 
@@ -237,7 +259,7 @@ def _exp_of_minus(w, s):
     np.multiply(n, -_LN2, out=r, dtype=F64)
     r += v
     q = s.b
-    _horner(r, (*_EXP_POL, _ONE), s.p, q)
+    _horner(r, (*_EXP_POL, _ONE), s.p, q, wide=False)
     n -= _ONE
     k = s.i
     np.copyto(k, n, casting="unsafe")  # NaN's n: any scale, q is NaN

@@ -1,0 +1,82 @@
+"""oneDNN's GELU (erf form) kernels of ``backend/float32_math/gelu.py`` against PyTorch.
+
+The kernels run a float32 array a cache-sized block at a time in per-thread buffers kept across
+calls, split over two threads for large arrays: the bits must not depend on the block an element
+falls in, on the thread, or on what an earlier call left in the buffers. The CPU path (AVX-512
+minimax polynomials or AVX2 Abramowitz-Stegun) is this machine's, or the one
+``ONEDNN_MAX_CPU_ISA=AVX2`` selects (set before PyTorch is imported, as PyTorch reads it then).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import taimatsu
+from taimatsu.backend import parallel
+from taimatsu.backend.float32_math import gelu as kernels
+
+
+def _same(want, got):
+    return (want.view(np.int32) == got.view(np.int32)) | (np.isnan(want) & np.isnan(got))
+
+
+def _oracle_gelu(torch, x):
+    return torch.nn.functional.gelu(torch.from_numpy(x.copy())).numpy()
+
+
+def _gelu(x):
+    return taimatsu.nn.functional.gelu(taimatsu.from_numpy(x.copy())).numpy()
+
+
+def test_gelu_bits_over_all_float32_patterns(torch_oracle):
+    # every 4093rd bit pattern of float32 (~1M values: every binade, both signs, subnormals,
+    # inf, NaN), one tensor: the blocks and, where allowed, two threads
+    bits = np.arange(0, 1 << 32, 4093, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    same = _same(_oracle_gelu(torch_oracle, x), _gelu(x))
+    assert same.all(), x[~same][:10]
+
+
+@pytest.mark.parametrize(
+    "size", [2, 100, kernels.BLOCK - 1, kernels.BLOCK + 1, 3 * kernels.BLOCK + 7]
+)
+def test_gelu_bits_at_block_edges(torch_oracle, size):
+    # sizes around the block: partial blocks use views of the kept buffers; a small call after a
+    # large one must not read what the large one left there
+    rng = np.random.default_rng(size)
+    for scale in (0.5, 3.0):
+        x = (rng.standard_normal(size) * scale).astype(np.float32)
+        same = _same(_oracle_gelu(torch_oracle, x), _gelu(x))
+        assert same.all(), (size, scale, x[~same][:5])
+
+
+def test_gelu_bits_on_two_threads_and_a_helper_thread(torch_oracle, monkeypatch):
+    # halves splits the blocks over the calling thread and the pool's thread (forced here);
+    # a call from another thread uses that thread's own buffers
+    x = (np.random.default_rng(3).standard_normal(5 * kernels.BLOCK + 3) * 2).astype(np.float32)
+    want = _oracle_gelu(torch_oracle, x)
+    monkeypatch.setattr(parallel, "_second_core", lambda: True)
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    assert _same(want, kernels.gelu_erf(x)).all()
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(kernels.gelu_erf, [x, x[7:], x[: kernels.BLOCK // 3]]))
+    assert _same(want, results[0]).all()
+    assert _same(want[7:], results[1]).all()
+    assert _same(want[: kernels.BLOCK // 3], results[2]).all()
+
+
+@pytest.mark.skipif(kernels.uses_avx512(), reason="oneDNN's backward is replayed on AVX2 only")
+def test_gelu_derivative_bits_over_all_float32_patterns(torch_oracle):
+    # the AVX2 forward's companion derivative (oneDNN's backward kernel): a cotangent of ones
+    # leaves the derivative itself
+    x = np.arange(0, 1 << 32, 4093, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    grads = []
+    for T in (torch_oracle, taimatsu):
+        t = T.from_numpy(x.copy()).requires_grad_(True)
+        (grad,) = T.autograd.grad(T.nn.functional.gelu(t), t, T.ones_like(t))
+        grads.append(grad.numpy())
+    same = _same(*grads)
+    assert same.all(), x[~same][:10]
