@@ -203,6 +203,40 @@ def test_weight_modified_in_place_after_forward_raises():
         out.sum().backward()
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize(
+    "name", ["LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"]
+)  # fmt: skip
+def test_bias_modified_in_place_after_forward(name, dtype):
+    """PyTorch's composite cells and layers do not save their biases (their linear layers do
+    not): a bias changed in place after the forward is no error, and the gradients are those of
+    the forward's values. Its oneDNN LSTM layer (float32) saves them: an error there."""
+    t, o = _modules(name, {}, dtype)
+    results = []
+    for lib, m in ((torch, o), (tm, t)):
+        lib.manual_seed(0)
+        shape = (3, 4) if name.endswith("Cell") else (2, 3, 4)
+        x = lib.randn(shape, requires_grad=True, dtype=lib.float64)
+        x = (x if dtype is torch.float64 else x.float()).detach().requires_grad_()
+        out = m(x)
+        out = out[0] if isinstance(out, tuple) else out
+        bias = m.bias_ih if name.endswith("Cell") else m.bias_ih_l0
+        with lib.no_grad():
+            bias.add_(1)
+        try:
+            out.square().sum().backward()
+        except RuntimeError as e:
+            assert "modified by an inplace operation" in str(e)
+            results.append(None)
+            continue
+        results.append(x.grad.numpy())
+    if results[0] is None:
+        assert name == "LSTM" and dtype is torch.float32
+    assert (results[1] is None) == (results[0] is None)
+    if results[0] is not None:
+        np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-6)
+
+
 def test_second_backward_needs_retain_graph():
     t = tnn.LSTM(4, 5)
     out, _ = t(tm.randn(3, 2, 4))

@@ -511,9 +511,10 @@ class RnnLayerBackward(Node):
 
     def apply(self, gout=None, gh=None, gc=None):
         inputs = self.saved()  # checks that no input was modified in place since the forward
-        if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
-            return _backward_by_ops(self, inputs, (gout, gh, gc))
         d = self.__dict__
+        if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
+            inputs = (*inputs[:5], *d["biases"], inputs[7])
+            return _backward_by_ops(self, inputs, (gout, gh, gc))
         x, _, _, w_ih, w_hh, _, _, w_hr = inputs
         need = [nf[0] is not None for nf in self.next_functions]
         grads = _backward_arrays(
@@ -526,6 +527,7 @@ class RnnLayerBackward(Node):
     def _release(self) -> None:
         super()._release()
         self.__dict__.pop("arrays", None)
+        self.__dict__.pop("biases", None)
 
 
 def _backward_by_ops(node, inputs, grads):
@@ -565,15 +567,22 @@ def _fusable(input: Tensor, tensors) -> bool:
     return all(t is None or t._dtype is input._dtype for t in tensors)
 
 
+def _onednn_lstm(mode, w_hr, batch_sizes) -> bool:
+    """Whether PyTorch runs this CPU layer through oneDNN (a float32 or lower-precision LSTM
+    without projection, not packed, oneDNN on). Deviation: a packed batch whose sequences all
+    have the same length counts as not packed (PyTorch decides by the input's type)."""
+    from ...backends import mkldnn  # a leaf module: the switch PyTorch reads
+
+    return mode == "LSTM" and w_hr is None and mkldnn.enabled and len(set(batch_sizes)) == 1
+
+
 def _cpu_autocast_layer(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
     """Under CPU autocast PyTorch runs a plain LSTM layer (no projection, not packed, oneDNN on)
     through oneDNN in the autocast dtype (``mkldnn_rnn_layer`` is on its lower-precision list), and
     every other layer op by op, where the matmuls run in the lower precision and the recurrences
     promote with the float32 state. Deviation: a packed batch whose sequences all have the same
     length takes the oneDNN route here (PyTorch decides by the input's type)."""
-    from ...backends import mkldnn  # a leaf module: the switch PyTorch reads
-
-    if mode == "LSTM" and w_hr is None and mkldnn.enabled and len(set(batch_sizes)) == 1:
+    if _onednn_lstm(mode, w_hr, batch_sizes):
         return _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
     return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
 
@@ -604,8 +613,14 @@ def rnn_layer(
     out, h, c, saved = _forward_arrays(k, mode, arrays[0], batch_sizes, *arrays[1:], reverse)
     outs = (_wrap(out, dt, dev), _wrap(h, dt, dev), None if c is None else _wrap(c, dt, dev))
     if _gm.enabled and any(t is not None and t._rg for t in tensors):
+        # PyTorch's oneDNN LSTM (float32) saves its biases; its composite layers do not (a bias
+        # changed in place after the forward is an error only there). The biases are kept for
+        # a create_graph replay.
+        kept = tensors
+        if not (dt is D.float32 and _onednn_lstm(mode, w_hr, batch_sizes)):
+            kept = (*tensors[:5], None, None, w_hr)
         record(
-            RnnLayerBackward, tensors, outs if c is not None else outs[:2], tensors,
-            mode=mode, batch_sizes=batch_sizes, reverse=reverse, arrays=saved,
+            RnnLayerBackward, tensors, outs if c is not None else outs[:2], kept,
+            mode=mode, batch_sizes=batch_sizes, reverse=reverse, arrays=saved, biases=(b_ih, b_hh),
         )  # fmt: skip
     return outs

@@ -195,11 +195,11 @@ class _FusedCellBackward(Node):
 
     def apply(self, gh=None, gc=None):
         inputs = self.saved()  # checks that no input was modified in place since the forward
-        if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
-            return _backward_by_ops(self, inputs[:7], (gh, gc))
         d = self.__dict__
+        if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
+            return _backward_by_ops(self, (*inputs[:5], *d["biases"]), (gh, gc))
         x, h, c, w_ih, w_hh = (None if t is None else t._data for t in inputs[:5])
-        out = inputs[7]._data if len(inputs) > 7 else None
+        out = inputs[5]._data if len(inputs) > 5 else None
         need = [nf[0] is not None for nf in self.next_functions]
         grads = _backward_arrays(
             d["mode"], d["arrays"], out, x, h, c, w_ih, w_hh,
@@ -211,6 +211,7 @@ class _FusedCellBackward(Node):
     def _release(self) -> None:
         super()._release()
         self.__dict__.pop("arrays", None)
+        self.__dict__.pop("biases", None)
 
 
 # Named as the node PyTorch's composite cell leaves on its output.
@@ -278,11 +279,15 @@ def rnn_cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tenso
     if not (_gm.enabled and any(t is not None and t._rg for t in tensors)):
         return h_out, c_out
     node_cls = _NODES[mode]
+    # Saved (version-checked) as PyTorch's cell saves them: the input, the states and the
+    # weights, not the biases (its linear layers do not save theirs: a bias changed in place
+    # after the forward is no error); the biases are kept for a create_graph replay only.
+    kept, biases = tensors[:5], (b_ih, b_hh)
     if c_out is None:
-        kept = tensors if mode == "GRU" else (*tensors, h_out)
-        record(node_cls, tensors, h_out, kept, mode=mode, arrays=saved)
+        kept = kept if mode == "GRU" else (*kept, h_out)
+        record(node_cls, tensors, h_out, kept, mode=mode, arrays=saved, biases=biases)
         return h_out, None
     c_inner = _wrap(c_new, dt, dev)  # the fused node's second output, behind c's AddBackward0
-    record(node_cls, tensors, (h_out, c_inner), tensors, mode=mode, arrays=saved)
+    record(node_cls, tensors, (h_out, c_inner), kept, mode=mode, arrays=saved, biases=biases)
     record(_CellStateNode, (c_inner,), c_out)
     return h_out, c_out
