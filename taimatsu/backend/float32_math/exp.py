@@ -91,7 +91,11 @@ _local = threading.local()
 
 def _buffers(n):
     """This thread's expf scratch arrays of ``n`` elements (reused call after call: no allocation,
-    no page faults; never shared between threads)."""
+    no page faults; never shared between threads). The views of the last size asked for are
+    kept: a loop calls with one size again and again."""
+    views = getattr(_local, "views", None)
+    if views is not None and views[0].size == n:
+        return views
     b = getattr(_local, "buffers", None)
     if b is None or b[0].size < n:
         m = max(n, _EXPF_CHUNK)
@@ -100,7 +104,8 @@ def _buffers(n):
             np.empty(m, np.int32),
             *(np.empty(m, F64) for _ in range(3)),
         )
-    return [a[:n] for a in b]
+    views = _local.views = [a[:n] for a in b]
+    return views
 
 
 def expf(d, out=None):
@@ -210,6 +215,26 @@ def _expk2(d):
     return t, q  # exp(d) = (1 + t) * 2**q
 
 
+def _expk2_small(d):
+    """``_expk2(d)[0]`` for float32 ``|d| < _SMALL``, where q is 0: no reduction (s is d, -0 made
+    +0 as the reduction's zero terms make it). The same operations otherwise: the same bits."""
+    sx = np.asarray(d, F32)
+    s = sx.astype(F64)
+    s += 0.0
+    u = sx * _EXPK2_POLY[0]
+    u += _EXPK2_POLY[1]
+    for c in (_EXPK2_POLY[2], _EXPK2_C4):
+        u *= sx
+        u += c
+    t = s * u
+    t += _EXPK2_C5
+    t *= s
+    t += 0.5
+    t *= s * s
+    t += s
+    return t
+
+
 def _pair(v):
     """float64 ``v`` as a double-float: (hi, lo) float32."""
     hi = v.astype(F32)
@@ -259,7 +284,7 @@ def _put(r, idx, v):
 
 
 def _expm1_small(a):
-    t, _ = _expk2(a)
+    t = _expk2_small(a)
     dx, dy = _one_plus(t)
     # dfadd2_vf2_vf2_vf(d, -1), then hi + lo
     s = add(dx, -_ONE)
@@ -297,7 +322,7 @@ def _beyond(y, big):
 
 
 def _sinh_small(x):
-    t, _ = _expk2(np.abs(x))
+    t = _expk2_small(np.abs(x))
     dx, dy = _one_plus(t)
     s, w = _sub_pairs(dx, dy, *_reciprocal(dx, dy))
     return np.copysign(mul(add(s, w), np.float32(0.5)), x)
@@ -326,7 +351,7 @@ def coshf(x):
 
 
 def _tanh_small(x):
-    t, _ = _expk2(np.abs(x))
+    t = _expk2_small(np.abs(x))
     dx, dy = _one_plus(t)
     ex, ey = _reciprocal(dx, dy)
     nx, ny = _add_pairs(dx, dy, -ex, -ey)
