@@ -198,7 +198,7 @@ class _FusedCellBackward(Node):
         d = self.__dict__
         if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
             return _backward_by_ops(self, (*inputs[:5], *d["biases"]), (gh, gc))
-        x, h, c, w_ih, w_hh = (None if t is None else t._data for t in inputs[:5])
+        x, h, c, w_ih, w_hh = [None if t is None else t._data for t in inputs[:5]]
         out = inputs[5]._data if len(inputs) > 5 else None
         need = [nf[0] is not None for nf in self.next_functions]
         grads = _backward_arrays(
@@ -206,7 +206,7 @@ class _FusedCellBackward(Node):
             None if gh is None else gh._data, None if gc is None else gc._data, need,
         )  # fmt: skip
         dt, dev = inputs[0]._dtype, inputs[0]._device
-        return tuple(None if a is None else _wrap(a, dt, dev) for a in grads)
+        return tuple([None if a is None else _wrap(a, dt, dev) for a in grads])
 
     def _release(self) -> None:
         super()._release()
@@ -254,9 +254,18 @@ def _fusable(tensors) -> bool:
         return False  # forward-mode AD: the op-by-op graph carries the tangents
     if op_watch._watchers:  # an exporter, profiler or anomaly mode watches the ops: run them
         return False
-    return all(
-        t is None or (t._dtype is input._dtype and t._device is input._device) for t in tensors
-    )
+    dt, dev = input._dtype, input._device
+    for t in tensors:  # a loop, not all(generator): this runs once per time step
+        if t is not None and (t._dtype is not dt or t._device is not dev):
+            return False
+    return True
+
+
+def _any_requires_grad(tensors) -> bool:
+    for t in tensors:
+        if t is not None and t._rg:
+            return True
+    return False
 
 
 def rnn_cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tensor, b_ih, b_hh):
@@ -267,7 +276,7 @@ def rnn_cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tenso
         return cell_ops(mode, *tensors)
     dt, dev = input._dtype, input._device
     k = GateKernels(dt, dev)
-    x, h, c, wi, wh, bi, bh = (None if t is None else t._data for t in tensors)
+    x, h, c, wi, wh, bi, bh = [None if t is None else t._data for t in tensors]
     if mode == "LSTM":
         h_new, c_new, saved = _lstm_forward(k, x, h, c, wi, wh, bi, bh)
     elif mode == "GRU":
@@ -276,7 +285,7 @@ def rnn_cell(mode: str, input: Tensor, hx: Tensor, cx, w_ih: Tensor, w_hh: Tenso
         h_new, c_new, saved = _rnn_forward(k, mode, x, h, wi, wh, bi, bh)
     h_out = _wrap(h_new, dt, dev)
     c_out = None if c_new is None else _wrap(c_new, dt, dev)
-    if not (_gm.enabled and any(t is not None and t._rg for t in tensors)):
+    if not (_gm.enabled and _any_requires_grad(tensors)):
         return h_out, c_out
     node_cls = _NODES[mode]
     # Saved (version-checked) as PyTorch's cell saves them: the input, the states and the
