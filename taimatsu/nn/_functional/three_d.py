@@ -141,9 +141,13 @@ def _check_pool3d(fn, input, kernel, stride, padding, dilation, ceil_mode, divis
             got = " ".join(f"{n}: {x}" for n, x in zip(names, v))
             raise RuntimeError(f"{what} should be greater than zero, but got {got}")
     shape = list(input.shape)
-    where = "avg_pool3d()" if fn == "avg_pool3d" else "max_pool3d_with_indices_out_cpu_template()"
-    for i, n in enumerate(shape):
+    for i, n in enumerate(shape if 0 in shape[-4:] else ()):
         if n == 0 and not (len(shape) == 5 and i == 0):  # the batch may be empty
+            where = (
+                "avg_pool3d()"
+                if fn == "avg_pool3d"
+                else "max_pool3d_with_indices_out_cpu_template()"
+            )
             raise RuntimeError(
                 f"{where}: Expected input's non-batch dimensions to have positive length, but input has a "
                 f"shape of {shape} and non-batch dimension {n} has length zero!"
@@ -276,12 +280,12 @@ def _avg_pool3d(input: Tensor, kernel_size, stride, padding, ceil_mode, count_in
         total = s if total is None else total + s
     ho, wo = total.shape[2:]
     total = total.reshape(n, out_d, c, ho, wo).transpose(1, 2)
-    # An integer input divides as C++ does (truncating), PyTorch's kernel.
-    mode = None if input.is_floating_point() else "trunc"
-    if divisor_override:
-        return total.div(divisor_override, rounding_mode=mode)
-    fd = _divisor(d, kd, sd, pd, out_d, count_include_pad)
-    fh = _divisor(h, kh, sh, ph, ho, count_include_pad)
-    fw = _divisor(w, kw, sw, pw, wo, count_include_pad)
-    div = (fd[:, None, None] * fh[None, :, None] * fw[None, None, :]).astype(np.float64)
-    return total.div(tensor(div, dtype=input.dtype, device=input.device), rounding_mode=mode)
+    if not divisor_override:
+        fd = _divisor(d, kd, sd, pd, out_d, count_include_pad)
+        fh = _divisor(h, kh, sh, ph, ho, count_include_pad)
+        fw = _divisor(w, kw, sw, pw, wo, count_include_pad)
+        div = (fd[:, None, None] * fh[None, :, None] * fw[None, None, :]).astype(np.float64)
+        divisor_override = tensor(div, dtype=input.dtype, device=input.device)
+    if input.is_floating_point():
+        return total / divisor_override
+    return total.div(divisor_override, rounding_mode="trunc")  # C++'s integer division

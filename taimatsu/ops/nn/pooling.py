@@ -93,7 +93,7 @@ def pool_pair(fn: str, name: str, value, default=None) -> tuple:
 
 def check_int_range(*values) -> None:
     """PyTorch narrows the pooling arguments to C++ int before any other check."""
-    if any(not -(2**31) <= v < 2**31 for v in values):
+    if min(values) < -(2**31) or max(values) >= 2**31:
         raise RuntimeError("value cannot be converted to type int without overflow")
 
 

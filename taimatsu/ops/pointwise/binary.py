@@ -810,8 +810,9 @@ def cast_first(op_):
     is a cast error, not the kernel's NotImplementedError)."""
 
     def checked_(self, other):
-        _shape_first(self, other)
-        check_cast(result_dtype(self, other), self._dtype)
+        if not (isinstance(other, Tensor) and other._dtype is self._dtype):  # same type: casts
+            _shape_first(self, other)
+            check_cast(result_dtype(self, other), self._dtype)
         return op_(self, other)
 
     checked_.__name__ = checked_.__qualname__ = op_.__name__
