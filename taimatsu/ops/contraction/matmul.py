@@ -545,19 +545,20 @@ def _fused_jvp(node, input, m1, m2, beta, alpha, shape):
 
 def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     """``beta * input + alpha * product(m1, m2)`` on arrays, with one backward node."""
-    from ...autograd.grad_mode import no_grad
-    from ..shape.view_ops import expand
-
     owned = node.on_arrays and _plain_mm(m1, m2)  # mm's checks pass: skip its dispatch
     if owned:
         xp, device = xp_for(m1), m1._device
         pd, dt = _matmul_array(xp, m1._data, m2._data), dtype or m1._dtype
     else:
+        from ...autograd.grad_mode import no_grad  # (imported here: a linear layer never needs it)
+
         with no_grad():
             p = node.product(m1.detach(), m2.detach())
         xp, device, pd, dt = xp_for(p), p._device, p._data, dtype or p._dtype
     pd = pd if alpha == 1 else pd * alpha
     if input._data.shape != pd.shape and not _expandable(input._data.shape, pd.shape):
+        from ..shape.view_ops import expand
+
         expand(input.detach(), pd.shape)  # PyTorch's error when input does not broadcast
     if beta == 0:  # input is ignored, even its NaNs
         data = xp.array(xp.broadcast_to(pd, pd.shape), dtype=dt.np)
@@ -567,7 +568,9 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
         data = xp.add(input._data, pd, out=pd)
     else:
         data = xp.add(input._data if beta == 1 else input._data * beta, pd, dtype=dt.np)
-    r = _wrap(xp.asarray(data, dt.np), dt, device)
+    if data.dtype != dt.np:
+        data = xp.asarray(data, dt.np)
+    r = _wrap(data, dt, device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
         record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
