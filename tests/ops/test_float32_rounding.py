@@ -58,7 +58,7 @@ CASES = {
     "log": (lambda T, x: T.log(x), POSITIVE, 0.92),  # MKL AVX2: 92.5%
     "log2": (lambda T, x: T.log2(x), POSITIVE, 0.99),
     "log10": (lambda T, x: T.log10(x), POSITIVE, 0.99),
-    "log1p": (lambda T, x: T.log1p(x), (SMALL, _uniform(-0.99, 1), POSITIVE[2]), 0.995),
+    "log1p": (lambda T, x: T.log1p(x), (SMALL, _uniform(-0.99, 1), POSITIVE[2]), 0.99999),
     "sin": (lambda T, x: T.sin(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.94),
     "cos": (lambda T, x: T.cos(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.94),
     "tan": (lambda T, x: T.tan(x), (SMALL, UNIT, TEN, _uniform(-1e4, 1e4)), 0.99),
@@ -66,7 +66,7 @@ CASES = {
     "atan": (lambda T, x: T.atan(x), (SMALL, UNIT, TEN, _log_uniform(10, 1e10)), 0.93),
     "sinh": (lambda T, x: T.sinh(x), (SMALL, UNIT, TEN, _uniform(-88, 88)), 0.99),
     "cosh": (lambda T, x: T.cosh(x), (SMALL, UNIT, TEN, _uniform(-88, 88)), 0.99),
-    "atanh": (lambda T, x: T.atanh(x), (SMALL, UNIT, _uniform(0.9, 1)), 0.998),
+    "atanh": (lambda T, x: T.atanh(x), (SMALL, UNIT, _uniform(0.9, 1)), 0.99999),
     "erf": (lambda T, x: T.erf(x), (SMALL, UNIT, TEN), 0.935),  # MKL AVX2: 94.1%
     "erfc": (lambda T, x: T.erfc(x), (SMALL, UNIT, _uniform(-3, 10)), 0.875),
     "erfinv": (lambda T, x: T.erfinv(x), (SMALL, UNIT), 0.99),
@@ -268,16 +268,16 @@ def test_strided_rows_run_vectorised_like_pytorch(torch_oracle, view, threads):
 # broadcast. Bars: the vectorised kernels' own agreement (SLEEF's replays), which the all-scalar
 # view reaches too (it took 80-98% before the replays).
 GLIBC_SCALAR_FUNCTIONS = {
-    "mish": (lambda T, x, y: _f(T).mish(x), 0.998),
-    "softplus": (lambda T, x, y: _f(T).softplus(x), 0.997),
-    "softplus beta=2": (lambda T, x, y: _f(T).softplus(x, 2.0, 5.0), 0.998),
+    "mish": (lambda T, x, y: _f(T).mish(x), 0.9995),
+    "softplus": (lambda T, x, y: _f(T).softplus(x), 0.9995),
+    "softplus beta=2": (lambda T, x, y: _f(T).softplus(x, 2.0, 5.0), 0.9995),
     "elu": (lambda T, x, y: _f(T).elu(x), 0.9999),
     "selu": (lambda T, x, y: _f(T).selu(x), 0.9999),
     "celu": (lambda T, x, y: _f(T).celu(x, 0.7), 0.9999),
     "sinh": (lambda T, x, y: T.sinh(x), 0.9999),
     "cosh": (lambda T, x, y: T.cosh(x), 0.9999),
     "atan2": (lambda T, x, y: T.atan2(x, y), 0.9999),
-    "logaddexp": (lambda T, x, y: T.logaddexp(x, y), 0.998),
+    "logaddexp": (lambda T, x, y: T.logaddexp(x, y), 0.9995),
     "tensor ** tensor": (lambda T, x, y: x.abs() ** (y / 4), 0.9995),
     "2.5 ** tensor": (lambda T, x, y: 2.5**x, 0.999),
     # no scalar loop: SLEEF's expm1 on every layout
