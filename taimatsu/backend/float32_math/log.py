@@ -6,33 +6,43 @@ product ``d * (1/0.75)``), ``x = (m - 1) / (m + 1)`` as a double-float (a pair o
 ``log d = e ln 2 + 2x + x**3 t(x**2)``: ``e ln 2`` and ``2x`` in double-float, the cubic term
 and ``t`` (three coefficients, FMAs) in float32, the pair's sum rounded once.
 
-Every step is replayed as SLEEF orders it (float32 roundings, FMAs through ``primitives.fma``):
-its value before the last rounding strays up to 0.14 ulp from ``log d`` (measured), so the
-float64 logarithm rounded once would differ in about one element in 200.
+Every step is replayed as SLEEF orders it (float32 roundings, FMAs as ``primitives.fma``
+emulates them): its value before the last rounding strays up to 0.14 ulp from ``log d``
+(measured), so the float64 logarithm rounded once would differ in about one element in 200.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .primitives import F32, F64, fma
+from .primitives import F32, F64
 
 _ONE = np.float32(1)
 _FOUR_THIRDS = np.float32(1.0 / 0.75)
 _LN2_HI = np.float32(0.69314718246459960938)
 _LN2_LO = np.float32(-1.904654323148236017e-09)
+_BIG = np.float32(2.5e38)  # from here d * (1/0.75) overflows float32
 _POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
 
 
 def logf(d):
     """SLEEF ``xlogf_u1`` (``Sleef_logf16_u10`` / ``Sleef_logf8_u10``) of float32 values ``d``."""
     d = np.asarray(d, F32)
+    plain = (d > 0) & (d < _BIG)
+    if plain.all():  # the common case: no special values, no floating-point warnings to silence
+        return _replayed(d)
     with np.errstate(all="ignore"):
         r = _replayed(d)
-        ok = (d > 0) & (d < np.inf)
-        if not ok.all():  # 0, inf, NaN, negatives: float64's answers are SLEEF's
-            r = np.where(ok, r, np.log(d.astype(F64)).astype(F32))
-    return r
+        # 0, inf, NaN, negatives: float64's answers are SLEEF's
+        return np.where(plain | ((d >= _BIG) & (d < np.inf)), r, np.log(d.astype(F64)).astype(F32))
+
+
+def _fma(a, b, c):
+    """float32 ``a * b + c`` rounded once (``primitives.fma``'s float64 emulation, without its
+    shape handling: these operands are same-shaped arrays or scalars)."""
+    p = np.multiply(a, b, dtype=F64)
+    p += c
+    return p.astype(F32)
 
 
 def _replayed(d):
@@ -40,12 +50,14 @@ def _replayed(d):
     scaled = d * _FOUR_THIRDS
     _, k = np.frexp(scaled)  # vgetexp of the float32 product: floor(log2)
     k -= 1
-    k = np.where(np.isinf(scaled), 128, k).astype(np.int32)  # the product overflowed: SLEEF takes 128
+    k = np.where(np.isinf(scaled), 128, k).astype(
+        np.int32
+    )  # the product overflowed: SLEEF takes 128
     e = k.astype(F32)
     m = (d.astype(F64) * np.ldexp(1.0, -k)).astype(F32)  # exact: in [0.75, 1.5)
     # e ln 2 as a pair (dfmul by a float)
     sx = _LN2_HI * e
-    sy = fma(_LN2_LO, e, fma(_LN2_HI, e, -sx))
+    sy = _fma(_LN2_LO, e, _fma(_LN2_HI, e, -sx))
     # (m - 1) / (m + 1): m - 1 is exact; m + 1 as an exact pair (dfadd2)
     ax = m - _ONE
     bx = m + _ONE
@@ -53,11 +65,11 @@ def _replayed(d):
     by = (_ONE - (bx - v)) + (m - v)
     t = _ONE / bx  # dfdiv
     qx = ax * t
-    u = fma(t, ax, -qx)
-    w = fma(-by, t, fma(-bx, t, _ONE))
-    qy = fma(qx, w, u)
+    u = _fma(t, ax, -qx)
+    w = _fma(-by, t, _fma(-bx, t, _ONE))
+    qy = _fma(qx, w, u)
     x2 = qx * qx
-    p = fma(fma(_POLY[0], x2, _POLY[1]), x2, _POLY[2])
+    p = _fma(_fma(_POLY[0], x2, _POLY[1]), x2, _POLY[2])
     # s += 2x (dfadd of pairs), then s += x**3 t (dfadd of a float)
     tx, ty = qx * np.float32(2), qy * np.float32(2)
     hx = sx + tx

@@ -254,7 +254,12 @@ def _softmax_columns(x, out, log: bool, safe: bool, hidden=None):
     m = np.maximum.reduce(t, axis=0)
     dead = _dead(m, safe)
     t -= m
-    e = expf(t, out=None if log else t)
+    if not log:
+        e = expf(t, out=t)
+    elif out.flags.c_contiguous:  # out's memory holds the exps until t is copied into it
+        e = expf(t, out=out.reshape(t.shape))
+    else:
+        e = expf(t)
     with np.errstate(divide="ignore"):
         s = _lane_sum_columns(e)
         if log:
@@ -288,7 +293,8 @@ def backward_lastdim(y, g, log: bool):
     n = y.shape[-1]
     y2, g2 = y.reshape(-1, n), g.reshape(-1, n)
     out = np.empty(y2.shape, F32)
-    step = max(1, _BLOCK // max(n, 1))
+    # a quarter of the forward's blocks: the lane sums' transposed copy stays small
+    step = max(1, _BLOCK // 4 // max(n, 1))
 
     def run(lo, hi):
         for i in range(lo, hi, step):
@@ -306,10 +312,17 @@ def backward_lastdim(y, g, log: bool):
 
 def _log_softmax_backward(y, g, out):
     e = expf(y, out=out)
-    w = e.astype(F64)
-    w *= -_lane_sum(g).astype(F64)[:, None]
-    w += g  # g - e * sum rounded once (the kernel's FMA)
-    out[...] = w
+    s = _lane_sum(g).astype(F64)[:, None]
+    s = -s
+    step = max(1, _FMA_BLOCK // y.shape[1])
+    for i in range(0, y.shape[0], step):  # a float64 scratch of _FMA_BLOCK elements at most
+        w = e[i : i + step].astype(F64)
+        w *= s[i : i + step]
+        w += g[i : i + step]  # g - e * sum rounded once (the kernel's FMA)
+        out[i : i + step] = w
+
+
+_FMA_BLOCK = 1 << 12
 
 
 def log_softmax_backward_dim(y, g):

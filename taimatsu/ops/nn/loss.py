@@ -281,6 +281,10 @@ def cascade_sum(vals, where, n: int):
     partials are added in order. Every addition rounds in the values' dtype."""
     dt = vals.dtype
     power = max(4, (max(n, 1) - 1).bit_length() // _CASCADE_LEVELS)
+    if vals.shape[0] == 0:
+        return dt.type(0)
+    if where is None:
+        return _cascade_all(vals, 1 << power)
     partials = []
     b = np.arange(vals.shape[0]) if where is None else where
     for j in range(_CASCADE_LEVELS - 1):
@@ -295,6 +299,21 @@ def cascade_sum(vals, where, n: int):
     for p in partials:
         total = dt.type(total + p)
     return dt.type(total + _sequential(vals, dt))
+
+
+def _cascade_all(vals, step: int):
+    """``cascade_sum`` with every sample kept: sample 0 moves straight to the last partial, then
+    each level holds runs of ``step`` values (one reshape) and the remainder."""
+    dt = vals.dtype
+    first, level = vals[0], vals[1:]
+    total = dt.type(0)
+    for _ in range(_CASCADE_LEVELS - 1):
+        k = level.shape[0] // step
+        total = dt.type(total + _sequential(level[k * step :], dt))
+        if k == 0:
+            return dt.type(total + dt.type(dt.type(0) + first))
+        level = np.add.accumulate(level[: k * step].reshape(k, step), axis=1)[:, -1]
+    return dt.type(total + _sequential(np.concatenate(([first], level)), dt))
 
 
 def _sequential(v, dt):
