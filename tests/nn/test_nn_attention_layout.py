@@ -54,3 +54,35 @@ def test_split_heads_merge_without_a_copy():
     assert merged.data_ptr() == out.data_ptr()
     merged.view(B, S, H * E).sum().backward()
     assert qkv.grad.shape == qkv.shape
+
+
+def test_split_heads_gradient_matches_pytorch(torch_oracle):
+    # attention writes q, k, v's gradients into one array laid out like qkv: split's backward
+    # hands it on without concatenating
+    torch = torch_oracle
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((B, S, 3 * H * E)).astype(np.float32)
+    cot = rng.standard_normal((B, S, H * E)).astype(np.float32)
+    grads = []
+    for lib in (torch, tm):
+        qkv = lib.tensor(x, requires_grad=True)
+        q, k, v = (t.view(B, S, H, E).transpose(1, 2) for t in qkv.split(H * E, dim=2))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        out.transpose(1, 2).contiguous().view(B, S, H * E).backward(lib.tensor(cot))
+        grads.append(qkv.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+
+
+def test_split_backward_takes_tiling_gradients_uncopied():
+    from taimatsu.ops.shape.split import _tiled
+
+    whole = np.ones((2, 3, 12), np.float32)
+    parts = [tm.from_numpy(whole[..., 4 * i : 4 * i + 4]) for i in range(3)]
+    assert _tiled(parts, 2)._data is whole
+    assert _tiled(parts[::-1], 2) is None  # out of order
+    assert _tiled(parts[:2], 2) is None  # a part missing
+    other = tm.from_numpy(whole[..., 4:8].copy())
+    assert _tiled([parts[0], other, parts[2]], 2) is None  # not one array
+    gapped = np.zeros((2, 3, 13), np.float32)
+    pieces = [tm.from_numpy(gapped[..., 4 * i : 4 * i + 4]) for i in range(3)]
+    assert _tiled(pieces, 2) is None  # a column left over

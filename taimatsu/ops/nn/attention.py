@@ -192,31 +192,60 @@ def _attention_vjp(node, g):
     ds -= (ds * p).sum(-1, keepdims=True)
     ds *= p
     ds *= node.scale
+    outs = _grad_buffers(xp, q._data, k._data, v._data, need)
     grads = (
-        _product(xp, ds, k._data, q._data) if need[0] else None,
-        _product(xp, xp.swapaxes(ds, -1, -2), q._data, k._data) if need[1] else None,
-        _product(xp, xp.swapaxes(p, -1, -2), gd, v._data) if need[2] else None,
+        _product(xp, ds, k._data, outs[0]) if need[0] else None,
+        _product(xp, xp.swapaxes(ds, -1, -2), q._data, outs[1]) if need[1] else None,
+        _product(xp, xp.swapaxes(p, -1, -2), gd, outs[2]) if need[2] else None,
     )
     return tuple(None if a is None else _wrap(a, q._dtype, q._device) for a in grads) + (None,)
 
 
-def _product(xp, a, b, like):
-    """``a @ b`` in the layout of ``like`` (an input of the op: its gradient, or the query for
-    the output). PyTorch's CPU flash kernel allocates its output like the query when the
-    query's last dim is contiguous (``q.view(B, S, H, E).transpose(1, 2)`` gives an output whose
-    ``transpose(1, 2)`` is contiguous: the usual merge of the heads copies nothing); gradients
-    in their inputs' layouts need no copy to be viewed back (and a leaf's ``.grad`` keeps its
-    layout, as AccumulateGrad's layout contract gives in PyTorch)."""
+def _product(xp, a, b, out):
+    """``a @ b``, into ``out`` on the CPU."""
     if xp is not np:
         return _matmul_array(xp, a, b)
-    shape = like.shape[:-1] + b.shape[-1:]
-    if like.strides[-1] == like.itemsize:  # dims in the order of like's strides, dense
-        order = sorted(range(len(shape)), key=lambda d: -like.strides[d])
-        out = np.empty([shape[d] for d in order], a.dtype).transpose(np.argsort(order))
-    else:
-        out = np.empty(shape, a.dtype)
     gemm_threads(a.shape[-2] * a.shape[-1] * b.shape[-1])
     return np.matmul(a, b, out=out)
+
+
+def _in_layout(xp, like, shape):
+    """An uninitialised array of ``shape`` laid out like ``like`` (dense, its dims in the order
+    of ``like``'s strides) when ``like``'s last dim is contiguous, else C-contiguous. PyTorch's
+    CPU flash kernel allocates its output so from the query: ``q.view(B, S, H, E).transpose(1,
+    2)`` gives an output whose ``transpose(1, 2)`` is contiguous (the usual merge of the heads
+    copies nothing)."""
+    if xp is not np:
+        return None
+    if like.strides[-1] != like.itemsize:
+        return np.empty(shape, like.dtype)
+    order = sorted(range(len(shape)), key=lambda d: -like.strides[d])
+    return np.empty([shape[d] for d in order], like.dtype).transpose(np.argsort(order))
+
+
+def _grad_buffers(xp, q, k, v, need):
+    """Where the gradients of ``q, k, v`` are written: each in its input's layout (so viewing
+    it back copies nothing; a leaf's ``.grad`` keeps its layout). When the three are disjoint
+    views of one C-contiguous array (``qkv.split(...)``, then views), one array laid out like
+    that one holds all three at the same places, so split's backward needs no concatenation."""
+    if xp is not np:
+        return None, None, None
+    base = q.base
+    shared = (
+        all(need)
+        and base is not None
+        and base.flags.c_contiguous
+        and all(a.base is base and a.dtype == base.dtype for a in (q, k, v))
+        and q.shape == k.shape == v.shape
+        and q.strides == k.strides == v.strides
+        and not any(np.shares_memory(a, b) for a, b in ((q, k), (q, v), (k, v)))
+    )
+    if shared:
+        whole, at = np.empty_like(base), base.ctypes.data
+        return [
+            np.ndarray(a.shape, a.dtype, whole, a.ctypes.data - at, a.strides) for a in (q, k, v)
+        ]
+    return [_in_layout(xp, a, a.shape) if n else None for a, n in zip((q, k, v), need)]
 
 
 _Attention = node_class("ScaledDotProductFlashAttentionForCpuBackward0", _attention_vjp)
@@ -227,7 +256,8 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: b
     xp = xp_for(query)
     mask = None if attn_mask is None else attn_mask._data
     p = _probabilities(xp, query._data, key._data, mask, is_causal, scale)
-    r = _wrap(_product(xp, p, value._data, query._data), query._dtype, query._device)
+    out = _in_layout(xp, query._data, query.shape[:-1] + value.shape[-1:])
+    r = _wrap(_product(xp, p, value._data, out), query._dtype, query._device)
     if _gm.enabled and (query._rg or key._rg or value._rg):
         # the weights are saved like the inputs, so the engine frees them after the backward
         # (unless retain_graph), as it frees the op-by-op graph's saved softmax

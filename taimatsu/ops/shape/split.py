@@ -17,8 +17,6 @@ from .copies import cat, stack
 from .view_ops import slice_dim
 from .views import set_multi_output
 
-pass
-
 
 def _unbind_vjp(node, *grads):
     return (stack(grads, node.dim),)
@@ -62,7 +60,30 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def _split_vjp(node, *grads):
-    return (cat(grads, node.dim),)
+    whole = None if _gm.enabled else _tiled(grads, node.dim)
+    return (cat(grads, node.dim) if whole is None else whole,)
+
+
+def _tiled(grads, d: int):
+    """The array that ``grads`` are consecutive slices of along ``d``, when they tile it exactly
+    (attention writes the gradients of a split ``qkv`` so): their concatenation, uncopied."""
+    data = [g._data if g.__class__ is Tensor else None for g in grads]
+    base = getattr(data[0], "base", None)
+    if not isinstance(base, np.ndarray) or base.ndim != data[0].ndim:
+        return None
+    at = base.ctypes.data
+    for a in data:
+        if a is None or a.base is not base or a.strides != base.strides or a.dtype != base.dtype:
+            return None
+        if (
+            a.ctypes.data != at
+            or a.shape[:d] + a.shape[d + 1 :] != base.shape[:d] + base.shape[d + 1 :]
+        ):
+            return None
+        at += a.shape[d] * base.strides[d]
+    if at != base.ctypes.data + base.shape[d] * base.strides[d]:
+        return None
+    return _wrap(base, grads[0]._dtype, grads[0]._device)
 
 
 _Split = node_class("SplitBackward0", _split_vjp)
