@@ -219,6 +219,8 @@ POOL_BACKWARDS = {
     "max_pool1d": (lambda F, x: F.max_pool1d(x, 2), (1, 2, 6)),
     "avg_pool2d": (lambda F, x: F.avg_pool2d(x, 2, 1, 1), (1, 1, 4, 4)),
     "adaptive_max_pool3d": (lambda F, x: F.adaptive_max_pool3d(x, 2), (1, 3, 3, 3)),
+    "adaptive_max_pool2d": (lambda F, x: F.adaptive_max_pool2d(x, (2, 3)), (2, 2, 5, 4)),
+    "adaptive_max_pool1d": (lambda F, x: F.adaptive_max_pool1d(x, 3), (2, 7)),
 }
 
 

@@ -604,6 +604,16 @@ FIXED = [
     "T.nn.functional.avg_pool3d(T.arange(-32, 32).reshape(1, 4, 4, 4), 2, divisor_override=3)",
     "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.float16), 2)", "T.nn.functional.avg_pool3d(T.ones(1, 1, 4, 4, 4, dtype=T.uint8), 2)",
     "T.nn.functional.avg_pool3d(None, 2)", "T.nn.AvgPool3d(5)(T.ones(1, 4, 4, 4))",
+    # adaptive max pooling: the last NaN of a window wins (PyTorch's loop), an empty batch, grad_fn names
+    "T.nn.functional.adaptive_max_pool2d(T.tensor([[[1., math.nan, 2.], [math.nan, 3., 0.], [1., 2., 3.]]]), 2, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool1d(T.tensor([[1., math.nan, math.nan, 2.]]), 3, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool3d(T.tensor([[[[1., math.nan], [math.nan, 2.]]]]), 1, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool2d(T.arange(-30., 30).reshape(3, 4, 5).sin(), (None, 3), return_indices=True)",
+    "T.nn.functional.adaptive_max_pool1d(T.arange(-30., 30).reshape(3, 20).cos(), 7, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(0, 3, 4), 2, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool2d(T.ones(0, 3, 4, 4), 2, return_indices=True)",
+    "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4, requires_grad=True), 2).grad_fn.name()",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4, requires_grad=True), 2).grad_fn.name()",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

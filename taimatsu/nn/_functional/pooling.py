@@ -440,15 +440,6 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(input.shape)
 
 
-def _windows(size: int, out: int) -> np.ndarray:
-    i = np.arange(out)
-    start = (i * size) // out
-    end = -((-(i + 1) * size) // out)
-    k = int((end - start).max()) if out else 1
-    idx = start[:, None] + np.arange(k)[None, :]
-    return np.minimum(idx, (end - 1)[:, None])
-
-
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     need_tensor("adaptive_max_pool1d", input)
     int_list("adaptive_max_pool1d", "output_size", 2, output_size)
@@ -460,13 +451,9 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices:
                 "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, but input "
                 f"has sizes {list(input.shape)} with dimension {d} being empty"
             )
-    (o,) = _pool.adaptive_max_sizes("adaptive_max_pool2d", input.unsqueeze(-2), (1, o), 2)[1:]
-    _pool._max2d_dtypes(input._dtype)
-    idx = _windows(input.shape[-1], o)
-    win = input[..., tensor(idx, device=input.device)]  # (..., O, k)
-    out, arg = win.max(-1)
-    flat = tensor(idx, device=input.device).expand(*input.shape[:-1], *idx.shape)
-    return out, flat.gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    # PyTorch pools the (..., 1, L) view in 2-d (grad_fn SqueezeBackward1)
+    out, ind = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, o))
+    return out.squeeze(-2), ind.squeeze(-2)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
@@ -480,18 +467,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices:
     int_list("adaptive_max_pool2d", "output_size", 2, sizes)
     oh, ow = _pool.adaptive_max_sizes("adaptive_max_pool2d", input, sizes, 2)
     _pool._max2d_dtypes(input._dtype)
-    H, W = input.shape[-2:]
-    rows, cols = _windows(H, oh), _windows(W, ow)
-    kh, kw = rows.shape[1], cols.shape[1]
-    r = tensor(rows, device=input.device)[:, :, None, None]
-    c = tensor(cols, device=input.device)[None, None, :, :]
-    win = input[..., r, c]  # (..., oh, kh, ow, kw)
-    lead = input.dim() - 2
-    win = win.movedim(lead + 1, lead + 2).reshape(*input.shape[:-2], oh, ow, kh * kw)
-    out, arg = win.max(-1)
-    flat = (rows[:, None, :, None] * W + cols[None, :, None, :]).reshape(oh, ow, kh * kw)
-    flat = tensor(flat, device=input.device).expand(*input.shape[:-2], oh, ow, kh * kw)
-    return out, flat.gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    return _pool.adaptive_max_pool_nd(input, [oh, ow], "AdaptiveMaxPool2DBackward0")
 
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):

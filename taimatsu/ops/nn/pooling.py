@@ -378,12 +378,12 @@ def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
         flat = flat * spatial[i] + w.reshape(shape)
     flat = flat.transpose([2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)])
     flat = flat.reshape(*sizes, -1)  # (o_1, ..., o_n, window)
-    vals = xp.take(x.reshape(*lead, -1), xp.asarray(flat), axis=-1)
+    vals = xp.take(x.reshape(*lead, math.prod(spatial)), xp.asarray(flat), axis=-1)
     arg = vals.argmax(-1)
     out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
     isnan = xp.isnan(vals)
-    if isnan.any():  # a NaN wins, as in PyTorch
-        nan_arg = isnan.argmax(-1)
+    if isnan.any():  # a NaN wins, the last one seen (each NaN replaces the max in PyTorch's loop)
+        nan_arg = vals.shape[-1] - 1 - isnan[..., ::-1].argmax(-1)
         has = isnan.any(-1)
         arg = xp.where(has, nan_arg, arg)
         out = xp.where(has, xp.nan, out).astype(x.dtype)
