@@ -155,6 +155,9 @@ def _exp_chunk(d, r, sign, k, buffers):
     low, high, r_ln2, l2u, l2l, c0, cs, half, one = k
     x, q, z, u, qi, v, w, t = buffers
     mul, add, sub = np.multiply, np.add, np.subtract
+    if d.dtype == F64:  # float32 values (``blockwise``): cast first, then float32 loops
+        x[...] = d
+        d = x
     np.maximum(d, low, out=x)  # beyond +-105: 0 / inf (NaN stays NaN)
     np.minimum(x, high, out=x)
     mul(x, r_ln2, q)  # q = rint(f32(sign * d * R_LN2))
