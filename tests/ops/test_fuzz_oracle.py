@@ -614,6 +614,28 @@ FIXED = [
     "T.nn.functional.adaptive_max_pool2d(T.ones(0, 3, 4, 4), 2, return_indices=True)",
     "T.nn.functional.adaptive_max_pool2d(T.ones(1, 4, 4, requires_grad=True), 2).grad_fn.name()",
     "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4, requires_grad=True), 2).grad_fn.name()",
+    # max_unpool's checks (indices dtype, rank, shapes, sizes, the index range: the last bad one), 1-d as 2-d;
+    # fractional max pooling's empty-window and empty-output answers, its non-batch size check
+    "T.nn.functional.max_unpool1d(T.ones(1, 2), T.tensor([[0, 5]]), 2)", "T.nn.functional.max_unpool1d(T.ones(1, 2), T.tensor([[0, -1]]), 2)",
+    "T.nn.functional.max_unpool2d(T.ones(1, 2, 2), T.tensor([[[0, 1], [2, 30]]]), 2)",
+    "T.nn.functional.max_unpool2d(T.ones(1, 2, 2), T.tensor([[0, 1], [2, 3]]), 2)",
+    "T.nn.functional.max_unpool2d(T.ones(1, 2, 2), T.tensor([[[0., 1], [2, 3]]]), 2)",
+    "T.nn.functional.max_unpool2d(T.ones(2, 2), T.tensor([[0, 1], [2, 3]]), 2)",
+    "T.nn.functional.max_unpool3d(T.ones(1, 1, 2, 2), T.tensor([[[[0, 1], [2, 99]]]]), 2)",
+    "T.nn.functional.max_unpool3d(T.ones(1, 1, 2, 2), T.tensor([[[[0, 1], [2, 3]]]], dtype=T.int32), 2)",
+    "T.nn.functional.max_unpool3d(T.ones(1, 2, 2), T.tensor([[[0, 1], [2, 3]]]), 2)",
+    "T.nn.functional.max_unpool3d(T.ones(1, 0, 2, 2), T.ones(1, 0, 2, 2, dtype=T.int64), 2)",
+    "T.nn.functional.max_unpool2d(T.ones(0, 1, 2, 2), T.ones(0, 1, 2, 2, dtype=T.int64), 2)",
+    "T.nn.functional.max_unpool1d(T.ones(1, 1, 1, 2), T.tensor([[[[0, 3]]]]), 2)",
+    "T.nn.functional.max_unpool2d(T.arange(1., 5).reshape(1, 2, 2), T.tensor([[[0, 3], [-9, 24]]]), 2)",
+    "T.nn.functional.max_unpool2d(T.arange(1., 5).reshape(1, 2, 2), T.tensor([[[0, 3], [9, 24]]]), 2, output_size=(5, 5))",
+    "T.nn.functional.max_unpool1d(T.ones(1, 2, requires_grad=True), T.tensor([[0, 3]]), 2).grad_fn.name()",
+    "T.nn.functional.fractional_max_pool2d(T.ones(2, 3, 5, 6), (0, 2), output_size=(2, 3), return_indices=True, _random_samples=T.full((2, 3, 2), 0.7))",
+    "T.nn.functional.fractional_max_pool2d(T.ones(1, 4, 4), -1, output_size=2, return_indices=True, _random_samples=T.full((1, 1, 2), 0.3))",
+    "T.nn.functional.fractional_max_pool2d(T.ones(1, 4, 4), 2, output_size=(0, 2), return_indices=True, _random_samples=T.full((1, 1, 2), 0.3))",
+    "T.nn.functional.fractional_max_pool3d(T.ones(1, 4, 4, 4), (0, 2, 2), output_size=2, return_indices=True, _random_samples=T.full((1, 1, 3), 0.3))",
+    "T.nn.functional.fractional_max_pool2d(T.ones(1, 0, 4), 9, output_size=2)", "T.nn.functional.fractional_max_pool3d(T.ones(1, 0, 4, 4), 2, output_size=2)",
+    "T.nn.functional.fractional_max_pool2d(T.ones(0, 1, 4, 4), 2, output_size=2)",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

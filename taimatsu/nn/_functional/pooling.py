@@ -551,13 +551,47 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
         stride = kernel_size
     stride = tuple(stride) if isinstance(stride, (list, tuple)) else (stride,) * n
     padding = tuple(padding) if isinstance(padding, (list, tuple)) else (padding,) * n
-    size = _unpool_output_size(input, kernel_size, stride, padding, output_size, n)
-    lead = input.shape[:-n]
-    numel = 1
-    for s in size:
-        numel *= s
-    src = input.reshape(*lead, -1)
-    out = input.new_zeros((*lead, numel)).scatter(-1, indices.reshape(*lead, -1), src)
+    size = list(_unpool_output_size(input, kernel_size, stride, padding, output_size, n))
+    if n == 1:  # PyTorch unpools the (..., L, 1) views in 2-d (grad_fn SqueezeBackward1)
+        out = _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1], stride, 2)
+        return out.squeeze(-1)
+    return _unpool(input, indices, size, stride, n)
+
+
+def _unpool(input, indices, size, stride, n):
+    """max_unpool{2,3}d's checks in PyTorch's order, then the input scattered at ``indices``."""
+    name = f"max_unpooling{n}d"
+    if indices._dtype is not D.int64:
+        got = f" but got: {scalar_name(indices._dtype)}" if n == 2 else ""
+        raise RuntimeError(f"elements in indices should be type int64{got}")
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Input to {name} should be a {n + 1}d or {n + 2}d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
+        )
+    if input.shape != indices.shape:
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but "
+            f"got indices tensor with shape: {list(indices.shape)}"
+        )
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, "
+                f"but got {list(input.shape)} with dimension {d} being empty."
+            )
+    if n == 3 and min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    lead, n_in = input.shape[:-n], math.prod(input.shape[-n:])
+    numel = math.prod(size)
+    flat = indices.reshape(*lead, n_in)
+    bad = ((flat < 0) | (flat >= numel))._data.reshape(-1)
+    if bad.any():  # PyTorch's loop reports the last one it meets
+        last = int(flat._data.reshape(-1)[bad.size - 1 - bad[::-1].argmax()])
+        raise RuntimeError(
+            f"Found an invalid max index: {last} (output volumes are of size {'x'.join(map(str, size))})"
+        )
+    out = input.new_zeros((*lead, numel)).scatter(-1, flat, input.reshape(*lead, n_in))
     return out.view(*lead, *size)
 
 
@@ -659,6 +693,12 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio, _random_s
     if _random_samples.size(1) != input.size(-nd - 1):
         raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
     prefix = "fractional_max_pool2d()" if nd == 2 else "fractional_max_pool3d_out()"
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{prefix}: Expected input to have non-zero size for non-batch dimensions, but got"
+                f"{list(input.shape)} with dimension {d} being empty."
+            )
     dims = ("height", "width") if nd == 2 else ("time", "height", "width")
     for dim, k, o, n in zip(dims, kernel, out, input.shape[-nd:]):
         # PyTorch's 3-D kernel also refuses windows that would exactly reach the end.

@@ -451,6 +451,10 @@ def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, 
     smp = to_numpy(samples._data).astype(x.dtype)  # window starts are computed on the host
     spatial = x.shape[2:]
     order = [1, 0] if nd == 2 else [0, 1, 2]  # which sample column drives each spatial dim
+    if min(kernel) <= 0 or 0 in output_size:
+        return _fractional_empty_windows(
+            input, x, kernel, output_size, smp, order, batched, nd, name
+        )
     flat = np.zeros((*x.shape[:2], *[1] * (2 * nd)), np.int64)
     for d in range(nd):
         st = _fractional_starts(
@@ -461,8 +465,10 @@ def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, 
         shape[2 + 2 * d], shape[3 + 2 * d] = output_size[d], kernel[d]
         flat = flat * spatial[d] + pos.reshape(shape)
     perm = [0, 1] + [2 + 2 * d for d in range(nd)] + [3 + 2 * d for d in range(nd)]
-    flat = flat.transpose(perm).reshape(*x.shape[:2], *output_size, -1)
-    vals = xp.take_along_axis(x.reshape(*x.shape[:2], *[1] * nd, -1), xp.asarray(flat), -1)
+    window = math.prod(kernel)
+    flat = flat.transpose(perm).reshape(*x.shape[:2], *output_size, window)
+    planes = x.reshape(*x.shape[:2], *[1] * nd, math.prod(spatial))
+    vals = xp.take_along_axis(planes, xp.asarray(flat), -1)
     arg = vals.argmax(-1)  # the first of equal maxima
     isnan = xp.isnan(vals)
     if isnan.any():  # a NaN wins, the last one seen
@@ -470,6 +476,24 @@ def fractional_max_pool_nd(input: Tensor, kernel, output_size, samples: Tensor, 
         arg = xp.where(isnan.any(-1), last_nan, arg)
     out = xp.take_along_axis(vals, arg[..., None], -1)[..., 0]
     index = xp.take_along_axis(xp.asarray(flat), arg[..., None], -1)[..., 0]
+    if not batched:
+        out, index = out[0], index[0]
+    return _wrap_max(input, out, index, nd, name)
+
+
+def _fractional_empty_windows(input, x, kernel, output_size, smp, order, batched, nd, name):
+    """A kernel size of 0 or less: PyTorch's windows read nothing, each output is -inf and its
+    index the window's start (as its loop leaves them); an output size of 0: empty outputs."""
+    xp = xp_for(input)
+    spatial = x.shape[2:]
+    flat = np.zeros((*x.shape[:2], *[1] * nd), np.int64)
+    for d in range(nd):
+        st = _fractional_starts(smp[..., order[d]], spatial[d], output_size[d], kernel[d])
+        shape = [*x.shape[:2]] + [1] * nd
+        shape[2 + d] = output_size[d]
+        flat = flat * spatial[d] + st.reshape(shape)
+    index = xp.asarray(np.broadcast_to(flat, (*x.shape[:2], *output_size)))
+    out = xp.full(index.shape, -xp.inf, x.dtype)
     if not batched:
         out, index = out[0], index[0]
     return _wrap_max(input, out, index, nd, name)
