@@ -140,11 +140,12 @@ def softmax_into(out, x, safe: bool = False, hidden=None):
     np.copyto(out, r)
 
 
-def softmax_kept_into(out, x, keep, scale=None):
+def softmax_kept_into(out, x, keep, scale=None, packed: bool = False):
     """``out[...] = softmax(x * scale, -1)`` for float32 scores ``x`` (r, n * k): r rows of n
     queries by k keys (keys up to ``_SHORT``), over the keys where ``keep`` (n, k), shared by
     the rows, is True; the other keys count as -inf and queries with no key kept give 0
-    (attention's ``_safe_softmax``). ``out`` is (r, n * k) too (it may be ``x``).
+    (attention's ``_safe_softmax``). ``out`` is (r, n * k) too (it may be ``x``). ``packed``:
+    also return the weights at the kept keys, (kept pairs, r) (``unpack_kept`` restores them).
 
     The bits are the last-dimension kernel's over whole masked rows. Every step is a long
     NumPy loop on a ((query, key), r) copy: the maxima over the keys; the exps of the kept
@@ -174,6 +175,18 @@ def softmax_kept_into(out, x, keep, scale=None):
     s = _lane_sum_keys(e)
     s[s == 0] = 1  # the dead queries' and the padding's (exp(0) = 1 is in every other sum)
     e *= (np.float32(1) / s)[:, None, :]
+    np.copyto(out.reshape(r, n, k), e[:, :, :r].transpose(2, 0, 1))
+    return e.reshape(n * k, padded)[plan.kept, :r] if packed else None
+
+
+def unpack_kept(out, kept, keep):
+    """``out`` (r, n * k) = the weights ``softmax_kept_into(..., packed=True)`` returned as
+    ``kept``, zeros at the other keys (the same copies and layouts as there)."""
+    n, k = keep.shape
+    r = kept.shape[1]
+    padded = r + 16 if r % 32 == 0 else r
+    e = np.zeros((n, k, padded), F32)
+    e.reshape(n * k, padded)[_kept_plan(keep).kept, :r] = kept
     np.copyto(out.reshape(r, n, k), e[:, :, :r].transpose(2, 0, 1))
 
 

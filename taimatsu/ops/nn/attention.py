@@ -60,9 +60,11 @@ def _broadcasts_to(shape: tuple, to: tuple) -> bool:
     return all(a in (1, b) for a, b in zip(reversed(shape), reversed(to)))
 
 
-def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
+def _probabilities(xp, q, k, mask, is_causal: bool, scale: float, packed=None):
     """The attention weights on arrays; rows whose keys are all masked are 0. The op-by-op
-    form's operations in its order (the same bits), in place where the operand is ours."""
+    form's operations in its order (the same bits), in place where the operand is ours.
+    ``packed``: a list that receives the weights at the kept keys and the kept (query, key)
+    pairs, when the weights come from the kept keys' exps (about half the memory to save)."""
     n, kn = q.shape[-2], k.shape[-2]
     if xp is np and q.dtype == np.float32 and q.size and k.size and kn <= f32_softmax._SHORT:
         keep = _shared_keep(n, kn, mask, is_causal)
@@ -71,7 +73,9 @@ def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
             gemm_threads(q.shape[-2] * q.shape[-1] * kn)
             np.matmul(q, np.swapaxes(k, -1, -2), out=s)
             rows = s.reshape(-1, n * kn)
-            f32_softmax.softmax_kept_into(rows, rows, keep, scale)
+            kept = f32_softmax.softmax_kept_into(rows, rows, keep, scale, packed is not None)
+            if packed is not None:
+                packed += [kept, keep]
             return s
     s = _matmul_array(xp, q, xp.swapaxes(k, -1, -2))
     s *= scale
@@ -187,6 +191,9 @@ def _attention_vjp(node, g):
         )
     xp = xp_for(q)
     p, gd = probs._data, g._data
+    if node.keep is not None:  # the weights at the kept keys only: zeros elsewhere
+        p = _padded_rows(q.shape[:-1] + (k.shape[-2],))
+        f32_softmax.unpack_kept(p.reshape(-1, node.keep.size), probs._data, node.keep)
     # ds = p * (dp - rowsum(dp * p)) * scale, in place in dp (the same operations)
     ds = _matmul_array(xp, gd, xp.swapaxes(v._data, -1, -2))
     ds -= (ds * p).sum(-1, keepdims=True)
@@ -255,13 +262,19 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: b
     """``scaled_dot_product_attention`` for inputs ``fusable`` accepts (checked by the caller)."""
     xp = xp_for(query)
     mask = None if attn_mask is None else attn_mask._data
-    p = _probabilities(xp, query._data, key._data, mask, is_causal, scale)
+    graph = _gm.enabled and (query._rg or key._rg or value._rg)
+    packed = [] if graph else None
+    p = _probabilities(xp, query._data, key._data, mask, is_causal, scale, packed)
     out = _in_layout(xp, query._data, query.shape[:-1] + value.shape[-1:])
     r = _wrap(_product(xp, p, value._data, out), query._dtype, query._device)
-    if _gm.enabled and (query._rg or key._rg or value._rg):
+    if graph:
         # the weights are saved like the inputs, so the engine frees them after the backward
-        # (unless retain_graph), as it frees the op-by-op graph's saved softmax
+        # (unless retain_graph), as it frees the op-by-op graph's saved softmax; under a
+        # shared mask only those at the kept keys (PyTorch's flash node saves the output and
+        # the rows' logsumexp, and recomputes them)
         inputs = (query, key, value, attn_mask)
-        saved = inputs + (_wrap(p, query._dtype, query._device),)
-        record(_Attention, inputs, r, saved, is_causal=is_causal, scale=scale)
+        weights = packed[0] if packed else p
+        saved = inputs + (_wrap(weights, query._dtype, query._device),)
+        keep = packed[1] if packed else None
+        record(_Attention, inputs, r, saved, is_causal=is_causal, scale=scale, keep=keep)
     return r
