@@ -1,8 +1,8 @@
 """``backend.float32_math.glibc`` replays the C library's float functions bit for bit.
 
 PyTorch's scalar loops (strided rows, row tails) call glibc's ``expf``, ``expm1f``, ``log1pf``,
-``tanhf``, ``sinhf``, ``coshf``, ``atanhf``, ``atan2f``, ``powf``: the replays are compared with libm itself
-(through ctypes, one call per element) on random float32 bit patterns, several ranges and edge
+``tanhf``, ``sinhf``, ``coshf``, ``atanhf``, ``asinhf``, ``acoshf``, ``atan2f``, ``powf``: the
+replays are compared with libm itself (through ctypes, one call per element) on random float32 bit patterns, several ranges and edge
 values (zeros, subnormals, infinities, NaN, branch thresholds and their neighbours).
 """
 
@@ -58,7 +58,10 @@ def _same(want, got):
     return (want.view(np.int32) == got.view(np.int32)) | (np.isnan(want) & np.isnan(got))
 
 
-@pytest.mark.parametrize("name", ["expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf"])
+UNARY = ["expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf", "asinhf", "acoshf"]
+
+
+@pytest.mark.parametrize("name", UNARY)
 def test_unary_bit_identical_to_libm(name):
     x = _inputs(len(name))
     same = _same(_libm(name, x), getattr(glibc, name)(x))
@@ -88,7 +91,7 @@ def test_powf_bit_identical_to_libm():
 
 
 def test_zero_dim_and_scalars():
-    for name in ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf"):
+    for name in UNARY:
         r = np.asarray(getattr(glibc, name)(np.array(0.75, np.float32)))
         assert r.shape == () and r.dtype == np.float32
         assert _same(_libm(name, [0.75]), r.reshape(1)).all()

@@ -518,13 +518,91 @@ def _powf_replay(x, y):
         return np.asarray(_powf_glibc(np.ascontiguousarray(x), np.ascontiguousarray(y)), F32)
 
 
+# ---- logf (glibc >= 2.27: double arithmetic), asinhf and acoshf (fdlibm, around it) ------------
+_LOGF_LOGC = np.array(
+    [
+        float.fromhex(h)
+        for h in (
+            "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2",
+            "-0x1.b31d8a68224e9p-3", "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3",
+            "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4", "-0x1.252f438e10c1ep-5",
+            "0x0p+0", "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
+            "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2",
+        )
+    ]
+)  # fmt: skip
+_LOGF_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_A = tuple(
+    float.fromhex(h)
+    for h in ("-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2")
+)
+
+
+def _logf(x):
+    """glibc's ``logf`` of positive finite float32 values (the 1/c table is powf's)."""
+    ix = x.view(np.uint32)
+    sub = ix < 0x00800000
+    ix = np.where(sub, (x * _f(2.0**23)).view(np.uint32) - np.uint32(23 << 23), ix)
+    tmp = ix - np.uint32(0x3F330000)
+    i = (tmp >> np.uint32(19)) & np.uint32(15)
+    k = tmp.view(I32) >> 23
+    z = (ix - (tmp & np.uint32(0xFF800000))).view(F32).astype(F64)
+    r = (z * _POW_INVC_HI[i] - 1.0) + z * _POW_INVC_LO[i]  # the FMA z/c - 1, exact as in powf
+    a = _LOGF_A
+    r2 = r * r
+    y = a[0] * r2 + (a[1] * r + a[2])
+    return (y * r2 + ((_LOGF_LOGC[i] + k * _LOGF_LN2) + r)).astype(F32)
+
+
+_LN2_F = _f(6.9314718246e-01)
+
+
+def _asinhf_fdlibm(x):
+    xa = np.abs(x)
+    ix = _bits(xa)
+    big = _logf(np.where(ix > 0x47000000, xa, _ONE)) + _LN2_F
+    t = xa * xa
+    mid = _logf(np.maximum(_TWO * xa + _ONE / (np.sqrt(t + _ONE) + xa), _f(1e-30)))
+    small = log1pf(xa + t / (_ONE + np.sqrt(_ONE + t)))
+    w = np.where(ix > 0x47000000, big, np.where(ix > 0x40000000, mid, small))
+    w = np.where(ix < 0x38000000, xa, w)
+    return np.where(np.isnan(x) | np.isinf(x), x + x, np.copysign(w, x))
+
+
+def _asinhf_replay(x):
+    if not FDLIBM:
+        return _rounded(np.arcsinh, x)
+    with np.errstate(all="ignore"):
+        return _asinhf_fdlibm(np.asarray(x, F32))
+
+
+def _acoshf_fdlibm(x):
+    hx = _bits(x)
+    huge = _logf(np.where(hx >= 0x4D800000, x, _ONE)) + _LN2_F
+    t = x * x
+    mid = _logf(np.maximum(_TWO * x - _ONE / (x + np.sqrt(t - _ONE)), _ONE))
+    u = x - _ONE
+    small = log1pf(u + np.sqrt(_TWO * u + u * u))
+    r = np.where(hx >= 0x4D800000, huge, np.where(hx > 0x40000000, mid, small))
+    r = np.where(hx == 0x3F800000, _f(0), r)
+    r = np.where(hx < 0x3F800000, _f(np.nan), r)  # x < 1, negative x too
+    return np.where(np.isnan(x) | (hx == 0x7F800000), x + x, r)
+
+
+def _acoshf_replay(x):
+    if not FDLIBM:
+        return _rounded(np.arccosh, x)
+    with np.errstate(all="ignore"):
+        return _acoshf_fdlibm(np.asarray(x, F32))
+
+
 # ---- a few elements: libm itself -------------------------------------------------------------
 # Up to this many elements a function is one ctypes call per element into the C library PyTorch
 # calls (a row tail is 1-31 elements): the replays' ~30-80 NumPy passes cost more below it.
 _CALL_BELOW = 256
 
 
-_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf")
+_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf", "asinhf", "acoshf")
 
 
 def _load_libm() -> dict:
@@ -590,6 +668,16 @@ def coshf(x):
 def atanhf(x):
     """glibc's ``atanhf`` of float32 values."""
     return _call("atanhf", _atanhf_replay, x)
+
+
+def asinhf(x):
+    """glibc's ``asinhf`` of float32 values."""
+    return _call("asinhf", _asinhf_replay, x)
+
+
+def acoshf(x):
+    """glibc's ``acoshf`` of float32 values."""
+    return _call("acoshf", _acoshf_replay, x)
 
 
 def atan2f(y, x):

@@ -170,10 +170,15 @@ tanh, tanh_ = unary(
     "tanh", rounded_once(lambda xp, a: xp.tanh(a)), lambda x, out: 1 - out * out, saves=("out",)
 )
 asinh, asinh_ = unary(
-    "asinh", rounded_once(lambda xp, a: xp.arcsinh(a)), lambda x, out: (x * x + 1).rsqrt()
+    "asinh",
+    # float32 CPU: PyTorch's loop calls glibc's asinhf on every element (replayed)
+    emulated(glibc.asinhf, scalar_loop=False)(rounded_once(lambda xp, a: xp.arcsinh(a))),
+    lambda x, out: (x * x + 1).rsqrt(),
 )
 acosh, acosh_ = unary(
-    "acosh", rounded_once(lambda xp, a: xp.arccosh(a)), lambda x, out: (x * x - 1).rsqrt()
+    "acosh",
+    emulated(glibc.acoshf, scalar_loop=False)(rounded_once(lambda xp, a: xp.arccosh(a))),
+    lambda x, out: (x * x - 1).rsqrt(),
 )
 atanh, atanh_ = unary(
     "atanh",
