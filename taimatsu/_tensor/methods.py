@@ -281,16 +281,16 @@ class TensorMethods(StructureMethods):
         return _ops.hypot.method(self, other)
 
     def maximum(self, other):
-        return _ops.maximum(self, other)
+        return _ops.maximum.method(self, other)
 
     def minimum(self, other):
-        return _ops.minimum(self, other)
+        return _ops.minimum.method(self, other)
 
     def fmax(self, other):
-        return _ops.fmax(self, other)
+        return _ops.fmax.method(self, other)
 
     def fmin(self, other):
-        return _ops.fmin(self, other)
+        return _ops.fmin.method(self, other)
 
     def lerp(self, end, weight):
         return _ops.lerp(self, end, weight)
@@ -491,13 +491,13 @@ class TensorMethods(StructureMethods):
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
     def logical_and(self, other):
-        return _ops.logical_and(self, other)
+        return _ops.logical_and.method(self, other)
 
     def logical_or(self, other):
-        return _ops.logical_or(self, other)
+        return _ops.logical_or.method(self, other)
 
     def logical_xor(self, other):
-        return _ops.logical_xor(self, other)
+        return _ops.logical_xor.method(self, other)
 
     def logical_not(self):
         return _ops.logical_not(self)

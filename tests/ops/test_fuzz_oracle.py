@@ -643,6 +643,11 @@ PARSER_TEXTS = [
     "T.ones(2).hypot(2)", "T.hypot(T.ones(2), 2)", "T.ones(2).atan2(2)", "T.ones(2).hypot_(2)", "T.arange(2).gcd(2.5)",
     "T.gcd(T.arange(2), 2.5)", "T.arange(2).lcm_(2)", "T.ones(2).ldexp(2)", "T.ldexp(T.ones(2), 2)",
     "T.nn.functional.adaptive_avg_pool1d(T.ones(1, 4), (None,))", "T.nn.functional.adaptive_avg_pool2d(T.ones(1, 1, 2, 4), (2, '2'))",
+    # two tensors only (no Scalar overload): a number is the parser's TypeError, not an answer
+    "T.maximum(T.ones(2), 2)", "T.minimum(2, T.ones(2))", "T.ones(2).fmax(2)", "T.ones(2).fmin(None)", "T.ones(2).maximum('a')",
+    "T.nextafter(T.ones(2), 2)", "T.ones(2).nextafter_(2)", "T.heaviside(T.ones(2), 2)", "T.ones(2).heaviside(2)",
+    "T.ones(2).heaviside_(2)", "T.logical_and(T.ones(2), 2)", "T.ones(2).logical_or(2.5j)", "T.ones(2).logical_xor_(2)",
+    "T.logaddexp2(T.ones(2), 2)", "T.ones(2).logaddexp2(2)",
 ]
 
 

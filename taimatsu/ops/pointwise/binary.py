@@ -780,22 +780,23 @@ def _atan2(xp, a, b):
     return xp.arctan2(a, b)
 
 
-def _tensor_operands(name, op, op_):
+def _tensor_operands(name, op, op_, arg="other"):
     """``op``/``op_`` refusing a Python number with the parser's TypeError: PyTorch declares
-    atan2, hypot, gcd and lcm for two tensors only (no Scalar overload). ``op.method`` is the
-    Tensor method, whose text counts ``other`` as position 1 (self is not counted)."""
+    atan2, hypot, gcd, lcm, maximum, nextafter... for two tensors only (no Scalar overload).
+    ``op.method`` is the Tensor method, whose text counts ``other`` as position 1 (self is not
+    counted); ``arg``: the second argument's name in the texts."""
 
     def checked(input, other, *, out=None):
         need_tensor(name, input, "input", 1)
-        need_tensor(name, other, "other", 2)
+        need_tensor(name, other, arg, 2)
         return op(input, other, out=out)
 
     def method(self, other):
-        need_tensor(name, other, "other", 1)
+        need_tensor(name, other, arg, 1)
         return op(self, other)
 
     def checked_(self, other):
-        need_tensor(name + "_", other, "other", 1)
+        need_tensor(name + "_", other, arg, 1)
         return op_(self, other)
 
     checked.__name__ = checked.__qualname__ = method.__name__ = method.__qualname__ = name

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ... import _dtype as D
 from ..._tensor.core import _wrap
 from .._dispatch import binary_operands, xp_for
-from .binary import _ga, _gb, binary, cast_first
+from .binary import _ga, _gb, _tensor_operands, binary, cast_first
 from .common import _FLOAT, checks, no_complex, not_implemented
 from .select import where
 
@@ -69,39 +69,51 @@ def _tie_weight(a, b, pick_a):
 
 
 # NumPy returns the second operand of a tie (-0. vs 0.), PyTorch the first: hence (b, a)
-maximum, _ = binary(
+maximum, _ = _tensor_operands(
     "maximum",
-    lambda xp, a, b: xp.maximum(b, a),
-    _max_vjp,
-    lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
-    check=checks(
-        no_complex("maximum not implemented for complex tensors.", RuntimeError),
-        not_implemented("maximum_cpu", D.SHELL_UINT),
+    *binary(
+        "maximum",
+        lambda xp, a, b: xp.maximum(b, a),
+        _max_vjp,
+        lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a > b), ta, tb, o),
+        check=checks(
+            no_complex("maximum not implemented for complex tensors.", RuntimeError),
+            not_implemented("maximum_cpu", D.SHELL_UINT),
+        ),
     ),
 )
-minimum, _ = binary(
+minimum, _ = _tensor_operands(
     "minimum",
-    lambda xp, a, b: xp.minimum(b, a),
-    _min_vjp,
-    lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
-    check=checks(
-        no_complex("minimum not implemented for complex tensors.", RuntimeError),
-        not_implemented("minimum_cpu", D.SHELL_UINT),
+    *binary(
+        "minimum",
+        lambda xp, a, b: xp.minimum(b, a),
+        _min_vjp,
+        lambda a, b, o, ta, tb: _blend_tangent(_tie_weight(a, b, a < b), ta, tb, o),
+        check=checks(
+            no_complex("minimum not implemented for complex tensors.", RuntimeError),
+            not_implemented("minimum_cpu", D.SHELL_UINT),
+        ),
     ),
 )
-fmax, _ = binary(
+fmax, _ = _tensor_operands(
     "fmax",
-    lambda xp, a, b: xp.fmax(a, b),
-    _fmax_vjp,
-    lambda a, b, o, ta, tb: _blend_tangent(_fmax_pick_a(a, b), ta, tb, o),
-    check=no_complex("fmax not implemented for complex tensors.", RuntimeError),
+    *binary(
+        "fmax",
+        lambda xp, a, b: xp.fmax(a, b),
+        _fmax_vjp,
+        lambda a, b, o, ta, tb: _blend_tangent(_fmax_pick_a(a, b), ta, tb, o),
+        check=no_complex("fmax not implemented for complex tensors.", RuntimeError),
+    ),
 )
-fmin, _ = binary(
+fmin, _ = _tensor_operands(
     "fmin",
-    lambda xp, a, b: xp.fmin(a, b),
-    _fmin_vjp,
-    lambda a, b, o, ta, tb: _blend_tangent(_fmin_pick_a(a, b), ta, tb, o),
-    check=no_complex("fmin not implemented for complex tensors.", RuntimeError),
+    *binary(
+        "fmin",
+        lambda xp, a, b: xp.fmin(a, b),
+        _fmin_vjp,
+        lambda a, b, o, ta, tb: _blend_tangent(_fmin_pick_a(a, b), ta, tb, o),
+        check=no_complex("fmin not implemented for complex tensors.", RuntimeError),
+    ),
 )
 
 
@@ -133,23 +145,32 @@ ge, ge_ = binary(
     check=not_implemented("ge_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and, logical_and_ = binary(
+logical_and, logical_and_ = _tensor_operands(
     "logical_and",
-    lambda xp, a, b: xp.logical_and(a, b),
-    kind="bool",
-    check=not_implemented("logical_and_cpu", D.SHELL_UINT),
+    *binary(
+        "logical_and",
+        lambda xp, a, b: xp.logical_and(a, b),
+        kind="bool",
+        check=not_implemented("logical_and_cpu", D.SHELL_UINT),
+    ),
 )
-logical_or, logical_or_ = binary(
+logical_or, logical_or_ = _tensor_operands(
     "logical_or",
-    lambda xp, a, b: xp.logical_or(a, b),
-    kind="bool",
-    check=not_implemented("logical_or_cpu", D.SHELL_UINT),
+    *binary(
+        "logical_or",
+        lambda xp, a, b: xp.logical_or(a, b),
+        kind="bool",
+        check=not_implemented("logical_or_cpu", D.SHELL_UINT),
+    ),
 )
-logical_xor, logical_xor_ = binary(
+logical_xor, logical_xor_ = _tensor_operands(
     "logical_xor",
-    lambda xp, a, b: xp.logical_xor(a, b),
-    kind="bool",
-    check=not_implemented("logical_xor_cpu", D.SHELL_UINT),
+    *binary(
+        "logical_xor",
+        lambda xp, a, b: xp.logical_xor(a, b),
+        kind="bool",
+        check=not_implemented("logical_xor_cpu", D.SHELL_UINT),
+    ),
 )
 
 

@@ -176,6 +176,9 @@ def logaddexp2(input, other, *, out=None):
     return res if out is None else write_out(out, res, "logaddexp2")
 
 
+logaddexp2, _ = _tensor_operands("logaddexp2", logaddexp2, None)  # two tensors, as in PyTorch
+
+
 # ---- nextafter, heaviside, gcd, lcm ------------------------------------------------------------------------
 _NP_NAMES = {"b": "Bool", "u1": "Byte", "i1": "Char", "i2": "Short", "i4": "Int", "i8": "Long", "f2": "Half",
              "f4": "Float", "f8": "Double", "c8": "ComplexFloat", "c16": "ComplexDouble"}  # fmt: skip
@@ -201,8 +204,8 @@ def _nextafter_fwd(xp, a, b):
     return xp.nextafter(a, b)
 
 
-nextafter, nextafter_ = binary(
-    "nextafter", _nextafter_fwd, _nextafter_vjp, _nextafter_jvp, saves=()
+nextafter, nextafter_ = _tensor_operands(
+    "nextafter", *binary("nextafter", _nextafter_fwd, _nextafter_vjp, _nextafter_jvp, saves=())
 )
 
 
@@ -240,6 +243,9 @@ def heaviside(input, values, *, out=None):
 
 def heaviside_(self, values):
     return inplace(self, heaviside, (values,), False)
+
+
+heaviside, heaviside_ = _tensor_operands("heaviside", heaviside, heaviside_, "values")
 
 
 def _int_binary(name, f):
