@@ -145,11 +145,18 @@ def _expm1f_fdlibm(x):
     r = np.where(k == -1, _HALF * (xr - e) - _HALF, r)
     k1 = np.where(xr < _f(-0.25), -_TWO * (e - (xr + _HALF)), _ONE + _TWO * (xr - e))
     r = np.where(k == 1, k1, r)
-    far = _add_exponent(_ONE - (e - xr), k) - _ONE
-    mid = _add_exponent(_from_bits(0x3F800000 - (0x1000000 >> np.clip(k, 0, 23))) - (e - xr), k)
-    top = _add_exponent((xr - (e + _from_bits((0x7F - np.clip(k, 0, 127)) << 23))) + _ONE, k)
-    big = np.where((k <= -2) | (k > 56), far, np.where(k < 23, mid, top))
-    r = np.where((k <= -2) | (k >= 2), big, r)
+    # |k| >= 2: 2**k (1 - (e - x)) - 1, with 1 - 2**-k or 2**-k folded in for k in [2, 56]
+    far = (k <= -2) | (k > 56)
+    if far.any():
+        r = np.where(far, _add_exponent(_ONE - (e - xr), k) - _ONE, r)
+    mid = (k >= 2) & (k < 23)
+    if mid.any():
+        t = _from_bits(0x3F800000 - (0x1000000 >> np.clip(k, 0, 23)))
+        r = np.where(mid, _add_exponent(t - (e - xr), k), r)
+    top = (k >= 23) & (k <= 56)
+    if top.any():
+        t = _from_bits((0x7F - np.clip(k, 0, 127)) << 23)
+        r = np.where(top, _add_exponent((xr - (e + t)) + _ONE, k), r)
     r = np.where(hx < 0x33000000, x, r)  # |x| < 2**-25: x
     r = np.where(neg & (hx >= 0x4195B844), _f(-1), r)  # x <= -27 ln2
     r = np.where((hx >= 0x42B17218) & (x > 0), _f(np.inf), r)  # overflow checked from 88.7228
@@ -213,12 +220,12 @@ def _log1pf_fdlibm(x):
         f - (hfsq - s * (hfsq + big_r)),
         kf * _LN2_HI - ((hfsq - (s * (hfsq + big_r) + (kf * _LN2_LO + c))) - f),
     )
-    # |f| < 2**-20
-    tiny_r = hfsq * (_ONE - _f(0.66666666666666666) * f)
-    tiny = np.where(k == 0, f - tiny_r, kf * _LN2_HI - ((tiny_r - (kf * _LN2_LO + c)) - f))
-    exact = np.where(k == 0, _f(0), kf * _LN2_HI + (c + kf * _LN2_LO))
-    tiny = np.where(f == 0, exact, tiny)
-    r = np.where(hu == 0, tiny, r)
+    tiny = hu == 0  # |f| < 2**-20
+    if tiny.any():
+        tiny_r = hfsq * (_ONE - _f(0.66666666666666666) * f)
+        t = np.where(k == 0, f - tiny_r, kf * _LN2_HI - ((tiny_r - (kf * _LN2_LO + c)) - f))
+        exact = np.where(k == 0, _f(0), kf * _LN2_HI + (c + kf * _LN2_LO))
+        r = np.where(tiny, np.where(f == 0, exact, t), r)
     r = np.where(ax < 0x31000000, np.where(ax < 0x24800000, x, x - x * x * _HALF), r)
     r = np.where(x == -1, _f(-np.inf), np.where(x < -1, _f(np.nan), r))
     return np.where((hx >= 0x7F800000) | np.isnan(x), x + x, r)
@@ -236,9 +243,9 @@ def _log1pf_replay(x):
 def _tanhf_fdlibm(x):
     ax = np.abs(x)
     hx = _bits(ax)
-    t_big = expm1f(_TWO * ax)
-    t_small = expm1f(-_TWO * ax)
-    z = np.where(hx >= 0x3F800000, _ONE - _TWO / (t_big + _TWO), -t_small / (t_small + _TWO))
+    big = hx >= 0x3F800000
+    t = expm1f(np.where(big, _TWO * ax, -_TWO * ax))  # one call for both branches
+    z = np.where(big, _ONE - _TWO / (t + _TWO), -t / (t + _TWO))
     z = np.where(hx >= 0x41B00000, _ONE, z)  # |x| >= 22 (and inf): 1
     z = np.copysign(z, x)
     z = np.where(hx < 0x24000000, x * (_ONE + x), z)  # |x| < 2**-55 (and 0)
@@ -258,8 +265,8 @@ _EXP_HALF_FROM = 0x42B17180  # |x| from here: exp(|x| / 2)**2 / 2, exp(|x|) / 2 
 
 def _half_exp(ax, hx):
     """``exp(|x|) / 2`` for |x| >= 22, as fdlibm's sinhf/coshf compute it."""
-    w = expf(_HALF * ax)
-    r = np.where(hx < _EXP_HALF_FROM, _HALF * expf(ax), (_HALF * w) * w)
+    w = expf(np.where(hx < _EXP_HALF_FROM, ax, _HALF * ax))
+    r = np.where(hx < _EXP_HALF_FROM, _HALF * w, (_HALF * w) * w)
     return np.where(hx > 0x42B2D4FC, _f(np.inf), r)
 
 
@@ -268,7 +275,9 @@ def _sinhf_fdlibm(x):
     hx = _bits(ax)
     t = expm1f(ax)
     r = np.where(hx < 0x3F800000, _TWO * t - t * t / (t + _ONE), t + t / (t + _ONE)) * _HALF
-    r = np.where(hx < 0x41B00000, r, _half_exp(ax, hx))
+    far = hx >= 0x41B00000  # |x| >= 22 (rare): exp(|x|) / 2
+    if far.any():
+        r = np.where(far, _half_exp(ax, hx), r)
     r = np.where(hx < 0x31800000, ax, r)  # |x| < 2**-28: x
     return np.where(np.isnan(x), x, np.copysign(r, x))
 
@@ -284,13 +293,17 @@ def _sinhf_replay(x):
 def _coshf_fdlibm(x):
     ax = np.abs(x)
     hx = _bits(ax)
-    t = expm1f(ax)
-    w = _ONE + t
-    near = _ONE + (t * t) / (w + w)
     e = expf(ax)
-    r = np.where(hx < 0x3EB17218, near, _HALF * e + _HALF / e)
+    r = _HALF * e + _HALF / e
+    near0 = hx < 0x3EB17218
+    if near0.any():  # |x| < ln2 / 2: 1 + expm1(|x|)**2 / (2 exp(|x|))
+        t = expm1f(ax)
+        w = _ONE + t
+        r = np.where(near0, _ONE + (t * t) / (w + w), r)
     r = np.where(hx < 0x24000000, _ONE, r)
-    r = np.where(hx < 0x41B00000, r, _half_exp(ax, hx))
+    far = hx >= 0x41B00000
+    if far.any():
+        r = np.where(far, _half_exp(ax, hx), r)
     return np.where(np.isnan(x), x, r)
 
 
