@@ -620,10 +620,13 @@ _UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf", "asin
 
 def _load_libm() -> dict:
     """The C library's float functions (where it can be loaded: the one PyTorch calls)."""
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-    except OSError:  # no C library to call: the replays throughout
-        return {}
+    try:  # glibc's soname first: find_library would run ldconfig at import
+        lib = ctypes.CDLL("libm.so.6")
+    except OSError:
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("m"))
+        except (OSError, TypeError):  # no C library to call: the replays throughout
+            return {}
     functions = {}
     for name, arity in (*((n, 1) for n in _UNARY), ("atan2f", 2), ("powf", 2)):
         fn = getattr(lib, name, None)
