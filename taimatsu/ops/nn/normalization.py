@@ -17,7 +17,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import check_devices, record, scalar_name, xp_for
+from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from ..contraction.matmul import _matmul_array
 
 
@@ -316,11 +316,9 @@ def _update(t: Tensor, value) -> None:
 
 def _tangent(r, input, weight, bias, composite):
     """Forward-mode AD: the tangent of ``composite`` (the same function in Tensor ops)."""
-    from ...autograd.forward_ad import _register
-    from .._dispatch import _fw_state
-
     if not _fw_state.level or all(t is None or t._fw is None for t in (input, weight, bias)):
-        return
+        return  # (checked first: an import in a function costs microseconds per call)
+    from ...autograd.forward_ad import _register
 
     # The composite in Tensor ops carries tangents through its component ops.
     with no_grad():
