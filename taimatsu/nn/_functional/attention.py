@@ -241,9 +241,6 @@ def scaled_dot_product_attention(
     inputs without dropout run as one op with PyTorch's CPU node
     (ScaledDotProductFlashAttentionForCpuBackward0, see ops/nn/attention.py); the rest runs op by
     op (deviation: then the grad_fn is that of the final matmul)."""
-    from ...ops.creation.factories import ones
-    from .. import functional as F
-
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
     if is_causal and attn_mask is not None:
@@ -258,6 +255,9 @@ def scaled_dot_product_attention(
         )
     if _fused.fusable(query, key, value, attn_mask, dropout_p):
         return _fused.attention(query, key, value, attn_mask, is_causal, scale_factor)
+    from ...ops.creation.factories import ones  # here: an import costs microseconds per call
+    from .. import functional as F
+
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
     if is_causal:
         causal = ones(L, S, dtype=_bool(), device=query.device).tril()
