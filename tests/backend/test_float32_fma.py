@@ -121,8 +121,15 @@ def test_fuses_accepts_only_one_rounding_at_every_position():
     def on_a_copy(x, y, n, alpha):
         return _fused(x, y.copy(), n, alpha)
 
+    def peeled(x, y, n, alpha):  # fused, but a first element off a 16-byte boundary rounded twice
+        first = y[:1].copy()
+        _fused(x, y, n, alpha)
+        if y.ctypes.data % 16:
+            y[:1] = float64_sum(x[:1], first, 1, alpha)
+        return y
+
     assert P.fuses(_fused)
-    for fake in (float64_sum, product_first, tail_dropped, on_a_copy):
+    for fake in (float64_sum, product_first, tail_dropped, on_a_copy, peeled):
         assert not P.fuses(fake), fake.__name__
 
 

@@ -146,7 +146,8 @@ def _fusing_saxpy():
 def fuses(saxpy) -> bool:
     """Whether ``saxpy(x, y, n, alpha)`` computes ``y + alpha * x`` in place in ``y`` with one
     rounding at every position of vectors of 1-300 elements (the kernels' unrolled loops and
-    every tail).
+    every tail), and of 1-70 elements starting 1-15 elements past an aligned address (where a
+    kernel might peel elements off to reach an aligned one).
 
     The case: y = 1 + 2^-23, alpha = 1 + 2^-23, x = (2^24 - 2) 2^-48, so alpha * x is
     2^-24 - 2^-70 and the exact sum lies just below the float32 halfway point between y and
@@ -160,9 +161,10 @@ def fuses(saxpy) -> bool:
         (np.float32((2.0**24 - 2) * 2.0**-48), y0),
         (np.float32((2.0**24 + 2) * 2.0**-48), np.float32(1 + 2.0**-22)),
     )
-    for n in range(1, 301):
+    sizes = [(0, n) for n in range(1, 301)] + [(k, n) for k in range(1, 16) for n in range(1, 71)]
+    for start, n in sizes:
         for x, want in cases:
-            y = np.full(n, y0)
-            if saxpy(np.full(n, x), y, n, alpha) is not y or not (y == want).all():
+            y = np.full(start + n, y0)[start:]
+            if saxpy(np.full(start + n, x)[start:], y, n, alpha) is not y or not (y == want).all():
                 return False
     return True
