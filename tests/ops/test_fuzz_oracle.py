@@ -115,6 +115,12 @@ TEMPLATES = [
     F + "mse_loss({A}, {B})", F + "pad({A}, {S})", F + "pad({A}, {S}, value={X})", F + "pad({A}, (1, 1), mode='reflect')",
     F + "interpolate({IMG}, scale_factor={X})", F + "interpolate({IMG}, size={S})", F + "one_hot({B}, {I})",
     F + "hardtanh({A})", F + "hardtanh({A}, {X}, {X})", F + "softmin({A}, {D})", F + "log_softmax({A}, {D})",
+    # pooling, bitwise, Tensor-only and linspace neighbours
+    F + "max_pool1d({IMG}, {I}, {I})", F + "max_pool1d({A}, {I}, {I}, {I})", F + "avg_pool1d({A}, {I})",
+    F + "adaptive_avg_pool2d({IMG}, {S})", F + "adaptive_max_pool2d({IMG}, {S})", F + "adaptive_avg_pool1d({A}, {I})",
+    F + "adaptive_max_pool1d({A}, {S})", F + "max_pool3d({IMG}, {I}, {I})", F + "avg_pool3d({IMG}, {I})",
+    "T.bitwise_and({A}, {B})", "{A} << {B}", "{A} ^ {X}", "T.hypot({A}, {B})", "{A}.hypot({X})", "T.maximum({A}, {B})",
+    "T.gcd({A}, {B})", "T.linspace({X}, {X}, {I}, dtype={DT})",
     # Tensor methods
     "{A}.to({DEV})", "{A}.to({DT})", "{A}.to({A})", "{A}.view({DT})", "{A}.item()", "{A}.to({X})",
     # linalg
@@ -636,6 +642,16 @@ FIXED = [
     "T.nn.functional.fractional_max_pool3d(T.ones(1, 4, 4, 4), (0, 2, 2), output_size=2, return_indices=True, _random_samples=T.full((1, 1, 3), 0.3))",
     "T.nn.functional.fractional_max_pool2d(T.ones(1, 0, 4), 9, output_size=2)", "T.nn.functional.fractional_max_pool3d(T.ones(1, 0, 4, 4), 2, output_size=2)",
     "T.nn.functional.fractional_max_pool2d(T.ones(0, 1, 4, 4), 2, output_size=2)",
+    # adaptive pooling's output-size arithmetic (numel, strides of an empty output, storage bytes) before any work
+    "T.nn.functional.adaptive_avg_pool2d(T.zeros(0, 1, 4, 4), (2**40, 2**40))", "T.nn.functional.adaptive_avg_pool2d(T.zeros(1, 1, 4, 4), (2**40, 2**40))",
+    "T.nn.functional.adaptive_avg_pool2d(T.zeros(1, 1, 4, 4), (2**31, 2**31))", "T.nn.functional.adaptive_avg_pool2d(T.zeros(0, 4, 4), (2**40, 2**40))",
+    "T.nn.functional.adaptive_avg_pool1d(T.zeros(1, 4), 2**62)", "T.nn.functional.adaptive_max_pool2d(T.arange(32.).reshape(1, 2, 4, 4), 10**12)",
+    "T.nn.functional.adaptive_max_pool2d(T.arange(16).reshape(1, 1, 4, 4), 10**12)", "T.nn.functional.adaptive_max_pool2d(T.ones(0, 1, 4, 4), (2**40, 2**40))",
+    "T.nn.functional.adaptive_max_pool1d(T.ones(1, 4), 2**62)", "T.nn.functional.adaptive_max_pool3d(T.ones(1, 4, 4, 4), 2**30)",
+    "T.nn.functional.adaptive_avg_pool3d(T.ones(1, 4, 4, 4), 2**30)",
+    # complex to bool is x != 0 (the imaginary part counts), not the real part's truth
+    "T.tensor([1 + 2j, -3j, 0j]).to(True)", "T.tensor([1 + 2j, -3j, 0j], dtype=T.complex128).to(T.bool)",
+    "T.tensor([math.nan * 1j, 0j]).bool()", "T.tensor([1 + 2j, -3j, 0j]).to(T.uint8)",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

@@ -1002,8 +1002,8 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
 
 
 def _cast(data, src: D.dtype, dst: D.dtype):
-    if src.category == D.COMPLEX and dst.category < D.COMPLEX:
-        data = data.real  # PyTorch warns and drops the imaginary part
+    if src.category == D.COMPLEX and D.BOOL < dst.category < D.COMPLEX:
+        data = data.real  # PyTorch warns and drops the imaginary part (to bool: x != 0)
     if src.category >= D.FLOAT and dst.category == D.INT:
         # Float to int: truncation toward zero (NumPy does that too, via C casts).
         return data.astype(dst.np)

@@ -225,6 +225,20 @@ def list_with_default(output_size, input: Tensor):
     return [d if v is None else v for v, d in zip(output_size, shape[len(shape) - n :])]
 
 
+def check_output_size(shape, itemsize: int, numel_first: bool = False) -> None:
+    """PyTorch's overflow-checked int64 arithmetic for an output of ``shape``: its numel (where
+    the op computes it first), the contiguous strides of an empty output, the storage bytes.
+    Checked before any work: a huge output must not be allocated here."""
+    numel = math.prod(shape)
+    if numel_first and numel >= 2**63:
+        raise RuntimeError("numel: integer multiplication overflow")
+    if numel == 0:
+        if math.prod(max(n, 1) for n in shape[1:]) >= 2**63:
+            raise RuntimeError("Stride calculation overflowed")
+    elif numel * itemsize >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+
+
 def adaptive_avg_sizes(name: str, input: Tensor, output_size, nd: int) -> list:
     """adaptive_avg_pool{2,3}d's parser and output-size checks, in PyTorch's order."""
     need_tensor(name, input)
@@ -257,8 +271,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
                 "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(input.shape)} with dimension {d} being empty"
             )
-    if math.prod(input.shape[:-2]) * oh * ow >= 2**63:
-        raise RuntimeError("numel: integer multiplication overflow")
+    check_output_size([*input.shape[:-2], oh, ow], input._dtype.itemsize, numel_first=True)
     if oh * ow * input.numel():  # an empty output is made before the kernel's dtype dispatch
         _avg2d_dtypes(input._dtype)
     h, w = input.shape[-2:]
@@ -285,6 +298,7 @@ def adaptive_max_sizes(name: str, input: Tensor, sizes, nd: int) -> list:
     for v in out:
         if v < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {out}")
+    check_output_size(out, input._dtype.itemsize)
     return out[-nd:]
 
 
@@ -320,6 +334,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     if sizes == [1, 1, 1]:
         return input.mean((-1, -2, -3), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
     _adaptive_checks(input, sizes, 3, "adaptive_avg_pool3d", "")
+    check_output_size([*input.shape[:-3], *sizes], input._dtype.itemsize, numel_first=True)
     if int(np.prod(sizes)) * input.numel():
         _avg3d_dtypes(input._dtype)
     spatial = input.shape[-3:]
@@ -366,7 +381,7 @@ def adaptive_max_pool_nd(input: Tensor, sizes, name: str):
     x = input._data
     spatial = x.shape[-nd:]
     lead = x.shape[:-nd]
-    if 0 in sizes:  # an empty output: no window to take
+    if 0 in sizes or 0 in lead:  # an empty output: no window to take
         out = xp.empty((*lead, *sizes), x.dtype)
         return _wrap_max(input, out, xp.empty(out.shape, xp.int64), nd, name)
     wins = [_window_index(n, o) for n, o in zip(spatial, sizes)]
