@@ -9,11 +9,11 @@ and ``t`` (three coefficients, FMAs) in float32, the pair's sum rounded once.
 SLEEF's value before the last rounding strays up to 0.14 ulp from ``log d`` (measured), so the
 float64 logarithm rounded once would differ in about one element in 200. Here the float32 steps
 are taken as SLEEF rounds them and the double-float ones in float64 (~2**-45 from SLEEF's pair):
-the rounding is SLEEF's except near a float32 rounding boundary, where (3 elements in 100 000)
+the rounding is SLEEF's except near a float32 rounding boundary, where (2 elements in 100 000)
 every step is replayed as SLEEF orders it (float32 roundings, FMAs as ``primitives.fma``
 emulates them). Against the full replay, on every float32 in [0.5, 8) and 16M samples from
 1e-37 to 2e38: no difference; one element rounds otherwise than SLEEF's, 4e-8 ulp from a boundary
-(the replay margin is 1.5e-5 ulp).
+(the replay margin: 2**-40 of the value, 2**-17 to 2**-16 ulp).
 """
 
 from __future__ import annotations
@@ -57,12 +57,11 @@ def _estimated(d):
     """SLEEF's result for positive finite float32 ``d`` below ``_BIG`` where that is certain, and
     where to replay it: the float32 steps (the quotient's head, the cubic term) as SLEEF rounds
     them, the double-float ones (``e ln 2``, ``2x``, their sum) in float64, within ~2**-45 of
-    SLEEF's pair; the result is SLEEF's unless that sum lies within ``_NEAR`` ulp of a float32
-    rounding boundary (3 elements in 100 000 are replayed)."""
+    SLEEF's pair; the result is SLEEF's unless that sum lies within ``_NEAR`` of itself from a
+    float32 rounding boundary (2 elements in 100 000 are replayed)."""
     _, k = np.frexp(d * _FOUR_THIRDS)
     k -= 1
-    d64 = d.astype(F64)
-    m64 = d64 * np.ldexp(1.0, -k)  # exact: in [0.75, 1.5)
+    m64 = np.ldexp(d.astype(F64), -k)  # exact: in [0.75, 1.5)
     m = m64.astype(F32)
     qx = (m - _ONE) * (_ONE / (m + _ONE))  # dfdiv's head
     x2 = qx * qx
@@ -72,15 +71,15 @@ def _estimated(d):
     v += z
     v += k * _LN2
     r = v.astype(F32)
-    frac = np.abs(v - r) / np.spacing(np.abs(r)).astype(F64)  # a boundary at 1/2 ulp
-    near = np.abs(frac - 0.5) < _NEAR
-    # just below a power of two (no mantissa bits) the ulp halves: a boundary at 1/4
-    near |= (np.abs(frac - 0.25) < _NEAR) & ((r.view(np.int32) & 0x7FFFFF) == 0)
+    # near a boundary when v moved by 2**-40 of itself (2**-17..2**-16 ulp) rounds otherwise
+    margin = np.abs(v)
+    margin *= _NEAR
+    near = (v + margin).astype(F32) != (v - margin).astype(F32)
     return r, near
 
 
 _LN2 = float(_LN2_HI) + float(_LN2_LO)  # the pair SLEEF multiplies by, exact in float64
-_NEAR = 2.0**-16  # ulp: 32 times the float64 sum's distance from SLEEF's pair
+_NEAR = 2.0**-40  # relative: ~2**-16 ulp, far beyond the float64 sum's distance from SLEEF's pair
 
 
 def _replayed(d):
