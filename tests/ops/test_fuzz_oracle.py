@@ -652,6 +652,8 @@ FIXED = [
     # complex to bool is x != 0 (the imaginary part counts), not the real part's truth
     "T.tensor([1 + 2j, -3j, 0j]).to(True)", "T.tensor([1 + 2j, -3j, 0j], dtype=T.complex128).to(T.bool)",
     "T.tensor([math.nan * 1j, 0j]).bool()", "T.tensor([1 + 2j, -3j, 0j]).to(T.uint8)",
+    "T.special.zeta(T.ones(2), T.ones(3))", "T.special.xlog1py(T.ones(2, dtype=T.complex64), T.ones(3))",
+    "T.special.zeta(T.ones(2, 1), T.ones(3))",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

@@ -453,6 +453,8 @@ def _float_pair(input, other, kernel):
         kind, x, y = 2, input, input.new_full((), other, dtype=D.scalar_dtype(other))
     else:
         kind, x, y = 0, input, other
+        if x._data.shape != y._data.shape:
+            _broadcast_shape(x, y)  # PyTorch broadcasts before its kernel's dtype check
     dt = result_dtype(input, other)
     if dt.category < _FLOAT:
         dt = D.get_default_dtype()
