@@ -654,6 +654,9 @@ FIXED = [
     "T.tensor([math.nan * 1j, 0j]).bool()", "T.tensor([1 + 2j, -3j, 0j]).to(T.uint8)",
     "T.special.zeta(T.ones(2), T.ones(3))", "T.special.xlog1py(T.ones(2, dtype=T.complex64), T.ones(3))",
     "T.special.zeta(T.ones(2, 1), T.ones(3))",
+    "T.logaddexp2(T.ones(2, dtype=T.complex64), T.ones(3))", "T.logaddexp2(T.arange(2), T.ones(2))",
+    "T.logaddexp2(T.arange(2), T.arange(2))", "T.logaddexp2(T.tensor([True, False]), T.ones(2, dtype=T.float64))",
+    "T.logaddexp2(T.ones(2, dtype=T.bfloat16), T.ones(2, dtype=T.float16))",
 ]
 
 # PyTorch's parser counts a method's arguments after self: ``x.hypot(2)``'s 'other' is position 1.

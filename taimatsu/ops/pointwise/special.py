@@ -158,19 +158,20 @@ def logaddexp2(input, other, *, out=None):
     """``log2(2**input + 2**other)`` without overflow."""
     from .comparison import maximum
 
-    for t in (input, other):
-        if t._dtype.category < _FLOAT or t._dtype.category == D.COMPLEX:
-            raise NotImplementedError(
-                f"\"logaddexp2_cpu\" not implemented for '{scalar_name(result_dtype(input, other))}'"
-            )
+    if input._data.shape != other._data.shape:
+        _broadcast_shape(input, other)  # PyTorch broadcasts before its kernel's dtype check
+    dt = result_dtype(input, other)  # the kernel runs in the promoted type (int + float works)
+    if dt.category != _FLOAT:
+        raise NotImplementedError(f"\"logaddexp2_cpu\" not implemented for '{scalar_name(dt)}'")
 
     def compute():
-        if input._dtype in (D.float16, D.bfloat16):
-            return logaddexp2(input.float(), other.float()).to(input._dtype)
-        m = maximum(input, other)
+        if dt in (D.float16, D.bfloat16):
+            return logaddexp2(input.float(), other.float()).to(dt)
+        a, b = input.to(dt), other.to(dt)
+        m = maximum(a, b)
         m = where(m.isinf(), m.new_zeros(()), m)
-        r = ((input - m).exp2() + (other - m).exp2()).log2() + m
-        return where((input == other) & input.isinf(), input.to(r.dtype), r)
+        r = ((a - m).exp2() + (b - m).exp2()).log2() + m
+        return where((a == b) & a.isinf(), a, r)
 
     res = _fused(_Logaddexp2, (input, other), compute, (input, other))
     return res if out is None else write_out(out, res, "logaddexp2")
