@@ -9,7 +9,7 @@ sums are added in the kernels' order, since one ulp of the sum moves every eleme
   right. softmax is ``exp * (1 / sum)``; log_softmax ``(x - max) - log(sum)``.
 - Over another dimension: the sums run left to right along it, vectorised over the inner
   positions; the last ``inner % lanes`` inner positions take the kernel's scalar tail
-  (``std::exp``: glibc's expf, ``libc_exp``). softmax is ``exp / sum``; log_softmax
+  (``std::exp``: glibc's expf, ``glibc.expf``). softmax is ``exp / sum``; log_softmax
   ``(x - max) - log(sum)``. The log is SLEEF's (``log.logf``) in both kernels.
 
 - The backward over the last dimension: softmax ``y * (g - sum(g * y))``, log_softmax
@@ -31,8 +31,8 @@ import os
 import numpy as np
 
 from .. import parallel
+from . import glibc
 from .exp import expf
-from .libc_exp import libc_expf
 from .log import logf
 from .primitives import F32, F64
 
@@ -349,7 +349,7 @@ def log_softmax_backward_dim(y, g):
     tail = inner - inner % LANES
     e = expf(y)
     if tail < inner:
-        e[:, :, tail:] = libc_expf(y[:, :, tail:])
+        e[:, :, tail:] = glibc.expf(y[:, :, tail:])
     w = e.astype(F64)
     w *= -s.astype(F64)
     w += g  # g - e * sum rounded once (the kernel's FMA)
@@ -363,7 +363,7 @@ def softmax_dim(x, log: bool):
     inner = x.shape[2]
     tail = inner - inner % LANES
     if tail < inner:  # the kernel's scalar loop: std::exp, the C library's expf
-        e[:, :, tail:] = libc_expf(shifted[:, :, tail:])
+        e[:, :, tail:] = glibc.expf(shifted[:, :, tail:])
     with np.errstate(divide="ignore", invalid="ignore"):
         # left to right along the dimension (np.add.reduce may sum pairwise when inner is 1)
         s = np.cumsum(e, axis=1, dtype=F32)[:, -1:]
