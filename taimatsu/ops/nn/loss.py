@@ -119,6 +119,10 @@ def _nll_grad_arrays(node, x: Tensor, g: Tensor) -> Tensor:
     safe = node.safe_target._data
     keep = None if node.keep is None else node.keep._data
     out = xp.zeros(x._data.shape, x._data.dtype)
+    if keep is not None and xp is not np:
+        # A GPU writes 0 for an ignored target (at its safe class 0, into zeros: the same
+        # result) rather than selecting the kept ones, which would wait for the device.
+        vals, keep = xp.where(keep, vals, 0).astype(out.dtype, copy=False), None
     if x._data.ndim == 1:
         if keep is None or bool(keep.reshape(())):
             out[safe.reshape(1)] = vals.reshape(1)
@@ -233,7 +237,9 @@ def nll_loss(
         picked = xp.take_along_axis(x, safe[:, None], 1)[:, 0]
     wt = None if weight is None else weight._data.astype(x.dtype, copy=False)[safe] * keep
     losses = -picked if wt is None else -wt * picked  # PyTorch's -x * w (the same bits)
-    kept = None if bool(keep.all()) else keep
+    # On NumPy a batch with no ignored target takes the cheaper all-kept paths; a GPU keeps the
+    # mask (asking whether every target is kept would wait for the device)
+    kept = None if xp is np and keep.all() else keep
     if reduction == "none":
         if kept is not None:  # an ignored target's loss is +0 (not -w * x = -0)
             losses = xp.where(keep, losses, 0)
@@ -251,23 +257,30 @@ def _nll_reduce(xp, losses, wt, keep, reduction: str):
     one division. (loss, total weight) as 0-d arrays of the input's dtype."""
     dt = losses.dtype
     flat = losses.reshape(-1)
-    where = None if keep is None else xp.flatnonzero(keep.reshape(-1))
-    if xp is not np:  # a GPU: the device's own reduction (no host round trip per level)
-        kept = flat if where is None else flat[where]
-        total = dt.type(kept.shape[0]) if wt is None else wt.reshape(-1).sum()
-        loss = kept.sum()
-    else:
-        vals = flat if where is None else flat[where]
-        loss = cascade_sum(vals, where, flat.shape[0])
-        if wt is None:
-            total = dt.type(vals.shape[0])
+    if xp is not np:  # a GPU: the device's own reduction, no host round trip
+        mask = None if keep is None else keep.reshape(-1)
+        loss = (flat if mask is None else xp.where(mask, flat, 0)).sum()
+        if wt is not None:
+            total = wt.reshape(-1).sum()
+        elif mask is None:
+            total = xp.full((), flat.shape[0], dt)
         else:
-            w = wt.reshape(-1)
-            total = cascade_sum(w if where is None else w[where], where, flat.shape[0])
+            total = mask.sum().astype(dt)
+        if reduction == "mean":
+            loss = loss / total  # no targets, or all ignored: 0 / 0 = NaN, as in PyTorch
+        return loss.astype(dt, copy=False), total.astype(dt, copy=False)
+    where = None if keep is None else np.flatnonzero(keep.reshape(-1))
+    vals = flat if where is None else flat[where]
+    loss = cascade_sum(vals, where, flat.shape[0])
+    if wt is None:
+        total = dt.type(vals.shape[0])
+    else:
+        w = wt.reshape(-1)
+        total = cascade_sum(w if where is None else w[where], where, flat.shape[0])
     if reduction == "mean":
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = loss / total  # no targets, or all ignored: 0 / 0 = NaN, as in PyTorch
-    return xp.asarray(loss, dt), xp.asarray(total, dt)
+    return np.asarray(loss, dt), np.asarray(total, dt)
 
 
 _CASCADE_LEVELS = 8
