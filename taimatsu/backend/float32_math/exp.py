@@ -203,19 +203,7 @@ def _expk2(d):
     s = d.astype(F64)
     s -= q.astype(F64) * np.float64(L2U)
     s += q * -L2L
-    sx = s.astype(F32)
-    u = sx * _EXPK2_POLY[0]
-    u += _EXPK2_POLY[1]
-    for c in (_EXPK2_POLY[2], _EXPK2_C4):
-        u *= sx
-        u += c
-    t = s * u
-    t += _EXPK2_C5
-    t *= s
-    t += 0.5
-    t *= s * s
-    t += s
-    return t, q  # exp(d) = (1 + t) * 2**q
+    return _expk2_poly(s, s.astype(F32)), q  # exp(d) = (1 + t) * 2**q
 
 
 def _expk2_small(d):
@@ -224,6 +212,12 @@ def _expk2_small(d):
     sx = np.asarray(d, F32)
     s = sx.astype(F64)
     s += 0.0
+    return _expk2_poly(s, sx)
+
+
+def _expk2_poly(s, sx):
+    """``expk2f``'s polynomial ``t`` (exp(s) = 1 + t) of the reduced argument: ``s`` its
+    float64 value, ``sx`` it rounded to float32 (the float32 steps' input)."""
     u = sx * _EXPK2_POLY[0]
     u += _EXPK2_POLY[1]
     for c in (_EXPK2_POLY[2], _EXPK2_C4):

@@ -651,56 +651,25 @@ def _call(name, replay, *args):
     return np.fromiter(values, F32, n).reshape(args[0].shape)
 
 
-def expf(x):
-    """glibc's ``expf`` (2.27 and later) of float32 values."""
-    return _call("expf", _expf_replay, x)
+def _libm_function(name: str, replay, what: str = ""):
+    """The function ``name`` of glibc: libm itself on a few elements, else ``replay``."""
+
+    def function(*args):
+        return _call(name, replay, *args)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"glibc's ``{name}``{what} of float32 values."
+    return function
 
 
-def expm1f(x):
-    """glibc's ``expm1f`` of float32 values."""
-    return _call("expm1f", _expm1f_replay, x)
-
-
-def log1pf(x):
-    """glibc's ``log1pf`` of float32 values."""
-    return _call("log1pf", _log1pf_replay, x)
-
-
-def tanhf(x):
-    """glibc's ``tanhf`` of float32 values."""
-    return _call("tanhf", _tanhf_replay, x)
-
-
-def sinhf(x):
-    """glibc's ``sinhf`` of float32 values."""
-    return _call("sinhf", _sinhf_replay, x)
-
-
-def coshf(x):
-    """glibc's ``coshf`` of float32 values."""
-    return _call("coshf", _coshf_replay, x)
-
-
-def atanhf(x):
-    """glibc's ``atanhf`` of float32 values."""
-    return _call("atanhf", _atanhf_replay, x)
-
-
-def asinhf(x):
-    """glibc's ``asinhf`` of float32 values."""
-    return _call("asinhf", _asinhf_replay, x)
-
-
-def acoshf(x):
-    """glibc's ``acoshf`` of float32 values."""
-    return _call("acoshf", _acoshf_replay, x)
-
-
-def atan2f(y, x):
-    """glibc's ``atan2f`` of float32 values (broadcast)."""
-    return _call("atan2f", _atan2f_replay, y, x)
-
-
-def powf(x, y):
-    """glibc's ``powf`` (2.28 and later) of float32 values (broadcast)."""
-    return _call("powf", _powf_replay, x, y)
+expf = _libm_function("expf", _expf_replay, " (2.27 and later)")
+expm1f = _libm_function("expm1f", _expm1f_replay)
+log1pf = _libm_function("log1pf", _log1pf_replay)
+tanhf = _libm_function("tanhf", _tanhf_replay)
+sinhf = _libm_function("sinhf", _sinhf_replay)
+coshf = _libm_function("coshf", _coshf_replay)
+atanhf = _libm_function("atanhf", _atanhf_replay)
+asinhf = _libm_function("asinhf", _asinhf_replay)
+acoshf = _libm_function("acoshf", _acoshf_replay)
+atan2f = _libm_function("atan2f", _atan2f_replay, " (y, x; broadcast)")
+powf = _libm_function("powf", _powf_replay, " (2.28 and later; x, y broadcast)")
