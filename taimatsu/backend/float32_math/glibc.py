@@ -61,6 +61,20 @@ def _rounded(fn, x):
         return fn(np.asarray(x, F32).astype(F64)).astype(F32)
 
 
+def _fdlibm_or_rounded(fdlibm, correct):
+    """The replay of a glibc function that was fdlibm's float algorithm before glibc 2.41
+    (``fdlibm``) and CORE-MATH's correctly rounded one from 2.41 (``correct``: NumPy's float64
+    function, rounded once)."""
+
+    def replay(x):
+        if not FDLIBM:
+            return _rounded(correct, x)
+        with np.errstate(all="ignore"):
+            return fdlibm(np.asarray(x, F32))
+
+    return replay
+
+
 # ---- expf ------------------------------------------------------------------------------------
 # 2**(i/32) as doubles (glibc's table holds these with i << 47 subtracted from their bits)
 _EXP2_32 = np.array(
@@ -163,12 +177,7 @@ def _expm1f_fdlibm(x):
     return np.where(np.isnan(x), x, r)
 
 
-def _expm1f_replay(x):
-    """glibc's ``expm1f`` of float32 values."""
-    if not FDLIBM:
-        return _rounded(np.expm1, x)
-    with np.errstate(all="ignore"):
-        return _expm1f_fdlibm(np.asarray(x, F32))
+_expm1f_replay = _fdlibm_or_rounded(_expm1f_fdlibm, np.expm1)
 
 
 # ---- log1pf (fdlibm) -------------------------------------------------------------------------
@@ -231,12 +240,7 @@ def _log1pf_fdlibm(x):
     return np.where((hx >= 0x7F800000) | np.isnan(x), x + x, r)
 
 
-def _log1pf_replay(x):
-    """glibc's ``log1pf`` of float32 values."""
-    if not FDLIBM:
-        return _rounded(np.log1p, x)
-    with np.errstate(all="ignore"):
-        return _log1pf_fdlibm(np.asarray(x, F32))
+_log1pf_replay = _fdlibm_or_rounded(_log1pf_fdlibm, np.log1p)
 
 
 # ---- tanhf, sinhf, coshf (fdlibm, around expm1f and expf) -----------------------------------
@@ -252,12 +256,7 @@ def _tanhf_fdlibm(x):
     return np.where(np.isnan(x), x, z)
 
 
-def _tanhf_replay(x):
-    """glibc's ``tanhf`` of float32 values."""
-    if not FDLIBM:
-        return _rounded(np.tanh, x)
-    with np.errstate(all="ignore"):
-        return _tanhf_fdlibm(np.asarray(x, F32))
+_tanhf_replay = _fdlibm_or_rounded(_tanhf_fdlibm, np.tanh)
 
 
 _EXP_HALF_FROM = 0x42B17180  # |x| from here: exp(|x| / 2)**2 / 2, exp(|x|) / 2 overflowing
@@ -282,12 +281,7 @@ def _sinhf_fdlibm(x):
     return np.where(np.isnan(x), x, np.copysign(r, x))
 
 
-def _sinhf_replay(x):
-    """glibc's ``sinhf`` of float32 values."""
-    if not FDLIBM:
-        return _rounded(np.sinh, x)
-    with np.errstate(all="ignore"):
-        return _sinhf_fdlibm(np.asarray(x, F32))
+_sinhf_replay = _fdlibm_or_rounded(_sinhf_fdlibm, np.sinh)
 
 
 def _coshf_fdlibm(x):
@@ -307,12 +301,7 @@ def _coshf_fdlibm(x):
     return np.where(np.isnan(x), x, r)
 
 
-def _coshf_replay(x):
-    """glibc's ``coshf`` of float32 values."""
-    if not FDLIBM:
-        return _rounded(np.cosh, x)
-    with np.errstate(all="ignore"):
-        return _coshf_fdlibm(np.asarray(x, F32))
+_coshf_replay = _fdlibm_or_rounded(_coshf_fdlibm, np.cosh)
 
 
 # ---- atanhf (fdlibm, around log1pf) ---------------------------------------------------------
@@ -326,11 +315,7 @@ def _atanhf_fdlibm(x):
     return np.where(np.isnan(x), x, np.copysign(t, x))
 
 
-def _atanhf_replay(x):
-    if not FDLIBM:
-        return _rounded(np.arctanh, x)
-    with np.errstate(all="ignore"):
-        return _atanhf_fdlibm(np.asarray(x, F32))
+_atanhf_replay = _fdlibm_or_rounded(_atanhf_fdlibm, np.arctanh)
 
 
 # ---- atanf, atan2f (fdlibm) ------------------------------------------------------------------
@@ -582,11 +567,7 @@ def _asinhf_fdlibm(x):
     return np.where(np.isnan(x) | np.isinf(x), x + x, np.copysign(w, x))
 
 
-def _asinhf_replay(x):
-    if not FDLIBM:
-        return _rounded(np.arcsinh, x)
-    with np.errstate(all="ignore"):
-        return _asinhf_fdlibm(np.asarray(x, F32))
+_asinhf_replay = _fdlibm_or_rounded(_asinhf_fdlibm, np.arcsinh)
 
 
 def _acoshf_fdlibm(x):
@@ -602,11 +583,7 @@ def _acoshf_fdlibm(x):
     return np.where(np.isnan(x) | (hx == 0x7F800000), x + x, r)
 
 
-def _acoshf_replay(x):
-    if not FDLIBM:
-        return _rounded(np.arccosh, x)
-    with np.errstate(all="ignore"):
-        return _acoshf_fdlibm(np.asarray(x, F32))
+_acoshf_replay = _fdlibm_or_rounded(_acoshf_fdlibm, np.arccosh)
 
 
 # ---- a few elements: libm itself -------------------------------------------------------------
