@@ -19,6 +19,7 @@ from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
 from .._dispatch import record, write_out
 from ..arg_types import python_int_range
+from .binary import _broadcast_shape
 from .common import _conj
 
 
@@ -61,6 +62,8 @@ _CopysignScalar = node_class("CopysignBackward1", _copysign_vjp)
 
 def copysign(input, other, *, out=None):
     """``|input|`` with the sign of ``other`` (signbit, so -0.0 counts as negative)."""
+    if isinstance(other, Tensor):
+        _broadcast_shape(input, other)  # PyTorch's size error comes before its kernel's dtype check
     _check_not_complex("copysign_cpu", input, other)
     o = _as_tensor(other, input)
 
@@ -111,6 +114,7 @@ def xlogy(input, other, *, out=None):
         kind, x, y = 2, input, input.new_full((), other, dtype=D.scalar_dtype(other))
     else:
         kind, x, y = 0, input, other
+        _broadcast_shape(x, y)  # PyTorch's size error comes before its kernel's dtype check
     fdt = _float_of(x, y)
     _check_not_complex("xlogy_cpu", fdt)
     xf, yf = x.to(fdt), y.to(fdt)

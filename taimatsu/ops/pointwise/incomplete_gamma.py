@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor.core import Tensor
 from .._dispatch import scalar_name
-from .binary import binary
+from .binary import _broadcast_shape, binary
 from .unary import _special
 
 
@@ -70,6 +70,7 @@ def _tensors_only(name: str, input, other) -> None:
             raise TypeError(
                 f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(v).__name__}"
             )
+    _broadcast_shape(input, other)  # PyTorch's size error comes before its kernel's dtype check
     _no_forward_ad(
         name.replace("special_gammaincc", "igammac").replace("special_gammainc", "igamma"),
         input,
