@@ -34,6 +34,9 @@ import itertools
 
 import numpy as np
 
+from .. import parallel, threads
+from . import softmax as _softmax
+
 _F32 = np.dtype(np.float32)
 
 
@@ -129,34 +132,29 @@ def chunk_cuts(total: int) -> list[int]:
     after the first), for the current ``torch.get_num_threads()``."""
     if total < GRAIN:
         return []
-    from ..threads import get_num_threads
-
-    tasks = max(1, min(get_num_threads(), -(-total // GRAIN)))
+    tasks = max(1, min(threads.get_num_threads(), -(-total // GRAIN)))
     chunk = -(-total // tasks)
     return list(range(chunk, total, chunk))
 
 
 def _vector(kernel, a, params):
-    from ..parallel import BLOCK, blockwise
-
     a = np.ascontiguousarray(a)
-    if a.size >= 2 * BLOCK:
-        return blockwise(lambda b: kernel(b, *params), a, _F32)
+    if a.size >= 2 * parallel.BLOCK:
+        return parallel.blockwise(lambda b: kernel(b, *params), a, _F32)
     return np.asarray(kernel(a, *params), _F32)
 
 
 def _vector2(kernel, a, b):
     """``kernel(a, b)`` for two float32 arrays of one shape: in cache-sized blocks of their
     flattened elements when large (one thread), else at once."""
-    from ..parallel import BLOCK
-
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
-    if a.size < 2 * BLOCK or a.shape != b.shape:
+    if a.size < 2 * parallel.BLOCK or a.shape != b.shape:
         return np.asarray(kernel(a.reshape(-1), b.reshape(-1)), _F32).reshape(a.shape)
     out = np.empty(a.shape, _F32)
     fa, fb, fo = a.reshape(-1), b.reshape(-1), out.reshape(-1)
-    for i in range(0, fa.size, BLOCK):
-        fo[i : i + BLOCK] = kernel(fa[i : i + BLOCK], fb[i : i + BLOCK])
+    block = parallel.BLOCK
+    for i in range(0, fa.size, block):
+        fo[i : i + block] = kernel(fa[i : i + block], fb[i : i + block])
     return out
 
 
@@ -182,9 +180,21 @@ def _fix_cut_rows(vector, scalar, rows, r, cuts, width):
 
 
 def _width():
-    from .softmax import LANES
+    # read at each call: tests set ``softmax.LANES`` to replay the other CPU's vector width
+    return 2 * _softmax.LANES  # a vector loop's step: two SIMD vectors
 
-    return 2 * LANES  # a vector loop's step: two SIMD vectors
+
+def _one_row(kernel, a, params, scalar, width):
+    """``run`` for a C-contiguous ``a`` of at least ``width`` and fewer than ``GRAIN`` elements
+    (the common case, per op call): one row, one thread's chunk and one ``_vector`` block, so
+    the row's vector part and its scalar tail are all there is."""
+    v = a.reshape(1, -1)
+    r = np.asarray(kernel(v, *params), _F32)
+    m = v.shape[1] - v.shape[1] % width
+    if m < v.shape[1]:
+        with np.errstate(over="ignore"):
+            r[:, m:] = scalar(v[:, m:])
+    return r.reshape(a.shape)
 
 
 def run(kernel, a, *params, scalar=None, c_order=False):
@@ -203,6 +213,8 @@ def run(kernel, a, *params, scalar=None, c_order=False):
     if a.size < width:  # no row is long enough for a vector
         with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
             return np.asarray(scalar(a), _F32).reshape(a.shape)
+    if a.size < GRAIN and a.size < 2 * parallel.BLOCK and a.flags.c_contiguous:
+        return _one_row(kernel, a, params, scalar, width)
     if any(s < 0 for s in a.strides):  # a flipped view: a fresh contiguous tensor in PyTorch
         a = np.ascontiguousarray(a)
     if a.flags.c_contiguous:  # one row (the common case: skip the stride analysis)
