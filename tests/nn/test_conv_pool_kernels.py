@@ -221,6 +221,12 @@ POOL_BACKWARDS = {
     "adaptive_max_pool3d": (lambda F, x: F.adaptive_max_pool3d(x, 2), (1, 3, 3, 3)),
     "adaptive_max_pool2d": (lambda F, x: F.adaptive_max_pool2d(x, (2, 3)), (2, 2, 5, 4)),
     "adaptive_max_pool1d": (lambda F, x: F.adaptive_max_pool1d(x, 3), (2, 7)),
+    "max_pool3d": (lambda F, x: F.max_pool3d(x, 2, 1), (1, 2, 3, 4, 3)),
+    "max_pool3d_unbatched": (lambda F, x: F.max_pool3d(x, (2, 3, 2), 2, 1), (2, 5, 4, 5)),
+    "max_pool3d_indices_ceil": (
+        lambda F, x: F.max_pool3d(x, 2, 2, ceil_mode=True, return_indices=True)[0],
+        (2, 1, 5, 3, 5),
+    ),
 }
 
 
@@ -244,3 +250,20 @@ def test_pool_input_grad_with_create_graph_requires_grad_as_pytorch(name):
     assert tg.requires_grad and type(tg.grad_fn).__name__ == type(og.grad_fn).__name__
     close(tg, og)
     close(th, oh)
+
+
+@pytest.mark.parametrize("name", [n for n in POOL_BACKWARDS if "3d" in n])
+def test_pool3d_grad_fn_and_double_backward_in_the_gradient(name):
+    """The 3-d pools are one node each (as PyTorch's), and with create_graph their input gradient
+    is differentiable in the output gradient: second derivatives for a random cotangent."""
+    pool, shape = POOL_BACKWARDS[name]
+    torch.manual_seed(8)
+    x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+    tx = T(x, True)
+    y, ty = pool(OF, x), pool(TF, tx)
+    assert type(ty.grad_fn).__name__ == type(y.grad_fn).__name__
+    g = torch.randn(y.shape, dtype=torch.float64, requires_grad=True)
+    tgg = T(g, True)
+    (og,) = torch.autograd.grad(y, x, g, create_graph=True)
+    (tgx,) = tm.autograd.grad(ty, tx, tgg, create_graph=True)
+    check_vjp(tgx, og, [tgg, tx], [g, x])

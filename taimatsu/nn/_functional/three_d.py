@@ -229,7 +229,7 @@ _max3d_dtypes = not_implemented("max_pool3d", D.BOOL, D.COMPLEX, D.SHELL_UINT)
 def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices: bool = True):  # fmt: skip
     args = _max_pool3d_args("max_pool3d_with_indices", input, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
-    return _max_pool3d(input, *args, ceil_mode)
+    return _pooling.max_pool3d_node(input, lambda: _max_pool3d(input, *args, ceil_mode))
 
 
 @cast_policy(FP32, ("cpu",))
@@ -237,7 +237,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                return_indices: bool = False):  # fmt: skip
     name = "max_pool3d_with_indices" if return_indices else "max_pool3d"
     args = _max_pool3d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode)
-    out, index = _max_pool3d(input, *args, ceil_mode)
+    out, index = _pooling.max_pool3d_node(input, lambda: _max_pool3d(input, *args, ceil_mode))
     return (out, index) if return_indices else out
 
 

@@ -17,6 +17,7 @@ from taimatsu.ops.nn.conv import _pad, _taps
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
+from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, scalar_name, xp_for
@@ -764,13 +765,14 @@ _MaxPool2D = node_class("MaxPool2DWithIndicesBackward0", _max_pool_vjp)
 def _max_pool_backward_vjp(node, gg):
     # The backward is linear in the gradient: its adjoint gathers at the same indices; the
     # pooled input's gradient is zero.
-    n = node.indices.shape
-    flat = gg.reshape(*gg.shape[:-2], -1)
-    g = flat.gather(-1, node.indices.reshape(*n[:-2], -1)).reshape(n)
+    n, nd = node.indices.shape, node.nd
+    flat = gg.reshape(*gg.shape[:-nd], -1)
+    g = flat.gather(-1, node.indices.reshape(*n[:-nd], -1)).reshape(n)
     return (g, gg.new_zeros(gg.shape) if node.next_functions[1][0] is not None else None)
 
 
 _MaxPool2DBackward = node_class("MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward_vjp)
+_MaxPool3DBackward = node_class("MaxPool3DWithIndicesBackwardBackward0", _max_pool_backward_vjp)
 
 
 def _add_input_edge(node, forward) -> None:
@@ -795,19 +797,23 @@ def _identity_and_zero(node, gg):
     return gg, (gg.new_zeros(gg.shape) if node.next_functions[1][0] is not None else None)
 
 
-def max_pool2d_backward(grad: Tensor, indices: Tensor, in_shape, forward=None) -> Tensor:
-    """Scatter-add ``grad`` into an input-shaped zero tensor at ``indices`` (one bincount);
-    ``forward``: the max-pool node, whose input becomes this op's second input."""
+def max_pool2d_backward(
+    grad: Tensor, indices: Tensor, in_shape, forward=None, nd: int = 2
+) -> Tensor:
+    """Scatter-add ``grad`` into an input-shaped zero tensor at ``indices`` (flat over the last
+    ``nd`` dims; one bincount); ``forward``: the max-pool node, whose input becomes this op's
+    second input."""
     xp = xp_for(grad)
     g = grad._data
-    planes = int(np.prod(in_shape[:-2]))
-    hw = in_shape[-2] * in_shape[-1]
+    planes = int(np.prod(in_shape[:-nd]))
+    hw = int(np.prod(in_shape[-nd:]))
     idx = indices._data.reshape(planes, -1) + (xp.arange(planes) * hw)[:, None]
     acc = xp.bincount(idx.ravel(), weights=g.reshape(-1).astype(np.float64), minlength=planes * hw)
     r = _wrap(acc.astype(g.dtype).reshape(in_shape), grad._dtype, grad._device)
     self_edge = forward is not None and forward.next_functions[0][0] is not None
     if _gm.enabled and (grad._rg or self_edge):
-        node = record(_MaxPool2DBackward, (grad, None), r, (), indices=indices)
+        cls = _MaxPool2DBackward if nd == 2 else _MaxPool3DBackward
+        node = record(cls, (grad, None), r, (), indices=indices, nd=nd)
         if self_edge:
             _add_input_edge(node, forward)
     return r
@@ -861,3 +867,24 @@ def max_pool2d_with_indices(
         r._fw = t.gather(-1, indices.reshape(*idx.shape[:-2], -1)).reshape(idx.shape)
         _register(r)
     return r, indices
+
+
+def _max_pool3d_vjp(node, g):
+    (index,) = node.saved()
+    return (max_pool2d_backward(g, index, node.in_shape, node, nd=3),)
+
+
+_MaxPool3D = node_class("MaxPool3DWithIndicesBackward0", _max_pool3d_vjp)
+
+
+def max_pool3d_node(input: Tensor, forward) -> tuple:
+    """``forward()`` (max_pool3d built from 2-d pools: (values, flat indices)) as PyTorch's one
+    ``MaxPool3DWithIndicesBackward0`` node, so grad_fn and double backward match PyTorch.
+    Forward-mode AD keeps the composite's own derivatives."""
+    if not (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
+        return forward()
+    with no_grad():
+        out, index = forward()
+    r = _wrap(out._data, out._dtype, out._device)
+    record(_MaxPool3D, (input,), r, (index,), in_shape=tuple(input.shape))
+    return r, index
