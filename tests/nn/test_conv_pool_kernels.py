@@ -227,6 +227,12 @@ POOL_BACKWARDS = {
         lambda F, x: F.max_pool3d(x, 2, 2, ceil_mode=True, return_indices=True)[0],
         (2, 1, 5, 3, 5),
     ),
+    "avg_pool3d": (lambda F, x: F.avg_pool3d(x, 2, 1, 1), (1, 2, 3, 4, 3)),
+    "avg_pool3d_unbatched": (
+        lambda F, x: F.avg_pool3d(x, (2, 3, 2), 2, 1, True, False),
+        (2, 5, 4, 5),
+    ),
+    "avg_pool3d_divisor": (lambda F, x: F.avg_pool3d(x, 2, divisor_override=3), (2, 1, 4, 2, 4)),
 }
 
 

@@ -264,7 +264,9 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=Fal
         raise NotImplementedError(
             f"\"avg_pool3d_out_frame\" not implemented for '{scalar_name(dt)}'"
         )
-    return _avg_pool3d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    return _pooling.avg_pool3d_node(
+        input, lambda x: _avg_pool3d(x, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    )
 
 
 @_unbatched

@@ -17,7 +17,7 @@ from taimatsu.ops.nn.conv import _pad, _taps
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import enable_grad, no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, scalar_name, xp_for
@@ -888,3 +888,34 @@ def max_pool3d_node(input: Tensor, forward) -> tuple:
     r = _wrap(out._data, out._dtype, out._device)
     record(_MaxPool3D, (input,), r, (index,), in_shape=tuple(input.shape))
     return r, index
+
+
+def _avg_pool3d_vjp(node, g):
+    # The pool is linear: its adjoint is the gradient of the same composite at any point (zeros),
+    # differentiable in ``g`` when the engine builds a graph (create_graph).
+    from ... import autograd
+
+    create = _gm.enabled
+    with enable_grad():
+        z = g.new_zeros(node.in_shape).requires_grad_()
+        y = node.forward(z)
+    (gx,) = autograd.grad(y, z, g, create_graph=create)
+    return (with_input_edge(gx, _AvgPool3DBackward, node),)
+
+
+_AvgPool3D = node_class("AvgPool3DBackward0", _avg_pool3d_vjp)
+_AvgPool3DBackward = node_class(
+    "AvgPool3DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg)
+)
+
+
+def avg_pool3d_node(input: Tensor, forward) -> Tensor:
+    """``forward(input)`` (avg_pool3d built from 2-d pools) as PyTorch's one
+    ``AvgPool3DBackward0`` node; forward-mode AD keeps the composite's own derivatives."""
+    if not (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
+        return forward(input)
+    with no_grad():
+        out = forward(input)
+    r = _wrap(out._data, out._dtype, out._device)
+    record(_AvgPool3D, (input,), r, (), in_shape=tuple(input.shape), forward=forward)
+    return r
