@@ -220,7 +220,6 @@ POOL_BACKWARDS = {
     "avg_pool2d": (lambda F, x: F.avg_pool2d(x, 2, 1, 1), (1, 1, 4, 4)),
     "adaptive_max_pool3d": (lambda F, x: F.adaptive_max_pool3d(x, 2), (1, 3, 3, 3)),
     "adaptive_max_pool2d": (lambda F, x: F.adaptive_max_pool2d(x, (2, 3)), (2, 2, 5, 4)),
-    "adaptive_max_pool1d": (lambda F, x: F.adaptive_max_pool1d(x, 3), (2, 7)),
     "max_pool3d": (lambda F, x: F.max_pool3d(x, 2, 1), (1, 2, 3, 4, 3)),
     "max_pool3d_unbatched": (lambda F, x: F.max_pool3d(x, (2, 3, 2), 2, 1), (2, 5, 4, 5)),
     "max_pool3d_indices_ceil": (
@@ -233,7 +232,27 @@ POOL_BACKWARDS = {
         (2, 5, 4, 5),
     ),
     "avg_pool3d_divisor": (lambda F, x: F.avg_pool3d(x, 2, divisor_override=3), (2, 1, 4, 2, 4)),
+    "adaptive_avg_pool1d": (lambda F, x: F.adaptive_avg_pool1d(x, 3), (2, 3, 7)),
+    "adaptive_avg_pool2d": (lambda F, x: F.adaptive_avg_pool2d(x, (3, 2)), (2, 3, 7, 5)),
+    "adaptive_avg_pool2d_unbatched": (lambda F, x: F.adaptive_avg_pool2d(x, 2), (3, 7, 5)),
+    "adaptive_avg_pool3d": (lambda F, x: F.adaptive_avg_pool3d(x, (2, 3, 2)), (1, 2, 5, 4, 5)),
+    "fractional_max_pool2d": (
+        lambda F, x: F.fractional_max_pool2d(x, 2, 3, _random_samples=_samples(F, (1, 2, 2))),
+        (1, 2, 6, 6),
+    ),
+    "fractional_max_pool3d": (
+        lambda F, x: F.fractional_max_pool3d(x, 2, 3, _random_samples=_samples(F, (2, 1, 3))),
+        (2, 1, 5, 6, 5),
+    ),
+    # last, so that the torch RNG state this file leaves is the one later unseeded tests expect
+    "adaptive_max_pool1d": (lambda F, x: F.adaptive_max_pool1d(x, 3), (2, 7)),
 }
+
+
+def _samples(F, shape):
+    """Fixed fractional-pool samples in F's library."""
+    lib = torch if F is OF else tm
+    return lib.tensor(np.random.default_rng(1).random(shape))
 
 
 @pytest.mark.parametrize("name", POOL_BACKWARDS)
@@ -262,8 +281,12 @@ def test_pool_input_grad_with_create_graph_requires_grad_as_pytorch(name):
 def test_pool3d_grad_fn_and_double_backward_in_the_gradient(name):
     """The 3-d pools are one node each (as PyTorch's), and with create_graph their input gradient
     is differentiable in the output gradient: second derivatives for a random cotangent."""
-    pool, shape = POOL_BACKWARDS[name]
-    torch.manual_seed(8)
+    with torch.random.fork_rng(devices=[]):  # leaves the global RNG as it found it
+        torch.manual_seed(8)
+        _check_pool_double_backward(*POOL_BACKWARDS[name])
+
+
+def _check_pool_double_backward(pool, shape):
     x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
     tx = T(x, True)
     y, ty = pool(OF, x), pool(TF, tx)

@@ -76,6 +76,13 @@ _AvgPool2DBackward = node_class(
 )
 
 
+# adaptive_avg_pool2d/3d's backward ops take the pooled input (see ``with_input_edge``).
+_ADAPTIVE_AVG_BACKWARD = {
+    n: node_class(f"AdaptiveAvgPool{n}DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg))
+    for n in (2, 3)
+}
+
+
 def pool_pair(fn: str, name: str, value, default=None) -> tuple:
     """A 2-d pooling argument as (height, width): one int or a sequence of one or two (an
     empty or omitted stride is the kernel size); PyTorch's text for any other length."""
@@ -277,7 +284,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         _avg2d_dtypes(input._dtype)
     h, w = input.shape[-2:]
     mats = [(nd - 2, adaptive_avg_matrix(h, oh)), (nd - 1, adaptive_avg_matrix(w, ow))]
-    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0")
+    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0", _ADAPTIVE_AVG_BACKWARD[2])
 
 
 def adaptive_max_sizes(name: str, input: Tensor, sizes, nd: int) -> list:
@@ -341,7 +348,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     spatial = input.shape[-3:]
     lead = input.dim() - 3
     mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
-    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0")
+    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0", _ADAPTIVE_AVG_BACKWARD[3])
 
 
 def _window_index(size: int, out: int) -> np.ndarray:
@@ -363,11 +370,12 @@ def _adaptive_max_vjp(node, g):
     return (with_input_edge(gx.view(node.in_shape), cls, node) if cls else gx.view(node.in_shape),)
 
 
-# The backward ops of adaptive max pooling (fractional max pooling's have no input edge).
+# The backward ops of adaptive and fractional max pooling (both take the pooled input).
 _ADAPTIVE_MAX_BACKWARD = {
-    f"AdaptiveMaxPool{n}DBackward0": node_class(
-        f"AdaptiveMaxPool{n}DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg)
+    f"{kind}MaxPool{n}DBackward0": node_class(
+        f"{kind}MaxPool{n}DBackwardBackward0", lambda n, gg: _identity_and_zero(n, gg)
     )
+    for kind in ("Adaptive", "Fractional")
     for n in (2, 3)
 }
 

@@ -72,14 +72,21 @@ def _apply_mats(t: Tensor, mats, transpose: bool) -> Tensor:
 
 
 def _linear_vjp(node, g):
-    return (_apply_mats(g, list(reversed(node.mats)), transpose=True),)
+    gx = _apply_mats(g, list(reversed(node.mats)), transpose=True)
+    if node.backward is None:
+        return (gx,)
+    from .pooling import with_input_edge
+
+    return (with_input_edge(gx, node.backward, node),)
 
 
 _LINEAR_NODES: dict = {}
 
 
-def linear_dims(input: Tensor, mats: list, node_name: str) -> Tensor:
-    """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn."""
+def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Tensor:
+    """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn;
+    ``backward``: the node class of a backward op that takes the input too (adaptive pooling's,
+    not upsampling's), so that with create_graph the input gradient has PyTorch's node."""
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
@@ -92,7 +99,7 @@ def linear_dims(input: Tensor, mats: list, node_name: str) -> Tensor:
         (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
     ]
     if input._rg and _gm.enabled:
-        record(_LINEAR_NODES[node_name], (input,), r, (), mats=tmats)
+        record(_LINEAR_NODES[node_name], (input,), r, (), mats=tmats, backward=backward)
     if _fw_state.level and input._fw is not None:
         with no_grad():
             r._fw = _apply_mats(input._fw, tmats, transpose=False)
