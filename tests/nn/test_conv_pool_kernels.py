@@ -296,3 +296,26 @@ def _check_pool_double_backward(pool, shape):
     (og,) = torch.autograd.grad(y, x, g, create_graph=True)
     (tgx,) = tm.autograd.grad(ty, tx, tgg, create_graph=True)
     check_vjp(tgx, og, [tgg, tx], [g, x])
+
+
+@pytest.mark.parametrize("n,shape", [(1, (1, 2, 6)), (2, (2, 6, 6)), (3, (1, 2, 4, 4, 4))])
+def test_max_unpool_grad_fn_and_double_backward(n, shape):
+    """max_unpool{2,3}d is one MaxUnpool{n}DBackward0 node over the pool's (1-d: squeezed 2-d);
+    with create_graph its gradient (a gather) is differentiable in the output gradient."""
+    x0 = np.random.default_rng(4).standard_normal(shape)
+    w0 = np.random.default_rng(5).standard_normal(shape)  # an unpool of a 2-pool: x's shape
+    results = []
+    for lib, F in ((torch, OF), (tm, TF)):
+        x = lib.tensor(x0, requires_grad=True)
+        y, i = getattr(F, f"max_pool{n}d")(x, 2, return_indices=True)
+        u = getattr(F, f"max_unpool{n}d")(y, i, 2)
+        w = lib.tensor(w0, requires_grad=True)
+        (gy,) = lib.autograd.grad(u, y, w, create_graph=True)
+        (gw,) = lib.autograd.grad((gy * gy).sum(), w)
+        (gx,) = lib.autograd.grad((u * u).sum(), x)
+        names = [type(u.grad_fn).__name__, type(u.grad_fn.next_functions[0][0]).__name__]
+        results.append((names, type(gy.grad_fn).__name__, gw, gx))
+    (on, og, ogw, ogx), (tn, tg, tgw, tgx) = results
+    assert (tn, tg) == (on, og)
+    close(tgw, ogw)
+    close(tgx, ogx)

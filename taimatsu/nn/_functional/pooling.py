@@ -591,8 +591,7 @@ def _unpool(input, indices, size, stride, n):
         raise RuntimeError(
             f"Found an invalid max index: {last} (output volumes are of size {'x'.join(map(str, size))})"
         )
-    out = input.new_zeros((*lead, numel)).scatter(-1, flat, input.reshape(*lead, n_in))
-    return out.view(*lead, *size)
+    return _pooling.max_unpool_scatter(input, flat, size, n)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:

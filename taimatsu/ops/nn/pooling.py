@@ -927,3 +927,30 @@ def avg_pool3d_node(input: Tensor, forward) -> Tensor:
     r = _wrap(out._data, out._dtype, out._device)
     record(_AvgPool3D, (input,), r, (), in_shape=tuple(input.shape), forward=forward)
     return r
+
+
+def _max_unpool_vjp(node, g):
+    flat = node.indices  # (*lead, inputs per plane)
+    return (g.reshape(*flat.shape[:-1], -1).gather(-1, flat).view(node.in_shape),)
+
+
+_MAX_UNPOOL = {n: node_class(f"MaxUnpool{n}DBackward0", _max_unpool_vjp) for n in (2, 3)}
+
+
+def max_unpool_scatter(input: Tensor, flat: Tensor, size, n: int) -> Tensor:
+    """``input`` (*lead, *spatial) scattered into zeros (*lead, *size) at the flat per-plane
+    indices ``flat`` (*lead, inputs per plane): one ``MaxUnpool{n}DBackward0`` node as PyTorch's
+    (its backward gathers); forward-mode AD keeps the scatter's own derivative."""
+    lead = input.shape[:-n]
+
+    def forward():
+        zeros = input.new_zeros((*lead, math.prod(size)))
+        return zeros.scatter(-1, flat, input.reshape(flat.shape)).view(*lead, *size)
+
+    if not (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
+        return forward()
+    with no_grad():
+        out = forward()
+    r = _wrap(out._data, out._dtype, out._device)
+    record(_MAX_UNPOOL[n], (input,), r, (), indices=flat, in_shape=tuple(input.shape))
+    return r
