@@ -19,7 +19,6 @@ from ...ops.nn import pooling as _pool
 from ...ops.nn import pooling as _pooling
 from ...ops.nn import resample as _rs
 from ...ops.pointwise.common import not_implemented
-from . import pooling as _p
 
 conv1d = _conv.conv1d
 conv_transpose1d = _conv.conv_transpose1d
@@ -497,13 +496,13 @@ def _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, max_pool):
 def lp_pool1d(
     input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False
 ) -> Tensor:
-    inf = _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, _p.max_pool1d)
+    inf = _lp_inf(input, norm_type, kernel_size, stride, ceil_mode, max_pool1d)
     if inf is not None:
         return inf
     if stride is not None:
-        out = _p.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
-        out = _p.avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
 
 
@@ -515,9 +514,9 @@ def lp_pool2d(
     if inf is not None:
         return inf
     if stride is not None:
-        out = _p.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     else:
-        out = _p.avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
 
