@@ -319,3 +319,25 @@ def test_max_unpool_grad_fn_and_double_backward(n, shape):
     assert (tn, tg) == (on, og)
     close(tgw, ogw)
     close(tgx, ogx)
+
+
+def test_avg_pool3d_saves_its_input_as_pytorch():
+    """avg_pool3d's node keeps the composite's graph for its backward and saves the input as
+    PyTorch's op does: a second backward without retain_graph and an in-place change of the
+    input raise PyTorch's errors; with retain_graph the gradient accumulates."""
+    messages = []
+    for lib in (torch, tm):
+        x = lib.ones(1, 2, 4, 4, 4, requires_grad=True)
+        z = lib.nn.functional.avg_pool3d(x, 2).sum()
+        z.backward(retain_graph=True)
+        z.backward()
+        assert float(x.grad.sum()) == 32.0
+        with pytest.raises(RuntimeError) as twice:
+            z.backward()
+        y = x * 1
+        z = lib.nn.functional.avg_pool3d(y, 2).sum()
+        y.add_(1)
+        with pytest.raises(RuntimeError) as inplace:
+            z.backward()
+        messages.append((str(twice.value)[:50], str(inplace.value)[:80]))
+    assert messages[0] == messages[1]

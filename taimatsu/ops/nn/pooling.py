@@ -17,7 +17,7 @@ from taimatsu.ops.nn.conv import _pad, _taps
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
-from ...autograd.grad_mode import enable_grad, no_grad
+from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, need_tensor, record, scalar_name, xp_for
@@ -899,15 +899,14 @@ def max_pool3d_node(input: Tensor, forward) -> tuple:
 
 
 def _avg_pool3d_vjp(node, g):
-    # The pool is linear: its adjoint is the gradient of the same composite at any point (zeros),
-    # differentiable in ``g`` when the engine builds a graph (create_graph).
+    # The pool is linear: its adjoint is the gradient of the composite's own graph, built at the
+    # forward on a detached alias of the input (kept while this node lives), and differentiable
+    # in ``g`` when the engine builds a graph (create_graph).
     from ... import autograd
 
-    create = _gm.enabled
-    with enable_grad():
-        z = g.new_zeros(node.in_shape).requires_grad_()
-        y = node.forward(z)
-    (gx,) = autograd.grad(y, z, g, create_graph=create)
+    node.saved()  # PyTorch's op saves the input: a second backward without retain_graph raises
+    z, y = node.composite
+    (gx,) = autograd.grad(y, z, g, retain_graph=True, create_graph=_gm.enabled)
     return (with_input_edge(gx, _AvgPool3DBackward, node),)
 
 
@@ -922,10 +921,10 @@ def avg_pool3d_node(input: Tensor, forward) -> Tensor:
     ``AvgPool3DBackward0`` node; forward-mode AD keeps the composite's own derivatives."""
     if not (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
         return forward(input)
-    with no_grad():
-        out = forward(input)
+    z = input.detach().requires_grad_()
+    out = forward(z)
     r = _wrap(out._data, out._dtype, out._device)
-    record(_AvgPool3D, (input,), r, (), in_shape=tuple(input.shape), forward=forward)
+    record(_AvgPool3D, (input,), r, (input,), composite=(z, out))
     return r
 
 
