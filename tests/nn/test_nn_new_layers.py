@@ -247,11 +247,13 @@ BICUBIC = [{"size": (7, 9)}, {"scale_factor": 1.7}, {"scale_factor": (0.6, 2.3),
 @pytest.mark.parametrize("kw", BICUBIC)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_interpolate_bicubic(kw, dtype):
+    torch.manual_seed(BICUBIC.index(kw))
     x = torch.randn(2, 3, 5, 6, dtype=dtype, requires_grad=True)
     tx = T(x, True)
-    check_vjp(
-        TF.interpolate(tx, mode="bicubic", **kw), F.interpolate(x, mode="bicubic", **kw), [tx], [x]
-    )
+    # float32 gradients sum up to 16 taps per input: 200 seeds showed up to 4.3e-6 past rtol 1e-5
+    atol = 1e-5 if dtype == torch.float32 else 1e-6
+    t_out, o_out = TF.interpolate(tx, mode="bicubic", **kw), F.interpolate(x, mode="bicubic", **kw)
+    check_vjp(t_out, o_out, [tx], [x], atol=atol)
 
 
 @pytest.mark.parametrize("kw", [{"scale_factor": 2}, {"size": (3, 8), "align_corners": True}])
