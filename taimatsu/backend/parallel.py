@@ -88,8 +88,9 @@ BLOCK = 1 << 14
 MIN_SIZE_BLOCKWISE = 1 << 17
 
 
-def blockwise(f, a, dtype):
-    """``f(a as float64)`` cast to ``dtype``, for a C-contiguous array, computed block by block.
+def blockwise(f, a, dtype, widen: bool = True):
+    """``f(a as float64)`` cast to ``dtype``, for a C-contiguous array, computed block by block
+    (``widen=False``: ``f`` of ``a``'s own blocks, for an ``f`` that takes them as they are).
 
     The float64 temporaries of one block stay in cache (a whole-array float64 copy costs more
     memory traffic than the maths), and from ``MIN_SIZE_BLOCKWISE`` elements the two halves run on
@@ -101,7 +102,7 @@ def blockwise(f, a, dtype):
     def run(lo, hi):
         for i in range(lo, hi, BLOCK):
             j = min(i + BLOCK, hi)
-            fo[i:j] = f(fa[i:j].astype(np.float64))
+            fo[i:j] = f(fa[i:j].astype(np.float64) if widen else fa[i:j])
 
     h = fa.size // 2 if fa.size >= MIN_SIZE_BLOCKWISE and _second_core() else 0
     first = _pool().submit(run, 0, h) if h else None

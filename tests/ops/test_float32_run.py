@@ -38,3 +38,28 @@ def test_one_row_sigmoid_matches_pytorch(shape):
     ours = taimatsu.sigmoid(taimatsu.from_numpy(x)).numpy()
     theirs = torch_oracle.sigmoid(torch_oracle.from_numpy(x)).numpy()
     np.testing.assert_array_equal(_bits(ours), _bits(theirs))
+
+
+@pytest.mark.parametrize("kernel", [activation.sigmoid, activation.silu])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_float32_blocks_give_the_widened_blocks_bits(kernel, threads, monkeypatch):
+    # Kernels marked takes_float32 get blockwise's float32 blocks as they are (no float64 copy):
+    # their bits must be those of the float64-held blocks every other kernel gets.
+    from taimatsu.backend import parallel
+
+    assert kernel.takes_float32
+    monkeypatch.setattr(parallel, "_second_core", lambda: threads == 2)
+    n = (parallel.MIN_SIZE_BLOCKWISE if threads == 2 else 2 * parallel.BLOCK) + 7
+    x = (np.random.default_rng(threads).standard_normal(n) * 9).astype(np.float32)
+    x[:5] = [np.inf, -np.inf, 0.0, -0.0, 1e-40]
+    seen = set()
+
+    def watched(b):
+        seen.add(b.dtype)
+        return kernel(b)
+
+    widened = parallel.blockwise(kernel, x, np.float32)
+    as_is = parallel.blockwise(watched, x, np.float32, widen=False)
+    assert seen == {np.dtype(np.float32)}
+    np.testing.assert_array_equal(_bits(as_is), _bits(widened))
+    np.testing.assert_array_equal(_bits(fm.run(kernel, x)), _bits(widened))

@@ -140,7 +140,8 @@ def chunk_cuts(total: int) -> list[int]:
 def _vector(kernel, a, params):
     a = np.ascontiguousarray(a)
     if a.size >= 2 * parallel.BLOCK:
-        return parallel.blockwise(lambda b: kernel(b, *params), a, _F32)
+        widen = not getattr(kernel, "takes_float32", False)
+        return parallel.blockwise(lambda b: kernel(b, *params), a, _F32, widen)
     return np.asarray(kernel(a, *params), _F32)
 
 

@@ -40,6 +40,11 @@ def silu(x):
     return np.divide(x, r, out=r, dtype=F32)
 
 
+# Kernels that take float32 arrays as they are (``exp_neg`` reads float32 or float64 alike, the
+# rest is float32 arithmetic): ``run`` hands them float32 blocks, without blockwise's float64 copy.
+sigmoid.takes_float32 = silu.takes_float32 = True
+
+
 def softplus(x, beta, threshold):
     """``x`` where ``x * beta > threshold``, else ``log1p(exp(x * beta)) / beta``."""
     x = np.asarray(x)
