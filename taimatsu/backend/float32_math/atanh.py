@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .double_float import add, add2, add2_pair, div, mul, mul_scalar
 from .primitives import F32, F64, fma
 
 _ONE = np.float32(1)
@@ -30,63 +31,26 @@ _POLY = tuple(
 _LN2 = (np.float32(0.69314718246459960938), np.float32(-1.904654323148236017e-09))
 
 
-# ---- double-float arithmetic as SLEEF's df.h (FMA build) ---------------------------------------
-def _add2(x, y):
-    """Exact sum of two float32 arrays as a pair (x may be a scalar)."""
-    s = x + y
-    v = s - x
-    return s, (x - (s - v)) + (y - v)
-
-
-def _add2_pair(xx, xy, y):
-    s, t = _add2(xx, y)
-    return s, t + xy
-
-
-def _div(nx, ny, dx, dy):
-    t = _ONE / dx
-    s = nx * t
-    u = fma(t, nx, -s)
-    v = fma(-dy, t, fma(-dx, t, _ONE))
-    return s, fma(s, v, fma(ny, t, u))
-
-
-def _mul(xx, xy, yx, yy):
-    s = xx * yx
-    return s, fma(xx, yy, fma(xy, yx, fma(xx, yx, -s)))
-
-
-def _mul_scalar(xx, xy, y):
-    s = xx * y
-    return s, fma(xy, y, fma(xx, y, -s))
-
-
-def _add(xx, xy, yx, yy):
-    """Pair sum for |x| >= |y| (SLEEF's dfadd_vf2_vf2_vf2)."""
-    s = xx + yx
-    return s, (((xx - s) + yx) + xy) + yy
-
-
 def _log2(dx, dy):
     """SLEEF's ``logk2f``: log of the pair (dx, dy), as a pair."""
     with np.errstate(divide="ignore", invalid="ignore"):
         e = np.floor(np.log2(np.abs(dx * np.float32(1.0 / 0.75))))  # ilogb of a float32 product
     scale = np.ldexp(_ONE, -e.astype(np.int32))
     mx, my = dx * scale, dy * scale
-    xx, xy = _div(*_add2_pair(mx, my, -_ONE), *_add2_pair(mx, my, _ONE))
+    xx, xy = div(*add2_pair(mx, my, -_ONE), *add2_pair(mx, my, _ONE))
     sx = xx * xx  # the square's head (dfsqu)
     sy = fma(xx + xx, xy, fma(xx, xx, -sx))
     t = _POLY[0]
     for c in _POLY[1:]:
         t = fma(t, sx, c)
-    s = _mul_scalar(_LN2[0], _LN2[1], e.astype(F32))
-    s = _add(*s, xx * np.float32(2), xy * np.float32(2))
-    return _add(*s, *_mul_scalar(*_mul(sx, sy, xx, xy), t))
+    s = mul_scalar(_LN2[0], _LN2[1], e.astype(F32))
+    s = add(*s, xx * np.float32(2), xy * np.float32(2))
+    return add(*s, *mul_scalar(*mul(sx, sy, xx, xy), t))
 
 
 def _replayed(y):
     """SLEEF's steps for |x| = y (not NaN, below 1)."""
-    sx, sy = _log2(*_div(*_add2(_ONE, y), *_add2(_ONE, -y)))
+    sx, sy = _log2(*div(*add2(_ONE, y), *add2(_ONE, -y)))
     return (sx + sy) * np.float32(0.5)
 
 

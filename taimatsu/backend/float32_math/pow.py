@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import double_float as df
 from .exp import L2L, L2U, R_LN2
 from .primitives import F32, fma, mul
 
@@ -39,25 +40,6 @@ _F = np.float32
 _ONE, _TWO = _F(1), _F(2)
 
 
-def _add2(a, b):
-    """SLEEF's ``dfadd2``: ``a + b`` as an exact pair (either may be the larger)."""
-    s = a + b
-    v = s - a
-    return s, (a - (s - v)) + (b - v)
-
-
-def _mul_pairs(ax, ay, bx, by):
-    """SLEEF's ``dfmul`` of two pairs (FMA build)."""
-    s = ax * bx
-    return s, fma(ax, by, fma(ay, bx, fma(ax, bx, -s)))
-
-
-def _mul_pair(ax, ay, b):
-    """SLEEF's ``dfmul`` of a pair by a float."""
-    s = ax * b
-    return s, fma(ay, b, fma(ax, b, -s))
-
-
 def _square(x, y):
     s = x * x
     return s, fma(x + x, y, fma(x, x, -s))
@@ -70,20 +52,20 @@ def logk(d):
     e = np.where(np.isinf(scaled), 128, e - 1)  # AVX-512's getexp: d * 4/3 overflowed
     m = np.ldexp(np.asarray(d, F32), -e).astype(F32)  # in [0.75, 1.5): exact
     e = e.astype(F32)
-    nx, ny = _add2(_F(-1), m)
-    dx, dy = _add2(_ONE, m)
+    nx, ny = df.add2(_F(-1), m)
+    dx, dy = df.add2(_ONE, m)
     t = _ONE / dx  # the quotient (m - 1) / (m + 1) as a pair: a reciprocal refined by FMAs
     xx = nx * t
     xy = fma(xx, fma(-dy, t, fma(-dx, t, _ONE)), fma(ny, t, fma(t, nx, -xx)))
     qx, qy = _square(xx, xy)
     p = fma(fma(_LOG_POLY[0], qx, _LOG_POLY[1]), qx, _LOG_POLY[2])
-    sx, sy = _mul_pair(_LN2[0], _LN2[1], e)
+    sx, sy = df.mul_scalar(_LN2[0], _LN2[1], e)
     hx = sx + xx * _TWO
     hy = (((sx - hx) + xx * _TWO) + sy) + xy * _TWO
-    px, py = _mul_pair(qx, qy, p)
-    cx, cy = _add2(px, _LOG_C[0])
+    px, py = df.mul_scalar(qx, qy, p)
+    cx, cy = df.add2(px, _LOG_C[0])
     cy += py + _LOG_C[1]
-    tx, ty = _mul_pairs(*_mul_pairs(qx, qy, xx, xy), cx, cy)
+    tx, ty = df.mul(*df.mul(qx, qy, xx, xy), cx, cy)
     rx = hx + tx
     return rx, (((hx - rx) + tx) + hy) + ty
 
@@ -104,17 +86,17 @@ def expk(dx, dy):
     """SLEEF ``expkf`` of the pair (dx, dy), as float32."""
     q = np.rint((dx + dy) * R_LN2)
     a = q * -L2U
-    sx, sy = _add2(dx, a)
+    sx, sy = df.add2(dx, a)
     sy += dy
     a = q * -L2L
-    tx, ty = _add2(sx, a)
+    tx, ty = df.add2(sx, a)
     ty += sy
     sx = tx + ty  # normalised
     sy = (tx - sx) + ty
     u = _EXP_POLY[0]
     for c in _EXP_POLY[1:]:
         u = fma(u, sx, c)
-    px, py = _mul_pair(*_square(sx, sy), u)
+    px, py = df.mul_scalar(*_square(sx, sy), u)
     tx = sx + px
     ty = (((sx - tx) + px) + sy) + py
     ox = _ONE + tx
@@ -128,7 +110,7 @@ def powf(x, y):
     ax = np.abs(x)
     with np.errstate(all="ignore"):
         lx, ly = logk(ax)
-        r = expk(*_mul_pair(lx, ly, np.asarray(y, F32)))
+        r = expk(*df.mul_scalar(lx, ly, np.asarray(y, F32)))
         if (x > 0).all() and np.isfinite(x).all() and np.isfinite(y).all():
             return r  # no special case applies (x == 1 and y == 0 already give 1)
         r[np.isnan(r)] = np.inf
