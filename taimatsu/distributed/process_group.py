@@ -234,10 +234,35 @@ def _abort_on_uncaught_exception() -> None:
     def hook(kind, value, tb):
         previous(kind, value, tb)
         sys.stderr.flush()
+        _wait_until_read(sys.stderr)
         _mpi.mpi().COMM_WORLD.Abort(1)
 
     _state.excepthook = previous
     sys.excepthook = hook
+
+
+def _wait_until_read(stream, limit: float = 2.0) -> None:
+    """Wait (at most ``limit`` seconds) until the launcher has read what this rank wrote.
+
+    A rank's stderr is a pipe to mpiexec's proxy. ``MPI_Abort`` makes mpiexec kill every proxy,
+    and a proxy killed before it read the pipe loses the traceback the rank just printed (seen on a
+    busy machine: the run failed with an empty stderr). The pipe's unread byte count (``FIONREAD``,
+    which Linux answers on either end) says when the proxy has taken it all.
+    """
+    import fcntl
+    import stat
+    import termios
+    import time
+
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return
+        deadline = time.monotonic() + limit
+        while fcntl.ioctl(fd, termios.FIONREAD, bytes(4)) != bytes(4) and time.monotonic() < deadline:
+            time.sleep(0.002)
+    except (OSError, ValueError, AttributeError):  # not a pipe, a closed or a replaced stream
+        return
 
 
 def destroy_process_group(group=None) -> None:

@@ -31,3 +31,34 @@ def test_a_failing_rank_fails_the_run_instead_of_hanging(mode, tmp_path):
     assert "UNREACHABLE" not in done.stdout
     if mode == "raise":
         assert "ValueError: rank 1 fails on purpose" in done.stderr
+
+
+def test_abort_waits_until_the_launcher_has_read_the_traceback():
+    """Before ``MPI_Abort`` the rank waits until its stderr pipe is drained (bounded), so a busy
+    launcher does not lose the traceback; a stream that is not a pipe is not waited on."""
+    import io
+    import os
+    import threading
+
+    from taimatsu.distributed.process_group import _wait_until_read
+
+    r, w = os.pipe()
+    with os.fdopen(r, "rb") as reader, os.fdopen(w, "w") as writer:
+        writer.write("Traceback ...\n")
+        writer.flush()
+        taken = []
+        later = threading.Timer(0.2, lambda: taken.append(reader.read1(100)))
+        later.start()
+        start = time.monotonic()
+        _wait_until_read(writer, limit=10)
+        assert 0.15 < time.monotonic() - start < 5
+        later.join()
+        assert taken == [b"Traceback ...\n"]
+        writer.write("unread")
+        writer.flush()
+        start = time.monotonic()
+        _wait_until_read(writer, limit=0.1)  # nobody reads: the wait is bounded
+        assert time.monotonic() - start < 2
+    start = time.monotonic()
+    _wait_until_read(io.StringIO())
+    assert time.monotonic() - start < 0.1
