@@ -259,7 +259,9 @@ def _wait_until_read(stream, limit: float = 2.0) -> None:
         if not stat.S_ISFIFO(os.fstat(fd).st_mode):
             return
         deadline = time.monotonic() + limit
-        while fcntl.ioctl(fd, termios.FIONREAD, bytes(4)) != bytes(4) and time.monotonic() < deadline:
+        while (
+            fcntl.ioctl(fd, termios.FIONREAD, bytes(4)) != bytes(4) and time.monotonic() < deadline
+        ):
             time.sleep(0.002)
     except (OSError, ValueError, AttributeError):  # not a pipe, a closed or a replaced stream
         return
