@@ -55,9 +55,11 @@ def edge_of(t):
 def accumulate_grad(variable, grad) -> None:
     """Add ``grad`` into ``variable.grad``, as PyTorch's AccumulateGrad does.
 
-    First gradient: stolen when nobody else can see it, else copied (so ``.grad`` never
-    aliases another tensor or the user's ``gradient=``). Later ones: added in place, or out
-    of place while a graph is being built (``create_graph=True``).
+    First gradient: stolen when nobody else can see it and it already has the layout PyTorch's
+    gradient layout contract asks for (``_obeys_layout``), else copied into that layout (so
+    ``.grad`` never aliases another tensor or the user's ``gradient=``). Later ones: added in
+    place (keeping ``.grad``'s layout), or out of place while a graph is being built
+    (``create_graph=True``).
     """
     old = variable._grad
     if (grad.is_sparse or grad.is_sparse_csr) or (
@@ -67,14 +69,14 @@ def accumulate_grad(variable, grad) -> None:
         return
     if old is None:
         if grad_mode.state.enabled:  # create_graph: a copy that keeps the gradient's history
-            variable._grad = _copy_with_history(grad)
-        elif _owned(grad):
+            variable._grad = _copy_with_history(grad, variable._data)
+        elif _owned(grad, variable._data):
             variable._grad = grad
         else:
             from .._tensor.core import _wrap
 
-            whole = _owned_base(grad)
-            data = grad._data.copy() if whole is None else whole
+            whole = _owned_base(grad, variable._data)
+            data = _copy_obeying(grad, variable._data) if whole is None else whole
             variable._grad = _wrap(data, grad._dtype, grad._device)
         return
     if grad_mode.state.enabled or not old._data.flags.writeable:
@@ -98,8 +100,9 @@ def _is_sparse_grad(g) -> bool:
     return g.__class__ is not PartialGrad and (g.is_sparse or g.is_sparse_csr)
 
 
-def _owned(grad) -> bool:
-    """True when only the engine holds ``grad`` and its array (so it can become ``.grad``).
+def _owned(grad, var) -> bool:
+    """True when only the engine holds ``grad`` and its array, laid out as ``.grad`` of the leaf
+    array ``var`` must be (so it can become ``.grad``).
 
     The counts are of the references on the path engine -> AccumulateGrad.apply ->
     accumulate_grad -> here (plus getrefcount's own); see test_autograd.py's steal test. A gradient passed to two leaves (AddBackward
@@ -114,16 +117,17 @@ def _owned(grad) -> bool:
         and sys.getrefcount(grad) <= _TENSOR_REFS
         and sys.getrefcount(data) <= 3
         and data.flags.writeable
-        and data.flags.c_contiguous
+        and _obeys_layout(data, var)
     )
 
 
 _TENSOR_REFS = 6  # apply(*buf): the buffer list, the args tuple; 3 frames; getrefcount
 
 
-def _owned_base(grad):
-    """The array under ``grad`` when ``grad`` is a view spanning all of it in its own layout and
-    only ``grad`` and the tensor it is a view of can reach it; else None.
+def _owned_base(grad, var):
+    """The array under ``grad`` (or ``grad``'s view of it) when ``grad`` is a view spanning all of
+    it in the layout ``.grad`` of ``var`` must have, and only ``grad`` and the tensor it is a view
+    of can reach it; else None.
 
     Linear's weight gradient: AddmmBackward0 computes it in the layout of ``weight.t()`` (as
     PyTorch's mm_mat2_backward does) and TBackward0 hands on its transpose, a C-contiguous
@@ -141,9 +145,9 @@ def _owned_base(grad):
         or src._base is not None
         or src._rg
         or src._grad_fn is not None
-        or data.shape != arr.shape
+        or data.size != arr.size  # a non-overlapping view of as many elements spans all of arr
         or data.dtype != arr.dtype
-        or not (data.flags.c_contiguous and arr.flags.c_contiguous and arr.flags.writeable)
+        or not (arr.flags.c_contiguous and arr.flags.writeable and _obeys_layout(data, var))
         or sys.getrefcount(grad) > _TENSOR_REFS
         or sys.getrefcount(src) > 3  # grad._base, the local name; getrefcount
         or sys.getrefcount(data) > 3  # grad._data, the local name; getrefcount
@@ -156,31 +160,61 @@ def _owned_base(grad):
         if getattr(sd, "base", None) is not arr or sys.getrefcount(sd) > 3 + (grad._storage is sd):
             return None
         arr_refs += 1  # sd.base
-    return arr if sys.getrefcount(arr) <= arr_refs else None
+    if sys.getrefcount(arr) > arr_refs:
+        return None
+    return arr if data.strides == arr.strides else data
 
 
-def _copy_with_history(grad):
-    """PyTorch stores ``empty_strided(...).copy_(grad)``: a copy whose grad_fn is CopyBackwards."""
-    from .._tensor.core import _wrap
+def _obeys_layout(data, var) -> bool:
+    """PyTorch's gradient layout contract: the gradient of a non-overlapping and dense leaf has the
+    leaf's strides (on dimensions of size > 1), any other leaf's gradient is C-contiguous."""
+    if var.flags.c_contiguous or not _dense(var):
+        return data.flags.c_contiguous
+    return all(n == 1 or a == b for n, a, b in zip(data.shape, data.strides, var.strides))
 
-    out = _wrap(grad._data.copy(), grad._dtype, grad._device)
-    if grad._rg:
-        from ..ops._dispatch import record
 
-        record(_CopyBackwards(), (grad,), out)
+def _dense(a) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: some order of the dimensions of size > 1 is C-contiguous."""
+    dims = sorted((st, n) for n, st in zip(a.shape, a.strides) if n > 1)
+    expect = a.itemsize
+    for st, n in dims:
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
+def _copy_obeying(grad, var):
+    """A copy of ``grad``'s array laid out as the layout contract asks (PyTorch's
+    clone_obey_contract: ``empty_strided`` with the leaf's own strides when it is dense)."""
+    data = grad._data
+    if var.flags.c_contiguous:
+        out = data.copy()
+        if out.strides == var.strides:
+            return out
+    if not _dense(var):
+        return data.copy()
+    xp = _backend.xp_of(grad._device)
+    item = data.itemsize
+    strides = tuple(st // var.itemsize * item for st in var.strides)
+    out = xp.lib.stride_tricks.as_strided(xp.empty(data.size, data.dtype), data.shape, strides)
+    out[...] = data
     return out
 
 
-def _CopyBackwards():
-    global _copy_cls
-    if _copy_cls is None:
-        from .graph import node_class
+def _copy_with_history(grad, var):
+    """PyTorch stores ``empty_strided(...).copy_(grad)``: a copy whose grad_fn is CopyBackwards."""
+    from .._tensor.core import _wrap
 
-        _copy_cls = node_class("CopyBackwards", lambda node, g: (g,))
-    return _copy_cls
+    out = _wrap(_copy_obeying(grad, var), grad._dtype, grad._device)
+    if grad._rg:  # copy_'s node, its destination (the empty tensor) without history
+        from ..ops._dispatch import record
+        from ..ops.indexing.fill_copy import _Copy
+
+        record(_Copy, (None, grad), out)
+    return out
 
 
-_copy_cls = None
 _create_graph_warned = False
 
 
@@ -246,7 +280,11 @@ class _Acc:
 
     __slots__ = ("t",)
 
-    def __init__(self, old, g) -> None:
+    def __init__(self, old, g, in_place: bool = False) -> None:
+        if in_place:  # old is the engine's alone (_add_to_buffer)
+            old._data += g._data
+            self.t = old
+            return
         if old.__class__ is PartialGrad:
             old, g = g, old
         if g.__class__ is not PartialGrad:
@@ -299,8 +337,32 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
     elif grad_mode.state.enabled:  # create_graph: the sum is recorded, never in place
         buf[nr] = old + g
     else:
-        buf[nr] = _Acc(old, g)
+        # The first gradient taken as the sum's buffer when only this buffer holds it (the
+        # list, the name old, getrefcount's argument), as PyTorch's InputBuffer accumulates in
+        # place: a weight used at every time step held three gradient-sized arrays at its
+        # second sum, old + g, and peak memory is set there in an LSTMCell loop's backward.
+        acc = _Acc(old, g, sys.getrefcount(old) <= 3 and _summable_into(old, g))
+        buf[nr] = acc
         pending.add(node)
+
+
+def _summable_into(old, g) -> bool:
+    """``old``'s array can take ``+= g`` with the bits of ``old + g``: a plain float or complex
+    NumPy array of g's shape and dtype that no other array, tensor or graph can see."""
+    data = old._data
+    return (
+        old.__class__ is _Tensor
+        and g.__class__ is _Tensor
+        and data.__class__ is np.ndarray
+        and data.dtype.char in "fdFD"
+        and not old._rg
+        and old._base is None
+        and data.base is None
+        and sys.getrefcount(data) <= 3  # old._data, the name data, getrefcount's argument
+        and data.flags.writeable
+        and g._dtype is old._dtype
+        and g._data.shape == data.shape
+    )
 
 
 def _resolve(buf, node, pending, keep_partial: bool) -> list:

@@ -45,6 +45,27 @@ x = torch.tensor([1., 2., 3.], requires_grad=True)
 x.grad.zero_(); (x**3).sum().backward(); print(x.grad)
 x.grad = None; (x**3).sum().backward(); print(x.grad)
 """,
+    "grad_layout": """
+# PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides (stolen when the
+# incoming gradient has them, else copied into them), any other leaf's is contiguous
+a = torch.arange(24.).reshape(2, 3, 4)
+dense = [a, a.transpose(0, 2), a.permute(1, 2, 0), a[:, ::2], a[..., :1].expand(2, 3, 4)]
+dense.append(torch.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=torch.channels_last))
+odd = [a[:, None].permute(3, 1, 0, 2), a[:0].transpose(0, 1)]  # size-1 and size-0 dims: copied
+for loss, vs in ((lambda x: (x * x).sum(), dense), (lambda x: x.sum(), dense + odd),
+                 (lambda x: x.reshape(-1).sin().sum(), dense)):
+    for v in vs:
+        x = v.detach().requires_grad_()
+        loss(x).backward(); s = x.grad.stride(); loss(x).backward()
+        print(x.stride(), s, x.grad.stride())
+x = torch.ones(3, 4).t().requires_grad_(); g = torch.ones(3, 4).t()
+x.backward(g); print(x.grad.stride(), x.grad.data_ptr() == g.data_ptr())
+(x * x).sum().backward(create_graph=True); print(x.grad.stride(), x.grad.grad_fn.name())
+x.grad = None; (x * x).sum().backward(create_graph=True)
+print(x.grad.stride(), x.grad.grad_fn.name(), x.grad.grad_fn.next_functions[0])
+w = torch.ones(4, 3).t().requires_grad_()
+(torch.ones(5, 3) @ w).sum().backward(); print(w.grad.stride())
+""",
     "gradient_kw": """
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 y = x * x
@@ -442,7 +463,7 @@ def test_backward_create_graph_stores_copy():
     taimatsu.autograd.engine._create_graph_warned = False
     with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True"):
         (x.sin() * x).sum().backward(create_graph=True)
-    assert x.grad.grad_fn.name() == "CopyBackwards"
+    assert x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
     g = x.grad
     x.grad = None
     g.sum().backward()
