@@ -8,8 +8,8 @@ every op asks this module for the result dtype and casts before calling NumPy.
 from __future__ import annotations
 
 import builtins
+import sys
 
-import ml_dtypes
 import numpy as np
 
 # Categories order the kinds: a higher category wins over a lower one in promotion.
@@ -17,17 +17,30 @@ BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
-    """A tensor element type; ``repr`` is PyTorch's (``torch.float32``)."""
+    """A tensor element type; ``repr`` is PyTorch's (``torch.float32``).
+
+    ``np`` is the NumPy dtype. bfloat16's comes from ml_dtypes, whose import takes ~1 s (its
+    extension registers its types, ufuncs and casts with NumPy): it is imported when a bfloat16
+    ``np`` is first read, not by ``import taimatsu`` (``__getattr__``)."""
 
     __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_legacy", "_aliases")
 
-    def __init__(self, name: str, np_dtype, category: int, legacy: str | None):
+    def __init__(self, name: str, np_dtype, category: int, legacy: str | None, itemsize: int = 0):
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        if np_dtype is not None:  # None: an ml_dtypes type, read on first use
+            self.np = np.dtype(np_dtype)
+            itemsize = self.np.itemsize
+        self.itemsize = itemsize
         self.category = category
         self.is_signed = not name.startswith(("bool", "uint"))
         self._legacy = legacy
+
+    def __getattr__(self, name: str):
+        # Only reached when a slot is unset: ``np`` of an ml_dtypes dtype not used yet.
+        if name == "np" and self in _ML_DTYPES:
+            _load_ml_dtypes()
+            return self.np
+        raise AttributeError(f"'dtype' object has no attribute '{name}'")
 
     @property
     def is_floating_point(self) -> bool:
@@ -52,6 +65,14 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
 
+def _load_ml_dtypes() -> None:
+    import ml_dtypes
+
+    for d in _ML_DTYPES:
+        d.np = np.dtype(getattr(ml_dtypes, d.name))
+        _by_np[d.np] = d
+
+
 bool = dtype("bool", np.bool_, BOOL, "BoolTensor")  # noqa: A001 - PyTorch's name
 uint8 = dtype("uint8", np.uint8, INT, "ByteTensor")
 int8 = dtype("int8", np.int8, INT, "CharTensor")
@@ -59,7 +80,7 @@ int16 = dtype("int16", np.int16, INT, "ShortTensor")
 int32 = dtype("int32", np.int32, INT, "IntTensor")
 int64 = dtype("int64", np.int64, INT, "LongTensor")
 float16 = dtype("float16", np.float16, FLOAT, "HalfTensor")
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOAT, "BFloat16Tensor")
+bfloat16 = dtype("bfloat16", None, FLOAT, "BFloat16Tensor", itemsize=2)
 float32 = dtype("float32", np.float32, FLOAT, "FloatTensor")
 float64 = dtype("float64", np.float64, FLOAT, "DoubleTensor")
 complex64 = dtype("complex64", np.complex64, COMPLEX, None)
@@ -84,8 +105,13 @@ _SHELL_UINTS = (uint16, uint32, uint64)
 # A pseudo-category for op dtype checks (``not_implemented("lt_cpu", COMPLEX, SHELL_UINT)``):
 # the kernels PyTorch does not build for uint16/32/64. No dtype has it as its category.
 SHELL_UINT = 4
+_ML_DTYPES = (bfloat16,)
+# NumPy type chars: "e" is float16, "E" ml_dtypes' bfloat16. Kernels test an array's dtype by its
+# char: that needs no ml_dtypes import, and comparing a char is cheaper than comparing dtypes.
+HALF_CHARS = ("e", "E")
+BFLOAT16_CHAR = "E"
 _by_name = {d.name: d for d in all_dtypes}
-_by_np = {d.np: d for d in all_dtypes}
+_by_np = {d.np: d for d in all_dtypes if d not in _ML_DTYPES}  # ml_dtypes' join when loaded
 
 
 def _dtype_by_name(name: str) -> dtype:
@@ -93,14 +119,19 @@ def _dtype_by_name(name: str) -> dtype:
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
-    try:
-        return _by_np[np.dtype(np_dtype)]
-    except KeyError:
+    np_dtype = np.dtype(np_dtype)
+    found = _by_np.get(np_dtype)
+    if found is None and "ml_dtypes" in sys.modules and bfloat16 not in _by_np.values():
+        # an ml_dtypes array made before taimatsu needed ml_dtypes: register its types now
+        _load_ml_dtypes()
+        found = _by_np.get(np_dtype)
+    if found is None:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
+            f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only "
             "supported types are: float64, float32, float16, complex64, complex128, int64, "
             "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
-        ) from None
+        )
+    return found
 
 
 # ---- default dtype --------------------------------------------------------------------
@@ -247,7 +278,7 @@ class finfo:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
             )
-        info = ml_dtypes.finfo(type.to_real().np)
+        info = _finfo_of(type.to_real())
         self.bits = info.bits
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)
@@ -261,6 +292,14 @@ class finfo:
             f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
             f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})"
         )
+
+
+def _finfo_of(type: dtype):
+    if type in _ML_DTYPES:
+        import ml_dtypes
+
+        return ml_dtypes.finfo(type.np)
+    return np.finfo(type.np)
 
 
 class iinfo:

@@ -41,9 +41,6 @@ from .._dispatch import (
 _DOT_OUT = "result dtype {out} does not match input dtype {res}"
 _TENSORDOT_OUT = "tensordot: Expected the output tensor to have dtype {res}, but got an output tensor with dtype {out}"
 
-# BLAS has no half kernels: compute in float32, like PyTorch's CPU
-_LOW_NP = (np.dtype(np.float16), D.bfloat16.np)
-
 
 def _h(t: Tensor) -> Tensor:
     """Conjugate transpose of the last two dims (plain transpose for real tensors)."""
@@ -76,7 +73,7 @@ def _matmul_array(xp, a, b):
     # One BLAS thread for a small product, all of them for a large one (backend/threads.py).
     rows_k = a.size if a.ndim < 3 else a.shape[-2] * a.shape[-1]
     gemm_threads(rows_k * (b.shape[-1] if b.ndim > 1 else 1))
-    if a.dtype in _LOW_NP:
+    if a.dtype.char in D.HALF_CHARS:  # BLAS has no half kernels: float32, like PyTorch's CPU
         return xp.matmul(a.astype(np.float32), b.astype(np.float32)).astype(a.dtype)
     return xp.matmul(a, b)
 

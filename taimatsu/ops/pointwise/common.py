@@ -95,16 +95,13 @@ def rounded(xp, f, a):
     return f(a)
 
 
-_HALF = (np.dtype(np.float16), D.bfloat16.np)
-
-
 def half_in_float32(forward):
     """``forward(xp, a, *params)`` for a float16/bfloat16 array computed in float32 and rounded
     once to its dtype, as PyTorch's kernels compute half types (in half arithmetic a formula such
     as sigmoid's rounds at every step)."""
 
     def f(xp, a, *params):
-        if a.dtype in _HALF:
+        if a.dtype.char in D.HALF_CHARS:
             return forward(xp, a.astype(np.float32), *params).astype(a.dtype)
         return forward(xp, a, *params)
 

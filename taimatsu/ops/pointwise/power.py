@@ -86,7 +86,7 @@ def _pow_arrays(xp, a, b):
     ):
         return _pow_arrays(xp, xp.asarray(a, b.dtype), b)
     b_dt = getattr(b, "dtype", None)
-    if a_dt == D.bfloat16.np and b_dt is None and b in (3, -2):
+    if a_dt is not None and a_dt.char == D.BFLOAT16_CHAR and b_dt is None and b in (3, -2):
         # PyTorch's bfloat16 vector kernel multiplies out x*x*x and 1/(x*x) with a bfloat16 rounding
         # after each step (float16's rounds once)
         sq = a * a
