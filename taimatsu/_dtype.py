@@ -284,7 +284,8 @@ class finfo:
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.tiny)
-        self.resolution = builtins.float(info.resolution)
+        # PyTorch's is 10**-digits in double; NumPy's is rounded to the type (0.0010004 for half)
+        self.resolution = 10.0**-info.precision
         self.dtype = type.to_real().name
 
     def __repr__(self) -> str:

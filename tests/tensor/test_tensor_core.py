@@ -51,6 +51,8 @@ PROMOTION = [
     "x = T.ones(3, dtype=T.long); x.add_(1.5)", "x = T.ones(3, dtype=T.int32); x /= 2",
     "x = T.ones(3); x += T.ones(3, dtype=T.float64); x", "T.get_default_dtype()",
     "T.finfo(T.float32)", "T.finfo(T.float16).eps", "T.iinfo(T.int32)", "T.iinfo(T.uint8).max",
+    "T.finfo(T.bfloat16)", "T.finfo(T.complex64)",
+    "[(f.resolution, f.eps, f.tiny, f.max) for f in map(T.finfo, (T.float16, T.bfloat16, T.float32, T.float64))]",
 ]  # fmt: skip
 
 METADATA = [
