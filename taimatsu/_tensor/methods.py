@@ -17,7 +17,7 @@ def _bind() -> None:
     global _ops
     _ops = op_namespace()
 
-    _bind_structure()
+    _bind_structure(_ops)
 
     # Ops whose function takes the tensor first are methods as they are (``t.sinc()``).
     for name in _SAME_AS_FUNCTION.split():

@@ -4,15 +4,14 @@ _tensor/methods.py, which binds this module's op modules too)."""
 
 from __future__ import annotations
 
-from .op_namespace import op_namespace
-
 _ops = None  # every op, by name: op_namespace.py
 _ABSENT = object()  # an argument not passed, where passing None means something else
 
 
-def _bind() -> None:
+def _bind(ops) -> None:
+    """``ops``: methods.py's namespace (built once: the walk over every op module takes ~50 ms)."""
     global _ops
-    _ops = op_namespace()
+    _ops = ops
 
 
 class StructureMethods:

@@ -24,7 +24,6 @@ one call per element, which costs less than the replays' 30-80 NumPy passes.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 
 import numpy as np
@@ -600,8 +599,10 @@ def _load_libm() -> dict:
     try:  # glibc's soname first: find_library would run ldconfig at import
         lib = ctypes.CDLL("libm.so.6")
     except OSError:
+        from ctypes.util import find_library  # here only: it imports shutil and subprocess
+
         try:
-            lib = ctypes.CDLL(ctypes.util.find_library("m"))
+            lib = ctypes.CDLL(find_library("m"))
         except (OSError, TypeError):  # no C library to call: the replays throughout
             return {}
     functions = {}
