@@ -280,11 +280,7 @@ class _Acc:
 
     __slots__ = ("t",)
 
-    def __init__(self, old, g, in_place: bool = False) -> None:
-        if in_place:  # old is the engine's alone (_add_to_buffer)
-            old._data += g._data
-            self.t = old
-            return
+    def __init__(self, old, g) -> None:
         if old.__class__ is PartialGrad:
             old, g = g, old
         if g.__class__ is not PartialGrad:
@@ -337,32 +333,8 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
     elif grad_mode.state.enabled:  # create_graph: the sum is recorded, never in place
         buf[nr] = old + g
     else:
-        # The first gradient taken as the sum's buffer when only this buffer holds it (the
-        # list, the name old, getrefcount's argument), as PyTorch's InputBuffer accumulates in
-        # place: a weight used at every time step held three gradient-sized arrays at its
-        # second sum, old + g, and peak memory is set there in an LSTMCell loop's backward.
-        acc = _Acc(old, g, sys.getrefcount(old) <= 3 and _summable_into(old, g))
-        buf[nr] = acc
+        buf[nr] = _Acc(old, g)
         pending.add(node)
-
-
-def _summable_into(old, g) -> bool:
-    """``old``'s array can take ``+= g`` with the bits of ``old + g``: a plain float or complex
-    NumPy array of g's shape and dtype that no other array, tensor or graph can see."""
-    data = old._data
-    return (
-        old.__class__ is _Tensor
-        and g.__class__ is _Tensor
-        and data.__class__ is np.ndarray
-        and data.dtype.char in "fdFD"
-        and not old._rg
-        and old._base is None
-        and data.base is None
-        and sys.getrefcount(data) <= 3  # old._data, the name data, getrefcount's argument
-        and data.flags.writeable
-        and g._dtype is old._dtype
-        and g._data.shape == data.shape
-    )
 
 
 def _resolve(buf, node, pending, keep_partial: bool) -> list:
