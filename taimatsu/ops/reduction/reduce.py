@@ -23,6 +23,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math.cascade_sum import cascade_sum
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -128,6 +129,11 @@ def rounded(a, dtype):
     return a.astype(dtype).astype(np.float32)
 
 
+def keepdim_shape(shape, axis) -> tuple:
+    """``shape`` with the reduced axes (``axis``: a tuple, or None for all) kept as size 1."""
+    return tuple(1 if axis is None or i in axis else s for i, s in enumerate(shape))
+
+
 def _sum_array(xp, a, axis, keepdim):
     if a.dtype.name in _HALF:  # accumulate in float32 like PyTorch
         with np.errstate(over="ignore"):  # a sum beyond the half range is inf, silently
@@ -135,6 +141,9 @@ def _sum_array(xp, a, axis, keepdim):
     # NumPy widens bool and small integers to int64; PyTorch sums in the dtype itself: a bool sum
     # is True where any element is nonzero, an int8/uint8/int16/int32 sum wraps around.
     dt = a.dtype if a.dtype.kind in "biu" and a.dtype.itemsize < 8 else None
+    if xp is np and a.dtype.char in "fd":  # in PyTorch's order of additions: its bits
+        r = cascade_sum(a, range(a.ndim) if axis is None else axis)
+        return r.reshape(keepdim_shape(a.shape, axis)) if keepdim else r
     if xp is np:  # the ufunc method directly: np.sum's Python wrapper costs a few microseconds
         r = np.add.reduce(a, axis=axis, keepdims=keepdim, dtype=dt)
         return r if r.__class__ is np.ndarray else np.asarray(r)

@@ -1,0 +1,285 @@
+"""float32/float64 sums in the order of PyTorch's CPU sum kernel (``cascade_sum`` in
+``aten/src/ATen/native/cpu/SumKernel.cpp``), so ``sum`` and ``mean`` agree with it bit for bit.
+
+What the kernel does (re-implemented here from its description, NumPy vectorised):
+
+- TensorIterator orders the dims innermost first (reduced dims first, then by the output's and
+  the input's strides), merges neighbours where memory allows, and calls a 2-d loop on the first
+  two (``size0`` reduced, ``size1``); outer dims repeat the call. Every call adds (``+=``) into
+  an output filled with zeros, so reduced dims outside the 2-d loop accumulate left to right.
+- ``cascade`` (its ``multi_row_sum``): blocks of ``2**p`` elements, ``p = max(4, ceil(log2 n) //
+  4)``, are summed left to right; the block sums are summed in groups of ``2**p``, those sums
+  again, and the rest accumulates in a fourth level. At the end the partial block and partial
+  groups are added, lowest level first.
+- ``row_sum``: the row viewed as ``(n // 4, 4)``: a cascade of the four interleaved columns, the
+  last ``n % 4`` elements added to column 0, then columns 1, 2, 3.
+- The reduced dim contiguous and at least a vector long (``inner``): ``row_sum`` over whole
+  vectors (per lane), then the scalar tail, then the lanes one by one.
+- Otherwise, the kept dim contiguous and at least a vector wide: groups of four vectors of
+  columns take ``cascade``, the further columns ``row_sum``; without a contiguous dim, groups of
+  four columns take ``cascade`` and the last ``size1 % 4`` columns ``row_sum``.
+- Threads (``torch.get_num_threads()`` > 1, 32768+ elements): a full reduction splits the
+  flattened loop into one chunk per thread (each a run of loop calls of its own shape) and sums
+  the per-thread results; other reductions split a kept dim, which changes the column groups
+  only where that dim is ``size1`` (``_column_chunks``).
+
+A vector is 32 bytes on every x86 CPU (``VECTOR_BYTES``). Cost: every level
+is a few NumPy passes; the first level, where all the data is read, is one pass in slices.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from .. import threads
+
+# ATen registers its sum kernels without their AVX-512 build ("slower with AVX512 than with
+# AVX2"): on an AVX-512 CPU, as on an AVX2 one, a vector is 32 bytes (8 float lanes).
+VECTOR_BYTES = 32
+GRAIN = 32768  # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
+_ACCUMULATE_MAX = 1 << 18  # beyond this many elements, slice adds (accumulate's copy is large)
+
+
+def _ceil_log2(n: int) -> int:
+    return 1 if n <= 2 else (n - 1).bit_length()
+
+
+def _seq(x, axis: int = 0):
+    """``x`` summed along ``axis`` (0 or 1) left to right (one running accumulator per position)."""
+    n = x.shape[axis]
+    if n == 1:
+        return x[0] if axis == 0 else x[:, 0]
+    if n == 0:
+        return np.zeros(x.shape[:axis] + x.shape[axis + 1 :], x.dtype)
+    # accumulate never reorders (element i adds to the sum of 0..i-1) but costs ~0.1 us per
+    # position; a NumPy add per step costs ~1 us: the loop wins over many positions
+    if x.size <= _ACCUMULATE_MAX and x.size < 8 * n * n:
+        r = np.add.accumulate(x, axis=axis)
+        return r[-1] if axis == 0 else r[:, -1]
+    if axis == 1:
+        x = x.swapaxes(0, 1)
+    acc = x[0] + x[1]
+    for i in range(2, n):
+        np.add(acc, x[i], out=acc)
+    return acc
+
+
+def _groups(s, step: int):
+    """Sums of the complete groups of ``step`` along axis 0 of ``s``, and of the rest."""
+    g = s.shape[0] // step
+    full = _seq(s[: g * step].reshape(g, step, *s.shape[1:]), 1)
+    return full, _seq(s[g * step :])
+
+
+def cascade(x):
+    """``multi_row_sum``: ``x`` (n, ...) summed over axis 0 in four levels."""
+    n = x.shape[0]
+    step = 1 << max(4, _ceil_log2(n) // 4)
+    if n < step:
+        return _seq(x)
+    blocks, acc0 = _groups(x, step)
+    if len(blocks) < step:  # the upper levels hold zeros, which add nothing
+        return acc0 + _seq(blocks)
+    level1, acc1 = _groups(blocks, step)
+    level2, acc2 = _groups(level1, step)
+    return ((acc0 + acc1) + acc2) + _seq(level2)
+
+
+def row_sum(x):
+    """``row_sum``: ``x`` (n, ...) summed over axis 0 as four interleaved cascades."""
+    m = x.shape[0] // 4
+    part = cascade(x[: 4 * m].reshape(m, 4, *x.shape[1:]))
+    return _seq(np.concatenate([part[:1], x[4 * m :], part[1:]]))
+
+
+def inner_sum(x, lanes: int):
+    """``vectorized_inner_sum``: ``x`` (n, ...), contiguous along axis 0, summed over it."""
+    v = x.shape[0] // lanes
+    vec = row_sum(x[: v * lanes].reshape(v, lanes, *x.shape[1:]))
+    return _seq(np.concatenate([x[v * lanes :], vec]))
+
+
+def _call(x, in0: int, in1: int, lanes: int):
+    """One 2-d loop call: ``x`` (size0, size1, ...) reduced over axis 0 -> (size1, ...);
+    ``in0``/``in1``: the input's byte strides of the two dims."""
+    size0, size1 = x.shape[:2]
+    item = x.itemsize
+    if in0 == item and size0 >= lanes:
+        return inner_sum(x, lanes)
+    if in1 == item and size1 >= lanes:
+        group = 4 * lanes
+    elif in0 < in1:
+        return row_sum(x)
+    else:
+        group = 4
+    g = size1 - size1 % group
+    if g == size1:
+        return cascade(x)
+    if g == 0:
+        return row_sum(x)
+    return np.concatenate([cascade(x[:, :g]), row_sum(x[:, g:])])
+
+
+def _should_swap(a, b, size, out, inp) -> int:
+    """TensorIterator's comparison of two dims (1: ``b`` goes inside ``a``)."""
+    if (out[a] == 0) != (out[b] == 0):  # reduced dims go first
+        return 1 if out[b] == 0 else -1
+    for s in (out, inp):
+        if s[a] == 0 or s[b] == 0:
+            continue
+        if s[a] != s[b]:
+            return 1 if s[a] > s[b] else -1
+        if size[a] > size[b]:
+            return 1
+    return 0
+
+
+def _loop_dims(a, reduced):
+    """The loop's dims, innermost first, as (axes of ``a``, size, input stride, output stride)
+    after TensorIterator's ordering and merging (size-1 dims dropped)."""
+    nd = a.ndim
+    axes = [i for i in range(nd) if a.shape[i] != 1]
+    out, step = {}, 1
+    for i in range(nd - 1, -1, -1):
+        if i not in reduced:
+            out[i], step = step, step * a.shape[i]
+    out.update((i, 0) for i in reduced)
+    size = a.shape
+    perm = axes[::-1]
+    for i in range(1, len(perm)):
+        later = i
+        for earlier in range(i - 1, -1, -1):
+            c = _should_swap(perm[earlier], perm[later], size, out, a.strides)
+            if c > 0:
+                perm[earlier], perm[later] = perm[later], perm[earlier]
+                later = earlier
+            elif c < 0:
+                break
+    dims = []
+    for i in perm:
+        if dims:
+            group, n, st_in, st_out = dims[-1]
+            if st_in * n == a.strides[i] and st_out * n == out[i]:
+                dims[-1] = (group + [i], n * size[i], st_in, st_out)
+                continue
+        dims.append(([i], size[i], a.strides[i], out[i]))
+    return dims
+
+
+def _column_chunks(dims, nthreads: int, item: int):
+    """PyTorch's split of a partial reduction over threads (``parallel_dim_reduction``), as
+    column ranges of ``size1`` when that is the dim it splits, else ``None``."""
+    best = len(dims) - 1
+    split = best
+    for d in range(len(dims) - 1, -1, -1):
+        if dims[d][3] == 0:
+            break
+        if dims[d][1] >= nthreads:
+            split = d
+            break
+        if dims[d][1] > dims[best][1]:
+            best = split = d
+    if split != 1:
+        return None
+    cols = dims[1][1]
+    tasks = min(nthreads, cols)
+    chunk = -(-cols // tasks)
+    bounds = [min(cols, t * chunk) for t in range(tasks + 1)]
+    if dims[1][2] == item:  # columns adjacent in memory: cut at 128-byte multiples
+        per = 128 // item
+        bounds = [b if b == cols else b - b % per for b in bounds]
+    return [(lo, hi) for lo, hi in itertools.pairwise(bounds) if lo < hi]
+
+
+def _serial(x, dims, lanes, chunks=None):
+    """The loop calls of the whole iteration: ``x`` has the loop's dims as axes, innermost
+    first; returns the kept dims' sums, outermost first."""
+    in0, in1 = dims[0][2], dims[1][2]
+    if chunks is None:
+        v = _call(x, in0, in1, lanes)
+    else:
+        v = np.concatenate([_call(x[:, lo:hi], in0, in1, lanes) for lo, hi in chunks])
+    # v: (size1, outer dims innermost first). The reduced ones among them add into the output
+    # call after call: outer dims outermost first, then size1.
+    nd = v.ndim
+    red = [d for d in range(nd - 1, -1, -1) if dims[d + 1][3] == 0]
+    kept = [d for d in range(nd - 1, -1, -1) if dims[d + 1][3] != 0]
+    v = v.transpose(red + kept)
+    v = v.reshape(-1, *v.shape[len(red) :])
+    return _seq(v)
+
+
+def _pieces(x, dims, lo: int, hi: int, lanes: int):
+    """The sums of the loop calls a thread's range [lo, hi) of the flattened loop makes (a full
+    reduction), in order: a partial row, partial planes of rows, and whole planes."""
+    s0, s1 = dims[0][1], dims[1][1]
+    in0, in1 = dims[0][2], dims[1][2]
+    planes = x.transpose(*range(x.ndim - 1, 1, -1), 1, 0).reshape(-1, s1, s0)
+    out, f = [], lo
+    while f < hi:
+        p, r = divmod(f, s0 * s1)
+        j, i = divmod(r, s0)
+        if i or hi - f < s0:  # inside a row: one call over part of it
+            k = min(s0 - i, hi - f)
+            out.append(_call(planes[p, j, i : i + k].reshape(k, 1), in0, in1, lanes))
+            f += k
+        elif j or hi - f < s0 * s1:  # rows of one plane
+            k = min(s1 - j, (hi - f) // s0)
+            out.append(_call(planes[p, j : j + k].T, in0, in1, lanes))
+            f += k * s0
+        else:  # whole planes: the same call each
+            k = (hi - f) // (s0 * s1)
+            v = _call(planes[p : p + k].transpose(2, 1, 0), in0, in1, lanes)
+            out.append(v.T.reshape(-1))
+            f += k * s0 * s1
+    return _seq(np.concatenate(out))
+
+
+def _two_pass(x, dims, lanes, nthreads):
+    """A full reduction over threads: one sum per thread's chunk, then the sum of those."""
+    total = math.prod(d[1] for d in dims)
+    tasks = min(nthreads, -(-total // GRAIN))
+    chunk = -(-total // tasks)
+    buffer = np.zeros(nthreads, x.dtype)
+    for t in range(tasks):
+        buffer[t] = _pieces(x, dims, t * chunk, min(total, (t + 1) * chunk), lanes)
+    one = [([0], nthreads, x.itemsize, 0), ([], 1, 0, 0)]
+    return _serial(buffer.reshape(nthreads, 1), one, lanes)
+
+
+def cascade_sum(a, dims, vector_bytes: int | None = None, num_threads: int | None = None):
+    """``a`` (a float32/float64 NumPy array) summed over the axes ``dims`` in PyTorch's CPU
+    order; the reduced axes are removed. ``vector_bytes``/``num_threads`` default to ATen's
+    vector width for sums and ``torch.get_num_threads()``."""
+    reduced = set(dims)
+    out_shape = tuple(s for i, s in enumerate(a.shape) if i not in reduced)
+    if a.size == 0 or all(a.shape[i] == 1 for i in reduced):
+        return np.add(np.zeros(out_shape, a.dtype), a.reshape(out_shape) if a.size else 0)
+    if any(s < 0 for s in a.strides):  # a flipped view: PyTorch's flip is a fresh tensor
+        a = np.ascontiguousarray(a)
+    keep = [i for i, s in enumerate(a.shape) if s != 1]  # size-1 dims take no part in the loop
+    reduced = {k for k, i in enumerate(keep) if i in reduced}
+    a = a.reshape([a.shape[i] for i in keep])
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, silently
+        return _sum(a, reduced, out_shape, vector_bytes, num_threads)
+
+
+def _sum(a, reduced, out_shape, vector_bytes, num_threads):
+    lanes = (vector_bytes or VECTOR_BYTES) // a.itemsize
+    nthreads = num_threads or threads.get_num_threads()
+    loop = _loop_dims(a, reduced)
+    if len(loop) == 1:
+        loop.append(([], 1, 0, 0))
+    order = [i for group, *_ in loop[::-1] for i in group[::-1]]
+    x = a.transpose(order).reshape([d[1] for d in loop[::-1]]).transpose()
+    if a.size >= GRAIN and nthreads > 1:
+        if len(out_shape) == 0 or math.prod(out_shape) == 1:
+            r = _two_pass(x, loop, lanes, nthreads)
+        else:
+            r = _serial(x, loop, lanes, _column_chunks(loop, nthreads, a.itemsize))
+    else:
+        r = _serial(x, loop, lanes)
+    return np.asarray(np.add(r, 0, dtype=a.dtype)).reshape(out_shape)  # + 0: the zeroed output

@@ -1,0 +1,144 @@
+"""float32/float64 ``sum`` and ``mean`` give PyTorch's bits (``backend.float32_math.cascade_sum``
+replays its CPU kernel's order of additions).
+
+Sizes sit around the cascade's block boundaries (16, 256, 4096 elements and vectors of 8) and the
+parallel grain (32768); layouts are contiguous, transposed, strided and 3-d with every dim set.
+The thread split is compared at 1, 2 and 3 threads; the AVX2 kernel by a PyTorch subprocess
+started with ``ATEN_CPU_CAPABILITY=avx2`` (ATen's sum runs its AVX2 build on AVX-512 CPUs too).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+from taimatsu.backend.float32_math.cascade_sum import cascade_sum
+
+_SIZES = (1, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 255, 256, 257, 1000, 4095, 4097, 32767, 32768,
+          32769, 65541, 262147)  # fmt: skip
+_SHAPES = ((3, 5), (7, 33), (16, 16), (64, 100), (100, 64), (2000, 100), (37, 1000), (3, 70001),
+           (5, 17, 300), (300, 17, 5), (2, 1, 40))  # fmt: skip
+
+
+def _array(shape, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) * np.exp(rng.standard_normal(shape) * 2)).astype(dtype)
+
+
+def _layouts(a):
+    """(name, NumPy array) pairs: the array, its transpose and a strided slice of it."""
+    yield "contiguous", a
+    yield "transposed", a.transpose()
+    if a.ndim > 1:
+        yield "strided", a[..., ::2]
+
+
+def _dims(nd):
+    dims = [None, *range(nd)]
+    if nd == 3:
+        dims += [(0, 2), (1, 2), (0, 1)]
+    return dims
+
+
+def _differ(ours, theirs) -> int:
+    ours, theirs = np.asarray(ours), theirs.numpy()
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    bits = np.dtype(f"u{ours.itemsize}")
+    return int(np.count_nonzero(ours.reshape(-1).view(bits) != theirs.reshape(-1).view(bits)))
+
+
+def _count_sum_differences(torch, dtype):
+    bad = []
+    arrays = [_array(n, dtype, n) for n in _SIZES] + [_array(s, dtype, 1) for s in _SHAPES]
+    for a in arrays:
+        for name, v in _layouts(a):
+            ours, theirs = tm.from_numpy(v), torch.from_numpy(v)
+            for d in _dims(v.ndim):
+                args = () if d is None else (d,)
+                n = _differ(ours.sum(*args), theirs.sum(*args))
+                if n:
+                    bad.append((v.shape, name, d, n))
+    return bad
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_bits_match_oracle(torch_oracle, dtype):
+    assert _count_sum_differences(torch_oracle, dtype) == []
+
+
+@pytest.mark.parametrize("nthreads", [1, 3])
+def test_thread_splits_match_oracle(torch_oracle, nthreads):
+    before = torch_oracle.get_num_threads()
+    torch_oracle.set_num_threads(nthreads)
+    try:
+        for a in (_array(262147), _array((2000, 100)), _array((3, 70001)), _array((300, 17, 5))):
+            for _, v in _layouts(a):
+                for d in _dims(v.ndim):
+                    dims = tuple(range(v.ndim)) if d is None else np.atleast_1d(d).tolist()
+                    theirs = torch_oracle.from_numpy(v).sum(dims)
+                    assert _differ(cascade_sum(v, dims, num_threads=nthreads), theirs) == 0
+    finally:
+        torch_oracle.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_mean_and_keepdim_match_oracle(torch_oracle, dtype):
+    a = _array((37, 1000))
+    for f in (
+        lambda t: t.mean(),
+        lambda t: t.mean(1),
+        lambda t: t.mean(0, keepdim=True),
+        lambda t: t.t().mean((0, 1), keepdim=True),
+        lambda t: t[:, ::3].mean(1),
+        lambda t: t.sum(1, keepdim=True),
+    ):
+        theirs = f(torch_oracle.from_numpy(a).to(getattr(torch_oracle, dtype)))
+        ours = f(tm.from_numpy(a).to(getattr(tm, dtype)))
+        assert ours.shape == theirs.shape and ours.dtype is getattr(tm, dtype)
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+def test_edge_values():
+    z = tm.tensor([-0.0, -0.0])
+    assert str(z.sum()) == "tensor(0.)"  # the output starts at +0: no -0 sum, as in PyTorch
+    assert tm.zeros(0, 3).sum(0).tolist() == [0.0, 0.0, 0.0]
+    assert tm.tensor([1.0, float("inf"), float("-inf")]).sum().isnan()
+    assert tm.tensor(2.5).sum().item() == 2.5
+
+
+_AVX2_SCRIPT = """
+import json, sys
+import numpy as np, torch
+assert torch.backends.cpu.get_cpu_capability() in ("AVX2", "DEFAULT")
+out = []
+for spec in json.loads(sys.argv[1]):
+    rng = np.random.default_rng(spec["seed"])
+    a = rng.standard_normal(spec["shape"]).astype(np.float32)
+    t = torch.from_numpy(a)
+    if spec["t"]:
+        t = t.t()
+    out.append(t.sum(spec["dims"]).numpy().view(np.uint32).tolist())
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow  # a second PyTorch process: ~2 s
+def test_avx2_kernel_matches(torch_oracle):
+    specs = [
+        {"shape": s, "seed": i, "t": t, "dims": d}
+        for i, s in enumerate([[1000], [4097], [70001], [40, 1000], [1000, 40]])
+        for t in ([False, True] if len(s) == 2 else [False])
+        for d in ([0, 1] if len(s) == 2 else [0])
+    ]
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2"}
+    run = subprocess.run([sys.executable, "-c", _AVX2_SCRIPT, json.dumps(specs)], env=env,
+                         capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    for spec, bits in zip(specs, json.loads(run.stdout), strict=True):
+        a = np.random.default_rng(spec["seed"]).standard_normal(spec["shape"]).astype(np.float32)
+        v = a.T if spec["t"] else a
+        ours = cascade_sum(v, (spec["dims"],), vector_bytes=32)
+        assert np.asarray(ours).view(np.uint32).tolist() == bits
