@@ -321,23 +321,42 @@ def test_max_unpool_grad_fn_and_double_backward(n, shape):
     close(tgx, ogx)
 
 
-def test_avg_pool3d_saves_its_input_as_pytorch():
-    """avg_pool3d's node keeps the composite's graph for its backward and saves the input as
-    PyTorch's op does: a second backward without retain_graph and an in-place change of the
-    input raise PyTorch's errors; with retain_graph the gradient accumulates."""
-    messages = []
+_SAVES_INPUT = {  # PyTorch's nodes that save their input; upsampling and output-1 means do not
+    "avg_pool1d": (lambda F, x: F.avg_pool1d(x, 2), (2, 4)),
+    "avg_pool2d": (lambda F, x: F.avg_pool2d(x, 3, 2, 1, True, False, 2), (1, 2, 4, 4)),
+    "avg_pool3d": (lambda F, x: F.avg_pool3d(x, 2), (1, 2, 4, 4, 4)),
+    "adaptive_avg_pool1d": (lambda F, x: F.adaptive_avg_pool1d(x, 3), (1, 2, 4)),
+    "adaptive_avg_pool2d": (lambda F, x: F.adaptive_avg_pool2d(x, 3), (2, 4, 4)),
+    "adaptive_avg_pool3d": (lambda F, x: F.adaptive_avg_pool3d(x, 3), (1, 2, 4, 4, 4)),
+    "adaptive_avg_pool2d_1": (lambda F, x: F.adaptive_avg_pool2d(x, 1), (1, 2, 4, 4)),
+    "bilinear": (lambda F, x: F.interpolate(x, scale_factor=2, mode="bilinear"), (1, 2, 4, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAVES_INPUT))
+def test_pool_saves_its_input_as_pytorch(name):
+    """Average pools (and avg_pool3d's node, which keeps the composite's graph for its backward)
+    save the input as PyTorch's ops do: a second backward without retain_graph and an in-place
+    change of the input raise PyTorch's errors; with retain_graph the gradient accumulates."""
+    f, shape = _SAVES_INPUT[name]
+    outcomes = []
     for lib in (torch, tm):
-        x = lib.ones(1, 2, 4, 4, 4, requires_grad=True)
-        z = lib.nn.functional.avg_pool3d(x, 2).sum()
+        x = lib.ones(*shape, requires_grad=True)
+        z = f(lib.nn.functional, x).sum()
         z.backward(retain_graph=True)
         z.backward()
-        assert float(x.grad.sum()) == 32.0
-        with pytest.raises(RuntimeError) as twice:
-            z.backward()
-        y = x * 1
-        z = lib.nn.functional.avg_pool3d(y, 2).sum()
-        y.add_(1)
-        with pytest.raises(RuntimeError) as inplace:
-            z.backward()
-        messages.append((str(twice.value)[:50], str(inplace.value)[:80]))
-    assert messages[0] == messages[1]
+        seen = [float(x.grad.sum())]
+        for change in (False, True):
+            y = x * 1
+            z = f(lib.nn.functional, y).sum()
+            if change:
+                y.add_(1)
+            else:
+                z.backward()
+            try:
+                z.backward()
+                seen.append("ok")
+            except RuntimeError as e:
+                seen.append(str(e))
+        outcomes.append(seen)
+    assert outcomes[0] == outcomes[1]

@@ -51,6 +51,7 @@ def _avg_pool_grad_array(xp, g, inv_div, in_hw, kernel, stride, pads):
 
 
 def _avg_pool_vjp(node, g):
+    node.saved()  # PyTorch's op saves the input: a second backward without retain_graph raises
     if not _gm.enabled and not (_fw_state.level and g._fw is not None):  # no graph to build
         gx = _avg_pool_grad_array(
             xp_for(g), g._data, node.inv_div._data, node.in_hw, node.kernel, node.stride, node.pads
@@ -213,7 +214,7 @@ def avg_pool2d(
         inv_div = _wrap(xp.asarray(1.0 / div, x.dtype), input._dtype, input._device)
         attrs = {"kernel": k, "stride": s, "pads": pads, "in_hw": (h, w), "inv_div": inv_div}
         if input._rg and _gm.enabled:
-            record(_AvgPool2D, (input,), r, (), **attrs)
+            record(_AvgPool2D, (input,), r, (input,), **attrs)
         if _fw_state.level and input._fw is not None:
             r._fw = avg_pool2d(input._fw, k, s, p, ceil_mode, count_include_pad, divisor_override)
             _register(r)

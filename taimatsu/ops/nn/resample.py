@@ -75,6 +75,7 @@ def _linear_vjp(node, g):
     gx = _apply_mats(g, list(reversed(node.mats)), transpose=True)
     if node.backward is None:
         return (gx,)
+    node.saved()  # adaptive pooling's op saves its input: no second backward without retain_graph
     from .pooling import with_input_edge
 
     return (with_input_edge(gx, node.backward, node),)
@@ -86,7 +87,8 @@ _LINEAR_NODES: dict = {}
 def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Tensor:
     """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn;
     ``backward``: the node class of a backward op that takes the input too (adaptive pooling's,
-    not upsampling's), so that with create_graph the input gradient has PyTorch's node."""
+    not upsampling's), so that with create_graph the input gradient has PyTorch's node; the
+    node then saves the input, as PyTorch's does (second-backward and in-place errors)."""
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
@@ -99,7 +101,8 @@ def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Ten
         (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
     ]
     if input._rg and _gm.enabled:
-        record(_LINEAR_NODES[node_name], (input,), r, (), mats=tmats, backward=backward)
+        saved = () if backward is None else (input,)
+        record(_LINEAR_NODES[node_name], (input,), r, saved, mats=tmats, backward=backward)
     if _fw_state.level and input._fw is not None:
         with no_grad():
             r._fw = _apply_mats(input._fw, tmats, transpose=False)
