@@ -424,3 +424,34 @@ def test_expf_scratch_is_per_thread():
     for t in threads:
         t.join(timeout=60)
     assert not errors and len(results) == 4
+
+
+def test_powf_estimate_and_replay_agree_near_rounding_boundaries(monkeypatch):
+    """float32 ``pow`` keeps its float64 estimate only where the estimate's proven distance from
+    SLEEF's double-float pairs cannot change a rounding, and replays SLEEF's steps elsewhere. On
+    inputs near the boundaries (those margins 2**8 times the real ones flag:
+    most take the estimate, some the replay), far from them, at the special values and for
+    negative bases, its bits are the full replay's."""
+    from taimatsu.backend.float32_math import pow as f32pow
+
+    rng = np.random.default_rng(6)
+    n = 60_000
+    x = np.exp(rng.uniform(-9, 9, n)) * rng.choice([-1.0, 1.0], n)
+    y = np.concatenate(
+        [np.full(n // 4, 1.5), rng.uniform(-6, 6, n // 4), np.full(n // 4, 1 / 3)]
+        + [rng.integers(-9, 9, n - 3 * (n // 4)).astype(np.float64)]  # integral: signs survive
+    )
+    x, y = x.astype(np.float32), y.astype(np.float32)
+    ax = np.abs(x)
+    with np.errstate(all="ignore"):
+        monkeypatch.setattr(f32pow, "_D_ERR", 2.0**-33)
+        monkeypatch.setattr(f32pow, "_S_ERR", 2.0**-31)
+        near = f32pow._estimated(ax, y)[1]
+        monkeypatch.undo()
+        redo = f32pow._estimated(ax, y)[1]
+        assert (near & ~redo).sum() > 300 and (near & redo).sum() > 10  # both paths, near
+        pick = near | (np.arange(n) % 50 == 0)
+        special = np.float32([0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, 1e-45, 3e38])
+        sx, sy = (a.ravel() for a in np.meshgrid(special, [*special, 1.5, -3, 1e30]))
+        x, y = np.concatenate([x[pick], sx]), np.concatenate([y[pick], sy])
+        assert _same_bits(f32pow.powf(x, y), f32pow._replayed(x, y))
