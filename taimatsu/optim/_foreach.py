@@ -23,7 +23,7 @@ import threading
 import numpy as np
 
 from .._tensor.core import Tensor, _wrap
-from ..backend.float32_math.primitives import axpy_
+from ..backend.float32_math.primitives import axpy_, midpoints, rounded_once
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -234,8 +234,8 @@ def _scatter(fg: FlatGroup, run: list, p) -> None:
 # multiply-add: one rounding. With a scalar ``alpha`` that is BLAS's saxpy where its kernel fuses
 # (``float32_math.primitives.axpy_``: PyTorch's bits, ~6x faster). Otherwise the product of two
 # float32 values is exact in float64, so the sum rounded to float32 is the fused result but for
-# a rare double rounding (as the Tensor ops compute it); its float64 temporaries live in the
-# thread's workspace (slots 2 and 3).
+# a rare double rounding, which ``primitives.midpoints``/``rounded_once`` settle (as the Tensor
+# ops do); its float64 temporaries live in the thread's workspace (slots 2 and 3).
 def _fma32_into(out, a, c: float, b, ws: Workspace, b_times=None):
     """``out = a + c * b`` (``a + c * b * b_times`` when given: the product of two float32
     arrays, exact in float64), rounded once to float32; ``out`` may be ``a`` or ``b``."""
@@ -254,7 +254,14 @@ def _fma32_into(out, a, c: float, b, ws: Workspace, b_times=None):
         np.multiply(x, c, out=x)
     np.copyto(y, a)
     np.add(x, y, out=x)
+    # the rare double rounding, settled before ``out`` overwrites an operand (with ``b_times``
+    # and ``c`` both, the product is not exact and nothing is fused)
+    at = midpoints(x) if b_times is None or c == 1 else None
+    if at is not None:
+        fix = rounded_once(x[at], b[at], c if b_times is None else b_times[at], y[at])
     np.copyto(out, x, casting="unsafe")
+    if at is not None:
+        out[at] = fix
     return out
 
 

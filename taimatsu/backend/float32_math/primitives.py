@@ -22,8 +22,10 @@ def f32(x):
     return np.asarray(x).astype(F32, copy=False)
 
 
-def fma(a, b, c):
-    """float32 ``a * b + c`` rounded once (``a``, ``b``, ``c`` float32 values)."""
+def fma(a, b, c, once: bool = False):
+    """float32 ``a * b + c`` rounded once (``a``, ``b``, ``c`` float32 values), but for a rare
+    double rounding (see the module's docstring) that ``once=True`` removes (``round_once``:
+    PyTorch's fused multiply-adds on float32 Tensors must match to the bit)."""
     a, b = np.asarray(a), np.asarray(b)
     if b.size > a.size:  # the product is exact: either operand may come first
         a, b = b, a
@@ -33,13 +35,65 @@ def fma(a, b, c):
     if (b.shape != shape and b.ndim) or (cs != shape and cs):  # a broadcast: rarely taken
         shape = np.broadcast_shapes(shape, b.shape, cs)
         if a.shape != shape:
-            return (np.multiply(a, b, dtype=F64) + c).astype(F32)
+            p = np.multiply(a, b, dtype=F64) + c
+            return round_once(p.astype(F32), p, a, b, c) if once else p.astype(F32)
     elif a.size > 4 * _CHUNK:
-        return _fma_chunked(a, b, c)
+        return _fma_chunked(a, b, c, once)
     p = a.astype(F64)  # in place in one float64 copy (no casting buffers, no second copy)
     p *= b
     p += c
-    return p.astype(F32)
+    return round_once(p.astype(F32), p, a, b, c) if once else p.astype(F32)
+
+
+# ---- no double rounding -------------------------------------------------------------------------
+# The float64 sum s of an exact product and a float32 value rounds a second time to float32; that
+# differs from one rounding only where s landed exactly on a float32 midpoint (the tie then goes to
+# even) while the exact sum lay off it (1 element in ~2^29 of random data). Such an s has, in the
+# float32 normal range, the float64 mantissa bits below float32's 23 equal to 1 then 28 zeros; in
+# its subnormal range it is an odd multiple of 2^-150.
+_LOW29, _HALF29 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+_FLT_MIN = 2.0**-126
+
+
+def round_once(r, s, x, y, z):
+    """Correct ``r``, the float32 rounding of the float64 ``s = x * y + z`` (``x * y`` exact in
+    float64: float32 values, one of them possibly a float64 scalar holding one), in place to the
+    float32 rounding of the exact ``x * y + z``: a true fused multiply-add's. ``x``, ``y``, ``z``
+    broadcast to ``s``'s shape; ``r`` and ``s`` are C-contiguous arrays of that shape."""
+    at = midpoints(s)
+    if at is not None:
+        shape = s.shape
+        r[at] = rounded_once(s[at], _at(x, shape, at), _at(y, shape, at), _at(z, shape, at))
+    return r
+
+
+def midpoints(s):
+    """The indices (a tuple for ``s[...]``) where the C-contiguous float64 array ``s`` lies on a
+    float32 midpoint, or None where it never does (almost always)."""
+    mid = (s.view(np.uint64) & _LOW29) == _HALF29
+    tiny = np.abs(s) < _FLT_MIN
+    if tiny.any():  # where the bit test does not apply: the grid of float32 subnormal midpoints
+        mid = np.where(tiny, np.mod(s * 2.0**150, 2) == 1, mid)
+    if not mid.any():
+        return None
+    return np.unravel_index(np.flatnonzero(mid), s.shape) if s.ndim else ()
+
+
+def rounded_once(t, x, y, z):
+    """float32 results for float64 sums ``t`` of ``x * y + z`` (exact product) that lie on float32
+    midpoints: the side the exact sum lies on (the tie's even side where ``t`` is exact)."""
+    p = np.multiply(x, y, dtype=F64)
+    c = np.asarray(z, F64)
+    # TwoSum: t + err == p + c exactly; err's sign says which side of the midpoint the sum lies
+    # on, and one float64 step that way rounds to float32 on that side
+    bp = t - c
+    err = (c - (t - bp)) + (p - bp)
+    return np.where(err == 0, t, np.nextafter(t, np.copysign(np.inf, err))).astype(F32)
+
+
+def _at(v, shape, at):
+    """The elements of ``v`` broadcast to ``shape`` at the indices ``at``."""
+    return np.broadcast_to(np.asarray(v), shape)[at]
 
 
 # Arrays past a core's L2 cache go through a float64 scratch of this many elements (128 KiB), so
@@ -48,7 +102,7 @@ _CHUNK = 1 << 14
 _scratch = threading.local()
 
 
-def _fma_chunked(a, b, c):
+def _fma_chunked(a, b, c, once: bool):
     """``fma`` of a large ``a``; ``b``, ``c`` scalars or of ``a``'s shape.
     The same operations as the whole-array form, element for element: the same bits."""
     x = getattr(_scratch, "x", None)
@@ -64,8 +118,11 @@ def _fma_chunked(a, b, c):
         t = x[: hi - lo]
         np.copyto(t, flat_a[lo:hi])
         t *= flat_b[lo:hi] if b.ndim else flat_b
-        t += flat_c[lo:hi] if flat_c is not c else c
+        ci = flat_c[lo:hi] if flat_c is not c else c
+        t += ci
         np.copyto(flat_o[lo:hi], t, casting="unsafe")
+        if once:
+            round_once(flat_o[lo:hi], t, flat_a[lo:hi], flat_b[lo:hi] if b.ndim else flat_b, ci)
     return out
 
 

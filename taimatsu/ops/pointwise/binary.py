@@ -18,6 +18,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
+from ...backend.float32_math.primitives import fma
 from ...backend.parallel import MIN_SIZE as _SPLIT_MIN
 from ...backend.parallel import split2
 from .._dispatch import (
@@ -378,6 +379,13 @@ def _split_ufunc(name):
 _xp_add, _xp_subtract, _xp_multiply = (_split_ufunc(n) for n in ("add", "subtract", "multiply"))
 
 
+def _fma_alpha(a, b, c):
+    """float32 ``a + c * b`` rounded once (a sparse operand: in float64, rounded once more)."""
+    if isinstance(a, (np.ndarray, np.generic)) and isinstance(b, (np.ndarray, np.generic)):
+        return fma(b, c, a, once=True)
+    return np.add(a, np.multiply(b, c, dtype=np.float64)).astype(np.float32)
+
+
 def _linear2(input, other, alpha, sa, sb, node, name, out):
     """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
     xa, xb, dt = binary_operands(input, other)
@@ -389,11 +397,10 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
     if sa < 0:  # rsub: other - alpha * input
         xa, xb = xb, xa
     if alpha != 1 and dt is D.float32 and xp is np:
-        # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add; doing it in
-        # float64 and rounding once gives the same float32 result.
+        # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add (one rounding)
         c = np.float64(np.float32(alpha if sa == sb else -alpha))
         r = _run(
-            lambda xp, a, b: (np.add(a, np.multiply(b, c, dtype=np.float64))).astype(np.float32),
+            lambda xp, a, b: _fma_alpha(a, b, c),
             xp,
             xa,
             xb,

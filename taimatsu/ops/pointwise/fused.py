@@ -17,7 +17,8 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
-from .._dispatch import record, write_out
+from ...backend.float32_math.primitives import fma
+from .._dispatch import broadcast_error, record, write_out
 from ..arg_types import python_int_range
 from .binary import _broadcast_shape
 from .common import _conj
@@ -244,11 +245,8 @@ def _fma32(x, y, z):
         and ref._device.type == "cpu"
         and all(not isinstance(v, Tensor) or v._dtype is D.float32 for v in (x, y, z))
     ):
-        a, b, c = (
-            np.asarray(v, np.float64) if isinstance(v, np.ndarray) else np.float64(np.float32(v))
-            for v in arrays
-        )
-        return _wrap_like((a * b + c).astype(np.float32), ref)
+        a, b, c = (v if isinstance(v, np.ndarray) else np.float64(np.float32(v)) for v in arrays)
+        return _wrap_like(fma(a, b, c, once=True), ref)
     return x * y + z
 
 
@@ -269,8 +267,19 @@ def _half_arrays(*tensors):
 def _fma_to(ref, x, y, z):
     """``x * y + z`` of float32 arrays rounded once to float32 (exact product in float64),
     then to ``ref``'s dtype."""
-    r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)
-    return _wrap_like(r.astype(np.float32).astype(ref._dtype.np), ref)
+    return _wrap_like(fma(x, y, z, once=True).astype(ref._dtype.np), ref)
+
+
+def _broadcast_all(*tensors) -> tuple:
+    """The shape ``tensors`` broadcast to, or PyTorch's error for the first one that does not
+    fit the shape of those before it (TensorIterator takes its operands in order)."""
+    shape = ()
+    for t in tensors:
+        try:
+            shape = np.broadcast_shapes(shape, t._data.shape)
+        except ValueError:
+            raise broadcast_error([shape, t._data.shape]) from None
+    return shape
 
 
 def _wrap_like(data, ref):
@@ -282,6 +291,7 @@ def _wrap_like(data, ref):
 def _lerp_values(input, end, weight):
     # PyTorch's formula: from the nearer end, so weight 1 gives exactly ``end``; on CPU one
     # fused multiply-add: fma(coeff, end - input, base).
+    _broadcast_all(input, end, *((weight,) if isinstance(weight, Tensor) else ()))
     half = _half_arrays(input, end, *((weight,) if isinstance(weight, Tensor) else ()))
     if half is not None:
         s, e, w = half if len(half) == 3 else (*half, np.float32(weight))
@@ -289,18 +299,19 @@ def _lerp_values(input, end, weight):
         coeff, base = np.where(small, w, w - np.float32(1)), np.where(small, s, e)
         return _fma_to(input, coeff, e - s, base)
     diff = end - input
-    if (
-        not isinstance(weight, Tensor)
-        and input._dtype is D.float32
-        and input._data.shape == diff._data.shape
-    ):
+    if not isinstance(weight, Tensor) and input._dtype is D.float32 and diff._dtype is D.float32:
         small = abs(weight) < 0.5
         coeff = float(np.float32(weight)) if small else float(np.float32(weight) - np.float32(1))
-        return _fma32(
-            diff,
-            coeff,
-            input if small else end.expand(diff.shape) if isinstance(end, Tensor) else end,
-        )
+        return _fma32(diff, coeff, input if small else end)
+    if (
+        isinstance(weight, Tensor)
+        and input._device.type == "cpu"
+        and input._dtype is diff._dtype is weight._dtype is D.float32
+    ):
+        w = weight._data
+        small = np.abs(w) < 0.5
+        coeff = np.where(small, w, w - np.float32(1))
+        return _fma32(diff, coeff, np.where(small, input._data, end._data))
     if isinstance(weight, Tensor):
         small = weight.abs() < 0.5
         from .select import where
@@ -362,15 +373,13 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
     def compute():
         # PyTorch's kernel: fma(value * tensor1, tensor2, input).
+        _broadcast_all(input, tensor1, tensor2)
         half = _half_arrays(input, tensor1, tensor2)
         if half is not None:
             x, a, b = half
             return _fma_to(input, a * np.float32(value), b, x)
         v1 = tensor1 if value == 1 else tensor1 * value
-        shape = np.broadcast_shapes(input._data.shape, v1._data.shape, tensor2._data.shape)
-        if shape == input._data.shape == v1._data.shape == tensor2._data.shape:
-            return _fma32(v1, tensor2, input)
-        return input + v1 * tensor2
+        return _fma32(v1, tensor2, input)
 
     res = _fused(_Addcmul, (input, tensor1, tensor2), compute, (tensor1, tensor2), value=value)
     return res if out is None else write_out(out, res, "addcmul")
