@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -39,7 +40,7 @@ CONCEPTS = [
 TIMEOUT_S = 300
 
 
-def run(*args: str, cwd: Path = ROOT, text: bool = True) -> subprocess.CompletedProcess:
+def script_env() -> dict:
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
@@ -47,11 +48,15 @@ def run(*args: str, cwd: Path = ROOT, text: bool = True) -> subprocess.Completed
     # for each other (several times slower), so the tests run BLAS on one thread.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.setdefault("OMP_NUM_THREADS", "1")
+    return env
+
+
+def run(*args: str, cwd: Path = ROOT, text: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, *args],
         check=False,
         cwd=cwd,
-        env=env,
+        env=script_env(),
         capture_output=True,
         text=text,  # text mode would turn a "\r" into "\n"
         timeout=TIMEOUT_S,
@@ -72,13 +77,34 @@ def test_every_example_is_tested():
     assert scripts <= tested, f"untested examples: {sorted(scripts - tested)}"
 
 
+@pytest.fixture(scope="module")
+def concept_runs(tmp_path_factory) -> dict:
+    """{script: (taimatsu's run, PyTorch's run or None without PyTorch)}.
+
+    Each script runs in its own process, forked from one interpreter per framework
+    (tests/forked_scripts.py): the import of taimatsu and of PyTorch is paid once, not per script.
+    """
+    argvs = [[str(EXAMPLES / script)] for script in CONCEPTS]
+    runs = {}
+    for use_torch in (False, True):
+        if use_torch and importlib.util.find_spec("torch") is None:
+            runs[use_torch] = [None] * len(CONCEPTS)
+            continue
+        out_dir = tmp_path_factory.mktemp("concepts")
+        runs[use_torch] = run_scripts(
+            argvs, torch=use_torch, out_dir=out_dir, env=script_env(), cwd=ROOT, timeout=TIMEOUT_S
+        )
+    return dict(zip(CONCEPTS, zip(runs[False], runs[True])))
+
+
 @pytest.mark.parametrize("script", CONCEPTS, ids=lambda s: s[:-3])
-def test_concept_example(script):
-    actual = ok(run(str(EXAMPLES / script)))
-    if importlib.util.find_spec("torch") is None:
+def test_concept_example(script, concept_runs):
+    ours, theirs = concept_runs[script]
+    actual = ok(ours)
+    if theirs is None:
         # It ran cleanly; the comparison needs the oracle, so say it was not made.
         pytest.skip("PyTorch is not installed: the output was not compared with PyTorch's")
-    expected = ok(run(str(WITH_TORCH), str(EXAMPLES / script)))
+    expected = ok(theirs)
     diff = "".join(
         difflib.unified_diff(
             expected.splitlines(keepends=True),

@@ -1,17 +1,17 @@
 """The seed examples print the same with taimatsu as with PyTorch.
 
-Each script in examples/seeds runs twice in a subprocess: once as written (taimatsu), once
-through examples/seeds/with_torch.py, which makes `import taimatsu` resolve to PyTorch. Their
-stdout must be identical; on a mismatch the test shows a unified diff.
+Each script in examples/seeds runs twice, each time in its own process: once as written
+(taimatsu), once with PyTorch standing in for taimatsu (examples/seeds/with_torch.py's aliasing).
+Their stdout must be identical; on a mismatch the test shows a unified diff. The processes are
+forked from one interpreter per framework (tests/forked_scripts.py), which pays each import once.
 """
 
 import difflib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from forked_scripts import run_scripts
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "examples" / "seeds"
@@ -19,21 +19,21 @@ SCRIPTS = sorted(SEEDS.glob("seed*.py"))
 TIMEOUT_S = 300
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, torch_oracle) -> dict:
+    """{script: (PyTorch's run, taimatsu's run)}, every script run once per framework."""
     # The repository root goes first on the path, so the checkout's taimatsu is the one
     # imported even without `pip install -e .`.
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     )
-    return subprocess.run(
-        [sys.executable, *args],
-        check=False,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
+    argvs = [[str(script)] for script in SCRIPTS]
+    theirs, ours = (
+        run_scripts(argvs, torch=use_torch, out_dir=tmp_path_factory.mktemp("seeds"), env=env,
+                    cwd=ROOT, timeout=TIMEOUT_S)
+        for use_torch in (True, False)
+    )  # fmt: skip
+    return dict(zip(SCRIPTS, zip(theirs, ours)))
 
 
 def test_seed_scripts_found():
@@ -42,11 +42,10 @@ def test_seed_scripts_found():
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
-def test_seed_matches_pytorch(script, torch_oracle):
-    expected = run(str(SEEDS / "with_torch.py"), str(script))
+def test_seed_matches_pytorch(script, runs):
+    expected, actual = runs[script]
     assert expected.returncode == 0, f"the PyTorch run failed:\n{expected.stderr}"
 
-    actual = run(str(script))
     diff = "".join(
         difflib.unified_diff(
             expected.stdout.splitlines(keepends=True),
