@@ -118,3 +118,34 @@ def test_conv2d_split(forced_split, monkeypatch):
     close(ours[0], o.detach().numpy(), rtol=1e-4, atol=1e-5)
     for a, b in zip(ours[1:], og):
         close(a, b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_conv2d_split_halves_share_the_column_budget(forced_split):
+    # The halves build their column blocks at the same time: each takes its share of one
+    # thread's COLS_BLOCK_BYTES (each sized for the whole batch, the CNN benchmark's second
+    # convolution held 1.4 MiB more at two threads than at one), with the same bits.
+    import tracemalloc
+
+    torch.manual_seed(3)
+    x = torch.randn(16, 16, 14, 14)
+    w = torch.randn(32, 16, 3, 3)
+    g = torch.randn(16, 32, 14, 14)
+    peaks = []
+
+    def run():
+        tx, tw = T(x, True), T(w, True)
+        t = TF.conv2d(tx, tw, padding=1)
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            grads = tm.autograd.grad(t, (tx, tw), T(g))
+            peaks.append(tracemalloc.get_traced_memory()[1] - base)
+        finally:
+            tracemalloc.stop()
+        return [t.detach(), *grads]
+
+    _at_1_and_2_threads(run)
+    assert forced_split  # the backward was split at two threads
+    one, two = peaks
+    assert two <= one + (64 << 10), (one, two)
