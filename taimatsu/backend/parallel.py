@@ -88,9 +88,10 @@ BLOCK = 1 << 14
 MIN_SIZE_BLOCKWISE = 1 << 17
 
 
-def blockwise(f, a, dtype, widen: bool = True):
+def blockwise(f, a, dtype, widen: bool = True, others=()):
     """``f(a as float64)`` cast to ``dtype``, for a C-contiguous array, computed block by block
-    (``widen=False``: ``f`` of ``a``'s own blocks, for an ``f`` that takes them as they are).
+    (``widen=False``: ``f`` of ``a``'s own blocks, for an ``f`` that takes them as they are;
+    ``others``: C-contiguous arrays of ``a``'s shape whose blocks follow ``a``'s as arguments).
 
     The float64 temporaries of one block stay in cache (a whole-array float64 copy costs more
     memory traffic than the maths), and from ``MIN_SIZE_BLOCKWISE`` elements the two halves run on
@@ -98,11 +99,12 @@ def blockwise(f, a, dtype, widen: bool = True):
     """
     out = np.empty(a.shape, dtype)
     fa, fo = a.reshape(-1), out.reshape(-1)
+    flat = [o.reshape(-1) for o in others]
 
     def run(lo, hi):
         for i in range(lo, hi, BLOCK):
             j = min(i + BLOCK, hi)
-            fo[i:j] = f(fa[i:j].astype(np.float64) if widen else fa[i:j])
+            fo[i:j] = f(fa[i:j].astype(np.float64) if widen else fa[i:j], *(o[i:j] for o in flat))
 
     h = fa.size // 2 if fa.size >= MIN_SIZE_BLOCKWISE and _second_core() else 0
     first = _pool().submit(run, 0, h) if h else None

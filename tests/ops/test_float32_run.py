@@ -1,5 +1,7 @@
 """``float32_math.run``'s one-row fast path (a C-contiguous tensor under one thread chunk) gives
-the bits of its general row replay and of PyTorch's sigmoid, scalar tail included."""
+the bits of its general row replay and of PyTorch's sigmoid, scalar tail included; its blocks
+(float32 blocks for the marked kernels, the scalar loop's blocks of strided rows) give the bits
+of the whole array's computation."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import torch as torch_oracle
 
 import taimatsu
 from taimatsu.backend import float32_math as fm
-from taimatsu.backend.float32_math import activation, glibc
+from taimatsu.backend.float32_math import activation, atanh, exp, glibc, log1p
 
 
 def _scalar(b):  # PyTorch's scalar sigmoid loop: glibc's expf
@@ -40,9 +42,25 @@ def test_one_row_sigmoid_matches_pytorch(shape):
     np.testing.assert_array_equal(_bits(ours), _bits(theirs))
 
 
-@pytest.mark.parametrize("kernel", [activation.sigmoid, activation.silu])
+MARKED = [
+    (activation.sigmoid, ()),
+    (activation.silu, ()),
+    (activation.softplus, (1.0, 20.0)),
+    (activation.softplus, (2.0, 5.0)),
+    (activation.mish, ()),
+    (activation.elu, (1.0, 1.0, 1.0)),
+    (activation.elu, (1.6732632, 1.050701, 1.0)),  # selu
+    (exp.expm1f, ()),
+    (exp.sinhf, ()),
+    (exp.coshf, ()),
+    (log1p.log1pf, ()),
+    (atanh.atanhf, ()),
+]
+
+
+@pytest.mark.parametrize(("kernel", "params"), MARKED)
 @pytest.mark.parametrize("threads", [1, 2])
-def test_float32_blocks_give_the_widened_blocks_bits(kernel, threads, monkeypatch):
+def test_float32_blocks_give_the_widened_blocks_bits(kernel, params, threads, monkeypatch):
     # Kernels marked takes_float32 get blockwise's float32 blocks as they are (no float64 copy):
     # their bits must be those of the float64-held blocks every other kernel gets.
     from taimatsu.backend import parallel
@@ -51,15 +69,51 @@ def test_float32_blocks_give_the_widened_blocks_bits(kernel, threads, monkeypatc
     monkeypatch.setattr(parallel, "_second_core", lambda: threads == 2)
     n = (parallel.MIN_SIZE_BLOCKWISE if threads == 2 else 2 * parallel.BLOCK) + 7
     x = (np.random.default_rng(threads).standard_normal(n) * 9).astype(np.float32)
+    if kernel is atanh.atanhf:
+        x /= 20
     x[:5] = [np.inf, -np.inf, 0.0, -0.0, 1e-40]
     seen = set()
 
     def watched(b):
         seen.add(b.dtype)
-        return kernel(b)
+        return kernel(b, *params)
 
-    widened = parallel.blockwise(kernel, x, np.float32)
+    widened = parallel.blockwise(lambda b: kernel(b, *params), x, np.float32)
     as_is = parallel.blockwise(watched, x, np.float32, widen=False)
     assert seen == {np.dtype(np.float32)}
     np.testing.assert_array_equal(_bits(as_is), _bits(widened))
-    np.testing.assert_array_equal(_bits(fm.run(kernel, x)), _bits(widened))
+    np.testing.assert_array_equal(_bits(fm.run(kernel, x, *params)), _bits(widened))
+
+
+def _mish_loop(b):  # PyTorch's scalar mish loop: glibc's expf, log1pf and tanhf
+    return activation.mish_scalar(b)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("layout", ["strided", "transposed", "tails", "c_order"])
+def test_scalar_loop_in_blocks_gives_the_whole_arrays_bits(layout, threads, monkeypatch):
+    # Large strided inputs run PyTorch's scalar loop (glibc's functions) over cache-sized blocks
+    # of a contiguous copy, on two threads when allowed: the bits and the result's layout must
+    # be those of the scalar function called on the whole array at once (c_order: C-contiguous).
+    from taimatsu.backend import parallel
+
+    monkeypatch.setattr(parallel, "_second_core", lambda: threads == 2)
+    rng = np.random.default_rng(threads)
+    base = (rng.standard_normal(2 * parallel.MIN_SIZE_BLOCKWISE + 96) * 9).astype(np.float32)
+    base[:6] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40]
+    c_order = layout == "c_order"
+    x = {
+        "strided": base[::2],
+        "transposed": base[: 64 * 4096].reshape(64, 4096)[:, ::2].T,
+        "tails": base[: 512 * 500].reshape(512, 500)[:, :499],  # 512 rows of 480 + 19 scalar
+        "c_order": base[: 64 * 2048].reshape(64, 2048).T,
+    }[layout]
+    got = fm.run(activation.mish, x, scalar=_mish_loop, c_order=c_order)
+    with np.errstate(over="ignore"):
+        whole = np.asarray(_mish_loop(x), np.float32)
+    if layout == "tails":  # the vector part aside, the 19 tail elements of each row
+        np.testing.assert_array_equal(_bits(got[:, 480:]), _bits(whole[:, 480:]))
+        return
+    np.testing.assert_array_equal(_bits(got), _bits(whole))
+    want = np.empty(x.shape, np.float32) if c_order else np.empty_like(whole)
+    assert got.strides == want.strides

@@ -159,6 +159,31 @@ def _vector2(kernel, a, b):
     return out
 
 
+def _scalar_loop(scalar, *operands, c_order=False):
+    """``scalar(*operands)`` (PyTorch's scalar loop on every element of arrays of one shape) as
+    a float32 array laid out as NumPy's ufuncs lay out a result (``c_order``: C-contiguous). From ``2 * BLOCK`` elements it
+    runs on blockwise's cache-sized blocks of the operands (two threads where allowed): the glibc
+    replays' 30-80 NumPy passes each then stay in cache, where a whole large array's temporaries
+    travel to memory (and take fresh pages) at every pass. ``scalar`` is elementwise: the same
+    bits either way."""
+    a = operands[0]
+    if a.size < 2 * parallel.BLOCK:
+        with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
+            return np.asarray(scalar(*operands), _F32)
+    # the result's dims in memory order (outermost first), as NumPy would allocate it
+    order = np.arange(a.ndim)
+    if not c_order:
+        order = np.argsort(np.empty_like(a, _F32).strides, kind="stable")[::-1]
+    flat = [np.ascontiguousarray(o.transpose(order)).reshape(-1) for o in operands]
+
+    def block(*pieces):
+        with np.errstate(over="ignore"):  # errstate is per thread: set it in the helper's too
+            return scalar(*pieces)
+
+    r = parallel.blockwise(block, flat[0], _F32, widen=False, others=flat[1:])
+    return r.reshape([a.shape[d] for d in order]).transpose(np.argsort(order))
+
+
 def _fix_cut_rows(vector, scalar, rows, r, cuts, width):
     """Rows a thread's chunk starts inside run as several pieces, each with its own scalar tail:
     redo their elements the whole-row pass gave the other function (``rows``: the operands'
@@ -212,8 +237,7 @@ def run(kernel, a, *params, scalar=None, c_order=False):
         return _vector(kernel, a, params)
     width = _width()
     if a.size < width:  # no row is long enough for a vector
-        with np.errstate(over="ignore"):  # exp overflowing to inf is the formula's limit
-            return np.asarray(scalar(a), _F32).reshape(a.shape)
+        return _scalar_loop(scalar, a).reshape(a.shape)
     if a.size < GRAIN and a.size < 2 * parallel.BLOCK and a.flags.c_contiguous:
         return _one_row(kernel, a, params, scalar, width)
     if any(s < 0 for s in a.strides):  # a flipped view: a fresh contiguous tensor in PyTorch
@@ -224,14 +248,13 @@ def run(kernel, a, *params, scalar=None, c_order=False):
         perm, n, (step,) = _rows((a,), c_order)
         b = a.transpose(perm[::-1])  # loop order, outermost first
     if step != a.itemsize and (step != 0 or c_order):
-        with np.errstate(over="ignore"):
-            return np.asarray(scalar(a), _F32)
+        return _scalar_loop(scalar, a, c_order=c_order)
     v = b.reshape(-1, n)  # a copy where the rows are apart in memory
     r = _vector(kernel, v, params)
     m = n - n % width if n >= width else 0
     with np.errstate(over="ignore"):
         if m < n:
-            r[:, m:] = scalar(v[:, m:])
+            r[:, m:] = _scalar_loop(scalar, v[:, m:])
         _fix_cut_rows(
             lambda piece: _vector(kernel, piece, params), scalar, (v,), r, chunk_cuts(a.size), width
         )
@@ -250,8 +273,7 @@ def run2(kernel, a, b, scalar=None):
         return _vector2(kernel, a, b)
     width = _width()
     if a.size < width:
-        with np.errstate(over="ignore"):
-            return np.asarray(scalar(a, b), _F32).reshape(a.shape)
+        return _scalar_loop(scalar, a, b).reshape(a.shape)
     a, b = (np.ascontiguousarray(o) if any(s < 0 for s in o.strides) else o for o in (a, b))
     if a.flags.c_contiguous and b.flags.c_contiguous:  # one row
         perm, n, steps = None, a.size, (a.itemsize, a.itemsize)
@@ -259,14 +281,14 @@ def run2(kernel, a, b, scalar=None):
         perm, n, steps = _rows((a, b))
         a, b = a.transpose(perm[::-1]), b.transpose(perm[::-1])
     if not (set(steps) <= {0, a.itemsize} and any(steps)):  # one broadcast scalar at most
-        r = np.asarray(scalar(a, b), _F32)
+        r = _scalar_loop(scalar, a, b)
     else:
         va, vb = a.reshape(-1, n), b.reshape(-1, n)
         r = _vector2(kernel, va, vb)
         m = n - n % width if n >= width else 0
         with np.errstate(over="ignore"):
             if m < n:
-                r[:, m:] = scalar(va[:, m:], vb[:, m:])
+                r[:, m:] = _scalar_loop(scalar, va[:, m:], vb[:, m:])
             vector = functools.partial(_vector2, kernel)
             _fix_cut_rows(vector, scalar, (va, vb), r, chunk_cuts(a.size), width)
         r = r.reshape(a.shape)

@@ -101,6 +101,11 @@ def elu_scalar(x, alpha, scale, input_scale):
     return np.where(x <= 0, neg, mul(x, np.float32(scale))).astype(F32, copy=False)
 
 
+# Their float32 steps cast float64-held values to float32 first (``mul``/``add`` with dtype, the
+# SLEEF functions' ``asarray(..., F32)``): float32 blocks give the same bits, one pass cheaper.
+softplus.takes_float32 = mish.takes_float32 = elu.takes_float32 = True
+
+
 _KBETA = np.float32(np.sqrt(2.0) * (2.0 / np.sqrt(np.pi)) * 0.5)
 _KKAPPA = np.float32(0.044715)
 

@@ -369,3 +369,8 @@ def tanhf(x):
         r[y > np.float32(8.664339742)] = 1
     r = np.copysign(r, x)
     return _put(r, *_small(x, _tanh_small))
+
+
+# ``run`` hands these float32 blocks as they are (no float64 copy): each reads its argument as
+# float32 values first (``asarray(..., F32)``), so the bits are those of float64-held blocks.
+expm1f.takes_float32 = sinhf.takes_float32 = coshf.takes_float32 = True
