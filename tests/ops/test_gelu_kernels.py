@@ -80,3 +80,73 @@ def test_gelu_derivative_bits_over_all_float32_patterns(torch_oracle):
         grads.append(grad.numpy())
     same = _same(*grads)
     assert same.all(), x[~same][:10]
+
+
+# ---- the backward: blockwise, into the incoming gradient when only the engine holds it --------
+def _gelu_backward_inputs(size):
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal(size) * 3).astype(np.float32)
+    x[:8] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -3e38, 1e-20]  # out / x not finite
+    return x, rng.standard_normal(size).astype(np.float32)
+
+
+def test_gelu_backward_blocks_on_two_threads(torch_oracle, monkeypatch):
+    # blocks (a partial last one) on the pool's thread and this one: the whole-array formula's
+    # bits, and PyTorch's gradient within float32 rounding
+    from taimatsu.ops.nn import activation
+
+    x, g = _gelu_backward_inputs(3 * activation._GRAD_BLOCK + 5)
+    monkeypatch.setattr(parallel, "_second_core", lambda: True)
+    monkeypatch.setattr(parallel, "MIN_WORK", 0)
+    t = taimatsu.from_numpy(x.copy()).requires_grad_(True)
+    (got,) = taimatsu.autograd.grad(taimatsu.nn.functional.gelu(t), t, taimatsu.from_numpy(g))
+    got = got.numpy()
+    out = kernels.gelu_erf(x)
+    with np.errstate(all="ignore"):
+        whole = g * activation._gelu_array_deriv(np, x, out, "none")
+    assert _same(whole, got).all()
+    o = torch_oracle.from_numpy(x.copy()).requires_grad_(True)
+    gelu = torch_oracle.nn.functional.gelu(o)
+    (want,) = torch_oracle.autograd.grad(gelu, o, torch_oracle.from_numpy(g))
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_gelu_backward_writes_into_an_unshared_gradient(torch_oracle):
+    rng = np.random.default_rng(0)
+    xs = (rng.standard_normal((4, 8, 32)) * 2).astype(np.float32)
+    w = rng.standard_normal((16, 32)).astype(np.float32)
+
+    def run(T, seen=None, keep=None, gradient=None, node_hook=None):
+        x = T.from_numpy(xs.copy()).requires_grad_(True)
+        y = T.nn.functional.gelu(x)
+        if seen is not None:  # keeps only the addresses: the engine still owns the gradients
+            y.register_hook(lambda g: seen.append(g.data_ptr()))
+            x.register_hook(lambda g: seen.append(g.data_ptr()))
+        if keep is not None:  # keeps the gradient itself
+            y.register_hook(keep.append)
+        if node_hook is not None:
+            y.grad_fn.register_hook(node_hook)
+        if gradient is None:  # a Linear's input gradient: a view of its matmul's result
+            T.nn.functional.linear(y, T.from_numpy(w)).sum().backward()
+        else:
+            y.backward(gradient)
+        return x.grad.numpy()
+
+    want = run(torch_oracle)
+    seen = []
+    got = run(taimatsu, seen=seen)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert seen[0] == seen[1]  # written into the incoming gradient
+    # where someone else holds the gradient, it is left as it was
+    kept = []
+    np.testing.assert_allclose(run(taimatsu, keep=kept), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(kept[0].numpy(), np.broadcast_to(w.sum(0), xs.shape))
+    g = rng.standard_normal(xs.shape).astype(np.float32)
+    user = taimatsu.from_numpy(g.copy())
+    got = run(taimatsu, gradient=user)
+    np.testing.assert_array_equal(user.numpy(), g)
+    want = run(torch_oracle, gradient=torch_oracle.from_numpy(g.copy()))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    outputs = []
+    run(taimatsu, node_hook=lambda gin, gout: outputs.append(gout[0].numpy().copy()))
+    np.testing.assert_array_equal(outputs[0], np.broadcast_to(w.sum(0), xs.shape))

@@ -8,6 +8,7 @@ backward works) and propagates forward-mode tangents as ``t * deriv``.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from ...backend.float32_math.gelu import (
     gelu_erf,
     uses_avx512,
 )
+from ...backend.parallel import PASS_WORK, halves
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, rounded
 
@@ -37,9 +39,53 @@ def _deriv_vjp(node, g):
     if node.array_deriv is not None and not _gm.enabled:
         # No graph to build (no create_graph): the derivative on arrays in one pass, instead of
         # a chain of Tensor ops; under create_graph the Tensor-op form keeps double backward.
-        d = node.array_deriv(xp_for(x), x._data, out._data, *node.params)
-        return (_wrap((g._data * d).astype(x._data.dtype, copy=False), x._dtype, x._device),)
+        xd = x._data
+        gd = None
+        if node.array_vjp is not None:
+            into = g._data if not node._hooks and _engine_owns(g) else None
+            gd = node.array_vjp(g._data, xd, out._data, into, *node.params)
+            if gd is not None and gd is into:
+                return (g,)  # as it came, so the next node may take it over in turn
+        if gd is None:
+            d = node.array_deriv(xp_for(x), xd, out._data, *node.params)
+            gd = (g._data * d).astype(xd.dtype, copy=False)
+        return (_wrap(gd, x._dtype, x._device),)
     return (g * node.deriv(x, out, *node.params),)
+
+
+def _engine_owns(g) -> bool:
+    """Whether only the engine can see the gradient ``g`` and its memory, so the backward may
+    write its result into ``g``'s array: no user's ``gradient=``, hook, capture or second
+    consumer holds it. (A node hook also sees the gradients it was given: the caller checks.)
+    ``g`` may be a view of a tensor that only ``g`` holds (ViewBackward0 reshapes a Linear's
+    input gradient so). The counts are of the references on the path engine ->
+    ``node.apply(*buf)`` -> the VJP -> here: ``g``'s are the buffer list, the argument tuple,
+    two frames and getrefcount's own. See test_gelu_backward_writes_into_an_unshared_gradient.
+    """
+    data = g._data
+    if (
+        data.__class__ is not np.ndarray
+        or g._rg
+        or not data.flags.writeable
+        or sys.getrefcount(g) > 5
+        or sys.getrefcount(data) > 3  # g._data, the local name, getrefcount
+    ):
+        return False
+    src = g._base
+    if src is None:
+        return data.base is None and g._storage is None
+    arr = data.base
+    return (
+        arr.__class__ is np.ndarray
+        and arr.base is None
+        and src._data is arr
+        and src._base is None
+        and not src._rg
+        and src._grad_fn is None
+        and sys.getrefcount(src) <= 3  # g._base, the local name, getrefcount
+        # data.base, src._data, the local name, getrefcount (and the _storage slots naming it)
+        and sys.getrefcount(arr) <= 4 + (g._storage is arr) + (src._storage is arr)
+    )
 
 
 def _check_float(input: Tensor, kernel: str) -> None:
@@ -47,16 +93,22 @@ def _check_float(input: Tensor, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
 
 
-def activation(name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None):
+def activation(
+    name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None, array_vjp=None
+):
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
     ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
     ``array_deriv(xp, x, out, *params)``, when given, is the same derivative on arrays: the
     backward uses it when no graph of the backward is recorded (both ``input`` and the output
     are saved then; the output is usually kept alive by the next layer anyway).
+    ``array_vjp(g, x, out, into, *params)``, when given with ``array_deriv``, is tried first:
+    ``g * deriv`` on arrays, written into ``into`` when that is not None (the incoming
+    gradient's array, which only the engine holds), or None where it does not apply.
     """
     Node = node_class(name, _deriv_vjp)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
+    Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
     forward = half_in_float32(forward)
 
     def op(input: Tensor, *params) -> Tensor:
@@ -146,28 +198,79 @@ def _gelu_array_deriv(xp, x, out, approximate, derivative=None):
     # its own (the AVX-512 forward shares nothing with it) that costs ~5x this formula (the GPT
     # training step of benchmarks/bench_training.py ~25% longer) for last-bit agreement of the
     # gradient; this one agrees with PyTorch's gradient within float32 rounding.
-    # d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output
-    # (out / x): the erf, the costly part, is not evaluated again. Where that quotient is not
-    # finite (x = 0, +-inf, nan) Phi is computed from its definition.
     with np.errstate(all="ignore"):  # inf * 0 is nan, as in PyTorch; no warning
-        cdf = out / x
-        if not xp.isfinite(cdf).all():
-            from ..pointwise.unary import _special
+        return _gelu_erf_deriv(xp, x, out)
 
-            bad = ~xp.isfinite(cdf)
-            cdf[bad] = 0.5 * (1 + _special(xp).erf(x[bad] * _INV_SQRT_2))
-        # cdf + x * (exp(-x^2 / 2) / sqrt(2 pi)), in place in one temporary
-        pdf = xp.multiply(x, x)
-        pdf *= -0.5
-        xp.exp(pdf, out=pdf)
-        pdf *= 1 / math.sqrt(2 * math.pi)
-        pdf *= x
-        cdf += pdf
-        return cdf
+
+def _gelu_erf_deriv(xp, x, out, cdf=None, pdf=None):
+    """d/dx x * Phi(x) = Phi(x) + x * phi(x), with Phi(x) read off the forward's output (out / x):
+    the erf, the costly part, is not evaluated again. Where that quotient is not finite (x = 0,
+    +-inf, nan) or not accurate (subnormal x: the output kept a few bits) Phi is computed from
+    its definition. ``cdf``, ``pdf``: buffers of ``x``'s shape for the result and a temporary.
+    Under ``errstate(all="ignore")``."""
+    cdf = xp.divide(out, x, out=cdf)
+    ax = xp.abs(x, out=pdf)
+    tiny = np.finfo(x.dtype).tiny
+    # Phi is in [0, 1] where the quotient is finite: one sum finds a non-finite one
+    if not math.isfinite(cdf.sum()) or ax.min() < tiny:
+        from ..pointwise.unary import _special
+
+        bad = ~xp.isfinite(cdf) | (ax < tiny)
+        cdf[bad] = 0.5 * (1 + _special(xp).erf(x[bad] * _INV_SQRT_2))
+    # cdf + x * (exp(-x^2 / 2) / sqrt(2 pi)), in place in one temporary
+    pdf = xp.multiply(x, x, out=pdf)
+    pdf *= -0.5
+    xp.exp(pdf, out=pdf)
+    pdf *= 1 / math.sqrt(2 * math.pi)
+    pdf *= x
+    cdf += pdf
+    return cdf
+
+
+def _gelu_array_vjp(g, x, out, into, approximate, derivative=None):
+    """``g * d gelu / dx`` of the erf form on the CPU, a cache-sized block at a time (its
+    temporaries are a block, not the tensor: they set the GPT training step's peak memory),
+    into ``into`` (the incoming gradient's array) or a new array. The same bits as
+    ``g * _gelu_array_deriv(...)``. None for the tanh form, CUDA, half types or other layouts."""
+    if (
+        approximate != "none"
+        or x.__class__ is not np.ndarray
+        or x.dtype not in _FUSED
+        or not (g.dtype == x.dtype == out.dtype and g.shape == x.shape == out.shape)
+        or not (x.flags.c_contiguous and g.flags.c_contiguous and out.flags.c_contiguous)
+    ):
+        return None
+    r = np.empty_like(g) if into is None else into
+    fg, fx, fo, fr = g.reshape(-1), x.reshape(-1), out.reshape(-1), r.reshape(-1)
+    fd = None if derivative is None else derivative.reshape(-1)
+    n = fx.size
+
+    def run(lo, hi):
+        size = min(_GRAD_BLOCK, n)
+        cdf, pdf = np.empty(size, x.dtype), np.empty(size, x.dtype)
+        with np.errstate(all="ignore"):
+            for i in range(lo * _GRAD_BLOCK, min(hi * _GRAD_BLOCK, n), _GRAD_BLOCK):
+                j = min(i + _GRAD_BLOCK, n)
+                if fd is None:
+                    d = _gelu_erf_deriv(np, fx[i:j], fo[i:j], cdf[: j - i], pdf[: j - i])
+                else:
+                    d = fd[i:j]
+                np.multiply(fg[i:j], d, out=fr[i:j])
+
+    halves(run, -(-n // _GRAD_BLOCK), n * PASS_WORK)
+    return r
+
+
+_GRAD_BLOCK = 1 << 14  # elements: few blocks (~14 us of calls each), two small temporaries
 
 
 _gelu, _gelu_ = activation(
-    "GeluBackward0", "GeluKernelImpl", _gelu_fwd, _gelu_deriv, array_deriv=_gelu_array_deriv
+    "GeluBackward0",
+    "GeluKernelImpl",
+    _gelu_fwd,
+    _gelu_deriv,
+    array_deriv=_gelu_array_deriv,
+    array_vjp=_gelu_array_vjp,
 )
 
 
