@@ -142,3 +142,20 @@ def test_avx2_kernel_matches(torch_oracle):
         v = a.T if spec["t"] else a
         ours = cascade_sum(v, (spec["dims"],), vector_bytes=32)
         assert np.asarray(ours).view(np.uint32).tolist() == bits
+
+
+def test_losses_reduced_by_mean_match_oracle(torch_oracle):
+    """Losses whose reduction is ``mean`` (or a sum) inherit its order of additions."""
+    x, z = _array((37, 300), seed=3), _array((37, 300), seed=4)
+    p = np.abs(z) / np.abs(z).sum(1, keepdims=True)
+    y = np.random.default_rng(5).integers(0, 300, 37)
+    for f in (
+        lambda T, a, b, c: T.nn.functional.mse_loss(a, b),
+        lambda T, a, b, c: T.nn.functional.mse_loss(a, b, reduction="sum"),
+        lambda T, a, b, c: T.nn.functional.l1_loss(a, b),
+        lambda T, a, b, c: T.nn.functional.cross_entropy(a, c),
+        lambda T, a, b, c: T.nn.functional.cross_entropy(a, T.from_numpy(y), label_smoothing=0.1),
+    ):
+        theirs = f(torch_oracle, *(torch_oracle.from_numpy(v) for v in (x, z, p)))
+        ours = f(tm, *(tm.from_numpy(v) for v in (x, z, p)))
+        assert _differ(ours.numpy(), theirs) == 0

@@ -23,7 +23,7 @@ from .._dispatch import (
     xp_for,
 )  # fmt: skip
 from ..pointwise.unary import _no_bool_neg
-from ..reduction.reduce import widen
+from ..reduction.reduce import _sum_array, widen
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -71,7 +71,13 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
         data = sq
     else:
         sq = widen(sq)  # half types: the squares rounded, their sum accumulated in float32
-        data = xp.asarray(xp.sum(sq) if reduction == "sum" else xp.mean(sq), dt.np)
+        if xp is np:  # PyTorch's order of additions (the CuPy path keeps CuPy's own)
+            total = _sum_array(xp, sq, None, False)
+            if reduction == "mean":
+                total = total / np.asarray(sq.size, total.dtype)
+        else:
+            total = xp.sum(sq) if reduction == "sum" else xp.mean(sq)
+        data = xp.asarray(total, dt.np)
     r = _wrap(data, dt, input._device)
     if _gm.enabled and (input._rg or target._rg):
         record(_MseLoss, (input, target), r, (input, target), reduction=reduction)
