@@ -116,17 +116,33 @@ def powf(x, y):
     ax = np.abs(x)
     with np.errstate(all="ignore"):
         r, redo = _estimated(ax, y)
-        redo |= ax < _TINY
-        special = ~((ax > 0) & (ax < np.inf) & (np.abs(y) < np.inf))  # NaN fails every test
-        if special.any():
+        normal = (ax >= _TINY) & (ax < np.inf)  # NaN fails both
+        finite_y = np.abs(y) < np.inf
+        special = None
+        if not (normal.all() and finite_y.all()):
+            special = ~((ax > 0) & (ax < np.inf) & finite_y)
+            redo |= ~normal  # subnormal bases
             redo &= ~special
         if redo.any():
             r[redo] = _core(ax[redo], np.broadcast_to(y, ax.shape)[redo])
         negative = x < 0
         if negative.any():  # |x| ** y with the sign (or NaN) SLEEF gives a negative base
-            r = np.where(negative, r * _sign_of_negative_base(y), r)
-        if special.any():
+            r = _signed(r, x, negative, y)
+        if special is not None and special.any():
             r[special] = _replayed(x[special], np.broadcast_to(y, ax.shape)[special])
+    return r
+
+
+def _signed(r, x, negative, y):
+    """``r`` (``|x| ** y``, not negative) where ``x >= 0``, times SLEEF's factor for ``x < 0``."""
+    sign = _sign_of_negative_base(y)
+    if sign.ndim:
+        return np.where(negative, r * sign, r)
+    if sign == 1:
+        return r
+    if sign == -1:
+        return np.copysign(r, x)
+    r[negative] = np.nan
     return r
 
 
