@@ -159,3 +159,17 @@ def test_losses_reduced_by_mean_match_oracle(torch_oracle):
         theirs = f(torch_oracle, *(torch_oracle.from_numpy(v) for v in (x, z, p)))
         ours = f(tm, *(tm.from_numpy(v) for v in (x, z, p)))
         assert _differ(ours.numpy(), theirs) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nansum_bits_match_oracle(torch_oracle, dtype):
+    """nansum is the same kernel, its loads turning NaN into 0 (strided inputs keep their order)."""
+    rng = np.random.default_rng(9)
+    for shape in ((1000,), (7, 33), (300, 17, 5), (2000, 100)):
+        a = rng.standard_normal(shape).astype(dtype)
+        a.reshape(-1)[rng.integers(0, a.size, a.size // 10)] = np.nan
+        for _, v in _layouts(a):
+            for d in _dims(v.ndim):
+                args = () if d is None else (d,)
+                theirs = torch_oracle.from_numpy(v).nansum(*args)
+                assert _differ(tm.from_numpy(v).nansum(*args).numpy(), theirs) == 0

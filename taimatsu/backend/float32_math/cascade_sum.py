@@ -140,9 +140,9 @@ def _should_swap(a, b, size, out, inp) -> int:
     return 0
 
 
-def _loop_dims(a, reduced):
+def _loop_dims(a, reduced, strides):
     """The loop's dims, innermost first, as (axes of ``a``, size, input stride, output stride)
-    after TensorIterator's ordering and merging (size-1 dims dropped)."""
+    after TensorIterator's ordering and merging, for an input laid out with ``strides``."""
     nd = a.ndim
     axes = [i for i in range(nd) if a.shape[i] != 1]
     out, step = {}, 1
@@ -155,7 +155,7 @@ def _loop_dims(a, reduced):
     for i in range(1, len(perm)):
         later = i
         for earlier in range(i - 1, -1, -1):
-            c = _should_swap(perm[earlier], perm[later], size, out, a.strides)
+            c = _should_swap(perm[earlier], perm[later], size, out, strides)
             if c > 0:
                 perm[earlier], perm[later] = perm[later], perm[earlier]
                 later = earlier
@@ -165,10 +165,10 @@ def _loop_dims(a, reduced):
     for i in perm:
         if dims:
             group, n, st_in, st_out = dims[-1]
-            if st_in * n == a.strides[i] and st_out * n == out[i]:
+            if st_in * n == strides[i] and st_out * n == out[i]:
                 dims[-1] = (group + [i], n * size[i], st_in, st_out)
                 continue
-        dims.append(([i], size[i], a.strides[i], out[i]))
+        dims.append(([i], size[i], strides[i], out[i]))
     return dims
 
 
@@ -253,27 +253,31 @@ def _two_pass(x, dims, lanes, nthreads):
     return _serial(buffer.reshape(nthreads, 1), one, lanes)
 
 
-def cascade_sum(a, dims, vector_bytes: int | None = None, num_threads: int | None = None):
+def cascade_sum(a, dims, vector_bytes=None, num_threads=None, strides=None):
     """``a`` (a float32/float64 NumPy array) summed over the axes ``dims`` in PyTorch's CPU
     order; the reduced axes are removed. ``vector_bytes``/``num_threads`` default to ATen's
-    vector width for sums and ``torch.get_num_threads()``."""
+    vector width for sums and ``torch.get_num_threads()``; ``strides`` (default ``a``'s): the
+    layout of the tensor PyTorch would sum, where ``a`` is a copy of its values."""
     reduced = set(dims)
     out_shape = tuple(s for i, s in enumerate(a.shape) if i not in reduced)
     if a.size == 0 or all(a.shape[i] == 1 for i in reduced):
         return np.add(np.zeros(out_shape, a.dtype), a.reshape(out_shape) if a.size else 0)
-    if any(s < 0 for s in a.strides):  # a flipped view: PyTorch's flip is a fresh tensor
+    strides = a.strides if strides is None else strides
+    if any(s < 0 for s in strides):  # a flipped view: PyTorch's flip is a fresh tensor
         a = np.ascontiguousarray(a)
+        strides = a.strides
     keep = [i for i, s in enumerate(a.shape) if s != 1]  # size-1 dims take no part in the loop
     reduced = {k for k, i in enumerate(keep) if i in reduced}
     a = a.reshape([a.shape[i] for i in keep])
+    strides = [strides[i] for i in keep]
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, silently
-        return _sum(a, reduced, out_shape, vector_bytes, num_threads)
+        return _sum(a, reduced, out_shape, vector_bytes, num_threads, strides)
 
 
-def _sum(a, reduced, out_shape, vector_bytes, num_threads):
+def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     lanes = (vector_bytes or VECTOR_BYTES) // a.itemsize
     nthreads = num_threads or threads.get_num_threads()
-    loop = _loop_dims(a, reduced)
+    loop = _loop_dims(a, reduced, strides)
     if len(loop) == 1:
         loop.append(([], 1, 0, 0))
     order = [i for group, *_ in loop[::-1] for i in group[::-1]]

@@ -227,12 +227,17 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)
-    a = widen(a)
-    r = (
-        xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim)
-        if a.dtype.kind in "fc"
-        else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
-    )
+    if xp is np and a.dtype.char in "fd":  # PyTorch's sum kernel, its loads turning NaN to 0
+        zeroed = np.where(np.isnan(a), a.dtype.type(0), a)
+        r = cascade_sum(zeroed, dims, strides=a.strides)
+        r = r.reshape(keepdim_shape(a.shape, dims)) if keepdim else r
+    else:
+        a = widen(a)
+        r = (
+            xp.nansum(a, axis=_axis(dims, nd), keepdims=keepdim)
+            if a.dtype.kind in "fc"
+            else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
+        )
     res = _wrap(xp.asarray(r, dt.np), dt, input._device)
     if input._rg and _gm.enabled:
         record(_Nansum, (input,), res, (input,), dims=dims, keepdim=keepdim)
