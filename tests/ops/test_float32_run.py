@@ -12,6 +12,7 @@ import torch as torch_oracle
 import taimatsu
 from taimatsu.backend import float32_math as fm
 from taimatsu.backend.float32_math import activation, atanh, exp, glibc, log1p
+from taimatsu.backend.float32_math.primitives import select
 
 
 def _scalar(b):  # PyTorch's scalar sigmoid loop: glibc's expf
@@ -117,3 +118,17 @@ def test_scalar_loop_in_blocks_gives_the_whole_arrays_bits(layout, threads, monk
     np.testing.assert_array_equal(_bits(got), _bits(whole))
     want = np.empty(x.shape, np.float32) if c_order else np.empty_like(whole)
     assert got.strides == want.strides
+
+
+def test_select_gives_np_where_bits():
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(0, 2**32, 1000, dtype=np.uint64).astype(np.uint32) for _ in range(2))
+    a, b = a.view(np.float32), b.view(np.float32)
+    mask = rng.random(1000) > 0.5
+    cases = [(a, b), (np.float32(np.inf), b), (a, np.float32(-0.0)), (np.float32(1), np.float32(2))]
+    cases += [(a.view(np.int32), b.view(np.int32)), (a, 0), (1, 2), (a.astype(np.float64), b)]
+    for x, y in cases:
+        want, got = np.where(mask, x, y), select(mask, x, y)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert select(np.bool_(True), np.float32(1), np.float32(2)).shape == ()

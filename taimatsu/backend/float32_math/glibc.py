@@ -28,6 +28,8 @@ import os
 
 import numpy as np
 
+from .primitives import select  # np.where's bits without its per-element branch
+
 F32, F64, I32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32)
 
 
@@ -107,19 +109,40 @@ _EXP_OVER = _f(float.fromhex("0x1.62e42ep6"))  # above: inf
 _EXP_UNDER = _f(-float.fromhex("0x1.9fe368p6"))  # below: 0
 
 
+# 2**(i/32) as bits: 2**(i/32) * 2**e is these plus e << 52 (every e expf's results reach)
+_EXP2_32_BITS = _EXP2_32.view(np.int64)
+
+
 def _expf_replay(x):
     """glibc's ``expf`` (2.27 and later) of float32 values."""
     x = np.asarray(x, F32)
+    # beyond the range (and NaN) the result is a constant or x: computed on 0, then replaced
+    outside = ~((x >= _EXP_UNDER) & (x <= _EXP_OVER))
+    rare = bool(outside.any())
     with np.errstate(all="ignore"):
-        z = _INV_LN2_32 * x.astype(F64)
+        z = select(outside, _f(0), x).astype(F64) if rare else x.astype(F64)
+        z *= _INV_LN2_32
         kd = np.rint(z)  # glibc adds and subtracts 1.5 * 2**52: round to nearest even
-        r = z - kd
-        k = np.nan_to_num(kd).astype(np.int64)
-        s = np.ldexp(_EXP2_32[k & 31], (k >> 5).astype(I32))
-        y = (_EXP_C[0] * r + _EXP_C[1]) * (r * r) + (_EXP_C[2] * r + 1.0)
-        out = np.where(x > _EXP_OVER, _f(np.inf), (y * s).astype(F32))
-        out = np.where(x < _EXP_UNDER, _f(0), out)
-    return np.where(np.isnan(x), x, out)
+        r = np.subtract(z, kd, out=z)
+        k = kd.astype(np.int64)
+        s = _EXP2_32_BITS[k & 31]
+        k >>= 5
+        k <<= 52
+        s += k  # 2**(k/32) exactly, as ldexp (no overflow, no subnormal)
+        # (c0 r + c1) r**2 + (c2 r + 1), each step rounded as glibc's (unfused) double steps
+        y = _EXP_C[0] * r
+        y += _EXP_C[1]
+        y *= r * r
+        t = _EXP_C[2] * r
+        t += 1.0
+        y += t
+        y *= s.view(F64)
+        out = y.astype(F32)
+    if rare:
+        out = select(x > _EXP_OVER, _f(np.inf), out)
+        out = select(x < _EXP_UNDER, _f(0), out)
+        out = select(np.isnan(x), x, out)
+    return out
 
 
 # ---- expm1f (fdlibm) -------------------------------------------------------------------------
@@ -140,9 +163,11 @@ def _expm1f_fdlibm(x):
     neg = x < 0
     # argument reduction: x = k ln2 + hi - lo, |hi - lo| <= ln2 / 2
     one_step = hx < 0x3F851592
-    kf = np.trunc(_INV_LN2 * x + np.where(neg, -_HALF, _HALF)).astype(F32)
-    kf = np.where(one_step, np.where(neg, _f(-1), _ONE), kf)
-    kf = np.where(hx > 0x3EB17218, kf, _f(0))
+    kf = _INV_LN2 * x
+    kf += select(neg, -_HALF, _HALF)
+    kf = np.trunc(kf)
+    kf = select(one_step, select(neg, _f(-1), _ONE), kf)
+    kf = select(hx > 0x3EB17218, kf, _f(0))
     hi = x - kf * _LN2_HI
     lo = kf * _LN2_LO
     xr = hi - lo
@@ -155,25 +180,32 @@ def _expm1f_fdlibm(x):
     e = hxs * ((r1 - t) / (_f(6) - xr * t))
     r = xr - (xr * e - hxs)  # k == 0
     e = (xr * (e - c) - c) - hxs
-    r = np.where(k == -1, _HALF * (xr - e) - _HALF, r)
-    k1 = np.where(xr < _f(-0.25), -_TWO * (e - (xr + _HALF)), _ONE + _TWO * (xr - e))
-    r = np.where(k == 1, k1, r)
+    # each branch below only where some element takes it (the selects keep r elsewhere)
+    at = k == -1
+    if at.any():
+        r = select(at, _HALF * (xr - e) - _HALF, r)
+    at = k == 1
+    if at.any():
+        k1 = select(xr < _f(-0.25), -_TWO * (e - (xr + _HALF)), _ONE + _TWO * (xr - e))
+        r = select(at, k1, r)
     # |k| >= 2: 2**k (1 - (e - x)) - 1, with 1 - 2**-k or 2**-k folded in for k in [2, 56]
     far = (k <= -2) | (k > 56)
     if far.any():
-        r = np.where(far, _add_exponent(_ONE - (e - xr), k) - _ONE, r)
+        r = select(far, _add_exponent(_ONE - (e - xr), k) - _ONE, r)
     mid = (k >= 2) & (k < 23)
     if mid.any():
         t = _from_bits(0x3F800000 - (0x1000000 >> np.clip(k, 0, 23)))
-        r = np.where(mid, _add_exponent(t - (e - xr), k), r)
+        r = select(mid, _add_exponent(t - (e - xr), k), r)
     top = (k >= 23) & (k <= 56)
     if top.any():
         t = _from_bits((0x7F - np.clip(k, 0, 127)) << 23)
-        r = np.where(top, _add_exponent((xr - (e + t)) + _ONE, k), r)
-    r = np.where(hx < 0x33000000, x, r)  # |x| < 2**-25: x
-    r = np.where(neg & (hx >= 0x4195B844), _f(-1), r)  # x <= -27 ln2
-    r = np.where((hx >= 0x42B17218) & (x > 0), _f(np.inf), r)  # overflow checked from 88.7228
-    return np.where(np.isnan(x), x, r)
+        r = select(top, _add_exponent((xr - (e + t)) + _ONE, k), r)
+    if ((hx < 0x33000000) | (hx >= 0x4195B844)).any():  # tiny, large or NaN (rare)
+        r = select(hx < 0x33000000, x, r)  # |x| < 2**-25: x
+        r = select(neg & (hx >= 0x4195B844), _f(-1), r)  # x <= -27 ln2
+        r = select((hx >= 0x42B17218) & (x > 0), _f(np.inf), r)  # overflow checked from 88.7228
+        r = select(np.isnan(x), x, r)
+    return r
 
 
 _expm1f_replay = _fdlibm_or_rounded(_expm1f_fdlibm, np.expm1)
@@ -201,20 +233,20 @@ def _log1pf_fdlibm(x):
     direct = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-0x416A09E1)))
     # otherwise 1 + x = 2**k (1 + f) with sqrt(2)/2 <= 1 + f < sqrt(2), c the rounding of 1 + x
     small = hx < 0x5A000000
-    u = np.where(small, _ONE + x, x)
+    u = select(small, _ONE + x, x)
     hu = _bits(u)
     k = (hu >> 23) - 127
-    c = np.where(k > 0, _ONE - (u - x), x - (u - _ONE)) / u
-    c = np.where(small, c, _f(0))
+    c = select(k > 0, _ONE - (u - x), x - (u - _ONE)) / u
+    c = select(small, c, _f(0))
     hu &= 0x007FFFFF
     low = hu < 0x3504F7
-    u = _from_bits(np.where(low, hu | 0x3F800000, hu | 0x3F000000))
-    k = np.where(low, k, k + 1)
-    hu = np.where(low, hu, (0x00800000 - hu) >> 2)
+    u = _from_bits(select(low, hu | 0x3F800000, hu | 0x3F000000))
+    k = select(low, k, k + 1)
+    hu = select(low, hu, (0x00800000 - hu) >> 2)
     f = u - _ONE
-    k = np.where(direct, 0, k)
-    f = np.where(direct, x, f)
-    hu = np.where(direct, 1, hu)
+    k = select(direct, np.int32(0), k)
+    f = select(direct, x, f)
+    hu = select(direct, np.int32(1), hu)
     kf = k.astype(F32)
     hfsq = _HALF * f * f
     s = f / (_TWO + f)
@@ -223,7 +255,7 @@ def _log1pf_fdlibm(x):
     for coefficient in _LP[5::-1]:
         p = coefficient + z * p
     big_r = z * p
-    r = np.where(
+    r = select(
         k == 0,
         f - (hfsq - s * (hfsq + big_r)),
         kf * _LN2_HI - ((hfsq - (s * (hfsq + big_r) + (kf * _LN2_LO + c))) - f),
@@ -231,12 +263,14 @@ def _log1pf_fdlibm(x):
     tiny = hu == 0  # |f| < 2**-20
     if tiny.any():
         tiny_r = hfsq * (_ONE - _f(0.66666666666666666) * f)
-        t = np.where(k == 0, f - tiny_r, kf * _LN2_HI - ((tiny_r - (kf * _LN2_LO + c)) - f))
-        exact = np.where(k == 0, _f(0), kf * _LN2_HI + (c + kf * _LN2_LO))
-        r = np.where(tiny, np.where(f == 0, exact, t), r)
-    r = np.where(ax < 0x31000000, np.where(ax < 0x24800000, x, x - x * x * _HALF), r)
-    r = np.where(x == -1, _f(-np.inf), np.where(x < -1, _f(np.nan), r))
-    return np.where((hx >= 0x7F800000) | np.isnan(x), x + x, r)
+        t = select(k == 0, f - tiny_r, kf * _LN2_HI - ((tiny_r - (kf * _LN2_LO + c)) - f))
+        exact = select(k == 0, _f(0), kf * _LN2_HI + (c + kf * _LN2_LO))
+        r = select(tiny, select(f == 0, exact, t), r)
+    if ((ax < 0x31000000) | (ax >= 0x7F800000) | (x <= -1)).any():  # tiny, -1 and below, inf, NaN
+        r = select(ax < 0x31000000, select(ax < 0x24800000, x, x - x * x * _HALF), r)
+        r = select(x == -1, _f(-np.inf), select(x < -1, _f(np.nan), r))
+        r = select((hx >= 0x7F800000) | np.isnan(x), x + x, r)
+    return r
 
 
 _log1pf_replay = _fdlibm_or_rounded(_log1pf_fdlibm, np.log1p)
@@ -247,12 +281,16 @@ def _tanhf_fdlibm(x):
     ax = np.abs(x)
     hx = _bits(ax)
     big = hx >= 0x3F800000
-    t = expm1f(np.where(big, _TWO * ax, -_TWO * ax))  # one call for both branches
-    z = np.where(big, _ONE - _TWO / (t + _TWO), -t / (t + _TWO))
-    z = np.where(hx >= 0x41B00000, _ONE, z)  # |x| >= 22 (and inf): 1
+    t = expm1f(select(big, _TWO * ax, -_TWO * ax))  # one call for both branches
+    z = select(big, _ONE - _TWO / (t + _TWO), -t / (t + _TWO))
+    rare = bool(((hx >= 0x41B00000) | (hx < 0x24000000)).any())  # NaN's hx is above inf's
+    if rare:
+        z = select(hx >= 0x41B00000, _ONE, z)  # |x| >= 22 (and inf): 1
     z = np.copysign(z, x)
-    z = np.where(hx < 0x24000000, x * (_ONE + x), z)  # |x| < 2**-55 (and 0)
-    return np.where(np.isnan(x), x, z)
+    if rare:
+        z = select(hx < 0x24000000, x * (_ONE + x), z)  # |x| < 2**-55 (and 0)
+        z = select(np.isnan(x), x, z)
+    return z
 
 
 _tanhf_replay = _fdlibm_or_rounded(_tanhf_fdlibm, np.tanh)
@@ -263,21 +301,23 @@ _EXP_HALF_FROM = 0x42B17180  # |x| from here: exp(|x| / 2)**2 / 2, exp(|x|) / 2 
 
 def _half_exp(ax, hx):
     """``exp(|x|) / 2`` for |x| >= 22, as fdlibm's sinhf/coshf compute it."""
-    w = expf(np.where(hx < _EXP_HALF_FROM, ax, _HALF * ax))
-    r = np.where(hx < _EXP_HALF_FROM, _HALF * w, (_HALF * w) * w)
-    return np.where(hx > 0x42B2D4FC, _f(np.inf), r)
+    w = expf(select(hx < _EXP_HALF_FROM, ax, _HALF * ax))
+    r = select(hx < _EXP_HALF_FROM, _HALF * w, (_HALF * w) * w)
+    return select(hx > 0x42B2D4FC, _f(np.inf), r)
 
 
 def _sinhf_fdlibm(x):
     ax = np.abs(x)
     hx = _bits(ax)
     t = expm1f(ax)
-    r = np.where(hx < 0x3F800000, _TWO * t - t * t / (t + _ONE), t + t / (t + _ONE)) * _HALF
+    r = select(hx < 0x3F800000, _TWO * t - t * t / (t + _ONE), t + t / (t + _ONE)) * _HALF
     far = hx >= 0x41B00000  # |x| >= 22 (rare): exp(|x|) / 2
     if far.any():
-        r = np.where(far, _half_exp(ax, hx), r)
-    r = np.where(hx < 0x31800000, ax, r)  # |x| < 2**-28: x
-    return np.where(np.isnan(x), x, np.copysign(r, x))
+        r = select(far, _half_exp(ax, hx), r)
+    if ((hx < 0x31800000) | (hx > 0x7F800000)).any():  # tiny or NaN (rare)
+        r = select(hx < 0x31800000, ax, r)  # |x| < 2**-28: x
+        return select(np.isnan(x), x, np.copysign(r, x))
+    return np.copysign(r, x)
 
 
 _sinhf_replay = _fdlibm_or_rounded(_sinhf_fdlibm, np.sinh)
@@ -292,12 +332,15 @@ def _coshf_fdlibm(x):
     if near0.any():  # |x| < ln2 / 2: 1 + expm1(|x|)**2 / (2 exp(|x|))
         t = expm1f(ax)
         w = _ONE + t
-        r = np.where(near0, _ONE + (t * t) / (w + w), r)
-    r = np.where(hx < 0x24000000, _ONE, r)
-    far = hx >= 0x41B00000
+        r = select(near0, _ONE + (t * t) / (w + w), r)
+    tiny = hx < 0x24000000
+    if tiny.any():
+        r = select(tiny, _ONE, r)
+    far = hx >= 0x41B00000  # NaN too
     if far.any():
-        r = np.where(far, _half_exp(ax, hx), r)
-    return np.where(np.isnan(x), x, r)
+        r = select(far, _half_exp(ax, hx), r)
+        r = select(np.isnan(x), x, r)
+    return r
 
 
 _coshf_replay = _fdlibm_or_rounded(_coshf_fdlibm, np.cosh)
@@ -308,10 +351,10 @@ def _atanhf_fdlibm(x):
     xa = np.abs(x)
     t = xa + xa
     near0 = _HALF * log1pf(t + t * xa / (_ONE - xa))
-    t = np.where(xa < _HALF, near0, _HALF * log1pf(t / (_ONE - xa)))
-    t = np.where(xa < _f(2.0**-28), xa, t)
-    t = np.where(xa == _ONE, _f(np.inf), np.where(xa > _ONE, _f(np.nan), t))
-    return np.where(np.isnan(x), x, np.copysign(t, x))
+    t = select(xa < _HALF, near0, _HALF * log1pf(t / (_ONE - xa)))
+    t = select(xa < _f(2.0**-28), xa, t)
+    t = select(xa == _ONE, _f(np.inf), select(xa > _ONE, _f(np.nan), t))
+    return select(np.isnan(x), x, np.copysign(t, x))
 
 
 _atanhf_replay = _fdlibm_or_rounded(_atanhf_fdlibm, np.arctanh)
@@ -354,17 +397,17 @@ def _atanf_fdlibm(x):
         ],
         _f(-1) / ax,
     )
-    v = np.where(ident < 0, x, reduced.astype(F32))
+    v = select(ident < 0, x, reduced.astype(F32))
     z = v * v
     w = z * z
     s1 = z * (_AT[0] + w * (_AT[2] + w * (_AT[4] + w * (_AT[6] + w * (_AT[8] + w * _AT[10])))))
     s2 = w * (_AT[1] + w * (_AT[3] + w * (_AT[5] + w * (_AT[7] + w * _AT[9]))))
     i = np.maximum(ident, 0)
     far = _ATAN_HI[i] - ((v * (s1 + s2) - _ATAN_LO[i]) - v)
-    r = np.where(ident < 0, v - v * (s1 + s2), np.copysign(far, x))
-    r = np.where(hx < 0x31000000, x, r)  # |x| < 2**-29: x
-    r = np.where(hx >= 0x4C000000, np.copysign(_ATAN_HI[3] + _ATAN_LO[3], x), r)  # |x| >= 2**25
-    return np.where(np.isnan(x), x, r)
+    r = select(ident < 0, v - v * (s1 + s2), np.copysign(far, x))
+    r = select(hx < 0x31000000, x, r)  # |x| < 2**-29: x
+    r = select(hx >= 0x4C000000, np.copysign(_ATAN_HI[3] + _ATAN_LO[3], x), r)  # |x| >= 2**25
+    return select(np.isnan(x), x, r)
 
 
 _PI, _PI_2, _PI_4 = _f(3.1415927410e00), _f(1.5707963705e00), _f(7.8539818525e-01)
@@ -377,20 +420,20 @@ def _atan2f_fdlibm(y, x):
     xneg, yneg = hx < 0, hy < 0
     k = (iy - ix) >> 23
     z = _atanf_fdlibm(np.abs(y / x))
-    z = np.where(k > 60, _PI_2 + _HALF * _PI_LO, np.where(xneg & (k < -60), _f(0), z))
-    r = np.where(xneg, _PI - (z - _PI_LO), z)  # quadrants 2, 3: pi - z (y's sign below)
+    z = select(k > 60, _PI_2 + _HALF * _PI_LO, select(xneg & (k < -60), _f(0), z))
+    r = select(xneg, _PI - (z - _PI_LO), z)  # quadrants 2, 3: pi - z (y's sign below)
     r = np.copysign(r, y)
-    r = np.where(xneg & yneg, (z - _PI_LO) - _PI, r)
+    r = select(xneg & yneg, (z - _PI_LO) - _PI, r)
     # infinities (fdlibm's tables: +-pi/4, +-3pi/4, 0, +-pi, +-pi/2), zeros
     both_inf = (ix == 0x7F800000) & (iy == 0x7F800000)
-    r = np.where(both_inf, np.copysign(np.where(xneg, _f(3) * _PI_4, _PI_4), y), r)
+    r = select(both_inf, np.copysign(select(xneg, _f(3) * _PI_4, _PI_4), y), r)
     x_inf_only = (ix == 0x7F800000) & ~both_inf
-    r = np.where(x_inf_only, np.copysign(np.where(xneg, _PI, _f(0)), y), r)
-    r = np.where((iy == 0x7F800000) & ~both_inf, np.copysign(_PI_2, y), r)
-    r = np.where(ix == 0, np.copysign(_PI_2, y), r)
-    r = np.where(iy == 0, np.where(xneg, np.copysign(_PI, y), y), r)
-    r = np.where(hx == 0x3F800000, _atanf_fdlibm(y), r)  # x == 1: atanf(y)
-    return np.where(np.isnan(x) | np.isnan(y), x + y, r)
+    r = select(x_inf_only, np.copysign(select(xneg, _PI, _f(0)), y), r)
+    r = select((iy == 0x7F800000) & ~both_inf, np.copysign(_PI_2, y), r)
+    r = select(ix == 0, np.copysign(_PI_2, y), r)
+    r = select(iy == 0, select(xneg, np.copysign(_PI, y), y), r)
+    r = select(hx == 0x3F800000, _atanf_fdlibm(y), r)  # x == 1: atanf(y)
+    return select(np.isnan(x) | np.isnan(y), x + y, r)
 
 
 def _atan2f_replay(y, x):
@@ -470,7 +513,7 @@ def _exp2_double(xd, negative):
     s = np.ldexp(_EXP2_32[k & 31], (k >> 5).astype(I32))
     c = _POW_EXP_C
     y = (c[0] * r + c[1]) * (r * r) + (c[2] * r + 1.0)
-    return np.where(negative, -s, s) * y
+    return select(negative, -s, s) * y
 
 
 def _checkint(iy):
@@ -479,8 +522,8 @@ def _checkint(iy):
     shift = np.clip(0x7F + 23 - e, 0, 31)
     frac = iy & ((1 << shift) - 1)
     odd = (iy >> shift) & 1
-    r = np.where(frac != 0, 0, np.where(odd != 0, 1, 2))
-    return np.where(e < 0x7F, 0, np.where(e > 0x7F + 23, 2, r))
+    r = select(frac != 0, 0, select(odd != 0, 1, 2))
+    return select(e < 0x7F, 0, select(e > 0x7F + 23, 2, r))
 
 
 def _powf_glibc(x, y):
@@ -491,21 +534,21 @@ def _powf_glibc(x, y):
     # |x| normalised: subnormals scaled by 2**23 with the exponent field taken back by 23
     sub = ax < 0x00800000
     scaled = (np.abs(x) * _f(2.0**23)).view(I32) - (23 << 23)
-    bits = np.where(sub, scaled, ax).view(np.uint32)
+    bits = select(sub, scaled, ax).view(np.uint32)
     ylogx = y.astype(F64) * _log2_double(bits)
     r = _exp2_double(ylogx, negative).astype(F32)
-    r = np.where(ylogx > _POW_OVER, np.where(negative, _f(-np.inf), _f(np.inf)), r)
-    r = np.where(ylogx <= -150.0, np.where(negative, _f(-0.0), _f(0)), r)
-    r = np.where((ix < 0) & (yint == 0), _f(np.nan), r)
+    r = select(ylogx > _POW_OVER, select(negative, _f(-np.inf), _f(np.inf)), r)
+    r = select(ylogx <= -150.0, select(negative, _f(-0.0), _f(0)), r)
+    r = select((ix < 0) & (yint == 0), _f(np.nan), r)
     # x zero or infinite: x**2's sign and size, inverted for negative y
-    x2 = np.where(negative, -(x * x), x * x)
-    r = np.where((ax == 0) | (ax == 0x7F800000), np.where(iy < 0, _ONE / x2, x2), r)
+    x2 = select(negative, -(x * x), x * x)
+    r = select((ax == 0) | (ax == 0x7F800000), select(iy < 0, _ONE / x2, x2), r)
     # y infinite: 1 at |x| == 1, 0 or inf by whether |x| < 1 and y's sign
     small = ax < 0x3F800000
-    r_inf = np.where(ax == 0x3F800000, _ONE, np.where(small == (iy >= 0), _f(0), _f(np.inf)))
-    r = np.where(ay == 0x7F800000, r_inf, r)
-    r = np.where(np.isnan(x) | np.isnan(y), x + y, r)
-    return np.where((ay == 0) | (ix == 0x3F800000), _ONE, r)
+    r_inf = select(ax == 0x3F800000, _ONE, select(small == (iy >= 0), _f(0), _f(np.inf)))
+    r = select(ay == 0x7F800000, r_inf, r)
+    r = select(np.isnan(x) | np.isnan(y), x + y, r)
+    return select((ay == 0) | (ix == 0x3F800000), _ONE, r)
 
 
 def _powf_replay(x, y):
@@ -539,7 +582,7 @@ def _logf(x):
     """glibc's ``logf`` of positive finite float32 values (the 1/c table is powf's)."""
     ix = x.view(np.uint32)
     sub = ix < 0x00800000
-    ix = np.where(sub, (x * _f(2.0**23)).view(np.uint32) - np.uint32(23 << 23), ix)
+    ix = select(sub, (x * _f(2.0**23)).view(np.uint32) - np.uint32(23 << 23), ix)
     tmp = ix - np.uint32(0x3F330000)
     i = (tmp >> np.uint32(19)) & np.uint32(15)
     k = tmp.view(I32) >> 23
@@ -557,13 +600,13 @@ _LN2_F = _f(6.9314718246e-01)
 def _asinhf_fdlibm(x):
     xa = np.abs(x)
     ix = _bits(xa)
-    big = _logf(np.where(ix > 0x47000000, xa, _ONE)) + _LN2_F
+    big = _logf(select(ix > 0x47000000, xa, _ONE)) + _LN2_F
     t = xa * xa
     mid = _logf(np.maximum(_TWO * xa + _ONE / (np.sqrt(t + _ONE) + xa), _f(1e-30)))
     small = log1pf(xa + t / (_ONE + np.sqrt(_ONE + t)))
-    w = np.where(ix > 0x47000000, big, np.where(ix > 0x40000000, mid, small))
-    w = np.where(ix < 0x38000000, xa, w)
-    return np.where(np.isnan(x) | np.isinf(x), x + x, np.copysign(w, x))
+    w = select(ix > 0x47000000, big, select(ix > 0x40000000, mid, small))
+    w = select(ix < 0x38000000, xa, w)
+    return select(np.isnan(x) | np.isinf(x), x + x, np.copysign(w, x))
 
 
 _asinhf_replay = _fdlibm_or_rounded(_asinhf_fdlibm, np.arcsinh)
@@ -571,15 +614,15 @@ _asinhf_replay = _fdlibm_or_rounded(_asinhf_fdlibm, np.arcsinh)
 
 def _acoshf_fdlibm(x):
     hx = _bits(x)
-    huge = _logf(np.where(hx >= 0x4D800000, x, _ONE)) + _LN2_F
+    huge = _logf(select(hx >= 0x4D800000, x, _ONE)) + _LN2_F
     t = x * x
     mid = _logf(np.maximum(_TWO * x - _ONE / (x + np.sqrt(t - _ONE)), _ONE))
     u = x - _ONE
     small = log1pf(u + np.sqrt(_TWO * u + u * u))
-    r = np.where(hx >= 0x4D800000, huge, np.where(hx > 0x40000000, mid, small))
-    r = np.where(hx == 0x3F800000, _f(0), r)
-    r = np.where(hx < 0x3F800000, _f(np.nan), r)  # x < 1, negative x too
-    return np.where(np.isnan(x) | (hx == 0x7F800000), x + x, r)
+    r = select(hx >= 0x4D800000, huge, select(hx > 0x40000000, mid, small))
+    r = select(hx == 0x3F800000, _f(0), r)
+    r = select(hx < 0x3F800000, _f(np.nan), r)  # x < 1, negative x too
+    return select(np.isnan(x) | (hx == 0x7F800000), x + x, r)
 
 
 _acoshf_replay = _fdlibm_or_rounded(_acoshf_fdlibm, np.arccosh)

@@ -153,6 +153,23 @@ def ldexp(x, q):
         return np.ldexp(np.asarray(x, F64), np.asarray(q).astype(np.int32, copy=False)).astype(F32)
 
 
+def select(mask, a, b):
+    """``np.where(mask, a, b)``, the same bits, without a branch per element where ``a`` and
+    ``b`` share a 4-byte dtype (float32, int32): NumPy's ``where`` branches on each element,
+    ~6 ns an element on a random mask (a mispredicted branch; the replays select between their
+    formulas' branches on masks as random as their inputs), where this blend of the bits,
+    ``b ^ ((a ^ b) & -mask)``, is five integer passes of ~0.15 ns. Other dtypes: ``np.where``."""
+    x, y = np.asarray(a), np.asarray(b)
+    if x.dtype != y.dtype or x.dtype.itemsize != 4:
+        return np.where(mask, a, b)  # a Python number: NumPy's own promotion
+    m = np.asarray(mask).astype(np.int32)
+    np.negative(m, out=m)  # 0 or all ones
+    xi, yi = x.view(np.int32), y.view(np.int32)
+    r = np.bitwise_and(np.bitwise_xor(xi, yi), m)
+    r ^= yi
+    return r.view(x.dtype)
+
+
 # ---- y + alpha * x rounded once, in place: BLAS saxpy -------------------------------------------
 # PyTorch's float32 ``y.add_(x, alpha=a)`` (and lerp's, SGD's, Adam's updates built on it) is one
 # fused multiply-add per element. OpenBLAS's saxpy kernel for an FMA-capable CPU computes exactly
