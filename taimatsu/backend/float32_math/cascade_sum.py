@@ -277,6 +277,11 @@ def cascade_sum(a, dims, vector_bytes=None, num_threads=None, strides=None):
 def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     lanes = (vector_bytes or VECTOR_BYTES) // a.itemsize
     nthreads = num_threads or threads.get_num_threads()
+    dense = a.flags.c_contiguous or a.flags.f_contiguous
+    if dense and len(reduced) == a.ndim and a.size < GRAIN and tuple(strides) == a.strides:
+        x = a.ravel(order="K")  # a whole tensor in one run (the common case): a 1-d loop
+        r = inner_sum(x, lanes) if x.size >= lanes else row_sum(x)
+        return np.asarray(np.add(r, 0, dtype=a.dtype)).reshape(out_shape)
     loop = _loop_dims(a, reduced, strides)
     if len(loop) == 1:
         loop.append(([], 1, 0, 0))
