@@ -1,7 +1,7 @@
 """Every script in examples/ runs, so none of them rots.
 
-- The concept examples run as written (exit 0); when PyTorch is installed they also run through
-  examples/seeds/with_torch.py and must print exactly the same.
+- The concept examples run as written (exit 0); when PyTorch is installed they also run with
+  PyTorch standing in for taimatsu (examples/seeds/with_torch.py) and must print exactly the same.
 - examples/train_digits.py (the main job) runs on a 200-image subset for one or two epochs:
   checkpoint and plot are written, --resume continues bit-for-bit, a taimatsu checkpoint is
   resumed by PyTorch, and both frameworks print the same metrics. The full run (>= 97%
@@ -11,6 +11,10 @@
 - As a new user meets them: a bad argument ends in argparse's one-line error (exit 2, no
   traceback), --help shows every default, a trial run does not overwrite another run's results,
   and a log redirected to a file gets no progress-bar carriage returns.
+
+Every example run is its own process, as on the command line; the runs are forked from one
+interpreter per framework (tests/forked_scripts.py), which pays the import of taimatsu or PyTorch
+once instead of once per run.
 """
 
 import difflib
@@ -51,14 +55,14 @@ def script_env() -> dict:
     return env
 
 
-def run(*args: str, cwd: Path = ROOT, text: bool = True) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, *args],
         check=False,
         cwd=cwd,
         env=script_env(),
         capture_output=True,
-        text=text,  # text mode would turn a "\r" into "\n"
+        text=True,
         timeout=TIMEOUT_S,
     )
 
@@ -135,8 +139,76 @@ def needs_example_deps():
     pytest.importorskip("matplotlib")
 
 
-def test_digits_help(needs_example_deps):
-    out = ok(run(DIGITS, "--help"))
+def has_example_deps() -> bool:
+    return all(importlib.util.find_spec(name) for name in ("tqdm", "matplotlib"))
+
+
+# Every run of an example below is made once, in one of two runners (tests/forked_scripts.py):
+# taimatsu's runs, then PyTorch's. Each run is its own process forked from an interpreter that
+# imported the framework once (a fresh interpreter per run paid that import ~20 times). The jobs
+# run in order: a resume follows the run whose checkpoint it resumes.
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("example_runs")
+
+
+def run_jobs(jobs: dict, out_dir: Path, *, torch: bool) -> dict:
+    argvs = [[str(arg) for arg in argv] for argv in jobs.values()]
+    results = run_scripts(
+        argvs, torch=torch, out_dir=out_dir, env=script_env(), cwd=ROOT,
+        timeout=TIMEOUT_S * len(argvs),
+    )  # fmt: skip
+    return dict(zip(jobs, results))
+
+
+@pytest.fixture(scope="module")
+def ours(runs_dir) -> dict:
+    """{job: taimatsu's run}; the digits and VAE jobs only with their dependencies installed."""
+    d = runs_dir
+    jobs = {
+        "lstm": [EXAMPLES / "lstm_digits.py", "--epochs", "1"],
+        "char_gpt": [EXAMPLES / "char_gpt.py", "--steps", "3", "--sample-chars", "20"],
+        "char_gpt_20": CHAR_GPT_20,
+        "hogwild": [EXAMPLES / "mnist_hogwild.py", *HOGWILD],
+        "see_the_graph": [EXAMPLES / "see_the_graph.py", "--out-dir", d / "graph"],
+        "gcn": GCN,
+    }
+    if has_example_deps():
+        jobs |= {
+            "digits_help": [DIGITS, "--help"],
+            "digits_bad_argument": [DIGITS, "--epochs", "-3"],
+            "digits": [DIGITS, *TINY, "--out-dir", d / "full"],
+            "digits_part": [DIGITS, *TINY, "--out-dir", d / "split", "--stop-after", "1"],
+            "digits_rest": [DIGITS, *TINY, "--out-dir", d / "split", "--resume"],
+            "digits_again": [DIGITS, *TINY, "--out-dir", d / "again"],
+            "digits_other_part": [DIGITS, *TINY, "--out-dir", d / "other", "--stop-after", "1"],
+            "digits_other_schedule": [DIGITS, "--epochs", "5", "--subset", "200",
+                                      "--out-dir", d / "other", "--resume"],
+            "digits_mixed_part": [DIGITS, *TINY, "--out-dir", d / "mixed", "--stop-after", "1"],
+            "vae": [EXAMPLES / "vae_digits.py", "--epochs", "2", "--plot", d / "v.png"],
+        }  # fmt: skip
+    return run_jobs(jobs, d / "ours", torch=False)
+
+
+@pytest.fixture(scope="module")
+def theirs(runs_dir, ours, torch_oracle) -> dict:
+    """{job: PyTorch's run}, after taimatsu's: one of them resumes a taimatsu checkpoint."""
+    d = runs_dir
+    lstm_vs_torch = d / "lstm_vs_torch.py"
+    lstm_vs_torch.write_text(LSTM_VS_TORCH)
+    jobs = {"lstm_vs_torch": [lstm_vs_torch], "char_gpt_20": CHAR_GPT_20, "gcn": GCN}
+    if has_example_deps():
+        jobs |= {
+            "digits": [DIGITS, *TINY, "--out-dir", d / "theirs"],
+            "digits_mixed_rest": [DIGITS, *TINY, "--out-dir", d / "mixed", "--resume"],
+        }
+    return run_jobs(jobs, d / "theirs_logs", torch=True)
+
+
+def test_digits_help(ours, needs_example_deps):
+    out = ok(ours["digits_help"])
     for flag in ["--epochs", "--batch-size", "--lr", "--device", "--seed", "--out-dir", "--resume"]:
         assert flag in out
 
@@ -215,8 +287,8 @@ def test_bad_argument_is_one_line_error(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing was written
 
 
-def test_bad_argument_from_the_command_line():
-    r = run(DIGITS, "--epochs", "-3")
+def test_bad_argument_from_the_command_line(ours, needs_example_deps):
+    r = ours["digits_bad_argument"]
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     last = r.stderr.splitlines()[-1]
     assert last == "train_digits.py: error: argument --epochs: must be a positive integer, got -3"
@@ -262,31 +334,32 @@ def test_digits_trial_run_keeps_other_runs(tmp_path, monkeypatch, capsys, needs_
     assert files("runs/digits") != before
 
 
-def test_digits_tiny_run_and_resume(tmp_path, needs_example_deps):
-    redirected = run(DIGITS, *TINY, "--out-dir", str(tmp_path / "full"), text=False)
-    full = ok(redirected).decode()
+def test_digits_tiny_run_and_resume(runs_dir, ours, needs_example_deps):
+    redirected = ours["digits"]
+    full = ok(redirected)
     # Not a terminal: no progress bar (its carriage returns would fill a log), a line per epoch.
-    assert b"\r" not in redirected.stdout + redirected.stderr, redirected.stderr
+    # (The runner hands the output over as written: a "\r" stays a "\r".)
+    assert "\r" not in redirected.stdout + redirected.stderr, redirected.stderr
     assert len(epoch_lines(full)) == 2
-    assert f"checkpoint: {tmp_path / 'full' / 'checkpoint.pt'}" in full
-    assert f"plot: {tmp_path / 'full' / 'curves.png'}" in full
-    assert (tmp_path / "full" / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not list((tmp_path / "full").glob("*.tmp"))  # the atomic save cleaned up
+    assert f"checkpoint: {runs_dir / 'full' / 'checkpoint.pt'}" in full
+    assert f"plot: {runs_dir / 'full' / 'curves.png'}" in full
+    assert (runs_dir / "full" / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list((runs_dir / "full").glob("*.tmp"))  # the atomic save cleaned up
 
     # Stop after one epoch, resume: the same numbers as the uninterrupted run.
-    part = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "split"), "--stop-after", "1"))
-    rest = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "split"), "--resume"))
+    part = ok(ours["digits_part"])
+    rest = ok(ours["digits_rest"])
     assert "resumed from" in rest
     assert epoch_lines(part) + epoch_lines(rest) == epoch_lines(full)
 
     # Same seed, same result.
-    again = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "again")))
+    again = ok(ours["digits_again"])
     assert epoch_lines(again) == epoch_lines(full)
 
 
-def test_digits_resume_refuses_other_schedule(tmp_path, needs_example_deps):
-    ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path), "--stop-after", "1"))
-    r = run(DIGITS, "--epochs", "5", "--subset", "200", "--out-dir", str(tmp_path), "--resume")
+def test_digits_resume_refuses_other_schedule(ours, needs_example_deps):
+    ok(ours["digits_other_part"])
+    r = ours["digits_other_schedule"]
     assert r.returncode != 0 and "was written by a run with --epochs 2" in r.stderr
 
 
@@ -303,14 +376,13 @@ def assert_metrics_close(expected: list, actual: list) -> None:
 
 
 @pytest.mark.oracle
-def test_digits_same_with_pytorch(tmp_path, torch_oracle, needs_example_deps):
-    ours = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "ours")))
-    theirs = ok(run(str(WITH_TORCH), DIGITS, *TINY, "--out-dir", str(tmp_path / "theirs")))
-    assert_metrics_close(epoch_lines(theirs), epoch_lines(ours))
+def test_digits_same_with_pytorch(ours, theirs, needs_example_deps):
+    our_run = ok(ours["digits"])
+    assert_metrics_close(epoch_lines(ok(theirs["digits"])), epoch_lines(our_run))
     # A checkpoint written by taimatsu is resumed by PyTorch.
-    part = ok(run(DIGITS, *TINY, "--out-dir", str(tmp_path / "mixed"), "--stop-after", "1"))
-    rest = ok(run(str(WITH_TORCH), DIGITS, *TINY, "--out-dir", str(tmp_path / "mixed"), "--resume"))
-    assert_metrics_close(epoch_lines(ours), epoch_lines(part) + epoch_lines(rest))
+    part = ok(ours["digits_mixed_part"])
+    rest = ok(theirs["digits_mixed_rest"])
+    assert_metrics_close(epoch_lines(our_run), epoch_lines(part) + epoch_lines(rest))
 
 
 @pytest.mark.slow
@@ -323,15 +395,13 @@ def test_digits_full_run_reaches_97_percent(tmp_path, needs_example_deps):
 # ---- the other workloads ------------------------------------------------------------------
 
 
-def test_vae_runs(tmp_path, needs_example_deps):
-    out = ok(
-        run(str(EXAMPLES / "vae_digits.py"), "--epochs", "2", "--plot", str(tmp_path / "v.png"))
-    )
-    assert "-ELBO" in out and (tmp_path / "v.png").exists()
+def test_vae_runs(runs_dir, ours, needs_example_deps):
+    out = ok(ours["vae"])
+    assert "-ELBO" in out and (runs_dir / "v.png").exists()
 
 
-def test_lstm_runs():
-    out = ok(run(str(EXAMPLES / "lstm_digits.py"), "--epochs", "1"))
+def test_lstm_runs(ours):
+    out = ok(ours["lstm"])
     assert "validation accuracy" in out
 
 
@@ -352,53 +422,57 @@ print("same")
 
 
 @pytest.mark.oracle
-def test_lstm_layer_is_nn_lstm(torch_oracle):
+def test_lstm_layer_is_nn_lstm(theirs):
     # The written-out layer has nn.LSTM's parameters and computes what nn.LSTM computes.
-    assert ok(run("-c", LSTM_VS_TORCH)).strip() == "same"
+    assert ok(theirs["lstm_vs_torch"]).strip() == "same"
 
 
-def test_char_gpt_runs():
-    out = ok(run(str(EXAMPLES / "char_gpt.py"), "--steps", "3", "--sample-chars", "20"))
+def test_char_gpt_runs(ours):
+    out = ok(ours["char_gpt"])
     assert "sample:" in out
 
 
+CHAR_GPT_20 = [EXAMPLES / "char_gpt.py", "--steps", "20", "--sample-chars", "40"]
+
+
 @pytest.mark.oracle
-def test_char_gpt_same_with_pytorch(torch_oracle):
+def test_char_gpt_same_with_pytorch(ours, theirs):
     # Same initialisation, batches, losses and sampled text: only the timing line differs.
-    args = [str(EXAMPLES / "char_gpt.py"), "--steps", "20", "--sample-chars", "40"]
-    ours = ok(run(*args)).splitlines()
-    theirs = ok(run(str(WITH_TORCH), *args)).splitlines()
-    drop = [i for i, line in enumerate(theirs) if line.startswith("trained in")]
-    assert drop and [x for i, x in enumerate(ours) if i not in drop] == [
-        x for i, x in enumerate(theirs) if i not in drop
+    our_lines = ok(ours["char_gpt_20"]).splitlines()
+    their_lines = ok(theirs["char_gpt_20"]).splitlines()
+    drop = [i for i, line in enumerate(their_lines) if line.startswith("trained in")]
+    assert drop and [x for i, x in enumerate(our_lines) if i not in drop] == [
+        x for i, x in enumerate(their_lines) if i not in drop
     ]
 
 
-def test_hogwild_trains_one_shared_model():
+HOGWILD = ["--epochs", "2", "--num-processes", "2", "--start-method", "fork"]
+
+
+def test_hogwild_trains_one_shared_model(ours):
     # The main process only evaluates: its accuracy comes from the two processes' updates to
     # the shared parameters (an unshared model would stay at chance, ~10%).
-    args = ["--epochs", "2", "--num-processes", "2", "--start-method", "fork"]
-    out = ok(run(str(EXAMPLES / "mnist_hogwild.py"), *args))
+    out = ok(ours["hogwild"])
     assert "process 0 " in out and "process 1 " in out
     accuracy = float(re.search(r"accuracy ([\d.]+)% \(2 processes\)", out).group(1))
     assert accuracy > 70, out
 
 
-def test_see_the_graph_runs(tmp_path):
-    out = ok(run(str(EXAMPLES / "see_the_graph.py"), "--out-dir", str(tmp_path)))
+def test_see_the_graph_runs(runs_dir, ours):
+    out = ok(ours["see_the_graph"])
     assert "AccumulateGrad #" in out and "[fc1.weight (16, 1) float32]" in out
-    assert (tmp_path / "graph.dot").read_text().startswith("digraph autograd {")
+    assert (runs_dir / "graph" / "graph.dot").read_text().startswith("digraph autograd {")
     assert "fc1.weight.grad is None" in out
     cut = r"fc1\.weight: the path from the loss to fc1\.weight was cut by \.detach\(\) at \S*see_the_graph\.py:\d+"
     assert re.search(cut, out)
 
 
-GCN = [str(EXAMPLES / "gcn_sparse.py"), "--nodes", "200", "--epochs", "100"]
+GCN = [EXAMPLES / "gcn_sparse.py", "--nodes", "200", "--epochs", "100"]
 
 
-def test_gcn_sparse_trains():
+def test_gcn_sparse_trains(ours):
     # The graph lifts the accuracy well above what the noisy features give on their own.
-    out = ok(run(*GCN))
+    out = ok(ours["gcn"])
     test_acc = float(re.findall(r"test acc ([\d.]+)", out)[-2])
     alone = float(re.search(r"features only \(no graph\): test acc ([\d.]+)", out).group(1))
     assert "(torch.sparse_coo)" in out
@@ -406,10 +480,8 @@ def test_gcn_sparse_trains():
 
 
 @pytest.mark.oracle
-def test_gcn_sparse_same_with_pytorch(torch_oracle):
+def test_gcn_sparse_same_with_pytorch(ours, theirs):
     # Same graph, initialisation, dropout masks, losses and accuracies: only the timing differs.
-    ours = [x for x in ok(run(*GCN)).splitlines() if not x.startswith("trained in")]
-    theirs = [
-        x for x in ok(run(str(WITH_TORCH), *GCN)).splitlines() if not x.startswith("trained in")
-    ]
-    assert ours == theirs
+    our_lines = [x for x in ok(ours["gcn"]).splitlines() if not x.startswith("trained in")]
+    their_lines = [x for x in ok(theirs["gcn"]).splitlines() if not x.startswith("trained in")]
+    assert our_lines == their_lines
