@@ -13,26 +13,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor.core import Tensor, _wrapdim
 from ._dispatch import write_out
-from .pointwise.binary import binary
+from .pointwise.binary import div_scalar, mul_scalar
 from .shape.copies import cat
-
-# PyTorch's kernels multiply and divide by a C++ Scalar here, whose nodes (MulBackward1,
-# DivBackward1) have a single edge; a Python ``t * 2`` is MulBackward0 with a wrapped tensor.
-_mul_scalar, _ = binary(
-    "mul",
-    lambda xp, a, b: xp.multiply(a, b),
-    lambda node, g: (g * node.scalar,),
-    lambda a, b, out, ta, tb: ta * b,
-    scalar_node="MulBackward1",
-)
-_div_scalar, _ = binary(
-    "div",
-    lambda xp, a, b: xp.true_divide(a, b),
-    lambda node, g: (g / node.scalar,),
-    lambda a, b, out, ta, tb: ta / b,
-    kind="float",
-    scalar_node="DivBackward1",
-)
 
 
 def _as_float(y: Tensor) -> Tensor:
@@ -82,13 +64,13 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     if isinstance(x, Tensor):
         if y.shape[d] == 0:
             return _as_float(y).sum(d) * 0
-        return _div_scalar((_pair_sum(y, d) * _x_steps(y, x, d, dim, "trapezoid")).sum(d), 2.0)
+        return div_scalar((_pair_sum(y, d) * _x_steps(y, x, d, dim, "trapezoid")).sum(d), 2.0)
     step = 1 if dx is None else dx
     if y.shape[d] == 0:
         return _as_float(y).sum(d) * 0
     n = y.shape[d]
     ends = (y.narrow(d, 0, 1) + y.narrow(d, n - 1, 1)).squeeze(d)
-    return _mul_scalar(y.sum(d) - ends * 0.5, step)
+    return mul_scalar(y.sum(d) - ends * 0.5, step)
 
 
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -108,7 +90,7 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     if y.shape[d] == 0:
         return _as_float(y).narrow(d, 0, 0)
     if isinstance(x, Tensor):
-        return _div_scalar(
+        return div_scalar(
             (_pair_sum(y, d) * _x_steps(y, x, d, dim, "cumulative_trapezoid")).cumsum(d), 2.0
         )
     step = 1 if dx is None else dx

@@ -66,6 +66,25 @@ print(x.grad.stride(), x.grad.grad_fn.name(), x.grad.grad_fn.next_functions[0])
 w = torch.ones(4, 3).t().requires_grad_()
 (torch.ones(5, 3) @ w).sum().backward(); print(w.grad.stride())
 """,
+    "double_backward_names": """
+# the graph that create_graph records: PyTorch's mean_backward divides by a C++ Scalar
+# (DivBackward1), sum/mean/squeeze backwards unsqueeze each reduced dim (UnsqueezeBackward0)
+def names(t):
+    out, todo = [], [t.grad_fn]
+    while todo:
+        n = todo.pop(0)
+        if n is not None:
+            out.append(n.name()); todo += [e[0] for e in n.next_functions]
+    return out
+F = torch.nn.functional
+for f in (lambda x: x.mean(), lambda x: x.mean((0, 2)), lambda x: x.sum(2),
+          lambda x: x.squeeze(), lambda x: x.squeeze((1, 3)), lambda x: (x * 1).squeeze_(1),
+          lambda x: F.adaptive_avg_pool2d(x[0], 1), lambda x: F.adaptive_avg_pool1d(x[0, 0], 1)):
+    x = torch.ones(2, 1, 3, 1, requires_grad=True)
+    y = f(x)
+    g, = torch.autograd.grad((y * torch.ones_like(y, requires_grad=True)).sum(), x, create_graph=True)
+    print(names(g), g.shape)
+""",
     "gradient_kw": """
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 y = x * x

@@ -550,6 +550,31 @@ _true_div, _true_div_ = binary(
 )
 
 
+# PyTorch's C++ kernels and derivative formulas multiply and divide by a C++ Scalar (mul.Scalar,
+# div.Scalar: mean's backward divides by the count), whose nodes MulBackward1 / DivBackward1 have
+# a single edge and save only the scalar; a Python ``t * 2`` is MulBackward0 with a wrapped
+# tensor. The same kernels as a wrapped scalar's (opmath for float16/bfloat16).
+mul_scalar, _ = binary(
+    "mul",
+    lambda xp, a, b: xp.multiply(a, b),
+    lambda node, g: (g * node.scalar,),
+    lambda a, b, out, ta, tb: ta * b,
+    saves=(),
+    opmath=True,
+    scalar_node="MulBackward1",
+)
+div_scalar, _ = binary(
+    "div",
+    _true_divide,
+    lambda node, g: (g / node.scalar,),
+    lambda a, b, out, ta, tb: ta / b,
+    kind="float",
+    saves=(),
+    opmath=True,
+    scalar_node="DivBackward1",
+)
+
+
 def _trunc_div(xp, a, b):
     if a.dtype.kind in "fc":
         return xp.trunc(a / b)

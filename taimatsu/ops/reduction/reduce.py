@@ -34,6 +34,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
+from ..pointwise.binary import div_scalar
 
 
 # ---- helpers --------------------------------------------------------------------------------------
@@ -85,9 +86,15 @@ def _axis(dims, nd):
 
 
 def restore(g: Tensor, shape, dims, keepdim: bool) -> Tensor:
-    """Broadcast a reduced tensor back over the reduced dims (``sum_backward``)."""
-    if not keepdim and dims and g._data.ndim != len(shape):
-        g = g.reshape([1 if i in dims else s for i, s in enumerate(shape)])
+    """Broadcast a reduced tensor back over the reduced dims (``sum_backward``): a 0-d ``g``
+    expands as it is; else the reduced dims come back as PyTorch's unsqueeze_multiple does, one
+    UnsqueezeBackward0 each when a graph is built (one reshape view otherwise: the same array)."""
+    if not keepdim and dims and 0 < g._data.ndim != len(shape):
+        if g._rg and _gm.enabled:
+            for d in dims:  # sorted: each lands where it was
+                g = g.unsqueeze(d)
+        else:
+            g = g.reshape([1 if i in dims else s for i, s in enumerate(shape)])
     return g.expand(shape)
 
 
@@ -250,7 +257,8 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
 
 # ---- mean / nanmean -------------------------------------------------------------------------------------
 def _mean_vjp(node, g):
-    return (restore(g, node.in_shape, node.dims, node.keepdim) / node.count,)
+    # PyTorch's mean_backward divides by a C++ Scalar: DivBackward1 under create_graph
+    return (div_scalar(restore(g, node.in_shape, node.dims, node.keepdim), node.count),)
 
 
 _Mean0 = node_class("MeanBackward0", _mean_vjp)

@@ -361,27 +361,45 @@ def broadcast_tensors(*tensors):
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
 
 
-_Squeeze0 = node_class("SqueezeBackward0", lambda node, g: (g.reshape(node.in_shape),))
-_Squeeze1 = node_class("SqueezeBackward1", lambda node, g: (g.reshape(node.in_shape),))
-_Squeeze2 = node_class("SqueezeBackward2", lambda node, g: (g.reshape(node.in_shape),))
+def _unsqueeze_to(node, g):
+    """squeeze's backward (PyTorch's unsqueeze_to): the squeezed dims come back one unsqueeze each
+    when a graph is built (UnsqueezeBackward0 nodes, as PyTorch's), else as one reshape view."""
+    if g._rg and _gm.enabled:
+        for d in node.dims:  # ascending: each lands where it was
+            g = g.unsqueeze(d)
+        return (g,)
+    return (g.reshape(node.in_shape),)
+
+
+_Squeeze0 = node_class("SqueezeBackward0", _unsqueeze_to)
+_Squeeze1 = node_class("SqueezeBackward1", _unsqueeze_to)
+_Squeeze2 = node_class("SqueezeBackward2", _unsqueeze_to)
 _Unsqueeze = node_class("UnsqueezeBackward0", lambda node, g: (g.squeeze(node.dim),))
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
-    shp = input._data.shape
+def _squeezed(shp, dim) -> tuple:
+    """The overload ``squeeze(dim)`` picks (0: every dim, 1: one dim, 2: a list of dims) and the
+    dims it removes (ascending)."""
     if dim is None:
-        node, dims = _Squeeze0, tuple(i for i, s in enumerate(shp) if s == 1)
-    elif isinstance(dim, (tuple, list)):
+        return 0, tuple(i for i, s in enumerate(shp) if s == 1)
+    if isinstance(dim, (tuple, list)):
         wrapped = [_wrapdim(d, len(shp)) for d in dim]
         for i, d in enumerate(wrapped):
             if d in wrapped[:i]:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        node, dims = _Squeeze2, tuple(i for i in wrapped if shp and shp[i] == 1)
-    else:
-        d = _wrapdim(dim, len(shp))
-        node, dims = _Squeeze1, ((d,) if shp and shp[d] == 1 else ())
+        return 2, tuple(sorted(i for i in wrapped if shp and shp[i] == 1))
+    d = _wrapdim(dim, len(shp))
+    return 1, ((d,) if shp and shp[d] == 1 else ())
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    shp = input._data.shape
+    overload, dims = _squeezed(shp, dim)
+    node = (_Squeeze0, _Squeeze1, _Squeeze2)[overload]
     new = tuple(s for i, s in enumerate(shp) if i not in dims)
-    return make_view(input, input._data.reshape(new), node, lambda x: x.reshape(new), in_shape=shp)
+    return make_view(
+        input, input._data.reshape(new), node, lambda x: x.reshape(new), in_shape=shp, dims=dims
+    )
 
 
 def unsqueeze_array(a, d: int):
@@ -408,9 +426,9 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 _T1 = node_class("TBackward1", lambda node, g: (g.t(),))
 _Transpose1 = node_class("TransposeBackward1", _transpose_vjp)
 _Unsqueeze1 = node_class("UnsqueezeBackward1", lambda node, g: (g.squeeze(node.dim),))
-_Squeeze3 = node_class("SqueezeBackward3", lambda node, g: (g.reshape(node.in_shape),))
-_Squeeze4 = node_class("SqueezeBackward4", lambda node, g: (g.reshape(node.in_shape),))
-_Squeeze5 = node_class("SqueezeBackward5", lambda node, g: (g.reshape(node.in_shape),))
+_Squeeze3 = node_class("SqueezeBackward3", _unsqueeze_to)
+_Squeeze4 = node_class("SqueezeBackward4", _unsqueeze_to)
+_Squeeze5 = node_class("SqueezeBackward5", _unsqueeze_to)
 
 
 def _restride(self: Tensor, v: Tensor, cls, view_fn, **attrs) -> Tensor:
@@ -440,9 +458,10 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def squeeze_(self: Tensor, dim=None) -> Tensor:
-    cls = _Squeeze3 if dim is None else (_Squeeze5 if isinstance(dim, (tuple, list)) else _Squeeze4)
+    overload, dims = _squeezed(self._data.shape, dim)
     v = squeeze(self.detach(), dim)
-    return _restride(self, v, cls, lambda x: squeeze(x, dim), in_shape=self._data.shape)
+    cls = (_Squeeze3, _Squeeze4, _Squeeze5)[overload]
+    return _restride(self, v, cls, lambda x: squeeze(x, dim), in_shape=self._data.shape, dims=dims)
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
