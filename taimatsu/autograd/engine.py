@@ -14,9 +14,11 @@ dtype here, so the VJP formulas never have to (PyTorch's ``validate_outputs``).
 instead of accumulating it.
 
 Gradients that meet at a node are summed into one buffer the engine owns (``_Acc``), in place
-after the first sum. A view node (select, slice) hands on a ``PartialGrad`` -- its gradient and
-where it sits in the base -- instead of a full-size zero tensor, so ``for t in range(T): x[:, t]``
-costs one full-size buffer and T slice-sized additions, not T full-size ones. Both exist only in
+after the first sum (and from the first, into the first gradient, when nothing else holds it).
+A view node (select, slice) hands on a ``PartialGrad`` -- its gradient and where it sits in the
+base -- instead of a full-size zero tensor, so ``for t in range(T): x[:, t]`` costs one full-size
+buffer and T slice-sized additions, not T full-size ones; the partials wait as they are while
+they are small beside the base (``_Partials``). Both exist only in
 the engine's buffers: a node receives plain tensors unless it is a view node itself.
 """
 
@@ -280,7 +282,11 @@ class _Acc:
 
     __slots__ = ("t",)
 
-    def __init__(self, old, g) -> None:
+    def __init__(self, old, g, in_place: bool = False) -> None:
+        if in_place:  # old is the engine's alone (_add_to_buffer)
+            old._data += g._data
+            self.t = old
+            return
         if old.__class__ is PartialGrad:
             old, g = g, old
         if g.__class__ is not PartialGrad:
@@ -315,6 +321,64 @@ class _Acc:
             self.t = t + g
 
 
+class _Partials:
+    """Partial gradients of one tensor kept as they are while they are small beside it.
+
+    A tensor sliced at every step of a loop (``x[:, t]``) gets one partial per step; summing
+    them into a full-size buffer from the second on made that buffer live through most of the
+    backward, while the graph's saved tensors are still held (the LSTMCell loop's peak memory:
+    its full-size input gradient beside the saved gates). Kept until they reach ``SHARE`` of the
+    full size (then summed, ``_Acc``) or the node runs (``dense``): the same additions in the
+    same order as summing them at once, so the same bits."""
+
+    __slots__ = ("nbytes", "parts")
+    SHARE = 4  # at most a quarter of the full size: a backward peaks at 1.25 full-size buffers
+
+    def __init__(self, old, g) -> None:
+        self.parts = [old, g]
+        self.nbytes = old.grad._data.nbytes + g.grad._data.nbytes
+
+    @staticmethod
+    def fit(old, g) -> bool:
+        """``old`` and ``g`` are partials that may wait together."""
+        if old.__class__ is not PartialGrad:
+            return False
+        t = _tensor_class()
+        if old.grad.__class__ is not t or g.grad.__class__ is not t:  # sparse, a subclass
+            return False
+        return (old.grad._data.nbytes + g.grad._data.nbytes) * _Partials.SHARE <= _full_bytes(g)
+
+    def add(self, g):
+        """Keep ``g`` too (self), or the sum of all so far and ``g`` (an ``_Acc``)."""
+        if g.__class__ is PartialGrad:
+            nbytes = self.nbytes + g.grad._data.nbytes
+            if nbytes * self.SHARE <= _full_bytes(g):
+                self.parts.append(g)
+                self.nbytes = nbytes
+                return self
+        acc = self.summed()
+        acc.add(g)
+        return acc
+
+    def summed(self):
+        parts = self.parts
+        acc = _Acc(parts[0], parts[1])
+        for p in parts[2:]:
+            acc.add(p)
+        return acc
+
+    def dense(self):
+        return self.summed().t
+
+
+def _full_bytes(p) -> int:
+    """Bytes of the full-size gradient a PartialGrad is part of."""
+    n = p.grad._data.itemsize
+    for s in p.shape:
+        n *= s
+    return n
+
+
 def _add_to_buffer(buffers, node, nr, g, pending) -> None:
     buf = buffers.get(node)
     if buf is None:
@@ -326,6 +390,11 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
             pending.add(node)
     elif old.__class__ is _Acc:
         old.add(g)
+    elif old.__class__ is _Partials:
+        buf[nr] = old.add(g)
+    elif g.__class__ is PartialGrad and _Partials.fit(old, g):
+        buf[nr] = _Partials(old, g)
+        pending.add(node)
     elif _is_sparse_grad(old) or _is_sparse_grad(g):  # PyTorch sums sparse ones as new + old
         from ..sparse.arithmetic import grad_sum
 
@@ -333,8 +402,32 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
     elif grad_mode.state.enabled:  # create_graph: the sum is recorded, never in place
         buf[nr] = old + g
     else:
-        buf[nr] = _Acc(old, g)
+        # The first gradient becomes the sum's buffer when only this buffer holds it (the list,
+        # the name old, getrefcount's argument), as PyTorch's InputBuffer accumulates in place:
+        # a weight used at every step of a loop held three gradient-sized arrays at its first
+        # sum (old, g, old + g), the LSTMCell loop's peak memory.
+        in_place = sys.getrefcount(old) <= 3 and _summable_into(old, g)
+        buf[nr] = _Acc(old, g, in_place)
         pending.add(node)
+
+
+def _summable_into(old, g) -> bool:
+    """``old``'s array can take ``+= g`` with the bits of ``old + g``: a plain float or complex
+    NumPy array of g's shape and dtype that no other array, tensor or graph can see."""
+    if old.__class__ is not _Tensor or g.__class__ is not _Tensor:  # a partial, a subclass
+        return False
+    data = old._data
+    return (
+        data.__class__ is np.ndarray
+        and data.dtype.char in "fdFD"
+        and not old._rg
+        and old._base is None
+        and data.base is None
+        and sys.getrefcount(data) <= 3  # old._data, the name data, getrefcount's argument
+        and data.flags.writeable
+        and g._dtype is old._dtype
+        and g._data.shape == data.shape
+    )
 
 
 def _resolve(buf, node, pending, keep_partial: bool) -> list:
@@ -343,7 +436,7 @@ def _resolve(buf, node, pending, keep_partial: bool) -> list:
     for i, g in enumerate(buf):
         if g.__class__ is _Acc:
             buf[i] = g.t
-        elif g.__class__ is PartialGrad and not keep_partial:
+        elif g.__class__ is _Partials or (g.__class__ is PartialGrad and not keep_partial):
             buf[i] = g.dense()
     return buf
 

@@ -127,3 +127,60 @@ def test_three_sparse_gradients_summed_by_the_engine_stay_pytorchs():
         grads.append((e.weight.grad.is_sparse, e.weight.grad.to_dense().numpy()))
     assert grads[0][0] and grads[1][0]
     np.testing.assert_allclose(grads[0][1], grads[1][1])
+
+
+def test_two_slice_gradients_wait_without_a_full_buffer():
+    # The slices' partial gradients are kept as they are while they are small beside x
+    # (engine._Partials): no full-size buffer is alive while the rest of the graph runs.
+    x = taimatsu.randn(64, 1024, dtype=taimatsu.float64, requires_grad=True)
+    w = taimatsu.randn(3, 1024, dtype=taimatsu.float64)
+    full = x.numel() * 8
+    live = []
+    a = x[2]  # created first: its select node runs after the two below
+    a.register_hook(lambda g: live.append(tracemalloc.get_traced_memory()[0]))
+    loss = (a * w[2]).sum() + (x[0] * w[0]).sum() + (x[1] * w[1]).sum()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        loss.backward()
+    finally:
+        tracemalloc.stop()
+    assert live[0] - base < full / 4, (live[0] - base, full)
+    expect = np.zeros((64, 1024))
+    expect[:3] = w.numpy()
+    np.testing.assert_array_equal(x.grad.numpy(), expect)
+
+
+def test_first_sum_in_place_unless_the_gradient_is_seen():
+    # A weight used at three steps: its first two gradients are summed into the first (as
+    # PyTorch's InputBuffer does), not into a third array; a gradient a hook kept is left alone.
+    def run(T, keep):
+        T.manual_seed(0)
+        wt = T.randn(256, 256, dtype=T.float64, requires_grad=True)
+        xs = [T.randn(2, 256, dtype=T.float64) for _ in range(3)]
+        outs = [x @ wt for x in xs]
+        kept = []
+        if keep:
+            mm = outs[2].grad_fn  # runs first: its gradient of wt is the first one summed
+            mm.register_hook(lambda gi, go: kept.append((gi[1], gi[1].clone())))
+        loss = sum((o * o).sum() for o in outs)
+        return wt, loss, kept
+
+    full = 256 * 256 * 8
+    for keep in (False, True):
+        wt, loss, kept = run(taimatsu, keep)
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            loss.backward()
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        if keep:  # the sum went to a new array: the kept gradient still has its values
+            np.testing.assert_array_equal(kept[0][0].numpy(), kept[0][1].numpy())
+        else:
+            assert peak < 2.5 * full, (peak, full)
+        wo, loss_o, _ = run(torch, False)
+        loss_o.backward()
+        np.testing.assert_allclose(wt.grad.numpy(), wo.grad.numpy(), rtol=1e-12, atol=1e-12)
