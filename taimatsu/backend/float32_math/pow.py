@@ -221,7 +221,8 @@ def _estimated(ax, y):
     s = q.astype(F64)
     s *= -_L2U64
     s += d
-    s += q * -L2L  # the float32 product, as SLEEF's
+    t[...] = q * -L2L  # the float32 product, as SLEEF's (widened first: no mixed-dtype loop)
+    s += t
     err += _S_ERR  # |s - sp| at most
     np.add(s, err, out=t)
     sx = t.astype(F32)
