@@ -385,17 +385,18 @@ def _atanf_fdlibm(x):
     ax = np.abs(x)
     hx = _bits(ax)
     # reduce |x| around 0.5, 1, 1.5 or infinity (id 0-3); below 7/16 no reduction (id -1)
-    ident = np.select(
-        [hx < 0x3EE00000, hx < 0x3F300000, hx < 0x3F980000, hx < 0x401C0000], [-1, 0, 1, 2], 3
-    )
-    reduced = np.select(
-        [ident == 0, ident == 1, ident == 2],
-        [
-            (_TWO * ax - _ONE) / (_TWO + ax),
+    # (the thresholds increase: the count of those reached, less one, without np.select's branches)
+    ident = (hx >= 0x3EE00000).astype(I32) - 1
+    for bound in (0x3F300000, 0x3F980000, 0x401C0000):
+        ident += hx >= bound
+    reduced = select(
+        ident == 0,
+        (_TWO * ax - _ONE) / (_TWO + ax),
+        select(
+            ident == 1,
             (ax - _ONE) / (ax + _ONE),
-            (ax - _f(1.5)) / (_ONE + _f(1.5) * ax),
-        ],
-        _f(-1) / ax,
+            select(ident == 2, (ax - _f(1.5)) / (_ONE + _f(1.5) * ax), _f(-1) / ax),
+        ),
     )
     v = select(ident < 0, x, reduced.astype(F32))
     z = v * v
@@ -432,7 +433,9 @@ def _atan2f_fdlibm(y, x):
     r = select((iy == 0x7F800000) & ~both_inf, np.copysign(_PI_2, y), r)
     r = select(ix == 0, np.copysign(_PI_2, y), r)
     r = select(iy == 0, select(xneg, np.copysign(_PI, y), y), r)
-    r = select(hx == 0x3F800000, _atanf_fdlibm(y), r)  # x == 1: atanf(y)
+    one = hx == 0x3F800000
+    if one.any():
+        r = select(one, _atanf_fdlibm(y), r)  # x == 1: atanf(y)
     return select(np.isnan(x) | np.isnan(y), x + y, r)
 
 
