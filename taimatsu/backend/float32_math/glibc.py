@@ -525,8 +525,8 @@ def _checkint(iy):
     shift = np.clip(0x7F + 23 - e, 0, 31)
     frac = iy & ((1 << shift) - 1)
     odd = (iy >> shift) & 1
-    r = select(frac != 0, 0, select(odd != 0, 1, 2))
-    return select(e < 0x7F, 0, select(e > 0x7F + 23, 2, r))
+    r = (frac == 0) * (2 - odd)  # no fraction bits: 1 odd, 2 even (int32, no branches)
+    return select(e < 0x7F, np.int32(0), select(e > 0x7F + 23, np.int32(2), r))
 
 
 def _powf_glibc(x, y):
