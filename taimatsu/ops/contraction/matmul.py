@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from taimatsu.ops.reduction.distance import _fw
+from taimatsu.ops.reduction.reduce import _sum_array
 from taimatsu.ops.shape.diagonal import _tangent
 
 from ... import _dtype as D
@@ -512,9 +513,8 @@ def _sum_to_array(xp, a, shape):
     if not dims:
         return a
     if dims == tuple(range(lead)):  # a bias: no reshape, so the sum is an array of its own
-        return np.add.reduce(a, axis=dims) if xp is np else xp.sum(a, dims)
-    r = np.add.reduce(a, axis=dims, keepdims=True) if xp is np else xp.sum(a, dims, keepdims=True)
-    return r.reshape(shape)
+        return _sum_array(xp, a, dims, False)
+    return _sum_array(xp, a, dims, True).reshape(shape)
 
 
 def _fused_node(name, product, grad_a, grad_b):
