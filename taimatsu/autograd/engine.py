@@ -169,10 +169,16 @@ def _owned_base(grad, var):
 
 def _obeys_layout(data, var) -> bool:
     """PyTorch's gradient layout contract: the gradient of a non-overlapping and dense leaf has the
-    leaf's strides (on dimensions of size > 1), any other leaf's gradient is C-contiguous."""
-    if var.flags.c_contiguous or not _dense(var):
+    leaf's strides (on dimensions of size > 1), any other leaf's gradient (a sparse leaf's too)
+    is C-contiguous."""
+    if not _strided(var) or var.flags.c_contiguous or not _dense(var):
         return data.flags.c_contiguous
     return all(n == 1 or a == b for n, a, b in zip(data.shape, data.strides, var.strides))
+
+
+def _strided(var) -> bool:
+    """A leaf's data is a strided array (a sparse leaf's is not)."""
+    return var.__class__ is np.ndarray or _backend.is_cupy_array(var)
 
 
 def _dense(a) -> bool:
@@ -190,6 +196,8 @@ def _copy_obeying(grad, var):
     """A copy of ``grad``'s array laid out as the layout contract asks (PyTorch's
     clone_obey_contract: ``empty_strided`` with the leaf's own strides when it is dense)."""
     data = grad._data
+    if not _strided(var):
+        return data.copy()
     if var.flags.c_contiguous:
         out = data.copy()
         if out.strides == var.strides:
