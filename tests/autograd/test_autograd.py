@@ -85,6 +85,20 @@ for f in (lambda x: x.mean(), lambda x: x.mean((0, 2)), lambda x: x.sum(2),
     g, = torch.autograd.grad((y * torch.ones_like(y, requires_grad=True)).sum(), x, create_graph=True)
     print(names(g), g.shape)
 """,
+    "second_time_saved_indices": """
+# nodes that save their indices (PyTorch's SavedVariables) cannot run twice without retain_graph
+x = torch.arange(12.).reshape(3, 4).requires_grad_()
+i = torch.tensor([[0, 2], [1, 1], [3, 0]])
+for f in (lambda: x[[0, 2]], lambda: x[x > 5], lambda: x[:, torch.tensor([1, 3])], lambda: x[1:, 2],
+          lambda: x.gather(1, i), lambda: x.index_select(1, i[0]), lambda: x.max(1).values,
+          lambda: x.min(0, keepdim=True)[0], lambda: x.sort(1)[0], lambda: x.topk(2)[0],
+          lambda: x.kthvalue(2, 1)[0], lambda: x.cummax(1)[0], lambda: x.median(1)[0],
+          lambda: torch.nn.functional.embedding(i, x), lambda: x.amax(1), lambda: x.max()):
+    s = f().sum()
+    s.backward()
+    try: s.backward(); print("ok")
+    except RuntimeError as e: print(str(e)[:60])
+""",
     "gradient_kw": """
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 y = x * x

@@ -42,6 +42,7 @@ def _dim_key(d: int, idx):
 
 
 def _index_select_vjp(node, g):
+    node.saved()  # PyTorch's node saves the index: no second backward without retain_graph
     return (index_add(g.new_zeros(node.in_shape), node.dim, node.index, g),)
 
 
@@ -76,7 +77,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         data = data.reshape(())
     r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
-        record(_IndexSelect, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)
+        record(_IndexSelect, (input,), r, (index,), in_shape=input._data.shape, dim=d, index=index)
     _tangent(r, lambda t: index_select(t, d, index), input)
     if out is not None:
         from .._dispatch import write_out

@@ -60,6 +60,7 @@ def _bounds(idx, n: int, d: int, exc=RuntimeError, prefix: str = "") -> None:
 
 # ---- gather / scatter -------------------------------------------------------------------------------
 def _gather_vjp(node, g):
+    node.saved()  # PyTorch's node saves the index: no second backward without retain_graph
     if not node.index._data.size:  # nothing was gathered (the index may be of any dtype then)
         return (g.new_zeros(node.in_shape),)
     return (scatter_add(g.new_zeros(node.in_shape), node.dim, node.index, g),)
@@ -113,7 +114,7 @@ def gather(
 def _gathered(r: Tensor, input: Tensor, d: int, index: Tensor, out) -> Tensor:
     """gather's result ``r`` with its node, tangent and out= copy."""
     if input._rg and _gm.enabled:
-        record(_Gather, (input,), r, (), in_shape=input._data.shape, dim=d, index=index)
+        record(_Gather, (input,), r, (index,), in_shape=input._data.shape, dim=d, index=index)
     _tangent(r, lambda t: gather(t, d, index), input)
     if out is not None:
         from .._dispatch import write_out

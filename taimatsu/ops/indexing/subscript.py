@@ -331,7 +331,17 @@ def getitem(self: Tensor, index) -> Tensor:
 
 
 def _index_vjp(node, g):
+    node.saved()  # PyTorch's node saves the indices: no second backward without retain_graph
     return (index_put_acc(g, node.in_shape, node.key),)
+
+
+def _saved_index(x: Tensor, key) -> tuple:
+    """An index array of ``key`` as the tensor the node saves (PyTorch's IndexBackward0 saves
+    its indices; the array is held by the key anyway)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if hasattr(k, "shape") and not isinstance(k, np.generic):  # an array, not a NumPy scalar
+            return (_wrap(k, D.from_numpy_dtype(k.dtype), x._device),)
+    return ()
 
 
 _Index = node_class("IndexBackward0", _index_vjp)
@@ -344,7 +354,7 @@ def index_with_key(x: Tensor, key) -> Tensor:
     data = xp.ascontiguousarray(data) if data.size else xp.empty(data.shape, data.dtype)
     r = _wrap(data, x._dtype, x._device)
     if x._rg and _gm.enabled:
-        record(_Index, (x,), r, (), in_shape=x._data.shape, key=key)
+        record(_Index, (x,), r, _saved_index(x, key), in_shape=x._data.shape, key=key)
     if _fw_state.level and x._fw is not None:
         r._fw = index_with_key(x._fw, key)
         _register(r)

@@ -17,6 +17,7 @@ from .._dispatch import check_devices, need_tensor, record, scalar_name, xp_for
 
 # ---- embedding ----------------------------------------------------------------------------------
 def _embedding_vjp(node, g):
+    node.saved()  # PyTorch's node saves the indices: no second backward without retain_graph
     idx = node.indices
     num, dim = node.num_weights, g.shape[-1]
     if not _gm.enabled and not node.scale_grad_by_freq and _plain_float(g):
@@ -52,6 +53,7 @@ def _embedding_grad_arrays(node, g: Tensor, num: int, dim: int) -> Tensor:
 def _embedding_sparse_vjp(node, g):
     """The sparse gradient of ``sparse=True``: one uncoalesced entry per looked-up row (the
     padding row's left out), as PyTorch's embedding_sparse_backward."""
+    node.saved()
     from ...sparse.construction import coo
 
     if node.scale_grad_by_freq:
@@ -88,8 +90,9 @@ def embedding(
     num = weight.shape[0]
     r = _wrap(weight._data[idx], weight._dtype, weight._device)
     if weight._rg and _gm.enabled:
+        indices = input.detach().to(D.int64)
         record(
-            _EmbeddingSparse if sparse else _Embedding, (weight,), r, (), indices=input.detach().to(D.int64), num_weights=num,
+            _EmbeddingSparse if sparse else _Embedding, (weight,), r, (indices,), indices=indices, num_weights=num,
             padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
             counts=_wrap(xp_for(input).bincount(idx.ravel(), minlength=num), D.int64, input._device)
             if scale_grad_by_freq else None,

@@ -137,6 +137,7 @@ def _amax_jvp(x, out, t, dims, keepdim):
 
 def _index_vjp(node, g, *_):
     """value_selecting_reduction_backward: the gradient goes to the selected index."""
+    node.saved()  # PyTorch's node saves the indices: no second backward without retain_graph
     gd = g if node.keepdim else g.unsqueeze(node.dim)
     return (scatter_to(gd, node.dim, node.indices, node.in_shape),)
 
@@ -212,7 +213,7 @@ def _along(name, input, dim, keepdim, node, rtype, indices_fn):
     if input._rg and _gm.enabled:
         ik = i if (keepdim or not nd) else _wrap(xp.expand_dims(i._data, d), D.int64, input._device)
         record(
-            node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape
+            node, (input,), v, (ik,), indices=ik, dim=d, keepdim=keepdim or not nd, in_shape=a.shape
         )
     if _fw_state.level and input._fw is not None:
         t = input._fw

@@ -36,6 +36,7 @@ from ..reduction.extrema import return_types, scatter_to
 # ---- the (values, indices) result and its gradient --------------------------------------------------
 def _select_vjp(node, g, *_):
     """The gradient goes to the selected indices (summed where an index repeats: cummax)."""
+    node.saved()  # PyTorch's node saves the indices: no second backward without retain_graph
     if not len(node.in_shape):
         return (g.reshape(()),)
     gd = g if node.keepdim else g.unsqueeze(node.dim)
@@ -65,7 +66,7 @@ def _result(input, vals, idx, d, keepdim, node, rtype, accumulate=False):
     nd = input._data.ndim
     if input._rg and _gm.enabled and input._dtype.category >= D.FLOAT:
         ik = i if (keepdim or not nd) else _wrap(np.expand_dims(i._data, d), D.int64, dev)
-        record(node, (input,), v, (), indices=ik, dim=d, keepdim=keepdim or not nd,
+        record(node, (input,), v, (ik,), indices=ik, dim=d, keepdim=keepdim or not nd,
                in_shape=input._data.shape, accumulate=accumulate)  # fmt: skip
     if _fw_state.level and input._fw is not None:
         t = input._fw
