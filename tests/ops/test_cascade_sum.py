@@ -19,7 +19,7 @@ import taimatsu as tm
 from taimatsu.backend.float32_math.cascade_sum import cascade_sum
 
 _SIZES = (1, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 255, 256, 257, 1000, 4095, 4097, 32767, 32768,
-          32769, 65541, 262147)  # fmt: skip
+          32769, 65541)  # fmt: skip
 _SHAPES = ((3, 5), (7, 33), (16, 16), (64, 100), (100, 64), (2000, 100), (37, 1000), (3, 70001),
            (5, 17, 300), (300, 17, 5), (2, 1, 40))  # fmt: skip
 
@@ -51,6 +51,16 @@ def _differ(ours, theirs) -> int:
     return int(np.count_nonzero(ours.reshape(-1).view(bits) != theirs.reshape(-1).view(bits)))
 
 
+@pytest.fixture
+def oracle(torch_oracle):
+    """PyTorch at taimatsu's thread count (their defaults can differ: physical cores for
+    PyTorch, the BLAS's count for taimatsu), since the thread split decides the order."""
+    before = torch_oracle.get_num_threads()
+    torch_oracle.set_num_threads(tm.get_num_threads())
+    yield torch_oracle
+    torch_oracle.set_num_threads(before)
+
+
 def _count_sum_differences(torch, dtype):
     bad = []
     arrays = [_array(n, dtype, n) for n in _SIZES] + [_array(s, dtype, 1) for s in _SHAPES]
@@ -66,8 +76,8 @@ def _count_sum_differences(torch, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_sum_bits_match_oracle(torch_oracle, dtype):
-    assert _count_sum_differences(torch_oracle, dtype) == []
+def test_sum_bits_match_oracle(oracle, dtype):
+    assert _count_sum_differences(oracle, dtype) == []
 
 
 @pytest.mark.parametrize("nthreads", [1, 3])
@@ -86,7 +96,7 @@ def test_thread_splits_match_oracle(torch_oracle, nthreads):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
-def test_mean_and_keepdim_match_oracle(torch_oracle, dtype):
+def test_mean_and_keepdim_match_oracle(oracle, dtype):
     a = _array((37, 1000))
     for f in (
         lambda t: t.mean(),
@@ -96,7 +106,7 @@ def test_mean_and_keepdim_match_oracle(torch_oracle, dtype):
         lambda t: t[:, ::3].mean(1),
         lambda t: t.sum(1, keepdim=True),
     ):
-        theirs = f(torch_oracle.from_numpy(a).to(getattr(torch_oracle, dtype)))
+        theirs = f(oracle.from_numpy(a).to(getattr(oracle, dtype)))
         ours = f(tm.from_numpy(a).to(getattr(tm, dtype)))
         assert ours.shape == theirs.shape and ours.dtype is getattr(tm, dtype)
         np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
@@ -144,7 +154,7 @@ def test_avx2_kernel_matches(torch_oracle):
         assert np.asarray(ours).view(np.uint32).tolist() == bits
 
 
-def test_losses_reduced_by_mean_match_oracle(torch_oracle):
+def test_losses_reduced_by_mean_match_oracle(oracle):
     """Losses whose reduction is ``mean`` (or a sum) inherit its order of additions."""
     x, z = _array((37, 300), seed=3), _array((37, 300), seed=4)
     p = np.abs(z) / np.abs(z).sum(1, keepdims=True)
@@ -156,13 +166,13 @@ def test_losses_reduced_by_mean_match_oracle(torch_oracle):
         lambda T, a, b, c: T.nn.functional.cross_entropy(a, c),
         lambda T, a, b, c: T.nn.functional.cross_entropy(a, T.from_numpy(y), label_smoothing=0.1),
     ):
-        theirs = f(torch_oracle, *(torch_oracle.from_numpy(v) for v in (x, z, p)))
+        theirs = f(oracle, *(oracle.from_numpy(v) for v in (x, z, p)))
         ours = f(tm, *(tm.from_numpy(v) for v in (x, z, p)))
         assert _differ(ours.numpy(), theirs) == 0
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_nansum_bits_match_oracle(torch_oracle, dtype):
+def test_nansum_bits_match_oracle(oracle, dtype):
     """nansum is the same kernel, its loads turning NaN into 0 (strided inputs keep their order)."""
     rng = np.random.default_rng(9)
     for shape in ((1000,), (7, 33), (300, 17, 5), (2000, 100)):
@@ -171,5 +181,5 @@ def test_nansum_bits_match_oracle(torch_oracle, dtype):
         for _, v in _layouts(a):
             for d in _dims(v.ndim):
                 args = () if d is None else (d,)
-                theirs = torch_oracle.from_numpy(v).nansum(*args)
+                theirs = oracle.from_numpy(v).nansum(*args)
                 assert _differ(tm.from_numpy(v).nansum(*args).numpy(), theirs) == 0
