@@ -279,7 +279,7 @@ def _share(step: int, lo: int, hi: int, n: int) -> int:
     time; each sized for the whole batch's ``step``, they held twice the one-thread workspace
     (the CNN benchmark's peak memory 1.04x PyTorch's at two threads, 0.95x at one). The
     products are per image, so the block size does not change the bits."""
-    return max(1, min(hi - lo, step * (hi - lo) // n))
+    return max(1, min(hi - lo, step * (hi - lo) // max(n, 1)))  # n == 0: an empty batch
 
 
 def _conv_array(xp, x, w, b, stride, pads, dilation, groups, keep=False):
