@@ -281,7 +281,7 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     if dense and len(reduced) == a.ndim and a.size < GRAIN and tuple(strides) == a.strides:
         x = a.ravel(order="K")  # a whole tensor in one run (the common case): a 1-d loop
         r = inner_sum(x, lanes) if x.size >= lanes else row_sum(x)
-        return np.asarray(np.add(r, 0, dtype=a.dtype)).reshape(out_shape)
+        return _result(r, out_shape, a.dtype)
     loop = _loop_dims(a, reduced, strides)
     if len(loop) == 1:
         loop.append(([], 1, 0, 0))
@@ -294,4 +294,11 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
             r = _serial(x, loop, lanes, _column_chunks(loop, nthreads, a.itemsize))
     else:
         r = _serial(x, loop, lanes)
-    return np.asarray(np.add(r, 0, dtype=a.dtype)).reshape(out_shape)  # + 0: the zeroed output
+    return _result(r, out_shape, a.dtype)
+
+
+def _result(r, out_shape, dtype):
+    """The sums ``r`` as a fresh array of ``out_shape`` (no view of another: the engine keeps a
+    gradient with no base as ``.grad`` instead of copying it); + 0 as PyTorch's zeroed output
+    (-0.0 sums give 0.0)."""
+    return np.asarray(np.add(np.reshape(r, out_shape), 0, dtype=dtype))
