@@ -33,6 +33,7 @@ import numpy as np
 from .. import backend as _backend
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, Node
+from .ownership import COUNTED as _COUNTED
 
 
 def grad_accumulator(t) -> AccumulateGrad:
@@ -113,7 +114,8 @@ def _owned(grad, var) -> bool:
     """
     data = grad._data
     return (
-        not grad._rg
+        _COUNTED
+        and not grad._rg
         and grad._base is None
         and getattr(data, "base", None) is None
         and sys.getrefcount(grad) <= _TENSOR_REFS
@@ -140,7 +142,8 @@ def _owned_base(grad, var):
     data, src = grad._data, grad._base
     arr = getattr(data, "base", None)
     if (
-        src is None
+        not _COUNTED
+        or src is None
         or arr.__class__ is not np.ndarray
         or arr.base is not None
         or grad._rg
@@ -414,7 +417,7 @@ def _add_to_buffer(buffers, node, nr, g, pending) -> None:
         # the name old, getrefcount's argument), as PyTorch's InputBuffer accumulates in place:
         # a weight used at every step of a loop held three gradient-sized arrays at its first
         # sum (old, g, old + g), the LSTMCell loop's peak memory.
-        in_place = sys.getrefcount(old) <= 3 and _summable_into(old, g)
+        in_place = _COUNTED and sys.getrefcount(old) <= 3 and _summable_into(old, g)
         buf[nr] = _Acc(old, g, in_place)
         pending.add(node)
 

@@ -19,6 +19,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...autograd.ownership import COUNTED as _COUNTED
 from ...backend import fused
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
@@ -64,7 +65,8 @@ def _engine_owns(g) -> bool:
     """
     data = g._data
     if (
-        data.__class__ is not np.ndarray
+        not _COUNTED
+        or data.__class__ is not np.ndarray
         or g._rg
         or not data.flags.writeable
         or sys.getrefcount(g) > 5
