@@ -8,8 +8,9 @@ names of the frames on the way, ``sys.getrefcount``'s own argument -- against
 ``sys.getrefcount``. A count lower than they assume would let them reuse an array a user still
 holds and change it under the user: a silent wrong answer.
 
-CPython 3.10 to 3.13 count every one of those holders (``tests/autograd/test_ownership.py``
-checks, on any Python, that gradients a user or a hook holds are never reused). CPython 3.14
+CPython 3.10 to 3.13 count every one of those holders (3.10 some more, so it reuses less;
+``tests/autograd/test_ownership.py`` checks, on any Python, that gradients a user or a hook
+holds are never reused). CPython 3.14
 borrows references for local names and call arguments, which lowers the counts, and a
 free-threaded build counts per thread; there, and on other interpreters, nothing is reused:
 every gradient is copied, which costs memory and time, never bits.

@@ -8,6 +8,8 @@ compares after the backward, so they also run where PyTorch is not installed (ot
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -94,10 +96,14 @@ def test_interpreters_trusted():
 
 def test_reuse_happens_where_counted(counted):
     """Where counts are trusted a fresh gradient becomes .grad as it is (the point of it); where
-    not, it is copied, with the same values."""
+    not, it is copied, with the same values. The checks' counts were taken on 3.11; 3.12 and 3.13
+    count as many holders on this path, 3.10 more (so it never reuses: safe, not fast)."""
     x = T.randn(256, 256, requires_grad=True)
     seen = []  # the address only: the hook keeps no reference
     x.register_hook(lambda g: seen.append(g.data_ptr()))
     (x * 3).backward(T.ones(256, 256))
     np.testing.assert_array_equal(x.grad.numpy(), np.full((256, 256), 3.0, np.float32))
-    assert (x.grad.data_ptr() == seen[0]) == counted
+    reused = x.grad.data_ptr() == seen[0]
+    assert reused <= counted
+    if counted and sys.version_info[:2] >= (3, 11):  # 3.10 counts one holder more: it copies
+        assert reused
