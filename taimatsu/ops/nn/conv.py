@@ -467,6 +467,17 @@ def conv2d_grads(x, w, g, need_x, need_w, pads, stride, dilation, groups, cols=N
     return gx, gw
 
 
+def _bias_grad(g, dims):
+    """The bias gradient: ``g`` summed over all but the channel dim. PyTorch's (oneDNN's)
+    convolution backward sums it in an order of its own: neither sum's replay of ATen's cascade
+    nor NumPy's pairwise sum gives its bits (checked on 4 shapes: 3 and 4 of 62 elements alike),
+    so off the graph (no create_graph) float32/float64 take NumPy's sum, ~4x cheaper."""
+    data = g._data
+    if _gm.enabled or data.__class__ is not np.ndarray or data.dtype.char not in "fd":
+        return g.sum(dims)
+    return _wrap(np.add.reduce(data, axis=dims), g._dtype, g._device)
+
+
 def _conv_vjp(node, g):
     saved = node.saved()
     x, w = saved[0], saved[1]
@@ -475,7 +486,7 @@ def _conv_vjp(node, g):
         x, w, g, _need(node, 0), _need(node, 1), node.pads, node.stride, node.dilation, node.groups,
         cols,
     )  # fmt: skip
-    gb = g.sum((0, 2, 3)) if _need(node, 2) else None
+    gb = _bias_grad(g, (0, 2, 3)) if _need(node, 2) else None
     return gx, gw, gb
 
 
@@ -639,7 +650,7 @@ def _conv1d_vjp(node, g):
         x.unsqueeze(2), w.unsqueeze(2), g.unsqueeze(2), _need(node, 0), _need(node, 1),
         node.pads, node.stride, node.dilation, node.groups,
     )  # fmt: skip
-    gb = g.sum((0, 2)) if _need(node, 2) else None
+    gb = _bias_grad(g, (0, 2)) if _need(node, 2) else None
     return (None if gx is None else gx.squeeze(2)), (None if gw is None else gw.squeeze(2)), gb
 
 
@@ -726,7 +737,7 @@ def _conv_t_grads(x, w, g, need, stride, pads, dilation, groups):
         gy = x if (ho, wo) == (h, wd) else constant_pad_nd(x, (0, wo - wd, 0, ho - h), 0.0)
         _, gw = conv2d_grads(g, w, gy, False, True, pads, stride, dilation, groups)
     if need[2]:
-        gb = g.sum((0, 2, 3))
+        gb = _bias_grad(g, (0, 2, 3))
     return gx, gw, gb
 
 
@@ -897,7 +908,7 @@ def _conv_t3d_vjp(node, g):
 
         gw = stack(taps, 2)
     if _need(node, 2):
-        gb = g.sum((0, 2, 3, 4))
+        gb = _bias_grad(g, (0, 2, 3, 4))
     return gx, gw, gb
 
 
