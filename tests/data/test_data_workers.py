@@ -411,15 +411,24 @@ def test_iterator_in_reference_cycle_shuts_down_promptly():
     dl = tm.utils.data.DataLoader(
         tm.utils.data.TensorDataset(tm.arange(8)), batch_size=2, num_workers=2
     )
-    it = iter(dl)
-    next(it)
-    workers = list(it._workers)
-    it.cycle = it  # only the cyclic GC can collect it now
-    del it
-    start = time.monotonic()
-    gc.collect()
-    seconds = time.monotonic() - start
-    assert not any(w.is_alive() for w in workers) and seconds < 4.5  # below the 5 s join timeout
+
+    def collect_cycle() -> float:
+        it = iter(dl)
+        next(it)
+        workers.extend(it._workers)
+        it.cycle = it  # only the cyclic GC can collect it now
+        del it
+        start = time.monotonic()
+        gc.collect()
+        return time.monotonic() - start
+
+    # Below the 5 s join timeout: the workers were told to stop, not waited out. A machine
+    # loaded 7x past its cores once took longer; a second try tells load from a regression.
+    workers = []
+    seconds = collect_cycle()
+    if seconds >= 4.5:
+        seconds = collect_cycle()
+    assert not any(w.is_alive() for w in workers) and seconds < 4.5, seconds
 
 
 _EXIT_SCRIPT = """
