@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from . import libm
+from .float32_math.primitives import fma
 
 _U64 = np.uint64
 
@@ -53,16 +54,10 @@ def _fma32_flagged(a, b, c, suspect: np.ndarray) -> np.ndarray:
 
 
 def _fma32(a, b, c) -> np.ndarray:
-    """fmaf(a, b, c) on arrays: the fast path, with flagged lanes (and float32-subnormal results,
-    whose halfway points sit elsewhere) redone exactly."""
-    suspect = np.zeros(np.broadcast(a, b, c).shape, bool)
-    out = _fma32_flagged(a, b, c, suspect)
-    suspect |= np.abs(out) <= np.float32(2.0**-126)
-    if suspect.any():
-        out[suspect] = _fma32_exact(
-            *(np.broadcast_to(v, suspect.shape)[suspect] for v in (a, b, c))
-        )
-    return out
+    """fmaf(a, b, c) on arrays: one rounding in float64, one to float32, and the lanes where
+    that double rounding errs (a float64 sum exactly halfway between two floats) settled
+    exactly: ``float32_math.primitives.fma(once=True)``, as the Tensor ops' FMAs."""
+    return fma(a, b, c, once=True)
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
