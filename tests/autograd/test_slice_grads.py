@@ -36,6 +36,18 @@ def _loss(T, x, w):
     return s + x.diagonal(0, 0, 1).exp().sum()
 
 
+def _backward_peak(loss) -> int:
+    """Bytes allocated at the peak of ``loss.backward()`` beyond what was allocated before it."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        loss.backward()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
 def test_many_slices_match_pytorch_both_dtypes():
     for dt_t, dt_o in ((taimatsu.float32, torch.float32), (taimatsu.float64, torch.float64)):
         x, xo = _pair((5, 7, 3))
@@ -104,14 +116,7 @@ def test_backward_of_many_slices_allocates_one_full_buffer():
     w = taimatsu.randn(steps, width, dtype=taimatsu.float64)
     loss = sum((x[t] * w[t]).sum() for t in range(steps))
     full = x.numel() * 8
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        loss.backward()
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
+    peak = _backward_peak(loss)
     assert peak < 1.5 * full, (peak, full)
     np.testing.assert_array_equal(x.grad.numpy(), w.numpy())
 
@@ -169,14 +174,7 @@ def test_first_sum_in_place_unless_the_gradient_is_seen():
     full = 256 * 256 * 8
     for keep in (False, True):
         wt, loss, kept = run(taimatsu, keep)
-        tracemalloc.start()
-        try:
-            base = tracemalloc.get_traced_memory()[0]
-            tracemalloc.reset_peak()
-            loss.backward()
-            peak = tracemalloc.get_traced_memory()[1] - base
-        finally:
-            tracemalloc.stop()
+        peak = _backward_peak(loss)
         if keep:  # the sum went to a new array: the kept gradient still has its values
             np.testing.assert_array_equal(kept[0][0].numpy(), kept[0][1].numpy())
         else:
