@@ -121,13 +121,10 @@ def _set_tangent(res: Tensor, jvp, *args) -> None:
     _register(res)
 
 
-_HALF = ("float16", "bfloat16")
-
-
 def widen(a):
     """float16/bfloat16 arrays as float32: PyTorch's CPU reductions accumulate half types in float32
     and round only the result (a half-precision running sum overflows or stalls)."""
-    return a.astype(np.float32) if a.dtype.name in _HALF else a
+    return a.astype(np.float32) if a.dtype.char in D.HALF_CHARS else a
 
 
 def rounded(a, dtype):
@@ -142,7 +139,7 @@ def keepdim_shape(shape, axis) -> tuple:
 
 
 def _sum_array(xp, a, axis, keepdim):
-    if a.dtype.name in _HALF:  # accumulate in float32 like PyTorch
+    if a.dtype.char in D.HALF_CHARS:  # float16/bfloat16: accumulate in float32 like PyTorch
         with np.errstate(over="ignore"):  # a sum beyond the half range is inf, silently
             return xp.sum(a, axis=axis, keepdims=keepdim, dtype=np.float32).astype(a.dtype)
     # NumPy widens bool and small integers to int64; PyTorch sums in the dtype itself: a bool sum
