@@ -379,30 +379,41 @@ def _layer_norm_rows(xp, x2, w, b, eps):
     """PyTorch's CPU layer-norm kernel on a (rows, C) float32/float64 array: per row
     ``y = (x * rstd + (-mean * rstd)) * weight + bias`` in the input's dtype, with the row's
     mean and variance accumulated in float64 (PyTorch: float32 moments for float32 input) by
-    BLAS and einsum, not by per-row reductions (slow on short rows). Returns y, and the float64
-    mean and rstd of each row."""
+    BLAS and einsum, not by per-row reductions (slow on short rows). Returns y, the float64
+    mean and rstd of each row, and the two row coefficients rounded to x's dtype (the
+    backward reuses them)."""
     c = x2.shape[1]
     x64 = x2.astype(np.float64)
-    mean = _matmul_array(xp, x64, xp.ones(c)) / c
+    mean = _matmul_array(xp, x64, _ones(xp, c, np.float64))
+    mean /= c  # (every step below in place on this function's own temporaries)
     if x2.dtype == np.float32 and xp is np:
         # var = E[x^2] - mean^2 needs no centred copy (a pass over the rows less): in float64
         # from float32 inputs its error, ~C * 2^-53 * (1 + mean^2 / var) at worst, stays far
         # below float32's rounding unless the mean dwarfs the spread; those rows are centred.
-        var = xp.einsum("ij,ij->i", x64, x64) / c - mean * mean
-        far = ~(mean * mean <= (_CANCEL / c) * var)  # NaN rows too
+        var = xp.einsum("ij,ij->i", x64, x64)
+        var /= c
+        sq = mean * mean
+        var -= sq
+        near = sq <= var * (_CANCEL / c)  # False on NaN rows too
+        far = None if near.all() else ~near
     else:  # float64 input: every row centred, as its own rounding is that fine; on a GPU
         # too, where choosing rows would make the host wait for the device
         var, far = xp.empty_like(mean), slice(None)
-    if type(far) is slice or far.any():
+    if far is not None:
         xc = x64[far] - mean[far, None]
         var[far] = xp.einsum("ij,ij->i", xc, xc) / c
-    rstd = 1 / xp.sqrt(var + eps)
-    y = _row_affine(x2, mean, rstd)
+    del x64
+    rstd = var
+    rstd += eps
+    xp.sqrt(rstd, out=rstd)
+    xp.divide(1, rstd, out=rstd)
+    scale, shift = _row_coefficients(mean, rstd, x2.dtype)
+    y = _row_affine(x2, scale, shift)
     if w is not None:
         y *= w
     if b is not None:
         y += b
-    return y, mean, rstd
+    return y, mean, rstd, scale, shift
 
 
 # Rows of C elements whose mean^2 exceeds ``_CANCEL / C`` times their variance are centred
@@ -410,11 +421,35 @@ def _layer_norm_rows(xp, x2, w, b, eps):
 # 2^22 / C = 2^-31 relative (float32 rounds at 2^-24).
 _CANCEL = 2.0**22
 
+# Read-only all-ones vectors by length and dtype: the BLAS row and column sums of layer_norm
+# (one allocation less per sum; NumPy only, a CuPy array belongs to one device).
+_ONES: dict = {}
 
-def _row_affine(x2, mean, rstd, out=None):
-    """``x * rstd + (-mean * rstd)`` per row, the coefficients rounded to x's dtype."""
-    y = np.multiply(x2, rstd.astype(x2.dtype)[:, None], out=out)
-    y += (-mean * rstd).astype(x2.dtype)[:, None]
+
+def _ones(xp, n: int, dtype):
+    if xp is not np:
+        return xp.ones(n, dtype)
+    key = (n, dtype)
+    v = _ONES.get(key)
+    if v is None:
+        v = np.ones(n, dtype)
+        v.flags.writeable = False
+        if len(_ONES) < 64:
+            _ONES[key] = v
+    return v
+
+
+def _row_coefficients(mean, rstd, dtype):
+    """``rstd`` and ``-mean * rstd`` rounded to ``dtype``: y = x * scale + shift per row."""
+    shift = -mean
+    shift *= rstd
+    return rstd.astype(dtype), shift.astype(dtype, copy=False)
+
+
+def _row_affine(x2, scale, shift, out=None):
+    """``x * scale + shift`` per row, in x's dtype."""
+    y = np.multiply(x2, scale[:, None], out=out)
+    y += shift[:, None]
     return y
 
 
@@ -426,25 +461,37 @@ def _layer_norm_backward_rows(node, x: Tensor, w, g: Tensor):
     The row-sized temporaries are reused (xhat's buffer takes ``b * x``; ``dy * weight``
     becomes gx): two buffers of the input's size at most."""
     xp = xp_for(x)
-    c = x._data.size // node.mean.shape[0]  # (zero-size inputs take the float64 path)
-    x2, g2 = x._data.reshape(-1, c), g._data.reshape(-1, c)
     mean, rstd = node.mean, node.rstd
+    n = mean.shape[0]
+    c = x._data.size // n  # (zero-size inputs take the float64 path)
+    x2, g2 = x._data.reshape(n, c), g._data.reshape(n, c)
+    dt = x2.dtype
+    nf = node.next_functions
     gx = gw = gb = scratch = None
-    if _need(node, 1):
-        scratch = _row_affine(x2, mean, rstd)
+    if nf[1][0] is not None:
+        scratch = _row_affine(x2, node.scale, node.shift)
         gw = xp.einsum("ij,ij->j", g2, scratch)
         gw = _wrap(gw.reshape(w._data.shape), w._dtype, w._device)
-    if _need(node, 2):
-        gb = _matmul_array(xp, xp.ones(g2.shape[0], g2.dtype), g2)
+    if nf[2][0] is not None:
+        gb = _matmul_array(xp, _ones(xp, n, dt), g2)
         gb = _wrap(gb.reshape(x._data.shape[x._data.ndim - node.k :]), g._dtype, g._device)
-    if _need(node, 0):
+    if nf[0][0] is not None:
         dyg = g2 * w._data.reshape(c) if w is not None else g2
         ds = xp.einsum("ij,ij->i", dyg, x2).astype(np.float64)
-        db = _matmul_array(xp, dyg, xp.ones(c, dyg.dtype)).astype(np.float64)
-        bc = (db * mean - ds) * rstd * rstd * rstd / c
-        cc = -bc * mean - db * rstd / c
-        dt = x2.dtype
-        gx = np.multiply(dyg, rstd.astype(dt)[:, None], out=dyg if w is not None else None)
+        db = _matmul_array(xp, dyg, _ones(xp, c, dt)).astype(np.float64)
+        # bc = (db * mean - ds) * rstd^3 / c and cc = -bc * mean - db * rstd / c, in place
+        bc = db * mean
+        bc -= ds
+        bc *= rstd
+        bc *= rstd
+        bc *= rstd
+        bc /= c
+        cc = -bc
+        cc *= mean
+        db *= rstd
+        db /= c
+        cc -= db
+        gx = np.multiply(dyg, node.scale[:, None], out=dyg if w is not None else None)
         gx += np.multiply(x2, bc.astype(dt)[:, None], out=scratch)
         gx += cc.astype(dt)[:, None]
         gx = _wrap(gx.reshape(x._data.shape), x._dtype, x._device)
@@ -474,47 +521,66 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps=1e-5
     check_devices(input, weight, bias)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
+    x = input._data
+    _check_layer_norm_shapes(input, shape, weight, bias)
+    dt = input._dtype
+    # float32/float64 input with parameters of its dtype: PyTorch's kernel on rows (the dtype
+    # checks below pass for these, so they are skipped)
+    rows = (
+        x.size > 0 and (dt is D.float32 or dt is D.float64)
+        and (weight is None or weight._dtype is dt) and (bias is None or bias._dtype is dt)
+    )  # fmt: skip
+    xp = xp_for(input)
+    if rows:
+        c = shape[0] if k == 1 else math.prod(shape)
+        w = None if weight is None else weight._data.reshape(c)
+        b = None if bias is None else bias._data.reshape(c)
+        y, mean, rstd, scale, shift = _layer_norm_rows(xp, x.reshape(-1, c), w, b, eps)
+        y = y.reshape(x.shape)
+    else:
+        _check_dtypes(input, "LayerNormKernelImpl", weight, bias)
+        axes = tuple(range(x.ndim - k, x.ndim))
+        y, mean, rstd = _layer_norm_float64(xp, x, weight, bias, axes, eps)
+        scale = shift = None
+    r = _wrap(y, dt, input._device)
+    if _gm.enabled and (
+        input._rg or (weight is not None and weight._rg) or (bias is not None and bias._rg)
+    ):
+        record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps,
+               rows=rows, mean=mean, rstd=rstd, scale=scale, shift=shift)  # fmt: skip
+    if _fw_state.level:
+        axes = list(range(x.ndim - k, x.ndim))
+
+        def composite(i, w, b):
+            yh, _ = _normalized(i, axes, eps)
+            yh = yh if w is None else yh * w
+            return yh if b is None else yh + b
+
+        _tangent(r, input, weight, bias, composite)
+    return r
+
+
+def _check_layer_norm_shapes(input: Tensor, shape: tuple, weight, bias) -> None:
+    """PyTorch's errors for a normalized_shape that is empty or does not end the input's shape,
+    and for parameters not of that shape."""
+    k, xs = len(shape), input._data.shape
     if k == 0:
         raise RuntimeError(
             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
             "but got normalized_shape = []"
         )
-    if tuple(input.shape[input.dim() - k :]) != shape or k > input.dim():
+    if k > len(xs) or xs[len(xs) - k :] != shape:
         expected = "[*" + "".join(f", {s}" for s in shape) + "]"
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape {expected}, but got input of "
             f"size{list(input.shape)}"
         )
     for t in (weight, bias):
-        if t is not None and tuple(t.shape) != shape:
+        if t is not None and t._data.shape != shape and tuple(t.shape) != shape:
             raise RuntimeError(
                 f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                 f"{list(t.shape)} and normalized_shape = {list(shape)}"
             )
-    _check_dtypes(input, "LayerNormKernelImpl", weight, bias)
-    x = input._data
-    xp = xp_for(input)
-    axes = tuple(range(x.ndim - k, x.ndim))
-    rows = x.size > 0 and _fast_dtypes(input, weight, bias)
-    if rows:
-        c = math.prod(shape)
-        w, b = (None if t is None else t._data.reshape(c) for t in (weight, bias))
-        y, mean, rstd = _layer_norm_rows(xp, x.reshape(-1, c), w, b, eps)
-        y = y.reshape(x.shape)
-    else:
-        y, mean, rstd = _layer_norm_float64(xp, x, weight, bias, axes, eps)
-    r = _wrap(y, input._dtype, input._device)
-    if _gm.enabled and any(t is not None and t._rg for t in (input, weight, bias)):
-        record(_LayerNorm, (input, weight, bias), r, (input, weight), k=k, eps=eps,
-               rows=rows, mean=mean, rstd=rstd)  # fmt: skip
-
-    def composite(i, w, b):
-        yh, _ = _normalized(i, list(axes), eps)
-        yh = yh if w is None else yh * w
-        return yh if b is None else yh + b
-
-    _tangent(r, input, weight, bias, composite)
-    return r
 
 
 def _group_norm_vjp(node, g):
