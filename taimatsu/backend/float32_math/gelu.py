@@ -104,6 +104,14 @@ def _thread_scratch() -> _Scratch:
     return s
 
 
+def block_buffers(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Two of this thread's kept float64 block buffers (``w``, ``p``: 8 * BLOCK bytes each) viewed
+    as ``dtype``, for the GELU backward's blocks (``ops/nn/activation.py``): free between the
+    kernels' calls, so its temporaries cost no allocation and no memory beyond these."""
+    s = _thread_scratch()
+    return s.w.view(dtype), s.p.view(dtype)
+
+
 def _round32(p, r32):
     """Round the float64 ``p`` to float32 in place; ``r32`` receives the float32 values."""
     np.copyto(r32, p, casting="same_kind")
