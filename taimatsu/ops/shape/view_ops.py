@@ -30,6 +30,11 @@ def _dims_arg(args):
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = args[0]
+    for a in args:  # the common case, plain ints (a bool's type is not int): no conversion
+        if a.__class__ is not int:
+            break
+    else:
+        return tuple(args)
     out = []
     for a in args:
         if isinstance(a, Tensor):
@@ -64,14 +69,24 @@ def infer_size(shape, numel: int) -> tuple:
 
 
 # ---- view / reshape ---------------------------------------------------------------------------------
-_View = node_class("ViewBackward0", lambda node, g: (g.reshape(node.in_shape),))
+def _view_vjp(node, g):
+    shape = node.in_shape
+    if not _gm.enabled and g.__class__ is Tensor:  # no graph of the backward: the view of g
+        # that g.reshape would make, without re-checking a shape this node knows to be valid
+        data = _nocopy_reshape(g._data, shape)
+        if data is not None:
+            return (make_view(g, data, _View, lambda t: t.reshape(shape), in_shape=g._data.shape),)
+    return (g.reshape(shape),)
+
+
+_View = node_class("ViewBackward0", _view_vjp)
 _UnsafeView = node_class("UnsafeViewBackward0", lambda node, g: (g.reshape(node.in_shape),))
 
 
 def _nocopy_reshape(data, shape):
     if isinstance(data, np.ndarray):
         try:
-            return np.reshape(data, shape, copy=False)
+            return data.reshape(shape, copy=False)
         except ValueError:
             return None
     v = data.view()
