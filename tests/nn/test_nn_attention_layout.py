@@ -86,3 +86,19 @@ def test_split_backward_takes_tiling_gradients_uncopied():
     gapped = np.zeros((2, 3, 13), np.float32)
     pieces = [tm.from_numpy(gapped[..., 4 * i : 4 * i + 4]) for i in range(3)]
     assert _tiled(pieces, 2) is None  # a column left over
+
+
+def test_split_backward_takes_gradients_of_a_flat_buffer_uncopied():
+    # a Linear's (B*S, 3C) gradient buffer viewed as (B, S, 3C): the parts' array has 2 dims
+    from taimatsu.ops.shape.split import _tiled
+
+    flat = np.empty((6, 12), np.float32)
+    flat[...] = np.arange(72).reshape(6, 12)
+    parts = [tm.from_numpy(flat.reshape(2, 3, 12)[..., 4 * i : 4 * i + 4]) for i in range(3)]
+    whole = _tiled(parts, 2)
+    assert whole._data.base is flat and whole.shape == (2, 3, 12)
+    np.testing.assert_array_equal(whole.numpy(), flat.reshape(2, 3, 12))
+    assert _tiled(parts[::-1], 2) is None
+    longer = np.zeros((7, 12), np.float32)  # the parts tile only part of their array
+    pieces = [tm.from_numpy(longer[:6].reshape(2, 3, 12)[..., 4 * i : 4 * i + 4]) for i in range(3)]
+    assert _tiled(pieces, 2) is None

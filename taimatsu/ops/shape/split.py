@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import math
 
 import numpy as np
 
@@ -66,24 +67,33 @@ def _split_vjp(node, *grads):
 
 def _tiled(grads, d: int):
     """The array that ``grads`` are consecutive slices of along ``d``, when they tile it exactly
-    (attention writes the gradients of a split ``qkv`` so): their concatenation, uncopied."""
+    (attention writes the gradients of a split ``qkv`` so): their concatenation, uncopied. The
+    array they are views of may have another shape (a (B*S, 3C) buffer under (B, S, C) slices):
+    its C-contiguous reshape to the concatenation's shape is then what they must tile."""
     data = [g._data if g.__class__ is Tensor else None for g in grads]
     base = getattr(data[0], "base", None)
-    if not isinstance(base, np.ndarray) or base.ndim != data[0].ndim:
+    if not isinstance(base, np.ndarray):
         return None
-    at = base.ctypes.data
+    whole = base
+    if base.ndim != data[0].ndim:
+        shape = list(data[0].shape)
+        shape[d] = builtins.sum(a.shape[d] if a is not None else 0 for a in data)
+        if not base.flags.c_contiguous or base.size != math.prod(shape):
+            return None
+        whole = base.reshape(shape)
+    at = whole.ctypes.data
     for a in data:
-        if a is None or a.base is not base or a.strides != base.strides or a.dtype != base.dtype:
+        if a is None or a.base is not base or a.strides != whole.strides or a.dtype != base.dtype:
             return None
         if (
             a.ctypes.data != at
-            or a.shape[:d] + a.shape[d + 1 :] != base.shape[:d] + base.shape[d + 1 :]
+            or a.shape[:d] + a.shape[d + 1 :] != whole.shape[:d] + whole.shape[d + 1 :]
         ):
             return None
-        at += a.shape[d] * base.strides[d]
-    if at != base.ctypes.data + base.shape[d] * base.strides[d]:
+        at += a.shape[d] * whole.strides[d]
+    if at != whole.ctypes.data + whole.shape[d] * whole.strides[d]:
         return None
-    return _wrap(base, grads[0]._dtype, grads[0]._device)
+    return _wrap(whole, grads[0]._dtype, grads[0]._device)
 
 
 _Split = node_class("SplitBackward0", _split_vjp)
