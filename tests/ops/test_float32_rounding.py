@@ -385,7 +385,7 @@ def test_exp_neg_and_float64_input_give_expf_bits():
     from taimatsu.backend.float32_math import exp as f32exp
 
     rng = np.random.default_rng(3)
-    n = f32exp._EXPF_CHUNK * 2 + 7  # three chunks, the last a short one
+    n = f32exp._EXPF_CHUNK * 3 + 7  # three chunks, evened out
     x = np.concatenate([rng.uniform(-110, 110, n), _exp_edges()]).astype(np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         want = np.exp(-x.astype(np.float64))
@@ -398,6 +398,21 @@ def test_exp_neg_and_float64_input_give_expf_bits():
     ok = np.isfinite(want) & (want > 1e-37) & (want < 3e38)
     ulp = np.spacing(ref[ok]).astype(np.float64)
     assert (np.abs(ref[ok] - want[ok]) <= ulp).all()
+
+
+@pytest.mark.parametrize("n", [16384, 20000, 24577, 33792, 40000])
+def test_expf_even_chunks_keep_the_bits(n):
+    # expf evens out its chunks (33792 elements: 2 x 16896, not 16384 + 16384 + 1024); the
+    # bits are elementwise, whatever the chunks
+    from taimatsu.backend.float32_math import exp as f32exp
+
+    x = np.random.default_rng(n).uniform(-110, 110, n).astype(np.float32)
+    with np.errstate(over="ignore"):
+        pieces = np.concatenate([f32exp.expf(x[i : i + 1000]) for i in range(0, n, 1000)])
+        assert _same_bits(f32exp.expf(x), pieces)
+    step = f32exp._chunk_size(n)
+    chunk = f32exp._EXPF_CHUNK
+    assert step <= 1.5 * chunk and -(-n // step) == max(1, round(n / chunk))
 
 
 def test_expf_scratch_is_per_thread():

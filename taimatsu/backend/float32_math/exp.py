@@ -138,13 +138,23 @@ def _exp_of(d, out, sign):
     flat, dst = d.reshape(-1), r.reshape(-1)  # a copy only where d is not contiguous
     n, k = flat.size, _CONSTANTS[sign]
     with np.errstate(invalid="ignore", over="ignore"):
-        if n <= _EXPF_CHUNK:
+        step = _chunk_size(n)
+        if n <= step:
             _exp_chunk(flat, dst, sign, k, _buffers(n))
         else:
-            for i in range(0, n, _EXPF_CHUNK):
-                j = min(n, i + _EXPF_CHUNK)
+            for i in range(0, n, step):
+                j = min(n, i + step)
                 _exp_chunk(flat[i:j], dst[i:j], sign, k, _buffers(j - i))
     return r
+
+
+def _chunk_size(n: int) -> int:
+    """Elements per pass for ``n``: the nearest whole number of ``_EXPF_CHUNK``-sized chunks,
+    evened out (up to 1.5x the size, still in the L2 cache): a short last chunk costs its
+    ~30 calls for little work (33792 elements, attention's causal 32x32 scores of 64 heads:
+    16384 + 16384 + 1024 took ~9% more CPU than 2 x 16896)."""
+    count = max(1, round(n / _EXPF_CHUNK))
+    return -(-n // count)
 
 
 def _exp_chunk(d, r, sign, k, buffers):
