@@ -271,6 +271,31 @@ def test_layer_norm_double_backward_uses_the_op_graph(torch_oracle):
         np.testing.assert_allclose(mine, theirs, rtol=1e-9, atol=1e-10)
 
 
+def test_layer_norm_and_embedding_gradients_are_kept_not_copied():
+    """The array backwards hand AccumulateGrad arrays of the parameters' shapes, not reshaped
+    views of them, so it keeps them as ``.grad`` rather than copying (where it keeps any: see
+    tests/autograd/test_ownership.py)."""
+    import sys
+    import weakref
+
+    from taimatsu.autograd import ownership
+
+    if not ownership.COUNTED or sys.version_info[:2] < (3, 11):
+        pytest.skip("AccumulateGrad copies every gradient on this interpreter")
+
+    ln, emb = tm.nn.LayerNorm(6), tm.nn.Embedding(5, 6)
+    out = ln(emb(tm.tensor([[0, 1, 1], [4, 2, 0]])))
+    refs = []
+    out.grad_fn.register_hook(lambda gi, go: refs.extend(weakref.ref(g._data) for g in gi[1:]))
+    out.grad_fn.next_functions[0][0].register_hook(
+        lambda gi, go: refs.append(weakref.ref(gi[0]._data))
+    )
+    out.sum().backward()
+    kept = (ln.weight.grad._data, ln.bias.grad._data, emb.weight.grad._data)
+    assert len(refs) == 3
+    assert all(a is r() for a, r in zip(kept, refs))
+
+
 # ---- linear / addmm --------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(6, 5), (2, 3, 5)])

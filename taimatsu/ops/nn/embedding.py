@@ -44,10 +44,11 @@ def _embedding_grad_arrays(node, g: Tensor, num: int, dim: int) -> Tensor:
     gf = g._data.reshape(-1, dim)
     if node.padding_idx is not None:
         gf = gf * (flat != node.padding_idx)[:, None].astype(gf.dtype)
-    out = np.zeros(num * dim, gf.dtype)
+    out = np.zeros((num, dim), gf.dtype)  # (2-D itself: a reshaped view would be copied by
+    # AccumulateGrad rather than kept)
     offsets = (flat[:, None] * dim + np.arange(dim)).reshape(-1)
-    np.add.at(out, offsets, gf.reshape(-1))
-    return _wrap(out.reshape(num, dim), g._dtype, g._device)
+    np.add.at(out.reshape(-1), offsets, gf.reshape(-1))
+    return _wrap(out, g._dtype, g._device)
 
 
 def _embedding_sparse_vjp(node, g):

@@ -439,6 +439,12 @@ def _ones(xp, n: int, dtype):
     return v
 
 
+def _as_shape(a, shape):
+    """``a`` itself when it has ``shape`` already: a reshaped view would make AccumulateGrad copy
+    a gradient it can otherwise keep."""
+    return a if a.shape == shape else a.reshape(shape)
+
+
 def _row_coefficients(mean, rstd, dtype):
     """``rstd`` and ``-mean * rstd`` rounded to ``dtype``: y = x * scale + shift per row."""
     shift = -mean
@@ -470,11 +476,12 @@ def _layer_norm_backward_rows(node, x: Tensor, w, g: Tensor):
     gx = gw = gb = scratch = None
     if nf[1][0] is not None:
         scratch = _row_affine(x2, node.scale, node.shift)
-        gw = xp.einsum("ij,ij->j", g2, scratch)
-        gw = _wrap(gw.reshape(w._data.shape), w._dtype, w._device)
+        gw = _wrap(
+            _as_shape(xp.einsum("ij,ij->j", g2, scratch), w._data.shape), w._dtype, w._device
+        )
     if nf[2][0] is not None:
         gb = _matmul_array(xp, _ones(xp, n, dt), g2)
-        gb = _wrap(gb.reshape(x._data.shape[x._data.ndim - node.k :]), g._dtype, g._device)
+        gb = _wrap(_as_shape(gb, x._data.shape[x._data.ndim - node.k :]), g._dtype, g._device)
     if nf[0][0] is not None:
         dyg = g2 * w._data.reshape(c) if w is not None else g2
         ds = xp.einsum("ij,ij->i", dyg, x2).astype(np.float64)
