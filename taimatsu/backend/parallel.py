@@ -122,6 +122,20 @@ MIN_WORK = 1 << 22
 PASS_WORK = 32
 
 
+def in_background(fn):
+    """Start ``fn()`` on the helper thread when threads are allowed and a second core is free:
+    returns a handle whose ``result()`` waits for it (and re-raises its error); else None, and
+    the caller runs ``fn`` itself. For one long call that releases the GIL (a large product)
+    beside the calling thread's own work: a hand-off costs ~40 us here (the helper thread
+    sleeps and is woken), and many short NumPy calls on both threads pass the GIL back and
+    forth (a recurrent loop split by batch halves ran 2x slower on two threads than on one).
+    BLAS runs ``fn``'s products with the count the calling thread last set (``gemm_threads``):
+    set one thread for what runs beside it."""
+    if not _second_core():
+        return None
+    return _pool().submit(fn)
+
+
 def halves(fn, n: int, work: int) -> None:
     """``fn(0, n)``, or ``fn(0, n // 2)`` on the helper thread while this one runs
     ``fn(n // 2, n)``, when ``work`` is large, threads are allowed and other processes leave

@@ -106,17 +106,19 @@ def get_num_threads() -> int:
     return _state["target"]
 
 
-def gemm_threads(macs: int) -> None:
-    """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use.
+def gemm_threads(macs: int) -> int | None:
+    """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use, and
+    return the count BLAS runs with now (None before any was set).
 
     Only the main thread switches: OpenBLAS's setter is not meant to run while another
     thread is inside a BLAS call, and products on other threads (a user's, or the halves of a
     split batch) run with the count the main thread last set."""
     if threading.get_ident() != _MAIN:
-        return
+        return _state["current"]
     want = 1 if macs < SMALL_GEMM_MACS else usable_threads()
     if want != _state["current"]:
         _switch(want)
+    return _state["current"]
 
 
 BUSY_SAMPLE_S = 0.25

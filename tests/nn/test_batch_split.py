@@ -149,3 +149,29 @@ def test_conv2d_split_halves_share_the_column_budget(forced_split):
     assert forced_split  # the backward was split at two threads
     one, two = peaks
     assert two <= one + (64 << 10), (one, two)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_recurrent_chunk_products_split(forced_split, mode):
+    # The backward's chunk products (weight and input gradients) run on the helper thread
+    # beside the next chunk's time loop, the last chunk's in row halves on two threads: one
+    # BLAS thread each, so the gradients are one thread's bit for bit.
+    torch.manual_seed(5)
+    ref = getattr(torch.nn, mode)(5, 8, batch_first=True)
+    x = torch.randn(3, 60, 5, requires_grad=True)  # 60 steps: three chunks
+    o, _ = ref(x)
+    g = torch.randn(o.shape)
+    params = list(ref.parameters())
+    expected = [o.detach(), *torch.autograd.grad(o, (x, *params), g)]
+
+    def run():
+        m = getattr(tm.nn, mode)(5, 8, batch_first=True)
+        m.load_state_dict({k: T(v) for k, v in ref.state_dict().items()})
+        tx = T(x, True)
+        t, _ = m(tx)
+        return [t.detach(), *tm.autograd.grad(t, (tx, *m.parameters()), T(g))]
+
+    ours = _at_1_and_2_threads(run)
+    assert len(forced_split) >= 3  # two chunks' products beside the loop, the last one's halves
+    for a, e in zip(ours, expected):
+        close(a, e.numpy(), rtol=1e-4, atol=1e-5)

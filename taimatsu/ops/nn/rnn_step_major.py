@@ -23,8 +23,11 @@ The gate formulas and their rounding are those of ``GateKernels`` (``ops/nn/rnn.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
+from ...backend.parallel import halves, in_background
 from ...backend.threads import gemm_threads
 
 # the most steps in a chunk: the LSTM's saved state is the larger (PyTorch saves more too), so
@@ -104,6 +107,47 @@ def _add_product(acc, a, b):
         return a @ b.T
     acc += a @ b.T
     return acc
+
+
+def _into(acc, first: bool, a, b, lo: int, hi: int) -> None:
+    """Rows ``lo:hi`` of ``acc += a @ b.T`` (``acc = a @ b.T`` for the ``first`` chunk)."""
+    if first:
+        np.matmul(a[lo:hi], b.T, out=acc[lo:hi])
+    else:
+        acc[lo:hi] += a[lo:hi] @ b.T
+
+
+def _rows_of(a, b, out, lo: int, hi: int) -> None:
+    """Rows ``lo:hi`` of ``out = a @ b``."""
+    np.matmul(a[lo:hi], b, out=out[lo:hi])
+
+
+def _products(fns: list, macs: int, alone: bool, last: bool):
+    """A chunk's weight- and input-gradient products (``fns``: ``(fn(lo, hi), rows)``, each
+    writing rows ``lo:hi`` of its result), after a time loop whose products ran on one BLAS
+    thread (``alone``): on the helper thread beside the next chunk's loop while a second core
+    is free (a few long BLAS calls that release the GIL: the returned handle is waited on
+    before their buffers are reused), the ``last`` chunk's rows in two halves on two threads
+    (``parallel.halves``). Else they run now with the BLAS threads of their size.
+
+    When the loop ran alone, every product runs on one BLAS thread, also where two are allowed:
+    OpenBLAS's idle threads spin for ~0.1 s after a multi-threaded call, taking the second core
+    from the helper thread (the LSTM step ran no faster with it), and a product's bits do not
+    depend on how its rows are split (they do on OpenBLAS's thread count for some sizes), so
+    the layer's gradients are the same at any thread count or load."""
+
+    def run(lo, hi):  # lo:hi of 0:2, the halves of every product
+        for fn, rows in fns:
+            fn(rows * lo // 2, rows * hi // 2)
+
+    if not alone:
+        gemm_threads(macs)
+        run(0, 2)
+        return None
+    pending = None if last else in_background(partial(run, 0, 2))
+    if pending is None:
+        halves(run, 2, macs)
+    return pending
 
 
 # ---- LSTM ---------------------------------------------------------------------------------
@@ -196,11 +240,12 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
     n = chunks[-1][1]  # the first chunk is one of the longest
     zc = np.empty((n, 5, hid, batch), dt)
     dz_buf, xh_buf = np.empty(zc.size // 5 * 4, dt), np.empty(n * xh[0].size, dt)
-    dw = None
+    dw = np.empty((4 * hid, xh.shape[1]), dt) if want_w else None
+    pending = None
     for a, m in chunks:
         z = zc[:m]
         _lstm_factors(g6[a : a + m], z)
-        gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1])
+        alone = gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1]) == 1
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
@@ -216,12 +261,17 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
             zt[1:4] *= dcn  # i', f', g': their dz
             np.multiply(dcn, g6[t, 1], out=dc)  # dc of the step before: dcn f
             np.matmul(w_hh_t, zt[:4].reshape(4 * hid, batch), out=dh)
+        if pending is not None:
+            pending.result()  # the previous chunk's products: dz_buf and xh_buf are free
         dz = _matrix(z[:, :4].reshape(m, 4 * hid, batch), dz_buf)
-        gemm_threads(dz.size * xh.shape[1])
+        fns = []
         if want_w:
-            dw = _add_product(dw, dz, _matrix(xh[a : a + m], xh_buf))
+            xm = _matrix(xh[a : a + m], xh_buf)
+            fns.append((partial(_into, dw, a + m == steps, dz, xm), 4 * hid))
         if dx is not None:
-            np.matmul(dz.T, w_ih_b, out=dx[a : a + m].reshape(m * batch, n_in))
+            rows_dx = dx[a : a + m].reshape(m * batch, n_in)
+            fns.append((partial(_rows_of, dz.T, w_ih_b, rows_dx), m * batch))
+        pending = _products(fns, dz.size * xh.shape[1], alone, a == 0)
     if dw is not None:
         dw = dw[np.argsort(rows)]  # PyTorch's gate order
     dw_hr = None
@@ -321,12 +371,14 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
     n = chunks[-1][1]  # the first chunk is one of the longest
     zc = np.empty((n, 4, hid, batch), dt)  # slots n, r, z (input side), hn (hidden side)
     dz_buf, in_buf, h_buf = np.empty(zc.size, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
-    dw_i = dw_h = None
+    dw_i = np.empty((3 * hid, xi.shape[1]), dt) if need[3] or need[5] else None
+    dw_h = np.empty((3 * hid, hb.shape[1]), dt) if need[4] or need[6] else None
+    pending = None
     for a, m in chunks:
         z = zc[:m]
         r, zg = g3[a : a + m, 0], g3[a : a + m, 1]
         _gru_factors(r, zg, g3[a : a + m, 2], hb[a : a + m, :hid], hn[a : a + m], z)
-        gemm_threads(batch * w_hh.size)
+        alone = gemm_threads(batch * w_hh.size) == 1
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
@@ -337,14 +389,20 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
             np.multiply(dh, zg[j], out=dh_direct)
             np.matmul(w_hh_t, zt[1:].reshape(3 * hid, batch), out=dh)
             dh += dh_direct
+        if pending is not None:
+            pending.result()  # the previous chunk's products: the buffers are free
         dz = _matrix(z.reshape(m, 4 * hid, batch), dz_buf)
-        gemm_threads(dz.size * max(xi.shape[1], hb.shape[1]))
-        if need[3] or need[5]:
-            dw_i = _add_product(dw_i, dz[: 3 * hid], _matrix(xi[a : a + m], in_buf))
-        if need[4] or need[6]:
-            dw_h = _add_product(dw_h, dz[hid:], _matrix(hb[a : a + m], h_buf))
+        fns, first = [], a + m == steps
+        if dw_i is not None:
+            xm = _matrix(xi[a : a + m], in_buf)
+            fns.append((partial(_into, dw_i, first, dz[: 3 * hid], xm), 3 * hid))
+        if dw_h is not None:
+            hm = _matrix(hb[a : a + m], h_buf)
+            fns.append((partial(_into, dw_h, first, dz[hid:], hm), 3 * hid))
         if dx is not None:
-            np.matmul(dz[: 3 * hid].T, w_ih_b, out=dx[a : a + m].reshape(m * batch, n_in))
+            rows_dx = dx[a : a + m].reshape(m * batch, n_in)
+            fns.append((partial(_rows_of, dz[: 3 * hid].T, w_ih_b, rows_dx), m * batch))
+        pending = _products(fns, dz.size * max(xi.shape[1], hb.shape[1]), alone, a == 0)
     if dw_i is not None:
         dw_i = dw_i[np.argsort(rows_in)]  # PyTorch's gate order
     return [
