@@ -227,7 +227,10 @@ def _in_layout(xp, like, shape):
     if like.strides[-1] != like.itemsize:
         return np.empty(shape, like.dtype)
     order = sorted(range(len(shape)), key=lambda d: -like.strides[d])
-    return np.empty([shape[d] for d in order], like.dtype).transpose(np.argsort(order))
+    inverse = [0] * len(order)  # np.argsort of a list costs ~5 us here
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return np.empty([shape[d] for d in order], like.dtype).transpose(inverse)
 
 
 def _grad_buffers(xp, q, k, v, need):
