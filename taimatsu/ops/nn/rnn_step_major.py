@@ -150,6 +150,35 @@ def _products(fns: list, macs: int, alone: bool, last: bool):
     return pending
 
 
+class _Factors:
+    """Each chunk's factors that do not depend on the incoming gradients (``fn(a, m, out)``:
+    those of the ``m`` steps from ``a`` into ``out``), in two alternating buffers: the next
+    chunk's on the helper thread beside this chunk's time loop while a second core is free and
+    the loop's products run on one BLAS thread (a dozen long elementwise calls, which contend
+    little for the GIL), else each chunk's when its loop starts."""
+
+    def __init__(self, fn, chunks: list, shape: tuple, dt) -> None:
+        self.fn, self.chunks = fn, chunks
+        self.bufs, self.ahead = [np.empty(shape, dt), None], None
+
+    def get(self, i: int, alone: bool):
+        """Chunk ``i``'s factors; starts chunk ``i + 1``'s when ``alone``."""
+        if self.ahead is None:
+            self._compute(i)
+        else:
+            self.ahead.result()
+        self.ahead = None
+        if alone and i + 1 < len(self.chunks):
+            self.ahead = in_background(partial(self._compute, i + 1))
+        return self.bufs[i % 2][: self.chunks[i][1]]
+
+    def _compute(self, i: int) -> None:
+        k, (a, m) = i % 2, self.chunks[i]
+        if self.bufs[k] is None:  # the second buffer, only where the factors run ahead
+            self.bufs[k] = np.empty_like(self.bufs[0])
+        self.fn(a, m, self.bufs[k][:m])
+
+
 # ---- LSTM ---------------------------------------------------------------------------------
 def lstm_forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, steps: int, reverse: bool):
     """(out, h_n, c_n, saved) on arrays in the layout of ``rnn_layer`` (rows grouped by time
@@ -238,14 +267,14 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
     dx = np.empty((steps, batch, n_in), dt) if need[0] else None
     chunks = _chunks(steps, _LSTM_CHUNK)
     n = chunks[-1][1]  # the first chunk is one of the longest
-    zc = np.empty((n, 5, hid, batch), dt)
-    dz_buf, xh_buf = np.empty(zc.size // 5 * 4, dt), np.empty(n * xh[0].size, dt)
+    factors = _Factors(lambda a, m, out: _lstm_factors(g6[a : a + m], out), chunks,
+                       (n, 5, hid, batch), dt)  # fmt: skip
+    dz_buf, xh_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xh[0].size, dt)
     dw = np.empty((4 * hid, xh.shape[1]), dt) if want_w else None
     pending = None
-    for a, m in chunks:
-        z = zc[:m]
-        _lstm_factors(g6[a : a + m], z)
+    for i, (a, m) in enumerate(chunks):
         alone = gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1]) == 1
+        z = factors.get(i, alone)
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
@@ -369,16 +398,21 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
     dx = np.empty((steps, batch, n_in), dt) if need[0] else None
     chunks = _chunks(steps, _GRU_CHUNK)
     n = chunks[-1][1]  # the first chunk is one of the longest
-    zc = np.empty((n, 4, hid, batch), dt)  # slots n, r, z (input side), hn (hidden side)
-    dz_buf, in_buf, h_buf = np.empty(zc.size, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
+
+    def chunk_factors(a, m, out):
+        g = g3[a : a + m]
+        _gru_factors(g[:, 0], g[:, 1], g[:, 2], hb[a : a + m, :hid], hn[a : a + m], out)
+
+    # slots n, r, z (input side), hn (hidden side)
+    factors = _Factors(chunk_factors, chunks, (n, 4, hid, batch), dt)
+    dz_buf, in_buf, h_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
     dw_i = np.empty((3 * hid, xi.shape[1]), dt) if need[3] or need[5] else None
     dw_h = np.empty((3 * hid, hb.shape[1]), dt) if need[4] or need[6] else None
     pending = None
-    for a, m in chunks:
-        z = zc[:m]
-        r, zg = g3[a : a + m, 0], g3[a : a + m, 1]
-        _gru_factors(r, zg, g3[a : a + m, 2], hb[a : a + m, :hid], hn[a : a + m], z)
+    for i, (a, m) in enumerate(chunks):
+        zg = g3[a : a + m, 1]
         alone = gemm_threads(batch * w_hh.size) == 1
+        z = factors.get(i, alone)
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
