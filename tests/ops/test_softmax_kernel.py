@@ -131,14 +131,14 @@ def test_two_threads_give_the_same_bits(monkeypatch):
 @pytest.mark.parametrize("log", [False, True])
 def test_even_blocks_give_the_same_bits(monkeypatch, log):
     # rows go a block at a time, blocks evened out (cross-entropy's (512, 65) logits: one
-    # block forward, 4 x 128 rows backward, not 504 + 8 and 4 x 126 + 8): any blocks, same bits
+    # block, not 504 + 8 rows forward and 4 x 126 + 8 backward): any blocks, same bits
     assert f32_softmax._even_step(512, 504) == 512 and f32_softmax._even_step(512, 126) == 128
     assert f32_softmax._even_step(1000, 504) == 500 and f32_softmax._even_step(7, 100) == 7
     x = _rows((512, 65))
     g = np.random.default_rng(6).standard_normal(x.shape).astype(np.float32)
     y = f32_softmax.softmax_lastdim(x, log)
     gx = f32_softmax.backward_lastdim(y, g, log)
-    monkeypatch.setattr(f32_softmax, "_BLOCK", 65 * 7)  # ~7-row blocks forward, 1 backward
+    monkeypatch.setattr(f32_softmax, "_BLOCK", 65 * 7)  # ~7-row blocks
     monkeypatch.setattr(f32_softmax, "_FMA_BLOCK", 65 * 3)
     np.testing.assert_array_equal(_bits(f32_softmax.softmax_lastdim(x, log)), _bits(y))
     np.testing.assert_array_equal(_bits(f32_softmax.backward_lastdim(y, g, log)), _bits(gx))
