@@ -589,34 +589,32 @@ def is_checkpoint_valid() -> bool:
 
 def _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending) -> None:
     """Send ``outputs`` along ``node``'s edges; queue the nodes that became ready."""
-    n = len(outputs)
+    edges = node.next_functions
+    missing = len(edges) - len(outputs)
+    if missing > 0:  # a VJP may leave out trailing inputs' gradients
+        outputs = (*outputs, *(None,) * missing)
     shapes = node._shapes
     i = -1
-    for nxt, nr in node.next_functions:
+    for (nxt, nr), g in zip(edges, outputs):
         i += 1
         if nxt is None:
             continue
-        g = outputs[i] if i < n else None
         if g is not None:
             cls = g.__class__
             if cls is not PartialGrad:  # a partial has its input's shape and dtype
                 shape, dtype = shapes[i]
                 if cls is not _Tensor or g._dtype is not dtype or g._data.shape != shape:
                     g = _conform(node, i, g)
-            buf = buffers.get(nxt)
-            if buf is None:  # the common case: the first gradient to reach nxt
-                if nxt._nout == 1:
-                    buffers[nxt] = [g]
-                    if cls is PartialGrad:
-                        pending.add(nxt)
-                else:
-                    _add_to_buffer(buffers, nxt, nr, g, pending)
+            if nxt not in buffers and nxt._nout == 1:  # the first gradient to reach nxt
+                buffers[nxt] = [g]
+                if cls is PartialGrad:
+                    pending.add(nxt)
             else:
                 _add_to_buffer(buffers, nxt, nr, g, pending)
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
-            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            _push(heap, (-nxt._seq, id(nxt), nxt))
 
 
 def _skip(node, deps, heap, run_set, captures) -> None:
@@ -627,9 +625,10 @@ def _skip(node, deps, heap, run_set, captures) -> None:
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
-            heapq.heappush(heap, (-nxt._seq, id(nxt), nxt))
+            _push(heap, (-nxt._seq, id(nxt), nxt))
 
 
+_push = heapq.heappush
 _Tensor = None
 
 
@@ -680,7 +679,12 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
         if not retain_graph:
             node._release()
         return outputs
-    if not node._pre_hooks and not node._call_without_grads and _all_none(buf):
+    if (
+        (not buf or buf[0] is None)
+        and not node._pre_hooks
+        and not node._call_without_grads
+        and _all_none(buf)
+    ):
         if not retain_graph:  # no gradient reached it: every input gets none (PyTorch's undefined)
             node._release()
         return ()

@@ -162,17 +162,36 @@ class SavedTensor:
             if t._vc[0] != self.version:
                 raise RuntimeError(_modified_msg(t, t._vc[0], self.version))
             return t
+        wrap = _wrap or _load_wrap()
         if self.vc[0] != self.version:
-            from .._tensor.core import _wrap
-
-            shown = _wrap(self.data, self.dtype, self.device)
+            shown = wrap(self.data, self.dtype, self.device)
             raise RuntimeError(_modified_msg(shown, self.vc[0], self.version, node, self.output_nr))
-        from .._tensor.core import _wrap
-
-        out = _wrap(self.data, self.dtype, self.device)
+        out = wrap(self.data, self.dtype, self.device)
         out._vc = self.vc
         out.grad_fn, out._rg, out._output_nr = node, True, self.output_nr
         return out
+
+
+_new = object.__new__
+_wrap = None  # _tensor.core's, imported on first use (_tensor imports this module)
+
+
+def _load_wrap():
+    global _wrap
+    from .._tensor.core import _wrap
+
+    return _wrap
+
+
+def save_input(tensor) -> SavedTensor:
+    """``SavedTensor(tensor, False)`` without the constructor's call: most saved tensors are
+    a recorded op's inputs, kept as the tensor itself with its version at save time."""
+    if tensor.__dict__ and tensor.__dict__.get("_inference"):
+        raise RuntimeError(_INFERENCE_SAVE_MSG)
+    s = _new(SavedTensor)
+    s.version = tensor._vc[0]
+    s.tensor = tensor
+    return s
 
 
 def _modified_msg(t, now: int, then: int, node=None, output_nr: int = 0) -> str:

@@ -18,7 +18,7 @@ from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import state as _gm
-from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq
+from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, save_input
 from .arg_types import python_int_range
 
 # NumPy warns on overflow / division by zero / invalid values; PyTorch never does. Silence
@@ -110,8 +110,8 @@ def _save(saved, out) -> tuple:
     if n == 2:
         a, b = saved
         return (
-            SavedTensor(a, a is out) if a is not None else None,
-            SavedTensor(b, b is out) if b is not None else None,
+            (save_input(a) if a is not out else SavedTensor(a, True)) if a is not None else None,
+            (save_input(b) if b is not out else SavedTensor(b, True)) if b is not None else None,
         )
     if n == 1:
         (a,) = saved

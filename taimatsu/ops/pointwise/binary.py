@@ -16,6 +16,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...autograd.op_watch import _watchers
 from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
 from ...backend.float32_math.primitives import fma
@@ -69,15 +70,22 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     """
     Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
     ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
+    if Node is not None:
+        Node.scalar = None  # class default: a node of two tensors needs no per-node attribute
     kernel_check = hasattr(check, "kernel")
 
+    save_inputs = saves == (0, 1)  # nearly every op: the saved tuple is the edges' tuple
+    bool_result = kind == "bool"
+    to_float = kind == "float"
+
     def op(input, other, *, out=None):
-        if not isinstance(input, Tensor):
+        if input.__class__ is not Tensor and not isinstance(input, Tensor):
             input = _scalar_tensor(input, other)
+        ob = other if other.__class__ is Tensor or isinstance(other, Tensor) else None
         if (
             _fw_state.level
             and hasattr(vjp, "aten")
-            and any(getattr(t, "_fw", None) is not None for t in (input, other))
+            and (input._fw is not None or ob is not None and ob._fw is not None)
         ):
             raise NotImplementedError(
                 f"Trying to use forward AD with aten::{vjp.aten} that does not support it."
@@ -87,7 +95,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             try:
                 check(dt)
             except NotImplementedError:  # PyTorch broadcasts before its kernel's dtype check
-                if kernel_check and isinstance(other, Tensor):
+                if kernel_check and ob is not None:
                     _broadcast_shape(input, other)
                 raise
         narrow = None
@@ -95,28 +103,33 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             s = _half_scalar(other, dt)
             if s is not None:
                 xa, xb, narrow = xa.astype(np.float32), s, dt.np
-        if kind == "float" and dt.category < _FLOAT:
+        if to_float and dt.category < _FLOAT:
             dt = D.get_default_dtype()
             # Re-read the operands as floats: a Python scalar must not wrap into the int dtype
             # first (uint8 tensor / -1 divides by -1.0, not by 255).
             xa = _cast(input._data, dt)
-            xb = _cast(other._data, dt) if isinstance(other, Tensor) else other
-        xp = np if input._device is cpu else _xp_of(input, other)
-        r = _run(forward, xp, xa, xb, input, other)
+            xb = _cast(other._data, dt) if ob is not None else other
+        device = input._device
+        try:
+            r = forward(np if device is cpu else _xp_of(input, other), xa, xb)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise broadcast_error([_shape(input), _shape(other)]) from None
+            raise
         if narrow is not None:
             r = r.astype(narrow)
-        res = _wrap(r, D.bool if kind == "bool" else dt, input._device)
-        if (
-            Node is not None
-            and _gm.enabled
-            and (input._rg or (isinstance(other, Tensor) and other._rg))
-        ):
-            ob = other if isinstance(other, Tensor) else None
-            saved = tuple(res if i == "out" else (input, ob)[i] for i in saves)
+        res = _wrap(r, D.bool if bool_result else dt, device)
+        if Node is not None and _gm.enabled and (input._rg or ob is not None and ob._rg):
+            if save_inputs:
+                saved = (input, ob)
+            else:
+                saved = tuple([res if i == "out" else (input, ob)[i] for i in saves])
             if ob is None and ScalarNode is not None:
                 record(ScalarNode, (input,), res, saved, scalar=other)
+            elif ob is None:
+                record(Node, (input, None), res, saved, scalar=other)
             else:
-                record(Node, (input, ob), res, saved, scalar=None if ob is not None else other)
+                record(Node, (input, ob), res, saved)
         if _fw_state.level and jvp is not None:
             _binary_tangent(jvp, input, other, res)
         if out is not None:  # an op without a derivative lets out= carry its (raising) history
@@ -348,14 +361,15 @@ def _check_alpha(dt, alpha):
 
 
 def _check_sub_bool(a, b):
-    a_bool = isinstance(a, Tensor) and a._dtype is D.bool or isinstance(a, bool)
-    b_bool = isinstance(b, Tensor) and b._dtype is D.bool or isinstance(b, bool)
-    if a_bool and b_bool and isinstance(a, Tensor) and isinstance(b, Tensor):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-            "`logical_xor()` operator instead."
-        )
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    a_bool = a._dtype is D.bool if a_tensor else isinstance(a, bool)
+    b_bool = b._dtype is D.bool if b_tensor else isinstance(b, bool)
     if a_bool or b_bool:
+        if a_bool and b_bool and a_tensor and b_tensor:
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                "or `logical_xor()` operator instead."
+            )
         raise RuntimeError(_BOOL_SUB)
 
 
@@ -391,23 +405,20 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
     xa, xb, dt = binary_operands(input, other)
     if dt in D._SHELL_UINTS:  # PyTorch has no add/sub kernel for uint16/32/64
         raise NotImplementedError(f"\"add_stub\" not implemented for '{_scalar(dt)}'")
-    if alpha != 1 or isinstance(alpha, bool):
+    scaled = alpha != 1
+    if scaled or alpha.__class__ is bool:
         _check_alpha(dt, alpha)
-    xp = np if input._device is cpu else _xp_of(input, other)
+    device = input._device
+    xp = np if device is cpu else _xp_of(input, other)
     if sa < 0:  # rsub: other - alpha * input
         xa, xb = xb, xa
-    if alpha != 1 and dt is D.float32 and xp is np:
+    if not scaled:
+        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb, input, other)
+    elif dt is D.float32 and xp is np:
         # PyTorch's CPU kernel computes a + alpha * b as one fused multiply-add (one rounding)
         c = np.float64(np.float32(alpha if sa == sb else -alpha))
-        r = _run(
-            lambda xp, a, b: _fma_alpha(a, b, c),
-            xp,
-            xa,
-            xb,
-            input,
-            other,
-        )
-    elif alpha != 1 and (dt is D.float16 or dt is D.bfloat16):
+        r = _run(lambda xp, a, b: _fma_alpha(a, b, c), xp, xa, xb, input, other)
+    elif dt is D.float16 or dt is D.bfloat16:
         # PyTorch rounds alpha (and a scalar operand) to the half type, then takes
         # a + alpha * b in float32 (the product of two half values is exact there), rounding once.
         c = np.float32(dt.np.type(alpha if sa == sb else -alpha))
@@ -422,22 +433,21 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
             other,
         )
     else:
-        if alpha != 1:
-            xb = xb * alpha
-        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb, input, other)
+        r = _run(_xp_add if sa == sb else _xp_subtract, xp, xa, xb * alpha, input, other)
     if dt is D.bool and r.dtype != np.bool_:
         r = r.astype(np.bool_)
-    res = _wrap(r, dt, input._device)
-    ob = other if isinstance(other, Tensor) else None
-    if _gm.enabled and (input._rg or (ob is not None and ob._rg)):
+    res = _wrap(r, dt, device)
+    ob = other if other.__class__ is Tensor or isinstance(other, Tensor) else None
+    if _gm.enabled and (input._rg or ob is not None and ob._rg):
         if ob is None and node is _RsubNode:
-            record(_RsubScalarNode, (input,), res, alpha=alpha) if alpha != 1 else record(
-                _RsubScalarNode, (input,), res
-            )
+            node = _RsubScalarNode
+            inputs = (input,)
         else:
-            record(node, (input, ob), res, alpha=alpha) if alpha != 1 else record(
-                node, (input, ob), res
-            )
+            inputs = (input, ob)
+        if scaled:
+            record(node, inputs, res, alpha=alpha)
+        else:
+            record(node, inputs, res)
     if _fw_state.level:
         ta = input._fw
         tb = ob._fw if ob is not None else None
@@ -504,10 +514,36 @@ def rsub(input, other, *, alpha=1):
 
 def _mul_vjp(node, g):
     a, b = node.saved()
-    other = _other(node, b)
-    ga = g * _conj(other) if _ga(node) else None
-    gb = g * _conj(a) if _gb(node) else None
+    edges = node.next_functions
+    ga = _grad_times(g, node.scalar if b is None else b) if edges[0][0] is not None else None
+    gb = _grad_times(g, a) if len(edges) > 1 and edges[1][0] is not None else None
     return ga, gb
+
+
+def _grad_times(g, x):
+    """``g * conj(x)`` in a VJP.
+
+    In a plain backward (no graph being built, no tangent, no op watched by a profiler), a real
+    CPU tensor times a tensor of its dtype or a Python float runs the mul op's own kernel on the
+    arrays, without the op's dispatch: the same bits, dtype and shape, one node in a few."""
+    if (
+        g.__class__ is Tensor
+        and not _gm.enabled
+        and not _fw_state.level
+        and not _watchers
+        and g._device is cpu
+    ):
+        dt = g._dtype
+        if dt is D.float32 or dt is D.float64:
+            c = x.__class__
+            try:
+                if c is Tensor and x._dtype is dt and x._device is cpu:
+                    return _wrap(_xp_multiply(np, g._data, x._data), dt, cpu)
+                if c is float:
+                    return _wrap(np.multiply(g._data, x), dt, cpu)
+            except ValueError:  # shapes that do not broadcast: the op raises PyTorch's error
+                pass
+    return g * _conj(x)
 
 
 def _mul_jvp(a, b, out, ta, tb):
