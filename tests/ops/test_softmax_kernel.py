@@ -142,3 +142,27 @@ def test_even_blocks_give_the_same_bits(monkeypatch, log):
     monkeypatch.setattr(f32_softmax, "_FMA_BLOCK", 65 * 3)
     np.testing.assert_array_equal(_bits(f32_softmax.softmax_lastdim(x, log)), _bits(y))
     np.testing.assert_array_equal(_bits(f32_softmax.backward_lastdim(y, g, log)), _bits(gx))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_backward_scratch_stays_small(monkeypatch, log):
+    # cross-entropy's backward runs first in a training step's backward, where the saved
+    # activations are all alive: its lane sums take a quarter block at a time (whole-block sums
+    # held ~190-320 KiB besides the gradient here, and raised the GPT step's peak)
+    import tracemalloc
+
+    from taimatsu.backend import parallel
+
+    monkeypatch.setattr(parallel, "_second_core", lambda: False)  # one thread's scratch
+    x = _rows((2048, 65))
+    g = np.random.default_rng(7).standard_normal(x.shape).astype(np.float32)
+    y = f32_softmax.softmax_lastdim(x, log)
+    f32_softmax.backward_lastdim(y, g, log)  # expf's per-thread scratch exists from here on
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        out = f32_softmax.backward_lastdim(y, g, log)
+        extra = tracemalloc.get_traced_memory()[1] - base - out.nbytes
+    finally:
+        tracemalloc.stop()
+    assert extra < 0.8 * f32_softmax._BLOCK * 4, extra

@@ -316,28 +316,42 @@ def backward_lastdim(y, g, log: bool):
     n = y.shape[-1]
     y2, g2 = y.reshape(-1, n), g.reshape(-1, n)
     out = np.empty(y2.shape, F32)
-    # the forward's blocks: a quarter of them (kept smaller for the lane sums' transposed copy)
-    # took 10-40% more CPU at 1 thread, expf's chunks and every pass's call costs four times
+    # the forward's blocks (a quarter of them took 10-40% more CPU: expf's chunks and every
+    # pass's call paid four times), their lane sums a quarter at a time: the sums' transposed
+    # copy (and softmax's g * y) stays small, as does the step's peak memory (cross-entropy's
+    # backward is the first node of a training step's backward)
     block = max(1, _BLOCK // max(n, 1))
+    part = max(1, _BLOCK // 4 // max(n, 1))
 
     def run(lo, hi):
         step = _even_step(hi - lo, block)
         for i in range(lo, hi, step):
             rows = slice(i, min(i + step, hi))
+            yb, gb, ob = y2[rows], g2[rows], out[rows]
             if log:
-                _log_softmax_backward(y2[rows], g2[rows], out[rows])
+                _log_softmax_backward(yb, gb, ob, part)
             else:
-                yb, gb = y2[rows], g2[rows]
-                np.subtract(gb, _lane_sum(gb * yb)[:, None], out=out[rows])
-                out[rows] *= yb
+                np.subtract(gb, _lane_sums_by_parts(gb, part, yb)[:, None], out=ob)
+                ob *= yb
 
     parallel.halves(run, y2.shape[0], y2.size * parallel.PASS_WORK)
     return out.reshape(y.shape)
 
 
-def _log_softmax_backward(y, g, out):
+def _lane_sums_by_parts(g, part: int, y=None):
+    """``_lane_sum(g)`` (of ``g * y`` when ``y`` is given), ``part`` rows at a time."""
+    rows = g.shape[0]
+    step = _even_step(rows, part)
+    s = np.empty(rows, F32)
+    for i in range(0, rows, step):
+        gi = g[i : i + step]
+        s[i : i + step] = _lane_sum(gi if y is None else gi * y[i : i + step])
+    return s
+
+
+def _log_softmax_backward(y, g, out, part: int):
     e = expf(y, out=out)
-    s = _lane_sum(g).astype(F64)[:, None]
+    s = _lane_sums_by_parts(g, part).astype(F64)[:, None]
     s = -s
     step = _even_step(y.shape[0], max(1, _FMA_BLOCK // y.shape[1]))
     for i in range(0, y.shape[0], step):  # a float64 scratch of ~_FMA_BLOCK elements
