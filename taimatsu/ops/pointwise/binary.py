@@ -16,7 +16,6 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...autograd.op_watch import _watchers
 from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
 from ...backend.float32_math.primitives import fma
@@ -36,7 +35,7 @@ from .._dispatch import (
     xp_for,
 )
 from ..arg_types import python_int_range
-from .common import _FLOAT, _camel, _conj, _scalar, _shape, not_implemented
+from .common import _FLOAT, _camel, _conj, _scalar, _shape, not_implemented, plain_backward
 
 
 # ---- binary ---------------------------------------------------------------------------------------
@@ -521,28 +520,17 @@ def _mul_vjp(node, g):
 
 
 def _grad_times(g, x):
-    """``g * conj(x)`` in a VJP.
-
-    In a plain backward (no graph being built, no tangent, no op watched by a profiler), a real
-    CPU tensor times a tensor of its dtype or a Python float runs the mul op's own kernel on the
-    arrays, without the op's dispatch: the same bits, dtype and shape, one node in a few."""
-    if (
-        g.__class__ is Tensor
-        and not _gm.enabled
-        and not _fw_state.level
-        and not _watchers
-        and g._device is cpu
-    ):
-        dt = g._dtype
-        if dt is D.float32 or dt is D.float64:
-            c = x.__class__
-            try:
-                if c is Tensor and x._dtype is dt and x._device is cpu:
-                    return _wrap(_xp_multiply(np, g._data, x._data), dt, cpu)
-                if c is float:
-                    return _wrap(np.multiply(g._data, x), dt, cpu)
-            except ValueError:  # shapes that do not broadcast: the op raises PyTorch's error
-                pass
+    """``g * conj(x)`` in a VJP; in a plain backward (``plain_backward``), a tensor ``x`` of g's
+    dtype or a Python float multiplies on the arrays: the mul op's kernel without its dispatch."""
+    if plain_backward(g):
+        c = x.__class__
+        try:
+            if c is Tensor and x._dtype is g._dtype and x._device is cpu:
+                return _wrap(_xp_multiply(np, g._data, x._data), g._dtype, cpu)
+            if c is float:
+                return _wrap(np.multiply(g._data, x), g._dtype, cpu)
+        except ValueError:  # shapes that do not broadcast: the op raises PyTorch's error
+            pass
     return g * _conj(x)
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._device import cpu
 from ..._tensor.core import Tensor
+from ...autograd.forward_ad import state as _fw_state
+from ...autograd.grad_mode import state as _gm
+from ...autograd.op_watch import _watchers
 from ...backend.parallel import BLOCK as blockwise_size
 from ...backend.parallel import blockwise
 
@@ -20,6 +24,20 @@ def _conj(t):
     if isinstance(t, Tensor):
         return t.conj() if t._dtype.category == D.COMPLEX else t
     return t.conjugate() if isinstance(t, complex) else t
+
+
+def plain_backward(g) -> bool:
+    """``g`` is a real float32/float64 CPU gradient of a plain backward: no graph being built
+    (create_graph), no forward-mode tangent, no op watched by a profiler. A VJP may then compute
+    on the arrays with the ops' own kernels (the same bits), without their dispatch."""
+    return (
+        g.__class__ is Tensor
+        and not _gm.enabled
+        and not _fw_state.level
+        and not _watchers
+        and g._device is cpu
+        and (g._dtype is D.float32 or g._dtype is D.float64)
+    )
 
 
 def _scalar(dtype):

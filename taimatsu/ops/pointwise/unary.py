@@ -29,15 +29,15 @@ from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
 # _tensor_methods uses).
-from .binary import _shape_first
+from .binary import _grad_times, _shape_first, _xp_multiply, _xp_subtract
 from .common import (
     _FLOAT,
     _camel,
-    _conj,
     _scalar,
     checks,
     half_in_float32,
     no_complex,
+    plain_backward,
     rounded,
     rounded_once,
 )
@@ -47,14 +47,16 @@ from .power import pow
 
 # ---- unary ----------------------------------------------------------------------------------
 def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None,
-          real_valued=False, vjp=None, jvp=None):  # fmt: skip
+          real_valued=False, vjp=None, jvp=None, out_deriv=None):  # fmt: skip
     """Declare an elementwise op ``name(input)`` and its in-place ``name_``.
 
     ``forward(xp, a)`` works on arrays; ``deriv(x, out)`` gives d out / d x in Tensor ops
     (so double backward works). ``to_float``: integer inputs compute in the default float
     dtype, as PyTorch's "floating" unary ops do. ``check(dtype)`` raises PyTorch's error for
     dtypes the op does not support. Ops that are not holomorphic on complex inputs (abs, sgn)
-    give ``vjp(x, out, g)`` and ``jvp(x, out, t)`` themselves.
+    give ``vjp(x, out, g)`` and ``jvp(x, out, t)`` themselves. ``out_deriv(out)``: ``deriv``
+    on a float32/float64 NumPy output array, the same bits, for a plain backward
+    (``plain_backward``: no graph built, so no need for Tensor ops and their dispatch).
     """
     save_x, save_out = "x" in saves, "out" in saves
 
@@ -62,9 +64,13 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
         x, out = node.saved()
         if vjp is not None:
             return (vjp(x, out, g),)
-        # Holomorphic ops: g * conj(f'). A real-valued op of a complex input (abs) instead
-        # passes g * f' with f' = sgn(x), PyTorch's convention for the conjugate Wirtinger grad.
-        return (g * (deriv(x, out) if real_valued else _conj(deriv(x, out))),)
+        if real_valued:
+            # A real-valued op of a complex input (abs) passes g * f' with f' = sgn(x),
+            # PyTorch's convention for the conjugate Wirtinger gradient.
+            return (g * deriv(x, out),)
+        if out_deriv is not None and plain_backward(g) and out._dtype is g._dtype:
+            return (_wrap(_xp_multiply(np, g._data, out_deriv(out._data)), g._dtype, cpu),)
+        return (_grad_times(g, deriv(x, out)),)  # holomorphic ops: g * conj(f')
 
     Node = node_class(node or _camel(name) + "Backward0", holomorphic_vjp) if deriv else None
 
@@ -167,7 +173,11 @@ cosh, cosh_ = unary(
     lambda x, out: x.sinh(),
 )
 tanh, tanh_ = unary(
-    "tanh", rounded_once(lambda xp, a: xp.tanh(a)), lambda x, out: 1 - out * out, saves=("out",)
+    "tanh",
+    rounded_once(lambda xp, a: xp.tanh(a)),
+    lambda x, out: 1 - out * out,
+    saves=("out",),
+    out_deriv=lambda out: _xp_subtract(np, 1, _xp_multiply(np, out, out)),
 )
 asinh, asinh_ = unary(
     "asinh",
@@ -206,7 +216,13 @@ def _sigmoid(xp, a):
     return formula(a)
 
 
-sigmoid, sigmoid_ = unary("sigmoid", _sigmoid, lambda x, out: out * (1 - out), saves=("out",))
+sigmoid, sigmoid_ = unary(
+    "sigmoid",
+    _sigmoid,
+    lambda x, out: out * (1 - out),
+    saves=("out",),
+    out_deriv=lambda out: _xp_multiply(np, out, _xp_subtract(np, 1, out)),
+)
 
 
 @rounded_once
