@@ -458,17 +458,18 @@ def _collect(roots):
     deps: dict[Node, int] = {}
     seen = set(roots)
     stack = list(roots)
+    count = deps.get
     while stack:
         for nxt, _ in stack.pop().next_functions:
-            if nxt is None:
-                continue
-            if nxt in deps:
-                deps[nxt] += 1
-            else:
-                deps[nxt] = 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            if nxt is not None:
+                n = count(nxt)
+                if n is not None:  # (then nxt was seen when it was first counted)
+                    deps[nxt] = n + 1
+                else:
+                    deps[nxt] = 1
+                    if nxt not in seen:  # a root reached from another root is seen already
+                        seen.add(nxt)
+                        stack.append(nxt)
     return deps, seen
 
 

@@ -99,8 +99,9 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
         for i, o in enumerate(out):
             if o is not None and o._dtype.category >= D.FLOAT:
                 o.grad_fn, o._rg, o._output_nr = node, True, i
+        outs = {id(o) for o in out}
         node._saved = tuple(
-            SavedTensor(t, any(t is o for o in out)) if t is not None else None for t in saved
+            [SavedTensor(t, id(t) in outs) if t is not None else None for t in saved]
         )
     return node
 

@@ -322,13 +322,23 @@ def _add_jvp(a, b, out, ta, tb):
 def _alpha_vjp(sign_a, sign_b):
     def vjp(node, g):
         alpha = node.alpha
-        ga = (g if sign_a > 0 else -g) if alpha == 1 or sign_a > 0 else g * -alpha
-        if len(node.next_functions) < 2 or not _gb(node):
-            return (ga,) if len(node.next_functions) < 2 else (ga, None)
-        gb = (g if sign_b > 0 else -g) if alpha == 1 else g * (alpha * sign_b)
+        ga = (g if sign_a > 0 else _grad_neg(g)) if alpha == 1 or sign_a > 0 else g * -alpha
+        edges = node.next_functions
+        if len(edges) < 2:
+            return (ga,)
+        if edges[1][0] is None:
+            return ga, None
+        gb = (g if sign_b > 0 else _grad_neg(g)) if alpha == 1 else g * (alpha * sign_b)
         return ga, gb
 
     return vjp
+
+
+def _grad_neg(g):
+    """``-g`` in a VJP; on the array in a plain backward (``plain_backward``)."""
+    if plain_backward(g):
+        return _wrap(np.negative(g._data), g._dtype, cpu)
+    return -g
 
 
 _AddNode = node_class("AddBackward0", _alpha_vjp(1, 1))
