@@ -126,12 +126,29 @@ def from_numpy_dtype(np_dtype) -> dtype:
         _load_ml_dtypes()
         found = _by_np.get(np_dtype)
     if found is None:
-        raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only "
-            "supported types are: float64, float32, float16, complex64, complex128, int64, "
-            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
-        )
+        raise _unconvertible(np_dtype)
     return found
+
+
+def from_user_numpy_dtype(np_dtype) -> dtype:
+    """``from_numpy_dtype`` for the array a user hands to ``from_numpy``: PyTorch converts
+    NumPy's own types only, so ml_dtypes' bfloat16, which taimatsu's bfloat16 tensors hold
+    internally, is refused as PyTorch refuses it. (``tensor``/``as_tensor`` still take it:
+    the library's own code passes bfloat16 arrays through them.)"""
+    np_dtype = np.dtype(np_dtype)
+    found = _by_np.get(np_dtype)
+    if found is None or found in _ML_DTYPES:
+        raise _unconvertible(np_dtype)
+    return found
+
+
+def _unconvertible(np_dtype) -> TypeError:
+    t = np_dtype.type  # PyTorch names the scalar type: numpy.str_, ml_dtypes.float8_e4m3fn
+    return TypeError(
+        f"can't convert np.ndarray of type {t.__module__}.{t.__name__}. The only "
+        "supported types are: float64, float32, float16, complex64, complex128, int64, "
+        "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
+    )
 
 
 # ---- default dtype --------------------------------------------------------------------

@@ -34,7 +34,7 @@ print(torch.promote_types(torch.bfloat16, torch.float16), pickle.loads(pickle.du
 print("float32", loaded())
 # ml_dtypes imported by the user: its arrays are still taken (ml_dtypes registered then)
 import ml_dtypes
-print(torch.from_numpy(np.ones(2, ml_dtypes.bfloat16)).dtype)
+print(torch.tensor(np.ones(2, ml_dtypes.bfloat16)).dtype)
 b = x.detach().bfloat16()
 print(b.dtype, b.element_size(), torch.finfo(torch.bfloat16).eps)
 buf = io.BytesIO()
@@ -72,5 +72,8 @@ def test_from_numpy_dtype_refuses_other_ml_dtypes():
     import ml_dtypes
 
     assert D.from_numpy_dtype(np.dtype(ml_dtypes.bfloat16)) is taimatsu.bfloat16
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.float8_e4m3fn"):
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type ml_dtypes.float8_e4m3fn"):
         D.from_numpy_dtype(np.dtype(ml_dtypes.float8_e4m3fn))
+    # a user's array (torch.from_numpy): NumPy's own types only, as in PyTorch
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type ml_dtypes.bfloat16"):
+        D.from_user_numpy_dtype(np.dtype(ml_dtypes.bfloat16))

@@ -197,9 +197,9 @@ class Reducer:
 
 
 def _as_tensor(arr: np.ndarray):
-    from ... import from_numpy
+    from ...ops.creation.factories import from_numpy_array
 
-    return from_numpy(arr)
+    return from_numpy_array(arr)  # bfloat16 buckets too (from_numpy refuses ml_dtypes' arrays)
 
 
 def _reachable_accumulators(outputs) -> set:

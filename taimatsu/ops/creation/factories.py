@@ -114,31 +114,42 @@ def _kind(x) -> int:
     raise TypeError(f"new(): invalid data type '{type(x).__name__}'")  # noqa: E501
 
 
+def _sequence_dtype(flat) -> D.dtype:
+    """PyTorch's dtype for a sequence's elements: the promotion of each one's type, Python
+    numbers by their kind (int64, the default float or complex type, bool), NumPy scalars and
+    arrays and tensors by their own dtype (``[np.int16(1)]`` is int16, ``[np.float64(1),
+    np.float32(1)]`` float64)."""
+    kinds = set()
+    found = []
+    for x in flat:
+        if isinstance(x, Tensor):
+            t = x._dtype
+        elif isinstance(x, (np.ndarray, np.generic)):
+            t = D.from_numpy_dtype(x.dtype)
+        else:
+            kinds.add(_kind(x))
+            continue
+        if t not in found:
+            found.append(t)
+    dtype = _infer_dtype(kinds) if kinds or not found else found[0]
+    for t in found:
+        dtype = D.promote_types(dtype, t)
+    return dtype
+
+
 def _to_array(data, dtype):
     """Turn Python data (numbers, nested lists, arrays, tensors) into (array, dtype)."""
     if isinstance(data, Tensor):
         a = _numpy(data)
         return a, dtype or data._dtype
-    if isinstance(data, np.ndarray):
-        return data, dtype or D.from_numpy_dtype(data.dtype)
-    if isinstance(data, np.generic):
-        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, (np.ndarray, np.generic)):  # PyTorch checks the type, dtype= or not
+        found = D.from_numpy_dtype(data.dtype)
+        return np.asarray(data), dtype or found
     if isinstance(data, (list, tuple)):
         shape = _infer_shape(data)
         flat = list(_flatten(data))
         if dtype is None:
-            kinds = set()
-            elem_dtypes = []
-            for x in flat:
-                if isinstance(x, Tensor):
-                    elem_dtypes.append(x._dtype)
-                elif isinstance(x, np.ndarray):
-                    elem_dtypes.append(D.from_numpy_dtype(x.dtype))
-                else:
-                    kinds.add(_kind(x))
-            dtype = _infer_dtype(kinds) if kinds or not elem_dtypes else elem_dtypes[0]
-            if kinds and elem_dtypes:
-                dtype = D.promote_types(dtype, elem_dtypes[0])
+            dtype = _sequence_dtype(flat)
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
         if dtype.category == D.INT and not any(isinstance(v, np.ndarray) for v in vals):
             vals = [_checked_fill(v, dtype, fill=False) for v in vals]
@@ -260,7 +271,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         and (dtype is None or dtype.np == data.dtype)
         and (device is None or as_device(device).type == "cpu")
     ):
-        return from_numpy(data)
+        return _shared(data)
     arr, dt = _to_array(data, dtype)
     return _finish(np.asarray(arr, dt.np), dt, as_device(device), False)
 
@@ -272,6 +283,12 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    return _shared(ndarray, D.from_user_numpy_dtype)  # NumPy's own types only, as PyTorch
+
+
+def _shared(ndarray: np.ndarray, dtype_of=D.from_numpy_dtype) -> Tensor:
+    """``from_numpy``'s tensor, for any array taimatsu holds by default (``as_tensor`` takes
+    ml_dtypes' bfloat16 arrays too: the library's own code hands them over)."""
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
@@ -287,7 +304,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         raise ValueError(
             "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported."
         )
-    dt = D.from_numpy_dtype(ndarray.dtype)
+    dt = dtype_of(ndarray.dtype)
     if not ndarray.flags.writeable:
         import warnings
 
@@ -297,7 +314,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             "its data or make it writable before converting it to a tensor. This type of warning will be suppressed "
             "for the rest of this program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_numpy.cpp:213.)",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,  # the caller of from_numpy / as_tensor
         )
     return _wrap(ndarray, dt, cpu)
 
