@@ -84,9 +84,12 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return Size(self._data.shape)
 
     def size(self, dim=None):
+        shape = self._data.shape
         if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[_wrapdim(dim, self._data.ndim)]
+            return Size(shape)
+        if dim.__class__ is int and -len(shape) <= dim < len(shape):  # (a 0-d tensor: never)
+            return shape[dim]
+        return shape[_size_dim(dim, len(shape))]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -506,6 +509,19 @@ def _wrapdim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim + n if dim < 0 else dim
+
+
+def _size_dim(dim, ndim: int) -> int:
+    """``Tensor.size(dim)``'s checks of ``dim``, with PyTorch's errors (its argument parser's
+    TypeError; a 0-d tensor has no dimension to name)."""
+    if dim.__class__ is bool or not hasattr(dim, "__index__"):
+        raise TypeError(
+            f"size(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+        )
+    dim = dim.__index__()
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrapdim(dim, ndim)
 
 
 def _legacy_name(dtype) -> str:

@@ -56,6 +56,9 @@ PROMOTION = [
 ]  # fmt: skip
 
 METADATA = [
+    "x = T.zeros(2, 3); (x.size(0), x.size(-1), x.size(-2))", "T.zeros(2, 3).size(2)",
+    "T.zeros(2, 3).size(-3)", "T.tensor(1.).size(0)", "T.tensor(1.).size(-1)", "T.zeros(2).size(True)",
+    "T.zeros(2).size(1.0)", "T.zeros(2, 3).size(np.int64(1))", "T.zeros(2, 3).size(T.tensor(-1))",
     "T.zeros(2, 3).stride()", "T.zeros(2, 3).t().stride()", "T.zeros(2, 3).t().is_contiguous()",
     "T.zeros(2, 3).stride(-1)", "T.zeros(2, 3).size()", "T.zeros(2, 3).size(1)", "T.zeros(2, 3).size(2)",
     "T.zeros(2, 3).shape[1:]", "T.zeros(2, 3).dim()", "T.zeros(2, 3).ndim", "T.zeros(2, 3).numel()",
