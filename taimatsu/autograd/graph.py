@@ -194,9 +194,24 @@ def save_input(tensor) -> SavedTensor:
     return s
 
 
+# Scalar types without a legacy tensor type name: PyTorch's message names them as
+# ``CPUBoolType``, ``CPUComplexFloatType``, ... (``torch.LongTensor`` for the others).
+_UNNAMED_TYPES = {
+    "bool": "Bool", "bfloat16": "BFloat16", "uint16": "UInt16", "uint32": "UInt32",
+    "uint64": "UInt64", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def _type_name(t) -> str:
+    scalar = _UNNAMED_TYPES.get(t.dtype.name)
+    if scalar is None:
+        return t.type()
+    return f"{'CUDA' if t.device.type == 'cuda' else 'CPU'}{scalar}Type"
+
+
 def _modified_msg(t, now: int, then: int, node=None, output_nr: int = 0) -> str:
     shape = ", ".join(str(s) for s in t.shape)
-    desc = f"[{t.type()} [{shape}]]"
+    desc = f"[{_type_name(t)} [{shape}]]"
     if node is None and t.grad_fn is not None:
         node, output_nr = t.grad_fn, t._output_nr
     if node is not None:

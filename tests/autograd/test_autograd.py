@@ -384,6 +384,35 @@ v = x[1:]; v.add_(1); print(x._version, v._version)
 d = x.detach(); d.add_(1); print(x._version)
 e = x.data; e.add_(1); print(x._version, e._version)
 """,
+        "index_tensor_modified": """
+# IndexBackward0 saves the index tensors: changing one before backward raises the version error
+x = torch.randn(5, 3, requires_grad=True)
+for make in (lambda i: x[i], lambda i: x[i, 1:], lambda i: x[:, i[:2] % 3], lambda i: x[None, i]):
+    i = torch.tensor([0, 2, 4])
+    y = make(i)
+    i[0] = 1
+    try: y.sum().backward(); print(x.grad)
+    except RuntimeError as e: print(e)
+m = torch.tensor([True, False, True, False, True])
+y = x[m]
+m.logical_not_()
+try: y.sum().backward()
+except RuntimeError as e: print(e)
+i = torch.tensor(1)
+y = x[i]
+i.add_(0)
+y.sum().backward(); print(x.grad)
+""",
+        "modified_tensor_type_names": """
+# the message names types without a legacy tensor name as CPU<Scalar>Type
+for dt in (torch.bool, torch.int32, torch.uint16, torch.bfloat16, torch.complex64):
+    x = torch.ones(2, requires_grad=True, dtype=torch.complex128 if dt.is_complex else torch.float64)
+    a = torch.ones(2, dtype=dt)
+    y = x * a
+    a.logical_not_() if dt == torch.bool else a.fill_(1)
+    try: y.sum().abs().backward()
+    except RuntimeError as e: print(e)
+""",
         "saved_output_modified": """
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x.sigmoid()

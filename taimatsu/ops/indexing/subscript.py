@@ -327,7 +327,17 @@ def getitem(self: Tensor, index) -> Tensor:
         return v if v is not None else alias(self)
     if v is None:
         v = self
-    return index_with_key(v, _advanced_key(v, p))
+    return index_with_key(v, _advanced_key(v, p), _index_tensors(index))
+
+
+def _index_tensors(index) -> tuple:
+    """The tensors among ``index``'s items: IndexBackward0 saves them, so changing one in place
+    before the backward raises PyTorch's version error instead of moving the gradient."""
+    if isinstance(index, Tensor):
+        return (index,) if index._data.ndim else ()
+    if type(index) is tuple or type(index) is list:
+        return tuple([i for i in index if isinstance(i, Tensor) and i._data.ndim])
+    return ()
 
 
 def _index_vjp(node, g):
@@ -347,14 +357,16 @@ def _saved_index(x: Tensor, key) -> tuple:
 _Index = node_class("IndexBackward0", _index_vjp)
 
 
-def index_with_key(x: Tensor, key) -> Tensor:
-    """``x[key]`` for a NumPy advanced key (a copy; IndexBackward0)."""
+def index_with_key(x: Tensor, key, saved: tuple = ()) -> Tensor:
+    """``x[key]`` for a NumPy advanced key (a copy; IndexBackward0); ``saved``: the index
+    tensors the key was read from (else the node saves the key's first array)."""
     xp = xp_for(x)
     data = x._data[key]
     data = xp.ascontiguousarray(data) if data.size else xp.empty(data.shape, data.dtype)
     r = _wrap(data, x._dtype, x._device)
     if x._rg and _gm.enabled:
-        record(_Index, (x,), r, _saved_index(x, key), in_shape=x._data.shape, key=key)
+        saved = saved or _saved_index(x, key)
+        record(_Index, (x,), r, saved, in_shape=x._data.shape, key=key)
     if _fw_state.level and x._fw is not None:
         r._fw = index_with_key(x._fw, key)
         _register(r)
