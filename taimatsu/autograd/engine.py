@@ -531,6 +531,7 @@ def run_backward(
     grad_mode.state.enabled = create_graph
     _checkpoint_valid.append(inputs is None)
     pop = heapq.heappop
+    every = run_set is None and captures is None  # every node runs, no gradient is captured
     try:
         while heap:
             node = pop(heap)[2]
@@ -542,14 +543,15 @@ def run_backward(
                 buf = [None] * node._nout
             elif pending and node in pending:
                 buf = _resolve(buf, node, pending, partial_ok)
-            runs = run_set is None or node in run_set
-            if captures is not None and node in captures:
-                if not runs:  # PyTorch runs the tensor hooks first only for nodes that stop here
-                    buf = _tensor_hooks(node, buf)
-                for nr, i in captures[node]:
-                    captured[i] = buf[nr]
-            if not runs:
-                continue
+            if not every:
+                runs = run_set is None or node in run_set
+                if captures is not None and node in captures:
+                    if not runs:  # PyTorch runs the tensor hooks first only for nodes stopping here
+                        buf = _tensor_hooks(node, buf)
+                    for nr, i in captures[node]:
+                        captured[i] = buf[nr]
+                if not runs:
+                    continue
             if node._retain or node.__dict__:  # the only places tensor hooks live
                 buf = _tensor_hooks(node, buf)
             outputs = _run_node(node, buf, retain_graph, check_nan, partial_ok)

@@ -72,7 +72,13 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
     n = len(inputs)
     if n == 2:
         a, b = inputs
-        node.next_functions = (_edge(a), _edge(b))
+        # an op's output (not a view, not a leaf) as first input: _edge's common case, inlined
+        ea = (
+            (a._grad_fn, a._output_nr)
+            if a is not None and a._rg and a._base is None and a._grad_fn is not None
+            else _edge(a)
+        )
+        node.next_functions = (ea, _edge(b))
         node._shapes = (
             (a._data.shape, a._dtype) if a is not None else None,
             (b._data.shape, b._dtype) if b is not None else None,
