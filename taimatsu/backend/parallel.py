@@ -117,9 +117,15 @@ def blockwise(f, a, dtype, widen: bool = True, others=()):
 # Batched kernels (convolution) split their batch over two threads from this much work
 # (multiply-adds): below it the hand-off costs more than the second core saves.
 MIN_WORK = 1 << 22
-# Memory-bound passes over a batch (pooling, batch norm) count as this many multiply-adds per
-# element: from ~128K elements the second thread pays for the hand-off.
+# Elementwise passes with heavy per-element work (GELU's and softmax's float32 replays) count as
+# this many multiply-adds per element: from ~128K elements the second thread pays for the hand-off.
 PASS_WORK = 32
+# Memory-bound passes over a batch (pooling, batch norm: a few NumPy calls per half) count as
+# this many: from ~256K elements. The hand-off costs ~40 us here (the helper thread is woken)
+# and both halves' calls take turns at the GIL: max pooling and batch norm forward + backward
+# on a (32, C, H, W) batch took, split / one thread, 1.19-1.21x at 200K elements, 0.87-1.05x
+# at 392K, 0.84-0.90x at 1.6M (2-core VM, steps run while no other process was runnable).
+BATCH_PASS_WORK = 16
 
 
 def in_background(fn):

@@ -564,9 +564,9 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw, with_index
             _tap_index(xp, *geometry, tap[lo:hi], index[lo:hi])
 
     if xp is np:
-        from ...backend.parallel import PASS_WORK, halves
+        from ...backend.parallel import BATCH_PASS_WORK, halves
 
-        halves(part, n, x.size * PASS_WORK)
+        halves(part, n, x.size * BATCH_PASS_WORK)
     else:
         part(0, n)
     return best, index, tap
@@ -715,9 +715,9 @@ def _scatter_winners(xp, g, tap, in_shape, geometry):
         out.reshape(-1)[flat.reshape(-1)] = g2[lo:hi].reshape(-1)
 
     if xp is np:
-        from ...backend.parallel import PASS_WORK, halves
+        from ...backend.parallel import BATCH_PASS_WORK, halves
 
-        halves(part, planes, gx.size * PASS_WORK)
+        halves(part, planes, gx.size * BATCH_PASS_WORK)
     else:
         part(0, planes)
     return gx
