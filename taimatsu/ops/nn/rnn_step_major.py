@@ -159,24 +159,25 @@ class _Factors:
 
     def __init__(self, fn, chunks: list, shape: tuple, dt) -> None:
         self.fn, self.chunks = fn, chunks
-        self.bufs, self.ahead = [np.empty(shape, dt), None], None
+        self.bufs, self.ahead, self.cur = [np.empty(shape, dt), None], None, 0
 
     def get(self, i: int, alone: bool):
         """Chunk ``i``'s factors; starts chunk ``i + 1``'s when ``alone``."""
-        if self.ahead is None:
-            self._compute(i)
+        if self.ahead is None:  # into the buffer of the chunk before, whose loop is done
+            self._compute(i, self.cur)
         else:
             self.ahead.result()
+            self.cur = 1 - self.cur
         self.ahead = None
         if alone and i + 1 < len(self.chunks):
-            self.ahead = in_background(partial(self._compute, i + 1))
-        return self.bufs[i % 2][: self.chunks[i][1]]
+            self.ahead = in_background(partial(self._compute, i + 1, 1 - self.cur))
+        return self.bufs[self.cur][: self.chunks[i][1]]
 
-    def _compute(self, i: int) -> None:
-        k, (a, m) = i % 2, self.chunks[i]
+    def _compute(self, i: int, k: int) -> None:
         if self.bufs[k] is None:  # the second buffer, only where the factors run ahead
             self.bufs[k] = np.empty_like(self.bufs[0])
-        self.fn(a, m, self.bufs[k][:m])
+        m = self.chunks[i][1]
+        self.fn(self.chunks[i][0], m, self.bufs[k][:m])
 
 
 # ---- LSTM ---------------------------------------------------------------------------------
