@@ -109,12 +109,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             xa = _cast(input._data, dt)
             xb = _cast(other._data, dt) if ob is not None else other
         device = input._device
-        try:
-            r = forward(np if device is cpu else _xp_of(input, other), xa, xb)
-        except ValueError as e:
-            if "broadcast" in str(e):
-                raise broadcast_error([_shape(input), _shape(other)]) from None
-            raise
+        r = _run(forward, np if device is cpu else _xp_of(input, other), xa, xb, input, other)
         if narrow is not None:
             r = r.astype(narrow)
         res = _wrap(r, D.bool if bool_result else dt, device)
