@@ -131,10 +131,10 @@ def from_numpy_dtype(np_dtype) -> dtype:
 
 
 def from_user_numpy_dtype(np_dtype) -> dtype:
-    """``from_numpy_dtype`` for the array a user hands to ``from_numpy``: PyTorch converts
-    NumPy's own types only, so ml_dtypes' bfloat16, which taimatsu's bfloat16 tensors hold
-    internally, is refused as PyTorch refuses it. (``tensor``/``as_tensor`` still take it:
-    the library's own code passes bfloat16 arrays through them.)"""
+    """``from_numpy_dtype`` for the arrays and NumPy scalars a user hands to ``from_numpy``,
+    ``tensor`` and ``as_tensor``: PyTorch converts NumPy's own types only, so ml_dtypes'
+    bfloat16, which taimatsu's bfloat16 tensors hold internally, is refused as PyTorch refuses
+    it. (The library's own code wraps such arrays with ``from_numpy_dtype``.)"""
     np_dtype = np.dtype(np_dtype)
     found = _by_np.get(np_dtype)
     if found is None or found in _ML_DTYPES:

@@ -125,7 +125,7 @@ def _sequence_dtype(flat) -> D.dtype:
         if isinstance(x, Tensor):
             t = x._dtype
         elif isinstance(x, (np.ndarray, np.generic)):
-            t = D.from_numpy_dtype(x.dtype)
+            t = D.from_user_numpy_dtype(x.dtype)
         else:
             kinds.add(_kind(x))
             continue
@@ -143,7 +143,7 @@ def _to_array(data, dtype):
         a = _numpy(data)
         return a, dtype or data._dtype
     if isinstance(data, (np.ndarray, np.generic)):  # PyTorch checks the type, dtype= or not
-        found = D.from_numpy_dtype(data.dtype)
+        found = D.from_user_numpy_dtype(data.dtype)
         return np.asarray(data), dtype or found
     if isinstance(data, (list, tuple)):
         shape = _infer_shape(data)
@@ -168,7 +168,7 @@ def _to_array(data, dtype):
         return np.asarray(data), _infer_dtype({_kind(data)})
     if hasattr(data, "__array__"):
         a = np.asarray(data)
-        return a, dtype or D.from_numpy_dtype(a.dtype)
+        return a, dtype or D.from_user_numpy_dtype(a.dtype)
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
@@ -283,12 +283,12 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    return _shared(ndarray, D.from_user_numpy_dtype)  # NumPy's own types only, as PyTorch
+    return _shared(ndarray)
 
 
-def _shared(ndarray: np.ndarray, dtype_of=D.from_numpy_dtype) -> Tensor:
-    """``from_numpy``'s tensor, for any array taimatsu holds by default (``as_tensor`` takes
-    ml_dtypes' bfloat16 arrays too: the library's own code hands them over)."""
+def _shared(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing a user's ``ndarray`` memory (``from_numpy``, ``as_tensor``): NumPy's
+    own types only, as PyTorch (``from_numpy_array`` wraps the library's own arrays)."""
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
@@ -304,7 +304,7 @@ def _shared(ndarray: np.ndarray, dtype_of=D.from_numpy_dtype) -> Tensor:
         raise ValueError(
             "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported."
         )
-    dt = dtype_of(ndarray.dtype)
+    dt = D.from_user_numpy_dtype(ndarray.dtype)
     if not ndarray.flags.writeable:
         import warnings
 

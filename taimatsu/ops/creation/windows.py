@@ -60,9 +60,7 @@ def _make(name: str, window_length, periodic, dtype, device, requires_grad, body
         work = np.float64 if dt is D.float64 else np.float32
         step = _rounder(dt.np, work)
         values = body(step(np.arange(m, dtype=work)), m, work, step)[:n]
-    return tensor(
-        np.asarray(values).astype(dt.np), dtype=dt, device=device, requires_grad=requires_grad
-    )
+    return tensor(values, dtype=dt, device=device, requires_grad=requires_grad)
 
 
 def _rounder(target, work):
