@@ -93,7 +93,26 @@ def _pow_arrays(xp, a, b):
         return sq * a if b == 3 else xp.asarray(1, a_dt) / sq
     if xp is np and _F32 in (a_dt, b_dt) and _real_scalar_or(a, _F32) and _real_scalar_or(b, _F32):
         return _powf(a, b)
+    if (
+        xp is np
+        and a_dt == _F64
+        and _real_scalar_or(b, _F64)
+        and b_dt is None
+        and b in _POW64_SPECIAL
+    ):
+        return _POW64_SPECIAL[b](a)
     return xp.power(a, b)
+
+
+_F64 = np.dtype(np.float64)
+# float64 ** these scalars: PyTorch's kernel multiplies out or divides, rounding after each step
+# (libm's pow rounds once: x ** 3 differed in the last bit for ~1 element in 4). x ** 0.5 runs
+# MKL's sqrt in PyTorch, closed source, so it stays NumPy's correctly rounded one here.
+_POW64_SPECIAL = {
+    3: lambda a: a * a * a,
+    -2: lambda a: 1.0 / (a * a),
+    -0.5: lambda a: 1.0 / np.sqrt(a),
+}
 
 
 def _real_scalar_or(v, dtype):
