@@ -91,6 +91,15 @@ def _shape(shape) -> tuple[int, ...]:
 # The exact FMA and the Box-Muller kernels are in _rng_math.py; topk's tie order in _cpu_sort.py;
 # the dtype tables, casts and argument checks in _rng_checks.py; randperm's shuffles in _rng_shuffle.py.
 
+
+def _floor_to_int64(v: float) -> int:
+    """(int64_t) floor(v) as C computes it: x86-64 gives INT64_MIN for NaN, infinities and
+    overflow (an infinite rate samples -9223372036854775808 in PyTorch)."""
+    if math.isfinite(v) and -(2.0**63) <= v < 2.0**63:
+        return math.floor(v)
+    return -(2**63)
+
+
 # ------------------------------------------------------------------------------ seeding
 
 
@@ -444,6 +453,54 @@ class CPUGenerator(SeededGenerator):
         _check_log_normal(dtype, std, "cpu")
         z = _fma64(self._standard_normal_scalar(math.prod(shape)), std, mean)
         return _from_float(libm.exp(z), dtype).reshape(shape)
+
+    def poisson(self, rates: np.ndarray) -> np.ndarray:
+        """torch.poisson: one draw per rate, in C order, as float64 counts.
+
+        PyTorch's CPU sampler draws double uniforms one at a time: below a rate of 10 it multiplies
+        them until the product falls to exp(-rate) (Knuth); from 10 on it runs Hormann's
+        transformed rejection (PTRS, 1993), two uniforms a try. How many draws an element takes
+        depends on its values, so the loop is sequential."""
+        rates = np.asarray(rates, np.float64)
+        if not (rates >= 0).all():  # NaN fails too
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        out = [self._poisson_one(r) for r in rates.reshape(-1).tolist()]
+        return np.array(out, np.float64).reshape(rates.shape)
+
+    def _uniform_one(self) -> float:
+        hi, lo = self._engine.random_raw(2).tolist()
+        self._fresh_next = None
+        return (((hi << 32) | lo) & (2**53 - 1)) * 2.0**-53
+
+    def _poisson_one(self, rate: float) -> float:
+        if rate == 0:
+            return 0.0
+        if rate < 10:
+            count, product, limit = 0, 1.0, math.exp(-rate)
+            while True:
+                product *= self._uniform_one()
+                if product <= limit:
+                    return float(count)
+                count += 1
+        root, log_rate = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        v_r = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = self._uniform_one() - 0.5
+            v = self._uniform_one()
+            us = 0.5 - abs(u)
+            k = _floor_to_int64((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= v_r:
+                return float(k)
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            # Python's lgamma is its own, not the C library's: a last-bit difference could only
+            # flip this comparison at an exact tie
+            bound = -rate + k * log_rate - math.lgamma(k + 1.0)
+            if math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b) <= bound:
+                return float(k)
 
     def multinomial(
         self, probs: np.ndarray, num_samples: int, replacement: bool = False

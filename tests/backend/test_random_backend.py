@@ -354,6 +354,38 @@ def test_multinomial_ties(torch, trial):
     )
 
 
+POISSON_RATES = {
+    "small": np.linspace(0.0, 9.99, 97),  # Knuth's product of uniforms (and 0: no draw)
+    "ptrs": np.linspace(10.0, 700.0, 93),  # Hormann's transformed rejection, two draws a try
+    "mixed_2d": np.array([[0.5, 10.0, 3.0], [1e5, 0.0, 9.999]]),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("rates", POISSON_RATES, ids=str)
+def test_poisson(torch, rates):
+    """torch.poisson's numbers, and the stream left where PyTorch leaves it."""
+    lam = POISSON_RATES[rates]
+    check(torch, 4, lambda: torch.poisson(torch.from_numpy(lam)), lambda g: g.poisson(lam))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_poisson_op(torch, dtype):
+    """The op: every floating dtype computes in double; the gradient is zero (PoissonBackward0)."""
+    import taimatsu
+
+    lam = [0.0, 2.5, 12.0, 40.0, 7.0]
+    out = []
+    for lib in (torch, taimatsu):
+        lib.manual_seed(2)
+        x = lib.tensor(lam, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.poisson(x * 1)
+        y.sum().backward()
+        out.append((y.float().tolist(), y.grad_fn.name(), x.grad.tolist(), lib.rand(2).tolist()))
+    assert out[0] == out[1]
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("seed", range(4))
 def test_consecutive_calls_share_the_stream(torch, seed):
@@ -460,6 +492,8 @@ ERROR_CASES = [
         "g.multinomial(np.ones((2, 2, 2), np.float32), 1)",
     ),
     ("torch.multinomial(torch.tensor([1, 2]), 1)", "g.multinomial(np.array([1, 2]), 1)"),
+    ("torch.poisson(torch.tensor([1.0, -0.5]))", "g.poisson(np.array([1.0, -0.5]))"),
+    ("torch.poisson(torch.tensor([float('nan')]))", "g.poisson(np.array([np.nan]))"),
 ]
 MULTINOMIAL_ERRORS = [
     ([0.5, -1.0], 1, False),

@@ -15,9 +15,11 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import as_device, cpu
 from ..._tensor.core import Tensor, _wrap
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
-from .._dispatch import check_inplace, scalar_name
+from .._dispatch import check_inplace, record, scalar_name
 from ..arg_types import int_list, integer
 from ..on_host import on_host
 from .factories import (
@@ -371,7 +373,9 @@ def _normal_of_tensors(mean, std, generator) -> Tensor:
     else:
         shape = ref._data.shape
     if isinstance(std, Tensor):
-        check((std._data < 0).any(), lambda: RuntimeError("normal expects all elements of std >= 0.0"))
+        check(
+            (std._data < 0).any(), lambda: RuntimeError("normal expects all elements of std >= 0.0")
+        )
     z = _gen(generator, ref._device).normal(shape, ref._dtype.np, 0.0, 1.0)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
@@ -418,8 +422,20 @@ def multinomial(
 
 @on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def poisson(input: Tensor, generator=None) -> Tensor:
-    rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
-    return _wrap(rng.poisson(input._data).astype(input._dtype.np), input._dtype, input._device)
+    """PyTorch's numbers and stream position (``CPUGenerator.poisson``); the gradient is zero,
+    through PyTorch's PoissonBackward0."""
+    if input._dtype not in (D.float32, D.float64, D.float16, D.bfloat16):
+        raise NotImplementedError(
+            f"\"poisson_cpu\" not implemented for '{scalar_name(input._dtype)}'"
+        )
+    counts = _gen(generator).poisson(input._data)
+    out = _wrap(counts.astype(input._dtype.np), input._dtype, input._device)
+    if _gm.enabled and input._rg:
+        record(_PoissonNode, (input,), out)
+    return out
+
+
+_PoissonNode = node_class("PoissonBackward0", lambda node, g: (g.new_zeros(g.shape),))
 
 
 # ---- in-place samplers -------------------------------------------------------------------------------------
