@@ -49,11 +49,22 @@ _GETTERS = (
 # and a second thread that waits for a busy core makes a product up to 50x slower.
 SMALL_GEMM_MACS = 4_000_000
 
+# OpenBLAS's AVX-512 kernel sets compute a product of at most SMALL_KERNEL_MACS multiply-adds
+# with a small-matrix kernel that reads the operands in place instead of packing them first:
+# the LSTM's per-step product (512x162 @ 162x32, 2.7M) took 53 us in one call and 40 us in four
+# of 128 rows (SkylakeX kernels on a Sapphire Rapids core, best of 7 x 100). Its sum over k
+# is the packed kernel's while k fits one of the packed kernel's k blocks (measured: equal bits
+# up to k = 448, not from 480): rows are cut only up to SMALL_KERNEL_K.
+SMALL_KERNEL_MACS = 1_000_000
+SMALL_KERNEL_K = 384
+_SMALL_KERNEL_CORES = ("skylakex", "cooperlake", "sapphirerapids")
+_CORENAMES = ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename")
+
 _MAIN = threading.main_thread().ident
 
 # "target": the count torch.set_num_threads asked for (or the BLAS's own default);
 # "current": what NumPy's BLAS is set to now; "setter": its C entry point (or None).
-_state = {"target": None, "current": None, "setter": None, "loaded": False}
+_state = {"target": None, "current": None, "setter": None, "loaded": False, "core": ""}
 
 
 def _blas_libraries() -> list:
@@ -91,6 +102,10 @@ def _load() -> None:
         setter, getter = _entry(lib, _SETTERS), _entry(lib, _GETTERS)
         if setter is not None and _state["setter"] is None:
             _state["setter"] = setter
+            core = _entry(lib, _CORENAMES)
+            if core is not None:
+                core.restype = ctypes.c_char_p
+                _state["core"] = (core() or b"").decode("ascii", "replace").lower()
             if getter is not None:
                 _state["current"] = int(getter())
                 if _state["target"] is None:
@@ -119,6 +134,21 @@ def gemm_threads(macs: int) -> int | None:
     if want != _state["current"]:
         _switch(want)
     return _state["current"]
+
+
+def small_kernel_rows(m: int, k: int, n: int) -> int:
+    """Rows per call for an ``(m, k) @ (k, n)`` product on one BLAS thread cut into row blocks
+    that OpenBLAS's small-matrix kernel takes (see ``SMALL_KERNEL_MACS``); ``m`` (one call)
+    where it would not pay or could change the bits: another BLAS or kernel set, a product
+    small enough already, ``k`` over ``SMALL_KERNEL_K``, or blocks under 32 rows (slower than
+    one packed call)."""
+    if m * k * n <= SMALL_KERNEL_MACS or k > SMALL_KERNEL_K:
+        return m
+    _load()
+    if _state["core"] not in _SMALL_KERNEL_CORES:
+        return m
+    rows = SMALL_KERNEL_MACS // (k * n) // 16 * 16
+    return rows if rows >= 32 else m
 
 
 BUSY_SAMPLE_S = 0.25
