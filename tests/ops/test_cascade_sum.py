@@ -112,6 +112,21 @@ def test_mean_and_keepdim_match_oracle(oracle, dtype):
         np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_column_sums_match_oracle(oracle, dtype):
+    # sum(0) of C-contiguous matrices under 256 rows (a Linear's bias gradient) takes a short
+    # path (``_columns``): rows and columns around its blocks of 16 rows, 4 interleaved rows,
+    # and groups of 4 vectors / 4 columns
+    bad = []
+    for rows in (1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 63, 64, 65, 100, 255):
+        for cols in (2, 3, 4, 5, 7, 8, 9, 10, 31, 32, 33, 40, 65, 128, 130):
+            a = _array((rows, cols), dtype, rows * 1000 + cols)
+            n = _differ(tm.from_numpy(a).sum(0), oracle.from_numpy(a).sum(0))
+            if n:
+                bad.append((rows, cols, n))
+    assert bad == []
+
+
 def test_edge_values():
     z = tm.tensor([-0.0, -0.0])
     assert str(z.sum()) == "tensor(0.)"  # the output starts at +0: no -0 sum, as in PyTorch
