@@ -24,6 +24,7 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math.cascade_sum import cascade_sum
+from ...backend.float32_math.moments import moments
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -469,14 +470,36 @@ _VarMean = node_class("VarMeanBackward0", _var_mean_vjp)
 _StdMean = node_class("StdMeanBackward0", _var_mean_vjp)
 
 
+def _moment_arrays(a, dims, correction, keepdim, take_sqrt, with_mean):
+    """var (or std) and mean (or None) of a non-empty CPU array in ATen's order of operations;
+    a complex input as PyTorch: the real and imaginary parts' variances added in the real dtype."""
+    if a.dtype.kind == "c":
+        rv, rm = moments(a.real, dims, correction, False, with_mean)
+        iv, im = moments(a.imag, dims, correction, False, with_mean)
+        r = rv + iv
+        r = np.sqrt(r) if take_sqrt else r
+        m = None if rm is None else (rm + 1j * im).astype(a.dtype)
+    else:
+        r, m = moments(a, dims, correction, take_sqrt, with_mean)
+    if keepdim:
+        shape = keepdim_shape(a.shape, dims)
+        r, m = r.reshape(shape), None if m is None else m.reshape(shape)
+    return r, m
+
+
 def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean):
     dims, correction, n = _var_args(name, input, dim, unbiased, correction)
-    a = widen(input._data)
+    a = input._data
     _dof_warning(name, n, correction, a.size > 0)
     xp = _xp(input)
-    r = _var_array(xp, a, dims, correction, n, keepdim)
-    if take_sqrt:
-        r = xp.sqrt(r)
+    m = None
+    if xp is np and a.size and (a.dtype.char in "fdFD" or a.dtype.char in D.HALF_CHARS):
+        r, m = _moment_arrays(a, dims, correction, keepdim, take_sqrt, with_mean)
+    else:
+        a = widen(a)
+        r = _var_array(xp, a, dims, correction, n, keepdim)
+        if take_sqrt:
+            r = xp.sqrt(r)
     rt = input._dtype.to_real()
     res = _wrap(r.astype(rt.np, copy=False), rt, input._device)
     denom = n - correction
@@ -489,8 +512,9 @@ def _moments(name, input, dim, unbiased, keepdim, correction, take_sqrt, with_me
         if _fw_state.level and input._fw is not None:
             _set_tangent(res, _moment_jvp, input, res, dims, keepdim, denom, take_sqrt)
         return res
-    m = _sum_array(xp, a, _axis(dims, a.ndim), keepdim)
-    m = m / xp.asarray(n, m.dtype)
+    if m is None:
+        m = _sum_array(xp, widen(a), _axis(dims, a.ndim), keepdim)
+        m = m / xp.asarray(n, m.dtype)
     mres = _wrap(m.astype(input._data.dtype, copy=False), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_StdMean if take_sqrt else _VarMean, (input,), (res, mres), (input, res), dims=dims,

@@ -33,8 +33,19 @@ def _scan(input, dim, dtype, f):
         raise NotImplementedError(f"\"{f.__name__}_out_cpu\" not implemented for 'Bool'")
     if dt is not input._dtype:
         a = a.astype(dt.np)
-    r = f(widen(a), axis=d).astype(a.dtype, copy=False) if a.ndim else a.copy()
+    r = f(_scan_widen(a), axis=d).astype(a.dtype, copy=False) if a.ndim else a.copy()
     return _wrap(r, dt, input._device), d
+
+
+# PyTorch's CPU scans carry the running value in ``acc_type`` (double for float32, complex double
+# for complex64, float for the half types) and round each output to the dtype: a float32 running
+# sum would drift from theirs in the last bits after a few terms.
+_SCAN_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _scan_widen(a):
+    acc = _SCAN_ACC.get(a.dtype)
+    return widen(a) if acc is None else a.astype(acc)
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
