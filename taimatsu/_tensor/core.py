@@ -83,8 +83,10 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim=None):
+    def size(self, dim=None, /, *args, **kwargs):
         shape = self._data.shape
+        if args or kwargs:  # dim= by keyword, or too many arguments
+            return _size_call(self, dim, args, kwargs)
         if dim is None:
             return Size(shape)
         if dim.__class__ is int and -len(shape) <= dim < len(shape):  # (a 0-d tensor: never)
@@ -511,17 +513,32 @@ def _wrapdim(dim: int, ndim: int) -> int:
     return dim + n if dim < 0 else dim
 
 
-def _size_dim(dim, ndim: int) -> int:
+def _size_dim(dim, ndim: int, where: str = " (position 1)") -> int:
     """``Tensor.size(dim)``'s checks of ``dim``, with PyTorch's errors (its argument parser's
-    TypeError; a 0-d tensor has no dimension to name)."""
+    TypeError, which names the position of a positional dim; a 0-d tensor has no dimension)."""
     if dim.__class__ is bool or not hasattr(dim, "__index__"):
-        raise TypeError(
-            f"size(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
-        )
+        raise TypeError(f"size(): argument 'dim'{where} must be int, not {type(dim).__name__}")
     dim = dim.__index__()
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return _wrapdim(dim, ndim)
+
+
+def _size_call(t, dim, args: tuple, kwargs: dict):
+    """``Tensor.size`` called with a keyword or too many arguments: PyTorch's parser's errors."""
+    if args:
+        raise TypeError(
+            f"size() takes from 0 to 1 positional arguments but {1 + len(args)} were given"
+        )
+    for key in kwargs:
+        if key != "dim":
+            raise TypeError(f"size() got an unexpected keyword argument '{key}'")
+    if dim is not None:
+        raise TypeError("size() got multiple values for argument 'dim'")
+    dim = kwargs["dim"]
+    if dim is None:
+        return Size(t._data.shape)
+    return t._data.shape[_size_dim(dim, t._data.ndim, where="")]
 
 
 def _legacy_name(dtype) -> str:

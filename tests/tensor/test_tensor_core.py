@@ -32,6 +32,10 @@ CREATION = [
     "T.FloatTensor", "isinstance(T.ones(2), T.FloatTensor)", "isinstance(T.ones(2), T.LongTensor)",
     "T.ones(2).new_zeros(3)", "T.ones(2, dtype=T.int32).new_tensor([1, 2])", "T.ones(2).new_full((2,), 4)",
     "T.scalar_tensor(3)", "T.as_tensor([1, 2])", "T.autograd.Variable(T.ones(2), requires_grad=True)",
+    "T.tensor(['a'])", "T.tensor([['a', 'b']])", "T.tensor(['a'], dtype=T.float32)", "T.tensor([1, 'a'])",
+    "T.tensor([None])", "T.tensor(None)", "T.tensor(object())", "T.tensor([1, {}])", "T.tensor([[1, 2], None])",
+    "T.tensor([[1, 2], 'ab'])", "T.tensor([1, None], dtype=T.float32)", "T.tensor([1, 'a'], dtype=T.int8)",
+    "T.tensor([1, {}], dtype=T.bool)", "T.tensor(None, dtype=T.float64)", "T.as_tensor([1.5, None])",
 ]  # fmt: skip
 
 PROMOTION = [
@@ -72,7 +76,9 @@ METADATA = [
     "x = T.arange(6.); x.data_ptr() + 8 == x[2:].data_ptr()", "T.ones(2, 2).is_contiguous()",
     "T.device('cuda', 1)", "T.device('cpu')", "str(T.device('cuda:0'))", "T.device('cuda:0').index",
     "T.device('cpu') == T.device('cpu')", "T.device('tpu')", "T.float32", "T.Size([2, 3])",
-    "T.Size([2, 3]).numel()", "T.Size([2]) + (3,)",
+    "T.Size([2, 3]).numel()", "T.Size([2]) + (3,)", "T.zeros(2, 3).size(dim=1)", "T.zeros(2).size(dim=True)",
+    "T.zeros(2).size(dim=None)", "T.zeros(2).size(foo=1)", "T.zeros(2).size(0, dim=0)", "T.zeros(2).size(0, 1)",
+    "T.tensor(1.).size(dim=0)",
 ]  # fmt: skip
 
 CONVERSION = [

@@ -56,20 +56,21 @@ def _finish(data, dtype, dev, requires_grad: bool) -> Tensor:
 
 
 # ---- tensor() ------------------------------------------------------------------------------------
-def _infer_shape(data, dim=0, shape=None):
-    """Shape of a nested sequence, with PyTorch's ragged-list ValueError."""
-    if shape is None:
-        shape = []
-        probe = data
-        while isinstance(probe, (list, tuple)):
-            shape.append(len(probe))
-            if not probe:
-                break
-            probe = probe[0]
-            if isinstance(probe, (Tensor, np.ndarray)):
-                shape.extend(probe.shape)
-                break
-    _check_ragged(data, 0, shape)
+def _infer_shape(data) -> list:
+    """Shape of a nested sequence from its first items (the ragged check comes later)."""
+    shape = []
+    probe = data
+    while isinstance(probe, (list, tuple)):
+        shape.append(len(probe))
+        if not probe:
+            break
+        probe = probe[0]
+        if isinstance(probe, (Tensor, np.ndarray)):
+            shape.extend(probe.shape)
+            break
+        if isinstance(probe, str):
+            # PyTorch's shape walk takes a str for a sequence whose first item is a str again
+            raise ValueError("too many dimensions 'str'")  # noqa: TRY004 - PyTorch's type
     return shape
 
 
@@ -111,7 +112,9 @@ def _kind(x) -> int:
         return D.FLOAT
     if isinstance(x, numbers.Complex):
         return D.COMPLEX
-    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")  # noqa: E501
+    if isinstance(x, (str, bytes, bytearray)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
 
 
 def _sequence_dtype(flat) -> D.dtype:
@@ -146,10 +149,15 @@ def _to_array(data, dtype):
         found = D.from_user_numpy_dtype(data.dtype)
         return np.asarray(data), dtype or found
     if isinstance(data, (list, tuple)):
+        # PyTorch's order: the shape from the first items, the dtype from every item, then the
+        # ragged check (so [[1, 2], None] names None's dtype, not a missing sequence)
         shape = _infer_shape(data)
         flat = list(_flatten(data))
         if dtype is None:
             dtype = _sequence_dtype(flat)
+        else:
+            _check_storable(flat, dtype)
+        _check_ragged(data, 0, shape)
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
         if dtype.category == D.INT and not any(isinstance(v, np.ndarray) for v in vals):
             vals = [_checked_fill(v, dtype, fill=False) for v in vals]
@@ -169,7 +177,21 @@ def _to_array(data, dtype):
     if hasattr(data, "__array__"):
         a = np.asarray(data)
         return a, dtype or D.from_user_numpy_dtype(a.dtype)
+    if dtype is not None:
+        _check_storable([data], dtype)
+    _kind(data)  # raises PyTorch's error for what is no number
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _check_storable(flat, dtype) -> None:
+    """PyTorch's error for an item that is no number, where dtype= skipped the inference: its
+    scalar unpacking's message (integer and bool dtypes read an index, the others a double)."""
+    for v in flat:
+        if not isinstance(v, (numbers.Number, np.generic, np.ndarray, Tensor)):
+            name = type(v).__name__
+            if dtype.category in (D.INT, D.BOOL):
+                raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+            raise TypeError(f"must be real number, not {name}")
 
 
 def _checked_uint(v, dtype, fill: bool = False):
