@@ -137,12 +137,14 @@ def gemm_threads(macs: int) -> int | None:
 
 
 def small_kernel_rows(m: int, k: int, n: int) -> int:
-    """Rows per call for an ``(m, k) @ (k, n)`` product on one BLAS thread cut into row blocks
-    that OpenBLAS's small-matrix kernel takes (see ``SMALL_KERNEL_MACS``); ``m`` (one call)
-    where it would not pay or could change the bits: another BLAS or kernel set, a product
-    small enough already, ``k`` over ``SMALL_KERNEL_K``, or blocks under 32 rows (slower than
-    one packed call)."""
-    if m * k * n <= SMALL_KERNEL_MACS or k > SMALL_KERNEL_K:
+    """Rows per call for an ``(m, k) @ (k, n)`` product of row-major operands (no transposed
+    view: the small kernels for those sum in another order) cut into row blocks that
+    OpenBLAS's small-matrix kernel takes (see ``SMALL_KERNEL_MACS``); ``m`` (one call) where it
+    would not pay or could change the bits: another BLAS or kernel set, a product small enough
+    already, or large enough for the thread policy's BLAS threads (the small kernel runs on
+    one), ``k`` over ``SMALL_KERNEL_K``, or blocks under 32 rows (slower than one packed call)."""
+    macs = m * k * n
+    if macs <= SMALL_KERNEL_MACS or macs >= SMALL_GEMM_MACS or k > SMALL_KERNEL_K:
         return m
     _load()
     if _state["core"] not in _SMALL_KERNEL_CORES:

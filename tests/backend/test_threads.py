@@ -80,6 +80,25 @@ def test_small_products_run_on_one_blas_thread(tmp_path, monkeypatch):
         taimatsu.set_num_threads(before)
 
 
+def test_small_kernel_rows(monkeypatch):
+    # Row blocks for OpenBLAS's small-matrix kernel only on its AVX-512 kernel sets, only
+    # for one-thread products above its limit, k small enough, blocks of 32 rows or more.
+    from taimatsu.backend import threads
+
+    threads._load()
+    monkeypatch.setitem(threads._state, "core", "skylakex")
+    rows = threads.small_kernel_rows(512, 162, 32)  # the LSTM benchmark's step product
+    assert 32 <= rows < 512 and rows % 16 == 0
+    assert rows * 162 * 32 <= threads.SMALL_KERNEL_MACS < (rows + 16) * 162 * 32
+    assert threads.small_kernel_rows(128, 384, 32) == 80
+    assert threads.small_kernel_rows(100, 100, 100) == 100  # within the limit already
+    assert threads.small_kernel_rows(128, 512, 32) == 128  # k over SMALL_KERNEL_K
+    assert threads.small_kernel_rows(2048, 64, 32) == 2048  # 4M: the thread policy's
+    assert threads.small_kernel_rows(64, 384, 100) == 64  # blocks under 32 rows
+    monkeypatch.setitem(threads._state, "core", "haswell")
+    assert threads.small_kernel_rows(512, 162, 32) == 512
+
+
 def test_products_equal_at_one_and_two_threads():
     torch = pytest.importorskip("torch")
     before = taimatsu.get_num_threads()

@@ -286,3 +286,23 @@ def test_long_layer_matches_pytorch(mode, kw, dtype, rtol, atol):
     o_in = [ox, *_leaves(oh), *o.parameters()]
     t_in = [tx, *_leaves(th), *t.parameters()]
     _compare(t(tx, th), o(ox, oh), t_in, o_in, 5 * rtol, 5 * atol)
+
+
+@pytest.mark.parametrize("dtype,rtol,atol", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_benchmark_sized_layer_matches_pytorch(mode, dtype, rtol, atol):
+    # nn.LSTM/GRU(32, 128) on a batch of 32 (benchmarks/bench_training.py): each step's
+    # product is above OpenBLAS's small-matrix limit and runs in row blocks where its
+    # AVX-512 kernels take them (threads.small_kernel_rows)
+    torch.manual_seed(0)
+    o = getattr(onn, mode)(32, 128, batch_first=True).to(dtype)
+    t = getattr(tnn, mode)(32, 128, batch_first=True).to(
+        tm.float64 if dtype is torch.float64 else tm.float32
+    )
+    t.load_state_dict({k: T(v) for k, v in o.state_dict().items()})
+    ox = torch.randn(32, 3, 32, dtype=dtype, requires_grad=True)
+    oh = _state(o, 32, dtype, True)
+    tx, th = T(ox, True), _to_tm(oh)
+    o_in = [ox, *_leaves(oh), *o.parameters()]
+    t_in = [tx, *_leaves(th), *t.parameters()]
+    _compare(t(tx, th), o(ox, oh), t_in, o_in, 5 * rtol, 5 * atol)
