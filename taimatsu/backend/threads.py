@@ -32,6 +32,8 @@ import os
 import threading
 import time
 
+import numpy as np
+
 _SETTERS = (
     "scipy_openblas_set_num_threads64_",
     "openblas_set_num_threads64_",
@@ -151,6 +153,16 @@ def small_kernel_rows(m: int, k: int, n: int) -> int:
         return m
     rows = SMALL_KERNEL_MACS // (k * n) // 16 * 16
     return rows if rows >= 32 else m
+
+
+def matmul_rows(a, b, out, rows: int) -> None:
+    """``out = a @ b`` in blocks of ``rows`` rows of ``a`` (``small_kernel_rows``): the bits
+    of one call."""
+    if rows >= a.shape[0]:
+        np.matmul(a, b, out=out)
+        return
+    for lo in range(0, a.shape[0], rows):
+        np.matmul(a[lo : lo + rows], b, out=out[lo : lo + rows])
 
 
 BUSY_SAMPLE_S = 0.25

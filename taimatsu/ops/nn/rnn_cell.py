@@ -56,13 +56,27 @@ def _affine(x, w, b):
     return y
 
 
+def _affine_t(x, w, b):
+    """``x @ w.T + b`` as the transposed view of ``w @ x.T + b``: the same bits (OpenBLAS's
+    packed kernel either way: a transposed operand only changes how it is packed), but the
+    weight's rows as the product's rows run ~1.5x faster: (32, 128) @ (128, 512) 67 -> 43 us,
+    (32, 32) @ (32, 512) 19 -> 13 us. (Not in row blocks for the small-matrix kernel, nor on
+    a contiguous copy of ``x.T``: for a batch of 8 its sums differ in the last bits.)"""
+    gemm_threads(x.shape[0] * x.shape[1] * w.shape[0])
+    y = np.matmul(w, x.T)
+    if b is not None:
+        y += b[:, None]
+    return y.T
+
+
 def _lstm_forward(k, x, h, c, w_ih, w_hh, b_ih, b_hh):
     # PyTorch: gates = linear_hh(hx) + linear_ih(input), chunk(4), sigmoid/tanh per chunk,
-    # cy = f * cx + i * g, hy = o * tanh(cy).
-    gates = _affine(h, w_hh, b_hh)
-    gates += _affine(x, w_ih, b_ih)
+    # cy = f * cx + i * g, hy = o * tanh(cy). The gates are column-major (_affine_t): every
+    # gate the kernels see is a row-major copy.
+    gates = _affine_t(h, w_hh, b_hh)
+    gates += _affine_t(x, w_ih, b_ih)
     n, hid = h.shape
-    g = k.tanh(gates[:, 2 * hid : 3 * hid])
+    g = k.tanh(np.ascontiguousarray(gates[:, 2 * hid : 3 * hid]))
     # the sigmoid gates i, f, o, each a contiguous (batch, hid) block (the elementwise passes
     # forward and backward run on contiguous operands: a gate's view of a wider row costs
     # NumPy ~3x more per call)
@@ -71,7 +85,8 @@ def _lstm_forward(k, x, h, c, w_ih, w_hh, b_ih, b_hh):
         s[0], s[1], s[2] = gates[:, :hid], gates[:, hid : 2 * hid], gates[:, 3 * hid :]
         del gates  # not alive in the call: the last step's working memory sets the peak
         s = k.sigmoid(s)  # contiguous in, contiguous out: the (batch, 3 hid) call's bits
-    else:
+    else:  # each gate's view of a row-major copy, the layout PyTorch's kernel sees
+        gates = np.ascontiguousarray(gates)
         for j, lo in enumerate((0, hid, 3 * hid)):
             s[j] = k.sigmoid(gates[:, lo : lo + hid])
     i, f, o = s

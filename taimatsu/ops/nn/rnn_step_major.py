@@ -28,7 +28,7 @@ from functools import partial
 import numpy as np
 
 from ...backend.parallel import halves, in_background
-from ...backend.threads import gemm_threads, small_kernel_rows
+from ...backend.threads import gemm_threads, matmul_rows, small_kernel_rows
 
 # the most steps in a chunk: the LSTM's saved state is the larger (PyTorch saves more too), so
 # its chunks are longer; the GRU's keep its peak memory under PyTorch's
@@ -115,16 +115,6 @@ def _into(acc, first: bool, a, b, lo: int, hi: int) -> None:
         np.matmul(a[lo:hi], b.T, out=acc[lo:hi])
     else:
         acc[lo:hi] += a[lo:hi] @ b.T
-
-
-def _step_product(a, b, out, rows: int) -> None:
-    """``out = a @ b`` (a step's product) in blocks of ``rows`` rows of ``a``: OpenBLAS's
-    small-matrix kernel takes each block (``threads.small_kernel_rows``), the same bits."""
-    if rows >= a.shape[0]:
-        np.matmul(a, b, out=out)
-        return
-    for lo in range(0, a.shape[0], rows):
-        np.matmul(a[lo : lo + rows], b, out=out[lo : lo + rows])
 
 
 def _rows_of(a, b, out, lo: int, hi: int) -> None:
@@ -217,7 +207,7 @@ def lstm_forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, steps: int, reverse: bo
     cut = small_kernel_rows(*w.shape, batch)
     for s in range(steps):
         g = gates[s]
-        _step_product(w, xh[s], g[: 4 * hid], cut)
+        matmul_rows(w, xh[s], g[: 4 * hid], cut)
         if k.halved:  # one tanh call for the four gates
             np.tanh(g[: 4 * hid], out=g[: 4 * hid])
             g[: 3 * hid] *= 0.5
@@ -301,7 +291,7 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
             dcn += dc
             zt[1:4] *= dcn  # i', f', g': their dz
             np.multiply(dcn, g6[t, 1], out=dc)  # dc of the step before: dcn f
-            _step_product(w_hh_t, zt[:4].reshape(4 * hid, batch), dh, cut)
+            matmul_rows(w_hh_t, zt[:4].reshape(4 * hid, batch), dh, cut)
         if pending is not None:
             pending.result()  # the previous chunk's products: dz_buf and xh_buf are free
         dz = _matrix(z[:, :4].reshape(m, 4 * hid, batch), dz_buf)
@@ -354,7 +344,7 @@ def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
     cut = small_kernel_rows(*w_h.shape, batch)
     for s in range(steps):
         g = gates[s]
-        _step_product(w_h, hb[s], hg, cut)
+        matmul_rows(w_h, hb[s], hg, cut)
         rz = g[: 2 * hid]
         rz += hg[: 2 * hid]
         _gru_sigmoid_(k, rz)
@@ -434,7 +424,7 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
             zt[0::2] *= dh  # n's and z's dz
             zt[1::2] *= zt[0]  # r's dz, and hn's gradient
             np.multiply(dh, zg[j], out=dh_direct)
-            _step_product(w_hh_t, zt[1:].reshape(3 * hid, batch), dh, cut)
+            matmul_rows(w_hh_t, zt[1:].reshape(3 * hid, batch), dh, cut)
             dh += dh_direct
         if pending is not None:
             pending.result()  # the previous chunk's products: the buffers are free
