@@ -16,6 +16,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     backend,
     cuda,
     distributed,  # cheap: mpi4py is imported by init_process_group, not here
+    distributions,
     fft,  # noqa: E402, F401
     func,  # noqa: E402, F401
     futures,

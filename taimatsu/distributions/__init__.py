@@ -1,0 +1,30 @@
+"""``torch.distributions``: probability distributions with PyTorch's sampling streams,
+log-densities, validation errors and reprs.
+
+Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
+``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
+same generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``,
+``rand``), so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma,
+MultivariateNormal, transforms...) are not provided yet.
+"""
+
+from __future__ import annotations
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli",
+    "Categorical",
+    "Distribution",
+    "Normal",
+    "Uniform",
+    "constraints",
+    "kl_divergence",
+    "register_kl",
+]

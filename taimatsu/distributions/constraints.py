@@ -1,0 +1,212 @@
+"""``torch.distributions.constraints``: the sets a parameter or a sample must lie in.
+
+``check(value)`` answers elementwise (a bool tensor, reduced over a constraint's event dims);
+the reprs are PyTorch's (``GreaterThan(lower_bound=0.0)``), since they appear in the
+validation errors users read.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Constraint",
+    "boolean",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "half_open_interval",
+    "independent",
+    "integer_interval",
+    "interval",
+    "is_dependent",
+    "less_than",
+    "nonnegative",
+    "nonnegative_integer",
+    "positive",
+    "positive_integer",
+    "real",
+    "real_vector",
+    "simplex",
+    "unit_interval",
+]
+
+
+class Constraint:
+    """A set of values: ``check`` says which elements of a tensor belong to it."""
+
+    is_discrete = False
+    event_dim = 0  # rightmost dims that form one event (checked together)
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def _bounds(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        # PyTorch names the classes with a leading underscore and shows the name without it
+        return f"{type(self).__name__[1:]}({self._bounds()})"
+
+
+class _Dependent(Constraint):
+    """A constraint that depends on other parameters: never checked by itself."""
+
+    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        self._is_discrete, self._event_dim = is_discrete, event_dim
+
+    @property
+    def is_discrete(self):
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return self._is_discrete
+
+    @property
+    def event_dim(self):
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return self._event_dim
+
+    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint) -> bool:
+    return isinstance(constraint, _Dependent)
+
+
+class dependent_property(property):
+    """A property whose value is a constraint built from the instance (e.g. a support)."""
+
+    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        super().__init__(fn)
+        self._is_discrete, self._event_dim = is_discrete, event_dim
+
+    def __call__(self, fn):
+        return dependent_property(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value  # noqa: PLR0124 - False only for NaN
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+    def _bounds(self) -> str:
+        return f"lower_bound={self.lower_bound}"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def _bounds(self) -> str:
+        return f"upper_bound={self.upper_bound}"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def _bounds(self) -> str:
+        return f"lower_bound={self.lower_bound}, upper_bound={self.upper_bound}"
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _IntegerInterval(_Interval):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerGreaterThan(_GreaterThan):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+
+class _Simplex(Constraint):
+    """Nonnegative vectors over the last dim that sum to 1 (to 1e-6)."""
+
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _IndependentConstraint(Constraint):
+    """``base`` with its ``reinterpreted_batch_ndims`` rightmost dims taken as one event."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims: int):
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value):
+        ok = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if ok.dim() < n:
+            expected = self.base_constraint.event_dim + n
+            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
+        return ok.reshape(ok.shape[: ok.dim() - n] + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+dependent = _Dependent()
+real = _Real()
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+real_vector = _IndependentConstraint(real, 1)
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
+interval = _Interval
+half_open_interval = _HalfOpenInterval
+integer_interval = _IntegerInterval
+independent = _IndependentConstraint

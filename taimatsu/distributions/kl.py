@@ -1,0 +1,79 @@
+"""``torch.distributions.kl_divergence`` and ``register_kl``: KL(p || q) by the pair of types,
+the most specific registered pair winning."""
+
+from __future__ import annotations
+
+import math
+
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL = {}  # (type of p, type of q) -> function(p, q)
+
+
+def register_kl(type_p, type_q):
+    """Decorator: ``fn(p, q)`` computes KL(p || q) for p of ``type_p`` and q of ``type_q``."""
+
+    def register(fn):
+        _KL[type_p, type_q] = fn
+        return fn
+
+    return register
+
+
+def _lookup(tp, tq):
+    matches = [
+        (tp.__mro__.index(a) + tq.__mro__.index(b), fn)
+        for (a, b), fn in _KL.items()
+        if issubclass(tp, a) and issubclass(tq, b)
+    ]
+    return min(matches, key=lambda m: m[0])[1] if matches else None
+
+
+def kl_divergence(p, q):
+    fn = _lookup(type(p), type(q))
+    if fn is None:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+            f"{q.__class__.__name__}"
+        )
+    return fn(p, q)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = math.inf
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    from ..nn.functional import softplus
+
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1[q.probs == 0] = math.inf
+    t1[p.probs == 0] = 0
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2[q.probs == 1] = math.inf
+    t2[p.probs == 1] = 0
+    return t1 + t2
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    result[(q.low > p.low) | (q.high < p.high)] = math.inf
+    return result

@@ -1,0 +1,113 @@
+"""torch.distributions against PyTorch: seeded samples (the same generator calls, so the same
+numbers), log-densities and their gradients, KL pairs, shapes, reprs and validation errors.
+
+Each snippet runs under both libraries (``D`` is ``T.distributions``); the value of its last
+expression is compared by repr and, for floating tensors, by value (tests/oracle_expr.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+from oracle_expr import same
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+_PRE = "D = T.distributions; C = D.constraints\n"
+
+SAMPLING = [
+    "T.manual_seed(0); c = D.Categorical(T.tensor([0.1, 0.2, 0.7])); (c.sample(), c.sample((2, 3)), T.rand(2))",
+    "T.manual_seed(1); D.Categorical(logits=T.randn(2, 4)).sample((3,))",
+    "T.manual_seed(2); D.Categorical(T.ones(3, dtype=T.float64)).sample((2, 2))",
+    "T.manual_seed(3); n = D.Normal(T.zeros(3), T.tensor([1., .5, 2.])); (n.sample(), n.rsample((2,)), T.rand(1))",
+    "T.manual_seed(4); (D.Normal(1, 2).sample((4,)), D.Normal(T.tensor(1., dtype=T.float64), 2).rsample())",
+    "T.manual_seed(5); b = D.Bernoulli(logits=T.tensor([-1., 0., 2.])); (b.sample((2,)), b.sample())",
+    "T.manual_seed(6); u = D.Uniform(T.tensor([0., 1.]), T.tensor([1., 3.])); (u.sample(), u.rsample((2,)))",
+    "T.manual_seed(7); D.Uniform(T.zeros(2, dtype=T.float64), 1).rsample()",
+    "T.manual_seed(8); D.Categorical(T.tensor([0.3, 0.7])).expand((4, 2)).sample()",
+]
+DENSITIES = [
+    "c = D.Categorical(logits=T.tensor([[1., 2., 0.5], [0., 0., 3.]])); (c.log_prob(T.tensor([2, 0])), c.entropy(), c.perplexity())",
+    "c = D.Categorical(T.tensor([0., .5, .5])); (c.entropy(), c.logits, c.probs, c.mode, c.mean, c.variance)",
+    "c = D.Categorical(T.tensor([[1., 3.], [2., 2.]])); (c.probs, c.batch_shape, c.event_shape, c.param_shape)",
+    "x = T.tensor([[1., 2., 0.5]], requires_grad=True); lp = D.Categorical(logits=x).log_prob(T.tensor([1])); lp.backward(); (lp, x.grad)",
+    "c = D.Categorical(T.ones(2, 3)); (c.enumerate_support(), c.enumerate_support(False).shape, c.log_prob(T.ones(3, 1).long()))",
+    "n = D.Normal(T.zeros(3), T.tensor([1., .5, 2.])); (n.log_prob(T.tensor([[.1], [2.]])), n.cdf(T.tensor(.3)), n.icdf(T.tensor([.1, .5, .9])))",
+    "n = D.Normal(0., 2.); (n.entropy(), n.stddev, n.variance, n.mean, n.mode, n.log_prob(T.tensor(.5)), n.batch_shape)",
+    "m = T.zeros(2, requires_grad=True); s = T.ones(2, requires_grad=True); T.manual_seed(0); q = D.Normal(m, s); x = q.rsample(); (x ** 2).sum().backward(); (x, m.grad, s.grad)",
+    "m = T.tensor([.3], requires_grad=True); y = D.Normal(m, 2.).log_prob(T.tensor([1.])); y.backward(); (y, m.grad)",
+    "b = D.Bernoulli(T.tensor([.3, .9])); (b.log_prob(T.tensor([1., 0.])), b.entropy(), b.logits, b.mean, b.variance, b.mode)",
+    "b = D.Bernoulli(logits=T.tensor([-1., 0., 2.])); (b.probs, b.enumerate_support(), D.Bernoulli(.5).mode)",
+    "u = D.Uniform(T.tensor([0., 1.]), T.tensor([1., 3.])); (u.log_prob(T.tensor([.5, 2.9])), u.cdf(T.tensor([.5, 2.5])), u.icdf(T.tensor([.5, .5])), u.entropy(), u.stddev, u.variance, u.mode)",
+]
+KL = [
+    "D.kl_divergence(D.Normal(0., 1.), D.Normal(1., 2.))",
+    "D.kl_divergence(D.Normal(T.zeros(2), 1.), D.Normal(T.tensor([1., -1.]), T.tensor([2., .5])))",
+    "D.kl_divergence(D.Categorical(T.tensor([0., .5, .5])), D.Categorical(T.tensor([.2, .3, .5])))",
+    "D.kl_divergence(D.Categorical(T.tensor([.2, .3, .5])), D.Categorical(T.tensor([0., .5, .5])))",
+    "D.kl_divergence(D.Bernoulli(T.tensor([.3, 0.])), D.Bernoulli(T.tensor([.6, .5])))",
+    "D.kl_divergence(D.Bernoulli(.3), D.Bernoulli(T.tensor(0.)))",
+    "(D.kl_divergence(D.Uniform(0., 1.), D.Uniform(-1., 2.)), D.kl_divergence(D.Uniform(0., 1.), D.Uniform(.5, 2.)))",
+    "D.kl_divergence(D.Normal(0., 1.), D.Categorical(T.ones(2)))",
+]
+REPRS_ERRORS = [
+    "(repr(D.Normal(0., 1.)), repr(D.Normal(T.tensor([0.]), 1.)), repr(D.Normal(T.zeros(2), 1.)))",
+    "c = D.Categorical(logits=T.tensor([1., 2.])); r = repr(c); c.probs; (r, repr(c))",
+    "(repr(D.Bernoulli(.3)), repr(D.Bernoulli(logits=T.tensor([.3]))), repr(D.Uniform(0, 1)))",
+    "(C.simplex, C.real, C.positive, C.integer_interval(0, 2), C.unit_interval, C.boolean, C.real_vector, C.nonnegative_integer, C.greater_than_eq(0), C.dependent, C.less_than(1.), C.half_open_interval(0., 1.))",
+    "(C.simplex.check(T.tensor([[.5, .5], [1., -1.]])), C.real_vector.check(T.tensor([[1., float('nan')]])), C.integer_interval(0, 2).check(T.tensor([0., 1.5, 2.])))",
+    "(D.Normal.arg_constraints, D.Categorical.has_enumerate_support, D.Normal.has_rsample, D.Normal(0., 1.).support)",
+    "u = D.Uniform(T.tensor([0., 1.]), T.tensor([1., 3.])); (u.support, u.arg_constraints, u.expand((2, 2)).batch_shape)",
+    "D.Normal(0., -1.)",
+    "D.Normal(T.zeros(2), T.tensor([1., -1.]))",
+    "D.Normal(T.tensor([float('nan')]), 1.)",
+    "D.Categorical(T.tensor([[-1., 2.]]))",
+    "D.Categorical(T.ones(2), T.ones(2))",
+    "D.Categorical(T.tensor(.5))",
+    "D.Categorical(logits=T.tensor(.5))",
+    "D.Categorical(T.tensor([.2, .8])).log_prob(T.tensor([3]))",
+    "D.Categorical(T.tensor([.2, .8])).log_prob([1])",
+    "D.Categorical(T.ones(2, 3)).log_prob(T.ones(4))",
+    "D.Bernoulli(T.tensor([1.5]))",
+    "D.Bernoulli(.3).log_prob(T.tensor(.5))",
+    "D.Uniform(2., 1.)",
+    "D.Uniform(0., 1.).log_prob(T.tensor([2.]))",
+    "D.Normal('a', 1.)",
+    "D.Distribution(validate_args=False).mean",
+    "(D.Normal(0., -1., validate_args=False).scale, D.Uniform(0., 1., validate_args=False).log_prob(T.tensor([2.])))",
+]
+
+
+@pytest.mark.parametrize("code", SAMPLING + DENSITIES + KL + REPRS_ERRORS)
+def test_same_as_pytorch(code):
+    same(_PRE + code, torch, taimatsu)
+
+
+def test_default_validation_switch():
+    out = []
+    for lib in (torch, taimatsu):
+        lib.distributions.Distribution.set_default_validate_args(False)
+        try:
+            c = lib.distributions.Categorical(lib.tensor([0.2, 0.8]))
+            out.append(
+                (c.log_prob(lib.tensor([1])).tolist(), repr(lib.distributions.Normal(0.0, -2.0)))
+            )
+        finally:
+            lib.distributions.Distribution.set_default_validate_args(True)
+    assert out[0] == out[1]
+
+
+def test_register_kl():
+    D = taimatsu.distributions
+
+    class MyNormal(D.Normal):
+        pass
+
+    @D.register_kl(D.Normal, D.Uniform)
+    def _kl(p, q):
+        return taimatsu.tensor(42.0)
+
+    assert D.kl_divergence(MyNormal(0.0, 1.0), D.Uniform(0.0, 1.0)).item() == 42.0
+    assert D.kl_divergence(MyNormal(0.0, 1.0), D.Normal(0.0, 1.0)).item() == 0.0
