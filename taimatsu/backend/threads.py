@@ -56,7 +56,9 @@ SMALL_GEMM_MACS = 4_000_000
 # the LSTM's per-step product (512x162 @ 162x32, 2.7M) took 53 us in one call and 40 us in four
 # of 128 rows (SkylakeX kernels on a Sapphire Rapids core, best of 7 x 100). Its sum over k
 # is the packed kernel's while k fits one of the packed kernel's k blocks (measured: equal bits
-# up to k = 448, not from 480): rows are cut only up to SMALL_KERNEL_K.
+# up to k = 448, not from 480), and for n (the columns) a multiple of 16 (other n from 2 to
+# 100 gave other bits for some k, float32 and float64): rows are cut only up to SMALL_KERNEL_K
+# and for such n.
 SMALL_KERNEL_MACS = 1_000_000
 SMALL_KERNEL_K = 384
 _SMALL_KERNEL_CORES = ("skylakex", "cooperlake", "sapphirerapids")
@@ -144,9 +146,10 @@ def small_kernel_rows(m: int, k: int, n: int) -> int:
     OpenBLAS's small-matrix kernel takes (see ``SMALL_KERNEL_MACS``); ``m`` (one call) where it
     would not pay or could change the bits: another BLAS or kernel set, a product small enough
     already, or large enough for the thread policy's BLAS threads (the small kernel runs on
-    one), ``k`` over ``SMALL_KERNEL_K``, or blocks under 32 rows (slower than one packed call)."""
+    one), ``k`` over ``SMALL_KERNEL_K``, ``n`` not a multiple of 16, or blocks under 32 rows
+    (slower than one packed call)."""
     macs = m * k * n
-    if macs <= SMALL_KERNEL_MACS or macs >= SMALL_GEMM_MACS or k > SMALL_KERNEL_K:
+    if macs <= SMALL_KERNEL_MACS or macs >= SMALL_GEMM_MACS or k > SMALL_KERNEL_K or n % 16:
         return m
     _load()
     if _state["core"] not in _SMALL_KERNEL_CORES:

@@ -94,7 +94,8 @@ def test_small_kernel_rows(monkeypatch):
     assert threads.small_kernel_rows(100, 100, 100) == 100  # within the limit already
     assert threads.small_kernel_rows(128, 512, 32) == 128  # k over SMALL_KERNEL_K
     assert threads.small_kernel_rows(2048, 64, 32) == 2048  # 4M: the thread policy's
-    assert threads.small_kernel_rows(64, 384, 100) == 64  # blocks under 32 rows
+    assert threads.small_kernel_rows(64, 384, 96) == 64  # blocks under 32 rows
+    assert threads.small_kernel_rows(512, 162, 8) == 512  # n not a multiple of 16
     monkeypatch.setitem(threads._state, "core", "haswell")
     assert threads.small_kernel_rows(512, 162, 32) == 512
 
