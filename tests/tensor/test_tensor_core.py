@@ -120,6 +120,10 @@ MISC = [
     "T.manual_seed(0); T.randn(3)", "T.manual_seed(0); T.rand(2, 3)", "T.manual_seed(3); T.randint(0, 10, (5,))",
     "T.manual_seed(1); T.randperm(6)", "T.manual_seed(0); T.ones(5).uniform_(-1, 1)", "T.initial_seed() > 0",
     "g = T.Generator().manual_seed(5); T.randn(2, generator=g)", "T.manual_seed(0); T.normal(2., 3., (3,))",
+    "m = T.zeros(2, requires_grad=True); T.manual_seed(0); y = T.normal(m, T.ones(2)); y.sum().backward(); (y, y.grad_fn.name(), m.grad)",
+    "s = T.ones(2, requires_grad=True); y = T.normal(1., s); y.sum().backward(); (y.grad_fn.name(), s.grad)",
+    "m = T.zeros(2, requires_grad=True); s = T.ones(1, requires_grad=True); y = T.normal(m, s); y.sum().backward(); (y.grad_fn.name(), m.grad, s.grad)",
+    "m = T.zeros(2, requires_grad=True); (T.normal(m.detach(), 1.).grad_fn, T.normal(m, 2.).grad_fn.name())",
 ]  # fmt: skip
 
 COMPLEX = [

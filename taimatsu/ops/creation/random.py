@@ -350,7 +350,9 @@ def normal(
 ) -> Tensor:
     """``normal(mean, std)`` with tensor or float arguments, or ``normal(m, s, size)``."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        return _written(_normal_of_tensors(mean, std, generator), out, "normal")
+        result = _normal_of_tensors(mean, std, generator)
+        _record_normal(mean, std, result)
+        return _written(result, out, "normal")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
@@ -358,6 +360,26 @@ def normal(
         lambda g, s, d: g.normal(s, d.np, float(mean), float(std)),
         (tuple(size),), dtype, device, requires_grad, out, "rand", generator,
     )  # fmt: skip
+
+
+def _zero_grads(node, g):
+    return tuple(None if n is None else g.new_zeros(g.shape) for n in node.next_functions)
+
+
+# PyTorch's nodes for normal(Tensor, float), normal(float, Tensor) and normal(Tensor, Tensor):
+# a sample is not differentiable in its parameters there, the gradients are zeros
+_NormalNodes = {
+    (True, False): node_class("NormalBackward1", _zero_grads),
+    (False, True): node_class("NormalBackward2", _zero_grads),
+    (True, True): node_class("NormalBackward3", _zero_grads),
+}
+
+
+def _record_normal(mean, std, result: Tensor) -> None:
+    tensors = (isinstance(mean, Tensor), isinstance(std, Tensor))
+    inputs = tuple(t for t in (mean, std) if isinstance(t, Tensor))
+    if _gm.enabled and any(t._rg for t in inputs):
+        record(_NormalNodes[tensors], inputs, result)
 
 
 def _normal_of_tensors(mean, std, generator) -> Tensor:
