@@ -13,7 +13,8 @@ import pytest
 
 import taimatsu as tm
 
-_SHAPES = ((3, 1000), (1000, 3), (7, 5, 33), (50,), (2, 20000), (1, 4097))
+_SHAPES = ((3, 300), (300, 3), (7, 5, 33), (50,), (1, 4097))
+_LONG = (2, 20000)  # one result from 32768+ elements: split over threads
 
 
 def _array(shape, seed, mean=5.0):
@@ -149,3 +150,31 @@ def test_mean_ties_replay_welford(torch_oracle):
     assert np.array_equal(_bits(ours[1]), _bits(theirs[1]))
     exact = a.astype(np.float64).mean(0).astype(np.float32)
     assert not np.array_equal(exact, theirs[1].numpy())  # the data has such a tie
+
+
+def _norm_fns(nd):
+    dims = [None, *range(nd)] + ([(0, 2), (1, 2)] if nd == 3 else [])
+    for d in dims:
+        for p in (1, 2):
+            yield f"vector_norm({p}, {d})", lambda T, x, p=p, d=d: T.linalg.vector_norm(x, p, d)
+        yield f"norm({d}) keepdim", lambda T, x, d=d: T.norm(x, dim=d, keepdim=d is not None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_norms_match_oracle(torch_oracle, dtype):
+    """Lengths around the kernel's 8-float (4-double) vectors and its tails of 4+."""
+    shapes = [(3, 300), (300, 3), (7, 5, 33), (13,), (5,), (64, 100), (300, 17, 5)]
+    shapes += [_LONG] if dtype == "float32" else []
+    make = lambda: [_array(s, i, 0.0) for i, s in enumerate(shapes)]
+    assert _compare(torch_oracle, make, _norm_fns, (dtype,), threads=(1, 2)) == []
+
+
+def test_norm_kernel_tails_match_oracle(torch_oracle):
+    """Rows of every length up to three vectors: the lanes, the 4-wide tail pass, the FMAs."""
+    for dtype in (np.float32, np.float64):
+        for n in range(1, 25):
+            a = _array((64, n), n, 0.0).astype(dtype)
+            theirs = torch_oracle.linalg.vector_norm(torch_oracle.from_numpy(a), dim=1)
+            assert np.array_equal(
+                _bits(tm.linalg.vector_norm(tm.from_numpy(a), dim=1)), _bits(theirs)
+            )

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
+from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
 
 
 def _tensors(parameters) -> list:
@@ -38,8 +39,8 @@ def _total_2norm(tensors) -> Tensor:
     norms = np.empty(len(tensors), dt.np)
     for i, t in enumerate(tensors):
         a = t._data
-        norms[i] = np.sqrt(np.sum(a * a))
-    return _wrap(np.asarray(np.sqrt(np.sum(norms * norms)), dt.np), dt, tensors[0]._device)
+        norms[i] = ordered_norm(a, range(a.ndim), 2) if a.size else 0  # vector_norm's bits
+    return _wrap(ordered_norm(norms, (0,), 2), dt, tensors[0]._device)
 
 
 def get_total_norm(

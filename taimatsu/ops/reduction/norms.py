@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
 from .._dispatch import OUT_EXACT, _fw_state, record, scalar_name, write_out
 from ..arg_types import python_int_range
-from .reduce import _axis, _set_tangent, _xp, reduce_dims, restore, widen
+from .reduce import _axis, _set_tangent, _xp, keepdim_shape, reduce_dims, restore, widen
+
+_ORDERED = (D.float32, D.float64, D.complex64, D.complex128)
 
 
 # ---- vector_norm / norm -----------------------------------------------------------------------------------
@@ -85,7 +90,12 @@ def vector_norm(
     axis = _axis(dims, nd)
     p = float(ord)
     xp = _xp(input)
-    if a.dtype.kind == "c":
+    if a.dtype.kind == "c" and p in (1, 2):
+        # |x| as PyTorch's std::abs, correctly rounded (NumPy's complex abs may not be: its
+        # SIMD kernels differ from hypot in the last bit). The inf-norms keep abs: their
+        # gradient finds the maximal entries by comparing abs with the norm.
+        a = xp.hypot(a.real, a.imag)
+    elif a.dtype.kind == "c":
         a = xp.abs(a)
     a = widen(a)
     if math.isinf(p) and a.size == 0:
@@ -100,7 +110,11 @@ def vector_norm(
                     f"linalg.vector_norm cannot compute the {_p_name(p)} norm on the dimension {d}because this "
                     "dimension is empty and the operation does not have an identity"
                 )
-    if p == 2:
+    if p in (1, 2) and xp is np and a.size and input._dtype in _ORDERED:
+        # PyTorch's order of operations (its bits)
+        r = ordered_norm(a, dims, p, lastdim=a.dtype == input._data.dtype)
+        r = r.reshape(keepdim_shape(a.shape, dims)) if keepdim else r
+    elif p == 2:
         r = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
     elif p == 1:
         r = xp.sum(xp.abs(a), axis=axis, keepdims=keepdim)

@@ -1,0 +1,123 @@
+"""The 1- and 2-norms of float32/float64 arrays in the order of PyTorch's CPU norm kernel
+(``norm_kernel_tensor_iterator_impl`` in ``aten/src/ATen/native/cpu/ReduceOpsKernel.cpp``), so
+``linalg.vector_norm``/``norm`` give PyTorch's bits.
+
+What the kernel does (re-implemented from its description; the compiler's choices measured
+against torch 2.13's CPU build):
+
+- p = 2 where TensorIterator's ordering and merging of dims leaves one reduced dim, innermost and
+  contiguous (``is_reduce_lastdim``; a full reduction of a contiguous tensor is one): ATen's AVX2
+  build, which it runs on AVX-512 CPUs too, so vectors of 8 floats / 4 doubles. Each lane sums
+  ``x * x`` over the whole vectors (the square rounded, then the add), the lanes are added left
+  to right, then the tail element by element: for float32 a tail of 4 or more starts with four
+  plain ``acc + x * x``, and the rest of it (for float64 all of it) are fused multiply-adds (the
+  compiler's contraction of ``acc += x * x``). The norm is the sqrt in the dtype.
+- Every other 1- or 2-norm: one running sum per output in the dtype, ``acc + x * x`` (``acc +
+  |x|``) unfused, over the reduced elements in TensorIterator's order (innermost first); a single
+  output of 32768+ elements on several threads: a running sum per thread's chunk of that order,
+  then those sums in order.
+
+Other p, complex and half-precision inputs are left to the caller.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import threads
+from .cascade_sum import GRAIN, _loop_dims, _seq
+from .primitives import fma
+
+_LANES = {"f": 8, "d": 4}  # AVX2 vectors: 32 bytes
+
+
+def vector_norm(a, dims, p, num_threads=None, lastdim: bool = True):
+    """The ``p``-norm (1 or 2) of ``a`` (float32/float64, non-empty) over the axes ``dims``
+    (removed), as an array of ``a``'s dtype. ``lastdim=False``: never the vectorised kernel (a
+    complex input's absolute values, whose dtype differs from the input's)."""
+    reduced = set(dims)
+    out_shape = tuple(s for i, s in enumerate(a.shape) if i not in reduced)
+    if any(s < 0 for s in a.strides):  # a flipped view: PyTorch's flip is a fresh tensor
+        a = np.ascontiguousarray(a)
+    keep = [i for i, s in enumerate(a.shape) if s != 1]  # size-1 dims take no part in the loop
+    reduced = {k for k, i in enumerate(keep) if i in reduced}
+    a = a.reshape([a.shape[i] for i in keep])
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not reduced:  # nothing to add: |x| (or sqrt(x * x), which rounds)
+            r = np.abs(a) if p == 1 else np.sqrt(a * a)
+            return r.reshape(out_shape)
+        loop = _loop_dims(a, reduced, a.strides)
+        red = [i for group, _, _, out in loop[::-1] if out == 0 for i in group[::-1]]
+        kept = [i for i in range(a.ndim) if i not in reduced]
+        v = a.transpose(kept + red).reshape(-1, math.prod(a.shape[i] for i in red))
+        lastdim = lastdim and sum(d[3] == 0 for d in loop) == 1 and loop[0][2] == a.itemsize
+        if p == 2 and lastdim:
+            r = np.sqrt(_lanes_sum_of_squares(v))
+        else:
+            terms = np.abs(v) if p == 1 else v * v
+            nthreads = num_threads or threads.get_num_threads()
+            r = _running_sums(terms, nthreads)
+            r = r if p == 1 else np.sqrt(r)
+    return r.reshape(out_shape)
+
+
+def _running(x, axis: int):
+    """``x`` summed left to right along ``axis`` (0 or 1) of a scratch array it may overwrite."""
+    if x.shape[axis] <= 64:  # a few adds (or NumPy's running reduce) over whole rows
+        return _seq(x, axis)
+    r = np.add.accumulate(x, axis=axis, out=x)  # never reorders: element i adds to 0..i-1
+    return r[-1] if axis == 0 else r[:, -1]
+
+
+def _running_sums(terms, nthreads: int):
+    """Rows of ``terms`` (outputs, reduced) summed left to right, a single long row split into
+    per-thread chunks as ``binary_kernel_reduce`` splits it."""
+    m, n = terms.shape
+    if m == 1 and n >= GRAIN and nthreads > 1:
+        tasks = min(nthreads, -(-n // GRAIN))
+        chunk = -(-n // tasks)
+        parts = [_running(terms[:, t * chunk : (t + 1) * chunk], 1) for t in range(tasks)]
+        return _seq(np.stack(parts), 0)
+    return _running(terms, 1)
+
+
+def _lanes_sum_of_squares(v):
+    """``binary_kernel_reduce_lastdim``'s sum of squares of each row of ``v``."""
+    lanes = _LANES[v.dtype.char]
+    n = v.shape[1]
+    body = n - n % lanes
+    if body:
+        sq = v[:, :body] * v[:, :body]
+        acc = _running(sq.reshape(v.shape[0], body // lanes, lanes), 1)
+        s = acc[:, 0]
+        for j in range(1, lanes):
+            s = s + acc[:, j]
+    else:
+        s = np.zeros(v.shape[0], v.dtype)
+    d = body
+    if v.dtype.char == "f" and n - body >= 4:  # the compiler's 4-wide pass over the tail
+        for d in range(body, body + 4):
+            s = s + v[:, d] * v[:, d]
+        d = body + 4
+    for k in range(d, n):
+        x = v[:, k]
+        s = fma(x, x, s, once=True) if v.dtype.char == "f" else _fma64(x, x, s)
+    return s
+
+
+def _fma64(a, b, c):
+    """float64 ``a * b + c`` rounded once, from error-free transformations (the product's
+    error by Dekker's split, the sum's by Knuth's two-sum); the final add of the two errors
+    can round twice, rarely (where the exact result is within an error of a float64 tie)."""
+    p = a * b
+    split = a * 134217729.0  # 2**27 + 1
+    ah = split - (split - a)
+    split = b * 134217729.0
+    bh = split - (split - b)
+    e = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    s = p + c
+    t = s - p
+    err = (p - (s - t)) + (c - t)
+    return s + (err + e)
