@@ -299,6 +299,10 @@ def _numpy_basic(index):
     return index if ellipsis else index + (Ellipsis,)  # ``...`` keeps a 0-d result an array
 
 
+def _is_full(s: slice) -> bool:
+    return s.start is None and s.stop is None and s.step is None
+
+
 def getitem(self: Tensor, index) -> Tensor:
     trace = (self._rg and _gm.enabled) or (_fw_state.level and self._fw is not None)
     if type(index) is int and self._data.ndim:  # the common x[i]: a select
@@ -308,6 +312,13 @@ def getitem(self: Tensor, index) -> Tensor:
         if trace:
             return select(self, 0, index)
         return make_view(self, self._data[index, ...])
+    if trace and type(index) is tuple and len(index) == 2:  # x[:, t]: a loop over time steps
+        full, i = index
+        if type(i) is int and type(full) is slice and self._data.ndim > 1 and _is_full(full):
+            n = self._data.shape[1]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension 1 with size {n}")
+            return select(self, 1, i + n if i < 0 else i)
     if not trace:
         if type(index) is slice and (
             index.step is None or type(index.step) is int and index.step > 0
