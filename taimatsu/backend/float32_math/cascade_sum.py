@@ -344,6 +344,19 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
 _SHORT = 256
 
 
+def column_sums(a):
+    """``cascade_sum(a, (0,))`` for a C-contiguous 2-d float32/float64 NumPy ``a`` of 1 to
+    ``_SHORT - 1`` rows and more than one column that sums on one thread (a Linear's bias
+    gradient), without the general entry's analysis; None for any other ``a``."""
+    rows, cols = a.shape
+    if not (0 < rows < _SHORT and cols > 1 and a.flags.c_contiguous):
+        return None
+    if a.size >= GRAIN and threads.get_num_threads() > 1:
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, silently
+        return _result(_columns(a, VECTOR_BYTES // a.itemsize), (cols,), a.dtype)
+
+
 def _columns(a, lanes: int):
     """``_call`` for the columns of a C-contiguous 2-d ``a`` of fewer than ``_SHORT`` rows and
     more than one column (a Linear's bias gradient), in a few NumPy calls: the same groups of

@@ -27,6 +27,7 @@ from ...autograd.engine import _expandable
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math.cascade_sum import column_sums
 from ...backend.threads import gemm_threads
 from .._dispatch import (
     OUT_EXACT,
@@ -513,6 +514,10 @@ def _sum_to_array(xp, a, shape):
     if not dims:
         return a
     if dims == tuple(range(lead)):  # a bias: no reshape, so the sum is an array of its own
+        if lead == 1 and xp is np and a.ndim == 2 and a.dtype.char in "fd":
+            r = column_sums(a)  # PyTorch's order of additions, without sum's dispatch
+            if r is not None:
+                return r
         return _sum_array(xp, a, dims, False)
     return _sum_array(xp, a, dims, True).reshape(shape)
 
