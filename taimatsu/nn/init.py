@@ -174,6 +174,114 @@ def kaiming_normal_(
     return _no_grad_normal_(tensor, 0.0, std, generator)
 
 
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator=None,
+) -> Tensor:
+    """Normal(mean, std) restricted to [a, b], drawn as PyTorch 2.13 draws it (so a seeded model
+    gets PyTorch's numbers): where the interval holds more than 30% of the mass, normal draws
+    with the out-of-bounds ones redrawn; otherwise uniform proposals on [a, b] accepted with
+    probability density / peak density."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=1,  # PyTorch's points into its own init.py (its helper's caller)
+        )
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    with no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            _truncated_by_redrawing(tensor, mean, std, a, b, generator)
+        else:
+            _truncated_by_rejection(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _truncated_by_redrawing(tensor, mean, std, a, b, generator) -> None:
+    from ..ops.pointwise.select import where
+
+    # the bounds as the tensor's dtype holds them, so the test agrees with the stored values
+    lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            break
+        fresh = tensor.new_empty(tensor.shape).normal_(mean, std, generator=generator)
+        result = where(outside, fresh, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _truncated_by_rejection(tensor, mean, std, a, b, generator) -> None:
+    from ..ops.pointwise.select import where
+
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def log_ratio(x):  # log(density(x) / density(mode)), in place, in PyTorch's op order
+        return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+    def rejected(log_r):  # a uniform u rejects x when log(u) > log_r(x)
+        return tensor.new_empty(tensor.shape).uniform_(generator=generator).log_().gt(log_r)
+
+    tensor.uniform_(a, b, generator=generator)
+    pending = rejected(log_ratio(tensor.clone()))
+    result = tensor
+    while pending.any():
+        proposal = tensor.new_empty(tensor.shape).uniform_(a, b, generator=generator)
+        result = where(pending, proposal, result)
+        pending = where(pending, rejected(log_ratio(proposal)), pending)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """A (semi-)orthogonal matrix over the first dim and the rest flattened: the Q of a QR of
+    normal draws, its columns' signs fixed by R's diagonal (a uniform choice), times ``gain``."""
+    from ..linalg import qr
+
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    if rows < cols:
+        flat = flat.t()
+    q, r = qr(flat)
+    q = q * r.diagonal().sign()
+    if rows < cols:
+        q = q.t()
+    with no_grad():
+        tensor.view_as(q).copy_(q)
+        return tensor.mul_(gain)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Normal(0, std) with a fraction ``sparsity`` of each column's rows set to zero (the rows
+    from a fresh ``randperm`` per column, drawn from the global generator as PyTorch does)."""
+    from ..ops.creation.random import randperm
+
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
+
+
 # The deprecated spellings without the trailing underscore.
 def _deprecated(fn):
     def wrapper(*args, **kwargs):
@@ -195,3 +303,7 @@ xavier_uniform = _deprecated(xavier_uniform_)
 xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)

@@ -125,6 +125,46 @@ def test_dirac_init():
         )
 
 
+@pytest.mark.parametrize(
+    "name, shape, args",
+    [
+        ("trunc_normal_", (40, 30), {}),  # most of the mass inside: normal draws, redrawn
+        ("trunc_normal_", (6, 5), {"std": 0.02}),
+        ("trunc_normal_", (50,), {"a": 1.0, "b": 3.0}),  # 16% of the mass: rejection sampling
+        ("trunc_normal_", (7, 3), {"mean": 5.0}),
+        ("orthogonal_", (5, 3), {}),
+        ("orthogonal_", (3, 5), {"gain": 2.0}),
+        ("orthogonal_", (2, 3, 2), {}),
+        ("sparse_", (6, 4), {"sparsity": 0.4, "std": 1.0}),
+    ],
+)
+def test_seeded_init_draws_pytorch_numbers(name, shape, args):
+    """Seeded, the same draws as PyTorch's (values to float32 rounding, QR's included), and the
+    generator left in the same place."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # trunc_normal_'s 'mean is more than 2 std' (both)
+        torch.manual_seed(3)
+        o = getattr(onn.init, name)(torch.empty(shape), **args)
+        tm.manual_seed(3)
+        t = getattr(tnn.init, name)(tm.empty(shape), **args)
+    close(t, o, rtol=1e-5, atol=1e-6)
+    close(tm.rand(3), torch.rand(3), rtol=0, atol=0)
+
+
+def test_orthogonal_sparse_errors_and_deprecated_names():
+    same_error(
+        lambda: tnn.init.orthogonal_(tm.empty(3)), lambda: onn.init.orthogonal_(torch.empty(3))
+    )
+    same_error(
+        lambda: tnn.init.sparse_(tm.empty(3), 0.1), lambda: onn.init.sparse_(torch.empty(3), 0.1)
+    )
+    assert tnn.init.orthogonal_(tm.empty(0, 3)).shape == (0, 3)
+    for name in ["orthogonal", "sparse", "eye", "dirac"]:
+        with pytest.warns(FutureWarning, match=f"`nn.init.{name}` is now deprecated"):
+            getattr(tnn.init, name)(tm.empty(2, 2, 1) if name == "dirac" else tm.empty(2, 2), *(
+                (0.5,) if name == "sparse" else ()))  # fmt: skip
+
+
 # ---- Module structure, repr, state_dict ----------------------------------------------------------
 def _net(nn):
     class Block(nn.Module):
