@@ -64,11 +64,27 @@ def vector_norm(a, dims, p, num_threads=None, lastdim: bool = True):
 
 
 def _running(x, axis: int):
-    """``x`` summed left to right along ``axis`` (0 or 1) of a scratch array it may overwrite."""
-    if x.shape[axis] <= 64:  # a few adds (or NumPy's running reduce) over whole rows
-        return _seq(x, axis)
-    r = np.add.accumulate(x, axis=axis, out=x)  # never reorders: element i adds to 0..i-1
-    return r[-1] if axis == 0 else r[:, -1]
+    """``x`` (2-d or 3-d scratch) summed left to right along ``axis`` (0 or 1)."""
+    y = np.moveaxis(x, axis, 0)
+    if y[0].size == 1:  # one sum: NumPy's reduce would pair, accumulate never reorders
+        return np.add.accumulate(y.reshape(-1), out=np.empty(y.size, y.dtype))[-1:]
+    # with the reduced axis outermost in memory, NumPy's reduce adds whole rows in turn
+    # (``cascade_sum._running_reduce``): elementwise adds, one running sum per position
+    return np.add.reduce(_outermost(x, axis), axis=0)
+
+
+def _outermost(x, axis: int):
+    """``x`` with ``axis`` moved first, C-contiguous. A C-contiguous 3-d ``x`` reduced over its
+    middle axis (the lanes) moves its last axis as one opaque item: NumPy copies a transpose of
+    32-byte items ~3x faster than one of single floats."""
+    y = np.moveaxis(x, axis, 0)
+    if y.flags.c_contiguous:
+        return y
+    if x.ndim == 3 and axis == 1 and x.flags.c_contiguous:
+        m, k, lanes = x.shape
+        items = x.view(np.dtype(f"V{lanes * x.itemsize}")).reshape(m, k)
+        return np.ascontiguousarray(items.T).view(x.dtype).reshape(k, m, lanes)
+    return np.ascontiguousarray(y)
 
 
 def _running_sums(terms, nthreads: int):
