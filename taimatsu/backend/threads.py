@@ -140,6 +140,12 @@ def gemm_threads(macs: int) -> int | None:
     return _state["current"]
 
 
+def avx512_kernels() -> bool:
+    """Whether NumPy's OpenBLAS runs one of its AVX-512 kernel sets (``_SMALL_KERNEL_CORES``)."""
+    _load()
+    return _state["core"] in _SMALL_KERNEL_CORES
+
+
 def small_kernel_rows(m: int, k: int, n: int) -> int:
     """Rows per call for an ``(m, k) @ (k, n)`` product of row-major operands (no transposed
     view: the small kernels for those sum in another order) cut into row blocks that

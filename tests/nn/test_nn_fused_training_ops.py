@@ -313,6 +313,26 @@ def test_linear_backward_on_arrays_matches_oracle(torch_oracle, dtype, shape):
         _close(mine, theirs, dtype)
 
 
+@pytest.mark.parametrize("rows", [2, 64])
+def test_linear_few_rows_long_weight_matches_oracle(torch_oracle, rows):
+    """A few rows times a long weight (k >= 512, n >= 128) runs transposed on OpenBLAS's
+    AVX-512 kernels (``matmul._few_rows_by_weight``): rows laid out as PyTorch's, its values."""
+    torch = torch_oracle
+    rng = np.random.default_rng(14)
+    a, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((rows, 520), (130, 520), (130,)))
+    cot = rng.standard_normal((rows, 130)).astype(np.float32)
+    res = []
+    for lib in (torch, tm):
+        xs = [lib.tensor(t, requires_grad=True) for t in (a, w, b)]
+        out = lib.nn.functional.linear(*xs)
+        res.append(
+            [out, lib.matmul(xs[0], xs[1].t()), *lib.autograd.grad(out, xs, lib.tensor(cot))]
+        )
+    assert res[1][0].stride() == res[0][0].stride() == res[1][1].stride()
+    for mine, theirs in zip(res[1], res[0]):
+        _close(mine, theirs, "float32", scale=10)
+
+
 def test_addmm_scaled_backward_and_double_backward(torch_oracle):
     torch = torch_oracle
     rng = np.random.default_rng(11)
