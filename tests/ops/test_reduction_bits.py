@@ -178,3 +178,18 @@ def test_norm_kernel_tails_match_oracle(torch_oracle):
             assert np.array_equal(
                 _bits(tm.linalg.vector_norm(tm.from_numpy(a), dim=1)), _bits(theirs)
             )
+
+
+def _prod_fns(nd):
+    for d in [None, *range(nd)]:
+        args = () if d is None else (d, d == 0)
+        yield f"prod{args}", lambda T, x, a=args: T.prod(x * 0.01 + 1, *a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_prod_matches_oracle(torch_oracle, dtype):
+    """The kernel's 4 x 8-float (4 x 4-double) running products, their fold and the tail."""
+    shapes = [(3, 300), (300, 3), (7, 5, 33), (13,), (64, 100), (300, 17, 5)]
+    shapes += [_LONG] if dtype == "float32" else []
+    make = lambda: [_array(s, i, 0.0) for i, s in enumerate(shapes)]
+    assert _compare(torch_oracle, make, _prod_fns, (dtype,), threads=(1, 2)) == []

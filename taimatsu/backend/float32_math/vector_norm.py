@@ -63,24 +63,25 @@ def vector_norm(a, dims, p, num_threads=None, lastdim: bool = True):
     return r.reshape(out_shape)
 
 
-def _running(x, axis: int):
-    """``x`` (2-d or 3-d scratch) summed left to right along ``axis`` (0 or 1)."""
+def running(x, axis: int, op=np.add):
+    """``x`` (2-d or 3-d) reduced left to right along ``axis`` (0 or 1) by the ufunc ``op``
+    (``np.add``: a running sum; ``np.multiply``: a running product)."""
     y = np.moveaxis(x, axis, 0)
-    if y[0].size == 1:  # one sum: NumPy's reduce would pair, accumulate never reorders
-        return np.add.accumulate(y.reshape(-1), out=np.empty(y.size, y.dtype))[-1:]
-    # with the reduced axis outermost in memory, NumPy's reduce adds whole rows in turn
-    # (``cascade_sum._running_reduce``): elementwise adds, one running sum per position
-    return np.add.reduce(_outermost(x, axis), axis=0)
+    if y[0].size == 1:  # one result: NumPy's reduce would pair, accumulate never reorders
+        return op.accumulate(y.reshape(-1), out=np.empty(y.size, y.dtype))[-1:]
+    # with the reduced axis outermost in memory, NumPy's reduce combines whole rows in turn
+    # (``cascade_sum._running_reduce``): elementwise operations, one running value per position
+    return op.reduce(_outermost(x, axis), axis=0)
 
 
 def _outermost(x, axis: int):
-    """``x`` with ``axis`` moved first, C-contiguous. A C-contiguous 3-d ``x`` reduced over its
-    middle axis (the lanes) moves its last axis as one opaque item: NumPy copies a transpose of
+    """``x`` with ``axis`` moved first, C-contiguous. A 3-d ``x`` reduced over its middle axis
+    (the lanes), its last two axes contiguous, moves its last axis as one opaque item: NumPy copies a transpose of
     32-byte items ~3x faster than one of single floats."""
     y = np.moveaxis(x, axis, 0)
     if y.flags.c_contiguous:
         return y
-    if x.ndim == 3 and axis == 1 and x.flags.c_contiguous:
+    if x.ndim == 3 and axis == 1 and x.strides[1:] == (x.shape[2] * x.itemsize, x.itemsize):
         m, k, lanes = x.shape
         items = x.view(np.dtype(f"V{lanes * x.itemsize}")).reshape(m, k)
         return np.ascontiguousarray(items.T).view(x.dtype).reshape(k, m, lanes)
@@ -94,9 +95,9 @@ def _running_sums(terms, nthreads: int):
     if m == 1 and n >= GRAIN and nthreads > 1:
         tasks = min(nthreads, -(-n // GRAIN))
         chunk = -(-n // tasks)
-        parts = [_running(terms[:, t * chunk : (t + 1) * chunk], 1) for t in range(tasks)]
+        parts = [running(terms[:, t * chunk : (t + 1) * chunk], 1) for t in range(tasks)]
         return _seq(np.stack(parts), 0)
-    return _running(terms, 1)
+    return running(terms, 1)
 
 
 def _lanes_sum_of_squares(v):
@@ -106,7 +107,7 @@ def _lanes_sum_of_squares(v):
     body = n - n % lanes
     if body:
         sq = v[:, :body] * v[:, :body]
-        acc = _running(sq.reshape(v.shape[0], body // lanes, lanes), 1)
+        acc = running(sq.reshape(v.shape[0], body // lanes, lanes), 1)
         s = acc[:, 0]
         for j in range(1, lanes):
             s = s + acc[:, j]

@@ -25,6 +25,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math.cascade_sum import cascade_sum
 from ...backend.float32_math.moments import moments
+from ...backend.float32_math.product import ordered_prod
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -378,12 +379,15 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     xp = _xp(input)
     d = None if dim is None else _wrapdim(dim, nd)
     axis = None if d is None or not nd else d
-    res = _wrap(
+    r = None
+    if xp is np and a.size and a.dtype.char in "fd":  # in PyTorch's order: its bits
+        r = ordered_prod(a, range(nd) if axis is None else (axis,))
+        if r is not None and keepdim and axis is not None:
+            r = r.reshape(keepdim_shape(a.shape, (axis,)))
+    if r is None:
         # no widening: PyTorch's CPU prod multiplies float16/bfloat16 in the half type itself
-        xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np),
-        dt,
-        input._device,
-    )
+        r = xp.asarray(xp.prod(a, axis=axis, keepdims=keepdim and axis is not None), dt.np)
+    res = _wrap(r, dt, input._device)
     if input._rg and _gm.enabled:
         record(
             _Prod0 if dim is None else _Prod1, (input,), res, (input,), dim=axis, keepdim=keepdim
