@@ -61,7 +61,12 @@ def _affine_t(x, w, b):
     packed kernel either way: a transposed operand only changes how it is packed), but the
     weight's rows as the product's rows run ~1.5x faster: (32, 128) @ (128, 512) 67 -> 43 us,
     (32, 32) @ (32, 512) 19 -> 13 us. (Not in row blocks for the small-matrix kernel, nor on
-    a contiguous copy of ``x.T``: for a batch of 8 its sums differ in the last bits.)"""
+    a contiguous copy of ``x.T``: for a batch of 8 its sums differ in the last bits. So an
+    ``x`` whose rows BLAS cannot read in place, which NumPy copies first, takes ``_affine``,
+    the product as before: a precaution, no such case was seen to differ.)"""
+    rows, step = x.strides
+    if step != x.itemsize or rows < x.shape[1] * step:
+        return _affine(x, w, b)
     gemm_threads(x.shape[0] * x.shape[1] * w.shape[0])
     y = np.matmul(w, x.T)
     if b is not None:
