@@ -71,6 +71,8 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         "_output_nr", "_hooks", "_accum", "_fw", "__dict__", "__weakref__",
     )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers binary operators to us
+    # PyTorch's attribute: None until a hook is registered (then an OrderedDict in __dict__)
+    _post_accumulate_grad_hooks = None
 
     def __new__(cls, *args, device=None):
         return _creation.legacy_new(cls, D.get_default_dtype(), args, device)
@@ -315,6 +317,23 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             return _add_hook(self._hooks, hook)
         hooks = self.grad_fn.__dict__.setdefault("_tensor_hooks", {})
         return _add_hook(hooks.setdefault(self._output_nr, {}), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(tensor)`` after a backward has accumulated this leaf's ``.grad`` (not for
+        ``autograd.grad``); the hook returns None (an optimizer step in backward, say)."""
+        from collections import OrderedDict
+
+        from ..autograd.graph import _add_hook
+
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = OrderedDict()
+        return _add_hook(self._post_accumulate_grad_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         from ..autograd import backward

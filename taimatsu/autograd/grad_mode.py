@@ -140,7 +140,9 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
     def __repr__(self) -> str:
-        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self.mode})"
+        # torch.typename's spelling, as PyTorch's repr: the module path under torch's name
+        module = type(self).__module__.replace("taimatsu", "torch", 1)
+        return f"{module}.{type(self).__qualname__}(mode={self.mode})"
 
 
 class inference_mode(_DecoratorContextManager):

@@ -250,7 +250,21 @@ class AccumulateGrad(Node):
         from .engine import accumulate_grad
 
         accumulate_grad(self.variable, grad)
+        if self.variable._post_accumulate_grad_hooks:
+            _run_post_accumulate_hooks(self.variable)
         return ()
+
+
+def _run_post_accumulate_hooks(variable) -> None:
+    """``Tensor.register_post_accumulate_grad_hook``'s hooks, after the gradient is in ``.grad``."""
+    from .._tensor.core import Tensor
+
+    for hook in list(variable._post_accumulate_grad_hooks.values()):
+        result = hook(variable)
+        if isinstance(result, Tensor):
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        if result is not None:
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
 
 
 def node_class(name: str, vjp, materialize: bool = True) -> type:

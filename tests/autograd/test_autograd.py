@@ -467,6 +467,36 @@ except RuntimeError as e: print(e)
 with torch.no_grad(): x.add_(1)
 print(x)
 """,
+        "post_accumulate_grad_hooks": """
+x = torch.ones(2, requires_grad=True)
+for f in [lambda: (x * 2).register_post_accumulate_grad_hook(print),
+          lambda: torch.ones(2).register_post_accumulate_grad_hook(print)]:
+    try: f()
+    except RuntimeError as e: print(e)
+print(x._post_accumulate_grad_hooks)
+h = x.register_post_accumulate_grad_hook(lambda p: print("after", p.grad))
+x.register_hook(lambda g: print("before", g) or g * 3)
+(x * 2).sum().backward(); h.remove(); (x * 2).sum().backward(); print(x.grad)
+print(type(x._post_accumulate_grad_hooks).__name__, len(x._post_accumulate_grad_hooks))
+y = torch.ones(2, requires_grad=True); y.register_post_accumulate_grad_hook(lambda p: print("y", p.grad))
+print(torch.autograd.grad((y * 2).sum(), y))  # no accumulation: no call
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 2)
+opts = {p: torch.optim.SGD([p], lr=0.1) for p in model.parameters()}
+def step(p):
+    opts[p].step(); opts[p].zero_grad()
+for p in model.parameters(): p.register_post_accumulate_grad_hook(step)
+model(torch.randn(4, 3)).sum().backward()
+print([p.grad for p in model.parameters()], model.bias)
+for bad in [lambda p: p.grad * 2, lambda p: 5]:
+    z = torch.ones(2, requires_grad=True); z.register_post_accumulate_grad_hook(bad)
+    try: z.sum().backward()
+    except Exception as e: print(type(e).__name__, e)
+""",
+        "grad_mode_reprs": """
+print(repr(torch.set_grad_enabled(True)), repr(torch.set_grad_enabled(False)))
+torch.set_grad_enabled(True)
+""",
     }
 )
 
