@@ -37,6 +37,7 @@ from .._dispatch import (
     xp_for,
 )
 from ..pointwise.binary import div_scalar
+from ..pointwise.common import rounded as rounded_f32
 
 
 # ---- helpers --------------------------------------------------------------------------------------
@@ -594,9 +595,18 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         m = xp.where(xp.isfinite(m), m, 0).astype(a.dtype)
     else:
         m = xp.zeros((1,) * nd, a.dtype)
-    # PyTorch composes logsumexp of half types from half ops (each rounded), only the sum in float32
-    rd = (lambda v: v) if a is input._data else (lambda v: rounded(v, input._data.dtype))
-    r = rd(xp.log(rd(xp.sum(rd(xp.exp(a - m)), axis=axis, keepdims=True)))) + m
+    if xp is np and a.size and a.dtype.char in "fd" and a is input._data:
+        # PyTorch's ops in turn: exp (correctly rounded, as ``exp``), its cascade sum, log
+        e = rounded_f32(np, np.exp, a - m)
+        s = cascade_sum(e, range(nd) if axis is None else axis).reshape(
+            keepdim_shape(a.shape, axis)
+        )
+        r = rounded_f32(np, np.log, s) + m
+    else:
+        # PyTorch composes logsumexp of half types from half ops (each rounded), only the sum in
+        # float32
+        rd = (lambda v: v) if a is input._data else (lambda v: rounded(v, input._data.dtype))
+        r = rd(xp.log(rd(xp.sum(rd(xp.exp(a - m)), axis=axis, keepdims=True)))) + m
     if not keepdim and dims:
         r = r.reshape([s for i, s in enumerate(r.shape) if i not in dims])
     res = _wrap(xp.asarray(r, input._data.dtype), input._dtype, input._device)
