@@ -2,9 +2,10 @@
 intermediate ``(B, N, D)`` tensor being kept by the caller.
 
 The bags are laid out on the host (offsets are small), then one ``index_select`` gathers the rows
-and one ``index_add`` / ``scatter_reduce`` reduces them, so autograd gives the gradients for
-``weight`` and ``per_sample_weights``; ``sparse=True`` gives ``weight`` a sparse gradient.
-``scale_grad_by_freq`` is accepted and ignored.
+and one ``index_add`` / ``scatter_reduce`` reduces them. The result's grad_fn is PyTorch's
+EmbeddingBagBackward0 (edges to ``weight`` and ``per_sample_weights``), whose VJP is written in
+Tensor ops; ``sparse=True`` gives ``weight`` a sparse gradient. ``scale_grad_by_freq`` is accepted
+and ignored.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from ...ops._dispatch import record
 
 
 def embedding_bag(
@@ -93,29 +97,92 @@ def embedding_bag(
         keep &= ids != padding_idx
     sel = tensor(pos[keep], device=weight.device)
     bags = tensor(bag[keep], device=weight.device)
-    picked = flat.index_select(0, sel)
-    # sparse=True: the rows come through embedding's sparse path, so weight's gradient is a
-    # sparse COO tensor with one entry per looked-up index, as PyTorch's
-    rows = (
-        _embedding.embedding(picked, weight, sparse=True)
-        if sparse
-        else weight.index_select(0, picked)
-    )
+    counts = np.bincount(bag[keep], minlength=nbags).clip(min=1)
+    with no_grad():  # the gradient is EmbeddingBagBackward0's, as in PyTorch
+        picked = flat.index_select(0, sel)
+        out, argmax = _reduce_bags(weight, picked, sel, bags, counts, per_sample_weights, mode)
+    needs = [t is not None and t.requires_grad for t in (weight, per_sample_weights)]
+    if _gm.enabled and any(needs):
+        record(
+            _EmbeddingBag, (weight, per_sample_weights), out, (weight, per_sample_weights),
+            picked=picked, sel=sel, bags=bags, counts=counts, mode=mode, sparse=sparse,
+            argmax=argmax, n=n,
+        )  # fmt: skip
+    return out
+
+
+def _reduce_bags(weight, picked, sel, bags, counts, per_sample_weights, mode):
+    """(bag results, for "max" the (bag, column) -> weight element each maximum came from)."""
+    from ...ops.creation.factories import tensor
+
+    rows = weight.index_select(0, picked)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1).index_select(0, sel).unsqueeze(1)
-    dim = weight.size(1)
+    nbags, dim = len(counts), weight.size(1)
     out = weight.new_zeros((nbags, dim))
     if mode == "max":
-        return out.scatter_reduce(
+        out = out.scatter_reduce(
             0, bags.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False
         )
+        return out, _argmax_rows(picked, bags, rows, out)
     out = out.index_add(0, bags, rows)
     if mode == "mean":
-        counts = np.bincount(bag[keep], minlength=nbags).clip(min=1)
-        out = out / tensor(
-            counts.astype(np.float64), dtype=weight.dtype, device=weight.device
-        ).unsqueeze(1)
-    return out
+        scale = tensor(counts.astype(np.float64), dtype=weight.dtype, device=weight.device)
+        out = out / scale.unsqueeze(1)
+    return out, None
+
+
+def _argmax_rows(picked, bags, rows, out):
+    """Flat indices into ``out`` and into the weight of each bag's first maximal row per column
+    (empty bags have none)."""
+    from ...ops.creation.factories import tensor
+
+    b, r = np.asarray(bags.tolist(), np.int64), np.asarray(picked.tolist(), np.int64)
+    values, best = rows.cpu().numpy(), out.cpu().numpy()
+    dim = best.shape[1]
+    hit = values == best[b]
+    first = np.full(best.shape, len(b), np.int64)  # per (bag, column): the first row at the max
+    np.minimum.at(first, (np.repeat(b, dim), np.tile(np.arange(dim), len(b))),
+                  np.where(hit, np.arange(len(b))[:, None], len(b)).reshape(-1))  # fmt: skip
+    bag_i, col = np.nonzero(first < len(b))
+    src = r[first[bag_i, col]] * dim + col
+    device = out.device
+    return tensor(bag_i * dim + col, device=device), tensor(src, device=device)
+
+
+def _embedding_bag_vjp(node, g):
+    weight, per_sample_weights = node.saved()
+    gw = gp = None
+    g_rows = g.index_select(0, node.bags)  # each looked-up row's share of its bag's gradient
+    if node.mode == "mean":
+        sizes = g_rows.new_tensor(node.counts[node.bags.cpu().numpy()], dtype=g.dtype)
+        g_rows = g_rows / sizes.unsqueeze(1)
+    if node.next_functions[0][0] is not None:
+        scaled = g_rows
+        if per_sample_weights is not None:
+            psw = per_sample_weights.reshape(-1).index_select(0, node.sel)
+            scaled = g_rows * psw.unsqueeze(1)
+        gw = _weight_grad(node, weight, g, scaled)
+    if per_sample_weights is not None and node.next_functions[1][0] is not None:
+        per = (g_rows * weight.index_select(0, node.picked)).sum(1)
+        gp = per.new_zeros(node.n).index_add(0, node.sel, per).view(per_sample_weights.shape)
+    return gw, gp
+
+
+def _weight_grad(node, weight, g, scaled):
+    if node.mode == "max":
+        to, src = node.argmax
+        flat = g.reshape(-1).index_select(0, to)
+        return weight.new_zeros(weight.numel()).index_add(0, src, flat).view(weight.shape)
+    if node.sparse:  # one uncoalesced entry per looked-up row, as PyTorch's
+        from ...sparse.construction import coo
+
+        idx = node.picked._data.reshape(1, -1).copy()
+        return coo(idx, scaled._data, tuple(weight.shape), g._dtype, g._device)
+    return weight.new_zeros(weight.shape).index_add(0, node.picked, scaled)
+
+
+_EmbeddingBag = node_class("EmbeddingBagBackward0", _embedding_bag_vjp)
 
 
 def _torch_type_str(x) -> str:
