@@ -133,6 +133,10 @@ def main(argv=None) -> int:
     print(f"  {'(the rest: engine, views, small ops)':48s} {'':5s} "
           f"{(wall - w_in) * per:7.2f} {(cpu - c_in) * per:7.2f}")  # fmt: skip
     print(f"  {'step':48s} {'':5s} {wall * per:7.2f} {cpu * per:7.2f}")
+    if not args.force:  # the thread policy's view of the machine at the end (threads.py)
+        busy = threads._busy
+        print(f"usable threads now: {threads.usable_threads()} (other processes' load estimate: "
+              f"{busy['others']}); BLAS threads now: {threads._state['current']}")  # fmt: skip
     return 0
 
 
