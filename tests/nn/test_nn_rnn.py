@@ -213,6 +213,8 @@ def test_errors_match_pytorch():
         (lambda nn: nn.GRU(3, 4), [(3, 3), (1, 2, 4)]),
         (lambda nn: nn.RNNCell(3, 4), [(2, 4)]), (lambda nn: nn.RNNCell(3, 4), [(2, 3), (3, 4)]),
         (lambda nn: nn.RNNCell(3, 4), [(2, 3, 3)]), (lambda nn: nn.GRUCell(3, 4), [(2, 3), (2, 5)]),
+        (lambda nn: nn.GRUCell(3, 4), [(4, 3), (4,)]), (lambda nn: nn.GRUCell(3, 4), [(2, 3), (4,)]),
+        (lambda nn: nn.RNNCell(3, 4), [(3,), (1, 4)]),
     ]  # fmt: skip
     for make, shapes in calls:
         ts, os_ = [tm.randn(*s) for s in shapes], [torch.randn(*s) for s in shapes]
@@ -222,10 +224,12 @@ def test_errors_match_pytorch():
             lambda: tnn.LSTM(3, 4)(tm.randn(2, 3, 3), tuple(tm.randn(*s) for s in hs)),  # noqa: B023
             lambda: onn.LSTM(3, 4)(torch.randn(2, 3, 3), tuple(torch.randn(*s) for s in hs)),  # noqa: B023
         )
-    same_error(
-        lambda: tnn.LSTMCell(3, 4)(tm.randn(2, 3), (tm.randn(2, 4), tm.randn(3, 4))),
-        lambda: onn.LSTMCell(3, 4)(torch.randn(2, 3), (torch.randn(2, 4), torch.randn(3, 4))),
-    )
+    for hs in [((2, 4), (3, 4)), ((4,), (4,)), ((2, 4), (2, 5))]:
+        x = 4 if hs[0] == (4,) else 2
+        same_error(
+            lambda: tnn.LSTMCell(3, 4)(tm.randn(x, 3), tuple(tm.randn(*s) for s in hs)),  # noqa: B023
+            lambda: onn.LSTMCell(3, 4)(torch.randn(x, 3), tuple(torch.randn(*s) for s in hs)),  # noqa: B023
+        )
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         tnn.RNN(3, 4, dropout=0.5)

@@ -374,17 +374,21 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _check(self, input: Tensor, hx: Tensor, which: str) -> None:
-        if input.size(1) != self.input_size:
+        # shapes read once (a user loop over time steps checks two states a step); ``input``
+        # is 2-D here, ``hx`` 1-D or 2-D: a 1-D one's size(1) raises size's error, as in PyTorch
+        shape, hshape = input.shape, hx.shape
+        if shape[1] != self.input_size:
             raise RuntimeError(
-                f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}"
+                f"input has inconsistent input_size: got {shape[1]} expected {self.input_size}"
             )
-        if input.size(0) != hx.size(0):
+        if shape[0] != hshape[0]:
             raise RuntimeError(
-                f"Input batch size {input.size(0)} doesn't match {which} batch size {hx.size(0)}"
+                f"Input batch size {shape[0]} doesn't match {which} batch size {hshape[0]}"
             )
-        if hx.size(1) != self.hidden_size:
+        hidden = hshape[1] if len(hshape) > 1 else hx.size(1)
+        if hidden != self.hidden_size:
             raise RuntimeError(
-                f"{which} has inconsistent hidden_size: got {hx.size(1)}, expected {self.hidden_size}"
+                f"{which} has inconsistent hidden_size: got {hidden}, expected {self.hidden_size}"
             )
 
     def _batched(self, input: Tensor) -> bool:
