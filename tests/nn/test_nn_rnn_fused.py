@@ -300,7 +300,7 @@ def test_benchmark_sized_layer_matches_pytorch(mode, dtype, rtol, atol):
         tm.float64 if dtype is torch.float64 else tm.float32
     )
     t.load_state_dict({k: T(v) for k, v in o.state_dict().items()})
-    ox = torch.randn(32, 3, 32, dtype=dtype, requires_grad=True)
+    ox = torch.randn(32, 2, 32, dtype=dtype, requires_grad=True)
     oh = _state(o, 32, dtype, True)
     tx, th = T(ox, True), _to_tm(oh)
     o_in = [ox, *_leaves(oh), *o.parameters()]
