@@ -26,6 +26,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     profiler,
     serialization,
     special,  # noqa: E402, F401
+    testing,
     utils,
 )
 from ._device import device

@@ -91,7 +91,7 @@ OMITTED: dict[str, dict[str, str]] = {
             has_openmp has_spectral init_num_threads prepare_multiprocessing_environment
             profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 get_file_path""",
         "subpackages: " + _TODO: """
-            fx hub masked package quasirandom signal testing functional types
+            fx hub masked package quasirandom signal functional types
             version torch_version windows""",
         _TODO: """
             AcceleratorError OutOfMemoryError Event Stream Future GradScaler FatalError SymBool SymFloat
@@ -116,7 +116,7 @@ OMITTED: dict[str, dict[str, str]] = {
         _TODO: """
             apply_ map_ map2_ as_subclass const_data_ptr dim_order fill_diagonal_ grad_dtype
             hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided
-            nonzero_static output_nr register_post_accumulate_grad_hook slice_inverse""",
+            nonzero_static output_nr slice_inverse""",
     },
     "nn.functional": {
         "PyTorch's internal helpers imported into the namespace": """
