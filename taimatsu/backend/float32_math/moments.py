@@ -53,13 +53,17 @@ def moments(a, dims, correction, take_sqrt: bool, with_mean: bool, num_threads=N
         mean, m2 = _two_pass(v)
     r = _finish(m2, denom, take_sqrt)
     if a.dtype.char != "d":
-        near = _near_tie(r) | _near_tie(mean) if with_mean else _near_tie(r)
-        cols = np.flatnonzero(near)
-        if cols.size:  # the few outputs near a float32 tie, in PyTorch's order
+        cols = np.flatnonzero(_unsure(r, mean, m2, n, with_mean))
+        # the few outputs near a float32 tie, in PyTorch's order (not where that would cost
+        # much: long reductions, where the tie test mostly errs on the safe side)
+        if cols.size and cols.size * n <= _REPLAY_STEPS:
             mean[cols], m2c = _welford(v[:, cols])
             r[cols] = _finish(m2c, denom, take_sqrt)
     r = _round(r, a.dtype).reshape(out_shape)
     return r, (_round(mean, a.dtype).reshape(out_shape) if with_mean else None)
+
+
+_REPLAY_STEPS = 1 << 15  # reduced elements x outputs: ~10 ms of Welford steps at most
 
 
 def _round(x, dtype):
@@ -91,7 +95,7 @@ def _all(a, n, correction, take_sqrt, nthreads):
         r = _finish(
             np.float64(sum(float(np.add.reduce(p)) for p in parts)), n - correction, take_sqrt
         )
-        if not _near_tie(r):
+        if not near_float32_tie(r):
             return r
     # every rounding shows: left to right within a chunk, then the chunks' sums in order
     total = sum(float(np.add.accumulate(p, out=p)[-1]) for p in parts)
@@ -117,7 +121,7 @@ def _all_float32(flat, n, correction, take_sqrt):
     if not shift <= 2.0**-30:  # (NaN too)
         return None
     r = _finish(np.float64(s), n - correction, take_sqrt)
-    return None if _near_tie(r, 2.0**-34 + shift) else r
+    return None if near_float32_tie(r, 2.0**-34 + shift) else r
 
 
 def _reduced_first(a, dims):
@@ -137,20 +141,39 @@ def _welford_pays(n: int, outputs: int) -> bool:
     return n <= 8 or outputs >= 1024
 
 
-def _near_tie(r, tol=2.0**-34):
-    """Where the double ``r`` lies within a double computation's error (``tol`` relative) of a
-    float32 rounding tie (the midpoint of two neighbouring float32 values)."""
-    r = np.asarray(r, np.float64)
-    r32 = r.astype(np.float32)
-    with np.errstate(invalid="ignore", over="ignore"):
-        away = np.where(r > r32, np.inf, -np.inf).astype(np.float32)
-        mid = (r32.astype(np.float64) + np.nextafter(r32, away).astype(np.float64)) / 2
-        return (r != r32) & (np.abs(r - mid) <= np.abs(r) * tol)
+def _unsure(r, mean, m2, n, with_mean):
+    """The outputs whose float32 rounding Welford's own rounding errors could change: within
+    their bound of a float32 tie. Welford's mean errs by ~2**-52 (n |mean| + S) at most (S =
+    |mean| + sd, the data's scale: each step's error decays as later steps average it), its m2 by
+    ~2**-52 n (1 + |mean| / sd) relative; a mean far below its data's scale (a centred column: an
+    exact 0 comes out as 1e-17) is unsure well away from a tie."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(m2 / n)
+        unsure = near_float32_tie(r, np.maximum(2.0**-34, 2.0**-50 * n * (1 + np.abs(mean) / sd)))
+        if with_mean:
+            scale = 2.0**-50 * (n + (np.abs(mean) + sd) / np.abs(mean))
+            unsure |= near_float32_tie(mean, np.maximum(2.0**-34, scale))
+    return unsure
+
+
+def near_float32_tie(r, tol=2.0**-34):
+    """Where the double ``r`` lies within ``tol`` (relative, scalar or per element) of a
+    float32 rounding tie, the midpoint of two neighbouring float32 values: the 29 mantissa bits
+    below float32's hold about 1000...0 (one float32 ulp is 2**29 of their units, and at most
+    2**24 ``tol`` ulps is ``tol`` relative). Below float32's normal range, where its grid is
+    coarser, every nonzero value counts as near; so does 0 with an infinite ``tol``."""
+    a = np.abs(np.atleast_1d(np.asarray(r, np.float64)))
+    low = (a.view(np.uint64) & np.uint64((1 << 29) - 1)).astype(np.int64)
+    units = np.minimum(np.atleast_1d(tol) * 2.0**53, 2.0**29)  # (a NaN tol: never near)
+    near = np.abs(low - (1 << 28)) <= units
+    near |= (a < 2.0**-126) & (a > 0)
+    near |= (a == 0) & (units >= 2.0**29)
+    return (near & np.isfinite(a)).reshape(np.shape(r))
 
 
 def _welford(v):
     """Welford's recurrence over axis 0 of ``v`` (float64) for all columns at once."""
-    if v.shape[1] <= 4:  # a few columns: Python floats (IEEE doubles) cost less than NumPy calls
+    if v.shape[1] <= 12:  # a few columns: Python floats (IEEE doubles) cost less than NumPy calls
         return _welford_columns(v)
     mean = np.zeros(v.shape[1])
     m2 = np.zeros(v.shape[1])
