@@ -17,6 +17,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
 from .._dispatch import OUT_EXACT, _fw_state, record, scalar_name, write_out
 from ..arg_types import python_int_range
+from ..pointwise.unary import _abs_arrays as abs_arrays
 from .reduce import _axis, _set_tangent, _xp, keepdim_shape, reduce_dims, restore, widen
 
 _ORDERED = (D.float32, D.float64, D.complex64, D.complex128)
@@ -90,13 +91,10 @@ def vector_norm(
     axis = _axis(dims, nd)
     p = float(ord)
     xp = _xp(input)
-    if a.dtype.kind == "c" and p in (1, 2):
-        # |x| as PyTorch's std::abs, correctly rounded (NumPy's complex abs may not be: its
-        # SIMD kernels differ from hypot in the last bit). The inf-norms keep abs: their
-        # gradient finds the maximal entries by comparing abs with the norm.
-        a = xp.hypot(a.real, a.imag)
-    elif a.dtype.kind == "c":
-        a = xp.abs(a)
+    if a.dtype.kind == "c":
+        # |x| as the abs op (PyTorch's: NumPy's complex abs differs in the last bit), which the
+        # inf-norms' gradient compares with the norm to find the maximal entries
+        a = abs_arrays(xp, a)
     a = widen(a)
     if math.isinf(p) and a.size == 0:
         if dim is None:
