@@ -11,6 +11,9 @@ def _share(cls, data, requires_grad: bool):
     if data is None:
         data = _creation.empty(0)
     if not isinstance(data, Tensor):
+        # PyTorch calls data.detach() first: anything else fails there, with Python's own
+        # AttributeError ('numpy.ndarray' object has no attribute 'detach')
+        data.detach  # noqa: B018
         raise TypeError(f"Parameter.__new__ expected a Tensor but got {type(data).__name__}")
     t = _wrap(data._data, data._dtype, data._device)
     t._storage = data._storage

@@ -462,6 +462,39 @@ def test_unfold_fold():
     )
 
 
+@pytest.mark.parametrize(
+    "shape, kw",
+    [
+        ((1, 1, 3), {"kernel_size": 2}),  # unbatched (C, H, W): H = 1 gives no block
+        ((1, 1, 2, 3), {"kernel_size": (3, 1), "padding": (0, 1)}),
+        ((1, 1, 2, 3), {"kernel_size": 2, "dilation": 3}),
+        ((1, 1, 5, 5), {"kernel_size": 0, "stride": 0, "dilation": 0, "padding": -1}),
+        ((1, 1, 5, 5), {"kernel_size": 2, "stride": 0, "dilation": 0, "padding": -1}),
+        ((1, 1, 5, 5), {"kernel_size": 2, "stride": 0, "padding": -1}),
+        ((1, 1, 5, 5), {"kernel_size": (2, 3), "stride": (1, 0)}),
+        ((5, 5), {"kernel_size": 0}),
+        ((5, 5), {"kernel_size": 2}),
+        ((), {"kernel_size": 2}),
+        ((5,), {"kernel_size": 2}),
+        ((2, 1, 5, 5, 5), {"kernel_size": 2}),
+        ((0, 5, 5), {"kernel_size": 2}),
+    ],
+)
+def test_unfold_errors(shape, kw):
+    same_error(lambda: TF.unfold(tm.ones(shape), **kw), lambda: OF.unfold(torch.ones(shape), **kw))
+
+
+def test_unfold_of_an_empty_batch():
+    x = torch.ones(0, 1, 5, 5, requires_grad=True)
+    tx = T(x, True)
+    check_vjp(TF.unfold(tx, 2), OF.unfold(x, 2), [tx], [x])
+
+
+def test_parameter_of_a_non_tensor():
+    for data in ([1, 2], np.ones(2), 3):
+        same_error(lambda: tnn.Parameter(data), lambda: onn.Parameter(data))  # noqa: B023
+
+
 def test_conv2d_errors():
     def cases(F, mk):
         return [

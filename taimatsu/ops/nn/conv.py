@@ -197,7 +197,7 @@ def col2im(input: Tensor, size, kernel, dilation, pads, stride) -> Tensor:
     ho = _out_size(h, kh, stride[0], dilation[0], pads[0], pads[1])
     wo = _out_size(w, kw, stride[1], dilation[1], pads[2], pads[3])
     n = x.shape[0]
-    cols = x.reshape(n, -1, kh, kw, ho, wo)
+    cols = x.reshape(n, x.shape[1] // (kh * kw), kh, kw, ho, wo)  # (n may be 0: no -1)
     r = _wrap(
         _col2im_array(xp_for(input), cols, size, kernel, dilation, pads, stride),
         input._dtype,
@@ -213,15 +213,45 @@ def col2im(input: Tensor, size, kernel, dilation, pads, stride) -> Tensor:
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """``F.unfold`` for 3-D (unbatched) and 4-D input."""
-    if input.dim() not in (3, 4) or input.numel() == 0:
+    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    _check_im2col_args(k, d, p, s)
+    # PyTorch's shape check reads sizes 1 and 2 first: below 3 dims, size()'s IndexError
+    n = input.dim()
+    inner = input.size(1) != 0 and input.size(2) != 0
+    if not (inner and ((n == 3 and input.size(0) != 0) or (n == 4 and input.size(3) != 0))):
         raise RuntimeError(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
-            f"{_seq_repr(input.shape)}"
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
         )
-    if input.dim() == 3:
-        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
-    (ph, pw) = _pair(padding)
-    return im2col(input, _pair(kernel_size), _pair(dilation), (ph, ph, pw, pw), _pair(stride))
+    size = tuple(input.shape[-2:])
+    blocks = tuple(_c_div(size[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1), s[i]) + 1 for i in (0, 1))
+    if min(blocks) < 1:
+        raise RuntimeError(
+            f"Given input with spatial size {size}, kernel_size={k}, dilation={d}, padding={p}, "
+            f"calculated shape of the array of sliding blocks as {blocks}, but its components must "
+            "be at least one."
+        )
+    if n == 3:
+        return im2col(input.unsqueeze(0), k, d, (p[0], p[0], p[1], p[1]), s).squeeze(0)
+    return im2col(input, k, d, (p[0], p[0], p[1], p[1]), s)
+
+
+def _check_im2col_args(k, d, p, s) -> None:
+    """PyTorch's im2col argument checks, in its order."""
+    for what, (h, w), ok, rule in (
+        ("kernel size", k, min(k) > 0, "greater than zero"), ("dilation", d, min(d) > 0, "greater than zero"),
+        ("padding", p, min(p) >= 0, "non-negative"), ("stride", s, min(s) > 0, "greater than zero"),
+    ):  # fmt: skip
+        if not ok:
+            name = {"kernel size": "kernel", "padding": "pad"}.get(what, what)
+            raise RuntimeError(
+                f"{what} should be {rule}, but got {name}_height: {h} {name}_width: {w}"
+            )
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (toward zero), as PyTorch's shape arithmetic."""
+    return a // b if a >= 0 else -(-a // b)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
