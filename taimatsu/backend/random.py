@@ -92,6 +92,26 @@ def _shape(shape) -> tuple[int, ...]:
 # the dtype tables, casts and argument checks in _rng_checks.py; randperm's shuffles in _rng_shuffle.py.
 
 
+def _to_float32(v: float) -> float:
+    """``v`` rounded to float32 (a float32 operation's result, computed exactly in double)."""
+    return float(np.float32(v))
+
+
+# log(k!) - Stirling's approximation, for k = 0..9 (the BTRS bound's correction terms)
+_STIRLING_TAIL = (
+    0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+    0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+    0.00925546218271273, 0.00833056343336287,
+)  # fmt: skip
+
+
+def _stirling_tail(k: float) -> float:
+    if k < len(_STIRLING_TAIL):
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
 def _floor_to_int64(v: float) -> int:
     """(int64_t) floor(v) as C computes it: x86-64 gives INT64_MIN for NaN, infinities and
     overflow (an infinite rate samples -9223372036854775808 in PyTorch)."""
@@ -466,6 +486,85 @@ class CPUGenerator(SeededGenerator):
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         out = [self._poisson_one(r) for r in rates.reshape(-1).tolist()]
         return np.array(out, np.float64).reshape(rates.shape)
+
+    def binomial(self, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
+        """torch.binomial: one draw per (count, prob) pair, in C order, in their dtype.
+
+        PyTorch's CPU sampler (TensorFlow's, after Kachitvichyanukul & Schmeiser): below
+        count * p = 10 it counts geometric waiting times (one double uniform each); from 10 on it
+        runs the BTRS transformed rejection (two a try). p > 0.5 samples count - B(count, 1 - p).
+        A float32 tensor computes its own products, sums, sqrt and log1p in float32 and the rest
+        in double, as the C++ template does; the replay rounds the same steps."""
+        single = count.dtype == np.float32
+        f = _to_float32 if single else float
+        out = [
+            self._binomial_one(f(n), f(p), f, single)
+            for n, p in zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())
+        ]
+        return np.array(out, count.dtype).reshape(count.shape)
+
+    def _binomial_one(self, n: float, p: float, f, single: bool) -> float:
+        if math.isnan(n):  # PyTorch's loop never ends for a NaN count; NaN here
+            return math.nan
+        if n <= 0.0 or p <= 0.0:
+            return 0.0
+        if p >= 1.0:
+            return n
+        if p <= 0.5:
+            return self._btrs(n, p, f) if f(n * p) >= 10.0 else self._inversion(n, p, f, single)
+        if p > 0.5:
+            q = f(1.0 - p)
+            drawn = self._btrs(n, q, f) if f(n * q) >= 10.0 else self._inversion(n, q, f, single)
+            return f(n - drawn)
+        return math.nan
+
+    def _inversion(self, n: float, p: float, f, single: bool) -> float:
+        """How many geometric waiting times fit in ``n`` trials."""
+        if single:
+            from .float32_math.glibc import log1pf
+
+            log_q = float(log1pf(np.array([-p], np.float32))[0])
+        else:
+            log_q = math.log1p(-p)
+        total, found = 0.0, 0.0
+        while True:
+            wait = libm._log(self._uniform_one()) / log_q  # inf for a zero uniform
+            total += math.ceil(wait) if math.isfinite(wait) else wait
+            if total > n:
+                return found
+            found = f(found + 1)
+
+    def _btrs(self, n: float, p: float, f) -> float:
+        spq = math.sqrt(f(f(n * p) * f(1 - p)))
+        spq = f(spq)
+        b = 1.15 + 2.53 * spq
+        a = -0.0873 + 0.0248 * b + 0.01 * p
+        c = f(n * p) + 0.5
+        v_r = 0.92 - 4.2 / b
+        r = f(p / f(1 - p))
+        alpha = (2.83 + 5.1 / b) * spq
+        m = float(math.floor(f(f(n + 1) * p)))
+        while True:
+            u = self._uniform_one() - 0.5
+            v = self._uniform_one()
+            us = 0.5 - abs(u)
+            if us == 0:  # C divides by zero here: k is -inf, rejected
+                continue
+            k = f(math.floor((2 * a / us + b) * u + c))
+            if k < 0 or k > n:
+                continue
+            if us >= 0.07 and v <= v_r:
+                return k
+            v = math.log(v * alpha / (a / (us * us) + b))
+            bound = (
+                (m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+                + f(n + 1) * math.log((n - m + 1) / f(f(n - k) + 1))
+                + (k + 0.5) * math.log(r * f(f(n - k) + 1) / f(k + 1))
+                + _stirling_tail(m) + _stirling_tail(n - m)
+                - _stirling_tail(k) - _stirling_tail(f(n - k))
+            )  # fmt: skip
+            if v <= bound:
+                return k
 
     def _uniform_one(self) -> float:
         hi, lo = self._engine.random_raw(2).tolist()

@@ -369,6 +369,31 @@ def test_poisson(torch, rates):
     check(torch, 4, lambda: torch.poisson(torch.from_numpy(lam)), lambda g: g.poisson(lam))
 
 
+_RNG = np.random.default_rng(8)
+BINOMIAL_CASES = {
+    # inversion (count * p < 10), BTRS (>= 10), p > 0.5 through 1 - p, and the edges
+    "mixed": (np.floor(_RNG.uniform(0, 200, 150)), _RNG.uniform(0, 1, 150)),
+    "edges": (
+        np.array([0.0, -3.0, 7.0, 5.0, 1e6, 123456.0]),
+        np.array([0.5, 0.5, 1.0, 0.0, 0.4, 0.77]),
+    ),
+    "2d_high_p": (np.full((3, 4), 30.0), np.full((3, 4), 0.7)),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("case", BINOMIAL_CASES, ids=str)
+def test_binomial(torch, case, dtype):
+    """torch.binomial's numbers (float32 rounds its own steps) and the stream after it."""
+    n, p = (a.astype(dtype) for a in BINOMIAL_CASES[case])
+    check(
+        torch, 5,
+        lambda: torch.binomial(torch.from_numpy(n), torch.from_numpy(p)),
+        lambda g: g.binomial(n, p),
+    )  # fmt: skip
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_poisson_op(torch, dtype):

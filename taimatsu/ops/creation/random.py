@@ -558,11 +558,9 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=
 # ---- binomial ------------------------------------------------------------------------------------------------
 @on_host  # sampled by the CPU generator from the data: CUDA data goes through the host
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
-    """Draws from Binomial(count, prob), elementwise with broadcasting.
-
-    The draws come from taimatsu's generator (seeded by ``manual_seed``), so they have the right
-    distribution but are not PyTorch's numbers for the same seed. ``prob`` outside [0, 1] is
-    clamped and a negative count gives 0, as PyTorch's sampler does."""
+    """Draws from Binomial(count, prob), elementwise with broadcasting: PyTorch's numbers and
+    stream position after the same seed (``CPUGenerator.binomial``). ``prob`` <= 0 or a count
+    <= 0 gives 0 and ``prob`` >= 1 the count, as PyTorch's sampler."""
 
     if count._dtype.category != D.FLOAT:
         raise ValueError(
@@ -577,6 +575,5 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
             f"\"binomial_cpu\" not implemented for '{scalar_name(count._dtype)}'"
         )
     n, p = np.broadcast_arrays(np.asarray(count.cpu()._data), np.asarray(prob.cpu()._data))
-    rng = np.random.default_rng(int(_gen(generator).random((), np.int64, 0, 2**62)))
-    draws = rng.binomial(np.maximum(n, 0).astype(np.int64), np.clip(np.nan_to_num(p), 0.0, 1.0))
-    return _wrap(draws.astype(count._dtype.np), count._dtype).to(count.device)
+    draws = _gen(generator).binomial(n, p)
+    return _wrap(draws, count._dtype).to(count.device)
