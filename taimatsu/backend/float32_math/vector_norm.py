@@ -100,6 +100,14 @@ def _running_sums(terms, nthreads: int):
     return running(terms, 1)
 
 
+def row_norms(v):
+    """The 2-norm of each row of the C-contiguous float32/float64 ``v`` (rows, n >= 1), as
+    PyTorch's ``vector_norm`` of a contiguous tensor of ``n`` elements (one kernel call for all
+    rows: ``clip_grad_norm_`` stacks its gradients of a size)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.sqrt(_lanes_sum_of_squares(v))
+
+
 def _lanes_sum_of_squares(v):
     """``binary_kernel_reduce_lastdim``'s sum of squares of each row of ``v``."""
     lanes = _LANES[v.dtype.char]

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
+from ...backend.float32_math.vector_norm import row_norms
 from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
 
 
@@ -36,11 +37,21 @@ def _total_2norm(tensors) -> Tensor:
     """``vector_norm(stack([vector_norm(t) for t in tensors]))`` for ``_plain_arrays`` tensors:
     the norm of the per-tensor norms, as PyTorch's foreach path takes it."""
     dt = tensors[0]._dtype
-    norms = np.empty(len(tensors), dt.np)
+    norms = np.zeros(len(tensors), dt.np)
+    by_size = {}
     for i, t in enumerate(tensors):
         a = t._data
-        norms[i] = ordered_norm(a, range(a.ndim), 2) if a.size else 0  # vector_norm's bits
-    return _wrap(ordered_norm(norms, (0,), 2), dt, tensors[0]._device)
+        if a.flags.c_contiguous or a.flags.f_contiguous:
+            by_size.setdefault(a.size, []).append(i)
+        else:
+            norms[i] = ordered_norm(a, range(a.ndim), 2)
+    # vector_norm's bits (a dense tensor's norm is one row of PyTorch's kernel, in memory
+    # order), the tensors of one size stacked as the rows of one call
+    for size, idx in by_size.items():
+        if size:
+            rows = np.stack([tensors[i]._data.ravel(order="K") for i in idx])
+            norms[idx] = row_norms(rows)
+    return _wrap(row_norms(norms.reshape(1, -1)).reshape(()), dt, tensors[0]._device)
 
 
 def get_total_norm(
