@@ -1,8 +1,8 @@
 """``torch.distributions``: probability distributions with PyTorch's sampling streams,
 log-densities, validation errors and reprs.
 
-Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
-``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
+Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``, ``Exponential``,
+``Poisson``, ``Independent``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
 same generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``,
 ``rand``), so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma,
 MultivariateNormal, transforms...) are not provided yet.
@@ -14,6 +14,8 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .exponential import Exponential, Poisson
+from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .uniform import Uniform
@@ -22,7 +24,10 @@ __all__ = [
     "Bernoulli",
     "Categorical",
     "Distribution",
+    "Exponential",
+    "Independent",
     "Normal",
+    "Poisson",
     "Uniform",
     "constraints",
     "kl_divergence",

@@ -52,6 +52,18 @@ KL = [
     "(D.kl_divergence(D.Uniform(0., 1.), D.Uniform(-1., 2.)), D.kl_divergence(D.Uniform(0., 1.), D.Uniform(.5, 2.)))",
     "D.kl_divergence(D.Normal(0., 1.), D.Categorical(T.ones(2)))",
 ]
+MORE = [
+    "T.manual_seed(2); d = D.Independent(D.Normal(T.zeros(3, 2), T.ones(3, 2)), 1); (repr(d), d.batch_shape, d.event_shape, d.sample(), d.log_prob(T.zeros(3, 2)), d.entropy(), d.support, d.has_rsample)",
+    "d = D.Independent(D.Normal(T.zeros(3, 2), 1.), 1); (d.expand((4, 3)).batch_shape, D.kl_divergence(d, D.Independent(D.Normal(T.ones(3, 2), 2.), 1)))",
+    "m = T.zeros(2, requires_grad=True); T.manual_seed(3); p = D.Independent(D.Normal(m, T.ones(2) * .5), 1); a = p.sample(); lp = p.log_prob(a); lp.backward(); (a, lp, m.grad)",
+    "D.Independent(D.Normal(T.zeros(3, 2), 1.), 3)",
+    "D.Independent(D.Bernoulli(T.ones(2) * .3), 1).enumerate_support()",
+    "T.manual_seed(4); e = D.Exponential(T.tensor([1., .5])); (repr(e), e.sample(), e.rsample((2,)), e.log_prob(T.tensor([.3, 2.])), e.cdf(T.tensor([1., 1.])), e.icdf(T.tensor([.5, .5])), e.entropy(), e.mean, e.mode, e.variance, e.stddev)",
+    "r = T.tensor([1., .5], requires_grad=True); T.manual_seed(5); x = D.Exponential(r).rsample(); x.sum().backward(); (x, r.grad, D.kl_divergence(D.Exponential(r), D.Exponential(T.tensor([2., 2.]))))",
+    "T.manual_seed(6); p = D.Poisson(T.tensor([3., 12., 0.])); (repr(p), p.sample(), p.sample((2,)), p.log_prob(T.tensor([2., 10., 0.])), p.mode, D.kl_divergence(p, D.Poisson(T.tensor([2., 2., 1.]))))",
+    "D.Exponential(T.tensor([-1.]))",
+    "D.Poisson(T.tensor([2.])).log_prob(T.tensor([1.5]))",
+]
 REPRS_ERRORS = [
     "(repr(D.Normal(0., 1.)), repr(D.Normal(T.tensor([0.]), 1.)), repr(D.Normal(T.zeros(2), 1.)))",
     "c = D.Categorical(logits=T.tensor([1., 2.])); r = repr(c); c.probs; (r, repr(c))",
@@ -80,7 +92,7 @@ REPRS_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("code", SAMPLING + DENSITIES + KL + REPRS_ERRORS)
+@pytest.mark.parametrize("code", SAMPLING + DENSITIES + KL + MORE + REPRS_ERRORS)
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
 
