@@ -14,10 +14,10 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
-from .exponential import Exponential, Poisson
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .normal import Normal
+from .poisson_process import Exponential, Poisson
 from .uniform import Uniform
 
 __all__ = [

@@ -7,9 +7,9 @@ import math
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .exponential import Exponential, Poisson
 from .independent import Independent, _sum_rightmost
 from .normal import Normal
+from .poisson_process import Exponential, Poisson
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]

@@ -1,4 +1,5 @@
-"""``torch.distributions.Exponential`` and ``Poisson``: the rate-parameterised pair."""
+"""``torch.distributions.Exponential`` and ``Poisson``: the two views of a Poisson process (waiting
+times and counts), both parameterised by a rate."""
 
 from __future__ import annotations
 
