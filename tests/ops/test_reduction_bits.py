@@ -195,9 +195,10 @@ def _prod_fns(nd):
         yield f"prod{args}", lambda T, x, a=args: T.prod(x * 0.01 + 1, *a)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_prod_matches_oracle(torch_oracle, dtype):
-    """The kernel's 4 x 8-float (4 x 4-double) running products, their fold and the tail."""
+    """The kernel's 4 x 8-float (4 x 4-double, 4 x 16-half) running products, their fold and
+    the tail."""
     shapes = [(3, 300), (300, 3), (7, 5, 33), (13,), (64, 100), (300, 17, 5)]
     shapes += [_LONG] if dtype == "float32" else []
     make = lambda: [_array(s, i, 0.0) for i, s in enumerate(shapes)]

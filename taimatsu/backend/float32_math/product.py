@@ -1,4 +1,4 @@
-"""``prod`` of float32/float64 arrays in the order of PyTorch's CPU kernel (``prod_kernel_impl``
+"""``prod`` of real float arrays in the order of PyTorch's CPU kernel (``prod_kernel_impl``
 in ``aten/src/ATen/native/cpu/ReduceOpsKernel.cpp``: ``binary_kernel_reduce_vec`` of
 ``Reduce.h``), so ``prod`` gives PyTorch's bits.
 
@@ -11,11 +11,13 @@ What the kernel does (re-implemented from its description; measured against torc
   multiplied left to right, the output (1) times that, then times each element of the tail.
 - Otherwise (reduced dims strided): one running product per output over the reduced elements
   in TensorIterator's order.
+- float16/bfloat16 the same way with 16 lanes, each product rounded to the half type (exact in
+  float, then rounded once: NumPy's and ml_dtypes' half multiplies round alike).
 - One output from 32768+ elements on several threads: each thread's chunk of the elements its
   own product (as above), the output 1 times each chunk's product in order.
 
 Layouts whose reduced dims TensorIterator cannot merge into one loop dim are left to the caller
-(None), as are other dtypes.
+(None), as are other dtypes (complex: its multiplication formula differs).
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from .. import threads
 from .cascade_sum import GRAIN, _loop_dims
 from .vector_norm import running
 
-_LANES = {"f": 8, "d": 4}  # AVX2 vectors: 32 bytes
+_LANES = {"f": 8, "d": 4, "e": 16, "E": 16}  # AVX2 vectors: 32 bytes (float16, bfloat16: 16)
 
 
 def ordered_prod(a, dims, num_threads=None):
-    """The product of ``a`` (float32/float64, non-empty) over the axes ``dims`` (removed), or
+    """The product of ``a`` (float16/bfloat16/float32/float64, non-empty) over the axes ``dims`` (removed), or
     None for a layout with several reduced loop dims."""
     reduced = set(dims)
     out_shape = tuple(s for i, s in enumerate(a.shape) if i not in reduced)

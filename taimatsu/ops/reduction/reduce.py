@@ -381,7 +381,8 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     d = None if dim is None else _wrapdim(dim, nd)
     axis = None if d is None or not nd else d
     r = None
-    if xp is np and a.size and a.dtype.char in "fd":  # in PyTorch's order: its bits
+    if xp is np and a.size and (a.dtype.char in "fd" or a.dtype.char in D.HALF_CHARS):
+        # in PyTorch's order: its bits
         r = ordered_prod(a, range(nd) if axis is None else (axis,))
         if r is not None and keepdim and axis is not None:
             r = r.reshape(keepdim_shape(a.shape, (axis,)))
