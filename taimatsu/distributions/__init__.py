@@ -2,7 +2,7 @@
 log-densities, validation errors and reprs.
 
 Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``, ``Exponential``,
-``Poisson``, ``Independent``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
+``Poisson``, ``Independent``, ``OneHotCategorical``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
 same generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``,
 ``rand``), so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma,
 MultivariateNormal, transforms...) are not provided yet.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import constraints
 from .bernoulli import Bernoulli
-from .categorical import Categorical
+from .categorical import Categorical, OneHotCategorical
 from .distribution import Distribution
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -27,6 +27,7 @@ __all__ = [
     "Exponential",
     "Independent",
     "Normal",
+    "OneHotCategorical",
     "Poisson",
     "Uniform",
     "constraints",

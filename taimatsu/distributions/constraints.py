@@ -22,6 +22,7 @@ __all__ = [
     "less_than",
     "nonnegative",
     "nonnegative_integer",
+    "one_hot",
     "positive",
     "positive_integer",
     "real",
@@ -166,6 +167,17 @@ class _Simplex(Constraint):
         return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _OneHot(Constraint):
+    """Vectors of zeros with a single one over the last dim."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        binary = (value == 0) | (value == 1)
+        return binary.all(-1) & value.sum(-1).eq(1)
+
+
 class _IndependentConstraint(Constraint):
     """``base`` with its ``reinterpreted_batch_ndims`` rightmost dims taken as one event."""
 
@@ -200,6 +212,7 @@ positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
+one_hot = _OneHot()
 real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)

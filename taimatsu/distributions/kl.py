@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .bernoulli import Bernoulli
-from .categorical import Categorical
+from .categorical import Categorical, OneHotCategorical
 from .independent import Independent, _sum_rightmost
 from .normal import Normal
 from .poisson_process import Exponential, Poisson
@@ -98,3 +98,8 @@ def _kl_exponential_exponential(p, q):
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
