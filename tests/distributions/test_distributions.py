@@ -63,6 +63,9 @@ MORE = [
     "T.manual_seed(6); p = D.Poisson(T.tensor([3., 12., 0.])); (repr(p), p.sample(), p.sample((2,)), p.log_prob(T.tensor([2., 10., 0.])), p.mode, D.kl_divergence(p, D.Poisson(T.tensor([2., 2., 1.]))))",
     "D.Exponential(T.tensor([-1.]))",
     "D.Poisson(T.tensor([2.])).log_prob(T.tensor([1.5]))",
+    "T.manual_seed(4); d = D.OneHotCategorical(T.tensor([.1, .2, .7])); (repr(d), d.event_shape, d.sample(), d.sample((2, 2)), d.log_prob(T.tensor([0., 0., 1.])), d.entropy(), d.mode, d.variance)",
+    "T.manual_seed(5); d = D.OneHotCategorical(logits=T.randn(2, 4)); (d.sample(), d.enumerate_support().shape, d.expand((3, 2)).batch_shape, d.support, D.kl_divergence(d, D.OneHotCategorical(T.ones(4))))",
+    "D.OneHotCategorical(T.tensor([.1, .2, .7])).log_prob(T.tensor([0., 1., 1.]))",
 ]
 REPRS_ERRORS = [
     "(repr(D.Normal(0., 1.)), repr(D.Normal(T.tensor([0.]), 1.)), repr(D.Normal(T.zeros(2), 1.)))",
