@@ -2,7 +2,7 @@
 log-densities, validation errors and reprs.
 
 Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``, ``Exponential``,
-``Poisson``, ``Independent``, ``OneHotCategorical``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
+``Poisson``, ``Independent``, ``OneHotCategorical``, ``MultivariateNormal``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
 same generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``,
 ``rand``), so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma,
 MultivariateNormal, transforms...) are not provided yet.
@@ -16,6 +16,7 @@ from .categorical import Categorical, OneHotCategorical
 from .distribution import Distribution
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson_process import Exponential, Poisson
 from .uniform import Uniform
@@ -26,6 +27,7 @@ __all__ = [
     "Distribution",
     "Exponential",
     "Independent",
+    "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "Poisson",

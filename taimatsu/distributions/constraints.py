@@ -20,10 +20,12 @@ __all__ = [
     "interval",
     "is_dependent",
     "less_than",
+    "lower_cholesky",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
     "positive",
+    "positive_definite",
     "positive_integer",
     "real",
     "real_vector",
@@ -178,6 +180,31 @@ class _OneHot(Constraint):
         return binary.all(-1) & value.sum(-1).eq(1)
 
 
+class _PositiveDefinite(Constraint):
+    """Symmetric (to 1e-6) matrices with a Cholesky factor."""
+
+    event_dim = 2
+
+    def check(self, value):
+        from ..linalg import cholesky_ex
+
+        symmetric = value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+        if not symmetric.all():
+            return symmetric
+        return cholesky_ex(value).info.eq(0)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        positive = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return lower & positive
+
+
 class _IndependentConstraint(Constraint):
     """``base`` with its ``reinterpreted_batch_ndims`` rightmost dims taken as one event."""
 
@@ -213,6 +240,8 @@ nonnegative = _GreaterThanEq(0.0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 one_hot = _OneHot()
+positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
 real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)

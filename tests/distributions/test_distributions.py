@@ -66,6 +66,13 @@ MORE = [
     "T.manual_seed(4); d = D.OneHotCategorical(T.tensor([.1, .2, .7])); (repr(d), d.event_shape, d.sample(), d.sample((2, 2)), d.log_prob(T.tensor([0., 0., 1.])), d.entropy(), d.mode, d.variance)",
     "T.manual_seed(5); d = D.OneHotCategorical(logits=T.randn(2, 4)); (d.sample(), d.enumerate_support().shape, d.expand((3, 2)).batch_shape, d.support, D.kl_divergence(d, D.OneHotCategorical(T.ones(4))))",
     "D.OneHotCategorical(T.tensor([.1, .2, .7])).log_prob(T.tensor([0., 1., 1.]))",
+    "T.manual_seed(7); A = T.randn(3, 3); cov = A @ A.T + T.eye(3); loc = T.tensor([.5, -1., 2.], requires_grad=True); m = D.MultivariateNormal(loc, cov); x = m.rsample((2,)); lp = m.log_prob(x.detach()); (x.sum() + lp.sum()).backward(); (repr(m), x, lp, loc.grad, m.entropy(), m.variance, m.scale_tril, m.precision_matrix)",
+    "T.manual_seed(8); L = T.tensor([[1., 0.], [.5, 2.]]); m = D.MultivariateNormal(T.zeros(3, 2), scale_tril=L); (repr(m), m.sample(), m.log_prob(T.ones(2)), m.entropy(), m.covariance_matrix, m.expand((4, 3)).batch_shape)",
+    "T.manual_seed(9); m = D.MultivariateNormal(T.zeros(2), precision_matrix=T.tensor([[2., .5], [.5, 1.]])); (repr(m), m.scale_tril, m.log_prob(T.ones(3, 2)), m.sample((2,)))",
+    "D.MultivariateNormal(T.zeros(2), -T.eye(2))",
+    "D.MultivariateNormal(T.zeros(2), scale_tril=T.ones(2, 2))",
+    "D.MultivariateNormal(T.zeros(2), T.eye(2), scale_tril=T.eye(2))",
+    "D.MultivariateNormal(T.zeros(2), T.ones(2))",
 ]
 REPRS_ERRORS = [
     "(repr(D.Normal(0., 1.)), repr(D.Normal(T.tensor([0.]), 1.)), repr(D.Normal(T.zeros(2), 1.)))",
