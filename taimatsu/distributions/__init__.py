@@ -2,10 +2,11 @@
 log-densities, validation errors and reprs.
 
 Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``, ``Exponential``,
-``Poisson``, ``Independent``, ``OneHotCategorical``, ``MultivariateNormal``, ``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the
-same generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``,
-``rand``), so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma,
-MultivariateNormal, transforms...) are not provided yet.
+``Poisson``, ``Independent``, ``OneHotCategorical``, ``MultivariateNormal``,
+``kl_divergence``/``register_kl`` (their pairs) and ``constraints``. Samples come from the same
+generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``),
+so a seeded program draws PyTorch's numbers. Other distributions (Beta, Gamma, Dirichlet,
+Binomial, transforms...) are not provided yet.
 """
 
 from __future__ import annotations
