@@ -148,12 +148,18 @@ def _call(x, in0: int, in1: int, lanes: int):
         return row_sum(x)
     else:
         group = 4
-    g = size1 - size1 % group
-    if g == size1:
-        return cascade(x)
+    return _in_groups(x, size1, group, cascade, row_sum)
+
+
+def _in_groups(x, n: int, group: int, whole, rest):
+    """The ``n`` columns of ``x``: whole groups of ``group`` columns by ``whole``, the remaining
+    columns by ``rest`` (the 2-d loop's split between ``cascade`` and ``row_sum``)."""
+    g = n - n % group
+    if g == n:
+        return whole(x)
     if g == 0:
-        return row_sum(x)
-    return np.concatenate([cascade(x[:, :g]), row_sum(x[:, g:])])
+        return rest(x)
+    return np.concatenate([whole(x[:, :g]), rest(x[:, g:])])
 
 
 def _should_swap(a, b, size, out, inp) -> int:
@@ -363,12 +369,7 @@ def _columns(a, lanes: int):
     columns, ``cascade`` and ``row_sum`` written out for one level."""
     n = a.shape[1]
     group = 4 * lanes if n >= lanes else 4
-    g = n - n % group
-    if g == n:
-        return _short_cascade(a)
-    if g == 0:
-        return _short_row_sum(a)
-    return np.concatenate([_short_cascade(a[:, :g]), _short_row_sum(a[:, g:])])
+    return _in_groups(a, n, group, _short_cascade, _short_row_sum)
 
 
 def _in_order(x):
