@@ -8,7 +8,8 @@ Differences from PyTorch, on purpose:
 - Saving to a regular file is atomic (``_path_writer``): a failed or killed save leaves the
   previous checkpoint intact and no temporary behind; devices and FIFOs are written through.
   Saving to a file object first builds the pickle in memory, so a pickling error writes nothing.
-- Only the zip format is read (PyTorch >= 1.6); legacy tar/pickle files get a clear error.
+- Only the zip format is read (PyTorch >= 1.6). Other files go through PyTorch's legacy-format
+  steps for its errors (``_legacy``); a genuine legacy checkpoint gets a message saying how to convert it.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
 - A loaded storage that is not inside a tensor comes back as a ``TypedStorage`` (its bytes as a
   ``torch.UntypedStorage``, and the dtype): taimatsu has no legacy ``FloatStorage`` classes.
@@ -35,6 +36,7 @@ from ._format import (
     allowed_globals,
     storage_bytes,
 )
+from ._legacy import load_legacy
 from ._path_writer import write_to_path
 from ._weights_only import Unpickler as _WeightsOnlyUnpickler
 from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -162,17 +164,13 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
     magic = opened.read(4)
     opened.seek(start)
     if magic != b"PK\x03\x04":
-        if not magic:
-            raise EOFError("Ran out of input")
         if mmap:
+            name = f"{path}, " if isinstance(path, str) else ""
             raise RuntimeError(
-                "mmap can only be used with files saved with `torch.save(_use_new_zipfile_serialization=True), "
+                f"mmap can only be used with files saved with `torch.save({name}_use_new_zipfile_serialization=True), "
                 "please torch.save your checkpoint with this option in order to use mmap."
             )
-        raise RuntimeError(
-            "taimatsu.load reads PyTorch's zip checkpoint format (torch.save since PyTorch 1.6); this file is not a zip "
-            "archive (a legacy-format checkpoint or not a checkpoint at all)"
-        )
+        _load_not_zip(opened, pickle_module, weights_only, pickle_load_args)
     if start:
         opened = _Window(opened, start)
     reader = ZipReader(opened)
@@ -198,6 +196,28 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
     unpickler_cls = _unpickler_class(pickle_module or pickle)
     return unpickler_cls(data, loader.persistent_load, **pickle_load_args).load()
+
+
+def _load_not_zip(opened, pickle_module, weights_only, pickle_load_args) -> None:
+    """PyTorch's legacy-format path, for its errors (``_legacy``); always raises."""
+    if not weights_only:
+        module = pickle_module or pickle
+        load_legacy(opened, "", lambda f: module.load(f, **pickle_load_args))
+        return
+
+    def unpickle_one(f):
+        return _WeightsOnlyUnpickler(
+            f, allowed_globals(), _refuse_persistent, encoding=pickle_load_args["encoding"]
+        ).load()
+
+    try:
+        load_legacy(opened, UNSAFE_MESSAGE, unpickle_one)
+    except pickle.UnpicklingError as e:
+        raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+
+
+def _refuse_persistent(pid):
+    raise RuntimeError(f"Unknown saved id type: {pid!r}")
 
 
 class _Window(io.RawIOBase):

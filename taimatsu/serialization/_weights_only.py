@@ -151,14 +151,9 @@ class Unpickler:
         self.encoding = encoding
 
     def load(self):
-        try:
-            return self._load()
-        except (IndexError, struct.error, KeyError, UnicodeDecodeError) as e:
-            raise UnpicklingError(
-                f"Failed to load pickle data ({type(e).__name__}: {e}); this usually means the input is corrupted "
-                "or truncated, but it can also be a genuine error raised while reconstructing an object. See the "
-                "exception's __cause__ for the original traceback."
-            ) from e
+        # A corrupt stream fails as in PyTorch: KeyError for a missing memo entry, IndexError for an
+        # empty stack, struct.error for a short read (not wrapped: PyTorch's types)
+        return self._load()
 
     def _lookup(self, module: str, name: str):
         full_path = f"{module}.{name}"

@@ -120,8 +120,13 @@ class Record:
 
 
 def _corrupt(why: str) -> RuntimeError:
+    # PyTorch's wording (its zip reader's error name, then its advice); ``why`` is miniz's error
+    # name where PyTorch would meet the same failure, a more precise one elsewhere
     return RuntimeError(
-        f"PytorchStreamReader failed reading zip archive: {why}. The checkpoint file is corrupted or truncated."
+        f"PytorchStreamReader failed reading zip archive: {why}. This is an internal miniz error. If you are "
+        "seeing this error, there is a high likelihood that your checkpoint file is corrupted. This can happen "
+        "if the checkpoint was not saved properly, was transferred incorrectly, or the file was modified after "
+        "saving."
     )
 
 
@@ -135,9 +140,11 @@ class ZipReader:
         tail_len = min(size, 0xFFFF + _EOCD.size)
         f.seek(size - tail_len)
         tail = f.read(tail_len)
+        if size < _EOCD.size:
+            raise _corrupt("not a ZIP archive")
         at = tail.rfind(b"PK\x05\x06")
         if at < 0 or at + _EOCD.size > len(tail):
-            raise _corrupt("not a ZIP archive (no end of central directory record)")
+            raise _corrupt("failed finding central directory")
         eocd_pos = size - tail_len + at
         _, _, _, _, n, cd_size, cd_start, _ = _EOCD.unpack_from(tail, at)
         if (n == 0xFFFF or cd_size == _MAX32 or cd_start == _MAX32) and eocd_pos >= _LOCATOR64.size:

@@ -124,12 +124,100 @@ def test_truncated_and_corrupt_archives(tmp_path):
         assert out["x"].tolist() == list(np.arange(100.0)) and out["y"] == [1, 2]
     with pytest.raises(EOFError):
         tm.load(io.BytesIO(b""))
-    with pytest.raises(RuntimeError, match="not a zip archive"):
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported operand 100"):
         tm.load(io.BytesIO(b"definitely not a checkpoint"))
     with pytest.raises(RuntimeError, match="CRC-32 check failed"):
         bad = bytearray(raw)
         bad[raw.index(np.arange(100.0, dtype=np.float32).tobytes()) + 5] ^= 1
         tm.load(io.BytesIO(bytes(bad)))
+
+
+def _not_a_checkpoint(torch, tmp_path, case):
+    """A file that is not a (whole) zip checkpoint, written with the oracle; returns its path."""
+    path = tmp_path / case
+    good = io.BytesIO()
+    torch.save({"w": torch.arange(6.0)}, good)
+    raw = good.getvalue()
+    contents = {
+        "empty": b"",
+        "truncated_zip": raw[: len(raw) // 2],
+        "zip_head_only": raw[:10],
+        "zip_without_last_byte": raw[:-1],
+        "random_bytes": np.random.default_rng(0).integers(0, 256, 1000, dtype=np.uint8).tobytes(),
+        "pickle_protocol2": pickle.dumps({"a": 1, "b": [1, 2.0]}, protocol=2),
+        "pickle_protocol4": pickle.dumps({"a": 1, "b": [1, 2.0]}, protocol=4),
+        "pickled_int": pickle.dumps(3, protocol=2),
+        "pickled_object": pickle.dumps({"a": OrderedDict(x=np.float64(1.0))}, protocol=2),
+        "text": b"hello world\nthis is text\n",
+    }
+    if case == "legacy_checkpoint":
+        torch.save({"w": torch.arange(3.0)}, path, _use_new_zipfile_serialization=False)
+    elif case == "directory":
+        path.mkdir()
+    elif case != "missing":
+        path.write_bytes(contents[case])
+    return path
+
+
+NOT_CHECKPOINTS = ["empty", "truncated_zip", "zip_head_only", "zip_without_last_byte", "random_bytes",
+                   "pickle_protocol2", "pickle_protocol4", "pickled_int", "pickled_object", "text",
+                   "legacy_checkpoint", "directory", "missing"]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
+@pytest.mark.parametrize("weights_only", [True, False])
+@pytest.mark.parametrize("case", NOT_CHECKPOINTS)
+def test_loading_what_is_not_a_checkpoint_raises_pytorchs_error(
+    torch_oracle, tmp_path, case, weights_only
+):
+    """PyTorch sends a non-zip file through its legacy readers: their errors, not a zip-format one."""
+    path = _not_a_checkpoint(torch_oracle, tmp_path, case)
+    sources = (str(path), io.BytesIO(path.read_bytes()) if path.is_file() else str(path))
+    if case == "legacy_checkpoint":  # PyTorch reads it; taimatsu says how to convert it
+        assert torch_oracle.load(path, weights_only=weights_only)["w"].tolist() == [0.0, 1.0, 2.0]
+        for f in sources:
+            with pytest.raises(
+                RuntimeError, match="legacy checkpoint .* save it again with torch.save"
+            ):
+                tm.load(f, weights_only=weights_only)
+        return
+    errors = []
+    for lib in (torch_oracle, tm):
+        for f in sources:
+            with pytest.raises(Exception) as e:
+                lib.load(f, weights_only=weights_only)
+            errors.append((type(e.value), str(e.value)))
+            if isinstance(f, io.BytesIO):
+                f.seek(0)
+    assert errors[2:] == errors[:2]
+
+
+def test_load_of_a_legacy_tar_file(torch_oracle, tmp_path):
+    import tarfile
+
+    path = tmp_path / "old.tar"
+    with tarfile.open(path, "w") as tar:
+        tar.addfile(tarfile.TarInfo("sys_info"), io.BytesIO(b""))
+    errors = []
+    for lib in (torch_oracle, tm):
+        with pytest.raises(RuntimeError) as e:
+            lib.load(path, weights_only=True)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    with pytest.raises(RuntimeError, match="legacy .tar checkpoint"):
+        tm.load(path, weights_only=False)
+
+
+def test_mmap_of_a_file_that_is_not_a_zip_checkpoint(torch_oracle, tmp_path):
+    path = tmp_path / "plain.pkl"
+    path.write_bytes(pickle.dumps([1], protocol=2))
+    errors = []
+    for lib in (torch_oracle, tm):
+        for f in (str(path), path):
+            with pytest.raises(RuntimeError) as e:
+                lib.load(f, mmap=True)
+            errors.append(str(e.value))
+    assert errors[:2] == errors[2:]
 
 
 def test_zip_bomb_and_lying_directories_are_refused(tmp_path):
