@@ -20,6 +20,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     fft,  # noqa: E402, F401
     func,  # noqa: E402, F401
     futures,
+    hub,  # cheap: urllib is imported by the functions that download
     linalg,
     nn,
     optim,

@@ -1,0 +1,253 @@
+"""torch.hub against PyTorch, offline: the same temporary ``hubconf.py`` directories, cached
+GitHub checkouts and ``file://`` checkpoints go through ``torch.hub`` and ``taimatsu.hub`` under a
+temporary ``TORCH_HOME``; results, files left in the cache, printed lines and errors must agree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+HUBCONF = '''
+dependencies = ["os", "json"]
+import helper  # a module of the repository itself: its folder is on sys.path
+
+NOT_CALLABLE = 3
+
+
+def add(a, b=1, *, scale=1):
+    """Adds b to twice a."""
+    return scale * (helper.twice(a) + b)
+
+
+def _private():
+    return 0
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+'''
+
+
+def _repo(folder: Path, hubconf: str = HUBCONF) -> str:
+    folder.mkdir(parents=True)
+    (folder / "hubconf.py").write_text(hubconf)
+    (folder / "helper.py").write_text("def twice(x):\n    return 2 * x\n")
+    return str(folder)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A fresh TORCH_HOME; ``set_dir`` state of both libraries reset (restored afterwards)."""
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "th"))
+    for var in ("TORCH_HUB", "TORCH_MODEL_ZOO", "GITHUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(torch.hub, "_hub_dir", None)
+    monkeypatch.setattr(taimatsu.hub, "_hub_dir", None)
+    return tmp_path
+
+
+def outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as e:  # noqa: BLE001  (the type and text are what is compared)
+        return (type(e), str(e))
+
+
+def both(fn):
+    """``fn(hub)`` under PyTorch and taimatsu; the two outcomes must be equal."""
+    expected, got = outcome(lambda: fn(torch.hub)), outcome(lambda: fn(taimatsu.hub))
+    assert got == expected
+    return got
+
+
+def test_get_dir_env_precedence(home, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg"))
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "th" / "hub"))
+    monkeypatch.delenv("TORCH_HOME")
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "xdg" / "torch" / "hub"))
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(home / "user"))
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "user" / ".cache" / "torch" / "hub"))
+    monkeypatch.setenv("TORCH_HOME", "~/tilde")
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "user" / "tilde" / "hub"))
+    both(lambda h: h.set_dir("~/mine"))
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "user" / "mine"))
+    both(lambda h: h.set_dir(home / "p"))
+    assert both(lambda h: h.get_dir()) == ("ok", str(home / "p"))
+    monkeypatch.setenv("TORCH_HUB", "x")
+    with pytest.warns(UserWarning, match="TORCH_HUB is deprecated, please use env TORCH_HOME"):
+        taimatsu.hub.get_dir()
+
+
+def test_load_local(home):
+    repo = _repo(home / "repo")
+    assert both(lambda h: h.load(repo, "add", 3, source="local")) == ("ok", 7)
+    assert both(lambda h: h.load(repo, "add", 3, b=2, scale=10, source="LOCAL")) == ("ok", 80)
+    assert both(lambda h: h.load(repo, "Box", 5, source="local").v) == ("ok", 5)
+    for model in ("missing", "NOT_CALLABLE", "_nope", "helper"):
+        assert both(lambda h, m=model: h.load(repo, m, source="local"))[0] is RuntimeError
+    assert both(lambda h: h.load(repo, 3, source="local"))[0] is ValueError
+    assert both(lambda h: h.load(repo, "add", source="GitLab"))[0] is ValueError
+    # hubconf's folder is on sys.path only while hub runs it
+    assert repo not in __import__("sys").path
+
+
+def test_missing_dependencies(home):
+    conf = (
+        'dependencies = ["os", "no_such_pkg_hub_a", "no_such_pkg_hub_b"]\ndef m():\n    return 1\n'
+    )
+    repo = _repo(home / "repo", conf)
+    got = both(lambda h: h.load(repo, "m", source="local"))
+    assert got == (RuntimeError, "Missing dependencies: no_such_pkg_hub_a, no_such_pkg_hub_b")
+    broken = _repo(home / "broken", "import no_such_pkg_hub_c\n")
+    assert both(lambda h: h.load(broken, "m", source="local"))[0] is ModuleNotFoundError
+
+
+def test_github_cached_checkout(home, capsys):
+    """A checkout already in the cache is used without any request (force_reload=False)."""
+    hub_dir = home / "th" / "hub"
+    _repo(hub_dir / "someone_proj_main")
+    _repo(hub_dir / "someone_proj_feat_x")
+    entries = both(lambda h: sorted(h.list("someone/proj:main", trust_repo=True)))
+    assert entries == ("ok", ["Box", "add"])
+    assert both(lambda h: h.help("someone/proj:feat/x", "add")) == ("ok", "Adds b to twice a.")
+    assert both(lambda h: h.load("someone/proj:main", "add", 1, verbose=False)) == ("ok", 3)
+    err = capsys.readouterr().err
+    assert err.count(f"Using cache found in {hub_dir / 'someone_proj_main'}\n") == 2
+    assert err.count(f"Using cache found in {hub_dir / 'someone_proj_feat_x'}\n") == 2
+    assert (hub_dir / "trusted_list").read_text() == ""  # cached checkouts count as trusted
+
+
+def test_github_trust_prompt(home, monkeypatch, capsys):
+    hub_dir = home / "th" / "hub"
+    _repo(hub_dir / "someone_proj_main")
+    answers = iter(a for a in ["n", "", "maybe", "Yes", "y", "N"] for _ in "ab")  # torch's, ours
+    monkeypatch.setattr("builtins.input", lambda prompt: (print(prompt), next(answers))[1])
+    for _ in range(5):
+        both(lambda h: h.list("someone/proj:main", trust_repo=False, verbose=False))
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("The repository someone_proj does not belong to the list")
+    assert out.count("The repository is already trusted.") == 4
+    assert both(lambda h: h.list("someone/proj:main", trust_repo=False)) == (
+        Exception,
+        "Untrusted repository.",
+    )
+
+
+def test_github_download_offline(home, monkeypatch, capsys):
+    """trust_repo=True records the repository before the download, which fails offline (the
+    download is replaced by urllib's offline error, so the test never touches the network)."""
+    from urllib.error import URLError
+
+    def offline(url, dst, hash_prefix=None, progress=True):
+        raise URLError(f"offline: {url}")
+
+    hub_dir = home / "th" / "hub"
+    hub_dir.mkdir(parents=True)
+    for h in (torch.hub, taimatsu.hub):
+        monkeypatch.setattr(h, "download_url_to_file", offline)
+    got = both(lambda h: h.load("someone/other:v1", "add", trust_repo=True, skip_validation=True))
+    assert got == (URLError, "<urlopen error offline: https://github.com/someone/other/zipball/v1>")
+    assert (hub_dir / "trusted_list").read_text() == "someone_other\n"  # written once, by torch
+    (hub_dir / "trusted_list").write_text("")
+    outcome(
+        lambda: taimatsu.hub.load("someone/other:v1", "m", trust_repo=True, skip_validation=True)
+    )
+    assert (hub_dir / "trusted_list").read_text() == "someone_other\n"
+    assert capsys.readouterr().out.count(f"to {hub_dir / 'v1.zip'}\n") == 3
+
+
+def _checkpoint(folder: Path, stem: str) -> tuple[Path, str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    torch.save({"w": torch.arange(6.0).reshape(2, 3), "step": 4}, buf)
+    digest = hashlib.sha256(buf.getvalue()).hexdigest()
+    path = folder / f"{stem}-{digest[:10]}.pth"
+    path.write_bytes(buf.getvalue())
+    return path, digest
+
+
+def test_download_url_to_file(home):
+    src, digest = _checkpoint(home / "src", "w")
+    dst = home / "out" / "copy.bin"
+    dst.parent.mkdir()
+    for hash_prefix in (None, digest[:8], digest):
+        both(lambda h, p=hash_prefix: h.download_url_to_file(src.as_uri(), str(dst), p, False))
+        assert dst.read_bytes() == src.read_bytes()
+    dst.unlink()
+    got = both(lambda h: h.download_url_to_file(src.as_uri(), str(dst), "0bad", progress=False))
+    assert got == (RuntimeError, f'invalid hash value (expected "0bad", got "{digest}")')
+    assert list(dst.parent.iterdir()) == []  # no partial file, nothing replaced
+    assert both(lambda h: h.download_url_to_file((home / "none").as_uri(), str(dst)))[0] is (
+        __import__("urllib.error").error.URLError
+    )
+
+
+def _as_lists(sd):
+    return {k: v.tolist() if hasattr(v, "tolist") else v for k, v in sd.items()}
+
+
+def test_load_state_dict_from_url(home, capsys):
+    src, _ = _checkpoint(home / "src", "weights")
+    url = src.as_uri()
+    for h in (torch.hub, taimatsu.hub):
+        h.set_dir(str(home / f"hub_{h.__name__}"))
+        sd = h.load_state_dict_from_url(url, check_hash=True, progress=False)
+        assert _as_lists(sd) == {"w": [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], "step": 4}
+        cached = home / f"hub_{h.__name__}" / "checkpoints" / src.name
+        assert cached.read_bytes() == src.read_bytes()
+        assert capsys.readouterr().out == f'Downloading: "{url}" to {cached}\n'
+        src.rename(src.with_suffix(".moved"))  # the second call reads the cache only
+        again = h.load_state_dict_from_url(url, progress=False, map_location="cpu")
+        assert _as_lists(again) == _as_lists(sd) and capsys.readouterr().out == ""
+        src.with_suffix(".moved").rename(src)
+    assert isinstance(sd["w"], taimatsu.Tensor)
+
+
+def test_load_state_dict_from_url_names_and_hash(home):
+    src, _ = _checkpoint(home / "src", "weights")
+    bad = src.with_name("weights-0badcafe.pth")
+    bad.write_bytes(src.read_bytes())
+    got = both(
+        lambda h: h.load_state_dict_from_url(
+            bad.as_uri(), str(home / h.__name__), None, False, True
+        )
+    )
+    assert got[0] is RuntimeError and got[1].startswith('invalid hash value (expected "0badcafe"')
+    # file_name renames the cached file; without check_hash the name's hash is not checked
+    for h in (torch.hub, taimatsu.hub):
+        model_dir = home / f"named_{h.__name__}"
+        sd = h.load_state_dict_from_url(
+            bad.as_uri(), str(model_dir), progress=False, file_name="m.pt"
+        )
+        assert sd["step"] == 4 and sorted(os.listdir(model_dir)) == ["m.pt"]
+
+
+def test_load_state_dict_from_legacy_zip(home):
+    """A zip holding one checkpoint file is extracted next to it, with PyTorch's FutureWarning."""
+    src, _ = _checkpoint(home / "src", "inner")
+    archive = home / "src" / "legacy.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(src, "inner.pth")
+    for h in (torch.hub, taimatsu.hub):
+        model_dir = home / f"zip_{h.__name__}"
+        with pytest.warns(FutureWarning, match="Falling back to the old format < 1.6"):
+            sd = h.load_state_dict_from_url(archive.as_uri(), str(model_dir), progress=False)
+        assert sd["step"] == 4 and sorted(os.listdir(model_dir)) == ["inner.pth", "legacy.zip"]
+
+
+def test_public_names():
+    assert sorted(taimatsu.hub.__all__) == sorted(torch.hub.__all__)
+    assert taimatsu.hub.HASH_REGEX.pattern == torch.hub.HASH_REGEX.pattern
