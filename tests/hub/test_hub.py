@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import sys
 import zipfile
 from pathlib import Path
 
@@ -55,6 +56,8 @@ def home(tmp_path, monkeypatch):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(torch.hub, "_hub_dir", None)
     monkeypatch.setattr(taimatsu.hub, "_hub_dir", None)
+    # each test's hubconf imports its own repository's helper module
+    monkeypatch.delitem(sys.modules, "helper", raising=False)
     return tmp_path
 
 
@@ -101,7 +104,7 @@ def test_load_local(home):
     assert both(lambda h: h.load(repo, 3, source="local"))[0] is ValueError
     assert both(lambda h: h.load(repo, "add", source="GitLab"))[0] is ValueError
     # hubconf's folder is on sys.path only while hub runs it
-    assert repo not in __import__("sys").path
+    assert repo not in sys.path
 
 
 def test_missing_dependencies(home):
@@ -251,3 +254,61 @@ def test_load_state_dict_from_legacy_zip(home):
 def test_public_names():
     assert sorted(taimatsu.hub.__all__) == sorted(torch.hub.__all__)
     assert taimatsu.hub.HASH_REGEX.pattern == torch.hub.HASH_REGEX.pattern
+
+
+def test_github_without_ref_offline(home, monkeypatch):
+    """No ref and no network: a cached ``main`` or ``master`` checkout, else PyTorch's error (the
+    probe of github.com fails with urllib's URLError, raised here without touching the network)."""
+    import urllib.request
+    from urllib.error import URLError
+
+    def unreachable(url, *args, **kwargs):
+        raise URLError("offline")
+
+    monkeypatch.setattr(urllib.request, "urlopen", unreachable)  # taimatsu's lookup
+    monkeypatch.setattr(torch.hub, "urlopen", unreachable)  # torch.hub bound it at import
+    hub_dir = home / "th" / "hub"
+    hub_dir.mkdir(parents=True)
+    got = both(lambda h: h.list("someone/proj", verbose=False))
+    assert got == (
+        RuntimeError,
+        f"It looks like there is no internet connection and the repo could not be found in the cache ({hub_dir})",
+    )
+    _repo(hub_dir / "someone_proj_master")
+    assert both(lambda h: h.load("someone/proj", "add", 2, verbose=False)) == ("ok", 5)
+
+
+def test_github_zipball_extracted(home, monkeypatch, capsys):
+    """force_reload: the zipball (served from a local zip) is unpacked and its top folder renamed
+    to ``owner_repo_ref``; the archive is removed."""
+    src = Path(_repo(home / "zipsrc" / "someone-proj-abc123"))
+    archive = home / "zipsrc" / "ball.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("someone-proj-abc123/", "")
+        for f in sorted(src.iterdir()):
+            zf.write(f, f"someone-proj-abc123/{f.name}")
+
+    def serve(url, dst, hash_prefix=None, progress=True):
+        assert url == "https://github.com/someone/proj/zipball/dev/x"
+        Path(dst).write_bytes(archive.read_bytes())
+
+    hub_dir = home / "th" / "hub"
+    for h in (torch.hub, taimatsu.hub):
+        monkeypatch.setattr(h, "download_url_to_file", serve)
+    got = both(
+        lambda h: h.load(
+            "someone/proj:dev/x", "add", 4, trust_repo=True, force_reload=True, skip_validation=True
+        )
+    )
+    assert got == ("ok", 9)
+    assert sorted(os.listdir(hub_dir)) == ["someone_proj_dev_x", "trusted_list"]
+    assert sorted(set(os.listdir(hub_dir / "someone_proj_dev_x")) - {"__pycache__"}) == [
+        "helper.py",
+        "hubconf.py",
+    ]
+    assert (
+        capsys.readouterr().out.count(
+            f'"https://github.com/someone/proj/zipball/dev/x" to {hub_dir}/dev_x.zip'
+        )
+        == 2
+    )
