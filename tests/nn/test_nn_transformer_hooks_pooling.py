@@ -11,7 +11,7 @@ from taimatsu import nn as tnn
 
 torch = pytest.importorskip("torch")
 import torch.nn as onn
-from nn_oracle import T, check_vjp, close, same_error
+from nn_oracle import T, check_vjp, close, grad_name, same_error
 
 pytestmark = pytest.mark.oracle
 
@@ -308,6 +308,32 @@ def test_embedding_bag_errors_match_pytorch():
         tnn.EmbeddingBag.from_pretrained(T(w), mode="sum")(T(torch.tensor([[1, 2]]))),
         onn.EmbeddingBag.from_pretrained(w, mode="sum")(torch.tensor([[1, 2]])),
     )
+
+
+@pytest.mark.parametrize(
+    "mode,sparse,psw", [("sum", False, True), ("mean", True, False), ("max", False, False)]
+)
+def test_embedding_bag_double_backward_raises_as_pytorch(mode, sparse, psw):
+    """PyTorch cannot differentiate embedding_bag's gradients: same grad_fns, same errors."""
+    w = torch.randn(10, 3, dtype=torch.float64)
+    idx, off = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4])
+    pw = torch.randn(8, dtype=torch.float64)
+
+    def grads(lib, c):
+        ws = [c(w, True)] + ([c(pw, True)] if psw else [])
+        kw = {"per_sample_weights": ws[1]} if psw else {}
+        out = lib.nn.functional.embedding_bag(c(idx), ws[0], c(off), mode=mode, sparse=sparse, **kw)
+        gs = lib.autograd.grad(out.pow(2).sum(), ws, create_graph=True)
+        return [(g.to_dense() if g.is_sparse else g) for g in gs], ws, gs
+
+    ours, theirs = grads(tm, T), grads(torch, lambda x, rg=False: x.detach().requires_grad_(rg))
+    assert [grad_name(g) for g in ours[2]] == [grad_name(g) for g in theirs[2]]
+    for i in range(len(ours[0])):
+        close(ours[0][i], theirs[0][i])
+        same_error(
+            lambda: tm.autograd.grad(ours[0][i].sum(), ours[1]),  # noqa: B023
+            lambda: torch.autograd.grad(theirs[0][i].sum(), theirs[1]),  # noqa: B023
+        )
 
 
 # ---- pooling -----------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ The bags are laid out on the host (offsets are small), then one ``index_select``
 and one ``index_add`` / ``scatter_reduce`` reduces them. The result's grad_fn is PyTorch's
 EmbeddingBagBackward0 (edges to ``weight`` and ``per_sample_weights``), whose VJP is written in
 Tensor ops; ``sparse=True`` gives ``weight`` a sparse gradient. ``scale_grad_by_freq`` is accepted
-and ignored.
+and ignored. As in PyTorch, those gradients cannot be differentiated again: under ``create_graph``
+they get grad_fns (EmbeddingBagBackwardBackward0, NotImplemented) whose backward raises PyTorch's error.
 """
 
 from __future__ import annotations
@@ -152,6 +153,16 @@ def _argmax_rows(picked, bags, rows, out):
 
 def _embedding_bag_vjp(node, g):
     weight, per_sample_weights = node.saved()
+    differentiable = _gm.enabled  # create_graph: PyTorch has no derivative for these gradients
+    with no_grad():
+        gw, gp = _embedding_bag_grads(node, g, weight, per_sample_weights)
+    if differentiable:
+        _record_not_differentiable(_WeightGradBackward, (g, per_sample_weights), gw)
+        _record_not_differentiable(_PerSampleWeightsGrad, (g, weight), gp)
+    return gw, gp
+
+
+def _embedding_bag_grads(node, g, weight, per_sample_weights):
     gw = gp = None
     g_rows = g.index_select(0, node.bags)  # each looked-up row's share of its bag's gradient
     if node.mode == "mean":
@@ -167,6 +178,28 @@ def _embedding_bag_vjp(node, g):
         per = (g_rows * weight.index_select(0, node.picked)).sum(1)
         gp = per.new_zeros(node.n).index_add(0, node.sel, per).view(per_sample_weights.shape)
     return gw, gp
+
+
+def _record_not_differentiable(cls, inputs, grad) -> None:
+    """Give ``grad`` PyTorch's grad_fn for a gradient it cannot differentiate (its backward raises)."""
+    if grad is not None and any(t is not None and t.requires_grad for t in inputs):
+        record(cls, inputs, grad)
+
+
+def _weight_grad_vjp(node, g):
+    raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+
+def _per_sample_weights_grad_vjp(node, g):
+    raise RuntimeError(
+        "derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented"
+    )
+
+
+_WeightGradBackward = node_class("EmbeddingBagBackwardBackward0", _weight_grad_vjp)
+_PerSampleWeightsGrad = node_class("NotImplemented", _per_sample_weights_grad_vjp)
+# PyTorch's class is NotImplemented but its name() is namespaced
+_PerSampleWeightsGrad.name = lambda self: "torch::autograd::NotImplemented"
 
 
 def _weight_grad(node, weight, g, scaled):
