@@ -13,13 +13,13 @@ What matches PyTorch 2.x and was run (tests/hub, against torch.hub on the same f
   ``<hub_dir>/checkpoints/<file name>``, loading through ``taimatsu.load``.
 - ``source='github'``: ``owner/repo[:ref]`` parsing, the cache folder ``owner_repo_ref`` (``/`` in
   the ref becomes ``_``), the ``trusted_list`` file and the trust prompt, reuse of a cached checkout
-  without any request when ``force_reload`` is False (run with a checkout placed in the cache).
+  without any request when ``force_reload`` is False. With the network simulated (a fake
+  ``urlopen``, a zipball served from a local zip): the offline fallback to a cached ``main`` or
+  ``master`` checkout when no ref is given, the GitHub API check that a ref belongs to the
+  repository (``skip_validation=False``), unpacking the zipball into ``owner_repo_ref``.
 
-What needs the network and was NOT run: finding the default branch (``main`` else ``master``),
-the GitHub API check that a ref belongs to the repository (``skip_validation=False``), and the
-zipball download; they are written as PyTorch's documented behaviour, and offline they raise
-urllib's ``URLError`` as PyTorch does (or PyTorch's RuntimeError when no ref was given and no
-cached checkout exists).
+NOT run: any request to the real github.com or api.github.com (the tests never touch the network).
+Offline, those requests raise urllib's ``URLError`` as in PyTorch.
 """
 
 from __future__ import annotations
@@ -254,7 +254,9 @@ def _validate_not_a_forked_repo(owner: str, name: str, ref: str) -> None:
             try:
                 items = page(url)
             except HTTPError:
-                headers.pop("Authorization", None)  # the token may lack the permission
+                # retry without the token, which may lack the permission; without a token
+                # PyTorch's retry fails with KeyError('Authorization'), and so does this one
+                del headers["Authorization"]
                 items = page(url)
             if not items:
                 break

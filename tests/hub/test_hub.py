@@ -260,7 +260,7 @@ def test_github_without_ref_offline(home, monkeypatch):
     """No ref and no network: a cached ``main`` or ``master`` checkout, else PyTorch's error (the
     probe of github.com fails with urllib's URLError, raised here without touching the network)."""
     import urllib.request
-    from urllib.error import URLError
+    from urllib.error import HTTPError, URLError
 
     def unreachable(url, *args, **kwargs):
         raise URLError("offline")
@@ -275,6 +275,16 @@ def test_github_without_ref_offline(home, monkeypatch):
         f"It looks like there is no internet connection and the repo could not be found in the cache ({hub_dir})",
     )
     _repo(hub_dir / "someone_proj_master")
+    assert both(lambda h: h.load("someone/proj", "add", 2, verbose=False)) == ("ok", 5)
+    _repo(hub_dir / "someone_proj_main", HUBCONF.replace("twice(a) + b", "twice(a) - b"))
+    assert both(lambda h: h.load("someone/proj", "add", 2, verbose=False)) == ("ok", 3)
+
+    def no_main(url, *args, **kwargs):  # github.com answers 404 for tree/main: master is taken
+        assert url == "https://github.com/someone/proj/tree/main/"
+        raise HTTPError(url, 404, "Not Found", {}, None)
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_main)
+    monkeypatch.setattr(torch.hub, "urlopen", no_main)
     assert both(lambda h: h.load("someone/proj", "add", 2, verbose=False)) == ("ok", 5)
 
 
@@ -312,3 +322,55 @@ def test_github_zipball_extracted(home, monkeypatch, capsys):
         )
         == 2
     )
+
+
+def test_github_fork_validation(home, monkeypatch):
+    """skip_validation=False asks GitHub's API (served here by a fake urlopen) whether the ref is
+    a branch, a tag or a commit prefix of the repository."""
+    import json
+    import urllib.request
+    from urllib.error import HTTPError
+
+    pages = {
+        "branches?per_page=100&page=1": [{"name": "main", "commit": {"sha": "c0ffee11"}}],
+        "tags?per_page=100&page=1": [{"name": "v1.0", "commit": {"sha": "beef2222"}}],
+    }
+
+    class Reply(io.BytesIO):
+        headers = type("H", (), {"get_content_charset": staticmethod(lambda default: default)})
+
+    def api(request, *args, **kwargs):
+        url = request.full_url
+        assert url.startswith("https://api.github.com/repos/someone/proj/")
+        assert request.get_header("Accept") == "application/vnd.github.v3+json"
+        return Reply(json.dumps(pages.get(url.rsplit("/", 1)[1], [])).encode())
+
+    def no_download(url, dst, hash_prefix=None, progress=True):
+        raise OSError(f"would download {url}")
+
+    monkeypatch.setattr(urllib.request, "urlopen", api)
+    monkeypatch.setattr(torch.hub, "urlopen", api)
+    for h in (torch.hub, taimatsu.hub):
+        monkeypatch.setattr(h, "download_url_to_file", no_download)
+    for ref in ("main", "v1.0", "c0ff", "beef2222"):
+        got = both(lambda h, r=ref: h.list(f"someone/proj:{r}", trust_repo=True))
+        assert got == (OSError, f"would download https://github.com/someone/proj/zipball/{ref}")
+    got = both(lambda h: h.list("someone/proj:fork-branch", trust_repo=True))
+    message = (
+        "Cannot find fork-branch in https://github.com/someone/proj. "
+        "If it's a commit from a forked repo, please call hub.load() with forked repo directly."
+    )
+    assert got == (ValueError, message)
+
+    def refused(request, *args, **kwargs):
+        raise HTTPError(request.full_url, 403, "rate limited", {}, None)
+
+    monkeypatch.setattr(urllib.request, "urlopen", refused)
+    monkeypatch.setattr(torch.hub, "urlopen", refused)
+    # the retry drops a GITHUB_TOKEN that is not there: PyTorch's KeyError
+    assert both(lambda h: h.list("someone/proj:main", trust_repo=True)) == (
+        KeyError,
+        "'Authorization'",
+    )
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    assert both(lambda h: h.list("someone/proj:main", trust_repo=True))[0] is HTTPError
