@@ -8,8 +8,8 @@ Differences from PyTorch, on purpose:
 - Saving to a regular file is atomic (``_path_writer``): a failed or killed save leaves the
   previous checkpoint intact and no temporary behind; devices and FIFOs are written through.
   Saving to a file object first builds the pickle in memory, so a pickling error writes nothing.
-- Only the zip format is read (PyTorch >= 1.6). Other files go through PyTorch's legacy-format
-  steps for its errors (``_legacy``); a genuine legacy checkpoint gets a message saying how to convert it.
+- Legacy (pre-1.6, non-zip) checkpoints load to the CPU only (``_legacy``); the pre-0.4 tar format
+  is refused. Other non-zip files get PyTorch's errors from the same steps.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
 - A loaded storage that is not inside a tensor comes back as a ``TypedStorage`` (its bytes as a
   ``torch.UntypedStorage``, and the dtype): taimatsu has no legacy ``FloatStorage`` classes.
@@ -170,7 +170,7 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
                 f"mmap can only be used with files saved with `torch.save({name}_use_new_zipfile_serialization=True), "
                 "please torch.save your checkpoint with this option in order to use mmap."
             )
-        _load_not_zip(opened, pickle_module, weights_only, pickle_load_args)
+        return _load_not_zip(opened, map_location, pickle_module, weights_only, pickle_load_args)
     if start:
         opened = _Window(opened, start)
     reader = ZipReader(opened)
@@ -198,20 +198,32 @@ def _load_file(opened, path, map_location, pickle_module, weights_only, mmap, pi
     return unpickler_cls(data, loader.persistent_load, **pickle_load_args).load()
 
 
-def _load_not_zip(opened, pickle_module, weights_only, pickle_load_args) -> None:
-    """PyTorch's legacy-format path, for its errors (``_legacy``); always raises."""
+def _load_not_zip(opened, map_location, pickle_module, weights_only, pickle_load_args):
+    """PyTorch's legacy-format path (``_legacy``): a legacy checkpoint, or PyTorch's error."""
+    restore = _Loader(None, map_location, None)._restore
     if not weights_only:
         module = pickle_module or pickle
-        load_legacy(opened, "", lambda f: module.load(f, **pickle_load_args))
-        return
+        unpickler_cls = _unpickler_class(module)
+        return load_legacy(
+            opened,
+            "",
+            lambda f: module.load(f, **pickle_load_args),
+            lambda f, persistent_load: unpickler_cls(f, persistent_load, **pickle_load_args),
+            restore,
+        )
 
-    def unpickle_one(f):
-        return _WeightsOnlyUnpickler(
-            f, allowed_globals(), _refuse_persistent, encoding=pickle_load_args["encoding"]
-        ).load()
+    def unpickler(f, persistent_load):
+        encoding = pickle_load_args["encoding"]
+        return _WeightsOnlyUnpickler(f, allowed_globals(), persistent_load, encoding=encoding)
 
     try:
-        load_legacy(opened, UNSAFE_MESSAGE, unpickle_one)
+        return load_legacy(
+            opened,
+            UNSAFE_MESSAGE,
+            lambda f: unpickler(f, _refuse_persistent).load(),
+            unpickler,
+            restore,
+        )
     except pickle.UnpicklingError as e:
         raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
 

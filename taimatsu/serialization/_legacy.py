@@ -1,12 +1,17 @@
-"""Files that are not zip checkpoints: PyTorch's pre-1.6 formats, plain pickles and garbage.
+"""Files that are not zip checkpoints: PyTorch's pre-1.6 format, plain pickles and garbage.
 
-PyTorch sends every such file through its legacy readers: a real file at offset 0 is first tried
-as the (pre-0.4) tar format, then the stream is unpickled (by the weights-only unpickler when
-``weights_only``) expecting the legacy format's magic number. Whatever the file holds, the error a
-user sees comes from that path: ``Invalid magic number; corrupt file?`` for a plain pickle, the
-unpickler's own error for bytes that are not a pickle, ``EOFError`` for an empty file. taimatsu
-runs the same steps so the errors are PyTorch's, and refuses a genuine legacy checkpoint (magic
-number and protocol version right) with a message saying how to convert it.
+PyTorch sends every such file through its legacy readers, and so does taimatsu, step by step, so
+that whatever the file holds the outcome is PyTorch's: a real file at offset 0 is first tried as
+the (pre-0.4) tar format (refused here, with PyTorch's error under ``weights_only``), then the
+stream is unpickled (by the weights-only unpickler when ``weights_only``) expecting the legacy
+magic number: ``Invalid magic number; corrupt file?`` for a plain pickle, the unpickler's own
+error for bytes that are not a pickle, ``EOFError`` for an empty file.
+
+A genuine legacy checkpoint (``torch.save(..., _use_new_zipfile_serialization=False)``, or
+PyTorch < 1.6) is read: magic number, protocol version, system info, the object pickle (whose
+storages are ``('storage', type, key, location, numel, view)`` ids), the sorted storage keys, then
+each storage's bytes after its element count. Storages are allocated when the pickle names them
+and filled once the pickle ends (the bytes come after it); so they load to the CPU only.
 """
 
 from __future__ import annotations
@@ -14,20 +19,19 @@ from __future__ import annotations
 import io
 import tarfile
 
+import numpy as np
+
 LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL_VERSION = 1001
 
-_CONVERT = (
-    "taimatsu.load reads only the zip checkpoint format (torch.save since PyTorch 1.6); load this file with "
-    "PyTorch and save it again with torch.save to convert it"
-)
 
+def load_legacy(f, unsafe_message: str, unpickle_one, unpickler, restore):
+    """PyTorch's legacy-format load of the non-zip file ``f``, or its error.
 
-def load_legacy(f, unsafe_message: str, unpickle_one) -> None:
-    """Raise PyTorch's error for a non-zip file ``f``; ``unpickle_one(f)`` reads one pickle from it.
-
-    ``unpickle_one`` is the weights-only unpickler or the user's pickle module, as PyTorch uses it.
-    ``weights_only`` shows as ``unsafe_message`` being set (PyTorch's text for the tar refusal).
+    ``unpickle_one(f)`` reads one pickle as PyTorch would (the weights-only unpickler or the
+    user's pickle module), ``unpickler(f, persistent_load)`` makes the object's unpickler,
+    ``restore(storage, location)`` applies ``map_location``. ``unsafe_message`` is set exactly
+    when ``weights_only`` (PyTorch's text for the tar refusal).
     """
     if _is_real_file(f) and f.tell() == 0 and _is_tar(f):
         if unsafe_message:
@@ -35,15 +39,124 @@ def load_legacy(f, unsafe_message: str, unpickle_one) -> None:
                 "Cannot use ``weights_only=True`` with files saved in the legacy .tar format. "
                 + unsafe_message
             )
-        raise RuntimeError(f"this is a legacy .tar checkpoint (PyTorch < 0.4). {_CONVERT}")
+        raise RuntimeError(
+            "this is a legacy .tar checkpoint (PyTorch < 0.4), which taimatsu.load cannot read: load it with "
+            "PyTorch and save it again with torch.save to convert it"
+        )
     if unpickle_one(f) != LEGACY_MAGIC_NUMBER:
         raise RuntimeError("Invalid magic number; corrupt file?")
     version = unpickle_one(f)
     if version != LEGACY_PROTOCOL_VERSION:
         raise RuntimeError(f"Invalid protocol version: {version}")
-    raise RuntimeError(
-        f"this is a legacy checkpoint (PyTorch < 1.6, or _use_new_zipfile_serialization=False). {_CONVERT}"
+    unpickle_one(f)  # system info (byte order, C type sizes): read and ignored, as PyTorch does
+    storages = _LegacyStorages(restore, _remaining(f))
+    result = unpickler(f, storages.persistent_load).load()
+    storages.fill(f, unpickle_one(f))
+    return result
+
+
+class _LegacyStorages:
+    """Storages named by the object pickle, filled from the records that follow it."""
+
+    def __init__(self, restore, budget: int):
+        self.restore, self.budget = restore, budget
+        self.roots: dict = {}
+        self.views: dict = {}
+
+    def persistent_load(self, pid):
+        from ._format import StorageType
+
+        kind = _ascii(pid[0]) if isinstance(pid, tuple) and pid else pid
+        if (
+            kind == "module" and len(pid) == 4
+        ):  # a pickled nn.Module class (its source is not checked)
+            return pid[1]
+        if kind != "storage" or len(pid) != 6:
+            raise RuntimeError(f"Unknown saved id type: {kind}")
+        _, storage_type, key, location, numel, view = pid
+        if not isinstance(storage_type, StorageType) or type(numel) is not int or numel < 0:
+            raise RuntimeError(f"invalid storage record id {pid!r}")
+        dtype = storage_type.dtype
+        if key not in self.roots:
+            self.roots[key] = self._allocate(dtype, numel, _ascii(location))
+        root = self.roots[key]
+        if view is None:
+            return root
+        view_key, offset, size = view
+        if view_key not in self.views:
+            from ._format import TypedStorage
+
+            isz = dtype.itemsize
+            part = root._untyped_storage._bytes[offset * isz : (offset + size) * isz]
+            self.views[view_key] = TypedStorage(
+                type(root._untyped_storage)._over(part, root.device), dtype
+            )
+        return self.views[view_key]
+
+    def _allocate(self, dtype, numel: int, location: str):
+        from .._device import cpu
+        from ..storage import UntypedStorage
+        from ._format import TypedStorage
+
+        nbytes = numel * dtype.itemsize
+        if nbytes > self.budget:  # PyTorch would allocate it; a lying file gets no huge allocation
+            raise RuntimeError(
+                f"the checkpoint declares a storage of {nbytes} bytes but holds only {self.budget} more: "
+                "the file is corrupted or truncated"
+            )
+        self.budget -= nbytes
+        storage = self.restore(UntypedStorage._over(np.zeros(nbytes, np.uint8), cpu), location)
+        if storage.device.type != "cpu":
+            raise RuntimeError(
+                "taimatsu.load reads legacy-format checkpoints to the CPU only: pass map_location='cpu' and move "
+                "the tensors afterwards"
+            )
+        return TypedStorage(storage, dtype)
+
+    def fill(self, f, keys) -> None:
+        for key in keys:
+            if key not in self.roots:
+                raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
+            storage = self.roots[key]
+            target = memoryview(storage._untyped_storage._bytes)
+            expected = target.nbytes // storage.dtype.itemsize
+            count = int.from_bytes(_read_exactly(f, 8), "little")
+            if count != expected:
+                raise RuntimeError(f"storage has wrong byte size: expected {expected} got {count}")
+            _read_into(f, target)
+
+
+def _read_exactly(f, n: int) -> bytes:
+    data = f.read(n)
+    if len(data) < n:
+        raise _eof(n - len(data))
+    return data
+
+
+def _read_into(f, target: memoryview) -> None:
+    done = 0
+    while done < target.nbytes:
+        got = f.readinto(target[done:])
+        if not got:
+            raise _eof(target.nbytes - done)
+        done += got
+
+
+def _eof(missing: int) -> RuntimeError:
+    return RuntimeError(
+        f"unexpected EOF, expected {missing} more bytes. The file might be corrupted."
     )
+
+
+def _remaining(f) -> int:
+    here = f.tell()
+    end = f.seek(0, 2)
+    f.seek(here)
+    return end - here
+
+
+def _ascii(x):
+    return x.decode("ascii") if isinstance(x, bytes) else x
 
 
 def _is_real_file(f) -> bool:

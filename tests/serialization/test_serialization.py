@@ -33,6 +33,43 @@ def test_torch_to_taimatsu_every_dtype(torch_oracle, tmp_path, name):
     assert got["x"]._storage is got["s"]._storage
 
 
+@pytest.mark.parametrize("name", DTYPES)
+def test_torch_legacy_format_to_taimatsu(torch_oracle, tmp_path, name):
+    """torch.save(..., _use_new_zipfile_serialization=False), the format before PyTorch 1.6."""
+    torch = torch_oracle
+    x = _torch_sample(torch, name)
+    p = torch.nn.Parameter(torch.randn(2)) if x.is_floating_point() else x[0]
+    saved = {"x": x, "t": x.t(), "s": x[1:, ::2], "p": p, "sd": torch.nn.Linear(3, 2).state_dict()}
+    torch.save(saved, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+    for weights_only in (True, False):
+        got = tm.load(tmp_path / "old.pt", weights_only=weights_only)
+        for k in ("x", "t", "s", "p"):
+            _same(got[k], saved[k])
+        assert type(got["p"]).__name__ == type(saved["p"]).__name__
+        assert type(got["sd"]) is OrderedDict and list(got["sd"]) == list(saved["sd"])
+        _same(got["sd"]["weight"], saved["sd"]["weight"])
+        assert _shares(got["x"], got["t"]) and _shares(got["x"], got["s"])
+
+
+def test_torch_legacy_format_modules_and_truncation(torch_oracle, tmp_path):
+    torch = torch_oracle
+    lin = torch.nn.Linear(3, 2)
+    buf = io.BytesIO()
+    torch.save(lin, buf, _use_new_zipfile_serialization=False)
+    got = tm.load(io.BytesIO(buf.getvalue()), weights_only=False)  # a whole pickled module
+    assert isinstance(got, tm.nn.Linear)
+    _same(got.weight, lin.weight)
+    torch.save({"w": torch.arange(5.0)}, buf := io.BytesIO(), _use_new_zipfile_serialization=False)
+    raw = buf.getvalue()
+    for cut in (len(raw) - 3, len(raw) - 24, 30):  # in the data, in a count, in the pickle
+        errors = []
+        for lib in (torch, tm):
+            with pytest.raises(Exception) as e:
+                lib.load(io.BytesIO(raw[:cut]))
+            errors.append((type(e.value), str(e.value)))
+        assert errors[0] == errors[1]
+
+
 def test_torch_views_share_storage_after_load(torch_oracle, tmp_path):
     torch = torch_oracle
     base = torch.arange(24.0).reshape(2, 3, 4)
