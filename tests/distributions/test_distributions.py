@@ -17,6 +17,18 @@ pytestmark = pytest.mark.oracle
 
 _PRE = "D = T.distributions; C = D.constraints\n"
 
+
+@pytest.fixture(autouse=True)
+def _pytorch_validates():
+    """A fresh PyTorch program validates distribution arguments (``__debug__``), but torch._dynamo's
+    set-up, run by any earlier ``torch.compile`` in this process, turns the default off for good:
+    compare against the fresh program's default."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 SAMPLING = [
     "T.manual_seed(0); c = D.Categorical(T.tensor([0.1, 0.2, 0.7])); (c.sample(), c.sample((2, 3)), T.rand(2))",
     "T.manual_seed(1); D.Categorical(logits=T.randn(2, 4)).sample((3,))",
