@@ -25,6 +25,7 @@ the engine's buffers: a node receives plain tensors unless it is a view node its
 from __future__ import annotations
 
 import heapq
+import itertools
 import sys
 import weakref
 
@@ -59,8 +60,9 @@ def accumulate_grad(variable, grad) -> None:
     """Add ``grad`` into ``variable.grad``, as PyTorch's AccumulateGrad does.
 
     First gradient: stolen when nobody else can see it and it already has the layout PyTorch's
-    gradient layout contract asks for (``_obeys_layout``), else copied into that layout (so
-    ``.grad`` never aliases another tensor or the user's ``gradient=``). Later ones: added in
+    gradient layout contract asks for (``_obeys_layout``), else copied (so ``.grad`` never
+    aliases another tensor or the user's ``gradient=``): in the gradient's own strides where
+    PyTorch would have stolen it (``_copy_stolen``), else in the leaf's. Later ones: added in
     place (keeping ``.grad``'s layout), or out of place while a graph is being built
     (``create_graph=True``).
     """
@@ -78,8 +80,9 @@ def accumulate_grad(variable, grad) -> None:
         else:
             from .._tensor.core import _wrap
 
-            whole = _owned_base(grad, variable._data)
-            data = _copy_obeying(grad, variable._data) if whole is None else whole
+            data = _owned_base(grad, variable._data)
+            if data is None:
+                data = _copy_stolen(grad, variable._data)
             variable._grad = _wrap(data, grad._dtype, grad._device)
         return
     if grad_mode.state.enabled or not old._data.flags.writeable:
@@ -159,7 +162,8 @@ def _owned_base(grad, var):
     ):
         return None
     sd = src._data
-    arr_refs = 3 + (sd is arr) + (grad._storage is arr)  # data.base, the local name; getrefcount
+    # data.base, the local name, getrefcount; src._data and the local sd when they are arr
+    arr_refs = 3 + 2 * (sd is arr) + (grad._storage is arr)
     if sd is not arr:
         # sd: src._data, the local name, getrefcount (and grad._storage)
         if getattr(sd, "base", None) is not arr or sys.getrefcount(sd) > 3 + (grad._storage is sd):
@@ -167,16 +171,28 @@ def _owned_base(grad, var):
         arr_refs += 1  # sd.base
     if sys.getrefcount(arr) > arr_refs:
         return None
-    return arr if data.strides == arr.strides else data
+    # same strides do not make the same shape: a (1, 3) transpose of a (3, 1) array has arr's strides
+    return arr if data.strides == arr.strides and data.shape == arr.shape else data
 
 
 def _obeys_layout(data, var) -> bool:
-    """PyTorch's gradient layout contract: the gradient of a non-overlapping and dense leaf has the
-    leaf's strides (on dimensions of size > 1), any other leaf's gradient (a sparse leaf's too)
-    is C-contiguous."""
-    if not _strided(var) or var.flags.c_contiguous or not _dense(var):
+    """PyTorch's gradient layout contract (obeys_layout_contract): the gradient of a non-overlapping
+    and dense leaf has the leaf's strides on every dimension whose size is not 1 and a positive
+    stride on the others (a zero one there is how an expanded or a cat's gradient looks); any other
+    leaf's gradient (a sparse leaf's too) is C-contiguous."""
+    if not _strided(var) or not (var.flags.c_contiguous or _dense(var)):
         return data.flags.c_contiguous
-    return all(n == 1 or a == b for n, a, b in zip(data.shape, data.strides, var.strides))
+    if (
+        data.flags.c_contiguous
+        and var.flags.c_contiguous
+        and data.size
+        and min(data.strides, default=1) > 0
+    ):
+        return True  # both C-contiguous: equal strides wherever the size is above 1
+    for n, a, b in zip(data.shape, data.strides, var.strides):
+        if (a != b) if n != 1 else (a <= 0):
+            return False
+    return True
 
 
 def _strided(var) -> bool:
@@ -211,6 +227,25 @@ def _copy_obeying(grad, var):
     item = data.itemsize
     strides = tuple(st // var.itemsize * item for st in var.strides)
     out = xp.lib.stride_tricks.as_strided(xp.empty(data.size, data.dtype), data.shape, strides)
+    out[...] = data
+    return out
+
+
+def _copy_stolen(grad, var):
+    """The first gradient's copy for ``.grad``: in the gradient's own strides when PyTorch would
+    have stolen it (it obeys the layout contract and nobody else holds the tensor; a view of a
+    buffer other gradients share is one), so ``.grad.stride()`` is PyTorch's even on size-1
+    dimensions, else in the leaf's (``_copy_obeying``)."""
+    data = grad._data
+    if sys.getrefcount(grad) > _TENSOR_REFS or not _obeys_layout(data, var):
+        return _copy_obeying(grad, var)
+    if data.flags.c_contiguous:
+        out = data.copy()
+        if out.strides == data.strides:  # else strides of size-1 dims that NumPy's copy drops
+            return out
+    # the contract makes these strides dense over data.size elements
+    xp = _backend.xp_of(grad._device)
+    out = xp.lib.stride_tricks.as_strided(xp.empty(data.size, data.dtype), data.shape, data.strides)
     out[...] = data
     return out
 
@@ -524,7 +559,7 @@ def run_backward(
                 captures.setdefault(n, []).append((nr, i))
             captured = [None] * len(inputs)
 
-    heap = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
+    heap = [(-n._seq, next(_tick), n) for n in root_nodes if n not in deps]
     heapq.heapify(heap)
     check_nan = anomaly_mode.state.enabled and anomaly_mode.state.check_nan
     prev = grad_mode.state.enabled
@@ -617,7 +652,7 @@ def _propagate(node, outputs, buffers, deps, heap, run_set, captures, pending) -
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
-            _push(heap, (-nxt._seq, id(nxt), nxt))
+            _push(heap, (-nxt._seq, next(_tick), nxt))
 
 
 def _skip(node, deps, heap, run_set, captures) -> None:
@@ -628,10 +663,11 @@ def _skip(node, deps, heap, run_set, captures) -> None:
         left = deps[nxt] - 1
         deps[nxt] = left
         if left == 0 and (run_set is None or nxt in run_set or (captures and nxt in captures)):
-            _push(heap, (-nxt._seq, id(nxt), nxt))
+            _push(heap, (-nxt._seq, next(_tick), nxt))
 
 
 _push = heapq.heappush
+_tick = itertools.count()  # ties (AccumulateGrad nodes) leave in the order they became ready
 _Tensor = None
 
 

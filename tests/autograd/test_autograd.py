@@ -497,6 +497,61 @@ for bad in [lambda p: p.grad * 2, lambda p: 5]:
 print(repr(torch.set_grad_enabled(True)), repr(torch.set_grad_enabled(False)))
 torch.set_grad_enabled(True)
 """,
+        "grad_layout_size1_dims": """
+# .grad's strides on size-1 dims: PyTorch keeps an incoming gradient that obeys the layout contract
+# (strides of size-1 dims do not count, a zero one does) and nobody else holds, else copies it
+# into the leaf's strides
+def show(x): print(tuple(x.shape), x.grad.stride(), x.grad.flatten()[:4].tolist())
+def leaf(v): return v.detach().clone(memory_format=torch.preserve_format).requires_grad_() if v.is_contiguous() else v.detach().requires_grad_()
+a = torch.arange(1., 7.)
+leaves = [a[:3].reshape(1, 3), a[:3].reshape(3, 1), a[:3].reshape(1, 3, 1), a[0], a[:0].reshape(0, 3),
+          a[:0].reshape(3, 0, 1), a.reshape(2, 3).t()[:1], a.reshape(1, 2, 3).permute(2, 0, 1),
+          a.reshape(2, 1, 3), torch.arange(1., 25.).reshape(2, 3, 1, 4).contiguous(memory_format=torch.channels_last),
+          torch.arange(1., 7.).reshape(1, 3, 2, 1).contiguous(memory_format=torch.channels_last),
+          a[:1].reshape(1, 1).expand(1, 3), a[:3].reshape(1, 3).t().contiguous().t()]
+c = torch.tensor(2.)
+losses = [lambda x: (x.t() * 2).sum() if x.dim() == 2 else (x * 2).sum(),
+          lambda x: (x.mT * c).sum() if x.dim() >= 2 else x.sum(),
+          lambda x: (x.movedim(0, -1) ** 2).sum() if x.dim() else x * 4, lambda x: x.sum(),
+          lambda x: (x.flip(-1) * 3).sum() if x.dim() else x * 3,
+          lambda x: torch.cat([x.movedim(-1, 0)] * 2).mul(c).sum() if x.numel() > 1 else x.sum(),
+          lambda x: (x.reshape(-1) * 1).sum()]
+for v in leaves:
+    for loss in losses:
+        x = leaf(v)
+        loss(x).backward(retain_graph=True); show(x)
+        loss(x).backward(); print(x.grad.stride())
+# the user's gradient, a gradient handed to two leaves, hooks, create_graph, a .grad set beforehand
+x = torch.ones(1, 3).requires_grad_(); g = torch.ones(3, 1).t()
+x.backward(g); print(x.grad.stride(), x.grad.data_ptr() == g.data_ptr())
+x.grad = None; x.backward(g * 1); print(x.grad.stride())
+x.grad = None; x.backward(torch.ones(3, 1).t() * 1); print(x.grad.stride())
+x = torch.ones(1, 3).requires_grad_(); y = torch.ones(1, 3).requires_grad_()
+(x + y).t().mul(2).t().sum().backward(); print(x.grad.stride(), y.grad.stride())
+x = torch.ones(1, 3).requires_grad_(); h = x.register_hook(lambda g: torch.full((3, 1), 5.).t())
+(x * 2).sum().backward(); show(x); h.remove()
+kept = []
+x = torch.ones(1, 3).requires_grad_(); h = x.register_hook(lambda g: kept.append(g.t().clone().t()) or kept[-1])
+x.t().sum().backward(); show(x)
+x = torch.ones(1, 3).requires_grad_(); (x.t() * x.t()).sum().backward(create_graph=True); show(x)
+print(x.grad.grad_fn.name()); (x.t() ** 3).sum().backward(create_graph=True); show(x)
+x = torch.ones(3, 1).requires_grad_(); x.grad = torch.zeros(1, 3).t(); (x.t() * 2).sum().backward(); show(x)
+x.grad = torch.zeros(1, 3).t(); (x.t() * 2).sum().backward(create_graph=True); show(x)
+x = torch.ones(1, 3).requires_grad_(); x.grad = torch.zeros(3, 1).t(); (x.t() * 2).sum().backward(); show(x)
+x = torch.ones(2, 1, 3).requires_grad_(); g = torch.ones(2, 3, 5)[..., :1].permute(0, 2, 1) * 2
+x.backward(g); show(x)
+x = torch.ones(2, 1, 3).requires_grad_(); x.backward(torch.ones(2, 1, 1).expand(2, 1, 3) * 1); show(x)
+x = torch.ones(1, 3).requires_grad_(); x.backward(torch.ones(1).expand(1, 3)); show(x)
+x = torch.ones(1, 3).requires_grad_(); gx, = torch.autograd.grad((x.t() * 2).sum(), x); print(gx.stride())
+x = torch.ones(1, 3).requires_grad_(); h = x.register_hook(lambda g: torch.ones(3).expand(1, 3) * 1)
+(x * 2).sum().backward(); show(x); x.grad = None; h.remove()
+h = x.register_hook(lambda g: torch.ones(3).expand(1, 3)); (x * 2).sum().backward(); show(x)
+# the order in which leaves' hooks run (ties among AccumulateGrad nodes: the order they became ready)
+order = []
+ls = [torch.ones(1, 3).requires_grad_() for _ in range(3)]
+for i, t in enumerate(ls): t.register_hook(lambda g, i=i: order.append(i))
+torch.cat(ls).sum().backward(); (ls[0] + ls[1]).sum().backward(); (ls[2] * ls[1]).sum().backward(); print(order)
+""",
     }
 )
 
