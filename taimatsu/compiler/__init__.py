@@ -8,6 +8,9 @@ the recompilation settings are accepted and change nothing (there are no graph b
 recompiles). What it returns has PyTorch's shape: an ``OptimizedModule`` for a module (``_orig_mod``,
 ``state_dict`` keys prefixed ``_orig_mod.``) and a wrapped function otherwise.
 
+As in PyTorch, the first ``torch.compile`` call that gets past the argument checks turns the
+default argument validation of ``torch.distributions`` off.
+
 Deviations: inductor's ``options`` keys are not checked against inductor's config (PyTorch raises
 ``Unexpected optimization option``); a callable ``backend`` is not called (there is no FX graph to
 give it), which a warning says once.
@@ -77,13 +80,24 @@ def compile(
         return lambda fn: compile(fn, **config)
     if disable:
         return model
+    _check_backend(backend, mode, options)
+    _set_up_dynamo()
     if not callable(model):
         # PyTorch's own check is an assert
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")  # noqa: TRY004
-    _check_backend(backend, mode, options)
     if isinstance(model, Module):
         return OptimizedModule(model, config)
     return _compiled_function(model)
+
+
+@functools.cache
+def _set_up_dynamo() -> None:
+    """What PyTorch's one-time dynamo set-up does that a program can see: it turns the
+    distributions' default argument validation off for the rest of the process (compiled code
+    must not branch on data); a later ``set_default_validate_args(True)`` stays."""
+    from ..distributions import Distribution
+
+    Distribution.set_default_validate_args(False)
 
 
 def _check_backend(backend, mode, options) -> None:

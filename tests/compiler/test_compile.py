@@ -141,6 +141,46 @@ def test_not_callable(bad):
     assert str(got.value) == str(expected.value)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "T.compile(lambda x: x)",
+        "T.compile(5, backend='nope')",
+        "T.compile(5, mode='bad')",
+        "T.compile(5)",
+        "T.compile(lambda x: x, disable=True)",
+        "T.compile(None)",
+        "T.nn.Linear(2, 2).compile()",
+    ],
+)
+def test_compile_turns_distribution_validation_off(call):
+    """The first compile's dynamo set-up turns distribution argument validation off; the backend
+    and mode are checked before it and before the model is. (Each library's set-up runs once per
+    process: the test forgets that it ran.)"""
+    from torch._dynamo.eval_frame import TorchPatcher
+
+    seen = []
+    for T in (torch, taimatsu):
+        Distribution = T.distributions.Distribution
+        before = Distribution._validate_args
+        Distribution.set_default_validate_args(True)
+        once = TorchPatcher.patch if T is torch else taimatsu.compiler._set_up_dynamo
+        once.cache_clear()
+        try:
+            try:
+                eval(call, {"T": T})
+                error = None
+            except Exception as e:  # noqa: BLE001
+                error = (type(e).__name__, str(e))
+            seen.append((error, Distribution._validate_args))
+            Distribution.set_default_validate_args(True)
+            eval(call, {"T": T}) if error is None else None
+            seen.append(Distribution._validate_args)  # the set-up ran already: no change
+        finally:
+            Distribution.set_default_validate_args(before)
+    assert seen[:2] == seen[2:]
+
+
 def test_callable_backend_runs_eagerly_and_says_so():
     def backend(gm, example_inputs):
         raise AssertionError("never called")

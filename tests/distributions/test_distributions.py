@@ -19,14 +19,17 @@ _PRE = "D = T.distributions; C = D.constraints\n"
 
 
 @pytest.fixture(autouse=True)
-def _pytorch_validates():
-    """A fresh PyTorch program validates distribution arguments (``__debug__``), but torch._dynamo's
-    set-up, run by any earlier ``torch.compile`` in this process, turns the default off for good:
-    compare against the fresh program's default."""
-    before = torch.distributions.Distribution._validate_args
-    torch.distributions.Distribution.set_default_validate_args(True)
+def _validation_on():
+    """A fresh program validates distribution arguments (``__debug__``), but ``torch.compile``
+    (PyTorch's dynamo set-up, and taimatsu's as PyTorch's) turns the default off for good, and
+    other tests in this process compile: compare both libraries at a fresh program's default."""
+    classes = (torch.distributions.Distribution, taimatsu.distributions.Distribution)
+    before = [c._validate_args for c in classes]
+    for c in classes:
+        c.set_default_validate_args(True)
     yield
-    torch.distributions.Distribution.set_default_validate_args(before)
+    for c, b in zip(classes, before):
+        c.set_default_validate_args(b)
 
 
 SAMPLING = [
