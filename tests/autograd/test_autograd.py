@@ -497,6 +497,17 @@ for bad in [lambda p: p.grad * 2, lambda p: 5]:
 print(repr(torch.set_grad_enabled(True)), repr(torch.set_grad_enabled(False)))
 torch.set_grad_enabled(True)
 """,
+        "mm_grad_layout_size1_dims": """
+# matmul's backward computes a column-major operand's gradient in its layout (PyTorch's test:
+# strides (1, rows), which a matrix with a size-1 dimension can pass): Linear(n, 1) and Linear(1, n)
+for i, o in ((3, 1), (1, 3), (1, 1)):
+    lin = torch.nn.Linear(i, o); lin(torch.ones(4, i)).sum().backward()
+    print(lin.weight.grad.stride(), lin.bias.grad.stride(), lin.weight.grad.flatten().tolist())
+for a, b in (((1, 4), (1, 2)), ((4, 1), (4, 2)), ((1, 1), (1, 3)), ((3, 1), (3, 1))):
+    m1 = torch.ones(a).t().requires_grad_(); m2 = torch.ones(b).requires_grad_()
+    (m1 @ m2).sum().backward(); m3 = torch.ones(b[::-1]).t().requires_grad_()
+    (torch.ones(2, b[0]) @ m3).sum().backward(); print(m1.grad.stride(), m2.grad.stride(), m3.grad.stride())
+""",
         "grad_layout_size1_dims": """
 # .grad's strides on size-1 dims: PyTorch keeps an incoming gradient that obeys the layout contract
 # (strides of size-1 dims do not count, a zero one does) and nobody else holds, else copies it

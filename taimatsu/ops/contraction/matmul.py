@@ -134,7 +134,10 @@ def _mm_arrays(node, g, a, b):
 
 
 def _column_major(m) -> bool:
-    return m.ndim == 2 and m.T.flags.c_contiguous and not m.flags.c_contiguous
+    # PyTorch's test in mm_mat1_backward / mm_mat2_backward, strides (1, rows): a matrix with a
+    # size-1 dimension counts when its strides say so ((n, 1) strides (1, n): Linear(n, 1)'s
+    # weight.t()), which NumPy's contiguity flags, blind to size-1 dimensions, cannot tell
+    return m.ndim == 2 and m.strides[0] == m.itemsize and m.strides[1] == m.shape[0] * m.itemsize
 
 
 def _mat1_grad(xp, gd, ad, bd):
