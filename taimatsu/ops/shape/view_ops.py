@@ -265,11 +265,14 @@ def movedim(input: Tensor, source, destination) -> Tensor:
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
             f"dims as destination ({dst} dims)"
         )
-    src = [_wrapdim(s, nd) for s in src]
-    dst = [_wrapdim(d, nd) for d in dst]
-    for name, ds in (("source", src), ("destination", dst)):
+    wrapped_src = [_wrapdim(s, nd) for s in src]
+    wrapped_dst = [_wrapdim(d, nd) for d in dst]
+    for name, ds, given in (("source", wrapped_src, src), ("destination", wrapped_dst, dst)):
         if len(set(ds)) != len(ds):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
+    if nd == 0:  # PyTorch returns an alias of a 0-d tensor (AliasBackward0)
+        return alias(input)
+    src, dst = wrapped_src, wrapped_dst
     order = [d for d in range(nd) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
