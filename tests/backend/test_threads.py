@@ -173,3 +173,59 @@ def test_load_counts_at_once_and_is_forgotten_slowly(tmp_path, monkeypatch):
     assert 3 <= quiet <= 20  # 0.25 s a sample: back to two threads within ~5 s
     assert sample(6) == 1
     assert [sample(0) for _ in range(10)] == [1] * 10  # six others go away slowly
+
+
+def _numpy_openblas():
+    """NumPy's OpenBLAS, where it exports the entry points the spin timeout needs (else skip)."""
+    from taimatsu.backend import threads
+
+    threads._load()
+    libs = [lib for lib in threads._blas_libraries() if "numpy" in lib._name]
+    if not libs or not all(
+        hasattr(libs[0], f)
+        for f in ("openblas_read_env", "blas_thread_shutdown_", "openblas_thread_timeout")
+    ):
+        pytest.skip("no OpenBLAS of NumPy's with a settable thread timeout")
+    return libs[0]
+
+
+def test_blas_workers_spin_briefly():
+    """Loading gives NumPy's OpenBLAS workers taimatsu's short spin-wait, through the variable
+    OpenBLAS reads, which is not left behind for the programs this process starts."""
+    from taimatsu.backend import threads
+
+    if threads._ENV_TIMEOUT in os.environ:
+        pytest.skip("OPENBLAS_THREAD_TIMEOUT is set for this process")
+    lib = _numpy_openblas()
+    assert threads._state["spin_timeout"] == threads.SPIN_TIMEOUT_LOG2
+    assert lib.openblas_thread_timeout() == threads.SPIN_TIMEOUT_LOG2
+    assert threads._ENV_TIMEOUT not in os.environ
+    threads._load()  # once per process: a second call neither reads nor stops anything
+    assert lib.openblas_thread_timeout() == threads.SPIN_TIMEOUT_LOG2
+
+
+def test_users_blas_thread_timeout_wins():
+    import subprocess
+    import sys
+
+    _numpy_openblas()
+    code = (
+        "import os, taimatsu\n"
+        "from taimatsu.backend import threads\n"
+        "threads._load()\n"
+        "lib = [l for l in threads._blas_libraries() if 'numpy' in l._name][0]\n"
+        "print(threads._state['spin_timeout'], lib.openblas_thread_timeout(),"
+        " os.environ['OPENBLAS_THREAD_TIMEOUT'])\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, OPENBLAS_THREAD_TIMEOUT="25", PYTHONPATH=root)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["None", "25", "25"]
