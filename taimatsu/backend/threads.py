@@ -70,7 +70,8 @@ _CORENAMES = ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "ope
 # other processes. 2^22 cycles (~2 ms at 2.1 GHz) still covers the gap to the next product in a
 # training step, where the wake-up of a sleeping worker would cost more than it saves.
 # Measured (2 cores, idle): a 512x1024x512 product every 50 ms cost 80 ms of CPU per product
-# with the default, 17 ms with 2^22; default-thread steps no slower (GPT, CNN, LSTM, MLP).
+# with the default, 17 ms with 2^22; default-thread training steps: wall time the same within
+# the noise of 11 back-to-back pairs (GPT, CNN, LSTM, MLP), CPU time of GPT and MLP 20-30% lower.
 # OpenBLAS's setting is read once per process at load time; a user's OPENBLAS_THREAD_TIMEOUT wins.
 SPIN_TIMEOUT_LOG2 = 22
 _ENV_TIMEOUT = "OPENBLAS_THREAD_TIMEOUT"
