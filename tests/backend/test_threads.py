@@ -204,6 +204,7 @@ def test_blas_workers_spin_briefly():
     assert lib.openblas_thread_timeout() == threads.SPIN_TIMEOUT_LOG2
 
 
+@pytest.mark.slow  # a fresh interpreter: OpenBLAS reads the variable when it loads
 def test_users_blas_thread_timeout_wins():
     import subprocess
     import sys
