@@ -99,7 +99,8 @@ ERRORS = [
     "out = T.ones(2, 3).view(T.float64)",
     "out = T.ones(2, 4).view(T.int16).shape",
     "out = T.ones(2, 3).movedim(0, 2)",
-    "out = T.ones(2, 3).movedim([0, -2], [0, 1])", "out = T.tensor(1.).movedim([0, -1], [0, 0])",
+    "out = T.ones(2, 3).movedim([0, -2], [0, 1])",
+    "out = T.tensor(1.).movedim([0, -1], [0, 0])",
 ]
 
 
