@@ -262,7 +262,7 @@ def _run_post_accumulate_hooks(variable) -> None:
     for hook in list(variable._post_accumulate_grad_hooks.values()):
         result = hook(variable)
         if isinstance(result, Tensor):
-            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")  # noqa: TRY004 (PyTorch's type)
         if result is not None:
             raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
 
