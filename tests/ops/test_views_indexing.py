@@ -47,6 +47,7 @@ MEMORY = [
     "a = T.arange(6.)[2:]; b = a.as_strided((2,), (2,)); out = (b, b.storage_offset())",
     "a = T.arange(12.).view(3, 4); out = [a.movedim(0, 1).shape, a.movedim(-1, 0).stride(), T.movedim(a.view(3, 2, 2), (0, 1), (2, 0)).shape]",
     "x = T.tensor(2., requires_grad=True); y = x.movedim(0, -1); out = [y, y.grad_fn.name(), y._base is x, T.moveaxis(x, [0], [0]).grad_fn.name()]",
+    "xs = [T.ones(1, 3).t(), T.ones(3, 1).t(), T.arange(6.).as_strided((2, 1, 3), (3, 100, 1)), T.arange(6.).as_strided((2, 1, 3), (3, 0, 1)), T.ones(1, 1, 3).permute(2, 0, 1), T.ones(4, 6)[:, ::2]]; out = [(c.stride(), c) for c in (x.clone() for x in xs)]",
     "a = T.arange(6.); out = (a.unflatten(0, (2, -1)).shape, a.view(2, 3).flatten().shape, a.view(1, 2, 3).flatten(1).shape)",
     "a = T.arange(6.).view(2, 3); a.t_(); out = (a.shape, a.stride())",
     "a = T.zeros(2, 1, 3); a.squeeze_(); b = T.zeros(3); b.unsqueeze_(1); out = (a.shape, b.shape)",

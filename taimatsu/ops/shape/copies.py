@@ -10,6 +10,7 @@ from ... import _dtype as D
 from ..._autocast import PROMOTE, cast_policy
 from ..._layout import channels_last_order, contiguous_format, preserve_format, relayout
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ...autograd.engine import _dense
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -34,10 +35,10 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
     cl = channels_last_order(memory_format, input._data.ndim)
     if cl is not None:
         data = relayout(xp, input._data, cl)
+    elif memory_format is contiguous_format:
+        data = xp.array(input._data, order="C", copy=True)
     else:
-        data = xp.array(
-            input._data, order="C" if memory_format is contiguous_format else "K", copy=True
-        )
+        data = _preserved_copy(xp, input._data)
     r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Clone, (input,), r)
@@ -45,6 +46,18 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
         r._fw = input._fw.clone()
         _register(r)
     return r
+
+
+def _preserved_copy(xp, a):
+    """``clone(memory_format=preserve_format)``: PyTorch gives a non-overlapping and dense tensor's
+    copy exactly its strides, those of size-1 dims too (``ones(1, 3).t().clone().stride()`` is
+    (1, 3)), which NumPy's order="K" copy replaces by C order's; other tensors get NumPy's."""
+    out = xp.array(a, order="K", copy=True)
+    if out.strides == a.strides or not a.size or not _dense(a):
+        return out
+    out = xp.lib.stride_tricks.as_strided(xp.empty(a.size, a.dtype), a.shape, a.strides)
+    out[...] = a
+    return out
 
 
 def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
