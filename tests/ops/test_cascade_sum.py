@@ -114,11 +114,12 @@ def test_mean_and_keepdim_match_oracle(oracle, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_short_column_sums_match_oracle(oracle, dtype):
-    # sum(0) of C-contiguous matrices under 256 rows (a Linear's bias gradient) takes a short
-    # path (``_columns``, ``column_sums``): rows and columns around its blocks of 16 rows,
-    # 4 interleaved rows, and groups of 4 vectors / 4 columns
+    # sum(0) of C-contiguous matrices (a Linear's bias gradient) takes a short path
+    # (``_columns``, ``column_sums``): rows and columns around its blocks and groups of 16
+    # rows (one, two and three levels), 4 interleaved rows, and groups of 4 vectors / 4 columns
     bad = []
-    for rows in (1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 63, 64, 65, 100, 255):
+    one_level = (1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 63, 64, 65, 100, 255)
+    for rows in one_level + (256, 257, 271, 512, 527, 4111):
         for cols in (2, 3, 4, 5, 7, 8, 9, 10, 31, 32, 33, 40, 65, 128, 130):
             a = _array((rows, cols), dtype, rows * 1000 + cols)
             theirs = oracle.from_numpy(a).sum(0)

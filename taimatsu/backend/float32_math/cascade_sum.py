@@ -327,8 +327,8 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     ):
         # columns of a C-contiguous matrix (a Linear's bias gradient) on one thread:
         # TensorIterator's whole loop is this one 2-d call, so the loop analysis below is
-        # skipped (~90 -> ~40 us at (64, 256)); under _SHORT rows, _columns (29 -> 11 us at (64, 128))
-        short = a.shape[0] < _SHORT and a.shape[1] > 1
+        # skipped (~90 -> ~40 us at (64, 256)); up to _ROWS rows, _columns (29 -> 11 us at (64, 128))
+        short = a.shape[0] <= _ROWS and a.shape[1] > 1
         r = _columns(a, lanes) if short else _call(a, a.strides[0], a.itemsize, lanes)
         return _result(r, out_shape, a.dtype)
     loop = _loop_dims(a, reduced, strides)
@@ -346,16 +346,17 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     return _result(r, out_shape, a.dtype)
 
 
-# Fewer rows than this: ``cascade``'s blocks are 16 rows and fewer than 16 of them, one level.
-_SHORT = 256
+# Up to this many rows ``cascade``'s blocks and groups are 16 long (``ceil_log2(n) // 4 <= 4``).
+_ROWS = 1 << 19
+_STEP = 16
 
 
 def column_sums(a):
     """``cascade_sum(a, (0,))`` for a C-contiguous 2-d float32/float64 NumPy ``a`` of 1 to
-    ``_SHORT - 1`` rows and more than one column that sums on one thread (a Linear's bias
+    ``_ROWS`` rows and more than one column that sums on one thread (a Linear's bias
     gradient), without the general entry's analysis; None for any other ``a``."""
     rows, cols = a.shape
-    if not (0 < rows < _SHORT and cols > 1 and a.flags.c_contiguous):
+    if not (0 < rows <= _ROWS and cols > 1 and a.flags.c_contiguous):
         return None
     if a.size >= GRAIN and threads.get_num_threads() > 1:
         return None
@@ -364,12 +365,12 @@ def column_sums(a):
 
 
 def _columns(a, lanes: int):
-    """``_call`` for the columns of a C-contiguous 2-d ``a`` of fewer than ``_SHORT`` rows and
+    """``_call`` for the columns of a C-contiguous 2-d ``a`` of at most ``_ROWS`` rows and
     more than one column (a Linear's bias gradient), in a few NumPy calls: the same groups of
-    columns, ``cascade`` and ``row_sum`` written out for one level."""
+    columns, ``cascade`` and ``row_sum`` written out level by level."""
     n = a.shape[1]
     group = 4 * lanes if n >= lanes else 4
-    return _in_groups(a, n, group, _short_cascade, _short_row_sum)
+    return _in_groups(a, n, group, _column_cascade, _column_row_sum)
 
 
 def _in_order(x):
@@ -379,25 +380,39 @@ def _in_order(x):
     return x[0] if x.shape[0] == 1 else np.add.reduce(x, axis=0)
 
 
-def _short_cascade(x):
-    """``cascade(x)`` for ``x`` (rows, ...) of fewer than ``_SHORT`` rows."""
-    rows = x.shape[0]
-    if rows < 16:
+def _level(x):
+    """The sums of ``x``'s complete groups of ``_STEP`` along axis 0 (in order, as above), and
+    the sum of the partial group after them (None when there is none)."""
+    g = x.shape[0] // _STEP
+    full = np.add.reduce(x[: g * _STEP].reshape(g, _STEP, *x.shape[1:]), axis=1)
+    return full, (_in_order(x[g * _STEP :]) if x.shape[0] % _STEP else None)
+
+
+def _column_cascade(x):
+    """``cascade(x)`` for ``x`` (rows, ...) of at most ``_ROWS`` rows. A level's missing
+    partial sum is a zero in ``cascade``; adding a zero changes nothing but a -0.0, which
+    ``_result``'s + 0 turns into 0.0 anyway, so it is left out."""
+    if x.shape[0] < _STEP:
         return _in_order(x)
-    b = rows // 16
-    blocks = np.add.reduce(x[: 16 * b].reshape(b, 16, *x.shape[1:]), axis=1)  # in order, as above
-    s = _in_order(blocks)
-    # the partial block's sum (zeros when there is none) + the blocks' sum
-    return _in_order(x[16 * b :]) + s if rows % 16 else s
+    blocks, acc = _level(x)
+    if blocks.shape[0] < _STEP:  # one level: the partial block's sum + the blocks' sum
+        s = _in_order(blocks)
+        return s if acc is None else acc + s
+    level1, acc1 = _level(blocks)
+    level2, acc2 = _level(level1)
+    for part in (acc1, acc2, _in_order(level2) if level2.shape[0] else None):
+        if part is not None:
+            acc = part if acc is None else acc + part
+    return acc
 
 
-def _short_row_sum(x):
-    """``row_sum(x)`` for a 2-d ``x`` of fewer than ``_SHORT`` rows: four interleaved cascades,
+def _column_row_sum(x):
+    """``row_sum(x)`` for a 2-d ``x`` of at most ``_ROWS`` rows: four interleaved cascades,
     then column 0's sum, the last ``rows % 4`` rows, columns 1, 2 and 3 in turn."""
     m = x.shape[0] // 4
     if m == 0:  # (0 + rows) + 0 + 0 + 0: the rows in order (the zeros' sign goes in _result)
         return _seq(x)
-    part = _short_cascade(x[: 4 * m].reshape(m, 4, x.shape[1]))
+    part = _column_cascade(x[: 4 * m].reshape(m, 4, x.shape[1]))
     s = part[0]
     for row in x[4 * m :]:
         s = s + row
