@@ -569,6 +569,8 @@ def _fused_jvp(node, input, m1, m2, beta, alpha, shape):
 def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     """``beta * input + alpha * product(m1, m2)`` on arrays, with one backward node."""
     owned = node.on_arrays and _plain_mm(m1, m2)  # mm's checks pass: skip its dispatch
+    if name in _ROUNDED_ONCE and m1._data.dtype.char in D.HALF_CHARS and m2._dtype is m1._dtype:
+        return _fused_half(name, node, input, m1, m2, beta, alpha, out)
     if owned:
         xp, device = xp_for(m1), m1._device
         pd, dt = _matmul_array(xp, m1._data, m2._data), dtype or m1._dtype
@@ -603,6 +605,29 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
         msg = "self and mat2 must have the same dtype, but got {out} and {res}"
         return r if out is None else write_out(out, r, name, msg, warn=False)
     return r if out is None else write_out(out, r, name, None if name == "addr" else OUT_EXACT)
+
+
+# PyTorch's CPU addmm/baddbmm/addmv in float16/bfloat16 add ``beta * input`` to the float32
+# product and round once (a linear layer under autocast); rounding the product first differs
+# in the last bit for about half of the elements.
+_ROUNDED_ONCE = ("addmm", "baddbmm", "addmv")
+
+
+def _fused_half(name, node, input, m1, m2, beta, alpha, out):
+    """``_fused`` for half operands: computed in float32 on float32 copies, rounded once."""
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        r32 = _fused(name, node, input.detach().float(), m1.detach().float(), m2.detach().float(),
+                     beta, alpha, None)  # fmt: skip
+    data = r32._data.astype(m1._data.dtype)
+    r = _wrap(data, m1._dtype, m1._device)
+    if _gm.enabled and (input._rg or m1._rg or m2._rg):
+        record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
+    if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
+        r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
+        _register(r)
+    return r if out is None else write_out(out, r, name, OUT_EXACT)
 
 
 _Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
