@@ -64,3 +64,26 @@ def test_clip_grad_norm_mixed_dtypes_and_nonfinite(torch_oracle):
         res.append([lib.nn.utils.clip_grad_norm_([p], 1.0).numpy(), p.grad.numpy()])
     for x, y in zip(res[1], res[0]):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clip_grad_norm_bits_over_many_sizes(torch_oracle, dtype):
+    # a model's worth of gradients: lengths that fall into several padded blocks of
+    # vector_norm.dense_norms, vector tails, a transposed (F-contiguous) and a strided gradient
+    torch = torch_oracle
+    rng = np.random.default_rng(5)
+    shapes = [(512, 64), (384, 64), (4160,), (64, 64), (64, 63), (256,), (192,), (64,), (64,)]
+    shapes += [(13,), (3,), (37, 5), (1000,)]
+    arrays = [(rng.standard_normal(s) * 10.0 ** rng.uniform(-3, 3)).astype(dtype) for s in shapes]
+    arrays.append(np.asfortranarray(arrays[4]))
+    totals = []
+    for lib in (tm, torch):
+        grads = [lib.from_numpy(a.copy(order="K")) for a in arrays + [arrays[0]]]
+        grads[-1] = grads[-1][::2, ::3]  # a strided gradient
+        ps = []
+        for g in grads:
+            p = lib.zeros(g.shape, dtype=getattr(lib, dtype), requires_grad=True)
+            p.grad = g
+            ps.append(p)
+        totals.append(lib.nn.utils.clip_grad_norm_(ps, 1.0).numpy().tobytes())
+    assert totals[0] == totals[1]

@@ -31,6 +31,7 @@ from .cascade_sum import GRAIN, _loop_dims, _seq
 from .primitives import fma
 
 _LANES = {"f": 8, "d": 4}  # AVX2 vectors: 32 bytes
+_VECTOR = np.dtype("V32")
 
 
 def vector_norm(a, dims, p, num_threads=None, lastdim: bool = True):
@@ -103,9 +104,86 @@ def _running_sums(terms, nthreads: int):
 def row_norms(v):
     """The 2-norm of each row of the C-contiguous float32/float64 ``v`` (rows, n >= 1), as
     PyTorch's ``vector_norm`` of a contiguous tensor of ``n`` elements (one kernel call for all
-    rows: ``clip_grad_norm_`` stacks its gradients of a size)."""
+    rows)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.sqrt(_lanes_sum_of_squares(v))
+
+
+def dense_norms(arrays):
+    """The 2-norms of non-empty C- or F-contiguous float32/float64 arrays of one dtype, each as
+    PyTorch's ``vector_norm`` of it (``clip_grad_norm_``'s per-gradient norms). The arrays'
+    whole vectors go into a few ``(rows, arrays, lanes)`` blocks, each array a column padded
+    with zero rows up to its block's longest (a running sum of squares plus zeros is the same
+    sum): one square, one running reduce and the lane sums per block, not per size."""
+    dtype = arrays[0].dtype
+    lanes = _LANES[dtype.char]
+    flat = [a.ravel(order="K") for a in arrays]
+    body = [a.size // lanes for a in flat]
+    s = np.empty(len(flat), dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for group in _blocks(body, lanes):
+            s[group] = _block_lane_sums([flat[i] for i in group], body[group[0]], lanes)
+        for i, a in enumerate(flat):  # the tails, element by element
+            if a.size % lanes:
+                s[i : i + 1] = _tail(a.reshape(1, -1), s[i : i + 1], body[i] * lanes)
+        return np.sqrt(s)
+
+
+# One more block costs about as much as this many more padded elements (NumPy call overheads).
+_BLOCK_COST = 16384
+
+
+def _blocks(body, lanes: int):
+    """The arrays' indices, longest first, cut into blocks that minimise the padded elements
+    plus ``_BLOCK_COST`` per block (a partition of the sorted lengths: dynamic programming over
+    the distinct lengths; each length on its own beyond 64 of them)."""
+    order = sorted(range(len(body)), key=lambda i: -body[i])
+    runs = []  # [length, indices] per distinct length, longest first
+    for i in order:
+        if runs and runs[-1][0] == body[i]:
+            runs[-1][1].append(i)
+        else:
+            runs.append([body[i], [i]])
+    if len(runs) > 64:
+        return [idx for _, idx in runs]
+    best, cut = (
+        [0.0],
+        [0],
+    )  # best[j]: the cheapest cover of runs[:j]; cut[j]: its last block's start
+    for j in range(1, len(runs) + 1):
+        count, options = 0, []
+        for i in range(j - 1, -1, -1):
+            count += len(runs[i][1])
+            options.append((best[i] + _BLOCK_COST + runs[i][0] * lanes * count, i))
+        cost, i = min(options)
+        best.append(cost)
+        cut.append(i)
+    blocks, j = [], len(runs)
+    while j:
+        i = cut[j]
+        blocks.append([k for _, idx in runs[i:j] for k in idx])
+        j = i
+    return blocks
+
+
+def _block_lane_sums(flat, rows: int, lanes: int):
+    """``_lanes_sum_of_squares``' lane sums (before the tail) of each array of ``flat``, whose
+    whole vectors number ``rows`` at most."""
+    buf = np.empty((rows, len(flat), lanes), flat[0].dtype)
+    # a vector as one opaque item: NumPy copies strided 32-byte items ~2x faster than floats
+    items = buf.view(_VECTOR).reshape(rows, len(flat))
+    for j, a in enumerate(flat):
+        k = a.size // lanes
+        items[:k, j] = a[: k * lanes].view(_VECTOR)
+        if k < rows:
+            buf[k:, j] = 0
+    np.multiply(buf, buf, out=buf)
+    # the rows axis outermost in memory: NumPy's reduce adds whole rows in turn, in order
+    acc = np.add.reduce(buf, axis=0) if rows else np.zeros(buf.shape[1:], buf.dtype)
+    s = acc[:, 0]
+    for j in range(1, lanes):
+        s = s + acc[:, j]
+    return s
 
 
 def _lanes_sum_of_squares(v):
@@ -121,6 +199,12 @@ def _lanes_sum_of_squares(v):
             s = s + acc[:, j]
     else:
         s = np.zeros(v.shape[0], v.dtype)
+    return _tail(v, s, body)
+
+
+def _tail(v, s, body: int):
+    """The lane sums ``s`` of the rows of ``v`` continued over their elements from ``body`` on."""
+    n = v.shape[1]
     d = body
     if v.dtype.char == "f" and n - body >= 4:  # the compiler's 4-wide pass over the tail
         for d in range(body, body + 4):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
-from ...backend.float32_math.vector_norm import row_norms
+from ...backend.float32_math.vector_norm import dense_norms, row_norms
 from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
 
 
@@ -38,19 +38,18 @@ def _total_2norm(tensors) -> Tensor:
     the norm of the per-tensor norms, as PyTorch's foreach path takes it."""
     dt = tensors[0]._dtype
     norms = np.zeros(len(tensors), dt.np)
-    by_size = {}
+    dense, idx = [], []
     for i, t in enumerate(tensors):
         a = t._data
+        if not a.size:
+            continue
         if a.flags.c_contiguous or a.flags.f_contiguous:
-            by_size.setdefault(a.size, []).append(i)
+            dense.append(a)
+            idx.append(i)
         else:
             norms[i] = ordered_norm(a, range(a.ndim), 2)
-    # vector_norm's bits (a dense tensor's norm is one row of PyTorch's kernel, in memory
-    # order), the tensors of one size stacked as the rows of one call
-    for size, idx in by_size.items():
-        if size:
-            rows = np.stack([tensors[i]._data.ravel(order="K") for i in idx])
-            norms[idx] = row_norms(rows)
+    if dense:  # vector_norm's bits: a dense tensor's norm is one row of PyTorch's kernel
+        norms[idx] = dense_norms(dense)
     return _wrap(row_norms(norms.reshape(1, -1)).reshape(()), dt, tensors[0]._device)
 
 
