@@ -516,6 +516,42 @@ def test_conv2d_errors():
         )
 
 
+# Shape errors of every convolution rank name the caller's own sizes (conv1d runs on height-1
+# views, conv3d on depth slices), in PyTorch's order: groups, channels, bias, kernel size.
+CONV_SHAPE_ERRORS = {
+    "1d_channels": ("conv1d", (2, 4, 8), (3, 3, 3), None, {}),
+    "1d_unbatched": ("conv1d", (4, 8), (3, 3, 3), None, {}),
+    "1d_groups": ("conv1d", (2, 4, 8), (3, 2, 3), None, {"groups": 2}),
+    "1d_bias": ("conv1d", (2, 3, 8), (4, 3, 3), (5,), {}),
+    "1d_kernel": ("conv1d", (2, 3, 5), (4, 3, 3), None, {"dilation": 3}),
+    "2d_groups_first": ("conv2d", (1, 5, 8, 8), (3, 2, 3, 3), None, {"groups": 2}),
+    "2d_at_least": ("conv2d", (1, 4, 8, 8), (1, 2, 3, 3), None, {"groups": 2}),
+    "3d_groups": ("conv3d", (1, 4, 3, 3, 3), (3, 2, 1, 1, 1), None, {"groups": 2}),
+    "3d_bias": ("conv3d", (1, 3, 3, 3, 3), (4, 3, 1, 1, 1), (3,), {}),
+    "3d_kernel": ("conv3d", (1, 3, 3, 3, 3), (4, 3, 6, 1, 1), None, {"padding": 1}),
+    "3d_bias_dtype": ("conv3d", (1, 3, 3, 3, 3), (4, 3, 1, 1, 1), "double", {}),
+    "t1d_channels": ("conv_transpose1d", (2, 4, 8), (3, 3, 3), None, {}),
+    "t1d_bias": ("conv_transpose1d", (2, 3, 8), (3, 3, 3), (5,), {}),
+    "t1d_groups": ("conv_transpose1d", (2, 4, 8), (4, 3, 3), None, {"groups": 3}),
+    "t2d_at_least": ("conv_transpose2d", (1, 1, 8, 8), (1, 2, 3, 3), None, {"groups": 2}),
+    "t2d_bias_2d": ("conv_transpose2d", (1, 4, 8, 8), (4, 2, 3, 3), (2, 1), {}),
+    "t3d_bias": ("conv_transpose3d", (1, 3, 3, 3, 3), (3, 3, 1, 1, 1), (4,), {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONV_SHAPE_ERRORS))
+def test_conv_shape_errors_of_every_rank(case):
+    fn, x, w, b, kw = CONV_SHAPE_ERRORS[case]
+
+    def run(F, lib):
+        bias = (
+            lib.ones(4, dtype=lib.float64) if b == "double" else None if b is None else lib.ones(b)
+        )
+        return lambda: getattr(F, fn)(lib.ones(x), lib.ones(w), bias, **kw)
+
+    same_error(run(TF, tm), run(OF, torch))
+
+
 POOL_CASES = [
     {"kernel_size": 2},
     {"kernel_size": (2, 3), "stride": 1},

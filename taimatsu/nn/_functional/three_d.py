@@ -60,6 +60,9 @@ def conv3d(
 ) -> Tensor:
     """3-D convolution of (N, C, D, H, W) input."""
     stride, dilation = _triple(stride), _triple(dilation)
+    if not isinstance(padding, str):  # the checks on the 5-D tensors, before the depth slices
+        pads = [p for p in _triple(padding) for p in (p, p)]
+        _nn._conv_checks(input, weight, bias, int(groups), pads, dilation, stride)
     kd, kh, kw = weight.shape[2:]
     if isinstance(padding, str):
         if padding == "valid":

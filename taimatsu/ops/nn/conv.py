@@ -559,6 +559,9 @@ _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfl
 
 
 def _conv_checks(input, weight, bias, groups, pads, dilation, stride):
+    """PyTorch's checks of a convolution of any rank, on the caller's own tensors (conv1d runs
+    on height-1 views and conv3d on depth slices: their errors name the 3-D / 5-D sizes).
+    ``pads`` holds (low, high) per spatial dim, flattened."""
     if bias is not None and bias._dtype is not input._dtype:
         raise RuntimeError(
             f"Input type ({_C_TYPE.get(input._dtype.name, input._dtype.name)}) and bias type "
@@ -568,36 +571,47 @@ def _conv_checks(input, weight, bias, groups, pads, dilation, stride):
         raise RuntimeError(
             f"expected scalar type {scalar_name(input._dtype)} but found {scalar_name(weight._dtype)}"
         )
-    if weight.dim() != 4:
+    if weight.dim() != input.dim():
         raise RuntimeError(
-            f"Expected 4-dimensional weight for 4-dimensional input {_seq_repr(input.shape)}, but got "
-            f"{weight.dim()}-dimensional weight of size {_seq_repr(weight.shape)} instead"
+            f"Expected {input.dim()}-dimensional weight for {input.dim()}-dimensional input "
+            f"{_seq_repr(input.shape)}, but got {weight.dim()}-dimensional weight of size "
+            f"{_seq_repr(weight.shape)} instead"
         )
-    c = input.shape[1]
-    if c != weight.shape[1] * groups:
+    conv_shape_checks(input, weight, bias, groups)
+    padded = [n + pads[2 * i] + pads[2 * i + 1] for i, n in enumerate(input.shape[2:])]
+    extent = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+    if any(p < e for p, e in zip(padded, extent)):
         raise RuntimeError(
-            f"Given groups={groups}, weight of size {_seq_repr(weight.shape)}, expected "
-            f"input{_seq_repr(input.shape)} to have {weight.shape[1] * groups} channels, but got {c} "
-            "channels instead"
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+            f"({' x '.join(map(str, extent))}). Kernel size can't be greater than actual input size"
         )
-    if weight.shape[0] % groups:
+
+
+def conv_shape_checks(input, weight, bias, groups: int, transposed: bool = False) -> None:
+    """PyTorch's group, channel and bias checks of a (transposed) convolution, in its order."""
+    w = _seq_repr(weight.shape)
+    if weight.shape[0] < groups:
         raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
-            f"weight of size {_seq_repr(weight.shape)} instead"
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+            f"weight of size {w} instead"
         )
-    if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
+    if weight.shape[0] % groups:  # PyTorch's text has the sizes in double brackets
         raise RuntimeError(
-            f"Given weight of size {_seq_repr(weight.shape)}, expected bias to be 1-dimensional with "
-            f"{weight.shape[0]} elements, but got bias of size {_seq_repr(bias.shape)} instead"
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+            f"got weight of size [{w}] instead"
         )
-    ph = input.shape[2] + pads[0] + pads[1]
-    pw = input.shape[3] + pads[2] + pads[3]
-    eh = dilation[0] * (weight.shape[2] - 1) + 1
-    ew = dilation[1] * (weight.shape[3] - 1) + 1
-    if ph < eh or pw < ew:
+    given = "Given transposed=1, " if transposed else f"Given groups={groups}, "
+    c = weight.shape[0] if transposed else weight.shape[1] * groups
+    if input.shape[1] != c:
         raise RuntimeError(
-            f"Calculated padded input size per channel: ({ph} x {pw}). Kernel size: ({eh} x {ew}). "
-            "Kernel size can't be greater than actual input size"
+            f"{given}weight of size {w}, expected input{_seq_repr(input.shape)} to have {c} channels, "
+            f"but got {input.shape[1]} channels instead"
+        )
+    nb = weight.shape[1] * groups if transposed else weight.shape[0]
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != nb):
+        raise RuntimeError(
+            f"{given if transposed else 'Given '}weight of size {w}, expected bias to be 1-dimensional "
+            f"with {nb} elements, but got bias of size {_seq_repr(bias.shape)} instead"
         )
 
 
@@ -737,6 +751,7 @@ def conv1d(
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         lo = hi = _single(padding)
+    _conv_checks(input, weight, bias, int(groups), (lo, hi), (d,), (s,))
     pads, stride2, dil2 = (0, 0, lo, hi), (1, s), (1, d)
     with no_grad():
         out = conv2d_pads(
@@ -835,18 +850,14 @@ def _unbatched(input: Tensor, batched_dim: int, name: str) -> bool:
     return input.dim() == batched_dim - 1
 
 
-def _conv_t_setup(input, weight, stride, padding, output_padding, groups, dilation, expand):
+def _conv_t_setup(input, weight, bias, stride, padding, output_padding, groups, dilation, expand):
     """conv_transpose2d/3d on a batched input: the arguments expanded to one per spatial dim
     (``expand``), PyTorch's channel and output_padding checks, the output size and the paddings."""
     stride, padding, output_padding, dilation = map(
         expand, (stride, padding, output_padding, dilation)
     )
     groups = int(groups)
-    if input.shape[1] != weight.shape[0]:
-        raise RuntimeError(
-            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} to have "
-            f"{weight.shape[0]} channels, but got {input.shape[1]} channels instead"
-        )
+    conv_shape_checks(input, weight, bias, groups, transposed=True)
     _check_output_padding(output_padding, stride, dilation)
     out_size, pads = _conv_t_geometry(
         input.shape[2:], weight.shape[2:], stride, padding, output_padding, dilation
@@ -871,7 +882,7 @@ def conv_transpose2d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
     stride, padding, dilation, groups, out_hw, pads = _conv_t_setup(
-        input, weight, stride, padding, output_padding, groups, dilation, _pair
+        input, weight, bias, stride, padding, output_padding, groups, dilation, _pair
     )
     xp = xp_for(input)
     y = _conv_t_array(xp, input._data, weight._data, stride, pads, dilation, groups, out_hw)
@@ -902,6 +913,8 @@ def conv_transpose1d(
         return conv_transpose1d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
+    if weight.dim() == 3:  # (the 2-D path's errors name the height-1 views otherwise)
+        conv_shape_checks(input, weight, bias, int(groups), transposed=True)
     stride2, dil2 = (1, _single(stride)), (1, _single(dilation))
     with no_grad():
         out = conv_transpose2d(
@@ -977,7 +990,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         ).squeeze(0)
     stride, padding, dilation, groups, out_size, pads = _conv_t_setup(
-        input, weight, stride, padding, output_padding, groups, dilation, _triple
+        input, weight, bias, stride, padding, output_padding, groups, dilation, _triple
     )
     (sd, sh, sw), (dd, dh, dw) = stride, dilation
     n, cin, d, h, w = input.shape
