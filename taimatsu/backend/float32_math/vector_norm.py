@@ -22,6 +22,7 @@ Other p, complex and half-precision inputs are left to the caller.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -121,8 +122,8 @@ def dense_norms(arrays):
     body = [a.size // lanes for a in flat]
     s = np.empty(len(flat), dtype)
     with np.errstate(over="ignore", invalid="ignore"):
-        for group in _blocks(body, lanes):
-            s[group] = _block_lane_sums([flat[i] for i in group], body[group[0]], lanes)
+        for group in _blocks(tuple(body), lanes):
+            s[list(group)] = _block_lane_sums([flat[i] for i in group], body[group[0]], lanes)
         for i, a in enumerate(flat):  # the tails, element by element
             if a.size % lanes:
                 s[i : i + 1] = _tail(a.reshape(1, -1), s[i : i + 1], body[i] * lanes)
@@ -133,10 +134,12 @@ def dense_norms(arrays):
 _BLOCK_COST = 16384
 
 
-def _blocks(body, lanes: int):
+@functools.lru_cache(maxsize=16)
+def _blocks(body: tuple, lanes: int) -> tuple:
     """The arrays' indices, longest first, cut into blocks that minimise the padded elements
     plus ``_BLOCK_COST`` per block (a partition of the sorted lengths: dynamic programming over
-    the distinct lengths; each length on its own beyond 64 of them)."""
+    the distinct lengths; each length on its own beyond 64 of them). Cached: a model's
+    gradients have the same lengths at every step."""
     order = sorted(range(len(body)), key=lambda i: -body[i])
     runs = []  # [length, indices] per distinct length, longest first
     for i in order:
@@ -145,11 +148,9 @@ def _blocks(body, lanes: int):
         else:
             runs.append([body[i], [i]])
     if len(runs) > 64:
-        return [idx for _, idx in runs]
-    best, cut = (
-        [0.0],
-        [0],
-    )  # best[j]: the cheapest cover of runs[:j]; cut[j]: its last block's start
+        return tuple(tuple(idx) for _, idx in runs)
+    # best[j]: the cheapest cover of runs[:j]; cut[j]: where its last block starts
+    best, cut = [0.0], [0]
     for j in range(1, len(runs) + 1):
         count, options = 0, []
         for i in range(j - 1, -1, -1):
@@ -161,9 +162,9 @@ def _blocks(body, lanes: int):
     blocks, j = [], len(runs)
     while j:
         i = cut[j]
-        blocks.append([k for _, idx in runs[i:j] for k in idx])
+        blocks.append(tuple(k for _, idx in runs[i:j] for k in idx))
         j = i
-    return blocks
+    return tuple(blocks)
 
 
 def _block_lane_sums(flat, rows: int, lanes: int):
