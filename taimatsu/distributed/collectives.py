@@ -9,6 +9,7 @@ the given tensors, in place, as in PyTorch. ``src``/``dst`` are global ranks.
 
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import numpy as np
@@ -191,7 +192,7 @@ def reduce_scatter(output, input_list, op=RedOpType.SUM, group=None, async_op: b
     return _reduce_scatter(pg, output, send, op, async_op)
 
 
-def reduce_scatter_tensor(output, input, op=RedOpType.SUM, group=None, async_op: bool = False):
+def reduce_scatter_single(output, input, op=RedOpType.SUM, group=None, async_op: bool = False):
     """Reduce ``input`` over ranks; rank i keeps the i-th of ``world_size`` equal chunks."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
@@ -276,7 +277,7 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     return _finish(pg, "all_gather", [req], finish, tensor_list, async_op)
 
 
-def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
+def all_gather_single(output_tensor, input_tensor, group=None, async_op: bool = False):
     """Rank i's ``input_tensor`` fills the i-th chunk of ``output_tensor`` (on dim 0 or stacked)."""
     _check_tensor(output_tensor, "output_tensor")
     _check_tensor(input_tensor, "input_tensor")
@@ -294,6 +295,27 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
     out = _mpi.host_array(output_tensor)
     req = pg._comm.Iallgather(_byte_spec(arr), _byte_spec(out))
     return _finish(pg, "all_gather_into_tensor", [req], lambda: _mpi.write_back(output_tensor, out), [output_tensor], async_op)  # fmt: skip
+
+
+# PyTorch 2.13 renamed these two (FutureWarning on each call); the old names still work.
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
+    warnings.warn(
+        "`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+        "`torch.distributed.all_gather_single` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
+
+
+def reduce_scatter_tensor(output, input, op=RedOpType.SUM, group=None, async_op: bool = False):
+    warnings.warn(
+        "`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+        "`torch.distributed.reduce_scatter_single` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return reduce_scatter_single(output, input, op, group, async_op)
 
 
 # gather's and scatter's list of tensors on the root: its argument name, the root's role, and the

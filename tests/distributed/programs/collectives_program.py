@@ -132,6 +132,23 @@ def reduce_scatter_tensor():
 attempt("reduce_scatter_tensor", reduce_scatter_tensor)
 
 
+def renamed_gather_and_scatter():
+    """PyTorch 2.13's names, and the FutureWarning of each old one."""
+    import warnings
+
+    out, rs = torch.zeros(2 * n, 4), torch.zeros(2, dtype=torch.int64)
+    dist.all_gather_single(out, sample(torch.float32))
+    dist.reduce_scatter_single(rs, torch.arange(2 * n) * (rank + 1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist.all_gather_into_tensor(torch.zeros(2 * n, 4), sample(torch.float32))
+        dist.reduce_scatter_tensor(torch.zeros(2, dtype=torch.int64), torch.arange(2 * n))
+    return [out, rs, [(w.category.__name__, str(w.message)) for w in caught]]
+
+
+attempt("all_gather_single / reduce_scatter_single", renamed_gather_and_scatter)
+
+
 def gather(dst):
     out = [torch.zeros(2, 4) for _ in range(n)] if rank == dst else None
     dist.gather(sample(torch.float32), out, dst=dst)
