@@ -19,6 +19,7 @@ this path; anything else runs the single-tensor path.
 from __future__ import annotations
 
 import threading
+from operator import is_ as _is
 
 import numpy as np
 
@@ -32,6 +33,17 @@ def use_flat(group) -> bool:
     """Whether ``group``'s options select the flat path: ``foreach`` None (the default) or
     True, or ``fused``; never ``differentiable`` (that needs the per-parameter graph)."""
     return group.get("foreach") is not False and not group.get("differentiable", False)
+
+
+def with_grads(params) -> tuple:
+    """The parameters that have a gradient, and their gradients."""
+    ps, gs = [], []
+    for p in params:
+        g = p.grad
+        if g is not None:
+            ps.append(p)
+            gs.append(g)
+    return ps, gs
 
 
 def eligible(params, grads) -> bool:
@@ -74,7 +86,8 @@ class FlatGroup:
         self.total = pos
         self.dtype, self.device = params[0]._dtype, params[0]._device
         self.buffers: dict = {}  # state name -> flat Tensor
-        self.bound: dict = {}  # state name -> [(state tensor, its array)] as bound
+        self.bound: dict = {}  # state name -> ([state tensors], [their arrays]) as bound
+        self.scatters: dict = {}  # first index of a run -> (block array, run's arrays, views)
 
     def matches(self, params: list) -> bool:
         return len(params) == len(self.params) and all(a is b for a, b in zip(params, self.params))
@@ -87,12 +100,14 @@ class FlatGroup:
         (zeros where a parameter has none yet) and the slices bound.
         """
         bound = self.bound.get(name)
-        if bound is not None and all(
-            s.get(name) is t and t._data is a for s, (t, a) in zip(states, bound)
+        if (
+            bound is not None
+            and all(map(_is, [s.get(name) for s in states], bound[0]))
+            and all(map(_is, [t._data for t in bound[0]], bound[1]))
         ):
             return self.buffers[name]
         flat = np.empty(self.total, self.dtype.np)
-        bound = []
+        tensors, arrays = [], []
         for i, (s, p) in enumerate(zip(states, self.params)):
             seg = flat[self.starts[i] : self.starts[i] + self.sizes[i]]
             old = s.get(name)
@@ -102,15 +117,17 @@ class FlatGroup:
             if old is not None:
                 t._vc = [old._vc[0]]  # the state tensor keeps its version count
             s[name] = t
-            bound.append((t, view))
-        self.bound[name] = bound
+            tensors.append(t)
+            arrays.append(view)
+        self.bound[name] = (tensors, arrays)
         self.buffers[name] = buf = _wrap(flat, self.dtype, self.device)
         return buf
 
-    def bump(self, states: list, name: str, times: int) -> None:
-        """Count ``times`` in-place updates on each parameter's ``name`` state tensor."""
-        for s in states:
-            s[name]._vc[0] += times
+    def bump(self, name: str, times: int) -> None:
+        """Count ``times`` in-place updates on each parameter's ``name`` state tensor (the
+        slices ``state_buffer`` bound this step)."""
+        for t in self.bound[name][0]:
+            t._vc[0] += times
 
     def bump_params(self, times: int) -> None:
         for p in self.params:
@@ -216,17 +233,25 @@ def run_blocks(fg: FlatGroup, grads: list, update, block: int = 0) -> None:
 def _gather(fg: FlatGroup, run: list, grads: list, lo: int, hi: int, ws: Workspace):
     dt = fg.params[run[0]]._data.dtype
     p, g = ws.get(0, hi - lo, dt), ws.get(1, hi - lo, dt)
-    np.concatenate([fg.params[i]._data.reshape(-1) for i in run], out=p)
-    np.concatenate([grads[i]._data.reshape(-1) for i in run], out=g)
+    # axis=None: each array is flattened inside the one call (no reshape per parameter)
+    np.concatenate([fg.params[i]._data for i in run], axis=None, out=p)
+    np.concatenate([grads[i]._data for i in run], axis=None, out=g)
     return p, g
 
 
 def _scatter(fg: FlatGroup, run: list, p) -> None:
-    st, base = fg.starts, fg.starts[run[0]]
-    for i in run:
-        dst = fg.params[i]._data
-        lo = st[i] - base
-        np.copyto(dst, p[lo : lo + fg.sizes[i]].reshape(dst.shape))
+    """Write the gathered block ``p`` back into the run's parameters, through views of ``p``
+    shaped as each parameter, made once and kept while the arrays are the same."""
+    arrays = [fg.params[i]._data for i in run]
+    kept = fg.scatters.get(run[0])
+    if kept is None or kept[0] is not p.base or not all(map(_is, kept[1], arrays)):
+        st, base = fg.starts, fg.starts[run[0]]
+        views = [
+            p[st[i] - base : st[i] - base + a.size].reshape(a.shape) for i, a in zip(run, arrays)
+        ]
+        kept = fg.scatters[run[0]] = (p.base, arrays, views)
+    for a, v in zip(arrays, kept[2]):
+        np.copyto(a, v)
 
 
 # ---- float32 multiply-adds rounded once -----------------------------------------------------------
@@ -256,13 +281,35 @@ def _fma32_into(out, a, c: float, b, ws: Workspace, b_times=None):
     np.add(x, y, out=x)
     # the rare double rounding, settled before ``out`` overwrites an operand (with ``b_times``
     # and ``c`` both, the product is not exact and nothing is fused)
-    at = midpoints(x) if b_times is None or c == 1 else None
+    at = _midpoints(x, ws) if b_times is None or c == 1 else None
     if at is not None:
         fix = rounded_once(x[at], b[at], c if b_times is None else b_times[at], y[at])
     np.copyto(out, x, casting="unsafe")
     if at is not None:
         out[at] = fix
     return out
+
+
+# ``primitives.midpoints``'s two tests, with their temporaries in the workspace: a step of
+# 16K-element blocks allocated ~160 KB per block there (above PyTorch's whole peak for the step)
+_LOW29, _HALF29 = np.uint64((1 << 29) - 1), np.uint64(1 << 28)
+_FLT_MIN = 2.0**-126
+
+
+def _midpoints(x, ws: Workspace):
+    """``primitives.midpoints(x)`` of a 1-D float64 ``x``: None where no element lies on a
+    float32 midpoint, else their indices; that function itself only where an element is below
+    float32's normal range, outside the bit test's domain (its allocations are then rare)."""
+    w, mid, tiny = (
+        ws.get(6, x.size, np.uint64),
+        ws.get(7, x.size, np.bool_),
+        ws.get(8, x.size, np.bool_),
+    )
+    np.bitwise_and(x.view(np.uint64), _LOW29, out=w)
+    found = np.equal(w, _HALF29, out=mid).any()
+    if np.less(np.abs(x, out=w.view(np.float64)), _FLT_MIN, out=tiny).any():
+        return midpoints(x)
+    return (np.flatnonzero(mid),) if found else None
 
 
 def _axpy_into(out, a, alpha: float, b, ws: Workspace):

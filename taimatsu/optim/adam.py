@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._tensor.core import Tensor
 from ..backend import fused
 from ..ops.pointwise.comparison import maximum
-from ._foreach import adam_arrays, eligible, flat_group, run_blocks, use_flat
+from ._foreach import adam_arrays, eligible, flat_group, run_blocks, use_flat, with_grads
 from .optimizer import (
     Optimizer,
     _check_betas,
@@ -83,25 +83,28 @@ class Adam(Optimizer):
     def _flat_step(self, index: int, group) -> bool:
         """The multi-tensor step of one group (``_foreach.py``); False, having changed
         nothing, where it does not apply."""
-        params = [p for p in group["params"] if p.grad is not None]
-        grads = [p.grad for p in params]
+        params, grads = with_grads(group["params"])
         for g in grads:
-            refuse_sparse(self, g)
+            if g.is_sparse:
+                refuse_sparse(self, g)
         if not eligible(params, grads):
             return False
         states = [self.state[p] for p in params]
-        steps = {_step_count(s) for s in states}
+        steps = set(map(_step_count, states))
         if len(steps) != 1 or None in steps:  # counters that differ: one step size per parameter
             return False
-        for s in states:
-            if not s:
-                s["step"] = _step_tensor()
+        if steps == {0.0}:
+            for s in states:
+                if not s:
+                    s["step"] = _step_tensor()
         fg = flat_group(self, index, params)
         moments = _moments(group)
         exp_avg, exp_avg_sq, *max_sq = [fg.state_buffer(states, name) for name in moments]
-        for s in states:
-            s["step"]._data += 1
-        h = _numbers(group, float(states[0]["step"]._data))
+        counters = [s["step"] for s in states]
+        for t in counters:
+            t._data += 1
+            t._vc[0] += 1
+        h = _numbers(group, float(counters[0]._data))
         e, sq = exp_avg._data, exp_avg_sq._data
         m = max_sq[0]._data if max_sq else None
 
@@ -109,11 +112,10 @@ class Adam(Optimizer):
             adam_arrays(pb, gb, e[lo:hi], sq[lo:hi], None if m is None else m[lo:hi], h, ws)
 
         run_blocks(fg, grads, update)
-        fg.bump(states, "step", 1)
         if not group.get("fused"):  # PyTorch's fused kernel leaves the other counters alone
             fg.bump_params(2 if h["decoupled"] and h["weight_decay"] != 0 else 1)
             for name, times in zip(moments, (1, 2, 1)):
-                fg.bump(states, name, times)
+                fg.bump(name, times)
         return True
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..backend import fused
 from . import _foreach
-from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat
+from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat, with_grads
 from .optimizer import Optimizer, _check_fused, _check_lr, _closure_loss, _nonneg, _use_grad, _value
 
 __all__ = ["SGD"]
@@ -102,8 +102,7 @@ class SGD(Optimizer):
     def _flat_step(self, index: int, group) -> bool:
         """The multi-tensor step of one group (``_foreach.py``); False, having changed
         nothing, where it does not apply."""
-        params = [p for p in group["params"] if p.grad is not None]
-        grads = [p.grad for p in params]
+        params, grads = with_grads(group["params"])
         if not eligible(params, grads):
             return False
         momentum = group["momentum"]
@@ -126,5 +125,5 @@ class SGD(Optimizer):
         if not group.get("fused"):  # PyTorch's fused kernel leaves version counters alone
             fg.bump_params(1)
             if have == {True}:
-                fg.bump(states, "momentum_buffer", 2)
+                fg.bump("momentum_buffer", 2)
         return True
