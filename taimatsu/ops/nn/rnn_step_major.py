@@ -28,7 +28,7 @@ from functools import partial
 import numpy as np
 
 from ...backend.parallel import halves, in_background
-from ...backend.threads import gemm_threads, matmul_rows, small_kernel_rows
+from ...backend.threads import gemm_threads, small_kernel_rows
 
 # the most steps in a chunk: the LSTM's saved state is the larger (PyTorch saves more too), so
 # its chunks are longer; the GRU's keep its peak memory under PyTorch's
@@ -68,6 +68,16 @@ def _rows_out(blocks, reverse: bool):
     """Step blocks (steps, n, batch) in run order as rows (steps * batch, n) in time order."""
     out = blocks.transpose(0, 2, 1)
     return np.ascontiguousarray(out[::-1] if reverse else out).reshape(-1, blocks.shape[1])
+
+
+def _row_blocks(a, outs, rows: int) -> list:
+    """``threads.matmul_rows``'s blocks, made once for a loop: (rows of ``a``, the same rows of
+    ``outs``, one output or every step's, rows second to last) pairs: ``np.matmul(block, b,
+    out)`` over the pairs (``out`` the step's) is ``matmul_rows(a, b, out, rows)``, the same
+    calls."""
+    if rows >= a.shape[0]:
+        return [(a, outs)]
+    return [(a[lo : lo + rows], outs[..., lo : lo + rows, :]) for lo in range(0, a.shape[0], rows)]
 
 
 def _gout_steps(gout, steps: int, batch: int, reverse: bool):
@@ -204,26 +214,36 @@ def lstm_forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, steps: int, reverse: bo
     h_raw = None if w_hr is None else np.empty((steps, hid, batch), x.dtype)
     ig_fc = np.empty((2 * hid, batch), x.dtype)
     gemm_threads(batch * w.shape[0] * w.shape[1])
-    cut = small_kernel_rows(*w.shape, batch)
+    # the loop's operands as views over all steps, each step's one index away (a step's own
+    # slicing cost about a tenth of its Python time)
+    blocks = _row_blocks(w, gates[:, : 4 * hid], small_kernel_rows(*w.shape, batch))
+    pre, sig, ig, gc = (gates[:, a * hid : b * hid] for a, b in ((0, 4), (0, 3), (0, 2), (3, 5)))
+    o, tcs, cs = gates[:, 2 * hid : 3 * hid], gates[:, 5 * hid :], gates[1:, 4 * hid : 5 * hid]
+    hs = xh[1:, col_h:]  # step s writes h_s into the block of step s + 1
+    ic, fc = ig_fc[:hid], ig_fc[hid:]
+    mul, half, halved = np.multiply, x.dtype.type(0.5), k.halved
     for s in range(steps):
-        g = gates[s]
-        matmul_rows(w, xh[s], g[: 4 * hid], cut)
-        if k.halved:  # one tanh call for the four gates
-            np.tanh(g[: 4 * hid], out=g[: 4 * hid])
-            g[: 3 * hid] *= 0.5
-            g[: 3 * hid] += 0.5
+        xs = xh[s]
+        for wb, ob in blocks:
+            np.matmul(wb, xs, ob[s])
+        if halved:  # one tanh call for the four gates
+            g = pre[s]
+            np.tanh(g, g)
+            g = sig[s]
+            g *= half
+            g += half
         else:
-            k.sigmoid_(g[: 3 * hid])
-            k.tanh_(g[3 * hid : 4 * hid], g[3 * hid : 4 * hid])
-        np.multiply(g[: 2 * hid], g[3 * hid : 5 * hid], out=ig_fc)  # (i * g, f * c_(s-1))
-        c = np.add(ig_fc[hid:], ig_fc[:hid], out=gates[s + 1, 4 * hid : 5 * hid])
-        tc = g[5 * hid :]
-        k.tanh_(c, tc)
+            k.sigmoid_(sig[s])
+            g = gates[s, 3 * hid : 4 * hid]
+            k.tanh_(g, g)
+        mul(ig[s], gc[s], ig_fc)  # (i * g, f * c_(s-1))
+        c = np.add(fc, ic, cs[s])
+        tc = tcs[s]
+        np.tanh(c, tc) if halved else k.tanh_(c, tc)
         if h_raw is None:
-            np.multiply(g[2 * hid : 3 * hid], tc, out=xh[s + 1, col_h:])
+            mul(o[s], tc, hs[s])
         else:
-            np.matmul(w_hr, np.multiply(g[2 * hid : 3 * hid], tc, out=h_raw[s]),
-                      out=xh[s + 1, col_h:])  # fmt: skip
+            np.matmul(w_hr, mul(o[s], tc, h_raw[s]), hs[s])
     saved = {"kind": "LSTM", "gates": gates, "xh": xh, "h_raw": h_raw, "reverse": reverse}
     saved["nb"] = len(biases)
     out = _rows_out(xh[1:, col_h:], reverse)
@@ -273,10 +293,13 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
                        (n, 5, hid, batch), dt)  # fmt: skip
     dz_buf, xh_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xh[0].size, dt)
     dw = np.empty((4 * hid, xh.shape[1]), dt) if want_w else None
-    pending, cut = None, small_kernel_rows(*w_hh_t.shape, batch)
+    pending, blocks = None, _row_blocks(w_hh_t, dh, small_kernel_rows(*w_hh_t.shape, batch))
+    f, mul = g6[:, 1], np.multiply
     for i, (a, m) in enumerate(chunks):
         alone = gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1]) == 1
         z = factors.get(i, alone)
+        # slots o' and dc/dh (scaled by dh), dc/dh, i' f' g' (by dc), the four gates' dz
+        z04, zdc, z13, zg = z[:, 0::4], z[:, 4], z[:, 1:4], z[:, :4].reshape(m, 4 * hid, batch)
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
@@ -285,13 +308,14 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
             if dout is not None:
                 dout[t] = dh
                 d = w_hr.T @ dh
-            zt = z[j]
-            zt[0::4] *= d  # slots o' and dc/dh: o's dz, and the part of dc from dh
-            dcn = zt[4]
+            z04[j] *= d  # o's dz, and the part of dc from dh
+            dcn = zdc[j]
             dcn += dc
-            zt[1:4] *= dcn  # i', f', g': their dz
-            np.multiply(dcn, g6[t, 1], out=dc)  # dc of the step before: dcn f
-            matmul_rows(w_hh_t, zt[:4].reshape(4 * hid, batch), dh, cut)
+            z13[j] *= dcn  # i', f', g': their dz
+            mul(dcn, f[t], dc)  # dc of the step before: dcn f
+            zt = zg[j]
+            for wb, ob in blocks:
+                np.matmul(wb, zt, ob)
         if pending is not None:
             pending.result()  # the previous chunk's products: dz_buf and xh_buf are free
         dz = _matrix(z[:, :4].reshape(m, 4 * hid, batch), dz_buf)
@@ -341,29 +365,43 @@ def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
     hn = np.empty((steps, hid, batch), dt)  # W_hn h + b_hn, for the backward
     hg, rhn = np.empty((3 * hid, batch), dt), np.empty((hid, batch), dt)
     gemm_threads(hb[0].size * w_h.shape[0])
-    cut = small_kernel_rows(*w_h.shape, batch)
+    blocks = _row_blocks(w_h, hg, small_kernel_rows(*w_h.shape, batch))
+    # the loop's operands as views over all steps (see lstm_forward)
+    rzs, rs, zs, ns = (
+        gates[:, : 2 * hid],
+        gates[:, :hid],
+        gates[:, hid : 2 * hid],
+        gates[:, 2 * hid :],
+    )
+    hg_rz, hg_n, hp, hs = hg[: 2 * hid], hg[2 * hid :], hb[:-1, :hid], hb[1:, :hid]
+    joined = k.joinable(rzs[0].T, hid, 2)
     for s in range(steps):
-        g = gates[s]
-        matmul_rows(w_h, hb[s], hg, cut)
-        rz = g[: 2 * hid]
-        rz += hg[: 2 * hid]
-        _gru_sigmoid_(k, rz)
-        hn[s] = hg[2 * hid :]
-        n = g[2 * hid :]
-        n += np.multiply(g[:hid], hn[s], out=rhn)
+        hb_s = hb[s]
+        for wb, ob in blocks:
+            np.matmul(wb, hb_s, ob)
+        rz = rzs[s]
+        rz += hg_rz
+        _gru_sigmoid_(k, rz, joined)
+        hn_s = hn[s]
+        hn_s[...] = hg_n
+        n = ns[s]
+        n += np.multiply(rs[s], hn_s, rhn)
         k.tanh_(n, n)
-        h = np.subtract(hb[s, :hid], n, out=hb[s + 1, :hid])
-        h *= g[hid : 2 * hid]
+        h = np.subtract(hp[s], n, hs[s])
+        h *= zs[s]
         h += n
     saved = {"kind": "GRU", "gates": gates, "xi": xi, "hb": hb, "hn": hn, "reverse": reverse}
     return _rows_out(hb[1:, :hid], reverse), hb[steps, :hid].T.copy(), None, saved
 
 
-def _gru_sigmoid_(k, rz) -> None:
+def _gru_sigmoid_(k, rz, joined: bool | None = None) -> None:
     """r and z in place from their pre-activations ``rz`` (2 hidden, batch), with the bits of
     the op-by-op cell (``GateKernels.gru_sigmoid`` on the (batch, 2 hidden) layout: the
-    float32 kernel's bits depend on the layout it sees)."""
-    if k.joinable(rz.T, rz.shape[0] // 2, 2):  # every element vectorised either way: no copy
+    float32 kernel's bits depend on the layout it sees); ``joined``: ``k.joinable(rz.T, hidden,
+    2)`` (the same for every step of a layer: the loop asks once), None to ask here."""
+    if joined is None:
+        joined = k.joinable(rz.T, rz.shape[0] // 2, 2)
+    if joined:  # every element vectorised either way: no copy
         rz[...] = k.sigmoid(rz)
     else:
         rz[...] = k.gru_sigmoid(np.ascontiguousarray(rz.T)).T
@@ -411,20 +449,23 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
     dz_buf, in_buf, h_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
     dw_i = np.empty((3 * hid, xi.shape[1]), dt) if need[3] or need[5] else None
     dw_h = np.empty((3 * hid, hb.shape[1]), dt) if need[4] or need[6] else None
-    pending, cut = None, small_kernel_rows(*w_hh_t.shape, batch)
+    pending, blocks = None, _row_blocks(w_hh_t, dh, small_kernel_rows(*w_hh_t.shape, batch))
     for i, (a, m) in enumerate(chunks):
         zg = g3[a : a + m, 1]
         alone = gemm_threads(batch * w_hh.size) == 1
         z = factors.get(i, alone)
+        # slots n and z (scaled by dh), r and hn (by n's dz), n's dz, the hidden side's dz
+        z02, z13, z0, zh = z[:, 0::2], z[:, 1::2], z[:, 0], z[:, 1:].reshape(m, 3 * hid, batch)
         for j in range(m - 1, -1, -1):
             t = a + j
             if gouts[t] is not None:
                 dh += gouts[t]
-            zt = z[j]
-            zt[0::2] *= dh  # n's and z's dz
-            zt[1::2] *= zt[0]  # r's dz, and hn's gradient
-            np.multiply(dh, zg[j], out=dh_direct)
-            matmul_rows(w_hh_t, zt[1:].reshape(3 * hid, batch), dh, cut)
+            z02[j] *= dh  # n's and z's dz
+            z13[j] *= z0[j]  # r's dz, and hn's gradient
+            np.multiply(dh, zg[j], dh_direct)
+            zt = zh[j]
+            for wb, ob in blocks:
+                np.matmul(wb, zt, ob)
             dh += dh_direct
         if pending is not None:
             pending.result()  # the previous chunk's products: the buffers are free
