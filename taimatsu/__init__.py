@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
+    __config__,  # cheap: reads NumPy's build record when called
     autograd,
     backend,
     cuda,

@@ -8,6 +8,7 @@ oneDNN; taimatsu's CPU kernels are NumPy's). ``enabled`` / ``deterministic`` / `
 from __future__ import annotations
 
 import sys
+import warnings
 
 from ._flag_module import FlagModule, set_flags
 
@@ -34,6 +35,22 @@ class MkldnnModule(FlagModule):
         "enabled": "set_enabled_mkldnn",
         "deterministic": "set_deterministic_mkldnn",
     }
+
+    def __setattr__(self, name: str, value) -> None:
+        # PyTorch's CPU wheel warns on every allow_tf32 it is given (flags() too) and keeps
+        # reading None: oneDNN's TF32 is for Intel GPUs only.
+        if name == "allow_tf32":
+            if value is not None:
+                warnings.warn(_TF32_WARNING, UserWarning, stacklevel=2)
+            return
+        super().__setattr__(name, value)
+
+
+_TF32_WARNING = (
+    "TF32 acceleration on top of oneDNN is available for Intel GPUs. The current Torch version "
+    "does not have Intel GPU Support. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:265.)"
+)
 
 
 sys.modules[__name__].__class__ = MkldnnModule

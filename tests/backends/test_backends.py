@@ -146,3 +146,35 @@ def test_sdp_kernel_context(torch_oracle):
             inside = (got, c.flash_sdp_enabled(), c.math_sdp_enabled(), c.cudnn_sdp_enabled())
         seen.append((inside, c.flash_sdp_enabled(), c.is_flash_attention_available()))
     assert seen[0] == seen[1]
+
+
+def test_mkldnn_allow_tf32_warns_and_reads_none(torch_oracle):
+    """PyTorch's CPU wheel: every allow_tf32 given (attribute or flags()) warns, reads None."""
+    import warnings
+
+    def run(lib):
+        m, seen = lib.backends.mkldnn, []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for v in (True, False):
+                m.allow_tf32 = v
+                seen.append(m.allow_tf32)
+            with m.flags(enabled=False):
+                seen.append((m.enabled, m.allow_tf32))
+            with m.flags(enabled=False, allow_tf32=False):
+                seen.append(m.allow_tf32)
+        seen.append(m.enabled)
+        return seen, [(w.category, str(w.message)) for w in caught]
+
+    ours, theirs = run(tm), run(torch_oracle)
+    assert ours[0] == theirs[0]
+    assert len(ours[1]) == len(theirs[1]) == 4
+    assert [(c.__name__, m) for c, m in ours[1]] == [(c.__name__, m) for c, m in theirs[1]]
+
+
+def test_config_module(torch_oracle):
+    info = tm.__config__.parallel_info()
+    assert f"at::get_num_threads() : {tm.get_num_threads()}" in info
+    for key in ("at::get_num_interop_threads() :", "OMP_NUM_THREADS :", "MKL_NUM_THREADS :"):
+        assert key in info and key in torch_oracle.__config__.parallel_info()
+    assert "built with" in tm.__config__.show() and "built with" in torch_oracle.__config__.show()
