@@ -112,7 +112,7 @@ def _index_array(x, device, what: str):
 
 
 def sparse_coo_tensor(
-    indices, values=None, size=None, *, dtype=None, device=None, pin_memory=False,
+    indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory=False,
     requires_grad=False, check_invariants=None, is_coalesced=None,
 ) -> SparseTensor:  # fmt: skip
     """``torch.sparse_coo_tensor``: an uncoalesced COO tensor (unless ``is_coalesced=True``);
@@ -120,6 +120,10 @@ def sparse_coo_tensor(
     ``sparse_coo_tensor(shape, dtype=...)`` makes an empty one."""
     if check_invariants is None and invariants["enabled"] is None:
         _warn_once("invariants", _INVARIANTS_MSG)
+    if indices is None and values is None and size is not None:  # sparse_coo_tensor(size=...)
+        indices, size = size, None
+    if indices is None:
+        raise TypeError("sparse_coo_tensor() received an invalid combination of arguments")
     if values is None and size is None:
         return _empty(tuple(int(n) for n in indices), dtype, device, requires_grad)
     dev = as_device(device) if device is not None else None

@@ -1,4 +1,5 @@
-"""Indexing a COO tensor: ``s[i]``, ``s[:, j]``, ``select`` and ``index_select``, as PyTorch's.
+"""Indexing a COO tensor: ``s[i]``, ``s[:, j]``, ``select``, ``index_select`` and
+``narrow_copy``, as PyTorch's.
 
 Selecting along a sparse dim keeps the matching entries (in their order); when no sparse dim is
 left the result is dense (the matching values summed, duplicates included). Along a dense dim
@@ -84,6 +85,31 @@ def index_select(a: SparseTensor, dim: int, index: Tensor) -> SparseTensor:
         new[dim] = pos
         out = coo(new, data.values[entry], shape, a._dtype, a._device, new.shape[1] < 2)
     return _no_backward(a, out, _IndexSelectBackward)
+
+
+def narrow_copy(a: SparseTensor, dim: int, start: int, length: int) -> SparseTensor:
+    """The entries with ``start <= index < start + length`` along ``dim``, shifted to 0, in their
+    order (a coalesced input stays coalesced), as PyTorch's sparse ``narrow_copy``."""
+    if a.layout is not sparse_coo:
+        raise not_implemented("narrow_copy", a.layout, a._device)
+    n = a.dim()
+    if not 0 <= dim < n:  # (PyTorch's sparse kernel wraps no negative dim)
+        raise RuntimeError(f"Dimension {dim} out of range. Expecting 0 <= dim < {n}.")
+    size = a.shape[dim]
+    if start < 0 or length < 0 or start + length > size:
+        raise RuntimeError(
+            "Invalid range to narrow. range(start, start+length) must be a subset of "
+            f"range(0, {size})."
+        )
+    data, k = a._data, a.sparse_dim()
+    shape = a.shape[:dim] + (length,) + a.shape[dim + 1 :]
+    if dim >= k:
+        vals = data.values.take(range(start, start + length), axis=dim - k + 1)
+        return coo(data.indices, vals, shape, a._dtype, a._device, data.coalesced)
+    keep = (data.indices[dim] >= start) & (data.indices[dim] < start + length)
+    new = data.indices[:, keep].copy()
+    new[dim] -= start
+    return coo(new, data.values[keep], shape, a._dtype, a._device, data.coalesced)
 
 
 def getitem(a: SparseTensor, key) -> Tensor:

@@ -262,6 +262,8 @@ PRODUCTS = [
     lambda lib, s, d: lib.mm(s.to_sparse_csr(), d),
     lambda lib, s, d: d.t() @ s.t(),
     lambda lib, s, d: s @ d[:, 0],
+    lambda lib, s, d: lib.mv(s, d[:, 0]),
+    lambda lib, s, d: s.mv(d[:, 1]),
 ]
 
 
@@ -509,6 +511,13 @@ INDEXING = [
     lambda lib: coo(lib, *HYBRID)[:, 1],
     lambda lib: coo(lib, *HYBRID).index_select(0, lib.tensor([0, 0])),
     lambda lib: coo(lib, *HYBRID).index_select(1, lib.tensor([1, 0])),
+    lambda lib: coo(lib).narrow_copy(1, 1, 2),
+    lambda lib: coo(lib).coalesce().narrow_copy(1, 2, 1),
+    lambda lib: coo(lib).narrow_copy(0, 1, 1),
+    lambda lib: coo(lib, *HYBRID).narrow_copy(1, 1, 1),
+    lambda lib: lib.narrow_copy(coo(lib, *HYBRID).coalesce(), 0, 0, 2),
+    lambda lib: lib.sparse_coo_tensor(size=(2, 3)),
+    lambda lib: lib.sparse_coo_tensor(size=(2, 3), dtype=lib.float64, requires_grad=True),
 ]
 
 
@@ -525,6 +534,9 @@ INDEXING_ERRORS = [
     lambda lib: coo(lib)[5],
     lambda lib: coo(lib).select(1, 3),
     lambda lib: coo(lib).index_select(0, lib.tensor([2])),
+    lambda lib: coo(lib).narrow_copy(1, 2, 2),
+    lambda lib: coo(lib).narrow_copy(2, 0, 1),
+    lambda lib: lib.mv(coo(lib), lib.ones(2)),
     lambda lib: coo(lib, requires_grad=True)[1].to_dense().sum().backward(),
     lambda lib: (
         coo(lib, requires_grad=True).index_select(1, lib.tensor([2])).to_dense().sum().backward()

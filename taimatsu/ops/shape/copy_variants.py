@@ -282,6 +282,10 @@ _SAME_DTYPE = (
 
 
 def narrow_copy(input: Tensor, dim: int, start: int, length: int, *, out=None) -> Tensor:
+    if input.is_sparse and out is None:
+        from ...sparse.indexing import narrow_copy as sparse_narrow_copy
+
+        return sparse_narrow_copy(input, dim, start, length)
     if out is not None:
         r = narrow_copy(input, dim, start, length)
         if isinstance(out, Tensor) and out._data.shape != r._data.shape and out._dtype is r._dtype:
