@@ -307,7 +307,12 @@ def _midpoints(x, ws: Workspace):
     )
     np.bitwise_and(x.view(np.uint64), _LOW29, out=w)
     found = np.equal(w, _HALF29, out=mid).any()
-    if np.less(np.abs(x, out=w.view(np.float64)), _FLT_MIN, out=tiny).any():
+    # one reduction settles the common case, all values (NaN aside) of float32's normal range
+    # or above (Adam's exp_avg_sq); negative ones take the abs test
+    if (
+        not np.fmin.reduce(x, initial=np.inf) >= _FLT_MIN
+        and np.less(np.abs(x, out=w.view(np.float64)), _FLT_MIN, out=tiny).any()
+    ):
         return midpoints(x)
     return (np.flatnonzero(mid),) if found else None
 

@@ -90,19 +90,16 @@ class Adam(Optimizer):
         if not eligible(params, grads):
             return False
         states = [self.state[p] for p in params]
-        steps = set(map(_step_count, states))
-        if len(steps) != 1 or None in steps:  # counters that differ: one step size per parameter
+        found = _step_counters(states)
+        if found is None:  # counters that differ: one step size per parameter
             return False
-        if steps == {0.0}:
-            for s in states:
-                if not s:
-                    s["step"] = _step_tensor()
+        counters, count = found
         fg = flat_group(self, index, params)
         moments = _moments(group)
         exp_avg, exp_avg_sq, *max_sq = [fg.state_buffer(states, name) for name in moments]
-        counters = [s["step"] for s in states]
+        count += 1  # exact: the counters hold integers, and assigning rounds as ``+= 1`` would
         for t in counters:
-            t._data += 1
+            t._data[()] = count
             t._vc[0] += 1
         h = _numbers(group, float(counters[0]._data))
         e, sq = exp_avg._data, exp_avg_sq._data
@@ -167,14 +164,25 @@ def _update(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
     return decayed
 
 
-def _step_count(state):
-    """A parameter's step count (0 before its first step); None where it is not a 0-d tensor."""
-    if not state:
-        return 0.0
-    t = state.get("step")
-    if not isinstance(t, Tensor) or t._data.ndim != 0:
+def _step_counters(states):
+    """The parameters' ``step`` counters (0-d tensors, made where a state is new) and their
+    common count; None, having changed nothing, where the counts differ or a counter is not a
+    0-d tensor."""
+    counts = set()
+    for s in states:
+        if not s:
+            counts.add(0.0)
+            continue
+        t = s.get("step")
+        if not isinstance(t, Tensor) or t._data.ndim != 0:
+            return None
+        counts.add(float(t._data))
+    if len(counts) != 1:
         return None
-    return float(t._data)
+    for s in states:
+        if not s:
+            s["step"] = _step_tensor()
+    return [s["step"] for s in states], counts.pop()
 
 
 class AdamW(Adam):
