@@ -33,12 +33,13 @@ _POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
 def logf(d):
     """SLEEF ``xlogf_u1`` (``Sleef_logf16_u10`` / ``Sleef_logf8_u10``) of float32 values ``d``."""
     d = np.asarray(d, F32)
-    plain = (d > 0) & (d < _BIG)
-    if plain.all():  # the common case: no special values, no floating-point warnings to silence
+    # the common case: no special values (NaN fails the test), no floating-point warnings
+    if not d.size or (d.min() > 0 and d.max() < _BIG):
         r, near = _estimated(d)
         if near.any():
             r[near] = _replayed(d[near])
         return r
+    plain = (d > 0) & (d < _BIG)
     with np.errstate(all="ignore"):
         r = _replayed(d)
         # 0, inf, NaN, negatives: float64's answers are SLEEF's
@@ -60,16 +61,17 @@ def _estimated(d):
     SLEEF's pair; the result is SLEEF's unless that sum lies within ``_NEAR`` of itself from a
     float32 rounding boundary (2 elements in 100 000 are replayed)."""
     _, k = np.frexp(d * _FOUR_THIRDS)
-    k -= 1
-    m64 = np.ldexp(d.astype(F64), -k)  # exact: in [0.75, 1.5)
-    m = m64.astype(F32)
-    qx = (m - _ONE) * (_ONE / (m + _ONE))  # dfdiv's head
+    minus_e = np.subtract(1, k)  # -e, e = k - 1 the exponent of d = 2**e * m
+    m = np.ldexp(d, minus_e)  # exact: in [0.75, 1.5)
+    a = m - _ONE  # exact
+    qx = a * (_ONE / (m + _ONE))  # dfdiv's head
     x2 = qx * qx
     z = (x2 * qx) * _fma(_fma(_POLY[0], x2, _POLY[1]), x2, _POLY[2])
-    v = (m64 - 1) / (m64 + 1)
-    v *= 2
+    # 2x = 2 (m - 1) / (m + 1) in float64 (doubling the numerator is exact: the same quotient
+    # doubled), + z, + e ln 2 (as - (-e) ln 2: the same sum)
+    v = np.divide(a + a, np.add(m, 1.0, dtype=F64))
     v += z
-    v += k * _LN2
+    v -= minus_e * _LN2
     r = v.astype(F32)
     # near a boundary when v moved by 2**-40 of itself (2**-17..2**-16 ulp) rounds otherwise
     margin = np.abs(v)

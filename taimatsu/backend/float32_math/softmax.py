@@ -69,11 +69,8 @@ def _lane_sum_columns(e):
     column (a row of the softmax): with the rows along axis 1, every step is one long
     contiguous NumPy loop."""
     n = e.shape[0]
-    if n < LANES:  # shorter than a register: left to right
-        acc = e[0].copy()
-        for i in range(1, n):
-            acc += e[i]
-        return acc
+    if n < LANES:  # shorter than a register: left to right (accumulate is sequential)
+        return np.add.accumulate(e, axis=0)[-1]
     full = n - n % LANES
     # one vector after another (np.add.reduce over axis 0 of a contiguous block is sequential)
     acc = np.add.reduce(e[:full].reshape(-1, LANES, e.shape[1]), axis=0)
@@ -84,11 +81,8 @@ def _lane_sum_columns(e):
 def _lane_sum(e):
     """Row sums of the 2-d float32 ``e`` (rows, n) in ATen's ``vec::reduce_all`` order."""
     rows, n = e.shape
-    if n < LANES:
-        acc = e[:, 0].copy()
-        for i in range(1, n):
-            acc += e[:, i]
-        return acc
+    if n < LANES:  # left to right (accumulate is sequential)
+        return np.add.accumulate(e, axis=1)[:, -1]
     full = n - n % LANES
     # the vectors of all rows, one after another: (n // LANES, LANES, rows), contiguous
     blocks = np.ascontiguousarray(e[:, :full].reshape(rows, -1, LANES).transpose(1, 2, 0))
@@ -346,6 +340,8 @@ def backward_lastdim(y, g, log: bool):
 def _lane_sums_by_parts(g, part: int, y=None):
     """``_lane_sum(g)`` (of ``g * y`` when ``y`` is given), ``part`` rows at a time."""
     rows = g.shape[0]
+    if rows <= part:
+        return _lane_sum(g if y is None else g * y)
     step = _even_step(rows, part)
     s = np.empty(rows, F32)
     for i in range(0, rows, step):
@@ -356,14 +352,14 @@ def _lane_sums_by_parts(g, part: int, y=None):
 
 def _log_softmax_backward(y, g, out, part: int):
     e = expf(y, out=out)
-    s = _lane_sums_by_parts(g, part).astype(F64)[:, None]
-    s = -s
-    step = _even_step(y.shape[0], max(1, _FMA_BLOCK // y.shape[1]))
-    for i in range(0, y.shape[0], step):  # a float64 scratch of ~_FMA_BLOCK elements
+    s = np.negative(_lane_sums_by_parts(g, part)[:, None], dtype=F64)
+    rows = y.shape[0]
+    step = _even_step(rows, max(1, _FMA_BLOCK // y.shape[1]))
+    for i in range(0, rows, step):  # a float64 scratch of ~_FMA_BLOCK elements
         w = e[i : i + step].astype(F64)
-        w *= s[i : i + step]
-        w += g[i : i + step]  # g - e * sum rounded once (the kernel's FMA)
-        out[i : i + step] = w
+        w *= s[i : i + step]  # exact
+        w += g[i : i + step]
+        out[i : i + step] = w  # g - e * sum rounded once (the kernel's FMA)
 
 
 _FMA_BLOCK = 1 << 12
