@@ -346,8 +346,10 @@ def _sum(a, reduced, out_shape, vector_bytes, num_threads, strides):
     return _result(r, out_shape, a.dtype)
 
 
-# Up to this many rows ``cascade``'s blocks and groups are 16 long (``ceil_log2(n) // 4 <= 4``).
-_ROWS = 1 << 19
+# Up to this many rows ``_columns`` pays (0.5-0.9x the time of ``_call``): ``cascade`` has two
+# levels (blocks of 16 rows, groups of 16 blocks) below 4096 rows, but from ~2048 rows a reduce
+# over the blocks' many short runs costs more than ``_seq``'s add per row of the blocks.
+_ROWS = 2047
 _STEP = 16
 
 
@@ -367,7 +369,7 @@ def column_sums(a):
 def _columns(a, lanes: int):
     """``_call`` for the columns of a C-contiguous 2-d ``a`` of at most ``_ROWS`` rows and
     more than one column (a Linear's bias gradient), in a few NumPy calls: the same groups of
-    columns, ``cascade`` and ``row_sum`` written out level by level."""
+    columns, ``cascade`` and ``row_sum`` written out for their two levels."""
     n = a.shape[1]
     group = 4 * lanes if n >= lanes else 4
     return _in_groups(a, n, group, _column_cascade, _column_row_sum)
@@ -389,18 +391,18 @@ def _level(x):
 
 
 def _column_cascade(x):
-    """``cascade(x)`` for ``x`` (rows, ...) of at most ``_ROWS`` rows. A level's missing
-    partial sum is a zero in ``cascade``; adding a zero changes nothing but a -0.0, which
-    ``_result``'s + 0 turns into 0.0 anyway, so it is left out."""
+    """``cascade(x)`` for ``x`` (rows, ...) of at most ``_ROWS`` rows: the partial block's
+    sum, then the partial group's, then the groups' sum (``cascade``'s third level holds zeros
+    below ``_ROWS`` rows). A missing partial sum is a zero in ``cascade``; adding a zero changes
+    nothing but a -0.0, which ``_result``'s + 0 turns into 0.0 anyway, so it is left out."""
     if x.shape[0] < _STEP:
         return _in_order(x)
     blocks, acc = _level(x)
     if blocks.shape[0] < _STEP:  # one level: the partial block's sum + the blocks' sum
         s = _in_order(blocks)
         return s if acc is None else acc + s
-    level1, acc1 = _level(blocks)
-    level2, acc2 = _level(level1)
-    for part in (acc1, acc2, _in_order(level2) if level2.shape[0] else None):
+    groups, rest = _level(blocks)
+    for part in (rest, _in_order(groups)):
         if part is not None:
             acc = part if acc is None else acc + part
     return acc
