@@ -399,6 +399,10 @@ def cross_entropy(
     _check_reduction(reduction)
     need_tensor("cross_entropy_loss", input)
     need_tensor("cross_entropy_loss", target, "target", 2)
+    if weight is None and not label_smoothing > 0.0:  # a classifier's loss: one fused call
+        r = _loss.cross_entropy_indices(input, target, reduction, ignore_index)
+        if r is not None:
+            return r
     class_dim = 0 if input.dim() == 1 else 1
     if target.shape == input.shape:  # PyTorch's rule: same sizes are class probabilities
         _check_probability_target(input, target, weight, ignore_index, label_smoothing)

@@ -109,3 +109,106 @@ def test_nll_cascade_sum_matches_oracle_past_one_level(torch_oracle, reduction):
             tm.tensor(x), tm.tensor(tt), None if ww is None else tm.tensor(ww), reduction=reduction
         )
         assert _bits(want.numpy()) == _bits(got.numpy())
+
+
+def _fast_and_general(x, t, reduction, g):
+    """cross_entropy (its fast path where it applies) and log_softmax + nll_loss by their own
+    ops (the general path): values, input gradients, and the graph's node names."""
+    runs = []
+    for fused in (True, False):
+        xt = tm.tensor(x, requires_grad=True)
+        if fused:
+            out = tm.nn.functional.cross_entropy(xt, tm.tensor(t), reduction=reduction)
+        else:
+            logp = tm.nn.functional.log_softmax(xt, 1)
+            out = tm.nn.functional.nll_loss(logp, tm.tensor(t), reduction=reduction)
+        names = (type(out.grad_fn).__name__, type(out.grad_fn.next_functions[0][0]).__name__)
+        out.backward(tm.tensor(g))
+        runs.append((out.detach().numpy(), xt.grad.numpy(), names))
+    return runs
+
+
+def test_cross_entropy_fast_path_matches_general_path_and_oracle(torch_oracle):
+    """cross_entropy's fast path (2-d float32, int64 targets all kept, 'mean'/'sum') gives the
+    bits, gradients and nodes of log_softmax + nll_loss, and PyTorch's loss, over 30 shapes
+    (classes on both sides of the transposed kernel's bound and of the SIMD widths)."""
+    torch = torch_oracle
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n, c = int(rng.integers(1, 100)), int(rng.choice([1, 2, 7, 10, 16, 17, 65, 128, 129, 300]))
+        x = (rng.standard_normal((n, c)) * rng.choice([0.5, 3.0, 20.0])).astype(np.float32)
+        t = rng.integers(0, c, n)
+        reduction = ("mean", "sum")[int(rng.integers(0, 2))]
+        g = np.float32(rng.standard_normal())
+        (fv, fg, fnames), (gv, gg, gnames) = _fast_and_general(x, t, reduction, g)
+        assert _bits(fv) == _bits(gv) and fnames == gnames == (
+            "NllLossBackward0",
+            "LogSoftmaxBackward0",
+        )
+        np.testing.assert_array_equal(_bits(fg), _bits(gg))
+        want = torch.nn.functional.cross_entropy(
+            torch.from_numpy(x), torch.from_numpy(t), reduction=reduction
+        )
+        assert _bits(want.numpy()) == _bits(fv), (n, c, reduction)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["ignored", "all_ignored", "probabilities", "weight", "none", "one_d", "spatial", "float64",
+     "smoothing", "transposed", "int32_target", "out_of_range", "negative", "batch_mismatch",
+     "target_2d"],
+)  # fmt: skip
+def test_cross_entropy_cases_around_the_fast_path_match_oracle(torch_oracle, case):
+    """The cases the fast path leaves to the general one (and a non-contiguous input it takes):
+    PyTorch's values and gradients, or its exception type and message."""
+    torch = torch_oracle
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    t = rng.integers(0, 5, 6)
+    kw = {}
+    if case == "ignored":
+        t[[1, 4]] = -100
+    elif case == "all_ignored":
+        t[:] = 2
+        kw["ignore_index"] = 2
+    elif case == "probabilities":
+        t = rng.dirichlet(np.ones(5), 6).astype(np.float32)
+    elif case == "weight":
+        kw["weight"] = np.float32([0.5, 1, 2, 3, 0.25])
+    elif case == "none":
+        kw["reduction"] = "none"
+    elif case == "one_d":
+        x, t = x[0], t[0]
+    elif case == "spatial":
+        x, t = rng.standard_normal((3, 5, 4)).astype(np.float32), rng.integers(0, 5, (3, 4))
+    elif case == "float64":
+        x = x.astype(np.float64)
+    elif case == "smoothing":
+        kw["label_smoothing"] = 0.2
+    elif case == "transposed":
+        x = np.asfortranarray(x)
+    elif case == "int32_target":
+        t = t.astype(np.int32)
+    elif case in ("out_of_range", "negative"):
+        t[2] = 5 if case == "out_of_range" else -1
+    elif case == "batch_mismatch":
+        t = t[:4]
+    elif case == "target_2d":
+        t = t.reshape(2, 3)
+    results = []
+    for lib in (torch, tm):
+        xt = lib.tensor(x, requires_grad=True)
+        args = {k: lib.tensor(v) if k == "weight" else v for k, v in kw.items()}
+        try:
+            out = lib.nn.functional.cross_entropy(xt, lib.tensor(t), **args)
+            out.sum().backward()
+            results.append((out.detach().numpy(), xt.grad.numpy()))
+        except Exception as e:  # noqa: BLE001 (the oracle's exception is the expected result)
+            results.append((type(e).__name__, str(e)))
+    (want, want_g), (got, got_g) = results
+    if isinstance(want, str):
+        assert (want, want_g) == (got, got_g)
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got_g, want_g, rtol=1e-5, atol=1e-7)
+    assert np.isnan(got).all() == np.isnan(want).all()

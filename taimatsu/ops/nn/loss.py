@@ -24,6 +24,7 @@ from .._dispatch import (
 )  # fmt: skip
 from ..pointwise.unary import _no_bool_neg
 from ..reduction.reduce import _sum_array, widen
+from .softmax import log_softmax_f32_rows
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -119,8 +120,10 @@ def _nll_grad_arrays(node, x: Tensor, g: Tensor) -> Tensor:
     wt = None if node.wt is None else node.wt._data
     if node.reduction == "none":
         vals = -gd if wt is None else -wt * gd
+    elif node.reduction == "sum":
+        vals = -gd if wt is None else wt * -gd
     else:
-        grad = -(gd / node.total._data) if node.reduction == "mean" else -gd
+        grad = _mean_grad(gd, node.total._data)
         vals = grad if wt is None else wt * grad
     safe = node.safe_target._data
     keep = None if node.keep is None else node.keep._data
@@ -133,8 +136,11 @@ def _nll_grad_arrays(node, x: Tensor, g: Tensor) -> Tensor:
         if keep is None or bool(keep.reshape(())):
             out[safe.reshape(1)] = vals.reshape(1)
         return _wrap(out, x._dtype, x._device)
-    vals = xp.broadcast_to(vals, safe.shape)
     n = safe.shape[0]
+    if keep is None and safe.ndim == 1:  # (N, C): one value a row (cross-entropy's case)
+        out[xp.arange(n), safe] = vals
+        return _wrap(out, x._dtype, x._device)
+    vals = xp.broadcast_to(vals, safe.shape)
     index = (xp.arange(n).reshape((n,) + (1,) * (safe.ndim - 1)), safe) + tuple(
         xp.arange(k).reshape((k,) + (1,) * (safe.ndim - 2 - i))
         for i, k in enumerate(safe.shape[1:])
@@ -144,6 +150,15 @@ def _nll_grad_arrays(node, x: Tensor, g: Tensor) -> Tensor:
     else:  # ignored targets: nothing written
         out[tuple(xp.broadcast_to(i, safe.shape)[keep] for i in index)] = vals[keep]
     return _wrap(out, x._dtype, x._device)
+
+
+def _mean_grad(gd, total):
+    """``-(g / total)``: with every target ignored the total is 0, and PyTorch divides by it
+    without a warning (on NumPy a ``bool`` of the 0-d total: no device sync on a GPU)."""
+    if total.__class__ is np.ndarray and not total:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -(gd / total)
+    return -(gd / total)
 
 
 _NllLoss = node_class("NllLossBackward0", _nll_vjp)
@@ -366,17 +381,47 @@ def _nll_unweighted(x, t, c: int, weight, reduction: str, ignore_index: int):
         return None
     if x.dtype != F32 and x.dtype != F64:
         return None
+    if not _all_kept(t, c, ignore_index):
+        return None
+    return _nll_all_kept(x, t, reduction)
+
+
+def _all_kept(t, c: int, ignore_index: int) -> bool:
+    """Whether the 1-d int64 targets ``t`` (some) all lie in [0, c) and none can be ignored."""
+    if t.size == 0 or t.ndim != 1 or 0 <= ignore_index < c:
+        return False  # an ignored class may occur: the general path
+    return not (t.min() < 0 or t.max() >= c)  # else the general path raises its IndexError
+
+
+def _nll_all_kept(x, t, reduction: str):
+    """``_nll_unweighted``'s arrays once its conditions hold."""
     n = t.size
-    if n == 0 or t.ndim != 1 or 0 <= ignore_index < c:
-        return None  # an ignored class may occur: the general path
-    if t.min() < 0 or t.max() >= c:
-        return None  # the general path raises its IndexError
     losses = -x[np.arange(n), t]
     loss = cascade_sum(losses, None, n)
     total = x.dtype.type(n)
     if reduction == "mean":
         loss = loss / total
     return np.asarray(loss, x.dtype), np.asarray(total, x.dtype)
+
+
+def cross_entropy_indices(input: Tensor, target: Tensor, reduction: str, ignore_index: int):
+    """F.cross_entropy's common case once its arguments are checked (no weight, no label
+    smoothing, a 'mean' or 'sum'): a 2-d float32 CPU input, 1-d int64 targets of its batch
+    size, all in range and none ignored. log_softmax then nll_loss by the kernels and with the
+    nodes of the general path (the same bits, LogSoftmaxBackward0 and NllLossBackward0), without
+    re-checking the arguments at each layer. None where another case applies."""
+    x, t = input._data, target._data
+    if x.__class__ is not np.ndarray or x.dtype != F32 or x.ndim != 2 or not x.size:
+        return None
+    if target._dtype is not D.int64 or t.ndim != 1 or t.shape[0] != x.shape[0]:
+        return None
+    if reduction == "none" or (_fw_state.level and input._fw is not None):
+        return None
+    if not _all_kept(t, x.shape[1], ignore_index):
+        return None
+    logp = log_softmax_f32_rows(input)
+    data, total = _nll_all_kept(logp._data, t, reduction)
+    return _nll_result(logp, data, None, None, total, t.copy(), reduction, 2)
 
 
 def _nll_result(input: Tensor, data, wt, keep, total, safe, reduction: str, nd: int) -> Tensor:

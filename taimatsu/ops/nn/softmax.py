@@ -149,9 +149,14 @@ def _softmax_common(input, dim, dtype, log: bool):
             data = shifted - rounded(xp.log(rounded(s, input._data.dtype)), input._data.dtype)
         else:  # ... and multiplies by the reciprocal of the float32 sum
             data = e * (1 / s)
-    r = _wrap(data.astype(input._data.dtype, copy=False), input._dtype, input._device)
+    return _softmax_result(input, data.astype(input._data.dtype, copy=False), d, log)
+
+
+def _softmax_result(input: Tensor, data, d: int, log: bool) -> Tensor:
+    """The result of (log_)softmax over dim ``d`` from its array: its node, its tangent."""
+    r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
-        record(_LogSoftmax if log else _Softmax, (input,), r, (r,), dim=d if x.ndim else ())
+        record(_LogSoftmax if log else _Softmax, (input,), r, (r,), dim=d if data.ndim else ())
     if _fw_state.level and input._fw is not None:
         t = input._fw
         if log:
@@ -180,3 +185,9 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _softmax_common(input, dim, dtype, log=True)
+
+
+def log_softmax_f32_rows(input: Tensor) -> Tensor:
+    """``log_softmax(input, 1)`` of a 2-d float32 CPU tensor with at least one element, without
+    the argument checks (cross-entropy's fast path has made them): the same kernel and node."""
+    return _softmax_result(input, f32_softmax.softmax_lastdim(input._data, True), 1, True)
