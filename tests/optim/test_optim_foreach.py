@@ -179,3 +179,86 @@ def test_float32_update_rounds_once_as_pytorch(momentum):
         out.append([t.detach().numpy().copy() for t in (p, q)])
     for a, b in zip(*out):
         np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_midpoint_test_equals_primitives():
+    """The flat path's float32-midpoint test (temporaries in the workspace) finds what
+    ``primitives.midpoints`` finds: planted midpoints, values below float32's normal range
+    (where the bit test does not apply), negative ones, NaN and inf, empty blocks."""
+    from taimatsu.backend.float32_math.primitives import midpoints
+
+    rng, ws = np.random.default_rng(1), _foreach.workspace()
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, 2.0**-140 + 2.0**-150, 2.0**-126 - 2.0**-150]
+    found = 0
+    for trial in range(200):
+        n = int(rng.integers(0, 3000))
+        x = rng.standard_normal(n) * 10.0 ** int(rng.integers(-45, 5))
+        if trial % 2:
+            x = np.abs(x)
+        for i in rng.integers(0, max(n, 1), size=int(rng.integers(0, 3)) if n else 0):
+            u = x[i : i + 1].view(np.uint64)  # a float32 midpoint: the low 29 bits 1000...0
+            u[:] = (u & ~np.uint64((1 << 29) - 1)) | np.uint64(1 << 28)
+        if n and trial % 3 == 0:
+            x[rng.integers(0, n)] = specials[trial % len(specials)]
+        got, want = _foreach._midpoints(x, ws), midpoints(x)
+        if want is None:
+            assert got is None
+        else:
+            found += 1
+            assert got is not None
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_array_equal(a, b)
+    assert found > 50
+
+
+@pytest.mark.parametrize("flags", [{}, {"fused": True}], ids=str)
+def test_float32_adam_exp_avg_sq_rounds_once(flags):
+    """exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) where the float64 sum lands on a
+    float32 midpoint the exact one lies just below (tests/ops/test_fused_multiply_add.py's
+    case): beta2 = 1 - 2^-24 + 2^-46 makes beta2 * (1 + 2^-22) round to 1 + 2^-23 and
+    (1 - beta2) * g to (2^24 - 2) 2^-48 for g = 1 + 2^-23. A large parameter (slices) and a
+    small one (gathered), against PyTorch bit for bit. (The single-tensor path's in-place
+    ``addcmul_`` rounds this case twice: ops/pointwise/unary.py's float32 fast path.)"""
+    beta2, y0 = 1 - 2.0**-24 + 2.0**-46, np.float32(1 + 2.0**-23)
+    out = []
+    for lib, kw in ((tm, flags), (torch, {"foreach": False})):
+        params = [lib.nn.Parameter(lib.zeros(n)) for n in (40000, 10)]
+        opt = lib.optim.Adam(params, lr=0.1, betas=(0.9, beta2), **kw)
+        for g in (1.0, float(y0)):
+            for p in params:
+                p.grad = lib.full_like(p, g)
+            opt.step()
+            if g == 1.0:
+                for p in params:
+                    opt.state[p]["exp_avg_sq"].fill_(1 + 2.0**-22)
+        out.append([opt.state[p]["exp_avg_sq"].numpy().view(np.uint32).copy() for p in params])
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
+    assert out[0][0][0] == np.float32(1 + 2.0**-23).view(
+        np.uint32
+    )  # not the float64 double rounding
+
+
+def test_adam_step_allocates_little():
+    """The flat Adam step keeps its temporaries in the thread's workspace: after a first step
+    it allocates a few KB (PyTorch's CPU step ~130 KB for 0.8M parameters), not a float64
+    mask per 16K-element block."""
+    import gc
+    import tracemalloc
+
+    tm.manual_seed(0)
+    params = [tm.nn.Parameter(tm.randn(128, 128)) for _ in range(3)]
+    params += [tm.nn.Parameter(tm.randn(128)) for _ in range(3)]
+    for p in params:
+        p.grad = tm.randn(p.shape)
+    opt = tm.optim.Adam(params, lr=1e-3)
+    opt.step()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        opt.step()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 1024, peak
