@@ -15,7 +15,7 @@ import zlib
 import numpy as np
 
 from . import _mpi
-from .process_group import resolve
+from .process_group import default_group, resolve
 from .reduce_op import RedOpType, check, mpi_reduction
 from .work import Work
 
@@ -75,12 +75,16 @@ def _finish(pg, name, requests, finish, result, async_op):
     return None
 
 
-def _root(pg, rank, group_rank, what: str, name: str) -> int:
-    """The group rank of a ``src``/``dst`` given as a global rank (or as ``group_src``)."""
+def collective_root(pg, rank, group_rank, what: str, name: str) -> int:
+    """The group rank of a ``src``/``dst`` given as a global rank (or as ``group_src``). In the
+    default group global ranks are group ranks, unchecked as in PyTorch: one out of range is
+    Gloo's RuntimeError, where another group's mapping raises ValueError."""
     if group_rank is not None:
         if rank is not None:
             raise ValueError(f"Can not specify both {what} and group_{what}")
         r = group_rank
+    elif rank is not None and pg is default_group():
+        r = rank
     else:
         r = pg.group_rank(0 if rank is None else rank)
     if not 0 <= r < pg.size():
@@ -146,7 +150,7 @@ def reduce(tensor, dst=None, op=RedOpType.SUM, group=None, async_op: bool = Fals
     pg = resolve(group)
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "reduce")
+    root = collective_root(pg, dst, group_dst, "dst", "reduce")
     check_same_on_all_ranks(pg, "reduce", tuple(tensor.shape), str(tensor.dtype))
     arr = _mpi.host_array(tensor)
     MPI = _mpi.mpi()
@@ -176,10 +180,7 @@ def reduce_scatter(output, input_list, op=RedOpType.SUM, group=None, async_op: b
     if pg is None:
         return None
     if len(input_list) != pg.size():
-        raise ValueError(
-            f"ProcessGroupGloo::reduce_scatter: requires input list size {len(input_list)} "
-            f"equal to world size {pg.size()}"
-        )
+        raise RuntimeError("invalid input tensor list size, must be world size")
     _same_dtype(output, *input_list)
     for i, t in enumerate(input_list):
         if t.shape != output.shape:
@@ -233,7 +234,7 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
     pg = resolve(group)
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "broadcast")
+    root = collective_root(pg, src, group_src, "src", "broadcast")
     check_same_on_all_ranks(pg, "broadcast", tuple(tensor.shape), str(tensor.dtype))
     arr = _mpi.host_array(tensor)
     req = pg._comm.Ibcast(_byte_spec(arr), root=root)
@@ -256,8 +257,8 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
         return None
     if len(tensor_list) != pg.size():
         raise RuntimeError(
-            f"ProcessGroupGloo::allgather: invalid output tensor list at index 0; expected "
-            f"length {pg.size()}, got {len(tensor_list)}"
+            f"ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected "
+            f"length {pg.size()}, got {len(tensor_list)})"
         )
     for i, t in enumerate(tensor_list):
         if t.shape != tensor.shape:
@@ -350,7 +351,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
     pg = resolve(group)
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "gather")
+    root = collective_root(pg, dst, group_dst, "dst", "gather")
     mine = _check_root_list(pg, "gather", tensor, gather_list, root)
     arr = _mpi.host_array(tensor)
     out = np.empty((pg.size(), *arr.shape), dtype=arr.dtype) if mine else None
@@ -371,7 +372,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
     pg = resolve(group)
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "scatter")
+    root = collective_root(pg, src, group_src, "src", "scatter")
     mine = _check_root_list(pg, "scatter", tensor, scatter_list, root)
     arr = _mpi.host_array(tensor)
     send = None
@@ -390,11 +391,12 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op: bool
     if pg is None:
         return None
     n = pg.size()
-    if len(output_tensor_list) != n or len(input_tensor_list) != n:
-        raise ValueError(
-            f"all_to_all: expected {n} input and output tensors, got {len(input_tensor_list)} "
-            f"and {len(output_tensor_list)}"
-        )
+    for kind, tensors in (("input", input_tensor_list), ("output", output_tensor_list)):
+        if len(tensors) != n:
+            raise RuntimeError(
+                f"ProcessGroupGloo::alltoall: {kind} tensor list size {len(tensors)} does not "
+                f"match world size {n}"
+            )
     _same_dtype(*output_tensor_list, *input_tensor_list)
     sends = [_mpi.host_array(t).reshape(-1) for t in input_tensor_list]
     recvs = [np.empty(t.numel(), dtype=sends[0].dtype) for t in output_tensor_list]

@@ -7,7 +7,8 @@ pickles travel with mpi4py's object messaging. The lists are filled in place, as
 
 from __future__ import annotations
 
-from .process_group import resolve
+from .collectives import collective_root
+from .process_group import get_rank, resolve
 
 
 def broadcast_object_list(object_list: list, src=None, group=None, device=None, group_src=None) -> None:  # fmt: skip
@@ -15,7 +16,7 @@ def broadcast_object_list(object_list: list, src=None, group=None, device=None, 
     pg = resolve(group)
     if pg is None:
         return
-    root = group_src if group_src is not None else pg.group_rank(0 if src is None else src)
+    root = collective_root(pg, src, group_src, "src", "broadcast")
     items = pg._comm.bcast(list(object_list) if pg.rank() == root else None, root=root)
     object_list[:] = items[: len(object_list)]
 
@@ -37,7 +38,10 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = resolve(group)
     if pg is None:
         return
-    root = group_dst if group_dst is not None else pg.group_rank(0 if dst is None else dst)
+    here = pg.rank() == group_dst if group_dst is not None else get_rank() == (dst or 0)
+    if object_gather_list is not None and not here:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    root = collective_root(pg, dst, group_dst, "dst", "gather")
     mine = pg.rank() == root
     if mine and (object_gather_list is None or len(object_gather_list) != pg.size()):
         raise ValueError(
@@ -57,7 +61,7 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
         return
     if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
         raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")  # fmt: skip
-    root = group_src if group_src is not None else pg.group_rank(0 if src is None else src)
+    root = collective_root(pg, src, group_src, "src", "broadcast")
     items = None
     if pg.rank() == root:
         if scatter_object_input_list is None or len(scatter_object_input_list) != pg.size():

@@ -329,4 +329,20 @@ attempt("err scatter no list", lambda: dist.scatter(torch.ones(1), None, src=ran
 attempt(
     "err gather list size", lambda: dist.gather(torch.ones(1), [torch.ones(1)] * (n + 1), dst=rank)
 )
+attempt(
+    "err all_gather list size", lambda: dist.all_gather([torch.ones(2)] * (n + 1), torch.ones(2))
+)
+attempt("err broadcast root", lambda: dist.broadcast(torch.ones(1), src=n + 2))
+attempt("err reduce root", lambda: dist.reduce(torch.ones(1), dst=-1))
+attempt("err reduce_scatter list size", lambda: dist.reduce_scatter(torch.ones(1), [torch.ones(1)]))
+attempt("err all_to_all input size", lambda: dist.all_to_all([torch.ones(1)] * n, [torch.ones(1)]))
+attempt(
+    "err all_to_all output size",
+    lambda: dist.all_to_all([torch.ones(1)] * (n + 1), [torch.ones(1)] * n),
+)
+attempt("err broadcast_object_list root", lambda: dist.broadcast_object_list([1], src=n))
+attempt(
+    "err scatter_object_list root", lambda: dist.scatter_object_list([None], list(range(n)), src=n)
+)
+attempt("err gather_object list off dst", lambda: dist.gather_object(1, [None] * n, dst=n))
 dist.barrier()
