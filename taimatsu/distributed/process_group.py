@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import warnings
 
 from . import _mpi
 
@@ -23,6 +24,8 @@ _NOT_INITIALIZED = (
     "Default process group has not been initialized, please make sure to call init_process_group."
 )
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
+# Names PyTorch's CPU wheel knows (a "device:backend" list is passed through unchecked).
+_KNOWN_BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl")
 
 
 class Backend(str):
@@ -198,6 +201,14 @@ def init_process_group(
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
     backend = Backend(backend if backend is not None else "gloo")
+    if ":" not in backend and backend not in _KNOWN_BACKENDS:
+        warnings.warn(
+            f"Device capability of {backend} unknown, assuming `cpu` and `cuda`. You can specify it "
+            "in `device:backend` format in `init_process_group` call.",
+            UserWarning,
+            stacklevel=2,
+        )
+        raise AssertionError(f"Unknown backend type {backend}")
     if backend == Backend.NCCL:
         from .. import cuda
 

@@ -85,3 +85,13 @@ def test_future_then_chain():
     failing.set_result(0)
     with pytest.raises(ZeroDivisionError):
         err.wait()
+
+
+def test_unknown_backend_matches(torch_oracle):
+    """PyTorch warns about the device capability, then asserts; nothing is initialised."""
+    got = []
+    for d in (torch_oracle.distributed, dist):
+        with pytest.warns(UserWarning) as caught, pytest.raises(AssertionError) as err:
+            d.init_process_group("foo", init_method="tcp://127.0.0.1:29619", rank=0, world_size=1)
+        got.append(([str(w.message) for w in caught], str(err.value), d.is_initialized()))
+    assert got[0] == got[1]
