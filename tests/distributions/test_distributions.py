@@ -1,4 +1,4 @@
-"""torch.distributions against PyTorch: seeded samples (the same generator calls, so the same
+"""torch.distributions (and its transforms) against PyTorch: seeded samples (the same generator calls, so the same
 numbers), log-densities and their gradients, KL pairs, shapes, reprs and validation errors.
 
 Each snippet runs under both libraries (``D`` is ``T.distributions``); the value of its last
@@ -116,8 +116,69 @@ REPRS_ERRORS = [
     "(D.Normal(0., -1., validate_args=False).scale, D.Uniform(0., 1., validate_args=False).log_prob(T.tensor([2.])))",
 ]
 
+# transforms, TransformedDistribution and the families built on them or sampled by one tensor call
+TRANSFORMS = [
+    "Tr = D.transforms; x = T.tensor([-2., -.3, 0., .7, 3.], dtype=T.float64); [(repr(t), t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.event_dim, t.bijective) for t in (Tr.ExpTransform(), Tr.SigmoidTransform(), Tr.TanhTransform(), Tr.AffineTransform(1., -2.))] + [Tr.AbsTransform()(x), Tr.AbsTransform().inv(x), Tr.AbsTransform().codomain]",
+    "Tr = D.transforms; x = T.tensor([[.5, 2., 3.]]); t = Tr.PowerTransform(T.tensor([2., .5, -1.])); (t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.sign, t.forward_shape((4, 3)), t.domain)",
+    "Tr = D.transforms; x = T.tensor([[.3, -1., 2.], [0., 0., 0.]], dtype=T.float64); t = Tr.StickBreakingTransform(); y = t(x); (y, y.sum(-1), t.inv(y), t.log_abs_det_jacobian(x, y), t.forward_shape((2, 3)), t.inverse_shape((2, 4)), t.domain, t.codomain, t.event_dim)",
+    "Tr = D.transforms; x = T.tensor([[.3, -1., 2.]]); t = Tr.SoftmaxTransform(); (t(x), t.inv(t(x)), t.bijective, repr(t.inv), t.inv.domain, t.inv.codomain)",
+    "Tr = D.transforms; t = Tr.AffineTransform(T.zeros(2), T.tensor([2., -3.]), event_dim=1); x = T.ones(3, 2); (t(x), t.log_abs_det_jacobian(x, t(x)), t.sign, t.domain, t.event_dim, t.forward_shape((3, 2)), Tr.AffineTransform(0., -2.).sign, Tr.AffineTransform(0., -2.).log_abs_det_jacobian(x, x))",
+    "Tr = D.transforms; c = Tr.ComposeTransform([Tr.AffineTransform(0., 2.), Tr.ExpTransform(), Tr.StickBreakingTransform().inv]); x = T.tensor([[.1, .2, .3]], dtype=T.float64); (repr(c), c.domain, c.codomain, c.bijective, c(x), c.log_abs_det_jacobian(x, c(x)), repr(c.inv), c.inv(c(x)), c.forward_shape((5, 3)))",
+    "Tr = D.transforms; c = Tr.ComposeTransform([Tr.ExpTransform(), Tr.StickBreakingTransform()]); x = T.tensor([[.1, -.2]]); (c.domain, c.codomain, c.log_abs_det_jacobian(x, c(x)), Tr.identity_transform.domain, repr(Tr.identity_transform))",
+    "Tr = D.transforms; t = Tr.ExpTransform(); (t.inv.inv is t, t.inv is t.inv, t == Tr.ExpTransform(), t.inv == Tr.ExpTransform().inv, Tr.AffineTransform(1., 2.) == Tr.AffineTransform(1., 2.), Tr.AffineTransform(1., 2.) == Tr.AffineTransform(1., 3.), Tr.SigmoidTransform() != Tr.TanhTransform())",
+    "Tr = D.transforms; t = Tr.TanhTransform(cache_size=1); x = T.tensor([30.]); y = t(x); (t.inv(y) is x, t(x) is y, Tr.TanhTransform().inv(y), t.with_cache(0)._cache_size, Tr.ExpTransform().with_cache()._cache_size, Tr.AffineTransform(0., 1.).with_cache()._cache_size)",
+    "D.transforms.ExpTransform(cache_size=2)",
+    "D.transforms.StickBreakingTransform().forward_shape(())",
+    "D.transforms.ComposeTransform([D.transforms.ExpTransform(), D.transforms.SoftmaxTransform()]).event_dim",
+    "(D.transforms.ExpTransform().sign, D.transforms.ComposeTransform([D.transforms.ExpTransform(), D.transforms.AffineTransform(0., -1.)]).sign)",
+    "D.transforms.SoftmaxTransform().sign",
+    "D.transforms.SoftmaxTransform().log_abs_det_jacobian(T.ones(2), T.ones(2))",
+    "x = T.tensor([-1., .5, 4.], requires_grad=True); t = D.transforms.ComposeTransform([D.transforms.SigmoidTransform(), D.transforms.PowerTransform(2.)]); y = t(x); g = T.autograd.grad((y * T.tensor([.3, -1.2, .7])).sum() + t.log_abs_det_jacobian(x, y).sum(), x); (y, g)",
+]
+TRANSFORMED = [
+    "T.manual_seed(0); b = D.Normal(T.zeros(3), T.ones(3)); d = D.TransformedDistribution(b, [D.transforms.AffineTransform(1., 2.), D.transforms.TanhTransform(cache_size=1)]); x = d.rsample((2,)); (repr(d), d.batch_shape, d.event_shape, d.support, d.has_rsample, x, d.log_prob(x), d.log_prob(x * .5), d.sample())",
+    "d = D.TransformedDistribution(D.Normal(T.zeros(2), 1.), D.transforms.AffineTransform(1., -2.)); v = T.tensor([.3, 1.5]); (d.cdf(v), d.icdf(T.tensor([.2, .9])), d.log_prob(v), d.expand((3, 2)).batch_shape, d.expand((3, 2)).log_prob(v))",
+    "T.manual_seed(1); d = D.TransformedDistribution(D.Normal(T.zeros(2, 3), 1.), D.transforms.StickBreakingTransform()); x = d.sample(); (d.batch_shape, d.event_shape, d.support, x, d.log_prob(x), repr(d.base_dist))",
+    "T.manual_seed(2); d = D.TransformedDistribution(D.Uniform(0., 1.), [D.transforms.AffineTransform(T.zeros(3), 1.)]); (d.batch_shape, d.base_dist.batch_shape, d.sample())",
+    "m = T.tensor([.2, -.5], requires_grad=True); s = T.tensor([1., .4], requires_grad=True); T.manual_seed(3); d = D.TransformedDistribution(D.Normal(m, s), [D.transforms.TanhTransform(cache_size=1)]); a = d.rsample(); lp = d.log_prob(a); g = T.autograd.grad((a * T.tensor([.7, -1.1])).sum() + lp.sum(), (m, s)); (a, lp, g)",
+    "D.TransformedDistribution(D.Normal(0., 1.), [1])",
+    "D.TransformedDistribution(D.Normal(0., 1.), 1)",
+    "D.TransformedDistribution(D.Normal(0., 1.), D.transforms.StickBreakingTransform())",
+    "D.TransformedDistribution(D.Normal(0., 1.), D.transforms.ExpTransform()).log_prob(T.tensor(-1.))",
+]
+FAMILIES = [
+    "T.manual_seed(0); d = D.LogNormal(T.tensor([0., 1.]), T.tensor([1., .5])); v = T.tensor([.5, 3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.stddev, d.entropy(), d.support, d.expand((3, 2)).batch_shape, type(d.expand((2,))).__name__)",
+    "T.manual_seed(1); d = D.LogNormal(0., 1.); (d.sample((3,)), d.batch_shape, D.kl_divergence(d, D.LogNormal(1., 2.)), D.LogNormal.arg_constraints)",
+    "loc = T.tensor([.3], requires_grad=True); sc = T.tensor([.8], requires_grad=True); T.manual_seed(2); d = D.LogNormal(loc, sc); a = d.rsample((3,)); lp = d.log_prob(T.tensor([.5, 1., 2.]).unsqueeze(-1)); g = T.autograd.grad((a * T.tensor([[.2], [-.9], [1.3]])).sum() + lp.sum(), (loc, sc)); (a, lp, g)",
+    "D.LogNormal(0., -1.)",
+    "D.LogNormal(0., 1.).log_prob(T.tensor([-1.]))",
+    "T.manual_seed(3); d = D.HalfNormal(T.tensor([1., 2.])); v = T.tensor([.5, 3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape, D.kl_divergence(d, D.HalfNormal(T.tensor([.5, 1.]))))",
+    "D.HalfNormal(T.tensor([1.])).log_prob(T.tensor([-1.]))",
+    "D.HalfNormal(T.tensor([-1.]))",
+    "D.HalfNormal(1., validate_args=False).log_prob(T.tensor([-1., 1.]))",
+    "T.manual_seed(4); d = D.Laplace(T.tensor([0., 1.]), T.tensor([1., .5])); v = T.tensor([.5, -3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.stddev, d.entropy(), d.support, d.expand((3, 2)).batch_shape, D.kl_divergence(d, D.Laplace(1., 2.)))",
+    "loc = T.tensor([.3, 0.], requires_grad=True); sc = T.tensor([.8, 2.], requires_grad=True); T.manual_seed(5); d = D.Laplace(loc, sc); a = d.rsample(); lp = d.log_prob(T.tensor([.5, -1.])); g = T.autograd.grad((a * T.tensor([.2, -.9])).sum() + lp.sum(), (loc, sc)); (a, lp, g)",
+    "T.manual_seed(6); (D.Laplace(0., 1.).sample((3,)), D.Laplace(T.zeros(2, dtype=T.float64), 1.).rsample())",
+    "D.Laplace(0., 0.)",
+    "T.manual_seed(7); d = D.Cauchy(T.tensor([0., 1.]), T.tensor([1., .5])); v = T.tensor([.5, -3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape, D.kl_divergence(d, D.Cauchy(1., 2.)))",
+    "loc = T.tensor([.3], requires_grad=True); sc = T.tensor([.8], requires_grad=True); T.manual_seed(8); d = D.Cauchy(loc, sc); a = d.rsample((2,)); lp = d.log_prob(T.tensor([.5])); g = T.autograd.grad((a * T.tensor([[.2], [-.9]])).sum() + lp.sum(), (loc, sc)); (a, lp, g)",
+    "T.manual_seed(9); d = D.Gumbel(T.tensor([0., 1.]), T.tensor([1., .5])); v = T.tensor([.5, .2]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.stddev, d.entropy(), d.support, d.expand((3, 2)).batch_shape, D.kl_divergence(d, D.Gumbel(1., 2.)))",
+    "T.manual_seed(10); d = D.Gumbel(1., 2.); (repr(d), d.sample((3,)), d.batch_shape, d.log_prob(T.tensor(.3)))",
+    "loc = T.tensor([.3], requires_grad=True); sc = T.tensor([.8], requires_grad=True); T.manual_seed(11); d = D.Gumbel(loc, sc); a = d.rsample((2,)); lp = d.log_prob(T.tensor([.5])); g = T.autograd.grad((a * T.tensor([[.2], [-.9]])).sum() + lp.sum(), (loc, sc)); (a, lp, g)",
+    "D.Gumbel(0., -1.)",
+    "T.manual_seed(12); d = D.Geometric(T.tensor([.2, .7, 1.])); v = T.tensor([0., 3., 0.]); (repr(d), d.sample(), d.sample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.entropy(), d.logits, d.support, d.expand((2, 3)).batch_shape)",
+    "T.manual_seed(13); d = D.Geometric(logits=T.tensor([-1., 2.])); (repr(d), d.probs, d.sample((3,)), d.entropy(), D.kl_divergence(d, D.Geometric(T.tensor([.3, .6]))), repr(d))",
+    "p = T.tensor([.3, .6], requires_grad=True); lp = D.Geometric(p).log_prob(T.tensor([2., 0.])); g = T.autograd.grad(lp.sum() + D.Geometric(p).entropy().sum(), p); (lp, g)",
+    "D.Geometric(T.tensor([0., .5]))",
+    "D.Geometric(T.tensor([1.5]))",
+    "D.Geometric()",
+    "D.Geometric(T.tensor([.5])).log_prob(T.tensor([1.5]))",
+]
 
-@pytest.mark.parametrize("code", SAMPLING + DENSITIES + KL + MORE + REPRS_ERRORS)
+
+@pytest.mark.parametrize(
+    "code", SAMPLING + DENSITIES + KL + MORE + REPRS_ERRORS + TRANSFORMS + TRANSFORMED + FAMILIES
+)
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
 
