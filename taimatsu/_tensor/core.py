@@ -22,6 +22,24 @@ from .sparse_methods import SparseLayoutMethods
 _new = object.__new__
 _ndarray = np.ndarray
 
+_SCALAR_OF_GRAD_WARNED = [False]
+
+
+def _warn_scalar_of_grad_tensor() -> None:
+    """PyTorch 2.13 warns once per process when float()/complex() reads a tensor that requires
+    grad (int(), .item() and bool() do not warn)."""
+    if _SCALAR_OF_GRAD_WARNED[0]:
+        return
+    _SCALAR_OF_GRAD_WARNED[0] = True
+    warnings.warn(
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 _GRAD_OF_NONLEAF_MSG = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -441,12 +459,16 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self._rg:
+            _warn_scalar_of_grad_tensor()
         return float(self._scalar("float"))
 
     def __int__(self) -> int:
         return int(self._scalar("int"))
 
     def __complex__(self) -> complex:
+        if self._rg:
+            _warn_scalar_of_grad_tensor()
         return complex(self._scalar("complex"))
 
     def __index__(self) -> int:

@@ -101,40 +101,45 @@ def autocast_decrement_nesting() -> int:
     return A.state.nesting
 
 
-def _deprecated(old: str, new: str, fn):
-    # PyTorch's C++ TORCH_WARN_DEPRECATION text for the per-device legacy accessors.
+def _deprecated(old: str, new: str, line: int, fn):
+    # PyTorch's C++ TORCH_WARN_DEPRECATION text for the per-device legacy accessors; ``old``
+    # is the call as the text writes it, ``line`` the init.cpp line the text names.
     @functools.wraps(fn)
     def legacy(*args):
         warnings.warn(
-            f"torch.{old}() is deprecated. Please use torch.{new} instead.",
+            f"torch.{old} is deprecated. Please use torch.{new} instead. (Triggered internally "
+            f"at /__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:{line}.)",
             DeprecationWarning,
             stacklevel=2,
         )
         return fn(*args)
 
-    legacy.__name__ = old
+    legacy.__name__ = old.split("(")[0]
     return legacy
 
 
 is_autocast_cpu_enabled = _deprecated(
-    "is_autocast_cpu_enabled", "is_autocast_enabled('cpu')", lambda: is_autocast_enabled("cpu")
-)
+    "is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')", 883,
+    lambda: is_autocast_enabled("cpu"),
+)  # fmt: skip
 set_autocast_cpu_enabled = _deprecated(
-    "set_autocast_cpu_enabled", "set_autocast_enabled('cpu', enabled)",
+    "set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)", 874,
     lambda enabled: set_autocast_enabled("cpu", enabled),
 )  # fmt: skip
 get_autocast_cpu_dtype = _deprecated(
-    "get_autocast_cpu_dtype", "get_autocast_dtype('cpu')", lambda: get_autocast_dtype("cpu")
-)
+    "get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')", 1016,
+    lambda: get_autocast_dtype("cpu"),
+)  # fmt: skip
 set_autocast_cpu_dtype = _deprecated(
-    "set_autocast_cpu_dtype", "set_autocast_dtype('cpu', dtype)",
+    "set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)", 967,
     lambda dtype: set_autocast_dtype("cpu", dtype),
 )  # fmt: skip
 get_autocast_gpu_dtype = _deprecated(
-    "get_autocast_gpu_dtype", "get_autocast_dtype('cuda')", lambda: get_autocast_dtype("cuda")
-)
+    "get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')", 1007,
+    lambda: get_autocast_dtype("cuda"),
+)  # fmt: skip
 set_autocast_gpu_dtype = _deprecated(
-    "set_autocast_gpu_dtype", "set_autocast_dtype('cuda', dtype)",
+    "set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)", 952,
     lambda dtype: set_autocast_dtype("cuda", dtype),
 )  # fmt: skip
 

@@ -441,6 +441,8 @@ ROUNDED_ONCE = {
     "addmm": lambda L, F, x: L.addmm(x((6, 8), 2), x((6, 16), 0), x((16, 8), 1), beta=0.5, alpha=2),
     "baddbmm": lambda L, F, x: L.baddbmm(x((2, 6, 8), 2), x((2, 6, 16), 0), x((2, 16, 8), 1)),
     "addmv": lambda L, F, x: L.addmv(x((6,), 2), x((6, 16), 0), x((16,), 1)),
+    "conv2d": lambda L, F, x: F.conv2d(x((2, 3, 6, 6), 0), x((4, 3, 3, 3), 1), x((4,), 2)),
+    "conv1d": lambda L, F, x: F.conv1d(x((2, 3, 9), 0), x((4, 3, 3), 1), x((4,), 2), padding=1),
 }
 
 
@@ -463,3 +465,34 @@ def test_half_fused_products_round_once(torch_oracle, name, dtype, autocast):
     ours, theirs = run(tm, TF), run(torch_oracle, torch_oracle.nn.functional)
     assert str(ours.dtype) == str(theirs.dtype) == f"torch.{dtype}"
     np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+LEGACY_ACCESSORS = [
+    ("is_autocast_cpu_enabled", ()),
+    ("get_autocast_cpu_dtype", ()),
+    ("set_autocast_cpu_enabled", (False,)),
+    ("set_autocast_cpu_dtype", ("bfloat16",)),
+    ("get_autocast_gpu_dtype", ()),
+    ("set_autocast_gpu_dtype", ("float16",)),
+]
+
+
+@pytest.mark.parametrize("name,args", LEGACY_ACCESSORS, ids=[n for n, _ in LEGACY_ACCESSORS])
+def test_legacy_accessor_deprecation_texts(torch_oracle, name, args):
+    def run(lib):
+        call = [getattr(lib, a) if isinstance(a, str) else a for a in args]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(lib, name)(*call)
+        return [(w.category, str(w.message)) for w in caught]
+
+    before = (tm.get_autocast_dtype("cpu"), tm.get_autocast_dtype("cuda"))
+    try:
+        assert run(tm) == run(torch_oracle)
+    finally:
+        tm.set_autocast_dtype("cpu", before[0])
+        tm.set_autocast_dtype("cuda", before[1])
+        tm.set_autocast_enabled("cpu", False)
+        torch_oracle.set_autocast_dtype("cpu", torch_oracle.bfloat16)
+        torch_oracle.set_autocast_dtype("cuda", torch_oracle.float16)
+        torch_oracle.set_autocast_enabled("cpu", False)

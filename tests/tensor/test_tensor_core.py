@@ -210,3 +210,35 @@ def test_from_numpy_shares_memory_both_ways():
     a[1, 2] = -1
     assert t[1, 2].item() == -1
     assert t.numpy() is a or np.shares_memory(t.numpy(), a)
+
+
+@pytest.mark.slow  # two fresh interpreters (the warning is once per process)
+def test_scalar_of_a_tensor_that_requires_grad_warns_once():
+    """PyTorch 2.13: float()/complex() of a tensor that requires grad warn once per process;
+    int(), .item() and bool() never do (checked in fresh interpreters: the flag is global)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import warnings, sys\n"
+        "warnings.simplefilter('always')\n"
+        "lib = __import__(sys.argv[1])\n"
+        "t = lib.tensor(1.0, requires_grad=True)\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    int(t); t.item(); bool(t); float(t.detach())\n"
+        "    complex(t); float(t); float(t * 2)\n"
+        "print([(x.category.__name__, str(x.message)) for x in w])\n"
+    )
+    pytest.importorskip("torch")
+    out = [
+        subprocess.run(
+            [sys.executable, "-c", script, lib],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+        for lib in ("taimatsu", "torch")
+    ]
+    assert out[0] == out[1] and "requires_grad=True to a scalar" in out[0]

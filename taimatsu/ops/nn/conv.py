@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._autocast import LOWER, cast_policy
+from ..._dtype import HALF_CHARS
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
@@ -322,6 +323,12 @@ def _conv_array(xp, x, w, b, stride, pads, dilation, groups, keep=False):
     when kept, else a few images at a time. A large batch is split over two threads
     (``parallel.halves``): the same products, so the same bits.
     """
+    if x.dtype.char in HALF_CHARS:
+        # PyTorch's CPU kernels add the bias to the float32 sums and round once (rounding the
+        # sums first differs in the last bit)
+        f32 = [None if a is None else a.astype(np.float32) for a in (x, w, b)]
+        out, cols = _conv_array(xp, *f32, stride, pads, dilation, groups, keep)
+        return out.astype(x.dtype), None if cols is None else cols.astype(x.dtype)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     ho = _out_size(h, kh, stride[0], dilation[0], pads[0], pads[1])
