@@ -36,7 +36,7 @@ from ._format import (
     allowed_globals,
     storage_bytes,
 )
-from ._legacy import load_legacy
+from ._legacy import load_legacy, save_legacy
 from ._path_writer import write_to_path
 from ._weights_only import Unpickler as _WeightsOnlyUnpickler
 from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
@@ -69,11 +69,15 @@ _DOCS_MESSAGE = (
 # ---- save ---------------------------------------------------------------------------------------------
 def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL, _use_new_zipfile_serialization: bool = True,
          _disable_byteorder_record: bool = False) -> None:  # fmt: skip
-    """``torch.save``: write ``obj`` to a path or a binary file object in PyTorch's zip format."""
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError(
-            "taimatsu.save writes only the zip format (_use_new_zipfile_serialization=True)"
+    """``torch.save``: write ``obj`` to a path or a binary file object in PyTorch's zip format, or
+    its pre-1.6 legacy format with ``_use_new_zipfile_serialization=False`` (``_legacy``)."""
+    if not _is_path(f) and not hasattr(f, "write"):
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
         )
+    if not _use_new_zipfile_serialization:
+        _save_legacy(obj, f, pickle_protocol)
+        return
     data_pkl, storages = _pickle(obj, pickle_protocol)
     if _is_path(f):
         path = os.fspath(f)
@@ -85,11 +89,20 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL, 
             ),
         )
     else:
-        if not hasattr(f, "write"):
-            raise AttributeError(f"'{type(f).__name__}' object has no attribute 'write'")
         _write_archive(f.write, "archive", data_pkl, storages, _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
+
+
+def _save_legacy(obj, f, protocol: int) -> None:
+    if _is_path(f):
+        write_to_path(
+            os.fspath(f), lambda out: save_legacy(obj, out.write, protocol), python_open=True
+        )
+        return
+    save_legacy(obj, f.write, protocol)
+    if hasattr(f, "flush"):
+        f.flush()
 
 
 def _is_path(f) -> bool:

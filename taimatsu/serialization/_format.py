@@ -50,6 +50,9 @@ class _Global:
             cls._cache[key] = g
         return cls._cache[key]
 
+    def __repr__(self) -> str:  # what protocol 0 writes for a storage class in a persistent id
+        return f"<class '{self.module}.{self.name}'>"
+
     def __call__(self, *args):  # pickle insists the reduce callable be callable
         raise TypeError(
             f"{self.module}.{self.name} is a name written into checkpoints, not a function"
@@ -146,16 +149,32 @@ class Pickler(pickle._Pickler):
         super().__init__(file, protocol)
         self.storages: dict = {}  # memory identity -> _StorageRef, in first-seen order
         self._refs: dict = {}
+        # one string object per module name, as a module's ``__name__`` is: memoized once
+        self._module_names: dict = {}
 
     def _save_global_name(self, obj) -> None:
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        if self.proto >= 4:  # as pickle writes a class or function: STACK_GLOBAL from 4 on
+            self.save(self._module_names.setdefault(obj.module, obj.module))
+            self.save(obj.name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
         self.memoize(obj)
 
     dispatch[_Global] = _save_global_name
 
     def _save_dtype(self, obj) -> None:
-        self._save_global_name(_Global("torch", obj.name))
-        self.memo[id(obj)] = self.memo[id(_Global("torch", obj.name))]
+        # one memo entry per dtype, as PyTorch's pickle has: an alias entry would shift the
+        # indices of everything memoized after it
+        if self.proto >= 4:
+            # pickle finds a dtype's module by name in sys.modules: a string object of its own,
+            # memoized apart from the ``torch`` of the classes' ``__module__``
+            self.save(self._module_names.setdefault("dtype", "".join("torch")))
+            self.save(obj.name)
+            self.write(pickle.STACK_GLOBAL)
+            self.memoize(obj)
+            return
+        self.save(_Global("torch", obj.name))
 
     dispatch[D.dtype] = _save_dtype
 

@@ -1,4 +1,5 @@
-"""Files that are not zip checkpoints: PyTorch's pre-1.6 format, plain pickles and garbage.
+"""Files that are not zip checkpoints: PyTorch's pre-1.6 format (both directions), plain pickles
+and garbage.
 
 PyTorch sends every such file through its legacy readers, and so does taimatsu, step by step, so
 that whatever the file holds the outcome is PyTorch's: a real file at offset 0 is first tried as
@@ -12,17 +13,78 @@ PyTorch < 1.6) is read: magic number, protocol version, system info, the object 
 storages are ``('storage', type, key, location, numel, view)`` ids), the sorted storage keys, then
 each storage's bytes after its element count. Storages are allocated when the pickle names them
 and filled once the pickle ends (the bytes come after it); so they load to the CPU only.
+
+``save_legacy`` writes that format as PyTorch 2.x does (``torch.save(...,
+_use_new_zipfile_serialization=False)``): the same pickles (the object pickle written as the zip
+format's ``data.pkl`` is, its storage ids carrying a sixth field, ``None``: PyTorch 2.x never writes
+a storage view), then the storages in sorted key order. PyTorch's keys are storage addresses, so its
+files differ run to run; taimatsu's keys are the storages' first-seen indices ("0", "1", ...): the
+same object gives the same bytes. Storage bytes are little-endian on every host, and the system info
+says so.
 """
 
 from __future__ import annotations
 
 import io
+import pickle
 import tarfile
 
 import numpy as np
 
+from ._format import STORAGE_NAMES, Pickler, storage_bytes
+
 LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL_VERSION = 1001
+# PyTorch's C type sizes are the standard ones of ``struct`` ('=h', '=i', '=l'), not the host's
+_TYPE_SIZES = {"short": 2, "int": 4, "long": 4}
+
+
+def save_legacy(obj, write, protocol: int) -> None:
+    """Write ``obj`` in PyTorch's legacy format through ``write`` (every pickle is built first, so
+    a pickling error writes nothing)."""
+    pickler = _LegacyPickler(io.BytesIO(), protocol)
+    pickler.dump(obj)
+    refs = {ref.key: ref for ref in pickler.storages.values()}
+    keys = sorted(refs)
+    sys_info = {"protocol_version": LEGACY_PROTOCOL_VERSION, "little_endian": True,
+                "type_sizes": dict(_TYPE_SIZES)}  # fmt: skip
+    for header in (LEGACY_MAGIC_NUMBER, LEGACY_PROTOCOL_VERSION, sys_info):
+        write(pickle.dumps(header, protocol))
+    write(pickler.getvalue())
+    write(pickle.dumps([_fresh(k) for k in keys], protocol))
+    for key in keys:
+        data = storage_bytes(refs[key])
+        write(_record_numel(refs[key], data.size).to_bytes(8, "little"))
+        write(data)
+
+
+def _record_numel(ref, nbytes: int) -> int:
+    # dtypes without a legacy storage class (uint16/32/64) are byte storages: counted in bytes
+    return nbytes // ref.dtype.itemsize if ref.dtype.name in STORAGE_NAMES else nbytes
+
+
+def _fresh(key: str) -> str:
+    # A new string object each time, as PyTorch's keys are: the pickle memo must not turn the
+    # second mention of a key into a back-reference, or the bytes would differ from PyTorch's.
+    return str(int(key))
+
+
+class _LegacyPickler(Pickler):
+    """The zip format's pickler with legacy storage ids: ``(..., numel, None)``, fresh keys."""
+
+    def __init__(self, file, protocol: int):
+        super().__init__(file, protocol)
+        self._file = file
+
+    def getvalue(self) -> bytes:
+        return self._file.getvalue()
+
+    def persistent_id(self, obj):
+        pid = super().persistent_id(obj)
+        if pid is None:
+            return None
+        kind, storage_type, key, location, numel = pid
+        return (kind, storage_type, _fresh(key), location, numel, None)
 
 
 def load_legacy(f, unsafe_message: str, unpickle_one, unpickler, restore):

@@ -27,9 +27,13 @@ _NO_TMPFILE = (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT)
 _anonymous_ok = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 
 
-def write_to_path(path: str, write_to) -> None:
-    """``torch.save(obj, path)``: ``write_to(file)`` writes the archive into a binary file."""
-    if path.endswith("/") and path.isascii():
+def write_to_path(path: str, write_to, python_open: bool = False) -> None:
+    """``torch.save(obj, path)``: ``write_to(file)`` writes the archive into a binary file.
+
+    Errors are those of PyTorch's zip writer, or of Python's ``open()`` where PyTorch uses it: for a
+    non-ASCII name, and for every name when ``python_open`` (the legacy format)."""
+    python_open = python_open or not path.isascii()
+    if path.endswith("/") and not python_open:
         raise RuntimeError(f"[enforce fail at inline_container.cc:720] . invalid file name: {path}")
     target = os.path.realpath(path)  # replace the file a symlink points to, not the link
     try:
@@ -37,36 +41,35 @@ def write_to_path(path: str, write_to) -> None:
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        _write_in_place(path, write_to)
+        _write_in_place(path, write_to, python_open)
         return
-    _check_parent(path)
+    _check_parent(path, python_open)
     directory, base = os.path.split(target)
     try:
         _write_atomically(target, directory or ".", base, write_to)
     except _TemporaryRefused:
         # no temporary can live here (read-only directory): PyTorch's open-and-write would
         # still overwrite the file, or fail with its own words when there is none
-        _write_in_place(path, write_to)
+        _write_in_place(path, write_to, python_open)
 
 
 class _TemporaryRefused(OSError):
     """No temporary could be created next to the target (nothing was written)."""
 
 
-def _check_parent(path: str) -> None:
+def _check_parent(path: str, python_open: bool) -> None:
     parent = path.rpartition("/")[0]
     if parent and not os.path.isdir(parent):
-        if path.isascii():
+        if not python_open:
             raise RuntimeError(f"Parent directory {parent} does not exist.")
-        # PyTorch opens non-ASCII names with Python's open()
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
 
 
-def _write_in_place(path: str, write_to) -> None:
+def _write_in_place(path: str, write_to, python_open: bool) -> None:
     try:
         f = open(path, "wb")  # noqa: SIM115 - closed below
     except OSError as e:
-        if not path.isascii():
+        if python_open:
             raise
         raise RuntimeError(
             f"[enforce fail at inline_container.cc:747] . open file failed with strerror: {e.strerror}"

@@ -2,10 +2,13 @@
 PyTorch) and the weights-only unpickler. Hostile archives, failure injection and safetensors are
 in test_serialization_safety.py; the shared helpers in serialization_helpers.py."""
 
+import ast
 import io
 import os
 import pathlib
 import pickle
+import pickletools
+import re
 import subprocess
 import tracemalloc
 import zipfile
@@ -217,6 +220,160 @@ def test_archive_bytes_match_pytorch(torch_oracle, tmp_path):
     sid = za.getinfo("ck/.data/serialization_id")
     start = sid.header_offset
     assert ra[:start] == rb[:start]
+
+
+# ---- legacy format (_use_new_zipfile_serialization=False), taimatsu -> PyTorch -------------------------
+@pytest.mark.parametrize("name", DTYPES)
+def test_taimatsu_legacy_format_to_torch(torch_oracle, tmp_path, name):
+    torch = torch_oracle
+    x = tm.load(_saved_by_torch(torch, tmp_path, _torch_sample(torch, name))).clone()
+    p = tm.nn.Parameter(tm.randn(2)) if x.is_floating_point() else x[0]
+    objs = {"x": x, "t": x.t(), "s": x[1:, ::2], "p": p, "sd": tm.nn.Linear(3, 2).state_dict(),
+            "nest": [(x[0], {"k": x[2]})], "leaf": tm.ones(2, requires_grad=True)}  # fmt: skip
+    tm.save(objs, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+    for weights_only in (True, False):
+        got = torch.load(tmp_path / "old.pt", weights_only=weights_only)
+        for k in ("x", "t", "s", "p", "leaf"):
+            _same(objs[k], got[k])
+        _same(objs["sd"]["weight"], got["sd"]["weight"])
+        _same(objs["nest"][0][1]["k"], got["nest"][0][1]["k"])
+        assert (
+            type(got["p"]).__name__ == type(objs["p"]).__name__ and type(got["sd"]) is OrderedDict
+        )
+        ptr = got["x"].untyped_storage().data_ptr()  # one storage, as saved
+        assert (
+            got["t"].untyped_storage().data_ptr()
+            == ptr
+            == got["nest"][0][0].untyped_storage().data_ptr()
+        )
+    back = tm.load(tmp_path / "old.pt")  # and round trip
+    for k in ("x", "t", "s", "p", "leaf"):
+        _same(back[k], objs[k])
+    assert _shares(back["x"], back["s"])
+
+
+def _legacy_parts(raw: bytes):
+    """The five pickles of a legacy file and its storage records ``{key: (count, bytes)}``."""
+    f, pickles = io.BytesIO(raw), []
+    for _ in range(5):
+        start = f.tell()
+        list(pickletools.genops(f))
+        pickles.append(raw[start : f.tell()])
+    keys = pickle.loads(pickles[4])
+    records = {}
+    for key, nbytes in zip(keys, _legacy_record_sizes(pickles[3], keys)):
+        records[key] = (int.from_bytes(f.read(8), "little"), f.read(nbytes))
+    assert f.read() == b""
+    return pickles, keys, records
+
+
+def _legacy_record_sizes(obj_pickle, keys):
+    """Each record's size in bytes, from the storage ids (class name and numel) in the pickle."""
+    size = {"FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2, "BoolStorage": 1,
+            "ComplexFloatStorage": 8, "UntypedStorage": 1, "DoubleStorage": 8}  # fmt: skip
+    found = {}
+
+    class Ids(pickle.Unpickler):
+        def persistent_load(self, pid):
+            if isinstance(pid, str):  # protocol 0 writes the id's repr
+                pid = ast.literal_eval(re.sub(r"<class '[\w.]*\.(\w+)'>", r"'\1'", pid))
+            found[pid[2]] = size[pid[1]] * pid[4]
+
+        def find_class(self, module, name):
+            return name if name.endswith("Storage") else _Anything
+
+    Ids(io.BytesIO(obj_pickle)).load()
+    return [found[k] for k in keys]
+
+
+class _Anything:
+    def __init__(self, *a, **k):
+        pass
+
+    def __call__(self, *a, **k):
+        return self
+
+
+def _legacy_sample(lib):
+    x = lib.arange(12.0).reshape(3, 4)
+    return {"x": x, "t": x.t(), "s": x[1:, ::2], "h": lib.tensor([1.5, -2.0], dtype=lib.half),
+            "bf": lib.tensor([1.5], dtype=lib.bfloat16), "b": lib.tensor([True, False]),
+            "c": lib.tensor([1 + 2j], dtype=lib.complex64), "u": lib.tensor([1, 2], dtype=lib.uint16),
+            "p": lib.nn.Parameter(lib.ones(2)), "leaf": lib.zeros(2, requires_grad=True),
+            "e": lib.zeros(0, 3), "n": [1, (2.5, "a"), None, lib.float64], "m": lib.ones(2, device="meta")}  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", [0, 1, 2, 4, 5])
+def test_legacy_bytes_match_pytorch(torch_oracle, protocol):
+    """Byte for byte but for the storage keys: PyTorch's are storage addresses (a new file each run),
+    taimatsu's the storages' indices. The pickles must match once keys are mapped by first use."""
+    torch = torch_oracle
+    files = []
+    for lib in (torch, tm):
+        buf = io.BytesIO()
+        lib.save(
+            _legacy_sample(lib), buf, _use_new_zipfile_serialization=False, pickle_protocol=protocol
+        )
+        files.append(buf.getvalue())
+    (pa, ka, ra), (pb, kb, rb) = (_legacy_parts(f) for f in files)
+    assert pa[:3] == pb[:3]  # magic number, protocol version, system info
+    assert kb == sorted(kb, key=str) and sorted(kb, key=int) == [str(i) for i in range(len(kb))]
+    order = [k for k in re.findall(rb"\d{6,}", pa[3]) if k.decode() in ka]
+    keymap = dict(zip(dict.fromkeys(k.decode() for k in order), [str(i) for i in range(len(kb))]))
+    ops = []
+    for raw, mapping in ((pa[3], keymap), (pb[3], {})):
+        ops.append([(op.name, None if op.name == "FRAME" else _map_keys(arg, mapping))
+                    for op, arg, _ in pickletools.genops(raw)])  # fmt: skip
+    assert ops[0] == ops[1]
+    assert {keymap[k]: v for k, v in ra.items()} == rb  # element counts and little-endian bytes
+
+
+def _map_keys(arg, mapping):
+    if not isinstance(arg, str):
+        return arg
+    for old, new in mapping.items():
+        arg = (
+            arg.replace(f"'{old}'", f"'{new}'")
+            if arg.startswith("(")
+            else (new if arg == old else arg)
+        )
+    return arg
+
+
+def test_legacy_files_paths_and_errors(torch_oracle, tmp_path):
+    torch = torch_oracle
+    x = tm.arange(5.0)
+    for f in (str(tmp_path / "s.pt"), pathlib.Path(tmp_path / "p.pt")):
+        tm.save({"x": x}, f, _use_new_zipfile_serialization=False)
+        assert torch.equal(torch.load(f)["x"], torch.arange(5.0))
+        _same(tm.load(f)["x"], x)
+
+    class WriteOnly:  # PyTorch's legacy writer needs neither seek nor tell
+        def __init__(self):
+            self.chunks = []
+
+        def write(self, b):
+            self.chunks.append(bytes(b))
+
+    w = WriteOnly()
+    tm.save(x, w, _use_new_zipfile_serialization=False)
+    assert torch.equal(torch.load(io.BytesIO(b"".join(w.chunks))), torch.arange(5.0))
+    with open(tmp_path / "fh.pt", "wb") as f:
+        f.write(b"head")
+        tm.save(x, f, _use_new_zipfile_serialization=False)
+    with open(tmp_path / "fh.pt", "rb") as f:
+        assert f.read(4) == b"head" and torch.load(f).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    cases = {"missing_dir": lambda lib: (lib.ones(1), str(tmp_path / "no" / "a.pt")),
+             "directory": lambda lib: (lib.ones(1), str(tmp_path) + "/"),
+             "no_write": lambda lib: (lib.ones(1), 5),
+             "two_dtypes": lambda lib: ([a := lib.arange(4.0), a.view(lib.int32)], io.BytesIO())}  # fmt: skip
+    for name, make in cases.items():
+        errors = []
+        for lib in (torch, tm):
+            with pytest.raises(Exception) as e:
+                lib.save(*make(lib), _use_new_zipfile_serialization=False)
+            errors.append((type(e.value), str(e.value)))
+        assert errors[0] == errors[1], name
 
 
 def test_file_objects_paths_and_offsets(torch_oracle, tmp_path):
