@@ -1,4 +1,5 @@
-"""``torch.save`` / ``torch.load`` in PyTorch's zip checkpoint format, both directions.
+"""``torch.save`` / ``torch.load`` in PyTorch's zip checkpoint format, both directions, and its
+pre-1.6 legacy format (``_use_new_zipfile_serialization=False``, ``_legacy``), both directions.
 
 Files written here load in PyTorch and vice versa: the same records (``data.pkl``, ``data/<key>``,
 ``version``, ``byteorder``, ...), the same pickled names, 64-byte aligned storage records.
@@ -8,8 +9,10 @@ Differences from PyTorch, on purpose:
 - Saving to a regular file is atomic (``_path_writer``): a failed or killed save leaves the
   previous checkpoint intact and no temporary behind; devices and FIFOs are written through.
   Saving to a file object first builds the pickle in memory, so a pickling error writes nothing.
-- Legacy (pre-1.6, non-zip) checkpoints load to the CPU only (``_legacy``); the pre-0.4 tar format
-  is refused. Other non-zip files get PyTorch's errors from the same steps.
+- Legacy (pre-1.6, non-zip) checkpoints load to the CPU (or ``map_location="meta"``) only
+  (``_legacy``); the pre-0.4 tar format is refused. Other non-zip files get PyTorch's errors from the
+  same steps. Legacy files are written with the storages' indices as keys (PyTorch: addresses),
+  so saving one object twice gives the same bytes.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
 - A loaded storage that is not inside a tensor comes back as a ``TypedStorage`` (its bytes as a
   ``torch.UntypedStorage``, and the dtype): taimatsu has no legacy ``FloatStorage`` classes.
@@ -362,6 +365,8 @@ def _default_restore(storage, location: str):
 
     if location == "cpu":
         return storage.cpu()
+    if location == "meta":  # shapes without data: a storage of the same size on the meta device
+        return UntypedStorage(storage.nbytes(), device="meta")
     if location.startswith("cuda"):
         if not cuda_available():
             raise RuntimeError(

@@ -168,10 +168,10 @@ class _LegacyStorages:
             )
         self.budget -= nbytes
         storage = self.restore(UntypedStorage._over(np.zeros(nbytes, np.uint8), cpu), location)
-        if storage.device.type != "cpu":
+        if storage.device.type not in ("cpu", "meta"):
             raise RuntimeError(
-                "taimatsu.load reads legacy-format checkpoints to the CPU only: pass map_location='cpu' and move "
-                "the tensors afterwards"
+                "taimatsu.load reads legacy-format checkpoints to the CPU (or meta) only: pass map_location='cpu' "
+                "and move the tensors afterwards"
             )
         return TypedStorage(storage, dtype)
 
@@ -185,7 +185,10 @@ class _LegacyStorages:
             count = int.from_bytes(_read_exactly(f, 8), "little")
             if count != expected:
                 raise RuntimeError(f"storage has wrong byte size: expected {expected} got {count}")
-            _read_into(f, target)
+            if storage.device.type == "meta":  # no memory to fill: read past the bytes
+                _read_into(f, memoryview(bytearray(min(target.nbytes, _CHUNK))), target.nbytes)
+            else:
+                _read_into(f, target)
 
 
 def _read_exactly(f, n: int) -> bytes:
@@ -195,12 +198,19 @@ def _read_exactly(f, n: int) -> bytes:
     return data
 
 
-def _read_into(f, target: memoryview) -> None:
+_CHUNK = 1 << 20
+
+
+def _read_into(f, target: memoryview, nbytes: int | None = None) -> None:
+    """Fill ``target`` from ``f``; with ``nbytes``, read that many bytes through ``target`` (a
+    scratch buffer, reused) and keep none."""
+    total = target.nbytes if nbytes is None else nbytes
     done = 0
-    while done < target.nbytes:
-        got = f.readinto(target[done:])
+    while done < total:
+        window = target[done:] if nbytes is None else target[: min(target.nbytes, total - done)]
+        got = f.readinto(window)
         if not got:
-            raise _eof(target.nbytes - done)
+            raise _eof(total - done)
         done += got
 
 

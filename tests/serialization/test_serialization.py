@@ -376,6 +376,42 @@ def test_legacy_files_paths_and_errors(torch_oracle, tmp_path):
         assert errors[0] == errors[1], name
 
 
+@pytest.mark.parametrize("zip_format", [False, True])
+def test_map_location_meta_and_the_legacy_byte_order_flag(torch_oracle, zip_format):
+    """``map_location="meta"`` (or a dict to it) loads shapes without data; a legacy file whose
+    system info says big-endian is read as little-endian anyway (PyTorch ignores the flag)."""
+    torch = torch_oracle
+    buf = io.BytesIO()
+    saved = {
+        "x": torch.arange(4.0),
+        "v": torch.arange(6.0).reshape(2, 3).t(),
+        "p": torch.nn.Parameter(torch.ones(2)),
+    }
+    torch.save(saved, buf, _use_new_zipfile_serialization=zip_format)
+    raw = buf.getvalue()
+    for ml in ("meta", {"cpu": "meta"}):
+        got = [lib.load(io.BytesIO(raw), map_location=ml) for lib in (torch, tm)]
+        for a, b in zip(*(g.values() for g in got)):
+            assert (str(a.device), a.shape, a.stride(), a.requires_grad, type(a).__name__) == (
+                str(b.device), b.shape, b.stride(), b.requires_grad, type(b).__name__)  # fmt: skip
+    truncated = (
+        "failed finding central directory" if zip_format else "unexpected EOF, expected 3 more"
+    )
+    with pytest.raises(RuntimeError, match=truncated):
+        tm.load(io.BytesIO(raw[:-3]), map_location="meta")
+    if not zip_format:
+        flag = raw.index(b"little_endian") + len(b"little_endian") + 2
+        big = raw[:flag] + pickle.NEWFALSE + raw[flag + 1 :]
+        for weights_only in (True, False):
+            assert torch.load(io.BytesIO(big), weights_only=weights_only)["x"].tolist() == [
+                0.0,
+                1.0,
+                2.0,
+                3.0,
+            ]
+            _same(tm.load(io.BytesIO(big), weights_only=weights_only)["x"], saved["x"])
+
+
 def test_file_objects_paths_and_offsets(torch_oracle, tmp_path):
     torch = torch_oracle
     x = tm.arange(5.0)
