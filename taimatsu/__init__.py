@@ -683,6 +683,12 @@ from .linalg.norms import frobenius_norm, nuclear_norm  # noqa: E402, F401
 from .ops.calculus import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402, F401
 from .ops.creation.factories import empty_permuted, fill  # noqa: E402, F401
 from .ops.creation.random import binomial  # noqa: E402, F401
+from .ops.creation.standard_gamma import (  # noqa: E402, F401
+    _dirichlet_grad,
+    _sample_dirichlet,
+    _standard_gamma,
+    _standard_gamma_grad,
+)
 from . import random  # noqa: E402, F401  (torch.random: fork_rng and the seeding functions)
 from .ops.creation.windows import (  # noqa: E402, F401
     bartlett_window,

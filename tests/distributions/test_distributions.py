@@ -7,6 +7,7 @@ expression is compared by repr and, for floating tensors, by value (tests/oracle
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from oracle_expr import same
 
@@ -175,9 +176,54 @@ FAMILIES = [
     "D.Geometric(T.tensor([.5])).log_prob(T.tensor([1.5]))",
 ]
 
+# the Gamma family (torch._standard_gamma: PyTorch's draws and gradient), Dirichlet, Beta, Binomial
+GAMMA_FAMILY = [
+    "T.manual_seed(0); d = D.Gamma(T.tensor([.3, 1., 2.5, 9.]), T.tensor([1., 2., .5, 3.])); v = T.tensor([.5, 3., 1., 2.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.mean, d.mode, d.variance, d.stddev, d.entropy(), d.support, d.expand((3, 4)).batch_shape, D.kl_divergence(d, D.Gamma(2., 1.)), T.rand(2))",
+    "T.manual_seed(1); d = D.Gamma(T.tensor([.5, 4.], dtype=T.float64), 2.); (d.sample((3,)), D.Gamma(2., 3.).sample((2,)), D.Gamma(2., 3.).batch_shape, T.randn(2))",
+    "c = T.tensor([.4, 3., 12.], requires_grad=True); r = T.tensor([1.5, .5, 2.], requires_grad=True); T.manual_seed(2); x = D.Gamma(c, r).rsample((2,)); lp = D.Gamma(c, r).log_prob(T.tensor([.2, 4., 7.])); g = T.autograd.grad((x * T.tensor([[.3, -1., 2.], [1.1, .4, -.6]])).sum() + lp.sum(), (c, r)); (x, lp, g)",
+    "c = T.tensor([.05, .7, 1., 30.], dtype=T.float64, requires_grad=True); T.manual_seed(3); x = T._standard_gamma(c.expand(3, 4)); g = T.autograd.grad((x * T.arange(12.).view(3, 4).double().sin()).sum(), c); (x, g, x.grad_fn.name())",
+    "T._standard_gamma_grad(T.tensor([.3, .3, 2., 9., 9., 20., 50.], dtype=T.float64), T.tensor([.1, 2., 1.5, .5, 9.2, 25., 45.], dtype=T.float64))",
+    "D.Gamma(T.tensor([1.]), T.tensor([-1.]))",
+    "D.Gamma(1., 1.).log_prob(T.tensor([-1.]))",
+    "T._standard_gamma(T.tensor([1, 2]))",
+    "T.manual_seed(4); d = D.Chi2(T.tensor([1., 3.])); (repr(d), d.sample(), d.df, d.log_prob(T.tensor([.5, 2.])), d.mean, d.entropy(), d.expand((2, 2)).batch_shape, type(d.expand((2, 2))).__name__, D.Chi2.arg_constraints)",
+    "D.Chi2(T.tensor([-1.]))",
+    "T.manual_seed(5); d = D.StudentT(T.tensor([.5, 1.5, 3., 30.]), T.tensor([0., 1., -1., 2.]), T.tensor([1., .5, 2., 1.])); v = T.tensor([.5, 3., 1., 2.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 4)).batch_shape, T.rand(2))",
+    "df = T.tensor([2.5, 6.], requires_grad=True); s = T.tensor([1., .3], requires_grad=True); T.manual_seed(6); d = D.StudentT(df, 0., s); x = d.rsample(); lp = d.log_prob(T.tensor([.4, -1.])); g = T.autograd.grad((x * T.tensor([.7, -1.3])).sum() + lp.sum(), (df, s)); (x, lp, g, repr(D.StudentT(3.)))",
+    "D.StudentT(T.tensor([-1.]))",
+    "T.manual_seed(7); d = D.Dirichlet(T.tensor([[.5, 2., 3.], [1., 1., 1.]])); v = T.tensor([.2, .3, .5]); (repr(d), d.batch_shape, d.event_shape, d.sample(), d.rsample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((4, 2)).batch_shape, D.kl_divergence(d, D.Dirichlet(T.tensor([2., 2., 1.]))))",
+    "T.manual_seed(8); (D.Dirichlet(T.tensor([.1, .2, .3])).mode, D.Dirichlet(T.tensor([.5, .7], dtype=T.float64)).sample((3,)), T._sample_dirichlet(T.tensor([[.4, 4.], [2., 3.]])))",
+    "D.Dirichlet(T.tensor(1.))",
+    "D.Dirichlet(T.tensor([1., -1.]))",
+    "D.Dirichlet(T.tensor([1., 2.])).log_prob(T.tensor([.5, .6]))",
+    "T.manual_seed(9); d = D.Beta(T.tensor([.5, 2., 3.]), T.tensor([1., 4., .7])); v = T.tensor([.2, .3, .5]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.concentration1, d.concentration0, d.expand((2, 3)).batch_shape, D.kl_divergence(d, D.Beta(2., 2.)))",
+    "T.manual_seed(10); d = D.Beta(2., 3.); (repr(d), d.batch_shape, d.sample((3,)), d.log_prob(T.tensor(.4)), d.concentration1)",
+    "a = T.tensor([1.5, 3.], requires_grad=True); b = T.tensor([2., .8], requires_grad=True); lp = D.Beta(a, b).log_prob(T.tensor([.3, .9])); g = T.autograd.grad(lp.sum() + D.Beta(a, b).entropy().sum(), (a, b)); (lp, g)",
+    "D.Beta(T.tensor([1.]), T.tensor([-1.]))",
+    "D.Beta(1., 1.).log_prob(T.tensor([1.5]))",
+    "T.manual_seed(11); d = D.Binomial(10, T.tensor([.2, .7, 1.])); v = T.tensor([3., 7., 10.]); (repr(d), d.sample(), d.sample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.logits, d.param_shape, d.expand((2, 3)).batch_shape, d.enumerate_support().shape, D.kl_divergence(d, D.Binomial(10, T.tensor([.5, .5, .5]))))",
+    "T.manual_seed(12); d = D.Binomial(T.tensor([5., 20.]), logits=T.tensor([-1., 2.])); (repr(d), d.probs, d.sample((3,)), d.log_prob(T.tensor([2., 19.])), d.mode)",
+    "p = T.tensor([.3, .6], requires_grad=True); lp = D.Binomial(4, p).log_prob(T.tensor([2., 0.])); g = T.autograd.grad(lp.sum() + D.Binomial(4, p).entropy().sum(), p); (lp, g)",
+    "D.Binomial(T.tensor([5., 20.]), T.tensor([.5, .5])).entropy()",
+    "D.Binomial(T.tensor([2.5]), T.tensor([.5]))",
+    "D.Binomial(3, T.tensor([.5])).log_prob(T.tensor([4.]))",
+    "D.kl_divergence(D.Binomial(3, T.tensor([.5])), D.Binomial(5, T.tensor([.5])))",
+    "D.kl_divergence(D.Binomial(5, T.tensor([.5, .2])), D.Binomial(T.tensor([3., 5.]), T.tensor([.5, .3])))",
+    "D.Binomial()",
+]
+
 
 @pytest.mark.parametrize(
-    "code", SAMPLING + DENSITIES + KL + MORE + REPRS_ERRORS + TRANSFORMS + TRANSFORMED + FAMILIES
+    "code",
+    SAMPLING
+    + DENSITIES
+    + KL
+    + MORE
+    + REPRS_ERRORS
+    + TRANSFORMS
+    + TRANSFORMED
+    + FAMILIES
+    + GAMMA_FAMILY,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
@@ -209,3 +255,24 @@ def test_register_kl():
 
     assert D.kl_divergence(MyNormal(0.0, 1.0), D.Uniform(0.0, 1.0)).item() == 42.0
     assert D.kl_divergence(MyNormal(0.0, 1.0), D.Normal(0.0, 1.0)).item() == 0.0
+
+
+@pytest.mark.parametrize("family", ["Dirichlet", "Beta"])
+def test_dirichlet_rsample_gradient(family):
+    """The same draws as PyTorch; the gradient through them (implicit reparameterisation)
+    agrees with PyTorch's to PyTorch's own approximation error (~1e-3), not to rounding."""
+    out = []
+    for lib in (torch, taimatsu):
+        c = lib.tensor([[0.3, 2.0, 5.0], [1.0, 1.5, 12.0]], dtype=lib.float64, requires_grad=True)
+        lib.manual_seed(7)
+        if family == "Dirichlet":
+            d = lib.distributions.Dirichlet(c)
+        else:
+            d = lib.distributions.Beta(c[:, 0], c[:, 1] + c[:, 2])
+        x = d.rsample((4,))
+        cot = lib.linspace(-1.3, 2.1, x.numel(), dtype=lib.float64).sin().view(x.shape)
+        (g,) = lib.autograd.grad((x * cot).sum(), c)
+        out.append((x.detach().numpy(), g.numpy()))
+    (x0, g0), (x1, g1) = out
+    np.testing.assert_allclose(x1, x0, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(g1, g0, rtol=5e-3, atol=1e-6)
