@@ -90,16 +90,15 @@ class Adam(Optimizer):
         if not eligible(params, grads):
             return False
         states = [self.state[p] for p in params]
-        found = _step_counters(states)
-        if found is None:  # counters that differ: one step size per parameter
+        counters = _step_counters(states)
+        if counters is None:  # counters that differ: one step size per parameter
             return False
-        counters, count = found
         fg = flat_group(self, index, params)
         moments = _moments(group)
         exp_avg, exp_avg_sq, *max_sq = [fg.state_buffer(states, name) for name in moments]
-        count += 1  # exact: the counters hold integers, and assigning rounds as ``+= 1`` would
+        # ``+= 1`` on each: a counter two parameters share counts twice, as in PyTorch's foreach
         for t in counters:
-            t._data[()] = count
+            t._data += 1
             t._vc[0] += 1
         h = _numbers(group, float(counters[0]._data))
         e, sq = exp_avg._data, exp_avg_sq._data
@@ -165,9 +164,8 @@ def _update(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
 
 
 def _step_counters(states):
-    """The parameters' ``step`` counters (0-d tensors, made where a state is new) and their
-    common count; None, having changed nothing, where the counts differ or a counter is not a
-    0-d tensor."""
+    """The parameters' ``step`` counters (0-d tensors, made where a state is new); None, having
+    changed nothing, where their counts differ or a counter is not a 0-d tensor."""
     counts = set()
     for s in states:
         if not s:
@@ -182,7 +180,7 @@ def _step_counters(states):
     for s in states:
         if not s:
             s["step"] = _step_tensor()
-    return [s["step"] for s in states], counts.pop()
+    return [s["step"] for s in states]
 
 
 class AdamW(Adam):
