@@ -205,7 +205,10 @@ class Pickler(pickle._Pickler):
         if t is Size:
             return (_SIZE, (tuple(obj),))
         if t is device:
-            return (_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+            # PyTorch's device makes a new type string each time it is pickled: never memoized
+            # together with the storages' "cpu" location
+            kind = obj.type[:1] + obj.type[1:]
+            return (_DEVICE, (kind,) if obj.index is None else (kind, obj.index))
         if t is layout:
             return (_GET_LAYOUT, ("torch." + obj.name,))
         return NotImplemented

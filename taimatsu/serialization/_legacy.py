@@ -31,7 +31,7 @@ import tarfile
 
 import numpy as np
 
-from ._format import STORAGE_NAMES, Pickler, storage_bytes
+from ._format import STORAGE_NAMES, UNTYPED_STORAGE_TYPE, Pickler, storage_bytes
 
 LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL_VERSION = 1001
@@ -138,6 +138,12 @@ class _LegacyStorages:
         _, storage_type, key, location, numel, view = pid
         if not isinstance(storage_type, StorageType) or type(numel) is not int or numel < 0:
             raise RuntimeError(f"invalid storage record id {pid!r}")
+        if storage_type is UNTYPED_STORAGE_TYPE:
+            # PyTorch 2.x writes uint16/32/64 tensors this way but its reader asks the storage
+            # class for a dtype it lacks: such files load nowhere, and here neither
+            raise AttributeError(
+                "type object 'torch.storage.UntypedStorage' has no attribute 'dtype'"
+            )
         dtype = storage_type.dtype
         if key not in self.roots:
             self.roots[key] = self._allocate(dtype, numel, _ascii(location))

@@ -4,6 +4,7 @@ in test_serialization_safety.py; the shared helpers in serialization_helpers.py.
 
 import ast
 import io
+import itertools
 import os
 import pathlib
 import pickle
@@ -200,15 +201,16 @@ def test_taimatsu_to_torch_views_containers_params(torch_oracle, tmp_path):
     )
 
 
-def test_archive_bytes_match_pytorch(torch_oracle, tmp_path):
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_archive_bytes_match_pytorch(torch_oracle, tmp_path, protocol):
     """Record for record, byte for byte, except the random serialization id."""
     torch = torch_oracle
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    t = torch.arange(12.0).reshape(3, 4)
-    torch.save({"a": t, "b": t.t(), "c": torch.ones(2, dtype=torch.int8)}, tmp_path / "a" / "ck.pt")
-    x = tm.arange(12.0).reshape(3, 4)
-    tm.save({"a": x, "b": x.t(), "c": tm.ones(2, dtype=tm.int8)}, tmp_path / "b" / "ck.pt")
+    for lib, sub in ((torch, "a"), (tm, "b")):
+        (tmp_path / sub).mkdir()
+        t = lib.arange(12.0).reshape(3, 4)
+        obj = {"a": t, "b": t.t(), "c": lib.ones(2, dtype=lib.int8), "u": lib.ones(2, dtype=lib.uint16),
+               "misc": [lib.float16, lib.device("cpu"), lib.Size([1]), lib.nn.Parameter(lib.ones(1))]}  # fmt: skip
+        lib.save(obj, tmp_path / sub / "ck.pt", pickle_protocol=protocol)
     ra, rb = (tmp_path / "a" / "ck.pt").read_bytes(), (tmp_path / "b" / "ck.pt").read_bytes()
     assert len(ra) == len(rb)
     za, zb = zipfile.ZipFile(io.BytesIO(ra)), zipfile.ZipFile(io.BytesIO(rb))
@@ -293,14 +295,22 @@ class _Anything:
     def __call__(self, *a, **k):
         return self
 
+    def __setitem__(self, key, value):
+        pass
+
 
 def _legacy_sample(lib):
     x = lib.arange(12.0).reshape(3, 4)
-    return {"x": x, "t": x.t(), "s": x[1:, ::2], "h": lib.tensor([1.5, -2.0], dtype=lib.half),
+    out = {"x": x, "t": x.t(), "s": x[1:, ::2], "h": lib.tensor([1.5, -2.0], dtype=lib.half),
             "bf": lib.tensor([1.5], dtype=lib.bfloat16), "b": lib.tensor([True, False]),
             "c": lib.tensor([1 + 2j], dtype=lib.complex64), "u": lib.tensor([1, 2], dtype=lib.uint16),
             "p": lib.nn.Parameter(lib.ones(2)), "leaf": lib.zeros(2, requires_grad=True),
-            "e": lib.zeros(0, 3), "n": [1, (2.5, "a"), None, lib.float64], "m": lib.ones(2, device="meta")}  # fmt: skip
+            "e": lib.zeros(0, 3), "n": [1, (2.5, "a"), None, lib.float64, lib.bfloat16, lib.Size([2]), lib.strided],
+            "d": [lib.device("cpu"), lib.device("cpu"), lib.device("cuda", 1)], "m": lib.ones(2, device="meta"),
+            "sd": lib.nn.Linear(2, 2).requires_grad_(False).state_dict(keep_vars=True)}  # fmt: skip
+    for v in out["sd"].values():
+        v.fill_(0.5)  # the same values in both
+    return out
 
 
 @pytest.mark.parametrize("protocol", [0, 1, 2, 4, 5])
@@ -367,6 +377,18 @@ def test_legacy_files_paths_and_errors(torch_oracle, tmp_path):
              "directory": lambda lib: (lib.ones(1), str(tmp_path) + "/"),
              "no_write": lambda lib: (lib.ones(1), 5),
              "two_dtypes": lambda lib: ([a := lib.arange(4.0), a.view(lib.int32)], io.BytesIO())}  # fmt: skip
+    for name in ("uint16", "uint32", "uint64"):  # PyTorch writes them, and cannot read them back
+        buf = io.BytesIO()
+        tm.save(
+            {"u": tm.tensor([1, 2], dtype=getattr(tm, name))},
+            buf,
+            _use_new_zipfile_serialization=False,
+        )
+        for lib, weights_only in itertools.product((torch, tm), (True, False)):
+            with pytest.raises(
+                AttributeError, match="'torch.storage.UntypedStorage' has no attribute 'dtype'"
+            ):
+                lib.load(io.BytesIO(buf.getvalue()), weights_only=weights_only)
     for name, make in cases.items():
         errors = []
         for lib in (torch, tm):
