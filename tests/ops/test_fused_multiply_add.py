@@ -35,6 +35,9 @@ CASES = {
     "addcmul_broadcast": lambda L, a, b: L.addcmul(a, b[:1], L.full_like(b[:1, :1], float(Y0))),
     "addcmul_value": lambda L, a, b: L.addcmul(a, b, L.ones_like(b), value=float(Y0)),
     "lerp_tensor_weight": lambda L, a, b: L.lerp(a, a + b, L.full_like(a, 0.25)),
+    "addcmul_": lambda L, a, b: a.addcmul_(b, L.full_like(b, float(Y0))),
+    "addcmul_value_": lambda L, a, b: a.addcmul_(b, L.ones_like(b), value=float(Y0)),
+    "addcmul_strided_": lambda L, a, b: a.t().addcmul_(b.t(), L.full_like(b.t(), float(Y0))),
 }
 
 

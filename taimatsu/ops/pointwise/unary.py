@@ -25,6 +25,7 @@ from ...backend.float32_math import atanh as f32atanh
 from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
+from ...backend.float32_math.primitives import round_once
 from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write_out, xp_for
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
@@ -701,9 +702,12 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         t1 = tensor1._data if value == 1 else tensor1._data * value
         if self._dtype is D.float32 and xp is np:
             # One rounding of self + (value*t1)*t2, like PyTorch's fused multiply-add kernel.
+            # The float64 sum can land on a float32 midpoint the exact sum is off: round_once.
             def run():
                 acc = np.add(self._data, np.multiply(t1, tensor2._data, dtype=np.float64))
-                np.copyto(self._data, acc, casting="unsafe")
+                r = acc.astype(np.float32)
+                round_once(r, acc, t1, tensor2._data, self._data)
+                np.copyto(self._data, r)
 
             return inplace(self, None, (), False, run)
         tmp = xp.multiply(t1, tensor2._data)
