@@ -5,7 +5,7 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 ``Poisson``, ``Independent``, ``OneHotCategorical``, ``MultivariateNormal``,
 ``TransformedDistribution`` with ``transforms`` (exp, affine, sigmoid, tanh, power, softmax,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
-``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
+``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
 ``Binomial``, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
@@ -14,8 +14,7 @@ so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
 CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: Weibull,
 Pareto, VonMises, Kumaraswamy, LKJCholesky, Wishart, the Relaxed*, LowRankMultivariateNormal,
-MixtureSameFamily, ContinuousBernoulli, FisherSnedecor, NegativeBinomial, Multinomial,
-LogisticNormal and the remaining transforms (Cat/Stack, CorrCholesky, Reshape...).
+MixtureSameFamily, ContinuousBernoulli, FisherSnedecor, NegativeBinomial, Multinomial and the remaining transforms (Cat/Stack, CorrCholesky, Reshape...).
 """
 
 from __future__ import annotations
@@ -26,13 +25,14 @@ from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Cauchy, Laplace
-from .log_normal import HalfNormal, LogNormal
+from .log_normal import HalfNormal, LogisticNormal, LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson_process import Exponential, Poisson
@@ -66,6 +66,7 @@ __all__ = [
     "Distribution",
     "ExpTransform",
     "Exponential",
+    "ExponentialFamily",
     "Gamma",
     "Geometric",
     "Gumbel",
@@ -73,6 +74,7 @@ __all__ = [
     "Independent",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

@@ -9,12 +9,13 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Samples are 0./1. in the parameter's dtype; log_prob and entropy go through
     ``binary_cross_entropy_with_logits`` as PyTorch's do."""
 

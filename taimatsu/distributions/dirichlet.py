@@ -8,6 +8,7 @@ from .._size import Size
 from ..autograd.function import Function, once_differentiable
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta", "Dirichlet"]
@@ -37,7 +38,7 @@ class _Dirichlet(Function):
         return grad * (grad_output - (x * grad_output).sum(-1, True))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}  # noqa: RUF012
     support = constraints.simplex
     has_rsample = True
@@ -100,7 +101,7 @@ class Dirichlet(Distribution):
         )
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Samples are the first coordinate of a Dirichlet's (PyTorch's numbers after a seed). Its
     repr shows no parameters (they live on the Dirichlet), as PyTorch's."""
 

@@ -8,12 +8,13 @@ from .. import _dtype as D
 from .._size import Size
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Chi2", "Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """``rsample`` is ``torch._standard_gamma(concentration) / rate``: PyTorch's numbers after a
     seed, and PyTorch's reparameterised gradient in both parameters."""
 

@@ -9,6 +9,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
 from .dirichlet import Beta, Dirichlet
+from .exp_family import ExponentialFamily
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import _EULER, Gumbel
@@ -198,3 +199,249 @@ def _kl_binomial_binomial(p, q):
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
     kl[p.total_count > q.total_count] = math.inf  # q cannot reach p's top counts
     return kl
+
+
+# ---- pairs of different families ------------------------------------------------------------------
+def _x_log_x(t):
+    return t * t.log()
+
+
+def _infinite_like(t):
+    from .. import full_like
+
+    return full_like(t, math.inf)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    mean = p.concentration1 / (p.concentration1 + p.concentration0)
+    return -p.entropy() - q.rate.log() + q.rate * mean
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    c1, c0 = p.concentration1, p.concentration0
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (c1.digamma() - (c1 + c0).digamma())
+    t4 = q.rate * c1 / (c1 + c0)
+    return -p.entropy() + t2 - t3 + t4
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    c1, c0 = p.concentration1, p.concentration0
+    mean = c1 / (c1 + c0)
+    var_normal = q.scale.pow(2)
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (c1 + c0 + 1) + mean.pow(2)) * 0.5
+    t4 = q.loc * mean
+    t5 = q.loc.pow(2) * 0.5
+    return -p.entropy() + t2 + (t3 - t4 + t5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    result[(q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)] = math.inf
+    return result
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * ratio.log()
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER - (1 + _EULER)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = scale_rate_prod.log() - 1
+    t2 = loc_scale_ratio.exp() * scale_rate_prod / (scale_rate_prod + 1)
+    return t1 - loc_scale_ratio + t2 + scale_rate_prod.reciprocal()
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration / p.rate)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    c = p.concentration
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = (c - 1) * c.digamma() - c.lgamma() - c
+    t2 = beta_scale_prod.log() + c / beta_scale_prod
+    t3 = loc_scale_ratio.exp() * (1 + beta_scale_prod.reciprocal()).pow(-c) - loc_scale_ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    c = p.concentration
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - c - c.lgamma()
+    t2 = 0.5 * (c.pow(2) + c) / beta_sqr
+    t3 = q.loc * c / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (c - 1) * c.digamma() + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t1 = var_scale_sqr_ratio.log() * 0.5
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = (-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio).exp()
+    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    from .. import erf
+
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = scale_ratio.log()
+    t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
+    t3 = loc_diff * erf(math.sqrt(0.5) * loc_diff_scale_ratio)
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t1 = width.log()
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = (
+        q.concentration1.lgamma()
+        + q.concentration0.lgamma()
+        - (q.concentration1 + q.concentration0).lgamma()
+    )
+    result = t3 + t4 - t1 - t2
+    result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
+    return result
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t4 = q.rate * (p.high + p.low) / 2
+    result = -width.log() + t2 + t3 + t4
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    common = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
+    return t1 - t2
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p, q):
+    width = p.high - p.low
+    t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
+    t2 = width.pow(2) / 12
+    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
+    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """Reached only when no pair above matches, as in PyTorch (whose message this is)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot"
+            "                             be computed using Bregman divergences"
+        )
+    # PyTorch computes a Bregman divergence here; every family here has its own pair above
+    raise NotImplementedError(
+        f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
+        f"{q.__class__.__name__}"
+    )
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    # -H(p) + E_p[-log q]: Gumbel's mean loc + scale * gamma, variance (pi * scale)^2 / 6
+    var_normal = q.scale.pow(2)
+    t1 = 0.5 * (2 * math.pi * var_normal).log() - p.scale.log() - (1 + _EULER)
+    second_moment = (math.pi * p.scale).pow(2) / 6 + (p.loc + p.scale * _EULER - q.loc).pow(2)
+    return t1 + second_moment / (2 * var_normal)
+
+
+# a q whose support misses part of p's: KL is infinite
+def _register_infinite(pairs, param):
+    for tp, tq in pairs:
+        register_kl(tp, tq)(lambda p, q: _infinite_like(getattr(p, param)))
+
+
+_register_infinite(
+    [(Exponential, Beta), (Exponential, Uniform), (Poisson, Bernoulli), (Poisson, Binomial)], "rate"
+)
+_register_infinite([(Gamma, Beta), (Gamma, Uniform)], "concentration")
+_register_infinite(
+    [
+        (Gumbel, Beta),
+        (Gumbel, Exponential),
+        (Gumbel, Gamma),
+        (Gumbel, Uniform),
+        (Laplace, Beta),
+        (Laplace, Exponential),
+        (Laplace, Gamma),
+        (Laplace, Uniform),
+        (Normal, Beta),
+        (Normal, Exponential),
+        (Normal, Gamma),
+        (Normal, Uniform),
+    ],
+    "loc",
+)

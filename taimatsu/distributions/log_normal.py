@@ -1,5 +1,6 @@
-"""``torch.distributions.LogNormal`` and ``HalfNormal``: a Normal pushed through ``exp`` and
-``abs``. Samples are the Normal's (PyTorch's numbers) mapped by the transform."""
+"""``torch.distributions.LogNormal``, ``HalfNormal`` and ``LogisticNormal``: a Normal pushed
+through ``exp``, ``abs`` and stick-breaking onto the simplex. Samples are the Normal's
+(PyTorch's numbers) mapped by the transform."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import math
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform, ExpTransform
+from .transforms import AbsTransform, ExpTransform, StickBreakingTransform
 
-__all__ = ["HalfNormal", "LogNormal"]
+__all__ = ["HalfNormal", "LogNormal", "LogisticNormal"]
 
 
 class LogNormal(TransformedDistribution):
@@ -105,3 +106,30 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class LogisticNormal(TransformedDistribution):
+    """StickBreakingTransform(X) for X ~ Normal(loc, scale) over the last dim: a K-vector
+    parameter gives a distribution on the (K + 1)-simplex."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}  # noqa: RUF012
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base_dist = Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def loc(self):
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.base_dist.scale

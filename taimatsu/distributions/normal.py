@@ -9,12 +9,13 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """``rsample`` is ``loc + eps * scale`` with ``eps`` from ``normal_()`` (differentiable in
     both parameters); ``sample`` draws ``torch.normal(loc, scale)``: the same numbers."""
 

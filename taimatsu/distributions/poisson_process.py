@@ -9,6 +9,7 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Exponential", "Poisson"]
@@ -31,7 +32,7 @@ class _Rate(Distribution):
         return new
 
 
-class Exponential(_Rate):
+class Exponential(_Rate, ExponentialFamily):
     """``rsample`` is ``exponential_()`` draws divided by the rate (PyTorch's numbers)."""
 
     arg_constraints = {"rate": constraints.positive}  # noqa: RUF012
@@ -80,7 +81,7 @@ class Exponential(_Rate):
         return 1.0 - self.rate.log()
 
 
-class Poisson(_Rate):
+class Poisson(_Rate, ExponentialFamily):
     """Counts drawn by ``torch.poisson`` (PyTorch's numbers)."""
 
     arg_constraints = {"rate": constraints.nonnegative}  # noqa: RUF012

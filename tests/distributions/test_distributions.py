@@ -212,6 +212,12 @@ GAMMA_FAMILY = [
     "D.Binomial()",
 ]
 
+MORE_FAMILIES = [
+    "T.manual_seed(13); d = D.LogisticNormal(T.tensor([[0., 1.], [.5, -1.]]), T.tensor([1., .5])); x = d.sample(); (repr(d), d.batch_shape, d.event_shape, x, d.rsample((2,)), d.log_prob(x), d.log_prob(T.tensor([.2, .3, .5])), d.support, d.loc, d.expand((3, 2)).batch_shape)",
+    "T.manual_seed(14); d = D.LogisticNormal(0., 1.); (d.batch_shape, d.event_shape, d.sample((2,)))",
+    "loc = T.tensor([.2, -.4], requires_grad=True); T.manual_seed(15); d = D.LogisticNormal(loc, 1.); x = d.rsample(); lp = d.log_prob(x.detach()); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum() + lp, loc); (x, lp, g)",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -249,12 +255,18 @@ def test_register_kl():
     class MyNormal(D.Normal):
         pass
 
+    before = dict(taimatsu.distributions.kl._KL)
+
     @D.register_kl(D.Normal, D.Uniform)
     def _kl(p, q):
         return taimatsu.tensor(42.0)
 
-    assert D.kl_divergence(MyNormal(0.0, 1.0), D.Uniform(0.0, 1.0)).item() == 42.0
-    assert D.kl_divergence(MyNormal(0.0, 1.0), D.Normal(0.0, 1.0)).item() == 0.0
+    try:
+        assert D.kl_divergence(MyNormal(0.0, 1.0), D.Uniform(0.0, 1.0)).item() == 42.0
+        assert D.kl_divergence(MyNormal(0.0, 1.0), D.Normal(0.0, 1.0)).item() == 0.0
+    finally:  # the registry is global: leave PyTorch's (Normal, Uniform) pair for other tests
+        taimatsu.distributions.kl._KL.clear()
+        taimatsu.distributions.kl._KL.update(before)
 
 
 @pytest.mark.parametrize("family", ["Dirichlet", "Beta"])
@@ -276,3 +288,34 @@ def test_dirichlet_rsample_gradient(family):
     (x0, g0), (x1, g1) = out
     np.testing.assert_allclose(x1, x0, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(g1, g0, rtol=5e-3, atol=1e-6)
+
+
+_KL_FAMILIES = [
+    "D.Bernoulli(T.tensor([.3, .6]))",
+    "D.Poisson(T.tensor([2., 3.]))",
+    "D.Binomial(4, T.tensor([.3, .6]))",
+    "D.Beta(T.tensor([2., .7]), T.tensor([3., 1.5]))",
+    "D.Exponential(T.tensor([1.5, .5]))",
+    "D.Gamma(T.tensor([2., .7]), T.tensor([3., 1.5]))",
+    "D.Normal(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Uniform(T.tensor([.1, .2]), T.tensor([.5, .9]))",
+    "D.Uniform(T.tensor([-.1, .2]), T.tensor([.5, 1.9]))",
+    "D.Gumbel(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Laplace(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Cauchy(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Geometric(T.tensor([.3, .6]))",
+    "D.HalfNormal(T.tensor([1., 2.]))",
+    "D.LogNormal(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Dirichlet(T.tensor([[2., .7], [3., 1.5]]))",
+    "D.StudentT(T.tensor([2., 5.]))",
+    "D.Chi2(T.tensor([2., 5.]))",
+    "D.Categorical(T.tensor([.3, .7]))",
+    "D.LogisticNormal(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+]
+
+
+@pytest.mark.parametrize("p", _KL_FAMILIES)
+def test_kl_divergence_every_pair(p):
+    """KL(p || q) for q over every family here: PyTorch's value, inf, or its error."""
+    for q in _KL_FAMILIES:
+        same(f"{_PRE}D.kl_divergence({p}, {q})", torch, taimatsu)
