@@ -496,3 +496,31 @@ def test_legacy_accessor_deprecation_texts(torch_oracle, name, args):
         torch_oracle.set_autocast_dtype("cpu", torch_oracle.bfloat16)
         torch_oracle.set_autocast_dtype("cuda", torch_oracle.float16)
         torch_oracle.set_autocast_enabled("cpu", False)
+
+
+def test_conv_and_batch_norm_backward_under_autocast(torch_oracle):
+    """A conv + batch-norm block under bf16 autocast: conv gradients are float32 sums rounded
+    once, batch norm works in float32 (its float32 parameters' gradients unrounded)."""
+
+    def run(lib):
+        rng = np.random.default_rng(3)
+        x = lib.tensor(rng.standard_normal((4, 2, 6, 6)).astype("float32"), requires_grad=True)
+        w = lib.tensor(rng.standard_normal((3, 2, 3, 3)).astype("float32"), requires_grad=True)
+        b = lib.tensor(rng.standard_normal(3).astype("float32"), requires_grad=True)
+        gamma = lib.tensor(rng.uniform(0.5, 1.5, 3).astype("float32"), requires_grad=True)
+        beta = lib.tensor(rng.standard_normal(3).astype("float32"), requires_grad=True)
+        cot = rng.standard_normal((4, 3, 4, 4)).astype("float32")
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            h = lib.nn.functional.conv2d(x, w, b)
+            h.retain_grad()
+            y = lib.nn.functional.batch_norm(h, None, None, gamma, beta, training=True)
+        y.backward(lib.tensor(cot).to(y.dtype))
+        return [
+            t.float().detach().numpy()
+            for t in (y, h.grad, x.grad, w.grad, b.grad, beta.grad, gamma.grad)
+        ]
+
+    ours, theirs = run(tm), run(torch_oracle)
+    for a, b in zip(ours[:-1], theirs[:-1]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(ours[-1], theirs[-1], rtol=1e-5)  # summation order (float32)

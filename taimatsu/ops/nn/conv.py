@@ -432,6 +432,12 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     """Array form of ``conv2d_grads`` (no graph): stacked per-image GEMMs, col2im by taps; a
     large batch split over two threads as in the forward, or, where both gradients are
     wanted, the weight gradient on the helper thread beside the input gradient (``_beside``)."""
+    if g.dtype.char in HALF_CHARS:  # float32 sums rounded once, as PyTorch's CPU kernels
+        f32 = [None if a is None else a.astype(np.float32) for a in (x, w, g, cols)]
+        grads = _conv_grads_array(
+            xp, *f32[:3], need_x, need_w, pads, stride, dilation, groups, f32[3]
+        )
+        return tuple(None if a is None else a.astype(g.dtype) for a in grads)
     n = g.shape[0]
     o, cg, kh, kw = w.shape
     og, k, (ho, wo) = o // groups, cg * kh * kw, g.shape[2:]

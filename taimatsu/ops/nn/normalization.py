@@ -200,6 +200,8 @@ def _batch_norm_vjp(node, g):
         need = [_need(node, i) for i in range(3)]
         grads = _bn_train_backward(xp_for(g), x._data, wd, g._data, node.mean, node.invstd, need)
         return tuple(None if a is None else _wrap(a, g._dtype, g._device) for a in grads)
+    if node.training and x._dtype in (D.float16, D.bfloat16) and not _gm.enabled and g._fw is None:
+        return _half_train_backward(node, x, w, g)
     nd = x.dim()
     axes = [0] + list(range(2, nd))
     if node.training:
@@ -216,6 +218,26 @@ def _batch_norm_vjp(node, g):
     if _need(node, 2):
         gb = g.sum(axes)
     return gx, gw, gb
+
+
+def _half_train_backward(node, x: Tensor, w, g: Tensor):
+    """float16/bfloat16 input (float32 parameters under autocast): PyTorch's CPU kernel works
+    in float32 and rounds only the input gradient; the parameters' gradients stay float32."""
+    xp = xp_for(g)
+    x32, g32 = x._data.astype(np.float32), g._data.astype(np.float32)
+    mean, var = _stats(xp, x32, (0,) + tuple(range(2, x32.ndim)))
+    invstd = (1.0 / np.sqrt(var.reshape(-1) + node.eps)).astype(np.float32)
+    w32 = None if w is None else w._data.astype(np.float32, copy=False)
+    need = [_need(node, i) for i in range(3)]
+    gx, gw, gb = _bn_train_backward(
+        xp, x32, w32, g32, mean.reshape(-1).astype(np.float32), invstd, need
+    )
+    pd, pdev = (w._dtype, w._device) if w is not None else (D.float32, g._device)
+    return (
+        None if gx is None else _wrap(gx.astype(x._data.dtype), x._dtype, x._device),
+        None if gw is None else _wrap(gw, pd, pdev),
+        None if gb is None else _wrap(gb, pd, pdev),
+    )
 
 
 _BatchNorm = node_class("NativeBatchNormBackward0", _batch_norm_vjp)
