@@ -1,9 +1,9 @@
 """Where a training step of bench_training.py spends its time in taimatsu, phase by phase.
 
-Every backward node's ``apply`` (``B AddmmBackward0``), the forward of every leaf module
-(``F Linear``), ``F.scaled_dot_product_attention``, ``clip_grad_norm_`` and the optimizer's
-``step`` / ``zero_grad`` are timed (wall and CPU of the process), summed per phase and divided by
-the steps run. The wrappers cost ~1 us per call, so phases of a few microseconds read high.
+Every backward node as the engine runs it (``B AddmmBackward0``: its ``apply`` and hooks), the
+forward of every leaf module (``F Linear``), ``F.scaled_dot_product_attention``,
+``clip_grad_norm_`` and the optimizer's ``step`` / ``zero_grad`` are timed (wall and CPU of the
+process), summed per phase and divided by the steps run. The wrappers cost ~1 us per call, so phases of a few microseconds read high.
 
     python benchmarks/step_phases.py --only gpt --threads 1
     python benchmarks/step_phases.py --only gpt --threads 2 --force   # two threads even when
@@ -53,20 +53,20 @@ class Phases:
         self.calls.clear()
 
 
-def _subclasses(cls):
-    for sub in cls.__subclasses__():
-        yield sub
-        yield from _subclasses(sub)
-
-
 def instrument(T, phases: Phases, step) -> None:
     """Wrap the backward nodes, leaf modules, attention, clipping and the step's optimizer."""
-    from taimatsu.autograd.graph import Node
+    from taimatsu.autograd import engine
     from taimatsu.nn.modules.module import Module
 
-    for cls in list(_subclasses(Node)):
-        if "apply" in cls.__dict__:
-            cls.apply = phases.wrap("B " + cls.__name__, cls.__dict__["apply"])
+    # The engine's call of each node, not the nodes' apply: a wrapper of apply would hold its
+    # gradient arguments, and the reference counts the engine and the kernels test (to take a
+    # gradient over without a copy, to write into an unshared one) would then see one more.
+    run_node = engine._run_node
+
+    def timed_node(node, buf, *args, **kwargs):
+        return phases.wrap("B " + type(node).__name__, run_node)(node, buf, *args, **kwargs)
+
+    engine._run_node = timed_node
     call = Module.__call__
 
     def module_call(self, *args, **kwargs):
