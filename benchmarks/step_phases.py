@@ -3,7 +3,8 @@
 Every backward node as the engine runs it (``B AddmmBackward0``: its ``apply`` and hooks), the
 forward of every leaf module (``F Linear``), ``F.scaled_dot_product_attention``,
 ``clip_grad_norm_`` and the optimizer's ``step`` / ``zero_grad`` are timed (wall and CPU of the
-process), summed per phase and divided by the steps run. The wrappers cost ~1 us per call, so phases of a few microseconds read high.
+process), summed per phase and divided by the steps run. The wrappers cost ~1 us per call, so
+phases of a few microseconds read high.
 
     python benchmarks/step_phases.py --only gpt --threads 1
     python benchmarks/step_phases.py --only gpt --threads 2 --force   # two threads even when
