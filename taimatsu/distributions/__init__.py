@@ -6,15 +6,16 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 ``TransformedDistribution`` with ``transforms`` (exp, affine, sigmoid, tanh, power, softmax,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
 ``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
-``Binomial``, ``kl_divergence``/``register_kl`` (their pairs) and
+``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
 ``cauchy_``),
 so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
 CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: Weibull,
-Pareto, VonMises, Kumaraswamy, LKJCholesky, Wishart, the Relaxed*, LowRankMultivariateNormal,
-MixtureSameFamily, ContinuousBernoulli, FisherSnedecor, NegativeBinomial, Multinomial and the remaining transforms (Cat/Stack, CorrCholesky, Reshape...).
+Pareto, HalfCauchy, VonMises, Kumaraswamy, LKJCholesky, Wishart, the Relaxed*,
+LowRankMultivariateNormal, ContinuousBernoulli, FisherSnedecor, NegativeBinomial and the
+remaining transforms (Cat/Stack, CorrCholesky, Reshape, Softplus...), ``biject_to``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Cauchy, Laplace
 from .log_normal import HalfNormal, LogisticNormal, LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson_process import Exponential, Poisson
@@ -75,6 +78,8 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

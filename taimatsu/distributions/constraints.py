@@ -21,6 +21,7 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
@@ -169,6 +170,45 @@ class _Simplex(Constraint):
         return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative count vectors over the last dim summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
+class _MixtureSameFamilyConstraint(Constraint):
+    """A mixture's support: the component's, checked with the value broadcast against every
+    component (the value gets a component dim before the event dims)."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(result.shape[:keep] + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__[1:]}({self.base_constraint!r})"
+
+
 class _OneHot(Constraint):
     """Vectors of zeros with a single one over the last dim."""
 
@@ -252,3 +292,4 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval
 independent = _IndependentConstraint
+multinomial = _Multinomial

@@ -218,6 +218,24 @@ MORE_FAMILIES = [
     "loc = T.tensor([.2, -.4], requires_grad=True); T.manual_seed(15); d = D.LogisticNormal(loc, 1.); x = d.rsample(); lp = d.log_prob(x.detach()); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum() + lp, loc); (x, lp, g)",
 ]
 
+MIXTURES = [
+    "T.manual_seed(16); d = D.Multinomial(10, T.tensor([[.2, .3, .5], [.1, .1, .8]])); x = d.sample(); (repr(d), d.batch_shape, d.event_shape, x, d.sample((2,)), d.log_prob(x), d.log_prob(T.tensor([0., 4., 6.])), d.mean, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape, d.param_shape)",
+    "T.manual_seed(17); d = D.Multinomial(logits=T.tensor([-1., 0., 2.])); (repr(d), d.sample((4,)), d.probs, d.log_prob(T.tensor([0., 0., 1.])), d.entropy())",
+    "p = T.tensor([.2, .3, .5], requires_grad=True); lp = D.Multinomial(5, p).log_prob(T.tensor([1., 2., 2.])); g = T.autograd.grad(lp + D.Multinomial(5, p).entropy(), p); (lp, g)",
+    "D.Multinomial(T.tensor(3), T.tensor([.5, .5]))",
+    "D.Multinomial(3, T.tensor([.5, .5])).log_prob(T.tensor([-1., 2.]))",
+    "(D.Multinomial(3, T.tensor([-.5, .5])), C.multinomial(3), C.multinomial(3).check(T.tensor([[1., 2.], [2., 2.]])))",
+    "T.manual_seed(18); m = D.MixtureSameFamily(D.Categorical(T.tensor([.3, .7])), D.Normal(T.tensor([-1., 2.]), T.tensor([.5, 1.]))); x = m.sample((3,)); (repr(m), m.batch_shape, m.event_shape, x, m.log_prob(x), m.cdf(T.tensor([0., 1.])), m.mean, m.variance, m.support, m.has_rsample, m.expand((2,)).batch_shape, m.expand((2,)).log_prob(T.tensor(.5)))",
+    "T.manual_seed(19); m = D.MixtureSameFamily(D.Categorical(logits=T.randn(4, 3)), D.Independent(D.Normal(T.randn(4, 3, 2), T.rand(4, 3, 2) + .5), 1)); x = m.sample((2,)); (m.batch_shape, m.event_shape, x, m.log_prob(x), m.mean, m.variance)",
+    "w = T.tensor([.1, .5, -.2], requires_grad=True); mu = T.tensor([-1., 0., 3.], requires_grad=True); m = D.MixtureSameFamily(D.Categorical(logits=w), D.Normal(mu, T.ones(3))); lp = m.log_prob(T.tensor([.3, 2.5])).sum(); g = T.autograd.grad(lp, (w, mu)); (lp, g)",
+    "D.MixtureSameFamily(D.Normal(0., 1.), D.Normal(T.zeros(2), 1.))",
+    "D.MixtureSameFamily(D.Categorical(T.ones(3)), D.Normal(T.zeros(2), 1.))",
+    "D.MixtureSameFamily(D.Categorical(T.ones(2, 3)), D.Normal(T.zeros(4, 3), 1.))",
+]
+MIXTURES += [
+    "m = D.MixtureSameFamily(D.Categorical(T.ones(2)), D.Exponential(T.ones(2))); (m.support, m.support.event_dim, m.support.check(T.tensor([1., -1.])), m.log_prob(T.tensor([-1.])))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
