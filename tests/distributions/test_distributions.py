@@ -247,7 +247,9 @@ MIXTURES += [
     + TRANSFORMS
     + TRANSFORMED
     + FAMILIES
-    + GAMMA_FAMILY,
+    + GAMMA_FAMILY
+    + MORE_FAMILIES
+    + MIXTURES,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
