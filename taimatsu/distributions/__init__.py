@@ -6,15 +6,16 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 ``TransformedDistribution`` with ``transforms`` (exp, affine, sigmoid, tanh, power, softmax,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
 ``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
-``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` (their pairs) and
+``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``HalfCauchy``, ``Pareto``, ``Weibull``,
+``NegativeBinomial``, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
 ``cauchy_``),
 so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
 CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
-PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: Weibull,
-Pareto, HalfCauchy, VonMises, Kumaraswamy, LKJCholesky, Wishart, the Relaxed*,
-LowRankMultivariateNormal, ContinuousBernoulli, FisherSnedecor, NegativeBinomial and the
+PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
+Kumaraswamy, LKJCholesky, Wishart, the Relaxed*, LowRankMultivariateNormal,
+ContinuousBernoulli, FisherSnedecor and the
 remaining transforms (Cat/Stack, CorrCholesky, Reshape, Softplus...), ``biject_to``.
 """
 
@@ -30,6 +31,7 @@ from .exp_family import ExponentialFamily
 from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Cauchy, Laplace
@@ -37,7 +39,9 @@ from .log_normal import HalfNormal, LogisticNormal, LogNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .pareto import Pareto
 from .poisson_process import Exponential, Poisson
 from .student_t import StudentT
 from .transformed_distribution import TransformedDistribution
@@ -54,6 +58,7 @@ from .transforms import (
     Transform,
 )
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
     "AbsTransform",
@@ -73,6 +78,7 @@ __all__ = [
     "Gamma",
     "Geometric",
     "Gumbel",
+    "HalfCauchy",
     "HalfNormal",
     "Independent",
     "Laplace",
@@ -81,8 +87,10 @@ __all__ = [
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
     "PowerTransform",
     "SigmoidTransform",
@@ -93,6 +101,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "Weibull",
     "constraints",
     "kl_divergence",
     "register_kl",

@@ -17,6 +17,7 @@ from .independent import Independent, _sum_rightmost
 from .laplace import Cauchy, Laplace
 from .log_normal import HalfNormal
 from .normal import Normal
+from .pareto import Pareto
 from .poisson_process import Exponential, Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -418,6 +419,59 @@ def _kl_gumbel_normal(p, q):
     return t1 + second_moment / (2 * var_normal)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - p.alpha.reciprocal() + t3 - 1
+    result[p.alpha <= 1] = math.inf  # p has no mean
+    return result
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = math.inf  # p has no variance
+    return result
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
 # a q whose support misses part of p's: KL is infinite
 def _register_infinite(pairs, param):
     for tp, tq in pairs:
@@ -425,22 +479,34 @@ def _register_infinite(pairs, param):
 
 
 _register_infinite(
-    [(Exponential, Beta), (Exponential, Uniform), (Poisson, Bernoulli), (Poisson, Binomial)], "rate"
+    [
+        (Exponential, Beta),
+        (Exponential, Pareto),
+        (Exponential, Uniform),
+        (Poisson, Bernoulli),
+        (Poisson, Binomial),
+    ],
+    "rate",
 )
-_register_infinite([(Gamma, Beta), (Gamma, Uniform)], "concentration")
+_register_infinite([(Gamma, Beta), (Gamma, Pareto), (Gamma, Uniform)], "concentration")
+_register_infinite([(Beta, Pareto)], "concentration1")
+_register_infinite([(Pareto, Beta), (Pareto, Uniform)], "scale")
 _register_infinite(
     [
         (Gumbel, Beta),
         (Gumbel, Exponential),
         (Gumbel, Gamma),
+        (Gumbel, Pareto),
         (Gumbel, Uniform),
         (Laplace, Beta),
         (Laplace, Exponential),
         (Laplace, Gamma),
+        (Laplace, Pareto),
         (Laplace, Uniform),
         (Normal, Beta),
         (Normal, Exponential),
         (Normal, Gamma),
+        (Normal, Pareto),
         (Normal, Uniform),
     ],
     "loc",

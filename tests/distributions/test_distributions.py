@@ -236,6 +236,24 @@ MIXTURES += [
     "m = D.MixtureSameFamily(D.Categorical(T.ones(2)), D.Exponential(T.ones(2))); (m.support, m.support.event_dim, m.support.check(T.tensor([1., -1.])), m.log_prob(T.tensor([-1.])))",
 ]
 
+HEAVY_TAILS = [
+    "T.manual_seed(20); d = D.HalfCauchy(T.tensor([1., 2.])); v = T.tensor([.5, 3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape)",
+    "(D.HalfCauchy(1.).log_prob(T.tensor([-1.])), D.HalfCauchy(T.tensor([-1.])))",
+    "D.HalfCauchy(T.tensor([1.])).log_prob(T.tensor([-1.]))",
+    "T.manual_seed(21); d = D.Pareto(T.tensor([1., 2.]), T.tensor([.5, 3.])); v = T.tensor([1.5, 3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape)",
+    "D.Pareto(T.tensor([2.]), T.tensor([1.])).log_prob(T.tensor([1.]))",
+    "s = T.tensor([1.5], requires_grad=True); a = T.tensor([2.5], requires_grad=True); T.manual_seed(22); d = D.Pareto(s, a); x = d.rsample((3,)); lp = d.log_prob(T.tensor([2., 3., 4.]).unsqueeze(-1)); g = T.autograd.grad((x * T.tensor([[.3], [-1.], [.6]])).sum() + lp.sum(), (s, a)); (x, lp, g)",
+    "T.manual_seed(23); d = D.Weibull(T.tensor([1., 2.]), T.tensor([.5, 3.])); v = T.tensor([1.5, 3.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.3, .6])), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((3, 2)).batch_shape, d.expand((3, 2)).log_prob(v))",
+    "s = T.tensor([1.5], requires_grad=True); c = T.tensor([2.5], requires_grad=True); T.manual_seed(24); d = D.Weibull(s, c); x = d.rsample((3,)); lp = d.log_prob(T.tensor([2., 3., 4.]).unsqueeze(-1)); g = T.autograd.grad((x * T.tensor([[.3], [-1.], [.6]])).sum() + lp.sum(), (s, c)); (x, lp, g)",
+    "D.Weibull(1., -1.)",
+    "T.manual_seed(25); d = D.NegativeBinomial(T.tensor([3., 10., 0.]), T.tensor([.2, .7, .5])); v = T.tensor([1., 30., 0.]); (repr(d), d.sample(), d.sample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.logits, d.support, d.expand((2, 3)).batch_shape, d.param_shape)",
+    "T.manual_seed(26); d = D.NegativeBinomial(5., logits=T.tensor([-1., 2.])); (repr(d), d.probs, d.sample((3,)), d.log_prob(T.tensor([2., 19.])))",
+    "p = T.tensor([.3, .6], requires_grad=True); lp = D.NegativeBinomial(4., p).log_prob(T.tensor([2., 0.])); g = T.autograd.grad(lp.sum(), p); (lp, g)",
+    "D.NegativeBinomial(T.tensor([2.]), T.tensor([1.]))",
+    "D.NegativeBinomial(T.tensor([-2.]), T.tensor([.5]))",
+    "D.NegativeBinomial(2., T.tensor([.5])).log_prob(T.tensor([1.5]))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -249,7 +267,8 @@ MIXTURES += [
     + FAMILIES
     + GAMMA_FAMILY
     + MORE_FAMILIES
-    + MIXTURES,
+    + MIXTURES
+    + HEAVY_TAILS,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
@@ -331,6 +350,12 @@ _KL_FAMILIES = [
     "D.Chi2(T.tensor([2., 5.]))",
     "D.Categorical(T.tensor([.3, .7]))",
     "D.LogisticNormal(T.tensor([.3, -1.]), T.tensor([1., 2.]))",
+    "D.Pareto(T.tensor([1., 2.]), T.tensor([.5, 3.]))",
+    "D.Pareto(T.tensor([.5, 2.]), T.tensor([1.5, 2.]))",
+    "D.Weibull(T.tensor([1., 2.]), T.tensor([.5, 3.]))",
+    "D.HalfCauchy(T.tensor([1., 2.]))",
+    "D.NegativeBinomial(T.tensor([3., 10.]), T.tensor([.2, .7]))",
+    "D.Uniform(T.tensor([2.1, 3.2]), T.tensor([2.5, 3.9]))",
 ]
 
 
