@@ -22,6 +22,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     func,  # noqa: E402, F401
     futures,
     hub,  # cheap: urllib is imported by the functions that download
+    jit,  # eager-mode torch.jit: decorators and is_scripting; no TorchScript compiler
     linalg,
     nn,
     optim,
@@ -529,6 +530,28 @@ def is_nonzero(input: Tensor) -> bool:
             else "Boolean value of Tensor with no values is ambiguous"
         )
     return input.item() != 0
+
+
+def _assert(condition, message) -> None:
+    """Python's ``assert`` as a function (PyTorch's traceable assert): ``bool(condition)``, so a
+    multi-element tensor raises the ambiguity RuntimeError, and AssertionError(message) when false."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def _assert_async(input: Tensor, assert_msg: str | None = None) -> None:
+    """PyTorch's device-side assert, checked at once here (there is no asynchronous stream)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"_assert_async(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    if assert_msg is not None and not isinstance(assert_msg, str):
+        raise TypeError(
+            "_assert_async(): argument 'assert_msg' (position 2) must be str, not "
+            f"{type(assert_msg).__name__}"
+        )
+    if not is_nonzero(input):
+        raise RuntimeError(assert_msg or "Expected Tensor with single nonzero value, but got zero")
 
 
 def detach(input: Tensor) -> Tensor:
