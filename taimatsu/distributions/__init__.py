@@ -7,14 +7,14 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
 ``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
 ``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``HalfCauchy``, ``Pareto``, ``Weibull``,
-``NegativeBinomial``, ``kl_divergence``/``register_kl`` (their pairs) and
+``NegativeBinomial``, the Relaxed (Gumbel-softmax) ones, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
 ``cauchy_``),
 so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
 CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
-Kumaraswamy, LKJCholesky, Wishart, the Relaxed*, LowRankMultivariateNormal,
+Kumaraswamy, LKJCholesky, Wishart, LowRankMultivariateNormal,
 ContinuousBernoulli, FisherSnedecor and the
 remaining transforms (Cat/Stack, CorrCholesky, Reshape, Softplus...), ``biject_to``.
 """
@@ -43,6 +43,8 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .pareto import Pareto
 from .poisson_process import Exponential, Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .student_t import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
@@ -93,6 +95,8 @@ __all__ = [
     "Pareto",
     "Poisson",
     "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
     "SigmoidTransform",
     "SoftmaxTransform",
     "StickBreakingTransform",

@@ -254,6 +254,17 @@ HEAVY_TAILS = [
     "D.NegativeBinomial(2., T.tensor([.5])).log_prob(T.tensor([1.5]))",
 ]
 
+RELAXED = [
+    "T.manual_seed(27); d = D.RelaxedBernoulli(T.tensor(.5), T.tensor([.2, .7])); x = d.rsample((2,)); (repr(d), x, d.sample(), d.log_prob(x), d.support, d.temperature, d.probs, d.logits, d.expand((3, 2)).batch_shape)",
+    "T.manual_seed(28); d = D.relaxed_bernoulli.LogitRelaxedBernoulli(T.tensor(2.), logits=T.tensor([-1., 3.])); x = d.rsample(); (repr(d), x, d.log_prob(x), d.probs, d.param_shape)",
+    "T.manual_seed(29); d = D.RelaxedOneHotCategorical(T.tensor(.7), logits=T.tensor([[1., 2., .5], [0., 0., 3.]])); x = d.rsample(); (repr(d), d.batch_shape, d.event_shape, x, d.sample((2,)), d.log_prob(x), d.support, d.probs, d.expand((4, 2)).batch_shape)",
+    "T.manual_seed(30); d = D.relaxed_categorical.ExpRelaxedCategorical(T.tensor(1.5), T.tensor([.2, .3, .5])); x = d.rsample((2,)); (repr(d), x, d.log_prob(x), d.support, d.param_shape)",
+    "t = T.tensor(.5, requires_grad=True); lg = T.tensor([1., -1., .3], requires_grad=True); T.manual_seed(31); d = D.RelaxedOneHotCategorical(t, logits=lg); x = d.rsample(); lp = d.log_prob(x.detach()); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum() + lp, (t, lg)); (x, lp, g)",
+    "p = T.tensor([.3, .6], requires_grad=True); T.manual_seed(32); d = D.RelaxedBernoulli(T.tensor(.4), p); x = d.rsample(); lp = d.log_prob(x.detach()); g = T.autograd.grad((x * T.tensor([.3, -1.])).sum() + lp.sum(), p); (x, lp, g)",
+    "D.RelaxedBernoulli(T.tensor(.5))",
+    "D.RelaxedOneHotCategorical(T.tensor(.5), T.tensor([.5, -.5]))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -268,7 +279,8 @@ HEAVY_TAILS = [
     + GAMMA_FAMILY
     + MORE_FAMILIES
     + MIXTURES
-    + HEAVY_TAILS,
+    + HEAVY_TAILS
+    + RELAXED,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
