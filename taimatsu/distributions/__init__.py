@@ -7,7 +7,7 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
 ``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
 ``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``HalfCauchy``, ``Pareto``, ``Weibull``,
-``NegativeBinomial``, the Relaxed (Gumbel-softmax) ones, ``kl_divergence``/``register_kl`` (their pairs) and
+``NegativeBinomial``, the Relaxed (Gumbel-softmax) ones, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
 ``cauchy_``),
@@ -16,7 +16,8 @@ CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients ag
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
 Kumaraswamy, LKJCholesky, Wishart, LowRankMultivariateNormal,
 ContinuousBernoulli, FisherSnedecor and the
-remaining transforms (Cat/Stack, CorrCholesky, Reshape, Softplus...), ``biject_to``.
+remaining transforms (Cat/Stack, CorrCholesky, LowerCholesky, Reshape, Softplus...) and
+their ``biject_to``/``transform_to`` entries.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
+from .constraint_registry import biject_to, transform_to
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -52,6 +54,7 @@ from .transforms import (
     AffineTransform,
     ComposeTransform,
     ExpTransform,
+    IndependentTransform,
     PowerTransform,
     SigmoidTransform,
     SoftmaxTransform,
@@ -83,6 +86,7 @@ __all__ = [
     "HalfCauchy",
     "HalfNormal",
     "Independent",
+    "IndependentTransform",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
@@ -106,8 +110,10 @@ __all__ = [
     "TransformedDistribution",
     "Uniform",
     "Weibull",
+    "biject_to",
     "constraints",
     "kl_divergence",
     "register_kl",
+    "transform_to",
     "transforms",
 ]

@@ -265,6 +265,17 @@ RELAXED = [
     "D.RelaxedOneHotCategorical(T.tensor(.5), T.tensor([.5, -.5]))",
 ]
 
+REGISTRY = [
+    "[(repr(D.biject_to(c)), repr(D.transform_to(c))) for c in (C.positive, C.nonnegative, C.greater_than(2.), C.unit_interval, C.interval(-1., 2.), C.real, C.simplex, C.real_vector, C.less_than(1.), C.half_open_interval(0., 1.), C.independent(C.positive, 2))]",
+    "x = T.tensor([[-1., .3, 2.]], dtype=T.float64); [(t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain) for t in (D.biject_to(C.greater_than(2.)), D.biject_to(C.interval(-1., 2.)), D.transform_to(C.less_than(1.)), D.biject_to(C.real_vector), D.biject_to(C.independent(C.positive, 1)))]",
+    "x = T.tensor([[-1., .3]]); (D.biject_to(C.simplex)(x), D.transform_to(C.simplex)(x), D.biject_to(D.Beta(1., 2.).support)(x), D.transform_to(D.Gamma(1., 2.).support)(x))",
+    "t = D.transforms.IndependentTransform(D.transforms.ExpTransform(), 1); x = T.ones(2, 3); (repr(t), t(x), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.event_dim, t.sign, t.bijective, t.inv(t(x)), t.with_cache()._cache_size)",
+    "D.transforms.IndependentTransform(D.transforms.ExpTransform(), 2)(T.ones(3))",
+    "D.biject_to(C.boolean)",
+    "D.biject_to.register(3, lambda c: c)",
+    "p = D.biject_to(C.positive); u = T.tensor([-.5, 1.], requires_grad=True); y = p(u); g = T.autograd.grad((D.Gamma(2., 1.).log_prob(y) + p.log_abs_det_jacobian(u, y)).sum(), u); (y, g)",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -280,7 +291,8 @@ RELAXED = [
     + MORE_FAMILIES
     + MIXTURES
     + HEAVY_TAILS
-    + RELAXED,
+    + RELAXED
+    + REGISTRY,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
