@@ -16,13 +16,16 @@ of small products costs one comparison each.
 ``usable_threads()``: ``get_num_threads()``, less the cores other processes keep busy. On a
 busy machine a second thread does not run beside ours but waits for a core, and spin-waiting
 threads make every product slower than one thread would (measured: a small MLP step 20x slower
-at two threads than at one with the machine's two cores taken; a 512x64x256 product 9x). The
-count of runnable tasks in /proc/loadavg, less this process's own runnable threads
-(/proc/self/task), is sampled at most every ``BUSY_SAMPLE_S`` seconds. The estimate rises at once
-when other tasks appear and falls back slowly (``LOAD_DECAY`` per sample, a few seconds from a busy
-machine to an idle one): one quiet sample on a busy machine, where the other tasks happened to
-sleep, must not bring back a second thread that then spins against them. Where /proc cannot be
-read, every requested thread is used.
+at two threads than at one with the machine's two cores taken; a 512x64x256 product 9x). Every
+``BUSY_SAMPLE_S`` seconds at most, the cores' busy time in /proc/stat less this process's CPU
+time gives the cores other processes used since the last sample, on average; a core counts as
+free while they use less than ``IDLE_SHARE`` of it. The estimate rises at once when other
+processes appear and falls back by ``LOAD_DECAY`` per sample, so that one quiet interval on a
+busy machine does not bring back a second thread that then spins against them. (The runnable
+count of /proc/loadavg less this process's runnable threads, used before, is one instant: on an
+idle machine it sometimes counted a task of this process that changed state between the two
+reads as another process's, and kept one thread for seconds.) Where /proc cannot be read,
+every requested thread is used.
 """
 
 from __future__ import annotations
@@ -216,11 +219,18 @@ def matmul_rows(a, b, out, rows: int) -> None:
 
 
 BUSY_SAMPLE_S = 0.25
-# The share of a drop in other processes' load believed per sample: from 5 other tasks to under
-# half of one in ~22 samples (5-6 s), from one to under half in 7 (~2 s).
-LOAD_DECAY = 0.1
+# Other processes' average use of the cores (in cores) below which every core still counts as
+# free. Idle, this 2-core VM reads 0.00-0.20 (kernel threads, the agents); one busy process 1.0
+# (0.7 while it shares the cores with two threads of ours); and a second BLAS thread that finds
+# its core taken even part of the time makes a product up to 50x slower.
+IDLE_SHARE = 0.25
+# The share of a drop in other processes' use believed per sample: from one busy core to two
+# free ones in two quiet samples (0.5 s).
+LOAD_DECAY = 0.5
 _LOADAVG = "/proc/loadavg"
-_busy = {"t": -1.0, "others": None, "usable": None}
+_STAT = "/proc/stat"
+# "clock": (monotonic s, all cores' busy s, this process's CPU s) at the last sample.
+_busy = {"t": -1.0, "others": None, "usable": None, "clock": None}
 
 
 def usable_threads() -> int:
@@ -237,19 +247,45 @@ def usable_threads() -> int:
 
 def _sample_load(now: float, target: int) -> None:
     _busy["t"] = now
-    try:
-        with open(_LOADAVG, "rb") as f:
-            runnable = int(f.read().split()[3].split(b"/")[0])
-    except (OSError, IndexError, ValueError):
+    others = _other_cores(now)
+    if others is None:
         _busy["usable"] = target
         return
-    others = max(0, runnable - _own_runnable())
     prev = _busy["others"]
     if prev is not None and others < prev:  # load leaving: believe it once it stays away
         others = prev + LOAD_DECAY * (others - prev)
     _busy["others"] = others
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    _busy["usable"] = max(1, min(target, int((cores or 1) - _busy["others"] + 0.5)))
+    _busy["usable"] = max(1, min(target, int((cores or 1) - others + IDLE_SHARE)))
+
+
+def _cpu_clock(now: float):
+    """(now, busy seconds of all cores, this process's CPU seconds), or None without /proc/stat."""
+    own = time.process_time()
+    try:
+        with open(_STAT, "rb") as f:
+            v = f.readline().split()
+        # user, nice, system, irq, softirq: not idle, iowait or steal (time the VM did not run)
+        busy = sum(int(v[i]) for i in (1, 2, 3, 6, 7)) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+    return now, busy, own
+
+
+def _other_cores(now: float) -> float | None:
+    """The cores other processes kept busy since the last sample, on average (the ticks of
+    /proc/stat make this +-0.1 over a quarter second). With no sample long enough before (the
+    first one), the runnable tasks of /proc/loadavg now, less this process's own."""
+    clock, last = _cpu_clock(now), _busy["clock"]
+    _busy["clock"] = clock
+    if clock is not None and last is not None and now - last[0] >= BUSY_SAMPLE_S / 2:
+        return max(0.0, (clock[1] - last[1] - (clock[2] - last[2])) / (now - last[0]))
+    try:
+        with open(_LOADAVG, "rb") as f:
+            runnable = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        return None
+    return float(max(0, runnable - _own_runnable()))
 
 
 def _own_runnable() -> int:
@@ -302,3 +338,7 @@ def get_num_interop_threads() -> int:
 def set_num_interop_threads(num: int) -> None:
     if not isinstance(num, int) or num <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
+
+
+# The first sample's average reaches back to the import (this process's own CPU taken out).
+_busy["clock"] = _cpu_clock(time.monotonic())

@@ -45,12 +45,10 @@ def _blas_count():
 
 
 def _idle_machine(tmp_path, monkeypatch, others=0):
-    """Make /proc/loadavg say ``others`` tasks of other processes are runnable."""
+    """Make the load samples say other processes keep ``others`` cores busy."""
     from taimatsu.backend import threads
 
-    fake = tmp_path / "loadavg"
-    fake.write_text(f"1.00 1.00 1.00 {1 + others}/300 12345\n")
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setattr(threads, "_other_cores", lambda now: float(others))
     monkeypatch.setitem(threads._busy, "t", -1.0)
     monkeypatch.setitem(threads._busy, "others", None)
 
@@ -146,33 +144,56 @@ def test_busy_machine_uses_one_blas_thread(tmp_path, monkeypatch, others, expect
         taimatsu.set_num_threads(before)
 
 
-def test_load_counts_at_once_and_is_forgotten_slowly(tmp_path, monkeypatch):
-    """One quiet sample on a busy machine (the other tasks happened to sleep) must not bring a
-    second BLAS thread back; a machine that stays quiet gets it back within seconds."""
+def test_load_counts_at_once_and_is_forgotten_slowly(monkeypatch):
+    """One quiet sample on a busy machine (the other processes happened to sleep) must not bring
+    a second BLAS thread back; a machine that stays quiet gets it back within a second."""
     from taimatsu.backend import threads
 
-    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) < 2:
-        pytest.skip("one core")
-    fake = tmp_path / "loadavg"
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1) != 2:
+        pytest.skip("the counts below are for two cores")
     monkeypatch.setitem(threads._busy, "others", None)
-    monkeypatch.setattr(threads, "_own_runnable", lambda: 1)
     monkeypatch.setitem(threads._state, "target", 2)
 
     def sample(others):
-        fake.write_text(f"1.00 1.00 1.00 {1 + others}/300 12345\n")
+        monkeypatch.setattr(threads, "_other_cores", lambda now: others)
         threads._busy["t"] = -1.0
         return threads.usable_threads()
 
     assert sample(0) == 2
-    assert sample(1) == 1  # one other task on two cores: at once
+    assert sample(0.2) == 2  # an idle machine's kernel threads and agents
+    assert sample(0.4) == 1  # a core busy part of the time: at once
+    assert sample(1) == 1
     assert sample(0) == 1  # one quiet sample: still busy
-    quiet = 1
-    while sample(0) == 1:
-        quiet += 1
-    assert 3 <= quiet <= 20  # 0.25 s a sample: back to two threads within ~5 s
-    assert sample(6) == 1
-    assert [sample(0) for _ in range(10)] == [1] * 10  # six others go away slowly
+    assert sample(0) == 2  # two: free again
+    assert sample(2) == 1
+    assert [sample(0) for _ in range(3)] == [1, 1, 2]  # two busy cores go away more slowly
+    assert sample(None) == 2  # no /proc: every thread asked for
+
+
+def test_other_cores_reads_the_cpu_clock(tmp_path, monkeypatch):
+    """Other processes' load is the cores' busy time since the last sample (user, nice, system,
+    irq, softirq in /proc/stat; not idle, iowait or steal) less this process's CPU time, per
+    second; the first sample, with nothing to compare with, counts /proc/loadavg's runnable
+    tasks less this process's own."""
+    from taimatsu.backend import threads
+
+    tick = os.sysconf("SC_CLK_TCK")
+    stat, loadavg = tmp_path / "stat", tmp_path / "loadavg"
+    monkeypatch.setattr(threads, "_STAT", str(stat))
+    monkeypatch.setattr(threads, "_LOADAVG", str(loadavg))
+    monkeypatch.setattr(threads, "_own_runnable", lambda: 1)
+    monkeypatch.setitem(threads._busy, "clock", None)
+    own = iter([1.0, 1.4, 1.5])
+    monkeypatch.setattr(threads.time, "process_time", lambda: next(own))
+    loadavg.write_text("0.50 0.50 0.50 3/300 12345\n")
+    stat.write_text(f"cpu  {tick} 0 {tick} 9000 5 0 0 7 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n")
+    assert threads._other_cores(10.0) == 2.0  # 3 runnable, 1 of them this process's
+    # half a second: 0.9 s busy (user, nice, system, irq, softirq), 0.4 s of it this process's
+    busy = [tick + tick // 2, tick // 10, tick + tick // 10, 9000, 5 + tick, tick // 10, tick // 10]
+    stat.write_text("cpu  " + " ".join(map(str, busy)) + f" {7 + tick} 0 0\n")
+    assert abs(threads._other_cores(10.5) - 1.0) < 1e-9
+    stat.write_text("cpu  " + " ".join(map(str, busy)) + f" {7 + tick} 0 0\n")
+    assert threads._other_cores(11.0) == 0.0  # this process's time alone: never negative
 
 
 def _numpy_openblas():

@@ -1,5 +1,5 @@
 """Convolution, max pooling and batch norm with their batch split over two threads (``parallel.halves``,
-forced: no size threshold, an idle machine as /proc/loadavg says) give one thread's values and
+forced: no size threshold, an idle machine as the load samples say) give one thread's values and
 gradients bit for bit (each image is computed alike; cross-image sums run after the split)."""
 
 import os
@@ -22,9 +22,7 @@ def forced_split(tmp_path, monkeypatch):
     """The list of ranges submitted to the helper thread; thread count restored after."""
     if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) < 2:
         pytest.skip("one core: nothing to split over")
-    fake = tmp_path / "loadavg"
-    fake.write_text("0.00 0.00 0.00 1/100 1\n")
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setattr(threads, "_other_cores", lambda now: 0.0)  # an idle machine
     monkeypatch.setitem(threads._busy, "t", -1.0)
     monkeypatch.setitem(threads._busy, "others", None)
     monkeypatch.setattr(parallel, "MIN_WORK", 0)

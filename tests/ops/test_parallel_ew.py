@@ -11,12 +11,10 @@ from taimatsu.backend import parallel
 
 
 def _machine(tmp_path, monkeypatch, others):
-    """Make /proc/loadavg say ``others`` tasks of other processes are runnable."""
+    """Make the load samples say other processes keep ``others`` cores busy."""
     from taimatsu.backend import threads
 
-    fake = tmp_path / "loadavg"
-    fake.write_text(f"1.00 1.00 1.00 {1 + others}/300 12345\n")
-    monkeypatch.setattr(threads, "_LOADAVG", str(fake))
+    monkeypatch.setattr(threads, "_other_cores", lambda now: float(others))
     monkeypatch.setitem(threads._busy, "t", -1.0)
     monkeypatch.setitem(threads._busy, "others", None)
 
