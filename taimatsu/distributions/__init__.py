@@ -7,14 +7,14 @@ Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``,
 stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
 ``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
 ``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``HalfCauchy``, ``Pareto``, ``Weibull``,
-``NegativeBinomial``, the Relaxed (Gumbel-softmax) ones, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` (their pairs) and
+``NegativeBinomial``, ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy``, the Relaxed (Gumbel-softmax) ones, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` (their pairs) and
 ``constraints``. Samples come from the same
 generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
 ``cauchy_``),
 so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
 CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
-Kumaraswamy, LKJCholesky, Wishart, LowRankMultivariateNormal,
+GeneralizedPareto, LKJCholesky, Wishart, LowRankMultivariateNormal,
 ContinuousBernoulli, FisherSnedecor and the
 remaining transforms (Cat/Stack, CorrCholesky, LowerCholesky, Reshape, Softplus...) and
 their ``biject_to``/``transform_to`` entries.
@@ -30,12 +30,15 @@ from .constraint_registry import biject_to, transform_to
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .fishersnedecor import FisherSnedecor
 from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Cauchy, Laplace
 from .log_normal import HalfNormal, LogisticNormal, LogNormal
 from .mixture_same_family import MixtureSameFamily
@@ -80,6 +83,7 @@ __all__ = [
     "ExpTransform",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
     "Geometric",
     "Gumbel",
@@ -87,6 +91,8 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "IndependentTransform",
+    "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
     "LogisticNormal",

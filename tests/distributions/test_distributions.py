@@ -276,6 +276,18 @@ REGISTRY = [
     "p = D.biject_to(C.positive); u = T.tensor([-.5, 1.], requires_grad=True); y = p(u); g = T.autograd.grad((D.Gamma(2., 1.).log_prob(y) + p.log_abs_det_jacobian(u, y)).sum(), u); (y, g)",
 ]
 
+GAMMA_TRANSFORMED = [
+    "T.manual_seed(33); d = D.InverseGamma(T.tensor([.5, 1.5, 3.]), T.tensor([1., 2., .5])); v = T.tensor([.5, 3., 1.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.concentration, d.expand((2, 3)).batch_shape)",
+    "c = T.tensor([2.5], requires_grad=True); r = T.tensor([1.5], requires_grad=True); T.manual_seed(34); d = D.InverseGamma(c, r); x = d.rsample((2,)); lp = d.log_prob(T.tensor([[.5], [2.]])); g = T.autograd.grad((x * T.tensor([[.3], [-1.]])).sum() + lp.sum(), (c, r)); (x, lp, g)",
+    "D.InverseGamma(T.tensor([-1.]), T.tensor([1.]))",
+    "T.manual_seed(35); d = D.FisherSnedecor(T.tensor([1., 3., 6.]), T.tensor([2., 5., 10.])); v = T.tensor([.5, 3., 1.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.mean, d.mode, d.variance, d.support, d.expand((2, 3)).batch_shape, T.rand(2))",
+    "a = T.tensor([4.], requires_grad=True); b = T.tensor([7.], requires_grad=True); T.manual_seed(36); d = D.FisherSnedecor(a, b); x = d.rsample((2,)); lp = d.log_prob(T.tensor([[.5], [2.]])); g = T.autograd.grad((x * T.tensor([[.3], [-1.]])).sum() + lp.sum(), (a, b)); (x, lp, g, repr(D.FisherSnedecor(1., 2.)))",
+    "D.FisherSnedecor(T.tensor([-1.]), T.tensor([1.]))",
+    "T.manual_seed(37); d = D.Kumaraswamy(T.tensor([.5, 2., 3.]), T.tensor([1., 4., .7])); v = T.tensor([.2, .3, .5]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.mean, d.mode, d.variance, d.entropy(), d.support, d.expand((2, 3)).batch_shape)",
+    "a = T.tensor([2.], requires_grad=True); b = T.tensor([3.], requires_grad=True); T.manual_seed(38); d = D.Kumaraswamy(a, b); x = d.rsample((2,)); lp = d.log_prob(T.tensor([[.2], [.7]])); g = T.autograd.grad((x * T.tensor([[.3], [-1.]])).sum() + lp.sum(), (a, b)); (x, lp, g, d.mode, D.Kumaraswamy(T.tensor([2., 1.5, 2.]), T.tensor([.5, .9, 1.])).mode)",
+    "D.Kumaraswamy(T.tensor([1.]), T.tensor([-1.]))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -292,7 +304,8 @@ REGISTRY = [
     + MIXTURES
     + HEAVY_TAILS
     + RELAXED
-    + REGISTRY,
+    + REGISTRY
+    + GAMMA_TRANSFORMED,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
