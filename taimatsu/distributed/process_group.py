@@ -217,10 +217,14 @@ def init_process_group(
     want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
     MPI = _mpi.mpi()
     world = MPI.COMM_WORLD
-    if want_size not in (-1, world.Get_size()) or want_rank not in (-1, world.Get_rank()):
+    size, me = world.Get_size(), world.Get_rank()
+    if want_size not in (-1, size) or want_rank not in (-1, me):
+        # Finalize now: a multiprocessing child leaves through os._exit, skipping mpi4py's
+        # exit-time MPI_Finalize, and MPICH's shared-memory segment would stay in /dev/shm.
+        MPI.Finalize()
         raise ValueError(
-            f"taimatsu.distributed runs on MPI: MPI started {world.Get_size()} process(es) and "
-            f"this is rank {world.Get_rank()}, but rank={want_rank}, world_size={want_size} "
+            f"taimatsu.distributed runs on MPI: MPI started {size} process(es) and "
+            f"this is rank {me}, but rank={want_rank}, world_size={want_size} "
             "was asked for. Start the ranks with `mpiexec -n N` or "
             "`python -m taimatsu.distributed.run --nproc-per-node N`."
         )
