@@ -16,6 +16,7 @@ from .gumbel import _EULER, Gumbel
 from .independent import Independent, _sum_rightmost
 from .laplace import Cauchy, Laplace
 from .log_normal import HalfNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .pareto import Pareto
 from .poisson_process import Exponential, Poisson
@@ -511,3 +512,28 @@ _register_infinite(
     ],
     "loc",
 )
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    from .. import broadcast_shapes
+    from ..linalg import solve_triangular
+
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with"
+            "                          different event shapes cannot be computed"
+        )
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q._half_log_det() - p._half_log_det()
+    n = p.event_shape[0]
+    diff = q.loc - p.loc
+    batch = broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2], diff.shape[:-1])
+    q_tril = q_tril.expand(batch + (n, n))
+    # trace(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2; the Mahalanobis term ||Lq^-1 (mq - mp)||^2
+    term2 = (
+        solve_triangular(q_tril, p_tril.expand(batch + (n, n)), upper=False).pow(2).sum((-2, -1))
+    )
+    solved = solve_triangular(q_tril, diff.expand(batch + (n,)).unsqueeze(-1), upper=False)
+    term3 = solved.squeeze(-1).pow(2).sum(-1)
+    return half_term1 + 0.5 * (term2 + term3 - n)

@@ -288,6 +288,12 @@ GAMMA_TRANSFORMED = [
     "D.Kumaraswamy(T.tensor([1.]), T.tensor([-1.]))",
 ]
 
+MVN_KL = [
+    "T.manual_seed(40); A = T.randn(3, 3); B = T.randn(2, 3, 3); p = D.MultivariateNormal(T.randn(3), A @ A.T + T.eye(3)); q = D.MultivariateNormal(T.randn(2, 3), scale_tril=T.tril(B).abs() + T.eye(3)); (D.kl_divergence(p, q), D.kl_divergence(q, p), D.kl_divergence(p, p))",
+    "m = T.tensor([.3, -.2], requires_grad=True); L = T.tensor([[1., 0.], [.5, 2.]], requires_grad=True); kl = D.kl_divergence(D.MultivariateNormal(m, scale_tril=L), D.MultivariateNormal(T.zeros(2), T.eye(2))); g = T.autograd.grad(kl, (m, L)); (kl, g)",
+    "D.kl_divergence(D.MultivariateNormal(T.zeros(2), T.eye(2)), D.MultivariateNormal(T.zeros(3), T.eye(3)))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -305,7 +311,8 @@ GAMMA_TRANSFORMED = [
     + HEAVY_TAILS
     + RELAXED
     + REGISTRY
-    + GAMMA_TRANSFORMED,
+    + GAMMA_TRANSFORMED
+    + MVN_KL,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
@@ -393,6 +400,15 @@ _KL_FAMILIES = [
     "D.HalfCauchy(T.tensor([1., 2.]))",
     "D.NegativeBinomial(T.tensor([3., 10.]), T.tensor([.2, .7]))",
     "D.Uniform(T.tensor([2.1, 3.2]), T.tensor([2.5, 3.9]))",
+    "D.InverseGamma(T.tensor([2., .7]), T.tensor([3., 1.5]))",
+    "D.FisherSnedecor(T.tensor([2., 5.]), T.tensor([3., 7.]))",
+    "D.Kumaraswamy(T.tensor([2., .7]), T.tensor([3., 1.5]))",
+    "D.RelaxedBernoulli(T.tensor(.5), T.tensor([.2, .7]))",
+    "D.Multinomial(3, T.tensor([.2, .8]))",
+    "D.MixtureSameFamily(D.Categorical(T.ones(2)), D.Normal(T.zeros(2), 1.))",
+    "D.OneHotCategorical(T.tensor([.3, .7]))",
+    "D.Independent(D.Normal(T.zeros(2), 1.), 1)",
+    "D.MultivariateNormal(T.zeros(2), T.eye(2))",
 ]
 
 
