@@ -799,6 +799,7 @@ neg = negative = _sparse_dispatch.sparse_first(neg, "neg")
 abs = absolute = _sparse_dispatch.sparse_first(abs, "abs")  # noqa: A001
 zeros_like = _sparse_dispatch.zeros_like(zeros_like)
 cat = concat = concatenate = _sparse_dispatch.cat(cat)
+stack = _sparse_dispatch.stack(stack)
 
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
 from . import onnx  # noqa: E402, F401

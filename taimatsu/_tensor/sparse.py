@@ -38,6 +38,7 @@ _ATEN_NAME = {
     "not_equal": "ne", "arctan": "atan", "arcsin": "asin", "arccos": "acos", "arctanh": "atanh",
     "matmul": "mm", "maximum": "maximum", "minimum": "minimum",
 }  # fmt: skip
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 # Ufuncs a dense kernel may apply to a sparse operand: the payload turns dense first
 # (``dense + sparse`` and ``dense.add_(sparse, alpha=a)`` are dense in PyTorch too).
 _DENSIFYING = frozenset({"add", "subtract", "multiply"})
@@ -100,9 +101,11 @@ class SparseData:
     # the few elementwise ops whose result is dense in PyTorch anyway.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or ufunc.__name__ not in _DENSIFYING:
-            raise not_implemented(
-                _ATEN_NAME.get(ufunc.__name__, ufunc.__name__), self.layout, self.device
-            )
+            name = _ATEN_NAME.get(ufunc.__name__, ufunc.__name__)
+            if name in _COMPARISONS:  # PyTorch names the overload: a tensor or a scalar other
+                scalar = any(isinstance(x, (int, float, complex, np.generic)) for x in inputs)
+                name += ".Scalar" if scalar else ".Tensor"
+            raise not_implemented(name, self.layout, self.device)
         inputs = tuple(x.dense() if isinstance(x, SparseData) else x for x in inputs)
         return ufunc(*inputs, **kwargs)
 

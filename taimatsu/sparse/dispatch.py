@@ -39,6 +39,20 @@ def zeros_like(fn):
     return wrapper
 
 
+def stack(fn):
+    """``torch.stack`` of sparse tensors: their unsqueezed copies concatenated (uncoalesced)."""
+
+    @functools.wraps(fn)
+    def wrapper(tensors, dim=0, *args, **kwargs):
+        if tensors and isinstance(tensors, (list, tuple)) and tensors[0].__class__ is SparseTensor:
+            from .shape import cat as sparse_cat
+
+            return sparse_cat([t.unsqueeze(dim) for t in tensors], dim)
+        return fn(tensors, dim, *args, **kwargs)
+
+    return wrapper
+
+
 def cat(fn):
     """``torch.cat`` of sparse tensors (the first one decides, as PyTorch's dispatcher does)."""
 

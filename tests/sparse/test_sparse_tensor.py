@@ -517,6 +517,8 @@ INDEXING = [
     lambda lib: coo(lib, *HYBRID).narrow_copy(1, 1, 1),
     lambda lib: lib.narrow_copy(coo(lib, *HYBRID).coalesce(), 0, 0, 2),
     lambda lib: lib.sparse_coo_tensor(size=(2, 3)),
+    lambda lib: lib.stack([coo(lib), coo(lib).coalesce()], 1),
+    lambda lib: lib.stack([coo(lib).coalesce(), coo(lib).coalesce()], -1),
     lambda lib: lib.sparse_coo_tensor(size=(2, 3), dtype=lib.float64, requires_grad=True),
 ]
 
@@ -534,6 +536,10 @@ INDEXING_ERRORS = [
     lambda lib: coo(lib)[5],
     lambda lib: coo(lib).select(1, 3),
     lambda lib: coo(lib).index_select(0, lib.tensor([2])),
+    lambda lib: coo(lib) == coo(lib),
+    lambda lib: coo(lib) > 1,
+    lambda lib: coo(lib) <= lib.tensor(1.0),
+    lambda lib: lib.stack([coo(lib), lib.ones(2, 3)]),
     lambda lib: coo(lib).narrow_copy(1, 2, 2),
     lambda lib: coo(lib).narrow_copy(2, 0, 1),
     lambda lib: lib.mv(coo(lib), lib.ones(2)),
