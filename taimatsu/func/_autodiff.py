@@ -25,7 +25,7 @@ from .._tensor.core import Tensor
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import AccumulateGrad
-from ._pytree import tree_flatten, tree_unflatten
+from ..utils._pytree import tree_flatten, tree_unflatten, treespec_pprint
 from ._vmap import RANDOM_ERROR, _rng_state, check_randomness
 
 # id(fresh input) -> (weak reference, level that made it); an entry leaves with its tensor.
@@ -243,7 +243,7 @@ def vjp(func, *primals, has_aux: bool = False):
         if ct_spec != out_spec:
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
-                f"function. cotangents: {ct_spec.pprint()}, primal output: {out_spec.pprint()}"
+                f"function. cotangents: {treespec_pprint(ct_spec)}, primal output: {treespec_pprint(out_spec)}"
             )
         for i, (c, o) in enumerate(zip(cts, outs)):
             if not isinstance(c, Tensor):

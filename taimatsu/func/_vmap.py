@@ -29,7 +29,8 @@ import functools
 import numpy as np
 
 from .._tensor.core import Tensor
-from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
+from ..utils._pytree import _broadcast_to_and_flatten as broadcast_to_and_flatten
+from ..utils._pytree import tree_flatten, tree_unflatten
 
 _RANDOMNESS = ("error", "different", "same")
 RANDOM_ERROR = (

@@ -1,3 +1,3 @@
 """``torch.utils``."""
 
-from . import checkpoint, data  # noqa: F401
+from . import _pytree, checkpoint, data  # noqa: F401
