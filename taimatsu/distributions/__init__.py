@@ -16,8 +16,8 @@ CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients ag
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
 GeneralizedPareto, LKJCholesky, Wishart, LowRankMultivariateNormal,
 ContinuousBernoulli, FisherSnedecor and the
-remaining transforms (Cat/Stack, CorrCholesky, LowerCholesky, Reshape, Softplus...) and
-their ``biject_to``/``transform_to`` entries.
+transforms CatTransform, StackTransform and CorrCholeskyTransform (and their ``biject_to``
+entries).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .binomial import Binomial
-from .categorical import Categorical, OneHotCategorical
+from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from .constraint_registry import biject_to, transform_to
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
@@ -56,14 +56,20 @@ from .transforms import (
     AbsTransform,
     AffineTransform,
     ComposeTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    SoftplusTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
 from .uniform import Uniform
 from .weibull import Weibull
@@ -78,6 +84,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",
     "ExpTransform",
@@ -96,19 +103,24 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
     "NegativeBinomial",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
+    "ReshapeTransform",
     "SigmoidTransform",
     "SoftmaxTransform",
+    "SoftplusTransform",
     "StickBreakingTransform",
     "StudentT",
     "TanhTransform",
@@ -118,6 +130,7 @@ __all__ = [
     "Weibull",
     "biject_to",
     "constraints",
+    "identity_transform",
     "kl_divergence",
     "register_kl",
     "transform_to",

@@ -11,7 +11,7 @@ from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class Categorical(Distribution):
@@ -192,3 +192,15 @@ class OneHotCategorical(Distribution):
         n = self.event_shape[0]
         values = eye(n, dtype=self._param.dtype).view((n,) + (1,) * len(self.batch_shape) + (n,))
         return values.expand((n,) + self.batch_shape + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """``rsample`` is a one-hot sample whose gradient flows to ``probs`` as if it were
+    ``probs`` itself (the straight-through estimator)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=_NO_SHAPE):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -294,6 +294,19 @@ MVN_KL = [
     "D.kl_divergence(D.MultivariateNormal(T.zeros(2), T.eye(2)), D.MultivariateNormal(T.zeros(3), T.eye(3)))",
 ]
 
+MORE_TRANSFORMS = [
+    "Tr = D.transforms; x = T.tensor([-30., -1., 0., 2., 40.], dtype=T.float64); t = Tr.SoftplusTransform(); (repr(t), t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.sign, D.SoftplusTransform() == t)",
+    "Tr = D.transforms; t = Tr.ReshapeTransform((2, 3), (3, 2)); x = T.arange(12.).view(2, 2, 3); (t(x).shape, t.inv(t(x)).shape, t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.forward_shape((5, 2, 3)), t.inverse_shape((3, 2)), t.with_cache()._cache_size)",
+    "D.transforms.ReshapeTransform((2, 3), (4, 2))",
+    "D.transforms.ReshapeTransform((2, 3), (3, 2)).forward_shape((3, 2))",
+    "D.transforms.ReshapeTransform((2, 3), (3, 2)).forward_shape((3,))",
+    "Tr = D.transforms; x = T.tensor([[[.5, 1.], [-2., .3]]], dtype=T.float64); l = Tr.LowerCholeskyTransform(); p = Tr.PositiveDefiniteTransform(); (l(x), l.inv(l(x)), p(x), p.inv(p(x)), l.domain, l.codomain, p.codomain, repr(D.transform_to(C.lower_cholesky)), repr(D.transform_to(C.positive_definite)))",
+    "D.biject_to(C.positive_definite)",
+    "Tr = D.transforms; n = D.Normal(T.tensor([0., 1.]), T.tensor([1., 2.])); t = Tr.CumulativeDistributionTransform(n); x = T.tensor([.3, -1.]); (t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.sign, t.with_cache()._cache_size)",
+    "T.manual_seed(41); lg = T.tensor([[.5, 1., -1.]], requires_grad=True); d = D.OneHotCategoricalStraightThrough(logits=lg); x = d.rsample((2,)); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum(), lg); (repr(d), d.has_rsample, x, g)",
+    "(repr(D.identity_transform), D.identity_transform(T.ones(2)))",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -312,7 +325,8 @@ MVN_KL = [
     + RELAXED
     + REGISTRY
     + GAMMA_TRANSFORMED
-    + MVN_KL,
+    + MVN_KL
+    + MORE_TRANSFORMS,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
