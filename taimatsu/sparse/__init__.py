@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import arithmetic as _arithmetic
 from . import construction as _construction
+from .construction import spdiags
 from .legacy_types import (
     BFloat16Tensor,
     ByteTensor,
@@ -25,7 +26,7 @@ from .matmul import sparse_mm as mm
 __all__ = [
     "BFloat16Tensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
     "IntTensor", "LongTensor", "ShortTensor", "addmm", "check_sparse_tensor_invariants",
-    "log_softmax", "mm", "softmax", "sum",
+    "log_softmax", "mm", "softmax", "spdiags", "sum",
 ]  # fmt: skip
 
 

@@ -512,3 +512,43 @@ def rebuild_sparse_tensor(layout, data) -> SparseTensor:
     if layout is sparse_csr:
         return sparse_csr_tensor(data[0], data[1], data[2], data[3], check_invariants=False)
     raise RuntimeError(f"rebuilding sparse tensor for layout {layout}")
+
+
+def spdiags(diagonals: Tensor, offsets: Tensor, shape, layout=None) -> SparseTensor:
+    """``torch.sparse.spdiags``: row ``i`` of ``diagonals`` on diagonal ``offsets[i]``, each
+    value taken at its column (``out[j - k, j] = diagonals[i, j]``), diagonals in the given
+    order, uncoalesced; ``layout=torch.sparse_csr`` converts the result."""
+    if len(shape) != 2:
+        raise RuntimeError("Output shape must be 2d")
+    if offsets._dtype is not D.int64:
+        raise RuntimeError(f"Offset Tensor must have dtype Long but got {_scalar_name(offsets)}")
+    xp = xp_of(diagonals._device)
+    d = diagonals._data if diagonals.dim() == 2 else diagonals._data.reshape(1, -1)
+    offs = [int(k) for k in offsets._data.reshape(-1)]
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    if d.shape[0] != len(offs):
+        raise RuntimeError(
+            f"Number of diagonals ({d.shape[0]}) does not match the number of offsets ({len(offs)})"
+        )
+    rows, cols = (int(n) for n in shape)
+    idx, vals = [], []
+    for i, k in enumerate(offs):
+        j = xp.arange(max(0, k), min(cols, rows + k, d.shape[1]))
+        idx.append(xp.stack([j - k, j]))
+        vals.append(d[i, j])
+    indices = xp.concatenate(idx, axis=1) if idx else xp.zeros((2, 0), np.int64)
+    values = xp.concatenate(vals) if vals else d[:0, 0]
+    out = coo(indices.astype(np.int64), values, (rows, cols), diagonals._dtype, diagonals._device,
+              indices.shape[1] < 2)  # fmt: skip
+    if layout is None or layout is sparse_coo:
+        return out
+    if layout is sparse_csr:
+        return out.to_sparse_csr()
+    raise NotImplementedError(f"taimatsu: spdiags with layout={layout} is not implemented")
+
+
+def _scalar_name(t: Tensor) -> str:
+    from ..ops._dispatch import scalar_name
+
+    return scalar_name(t._dtype)

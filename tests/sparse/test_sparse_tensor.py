@@ -518,6 +518,16 @@ INDEXING = [
     lambda lib: lib.narrow_copy(coo(lib, *HYBRID).coalesce(), 0, 0, 2),
     lambda lib: lib.sparse_coo_tensor(size=(2, 3)),
     lambda lib: lib.stack([coo(lib), coo(lib).coalesce()], 1),
+    lambda lib: lib.sparse.spdiags(
+        lib.arange(1.0, 13.0).view(3, 4), lib.tensor([0, -1, 2]), (4, 4)
+    ),
+    lambda lib: lib.sparse.spdiags(
+        lib.arange(1.0, 13.0).view(3, 4), lib.tensor([1, 0, -2]), (3, 5)
+    ),
+    lambda lib: lib.sparse.spdiags(
+        lib.arange(1.0, 13.0).view(3, 4), lib.tensor([0, 1, 2]), (4, 4), layout=lib.sparse_csr
+    ),
+    lambda lib: lib.sparse.spdiags(lib.arange(1.0, 5.0), lib.tensor([1]), (4, 4)),
     lambda lib: lib.stack([coo(lib).coalesce(), coo(lib).coalesce()], -1),
     lambda lib: lib.sparse_coo_tensor(size=(2, 3), dtype=lib.float64, requires_grad=True),
 ]
@@ -540,6 +550,10 @@ INDEXING_ERRORS = [
     lambda lib: coo(lib) > 1,
     lambda lib: coo(lib) <= lib.tensor(1.0),
     lambda lib: lib.stack([coo(lib), lib.ones(2, 3)]),
+    lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 0, 1]), (4, 4)),
+    lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 1]), (4, 4)),
+    lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 1, 2]), (4, 4, 1)),
+    lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0.0, 1, 2]), (4, 4)),
     lambda lib: coo(lib).narrow_copy(1, 2, 2),
     lambda lib: coo(lib).narrow_copy(2, 0, 1),
     lambda lib: lib.mv(coo(lib), lib.ones(2)),
