@@ -21,12 +21,13 @@ from .legacy_types import (
     ShortTensor,
 )
 from .matmul import addmm as _addmm
+from .matmul import sampled_addmm
 from .matmul import sparse_mm as mm
 
 __all__ = [
     "BFloat16Tensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
     "IntTensor", "LongTensor", "ShortTensor", "addmm", "check_sparse_tensor_invariants",
-    "log_softmax", "mm", "softmax", "spdiags", "sum",
+    "log_softmax", "mm", "sampled_addmm", "softmax", "spdiags", "sum",
 ]  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .._layout import sparse_csr, strided
 from .._tensor.core import Tensor, _wrap
-from .._tensor.sparse import SparseTensor
+from .._tensor.sparse import SparseTensor, not_implemented
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..backend import xp_of
@@ -180,3 +180,34 @@ _MmBackward = node_class("MmBackward0", _mm_vjp)
 _MvBackward = node_class("MvBackward0", _mm_vjp)
 _SparseAddmmBackward = node_class("SparseAddmmBackward0", _addmm_vjp)
 _AddmmBackward = node_class("AddmmBackward0", lambda node, g: _addmm_vjp(node, g, False))
+
+
+def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=1.0) -> Tensor:
+    """``torch.sparse.sampled_addmm``: ``beta * input + alpha * (mat1 @ mat2)`` computed only at
+    the entries of the CSR ``input`` (its pattern kept). Forward only: its gradient is not
+    implemented here (PyTorch's SparseSampledAddmmBackward0), so inputs that require grad raise."""
+    from .construction import csr
+
+    if not (isinstance(input, SparseTensor) and input.layout is sparse_csr):
+        raise not_implemented("sparse_sampled_addmm", input.layout, input._device)
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"sampled_addmm: mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError(
+            "sampled_addmm: Expected mat1 and mat2 to have the same dtype, but got "
+            f"{scalar_name(mat1._dtype)} and {scalar_name(mat2._dtype)}"
+        )
+    if _gm.enabled and (input._rg or mat1._rg or mat2._rg):
+        raise NotImplementedError(
+            "taimatsu: the gradient of torch.sparse.sampled_addmm is not implemented"
+        )
+    xp = xp_of(input._device)
+    crow, col = input._data.indices
+    rows = xp.repeat(xp.arange(input.shape[0]), xp.diff(crow))
+    dots = (mat1._data[rows] * mat2._data[:, col].T).sum(axis=1)
+    values = beta * input._data.values + alpha * dots
+    return csr(crow.copy(), col.copy(), values.astype(mat1._dtype.np), input.shape, mat1._dtype,
+               input._device)  # fmt: skip

@@ -528,6 +528,16 @@ INDEXING = [
         lib.arange(1.0, 13.0).view(3, 4), lib.tensor([0, 1, 2]), (4, 4), layout=lib.sparse_csr
     ),
     lambda lib: lib.sparse.spdiags(lib.arange(1.0, 5.0), lib.tensor([1]), (4, 4)),
+    lambda lib: lib.sparse.sampled_addmm(
+        coo(lib).coalesce().to_sparse_csr(), lib.arange(8.0).view(2, 4), lib.arange(12.0).view(4, 3)
+    ),
+    lambda lib: lib.sparse.sampled_addmm(
+        coo(lib).double().to_sparse_csr(),
+        lib.ones(2, 1).double(),
+        lib.ones(1, 3).double(),
+        beta=0.5,
+        alpha=-2.0,
+    ),
     lambda lib: lib.stack([coo(lib).coalesce(), coo(lib).coalesce()], -1),
     lambda lib: lib.sparse_coo_tensor(size=(2, 3), dtype=lib.float64, requires_grad=True),
 ]
@@ -551,6 +561,10 @@ INDEXING_ERRORS = [
     lambda lib: coo(lib) <= lib.tensor(1.0),
     lambda lib: lib.stack([coo(lib), lib.ones(2, 3)]),
     lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 0, 1]), (4, 4)),
+    lambda lib: lib.sparse.sampled_addmm(coo(lib).to_sparse_csr(), lib.ones(2, 2), lib.ones(1, 3)),
+    lambda lib: lib.sparse.sampled_addmm(
+        coo(lib).to_sparse_csr(), lib.ones(2, 1).double(), lib.ones(1, 3)
+    ),
     lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 1]), (4, 4)),
     lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0, 1, 2]), (4, 4, 1)),
     lambda lib: lib.sparse.spdiags(lib.ones(3, 4), lib.tensor([0.0, 1, 2]), (4, 4)),
