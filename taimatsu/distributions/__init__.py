@@ -1,23 +1,21 @@
 """``torch.distributions``: probability distributions with PyTorch's sampling streams,
-log-densities, validation errors and reprs.
+log-densities, validation errors, reprs and KL pairs (see docs/distributions.md).
 
-Here: ``Distribution``, ``Categorical``, ``Normal``, ``Bernoulli``, ``Uniform``, ``Exponential``,
-``Poisson``, ``Independent``, ``OneHotCategorical``, ``MultivariateNormal``,
-``TransformedDistribution`` with ``transforms`` (exp, affine, sigmoid, tanh, power, softmax,
-stick-breaking, abs, compose), ``LogNormal``, ``HalfNormal``, ``Laplace``, ``Cauchy``,
-``LogisticNormal``, ``Gumbel``, ``Geometric``, ``Gamma``, ``Chi2``, ``StudentT``, ``Beta``, ``Dirichlet``,
-``Binomial``, ``Multinomial``, ``MixtureSameFamily``, ``HalfCauchy``, ``Pareto``, ``Weibull``,
-``NegativeBinomial``, ``InverseGamma``, ``FisherSnedecor``, ``Kumaraswamy``, the Relaxed (Gumbel-softmax) ones, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` (their pairs) and
-``constraints``. Samples come from the same
-generator calls as PyTorch's (``multinomial``, ``normal``/``normal_``, ``bernoulli``, ``rand``, ``uniform_``,
-``cauchy_``),
-so a seeded program draws PyTorch's numbers. Gamma-based draws replay PyTorch's
-CPU sampler (``torch._standard_gamma``); Dirichlet/Beta ``rsample`` gradients agree with
+Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Categorical``,
+``OneHotCategorical`` (+``StraightThrough``), ``Geometric``, ``Poisson``, ``NegativeBinomial``,
+``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LogNormal``, ``HalfNormal``,
+``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
+``Gumbel``, ``Pareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
+``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, the relaxed
+(Gumbel-softmax) ones, ``Independent``, ``TransformedDistribution``, ``MixtureSameFamily``;
+``transforms``, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` and
+``constraints``. Samples come from the same generator calls as PyTorch's (``multinomial``,
+``normal_``, ``bernoulli``, ``rand``, ``uniform_``, ``exponential_``, ``cauchy_``, ``poisson``,
+``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
+a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
-GeneralizedPareto, LKJCholesky, Wishart, LowRankMultivariateNormal,
-ContinuousBernoulli, FisherSnedecor and the
-transforms CatTransform, StackTransform and CorrCholeskyTransform (and their ``biject_to``
-entries).
+GeneralizedPareto, LKJCholesky, Wishart, LowRankMultivariateNormal, and the transforms
+CatTransform, StackTransform and CorrCholeskyTransform.
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -84,6 +83,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",

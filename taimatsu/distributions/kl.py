@@ -8,6 +8,7 @@ import math
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical, OneHotCategorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Beta, Dirichlet
 from .exp_family import ExponentialFamily
 from .gamma import Gamma
@@ -473,6 +474,54 @@ def _kl_uniform_pareto(p, q):
     return result
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + (-p.probs).log1p()
+    t3 = -q._cont_bern_log_norm() - (-q.probs).log1p()
+    return t1 + t2 + t3
+
+
+def _cross_entropy_continuous_bernoulli(p, q):
+    """-E_p[log q] for q continuous Bernoulli and p on [0, 1] with a mean."""
+    return -p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    from .. import ones_like, where
+
+    result = -p.entropy() + _cross_entropy_continuous_bernoulli(p, q)
+    outside = (p.high >= q.support.upper_bound) | (p.low <= q.support.lower_bound)
+    return where(outside, ones_like(result) * math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + q.scale.log()
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    from .. import ones_like, where
+
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = (q.low >= p.support.lower_bound) | (q.high <= p.support.upper_bound)
+    return where(outside, ones_like(result) * math.inf, result)
+
+
 # a q whose support misses part of p's: KL is infinite
 def _register_infinite(pairs, param):
     for tp, tq in pairs:
@@ -482,6 +531,7 @@ def _register_infinite(pairs, param):
 _register_infinite(
     [
         (Exponential, Beta),
+        (Exponential, ContinuousBernoulli),
         (Exponential, Pareto),
         (Exponential, Uniform),
         (Poisson, Bernoulli),
@@ -489,22 +539,29 @@ _register_infinite(
     ],
     "rate",
 )
-_register_infinite([(Gamma, Beta), (Gamma, Pareto), (Gamma, Uniform)], "concentration")
+_register_infinite(
+    [(Gamma, Beta), (Gamma, ContinuousBernoulli), (Gamma, Pareto), (Gamma, Uniform)],
+    "concentration",
+)
 _register_infinite([(Beta, Pareto)], "concentration1")
-_register_infinite([(Pareto, Beta), (Pareto, Uniform)], "scale")
+_register_infinite([(ContinuousBernoulli, Pareto)], "probs")
+_register_infinite([(Pareto, Beta), (Pareto, ContinuousBernoulli), (Pareto, Uniform)], "scale")
 _register_infinite(
     [
         (Gumbel, Beta),
+        (Gumbel, ContinuousBernoulli),
         (Gumbel, Exponential),
         (Gumbel, Gamma),
         (Gumbel, Pareto),
         (Gumbel, Uniform),
         (Laplace, Beta),
+        (Laplace, ContinuousBernoulli),
         (Laplace, Exponential),
         (Laplace, Gamma),
         (Laplace, Pareto),
         (Laplace, Uniform),
         (Normal, Beta),
+        (Normal, ContinuousBernoulli),
         (Normal, Exponential),
         (Normal, Gamma),
         (Normal, Pareto),

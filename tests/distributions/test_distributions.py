@@ -307,6 +307,16 @@ MORE_TRANSFORMS = [
     "(repr(D.identity_transform), D.identity_transform(T.ones(2)))",
 ]
 
+CONTINUOUS_BERNOULLI = [
+    "T.manual_seed(42); d = D.ContinuousBernoulli(T.tensor([.1, .4995, .5, .7, .99])); v = T.tensor([.2, .3, .5, .9, 1.]); (repr(d), d.sample(), d.rsample((2,)), d.log_prob(v), d.cdf(v), d.icdf(T.tensor([.1, .3, .5, .7, .9])), d.mean, d.variance, d.stddev, d.entropy(), d.logits, d.support, d.expand((2, 5)).batch_shape)",
+    "T.manual_seed(43); d = D.ContinuousBernoulli(logits=T.tensor([-2., 0., 3.])); (repr(d), d.probs, d.sample((2,)), d.log_prob(T.tensor([.3, .5, .8])), d.mean, d.entropy(), d.param_shape)",
+    "lg = T.tensor([-1., .002, 2.], requires_grad=True); T.manual_seed(44); d = D.ContinuousBernoulli(logits=lg); x = d.rsample(); lp = d.log_prob(T.tensor([.3, .5, .8])); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum() + lp.sum() + d.entropy().sum(), lg); (x, lp, g)",
+    "D.ContinuousBernoulli(T.tensor([1.5]), validate_args=True)",
+    "D.ContinuousBernoulli(T.tensor([1.5]))",
+    "D.ContinuousBernoulli(T.tensor([.5])).log_prob(T.tensor([1.5]))",
+    "D.ContinuousBernoulli()",
+]
+
 
 @pytest.mark.parametrize(
     "code",
@@ -326,7 +336,8 @@ MORE_TRANSFORMS = [
     + REGISTRY
     + GAMMA_TRANSFORMED
     + MVN_KL
-    + MORE_TRANSFORMS,
+    + MORE_TRANSFORMS
+    + CONTINUOUS_BERNOULLI,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
@@ -423,6 +434,8 @@ _KL_FAMILIES = [
     "D.OneHotCategorical(T.tensor([.3, .7]))",
     "D.Independent(D.Normal(T.zeros(2), 1.), 1)",
     "D.MultivariateNormal(T.zeros(2), T.eye(2))",
+    "D.ContinuousBernoulli(T.tensor([.2, .7]))",
+    "D.ContinuousBernoulli(T.tensor([.4995, .9]))",
 ]
 
 
