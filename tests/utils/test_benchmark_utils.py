@@ -120,7 +120,11 @@ def test_timer_runs_with_torch_bound_to_taimatsu():
     assert m.number_per_run >= 1 and len(m.raw_times) == len(calls) >= 1
     m = t.adaptive_autorange(threshold=10.0, min_run_time=0.001, max_run_time=0.05)
     assert len(m.raw_times) >= 4 or sum(m.raw_times) > 0.05
-    assert taimatsu.get_num_threads() == taimatsu.get_num_threads()  # restored: no exception
+    prior = taimatsu.get_num_threads()
+    ours.Timer("seen['n'] = torch.get_num_threads()", globals={"seen": seen}, num_threads=2).timeit(
+        2
+    )
+    assert (seen["n"], taimatsu.get_num_threads()) == (2, prior)  # set while timing, then restored
 
 
 def outcome(fn):
@@ -150,3 +154,68 @@ def test_cpp_and_callgrind_refused():
         ours.Timer("x;", language="cpp")
     with pytest.raises(NotImplementedError, match="Callgrind"):
         ours.Timer("pass").collect_callgrind()
+
+
+def _ops_results(B):
+    """Two thread counts x two sizes x two ops, one noisy cell (a warning), two labels."""
+    out = []
+    for threads in (1, 4):
+        for row, base in (("small", 1.2e-5), ("large", 3.4e-4)):
+            for desc, factor in (("add", 1.0), ("mul", 1.7)):
+                t = base * factor * 100
+                noisy = 1.8 if (threads, row, desc) == (4, "large", "mul") else 1.3
+                spec = B.TaskSpec("x + y", "pass", label="ops", sub_label=row, description=desc,
+                                  num_threads=threads)  # fmt: skip
+                out.append(B.Measurement(100, [t, t * 1.01, t * 0.99, t * noisy], spec))
+    out.append(B.Measurement(1, [2e-3], B.TaskSpec("y", "pass", label="other", description="d")))
+    return out
+
+
+def _env_results(B):
+    return [
+        B.Measurement(
+            1, [1e-3, 1.1e-3], B.TaskSpec("x", "pass", label="a", description="c1", env="E22")
+        ),
+        B.Measurement(
+            1,
+            [2e-3, 1e-3, 1e-3, 5e-3],
+            B.TaskSpec("y", "pass", label="a", env="E1", description="c2"),
+        ),
+        # a replicate of the first TaskSpec: merged before the table is laid out
+        B.Measurement(2, [2.4e-3], B.TaskSpec("x", "pass", label="a", description="c1", env="E22")),
+        B.Measurement(
+            1,
+            [3e-8, 3.1e-8],
+            B.TaskSpec("z", "pass", label="a", env="E1", description="c1", num_threads=2),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("make", [_ops_results, _env_results])
+@pytest.mark.parametrize(
+    "options",
+    [(), ("trim",), ("highlight",), ("trim", "highlight"), ("columnwise",), ("rowwise", "trim")],
+)
+def test_compare_tables(make, options):
+    def table(B):
+        c = B.Compare(make(B))
+        if "trim" in options:
+            c.trim_significant_figures()
+        if "highlight" in options:
+            c.highlight_warnings()
+        if "columnwise" in options or "rowwise" in options:
+            c.colorize(rowwise="rowwise" in options)
+        return str(c)
+
+    assert table(ours) == table(theirs)
+
+
+def test_compare_errors():
+    assert outcome(lambda: ours.Compare([1])) == outcome(lambda: theirs.Compare([1]))
+    mixed = [  # env None next to a named env: PyTorch's row sort fails on comparing them
+        lambda B: B.Measurement(1, [1e-3], B.TaskSpec("x", "pass", label="a")),
+        lambda B: B.Measurement(1, [1e-3], B.TaskSpec("y", "pass", label="a", env="e")),
+    ]
+    assert outcome(lambda: str(ours.Compare([m(ours) for m in mixed]))) == outcome(
+        lambda: str(theirs.Compare([m(theirs) for m in mixed]))
+    )

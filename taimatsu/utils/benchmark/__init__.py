@@ -3,6 +3,7 @@
 The fuzzers (``Fuzzer``, ``FuzzedTensor``) and Callgrind instruction counts are not provided.
 """
 
+from .compare import Colorize, Compare  # noqa: F401
 from .measurement import (  # noqa: F401
     Measurement,
     TaskSpec,
