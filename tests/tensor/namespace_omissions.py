@@ -22,7 +22,7 @@ OMITTED: dict[str, dict[str, str]] = {
             ScriptDictKeyIterator ScriptFunction ScriptList ScriptListIterator ScriptMethod ScriptModule
             ScriptModuleSerializer ScriptObject ScriptObjectProperty StaticModule StreamObjType
             StringType SymBoolType SymIntType TensorType TracingState TupleType Type UnionType Use Value
-            classes cpp fork import_ir_module import_ir_module_from_buffer jit
+            classes cpp fork import_ir_module import_ir_module_from_buffer
             merge_type_from_type_comment parse_ir parse_schema parse_type_comment unify_type_list wait""",
         "the C++ dispatcher's keys, tags and __torch_function__ guards": """
             DispatchKey DispatchKeySet DisableTorchFunction DisableTorchFunctionSubclass
