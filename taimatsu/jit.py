@@ -15,12 +15,13 @@ saved or loaded as TorchScript.
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import functools
 import inspect
 import types
 import typing
 import warnings
-from typing import Final  # torch.jit.Final is typing.Final
+from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
 from .futures import Future
 
@@ -28,23 +29,26 @@ __all__ = [
     "Attribute",
     "CompilationUnit",
     "Error",
-    "Final",
+    "Future",
     "ScriptFunction",
     "ScriptModule",
     "annotate",
+    "enable_onednn_fusion",
     "export",
+    "export_opnames",
     "fork",
     "freeze",
     "ignore",
     "interface",
-    "is_scripting",
-    "is_tracing",
     "isinstance",
     "load",
+    "onednn_fusion_enabled",
     "optimize_for_inference",
     "save",
     "script",
     "script_if_tracing",
+    "set_fusion_strategy",
+    "strict_fusion",
     "trace",
     "trace_module",
     "unused",
@@ -344,6 +348,77 @@ def isinstance(obj, target_type) -> bool:  # PyTorch's name, shadowing the built
     return _builtin_isinstance(obj, target_type)
 
 
+# ---- settings of the TorchScript executor: kept and returned, though nothing is ever compiled ----
+
+
+class TracerWarning(Warning):
+    """Category of the tracer's warnings (programs filter it; taimatsu never traces)."""
+
+    @staticmethod
+    def ignore_lib_warnings() -> None:
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+
+
+class ScriptWarning(Warning):
+    pass
+
+
+_fusion_state = {"strategy": [("STATIC", 2), ("DYNAMIC", 10)], "onednn": False, "optimize": True}
+
+
+def set_fusion_strategy(strategy: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Store the fusion strategy (returns the previous one); it would apply to scripted code only."""
+    warnings.warn(
+        "`torch.jit.set_fusion_strategy` is deprecated. Please use `torch.compile` instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    for kind, _ in strategy:
+        if kind not in ("STATIC", "DYNAMIC"):
+            raise ValueError(f"FusionBehavior only supported 'STATIC' or 'DYNAMIC', got: {kind}")
+    previous, _fusion_state["strategy"] = _fusion_state["strategy"], list(strategy)
+    return previous
+
+
+def enable_onednn_fusion(enabled: bool) -> None:
+    _fusion_state["onednn"] = bool(enabled)
+
+
+def onednn_fusion_enabled() -> bool:
+    return _fusion_state["onednn"]
+
+
+@contextlib.contextmanager
+def optimized_execution(should_optimize: bool):
+    """The executor's optimisation switch for the block (scripted code only: no eager effect)."""
+    previous, _fusion_state["optimize"] = _fusion_state["optimize"], should_optimize
+    try:
+        yield
+    finally:
+        _fusion_state["optimize"] = previous
+
+
+@contextlib.contextmanager
+def fuser(name: str):
+    """Select a TorchScript fuser for the block: PyTorch's names are accepted, eager code is unaffected."""
+    if name not in ("fuser0", "fuser1", "fuser2", "fuser3", "none"):
+        raise Exception(f"unrecognized fuser option (name: {name})")  # noqa: TRY002  (PyTorch's)
+    yield
+
+
+class strict_fusion:
+    """Asserts full fusion inside scripted code; in eager mode PyTorch only warns."""
+
+    def __init__(self) -> None:
+        warnings.warn("Only works in script mode", stacklevel=2)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, type, value, tb) -> None:
+        pass
+
+
 # ---- what needs a TorchScript compiler ----
 
 _NO_COMPILER = (
@@ -404,3 +479,19 @@ class RecursiveScriptModule(ScriptModule):
 
 class CompilationUnit(_CompiledOnly):
     pass
+
+
+class TracedModule(ScriptModule):
+    pass
+
+
+class TopLevelTracedModule(TracedModule):
+    pass
+
+
+class RecursiveScriptClass(_CompiledOnly):
+    pass
+
+
+export_opnames = _no_torchscript("export_opnames")
+last_executed_optimized_graph = _no_torchscript("last_executed_optimized_graph")

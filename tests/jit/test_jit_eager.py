@@ -248,6 +248,8 @@ COMPILER_ENTRY_POINTS = [
     ("optimize_for_inference", lambda j: j.optimize_for_inference(taimatsu.nn.Linear(1, 1))),
     ("ScriptModule", lambda j: j.ScriptModule()),
     ("ScriptFunction", lambda j: j.ScriptFunction()),
+    ("TracedModule", lambda j: j.TracedModule()),
+    ("export_opnames", lambda j: j.export_opnames(taimatsu.nn.Linear(1, 1))),
 ]
 
 
@@ -268,3 +270,27 @@ def test_script_module_isinstance_is_false():
     assert not isinstance(lin, taimatsu.jit.ScriptModule)
     assert not isinstance(lin.forward, taimatsu.jit.ScriptFunction)
     assert not isinstance(torch.nn.Linear(2, 2), torch.jit.ScriptModule)
+
+
+def test_executor_settings():
+    """The TorchScript executor's switches are kept (and returned) as PyTorch's, with its warnings."""
+
+    def program(m):
+        first = m.jit.set_fusion_strategy([("DYNAMIC", 3)])
+        second = m.jit.set_fusion_strategy(first)
+        bad = outcome(lambda: m.jit.set_fusion_strategy([("FAST", 1)]))[0]
+        with m.jit.optimized_execution(False), m.jit.fuser("fuser1"), m.jit.strict_fusion():
+            inside = m.jit.annotate(int, 3)
+        unknown = outcome(lambda: m.jit.fuser("fuser9").__enter__())[0]
+        was = m.jit.onednn_fusion_enabled()
+        m.jit.enable_onednn_fusion(True)
+        now = m.jit.onednn_fusion_enabled()
+        m.jit.enable_onednn_fusion(was)
+        return first, second, bad, inside, unknown, was, now
+
+    same(program)
+    assert taimatsu.jit.Future is taimatsu.futures.Future
+    assert sorted(taimatsu.jit.__all__) == sorted(torch.jit.__all__)
+    for name in ("TracerWarning", "ScriptWarning"):
+        assert getattr(taimatsu.jit, name).__mro__[1:] == getattr(torch.jit, name).__mro__[1:]
+    assert not isinstance(taimatsu.nn.Linear(1, 1), taimatsu.jit.TopLevelTracedModule)
