@@ -22,34 +22,41 @@ from __future__ import annotations
 
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
-from .categorical import Categorical, OneHotCategorical, OneHotCategoricalStraightThrough
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Beta, Dirichlet
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
-from .gamma import Chi2, Gamma
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
-from .laplace import Cauchy, Laplace
-from .log_normal import HalfNormal, LogisticNormal, LogNormal
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
-from .poisson_process import Exponential, Poisson
+from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
-from .student_t import StudentT
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,

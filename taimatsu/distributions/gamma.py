@@ -1,4 +1,4 @@
-"""``torch.distributions.Gamma`` and ``Chi2`` (Gamma(df / 2, 1 / 2))."""
+"""``torch.distributions.Gamma``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .distribution import _NO_SHAPE, Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
-__all__ = ["Chi2", "Gamma"]
+__all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -76,20 +76,3 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return gammainc(self.concentration, self.rate * value)
-
-
-class Chi2(Gamma):
-    """Its repr shows no parameter (``df`` is derived), as PyTorch's."""
-
-    arg_constraints = {"df": constraints.positive}  # noqa: RUF012
-
-    def __init__(self, df, validate_args=None):
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
-
-    @property
-    def df(self):
-        return self.concentration * 2

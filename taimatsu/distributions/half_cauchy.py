@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from . import constraints
-from .laplace import Cauchy
+from .cauchy import Cauchy
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
 

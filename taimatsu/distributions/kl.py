@@ -6,21 +6,25 @@ from __future__ import annotations
 import math
 
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
-from .categorical import Categorical, OneHotCategorical
+from .categorical import Categorical
+from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Beta, Dirichlet
+from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import _EULER, Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
-from .laplace import Cauchy, Laplace
-from .log_normal import HalfNormal
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
-from .poisson_process import Exponential, Poisson
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._size import Size
 from . import constraints
-from .poisson_process import Exponential
+from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
 from .utils import broadcast_all

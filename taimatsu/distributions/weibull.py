@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .._size import Size
 from . import constraints
+from .exponential import Exponential
 from .gumbel import _EULER
-from .poisson_process import Exponential
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .utils import broadcast_all

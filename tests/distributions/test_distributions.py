@@ -343,6 +343,20 @@ def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
 
 
+def test_classes_live_in_pytorchs_modules():
+    # `from torch.distributions.beta import Beta` and the like: each class in its PyTorch module.
+    import importlib
+
+    missing = []
+    for name in taimatsu.distributions.__all__:
+        ours, theirs = getattr(taimatsu.distributions, name), getattr(torch.distributions, name)
+        if isinstance(theirs, type) and theirs.__module__.startswith("torch.distributions."):
+            module = theirs.__module__.replace("torch.", "taimatsu.", 1)
+            if getattr(importlib.import_module(module), name, None) is not ours:
+                missing.append(f"{module}.{name}")
+    assert not missing
+
+
 def test_default_validation_switch():
     out = []
     for lib in (torch, taimatsu):

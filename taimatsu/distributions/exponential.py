@@ -1,18 +1,17 @@
-"""``torch.distributions.Exponential`` and ``Poisson``: the two views of a Poisson process (waiting
-times and counts), both parameterised by a rate."""
+"""``torch.distributions.Exponential``: waiting times of a Poisson process, parameterised by a
+rate (``_Rate``, shared with ``Poisson``)."""
 
 from __future__ import annotations
 
 from numbers import Number
 
 from .._size import Size
-from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
-__all__ = ["Exponential", "Poisson"]
+__all__ = ["Exponential"]
 
 
 class _Rate(Distribution):
@@ -79,35 +78,3 @@ class Exponential(_Rate, ExponentialFamily):
 
     def entropy(self):
         return 1.0 - self.rate.log()
-
-
-class Poisson(_Rate, ExponentialFamily):
-    """Counts drawn by ``torch.poisson`` (PyTorch's numbers)."""
-
-    arg_constraints = {"rate": constraints.nonnegative}  # noqa: RUF012
-    support = constraints.nonnegative_integer
-
-    @property
-    def mean(self):
-        return self.rate
-
-    @property
-    def mode(self):
-        return self.rate.floor()
-
-    @property
-    def variance(self):
-        return self.rate
-
-    def sample(self, sample_shape=_NO_SHAPE):
-        from .. import poisson
-
-        shape = self._extended_shape(sample_shape)
-        with no_grad():
-            return poisson(self.rate.expand(shape))
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        rate, value = broadcast_all(self.rate, value)
-        return value.xlogy(rate) - rate - (value + 1).lgamma()

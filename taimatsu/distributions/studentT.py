@@ -1,3 +1,4 @@
+# ruff: noqa: N999 -- the module is named as PyTorch's (torch.distributions.studentT)
 """``torch.distributions.StudentT``."""
 
 from __future__ import annotations
@@ -6,8 +7,8 @@ import math
 
 from .._size import Size
 from . import constraints
+from .chi2 import Chi2
 from .distribution import _NO_SHAPE, Distribution
-from .gamma import Chi2
 from .utils import broadcast_all
 
 __all__ = ["StudentT"]
