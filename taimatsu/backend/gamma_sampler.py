@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import digamma
 
 __all__ = ["standard_gamma", "standard_gamma_grad"]
 
@@ -85,6 +84,8 @@ def standard_gamma_grad(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def _taylor(a, x):
+    from scipy.special import digamma  # here: ``import taimatsu`` does not load scipy
+
     numer, denom = np.ones_like(x), a.copy()
     series1, series2 = numer / denom, numer / (denom * denom)
     for i in range(1, 6):
