@@ -83,9 +83,13 @@ def split2(ufunc, a, b):
     return out
 
 
-# Heavier per-element work (float64 transcendentals) pays for the hand-off from a smaller size.
+# Heavier per-element work (float64 transcendentals) in blocks: the two threads' many short
+# NumPy calls take turns at the GIL. GELU's backward (blockwise) and forward (``halves``, below),
+# one / two threads, ms, 2-core VM with the second core free: 131K elements 0.53/0.70 and
+# 2.09/2.50, 262K 1.00/1.23 and 4.34/4.85, 524K 1.83/1.97 and 7.92/8.93, 1M 4.92/3.72 and
+# 23.8/18.5.
 BLOCK = 1 << 14
-MIN_SIZE_BLOCKWISE = 1 << 17
+MIN_SIZE_BLOCKWISE = 1 << 20
 
 
 def blockwise(f, a, dtype, widen: bool = True, others=()):
@@ -118,8 +122,8 @@ def blockwise(f, a, dtype, widen: bool = True, others=()):
 # (multiply-adds): below it the hand-off costs more than the second core saves.
 MIN_WORK = 1 << 22
 # Elementwise passes with heavy per-element work (GELU's and softmax's float32 replays) count as
-# this many multiply-adds per element: from ~128K elements the second thread pays for the hand-off.
-PASS_WORK = 32
+# this many multiply-adds per element: split from 1M elements (``MIN_SIZE_BLOCKWISE``'s figures).
+PASS_WORK = 4
 # Memory-bound passes over a batch (pooling, batch norm: a few NumPy calls per half) count as
 # this many: from ~256K elements. The hand-off costs ~40 us here (the helper thread is woken)
 # and both halves' calls take turns at the GIL: max pooling and batch norm forward + backward

@@ -47,12 +47,13 @@ _GETTERS = (
     "openblas_get_num_threads64_",
     "openblas_get_num_threads",
 )
-# Below this many multiply-adds per product, one BLAS thread. Measured on 2 cores with ~110 us
-# of other work between products (as in a training step), best of 200: a second thread saved
-# 0-13 us per product at 2-4M multiply-adds (64x256x128 lost 7 us, 32x160x512 -- an LSTMCell
-# step -- saved 13 of 181), 26 us of 240-272 at 6-8M (GPT's linear layers), 74 of 334 at 13M;
-# and a second thread that waits for a busy core makes a product up to 50x slower.
-SMALL_GEMM_MACS = 4_000_000
+# Below this many multiply-adds per product, one BLAS thread. Measured on this 2-core VM (the
+# benchmark at real-time priority, so that other processes could not take the second core),
+# one / two threads, median us, the product after a 4 ms pause (its worker asleep: woken) | five
+# in a row: 2.1M 81/113 | 43/48 (64x256x128); 6.3M 153/147 | 101/81 (512x64x192, GPT's qkv);
+# 8.4M 194/181 | 197/144; 12.8M 310-526/257-321 | 207-416/178-220 (the MLP's first layer); 26M
+# 851-903/480-486 (the LSTM's input products). Below ~6M a woken worker costs what it saves.
+SMALL_GEMM_MACS = 6_000_000
 
 # OpenBLAS's AVX-512 kernel sets compute a product of at most SMALL_KERNEL_MACS multiply-adds
 # with a small-matrix kernel that reads the operands in place instead of packing them first:
@@ -64,6 +65,9 @@ SMALL_GEMM_MACS = 4_000_000
 # and for such n.
 SMALL_KERNEL_MACS = 1_000_000
 SMALL_KERNEL_K = 384
+# Products from this size are not cut: measured up to the LSTM's 2.7M, below the 4M from which
+# the thread policy then ran products on two threads.
+SMALL_KERNEL_MAX_MACS = 4_000_000
 _SMALL_KERNEL_CORES = ("skylakex", "cooperlake", "sapphirerapids")
 _CORENAMES = ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename")
 
@@ -195,11 +199,11 @@ def small_kernel_rows(m: int, k: int, n: int) -> int:
     view: the small kernels for those sum in another order) cut into row blocks that
     OpenBLAS's small-matrix kernel takes (see ``SMALL_KERNEL_MACS``); ``m`` (one call) where it
     would not pay or could change the bits: another BLAS or kernel set, a product small enough
-    already, or large enough for the thread policy's BLAS threads (the small kernel runs on
-    one), ``k`` over ``SMALL_KERNEL_K``, ``n`` not a multiple of 16, or blocks under 32 rows
-    (slower than one packed call)."""
+    already, or of ``SMALL_KERNEL_MAX_MACS`` or more (not measured), ``k`` over
+    ``SMALL_KERNEL_K``, ``n`` not a multiple of 16, or blocks under 32 rows (slower than one
+    packed call)."""
     macs = m * k * n
-    if macs <= SMALL_KERNEL_MACS or macs >= SMALL_GEMM_MACS or k > SMALL_KERNEL_K or n % 16:
+    if macs <= SMALL_KERNEL_MACS or macs >= SMALL_KERNEL_MAX_MACS or k > SMALL_KERNEL_K or n % 16:
         return m
     _load()
     if _state["core"] not in _SMALL_KERNEL_CORES:

@@ -95,6 +95,33 @@ def test_thread_splits_match_oracle(torch_oracle, nthreads):
         torch_oracle.set_num_threads(before)
 
 
+@pytest.mark.parametrize("nthreads", [2, 4, 16])
+def test_column_sums_over_threads_match_oracle(torch_oracle, nthreads):
+    # Over threads, a Linear's bias gradient of 32768+ elements takes ``column_sums`` too where
+    # PyTorch's per-thread column chunks keep one thread's groups (``_whole_groups``); 100
+    # columns on 16 threads do not (a last chunk of 4 columns)
+    before = torch_oracle.get_num_threads(), tm.get_num_threads()
+    torch_oracle.set_num_threads(nthreads)
+    tm.set_num_threads(nthreads)
+    try:
+        bad = []
+        for rows, cols in ((512, 64), (512, 100), (512, 192), (512, 256), (64, 784), (2047, 33)):
+            for dtype in (np.float32, np.float64):
+                a = _array((rows, cols), dtype, rows + cols)
+                theirs = torch_oracle.from_numpy(a).sum(0)
+                direct = column_sums(a)
+                n = _differ(tm.from_numpy(a).sum(0), theirs)
+                n += 0 if direct is None else _differ(direct, theirs)
+                if n:
+                    bad.append((rows, cols, dtype, n))
+        assert bad == []
+        assert column_sums(_array((512, 256))) is not None
+        assert (column_sums(_array((512, 100))) is None) == (nthreads == 16)
+    finally:
+        torch_oracle.set_num_threads(before[0])
+        tm.set_num_threads(before[1])
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_mean_and_keepdim_match_oracle(oracle, dtype):
     a = _array((37, 1000))
