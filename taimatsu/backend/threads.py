@@ -52,8 +52,11 @@ _GETTERS = (
 # one / two threads, median us, the product after a 4 ms pause (its worker asleep: woken) | five
 # in a row: 2.1M 81/113 | 43/48 (64x256x128); 6.3M 153/147 | 101/81 (512x64x192, GPT's qkv);
 # 8.4M 194/181 | 197/144; 12.8M 310-526/257-321 | 207-416/178-220 (the MLP's first layer); 26M
-# 851-903/480-486 (the LSTM's input products). Below ~6M a woken worker costs what it saves.
-SMALL_GEMM_MACS = 6_000_000
+# 851-903/480-486 (the LSTM's input products). In a training step the 6-8M products gained
+# nothing (GPT step on the idle machine, in-process blocks alternated: 20.2 ms one thread, 20.4
+# with them on two threads at twice the CPU, 20.0 with them on one), the 12.8M ones did (MLP
+# 2.70 -> 2.46 ms).
+SMALL_GEMM_MACS = 10_000_000
 
 # OpenBLAS's AVX-512 kernel sets compute a product of at most SMALL_KERNEL_MACS multiply-adds
 # with a small-matrix kernel that reads the operands in place instead of packing them first:

@@ -64,7 +64,7 @@ def test_small_products_run_on_one_blas_thread(tmp_path, monkeypatch):
         if _blas_count() is not None:
             assert _blas_count() == 1
         assert taimatsu.get_num_threads() == 2  # what the user asked for, not the BLAS's state
-        n = 192  # 7M multiply-adds: all the threads asked for
+        n = 240  # 13.8M multiply-adds: all the threads asked for
         big = taimatsu.ones(n, n) @ taimatsu.ones(n, n)
         assert big[0, 0].item() == n
         if _blas_count() is not None:
@@ -136,7 +136,7 @@ def test_busy_machine_uses_one_blas_thread(tmp_path, monkeypatch, others, expect
         usable = threads.usable_threads()
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         assert usable == (1 if expect_one or cores < 2 else 2)
-        n = 192  # 7M multiply-adds
+        n = 240  # 13.8M multiply-adds
         taimatsu.ones(n, n) @ taimatsu.ones(n, n)
         if _blas_count() is not None:
             assert _blas_count() == usable
