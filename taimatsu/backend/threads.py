@@ -17,15 +17,14 @@ of small products costs one comparison each.
 busy machine a second thread does not run beside ours but waits for a core, and spin-waiting
 threads make every product slower than one thread would (measured: a small MLP step 20x slower
 at two threads than at one with the machine's two cores taken; a 512x64x256 product 9x). Every
-``BUSY_SAMPLE_S`` seconds at most, the cores' busy time in /proc/stat less this process's CPU
-time gives the cores other processes used since the last sample, on average; a core counts as
-free while they use less than ``IDLE_SHARE`` of it. The estimate rises at once when other
-processes appear and falls back by ``LOAD_DECAY`` per sample, so that one quiet interval on a
-busy machine does not bring back a second thread that then spins against them. (The runnable
-count of /proc/loadavg less this process's runnable threads, used before, is one instant: on an
-idle machine it sometimes counted a task of this process that changed state between the two
-reads as another process's, and kept one thread for seconds.) Where /proc cannot be read,
-every requested thread is used.
+``BUSY_SAMPLE_S`` seconds at most, two views of the other processes are sampled: their runnable
+tasks now (/proc/loadavg's count less this process's runnable threads) and the cores they used
+since the last sample (the cores' busy time in /proc/stat less this process's CPU time); the
+smaller one counts (``_other_cores``), and a core counts as free while they use less than
+``IDLE_SHARE`` of it. The estimate rises at once when other processes appear and falls back by
+``LOAD_DECAY`` per sample, so that one quiet moment on a busy machine does not bring back a
+second thread that then spins against them. Where /proc cannot be read, every requested thread
+is used.
 """
 
 from __future__ import annotations
@@ -234,6 +233,11 @@ IDLE_SHARE = 0.25
 # The share of a drop in other processes' use believed per sample: from one busy core to two
 # free ones in two quiet samples (0.5 s).
 LOAD_DECAY = 0.5
+# A sample further back than this says nothing of now: after such a pause (another process's
+# turn in a benchmark, data loading) the load is sampled afresh, with no decay from the last
+# estimate (an average since the pause counted the 0.3 s PyTorch had just run on both cores in
+# bench_training.py and kept taimatsu's steps on one thread).
+LOAD_MEMORY_S = 1.0
 _LOADAVG = "/proc/loadavg"
 _STAT = "/proc/stat"
 # "clock": (monotonic s, all cores' busy s, this process's CPU s) at the last sample.
@@ -253,12 +257,13 @@ def usable_threads() -> int:
 
 
 def _sample_load(now: float, target: int) -> None:
+    recent = now - _busy["t"] <= LOAD_MEMORY_S
     _busy["t"] = now
     others = _other_cores(now)
     if others is None:
         _busy["usable"] = target
         return
-    prev = _busy["others"]
+    prev = _busy["others"] if recent else None
     if prev is not None and others < prev:  # load leaving: believe it once it stays away
         others = prev + LOAD_DECAY * (others - prev)
     _busy["others"] = others
@@ -280,19 +285,26 @@ def _cpu_clock(now: float):
 
 
 def _other_cores(now: float) -> float | None:
-    """The cores other processes kept busy since the last sample, on average (the ticks of
-    /proc/stat make this +-0.1 over a quarter second). With no sample long enough before (the
-    first one), the runnable tasks of /proc/loadavg now, less this process's own."""
+    """The cores other processes keep busy: the fewer of their runnable tasks now (/proc/loadavg
+    less this process's own) and the cores they used since the last sample, on average (/proc/stat;
+    its ticks make this +-0.1 over a quarter second). Either alone misleads: the count is one
+    instant, and on an idle machine ~1% of its samples count a task no /proc/*/task shows
+    runnable (a thread that has just gone to sleep, still on a run queue); the average lags, and
+    after another process's burst (PyTorch's turn in bench_training.py, ended 50 ms before) it
+    kept taimatsu on one thread for a second. With no sample long enough before (the first) or
+    recent enough (``LOAD_MEMORY_S``), the count alone."""
     clock, last = _cpu_clock(now), _busy["clock"]
     _busy["clock"] = clock
-    if clock is not None and last is not None and now - last[0] >= BUSY_SAMPLE_S / 2:
-        return max(0.0, (clock[1] - last[1] - (clock[2] - last[2])) / (now - last[0]))
     try:
         with open(_LOADAVG, "rb") as f:
             runnable = int(f.read().split()[3].split(b"/")[0])
+        instant = float(max(0, runnable - _own_runnable()))
     except (OSError, IndexError, ValueError):
-        return None
-    return float(max(0, runnable - _own_runnable()))
+        instant = None
+    if clock is None or last is None or not 0.5 * BUSY_SAMPLE_S <= now - last[0] <= LOAD_MEMORY_S:
+        return instant
+    used = max(0.0, (clock[1] - last[1] - (clock[2] - last[2])) / (now - last[0]))
+    return used if instant is None else min(used, instant)
 
 
 def _own_runnable() -> int:

@@ -1,6 +1,7 @@
 """torch.set_num_threads / get_num_threads drive the BLAS that NumPy loaded."""
 
 import os
+import time
 
 import pytest
 
@@ -156,7 +157,7 @@ def test_load_counts_at_once_and_is_forgotten_slowly(monkeypatch):
 
     def sample(others):
         monkeypatch.setattr(threads, "_other_cores", lambda now: others)
-        threads._busy["t"] = -1.0
+        threads._busy["t"] = time.monotonic() - threads.BUSY_SAMPLE_S  # the next sample, now
         return threads.usable_threads()
 
     assert sample(0) == 2
@@ -168,13 +169,17 @@ def test_load_counts_at_once_and_is_forgotten_slowly(monkeypatch):
     assert sample(2) == 1
     assert [sample(0) for _ in range(3)] == [1, 1, 2]  # two busy cores go away more slowly
     assert sample(None) == 2  # no /proc: every thread asked for
+    assert sample(2) == 1
+    threads._busy["t"] = time.monotonic() - 2 * threads.LOAD_MEMORY_S  # after a long pause:
+    monkeypatch.setattr(threads, "_other_cores", lambda now: 0.0)  # afresh, no decay
+    assert threads.usable_threads() == 2
 
 
 def test_other_cores_reads_the_cpu_clock(tmp_path, monkeypatch):
-    """Other processes' load is the cores' busy time since the last sample (user, nice, system,
-    irq, softirq in /proc/stat; not idle, iowait or steal) less this process's CPU time, per
-    second; the first sample, with nothing to compare with, counts /proc/loadavg's runnable
-    tasks less this process's own."""
+    """Other processes' load: the fewer of their runnable tasks now (/proc/loadavg less this
+    process's own) and the cores' busy time since the last sample (user, nice, system, irq,
+    softirq in /proc/stat; not idle, iowait or steal) less this process's CPU time, per second;
+    the first sample, or one after a long pause, has only the count."""
     from taimatsu.backend import threads
 
     tick = os.sysconf("SC_CLK_TCK")
@@ -194,6 +199,14 @@ def test_other_cores_reads_the_cpu_clock(tmp_path, monkeypatch):
     assert abs(threads._other_cores(10.5) - 1.0) < 1e-9
     stat.write_text("cpu  " + " ".join(map(str, busy)) + f" {7 + tick} 0 0\n")
     assert threads._other_cores(11.0) == 0.0  # this process's time alone: never negative
+    loadavg.write_text("0.50 0.50 0.50 2/300 12345\n")
+    own = iter([2.0, 2.0])
+    assert threads._other_cores(13.0) == 1.0  # 2 s since the last: /proc/loadavg, afresh
+    # the fewer of the two: busy cores since the last sample, but none of theirs runnable now
+    busy[0] += tick
+    stat.write_text("cpu  " + " ".join(map(str, busy)) + f" {7 + tick} 0 0\n")
+    loadavg.write_text("0.50 0.50 0.50 1/300 12345\n")
+    assert threads._other_cores(13.5) == 0.0
 
 
 def _numpy_openblas():
