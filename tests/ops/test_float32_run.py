@@ -68,6 +68,7 @@ def test_float32_blocks_give_the_widened_blocks_bits(kernel, params, threads, mo
 
     assert kernel.takes_float32
     monkeypatch.setattr(parallel, "_second_core", lambda: threads == 2)
+    monkeypatch.setattr(parallel, "MIN_SIZE_BLOCKWISE", 1 << 17)  # the split, at a test's size
     n = (parallel.MIN_SIZE_BLOCKWISE if threads == 2 else 2 * parallel.BLOCK) + 7
     x = (np.random.default_rng(threads).standard_normal(n) * 9).astype(np.float32)
     if kernel is atanh.atanhf:
@@ -99,6 +100,7 @@ def test_scalar_loop_in_blocks_gives_the_whole_arrays_bits(layout, threads, monk
     from taimatsu.backend import parallel
 
     monkeypatch.setattr(parallel, "_second_core", lambda: threads == 2)
+    monkeypatch.setattr(parallel, "MIN_SIZE_BLOCKWISE", 1 << 17)  # the split, at a test's size
     rng = np.random.default_rng(threads)
     base = (rng.standard_normal(2 * parallel.MIN_SIZE_BLOCKWISE + 96) * 9).astype(np.float32)
     base[:6] = [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-40]
