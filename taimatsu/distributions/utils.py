@@ -48,6 +48,18 @@ def probs_to_logits(probs, is_binary: bool = False):
     return p.log() - (-p).log1p() if is_binary else p.log()
 
 
+def expand_probs_or_logits(source, new, shape, param: bool = True) -> None:
+    """For ``expand``: give ``new`` whichever of ``source``'s ``probs`` and ``logits`` it has
+    computed (lazy properties live in its ``__dict__`` once read), expanded to ``shape``; with
+    ``param``, ``new._param`` is the last of them, as the constructors set it."""
+    for name in ("probs", "logits"):
+        if name in source.__dict__:
+            value = source.__dict__[name].expand(shape)
+            setattr(new, name, value)
+            if param:
+                new._param = value
+
+
 class lazy_property:
     """A parameter computed from another on first use (logits from probs), then stored on the
     instance, so later reads (and the repr) see it. Computed with grad enabled, as PyTorch."""
