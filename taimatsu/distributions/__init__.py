@@ -3,7 +3,7 @@ log-densities, validation errors, reprs and KL pairs (see docs/distributions.md)
 
 Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Categorical``,
 ``OneHotCategorical`` (+``StraightThrough``), ``Geometric``, ``Poisson``, ``NegativeBinomial``,
-``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LogNormal``, ``HalfNormal``,
+``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``LogNormal``, ``HalfNormal``,
 ``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
 ``Gumbel``, ``Pareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
 ``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, the relaxed
@@ -14,7 +14,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
-GeneralizedPareto, LKJCholesky, Wishart, LowRankMultivariateNormal, and the transforms
+GeneralizedPareto, LKJCholesky, Wishart, and the transforms
 CatTransform, StackTransform and CorrCholeskyTransform.
 """
 
@@ -46,6 +46,7 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -110,6 +111,7 @@ __all__ = [
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "LowerCholeskyTransform",
     "MixtureSameFamily",
     "Multinomial",

@@ -20,6 +20,11 @@ from .gumbel import _EULER, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent, _sum_rightmost
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _lowrank_log_det,
+    _lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -598,3 +603,101 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     solved = solve_triangular(q_tril, diff.expand(batch + (n,)).unsqueeze(-1), upper=False)
     term3 = solved.squeeze(-1).pow(2).sum(-1)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+# KL between Gaussians given as LowRankMultivariateNormal or MultivariateNormal: with Sp = F F^T
+# (F = [Wp, sqrt(Dp)] for a low-rank p, Lp otherwise) the trace term is ||Lq^-1 F||_F^2, or by
+# Woodbury ||F / sqrt(Dq)||_F^2 - ||Cq^-1 Wq^T Dq^-1 F||_F^2 for a low-rank q.
+
+
+def _gaussian_factor(p):
+    """F with F F^T the covariance of p, unbroadcasted."""
+    from .. import broadcast_shapes, cat
+
+    if isinstance(p, LowRankMultivariateNormal):
+        w, d = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+        batch = broadcast_shapes(w.shape[:-2], d.shape[:-1])
+        n = d.shape[-1]
+        diag = d.sqrt().diag_embed().expand(batch + (n, n))
+        return cat((w.expand(batch + w.shape[-2:]), diag), -1)
+    return p._unbroadcasted_scale_tril
+
+
+def _gaussian_log_det(p):
+    if isinstance(p, LowRankMultivariateNormal):
+        return _lowrank_log_det(p._unbroadcasted_cov_diag, p._capacitance_tril)
+    return 2 * p._half_log_det()
+
+
+def _trace_q_inv_p(q, factor):
+    from .. import broadcast_shapes
+    from ..linalg import solve_triangular
+
+    if isinstance(q, LowRankMultivariateNormal):
+        w, d, cap = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
+        scaled = (w.mT / d.unsqueeze(-2)) @ factor
+        batch = broadcast_shapes(cap.shape[:-2], scaled.shape[:-2])
+        rank = cap.shape[-1]
+        a = solve_triangular(
+            cap.expand(batch + (rank, rank)), scaled.expand(batch + scaled.shape[-2:]), upper=False
+        )
+        whitened = factor.pow(2) / d.unsqueeze(-1)
+        return whitened.sum((-2, -1)) - a.pow(2).sum((-2, -1))
+    tril = q._unbroadcasted_scale_tril
+    batch = broadcast_shapes(tril.shape[:-2], factor.shape[:-2])
+    n = tril.shape[-1]
+    solved = solve_triangular(
+        tril.expand(batch + (n, n)), factor.expand(batch + factor.shape[-2:]), upper=False
+    )
+    return solved.pow(2).sum((-2, -1))
+
+
+def _mahalanobis_q(q, diff):
+    from .. import broadcast_shapes
+    from ..linalg import solve_triangular
+
+    if isinstance(q, LowRankMultivariateNormal):
+        w, d = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+        return _lowrank_mahalanobis(w, d, diff, q._capacitance_tril)
+    tril = q._unbroadcasted_scale_tril
+    batch = broadcast_shapes(tril.shape[:-2], diff.shape[:-1])
+    n = tril.shape[-1]
+    solved = solve_triangular(
+        tril.expand(batch + (n, n)), diff.expand(batch + (n,)).unsqueeze(-1), upper=False
+    )
+    return solved.squeeze(-1).pow(2).sum(-1)
+
+
+def _kl_gaussians(p, q, message):
+    if p.event_shape != q.event_shape:
+        raise ValueError(message)
+    term1 = _gaussian_log_det(q) - _gaussian_log_det(p)
+    term2 = _trace_q_inv_p(q, _gaussian_factor(p))
+    term3 = _mahalanobis_q(q, q.loc - p.loc)
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+_MIXED_MESSAGE = (
+    "KL-divergence between two (Low Rank) Multivariate Normals with"
+    "                          different event shapes cannot be computed"
+)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    return _kl_gaussians(
+        p,
+        q,
+        "KL-divergence between two Low Rank Multivariate Normals with"
+        "                          different event shapes cannot be computed",
+    )
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    return _kl_gaussians(p, q, _MIXED_MESSAGE)
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    return _kl_gaussians(p, q, _MIXED_MESSAGE)

@@ -318,6 +318,27 @@ CONTINUOUS_BERNOULLI = [
 ]
 
 
+LOWRANK_MVN = [
+    "T.manual_seed(3); W = T.randn(2, 3, 2, dtype=T.float64); d = T.rand(3, dtype=T.float64) + .5; loc = T.randn(3, dtype=T.float64, requires_grad=True); m = D.LowRankMultivariateNormal(loc, W, d); x = m.rsample((4,)); lp = m.log_prob(x.detach()); (x.sum() + lp.sum()).backward(); (repr(m), m.batch_shape, m.event_shape, x, lp, loc.grad, m.entropy(), m.mean, m.mode, m.variance, m.covariance_matrix, m.scale_tril, m.precision_matrix, T.rand(1))",
+    "T.manual_seed(4); m = D.LowRankMultivariateNormal(T.zeros(2, 3), T.ones(3, 1), T.tensor([1., 2., .5])); e = m.expand((4, 2)); (m.sample(), e.batch_shape, e.sample(), e.log_prob(T.ones(3)), e.entropy(), repr(e), m.support, m.arg_constraints)",
+    "W = T.tensor([[1., .5], [0., 2.], [-1., 1.]], requires_grad=True); d = T.tensor([1., .5, 2.], requires_grad=True); T.manual_seed(5); x = D.LowRankMultivariateNormal(T.zeros(3), W, d).rsample((2,)); lp = D.LowRankMultivariateNormal(T.zeros(3), W, d).log_prob(T.ones(3)); g = T.autograd.grad(x.sum() + lp, (W, d)); (x, lp, g)",
+    "T.manual_seed(41); A = T.randn(3, 3, dtype=T.float64); W = T.randn(2, 3, 2, dtype=T.float64); d = T.rand(3, dtype=T.float64) + .5; p = D.LowRankMultivariateNormal(T.randn(3, dtype=T.float64), W, d); q = D.LowRankMultivariateNormal(T.randn(3, dtype=T.float64), W[0] * 2, d.flip(0)); m = D.MultivariateNormal(T.randn(2, 3, dtype=T.float64), A @ A.T + T.eye(3)); (D.kl_divergence(p, q), D.kl_divergence(q, p), D.kl_divergence(p, m), D.kl_divergence(m, p), D.kl_divergence(m, q))",
+    "W = T.tensor([[1., .5], [0., 2.]], dtype=T.float64, requires_grad=True); kl = D.kl_divergence(D.LowRankMultivariateNormal(T.zeros(2, dtype=T.float64), W, T.ones(2, dtype=T.float64)), D.MultivariateNormal(T.ones(2, dtype=T.float64), T.eye(2, dtype=T.float64) * 2)); (kl, T.autograd.grad(kl, W))",
+    "D.kl_divergence(D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2)), D.LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(3)))",
+    "D.kl_divergence(D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2)), D.MultivariateNormal(T.zeros(3), T.eye(3)))",
+    "D.kl_divergence(D.MultivariateNormal(T.zeros(3), T.eye(3)), D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2)))",
+    "D.LowRankMultivariateNormal(T.tensor(0.), T.ones(2, 1), T.ones(2))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2), T.ones(2))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(3, 1), T.ones(2))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(3))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), -T.ones(2))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.tensor([1., 0.]))",
+    "D.LowRankMultivariateNormal(T.zeros(2, 2), T.ones(3, 2, 1), T.ones(2))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2)).log_prob(T.ones(3))",
+    "D.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2)).cdf(T.ones(2))",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -337,7 +358,8 @@ CONTINUOUS_BERNOULLI = [
     + GAMMA_TRANSFORMED
     + MVN_KL
     + MORE_TRANSFORMS
-    + CONTINUOUS_BERNOULLI,
+    + CONTINUOUS_BERNOULLI
+    + LOWRANK_MVN,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
@@ -450,6 +472,7 @@ _KL_FAMILIES = [
     "D.MultivariateNormal(T.zeros(2), T.eye(2))",
     "D.ContinuousBernoulli(T.tensor([.2, .7]))",
     "D.ContinuousBernoulli(T.tensor([.4995, .9]))",
+    "D.LowRankMultivariateNormal(T.tensor([.5, -1.]), T.eye(2), T.ones(2))",
 ]
 
 
@@ -463,6 +486,7 @@ _KL_PAIRS = [
     (14, 14), (15, 15), (18, 18), (20, 3), (20, 4), (20, 5), (20, 6), (20, 20), (32, 32),
     (33, 33), (34, 34), (35, 4), (35, 6), (35, 7), (35, 20), (35, 35),
     (0, 3), (6, 1), (11, 0), (19, 19), (14, 9), (16, 16), (36, 6), (34, 6),
+    (37, 37), (37, 34), (34, 37), (37, 6),
 ]  # fmt: skip
 
 
