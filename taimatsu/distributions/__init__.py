@@ -5,7 +5,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``OneHotCategorical`` (+``StraightThrough``), ``Geometric``, ``Poisson``, ``NegativeBinomial``,
 ``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``LogNormal``, ``HalfNormal``,
 ``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
-``Gumbel``, ``Pareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
+``Gumbel``, ``VonMises``, ``Pareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
 ``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, the relaxed
 (Gumbel-softmax) ones, ``Independent``, ``TransformedDistribution``, ``MixtureSameFamily``;
 ``transforms``, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` and
@@ -13,7 +13,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``normal_``, ``bernoulli``, ``rand``, ``uniform_``, ``exponential_``, ``cauchy_``, ``poisson``,
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
-PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: VonMises,
+PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet:
 GeneralizedPareto, LKJCholesky, Wishart, and the transforms
 CatTransform, StackTransform and CorrCholeskyTransform.
 """
@@ -79,6 +79,7 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -136,6 +137,7 @@ __all__ = [
     "Transform",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
     "biject_to",
     "constraints",

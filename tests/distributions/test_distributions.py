@@ -339,6 +339,25 @@ LOWRANK_MVN = [
 ]
 
 
+# VonMises: PyTorch's Bessel polynomial fits (values and gradients) and its rejection draws
+VON_MISES = [
+    "v = D.VonMises(T.tensor([0., 1., -2.]), T.tensor([.5, 3., 20.])); (repr(v), v.log_prob(T.tensor([4., 0., -2.1])), v.mean, v.mode, v.variance, v.support, v.arg_constraints, v.has_rsample, v.batch_shape)",
+    "v = D.VonMises(T.tensor([0., 1., -2., .3], dtype=T.float64), T.tensor([.5, 3., 20., 3.75], dtype=T.float64)); (v.log_prob(T.tensor([4., 0., -2.1, 1.], dtype=T.float64)), v.variance)",
+    "k = T.tensor([.5, 3., 20.], requires_grad=True); m = T.tensor([.1, .2, .3], requires_grad=True); lp = D.VonMises(m, k).log_prob(T.tensor([1., 0., -1.])); (lp, T.autograd.grad(lp.sum(), (m, k)))",
+    "T.manual_seed(0); v = D.VonMises(T.tensor([0., 1., -2.]), T.tensor([.5, 3., 20.])); (v.sample(), v.sample((4,)), T.rand(2))",
+    "T.manual_seed(1); v = D.VonMises(T.tensor(3., dtype=T.float64), T.tensor(1e-6, dtype=T.float64)); (v.sample((5,)), T.rand(1))",
+    "T.manual_seed(2); v = D.VonMises(T.zeros(2, 1), T.tensor([.01, 1., 100.])); e = v.expand((3, 2, 3)); (e.sample(), repr(e), e.log_prob(T.ones(3)), e.variance, T.rand(1))",
+    "T.manual_seed(4); D.VonMises(T.tensor([3., -3.], dtype=T.float64), T.tensor([1e-3, 5.], dtype=T.float64)).sample((200,))",
+    "D.VonMises(0., -1.)",
+    "D.VonMises(T.tensor([0., float('nan')]), 1.)",
+    "D.VonMises(0., 1.).rsample()",
+    "D.VonMises(0., 1.).entropy()",
+    "D.VonMises(0., 1.).cdf(T.tensor(1.))",
+    "D.VonMises(0., 1.).log_prob(1.)",
+    "D.kl_divergence(D.VonMises(0., 1.), D.VonMises(0., 2.))",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -359,7 +378,8 @@ LOWRANK_MVN = [
     + MVN_KL
     + MORE_TRANSFORMS
     + CONTINUOUS_BERNOULLI
-    + LOWRANK_MVN,
+    + LOWRANK_MVN
+    + VON_MISES,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
