@@ -5,7 +5,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``OneHotCategorical`` (+``StraightThrough``), ``Geometric``, ``Poisson``, ``NegativeBinomial``,
 ``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``LogNormal``, ``HalfNormal``,
 ``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
-``Gumbel``, ``VonMises``, ``Pareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
+``Gumbel``, ``VonMises``, ``Pareto``, ``GeneralizedPareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
 ``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, the relaxed
 (Gumbel-softmax) ones, ``Independent``, ``TransformedDistribution``, ``MixtureSameFamily``;
 ``transforms``, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` and
@@ -14,7 +14,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet:
-GeneralizedPareto, LKJCholesky, Wishart, and the transforms
+LKJCholesky, Wishart, and the transforms
 CatTransform, StackTransform and CorrCholeskyTransform.
 """
 
@@ -35,6 +35,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -101,6 +102,7 @@ __all__ = [
     "ExponentialFamily",
     "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",

@@ -358,6 +358,28 @@ VON_MISES = [
 ]
 
 
+# GeneralizedPareto: its xi -> 0 limits (isclose), out-of-support values and gradients as PyTorch's
+GENERALIZED_PARETO = [
+    "g = D.GeneralizedPareto(T.tensor([0., 1., -1.]), T.tensor([1., 2., .5]), T.tensor([0., .5, -.5])); x = T.tensor([.5, 2., -.5]); (repr(g), g.support, g.arg_constraints, g.has_rsample, g.log_prob(x), g.cdf(x), g.log_cdf(x), g.log_survival_function(x), g.icdf(T.tensor([.1, .5, .9])), g.entropy(), g.mean, g.mode, g.variance)",
+    "g = D.GeneralizedPareto(T.zeros(5), 1., T.tensor([0., .5, 1., 2., -1.]), validate_args=False); x = T.tensor([-1., -1., -1., -1., 3.]); (g.mean, g.variance, g.entropy(), g.log_prob(x), g.cdf(x), g.log_cdf(x), g.log_survival_function(x), g.icdf(T.tensor([0., 1., 1., 0., 1.])), g.icdf(T.tensor([-.1, 1.1, 1.1, 0., 1.5])))",
+    "c = T.tensor([0., .5, -.5, 1e-9, -2e-9], requires_grad=True); s = T.tensor([1., 2., .5, 1., 3.], requires_grad=True); m = T.zeros(5, requires_grad=True); g = D.GeneralizedPareto(m, s, c); x = T.tensor([.5, 2., .5, 1., 2.]); fs = (g.log_prob(x), g.cdf(x), g.log_cdf(x), g.log_survival_function(x), g.icdf(T.tensor([.1, .5, .9, .3, .7])), g.entropy(), g.mean, g.variance, g.support.upper_bound); (fs, [T.autograd.grad(f.sum(), (c, s, m), allow_unused=True) for f in fs])",
+    "T.manual_seed(0); c = T.tensor([0., .5, -.5], requires_grad=True); g = D.GeneralizedPareto(T.tensor([0., 1., -1.]), T.tensor([1., 2., .5]), c); x = g.rsample((2,)); (x, T.autograd.grad(x.sum(), c), g.sample(), T.rand(1))",
+    "T.manual_seed(1); g = D.GeneralizedPareto(T.zeros(2, dtype=T.float64), 1., T.tensor([.3, -.3], dtype=T.float64)); e = g.expand((3, 2)); (e.sample(), repr(e), e.support, e.icdf(T.full((2,), .5, dtype=T.float64)), e.entropy(), e.mean, e.variance)",
+    "(D.GeneralizedPareto(0., 1., 0.).support, D.GeneralizedPareto(1., 2., -.5).support, D.GeneralizedPareto(T.tensor([0.]), 1., -.5).support, D.GeneralizedPareto(0., 1., 0.).batch_shape, D.GeneralizedPareto(0., 1., 0.).entropy())",
+    "D.GeneralizedPareto(T.zeros(2, dtype=T.float64), 1., .5).log_prob(T.ones(2, dtype=T.float64))",
+    "D.GeneralizedPareto(T.zeros(2, dtype=T.float64), 1., .5).cdf(T.ones(2, dtype=T.float64))",
+    "D.GeneralizedPareto(T.zeros(2, dtype=T.float16), 1., .5).log_survival_function(T.ones(2, dtype=T.float16))",
+    "D.GeneralizedPareto(0., -1., 0.)",
+    "D.GeneralizedPareto(0., 1., float('nan'))",
+    "D.GeneralizedPareto(T.tensor([0., 1., -1.]), T.tensor([1., 2., .5]), T.tensor([0., .5, -.5])).log_prob(T.tensor([-5., 5., 10.]))",
+    "D.GeneralizedPareto(0., 1., -.5).cdf(T.tensor(3.))",
+    "D.GeneralizedPareto(0., 1., -.5).log_cdf(T.tensor(3.))",
+    "D.GeneralizedPareto(0., 1., -.5).icdf(T.tensor(3.))",
+    "D.kl_divergence(D.GeneralizedPareto(0., 1., 0.), D.GeneralizedPareto(0., 1., 0.))",
+    "c = T.tensor([1., 2., .5, .7], requires_grad=True); s = T.tensor([1., 2., .5, 1.], requires_grad=True); g = D.GeneralizedPareto(T.zeros(4), s, c); fs = (g.mean, g.variance, g.support.upper_bound); (fs, [T.autograd.grad(f.sum(), (c, s)) for f in fs])",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -379,7 +401,8 @@ VON_MISES = [
     + MORE_TRANSFORMS
     + CONTINUOUS_BERNOULLI
     + LOWRANK_MVN
-    + VON_MISES,
+    + VON_MISES
+    + GENERALIZED_PARETO,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
