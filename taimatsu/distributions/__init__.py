@@ -6,7 +6,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``LogNormal``, ``HalfNormal``,
 ``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
 ``Gumbel``, ``VonMises``, ``Pareto``, ``GeneralizedPareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
-``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, the relaxed
+``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, ``LKJCholesky``, the relaxed
 (Gumbel-softmax) ones, ``Independent``, ``TransformedDistribution``, ``MixtureSameFamily``;
 ``transforms``, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` and
 ``constraints``. Samples come from the same generator calls as PyTorch's (``multinomial``,
@@ -14,7 +14,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet:
-LKJCholesky, Wishart, and the transforms
+Wishart, and the transforms
 CatTransform, StackTransform and CorrCholeskyTransform.
 """
 
@@ -45,6 +45,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -111,6 +112,7 @@ __all__ = [
     "IndependentTransform",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",

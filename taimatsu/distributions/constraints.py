@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "Constraint",
     "boolean",
+    "corr_cholesky",
     "dependent",
     "dependent_property",
     "greater_than",
@@ -245,6 +246,22 @@ class _LowerCholesky(Constraint):
         return lower & positive
 
 
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower Cholesky factors whose rows have unit
+    norm, to 10 * n * eps of the dtype (PyTorch's tolerance)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        from .. import finfo
+        from ..linalg import vector_norm
+
+        tol = finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = vector_norm(value.detach(), dim=-1)
+        unit_rows = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return lower_cholesky.check(value) & unit_rows
+
+
 class _IndependentConstraint(Constraint):
     """``base`` with its ``reinterpreted_batch_ndims`` rightmost dims taken as one event."""
 
@@ -282,6 +299,7 @@ simplex = _Simplex()
 one_hot = _OneHot()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)

@@ -380,6 +380,26 @@ GENERALIZED_PARETO = [
 ]
 
 
+# LKJCholesky: the onion method's draws (Beta, then normal_) and the LKJ normaliser
+LKJ_CHOLESKY = [
+    "T.manual_seed(0); l = D.LKJCholesky(3, T.tensor([.5, 2.])); x = l.sample(); (repr(l), l.arg_constraints, l.support, l.has_rsample, l.batch_shape, l.event_shape, repr(l._beta), x, l.log_prob(x), T.rand(1))",
+    "T.manual_seed(1); l = D.LKJCholesky(4, T.tensor([[.3], [1.], [5.]], dtype=T.float64)); x = l.sample((2,)); (x, l.log_prob(x), C.corr_cholesky.check(x), T.rand(1))",
+    "T.manual_seed(2); l = D.LKJCholesky(2); e = l.expand((3,)); x = e.sample(); (repr(l), l.concentration, repr(e), x, e.log_prob(x), l.log_prob(x))",
+    "k = T.tensor([.5, 2.], requires_grad=True); x = T.tensor([[1., 0., 0.], [.6, .8, 0.], [0., .6, .8]]); lp = D.LKJCholesky(3, k).log_prob(x); (lp, T.autograd.grad(lp.sum(), k))",
+    "T.manual_seed(3); D.LKJCholesky(5, 1.5).sample((2,))",
+    "(C.corr_cholesky, C.corr_cholesky.event_dim, C.corr_cholesky.check(T.tensor([[[1., 0.], [.6, .8]], [[1., 0.], [.6, .7]], [[1., .1], [.6, .8]]])))",
+    "D.LKJCholesky(1, 1.)",
+    "D.LKJCholesky(3, -1.)",
+    "D.LKJCholesky(3, T.tensor([[1.]]))",
+    "D.LKJCholesky(2.5, -1.)",
+    "D.LKJCholesky(3, 'a')",
+    "D.LKJCholesky(2, 1.).log_prob(T.tensor([[1., 0.], [.6, .7]]))",
+    "D.LKJCholesky(2, 1.).entropy()",
+    "D.LKJCholesky(2, 1.).rsample()",
+    "D.LKJCholesky(2, 1.).mean",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -402,7 +422,8 @@ GENERALIZED_PARETO = [
     + CONTINUOUS_BERNOULLI
     + LOWRANK_MVN
     + VON_MISES
-    + GENERALIZED_PARETO,
+    + GENERALIZED_PARETO
+    + LKJ_CHOLESKY,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
