@@ -6,15 +6,14 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``Multinomial``, ``Normal``, ``MultivariateNormal``, ``LowRankMultivariateNormal``, ``LogNormal``, ``HalfNormal``,
 ``LogisticNormal``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``HalfCauchy``,
 ``Gumbel``, ``VonMises``, ``Pareto``, ``GeneralizedPareto``, ``Weibull``, ``Gamma``, ``Chi2``, ``InverseGamma``, ``StudentT``,
-``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, ``LKJCholesky``, the relaxed
+``FisherSnedecor``, ``Beta``, ``Kumaraswamy``, ``ContinuousBernoulli``, ``Dirichlet``, ``LKJCholesky``, ``Wishart``, the relaxed
 (Gumbel-softmax) ones, ``Independent``, ``TransformedDistribution``, ``MixtureSameFamily``;
 ``transforms``, ``biject_to``/``transform_to``, ``kl_divergence``/``register_kl`` and
 ``constraints``. Samples come from the same generator calls as PyTorch's (``multinomial``,
 ``normal_``, ``bernoulli``, ``rand``, ``uniform_``, ``exponential_``, ``cauchy_``, ``poisson``,
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
-PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet:
-Wishart, and the transforms
+PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: the transforms
 CatTransform, StackTransform and CorrCholeskyTransform.
 """
 
@@ -83,6 +82,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AbsTransform",
@@ -143,6 +143,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "identity_transform",

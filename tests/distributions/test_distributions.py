@@ -400,6 +400,25 @@ LKJ_CHOLESKY = [
 ]
 
 
+# Wishart: Bartlett draws and PyTorch's follow-up redraw (its warnings), densities, moments
+WISHART = [
+    "T.manual_seed(0); A = T.tensor([[2., .5], [.5, 1.]]); w = D.Wishart(T.tensor([3., 4.5]), A); x = w.rsample(); (repr(w), w.arg_constraints, w.support, w.has_rsample, w.batch_shape, w.event_shape, x, T.rand(1), w.log_prob(x), w.entropy(), w.mean, w.mode, w.variance, w.scale_tril, w.precision_matrix, repr(w._dist_chi2))",
+    "T.manual_seed(2); P = T.tensor([[2., .5], [.5, 1.]], dtype=T.float64); w = D.Wishart(T.tensor([[2.5], [6.]], dtype=T.float64), precision_matrix=P); e = w.expand((3, 2)); (w.rsample((3,)), repr(w), w.scale_tril, repr(e), e.sample(), e.log_prob(T.eye(2, dtype=T.float64)), e.mean, T.rand(1))",
+    "T.manual_seed(3); w = D.Wishart(1.2, T.eye(2)); (w.sample((4,)), w.sample((4,), max_try_correction=0), w.rsample(max_try_correction=1), T.rand(1))",
+    "df = T.tensor([3., 6.], requires_grad=True); w = D.Wishart(df, T.tensor([[2., .5], [.5, 1.]])); lp = w.log_prob(T.tensor([[1., .2], [.2, 2.]])); (lp, T.autograd.grad(lp.sum() + w.entropy().sum(), df))",
+    "D.Wishart(T.tensor(.5), T.eye(2))",
+    "D.Wishart(3., T.ones(2))",
+    "D.Wishart(3.)",
+    "D.Wishart(3., T.eye(2), T.eye(2))",
+    "D.Wishart(3., -T.eye(2))",
+    "D.Wishart(3., T.eye(2)).log_prob(T.ones(2, 2))",
+    "D.Wishart(3., T.eye(2)).log_prob(T.ones(3, 3))",
+    "T.manual_seed(1); L = T.tensor([[1., 0.], [.5, 2.]], dtype=T.float64, requires_grad=True); x = D.Wishart(5., scale_tril=L).rsample(); (x, T.autograd.grad(x.sum(), L))",
+    "T.manual_seed(1); L = T.tensor([[1., 0.], [.5, 2.]], dtype=T.float64, requires_grad=True); x = D.Wishart(T.tensor([5., 3.], dtype=T.float64), scale_tril=L).rsample(); (x, T.autograd.grad(x.sum(), L))",
+    "T.manual_seed(1); L = T.tensor([[1., 0., 0.], [.5, 2., 0.], [-.3, .2, .7]], dtype=T.float64); w = D.Wishart(5., scale_tril=L); x = w.rsample((2,)); (x, w.log_prob(x), w.entropy(), w.covariance_matrix, T.rand(1))",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -423,7 +442,8 @@ LKJ_CHOLESKY = [
     + LOWRANK_MVN
     + VON_MISES
     + GENERALIZED_PARETO
-    + LKJ_CHOLESKY,
+    + LKJ_CHOLESKY
+    + WISHART,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
