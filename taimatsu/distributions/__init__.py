@@ -14,7 +14,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
 PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: the transforms
-CatTransform, StackTransform and CorrCholeskyTransform.
+CatTransform and StackTransform.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from .transforms import (
     AbsTransform,
     AffineTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
@@ -95,6 +96,7 @@ __all__ = [
     "Chi2",
     "ComposeTransform",
     "ContinuousBernoulli",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "Dirichlet",
     "Distribution",

@@ -104,6 +104,12 @@ def _transform_to_simplex(constraint):
     return transforms.SoftmaxTransform()
 
 
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()
+
+
 @transform_to.register(constraints.lower_cholesky)  # not a bijection: transform_to only
 def _transform_to_lower_cholesky(constraint):
     return transforms.LowerCholeskyTransform()

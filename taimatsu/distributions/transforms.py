@@ -25,6 +25,7 @@ __all__ = [
     "AbsTransform",
     "AffineTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -635,6 +636,91 @@ class StickBreakingTransform(Transform):
     def inverse_shape(self, shape):
         shape = _at_least_1d(shape)
         return shape[:-1] + (shape[-1] - 1,)
+
+
+def _strictly_lower_indices(n: int, device):
+    """Row-major (row, column) indices of an n x n matrix's strictly lower triangle: the order
+    in which PyTorch packs such a triangle into a vector."""
+    from .. import tril_indices
+
+    return tril_indices(n, n, offset=-1, device=device)
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length D(D-1)/2 onto Cholesky factors of D x D correlation
+    matrices: tanh maps each entry into (-1, 1), then each row is stick-broken so that its
+    squared norm is 1 (the diagonal takes what is left)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        from .. import eye, zeros
+        from ..nn.functional import pad
+
+        eps = D.finfo(x.dtype).eps
+        x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        # the side PyTorch's packing infers, rounded: a length just above a triangle number
+        # fails in the assignment below (PyTorch's shape mismatch), one just below is refused
+        length = x.shape[-1]
+        exact = (1 + (1 + 8 * length) ** 0.5) / 2
+        n = round(exact)
+        if n - exact > 1e-8:
+            raise ValueError(
+                f"The size of last dimension is {length} which cannot be expressed as the "
+                "lower triangular part of a square D x D matrix."
+            )
+        rows, cols = _strictly_lower_indices(n, x.device)
+        r = zeros(x.shape[:-1] + (n, n), dtype=x.dtype, device=x.device)
+        r[..., rows, cols] = x
+        # row i keeps sqrt(1 - sum of the squares before it) of the stick at each step
+        remaining = (1 - r.pow(2)).sqrt().cumprod(-1)
+        r = r + eye(n, dtype=x.dtype, device=x.device)
+        return r * pad(remaining[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        from ..nn.functional import pad
+
+        left = 1 - (y * y).cumsum(-1)  # the stick left after each column
+        left_before = pad(left[..., :-1], [1, 0], value=1)
+        rows, cols = _strictly_lower_indices(y.shape[-1], y.device)
+        t = y[..., rows, cols] / left_before[..., rows, cols].sqrt()
+        return ((1 + t) / (1 - t)).log() / 2  # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        from .. import tril_indices
+        from ..nn.functional import softplus
+
+        n = y.shape[-1]
+        left = 1 - (y * y).cumsum(-1)
+        rows, cols = tril_indices(n, n, offset=-2, device=y.device)
+        stick_breaking = 0.5 * left[..., rows, cols].log().sum(-1)
+        # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), summed
+        tanh = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return shape[:-2] + (d * (d - 1) // 2,)
 
 
 class SoftplusTransform(Transform):

@@ -419,6 +419,21 @@ WISHART = [
 ]
 
 
+# CorrCholeskyTransform and biject_to(corr_cholesky)
+CORR_CHOLESKY = [
+    "t = D.transforms.CorrCholeskyTransform(); x = T.tensor([[.3, -1.2, 2.], [0., 0., 0.]], dtype=T.float64); y = t(x); (repr(t), y, t.inv(y), t.log_abs_det_jacobian(x, y), t.domain, t.codomain, t.bijective, t.event_dim, t == D.transforms.CorrCholeskyTransform(), C.corr_cholesky.check(y))",
+    "t = D.transforms.CorrCholeskyTransform(); x = T.tensor([.5, -.4, 1.1, 30., -2., .2], requires_grad=True); y = t(x); j = t.log_abs_det_jacobian(x, y); g = T.autograd.grad(y.sum() + j, x); (y, j, g, t.inv(y.detach()))",
+    "t = D.transforms.CorrCholeskyTransform(); (t.forward_shape((2, 6)), t.inverse_shape((3, 4, 4)), t.forward_shape((1,)), t.inverse_shape((2, 2)))",
+    "D.transforms.CorrCholeskyTransform().forward_shape((2, 4))",
+    "D.transforms.CorrCholeskyTransform().inverse_shape((2, 3))",
+    "D.transforms.CorrCholeskyTransform()(T.ones(4))",
+    "(D.biject_to(C.corr_cholesky), D.transform_to(C.corr_cholesky), D.transforms.CorrCholeskyTransform().with_cache())",
+    "T.manual_seed(5); l = D.LKJCholesky(3, 2.); x = l.sample((2,)); t = D.biject_to(l.support); u = t.inv(x); (u, t(u), t.log_abs_det_jacobian(u, x))",
+    "D.transforms.CorrCholeskyTransform()(T.ones(2, 5))",
+    "D.transforms.CorrCholeskyTransform()(T.ones(7))",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -443,7 +458,8 @@ WISHART = [
     + VON_MISES
     + GENERALIZED_PARETO
     + LKJ_CHOLESKY
-    + WISHART,
+    + WISHART
+    + CORR_CHOLESKY,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
