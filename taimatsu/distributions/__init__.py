@@ -13,8 +13,7 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Binomial``, ``Ca
 ``normal_``, ``bernoulli``, ``rand``, ``uniform_``, ``exponential_``, ``cauchy_``, ``poisson``,
 ``binomial``), and Gamma-based draws replay PyTorch's CPU sampler (``torch._standard_gamma``), so
 a seeded program draws PyTorch's numbers. Dirichlet/Beta ``rsample`` gradients agree with
-PyTorch's to its approximation error (~1e-3), not to rounding. Not provided yet: the transforms
-CatTransform and StackTransform.
+PyTorch's to its approximation error (~1e-3), not to rounding.
 """
 
 from __future__ import annotations
@@ -63,6 +62,7 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
     CorrCholeskyTransform,
     CumulativeDistributionTransform,
@@ -75,6 +75,7 @@ from .transforms import (
     SigmoidTransform,
     SoftmaxTransform,
     SoftplusTransform,
+    StackTransform,
     StickBreakingTransform,
     TanhTransform,
     Transform,
@@ -91,6 +92,7 @@ __all__ = [
     "Bernoulli",
     "Beta",
     "Binomial",
+    "CatTransform",
     "Categorical",
     "Cauchy",
     "Chi2",
@@ -137,6 +139,7 @@ __all__ = [
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "StudentT",
     "TanhTransform",

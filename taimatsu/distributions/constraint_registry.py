@@ -104,6 +104,28 @@ def _transform_to_simplex(constraint):
     return transforms.SoftmaxTransform()
 
 
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint):
+    parts = [biject_to(c) for c in constraint.cseq]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint):
+    parts = [transform_to(c) for c in constraint.cseq]
+    return transforms.CatTransform(parts, constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint):
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint):
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
+
+
 @biject_to.register(constraints.corr_cholesky)
 @transform_to.register(constraints.corr_cholesky)
 def _transform_to_corr_cholesky(constraint):

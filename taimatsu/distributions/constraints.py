@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
     "dependent_property",
@@ -32,6 +33,7 @@ __all__ = [
     "real",
     "real_vector",
     "simplex",
+    "stack",
     "unit_interval",
 ]
 
@@ -262,6 +264,74 @@ class _CorrCholesky(Constraint):
         return lower_cholesky.check(value) & unit_rows
 
 
+def _check_constraints(cseq) -> list:
+    cseq = list(cseq)
+    if not all(isinstance(c, Constraint) for c in cseq):
+        raise AssertionError("All elements of cseq must be Constraint instances")
+    return cseq
+
+
+def _check_dim(dim: int, value) -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for value with {value.dim()} dimensions")
+
+
+class _Cat(Constraint):
+    """Each constraint of ``cseq`` on its block of ``lengths`` entries along ``dim``."""
+
+    def __init__(self, cseq, dim: int = 0, lengths=None):
+        self.cseq = _check_constraints(cseq)
+        self.lengths = list([1] * len(self.cseq) if lengths is None else lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})"
+            )
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        from .. import cat
+
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraint i of ``cseq`` on the i-th slice along ``dim``."""
+
+    def __init__(self, cseq, dim: int = 0):
+        self.cseq = _check_constraints(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        # a negative stacking dim inside the event makes the stacked dim part of it
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value):
+        from .. import stack
+
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return stack([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 class _IndependentConstraint(Constraint):
     """``base`` with its ``reinterpreted_batch_ndims`` rightmost dims taken as one event."""
 
@@ -300,6 +370,8 @@ one_hot = _OneHot()
 positive_definite = _PositiveDefinite()
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack
 real_vector = _IndependentConstraint(real, 1)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)

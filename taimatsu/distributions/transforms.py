@@ -24,6 +24,7 @@ from .utils import broadcast_all
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
     "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
@@ -36,6 +37,7 @@ __all__ = [
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "TanhTransform",
     "Transform",
@@ -872,3 +874,150 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+def _check_transforms(tseq, cache_size: int) -> list:
+    tseq = list(tseq)
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) for t in tseq] if cache_size else tseq
+
+
+class CatTransform(Transform):
+    """Transform i of ``tseq`` on the i-th block of ``lengths`` entries along ``dim``; the blocks'
+    results concatenated."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0):
+        self.transforms = _check_transforms(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.lengths = list([1] * len(self.transforms) if lengths is None else lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
+            )
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _check(self, t, name: str, what: str = "tensor") -> None:
+        if not -t.dim() <= self.dim < t.dim():
+            raise AssertionError(
+                f"dim {self.dim} out of range for {what} with {t.dim()} dimensions"
+            )
+        if t.size(self.dim) != self.length:
+            raise AssertionError(
+                f"{name}.size({self.dim}) = {t.size(self.dim)} must equal length {self.length}"
+            )
+
+    def _blocks(self, t):
+        start = 0
+        for length in self.lengths:
+            yield t.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        from .. import cat
+
+        self._check(x, "x")
+        return cat([t(b) for t, b in zip(self.transforms, self._blocks(x))], self.dim)
+
+    def _inverse(self, y):
+        from .. import cat
+
+        self._check(y, "y")
+        return cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y))], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        from .. import cat
+
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        terms = []
+        for t, xb, yb in zip(self.transforms, self._blocks(x), self._blocks(y)):
+            term = t.log_abs_det_jacobian(xb, yb)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        # the blocks lie along a batch dim: concatenate; along an event dim: add up
+        return cat(terms, dim=dim) if dim < 0 else sum(terms)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Transform i of ``tseq`` on the i-th slice along ``dim``; the results stacked."""
+
+    def __init__(self, tseq, dim: int = 0, cache_size: int = 0):
+        self.transforms = _check_transforms(tseq, cache_size)
+        super().__init__(cache_size=cache_size)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, t, name: str, what: str = "tensor"):
+        if not -t.dim() <= self.dim < t.dim():
+            raise AssertionError(
+                f"dim {self.dim} out of range for {what} with {t.dim()} dimensions"
+            )
+        if t.size(self.dim) != len(self.transforms):
+            raise AssertionError(
+                f"{name}.size({self.dim}) = {t.size(self.dim)} must equal len(transforms) "
+                f"{len(self.transforms)}"
+            )
+        return [t.select(self.dim, i) for i in range(t.size(self.dim))]
+
+    def _call(self, x):
+        from .. import stack
+
+        slices = self._slices(x, "x")
+        return stack([t(s) for t, s in zip(self.transforms, slices)], self.dim)
+
+    def _inverse(self, y):
+        from .. import stack
+
+        slices = self._slices(y, "y")
+        return stack([t.inv(s) for t, s in zip(self.transforms, slices)], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        from .. import stack
+
+        xs, ys = self._slices(x, "x", "x"), self._slices(y, "y", "y")
+        terms = [t.log_abs_det_jacobian(a, b) for t, a, b in zip(self.transforms, xs, ys)]
+        return stack(terms, self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)

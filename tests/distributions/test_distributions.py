@@ -434,6 +434,29 @@ CORR_CHOLESKY = [
 ]
 
 
+# CatTransform, StackTransform and their constraints (cat, stack) with biject_to/transform_to
+CAT_STACK = [
+    "Tr = D.transforms; t = Tr.CatTransform([Tr.ExpTransform(), Tr.AffineTransform(1., 2.)], dim=0, lengths=[2, 3]); x = T.arange(5.); y = t(x); (repr(t), y, t.inv(y), t.log_abs_det_jacobian(x, y), t.domain, t.codomain, t.bijective, t.event_dim, t.length, t.dim, t.lengths, t.codomain.check(T.tensor([-1., 2., 1., -3., 0.])), t.codomain.event_dim, repr(t.inv), t == t, t == Tr.CatTransform([Tr.ExpTransform()]))",
+    "Tr = D.transforms; t = Tr.CatTransform([Tr.StickBreakingTransform(), Tr.ExpTransform()], dim=-1, lengths=[2, 2]); x = T.tensor([[.3, -.5, 1., 2.], [0., 0., 0., 0.]], dtype=T.float64, requires_grad=True); y = t(x); j = t.log_abs_det_jacobian(x, y); (y, j, t.event_dim, t.domain.event_dim, T.autograd.grad(y.sum() + j.sum(), x))",
+    "Tr = D.transforms; t = Tr.CatTransform([Tr.ExpTransform(), Tr.SigmoidTransform()], dim=1, lengths=[1, 2]); x = T.tensor([[.3, -.5, 1.], [0., 2., -1.]]); y = t(x); (y, t.inv(y), t.log_abs_det_jacobian(x, y), t.with_cache()._cache_size, t.with_cache(0) is t)",
+    "Tr = D.transforms; s = Tr.StackTransform([Tr.ExpTransform(), Tr.AffineTransform(1., 2.)], dim=1); x = T.arange(6.).view(3, 2); y = s(x); (repr(s), y, s.inv(y), s.log_abs_det_jacobian(x, y), s.domain, s.codomain, s.bijective, s.event_dim, s.codomain.check(T.tensor([[-1., 2.], [1., -3.]])), s.with_cache()._cache_size)",
+    "(C.cat([C.positive, C.real], 0, [2, 3]).event_dim, C.stack([C.positive, C.simplex]).event_dim, C.stack([C.positive, C.simplex], -1).event_dim, C.cat([C.positive, C.real_vector]).event_dim, C.stack([C.positive, C.real]).is_discrete, C.cat([C.nonnegative_integer, C.real]).is_discrete)",
+    "(D.biject_to(C.cat([C.positive, C.real], 0, [2, 3])), D.transform_to(C.stack([C.positive, C.unit_interval], 0)), D.biject_to(C.stack([C.positive, C.unit_interval], 0)).transforms, D.transform_to(C.cat([C.simplex, C.positive], 0, [3, 1])).transforms)",
+    "x = T.tensor([.5, -1., 2., .1], requires_grad=True); t = D.biject_to(C.cat([C.positive, C.interval(0., 3.)], 0, [2, 2])); y = t(x); (y, t.inv(y), T.autograd.grad(t.log_abs_det_jacobian(x, y).sum(), x))",
+    "D.transforms.CatTransform([D.transforms.ExpTransform()], lengths=[1, 2])",
+    "D.transforms.CatTransform([D.transforms.ExpTransform(), 1])",
+    "D.transforms.CatTransform([D.transforms.ExpTransform()], lengths=[5])(T.ones(4))",
+    "D.transforms.CatTransform([D.transforms.ExpTransform()], dim=2, lengths=[4])(T.ones(4))",
+    "D.transforms.CatTransform([D.transforms.ExpTransform()], lengths=[4]).log_abs_det_jacobian(T.ones(4), T.ones(3))",
+    "D.transforms.StackTransform([D.transforms.ExpTransform(), D.transforms.ExpTransform()], dim=0)(T.ones(3))",
+    "D.transforms.StackTransform([D.transforms.ExpTransform()], dim=1)(T.ones(3))",
+    "D.transforms.StackTransform([D.transforms.ExpTransform()]).log_abs_det_jacobian(T.ones(1), T.ones(2))",
+    "C.cat([C.positive, C.real], 0, [1])",
+    "C.stack([C.positive, 3])",
+    "C.stack([C.positive]).check(T.tensor(1.))",
+]
+
+
 @pytest.mark.parametrize(
     "code",
     SAMPLING
@@ -459,7 +482,8 @@ CORR_CHOLESKY = [
     + GENERALIZED_PARETO
     + LKJ_CHOLESKY
     + WISHART
-    + CORR_CHOLESKY,
+    + CORR_CHOLESKY
+    + CAT_STACK,
 )
 def test_same_as_pytorch(code):
     same(_PRE + code, torch, taimatsu)
