@@ -409,11 +409,29 @@ def _kl_expfamily_expfamily(p, q):
             "The cross KL-divergence between different exponential families cannot"
             "                             be computed using Bregman divergences"
         )
-    # PyTorch computes a Bregman divergence here; every family here has its own pair above
+    if hasattr(p, "_natural_params"):
+        return _bregman_kl(p, q)
+    # every other family here has its own pair above
     raise NotImplementedError(
         f"No KL(p || q) is implemented for p type {p.__class__.__name__} and q type "
         f"{q.__class__.__name__}"
     )
+
+
+def _bregman_kl(p, q):
+    """KL within one exponential family: the Bregman divergence of the log-normaliser A between
+    the natural parameters, A(eta_q) - A(eta_p) - <eta_q - eta_p, grad A(eta_p)>, the gradient by
+    autograd (each term summed over the event dims, as PyTorch does for every parameter)."""
+    from ..autograd import grad
+
+    p_params = [t.detach().requires_grad_() for t in p._natural_params]
+    q_params = q._natural_params
+    p_log_normalizer = p._log_normalizer(*p_params)
+    gradients = grad(p_log_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - p_log_normalizer
+    for p_param, q_param, g in zip(p_params, q_params, gradients):
+        result = result - _sum_rightmost((q_param - p_param) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Bernoulli, Poisson)

@@ -232,3 +232,16 @@ class Wishart(ExponentialFamily):
             - (nu - p - 1) / 2 * _mvdigamma(nu / 2, p=p)
             + nu * p / 2
         )
+
+    @property
+    def _natural_params(self):
+        p = self._event_shape[-1]
+        return -self.precision_matrix / 2, (self.df - p - 1) / 2
+
+    def _log_normalizer(self, x, y):
+        from .. import mvlgamma
+        from ..linalg import slogdet
+
+        p = self._event_shape[-1]
+        half = y + (p + 1) / 2
+        return half * (-slogdet(-2 * x).logabsdet + _LOG_2 * p) + mvlgamma(half, p=p)

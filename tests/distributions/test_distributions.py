@@ -416,6 +416,11 @@ WISHART = [
     "T.manual_seed(1); L = T.tensor([[1., 0.], [.5, 2.]], dtype=T.float64, requires_grad=True); x = D.Wishart(5., scale_tril=L).rsample(); (x, T.autograd.grad(x.sum(), L))",
     "T.manual_seed(1); L = T.tensor([[1., 0.], [.5, 2.]], dtype=T.float64, requires_grad=True); x = D.Wishart(T.tensor([5., 3.], dtype=T.float64), scale_tril=L).rsample(); (x, T.autograd.grad(x.sum(), L))",
     "T.manual_seed(1); L = T.tensor([[1., 0., 0.], [.5, 2., 0.], [-.3, .2, .7]], dtype=T.float64); w = D.Wishart(5., scale_tril=L); x = w.rsample((2,)); (x, w.log_prob(x), w.entropy(), w.covariance_matrix, T.rand(1))",
+    "D.kl_divergence(D.Wishart(3., T.eye(2)), D.Wishart(4., T.eye(2) * 2))",
+    "A = T.tensor([[2., .5], [.5, 1.]], dtype=T.float64); p = D.Wishart(T.tensor([3., 4.5], dtype=T.float64), A); q = D.Wishart(5., scale_tril=T.tensor([[1., 0.], [.3, .8]], dtype=T.float64)); (D.kl_divergence(p, q), D.kl_divergence(q, p))",
+    "df = T.tensor(4., dtype=T.float64, requires_grad=True); kl = D.kl_divergence(D.Wishart(df, T.eye(2, dtype=T.float64)), D.Wishart(3., T.eye(2, dtype=T.float64) * 2)); (kl, T.autograd.grad(kl, df))",
+    "D.kl_divergence(D.Wishart(3., T.eye(2)), D.Normal(0., 1.))",
+    "D.kl_divergence(D.Wishart(3., T.eye(2)), D.Wishart(3., T.eye(3)))",
 ]
 
 
