@@ -7,7 +7,16 @@ class Size(tuple):
     __slots__ = ()
 
     def __new__(cls, sizes=()):
-        return tuple.__new__(cls, sizes)
+        t = tuple.__new__(cls, sizes)
+        for s in t:
+            if s.__class__ is not int:
+                return _checked(cls, t)
+        return t
+
+    @classmethod
+    def of(cls, shape) -> Size:
+        """A Size of an array's shape (ints already): without the constructor's checks."""
+        return tuple.__new__(cls, shape)
 
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -41,3 +50,23 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+def _checked(cls, sizes: tuple) -> Size:
+    """PyTorch's items for ``torch.Size``: bools become ints, an integer tensor its value,
+    other integer types (NumPy's) are kept; anything else is PyTorch's TypeError."""
+    items = []
+    for i, s in enumerate(sizes):
+        if isinstance(s, bool):
+            s = int(s)
+        elif not isinstance(s, int):
+            from ._tensor.core import Tensor
+
+            if isinstance(s, Tensor) and not s.is_floating_point() and not s.is_complex():
+                s = s.__index__()
+            elif isinstance(s, Tensor) or not hasattr(type(s), "__index__"):
+                raise TypeError(
+                    f"torch.Size() takes an iterable of 'int' (item {i} is '{type(s).__name__}')"
+                )
+        items.append(s)
+    return tuple.__new__(cls, items)

@@ -79,6 +79,8 @@ METADATA = [
     "T.Size([2, 3]).numel()", "T.Size([2]) + (3,)", "T.zeros(2, 3).size(dim=1)", "T.zeros(2).size(dim=True)",
     "T.zeros(2).size(dim=None)", "T.zeros(2).size(foo=1)", "T.zeros(2).size(0, dim=0)", "T.zeros(2).size(0, 1)",
     "T.tensor(1.).size(dim=0)",
+    "T.Size([2.5, 2.5])", "T.Size([2, 'a'])", "T.Size([None])", "T.Size([T.tensor(2.)])",
+    "[type(s).__name__ for s in T.Size([True, T.tensor(3), np.int64(2), -1])]",
 ]  # fmt: skip
 
 CONVERSION = [
