@@ -253,7 +253,14 @@ _reg("isclose", _fn("isclose"), lambda rng, dtype: [
     Sample(rng.standard_normal((2, 3)), rng.standard_normal((2, 3))),
     Sample(np.array([1.0, np.nan, np.inf, 1e-9]), np.array([1.0 + 1e-9, np.nan, np.inf, 0.0]), kwargs={"equal_nan": True}),
     Sample(rng.standard_normal(3), rng.standard_normal(3), kwargs={"rtol": 0.5, "atol": 0.5}),
-], method=_m("isclose"), dtypes=ALL, grad=False)  # fmt: skip
+], method=_m("isclose"), dtypes=ALL, grad=False, errors=lambda T: [
+    (lambda: T.isclose(T.ones(2), T.ones(2, dtype=T.float64)), RuntimeError),
+    (lambda: T.isclose(T.ones(2, dtype=T.int64), T.ones(2)), RuntimeError),
+    (lambda: T.allclose(T.ones(2), T.ones(2, dtype=T.float16)), RuntimeError),
+    (lambda: T.isclose(T.ones(2), T.ones(2), rtol=-1), RuntimeError),
+    (lambda: T.isclose(T.ones(2), T.ones(2), atol=-0.5), RuntimeError),
+    (lambda: T.isclose(T.ones(2), 1.0), TypeError),
+])  # fmt: skip
 
 
 # ---- atleast / stacks / flips / argwhere ----------------------------------------------------------------------

@@ -5,8 +5,8 @@ bitwise ops, equal/allclose/isclose. They are declared with ``binary`` (``binary
 from __future__ import annotations
 
 from ... import _dtype as D
-from ..._tensor.core import _wrap
-from .._dispatch import binary_operands, xp_for
+from ..._tensor.core import Tensor, _wrap
+from .._dispatch import binary_operands, scalar_name, xp_for
 from .binary import _ga, _gb, _tensor_operands, binary, cast_first
 from .common import _FLOAT, checks, no_complex, not_implemented
 from .select import where
@@ -206,6 +206,18 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    # PyTorch's checks: two tensors of one dtype (no promotion), non-negative tolerances
+    for name, pos, t in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"isclose(): argument '{name}' (position {pos}) must be Tensor, not "
+                f"{type(t).__name__}"
+            )
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"{scalar_name(input._dtype)} did not match {scalar_name(other._dtype)}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
     xa, xb, dt = binary_operands(input, other)
     xp = xp_for(input)
     return _wrap(
