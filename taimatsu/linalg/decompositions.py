@@ -135,7 +135,8 @@ def _potrf(a):
 
     try:
         L = np.linalg.cholesky(a)
-        return L, np.zeros(a.shape[:-2], np.int32)
+        if not np.isnan(np.diagonal(L, axis1=-2, axis2=-1)).any():  # a NaN pivot: info below
+            return L, np.zeros(a.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         pass
     out = np.zeros_like(a)
@@ -144,6 +145,9 @@ def _potrf(a):
     for i, m in _each(a):
         (potrf,) = lapack.get_lapack_funcs(("potrf",), (m,))
         c, inf = potrf(m, lower=1, clean=1)
+        if inf == 0:  # OpenBLAS's potrf lets a NaN pivot through; LAPACK's (and MKL's) stop there
+            nan = np.flatnonzero(np.isnan(np.diagonal(c)))
+            inf = int(nan[0]) + 1 if nan.size else 0
         flat_out[i], info[i] = c, max(inf, 0)
     return out, info.reshape(a.shape[:-2])
 

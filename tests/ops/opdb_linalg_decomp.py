@@ -75,6 +75,13 @@ def _chol_errors(T):
             RuntimeError,
         ),
         (lambda: T.cholesky(T.stack([T.eye(2), _not_pd(T)])), RuntimeError),
+        # a NaN pivot stops the factorization, at the first NaN one (OpenBLAS lets it through)
+        (lambda: T.linalg.cholesky(T.full((2, 2), float("nan"))), RuntimeError),
+        (lambda: T.linalg.cholesky(T.tensor([[4.0, 1.0], [1.0, float("nan")]])), RuntimeError),
+        (
+            lambda: T.linalg.cholesky(T.stack([T.eye(2), T.diag(T.tensor([float("nan"), 1.0]))])),
+            RuntimeError,
+        ),
     ]
 
 
