@@ -405,6 +405,9 @@ class StructureMethods:
     def fill_(self, value):
         return _ops.fill_(self, value)
 
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return _ops.fill_diagonal_(self, fill_value, wrap)
+
     # ---- linear algebra --------------------------------------------------------------------------------
     def matmul(self, other):
         return _ops.matmul(self, other)

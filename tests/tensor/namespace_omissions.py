@@ -114,7 +114,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "storage re-binding and resizing: " + _TODO: """
             storage storage_type set_ is_set_to resize resize_ resize_as resize_as_""",
         _TODO: """
-            apply_ map_ map2_ as_subclass const_data_ptr dim_order fill_diagonal_ grad_dtype
+            apply_ map_ map2_ as_subclass const_data_ptr dim_order grad_dtype
             hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided
             nonzero_static output_nr slice_inverse""",
     },

@@ -126,6 +126,12 @@ MISC = [
     "s = T.ones(2, requires_grad=True); y = T.normal(1., s); y.sum().backward(); (y.grad_fn.name(), s.grad)",
     "m = T.zeros(2, requires_grad=True); s = T.ones(1, requires_grad=True); y = T.normal(m, s); y.sum().backward(); (y.grad_fn.name(), m.grad, s.grad)",
     "m = T.zeros(2, requires_grad=True); (T.normal(m.detach(), 1.).grad_fn, T.normal(m, 2.).grad_fn.name())",
+    "x = T.arange(9.).view(3, 3).requires_grad_(); y = x.clone(); z = y.fill_diagonal_(5.); z.pow(2).sum().backward(); (z is y, z, z.grad_fn.name(), x.grad)",
+    "(T.zeros(5, 3).fill_diagonal_(1, wrap=True), T.zeros(7, 3).fill_diagonal_(1, wrap=True), T.zeros(7, 3).fill_diagonal_(2))",
+    "(T.zeros(2, 2, 2).fill_diagonal_(3), T.zeros(3, 5).fill_diagonal_(4, wrap=True), T.zeros(2, 2, dtype=T.int64).fill_diagonal_(1.7))",
+    "(T.zeros(3, 3).t().fill_diagonal_(1), T.zeros(4, 4)[::2].fill_diagonal_(1), T.zeros(6, 6)[1:, ::2].fill_diagonal_(7, wrap=True))",
+    "T.zeros(2, 2).fill_diagonal_(T.tensor(1.))", "T.zeros(3).fill_diagonal_(1)", "T.zeros(2, 3, 2).fill_diagonal_(1)",
+    "T.randn(2, 2, requires_grad=True).fill_diagonal_(0)", "T.zeros(2, 2).fill_diagonal_(T.ones(2))",
 ]  # fmt: skip
 
 COMPLEX = [

@@ -1,5 +1,5 @@
-"""copy/copy_, fill/fill_ and zero_: overwrite a tensor's values in place (with their functional
-forms and nodes: CopyBackwards, FillBackward2/3, ZeroBackward0).
+"""copy/copy_, fill/fill_, fill_diagonal_ and zero_: overwrite a tensor's values in place (with
+their functional forms and nodes: CopyBackwards, FillBackward2/3, ZeroBackward0).
 """
 
 from __future__ import annotations
@@ -169,6 +169,36 @@ def fill_(self: Tensor, value) -> Tensor:
         fast=lambda: self._data.fill(value),
         overlap_ok=True,
     )
+
+
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """``Tensor.fill_diagonal_``: ``fill_`` on a strided view of the main diagonal (so autograd
+    sees a view written in place, as in PyTorch: CopySlices, and the leaf-view error). The
+    diagonal's stride is the sum of the tensor's strides. With ``wrap``, a matrix taller than
+    ``width + 1`` rows goes on with a second diagonal every ``width + 1`` rows, as NumPy's
+    ``fill_diagonal``."""
+    if isinstance(fill_value, Tensor) and fill_value._data.ndim == 0:
+        fill_value = fill_value.item()  # the parser reads a 0-d tensor as its Number
+    if isinstance(fill_value, Tensor) or not isinstance(fill_value, numbers.Number):
+        raise TypeError(
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+            f"{type(fill_value).__name__}"
+        )
+    shape, n = self._data.shape, self._data.ndim
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = shape[0], shape[1]
+    if n > 2 and any(d != height for d in shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    strides, offset = self.stride(), self.storage_offset()
+    step = sum(strides)
+    size = min(height, width)
+    self.as_strided((size,), (step,), offset).fill_(fill_value)
+    if wrap and n == 2 and height > width + 1:
+        rows = width + 1
+        more = -(-self._data.size // rows) - size
+        self.as_strided((more,), (step,), offset + strides[0] * rows).fill_(fill_value)
+    return self
 
 
 def _zero(self: Tensor) -> Tensor:
