@@ -11,17 +11,15 @@ from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .exp_family import ExponentialFamily
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     expand_probs_or_logits,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbsLogits, ExponentialFamily):
     """Samples are 0./1. in the parameter's dtype; log_prob and entropy go through
     ``binary_cross_entropy_with_logits`` as PyTorch's do."""
 
@@ -63,14 +61,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

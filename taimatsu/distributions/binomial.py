@@ -7,11 +7,9 @@ from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     expand_probs_or_logits,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Binomial"]
@@ -22,7 +20,7 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbsLogits, Distribution):
     """Given ``probs`` or ``logits``; ``sample`` draws ``torch.binomial`` (PyTorch's numbers
     after a seed)."""
 
@@ -69,14 +67,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

@@ -10,17 +10,15 @@ from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     expand_probs_or_logits,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsLogits, Distribution):
     """Given ``probs`` or ``logits``. ``sample`` is floor(log(u) / log1p(-p)) with u from
     ``uniform_(tiny, 1)``: PyTorch's draw, so PyTorch's numbers."""
 
@@ -58,14 +56,6 @@ class Geometric(Distribution):
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self):

@@ -8,17 +8,16 @@ from . import constraints
 from .distribution import _NO_SHAPE, Distribution
 from .gamma import Gamma
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     expand_probs_or_logits,
     lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbsLogits, Distribution):
     """``sample`` is ``torch.poisson`` of a Gamma draw (both replay PyTorch's sampler, so
     PyTorch's numbers after a seed)."""
 
@@ -61,14 +60,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / (-self.logits).sigmoid()
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

@@ -13,12 +13,10 @@ from .distribution import _NO_SHAPE, Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
 from .utils import (
+    BinaryProbsLogits,
     broadcast_all,
     clamp_probs,
     expand_probs_or_logits,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
@@ -30,7 +28,7 @@ def _rand(shape, like):
     return clamp_probs(rand(shape, dtype=like.dtype, device=like.device))
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsLogits, Distribution):
     """The logit of a RelaxedBernoulli sample."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}  # noqa: RUF012
@@ -59,14 +57,6 @@ class LogitRelaxedBernoulli(Distribution):
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):

@@ -75,3 +75,16 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+class BinaryProbsLogits:
+    """``probs`` and ``logits`` of a two-outcome parameter, each computed from the other on its
+    first read (the families given one of them: Bernoulli, Binomial, Geometric, ...)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
