@@ -14,7 +14,7 @@ class Size(tuple):
         return t
 
     @classmethod
-    def of(cls, shape) -> Size:
+    def _of(cls, shape) -> Size:
         """A Size of an array's shape (ints already): without the constructor's checks."""
         return tuple.__new__(cls, shape)
 

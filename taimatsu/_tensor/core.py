@@ -101,14 +101,14 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
     # ---- metadata --------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size.of(self._data.shape)
+        return Size._of(self._data.shape)
 
     def size(self, dim=None, /, *args, **kwargs):
         shape = self._data.shape
         if args or kwargs:  # dim= by keyword, or too many arguments
             return _size_call(self, dim, args, kwargs)
         if dim is None:
-            return Size.of(shape)
+            return Size._of(shape)
         if dim.__class__ is int and -len(shape) <= dim < len(shape):  # (a 0-d tensor: never)
             return shape[dim]
         return shape[_size_dim(dim, len(shape))]
@@ -578,7 +578,7 @@ def _size_call(t, dim, args: tuple, kwargs: dict):
         raise TypeError("size() got multiple values for argument 'dim'")
     dim = kwargs["dim"]
     if dim is None:
-        return Size.of(t._data.shape)
+        return Size._of(t._data.shape)
     return t._data.shape[_size_dim(dim, t._data.ndim, where="")]
 
 
