@@ -43,14 +43,13 @@ class GeneralizedPareto(Distribution):
         """(xi is close to 0, xi with those replaced by 1): the mask and a safe divisor.
         PyTorch tests ``isclose(xi, 0)`` (|xi| <= 1e-8); in log_prob and the survival function
         against a default-dtype zero, so that another dtype raises isclose's error there."""
-        from .. import get_default_dtype, where
-        from .._dtype import _C10_NAMES
+        from .. import isclose, tensor, where, zeros_like
 
         xi = self.concentration
-        if against_default_dtype and xi.dtype != get_default_dtype():
-            names = (_C10_NAMES[str(d).split(".")[-1]] for d in (xi.dtype, get_default_dtype()))
-            raise RuntimeError("{} did not match {}".format(*names))
-        zero = xi.abs() <= 1e-8
+        # isclose refuses two dtypes ("Double did not match Float"), as PyTorch's
+        zero = isclose(
+            xi, tensor(0.0, device=xi.device) if against_default_dtype else zeros_like(xi)
+        )
         return zero, where(zero, 1.0, xi)
 
     def _z(self, value):
