@@ -123,7 +123,9 @@ def _mm_vjp(node, g):
     # no graph of the backward and no profiler/exporter watching its mm ops: on arrays
     if not _gm.enabled and not op_watch._watchers and _real_dense(g, a, b):
         return _mm_arrays(node, g, a, b)
-    return (g.mm(_h(b)) if _need(node, 0) else None), (_h(a).mm(g) if _need(node, 1) else None)
+    return (_mat1_grad_op(g, a, b) if _need(node, 0) else None), (
+        _mat2_grad_op(g, a, b) if _need(node, 1) else None
+    )
 
 
 def _mm_arrays(node, g, a, b):
@@ -154,6 +156,22 @@ def _mat2_grad(xp, gd, ad, bd):
     if _column_major(bd):
         return _matmul_array(xp, gd.T, ad).T
     return _matmul_array(xp, ad.T, gd)
+
+
+# The same two gradients as Tensor ops, for a recorded backward (create_graph): the same
+# products in the same layouts as ``_mat1_grad``/``_mat2_grad``, so both paths give the same
+# bits on any BLAS (OpenBLAS's kernels for ``A.T @ B`` and ``(B.T @ A).T`` differ in the last
+# bit on some CPUs), with PyTorch's transposes in the double-backward graph.
+def _mat1_grad_op(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    if _column_major(a._data):
+        return b.conj().mm(g.t()).t()
+    return g.mm(_h(b))
+
+
+def _mat2_grad_op(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    if _column_major(b._data):
+        return g.t().mm(a.conj()).t()
+    return _h(a).mm(g)
 
 
 _Mm = node_class("MmBackward0", _mm_vjp)
@@ -634,7 +652,7 @@ def _fused_half(name, node, input, m1, m2, beta, alpha, out):
     return r if out is None else write_out(out, r, name, OUT_EXACT)
 
 
-_Addmm = _fused_node("AddmmBackward0", mm, lambda g, a, b: g.mm(_h(b)), lambda g, a, b: _h(a).mm(g))
+_Addmm = _fused_node("AddmmBackward0", mm, _mat1_grad_op, _mat2_grad_op)
 _Addmm.on_arrays = True  # real dense operands: the backward on arrays (_addmm_arrays)
 
 
