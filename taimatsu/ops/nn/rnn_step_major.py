@@ -119,44 +119,47 @@ def _add_product(acc, a, b):
     return acc
 
 
-def _into(acc, first: bool, a, b, lo: int, hi: int) -> None:
-    """Rows ``lo:hi`` of ``acc += a @ b.T`` (``acc = a @ b.T`` for the ``first`` chunk)."""
+def _into(acc, first: bool, a, b) -> None:
+    """``acc += a @ b.T`` (``acc = a @ b.T`` for the ``first`` chunk)."""
     if first:
-        np.matmul(a[lo:hi], b.T, out=acc[lo:hi])
+        np.matmul(a, b.T, out=acc)
     else:
-        acc[lo:hi] += a[lo:hi] @ b.T
+        acc += a @ b.T
 
 
-def _rows_of(a, b, out, lo: int, hi: int) -> None:
-    """Rows ``lo:hi`` of ``out = a @ b``."""
-    np.matmul(a[lo:hi], b, out=out[lo:hi])
+def _product_into(a, b, out) -> None:
+    """``out = a @ b``."""
+    np.matmul(a, b, out=out)
 
 
 def _products(fns: list, macs: int, alone: bool, last: bool):
-    """A chunk's weight- and input-gradient products (``fns``: ``(fn(lo, hi), rows)``, each
-    writing rows ``lo:hi`` of its result), after a time loop whose products ran on one BLAS
+    """A chunk's weight- and input-gradient products (``fns``: callables, each writing its own
+    result), after a time loop whose products ran on one BLAS
     thread (``alone``): on the helper thread beside the next chunk's loop while a second core
     is free (a few long BLAS calls that release the GIL: the returned handle is waited on
-    before their buffers are reused), the ``last`` chunk's rows in two halves on two threads
-    (``parallel.halves``). Else they run now with the BLAS threads of their size.
+    before their buffers are reused), the ``last`` chunk's products shared out over two threads
+    (``parallel.halves``: the first on the helper thread, the rest on this one). Else they run
+    now with the BLAS threads of their size.
 
     When the loop ran alone, every product runs on one BLAS thread, also where two are allowed:
     OpenBLAS's idle threads spin for ~0.1 s after a multi-threaded call, taking the second core
-    from the helper thread (the LSTM step ran no faster with it), and a product's bits do not
-    depend on how its rows are split (they do on OpenBLAS's thread count for some sizes), so
-    the layer's gradients are the same at any thread count or load."""
+    from the helper thread (the LSTM step ran no faster with it). Each product is one whole
+    BLAS call on one thread wherever it runs, so the layer's gradients are the same at any
+    thread count or load: a product's bits can depend on its row count (OpenBLAS's kernels
+    for an AMD Zen 5 give other last bits for a product's row halves) and on OpenBLAS's
+    thread count for some sizes."""
 
-    def run(lo, hi):  # lo:hi of 0:2, the halves of every product
-        for fn, rows in fns:
-            fn(rows * lo // 2, rows * hi // 2)
+    def run(lo, hi):  # products lo:hi of the list, each whole
+        for fn in fns[lo:hi]:
+            fn()
 
     if not alone:
         gemm_threads(macs)
-        run(0, 2)
+        run(0, len(fns))
         return None
-    pending = None if last else in_background(partial(run, 0, 2))
+    pending = None if last else in_background(partial(run, 0, len(fns)))
     if pending is None:
-        halves(run, 2, macs)
+        halves(run, len(fns), macs)
     return pending
 
 
@@ -322,10 +325,10 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
         fns = []
         if want_w:
             xm = _matrix(xh[a : a + m], xh_buf)
-            fns.append((partial(_into, dw, a + m == steps, dz, xm), 4 * hid))
+            fns.append(partial(_into, dw, a + m == steps, dz, xm))
         if dx is not None:
             rows_dx = dx[a : a + m].reshape(m * batch, n_in)
-            fns.append((partial(_rows_of, dz.T, w_ih_b, rows_dx), m * batch))
+            fns.append(partial(_product_into, dz.T, w_ih_b, rows_dx))
         pending = _products(fns, dz.size * xh.shape[1], alone, a == 0)
     if dw is not None:
         dw = dw[np.argsort(rows)]  # PyTorch's gate order
@@ -473,13 +476,13 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
         fns, first = [], a + m == steps
         if dw_i is not None:
             xm = _matrix(xi[a : a + m], in_buf)
-            fns.append((partial(_into, dw_i, first, dz[: 3 * hid], xm), 3 * hid))
+            fns.append(partial(_into, dw_i, first, dz[: 3 * hid], xm))
         if dw_h is not None:
             hm = _matrix(hb[a : a + m], h_buf)
-            fns.append((partial(_into, dw_h, first, dz[hid:], hm), 3 * hid))
+            fns.append(partial(_into, dw_h, first, dz[hid:], hm))
         if dx is not None:
             rows_dx = dx[a : a + m].reshape(m * batch, n_in)
-            fns.append((partial(_rows_of, dz[: 3 * hid].T, w_ih_b, rows_dx), m * batch))
+            fns.append(partial(_product_into, dz[: 3 * hid].T, w_ih_b, rows_dx))
         pending = _products(fns, dz.size * max(xi.shape[1], hb.shape[1]), alone, a == 0)
     if dw_i is not None:
         dw_i = dw_i[np.argsort(rows_in)]  # PyTorch's gate order
