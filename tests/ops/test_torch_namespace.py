@@ -387,7 +387,8 @@ TOP_LEVEL = [
     "T.broadcast_shapes((2,), (4, 3))", "T.broadcast_shapes((0,), (2,))",
     "T.constant_pad_nd(T.arange(6.).view(2, 3), (1, 2), 0.5).tolist()",
     "T.constant_pad_nd(T.arange(6.).view(2, 3), (-1, 1, 1, 0))",
-    "T.conv_transpose1d(T.arange(6.).view(1, 2, 3) / 5, T.arange(12.).view(2, 3, 2) / 7, stride=2).tolist()",
+    # a product's last bits follow the BLAS kernel (MKL and OpenBLAS on an AMD Zen 5 differ): repr
+    "T.conv_transpose1d(T.arange(6.).view(1, 2, 3) / 5, T.arange(12.).view(2, 3, 2) / 7, stride=2)",
     "x = T.ones(3); r = T.dropout_(x, 0.0, True); (r is x, x)", "x = T.ones(3); T.dropout_(x, 1.0, True); x",
     "T.feature_dropout(T.ones(2, 3, 4), 1.0, True)", "T.feature_dropout(T.ones(2, 3), 0.0, False)",
     "e = T.empty_strided((2, 3), (1, 2)); (e.shape, e.stride(), e.dtype)",
