@@ -160,8 +160,9 @@ def _mat2_grad(xp, gd, ad, bd):
 
 # The same two gradients as Tensor ops, for a recorded backward (create_graph): the same
 # products in the same layouts as ``_mat1_grad``/``_mat2_grad``, so both paths give the same
-# bits on any BLAS (OpenBLAS's kernels for ``A.T @ B`` and ``(B.T @ A).T`` differ in the last
-# bit on some CPUs), with PyTorch's transposes in the double-backward graph.
+# bits on any BLAS (OpenBLAS's kernels give ``A.T @ B`` and ``(B.T @ A).T`` other last bits:
+# its AVX2 "Haswell" set for many shapes, its AVX-512 set for a few), with PyTorch's transposes
+# in the double-backward graph.
 def _mat1_grad_op(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
     if _column_major(a._data):
         return b.conj().mm(g.t()).t()

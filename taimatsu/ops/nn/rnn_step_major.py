@@ -145,9 +145,9 @@ def _products(fns: list, macs: int, alone: bool, last: bool):
     OpenBLAS's idle threads spin for ~0.1 s after a multi-threaded call, taking the second core
     from the helper thread (the LSTM step ran no faster with it). Each product is one whole
     BLAS call on one thread wherever it runs, so the layer's gradients are the same at any
-    thread count or load: a product's bits can depend on its row count (OpenBLAS's kernels
-    for an AMD Zen 5 give other last bits for a product's row halves) and on OpenBLAS's
-    thread count for some sizes."""
+    thread count or load: a product's bits can depend on its row count (OpenBLAS's AVX2
+    "Haswell" kernels give a product's row halves other last bits for many shapes, its
+    AVX-512 ones for a few) and on OpenBLAS's thread count for some sizes."""
 
     def run(lo, hi):  # products lo:hi of the list, each whole
         for fn in fns[lo:hi]:
