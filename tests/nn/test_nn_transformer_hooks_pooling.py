@@ -569,6 +569,28 @@ def test_affine_grid_matches_pytorch(align, size):
                lambda: onn.functional.affine_grid(ot, (2, 3, 4), align_corners=align))  # fmt: skip
 
 
+@pytest.mark.parametrize("steps", [7, 28])
+def test_affine_grid_identity_bits_and_node(steps):
+    # align_corners=False scales linspace by (steps - 1) then divides by steps, as PyTorch does:
+    # one rounding less moved grid points off pixel centres, and grid_sample's gradient there.
+    ot = torch.tensor([[[1.0, 0, 0], [0, 1, 0]]], requires_grad=True)
+    tt = T(ot, True)
+    size = (1, 1, steps, steps)
+    og = onn.functional.affine_grid(ot, size, align_corners=False)
+    tg = tnn.functional.affine_grid(tt, size, align_corners=False)
+    close(tg, og, 0, 0)
+    assert tg.grad_fn.name() == og.grad_fn.name() == "AffineGridGeneratorBackward0"
+    # PyTorch's node saves no tensors: the grid can be backpropagated through twice
+    torch.manual_seed(1)
+    w = torch.randn(og.shape)
+    for _ in range(2):
+        (og_theta,) = torch.autograd.grad((og * w).sum(), ot)
+        (tg_theta,) = tm.autograd.grad((tg * T(w)).sum(), tt)
+        close(tg_theta, og_theta, 1e-5, 1e-6)
+    with tm.no_grad():
+        assert tnn.functional.affine_grid(tt, size, align_corners=False).grad_fn is None
+
+
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align", [False, True])

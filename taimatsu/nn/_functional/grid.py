@@ -14,6 +14,10 @@ from ... import _autocast
 from ... import _dtype as D
 from ..._autocast import FP32
 from ..._tensor.core import Tensor
+from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _gm
+from ...autograd.graph import node_class
+from ...ops._dispatch import record
 from ...ops.creation.factories import linspace, ones, ones_like
 
 _ALIGN_WARNING = (
@@ -27,7 +31,7 @@ def _linspace_from_neg_one(theta: Tensor, steps: int, align_corners: bool) -> Te
         return theta.new_zeros((1,))
     r = linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
     if not align_corners:
-        r = r * ((steps - 1) / steps)
+        r = r * (steps - 1) / steps  # two roundings, as PyTorch's (not one by (steps - 1) / steps)
     return r
 
 
@@ -78,7 +82,22 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     from ...ops.shape.copies import stack
 
     base = stack(axes, -1).reshape(1, -1, k + 1).expand(n, -1, -1)
-    return base.bmm(theta.transpose(1, 2)).view(n, *spatial, k)
+    with no_grad():  # the gradient is AffineGridGeneratorBackward0's, as in PyTorch
+        out = base.bmm(theta.transpose(1, 2)).view(n, *spatial, k)
+    if _gm.enabled and theta.requires_grad:
+        # The base grid is a constant, kept as an attribute rather than a saved tensor: PyTorch's
+        # node saves no tensors, so the grid can be backpropagated through more than once.
+        record(_AffineGridGenerator, (theta,), out, (), base=base)
+    return out
+
+
+def _affine_grid_vjp(node, g):
+    base = node.base  # (N, points, k + 1)
+    k = base.shape[-1] - 1
+    return (base.transpose(1, 2).bmm(g.reshape(base.shape[0], -1, k)).transpose(1, 2),)
+
+
+_AffineGridGenerator = node_class("AffineGridGeneratorBackward0", _affine_grid_vjp)
 
 
 def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
