@@ -459,7 +459,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return bool(self.item())
 
     def __float__(self) -> float:
-        if self._rg:
+        if self._rg and grad_mode.state.enabled:  # silent under no_grad (LBFGS's float(loss))
             _warn_scalar_of_grad_tensor()
         return float(self._scalar("float"))
 
@@ -467,7 +467,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return int(self._scalar("int"))
 
     def __complex__(self) -> complex:
-        if self._rg:
+        if self._rg and grad_mode.state.enabled:
             _warn_scalar_of_grad_tensor()
         return complex(self._scalar("complex"))
 
