@@ -132,12 +132,24 @@ def test_fuses_accepts_only_one_rounding_at_every_position():
         return y
 
     assert P.fuses(_fused)
-    for fake in (float64_sum, product_first, tail_dropped, on_a_copy, peeled):
+    for fake in (float64_sum, product_first, tail_dropped, on_a_copy, peeled, _fused_in_32s):
         assert not P.fuses(fake), fake.__name__
+    # a kernel fusing only its unrolled loop (OpenBLAS's AVX2 saxpy): fine for lengths that
+    # are multiples of its block
+    assert P.fuses(_fused_in_32s, 32) and not P.fuses(_fused_in_32s, 16)
+    assert not P.fuses(product_first, 32)
+
+
+def _fused_in_32s(x, y, n, alpha):
+    """Fused in blocks of 32, the rest rounded twice (the product first)."""
+    m = n - n % 32
+    _fused(x[:m], y[:m], m, alpha)
+    y[m:n] += np.float32(alpha) * x[m:n]
+    return y
 
 
 def _blas_fuses():
-    if P._fusing_saxpy() is False:
+    if P._fusing_saxpy()[0] is False:
         pytest.skip(
             "no BLAS saxpy that rounds once on this machine (the float64 emulation is used)"
         )
@@ -156,6 +168,21 @@ def test_axpy_rounds_once_as_pytorch(n):
         assert P.axpy_(got, alpha, x)
         _same_bits(got, want)
         _same_bits(got, _fma32_exact(x, alpha, y))
+
+
+@pytest.mark.parametrize("n", [5, 31, 32, 33, 300, P.AXPY_PIECE + 5, 3 * P.AXPY_PIECE + 77])
+def test_axpy_emulates_the_tail_a_kernel_does_not_fuse(monkeypatch, n):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setitem(P._saxpy, "fn", _fused_in_32s)
+    monkeypatch.setitem(P._saxpy, "block", 32)
+    rng = np.random.default_rng(n)
+    y, x = _values(rng, n), _values(rng, n)
+    y[-5:], x[-5:] = np.float32(1 + 2.0**-23), np.float32((2.0**24 - 2) * 2.0**-48)  # the tie
+    alpha = np.float32(1 + 2.0**-23)
+    want = torch.from_numpy(y).add(torch.from_numpy(x), alpha=float(alpha)).numpy()
+    got = y.copy()
+    assert P.axpy_(got, alpha, x)
+    _same_bits(got, want)
 
 
 def test_axpy_leaves_alpha_zero_and_copies_back():

@@ -174,13 +174,18 @@ def select(mask, a, b):
 # PyTorch's float32 ``y.add_(x, alpha=a)`` (and lerp's, SGD's, Adam's updates built on it) is one
 # fused multiply-add per element. OpenBLAS's saxpy kernel for an FMA-capable CPU computes exactly
 # that, vector lanes and scalar tails alike: PyTorch's bits, with no double rounding, and ~6x
-# faster than the float64 emulation above (235K elements: 52 us against 330). Whether the kernel
-# OpenBLAS picked for this CPU fuses is checked once (``_fusing_saxpy``); where it does not, or
-# SciPy is missing, callers keep the float64 emulation.
+# faster than the float64 emulation above (235K elements: 52 us against 330). Some kernels fuse
+# only in their unrolled vector loop: OpenBLAS's AVX2 "Haswell" saxpy (which it runs on any CPU
+# where OPENBLAS_CORETYPE=Haswell) fuses blocks of 32 elements and rounds twice in the scalar
+# tail, so the tail (under 32 elements) takes the float64 emulation. Whether and in what blocks
+# the kernel OpenBLAS picked for this CPU fuses is checked once (``_fusing_saxpy``); where it
+# does not, or SciPy is missing, callers keep the float64 emulation.
 # OpenBLAS splits an axpy over its threads above 10000 elements (its own bound); calls here stay
 # at or under it, so no BLAS thread is woken to spin against a busy machine's other work.
 AXPY_PIECE = 8192
-_saxpy = {"fn": None}
+_saxpy = {"fn": None, "block": 1}
+# Block sizes tried, smallest first (each divides AXPY_PIECE)
+_AXPY_BLOCKS = (1, 8, 16, 32, 64)
 
 
 def axpy_(y, alpha, x) -> bool:
@@ -190,16 +195,20 @@ def axpy_(y, alpha, x) -> bool:
     cannot do it exactly (then compute ``fma(x, alpha, y)``)."""
     fn = _saxpy["fn"]
     if fn is None:
-        fn = _saxpy["fn"] = _fusing_saxpy()
+        fn, _saxpy["block"] = _fusing_saxpy()
+        _saxpy["fn"] = fn
     if fn is False or alpha == 0:  # BLAS skips alpha == 0; PyTorch still adds 0 * x (NaN for inf)
         return False
     n, a = y.size, np.float32(alpha)
-    if n <= AXPY_PIECE:
-        _in_place(fn(x, y, n, a), y)
-        return True
-    for lo in range(0, n, AXPY_PIECE):
-        hi = min(n, lo + AXPY_PIECE)
-        _in_place(fn(x[lo:hi], y[lo:hi], hi - lo, a), y[lo:hi])
+    body = n - n % _saxpy["block"]  # the elements the kernel fuses; the tail is emulated
+    if 0 < body <= AXPY_PIECE:
+        _in_place(fn(x[:body], y[:body], body, a), y[:body])
+    else:
+        for lo in range(0, body, AXPY_PIECE):
+            hi = min(body, lo + AXPY_PIECE)
+            _in_place(fn(x[lo:hi], y[lo:hi], hi - lo, a), y[lo:hi])
+    if body < n:
+        y[body:] = fma(x[body:], a, y[body:], once=True)
     return True
 
 
@@ -209,19 +218,25 @@ def _in_place(r, y) -> None:
 
 
 def _fusing_saxpy():
-    """SciPy's BLAS saxpy where it rounds ``y + alpha * x`` once at every position, else False."""
+    """(SciPy's BLAS saxpy, block) where it rounds ``y + alpha * x`` once at every position of
+    vectors whose length is a multiple of ``block`` (the smallest in ``_AXPY_BLOCKS``), else
+    (False, 1)."""
     try:
         from scipy.linalg.blas import saxpy
     except ImportError:
-        return False
-    return saxpy if fuses(saxpy) else False
+        return False, 1
+    for block in _AXPY_BLOCKS:
+        if fuses(saxpy, block):
+            return saxpy, block
+    return False, 1
 
 
-def fuses(saxpy) -> bool:
+def fuses(saxpy, block: int = 1) -> bool:
     """Whether ``saxpy(x, y, n, alpha)`` computes ``y + alpha * x`` in place in ``y`` with one
-    rounding at every position of vectors of 1-300 elements (the kernels' unrolled loops and
-    every tail), and of 1-70 elements starting 1-15 elements past an aligned address (where a
-    kernel might peel elements off to reach an aligned one).
+    rounding at every position of vectors of ``block`` to 300 elements, ``n`` a multiple of
+    ``block`` (the kernels' unrolled loops and, for block 1, every tail), and of ``block`` to 70
+    elements starting 1-15 elements past an aligned address (where a kernel might peel elements
+    off to reach an aligned one).
 
     The case: y = 1 + 2^-23, alpha = 1 + 2^-23, x = (2^24 - 2) 2^-48, so alpha * x is
     2^-24 - 2^-70 and the exact sum lies just below the float32 halfway point between y and
@@ -235,7 +250,9 @@ def fuses(saxpy) -> bool:
         (np.float32((2.0**24 - 2) * 2.0**-48), y0),
         (np.float32((2.0**24 + 2) * 2.0**-48), np.float32(1 + 2.0**-22)),
     )
-    sizes = [(0, n) for n in range(1, 301)] + [(k, n) for k in range(1, 16) for n in range(1, 71)]
+    sizes = [(0, n) for n in range(block, 301, block)] + [
+        (k, n) for k in range(1, 16) for n in range(block, max(71, 2 * block + 1), block)
+    ]
     for start, n in sizes:
         for x, want in cases:
             y = np.full(start + n, y0)[start:]
