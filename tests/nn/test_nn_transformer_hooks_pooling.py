@@ -310,6 +310,35 @@ def test_embedding_bag_errors_match_pytorch():
     )
 
 
+def test_embedding_bag_index_checks_match_pytorch():
+    """Float indices, offsets[0] != 0, offsets past the input, out-of-range indices (whose message
+    depends on the kernel: max mode and padding_idx name the index, sum/mean its position)."""
+    F, G = tnn.functional, onn.functional
+    w = torch.randn(10, 3)
+    i32 = torch.int32
+    cases = [
+        ([1.0, 2.0], [0], {}),
+        ([1, 2], [0.0], {}),
+        ([1, 2], [1], {}),
+        (torch.tensor([1, 2], dtype=i32), torch.tensor([1], dtype=i32), {}),
+        ([1, 2], torch.tensor([-1, 1]), {}),
+        ([1, 2], [0, 5], {}),
+        ([1, 2], [0, 1, 3], {"include_last_offset": True}),
+        ([1, 11, 12], [0], {}),
+        ([1, -3], [0], {"mode": "sum"}),
+        ([4, 11], [0], {"mode": "max"}),
+        ([1, 11], [0], {"mode": "sum", "padding_idx": 2}),
+    ]
+
+    def run(f, c, idx, off, kw):
+        idx = idx if isinstance(idx, torch.Tensor) else torch.tensor(idx)
+        off = off if off is None or isinstance(off, torch.Tensor) else torch.tensor(off)
+        return f.embedding_bag(c(idx), c(w), None if off is None else c(off), **kw)
+
+    for idx, off, kw in cases:
+        same_error(lambda: run(F, T, idx, off, kw), lambda: run(G, lambda x: x, idx, off, kw))  # noqa: B023
+
+
 @pytest.mark.parametrize(
     "mode,sparse,psw", [("sum", False, True), ("mean", True, False), ("max", False, False)]
 )

@@ -82,6 +82,7 @@ def embedding_bag(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
             f"(got mode='{mode}'). Please open a feature request on GitHub."
         )
+    _check_indices(input, offsets, off, n)
     if include_last_offset:
         starts, ends = off[:-1], off[1:]
     else:
@@ -92,6 +93,7 @@ def embedding_bag(
     keep = bag >= 0
     keep[keep] &= pos[keep] < ends[bag[keep]]
     ids = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1) if n else np.zeros(0, np.int64)
+    _check_range(ids, weight.size(0), mode == "max" or padding_idx is not None)
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += weight.size(0)
@@ -110,6 +112,46 @@ def embedding_bag(
             argmax=argmax, n=n,
         )  # fmt: skip
     return out
+
+
+def _check_indices(input: Tensor, offsets, off, n: int) -> None:
+    """PyTorch's kernel checks on the indices and offsets, in its order and words."""
+    from ...ops._dispatch import _legacy_name
+
+    for t in (input, offsets):
+        if t is not None and t.dtype not in (D.int64, D.int32, D.int16, D.int8, D.uint8):
+            raise RuntimeError(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                f"but got {_legacy_name(t.dtype)} instead (while checking arguments for embedding_bag)"
+            )
+    if offsets is None or not len(off):
+        return
+    if off[0] != 0:
+        kind = D.promote_types(input.dtype, offsets.dtype)
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+            f"However, got {off[0]}\n[ {_legacy_name(kind)}{{}} ]"
+        )
+    if off[-1] > n:
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {off[-1]}"
+        )
+
+
+def _check_range(ids, num_embeddings: int, per_index: bool) -> None:
+    """An out-of-range index: PyTorch's max mode and padding_idx kernels check each index as they
+    go; its plain sum/mean path checks the whole input first, naming the position."""
+    bad = np.flatnonzero((ids < 0) | (ids >= num_embeddings))
+    if not len(bad):
+        return
+    i = bad[0]
+    if per_index:
+        raise RuntimeError(
+            f"embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be {ids[i]}"
+        )
+    raise RuntimeError(
+        f"Index {i} of input takes value {ids[i]} which is not in the valid range [0, {num_embeddings})"
+    )
 
 
 def _reduce_bags(weight, picked, sel, bags, counts, per_sample_weights, mode):
