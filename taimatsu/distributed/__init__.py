@@ -1,8 +1,11 @@
-"""``torch.distributed`` on MPI (mpi4py): process groups, collectives, point-to-point, objects.
+"""``torch.distributed`` on MPI (mpi4py) or TCP sockets: process groups, collectives,
+point-to-point, objects.
 
 Start the ranks with ``python -m taimatsu.distributed.run --nproc-per-node N script.py`` (the
-torchrun CLI) or ``mpiexec -n N python script.py``; see docs/distributed.md. Importing this
-package does not import mpi4py: MPI starts in ``init_process_group``.
+torchrun CLI) or ``mpiexec -n N python script.py``, or start them yourself
+(``torch.multiprocessing.spawn``) and join them with ``init_process_group(rank=, world_size=)``
+as PyTorch's tutorials do; see docs/distributed.md. Importing this package does not import
+mpi4py: MPI starts in ``init_process_group``, and only for ranks an MPI launcher started.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from .collectives import (
     reduce_scatter_tensor,
     scatter,
 )
+from .errors import DistBackendError, DistError, DistNetworkError, DistStoreError
 from .grad_bucket import GradBucket
 from .object_collectives import (
     all_gather_object,
@@ -57,7 +61,7 @@ from .reduce_op import ReduceOp
 from .work import Work
 
 __all__ = [
-    "Backend", "GradBucket", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "GradBucket", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce", "all_to_all",
     "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
     "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",

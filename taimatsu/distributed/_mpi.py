@@ -1,7 +1,8 @@
 """The one place that imports mpi4py, and the bridge from tensors to MPI buffers.
 
 mpi4py is imported on first use (``init_process_group``), so ``import taimatsu`` never starts
-MPI. Tensors travel as raw bytes through the buffer protocol (never pickled): a C-contiguous
+MPI. While a TCP world is up (ranks started without MPI, see ``_tcp.py``), ``mpi()`` returns
+the TCP transport, which has the same names, instead. Tensors travel as raw bytes through the buffer protocol (never pickled): a C-contiguous
 CPU tensor is handed to MPI in place; any other tensor (non-contiguous, or on a GPU) goes
 through a contiguous host copy that is written back into the tensor's own memory afterwards.
 """
@@ -11,11 +12,21 @@ from __future__ import annotations
 import numpy as np
 
 _MPI = None
+_transport = None  # the TCP transport module while a TCP world is up
+
+
+def use(transport) -> None:
+    """Make ``mpi()`` return ``transport`` (the ``_tcp`` module), or MPI again when None."""
+    global _transport
+    _transport = transport
 
 
 def mpi():
-    """The ``mpi4py.MPI`` module, imported (and MPI initialised) on first call."""
+    """The ``mpi4py.MPI`` module, imported (and MPI initialised) on first call; the TCP
+    transport instead while a TCP world is up."""
     global _MPI
+    if _transport is not None:
+        return _transport
     if _MPI is None:
         import mpi4py
 

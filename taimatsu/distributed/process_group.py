@@ -1,14 +1,18 @@
 """Process groups: ``init_process_group``, ``new_group``, ranks and sizes, ``Backend``.
 
-Every backend name runs on MPI: "mpi" and "gloo" (documented as the CPU backend, so
-torchrun-style scripts that ask for gloo run unchanged), and "nccl" where CUDA is available
-(GPU tensors are staged through host memory; see docs/distributed.md). A group owns its own
-MPI communicator (a duplicate of ``COMM_WORLD`` for the default group), so user code that
-uses mpi4py directly never mixes its messages with ours.
+Two transports carry every backend name ("gloo", "mpi", and "nccl" where CUDA is available;
+GPU tensors are staged through host memory, see docs/distributed.md):
 
-Rank and world size come from MPI. The env:// variables (``RANK``, ``WORLD_SIZE``) and the
-``rank=``/``world_size=`` arguments are checked against MPI, not used to connect: ranks are
-started by ``mpiexec`` (or ``python -m taimatsu.distributed.run``), which already connected them.
+- MPI, for ranks started by ``mpiexec`` (or ``python -m taimatsu.distributed.run``). Rank and
+  world size come from MPI; the env:// variables (``RANK``, ``WORLD_SIZE``) and the
+  ``rank=``/``world_size=`` arguments are checked against MPI, not used to connect.
+- TCP sockets (``_tcp.py``, ``rendezvous.py``), for ranks the program starts itself
+  (``torch.multiprocessing.spawn``, ``Process``) and joins with ``rank=``/``world_size=`` over
+  env://, tcp:// or file://, as in PyTorch's tutorials: no MPI launcher, and a world of more
+  than one rank.
+
+A group owns its own communicator (a duplicate of the world's for the default group), so user
+code that uses mpi4py directly never mixes its messages with ours.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import os
 import sys
 import warnings
 
-from . import _mpi
+from . import _mpi, _tcp, rendezvous
 
 _NOT_INITIALIZED = (
     "Default process group has not been initialized, please make sure to call init_process_group."
@@ -102,14 +106,15 @@ class _State:
         self.default: ProcessGroup | None = None
         self.groups: list[ProcessGroup] = []
         self.excepthook = None
+        self.tcp_world: _tcp.World | None = None  # the connections, when the ranks use TCP
 
 
 _state = _State()
 
 
 def is_available() -> bool:
-    """True when mpi4py (and so an MPI library) can be imported."""
-    return _mpi.available()
+    """True: ranks started without MPI connect over TCP (standard library only)."""
+    return True
 
 
 def is_mpi_available() -> bool:
@@ -117,8 +122,8 @@ def is_mpi_available() -> bool:
 
 
 def is_gloo_available() -> bool:
-    """ "gloo" is served by MPI in taimatsu."""
-    return _mpi.available()
+    """ "gloo" is served by MPI or, for ranks started without MPI, by the TCP transport."""
+    return True
 
 
 def is_nccl_available() -> bool:
@@ -177,6 +182,11 @@ def _expected_rank_and_size(init_method, rank: int, world_size: int) -> tuple[in
                         "Error initializing torch.distributed using env:// rendezvous: "
                         f"environment variable {name} expected, but not set"
                     )
+    elif str(init_method).startswith("tcp://") and _launcher_rank() is None:
+        rendezvous.check_tcp_url(init_method)
+        for what, value in (("rank", rank), ("world size", world_size)):
+            if value == -1:
+                raise rendezvous.init_error("tcp", f"{what} parameter missing")
     return rank, world_size
 
 
@@ -191,12 +201,14 @@ def init_process_group(
     pg_options=None,
     device_id=None,
 ) -> None:
-    """Join the default process group of the ranks started by ``mpiexec``.
+    """Join the default process group: MPI's ranks, or ranks connected here over TCP.
 
     As PyTorch: a second call raises ValueError; env:// without ``RANK``/``WORLD_SIZE`` (and
-    without an MPI launcher) raises PyTorch's rendezvous ValueError. Deviation: the ranks
-    are MPI's; asking for a rank or world size that differs from MPI's raises ValueError,
-    and a world of several ranks needs an MPI launcher (there is no TCP rendezvous).
+    without an MPI launcher) raises PyTorch's rendezvous ValueError. Without an MPI launcher
+    and with ``world_size > 1``, the ranks meet over TCP (``rendezvous.join``): a rank missing
+    after ``timeout`` raises DistStoreError on rank 0 and DistNetworkError or DistStoreError on
+    the others. Deviation: with an MPI launcher, asking for a rank or world size that differs
+    from MPI's raises ValueError.
     """
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
@@ -215,6 +227,15 @@ def init_process_group(
         if not cuda.is_available():
             raise RuntimeError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
     want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
+    timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
+    if _launcher_rank() is None and want_size > 1:
+        world = rendezvous.join(init_method, want_rank, want_size, timeout.total_seconds())
+        _state.tcp_world = world
+        _mpi.use(_tcp)
+        pg = ProcessGroup(_tcp.Comm(world, list(range(want_size)), "0"), list(range(want_size)), backend, timeout)  # fmt: skip
+        _state.default = pg
+        _state.groups = [pg]
+        return
     MPI = _mpi.mpi()
     world = MPI.COMM_WORLD
     size, me = world.Get_size(), world.Get_rank()
@@ -228,7 +249,6 @@ def init_process_group(
             "was asked for. Start the ranks with `mpiexec -n N` or "
             "`python -m taimatsu.distributed.run --nproc-per-node N`."
         )
-    timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
     pg = ProcessGroup(world.Dup(), list(range(world.Get_size())), backend, timeout)
     _state.default = pg
     _state.groups = [pg]
@@ -287,6 +307,10 @@ def destroy_process_group(group=None) -> None:
     if _state.default is None:
         raise AssertionError("Process group cannot be None")
     if group is None or group is GroupMember.WORLD:
+        world, _state.tcp_world = _state.tcp_world, None
+        if world is not None:
+            world.close()  # first: wakes any collective still waiting for a peer
+            _mpi.use(None)
         for pg in _state.groups:
             pg._comm.Free()
         _state.default, _state.groups = None, []

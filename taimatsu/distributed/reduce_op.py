@@ -121,14 +121,15 @@ def mpi_reduction(op: RedOpType, np_dtype: np.dtype):
 
 def _element_type(itemsize: int):
     """An MPI datatype of ``itemsize`` opaque bytes, so MPI never splits an element."""
-    t = _byte_types.get(itemsize)
+    MPI = _mpi.mpi()
+    t = _byte_types.get((MPI, itemsize))
     if t is None:
-        t = _byte_types[itemsize] = _mpi.mpi().BYTE.Create_contiguous(itemsize).Commit()
+        t = _byte_types[MPI, itemsize] = MPI.BYTE.Create_contiguous(itemsize).Commit()
     return t
 
 
 def _user_op(op: RedOpType, np_dtype: np.dtype):
-    key = (op, np_dtype)
+    key = (_mpi.mpi(), op, np_dtype)  # per transport: MPI's and the TCP one's ops differ
     mpi_op = _user_ops.get(key)
     if mpi_op is None:
         ufunc = _NUMPY[op]
@@ -138,5 +139,5 @@ def _user_op(op: RedOpType, np_dtype: np.dtype):
             b = np.frombuffer(inoutbuf, dtype=np.uint8).view(np_dtype)
             ufunc(a, b, out=b)
 
-        mpi_op = _user_ops[key] = _mpi.mpi().Op.Create(reduce, commute=True)
+        mpi_op = _user_ops[key] = key[0].Op.Create(reduce, commute=True)
     return mpi_op

@@ -1,6 +1,6 @@
 """``torch.distributed.Work``: the handle of a collective started with ``async_op=True``.
 
-A Work holds MPI requests and a ``finish`` step (write results back into non-contiguous or
+A Work holds MPI requests (or the TCP transport's, which poll alike) and a ``finish`` step (write results back into non-contiguous or
 GPU tensors, divide for ``AVG``) that runs once, when the requests are complete. ``wait``
 polls the requests against the group's timeout, so a peer that never arrives raises a
 RuntimeError instead of hanging forever (MPI's own waits have no deadline).
@@ -77,7 +77,9 @@ def _testall(requests, statuses, name: str) -> bool:
     try:
         return MPI.Request.Testall(requests, statuses)
     except MPI.Exception as e:
-        raise RuntimeError(f"taimatsu.distributed: {name} failed: {e.Get_error_string()}") from None
+        # The TCP transport's errors say which of PyTorch's types they are (DistBackendError).
+        kind = getattr(e, "torch_error", RuntimeError)
+        raise kind(f"taimatsu.distributed: {name} failed: {e.Get_error_string()}") from None
 
 
 def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
