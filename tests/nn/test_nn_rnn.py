@@ -174,6 +174,40 @@ def test_pad_and_pack_sequence():
     )
 
 
+def test_pad_sequence_follows_the_first_sequence():
+    """The first sequence gives the trailing sizes and dtype; the others are copied in (cast,
+    broadcast, or copy_'s size error); grad_fn CopySlices; PyTorch's input checks."""
+    U, O = tnn.utils.rnn, onn.utils.rnn
+    a, b = torch.randn(3, 2, requires_grad=True), torch.randn(1, 2, requires_grad=True)
+    ta, tb = T(a, True), T(b, True)
+    check_vjp(U.pad_sequence([ta, tb]), O.pad_sequence([a, b]), [ta, tb], [a, b])
+    i64, half = torch.ones(2, dtype=torch.int64), torch.full((3,), 2.5)
+    cases = [
+        ([torch.ones(2, 3), torch.ones(1, 1)], {"batch_first": True}),
+        ([torch.ones(2, 3), torch.ones(1)], {"padding_side": "left"}),
+        ([i64, half], {"padding_value": 7}),
+        ([half, i64], {"padding_value": 0.5}),
+    ]
+    for seqs, kw in cases:
+        t = U.pad_sequence([T(s) for s in seqs], **kw)
+        o = O.pad_sequence(seqs, **kw)
+        assert t.dtype == T(o).dtype
+        close(t, o, 0, 0)
+    bad = [
+        ([], {}),
+        ([torch.zeros(2, 3), torch.zeros(2, 4)], {}),
+        ([torch.zeros(2, 3), torch.zeros(2, 4)], {"batch_first": True}),
+        ([torch.zeros(2, 3), torch.zeros(2)], {}),
+        ([torch.zeros(2)], {"padding_side": "mid"}),
+        ([torch.tensor(1.0)], {}),
+        ([torch.zeros(2, 3), torch.tensor(1.0)], {}),
+    ]
+    for seqs, kw in bad:
+        same_error(lambda: U.pad_sequence([T(s) for s in seqs], **kw),  # noqa: B023
+                   lambda: O.pad_sequence(seqs, **kw))  # noqa: B023  # fmt: skip
+    same_error(lambda: U.pad_sequence(5), lambda: O.pad_sequence(5))
+
+
 CELLS = [
     (lambda nn: nn.RNNCell(3, 4), (2, 3)), (lambda nn: nn.RNNCell(3, 4, bias=False, nonlinearity="relu"), (2, 3)),
     (lambda nn: nn.LSTMCell(3, 4), (2, 3)), (lambda nn: nn.LSTMCell(3, 4, bias=False), (3,)),

@@ -8,6 +8,7 @@ after the other: ``data[sum(batch_sizes[:t]) : sum(batch_sizes[:t + 1])]`` holds
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -191,22 +192,42 @@ def pad_packed_sequence(
 def pad_sequence(
     sequences, batch_first: bool = False, padding_value: float = 0.0, padding_side: str = "right"
 ):
-    """Stacks tensors of different lengths into ``L x B x *`` (``B x L x *`` with ``batch_first``)."""
-    if padding_side not in ("left", "right"):
-        raise ValueError(
-            f"Expected padding_side to be one of left or right, but got {padding_side}."
-        )
+    """Stacks tensors of different lengths into ``L x B x *`` (``B x L x *`` with ``batch_first``).
+
+    As PyTorch's kernel: the result takes ``sequences[0]``'s trailing sizes and dtype, is filled
+    with ``padding_value``, and each sequence is ``copy_``-ed into its slot (so others are cast
+    and broadcast, a size mismatch is copy_'s error, and the grad_fn is CopySlices)."""
     if isinstance(sequences, Tensor):
         sequences = sequences.unbind(0)
+    elif not isinstance(sequences, Iterable):
+        raise RuntimeError(  # noqa: TRY004 (PyTorch's type)
+            "pad_sequence: Expected iterable for input sequences, but got arg of type: "
+            f"{type(sequences)}"
+        )
+    sequences = tuple(sequences)
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}"
+            )
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
+    first = sequences[0]
+    if first.dim() == 0:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     longest = max(s.size(0) for s in sequences)
-    rows = []
-    for s in sequences:
-        extra = longest - s.size(0)
-        if extra:
-            pad = s.new_full((extra, *s.shape[1:]), padding_value)
-            s = cat([s, pad] if padding_side == "right" else [pad, s], 0)
-        rows.append(s)
-    return stack(rows, 0 if batch_first else 1)
+    shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
+    out = first.new_full((*shape, *first.shape[1:]), padding_value)
+    for i, s in enumerate(sequences):
+        n = s.size(0)
+        start = longest - n if padding_side == "left" else 0
+        slot = out[i] if batch_first else out[:, i]
+        slot[start : start + n].copy_(s)
+    return out
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False):
