@@ -1,4 +1,4 @@
-"""``torch.strided`` and the memory formats (objects with PyTorch's reprs)."""
+"""``torch.strided``, the sparse layouts and the memory formats (objects with PyTorch's reprs)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ class memory_format:
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
