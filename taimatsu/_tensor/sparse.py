@@ -1,4 +1,4 @@
-"""Sparse tensors (``torch.sparse_coo`` and ``torch.sparse_csr`` layouts).
+"""Sparse tensors (``torch.sparse_coo`` and the compressed layouts ``sparse_csr``/``csc``/``bsr``/``bsc``).
 
 A sparse tensor is a ``SparseTensor``: a ``Tensor`` subclass whose ``_data`` slot holds a small
 ``SparseData`` payload (index arrays, a values array, the logical shape) instead of a NumPy/CuPy
@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._layout import sparse_coo, sparse_csr
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from .core import Tensor, _tensor_str, _wrap
 
 _NOT_RUN = (
@@ -46,7 +46,7 @@ _DENSIFYING = frozenset({"add", "subtract", "multiply"})
 
 def not_implemented(op: str, layout, device) -> NotImplementedError:
     """PyTorch's dispatcher error for an operator with no kernel for this sparse layout."""
-    kind = "SparseCsr" if layout is sparse_csr else "Sparse"
+    kind = "Sparse" if layout is sparse_coo else "SparseCsr"  # one key for the compressed ones
     backend = kind + ("CPU" if device.type == "cpu" else "CUDA")
     return NotImplementedError(_NOT_RUN.format(op=op, backend=backend))
 
@@ -55,7 +55,9 @@ class SparseData:
     """The payload of a sparse tensor.
 
     COO: ``indices`` is an int64 ``(sparse_dim, nnz)`` array, ``values`` ``(nnz, *dense_shape)``.
-    CSR: ``indices`` is the pair ``(crow_indices, col_indices)``, ``values`` ``(nnz,)``.
+    Compressed: ``indices`` is the pair ``(compressed_indices, plain_indices)`` (e.g.
+    ``(crow_indices, col_indices)``), ``values`` ``(nnz,)``, or ``(nnz, bh, bw)`` blocks
+    (``taimatsu/sparse/compressed.py``).
     """
 
     __slots__ = ("coalesced", "device", "indices", "layout", "shape", "values")
@@ -117,7 +119,7 @@ class SparseData:
 
     def __getattr__(self, name):
         # Any other array attribute a dense kernel asks for (reshape, astype, strides, ...).
-        kind = "SparseCsr" if self.layout is sparse_csr else "Sparse"
+        kind = "Sparse" if self.layout is sparse_coo else "SparseCsr"
         raise NotImplementedError(
             f"taimatsu: this operation has no kernel for {kind} tensors (it needs the dense "
             f"array's '{name}'); convert with .to_dense() first"
@@ -139,7 +141,7 @@ def make_sparse(data: SparseData, dtype: D.dtype, device) -> SparseTensor:
 
 
 class SparseTensor(Tensor):
-    """A COO or CSR sparse tensor (see the module docstring); methods delegate to ``taimatsu.sparse``."""
+    """A COO or compressed sparse tensor (see the module docstring); methods delegate to ``taimatsu.sparse``."""
 
     __slots__ = ()
 
@@ -159,12 +161,10 @@ class SparseTensor(Tensor):
     def is_sparse_csr(self) -> bool:
         return self._data.layout is sparse_csr
 
-    def _kind(self) -> str:
-        return "SparseCsr" if self._data.layout is sparse_csr else "Sparse"
-
     def stride(self, dim=None):
-        if self._data.layout is sparse_csr:
-            raise RuntimeError("Sparse CSR tensors do not have strides")
+        if self._data.layout is not sparse_coo:
+            name = self._data.layout.name[len("sparse_") :].upper()
+            raise RuntimeError(f"Sparse {name} tensors do not have strides")
         st = (0,) * self._data.ndim  # what PyTorch reports for a COO tensor
         return st if dim is None else st[dim]
 
@@ -172,7 +172,7 @@ class SparseTensor(Tensor):
         """'torch.sparse.FloatTensor' & co. without arguments (CSR has no legacy name), else a cast."""
         if dtype is not None:
             return super().type(dtype, non_blocking, **kwargs)
-        if self._data.layout is sparse_csr:
+        if self._data.layout is not sparse_coo:
             raise RuntimeError("Unimplemented backend SparseCsrCPU")
         prefix = "torch.sparse." if self._device.type == "cpu" else "torch.cuda.sparse."
         return prefix + self._dtype._legacy
@@ -274,7 +274,7 @@ class SparseTensor(Tensor):
 
     # ---- sparse structure ------------------------------------------------------------------
     def sparse_dim(self) -> int:
-        return 2 if self._data.layout is sparse_csr else self._data.indices.shape[0]
+        return 2 if self._data.layout is not sparse_coo else self._data.indices.shape[0]
 
     def dense_dim(self) -> int:
         return self._data.ndim - self.sparse_dim()
@@ -304,6 +304,12 @@ class SparseTensor(Tensor):
     def col_indices(self) -> Tensor:
         return _sp().compressed_indices(self, 1, "col_indices")
 
+    def ccol_indices(self) -> Tensor:
+        return _sp().compressed_indices(self, 0, "ccol_indices")
+
+    def row_indices(self) -> Tensor:
+        return _sp().compressed_indices(self, 1, "row_indices")
+
     def coalesce(self) -> SparseTensor:
         return _sp().coalesce(self)
 
@@ -318,6 +324,15 @@ class SparseTensor(Tensor):
 
     def to_sparse_csr(self, dense_dim=None) -> SparseTensor:
         return _sp().to_sparse_csr(self, dense_dim)
+
+    def to_sparse_csc(self, dense_dim=None) -> SparseTensor:
+        return _sp().to_sparse(self, layout=sparse_csc, dense_dim=dense_dim)
+
+    def to_sparse_bsr(self, blocksize, dense_dim=None) -> SparseTensor:
+        return _sp().to_sparse(self, layout=sparse_bsr, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_sparse_bsc(self, blocksize, dense_dim=None) -> SparseTensor:
+        return _sp().to_sparse(self, layout=sparse_bsc, blocksize=blocksize, dense_dim=dense_dim)
 
     def sparse_mask(self, mask) -> SparseTensor:
         return _sp().sparse_mask(self, mask)
@@ -497,8 +512,9 @@ def sparse_repr(t: SparseTensor) -> str:
 
     data = t._data
     indent = len("tensor(")
-    if data.layout is sparse_csr:
-        parts = [("crow_indices", data.indices[0]), ("col_indices", data.indices[1])]
+    if data.layout is not sparse_coo:
+        names = _LAYOUT_INDEX_NAMES[data.layout]
+        parts = [(names[0], data.indices[0]), (names[1], data.indices[1])]
     else:
         parts = [("indices", data.indices)]
     parts.append(("values", data.values))
@@ -541,6 +557,12 @@ def _suffixed(text: str, suffixes: list, indent: int, force_newline: bool) -> st
             pieces.append(", " + suffix)
             last += len(suffix) + 2
     return "".join(pieces) + ")"
+
+
+_LAYOUT_INDEX_NAMES = {
+    sparse_csr: ("crow_indices", "col_indices"), sparse_bsr: ("crow_indices", "col_indices"),
+    sparse_csc: ("ccol_indices", "row_indices"), sparse_bsc: ("ccol_indices", "row_indices"),
+}  # fmt: skip
 
 
 def _sp():

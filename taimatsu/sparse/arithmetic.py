@@ -21,12 +21,11 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..backend import xp_of
 from ..ops._dispatch import record
-from . import arrays
+from . import arrays, compressed
 from .construction import (
     coalesce,
     coo,
     coo_arrays,
-    csr,
     like,
     masked_like,
     masked_values,
@@ -86,11 +85,13 @@ def add(a: SparseTensor, other, *, alpha=1) -> Tensor:
     _same_size(a, other)
     dtype = D.promote_types(a._dtype, other._dtype)
     idx, vals, done = _add_arrays(a, other, alpha, dtype)
-    if a.layout is sparse_csr and other.layout is sparse_csr:
+    if a.layout is other.layout and a.layout is not sparse_coo:  # the same compressed layout
         xp = xp_of(a._device)
         if not done:
             idx, vals = arrays.coalesce(xp, idx, vals, a._data.shape)
-        out = csr(*arrays.coo_to_csr(xp, idx, vals, a.shape[0]), a.shape, dtype, a._device)
+        block = compressed.blocksize(a._data)
+        parts = compressed.from_element_coo(xp, idx, vals, a.shape, a.layout, block)
+        out = compressed.make(a.layout, *parts, a.shape, dtype, a._device)
     else:
         out = coo(idx, vals, a._data.shape, dtype, a._device, done)
     if _gm.enabled and (a._rg or other._rg):
@@ -244,8 +245,15 @@ def unary(a: SparseTensor, name: str, *args, **kwargs) -> SparseTensor:
     names it after the op, e.g. SinBackward0)."""
     from .construction import sparse_coo_tensor
 
-    if a.layout is not sparse_coo:
-        raise not_implemented(name, a.layout, a._device)
+    if a.layout is not sparse_coo:  # a compressed layout: the op on its values, pattern kept
+        if a._rg and _gm.enabled:
+            raise NotImplementedError(
+                f"taimatsu: the gradient of {name} of a {a.layout} tensor is not implemented"
+            )
+        r = getattr(_wrap(a._data.values, a._dtype, a._device), name)(*args, **kwargs)
+        out = like(a, r._data)
+        out._dtype = r._dtype
+        return out
     c = coalesce(a)
     v = _wrap(c._data.values, c._dtype, c._device)
     if c._rg and _gm.enabled:  # PyTorch's gradient here comes flagged uncoalesced
@@ -268,12 +276,10 @@ def t(a: SparseTensor) -> SparseTensor:
 
 
 def transpose(a: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
-    if a.layout is not sparse_coo:
-        raise NotImplementedError(
-            "taimatsu: transposing a sparse CSR tensor (PyTorch gives CSC) is not implemented"
-        )
     n, k = a.dim(), a.sparse_dim()
     d0, d1 = dim0 % n, dim1 % n
+    if a.layout is not sparse_coo:  # CSR <-> CSC, BSR <-> BSC
+        return compressed.transpose(a) if d0 != d1 else a
     if max(d0, d1) >= k:
         raise NotImplementedError("taimatsu: transposing a dense dim of a hybrid sparse tensor")
     order = list(range(k))
@@ -299,7 +305,7 @@ def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None, method=False) -> T
         return out
     if keepdim:
         raise NotImplementedError("taimatsu: sparse sum with keepdim=True is not implemented")
-    if a.layout is sparse_csr:
+    if a.layout is not sparse_coo:
         a = a.to_sparse()
     n, k = a.dim(), a.sparse_dim()
     dims = sorted({d % n for d in (dim if isinstance(dim, (tuple, list)) else (dim,))})

@@ -113,11 +113,6 @@ def coo_to_dense(xp, indices, values, shape):
     return out
 
 
-def csr_to_coo_indices(xp, crow, col):
-    rows = xp.repeat(xp.arange(crow.shape[0] - 1, dtype=np.int64), xp.diff(crow))
-    return xp.stack([rows, col.astype(np.int64)])
-
-
 def dense_to_coo(xp, a, sparse_dim: int):
     """Coalesced COO arrays of the entries of ``a`` whose dense part is not all zero."""
     lead = a.shape[:sparse_dim]

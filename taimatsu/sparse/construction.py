@@ -23,9 +23,9 @@ from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..backend import to_device, xp_of
 from ..ops._dispatch import record
-from . import arrays
+from . import arrays, compressed
+from .compressed import KIND as _KIND
 
-_KIND = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr"}
 _warned = set()
 
 
@@ -81,17 +81,15 @@ def csr(crow, col, values, shape, dtype, device) -> SparseTensor:
 def coo_arrays(t: SparseTensor):
     """(indices, values) of a COO or CSR tensor as COO arrays."""
     data = t._data
-    if data.layout is sparse_csr:
-        xp = xp_of(t._device)
-        return arrays.csr_to_coo_indices(xp, *data.indices), data.values
+    if data.layout is not sparse_coo:  # the compressed layouts, element by element
+        return compressed.element_coo(xp_of(t._device), data)
     return data.indices, data.values
 
 
 def dense_array(data: SparseData):
     xp = xp_of(data.device or cpu)
-    if data.layout is sparse_csr:
-        idx = arrays.csr_to_coo_indices(xp, *data.indices)
-        return arrays.coo_to_dense(xp, idx, data.values, data.shape)
+    if data.layout is not sparse_coo:
+        return arrays.coo_to_dense(xp, *compressed.element_coo(xp, data), data.shape)
     return arrays.coo_to_dense(xp, data.indices, data.values, data.shape)
 
 
@@ -260,8 +258,9 @@ def values(t: Tensor, checked: bool, grad_coalesced: bool = True) -> Tensor:
 
 
 def compressed_indices(t: Tensor, which: int, name: str) -> Tensor:
-    need_layout(t, name, sparse_csr)
-    return _wrap(t._data.indices[which], D.int64, t._device)
+    """``crow_indices``/``col_indices`` (CSR, BSR) or ``ccol_indices``/``row_indices`` (CSC, BSC)."""
+    compressed.need_compressed(t, name, row=name in ("crow_indices", "col_indices"))
+    return compressed.index_tensor(t, which)
 
 
 # ---- conversions --------------------------------------------------------------------------------
@@ -288,9 +287,11 @@ def to_dense(t: Tensor, dtype=None) -> Tensor:
 
 
 def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    """``Tensor.to_sparse``: a coalesced COO tensor (or ``layout=torch.sparse_csr``)."""
+    """``Tensor.to_sparse``: a coalesced COO tensor (or one of ``layout=``'s)."""
     if layout is sparse_csr:
         return to_sparse_csr(t, dense_dim)
+    if layout in compressed.COMPRESSED:
+        return compressed.convert(t, layout, blocksize, dense_dim)
     if layout not in (None, sparse_coo):
         raise NotImplementedError(f"taimatsu: to_sparse to layout {layout} is not implemented")
     if t.layout is sparse_coo:
@@ -301,9 +302,10 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
             )
         return t
     xp = xp_of(t._device)
-    if t.layout is sparse_csr:
+    if t.layout is not strided:  # a compressed layout: its elements in storage order
         idx, vals = coo_arrays(t)
-        out = coo(idx, vals.copy(), t._data.shape, t._dtype, t._device, True)
+        sorted_ = t.layout is sparse_csr  # only CSR's order is the coalesced one (PyTorch's flag)
+        out = coo(idx, vals.copy(), t._data.shape, t._dtype, t._device, sorted_)
         node = _ToSparseBackward  # the gradient only needs densifying back
     else:
         sparse_dim = t.dim() if sparse_dim is None else sparse_dim
@@ -322,6 +324,8 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
 def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
     if t.layout is sparse_csr:
         return t
+    if t.layout in compressed.COMPRESSED:
+        return compressed.convert(t, sparse_csr, None, dense_dim)
     if t.dim() != 2:
         raise NotImplementedError("taimatsu: to_sparse_csr supports 2-d tensors only")
     xp = xp_of(t._device)
@@ -354,7 +358,7 @@ def masked_like(mask: SparseTensor, g: Tensor, coalesced: bool = False) -> Spars
     """``g`` (dense or sparse) at the distinct entries of ``mask``, in ``mask``'s layout: the
     gradient PyTorch hands a sparse input (flagged uncoalesced, as PyTorch's is)."""
     data = mask._data
-    if data.layout is sparse_csr:
+    if data.layout is not sparse_coo:
         return like(mask, masked_values(g, mask))
     idx = pattern(mask)
     return coo(idx, _gather(g, idx, data.shape), data.shape, g._dtype, mask._device, coalesced)
@@ -386,8 +390,10 @@ def masked_values(g: Tensor, mask: SparseTensor):
 def like(mask: SparseTensor, vals) -> SparseTensor:
     """A sparse tensor with ``mask``'s indices (and layout) holding ``vals``."""
     data = mask._data
-    if data.layout is sparse_csr:
-        return csr(*data.indices, vals, data.shape, mask._dtype, mask._device)
+    if data.layout is not sparse_coo:  # block values come flat from the element view
+        vals = vals.reshape(data.values.shape)
+        return compressed.make(data.layout, *data.indices, vals, data.shape, mask._dtype,
+                               mask._device)  # fmt: skip
     return coo(data.indices, vals, data.shape, mask._dtype, mask._device, data.coalesced)
 
 
@@ -425,7 +431,7 @@ def zero_(t: SparseTensor) -> SparseTensor:
     """PyTorch empties a sparse tensor's entries (nnz becomes 0)."""
     data = t._data
     xp = xp_of(t._device)
-    if data.layout is sparse_csr:
+    if data.layout is not sparse_coo:
         data.indices = (xp.zeros_like(data.indices[0]), data.indices[1][:0].copy())
     else:
         data.indices = data.indices[:, :0].copy()
@@ -445,8 +451,9 @@ def _sparse_coo_vjp(node, g):
 
 
 def _csr_values_vjp(node, g):
-    """``g`` (dense, COO or CSR) at each entry of the CSR tensor, in its order."""
-    return (_wrap(masked_values(g, node.like), g._dtype, g._device),)
+    """``g`` (dense or sparse) at each entry of the compressed tensor, in its order."""
+    vals = masked_values(g, node.like).reshape(node.like._data.values.shape)  # blocks too
+    return (_wrap(vals, g._dtype, g._device),)
 
 
 def _to_dense_vjp(node, g):
@@ -493,9 +500,9 @@ def reduce_args(t: SparseTensor) -> tuple:
     """PyTorch's checkpoint record of a sparse tensor: its layout and (indices, values, size,
     is_coalesced) for COO, (crow_indices, col_indices, values, size) for CSR."""
     data = t._data
-    if data.layout is sparse_csr:
-        crow, col = (_wrap(a, D.int64, t._device) for a in data.indices)
-        return data.layout, (crow, col, _wrap(data.values, t._dtype, t._device), data.shape)
+    if data.layout is not sparse_coo:
+        idx = (compressed.index_tensor(t, 0), compressed.index_tensor(t, 1))
+        return data.layout, (*idx, _wrap(data.values, t._dtype, t._device), data.shape)
     idx = _wrap(data.indices, D.int64, t._device)
     return data.layout, (idx, _wrap(data.values, t._dtype, t._device), data.shape, data.coalesced)
 
@@ -503,7 +510,7 @@ def reduce_args(t: SparseTensor) -> tuple:
 def rebuild_sparse_tensor(layout, data) -> SparseTensor:
     """``torch._utils._rebuild_sparse_tensor``: the tensor back from ``reduce_args``'s record."""
     if isinstance(layout, str):  # plain pickle records the layout by name
-        layout = {"sparse_coo": sparse_coo, "sparse_csr": sparse_csr}[layout]
+        layout = {lay.name: lay for lay in _KIND}[layout]
     if layout is sparse_coo:
         coalesced = data[3] if len(data) > 3 else None
         return sparse_coo_tensor(
@@ -511,6 +518,10 @@ def rebuild_sparse_tensor(layout, data) -> SparseTensor:
         )
     if layout is sparse_csr:
         return sparse_csr_tensor(data[0], data[1], data[2], data[3], check_invariants=False)
+    if layout in compressed.COMPRESSED:
+        return compressed.sparse_compressed_tensor(
+            data[0], data[1], data[2], data[3], layout=layout, check_invariants=False
+        )
     raise RuntimeError(f"rebuilding sparse tensor for layout {layout}")
 
 

@@ -8,7 +8,9 @@ own sparsity pattern. The dense operand's gradient is ``sparse.t() @ grad`` eith
 
 from __future__ import annotations
 
-from .._layout import sparse_csr, strided
+import numpy as np
+
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .._tensor.core import Tensor, _wrap
 from .._tensor.sparse import SparseTensor, not_implemented
 from ..autograd.grad_mode import state as _gm
@@ -16,6 +18,7 @@ from ..autograd.graph import node_class
 from ..backend import xp_of
 from ..ops._dispatch import record, scalar_name
 from . import arrays
+from .compressed import BLOCK, KIND, from_element_coo, make
 from .construction import coo, coo_arrays, like, pattern
 
 
@@ -28,7 +31,7 @@ def _scipy_matrix(s: SparseTensor):
     data = s._data
     if data.layout is sparse_csr:
         return arrays.csr_to_scipy(s._device, *data.indices, data.values, data.shape)
-    return arrays.to_scipy(s._device, data.indices, data.values, data.shape)
+    return arrays.to_scipy(s._device, *coo_arrays(s), data.shape)  # CSC, BSR: element by element
 
 
 def spmm_array(s: SparseTensor, b):
@@ -54,6 +57,14 @@ def _check(a: Tensor, b: Tensor) -> None:
         )
 
 
+def _no_kernel(a: Tensor, b: Tensor, out_layout=None) -> RuntimeError:
+    """PyTorch's error for the layout combinations its CPU addmm has no kernel for."""
+    kinds = (KIND[out_layout or a.layout], KIND[a.layout], KIND[b.layout])
+    return RuntimeError(
+        "addmm: computation on CPU is not implemented for {} + {} @ {}".format(*kinds)
+    )
+
+
 def mm(a: Tensor, b: Tensor) -> Tensor:
     """``torch.mm`` / ``@`` with a sparse operand (MmBackward0: dense gradients)."""
     if isinstance(b, SparseTensor) and not isinstance(a, SparseTensor):
@@ -61,6 +72,10 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     if isinstance(b, SparseTensor):
         return _sparse_sparse(a, b)
     vector = b.dim() == 1 and a.dim() == 2  # matmul(sparse, vector): PyTorch's mv
+    if a.layout is sparse_bsc:
+        if vector:
+            raise RuntimeError("torch.addmv: operation not supported for mat with SparseBsc layout")
+        raise _no_kernel(a, b, strided)
     _check(a, b.unsqueeze(1) if vector else b)
     out = _wrap(spmm_array(a, b._data), a._dtype, a._device)
     if _gm.enabled and (a._rg or b._rg):
@@ -71,6 +86,8 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
 
 def rmm(d: Tensor, s: SparseTensor) -> Tensor:
     """``dense @ sparse``: computed as ``(s.t() @ d.t()).t()``."""
+    if s.layout is sparse_bsr:
+        raise _no_kernel(d, s)
     if d.dim() == 1:
         return rmm(d.unsqueeze(0), s).squeeze(0)
     _check(d, s)
@@ -86,17 +103,58 @@ def rmm(d: Tensor, s: SparseTensor) -> Tensor:
     return out
 
 
-def _sparse_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
-    from .construction import coo
-
+def _sparse_sparse(a: SparseTensor, b: SparseTensor, sparse_mm: bool = False) -> SparseTensor:
+    """sparse @ sparse: COO @ COO is COO; ``@`` of CSR/CSC operands is CSR, ``torch.sparse.mm``
+    keeps a common layout; the other combinations are PyTorch's errors."""
+    csc_csr = a.layout is sparse_csc and b.layout is sparse_csr  # the one mixed pair it takes
+    if sparse_mm and b.layout not in BLOCK and a.layout is not b.layout and not csc_csr:
+        raise _no_kernel(a, b, b.layout)
+    block = b if sparse_mm and b.layout in BLOCK else a if a.layout in BLOCK else None
+    if block is not None:
+        raise RuntimeError(
+            "zeros_sparse_compressed expected sparse compressed (non-block) tensor layout but "
+            f"got {KIND[block.layout]}"
+        )
+    if (a.layout is sparse_coo) != (b.layout is sparse_coo) or b.layout in BLOCK:
+        raise _no_kernel(a, b)
+    out_layout = b.layout if sparse_mm or a.layout is sparse_coo else sparse_csr
     _check(a, b)
     if _gm.enabled and (a._rg or b._rg):
         raise NotImplementedError("taimatsu: the gradient of sparse @ sparse is not implemented")
-    r = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
     xp = xp_of(a._device)
+    shape = (a.shape[0], b.shape[1])
+    if out_layout is sparse_csr:  # PyTorch's row-by-row product: PyTorch's column order
+        crow, col, vals = _gustavson(xp, a.to_sparse_csr(), b.to_sparse_csr())
+        return make(sparse_csr, crow, col, vals, shape, a._dtype, a._device)
+    r = (_scipy_matrix(a) @ _scipy_matrix(b)).tocoo()
     idx = xp.stack([xp.asarray(r.row), xp.asarray(r.col)]).astype("int64")
-    idx, vals = arrays.coalesce(xp, idx, xp.asarray(r.data).astype(a._data.values.dtype), r.shape)
-    return coo(idx, vals, tuple(r.shape), a._dtype, a._device, True)
+    idx, vals = arrays.coalesce(xp, idx, xp.asarray(r.data).astype(a._data.values.dtype), shape)
+    if out_layout is not sparse_coo:
+        parts = from_element_coo(xp, idx, vals, shape, out_layout)
+        return make(out_layout, *parts, shape, a._dtype, a._device)
+    return coo(idx, vals, shape, a._dtype, a._device, True)
+
+
+def _gustavson(xp, a: SparseTensor, b: SparseTensor):
+    """CSR arrays of ``a @ b`` (both CSR) row by row, as PyTorch's CPU kernel: each row's
+    columns in order of first appearance (``a``'s entries in order, each scaling ``b``'s row)."""
+    (acrow, acol), av = a._data.indices, a._data.values
+    (bcrow, bcol), bv = b._data.indices, b._data.values
+    arow = xp.repeat(xp.arange(a.shape[0], dtype=np.int64), xp.diff(acrow))
+    acol = acol.astype(np.int64)
+    counts = (bcrow[acol + 1] - bcrow[acol]).astype(np.int64)  # products per entry of a
+    entry = xp.repeat(xp.arange(acol.shape[0], dtype=np.int64), counts)
+    starts = xp.repeat(bcrow[acol].astype(np.int64) - xp.cumsum(counts) + counts, counts)
+    pos = starts + xp.arange(entry.shape[0], dtype=np.int64)  # each product's entry of b
+    rows, cols = arow[entry], bcol[pos].astype(np.int64)
+    key = rows * b.shape[1] + cols
+    uniq, first, inverse = xp.unique(key, return_index=True, return_inverse=True)
+    vals = xp.zeros(uniq.shape[0], dtype=av.dtype)
+    arrays.scatter_add(xp, vals, inverse.reshape(-1), av[entry] * bv[pos])
+    order = xp.lexsort((first, uniq // b.shape[1]))  # by row, then by first appearance
+    crow = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(xp.bincount(
+        uniq // b.shape[1], minlength=a.shape[0]))])  # fmt: skip
+    return crow, (uniq % b.shape[1])[order], vals[order]
 
 
 def addmm(
@@ -106,6 +164,8 @@ def addmm(
     ``torch.addmm`` with a sparse ``mat1`` is the same with a dense gradient (AddmmBackward0)."""
     if not isinstance(mat1, SparseTensor):
         raise RuntimeError("addmm: expected mat1 to be a sparse tensor")  # noqa: TRY004
+    if mat1.layout is sparse_bsc:
+        raise _no_kernel(mat1, mat2, strided)
     _check(mat1, mat2)
     prod = spmm_array(mat1, mat2._data)
     if alpha != 1:
@@ -124,7 +184,7 @@ def addmm(
 def sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
     """``torch.sparse.mm``: sparse @ dense with a sparse gradient for ``mat1``; sparse @ sparse."""
     if isinstance(mat2, SparseTensor):
-        return _sparse_sparse(mat1, mat2)
+        return _sparse_sparse(mat1, mat2, sparse_mm=True)
     return addmm(None, mat1, mat2)
 
 
@@ -160,11 +220,16 @@ def _addmm_vjp(node, g, sparse_grad=True):
     need_i, need_a, need_b = (e[0] is not None for e in node.next_functions)
     gi = (g * node.beta if node.beta != 1 else g) if need_i else None
     ga = gb = None
+    if need_a and sparse_grad and a.layout not in (sparse_coo, sparse_csr):
+        raise RuntimeError(
+            "sparse_addmm_sparse_backward: unsupported combination of layouts, grad: Strided, "
+            f"mat1: {KIND[a.layout]}, mat2: Strided"
+        )
     if need_a and sparse_grad:  # g @ b.t() at the (coalesced) entries of a only
-        idx = pattern(a) if a.layout is not sparse_csr else coo_arrays(a)[0]
+        idx = pattern(a) if a.layout is sparse_coo else coo_arrays(a)[0]
         vals = (g._data[idx[0]] * b._data[idx[1]]).sum(axis=-1)
         vals = (vals * alpha if alpha != 1 else vals).astype(g._data.dtype, copy=False)
-        if a.layout is sparse_csr:
+        if a.layout is not sparse_coo:
             ga = like(a, vals)
         else:
             ga = coo(idx, vals, a.shape, g._dtype, g._device, False)
