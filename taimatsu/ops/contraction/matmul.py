@@ -22,6 +22,7 @@ from taimatsu.ops.shape.diagonal import _tangent
 from ... import _dtype as D
 from ..._autocast import LOWER, cast_policy
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ..._tensor.sparse import SparseTensor
 from ...autograd import op_watch
 from ...autograd.engine import _expandable
 from ...autograd.forward_ad import _register, on_primals
@@ -181,7 +182,7 @@ _Mm = node_class("MmBackward0", _mm_vjp)
 @cast_policy(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     check_devices(input, mat2)
-    if input.is_sparse or mat2.is_sparse or input.is_sparse_csr or mat2.is_sparse_csr:
+    if input.__class__ is SparseTensor or mat2.__class__ is SparseTensor:
         return _sparse_mm(input, mat2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -227,7 +228,7 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
 @cast_policy(LOWER, ("cuda",))
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     check_devices(input, vec)
-    if (input.is_sparse or input.is_sparse_csr) and out is None:  # sparse @ vector: MvBackward0
+    if input.__class__ is SparseTensor and out is None:  # sparse @ vector: MvBackward0
         if input.dim() == 2 and vec.dim() == 1 and input.shape[1] != vec.shape[0]:
             raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
         return _sparse_mm(input, vec)
@@ -423,7 +424,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         raise TypeError(
             f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
         )
-    if input.is_sparse or other.is_sparse or input.is_sparse_csr or other.is_sparse_csr:
+    if input.__class__ is SparseTensor or other.__class__ is SparseTensor:
         return _sparse_mm(input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
@@ -543,7 +544,7 @@ def _plain_mm(m1: Tensor, m2: Tensor) -> bool:
         a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
         and m1._dtype in _REAL and m2._dtype is m1._dtype
         and m1._device == m2._device and m1._device.type != "meta"
-        and not (m1.is_sparse or m2.is_sparse or m1.is_sparse_csr or m2.is_sparse_csr)
+        and m1.__class__ is not SparseTensor and m2.__class__ is not SparseTensor
     )  # fmt: skip
 
 
@@ -666,7 +667,7 @@ def _sparse_mm(a: Tensor, b: Tensor) -> Tensor:
 @cast_policy(LOWER)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     check_devices(input, mat1, mat2)
-    if mat1.is_sparse or mat1.is_sparse_csr:  # PyTorch's sparse addmm (SparseAddmmBackward0)
+    if mat1.__class__ is SparseTensor:  # PyTorch's sparse addmm (SparseAddmmBackward0)
         from ...sparse.matmul import addmm as sparse_addmm
 
         return sparse_addmm(input, mat1, mat2, beta=beta, alpha=alpha, sparse_grad=False)
