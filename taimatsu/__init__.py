@@ -782,8 +782,14 @@ from .compiler import compile  # noqa: E402, F401, A004
 
 # Sparse tensors: COO and CSR layouts (taimatsu/sparse, taimatsu/_tensor/sparse.py).
 from . import sparse  # noqa: E402, F401
-from ._layout import sparse_coo, sparse_csr  # noqa: E402, F401
+from ._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr  # noqa: E402, F401
 from .sparse.construction import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402, F401
+from .sparse.compressed import (  # noqa: E402, F401
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+)
 from .sparse.matmul import mm as spmm  # noqa: E402, F401
 from .sparse import dispatch as _sparse_dispatch  # noqa: E402
 

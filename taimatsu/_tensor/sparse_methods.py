@@ -31,6 +31,25 @@ class SparseLayoutMethods:
     def to_sparse_csr(self, dense_dim=None):
         return _construction().to_sparse_csr(self, dense_dim)
 
+    def to_sparse_csc(self, dense_dim=None):
+        from .._layout import sparse_csc
+
+        return _construction().to_sparse(self, layout=sparse_csc, dense_dim=dense_dim)
+
+    def to_sparse_bsr(self, blocksize, dense_dim=None):
+        from .._layout import sparse_bsr
+
+        return _construction().to_sparse(
+            self, layout=sparse_bsr, blocksize=blocksize, dense_dim=dense_dim
+        )
+
+    def to_sparse_bsc(self, blocksize, dense_dim=None):
+        from .._layout import sparse_bsc
+
+        return _construction().to_sparse(
+            self, layout=sparse_bsc, blocksize=blocksize, dense_dim=dense_dim
+        )
+
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
 
@@ -54,6 +73,12 @@ class SparseLayoutMethods:
 
     def col_indices(self):
         _construction().need_layout(self, "col_indices", _construction().sparse_csr)
+
+    def ccol_indices(self):
+        _construction().compressed_indices(self, 0, "ccol_indices")
+
+    def row_indices(self):
+        _construction().compressed_indices(self, 1, "row_indices")
 
     def coalesce(self):
         _construction().need_layout(self, "coalesce", _construction().sparse_coo)

@@ -74,9 +74,8 @@ OMITTED: dict[str, dict[str, str]] = {
             margin_ranking_loss poisson_nll_loss triplet_margin_loss embedding_bag celu_ selu_
             threshold_ gru gru_cell lstm lstm_cell rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell""",
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
-        "sparse layouts beyond COO and CSR, and sparse-only kernels": """
-            sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
-            sparse_csc sparse_csc_tensor ccol_indices_copy col_indices_copy crow_indices_copy
+        "sparse-only kernels": """
+            ccol_indices_copy col_indices_copy crow_indices_copy
             indices_copy row_indices_copy values_copy resize_as_sparse_ saddmm smm dsmm hsmm hspmm
             sspaddmm""",
         "nested (jagged) tensors": "nested jagged",
@@ -106,8 +105,8 @@ OMITTED: dict[str, dict[str, str]] = {
         "removed or deprecated in PyTorch (calling them raises or warns there)": """
             eig lstsq solve symeig reinforce volatile""",
         "devices and allocator streams taimatsu has no backend for": "ipu mtia xpu to_mkldnn record_stream",
-        "sparse layouts beyond COO and CSR, and sparse-only methods": """
-            ccol_indices row_indices to_sparse_bsc to_sparse_bsr to_sparse_csc sparse_resize_
+        "sparse-only methods": """
+            sparse_resize_
             sparse_resize_and_clear_ resize_as_sparse_ smm sspaddmm""",
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
