@@ -809,3 +809,6 @@ stack = _sparse_dispatch.stack(stack)
 
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
 from . import onnx  # noqa: E402, F401
+
+# torch.fx: symbolic tracing, Graph/Node editing, GraphModule code generation, Interpreter
+from . import fx  # noqa: E402, F401
