@@ -418,6 +418,12 @@ class SparseTensor(Tensor):
     def __rmatmul__(self, other):
         return _mm().rmm(other, self)
 
+    def smm(self, mat):
+        return _mm().smm(self, mat)
+
+    def sspaddmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _mm().sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
 
 def _unary_method(name):
     def method(self, *args, **kwargs):

@@ -174,10 +174,10 @@ def sparse_compressed_tensor(
         _need_float(out)
         out.requires_grad_(True)
     elif vals._rg and _gm.enabled:  # PyTorch's factory without a size has no derivative
-        from .construction import _SparseCsrBackward
+        from .construction import _SparseCsrBackward, no_derivative
 
         if inferred:
-            record(_NoDerivative, (vals,), out)
+            no_derivative(out, "sparse_compressed_tensor", vals)
         else:
             record(_SparseCsrBackward, (vals,), out, like=out.detach())
     return out
@@ -329,10 +329,6 @@ def _t_vjp(node, g):
     return (g.t(),)
 
 
-def _no_derivative(node, g):
-    raise RuntimeError("derivative for aten::sparse_compressed_tensor is not implemented")
-
-
 _TO_NODE = {
     sparse_csr: node_class("ToSparseCsrBackward0", _back_to_source),
     sparse_csc: node_class("ToSparseCscBackward0", _back_to_source),
@@ -340,4 +336,3 @@ _TO_NODE = {
     sparse_bsc: node_class("ToSparseBscBackward0", _back_to_source),
 }
 _TBackward = node_class("TBackward0", _t_vjp)
-_NoDerivative = node_class("NotImplemented", _no_derivative)

@@ -481,6 +481,18 @@ def _from_csr_vjp(node, g):
     return _densify_vjp(node, g)
 
 
+def no_derivative(out: Tensor, op: str, *inputs: Tensor) -> Tensor:
+    """PyTorch has no derivative for ``aten::op``: the result's grad_fn raises at backward."""
+    if _gm.enabled and any(t is not None and t._rg for t in inputs):
+        record(_NoDerivative, inputs, out, op=op)
+    return out
+
+
+def _no_derivative_vjp(node, g):
+    raise RuntimeError(f"derivative for aten::{node.op} is not implemented")
+
+
+_NoDerivative = node_class("NotImplemented", _no_derivative_vjp)
 _SparseCooBackward = node_class("SparseCooTensorWithDimsAndTensorsBackward0", _sparse_coo_vjp)
 _SparseCsrBackward = node_class("SparseCompressedTensorBackward0", _csr_values_vjp)
 _ToDenseBackward = node_class("ToDenseBackward0", _to_dense_vjp)

@@ -19,7 +19,7 @@ from ..backend import xp_of
 from ..ops._dispatch import record, scalar_name
 from . import arrays
 from .compressed import BLOCK, KIND, from_element_coo, make
-from .construction import coo, coo_arrays, like, pattern
+from .construction import coo, coo_arrays, like, no_derivative, pattern
 
 
 def _scipy_matrix(s: SparseTensor):
@@ -276,3 +276,110 @@ def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=
     values = beta * input._data.values + alpha * dots
     return csr(crow.copy(), col.copy(), values.astype(mat1._dtype.np), input.shape, mat1._dtype,
                input._device)  # fmt: skip
+
+
+# ---- hspmm / smm / sspaddmm ----------------------------------------------------------------------
+def _row_products(name: str, s: Tensor, d: Tensor):
+    """``(rows, values)``: the rows of the COO matrix ``s`` that hold entries (sorted) and
+    those rows of ``s @ d``, after PyTorch's checks of ``name`` (``hspmm``/``sspaddmm``)."""
+    if s.dense_dim():
+        raise RuntimeError(
+            f"{name}: Argument #2: scalar values expected, got {s.dense_dim()}D values"
+        )
+    if s.dim() != 2:
+        raise RuntimeError(f"{name}: Argument #2: matrices expected, got {s.dim()}D tensor")
+    if d.layout is not strided:
+        if name == "hspmm":
+            raise RuntimeError(
+                "addmm_sparse_dense: expected strided result tensor, got tensor with layout Sparse"
+            )
+        raise RuntimeError(
+            f"{name}: expected 'mat2' to have strided layout, got 'mat2' with layout Sparse"
+        )
+    if d.dim() != 2:
+        raise RuntimeError(f"{name}: Argument #3: matrices expected, got {d.dim()}D tensor")
+    if s.shape[1] != d.shape[0]:
+        raise RuntimeError(
+            f"{name}: Argument #3: Expected dim 0 size {s.shape[1]}, got {d.shape[0]}"
+        )
+    if s._dtype is not d._dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(s._dtype)} but found {scalar_name(d._dtype)}"
+        )
+    xp = xp_of(s._device)
+    rows = xp.unique(s._data.indices[0])
+    return rows, spmm_array(s, d._data)[rows]
+
+
+def _dense_backend_error(op: str, t: Tensor) -> NotImplementedError:
+    backend = "CPU" if t._device.type == "cpu" else "CUDA"
+    return NotImplementedError(
+        f"Could not run 'aten::{op}' with arguments from the '{backend}' backend. This could be "
+        "because the operator doesn't exist for this backend, or was omitted during the "
+        "selective/custom build process (if using custom build). If you are a Facebook employee "
+        "using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible "
+        "resolutions."
+    )
+
+
+def hspmm(mat1: Tensor, mat2: Tensor) -> SparseTensor:
+    """``torch.hspmm``: ``mat1 @ mat2`` as a hybrid COO tensor (one sparse dim: the rows of the
+    COO ``mat1`` that hold entries; dense rows of values), flagged uncoalesced as PyTorch's."""
+    if not isinstance(mat1, SparseTensor):
+        raise _dense_backend_error("hspmm", mat1)
+    if mat1.layout is not sparse_coo:
+        raise not_implemented("hspmm", mat1.layout, mat1._device)
+    rows, vals = _row_products("hspmm", mat1, mat2)
+    shape = (mat1.shape[0], mat2.shape[1])
+    flag = rows.shape[0] < 2  # PyTorch flags it coalesced only then
+    out = coo(rows[None].astype(np.int64), vals, shape, mat1._dtype, mat1._device, flag)
+    return no_derivative(out, "hspmm", mat1, mat2)
+
+
+def sspaddmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> SparseTensor:
+    """``torch.sspaddmm``: ``beta * input + alpha * (mat1 @ mat2)`` as a COO tensor, PyTorch's
+    way: ``input``'s entries, then every column of each row of ``mat1`` that holds entries
+    (uncoalesced)."""
+    if not isinstance(input, SparseTensor):
+        raise RuntimeError(  # noqa: TRY004  (PyTorch's internal assert)
+            'self.is_sparse() INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+            'native/SparseTensorUtils.h":28, please report a bug to PyTorch. '
+            "_internal_get_SparseTensorImpl: not a sparse tensor"
+        )
+    out = _smm(mat1, mat2, alpha, input, beta)
+    return no_derivative(out, "sspaddmm", input, mat1, mat2)
+
+
+def smm(input: Tensor, mat: Tensor) -> SparseTensor:
+    """``torch.smm``: ``input @ mat`` (COO ``input``) as PyTorch's ``sspaddmm`` from zero."""
+    out = _smm(input, mat, 1, None)
+    return no_derivative(out, "sspaddmm", input, mat)
+
+
+def _smm(mat1: Tensor, mat2: Tensor, alpha, input, beta=1) -> SparseTensor:
+    if not isinstance(mat1, SparseTensor):
+        raise RuntimeError("tensor.sspaddmm(...) can only be called on sparse tensors")  # noqa: TRY004
+    if mat1.layout is not sparse_coo:
+        raise RuntimeError(
+            "torch.empty: Only batched sparse compressed (non-block) tensors are supported, but "
+            "got size [0]"
+        )
+    rows, vals = _row_products("sspaddmm", mat1, mat2)
+    xp = xp_of(mat1._device)
+    n = mat2.shape[1]
+    shape = (mat1.shape[0], n)
+    idx = xp.stack([xp.repeat(rows, n), xp.tile(xp.arange(n, dtype=np.int64), rows.shape[0])])
+    vals = vals.reshape(-1) * alpha if alpha != 1 else vals.reshape(-1)
+    if input is not None:
+        for d in (0, 1):
+            if input.dim() > d and input.shape[d] != shape[d]:
+                raise RuntimeError(
+                    f"sspaddmm: Argument #1: Expected dim {d} size {shape[d]}, got {input.shape[d]}"
+                )
+        if input.dim() != 2 or input.dense_dim():
+            raise NotImplementedError("taimatsu: sspaddmm of a non-2-d or hybrid input")
+        base = input._data.values * beta if beta != 1 else input._data.values
+        idx = xp.concatenate([input._data.indices, idx.astype(np.int64)], axis=1)
+        vals = xp.concatenate([base.astype(vals.dtype, copy=False), vals])
+    return coo(idx.astype(np.int64), vals.astype(mat1._dtype.np, copy=False), shape,
+               mat1._dtype, mat1._device, idx.shape[1] < 2)  # fmt: skip
