@@ -791,6 +791,7 @@ from .sparse.compressed import (  # noqa: E402, F401
     sparse_csc_tensor,
 )
 from .sparse.matmul import mm as spmm  # noqa: E402, F401
+from .sparse.matmul import hspmm, smm, sspaddmm  # noqa: E402, F401
 from .sparse import dispatch as _sparse_dispatch  # noqa: E402
 
 # torch.add(sparse, ...) and friends run the sparse tensor's method (taimatsu/sparse/dispatch.py).

@@ -53,6 +53,16 @@ class SparseLayoutMethods:
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
 
+    def smm(self, mat):
+        from ..sparse.matmul import smm
+
+        return smm(self, mat)
+
+    def sspaddmm(self, mat1, mat2, *, beta=1, alpha=1):
+        from ..sparse.matmul import sspaddmm
+
+        return sspaddmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
     def sparse_mask(self, mask):
         return _construction().sparse_mask(self, mask)
 

@@ -76,8 +76,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
         "sparse-only kernels": """
             ccol_indices_copy col_indices_copy crow_indices_copy
-            indices_copy row_indices_copy values_copy resize_as_sparse_ saddmm smm dsmm hsmm hspmm
-            sspaddmm""",
+            indices_copy row_indices_copy values_copy resize_as_sparse_ saddmm dsmm hsmm""",
         "nested (jagged) tensors": "nested jagged",
         "autocast and devices of accelerators taimatsu has no backend for (IPU, XLA, MTIA, XPU, MPS)": """
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
@@ -107,7 +106,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "devices and allocator streams taimatsu has no backend for": "ipu mtia xpu to_mkldnn record_stream",
         "sparse-only methods": """
             sparse_resize_
-            sparse_resize_and_clear_ resize_as_sparse_ smm sspaddmm""",
+            sparse_resize_and_clear_ resize_as_sparse_""",
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
         "storage re-binding and resizing: " + _TODO: """
