@@ -256,6 +256,32 @@ def test_interpolate_bicubic(kw, dtype):
     check_vjp(t_out, o_out, [tx], [x], atol=atol)
 
 
+ANTIALIAS = [{"scale_factor": 0.5}, {"size": (5, 7)}, {"size": (10, 4), "align_corners": True},
+             {"size": (9, 11)}, {"scale_factor": 0.3, "align_corners": True}, {"size": (7, 3)}]  # fmt: skip
+
+
+@pytest.mark.parametrize("kw", ANTIALIAS)
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_interpolate_antialias(kw, mode, dtype):
+    """PyTorch's separable antialiased filters (torchvision's Resize default on tensors). Values
+    agree to a few ulps, not bits: PyTorch's compiled kernel rounds its multiply-adds otherwise."""
+    torch.manual_seed(ANTIALIAS.index(kw))
+    x = torch.rand(2, 3, 10, 9, dtype=dtype, requires_grad=True)
+    tx = T(x, True)
+    t_out = TF.interpolate(tx, mode=mode, antialias=True, **kw)
+    o_out = F.interpolate(x, mode=mode, antialias=True, **kw)
+    f32 = dtype == torch.float32
+    check_vjp(t_out, o_out, [tx], [x], 1e-5 if f32 else 1e-12, 1e-6 if f32 else 1e-14)
+
+
+def test_interpolate_antialias_gradcheck():
+    _gradcheck(
+        lambda x: TF.interpolate(x, size=(2, 3), mode="bicubic", antialias=True),
+        np.random.randn(1, 2, 5, 7),
+    )
+
+
 @pytest.mark.parametrize("kw", [{"scale_factor": 2}, {"size": (3, 8), "align_corners": True}])
 def test_upsample_bicubic_module(kw):
     t, o = tnn.Upsample(mode="bicubic", **kw), torch.nn.Upsample(mode="bicubic", **kw)

@@ -314,13 +314,30 @@ def _uint8_resample(input: Tensor, mode: str, in_sizes, out_sizes, scales, align
     return _rs.uint8_dims(input, mats)
 
 
+def _antialiased(input: Tensor, mode: str, in_sizes, out_sizes, scales, align_corners) -> Tensor:
+    """Antialiased bilinear/bicubic (float inputs): PyTorch's separable passes, the last (width)
+    dim first, dims whose size does not change skipped."""
+    if input.dtype == uint8:
+        raise NotImplementedError(
+            f"taimatsu: interpolate(mode='{mode}', antialias=True) of a uint8 tensor is not implemented"
+        )
+    math_t = np.float64 if input.dtype.itemsize == 8 else np.float32
+    specs = [
+        (d, *_rs.aa_weights(n, o, s, align_corners, mode == "bicubic", math_t))
+        for d, n, o, s in reversed(list(zip(range(2, input.dim()), in_sizes, out_sizes, scales)))
+        if n != o
+    ]
+    name = "UpsampleBicubic2DAaBackward0" if mode == "bicubic" else "UpsampleBilinear2DAaBackward0"
+    return _rs.aa_dims(input, specs, name)
+
+
 def interpolate(
     input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
     recompute_scale_factor=None, antialias: bool = False,
 ) -> Tensor:  # fmt: skip
     """nearest, nearest-exact, area, linear, bilinear, bicubic and trilinear modes, with PyTorch's
     argument checks in its order (grad_fn UpsampleNearest2DBackward0, UpsampleBicubic2DBackward0, ...).
-    Not implemented: antialias=True and mode='lanczos' (NotImplementedError)."""
+    Not implemented: antialias=True of uint8 tensors and mode='lanczos' (NotImplementedError)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -365,11 +382,9 @@ def interpolate(
                 else adaptive_avg_pool1d(input, out_sizes)
             )
         if _KERNEL_DIMS.get(mode) == nsp:
-            if antialias:
-                raise NotImplementedError(
-                    f"taimatsu: interpolate(mode='{mode}', antialias=True) is not implemented"
-                )
             _check_kernel_dtype(input, mode, nsp)
+            if antialias:
+                return _antialiased(input, mode, in_sizes, out_sizes, scales, align_corners)
             if input.dtype == uint8:
                 return _uint8_resample(input, mode, in_sizes, out_sizes, scales, align_corners)
             if mode == "bicubic":

@@ -274,6 +274,81 @@ def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_d
     return m
 
 
+def aa_weights(in_size: int, out_size: int, scale, align_corners: bool, cubic: bool, math_dtype):
+    """PyTorch's antialiased (PIL-style) resampling taps for one dim: the first source index of
+    each output and its (out, K) weights (zero past the output's own taps). The filter (triangle,
+    or cubic convolution with A = -0.5) is stretched by the downscale factor; each row is
+    normalised by its sum; the math mirrors the kernel's float/double mix, in ``math_dtype``."""
+    t = np.dtype(math_dtype).type
+    if align_corners:
+        s = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+    else:
+        s = t(1.0 / scale) if scale is not None and scale > 0 else t(in_size) / t(out_size)
+    half = 2.0 if cubic else 1.0  # half the filter's support at scale 1
+    support = t(half * float(s)) if s >= 1 else t(half)
+    k = int(np.ceil(support)) * 2 + 1
+    invscale = t(1.0 / float(s)) if s >= 1 else t(1.0)
+    center = (s * (np.arange(out_size, dtype=np.float64) + 0.5)).astype(math_dtype)
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    top = ((center + support).astype(np.float64) + 0.5).astype(np.int64)
+    xsize = np.clip(np.minimum(top, in_size) - xmin, 0, k)
+    w = np.zeros((out_size, k), math_dtype)
+    total = np.zeros(out_size, math_dtype)
+    for j in range(k):
+        x = (((xmin + j).astype(math_dtype) - center).astype(np.float64) + 0.5) * float(invscale)
+        x = np.abs(x.astype(math_dtype))
+        if cubic:
+            a = t(-0.5)
+            near = ((a + t(2)) * x - (a + t(3))) * x * x + t(1)
+            far = ((a * x - t(5) * a) * x + t(8) * a) * x - t(4) * a
+            wj = np.where(x < 1, near, np.where(x < 2, far, t(0)))
+        else:
+            wj = np.where(x < 1, t(1) - x, t(0))
+        wj = np.where(j < xsize, wj, t(0)).astype(math_dtype)
+        w[:, j] = wj
+        total = total + wj
+    nz = total != 0
+    w[nz] /= total[nz, None]
+    return xmin, w
+
+
+def aa_dims(input: Tensor, specs: list, node_name: str) -> Tensor:
+    """``input`` resampled along each ``(dim, xmin, weights)`` of ``specs`` in turn, each output
+    the taps' products summed in order, as PyTorch's antialiased kernel does; the backward is
+    ``linear_dims``': the transposed (out, in) matrices."""
+    if node_name not in _LINEAR_NODES:
+        _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
+    xp = xp_for(input)
+    x = input._data
+    mats = []
+    for d, xmin, w in specs:
+        n = x.shape[d]
+        moved = xp.moveaxis(x, d, -1)
+        acc = None
+        for j in range(w.shape[1]):
+            idx = xp.asarray(np.minimum(xmin + j, n - 1))
+            term = moved[..., idx] * xp.asarray(w[:, j].astype(x.dtype))
+            acc = term if acc is None else acc + term
+        x = xp.moveaxis(acc, -1, d)
+        m = np.zeros((w.shape[0], n), np.float64)
+        rows = np.repeat(np.arange(w.shape[0]), w.shape[1])
+        np.add.at(
+            m, (rows, np.minimum(xmin[:, None] + np.arange(w.shape[1]), n - 1).ravel()), w.ravel()
+        )
+        mats.append((d, m))
+    r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
+    tmats = [
+        (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
+    ]
+    if input._rg and _gm.enabled:
+        record(_LINEAR_NODES[node_name], (input,), r, (), mats=tmats, backward=None)
+    if _fw_state.level and input._fw is not None:
+        with no_grad():
+            r._fw = _apply_mats(input._fw, tmats, transpose=False)
+        _register(r)
+    return r
+
+
 def _int16_weights(m: np.ndarray) -> tuple[np.ndarray, int]:
     """``m`` in fixed point as PyTorch's uint8 resampling holds it: the most fractional bits (at
     most 22) that keep the largest weight below 2**15, each weight rounded half away from zero."""
