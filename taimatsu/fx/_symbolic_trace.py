@@ -23,7 +23,7 @@ from typing import Any
 from .graph import Graph
 from .node import Node, map_aggregate
 from .proxy import Attribute, ParameterProxy, Proxy, TraceError
-from .torch_names import keyword_layout, record_layout, traced_namespaces
+from .torch_names import keyword_layout, traced_namespaces
 
 __all__ = ["PH", "GraphAppendingTracer", "Tracer", "symbolic_trace", "wrap"]
 
@@ -123,8 +123,7 @@ class _Patcher:
             self._undo.pop()()
 
 
-def _recording_function(fn):
-    layout = record_layout(fn)
+def _recording_function(fn, layout: str):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -432,8 +431,8 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     receive a Proxy (until ``patcher.restore()``)."""
     from .. import Tensor
 
-    for module, name, _ in traced_namespaces():
-        patcher.setattr(module, name, _recording_function(getattr(module, name)))
+    for module, name, _, layout in traced_namespaces():
+        patcher.setattr(module, name, _recording_function(getattr(module, name), layout))
     for dunder, method in _TENSOR_OPERATORS.items():
         patcher.setattr(Tensor, dunder, _recording_operator(getattr(Tensor, dunder), method))
     for (_, name), g in _wrapped_fns_to_patch.items():

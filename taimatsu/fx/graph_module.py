@@ -172,7 +172,7 @@ class GraphModule(Module):
         holder = Module()
         state = {k: v for k, v in self.__dict__.items() if k != "_graph"}
         holder.__dict__ = copy.deepcopy(state, memo)
-        return GraphModule(holder, copy.deepcopy(self._graph, memo), type(self).__name__)
+        return GraphModule(holder, copy.deepcopy(self._graph, memo))
 
     def to_folder(self, folder, module_name: str = "FxModule"):
         raise NotImplementedError("GraphModule.to_folder is not implemented in taimatsu's torch.fx")

@@ -169,14 +169,9 @@ class Transformer(Interpreter):
         return self.tracer.create_proxy("call_function", target, args, kwargs)
 
     def transform(self) -> GraphModule:
-        from ._symbolic_trace import _Patcher, patch_torch_functions
-
-        patcher = _Patcher()
-        patch_torch_functions(patcher)  # an override may call torch functions on Proxies
-        try:
-            result = super().run(enable_io_processing=False)
-        finally:
-            patcher.restore()
+        # torch functions are not swapped for recording ones here (an override compares
+        # ``target is torch.add``): an override emits calls through super().call_function
+        result = super().run(enable_io_processing=False)
         if result is not None:
             self.new_graph.output(
                 map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import math
 
-__all__ = ["display_name", "record_layout", "side_effectful", "traced_namespaces"]
+__all__ = ["display_name", "keyword_layout", "side_effectful", "traced_namespaces"]
 
 # torch.nn.functional names that are C builtins in PyTorch: recorded as called, under this name
 _F_BUILTINS = {
@@ -58,6 +58,8 @@ _F_BUILTINS = {
 }
 # deprecated functionals that call the Tensor method: recorded as call_method
 F_METHODS = frozenset(("sigmoid", "tanh"))
+# functions taimatsu's torch.* and F share that are Python functionals in PyTorch's F
+_F_SHARED_PYTHON = frozenset(("group_norm", "layer_norm", "rms_norm"))
 # PyTorch's Python functional records under another name
 _F_RENAMED = {"threshold": "torch.nn.functional._threshold"}
 
@@ -136,7 +138,7 @@ def _build() -> None:
     import taimatsu.nn.functional as F
 
     names: dict[int, tuple[object, str]] = {}
-    spaces = []  # (module, name, display name) for every function a trace intercepts
+    spaces = []  # (module, name, display name, layout) for every function a trace intercepts
     for sub, prefix in (("linalg", "linalg"), ("special", "special"), ("fft", "fft")):
         module = getattr(taimatsu, sub)
         for n in getattr(module, "__all__", None) or dir(module):
@@ -145,7 +147,7 @@ def _build() -> None:
                 continue
             display = f"torch._C._{prefix}.{prefix}_{n}"
             names.setdefault(id(fn), (fn, display))
-            spaces.append((module, n, display))
+            spaces.append((module, n, display, "as_called"))
     for n in dir(taimatsu):
         fn = getattr(taimatsu, n)
         if (n.startswith("_") and n not in ("_assert", "_assert_async")) or not _is_function(fn):
@@ -164,7 +166,7 @@ def _build() -> None:
             or names[id(fn)][1].startswith("torch._C")
         ):
             names[id(fn)] = (fn, display)
-        spaces.append((taimatsu, n, display))
+        spaces.append((taimatsu, n, display, _layouts.get(id(fn), "as_called")))
     for n in dir(F):
         fn = getattr(F, n)
         if n.startswith("_") or not _is_function(fn):
@@ -177,10 +179,12 @@ def _build() -> None:
         else:
             display = _F_RENAMED.get(n, f"torch.nn.functional.{n}")
             _layouts[id(fn)] = "keywords"
-        # a function taimatsu shares between torch.* and F (layer_norm) prints as PyTorch's F does
-        if n not in _F_BUILTINS or id(fn) not in names:
+        # a function taimatsu shares between torch.* and F keeps its torch.* name, but for the
+        # norms PyTorch's F writes in Python (F.layer_norm is the one models call)
+        if id(fn) not in names or n in _F_SHARED_PYTHON:
             names[id(fn)] = (fn, display)
-        spaces.append((F, n, display))
+        layout = "as_called" if n in _F_BUILTINS else "method" if n in F_METHODS else "keywords"
+        spaces.append((F, n, display, layout))
     _names, _namespaces = names, spaces
 
 
@@ -193,18 +197,12 @@ def display_name(fn) -> str | None:
 
 
 def traced_namespaces() -> list:
-    """``(module, attribute, display name)`` for every function a trace intercepts."""
+    """``(module, attribute, display name, layout)`` for every function a trace intercepts; the
+    layout is how a call through that attribute is recorded (``as_called``; ``keywords``: required parameters positional, the rest by keyword with
+    defaults filled in; ``method``: recorded as the Tensor method)."""
     if _namespaces is None:
         _build()
     return _namespaces
-
-
-def record_layout(fn) -> str:
-    """``"as_called"``, ``"keywords"`` (required parameters positional, the rest by keyword with
-    defaults filled in) or ``"method"``."""
-    if _names is None:
-        _build()
-    return _layouts.get(id(fn), "as_called")
 
 
 def keyword_layout(fn, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -1,0 +1,95 @@
+"""Models and functions for the torch.fx tests, written once as source and built with either
+library bound to ``torch`` (taimatsu or PyTorch), so both trace the very same code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SOURCE = """
+import operator
+nn = torch.nn
+F = torch.nn.functional
+
+
+def scaled(x):
+    return x * 2 + 1
+
+
+torch.fx.wrap("scaled")
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 3)
+        self.drop = nn.Dropout(0.0)
+
+    def forward(self, x):
+        x = F.relu(self.fc1(x))
+        x = self.drop(x)
+        return torch.softmax(self.fc2(x), dim=1)
+
+
+class ResidualConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(2, 2, 3, padding=1)
+        self.bn = nn.BatchNorm2d(2)
+        self.body = nn.Sequential(nn.Conv2d(2, 2, 3, padding=1), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(2, 5)
+
+    def forward(self, x):
+        y = F.relu(self.bn(self.conv1(x)))
+        y = self.body(y) + x
+        y = F.max_pool2d(y, 2)
+        y = torch.flatten(self.pool(y), 1)
+        return self.head(y)
+
+
+class WithBuffers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(3) * 0.5)
+        self.register_buffer("offset", torch.arange(3.0))
+        self.inner = nn.Module()
+        self.inner.weight = nn.Parameter(torch.ones(3, 3) / 3)
+
+    def forward(self, x, bias=None):
+        y = x * self.scale + self.offset
+        y = y @ self.inner.weight.T
+        z = y.view(-1, 3).sum(1, keepdim=True)
+        w = torch.add(y, z, alpha=2)
+        first, second = torch.split(w, 1, dim=0)
+        return {"out": scaled(w).mean(dim=-1), "parts": [first, second], "rows": y.size(0)}
+
+
+class Methods(nn.Module):
+    def forward(self, x, y):
+        a = x.permute(1, 0).contiguous().reshape(-1)
+        b = (x[0] - y[:, 1]).abs().clamp(min=0.1).pow(2)
+        c = torch.cat([x, y], dim=0).max(dim=1).values
+        d = -x / (y + 3) // 2
+        e = torch.where(x > y, x, y).transpose(0, 1)
+        return a, b, c, d, e, x.shape, x.dtype, (x == y), ~(x < y)
+
+
+def functional(x, y):
+    h = torch.relu(x) + torch.mul(y, 3.0)
+    h = torch.tanh(h) - F.gelu(h) + F.leaky_relu(h, 0.2)
+    return F.log_softmax(h, dim=-1).sum() + F.mse_loss(h, y)
+"""
+
+
+def build(lib):
+    """The models above, with ``torch`` bound to ``lib``."""
+    namespace = {"torch": lib, "__name__": "fxmodels"}
+    exec(compile(SOURCE, "<fxmodels>", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def copy_weights(src, dst, to_dst) -> None:
+    """Load ``src``'s parameters and buffers into ``dst`` (the other library's module)."""
+    state = {k: to_dst(np.array(v.detach().numpy())) for k, v in src.state_dict().items()}
+    dst.load_state_dict(state)

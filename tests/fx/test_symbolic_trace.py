@@ -1,0 +1,183 @@
+"""torch.fx.symbolic_trace against PyTorch: the same models traced by both give the same
+graph text, generated code, ``print(gm)``, node list and outputs; tracing errors match."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fx_models import build, copy_weights
+
+import taimatsu
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods"]
+
+
+@pytest.fixture(scope="module")
+def models():
+    return build(taimatsu), build(torch)
+
+
+def nodes_summary(gm) -> list:
+    return [
+        (
+            n.op,
+            n.name,
+            n.format_node(),
+            [u.name for u in n.users],
+            [a.name for a in n.all_input_nodes],
+        )
+        for n in gm.graph.nodes
+    ]
+
+
+@pytest.mark.parametrize("name", [*MODULES, "functional"])
+def test_graph_code_and_printing_match(models, name):
+    ours, theirs = (
+        lib.fx.symbolic_trace(ns[name]() if name != "functional" else ns[name])
+        for lib, ns in zip((taimatsu, torch), models)
+    )
+    assert str(ours.graph) == str(theirs.graph)
+    assert ours.code == theirs.code
+    assert str(ours) == str(theirs)
+    assert repr(ours) == repr(theirs)
+    assert nodes_summary(ours) == nodes_summary(theirs)
+    assert type(ours).__name__ == type(theirs).__name__
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert [n for n, _ in ours.named_modules()] == [n for n, _ in theirs.named_modules()]
+
+
+def to_np(x):
+    return x.detach().numpy()
+
+
+@pytest.mark.parametrize("name", ["MLP", "ResidualConv", "WithBuffers"])
+def test_traced_module_computes_like_pytorch(models, name):
+    ours_ns, theirs_ns = models
+    t_model = theirs_ns[name]().eval()
+    o_model = ours_ns[name]().eval()
+    copy_weights(t_model, o_model, taimatsu.from_numpy)
+    shape = {"MLP": (2, 4), "ResidualConv": (2, 2, 4, 4), "WithBuffers": (2, 3)}[name]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    ours = taimatsu.fx.symbolic_trace(o_model)(taimatsu.from_numpy(x))
+    theirs = torch.fx.symbolic_trace(t_model)(torch.from_numpy(x))
+    if isinstance(theirs, dict):
+        np.testing.assert_allclose(to_np(ours["out"]), to_np(theirs["out"]), rtol=1e-5, atol=1e-6)
+        for a, b in zip(ours["parts"], theirs["parts"]):
+            np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-5, atol=1e-6)
+        assert ours["rows"] == theirs["rows"] == 2
+    else:
+        np.testing.assert_allclose(to_np(ours), to_np(theirs), rtol=1e-5, atol=1e-6)
+    # and the traced module equals the eager one
+    np.testing.assert_allclose(
+        to_np(
+            taimatsu.fx.symbolic_trace(o_model)(taimatsu.from_numpy(x))["out"]
+            if name == "WithBuffers"
+            else ours
+        ),
+        to_np(
+            o_model(taimatsu.from_numpy(x))["out"]
+            if name == "WithBuffers"
+            else o_model(taimatsu.from_numpy(x))
+        ),
+    )
+
+
+def test_traced_gradients_flow(models):
+    ours_ns, _ = models
+    model = ours_ns["MLP"]()
+    gm = taimatsu.fx.symbolic_trace(model)
+    x = taimatsu.randn(3, 4)
+    gm(x).sum().backward()
+    assert gm.fc1.weight is model.fc1.weight  # parameters are shared, not copied
+    assert model.fc1.weight.grad is not None
+
+
+def outcome(lib, fn, **kwargs):
+    try:
+        lib.fx.symbolic_trace(fn, **kwargs)
+    except Exception as e:  # noqa: BLE001  (the exception is what is compared)
+        return type(e).__name__, str(e)
+    return "ok", None
+
+
+ERRORS = {
+    "if": lambda x: 1 if x.sum() > 0 else 2,
+    "len": lambda x: len(x),
+    "iter": lambda x: [a for a in x],
+    "int": lambda x: int(x),
+    "and": lambda x: x.shape[0] > 2 and x,
+    "while": lambda x: [x for _ in range(3) if x],
+}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_control_flow_errors_match(case):
+    assert outcome(taimatsu, ERRORS[case]) == outcome(torch, ERRORS[case])
+
+
+def test_unpacking_a_proxy_records_getitems():
+    def f(x):
+        a, b = x
+        return a + b
+
+    assert taimatsu.fx.symbolic_trace(f).code == torch.fx.symbolic_trace(f).code
+
+
+@pytest.mark.parametrize("value", [True, 3, None])
+def test_concrete_args(value):
+    def f(x, flag):
+        return x * 2 if flag else x
+
+    ours = taimatsu.fx.symbolic_trace(f, concrete_args={"flag": value})
+    theirs = torch.fx.symbolic_trace(f, concrete_args={"flag": value})
+    assert str(ours.graph) == str(theirs.graph)
+    assert ours.code == theirs.code
+    out = ours(taimatsu.ones(2), value)
+    assert out.tolist() == theirs(torch.ones(2), value).tolist()
+
+
+def test_custom_tracer_leaf_modules(models):
+    results = []
+    for lib, ns in zip((taimatsu, torch), models):
+
+        class NoLeaves(lib.fx.Tracer):
+            def is_leaf_module(self, m, qualname):
+                return False
+
+        graph = NoLeaves().trace(ns["MLP"]())
+        results.append(str(graph))
+    # Linear and Dropout are traced through to their functionals
+    assert "call_module" not in results[0]
+    assert results[0].replace("torch._C._nn.linear", "LINEAR") == results[1].replace(
+        "torch._C._nn.linear", "LINEAR"
+    )
+
+
+def test_proxy_repr_and_tensor_constants():
+    def f(x):
+        c = taimatsu.ones(2) if isinstance(x, taimatsu.fx.Proxy) else None
+        return x + c, c * x, repr(x)
+
+    gm = taimatsu.fx.symbolic_trace(f)
+    assert gm.code.splitlines()[4:8] == [
+        "    _tensor_constant0 = self._tensor_constant0",
+        "    add = x + _tensor_constant0;  _tensor_constant0 = None",
+        "    _tensor_constant0_1 = self._tensor_constant0",
+        "    mul = _tensor_constant0_1.mul(x);  _tensor_constant0_1 = x = None",
+    ]
+    assert gm(taimatsu.tensor([1.0, 2.0]))[2] == "Proxy(x)"
+
+
+def test_functions_are_restored_after_a_failed_trace():
+    relu, add = taimatsu.relu, taimatsu.Tensor.__add__
+    with pytest.raises(taimatsu.fx.proxy.TraceError):
+        taimatsu.fx.symbolic_trace(lambda x: taimatsu.relu(x) if x else x)
+    assert taimatsu.relu is relu
+    assert taimatsu.Tensor.__add__ is add
+    assert (
+        "__call__" not in vars(taimatsu.nn.Module)
+        or taimatsu.nn.Module.__call__.__name__ == "__call__"
+    )
