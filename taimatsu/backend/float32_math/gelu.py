@@ -200,35 +200,39 @@ _RBOUND = _bits(0x40B15CEE)  # beyond it erf(x / sqrt(2)) is 1
 
 def _minimax_table():
     """Row ``d`` holds the degree-d coefficient of each element's polynomial, looked up by
-    ``key = ((bits(|x|) - 1) >> 21) + (|x| > _RBOUND)`` (-1 for 0: ``np.take`` clips it to 0).
-    oneDNN's index is ``(bits + 0xC21FFFFF) >> 21``, i.e. ``(bits - 1) >> 21`` less 495, clamped
-    to polynomials 1..22; beyond ``_RBOUND`` (inside the last key of polynomial 22) polynomial 23
-    (erf = 1: 0 * NaN is NaN for NaN and inf, as in the kernel)."""
+    ``key = ((bits(|x|) - 1) >> 21) + 1 + (|x| > _RBOUND)``, computed as ``(bits + 2^21 - 1) >>
+    21`` (0 for 0). oneDNN's index is ``(bits + 0xC21FFFFF) >> 21``, i.e. ``(bits - 1) >> 21``
+    less 495, clamped to polynomials 1..22; beyond ``_RBOUND`` (inside the last key of
+    polynomial 22) polynomial 23 (erf = 1: 0 * NaN is NaN for NaN and inf, as in the kernel).
+    Every key of a number is in the table, so ``np.take`` runs in its cheap "wrap" mode (half
+    the time of "clip" here); NaNs whose bits overflow the int32 sum get some row, and NaN
+    from it."""
     coefficients = _floats(_MINIMAX_BITS).astype(F64).reshape(6, 25)
-    poly = np.clip(np.arange(1025) - 495, 1, 22)
-    poly[((int(_RBOUND.view(np.int32)) - 1) >> 21) + 1 :] = 23
+    poly = np.clip(np.arange(-1, 1025) - 495, 1, 22)
+    poly[((int(_RBOUND.view(np.int32)) - 1) >> 21) + 2 :] = 23
     return np.ascontiguousarray(coefficients[:, poly])
 
 
 _MINIMAX = _minimax_table()
+_KEY_BIAS = np.int32((1 << 21) - 1)
 
 
 def _minimax_abs_erf(x, s):
     """erf(|x| / sqrt(2)) by oneDNN's polynomials into ``s.e`` (float32); ``s.a`` gets |x|."""
     ax = np.abs(x, out=s.a)
     key = s.i
-    np.subtract(ax.view(np.int32), 1, out=key)  # no overflow: |x|'s bits are below 2**31
+    np.add(ax.view(np.int32), _KEY_BIAS, out=key)
     key >>= 21
     np.add(key, ax > _RBOUND, out=s.k, casting="unsafe")
     t, p, c = s.w, s.p, s.q
     np.copyto(t, ax)
-    _MINIMAX[5].take(s.k, out=p, mode="clip")
+    _MINIMAX[5].take(s.k, out=p, mode="wrap")
     p *= t
     for d in (4, 3, 2, 1):
-        p += _MINIMAX[d].take(s.k, out=c, mode="clip")
+        p += _MINIMAX[d].take(s.k, out=c, mode="wrap")
         _round32(p, s.e)
         p *= t
-    p += _MINIMAX[0].take(s.k, out=c, mode="clip")
+    p += _MINIMAX[0].take(s.k, out=c, mode="wrap")
     np.copyto(s.e, p, casting="same_kind")  # the last rounding needs no float64 copy back
     return s.e
 
