@@ -467,6 +467,8 @@ def _sparse_mask_vjp(node, g):
 
 def _values_vjp(node, g):
     m = node.like._data
+    if m.layout is not sparse_coo:  # the compressed tensor's own pattern
+        return (like(node.like, g._data),)
     flag = node.__dict__.get("grad_coalesced", True)
     return (coo(m.indices, g._data, m.shape, g._dtype, g._device, flag),)
 

@@ -19,7 +19,7 @@ from ..backend import xp_of
 from ..ops._dispatch import record, scalar_name
 from . import arrays
 from .compressed import BLOCK, KIND, from_element_coo, make
-from .construction import coo, coo_arrays, like, no_derivative, pattern
+from .construction import coo, coo_arrays, like, masked_values, no_derivative, pattern
 
 
 def _scipy_matrix(s: SparseTensor):
@@ -249,11 +249,13 @@ _AddmmBackward = node_class("AddmmBackward0", lambda node, g: _addmm_vjp(node, g
 
 def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=1.0) -> Tensor:
     """``torch.sparse.sampled_addmm``: ``beta * input + alpha * (mat1 @ mat2)`` computed only at
-    the entries of the CSR ``input`` (its pattern kept). Forward only: its gradient is not
-    implemented here (PyTorch's SparseSampledAddmmBackward0), so inputs that require grad raise."""
+    the entries of the CSR ``input`` (its pattern kept), with PyTorch's gradients
+    (SparseSampledAddmmBackward0: a CSR one for ``input``, dense ones for ``mat1``/``mat2``)."""
     from .construction import csr
 
-    if not (isinstance(input, SparseTensor) and input.layout is sparse_csr):
+    if not isinstance(input, SparseTensor):
+        raise _dense_backend_error("sparse_sampled_addmm", input)
+    if input.layout is not sparse_csr:
         raise not_implemented("sparse_sampled_addmm", input.layout, input._device)
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
@@ -265,17 +267,42 @@ def sampled_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=
             "sampled_addmm: Expected mat1 and mat2 to have the same dtype, but got "
             f"{scalar_name(mat1._dtype)} and {scalar_name(mat2._dtype)}"
         )
-    if _gm.enabled and (input._rg or mat1._rg or mat2._rg):
-        raise NotImplementedError(
-            "taimatsu: the gradient of torch.sparse.sampled_addmm is not implemented"
-        )
     xp = xp_of(input._device)
     crow, col = input._data.indices
     rows = xp.repeat(xp.arange(input.shape[0]), xp.diff(crow))
     dots = (mat1._data[rows] * mat2._data[:, col].T).sum(axis=1)
     values = beta * input._data.values + alpha * dots
-    return csr(crow.copy(), col.copy(), values.astype(mat1._dtype.np), input.shape, mat1._dtype,
-               input._device)  # fmt: skip
+    out = csr(crow.copy(), col.copy(), values.astype(mat1._dtype.np), input.shape, mat1._dtype,
+              input._device)  # fmt: skip
+    if _gm.enabled and (input._rg or mat1._rg or mat2._rg):
+        record(_SampledAddmmBackward, (input, mat1, mat2), out, pattern=input.detach(),
+               a=mat1.detach(), b=mat2.detach(), beta=beta, alpha=alpha)  # fmt: skip
+    return out
+
+
+def _sampled_addmm_vjp(node, g):
+    """Only ``g`` at the sampled entries counts: ``G`` (sparse, ``input``'s pattern) gives
+    ``beta * G`` to ``input``, ``alpha * G @ mat2.T`` and ``alpha * mat1.T @ G`` to the others."""
+    need_i, need_a, need_b = (e[0] is not None for e in node.next_functions)
+    pattern_ = node.pattern
+    gv = masked_values(g, pattern_)
+    gi = like(pattern_, gv * node.beta if node.beta != 1 else gv) if need_i else None
+    gmat = arrays.to_scipy(g._device, coo_arrays(pattern_)[0], gv, pattern_.shape)
+    scale = node.alpha
+    ga = gb = None
+    if need_a:
+        ga = _wrap(_dense_of(gmat @ node.b._data.T, g, scale), g._dtype, g._device)
+    if need_b:
+        gb = _wrap(_dense_of((gmat.T @ node.a._data).T, g, scale), g._dtype, g._device)
+    return gi, ga, gb
+
+
+def _dense_of(r, g: Tensor, scale):
+    r = xp_of(g._device).ascontiguousarray(r * scale if scale != 1 else r)
+    return r.astype(g._data.dtype if g.layout is strided else g._data.values.dtype, copy=False)
+
+
+_SampledAddmmBackward = node_class("SparseSampledAddmmBackward0", _sampled_addmm_vjp)
 
 
 # ---- hspmm / smm / sspaddmm ----------------------------------------------------------------------

@@ -655,3 +655,30 @@ def test_made_in_inference_mode_is_an_inference_tensor(make):
 
     ours, theirs = both(run)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("use", ["to_dense", "values", "both_dense_grads"])
+def test_sampled_addmm_gradients_match_torch(use):
+    cot = RNG.standard_normal((2, 3)).astype(np.float32)
+    a0 = RNG.standard_normal((2, 4)).astype(np.float32)
+    b0 = RNG.standard_normal((4, 3)).astype(np.float32)
+
+    def run(lib):
+        inp = lib.tensor([[1.0, 0, 2], [0, 3, 0]]).to_sparse_csr()
+        inp.requires_grad_(use != "both_dense_grads")
+        a, b = lib.tensor(a0, requires_grad=True), lib.tensor(b0, requires_grad=True)
+        out = lib.sparse.sampled_addmm(inp, a, b, beta=0.5, alpha=2.0)
+        if use == "values":
+            (out.values() * lib.tensor(cot[0])).sum().backward()
+        else:
+            out.to_dense().backward(lib.tensor(cot))
+        grad_in = repr(inp.grad.layout) if inp.grad is not None else None
+        return type(out.grad_fn).__name__, grad_in, inp.grad, a.grad, b.grad
+
+    got, want = both(run)
+    assert got[:2] == want[:2]
+    for g, w in zip(got[2:], want[2:], strict=True):
+        if w is None:
+            assert g is None
+        else:
+            close(g, w)
