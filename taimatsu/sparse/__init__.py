@@ -1,7 +1,8 @@
 """``torch.sparse``: products, sums and softmax of sparse tensors, and the invariant-check switch.
 
-Sparse tensors themselves are ``taimatsu._tensor.sparse.SparseTensor`` (COO and CSR layouts),
-made by ``torch.sparse_coo_tensor`` / ``torch.sparse_csr_tensor`` / ``Tensor.to_sparse``.
+Sparse tensors themselves are ``taimatsu._tensor.sparse.SparseTensor`` (COO and the compressed
+CSR/CSC/BSR/BSC layouts), made by ``torch.sparse_coo_tensor`` / ``torch.sparse_csr_tensor`` & co.
+/ ``Tensor.to_sparse``.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from . import arithmetic as _arithmetic
 from . import construction as _construction
 from .construction import spdiags
+from .gradcheck import as_sparse_gradcheck
 from .legacy_types import (
     BFloat16Tensor,
     ByteTensor,
@@ -26,7 +28,7 @@ from .matmul import sparse_mm as mm
 
 __all__ = [
     "BFloat16Tensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-    "IntTensor", "LongTensor", "ShortTensor", "addmm", "check_sparse_tensor_invariants",
+    "IntTensor", "LongTensor", "ShortTensor", "addmm", "as_sparse_gradcheck", "check_sparse_tensor_invariants",
     "log_softmax", "mm", "sampled_addmm", "softmax", "spdiags", "sum",
 ]  # fmt: skip
 
