@@ -32,6 +32,7 @@ import weakref
 import numpy as np
 
 from .. import backend as _backend
+from ..backend.fp_errors import loud, quiet
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, Node
 from .ownership import COUNTED as _COUNTED
@@ -567,6 +568,7 @@ def run_backward(
     _checkpoint_valid.append(inputs is None)
     pop = heapq.heappop
     every = run_set is None and captures is None  # every node runs, no gradient is captured
+    fp = quiet()  # inf and NaN in gradients come silently, as in PyTorch (backend/fp_errors.py)
     try:
         while heap:
             node = pop(heap)[2]
@@ -597,6 +599,7 @@ def run_backward(
                 _skip(node, deps, heap, run_set, captures)
             del outputs  # so that AccumulateGrad may steal a gradient nobody else holds
     finally:
+        loud(fp)
         grad_mode.state.enabled = prev
         _checkpoint_valid.pop()
     return captured

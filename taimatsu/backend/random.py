@@ -72,6 +72,7 @@ from ._rng_math import (  # noqa: F401 - _fma32_exact: the tests reach it as ran
     _fma64,
 )
 from ._rng_shuffle import _fisher_yates, _inside_out
+from .fp_errors import silent
 
 __all__ = ["CPUGenerator", "default_generator"]
 
@@ -458,6 +459,7 @@ class CPUGenerator(SeededGenerator):
             out = np.ceil(libm.log(u) / math.log(1.0 - p))
         return _from_float(out, dtype).reshape(shape)
 
+    @silent
     def cauchy(self, shape, dtype, median: float = 0.0, sigma: float = 1.0) -> np.ndarray:
         """Tensor.cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5)) in double, fused."""
         shape, dtype = _shape(shape), np.dtype(dtype)
@@ -467,6 +469,7 @@ class CPUGenerator(SeededGenerator):
             shape
         )
 
+    @silent
     def log_normal(self, shape, dtype, mean: float = 1.0, std: float = 2.0) -> np.ndarray:
         """Tensor.log_normal_(mean, std): exp of the scalar, cached Box-Muller normal."""
         shape, dtype = _shape(shape), np.dtype(dtype)

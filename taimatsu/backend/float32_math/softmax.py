@@ -31,6 +31,7 @@ import os
 import numpy as np
 
 from .. import parallel
+from ..fp_errors import silent
 from . import glibc
 from .exp import expf
 from .log import logf
@@ -246,6 +247,7 @@ def _lane_sum_keys(e):
     return acc[:, 0]
 
 
+@silent  # inf - inf is NaN, silently; runs in helper threads (errstate is per thread)
 def _softmax_rows(x, out, log: bool, safe: bool):
     """The kernel over the rows of 2-d ``x`` into ``out``."""
     m = x.max(axis=1, keepdims=True)
@@ -262,6 +264,7 @@ def _softmax_rows(x, out, log: bool, safe: bool):
         e *= np.float32(1) / s
 
 
+@silent
 def _softmax_columns(x, out, log: bool, safe: bool, hidden=None):
     """The kernel over the last axis of ``x`` into ``out``, computed on a transposed copy (one
     column per row of ``x``); ``hidden``: see ``softmax_into``."""
@@ -322,6 +325,7 @@ def backward_lastdim(y, g, log: bool):
     block = max(1, _BLOCK // max(n, 1))
     part = max(1, _BLOCK // 4 // max(n, 1))
 
+    @silent
     def run(lo, hi):
         step = _even_step(hi - lo, block)
         for i in range(lo, hi, step):

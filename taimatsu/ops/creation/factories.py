@@ -21,6 +21,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, need_tensor, record, xp_for
 from ..arg_types import int_list, python_int_range
 from ..shape.diagonal import _tangent
@@ -912,6 +913,7 @@ def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
 
 
 @creation_out
+@silent  # inf - inf and inf * 0 are NaN, silently as in PyTorch
 def linspace(
     start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -943,6 +945,7 @@ def linspace(
 
 
 @creation_out
+@silent
 def logspace(
     start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
 ) -> Tensor:
@@ -1040,6 +1043,7 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
     return r
 
 
+@silent  # out of range: inf or wrapped; NaN to int: undefined
 def _cast(data, src: D.dtype, dst: D.dtype):
     if src.category == D.COMPLEX and D.BOOL < dst.category < D.COMPLEX:
         data = data.real  # PyTorch warns and drops the imaginary part (to bool: x != 0)

@@ -31,6 +31,7 @@ from ...backend.float32_math.gelu import (
     gelu_erf,
     uses_avx512,
 )
+from ...backend.fp_errors import loud, quiet, silent
 from ...backend.parallel import PASS_WORK, halves
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
 from ..pointwise.common import _F32, half_in_float32, rounded
@@ -117,7 +118,11 @@ def activation(
     def op(input: Tensor, *params) -> Tensor:
         _check_float(input, kernel)
         x = input._data
-        data = forward(xp_for(input), x, *params)
+        token = quiet()
+        try:
+            data = forward(xp_for(input), x, *params)
+        finally:
+            loud(token)
         r = _wrap(data.astype(x.dtype, copy=False), input._dtype, input._device)
         if input._rg and _gm.enabled:
             saved = (input, r) if array_deriv else (None, r) if save_out else (input, None)
@@ -505,6 +510,7 @@ def _cat2(a, b, dim):
 _Glu = node_class("GluBackward0", _glu_vjp)
 
 
+@silent
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     _check_float(input, "glu_cpu")
     if input.dim() == 0:

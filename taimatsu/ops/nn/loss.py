@@ -13,6 +13,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import (
     _fw_state,
     check_cast,
@@ -61,6 +62,7 @@ def _mse_vjp(node, g):
 _MseLoss = node_class("MseLossBackward0", _mse_vjp)
 
 
+@silent
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error of same-shaped tensors (the caller broadcasts); MseLossBackward0."""
     dt = float_kernel_dtype(input, target, "mse_cpu")

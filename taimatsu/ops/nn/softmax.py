@@ -13,6 +13,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math import softmax as f32_softmax
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, record, scalar_name, xp_for
 from ..arg_types import integer
 from ..pointwise.common import rounded_once
@@ -86,6 +87,7 @@ def _log_softmax_vjp(node, g):
     return (gx if half is None else gx.to(half),)
 
 
+@silent
 def _log_softmax_grad(d: int, y: Tensor, g: Tensor):
     """``g - exp(y) * sum(g, d)`` on arrays: float32 on the CPU as PyTorch's kernels compute it
     (over the last dimension or another one), else the formula, op by op."""

@@ -19,6 +19,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
 from ...backend.float32_math.primitives import fma
+from ...backend.fp_errors import loud, quiet
 from ...backend.parallel import MIN_SIZE as _SPLIT_MIN
 from ...backend.parallel import split2
 from .._dispatch import (
@@ -44,13 +45,17 @@ def _xp_of(a, b):
     return np if d is cpu else xp_for(a if isinstance(a, Tensor) else b)
 
 
-def _run(f, xp, xa, xb, a, b):
+def _run(f, xp, xa, xb, a, b, narrow=None):
+    token = quiet()
     try:
-        return f(xp, xa, xb)
+        r = f(xp, xa, xb)
+        return r if narrow is None else r.astype(narrow)
     except ValueError as e:
         if "broadcast" in str(e):
             raise broadcast_error([_shape(a), _shape(b)]) from None
         raise
+    finally:
+        loud(token)
 
 
 def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
@@ -109,9 +114,9 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             xa = _cast(input._data, dt)
             xb = _cast(other._data, dt) if ob is not None else other
         device = input._device
-        r = _run(forward, np if device is cpu else _xp_of(input, other), xa, xb, input, other)
-        if narrow is not None:
-            r = r.astype(narrow)
+        r = _run(
+            forward, np if device is cpu else _xp_of(input, other), xa, xb, input, other, narrow
+        )
         res = _wrap(r, D.bool if bool_result else dt, device)
         if Node is not None and _gm.enabled and (input._rg or ob is not None and ob._rg):
             if save_inputs:
@@ -232,7 +237,13 @@ def _fast(ufunc, self, other, opmath=False):
 
         def run_half():  # in float32, rounded once into self (see _half_scalar)
             xp = np if self._device is cpu else xp_for(self)
-            getattr(xp, ufunc)(self._data, s, out=self._data, dtype=np.float32, casting="unsafe")
+            token = quiet()
+            try:
+                getattr(xp, ufunc)(
+                    self._data, s, out=self._data, dtype=np.float32, casting="unsafe"
+                )
+            finally:
+                loud(token)
 
         return run_half
     if isinstance(other, Tensor):
@@ -255,6 +266,7 @@ def _fast(ufunc, self, other, opmath=False):
 
     def run():
         xp = np if self._device is cpu else xp_for(self)
+        token = quiet()
         try:
             getattr(xp, ufunc)(self._data, xb, out=self._data)
         except ValueError:
@@ -266,6 +278,8 @@ def _fast(ufunc, self, other, opmath=False):
                 raise broadcast_error([self._data.shape, np.shape(xb)]) from None
             check_inplace_shape(self, shape)
             raise
+        finally:
+            loud(token)
 
     return run
 

@@ -13,6 +13,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import (
     OUT_FOUND,
     _fw_state,
@@ -218,6 +219,7 @@ _Polar = node_class("PolarBackward0", _polar_vjp)
 
 
 @cast_policy(FP32, ("cpu",))
+@silent
 def polar(abs: Tensor, angle: Tensor, *, out=None) -> Tensor:  # noqa: A002 (PyTorch's parameter name)
     xp, shape, dt = _complex_pair_checks(abs, angle)
     data = xp.empty(shape, dt.np)

@@ -18,6 +18,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.primitives import fma
+from ...backend.fp_errors import loud, quiet
 from .._dispatch import broadcast_error, record, write_out
 from ..arg_types import python_int_range
 from .binary import _broadcast_shape
@@ -26,8 +27,12 @@ from .common import _conj
 
 def _fused(Node, inputs, compute, saved=(), **attrs):
     """``compute()`` without recording, then one ``Node`` over ``inputs`` (None for scalars)."""
-    with no_grad():
-        res = compute()
+    token = quiet()  # inf * 0, inf - inf: NaN, silently as in PyTorch
+    try:
+        with no_grad():
+            res = compute()
+    finally:
+        loud(token)
     if _gm.enabled and any(t is not None and t._rg for t in inputs):
         record(Node, inputs, res, saved(res) if callable(saved) else saved, **attrs)
     return res

@@ -18,6 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import (
     _fw_state,
     binary_operands,
@@ -281,6 +282,7 @@ def _pow2(e, dtype):
 _Ldexp = node_class("LdexpBackward0", _ldexp_vjp)
 
 
+@silent
 def ldexp(input, other, *, out=None):
     """``input * 2 ** other`` (exact for powers of two), in the promoted floating dtype."""
     if input._data.shape != other._data.shape:

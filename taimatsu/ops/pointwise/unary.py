@@ -26,6 +26,7 @@ from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
 from ...backend.float32_math.primitives import round_once
+from ...backend.fp_errors import loud, quiet, silent
 from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write_out, xp_for
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
@@ -84,7 +85,11 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
             dt = D.get_default_dtype()
             data = data.astype(dt.np)
         xp = np if input._device is cpu else xp_for(input)
-        r = _wrap(forward(xp, data), dt, input._device)
+        token = quiet()
+        try:
+            r = _wrap(forward(xp, data), dt, input._device)
+        finally:
+            loud(token)
         if keep_bool and dt is D.bool:
             r._data = r._data.astype(np.bool_)
         if input._rg and _gm.enabled and Node is not None:
@@ -287,6 +292,7 @@ def _polygamma_vjp(node, g):
 _Polygamma = node_class("PolygammaBackward0", _polygamma_vjp)
 
 
+@silent
 def polygamma(n: int, input, *, out=None):
     """The n-th derivative of digamma; differentiable to any order (its VJP is polygamma n+1)."""
     if n < 0:
@@ -690,6 +696,7 @@ def lerp_(self, end, weight):
     return inplace(self, lambda s: lerp(s, end, weight), (), True)
 
 
+@silent
 def addcmul_(self, tensor1, tensor2, *, value=1):
     if isinstance(value, float) and self._dtype.category < _FLOAT:
         value = int(value)  # PyTorch converts the scalar to the (integer) tensor dtype
@@ -715,6 +722,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     return inplace(self, lambda s: addcmul(s, tensor1, tensor2, value=value), (), False)
 
 
+@silent
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     if (
         not needs_any_grad(self, tensor1, tensor2)

@@ -15,6 +15,7 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, takes_out, xp_for
 from .norms import _norm_coef, vector_norm
 
@@ -62,6 +63,7 @@ def _euclid_mm(xp, a, b):
 
 
 @cast_policy(FP32)
+@silent
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
     if x1._data.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1._data.ndim}D")

@@ -15,6 +15,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math.vector_norm import vector_norm as ordered_norm
+from ...backend.fp_errors import silent
 from .._dispatch import OUT_EXACT, _fw_state, record, scalar_name, write_out
 from ..arg_types import python_int_range
 from ..pointwise.unary import _abs_arrays as abs_arrays
@@ -67,6 +68,7 @@ def _p_name(p):
     return ("inf" if p > 0 else "-inf") if math.isinf(p) else repr(p)
 
 
+@silent
 def vector_norm(
     input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None
 ) -> Tensor:
@@ -131,6 +133,7 @@ def vector_norm(
     return res if out is None else write_out(out, res, "linalg_vector_norm", OUT_EXACT)
 
 
+@silent
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """``torch.norm``: the vector p-norm over ``dim`` (Frobenius = 2-norm of the flattened dims)."""
     if p is None or p == "fro":

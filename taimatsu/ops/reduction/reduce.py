@@ -26,6 +26,7 @@ from ...autograd.graph import node_class
 from ...backend.float32_math.cascade_sum import cascade_sum
 from ...backend.float32_math.moments import moments
 from ...backend.float32_math.product import ordered_prod
+from ...backend.fp_errors import silent
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -141,6 +142,7 @@ def keepdim_shape(shape, axis) -> tuple:
     return tuple(1 if axis is None or i in axis else s for i, s in enumerate(shape))
 
 
+@silent
 def _sum_array(xp, a, axis, keepdim):
     if a.dtype.char in D.HALF_CHARS:  # float16/bfloat16: accumulate in float32 like PyTorch
         with np.errstate(over="ignore"):  # a sum beyond the half range is inf, silently
@@ -215,6 +217,7 @@ def _nansum_vjp(node, g):
 _Nansum = node_class("NansumBackward0", _nansum_vjp)
 
 
+@silent
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.nansum``: NaNs count as zero."""
     if dim is not None:
@@ -265,6 +268,7 @@ _Mean0 = node_class("MeanBackward0", _mean_vjp)
 _Mean1 = node_class("MeanBackward1", _mean_vjp)
 
 
+@silent  # 0 / 0 is NaN for an empty reduction
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     need_tensor("mean", input)
     if isinstance(dim, D.dtype):
@@ -304,6 +308,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     return res if out is None else write_out(out, res, "mean")
 
 
+@silent
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``nansum / number of non-NaN elements`` -- PyTorch's own composition (DivBackward0)."""
     if input._dtype.category < D.FLOAT:
@@ -581,6 +586,7 @@ def _logsumexp_jvp(x, dims, keepdim):
     return (x._fw * e).sum(dims, keepdim) / e.sum(dims, keepdim)
 
 
+@silent
 def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """log(sum(exp(x))) computed stably: the max is subtracted first (infinite maxes as 0)."""
     need_int_dim("logsumexp", dim, False, "tuple of ints")

@@ -8,6 +8,7 @@ from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, need_tensor, record, scalar_name, write_out, xp_for
 from ..pointwise.common import _FLOAT
 from ..pointwise.select import where
@@ -25,6 +26,7 @@ def _cumsum_vjp(node, g):
 _Cumsum = node_class("CumsumBackward0", _cumsum_vjp)
 
 
+@silent
 def _scan(input, dim, dtype, f):
     a = input._data
     d = _wrapdim(dim, a.ndim)
@@ -153,6 +155,7 @@ def _logcumsumexp_complex(xp, a, d):
     return xp.moveaxis(r, 0, d)
 
 
+@silent
 def logcumsumexp(input, dim, *, out=None):
     """``log(cumsum(exp(input), dim))``, stable (a log-add-exp accumulation)."""
     if input._dtype.category < _FLOAT:
