@@ -22,10 +22,11 @@ import numbers
 import warnings
 
 from ... import _autocast
+from ..._flags import warn_once
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import empty, zeros
 from ...ops.nn.rnn import GATES as _GATES
-from ...ops.nn.rnn import rnn_layer
+from ...ops.nn.rnn import onednn_input, rnn_layer
 from ...ops.nn.rnn_cell import rnn_cell
 from ...ops.shape.copies import cat, stack
 from .. import functional as F
@@ -177,8 +178,10 @@ class RNNBase(Module):
 
     # --- the computation ---
 
-    def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx):
-        """All layers over packed ``data``; returns (output data, h_n, c_n or None)."""
+    def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx, bias_apart: bool = False):
+        """All layers over packed ``data``; returns (output data, h_n, c_n or None).
+        ``bias_apart``: the input was a non-contiguous (time, batch, input) tensor (see
+        ``rnn_layer``); later layers take contiguous outputs."""
         num_directions = 2 if self.bidirectional else 1
         weights = self.all_weights
         h_n, c_n = [], []
@@ -193,7 +196,7 @@ class RNNBase(Module):
                 w_hr = w[-1] if self.proj_size > 0 else None
                 c0 = None if cx is None else cx[idx]
                 out, h, c = rnn_layer(self.mode, x, batch_sizes, hx[idx], c0, w_ih, w_hh, b_ih,
-                                      b_hh, w_hr, direction == 1)  # fmt: skip
+                                      b_hh, w_hr, direction == 1, bias_apart and layer == 0)  # fmt: skip
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
@@ -267,12 +270,18 @@ class RNNBase(Module):
         else:
             self.check_hidden_size(h0, expected)
 
+        bias_apart = False
         if not packed:
             seq = input.transpose(0, 1) if self.batch_first else input
+            bias_apart = not seq.is_contiguous()
             steps, batch = seq.size(0), seq.size(1)
+            if steps == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             batch_sizes = [batch] * steps
             x = seq.reshape(steps * batch, seq.size(2))
-        out, h_n, c_n = self._run(x, batch_sizes, h0, c0)
+        if is_lstm and self.proj_size > 0 and onednn_input(x):
+            warn_once("lstm_projections", _NO_ONEDNN_PROJECTIONS, stacklevel=2)
+        out, h_n, c_n = self._run(x, batch_sizes, h0, c0, bias_apart)
         if packed:
             if unsorted_indices is not None:
                 h_n = h_n.index_select(1, unsorted_indices)
@@ -287,6 +296,12 @@ class RNNBase(Module):
                 h_n = h_n.squeeze(1)
                 c_n = None if c_n is None else c_n.squeeze(1)
         return output, ((h_n, c_n) if is_lstm else h_n)
+
+
+_NO_ONEDNN_PROJECTIONS = (
+    "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"
+)
 
 
 def input_dtype(input):

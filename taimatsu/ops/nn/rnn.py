@@ -30,6 +30,8 @@ order included (LSTM: input, forget, cell, output; GRU: reset, update, new).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import _autocast
@@ -39,6 +41,7 @@ from ...autograd import engine
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node
 from ...backend.float32_math import chunk_cuts
+from ...backend.float32_math.gelu import uses_avx512
 from ...backend.float32_math.softmax import LANES
 from ...backend.threads import gemm_threads
 from .._dispatch import _fw_state, record
@@ -53,6 +56,13 @@ GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 # ---- op by op: one step of each cell on pre-computed input gates ---------------------------------
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     return matmul(x, w.t()) if b is None else addmm(b, x, w.t())
+
+
+@_autocast.cast_policy(_autocast.LOWER, ("cpu", "cuda"))
+def _linear_apart(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's ``linear`` of a non-contiguous 3-d input: the product, then the bias added (in
+    float16/bfloat16 two roundings, where addmm has one)."""
+    return matmul(x, w.t()) + b
 
 
 def _rnn_step(mode: str):
@@ -100,11 +110,17 @@ def _offsets(batch_sizes) -> list:
     return offsets
 
 
-def _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+def _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse,
+               bias_apart=False):  # fmt: skip
     """One direction of one layer, op by op. A sequence's final state is taken when it drops
-    out (forward), and a sequence joins with its initial state when it starts (reverse)."""
+    out (forward), and a sequence joins with its initial state when it starts (reverse).
+    ``bias_apart``: see ``rnn_layer``."""
     step = step_fn(mode)
-    xg = _linear(input, w_ih, b_ih)
+    xg = (
+        _linear_apart(input, w_ih, b_ih)
+        if bias_apart and b_ih is not None
+        else _linear(input, w_ih, b_ih)
+    )
     offsets = _offsets(batch_sizes)
     steps = range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))
     outs = [None] * len(batch_sizes)
@@ -576,15 +592,60 @@ def _onednn_lstm(mode, w_hr, batch_sizes) -> bool:
     return mode == "LSTM" and w_hr is None and mkldnn.enabled and len(set(batch_sizes)) == 1
 
 
-def _cpu_autocast_layer(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+_NO_FP16_PRIMITIVE = (
+    "could not create a primitive descriptor for the LSTM forward propagation primitive. Run "
+    "workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic information."
+)
+
+
+@functools.cache
+def _onednn_fp16() -> bool:
+    """Whether oneDNN has float16 kernels on this CPU (AVX512-FP16 or AMX-FP16, x86 only): without
+    them PyTorch's float16 LSTM primitive cannot be created."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return bool({"avx512_fp16", "amx_fp16"} & set(line.split(":", 1)[1].split()))
+    except OSError:
+        pass
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as cpu
+    except ImportError:  # NumPy 1.x
+        from numpy.core._multiarray_umath import __cpu_features__ as cpu
+    return bool(cpu.get("AVX512FP16"))
+
+
+def onednn_input(input: Tensor) -> bool:
+    """Whether PyTorch's CPU LSTM takes its oneDNN route for this (packed) input: float32, or
+    bfloat16 on an AVX-512 CPU, or float16 without grad mode on a CPU with float16 kernels; oneDNN
+    on and the input not empty (PyTorch's ``use_mkldnn``)."""
+    from ...backends import mkldnn
+
+    if input._device.type != "cpu" or not mkldnn.enabled or input._data.size == 0:
+        return False
+    dt = input._dtype
+    if dt is D.bfloat16:
+        return uses_avx512()
+    return dt is D.float32 or dt is D.float16 and not _gm.enabled and _onednn_fp16()
+
+
+def _cpu_autocast_layer(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse,
+                        bias_apart):  # fmt: skip
     """Under CPU autocast PyTorch runs a plain LSTM layer (no projection, not packed, oneDNN on)
     through oneDNN in the autocast dtype (``mkldnn_rnn_layer`` is on its lower-precision list), and
     every other layer op by op, where the matmuls run in the lower precision and the recurrences
-    promote with the float32 state. Deviation: a packed batch whose sequences all have the same
-    length takes the oneDNN route here (PyTorch decides by the input's type)."""
-    if _onednn_lstm(mode, w_hr, batch_sizes):
+    promote with the float32 state. In float16 that oneDNN layer needs a CPU with float16 kernels:
+    elsewhere PyTorch cannot create the primitive and raises its RuntimeError, as here. Deviation:
+    a packed batch whose sequences all have the same length takes the oneDNN route here (PyTorch
+    decides by the input's type)."""
+    if _onednn_lstm(mode, w_hr, batch_sizes) and input._dtype in (D.float32, D.bfloat16):
+        if _autocast.state.dtype["cpu"] is D.float16 and not _onednn_fp16():
+            raise RuntimeError(_NO_FP16_PRIMITIVE)
         return _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
-    return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
+    return _layer_ops(
+        mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, bias_apart
+    )
 
 
 @_autocast.cast_policy(_autocast.LOWER, ("cpu",))
@@ -594,19 +655,26 @@ def _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
 
 def rnn_layer(
     mode: str, input: Tensor, batch_sizes: list, h0: Tensor, c0, w_ih: Tensor, w_hh: Tensor,
-    b_ih, b_hh, w_hr, reverse: bool,
+    b_ih, b_hh, w_hr, reverse: bool, bias_apart: bool = False,
 ) -> tuple:  # fmt: skip
     """One direction of one layer over packed ``input`` (sum(batch_sizes), input_size).
 
     ``h0`` is (batch, hidden or proj_size), ``c0`` (batch, hidden) for LSTM else None. Returns
-    (output rows in ``input``'s order, h_n, c_n or None), the values of PyTorch's layer."""
+    (output rows in ``input``'s order, h_n, c_n or None), the values of PyTorch's layer.
+    ``bias_apart``: the layer's (time, batch, input) input was not contiguous (``batch_first``),
+    where PyTorch's ``linear`` adds the bias after the product instead of in an addmm: that
+    changes the bits of a float16/bfloat16 layer computed op by op (autocast, half weights)."""
     tensors = (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
     if _autocast.state.on and input._device.type == "cpu" and _autocast.state.enabled.get("cpu"):
         return _cpu_autocast_layer(
-            mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse
+            mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, bias_apart
         )
     if not _fusable(input, tensors):
-        return _layer_ops(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse)
+        if bias_apart and _onednn_lstm(mode, w_hr, batch_sizes) and onednn_input(input):
+            bias_apart = False  # oneDNN's LSTM (bfloat16 here) has no linear
+        return _layer_ops(
+            mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, bias_apart
+        )
     arrays = [None if t is None else t._data for t in tensors]
     dt, dev = input._dtype, input._device
     k = GateKernels(dt, dev, halved=mode == "LSTM" and dt is D.float32)
