@@ -4,7 +4,8 @@ Built on ``autograd.grad`` the way PyTorch builds them: inputs are detached copi
 require grad (or views keeping their graph under ``create_graph``), results are detached
 unless ``create_graph``, and an input the function does not use gets a zero gradient
 (``strict=True`` raises instead). ``jvp`` and ``hvp`` use the double-backward trick.
-``vectorize`` and the forward-mode ``strategy`` are accepted and run the reverse-mode loop.
+``vectorize`` and the forward-mode ``strategy`` are accepted and run the reverse-mode loop (with
+PyTorch's checks, and its forward-mode results' list structure).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from .grad_mode import enable_grad
 def _as_tuple(x, arg_name: str, fn_name: str):
     from .._tensor.core import Tensor
 
-    is_tuple = isinstance(x, (tuple, list))
-    xs = tuple(x) if is_tuple else (x,)
+    is_tuple = isinstance(x, tuple)  # a list is one (non-Tensor) value, as in PyTorch
+    xs = x if is_tuple else (x,)
     for i, el in enumerate(xs):
         if not isinstance(el, Tensor):
             if is_tuple:
@@ -61,6 +62,18 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
         return (None,) * len(inputs)
     return _grad([o for o, _ in pairs], inputs, [g for _, g in pairs], allow_unused=True,
                  create_graph=create_graph, retain_graph=retain_graph)  # fmt: skip
+
+
+def _check_outputs_require_grad(outputs, strict: bool) -> None:
+    """strict mode: an output computed without the inputs' graph is PyTorch's first error."""
+    if not strict:
+        return
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"Output {i} of the user-provided function does not require gradients. The outputs must be "
+                "computed in a differentiable manner from the input when running in strict mode."
+            )
 
 
 def _fill_zeros(grads, refs, strict: bool, fn_name: str, what: str = "input"):
@@ -110,6 +123,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "vjp"
         )
+        _check_outputs_require_grad(outputs, strict)
         if v is not None:
             _, v = _as_tuple(v, "v", "vjp")
             _validate_v(v, outputs, is_outputs_tuple)
@@ -141,6 +155,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "jvp"
         )
+        _check_outputs_require_grad(outputs, strict)
         grad_outputs = tuple(o.new_zeros(o.shape).requires_grad_(True) for o in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
@@ -152,7 +167,37 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):  # fmt: skip
-    """The Jacobian: for output i and input j, a tensor of shape ``out_i.shape + in_j.shape``."""
+    """The Jacobian: for output i and input j, a tensor of shape ``out_i.shape + in_j.shape``.
+
+    ``strategy="forward-mode"`` (with ``vectorize=True``, as PyTorch requires) runs the same
+    reverse-mode loop and returns PyTorch's forward-mode structure (lists, not tuples)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has more '
+            'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use '
+            '"reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                'torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-mode"` are not '
+                'supported together (yet). Please either set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        if strict:
+            raise RuntimeError(
+                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+                'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.'
+            )
+        if not vectorize:
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for "
+                "`vectorize=True`."
+            )
+        is_in, xs = _as_tuple(inputs, "inputs", "jacobian")
+        res = jacobian(func, xs)  # a tuple (per output) of tuples (per input)
+        is_out = isinstance(res, tuple) and bool(res) and isinstance(res[0], tuple)
+        rows = [list(r) for r in res] if is_out else [list(res)]
+        return _tuple_postprocess(rows, (is_out, is_in))
     from ..ops.shape.copies import stack
 
     with enable_grad():
@@ -162,6 +207,12 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "jacobian"
         )
+        _check_outputs_require_grad(outputs, strict)
+        if vectorize and strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                "together. Please either set `strict=False` or `vectorize=False`."
+            )
         result = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -194,10 +245,13 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
             outer_jacobian_strategy: str = "reverse-mode"):  # fmt: skip
     """The Hessian of a function returning a single-element tensor."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def single_output(*inp):
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_outputs_require_grad(t_out, strict)
         if is_out_tuple or t_out[0].numel() != 1:
             raise RuntimeError(
                 "The function given to hessian should return a single Tensor"
@@ -207,9 +261,20 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         return t_out[0].squeeze()
 
     def jac_func(*inp):
-        return jacobian(single_output, inp, create_graph=True)
+        jac = jacobian(single_output, inp, create_graph=True)
+        if strict:
+            for i, j in enumerate(jac):
+                if not j.requires_grad:
+                    raise RuntimeError(
+                        "While computing the hessian, found that the jacobian of the user-provided function with "
+                        f"respect to input {i} is independent of the input. This is not allowed in strict mode. You "
+                        "should ensure that your function is twice differentiable and that the jacobian depends on "
+                        "the inputs (this would be violated by a linear function for example)."
+                    )
+        return jac
 
-    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict)
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy=outer_jacobian_strategy)  # fmt: skip
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
@@ -229,6 +294,7 @@ def _second_order(func, inputs, v, create_graph, strict, name, transpose_trick):
             v = (inputs[0].new_ones(inputs[0].shape),)
         outputs = func(*inputs)
         is_out_tuple, t_out = _as_tuple(outputs, "outputs of the user-provided function", name)
+        _check_outputs_require_grad(t_out, strict)
         if is_out_tuple or t_out[0].numel() != 1:
             raise RuntimeError(
                 f"The function given to {name} should return a single Tensor" if is_out_tuple else

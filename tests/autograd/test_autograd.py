@@ -830,6 +830,61 @@ def test_functional_errors():
     assert F.vjp(lambda a: a.sum() * 0 + 1, x)[1].tolist() == [0.0, 0.0]
 
 
+def test_functional_checks_and_structure_match_torch():
+    """strict mode's output check, list outputs/inputs (not tuples), the strategy checks, and
+    forward-mode's list-of-lists result, each as PyTorch (type and message, structure)."""
+
+    def run(mod):
+        F = mod.autograd.functional
+        x, y = mod.tensor([0.5, 1.5]), mod.tensor([2.0, -1.0])
+        cases = [
+            lambda: F.jacobian(lambda a: mod.ones(2), x, strict=True),
+            lambda: F.vjp(lambda a: mod.ones(2), x, mod.ones(2), strict=True),
+            lambda: F.jvp(lambda a: mod.ones(2), x, mod.ones(2), strict=True),
+            lambda: F.hessian(lambda a: mod.ones(()), x, strict=True),
+            lambda: F.hessian(lambda a: (a * 2).sum(), x, strict=True),
+            lambda: F.hvp(lambda a: mod.ones(()), x, mod.ones(2), strict=True),
+            lambda: F.jacobian(lambda a: [a * 2], x),
+            lambda: F.jacobian(lambda a: a.tolist(), x),
+            lambda: F.jacobian(lambda a: a * 2, [x]),
+            lambda: F.jacobian(lambda a: a * 2, x, strategy="sideways"),
+            lambda: F.jacobian(lambda a: a * 2, x, strategy="forward-mode"),
+            lambda: F.jacobian(
+                lambda a: a * 2, x, strategy="forward-mode", vectorize=True, strict=True
+            ),
+            lambda: F.jacobian(
+                lambda a: a * 2, x, strategy="forward-mode", vectorize=True, create_graph=True
+            ),
+            lambda: F.jacobian(lambda a: a * 2, x, vectorize=True, strict=True),
+            lambda: F.hessian(lambda a: a.sum(), x, outer_jacobian_strategy="sideways"),
+        ]
+        out = []
+        for case in cases:
+            try:
+                case()
+                out.append(None)
+            except Exception as e:  # noqa: BLE001
+                out.append((type(e).__name__, str(e)))
+        fm = {"strategy": "forward-mode", "vectorize": True}
+        two = lambda a, b: (a * b, a.exp())
+        results = [
+            F.jacobian(lambda a, b: a * b, (x, y), **fm),
+            F.jacobian(two, (x, y), **fm),
+            F.jacobian(lambda a: (a * 2, a.sum()), x, **fm),
+            F.hessian(lambda a, b: (a * b).pow(2).sum(), (x, y), vectorize=True,
+                      outer_jacobian_strategy="forward-mode"),
+        ]  # fmt: skip
+
+        def shape(o):
+            if isinstance(o, (tuple, list)):
+                return type(o).__name__, [shape(e) for e in o]
+            return o.tolist()
+
+        return out, [shape(r) for r in results]
+
+    assert run(taimatsu) == run(torch)
+
+
 def test_node_hook_sees_gradients_reduced_to_input_shapes():
     seen = []
     for L in (taimatsu, torch):
