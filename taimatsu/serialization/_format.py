@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import device
-from .._layout import layout
+from .._layout import layout, strided
 from .._size import Size
 from .._tensor.core import Tensor, _wrap
 from ..storage import UntypedStorage
@@ -218,7 +218,7 @@ class Pickler(pickle._Pickler):
             plain = _wrap(t._data, t._dtype, t._device)
             plain._storage = t._storage
             return (_REBUILD_PARAMETER, (plain, t.requires_grad, OrderedDict()))
-        if t.is_sparse or t.is_sparse_csr:  # layout and index/value tensors (taimatsu/sparse)
+        if t.layout is not strided:  # layout and index/value tensors (taimatsu/sparse)
             from ..sparse.construction import reduce_args
 
             return (_REBUILD_SPARSE, reduce_args(t))
