@@ -41,3 +41,16 @@ def test_pickle_round_trip():
         assert repr(back) == repr(t), name
         if name in ("coo", "coalesced"):
             assert back.is_coalesced() == t.is_coalesced()
+
+
+@pytest.mark.parametrize("layout", ["csc", "bsr", "bsc"])
+def test_compressed_layouts_save_and_load_both_ways(layout):
+    def make(lib):
+        x = lib.tensor([[1.0, 0, 2, 0], [0, 0, 3, 4], [5, 0, 0, 0], [0, 6, 0, 7]])
+        return x.to_sparse_csc() if layout == "csc" else getattr(x, f"to_sparse_{layout}")(2)
+
+    for src, dst in ((tm, torch), (torch, tm), (tm, tm)):
+        buf = io.BytesIO()
+        src.save(make(src), buf)
+        buf.seek(0)
+        assert repr(dst.load(buf)) == repr(make(dst))
