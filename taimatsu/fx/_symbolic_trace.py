@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -300,24 +301,25 @@ class Tracer:
 
     # ---- the trace -------------------------------------------------------------------------------
     def create_args_for_root(self, root_fn: Callable, is_module: bool, concrete_args=None):
+        """Placeholders for ``root_fn``'s parameters (PyTorch's order: positional, keyword-only,
+        then ``*args`` and ``**kwargs`` as one placeholder each); returns the function to call
+        with them (``root_fn`` with its ``*``/``**`` parameters made plain) and the arguments."""
         sig = inspect.signature(root_fn)
         params = list(sig.parameters.values())
         if is_module:
             params = params[1:]  # self
+        named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        var = [p for p in params if p.kind is p.VAR_POSITIONAL] + [
+            p for p in params if p.kind is p.VAR_KEYWORD
+        ]
         concrete_args = dict(concrete_args or {})
-        for p in params:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise NotImplementedError(
-                    "taimatsu's torch.fx traces functions with named parameters only; "
-                    f"'{p.name}' is a *args/**kwargs parameter"
-                )
         unknown = set(concrete_args) - {p.name for p in params}
         if unknown:
             raise TypeError(
                 f"concrete_args names parameters the function does not have: {sorted(unknown)}"
             )
         args = []
-        for p in params:
+        for p in named:
             if p.name in concrete_args and concrete_args[p.name] is not PH:
                 args.append(self._concrete(p, concrete_args[p.name]))
             else:
@@ -331,7 +333,12 @@ class Tracer:
                         type_expr=root_fn.__annotations__.get(p.name),
                     )
                 )
-        return args
+        for p in var:
+            stars = "*" if p.kind is p.VAR_POSITIONAL else "**"
+            args.append(self.create_proxy("placeholder", stars + p.name, (), {}))
+        if var or any(p.kind is p.KEYWORD_ONLY for p in named):
+            root_fn = _plain_parameters(root_fn)
+        return root_fn, args
 
     def _concrete(self, param, value):
         from .. import Tensor, device, dtype
@@ -383,7 +390,7 @@ class Tracer:
         patcher = _Patcher()
         try:
             self._patch(patcher, fn)
-            args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
+            fn, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
             if isinstance(root, Module):
                 args = [root, *args]
             result = fn(*args)
@@ -438,6 +445,20 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     for (_, name), g in _wrapped_fns_to_patch.items():
         if name in g and callable(g[name]):
             patcher.setitem(g, name, _recording_wrapped(g[name]))
+
+
+def _plain_parameters(fn: Callable) -> Callable:
+    """``fn`` with its keyword-only, ``*args`` and ``**kwargs`` parameters turned into plain
+    positional ones, so a single Proxy can be passed for each."""
+    co = fn.__code__
+    total = co.co_argcount + co.co_kwonlyargcount
+    total += bool(co.co_flags & inspect.CO_VARARGS) + bool(co.co_flags & inspect.CO_VARKEYWORDS)
+    code = co.replace(
+        co_flags=co.co_flags & ~(inspect.CO_VARARGS | inspect.CO_VARKEYWORDS),
+        co_argcount=total,
+        co_kwonlyargcount=0,
+    )
+    return types.FunctionType(code, fn.__globals__, fn.__name__, None, fn.__closure__)
 
 
 def _recording_wrapped(fn):

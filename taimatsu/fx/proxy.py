@@ -187,8 +187,8 @@ class ParameterProxy(Proxy):
     def shape(self):
         return self.param.shape
 
-    def size(self, dim=None):
-        return self.param.size() if dim is None else self.param.size(dim)
+    def size(self):  # PyTorch's ParameterProxy.size takes no dim
+        return self.param.size()
 
     def dim(self) -> int:
         return self.param.dim()

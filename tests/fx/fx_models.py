@@ -75,6 +75,47 @@ class Methods(nn.Module):
         return a, b, c, d, e, x.shape, x.dtype, (x == y), ~(x < y)
 
 
+@torch.fx.wrap
+def deco(x, k=2):
+    return x * k
+
+
+class Sub(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x, scale=1.0, *, shift=0):
+        return self.lin(x) * scale + shift
+
+
+class Mixed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sub = Sub()
+        self.k = 3
+        self.weight = nn.Parameter(torch.ones(3, 3))
+
+    def forward(self, x, mask):
+        y = self.sub(x, 2.0, shift=1)
+        y = y.view(y.size(0), -1)[:, 1:3, None, ...]
+        z = torch.zeros(x.shape, dtype=torch.float64)
+        w = x.to(torch.float64) + z
+        v = x.clamp(max=float("inf"), min=-float("inf"))
+        u = x.masked_fill(mask, 0) @ self.weight.t()
+        t = F.dropout(x, training=self.training) * self.k
+        x2 = x.clone()
+        x2 += 1
+        q = deco(x2, k=3)
+        r = x.to("cpu")
+        return (y, (w, None), v, u, t, q, r, x.shape[1], x.dim(), x.ndim)
+
+
+class VarArgs(nn.Module):
+    def forward(self, x, *rest, scale=2, **named):
+        return x * scale + rest[0] + named["k"]
+
+
 def functional(x, y):
     h = torch.relu(x) + torch.mul(y, 3.0)
     h = torch.tanh(h) - F.gelu(h) + F.leaky_relu(h, 0.2)

@@ -12,7 +12,7 @@ import taimatsu
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
 
-MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods"]
+MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs"]
 
 
 @pytest.fixture(scope="module")
@@ -181,3 +181,60 @@ def test_functions_are_restored_after_a_failed_trace():
         "__call__" not in vars(taimatsu.nn.Module)
         or taimatsu.nn.Module.__call__.__name__ == "__call__"
     )
+
+
+def test_sequential_root_and_mixed_module_run(models):
+    outs = []
+    for lib, ns in zip((taimatsu, torch), models):
+        seq = lib.fx.symbolic_trace(lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU()))
+        mixed = lib.fx.symbolic_trace(ns["Mixed"]())
+        x = lib.ones(2, 3)
+        res = mixed(x, x > 0)
+        var = lib.fx.symbolic_trace(ns["VarArgs"]())
+        outs.append(
+            (
+                str(seq),
+                [
+                    tuple(t.shape) if hasattr(t, "shape") else t
+                    for t in res
+                    if not isinstance(t, tuple)
+                ],
+                res[1][0].dtype == lib.float64,
+                var(lib.ones(2), lib.ones(2), 5, k=lib.ones(2)).tolist(),
+            )
+        )
+    assert outs[0] == outs[1]
+
+
+def test_traced_through_leaves_run(models):
+    """A tracer with no leaf modules records torch._C._nn.linear; the code still runs."""
+    results = []
+    for lib, ns in zip((taimatsu, torch), models):
+
+        class NoLeaves(lib.fx.Tracer):
+            def is_leaf_module(self, m, qualname):
+                return False
+
+        model = ns["Mixed"]()
+        gm = lib.fx.GraphModule(model, NoLeaves().trace(model))
+        x = lib.ones(2, 3)
+        results.append((gm.code, tuple(gm(x, x > 0)[0].shape)))
+    assert results[0] == results[1]
+    assert "torch._C._nn.linear" in results[0][0]
+
+
+def test_param_shapes_constant():
+    def trace(lib):
+        class P(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = lib.nn.Parameter(lib.ones(2, 3))
+
+            def forward(self, x):
+                return (
+                    x.view(self.w.shape[0], -1) + self.w.size()[1] + self.w.dim() + self.w.numel()
+                )
+
+        return str(lib.fx.Tracer(param_shapes_constant=True).trace(P()))
+
+    assert trace(taimatsu) == trace(torch)
