@@ -17,6 +17,7 @@ from ..ops.nn import conv as _nn
 from ..ops.nn import loss as _loss
 from ..ops.nn import pooling as _pooling
 from ..ops.nn import softmax as _softmax
+from ..ops.pointwise.binary import div_scalar
 
 conv2d = _nn.conv2d
 unfold = _nn.unfold
@@ -461,8 +462,9 @@ def _soft_cross_entropy(logp, target, weight, reduction, eps, class_dim):
         return -prod.sum(class_dim)
     if reduction == "sum":
         return -prod.sum()
-    # Over the batch size; with no classes it is 0 and the mean 0/0 = nan, as in PyTorch.
-    return -prod.sum() / (logp.numel() // n_classes if n_classes else 0)
+    # Over the batch size; with no classes it is 0 and the mean 0/0 = nan, as in PyTorch. A C++
+    # Scalar division there: grad_fn DivBackward1.
+    return div_scalar(-prod.sum(), logp.numel() // n_classes if n_classes else 0)
 
 
 def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim):

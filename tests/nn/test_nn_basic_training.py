@@ -94,6 +94,7 @@ def test_cross_entropy_probabilities(reduction):
     t = TF.cross_entropy(tx, T(p), reduction=reduction, label_smoothing=0.1)
     o = OF.cross_entropy(x, p, reduction=reduction, label_smoothing=0.1)
     close(t, o)
+    assert t.grad_fn.name() == o.grad_fn.name()  # mean: DivBackward1 (a C++ Scalar division)
     g = torch.randn(o.shape)
     close(tm.autograd.grad(t, tx, T(g))[0], torch.autograd.grad(o, x, g)[0])
 
