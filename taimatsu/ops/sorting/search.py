@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._flags import warn_once
 from ..._tensor.core import Tensor, _wrap
 from .._dispatch import OUT_EXACT, as_array, result_dtype, scalar_name, takes_out, write_out, xp_for
 from .sort import _no_complex_kernel
@@ -13,6 +14,11 @@ from .sort import _no_complex_kernel
 # ---- searchsorted / bucketize -----------------------------------------------------------------------------
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
                  sorter=None, out=None) -> Tensor:  # fmt: skip
+    return _search(sorted_sequence, input, out_int32, right, side, sorter, out, stacklevel=5)
+
+
+def _search(sorted_sequence, input, out_int32, right, side, sorter, out, stacklevel) -> Tensor:
+    """searchsorted; ``stacklevel`` puts the copy warnings on the user's line."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -26,21 +32,22 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     _no_complex_kernel("searchsorted_out_cpu", sorted_sequence)
     _no_complex_kernel("searchsorted_out_cpu", input)
     seq = sorted_sequence._data
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._data, -1)
     scalar = not isinstance(input, Tensor)
     xp = xp_for(sorted_sequence)
     v = xp.asarray(input) if scalar else input._data
+    if seq.ndim > 1 and (scalar or seq.shape[:-1] != v.shape[:-1]):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+            f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+            f"{list(seq.shape)} and input value tensor {list(v.shape)}"
+        )
+    _warn_non_contiguous(sorted_sequence, None if scalar else input, sorter, stacklevel)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
     how = "right" if right else "left"
     if seq.ndim <= 1:
         r = np.searchsorted(seq, v, how)
     else:
-        if scalar or seq.shape[:-1] != v.shape[:-1]:
-            raise RuntimeError(
-                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
-                f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
-                f"{list(seq.shape)} and input value tensor {list(v.shape)}"
-            )
         s2, v2 = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
         r = np.stack([np.searchsorted(s, x, how) for s, x in zip(s2, v2)]).reshape(v.shape)
     dt = D.int32 if out_int32 else D.int64
@@ -59,7 +66,26 @@ def bucketize(
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
         )
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+    return _search(boundaries, input, out_int32, right, None, None, out, stacklevel=5)
+
+
+_COPY_WARNING = (
+    "torch.searchsorted(): {0} tensor is non-contiguous, this will lower the performance due to extra data copy "
+    "when converting non-contiguous tensor to contiguous, please use contiguous {0} tensor if possible. This "
+    "message will only appear once per program. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BucketizationUtils.h:{1}.)"
+)
+
+
+def _warn_non_contiguous(boundaries: Tensor, input, sorter, stacklevel: int) -> None:
+    """PyTorch's kernel copies non-contiguous operands and says so, once per program each."""
+    for name, t, line in (
+        ("input value", input, 32),
+        ("boundary", boundaries, 38),
+        ("sorter", sorter, 44),
+    ):
+        if t is not None and not t.is_contiguous():
+            warn_once(f"searchsorted_{name}", _COPY_WARNING.format(name, line), stacklevel)
 
 
 # ---- isin ----------------------------------------------------------------------------------------------
