@@ -9,6 +9,7 @@ import copy
 import inspect
 import keyword
 import re
+import warnings
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -171,9 +172,19 @@ class Graph:
         return self.create_node("placeholder", name, args=args, type_expr=type_expr)
 
     def get_attr(self, qualified_name: str, type_expr=None) -> Node:
+        if self.owning_module is not None and not _attr_exists(self.owning_module, qualified_name):
+            warnings.warn(
+                "Attempted to insert a get_attr Node with no underlying reference in the owning "
+                "GraphModule! Call GraphModule.add_submodule to add the necessary submodule, "
+                "GraphModule.add_parameter to add the necessary Parameter, or "
+                "nn.Module.register_buffer to add the necessary buffer",
+                stacklevel=2,
+            )
         return self.create_node("get_attr", qualified_name, type_expr=type_expr)
 
     def call_module(self, module_name: str, args=None, kwargs=None, type_expr=None) -> Node:
+        if self.owning_module is not None:
+            self.owning_module.get_submodule(module_name)  # AttributeError if absent, as in PyTorch
         return self.create_node("call_module", module_name, args, kwargs, type_expr=type_expr)
 
     def call_method(self, method_name: str, args=None, kwargs=None, type_expr=None) -> Node:
@@ -228,8 +239,6 @@ class Graph:
         if to_erase.graph is not self:
             raise RuntimeError(f"Attempting to remove {to_erase} from wrong graph!")
         if to_erase._erased:
-            import warnings
-
             warnings.warn(f"erase_node({to_erase}) on an already erased node", stacklevel=2)
             return
         to_erase._remove_from_list()
@@ -334,6 +343,21 @@ class Graph:
 
     def set_codegen(self, codegen) -> None:
         self._codegen = codegen
+
+
+def _attr_exists(mod, qualified_name: str) -> bool:
+    module_path, _, name = qualified_name.rpartition(".")
+    try:
+        submod = mod.get_submodule(module_path)
+    except AttributeError:
+        warnings.warn(f"Failed to fetch module {module_path}!", stacklevel=3)
+        return False
+    if not hasattr(submod, name):
+        return False
+    from ..nn import Parameter
+
+    res = getattr(submod, name)
+    return _is_module(res) or isinstance(res, Parameter) or name in submod._buffers
 
 
 def _is_module(obj) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 import linecache
+import math
 
 from ..nn import Module
 from .graph import Graph, PythonCode
@@ -62,6 +63,24 @@ def _exec_forward(src: str, globals_: dict):
     linecache.cache[key] = (len(src), None, src.splitlines(True), key)  # tracebacks show the code
     exec(compile(src, key, "exec"), globals_)  # noqa: S102
     return globals_["forward"]
+
+
+def _rebuild(state: dict, src: str, names: dict, class_name: str) -> GraphModule:
+    """Unpickle a GraphModule: run its code on a module holding its state and trace that,
+    every submodule a leaf (as PyTorch's ``reduce_graph_module`` does)."""
+    from ._symbolic_trace import Tracer
+    from .codegen import code_torch
+
+    forward = _exec_forward(src, {"torch": code_torch(), "inf": math.inf, "nan": math.nan, **names})
+    holder_cls = type(class_name, (Module,), {"forward": forward})
+    holder = Module.__new__(holder_cls)
+    holder.__dict__.update(state)
+
+    class KeepModules(Tracer):
+        def is_leaf_module(self, m, qualname: str) -> bool:
+            return True
+
+    return GraphModule(holder, KeepModules().trace(holder), class_name)
 
 
 class GraphModule(Module):
@@ -173,6 +192,61 @@ class GraphModule(Module):
         state = {k: v for k, v in self.__dict__.items() if k != "_graph"}
         holder.__dict__ = copy.deepcopy(state, memo)
         return GraphModule(holder, copy.deepcopy(self._graph, memo))
+
+    # ---- submodules the graph may call -------------------------------------------------------
+    def add_submodule(self, target: str, m: Module) -> bool:
+        """Install ``m`` at the dotted path ``target``, creating empty Modules on the way; False
+        if a step of the path is not a Module."""
+        *prefix, field = target.split(".")
+        mod = self
+        for item in prefix:
+            submod = getattr(mod, item, None)
+            if submod is None:
+                submod = Module()
+                setattr(mod, item, submod)
+            if not isinstance(submod, Module):
+                return False
+            mod = submod
+        mod.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target: str) -> bool:
+        """Remove the submodule at ``target``; False if there is none."""
+        *path, name = target.split(".")
+        mod = self
+        for item in path:
+            if not hasattr(mod, item):
+                return False
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                return False
+        if not isinstance(getattr(mod, name, None), Module):
+            return False
+        delattr(mod, name)
+        return True
+
+    def delete_all_unused_submodules(self) -> None:
+        """Remove the submodules no ``call_module``/``get_attr`` node reaches."""
+        used: set[str] = set()
+        for node in self.graph.nodes:
+            if node.op in ("call_module", "get_attr"):
+                parts = node.target.split(".")
+                used.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+                if node.op == "call_module":
+                    try:
+                        submod = self.get_submodule(node.target)
+                    except AttributeError:
+                        continue
+                    used.update(f"{node.target}.{n}" for n, _ in submod.named_modules() if n)
+        for name in [n for n, _ in self.named_modules() if n not in used and n]:
+            self.delete_submodule(name)
+
+    # ---- pickling: the module's state and its code; unpickling re-traces the code -------------
+    def __reduce__(self):
+        state = {k: v for k, v in self.__dict__.items() if k != "_graph"}
+        python_code = self._graph.python_code(root_module="self")
+        names = {k: v for k, v in python_code.globals.items() if k not in ("torch", "inf", "nan")}
+        return (_rebuild, (state, python_code.src, names, type(self).__name__))
 
     def to_folder(self, folder, module_name: str = "FxModule"):
         raise NotImplementedError("GraphModule.to_folder is not implemented in taimatsu's torch.fx")

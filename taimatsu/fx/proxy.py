@@ -80,8 +80,12 @@ class Proxy:
         return f"Proxy({self.node.name})"
 
     def __getattr__(self, k: str) -> Attribute:
-        if k.startswith("__") and k.endswith("__"):  # copy/pickle probing: not a tensor attribute
-            raise AttributeError(k)
+        if k.startswith("_"):
+            # dunders are copy/pickle probing; _data, _dtype... are taimatsu's internals looking
+            # into a Tensor: a torch function called on a Proxy outside symbolic_trace (PyTorch
+            # records it through __torch_function__; taimatsu records it during a trace only)
+            # must fail here, not record reads of internals
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{k}'")
         return Attribute(self, k)
 
     def __getstate__(self):
@@ -202,3 +206,12 @@ class ParameterProxy(Proxy):
 
     def nelement(self) -> int:
         return self.param.nelement()
+
+
+def __getattr__(name: str):
+    # GraphAppendingTracer is a Tracer, which is built on this module: defined with it
+    if name == "GraphAppendingTracer":
+        from ._symbolic_trace import GraphAppendingTracer
+
+        return GraphAppendingTracer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
