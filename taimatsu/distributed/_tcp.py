@@ -270,7 +270,7 @@ class World:
             raise TransportError("the process group was destroyed")
         if src is not None and src in self._gone:
             raise self._lost(src)
-        if src is None and all(p in self._gone for p in peers):
+        if src is None and peers and all(p in self._gone for p in peers):
             raise self._lost(next(iter(peers)))
 
     def receive(self, key: str, src: int, stop) -> bytearray:

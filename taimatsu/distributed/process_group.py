@@ -182,11 +182,11 @@ def _expected_rank_and_size(init_method, rank: int, world_size: int) -> tuple[in
                         "Error initializing torch.distributed using env:// rendezvous: "
                         f"environment variable {name} expected, but not set"
                     )
-    elif str(init_method).startswith("tcp://") and _launcher_rank() is None:
-        rendezvous.check_tcp_url(init_method)
+    elif _launcher_rank() is None:  # tcp:// and file:// carry both, as in PyTorch
+        scheme = rendezvous.check_url(init_method)
         for what, value in (("rank", rank), ("world size", world_size)):
             if value == -1:
-                raise rendezvous.init_error("tcp", f"{what} parameter missing")
+                raise rendezvous.init_error(scheme, f"{what} parameter missing")
     return rank, world_size
 
 

@@ -31,10 +31,16 @@ def init_error(scheme: str, what: str) -> ValueError:
     return ValueError(f"Error initializing torch.distributed using {scheme}:// rendezvous: {what}")
 
 
-def check_tcp_url(init_method: str) -> None:
-    """PyTorch's checks of a ``tcp://`` init method whose rank and world size come from it."""
-    if not urlparse(init_method).port:
+def check_url(init_method: str) -> str:
+    """PyTorch's checks of a ``tcp://`` or ``file://`` init method; its scheme."""
+    url = urlparse(init_method)
+    if url.scheme == "tcp" and not url.port:
         raise init_error("tcp", "port number missing")
+    if url.scheme == "file" and not url.path:
+        raise init_error("file", "path missing")
+    if url.scheme not in ("tcp", "file", "env"):
+        raise RuntimeError(f"No rendezvous handler for {url.scheme}://")
+    return url.scheme
 
 
 def master_of(init_method: str | None) -> tuple:
@@ -45,12 +51,9 @@ def master_of(init_method: str | None) -> tuple:
                 raise init_error("env", f"environment variable {name} expected, but not set")
         return "tcp", os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
     url = urlparse(init_method)
-    if url.scheme == "tcp":
-        check_tcp_url(init_method)
+    if check_url(init_method) == "tcp":
         return "tcp", url.hostname, url.port
-    if url.scheme == "file":
-        return "file", url.path
-    raise ValueError(f"No rendezvous handler for {url.scheme}://")
+    return "file", url.path
 
 
 # ---- small framed JSON messages ------------------------------------------------------------

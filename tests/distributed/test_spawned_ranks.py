@@ -152,17 +152,23 @@ def test_missing_rank_and_unreachable_master_raise_pytorchs_errors(torch_oracle)
     assert (type(unreachable).__name__, str(unreachable)) == (type(theirs).__name__, str(theirs))
 
 
-def test_tcp_url_errors_match(torch_oracle):
+def test_init_method_errors_match(torch_oracle, tmp_path):
+    path = f"file://{tmp_path}/rendezvous"
     for kwargs in (
         {"init_method": "tcp://127.0.0.1:29500", "world_size": 2},
         {"init_method": "tcp://127.0.0.1:29500", "rank": 0},
         {"init_method": "tcp://127.0.0.1", "rank": 0, "world_size": 2},
+        {"init_method": path, "world_size": 2},
+        {"init_method": path, "rank": 0},
+        {"init_method": "file://", "rank": 0, "world_size": 2},
+        {"init_method": "foo://x", "rank": 0, "world_size": 2},
     ):
-        with pytest.raises(ValueError) as theirs:
+        with pytest.raises((ValueError, RuntimeError)) as theirs:
             torch_oracle.distributed.init_process_group("gloo", **kwargs)
-        with pytest.raises(ValueError) as ours:
+        with pytest.raises((ValueError, RuntimeError)) as ours:
             dist.init_process_group("gloo", **kwargs)
-        assert str(ours.value) == str(theirs.value)
+        assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+    assert not dist.is_initialized()
 
 
 def _peer(mode: str, url: str) -> subprocess.Popen:
