@@ -231,6 +231,8 @@ def index_copy_(self, dim, index, source):
 
 
 def _index_put_vjp(node, g):
+    if node._saved:
+        node.saved()  # the index tensors: PyTorch's version check when one was written since
     gi = gv = None
     if node.next_functions[0][0] is not None:
         gi = g if node.accumulate else index_put_key(g, node.key, g.new_zeros(()))
@@ -270,8 +272,12 @@ def _key_of(input: Tensor, indices):
     return _advanced_key(input, _Parsed(None, adv, masks))
 
 
-def index_put_key(input: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
-    """A copy of ``input`` with ``values`` put (or, accumulating, added) at NumPy ``key``."""
+def index_put_key(
+    input: Tensor, key, values: Tensor, accumulate: bool = False, indices: tuple = ()
+) -> Tensor:
+    """A copy of ``input`` with ``values`` put (or, accumulating, added) at NumPy ``key``.
+    ``indices``: the index tensors ``key`` came from, saved as PyTorch's IndexPutBackward0 saves
+    them (written in place before the backward, they raise its version error)."""
     if input._dtype in D._SHELL_UINTS:
         raise NotImplementedError(
             f"\"index_put\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
@@ -300,20 +306,25 @@ def index_put_key(input: Tensor, key, values: Tensor, accumulate: bool = False) 
         out[key] = v
     r = _wrap(out, input._dtype, input._device)
     if _gm.enabled and (input._rg or values._rg):
-        record(_IndexPut, (input, values), r, (), key=key, accumulate=accumulate)
+        record(_IndexPut, (input, values), r, indices, key=key, accumulate=accumulate)
     return _tangent(r, lambda a, b: index_put_key(a, key, b, accumulate), input, values)
 
 
-def index_put_key_(self: Tensor, key, values: Tensor, accumulate: bool = False) -> Tensor:
-    return inplace(self, lambda s, v: index_put_key(s, key, v, accumulate), (values,), False)
+def index_put_key_(
+    self: Tensor, key, values: Tensor, accumulate: bool = False, indices: tuple = ()
+) -> Tensor:
+    return inplace(
+        self, lambda s, v: index_put_key(s, key, v, accumulate, indices), (values,), False
+    )
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
-    return index_put_key(input, _key_of(input, indices), values, accumulate)
+    key = _key_of(input, indices)
+    return index_put_key(input, key, values, accumulate, tuple(indices))
 
 
 def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
-    return index_put_key_(self, _key_of(self, indices), values, accumulate)
+    return index_put_key_(self, _key_of(self, indices), values, accumulate, tuple(indices))
 
 
 # ---- masks / nonzero / take ---------------------------------------------------------------------------------

@@ -448,7 +448,9 @@ def setitem(self: Tensor, index, value) -> None:
         return
     if p.adv or p.masks:
         key = _advanced_key(target, p)
-        index_put_key_(target, key, _strip_leading_ones(value))
+        items = index if isinstance(index, tuple) else (index,)
+        indices = tuple([t for t in items if isinstance(t, Tensor)])  # saved, as PyTorch's
+        index_put_key_(target, key, _strip_leading_ones(value), indices=indices)
         return
     _copy_to(target, value)
 
