@@ -8,12 +8,19 @@ import warnings
 from .._size import Size
 from .._tensor.core import Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.introspection import typename
 from . import constraints
 from .utils import lazy_property as _lazy
 
 __all__ = ["Distribution"]
 
 _NO_SHAPE = Size()  # the default batch, event and sample shape
+
+
+
+def _shown(cls: type) -> str:
+    """``str(cls)`` as PyTorch prints it: taimatsu's classes under their ``torch`` module names."""
+    return f"<class '{typename(cls)}'>"
 
 
 class Distribution:
@@ -45,7 +52,7 @@ class Distribution:
         except NotImplementedError:
             arg_constraints = {}
             warnings.warn(
-                f"{self.__class__} does not define `arg_constraints`. Please set "
+                f"{_shown(type(self))} does not define `arg_constraints`. Please set "
                 "`arg_constraints = {}` or initialize the distribution with "
                 "`validate_args=False` to turn off validation.",
                 stacklevel=3,
@@ -103,7 +110,7 @@ class Distribution:
 
     @property
     def mode(self):
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
+        raise NotImplementedError(f"{_shown(type(self))} does not implement mode")
 
     @property
     def variance(self):
@@ -168,7 +175,7 @@ class Distribution:
             support = self.support
         except NotImplementedError:
             warnings.warn(
-                f"{self.__class__} does not define `support` to enable sample validation. "
+                f"{_shown(type(self))} does not define `support` to enable sample validation. "
                 "Please initialize the distribution with `validate_args=False` to turn off "
                 "validation.",
                 stacklevel=3,

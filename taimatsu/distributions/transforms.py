@@ -18,6 +18,7 @@ from numbers import Real
 
 from .. import _dtype as D
 from . import constraints
+from .distribution import _shown
 from .independent import _sum_rightmost
 from .utils import broadcast_all
 
@@ -82,7 +83,7 @@ class Transform:
             return self
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
-        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+        raise NotImplementedError(f"{_shown(type(self))}.with_cache is not implemented")
 
     def __eq__(self, other):
         return self is other
