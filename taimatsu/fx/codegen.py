@@ -12,7 +12,7 @@ import builtins
 import math
 
 from .graph import Graph, PythonCode, _Namespace
-from .node import Node, _qualified_name, map_arg
+from .node import Node, _qualified_name, _type_repr, map_arg
 from .proxy import magic_methods
 
 __all__ = ["code_torch", "python_code"]
@@ -162,13 +162,19 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
             return f': "{_dtype_abbr(meta.dtype)}{list(meta.shape)}"'
         return ""
 
+    def type_annotation(node: Node) -> str:
+        if node.type is None:
+            return ""
+        return f" : {add_global(_type_repr(node.type), node.type)}"
+
+    return_annotation = ""
     for node in graph.nodes:
         if verbose and node.op not in ("placeholder", "output"):
             trace = node.stack_trace
             if not trace and previous_trace != "":
                 previous_trace = ""
                 body.append("\n# No stacktrace found for following nodes\n")
-        ann = annotation(node)
+        ann = type_annotation(node) or annotation(node)
         if node.op == "placeholder":
             default = f" = {get_repr(node.args[0])}" if node.args else ""
             free_vars.append(f"{node.target}{ann}{default}")
@@ -215,6 +221,8 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
         elif node.op == "get_attr":
             body.append(f"{node!r}{ann} = {_format_target(root_module, node.target)}")
         elif node.op == "output":
+            if node.type is not None:
+                return_annotation = f" -> {type_annotation(node)[3:]}"
             body.append(f"return {get_repr(node.args[0])}")
         else:
             raise NotImplementedError(f"node: {node.op} {node.target}")
@@ -225,7 +233,7 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
     wrap_stmts = "\n".join(f'torch.fx._symbolic_trace.wrap("{name}")' for name in wrapped_fns)
     code = "".join(body).lstrip("\n")
     code = "\n".join("    " + line for line in code.split("\n"))
-    src = f"\n{wrap_stmts}\n\ndef forward({', '.join(free_vars)}):\n{code}"
+    src = f"\n{wrap_stmts}\n\ndef forward({', '.join(free_vars)}){return_annotation}:\n{code}"
     return PythonCode(src, globals_)
 
 

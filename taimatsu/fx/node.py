@@ -286,6 +286,21 @@ class Node:
 
 
 def _type_repr(t) -> str:
+    """A type annotation as PyTorch prints it (``torch.Tensor``, ``int``, ``typing.List[int]``)."""
     if isinstance(t, type):
-        return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+        if t.__module__ == "builtins":
+            return t.__qualname__
+        module = t.__module__
+        if module == "taimatsu" or module.startswith("taimatsu."):
+            import taimatsu
+
+            # taimatsu's public classes print under torch's name (Tensor is torch.Tensor)
+            module = (
+                "torch" if getattr(taimatsu, t.__qualname__, None) is t else "torch" + module[8:]
+            )
+        return f"{module}.{t.__qualname__}"
+    if t is ...:
+        return "..."
+    if isinstance(t, types.FunctionType):
+        return t.__name__
     return repr(t)

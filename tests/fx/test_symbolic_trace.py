@@ -238,3 +238,44 @@ def test_param_shapes_constant():
         return str(lib.fx.Tracer(param_shapes_constant=True).trace(P()))
 
     assert trace(taimatsu) == trace(torch)
+
+
+def annotated_and_nested(lib):
+    def f(x: lib.Tensor, n: int = 2) -> lib.Tensor:
+        lib._assert(x.dim() == 2, "need 2d")
+        lib.relu(x)
+        return x * n
+
+    g = lib.fx.symbolic_trace(f)
+    out = [str(g.graph), g.code, g.graph.eliminate_dead_code()]
+    g.recompile()
+    out += [g.code, g(lib.ones(2, 2)).tolist()]
+    try:
+        g(lib.ones(2))
+    except AssertionError as e:
+        out.append(str(e))
+
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = lib.fx.symbolic_trace(lib.nn.Sequential(lib.nn.Linear(2, 2)))
+
+        def forward(self, x):
+            return self.inner(x).relu()
+
+    class Leafy(lib.fx.Tracer):
+        def is_leaf_module(self, m, qualname):
+            return True
+
+    outer = lib.fx.symbolic_trace(Outer())
+    gm = lib.fx.GraphModule(Outer(), Leafy().trace(Outer()))
+    out += [
+        str(outer),
+        gm.print_readable(print_output=False),
+        [n.name for n in reversed(gm.graph.nodes)],
+    ]
+    return out
+
+
+def test_annotations_dead_code_and_nested_graph_modules():
+    assert annotated_and_nested(taimatsu) == annotated_and_nested(torch)
