@@ -175,7 +175,47 @@ PARAM = {
     "sn": lambda nn: nn.utils.parametrizations.spectral_norm(nn.Linear(3, 4)),
     "sn-convT": lambda nn: nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 3), n_power_iterations=2),
     "legacy-wn": lambda nn: nn.utils.weight_norm(nn.Linear(3, 4)),
+    "orth": lambda nn: nn.utils.parametrizations.orthogonal(nn.Linear(3, 3)),
+    "orth-tall": lambda nn: nn.utils.parametrizations.orthogonal(nn.Linear(3, 5)),
+    "orth-wide-cayley": lambda nn: nn.utils.parametrizations.orthogonal(nn.Linear(3, 2), orthogonal_map="cayley"),
+    "orth-householder-notriv": lambda nn: nn.utils.parametrizations.orthogonal(
+        nn.Linear(3, 4), "weight", "householder", use_trivialization=False),
+    "orth-conv-exp": lambda nn: nn.utils.parametrizations.orthogonal(nn.Conv2d(2, 2, 3), orthogonal_map="matrix_exp"),
 }  # fmt: skip
+
+
+def test_orthogonal_assignment_and_errors_match_pytorch():
+    def run(lib):
+        P = lib.nn.utils.parametrizations
+        lib.manual_seed(0)
+        m = P.orthogonal(lib.nn.Linear(3, 3))
+        with lib.no_grad():
+            m.weight = lib.randn(3, 3)  # not orthogonal: its Q factor becomes the base
+        out = [m.weight.tolist(), sorted(m.state_dict())]
+        cases = [
+            lambda: P.orthogonal(lib.nn.Linear(3, 3), name="bias"),
+            lambda: P.orthogonal(lib.nn.Linear(3, 3), name="foo"),
+            lambda: P.orthogonal(lib.nn.Linear(3, 3), orthogonal_map="svd"),
+            lambda: P.orthogonal(
+                lib.nn.Linear(3, 3, dtype=lib.cfloat), orthogonal_map="householder"
+            ),
+            lambda: setattr(
+                P.orthogonal(lib.nn.Linear(3, 3), use_trivialization=False), "weight", lib.eye(3)
+            ),
+            lambda: setattr(m, "weight", lib.eye(4)),
+        ]
+        for case in cases:
+            try:
+                with lib.no_grad():
+                    case()
+                out.append(None)
+            except Exception as e:  # noqa: BLE001
+                out.append((type(e).__name__, str(e).replace("torch.", "")))
+        return out
+
+    t, o = run(tm), run(torch)
+    np.testing.assert_allclose(t[0], o[0], rtol=1e-5, atol=1e-6)
+    assert t[1:] == o[1:]
 
 
 @pytest.mark.parametrize("kind", list(PARAM))
