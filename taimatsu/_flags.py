@@ -106,9 +106,14 @@ def is_warn_always_enabled() -> bool:
 
 # ---- flush denormal -------------------------------------------------------------------------------------
 def set_flush_denormal(mode: bool) -> bool:
+    """Flush denormal floats to zero (x86-64: the CPU's FTZ and DAZ modes) in the calling thread,
+    and in threads it starts later; threads already running (NumPy's BLAS, taimatsu's helpers)
+    keep denormals. Returns whether the mode could be set (False off x86-64/glibc)."""
     if not isinstance(mode, bool):
         raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")  # noqa: TRY004 (PyTorch's type)
-    return False
+    from .backend.denormals import set_flush_denormal as _set  # ctypes: loaded on first use
+
+    return _set(mode)
 
 
 # ---- default device and tensor type --------------------------------------------------------------------
