@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import threading
 import types
 import warnings
 from collections.abc import Callable
@@ -30,6 +31,10 @@ __all__ = ["PH", "GraphAppendingTracer", "Tracer", "symbolic_trace", "wrap"]
 
 # (id(module globals), name) -> globals, for torch.fx.wrap
 _wrapped_fns_to_patch: dict[tuple[int, str], dict] = {}
+# Traces swap module attributes, so two threads tracing at once would restore each other's
+# swaps: traces run one at a time (a trace inside a trace, on the same thread, is fine).
+_trace_lock = threading.RLock()
+_patch_depth = 0  # traces running now; only the outermost swaps the torch functions
 
 # Tensor operators with a Proxy on the right: PyTorch records the Tensor method they dispatch to
 _TENSOR_OPERATORS = {
@@ -118,6 +123,9 @@ class _Patcher:
         old = d[name]
         d[name] = value
         self._undo.append(lambda: d.__setitem__(name, old))
+
+    def add_undo(self, fn: Callable[[], None]) -> None:
+        self._undo.append(fn)
 
     def restore(self) -> None:
         while self._undo:
@@ -388,6 +396,7 @@ class Tracer:
         self.graph = Graph(tracer_cls=type(self))
         self.tensor_attrs = {}
         patcher = _Patcher()
+        _trace_lock.acquire()
         try:
             self._patch(patcher, fn)
             fn, args = self.create_args_for_root(fn, isinstance(root, Module), concrete_args)
@@ -403,6 +412,7 @@ class Tracer:
             )
         finally:
             patcher.restore()
+            _trace_lock.release()
             self.submodule_paths = None
         return self.graph
 
@@ -438,6 +448,16 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     receive a Proxy (until ``patcher.restore()``)."""
     from .. import Tensor
 
+    global _patch_depth
+    _patch_depth += 1
+
+    def leave():
+        global _patch_depth
+        _patch_depth -= 1
+
+    patcher.add_undo(leave)
+    if _patch_depth > 1:
+        return  # a trace inside a trace: the recording functions serve every tracer already
     for module, name, _, layout in traced_namespaces():
         patcher.setattr(module, name, _recording_function(getattr(module, name), layout))
     for dunder, method in _TENSOR_OPERATORS.items():

@@ -279,3 +279,49 @@ def annotated_and_nested(lib):
 
 def test_annotations_dead_code_and_nested_graph_modules():
     assert annotated_and_nested(taimatsu) == annotated_and_nested(torch)
+
+
+def nested_trace(lib):
+    codes = []
+
+    class Inner(lib.nn.Module):
+        def forward(self, x):
+            codes.append(
+                lib.fx.symbolic_trace(lambda y: lib.relu(y) + 1).code
+            )  # a trace in a trace
+            return lib.sigmoid(x) * 2
+
+    class Outer(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+
+        def forward(self, x):
+            return self.inner(x)
+
+    codes.append(lib.fx.symbolic_trace(Outer()).code)
+    return codes
+
+
+def test_trace_inside_a_trace():
+    assert nested_trace(taimatsu) == nested_trace(torch)
+
+
+def test_traces_from_threads_restore_the_functions():
+    import threading
+
+    relu = taimatsu.relu
+    codes = []
+
+    def work():
+        for _ in range(4):
+            codes.append(taimatsu.fx.symbolic_trace(lambda x: taimatsu.relu(x) + x.sum()).code)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(codes) == 12
+    assert set(codes) == {torch.fx.symbolic_trace(lambda x: torch.relu(x) + x.sum()).code}
+    assert taimatsu.relu is relu
