@@ -802,6 +802,7 @@ div = divide = true_divide = _sparse_dispatch.sparse_first(div, "div")
 sum = _sparse_dispatch.sparse_first(sum, "sum")  # noqa: A001
 t = _sparse_dispatch.sparse_first(t, "t")
 transpose = _sparse_dispatch.sparse_first(transpose, "transpose")
+unbind = _sparse_dispatch.sparse_first(unbind, "unbind")
 neg = negative = _sparse_dispatch.sparse_first(neg, "neg")
 abs = absolute = _sparse_dispatch.sparse_first(abs, "abs")  # noqa: A001
 zeros_like = _sparse_dispatch.zeros_like(zeros_like)
