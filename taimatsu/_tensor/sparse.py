@@ -103,6 +103,10 @@ class SparseData:
     # the few elementwise ops whose result is dense in PyTorch anyway.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or ufunc.__name__ not in _DENSIFYING:
+            if self.layout is not sparse_coo:  # PyTorch's TensorIterator refuses the layout
+                from ..sparse.compressed import KIND
+
+                raise RuntimeError(f"unsupported tensor layout: {KIND[self.layout]}")
             name = _ATEN_NAME.get(ufunc.__name__, ufunc.__name__)
             if name in _COMPARISONS:  # PyTorch names the overload: a tensor or a scalar other
                 scalar = any(isinstance(x, (int, float, complex, np.generic)) for x in inputs)
@@ -163,8 +167,7 @@ class SparseTensor(Tensor):
 
     def stride(self, dim=None):
         if self._data.layout is not sparse_coo:
-            name = self._data.layout.name[len("sparse_") :].upper()
-            raise RuntimeError(f"Sparse {name} tensors do not have strides")
+            raise RuntimeError(f"Sparse {_short_name(self)} tensors do not have strides")
         st = (0,) * self._data.ndim  # what PyTorch reports for a COO tensor
         return st if dim is None else st[dim]
 
@@ -195,13 +198,20 @@ class SparseTensor(Tensor):
         return 0
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if self._data.layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {_short_name(self)} tensors do not have is_contiguous")
         return False
 
     def contiguous(self, memory_format=None):
         raise RuntimeError("unsupported memory format option Contiguous")
 
     def numpy(self, *, force: bool = False):
-        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+        kind = (
+            "Sparse" + _short_name(self).capitalize() if self.layout is not sparse_coo else "Sparse"
+        )
+        raise TypeError(
+            f"can't convert {kind} layout tensor to numpy. Use Tensor.to_dense() first."
+        )
 
     def __array__(self, dtype=None, copy=None):
         self.numpy()
@@ -220,10 +230,24 @@ class SparseTensor(Tensor):
         raise not_implemented("view", self._data.layout, self._device)
 
     def reshape(self, *shape):
+        if self._data.layout is not sparse_coo:
+            raise RuntimeError(f"Sparse {_short_name(self)} tensors do not have is_contiguous")
         raise RuntimeError("reshape is not implemented for sparse tensors")
+
+    def t_(self):
+        if self._data.layout is not sparse_coo:
+            raise RuntimeError(
+                "torch.transpose_: in-place transposition is not supported for "
+                f"{_sp().kind(self)} layout"
+            )
+        return super().t_()
 
     def __iter__(self):
         raise not_implemented("unbind.int", self._data.layout, self._device)
+
+    def unbind(self, dim: int = 0):
+        """The slices along ``dim`` (``select``), as PyTorch's ``unbind`` of a sparse tensor."""
+        return tuple(self.select(dim, i) for i in range(self.shape[dim]))
 
     def __getitem__(self, index):
         return _indexing().getitem(self, index)
@@ -404,9 +428,13 @@ class SparseTensor(Tensor):
         return _arith().sum(self, dim, keepdim, dtype, method=True)
 
     def softmax(self, dim: int, dtype=None):
+        if self._data.layout is not sparse_coo:
+            raise _compressed_error(self, "softmax", "_softmax.out")
         return _arith().softmax(self, dim, dtype)
 
     def log_softmax(self, dim: int, dtype=None):
+        if self._data.layout is not sparse_coo:
+            raise _compressed_error(self, "softmax", "_log_softmax.out")
         return _arith().log_softmax(self, dim, dtype)
 
     # ---- matrix products ------------------------------------------------------------------------
@@ -435,10 +463,96 @@ def _unary_method(name):
 
 def _no_kernel_method(name, aten):
     def method(self, *args, **kwargs):
+        if self._data.layout is not sparse_coo:
+            raise _compressed_error(self, name, aten)
         raise not_implemented(aten, self._data.layout, self._device)
 
     method.__name__ = name
     return method
+
+
+_POINTWISE = frozenset(
+    [
+        "exp",
+        "log",
+        "sigmoid",
+        "cos",
+        "cosh",
+        "exp2",
+        "log2",
+        "log10",
+        "reciprocal",
+        "rsqrt",
+        "erfc",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+    ]
+)
+# The compressed layouts' errors where PyTorch reaches another kernel than COO's.
+_COMPRESSED_ATEN = {"argmax": "argmax.out", "cumsum": "cumsum.out", "mean": "mean.out",
+                    "permute": "as_strided"}  # fmt: skip
+
+
+def _compressed_error(t: SparseTensor, name: str, aten: str) -> Exception:
+    """PyTorch's error for a method with no kernel for a compressed layout."""
+    from ..sparse.compressed import BLOCK, KIND
+
+    layout = t._data.layout
+    if name in _POINTWISE:
+        return RuntimeError(f"unsupported tensor layout: {KIND[layout]}")
+    if name == "squeeze":
+        return RuntimeError(f"Sparse {_short_name(t)} tensors do not have strides")
+    if name == "flatten":
+        return RuntimeError(f"Sparse {_short_name(t)} tensors do not have is_contiguous")
+    if name == "expand":
+        return RuntimeError(f"expand is unsupported for {KIND[layout]} tensors")
+    if name == "logsumexp" or (name in ("cumsum", "softmax") and layout in BLOCK):
+        if name != "logsumexp":
+            return RuntimeError(
+                "empty_sparse_compressed expected sparse compressed (non-block) tensor layout "
+                f"but got {KIND[layout]}"
+            )
+        return RuntimeError(
+            "torch.empty: Only batched sparse compressed (non-block) tensors are supported, but "
+            "got size [0]"
+        )
+    return not_implemented(_COMPRESSED_ATEN.get(name, aten), layout, t._device)
+
+
+def _in_place_method(name):
+    """``neg_``, ``abs_``, ``sqrt_``...: the op applied to the values where they are."""
+
+    def method(self, *args, **kwargs):
+        data = self._data
+        if name == "square_":  # PyTorch runs pow_, which has no sparse kernel
+            if data.layout is sparse_coo:
+                raise not_implemented("pow_.Scalar", data.layout, self._device)
+            raise _compressed_error(self, "exp", "pow_")
+        if self._rg and _gm_enabled():
+            if self.grad_fn is None:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                )
+            raise NotImplementedError(f"taimatsu: {name} of a sparse tensor that requires grad")
+        if data.layout is sparse_coo and not data.coalesced and name != "neg_":
+            raise RuntimeError(f"{name} requires coalesced input")
+        r = getattr(_wrap(data.values, self._dtype, self._device), name[:-1])(*args, **kwargs)
+        data.values[...] = r._data
+        self._vc[0] += 1
+        return self
+
+    method.__name__ = name
+    return method
+
+
+def _gm_enabled() -> bool:
+    from ..autograd.grad_mode import state
+
+    return state.enabled
 
 
 # PyTorch runs these on a COO tensor's values; the common dense ops it has no sparse kernel for
@@ -500,9 +614,15 @@ for _n, _aten in (
     ("flatten", "flatten"),
     ("permute", "permute"),
     ("expand", "expand"),
-    ("unbind", "unbind.int"),
 ):
     setattr(SparseTensor, _n, _no_kernel_method(_n, _aten))
+for _n in ("neg_", "abs_", "sqrt_", "sin_", "tanh_", "relu_", "square_"):
+    setattr(SparseTensor, _n, _in_place_method(_n))
+
+
+def _short_name(t: SparseTensor) -> str:
+    """CSR, CSC, BSR, BSC: how PyTorch's messages name a compressed layout."""
+    return t._data.layout.name[len("sparse_") :].upper()
 
 
 def _shallow(data: SparseData) -> SparseData:

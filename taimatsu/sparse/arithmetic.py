@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from .._layout import sparse_coo, sparse_csr, strided
+from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .._tensor.core import Tensor, _wrap
 from .._tensor.sparse import SparseTensor, not_implemented
 from ..autograd.grad_mode import state as _gm
@@ -26,12 +26,20 @@ from .construction import (
     coalesce,
     coo,
     coo_arrays,
+    kind,
     like,
     masked_like,
     masked_values,
     pattern,
     to_dense,
     values,
+)
+
+# PyTorch's CPU kernel adding a dense tensor and a block-compressed one fails its own check.
+_BLOCK_ADD_ASSERT = RuntimeError(
+    'src.layout() == kSparseCsr || src.layout() == kSparseCsc INTERNAL ASSERT FAILED at "/__w/'
+    'pytorch/pytorch/aten/src/ATen/native/sparse/SparseCsrTensorMath.cpp":835, please report a '
+    "bug to PyTorch. "
 )
 
 
@@ -79,9 +87,11 @@ def _add_arrays(a: SparseTensor, b: SparseTensor, alpha, dtype):
 def add(a: SparseTensor, other, *, alpha=1) -> Tensor:
     """``sparse + other``: sparse + sparse is sparse; a dense or scalar ``other`` is PyTorch's error."""
     if not isinstance(other, SparseTensor):
-        raise RuntimeError(  # noqa: TRY004  (PyTorch raises RuntimeError)
-            "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
-        )
+        if a.layout in (sparse_bsr, sparse_bsc) and isinstance(other, Tensor):
+            raise _BLOCK_ADD_ASSERT
+        if a.layout in (sparse_csr, sparse_csc) and isinstance(other, Tensor):
+            return to_dense(a) + other * alpha if alpha != 1 else to_dense(a) + other
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     _same_size(a, other)
     dtype = D.promote_types(a._dtype, other._dtype)
     idx, vals, done = _add_arrays(a, other, alpha, dtype)
@@ -104,6 +114,8 @@ def radd(a: SparseTensor, other) -> Tensor:
     if not isinstance(other, Tensor) or other.dim() == 0 and not isinstance(other, SparseTensor):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     _same_size(other, a)
+    if a.layout in (sparse_bsr, sparse_bsc):
+        raise _BLOCK_ADD_ASSERT
     out = other.detach() + to_dense(a.detach())
     if _gm.enabled and (a._rg or other._rg):
         record(_AddBackward, (other, a), out, alpha=1)
@@ -159,6 +171,13 @@ def mul(a: SparseTensor, other) -> Tensor:
             other_value = other.detach() if isinstance(other, Tensor) else other
             record(_MulScalarBackward, (a, scalar), out, other=other_value, a=a.detach())
         return out
+    if a.layout in (sparse_csc, sparse_bsr, sparse_bsc):
+        if a.layout is sparse_csc:
+            raise RuntimeError("Expected result Tensor to be of format CSR")
+        raise RuntimeError(
+            "empty_sparse_compressed expected sparse compressed (non-block) tensor layout but "
+            f"got {kind(a)}"
+        )
     if isinstance(other, SparseTensor):
         return _mul_sparse(a, other)
     if not isinstance(other, Tensor):
@@ -203,9 +222,13 @@ def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     _same_size(a, b, "mul")
     if _gm.enabled and (a._rg or b._rg):
         raise NotImplementedError("taimatsu: the gradient of sparse * sparse is not implemented")
+    xp = xp_of(a._device)
+    if a.layout is sparse_csr and b.layout is sparse_csr:  # the entries both hold, as CSR
+        product = _mul_sparse(a.to_sparse().coalesce(), b.to_sparse().coalesce())
+        parts = compressed.from_element_coo(xp, *coo_arrays(product), a.shape, sparse_csr)
+        return compressed.make(sparse_csr, *parts, a.shape, product._dtype, a._device)
     if a.layout is not sparse_coo or b.layout is not sparse_coo:
         raise not_implemented("mul.Tensor", sparse_csr, a._device)
-    xp = xp_of(a._device)
     dtype = D.promote_types(a._dtype, b._dtype)
     shape = a._data.shape
     if a._data.coalesced and b._data.coalesced:
@@ -224,6 +247,8 @@ def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
 
 
 def div(a: SparseTensor, other) -> SparseTensor:
+    if a.layout is not sparse_coo:
+        raise RuntimeError(f"unsupported tensor layout: {kind(a)}")
     if not _is_scalar(other):
         raise not_implemented("div.Tensor", a.layout, a._device)
     vals = _wrap(a._data.values, a._dtype, a._device) / other
@@ -246,6 +271,8 @@ def unary(a: SparseTensor, name: str, *args, **kwargs) -> SparseTensor:
     from .construction import sparse_coo_tensor
 
     if a.layout is not sparse_coo:  # a compressed layout: the op on its values, pattern kept
+        if name == "pow":
+            raise RuntimeError(f"unsupported tensor layout: {kind(a)}")
         if a._rg and _gm.enabled:
             raise NotImplementedError(
                 f"taimatsu: the gradient of {name} of a {a.layout} tensor is not implemented"
@@ -298,15 +325,17 @@ def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None, method=False) -> T
     if dtype is not None:
         a = a.to(dtype)
     if dim is None:
+        if not method and a.layout is not sparse_coo:  # torch.sparse.sum coalesces first
+            coalesce(a)
         vals = _wrap(a._data.values, a._dtype, a._device).detach().sum()
         out = vals
         if _gm.enabled and a._rg:
             record(_SumBackward, (a,), out, like=a)
         return out
+    if a.layout is not sparse_coo:
+        _compressed_sum_error(a, keepdim, method)
     if keepdim:
         raise NotImplementedError("taimatsu: sparse sum with keepdim=True is not implemented")
-    if a.layout is not sparse_coo:
-        a = a.to_sparse()
     n, k = a.dim(), a.sparse_dim()
     dims = sorted({d % n for d in (dim if isinstance(dim, (tuple, list)) else (dim,))})
     keep = [d for d in range(k) if d not in dims]
@@ -326,6 +355,21 @@ def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None, method=False) -> T
         node = _SumDimBackward if method else _SparseSumBackward  # Tensor.sum vs torch.sparse.sum
         record(node, (a,), out, like=a, keep=keep, dense_axes=dense_axes)
     return out
+
+
+def _compressed_sum_error(a: SparseTensor, keepdim: bool, method: bool) -> None:
+    """PyTorch's errors for sums over dims of a compressed tensor (CSR with keepdim=True,
+    which PyTorch computes, is not implemented here)."""
+    if not method:  # torch.sparse.sum reads the COO indices
+        raise not_implemented("_indices", a.layout, a._device)
+    if a.layout is not sparse_csr:
+        raise RuntimeError(
+            "Currently the only compressed sparse format supported for sum.dim_IntList is CSR, "
+            f"but got layout {kind(a)}"
+        )
+    if not keepdim:
+        raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
+    raise NotImplementedError("taimatsu: sum(dim, keepdim=True) of a CSR tensor")
 
 
 def _sum_dtype(dtype):
@@ -354,9 +398,12 @@ def _grouped(xp, ufunc, line, n, vals, fill):
 
 
 def _softmax(a: SparseTensor, dim: int, dtype, log: bool) -> SparseTensor:
+    if a.layout is not sparse_coo:
+        raise not_implemented("_sparse_log_softmax" if log else "_sparse_softmax", a.layout,
+                              a._device)  # fmt: skip
     if dtype is not None:
         a = a.to(dtype)
-    c = coalesce(a.detach()) if a.layout is sparse_coo else a.detach().to_sparse()
+    c = coalesce(a.detach())
     xp = xp_of(a._device)
     line, n = _lines(xp, c, dim)
     v = c._data.values

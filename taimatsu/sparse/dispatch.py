@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from .._layout import sparse_coo
 from .._tensor.sparse import SparseTensor
 
 
@@ -47,6 +48,8 @@ def stack(fn):
         if tensors and isinstance(tensors, (list, tuple)) and tensors[0].__class__ is SparseTensor:
             from .shape import cat as sparse_cat
 
+            if tensors[0].layout is not sparse_coo:
+                tensors[0].is_contiguous()  # PyTorch's error for the compressed layouts
             return sparse_cat([t.unsqueeze(dim) for t in tensors], dim)
         return fn(tensors, dim, *args, **kwargs)
 

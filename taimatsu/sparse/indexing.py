@@ -10,7 +10,7 @@ raises PyTorch's dispatcher error (select_backward / index_add_ have no sparse k
 from __future__ import annotations
 
 from .. import _dtype as D
-from .._layout import sparse_coo
+from .._layout import sparse_coo, sparse_csc, sparse_csr
 from .._tensor.core import Tensor, _wrap
 from .._tensor.sparse import SparseTensor, not_implemented
 from ..autograd.grad_mode import state as _gm
@@ -29,8 +29,12 @@ def _wrapped(dim: int, n: int) -> int:
 
 
 def select(a: SparseTensor, dim: int, index: int, subscript: bool = False) -> Tensor:
+    if a.layout in (sparse_csr, sparse_csc):  # PyTorch selects from the COO form
+        return select(a.to_sparse(), dim, index, subscript)
     if a.layout is not sparse_coo:
-        raise not_implemented("select.int", a.layout, a._device)
+        raise RuntimeError(
+            "select(): no view exists for the given input, consider using torch.select_copy."
+        )
     dim = _wrapped(dim, a.dim())
     size = a.shape[dim]
     if not -size <= index < size:

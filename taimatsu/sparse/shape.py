@@ -4,7 +4,7 @@ live with the arithmetic)."""
 from __future__ import annotations
 
 from .._layout import sparse_coo, strided
-from .._tensor.sparse import SparseTensor, not_implemented
+from .._tensor.sparse import SparseTensor
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
 from ..backend import xp_of
@@ -16,7 +16,7 @@ def unsqueeze(a: SparseTensor, dim: int) -> SparseTensor:
     """A new size-1 dim: a sparse dim (a row of zeros in the indices) when it comes at or before
     the last sparse dim, else a dense dim of the values."""
     if a.layout is not sparse_coo:
-        raise not_implemented("unsqueeze", a.layout, a._device)
+        raise RuntimeError(f"Sparse {_short(a)} tensors do not have strides")
     n, k = a.dim(), a.sparse_dim()
     if not -n - 1 <= dim <= n:
         raise IndexError(
@@ -36,6 +36,10 @@ def unsqueeze(a: SparseTensor, dim: int) -> SparseTensor:
     if _gm.enabled and a._rg:
         record(_UnsqueezeBackward, (a,), out, dim=dim, k=k)
     return out
+
+
+def _short(t: SparseTensor) -> str:
+    return t.layout.name[len("sparse_") :].upper()  # CSR, CSC, BSR, BSC
 
 
 def _unsqueeze_vjp(node, g):
@@ -62,7 +66,7 @@ def cat(tensors, dim: int = 0) -> SparseTensor:
                 f"Concatenating sparse tensors, but a dense tensor was found at position {i}."
             )
         if t.layout is not sparse_coo:
-            raise not_implemented("cat", t.layout, t._device)
+            raise RuntimeError(f"Sparse {_short(t)} tensors do not have is_contiguous")
     n, k = first.dim(), first.sparse_dim()
     if not -n <= dim < n:
         raise IndexError(

@@ -294,3 +294,80 @@ def test_factory_without_size_has_no_derivative():
 
     got, want = both(run)
     assert got == want
+
+
+# ---- other ops users reach for: PyTorch's results or its errors -----------------------------------
+OPS = {
+    "sum0": lambda lib, s: s.sum(0),
+    "sparse.sum0": lambda lib, s: lib.sparse.sum(s, 0),
+    "sparse.sum": lambda lib, s: lib.sparse.sum(s),
+    "softmax": lambda lib, s: lib.sparse.softmax(s, 1),
+    "softmax method": lambda lib, s: s.softmax(1),
+    "[0]": lambda lib, s: s[0],
+    "select": lambda lib, s: s.select(0, 1),
+    "unbind": lambda lib, s: lib.unbind(s),
+    "* dense": lambda lib, s: s * x(lib),
+    "* sparse": lambda lib, s: s * s,
+    "/ 2": lambda lib, s: s / 2,
+    "pow": lambda lib, s: s.pow(2),
+    "sqrt": lambda lib, s: s.sqrt(),
+    "exp": lambda lib, s: s.exp(),
+    "mean": lambda lib, s: s.mean(),
+    "squeeze": lambda lib, s: s.squeeze(),
+    "flatten": lambda lib, s: s.flatten(),
+    "expand": lambda lib, s: s.expand(4, 4),
+    "dense + s": lambda lib, s: x(lib) + s,
+    "s + dense": lambda lib, s: s + x(lib),
+    "unsqueeze": lambda lib, s: s.unsqueeze(0),
+    "cat": lambda lib, s: lib.cat([s, s]),
+    "stack": lambda lib, s: lib.stack([s, s]),
+    "sparse_mask": lambda lib, s: x(lib).sparse_mask(s),
+    "is_contiguous": lambda lib, s: s.is_contiguous(),
+    "numpy": lambda lib, s: s.numpy(),
+    "eq": lambda lib, s: s == x(lib).to_sparse_csr(),
+    "lt scalar": lambda lib, s: s < 1.0,
+    "neg_": lambda lib, s: s.clone().neg_(),
+    "abs_": lambda lib, s: s.clone().abs_(),
+    "square_": lambda lib, s: s.clone().square_(),
+    "reshape": lambda lib, s: s.reshape(16),
+    "t_": lambda lib, s: s.clone().t_(),
+}
+
+
+@pytest.mark.parametrize("name", ["csr", "csc", "bsr"])
+@pytest.mark.parametrize("op", list(OPS))
+def test_other_ops_match_torch(name, op):
+    def run(lib):
+        out = error(lambda: OPS[op](lib, layouts(lib)[name]))
+        return out if out is not None else repr(OPS[op](lib, layouts(lib)[name]))
+
+    got, want = both(run)
+    if isinstance(want, tuple) and want[0] == "NotImplementedError" and got is not None:
+        assert got[0] == want[0] and want[1].startswith(got[1]), (got, want)
+    else:
+        assert got == want
+
+
+IN_PLACE = ["neg_", "abs_", "sqrt_", "sin_", "tanh_", "relu_", "square_"]
+
+
+@pytest.mark.parametrize("coalesced", [False, True])
+@pytest.mark.parametrize("op", IN_PLACE)
+def test_in_place_ops_on_coo_values_match_torch(op, coalesced):
+    def run(lib):
+        v = lib.tensor([3.0, 4.0, -5.0, -1.5])
+        s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1, 0], [2, 0, 2, 2]]), v, (2, 3))
+        s = s.coalesce() if coalesced else s
+        out = error(lambda: getattr(s, op)())
+        return out if out is not None else (repr(s), repr(v))  # the values are shared
+
+    got, want = both(run)
+    if isinstance(want, tuple) and want[0] == "NotImplementedError" and got is not None:
+        assert got[0] == want[0] and want[1].startswith(got[1]), (got, want)
+    else:
+        assert got == want
+
+
+def test_in_place_op_on_a_sparse_leaf_that_requires_grad_is_refused():
+    got, want = both(lambda lib: error(lambda: x(lib).to_sparse().requires_grad_().neg_()))
+    assert got == want
