@@ -89,12 +89,6 @@ def wrap(fn_or_name: str | Callable):
     return fn_or_name
 
 
-def is_wrapped(fn) -> bool:
-    """Whether ``fn`` is a module-level function registered with :func:`wrap`."""
-    g = getattr(fn, "__globals__", None)
-    return g is not None and (id(g), getattr(fn, "__name__", None)) in _wrapped_fns_to_patch
-
-
 def _find_proxy(args, kwargs) -> Proxy | None:
     found = []
 
@@ -112,6 +106,7 @@ class _Patcher:
 
     def __init__(self):
         self._undo: list[Callable[[], None]] = []
+        self._seen: set[int] = set()
 
     def setattr(self, owner, name: str, value) -> None:
         had = name in vars(owner)
@@ -123,6 +118,13 @@ class _Patcher:
         old = d[name]
         d[name] = value
         self._undo.append(lambda: d.__setitem__(name, old))
+
+    def visit_once(self, namespace: dict) -> bool:
+        """True the first time ``namespace`` is seen by this patcher."""
+        if id(namespace) in self._seen:
+            return False
+        self._seen.add(id(namespace))
+        return True
 
     def add_undo(self, fn: Callable[[], None]) -> None:
         self._undo.append(fn)
@@ -170,6 +172,15 @@ class Tracer:
     ):
         self.param_shapes_constant = param_shapes_constant
         self.autowrap_functions = tuple(autowrap_functions)
+        # functions of these modules (math.sqrt...) and these functions are recorded when given
+        # a Proxy, wherever the traced code reads them from: the module itself or a global name
+        self._autowrap_function_ids = {
+            id(value)
+            for module in autowrap_modules
+            for name, value in vars(module).items()
+            if not name.startswith("_") and callable(value)
+        } | {id(f) for f in autowrap_functions}
+        self._autowrap_search = list(autowrap_modules)
         self.submodule_paths: dict | None = None
         self.root = None
         self.graph: Graph | None = None
@@ -431,16 +442,27 @@ class Tracer:
             def forward(*args, **kwargs):
                 return orig_call(mod, *args, **kwargs)
 
+            module_forward = getattr(type(mod), "forward", None)
+            self._autowrap_check(patcher, getattr(module_forward, "__globals__", {}))
             return tracer.call_module(mod, forward, args, kwargs)
 
         patcher.setattr(Module, "__getattr__", module_getattr_wrapper)
         patcher.setattr(Module, "__call__", module_call_wrapper)
         patch_torch_functions(patcher)
-        fn_globals = getattr(fn, "__globals__", {})
-        for f in self.autowrap_functions:
-            name = getattr(f, "__name__", None)
-            if name and fn_globals.get(name) is f:
-                patcher.setitem(fn_globals, name, _recording_wrapped(f))
+        self._autowrap_check(patcher, getattr(fn, "__globals__", {}))
+        for module in self._autowrap_search:
+            self._autowrap_check(patcher, vars(module))
+
+    def _autowrap_check(self, patcher: _Patcher, namespace: dict) -> None:
+        if not patcher.visit_once(namespace):
+            return
+        for name, value in list(namespace.items()):
+            if (
+                not name.startswith("_")
+                and callable(value)
+                and id(value) in self._autowrap_function_ids
+            ):
+                patcher.setitem(namespace, name, _recording_wrapped(value))
 
 
 def patch_torch_functions(patcher: _Patcher) -> None:
@@ -487,7 +509,9 @@ def _recording_wrapped(fn):
         proxy = _find_proxy(args, kwargs)
         if proxy is None:
             return fn(*args, **kwargs)
-        return proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        result = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        result.node.meta["is_wrapped"] = True  # the generated code re-registers it with wrap()
+        return result
 
     return wrapper
 

@@ -85,8 +85,6 @@ def _format_target(base: str, target: str) -> str:
 def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> PythonCode:
     import taimatsu
 
-    from ._symbolic_trace import is_wrapped
-
     namespace = _Namespace()
     globals_: dict = {"torch": code_torch(), "inf": math.inf, "nan": math.nan}
     for name in ("inf", "nan", "torch"):
@@ -211,7 +209,7 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
             else:
                 qualified = _qualified_name(target)
                 global_name = add_global(qualified, target)
-                if is_wrapped(target):
+                if node.meta.get("is_wrapped", False):
                     wrapped_fns.setdefault(global_name)
                 body.append(f"{node!r}{ann} = {global_name}({format_args(node.args, node.kwargs)})")
         elif node.op == "call_module":

@@ -3,6 +3,9 @@ graph text, generated code, ``print(gm)``, node list and outputs; tracing errors
 
 from __future__ import annotations
 
+import math
+from math import sqrt
+
 import numpy as np
 import pytest
 from fx_models import build, copy_weights
@@ -325,3 +328,22 @@ def test_traces_from_threads_restore_the_functions():
     assert len(codes) == 12
     assert set(codes) == {torch.fx.symbolic_trace(lambda x: torch.relu(x) + x.sum()).code}
     assert taimatsu.relu is relu
+
+
+def autowrapped(lib):
+    def f(x):
+        return x / sqrt(x.size(1)) + math.sqrt(x.size(0))
+
+    def myf(x):
+        return x + 1
+
+    def h(x):
+        return myf(x) * 2
+
+    g = lib.fx.symbolic_trace(f)
+    custom = lib.fx.Tracer(autowrap_functions=(myf,)).trace(h)
+    return g.code, g(lib.ones(4, 4)).tolist(), str(custom).replace("test_symbolic_trace.", "")
+
+
+def test_math_functions_and_autowrap_functions_are_recorded():
+    assert autowrapped(taimatsu) == autowrapped(torch)
