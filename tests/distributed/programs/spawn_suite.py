@@ -1,7 +1,7 @@
 """Driver for ranks the program starts itself, as PyTorch's tutorials do (no MPI launcher):
-``spawn_suite.py OUT LAUNCH INIT PARTS``. LAUNCH is ``spawn`` (``mp.spawn``) or ``process``
+``spawn_suite.py OUT LAUNCH INIT PARTS [N]``. LAUNCH is ``spawn`` (``mp.spawn``) or ``process``
 (``mp.Process`` + ``join``); INIT is ``env`` (MASTER_ADDR/MASTER_PORT), ``tcp`` or ``file``.
-Two ranks join with ``init_process_group("gloo", rank=, world_size=)`` and run the parts as
+N ranks (default 2) join with ``init_process_group("gloo", rank=, world_size=)`` and run the parts as
 suite.py does, then record whether MPI was started at all."""
 
 import datetime
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rank_io import Recorder, library, session
 
-N = 2
+N = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 
 
 def free_port() -> int:
