@@ -674,6 +674,23 @@ def test_grid_sample_matches_pytorch(mode, padding_mode, align):
               [ox, og][:k], 1e-4, 1e-5, name=False)  # fmt: skip
 
 
+@pytest.mark.parametrize("padding_mode", ["border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sample_gradient_on_the_borders(padding_mode, align, mode):
+    """PyTorch's clipping counts the borders as outside: a point exactly on one gets a zero
+    gradient along that axis (a clamp would pass it through)."""
+    torch.manual_seed(0)
+    ox = torch.randn(1, 2, 3, 4, requires_grad=True)
+    edge = [-1.0, 1.0, -1.0 + 1 / 3, -1.0 - 1 / 3] if not align else [-1.0, 1.0, -1.0, 1.0]
+    pts = torch.tensor([[x, y] for x in edge for y in (-1.0, 0.3, 1.0)]).view(1, 3, 4, 2)
+    og = pts.clone().requires_grad_()
+    tx, tg = T(ox, True), T(og, True)
+    check_vjp(tnn.functional.grid_sample(tx, tg, mode, padding_mode, align),
+              onn.functional.grid_sample(ox, og, mode, padding_mode, align), [tx, tg], [ox, og],
+              1e-4, 1e-5, name=False)  # fmt: skip
+
+
 def test_grid_sample_warning_and_errors():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

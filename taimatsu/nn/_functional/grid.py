@@ -14,10 +14,11 @@ from ... import _autocast
 from ... import _dtype as D
 from ..._autocast import FP32
 from ..._tensor.core import Tensor
+from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...ops._dispatch import record
+from ...ops._dispatch import _fw_state, record
 from ...ops.creation.factories import linspace, ones, ones_like
 
 _ALIGN_WARNING = (
@@ -118,17 +119,41 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
     return (extra + lo).where(even, span - extra + lo)
 
 
+def _clip_vjp(node, g):
+    return (g * node.inside,)
+
+
+_Clip = node_class("ClampBackward1", _clip_vjp)
+
+
+def _clip(coord: Tensor, size: int) -> Tensor:
+    """``coord.clamp(0, size - 1)`` with PyTorch's grid-sampler gradient: the borders count as
+    outside (a point exactly on one gets a zero gradient; clamp's own passes it through)."""
+    with no_grad():
+        out = coord.clamp(0, size - 1)
+    if (_gm.enabled and coord.requires_grad) or coord._fw is not None:
+        with no_grad():
+            inside = ((coord > 0) & (coord < size - 1)).to(coord.dtype)
+        if _gm.enabled and coord.requires_grad:
+            record(_Clip, (coord,), out, (), inside=inside)
+        if coord._fw is not None and _fw_state.level:
+            with no_grad():
+                out._fw = coord._fw * inside
+            _register(out)
+    return out
+
+
 def _source_index(coord: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     coord = _unnormalize(coord, size, align_corners)
     if padding_mode == "border":
-        coord = coord.clamp(0, size - 1)
+        coord = _clip(coord, size)
     elif padding_mode == "reflection":
         coord = (
             _reflect(coord, 0, 2 * (size - 1))
             if align_corners
             else _reflect(coord, -1, 2 * size - 1)
         )
-        coord = coord.clamp(0, size - 1)
+        coord = _clip(coord, size)
     if padding_mode != "zeros":
         coord = coord.nan_to_num(0.0)  # PyTorch's clipping sends a NaN coordinate to 0
     return coord
