@@ -143,3 +143,26 @@ def test_embedding_sparse_adam_on_the_cuda_code_path(cuda_double):
         return e.weight.detach().to("cpu").numpy()
 
     np.testing.assert_allclose(train("cuda"), train("cpu"), rtol=1e-6, atol=1e-7)
+
+
+def _run_compressed(device):
+    x = tm.tensor([[1.0, 0, 2, 0], [0, 0, 3, 4], [5, 0, 0, 0], [0, 6, 0, 7]], device=device)
+    d = tm.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3), device=device)
+    csc, bsr = x.to_sparse_csc(), x.to_sparse_bsr(2)
+    csr = x.to_sparse_csr()
+    results = {
+        "csc": csc, "bsr": bsr, "bsc": x.to_sparse_bsc(2), "csc_t": csc.t(), "bsr_t": bsr.t(),
+        "csc_dense": csc.to_dense(), "bsr_coo": bsr.to_sparse(), "csc_csr": csc.to_sparse_csr(),
+        "csc_mm": csc @ d, "bsr_mm": bsr @ d, "csr_csr": csr @ csr,
+        "hspmm": tm.hspmm(x.to_sparse(), d), "smm": tm.smm(x.to_sparse(), d),
+        "sampled": tm.sparse.sampled_addmm(csr, x, x),
+        "factory": tm.sparse_bsr_tensor(tm.tensor([0, 1, 2], device=device),
+                                        tm.tensor([0, 1], device=device), bsr.values()[:2]),
+    }  # fmt: skip
+    return {k: v.detach().to("cpu") for k, v in results.items()}
+
+
+def test_compressed_layouts_on_the_cuda_code_path_match_the_cpu(cuda_double):
+    cpu, gpu = _run_compressed("cpu"), _run_compressed("cuda")
+    for k in cpu:
+        assert repr(gpu[k]) == repr(cpu[k]), k
