@@ -150,13 +150,23 @@ def _recording_function(fn, layout: str):
     return wrapper
 
 
+def _index_proxy(index):
+    """The Proxy in an index, looking into tuples and lists (not slices), as PyTorch does."""
+    if isinstance(index, Proxy):
+        return index
+    if isinstance(index, (tuple, list)):
+        for item in index:
+            found = _index_proxy(item)
+            if found is not None:
+                return found
+    return None
+
+
 def _recording_operator(original, method: str):
     @functools.wraps(original)
     def wrapper(self, other):
-        if isinstance(other, Proxy) or (
-            method == "__getitem__" and _find_proxy(other, {}) is not None
-        ):
-            proxy = other if isinstance(other, Proxy) else _find_proxy(other, {})
+        proxy = _index_proxy(other) if method == "__getitem__" else other
+        if isinstance(proxy, Proxy):
             return proxy.tracer.create_proxy("call_method", method, (self, other), {})
         return original(self, other)
 

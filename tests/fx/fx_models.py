@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 SOURCE = """
+import math
 import operator
 nn = torch.nn
 F = torch.nn.functional
@@ -114,6 +115,46 @@ class Mixed(nn.Module):
 class VarArgs(nn.Module):
     def forward(self, x, *rest, scale=2, **named):
         return x * scale + rest[0] + named["k"]
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, n_embd=8, n_head=2, block=4):
+        super().__init__()
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)
+        self.n_head = n_head
+        self.n_embd = n_embd
+        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias == 0, float("-inf"))
+        y = F.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+class GPTBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.ln_1 = nn.LayerNorm(8)
+        self.attn = CausalSelfAttention()
+        self.ln_2 = nn.LayerNorm(8)
+        self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(8, 32), c_proj=nn.Linear(32, 8), act=nn.GELU()))
+        self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, idx, x):
+        x = x + self.emb(idx)
+        x = x + self.attn(self.ln_1(x))
+        m = self.mlp
+        x = x + m.c_proj(m.act(m.c_fc(self.ln_2(x))))
+        a, _ = self.mha(x, x, x, need_weights=False)
+        return x + a
 
 
 def functional(x, y):

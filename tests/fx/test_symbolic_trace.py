@@ -15,7 +15,7 @@ import taimatsu
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
 
-MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs"]
+MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs", "GPTBlock"]
 
 
 @pytest.fixture(scope="module")
@@ -347,3 +347,36 @@ def autowrapped(lib):
 
 def test_math_functions_and_autowrap_functions_are_recorded():
     assert autowrapped(taimatsu) == autowrapped(torch)
+
+
+def test_gpt_block_runs_like_pytorch(models):
+    ours_ns, theirs_ns = models
+    t_model, o_model = theirs_ns["GPTBlock"]().eval(), ours_ns["GPTBlock"]().eval()
+    copy_weights(t_model, o_model, taimatsu.from_numpy)
+    idx = np.array([[1, 2, 3, 4]])
+    x = np.random.default_rng(2).standard_normal((1, 4, 8)).astype(np.float32)
+    ours = taimatsu.fx.symbolic_trace(o_model)(taimatsu.from_numpy(idx), taimatsu.from_numpy(x))
+    theirs = torch.fx.symbolic_trace(t_model)(torch.from_numpy(idx), torch.from_numpy(x))
+    np.testing.assert_allclose(to_np(ours), to_np(theirs), rtol=1e-4, atol=1e-5)
+
+
+INDEXES = {
+    "proxy": lambda b: lambda x: b[x],
+    "tuple": lambda b: lambda x: b[x, 0],
+    "slice_then_proxy": lambda b: lambda x: b[:, x],
+    "list": lambda b: lambda x: b[[x]],
+    "nested_list": lambda b: lambda x: b[0, [x]],
+    "proxy_in_slice": lambda b: lambda x: b[: x.size(0)],
+}
+
+
+@pytest.mark.filterwarnings("ignore:Using a non-tuple sequence")
+@pytest.mark.parametrize("case", list(INDEXES))
+def test_tensor_indexed_by_a_proxy(case):
+    results = []
+    for lib in (taimatsu, torch):
+        try:
+            results.append(lib.fx.symbolic_trace(INDEXES[case](lib.ones(3, 3))).code)
+        except TypeError:
+            results.append("TypeError")
+    assert results[0] == results[1]
