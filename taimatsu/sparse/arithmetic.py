@@ -334,6 +334,7 @@ def sum(a: SparseTensor, dim=None, keepdim=False, dtype=None, method=False) -> T
         return out
     if a.layout is not sparse_coo:
         _compressed_sum_error(a, keepdim, method)
+        return _csr_sum_keepdim(a, dim)
     if keepdim:
         raise NotImplementedError("taimatsu: sparse sum with keepdim=True is not implemented")
     n, k = a.dim(), a.sparse_dim()
@@ -369,7 +370,24 @@ def _compressed_sum_error(a: SparseTensor, keepdim: bool, method: bool) -> None:
         )
     if not keepdim:
         raise RuntimeError("reduction operations on CSR tensors with keepdim=False is unsupported")
-    raise NotImplementedError("taimatsu: sum(dim, keepdim=True) of a CSR tensor")
+
+
+def _csr_sum_keepdim(a: SparseTensor, dim) -> SparseTensor:
+    """``csr.sum(dim, keepdim=True)``: a CSR tensor holding the sum of each line that has
+    entries (PyTorch's SumBackward1 is not implemented here)."""
+    if a._rg and _gm.enabled:
+        raise NotImplementedError("taimatsu: the gradient of sum(dim) of a CSR tensor")
+    dims = {d % 2 for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+    xp = xp_of(a._device)
+    idx, vals = coo_arrays(a)
+    idx = idx.copy()
+    for d in dims:
+        idx[d] = 0
+    shape = tuple(1 if d in dims else n for d, n in enumerate(a.shape))
+    dtype = _sum_dtype(a._dtype)
+    idx, vals = arrays.coalesce(xp, idx, vals.astype(dtype.np), shape)
+    parts = compressed.from_element_coo(xp, idx, vals, shape, sparse_csr)
+    return compressed.make(sparse_csr, *parts, shape, dtype, a._device)
 
 
 def _sum_dtype(dtype):

@@ -299,6 +299,10 @@ def test_factory_without_size_has_no_derivative():
 # ---- other ops users reach for: PyTorch's results or its errors -----------------------------------
 OPS = {
     "sum0": lambda lib, s: s.sum(0),
+    "sum0 keepdim": lambda lib, s: s.sum(0, keepdim=True),
+    "sum1 keepdim": lambda lib, s: s.sum(-1, keepdim=True, dtype=lib.float64),
+    "sum01 keepdim": lambda lib, s: s.sum((0, 1), keepdim=True),
+    "int sum1 keepdim": lambda lib, s: s.int().sum(1, keepdim=True),
     "sparse.sum0": lambda lib, s: lib.sparse.sum(s, 0),
     "sparse.sum": lambda lib, s: lib.sparse.sum(s),
     "softmax": lambda lib, s: lib.sparse.softmax(s, 1),
