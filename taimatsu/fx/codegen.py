@@ -19,15 +19,20 @@ __all__ = ["code_torch", "python_code"]
 
 
 class _CodeNamespace:
-    """An attribute path the generated code reads: its own entries first, then ``base``'s."""
+    """An attribute path the generated code reads: its own entries first (sub-namespaces, or
+    ``(module, attribute)`` read at each access, so that a trace's recording functions are
+    seen when a GraphModule is traced again), then ``base``'s attributes."""
 
     def __init__(self, base, entries: dict):
         self._base = base
         self._entries = entries
 
     def __getattr__(self, name: str):
-        if name in self._entries:
-            return self._entries[name]
+        entry = self._entries.get(name)
+        if isinstance(entry, tuple):
+            return getattr(*entry)
+        if entry is not None:
+            return entry
         if self._base is None:
             raise AttributeError(name)
         return getattr(self._base, name)
@@ -52,7 +57,7 @@ def code_torch():
             node = tree
             for p in parts[:-1]:
                 node = node.setdefault(p, {})
-            node[parts[-1]] = getattr(module, attr)
+            node[parts[-1]] = (module, attr)
         _code_torch = _as_namespace(taimatsu, tree)
     return _code_torch
 

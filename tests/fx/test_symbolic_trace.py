@@ -380,3 +380,26 @@ def test_tensor_indexed_by_a_proxy(case):
         except TypeError:
             results.append("TypeError")
     assert results[0] == results[1]
+
+
+def retraced(lib, ns):
+    out = []
+    for name in ["Mixed", "GPTBlock", "WithBuffers"]:
+        gm = lib.fx.symbolic_trace(ns[name]())
+        again = lib.fx.symbolic_trace(gm)
+        out.append((again.code == gm.code, str(again.graph) == str(gm.graph)))
+
+    class NoLeaves(lib.fx.Tracer):
+        def is_leaf_module(self, m, qualname):
+            return False
+
+    model = ns["Mixed"]()
+    gm = lib.fx.GraphModule(model, NoLeaves().trace(model))
+    out.append(lib.fx.symbolic_trace(gm).code)
+    return out
+
+
+def test_tracing_a_graph_module_again(models):
+    ours, theirs = (retraced(lib, ns) for lib, ns in zip((taimatsu, torch), models))
+    assert ours == theirs
+    assert ours[:3] == [(True, True)] * 3
