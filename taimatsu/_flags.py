@@ -3,12 +3,14 @@ float32 matmul precision, warn-always, the default device and tensor type, flush
 
 taimatsu's kernels are NumPy's, which are deterministic and always compute float32 matmuls in
 full float32 precision, so the deterministic and precision settings are recorded and reported
-exactly as PyTorch reports them but change no result. ``set_flush_denormal`` cannot switch the
-CPU's flush-to-zero mode from NumPy and returns False, PyTorch's answer where unsupported.
+exactly as PyTorch reports them but change no result. ``set_flush_denormal`` switches the CPU's
+flush-to-zero mode (``backend/denormals.py``).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 from . import _device
@@ -21,6 +23,19 @@ _state = {
     "warn_always": False,
 }
 _warned_once: set = set()
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for a ``warnings.warn`` in the calling function that names the first
+    frame outside taimatsu: PyTorch's C++ warnings point at the user's line, however many of
+    taimatsu's Python frames (Tensor methods, wrappers) lie between."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def warn_once(key: str, message: str, stacklevel: int = 3) -> None:

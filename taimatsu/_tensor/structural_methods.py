@@ -187,6 +187,8 @@ class StructureMethods:
 
     @property
     def T(self):  # noqa: N802
+        if self._data.ndim != 2:
+            _deprecated_T(self._data.ndim)
         return _ops.permute(self, tuple(range(self.dim() - 1, -1, -1)))
 
     @property
@@ -573,3 +575,25 @@ def _keyword_sizes(name: str, sizes: tuple, kw: dict, arg: str) -> tuple:
     if kw:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
     return size_keyword(name, sizes, given, arg=arg)
+
+
+def _deprecated_T(ndim: int) -> None:
+    """PyTorch's once-per-process warnings for ``x.T`` on a tensor that is not a matrix."""
+    from .._flags import warn_once
+
+    if ndim == 0:
+        warn_once(
+            "T_0d",
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)",
+            stacklevel=4,
+        )
+    else:
+        warn_once(
+            "T_nd",
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+            "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+            "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+            "tensor. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)",
+            stacklevel=4,
+        )

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._flags import user_stacklevel
 from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
@@ -370,9 +371,10 @@ def _resize_warning(out: Tensor, shape) -> None:
             f"An output with one or more elements was resized since it had shape {list(out.shape)}, which does "
             f"not match the required output shape {list(shape)}. This behavior is deprecated, and in a "
             "future PyTorch release outputs will not be resized unless they have zero elements. You can "
-            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

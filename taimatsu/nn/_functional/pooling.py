@@ -412,6 +412,12 @@ def interpolate(
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    import warnings
+
+    warnings.warn(
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 

@@ -796,7 +796,18 @@ def _real_part(v):
 
 @creation_out
 def range_(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    """Deprecated ``torch.range``: includes ``end``."""
+    """Deprecated ``torch.range``: includes ``end``; warns on every call, as PyTorch."""
+    import warnings
+
+    from ..._flags import user_stacklevel
+
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is "
+        "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+        "[start, end).",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
     if end is None:
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
@@ -81,9 +82,10 @@ def _classify(item):
             return (_BOOL, bool(item._data)) if item._data.ndim == 0 else (_ADV, item._data)
         if item._dtype is D.uint8:
             warnings.warn(
-                "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+                "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
             return _ADV, item._data.astype(bool)
         if item._dtype.category != D.INT:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._autocast import FP32, cast_policy
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -425,9 +426,10 @@ def _dof_warning(name, n, correction, nonempty):
     if n - correction <= 0 and nonempty:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
-            "(input numel divided by output numel).",
+            "(input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 
