@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
-from ..._flags import warn_once
+from ..._flags import user_stacklevel, warn_once
 from ..._tensor.core import Tensor, _wrap
 from .._dispatch import OUT_EXACT, as_array, result_dtype, scalar_name, takes_out, write_out, xp_for
 from .sort import _no_complex_kernel
@@ -14,11 +14,6 @@ from .sort import _no_complex_kernel
 # ---- searchsorted / bucketize -----------------------------------------------------------------------------
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
                  sorter=None, out=None) -> Tensor:  # fmt: skip
-    return _search(sorted_sequence, input, out_int32, right, side, sorter, out, stacklevel=5)
-
-
-def _search(sorted_sequence, input, out_int32, right, side, sorter, out, stacklevel) -> Tensor:
-    """searchsorted; ``stacklevel`` puts the copy warnings on the user's line."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -41,7 +36,7 @@ def _search(sorted_sequence, input, out_int32, right, side, sorter, out, stackle
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(v.shape)}"
         )
-    _warn_non_contiguous(sorted_sequence, None if scalar else input, sorter, stacklevel)
+    _warn_non_contiguous(sorted_sequence, None if scalar else input, sorter)
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
     how = "right" if right else "left"
@@ -66,7 +61,7 @@ def bucketize(
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
         )
-    return _search(boundaries, input, out_int32, right, None, None, out, stacklevel=5)
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
 _COPY_WARNING = (
@@ -77,8 +72,10 @@ _COPY_WARNING = (
 )
 
 
-def _warn_non_contiguous(boundaries: Tensor, input, sorter, stacklevel: int) -> None:
-    """PyTorch's kernel copies non-contiguous operands and says so, once per program each."""
+def _warn_non_contiguous(boundaries: Tensor, input, sorter) -> None:
+    """PyTorch's kernel copies non-contiguous operands and says so, once per program each, on
+    the user's line."""
+    stacklevel = user_stacklevel() + 1  # (warn_once's frame)
     for name, t, line in (
         ("input value", input, 32),
         ("boundary", boundaries, 38),
