@@ -29,6 +29,7 @@ from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.float32_math.cascade_sum import column_sums
+from ...backend.fp_errors import silent
 from ...backend.threads import avx512_kernels, gemm_threads
 from .._dispatch import (
     OUT_EXACT,
@@ -72,6 +73,7 @@ def _not_bool(kernel: str, t: Tensor) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
+@silent  # an overflowing product is inf, silently as in PyTorch
 def _matmul_array(xp, a, b):
     # One BLAS thread for a small product, all of them for a large one (backend/threads.py).
     rows_k = a.size if a.ndim < 3 else a.shape[-2] * a.shape[-1]
@@ -590,6 +592,7 @@ def _fused_jvp(node, input, m1, m2, beta, alpha, shape):
     return t.expand(shape) if t.shape != shape else t
 
 
+@silent
 def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
     """``beta * input + alpha * product(m1, m2)`` on arrays, with one backward node."""
     owned = node.on_arrays and _plain_mm(m1, m2)  # mm's checks pass: skip its dispatch
