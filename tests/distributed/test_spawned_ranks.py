@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from launch import HERE, _env, launch_raw
+from launch import HERE, _env
 from test_collectives import close
 
 import taimatsu as tm
@@ -39,12 +39,40 @@ def _shm() -> set:
     return set(shm.iterdir()) if shm.is_dir() else set()
 
 
+def _group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (zombies excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _launch(cmd: list[str], lib: str) -> subprocess.CompletedProcess:
+    """Run ``cmd`` in its own session, bounded; afterwards no process of it may be left."""
+    proc = subprocess.Popen(cmd, env=_env(DIST_LIB=lib), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=240)
+        time.sleep(0.5)  # the resource tracker of multiprocessing leaves with its parent
+        assert _group_members(proc.pid) == [], "processes left behind"
+    finally:
+        if proc.poll() is None or _group_members(proc.pid):
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def _run_suite(lib: str, out: Path, launch: str, init: str, parts: str, n: int = 2) -> list:
     import json
 
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, str(HERE / "programs" / "spawn_suite.py"), str(out), launch, init, parts, str(n)]  # fmt: skip
-    done = launch_raw(cmd, timeout=240, DIST_LIB=lib)
+    done = _launch(cmd, lib)
     assert done.returncode == 0, done.stderr[-3000:]
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(n)]
 
@@ -86,7 +114,7 @@ def test_ddp_tutorial_matches_pytorch(tmp_path, torch_oracle):
         out = tmp_path / lib
         out.mkdir()
         cmd = [sys.executable, str(HERE / "programs" / "ddp_tutorial.py"), str(out), str(_free_port())]  # fmt: skip
-        done = launch_raw(cmd, timeout=240, DIST_LIB=lib)
+        done = _launch(cmd, lib)
         assert done.returncode == 0, done.stderr[-3000:]
         assert not (out / "model.checkpoint").exists()
         logs[lib] = [(out / f"rank{r}.txt").read_text().splitlines() for r in range(2)]
