@@ -25,7 +25,7 @@ from typing import Any
 from .graph import Graph
 from .node import Node, map_aggregate
 from .proxy import Attribute, ParameterProxy, Proxy, TraceError
-from .torch_names import keyword_layout, traced_namespaces
+from .torch_names import TENSOR_FUNCTION_METHODS, keyword_layout, traced_namespaces
 
 __all__ = ["PH", "GraphAppendingTracer", "Tracer", "symbolic_trace", "wrap"]
 
@@ -160,6 +160,38 @@ def _index_proxy(index):
             if found is not None:
                 return found
     return None
+
+
+_method_names: list[str] | None = None
+
+
+def _tensor_method_names() -> list[str]:
+    """Tensor's public methods (plain functions, not properties)."""
+    global _method_names
+    if _method_names is None:
+        from .. import Tensor
+
+        _method_names = [
+            n
+            for n in dir(Tensor)
+            if not n.startswith("_") and inspect.isfunction(inspect.getattr_static(Tensor, n))
+        ]
+    return _method_names
+
+
+def _recording_method(original, name: str):
+    """``tensor.method(..., proxy, ...)`` on a real tensor: PyTorch records a call_method."""
+
+    @functools.wraps(original)
+    def wrapper(self, *args, **kwargs):
+        proxy = _find_proxy(args, kwargs)
+        if proxy is None:
+            return original(self, *args, **kwargs)
+        if name in TENSOR_FUNCTION_METHODS:  # methods PyTorch records as torch.Tensor.<name>
+            return proxy.tracer.create_proxy("call_function", original, (self, *args), kwargs)
+        return proxy.tracer.create_proxy("call_method", name, (self, *args), kwargs)
+
+    return wrapper
 
 
 def _recording_operator(original, method: str):
@@ -494,6 +526,8 @@ def patch_torch_functions(patcher: _Patcher) -> None:
         patcher.setattr(module, name, _recording_function(getattr(module, name), layout))
     for dunder, method in _TENSOR_OPERATORS.items():
         patcher.setattr(Tensor, dunder, _recording_operator(getattr(Tensor, dunder), method))
+    for name in _tensor_method_names():
+        patcher.setattr(Tensor, name, _recording_method(getattr(Tensor, name), name))
     for (_, name), g in _wrapped_fns_to_patch.items():
         if name in g and callable(g[name]):
             patcher.setitem(g, name, _recording_wrapped(g[name]))

@@ -87,6 +87,26 @@ def _format_target(base: str, target: str) -> str:
     return r
 
 
+# Tensor methods that are C method descriptors in PyTorch: its code names them by a global
+# (torch_Tensor_new_zeros) rather than a torch.* path
+_TENSOR_C_METHODS = frozenset(
+    f"torch.Tensor.{n}"
+    for n in (
+        "new",
+        "new_empty",
+        "new_full",
+        "new_ones",
+        "new_tensor",
+        "new_zeros",
+        "stride",
+        "to_sparse_bsc",
+        "to_sparse_bsr",
+        "to_sparse_csc",
+        "to_sparse_csr",
+    )
+)
+
+
 def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> PythonCode:
     import taimatsu
 
@@ -99,7 +119,7 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
     wrapped_fns: dict[str, None] = {}
 
     def add_global(name_hint: str, obj) -> str:
-        if name_hint.startswith("torch."):
+        if name_hint.startswith("torch.") and name_hint not in _TENSOR_C_METHODS:
             return name_hint  # read through the ``torch`` global
         name = namespace.create_name(name_hint, obj)
         globals_[name] = obj

@@ -15,7 +15,13 @@ from __future__ import annotations
 import inspect
 import math
 
-__all__ = ["display_name", "keyword_layout", "side_effectful", "traced_namespaces"]
+__all__ = [
+    "TENSOR_FUNCTION_METHODS",
+    "display_name",
+    "keyword_layout",
+    "side_effectful",
+    "traced_namespaces",
+]
 
 # torch.nn.functional names that are C builtins in PyTorch: recorded as called, under this name
 _F_BUILTINS = {
@@ -123,6 +129,26 @@ _TORCH_NOT_OPS = frozenset(
     ]
 )
 
+# Tensor methods that are not in PyTorch's overridable Tensor methods: a real tensor's method
+# given a Proxy is recorded as call_function torch.Tensor.<name>, not call_method
+TENSOR_FUNCTION_METHODS = frozenset(
+    [
+        "new",
+        "new_empty",
+        "new_full",
+        "new_ones",
+        "new_tensor",
+        "new_zeros",
+        "stride",
+        "to_sparse_bsc",
+        "to_sparse_bsr",
+        "to_sparse_coo",
+        "to_sparse_csc",
+        "to_sparse_csr",
+        "unflatten",
+    ]
+)
+
 _names: dict[int, tuple[object, str]] | None = None
 _layouts: dict[int, str] = {}  # id(fn) -> "keywords" (Python functional) or "method"
 _namespaces: list | None = None
@@ -185,6 +211,10 @@ def _build() -> None:
             names[id(fn)] = (fn, display)
         layout = "as_called" if n in _F_BUILTINS else "method" if n in F_METHODS else "keywords"
         spaces.append((F, n, display, layout))
+    for n in TENSOR_FUNCTION_METHODS:
+        fn = getattr(taimatsu.Tensor, n, None)
+        if fn is not None:
+            names.setdefault(id(fn), (fn, f"torch.Tensor.{n}"))
     _names, _namespaces = names, spaces
 
 

@@ -403,3 +403,26 @@ def test_tracing_a_graph_module_again(models):
     ours, theirs = (retraced(lib, ns) for lib, ns in zip((taimatsu, torch), models))
     assert ours == theirs
     assert ours[:3] == [(True, True)] * 3
+
+
+def tensor_methods_given_proxies(lib):
+    class M(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", lib.ones(3))
+
+        def forward(self, x):
+            m = self.b.to(x.device)
+            e = self.b.expand_as(x)
+            k = self.b.mul(x)
+            c = lib.ones(3).new_zeros(x.size())
+            u = self.b.unflatten(0, (x.size(0), -1))
+            return m, e, k, c, u
+
+    gm = lib.fx.symbolic_trace(M())
+    out = gm(lib.ones(3, 3))
+    return str(gm.graph), gm.code, [t.tolist() for t in out]
+
+
+def test_real_tensor_methods_given_proxies():
+    assert tensor_methods_given_proxies(taimatsu) == tensor_methods_given_proxies(torch)
