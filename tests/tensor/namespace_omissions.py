@@ -89,7 +89,7 @@ OMITTED: dict[str, dict[str, str]] = {
             has_openmp has_spectral init_num_threads prepare_multiprocessing_environment
             profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 get_file_path""",
         "subpackages: " + _TODO: """
-            fx masked package quasirandom signal functional types
+            masked package quasirandom signal functional types
             version torch_version windows""",
         _TODO: """
             AcceleratorError OutOfMemoryError Event Stream Future GradScaler FatalError SymBool SymFloat
