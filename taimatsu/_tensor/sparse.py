@@ -84,6 +84,8 @@ class SparseData:
 
     @property
     def nnz(self) -> int:
+        if isinstance(self.indices, tuple):  # compressed: per batch, the plain indices' length
+            return self.indices[1].shape[-1]
         return self.values.shape[0]
 
     def copy(self) -> SparseData:
@@ -301,7 +303,12 @@ class SparseTensor(Tensor):
         return 2 if self._data.layout is not sparse_coo else self._data.indices.shape[0]
 
     def dense_dim(self) -> int:
-        return self._data.ndim - self.sparse_dim()
+        data = self._data
+        if data.layout is not sparse_coo:  # values: (*batch, nnz[, bh, bw], *dense)
+            block = 2 if data.values.ndim > data.indices[1].ndim and data.layout in (
+                sparse_bsr, sparse_bsc) else 0  # fmt: skip
+            return data.values.ndim - data.indices[1].ndim - block
+        return data.ndim - self.sparse_dim()
 
     def _nnz(self) -> int:
         return self._data.nnz

@@ -93,6 +93,10 @@ def add(a: SparseTensor, other, *, alpha=1) -> Tensor:
             return to_dense(a) + other * alpha if alpha != 1 else to_dense(a) + other
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     _same_size(a, other)
+    if a.layout is other.layout and a.layout is not sparse_coo and a._data.indices[0].ndim > 1:
+        if _gm.enabled and (a._rg or other._rg):
+            raise NotImplementedError("taimatsu: the gradient of a batched sparse add")
+        return compressed.per_batch(lambda x, y: add(x, y, alpha=alpha), a, other)
     dtype = D.promote_types(a._dtype, other._dtype)
     idx, vals, done = _add_arrays(a, other, alpha, dtype)
     if a.layout is other.layout and a.layout is not sparse_coo:  # the same compressed layout
@@ -294,6 +298,8 @@ def unary(a: SparseTensor, name: str, *args, **kwargs) -> SparseTensor:
 
 # ---- transpose ----------------------------------------------------------------------------------
 def t(a: SparseTensor) -> SparseTensor:
+    if a.dim() > 2 and a.layout is not sparse_coo:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.dim()}D")
     if a.dim() > 2:
         raise RuntimeError(
             f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {a.sparse_dim()} "

@@ -49,6 +49,10 @@ def element_coo(xp, data: SparseData):
     """``(indices, values)``: the ``(2, N)`` int64 row/column of every stored element (each
     block's elements row by row) and the flat values, in the payload's order."""
     compressed, plain = data.indices
+    if compressed.ndim > 1:
+        raise NotImplementedError(
+            "taimatsu: this operation on a batched sparse compressed tensor is not implemented"
+        )
     bh, bw = blocksize(data)
     major = xp.repeat(xp.arange(compressed.shape[0] - 1, dtype=np.int64), xp.diff(compressed))
     plain = plain.astype(np.int64, copy=False)
@@ -58,6 +62,23 @@ def element_coo(xp, data: SparseData):
     cols = bcol[:, None, None] * bw + xp.arange(bw, dtype=np.int64)[None, None, :]
     rows, cols = xp.broadcast_to(rows, (n, bh, bw)), xp.broadcast_to(cols, (n, bh, bw))
     return xp.stack([rows.reshape(-1), cols.reshape(-1)]), data.values.reshape(-1)
+
+
+def batched_element_coo(xp, data: SparseData):
+    """``element_coo`` of every batch, the batch coordinates as leading index rows (batch by
+    batch: a batched tensor's COO form, as PyTorch's ``to_sparse()``)."""
+    compressed, plain = data.indices
+    batch = tuple(compressed.shape[:-1])
+    if not batch:
+        return element_coo(xp, data)
+    parts, vals = [], []
+    for b in np.ndindex(*batch):
+        sub = SparseData(data.layout, (compressed[b], plain[b]), data.values[b], data.shape[-2:])
+        idx, v = element_coo(xp, sub)
+        lead = xp.broadcast_to(xp.asarray(b, dtype=np.int64)[:, None], (len(b), idx.shape[1]))
+        parts.append(xp.concatenate([lead, idx]))
+        vals.append(v)
+    return xp.concatenate(parts, axis=1), xp.concatenate(vals)
 
 
 def from_element_coo(xp, indices, values, shape, layout, block=(1, 1), index_dtype=np.int64):
@@ -140,34 +161,37 @@ def sparse_compressed_tensor(
     compressed = _index_array(compressed_indices, dev)
     plain = _index_array(plain_indices, dev)
     block = layout in BLOCK
-    if block and vals.dim() <= 2:
+    nb = compressed.ndim - 1  # batch dims
+    if block and vals.dim() <= nb + 2:
         raise RuntimeError(
             "values must have dimensionality > sum of batch and block dimensionalities "
-            f"(=0 + 2) but got {vals.dim()}"
+            f"(={nb} + 2) but got {vals.dim()}"
         )
-    if compressed.ndim != 1 or plain.ndim != 1 or vals.dim() != (3 if block else 1):
+    batch = tuple(compressed.shape[:-1])
+    if (
+        nb < 0 or plain.shape[:-1] != batch or tuple(vals.shape[:nb]) != batch
+        or vals.dim() != nb + (3 if block else 1)
+    ):  # fmt: skip
         raise NotImplementedError(
-            "taimatsu: sparse compressed tensors are 2-d matrices with scalar or block values "
-            "(no batch or dense dims)"
+            "taimatsu: sparse compressed tensors with scalar or block values only (no dense dims)"
         )
     cname, pname = INDEX_NAMES[layout]
-    if plain.shape[0] != vals.shape[0]:
+    if plain.shape[-1] != vals.shape[nb]:
         raise RuntimeError(
             f"{pname} and values must have the same number of elements, but got "
-            f"{pname}.size(-1)={plain.shape[0]} and values.size(0)={vals.shape[0]}"
+            f"{pname}.size(-1)={plain.shape[-1]} and values.size({nb})={vals.shape[nb]}"
         )
-    bh, bw = tuple(vals.shape[1:3]) if block else (1, 1)
+    bh, bw = tuple(vals.shape[nb + 1 : nb + 3]) if block else (1, 1)
     inferred = size is None
     if size is None:
-        nmajor = compressed.shape[0] - 1
-        nminor = int(plain.max()) + 1 if plain.shape[0] else 0
-        size = (
-            (nmajor * bh, nminor * bw) if layout in ROW_COMPRESSED else (nminor * bh, nmajor * bw)
-        )
+        nmajor = compressed.shape[-1] - 1
+        nminor = int(plain.max()) + 1 if plain.size else 0
+        rc = (nmajor * bh, nminor * bw) if layout in ROW_COMPRESSED else (nminor * bh, nmajor * bw)
+        size = batch + rc
     size = tuple(int(s) for s in size)
-    if len(size) != 2:
-        raise NotImplementedError("taimatsu: sparse compressed tensors are 2-d matrices only")
-    if check_invariants or (check_invariants is None and invariants["enabled"]):
+    if len(size) != nb + 2:
+        raise NotImplementedError("taimatsu: sparse compressed tensors without dense dims only")
+    if (check_invariants or (check_invariants is None and invariants["enabled"])) and not nb:
         _check(compressed, plain, size, layout, (bh, bw), cname, pname)
     out = make(layout, compressed, plain, vals._data, size, vals.dtype, dev)
     if requires_grad:
@@ -245,9 +269,10 @@ def _blocksize(t: Tensor, layout, blocksize) -> tuple:
             f"{name}: conversion from {KIND[src]} to {KIND[layout]} with blocksize changed from "
             f"{list(blocksize_of(t))} to {list(block)} is not supported"
         )
-    if t.dim() == 2 and (t.shape[0] % block[0] or t.shape[1] % block[1]):
+    rows, cols = tuple(t.shape[-2:]) if t.dim() >= 2 else (0, 0)
+    if rows % block[0] or cols % block[1]:
         raise RuntimeError(
-            f"{name}: tensor sparse size ({t.shape[0]},{t.shape[1]}) must be divisible by given "
+            f"{name}: tensor sparse size ({rows},{cols}) must be divisible by given "
             f"blocksize ({block[0]},{block[1]})"
         )
     return block
@@ -264,9 +289,16 @@ def convert(t: Tensor, layout, blocksize=None, dense_dim=None) -> SparseTensor:
         )
     if src is layout:
         return t
+    if src is strided and t.dim() > 2 and not dense_dim:
+        return _batched_from_dense(t, layout, block)
+    if src in COMPRESSED and t._data.indices[0].ndim > 1 and not dense_dim:
+        if t._rg and _gm.enabled:
+            raise NotImplementedError("taimatsu: the gradient of a batched layout conversion")
+        return per_batch(lambda m: convert(m, layout, blocksize), t)
     if t.dim() != 2 or (src is sparse_coo and t.dense_dim()) or dense_dim:
         raise NotImplementedError(
-            f"taimatsu: conversion to {layout} supports 2-d matrices with scalar values only"
+            f"taimatsu: conversion to {layout} supports 2-d matrices with scalar values "
+            "(and batches of dense ones) only"
         )
     xp = xp_of(t._device)
     idx, vals, index_dtype = _element_entries(xp, t)
@@ -274,6 +306,50 @@ def convert(t: Tensor, layout, blocksize=None, dense_dim=None) -> SparseTensor:
     out = make(layout, *arrays_, tuple(t.shape), t._dtype, t._device)
     if t._rg and _gm.enabled:
         record(_TO_NODE[layout], (t,), out, src=src)
+    return out
+
+
+def batch_item(t: SparseTensor, b: tuple) -> SparseTensor:
+    """Matrix ``b`` of a batched compressed tensor (sharing its arrays)."""
+    data = t._data
+    c, p = data.indices
+    ndim = len(b)
+    shape = data.shape[ndim:]
+    return make(data.layout, c[b], p[b], data.values[b], shape, t._dtype, t._device)
+
+
+def per_batch(fn, *tensors: SparseTensor) -> SparseTensor:
+    """``fn`` applied to each matrix of batched compressed tensors (no autograd), the results
+    stacked back into a batch; PyTorch's error when their nnz differ."""
+    first = tensors[0]
+    batch = tuple(first._data.indices[0].shape[:-1])
+    xp = xp_of(first._device)
+    outs = [fn(*(batch_item(t, b) for t in tensors)) for b in np.ndindex(*batch)]
+    if len({o._nnz() for o in outs}) > 1:
+        raise RuntimeError("Expect the same number of specified elements per batch.")
+    d0 = outs[0]._data
+    parts = [xp.stack([o._data.indices[i] for o in outs]) for i in (0, 1)]
+    vals = xp.stack([o._data.values for o in outs])
+    parts = [a.reshape(batch + a.shape[1:]) for a in (*parts, vals)]
+    return make(d0.layout, *parts, batch + d0.shape, outs[0]._dtype, first._device)
+
+
+def _batched_from_dense(t: Tensor, layout, block) -> SparseTensor:
+    """A batch of dense matrices in ``layout``: each converted, the same nnz in every one."""
+    from . import arrays
+
+    xp = xp_of(t._device)
+    batch = tuple(t.shape[:-2])
+    parts = []
+    for b in np.ndindex(*batch):
+        idx, vals = arrays.dense_to_coo(xp, t._data[b], 2)
+        parts.append(from_element_coo(xp, idx, vals, t.shape[-2:], layout, block))
+    if len({p[1].shape[0] for p in parts}) > 1:
+        raise RuntimeError("Expect the same number of specified elements per batch.")
+    stacked = [xp.stack([p[i] for p in parts]).reshape(batch + parts[0][i].shape) for i in range(3)]
+    out = make(layout, *stacked, tuple(t.shape), t._dtype, t._device)
+    if t._rg and _gm.enabled:
+        record(_TO_NODE[layout], (t,), out, src=strided)
     return out
 
 

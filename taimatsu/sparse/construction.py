@@ -89,7 +89,7 @@ def coo_arrays(t: SparseTensor):
 def dense_array(data: SparseData):
     xp = xp_of(data.device or cpu)
     if data.layout is not sparse_coo:
-        return arrays.coo_to_dense(xp, *compressed.element_coo(xp, data), data.shape)
+        return arrays.coo_to_dense(xp, *compressed.batched_element_coo(xp, data), data.shape)
     return arrays.coo_to_dense(xp, data.indices, data.values, data.shape)
 
 
@@ -202,6 +202,11 @@ def sparse_csr_tensor(
     dev = vals.device
     crow = _index_array(crow_indices, dev, "crow_indices")
     col = _index_array(col_indices, dev, "col_indices")
+    if crow.ndim > 1:  # a batch of matrices
+        return compressed.sparse_compressed_tensor(
+            crow_indices, col_indices, values, size, dtype=dtype, layout=sparse_csr,
+            device=device, requires_grad=requires_grad, check_invariants=check_invariants,
+        )  # fmt: skip
     if crow.ndim != 1 or col.ndim != 1 or vals.dim() != 1:
         raise NotImplementedError(
             "taimatsu: sparse_csr_tensor supports 2-d matrices with scalar values only"
@@ -303,7 +308,7 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
         return t
     xp = xp_of(t._device)
     if t.layout is not strided:  # a compressed layout: its elements in storage order
-        idx, vals = coo_arrays(t)
+        idx, vals = compressed.batched_element_coo(xp, t._data)
         sorted_ = t.layout is sparse_csr  # only CSR's order is the coalesced one (PyTorch's flag)
         out = coo(idx, vals.copy(), t._data.shape, t._dtype, t._device, sorted_)
         node = _ToSparseBackward  # the gradient only needs densifying back
@@ -324,7 +329,7 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
 def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
     if t.layout is sparse_csr:
         return t
-    if t.layout in compressed.COMPRESSED:
+    if t.layout in compressed.COMPRESSED or (t.layout is strided and t.dim() > 2):
         return compressed.convert(t, sparse_csr, None, dense_dim)
     if t.dim() != 2:
         raise NotImplementedError("taimatsu: to_sparse_csr supports 2-d tensors only")

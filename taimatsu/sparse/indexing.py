@@ -29,6 +29,18 @@ def _wrapped(dim: int, n: int) -> int:
 
 
 def select(a: SparseTensor, dim: int, index: int, subscript: bool = False) -> Tensor:
+    nbatch = a._data.indices[0].ndim - 1 if a.layout is not sparse_coo else 0
+    if nbatch and _wrapped(dim, a.dim()) < nbatch:  # a matrix of the batch
+        dim = _wrapped(dim, a.dim())
+        key = [slice(None)] * nbatch
+        key[dim] = index % a.shape[dim] if -a.shape[dim] <= index < a.shape[dim] else index
+        if nbatch > 1:
+            raise NotImplementedError("taimatsu: select of a multi-batch compressed tensor")
+        from .compressed import batch_item
+
+        return batch_item(a, (key[0],))
+    if nbatch:
+        raise NotImplementedError("taimatsu: select within a batched compressed tensor")
     if a.layout in (sparse_csr, sparse_csc):  # PyTorch selects from the COO form
         return select(a.to_sparse(), dim, index, subscript)
     if a.layout is not sparse_coo:

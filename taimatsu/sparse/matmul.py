@@ -24,6 +24,8 @@ from .construction import coo, coo_arrays, like, masked_values, no_derivative, p
 
 def _scipy_matrix(s: SparseTensor):
     """``s`` as a scipy (cupyx) CSR matrix; hybrid or batched tensors are not supported."""
+    if s.layout is not sparse_coo and s.dim() > 2:  # a batch: PyTorch's CPU kernels refuse it
+        raise RuntimeError(f"Sparse {s.layout.name[7:].upper()} tensors do not have strides")
     if s.dim() != 2 or s.dense_dim():
         raise NotImplementedError(
             "taimatsu: products with a sparse tensor need a 2-d sparse matrix with scalar values"
@@ -42,6 +44,8 @@ def spmm_array(s: SparseTensor, b):
 
 
 def _check(a: Tensor, b: Tensor) -> None:
+    if a.layout not in (strided, sparse_coo) and a.dim() > 2:  # a batch of compressed matrices
+        _scipy_matrix(a)
     if a.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if b.dim() != 2:

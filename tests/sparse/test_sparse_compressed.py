@@ -375,3 +375,56 @@ def test_in_place_ops_on_coo_values_match_torch(op, coalesced):
 def test_in_place_op_on_a_sparse_leaf_that_requires_grad_is_refused():
     got, want = both(lambda lib: error(lambda: x(lib).to_sparse().requires_grad_().neg_()))
     assert got == want
+
+
+# ---- batches of matrices ------------------------------------------------------------------------
+def _batch(lib):
+    return lib.tensor([[[1.0, 0], [2.0, 3.0]], [[4.0, 0], [5.0, 6.0]]])
+
+
+BATCHED = [
+    lambda lib: _batch(lib).to_sparse_csr(),
+    lambda lib: _batch(lib).to_sparse_csc(),
+    lambda lib: _batch(lib).to_sparse_bsr(1),
+    lambda lib: lib.ones(2, 2, 4, 4).to_sparse_bsc(2),
+    lambda lib: _batch(lib).to_sparse(layout=lib.sparse_csc),
+    lambda lib: _batch(lib).to_sparse_csr().to_sparse(),
+    lambda lib: _batch(lib).to_sparse_csr().to_sparse_csc(),
+    lambda lib: _batch(lib).to_sparse_csr()[1],
+    lambda lib: _batch(lib).to_sparse_csr() * 2,
+    lambda lib: (lambda s: s + s)(_batch(lib).to_sparse_csc()),  # noqa: PLC3002
+    lambda lib: lib.sparse_csr_tensor(
+        lib.tensor([[0, 1, 2], [0, 1, 2]]),
+        lib.tensor([[0, 1], [1, 0]]),
+        lib.tensor([[1.0, 2], [3, 4]]),
+    ),
+    lambda lib: lib.sparse_bsr_tensor(
+        lib.tensor([[0, 1], [0, 1]]), lib.tensor([[0], [0]]), lib.arange(8.0).reshape(2, 1, 2, 2)
+    ),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BATCHED)))
+def test_batched_compressed_tensors_match_torch(k):
+    got, want = both(BATCHED[k])
+    assert repr(got) == repr(want)
+    close(got, want)
+    if got.layout is not tm.sparse_coo:
+        assert (got.sparse_dim(), got.dense_dim(), got._nnz()) == (
+            want.sparse_dim(), want.dense_dim(), want._nnz()
+        )  # fmt: skip
+
+
+BATCH_ERRORS = [
+    lambda lib: lib.tensor([[[1.0, 0], [2.0, 3.0]], [[4.0, 0], [0.0, 6.0]]]).to_sparse_csr(),
+    lambda lib: lib.ones(2, 3, 4).to_sparse_bsr((2, 3)),
+    lambda lib: _batch(lib).to_sparse_csr().t(),
+    lambda lib: _batch(lib).to_sparse_csr() @ lib.ones(2, 3),
+]
+
+
+@pytest.mark.parametrize("k", range(len(BATCH_ERRORS)))
+def test_batched_errors_match_torch(k):
+    got, want = both(lambda lib: error(lambda: BATCH_ERRORS[k](lib)))
+    assert want is not None
+    assert got == want
