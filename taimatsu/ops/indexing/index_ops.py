@@ -33,7 +33,7 @@ from .._dispatch import (
 )
 from ..arg_types import integer
 from .scatter import _bounds, _check_index_dtype, _shape, _tangent, gather
-from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key
+from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key, warn_uint8_index
 
 
 # ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------
@@ -258,7 +258,10 @@ def _key_of(input: Tensor, indices):
             )
         if t._dtype.category != D.INT and t._dtype is not D.bool:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        a = t._data.astype(bool) if t._dtype is D.uint8 else t._data
+        a = t._data
+        if t._dtype is D.uint8:
+            warn_uint8_index()
+            a = a.astype(bool)
         if a.dtype == bool:
             masks.append((dim, a))
             dim += a.ndim
@@ -318,12 +321,30 @@ def index_put_key_(
     )
 
 
+def refuse_uint8_fill(indices, value) -> None:
+    """PyTorch puts a one-element value at a single mask index with ``masked_fill_``, which refuses
+    a uint8 mask (other values go through index_put, which accepts it with a warning)."""
+    tensors = [t for t in indices if isinstance(t, Tensor) and t._data.ndim]
+    if (
+        len(tensors) == 1
+        and tensors[0]._dtype is D.uint8
+        and (not isinstance(value, Tensor) or value._data.size == 1)
+    ):
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        )
+
+
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    if not accumulate and isinstance(indices, (tuple, list)):
+        refuse_uint8_fill(indices, values)
     key = _key_of(input, indices)
     return index_put_key(input, key, values, accumulate, tuple(indices))
 
 
 def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    if not accumulate and isinstance(indices, (tuple, list)):
+        refuse_uint8_fill(indices, values)
     return index_put_key_(self, _key_of(self, indices), values, accumulate, tuple(indices))
 
 

@@ -81,12 +81,7 @@ def _classify(item):
         if item._dtype is D.bool:
             return (_BOOL, bool(item._data)) if item._data.ndim == 0 else (_ADV, item._data)
         if item._dtype is D.uint8:
-            warnings.warn(
-                "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
-                "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
-                UserWarning,
-                stacklevel=user_stacklevel(),
-            )
+            warn_uint8_index()
             return _ADV, item._data.astype(bool)
         if item._dtype.category != D.INT:
             raise IndexError(_BAD_INDEX_DTYPE)
@@ -401,8 +396,21 @@ def index_put_acc(g: Tensor, shape, key) -> Tensor:
 
 
 # ---- writes ------------------------------------------------------------------------------------------
+def warn_uint8_index() -> None:
+    """PyTorch's deprecation warning for a uint8 mask index, at the user's line."""
+    warnings.warn(
+        "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. "
+        "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 def setitem(self: Tensor, index, value) -> None:
-    from .index_ops import index_put_key_
+    from .index_ops import index_put_key_, refuse_uint8_fill
+
+    if index.__class__ is Tensor or index.__class__ is tuple:
+        refuse_uint8_fill(index if index.__class__ is tuple else (index,), value)
 
     if not isinstance(value, Tensor):
         if (
