@@ -9,8 +9,9 @@ A compressed tensor's payload holds ``indices = (compressed_indices, plain_indic
 
 Supported, as PyTorch: the factories (``sparse_csc_tensor`` / ``sparse_bsr_tensor`` /
 ``sparse_bsc_tensor`` / ``sparse_compressed_tensor``), conversions between all layouts with
-PyTorch's errors, ``t()`` (CSR <-> CSC, BSR <-> BSC, blocks transposed). Limits: 2-d matrices
-with scalar (or block) values, no batch or dense dims (those raise ``NotImplementedError``).
+PyTorch's errors, ``t()`` (CSR <-> CSC, BSR <-> BSC, blocks transposed); batches of matrices
+(``(*batch, n + 1)`` compressed indices) are made, converted, densified and indexed batch by
+batch (``per_batch``). Limits: scalar (or block) values, no dense dims (``NotImplementedError``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ INDEX_NAMES = {
 
 # ---- arrays -------------------------------------------------------------------------------------
 def blocksize(data: SparseData) -> tuple:
-    return tuple(data.values.shape[1:3]) if data.layout in BLOCK else (1, 1)
+    return tuple(data.values.shape[-2:]) if data.layout in BLOCK else (1, 1)  # no dense dims
 
 
 def element_coo(xp, data: SparseData):

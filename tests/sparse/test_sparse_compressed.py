@@ -391,6 +391,7 @@ BATCHED = [
     lambda lib: _batch(lib).to_sparse_csr().to_sparse(),
     lambda lib: _batch(lib).to_sparse_csr().to_sparse_csc(),
     lambda lib: _batch(lib).to_sparse_csr()[1],
+    lambda lib: lib.ones(2, 4, 4).to_sparse_bsr(2).to_sparse_bsc(2),
     lambda lib: _batch(lib).to_sparse_csr() * 2,
     lambda lib: (lambda s: s + s)(_batch(lib).to_sparse_csc()),  # noqa: PLC3002
     lambda lib: lib.sparse_csr_tensor(
@@ -416,6 +417,7 @@ def test_batched_compressed_tensors_match_torch(k):
 
 
 BATCH_ERRORS = [
+    lambda lib: lib.ones(2, 4, 4).to_sparse_bsr(2).to_sparse_bsc(1),
     lambda lib: lib.tensor([[[1.0, 0], [2.0, 3.0]], [[4.0, 0], [0.0, 6.0]]]).to_sparse_csr(),
     lambda lib: lib.ones(2, 3, 4).to_sparse_bsr((2, 3)),
     lambda lib: _batch(lib).to_sparse_csr().t(),
