@@ -126,6 +126,9 @@ class Request:
             raise self._error
         return self._done
 
+    def _block(self, seconds: float) -> None:
+        """Wait at most ``seconds`` for progress on this request."""
+
     @staticmethod
     def Testall(requests, statuses=None) -> bool:
         if not all(r._test() for r in requests):
@@ -133,6 +136,17 @@ class Request:
         for status, r in zip(statuses or (), requests):
             status.source = r._source
         return True
+
+
+def wait_all(requests, statuses, limit: float) -> bool:
+    """Block until every request is done (True) or ``limit`` seconds have passed (False)."""
+    deadline = time.monotonic() + limit
+    while not Request.Testall(requests, statuses):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        next(r for r in requests if not r._done)._block(min(left, 0.1))
+    return True
 
 
 class _Job(Request):
@@ -150,6 +164,9 @@ class _Job(Request):
 
     def _test(self) -> bool:
         return self._event.is_set() and super()._test()
+
+    def _block(self, seconds: float) -> None:
+        self._event.wait(seconds)
 
     def result(self, limit: float):
         """Wait for the job (a blocking collective) and return its value."""
@@ -172,6 +189,13 @@ class _Receive(Request):
         if not self._done and self._error is None:
             self._comm._match_receives(self)
         return super()._test()
+
+    def _block(self, seconds: float) -> None:
+        world = self._comm._world
+        with world.cond:  # notified when a message arrives or a connection ends
+            box = world._boxes.get(self._key, ())
+            if not any(self._want in (None, src) for src, _ in box) and self._want not in world._gone:  # fmt: skip
+                world.cond.wait(seconds)
 
 
 # ---- connections ------------------------------------------------------------------------

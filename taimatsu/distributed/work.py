@@ -71,15 +71,27 @@ def _seconds(timeout) -> float:
     return float(timeout)
 
 
-def _testall(requests, statuses, name: str) -> bool:
-    """MPI_Testall; an MPI error (a truncated message...) becomes PyTorch's RuntimeError."""
+def _testall(requests, statuses, name: str, block: float = 0.0) -> bool:
+    """MPI_Testall; an MPI error (a truncated message...) becomes PyTorch's RuntimeError.
+
+    With ``block`` > 0 (the TCP transport only), wait up to ``block`` seconds for completion.
+    """
     MPI = _mpi.mpi()
     try:
+        if block > 0:
+            return MPI.wait_all(requests, statuses, block)
         return MPI.Request.Testall(requests, statuses)
     except MPI.Exception as e:
         # The TCP transport's errors say which of PyTorch's types they are (DistBackendError).
         kind = getattr(e, "torch_error", RuntimeError)
         raise kind(f"taimatsu.distributed: {name} failed: {e.Get_error_string()}") from None
+
+
+def _timed_out(name: str, limit: float) -> RuntimeError:
+    return RuntimeError(
+        f"taimatsu.distributed: {name} timed out after {limit * 1000:.0f}ms waiting for "
+        "the other ranks (a rank may have crashed or be stuck)"
+    )
 
 
 def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
@@ -88,8 +100,13 @@ def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
     Three phases: a short spin (fast collectives stay fast); then polls that yield the core
     between tests (a peer sharing this core gets to run: ranks often outnumber cores); after
     20 ms, polls that sleep up to 1 ms, so a rank waiting on a slow peer costs next to nothing.
+    The TCP transport needs no polling: its threads signal completion, so the wait blocks.
     """
     if not requests:
+        return
+    if hasattr(_mpi.mpi(), "wait_all"):
+        if not _testall(requests, statuses, name, block=max(limit, 1e-6)):
+            raise _timed_out(name, limit)
         return
     for _ in range(100):
         if _testall(requests, statuses, name):
@@ -102,9 +119,6 @@ def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
     pause = 1e-5
     while not _testall(requests, statuses, name):
         if time.monotonic() - start > limit:
-            raise RuntimeError(
-                f"taimatsu.distributed: {name} timed out after {limit * 1000:.0f}ms waiting for "
-                "the other ranks (a rank may have crashed or be stuck)"
-            )
+            raise _timed_out(name, limit)
         time.sleep(pause)
         pause = min(pause * 2, 1e-3)
