@@ -134,20 +134,36 @@ class _Patcher:
             self._undo.pop()()
 
 
-def _recording_function(fn, layout: str):
+class _RecordingFunction:
+    """What ``torch.relu`` is while a trace runs: records a call given a Proxy, runs the function
+    otherwise, and compares equal to (and hashes as) the function, so ``target == torch.relu``
+    and ``{torch.relu: ...}[target]`` still hold in code run during a trace."""
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def __init__(self, fn, layout: str):
+        functools.update_wrapper(self, fn)
+        self._layout = layout
+
+    def __call__(self, *args, **kwargs):
+        fn = self.__wrapped__
         proxy = _find_proxy(args, kwargs)
         if proxy is None:
             return fn(*args, **kwargs)
-        if layout == "method":
+        if self._layout == "method":
             return proxy.tracer.create_proxy("call_method", fn.__name__, args, kwargs)
-        if layout == "keywords":
+        if self._layout == "keywords":
             args, kwargs = keyword_layout(fn, args, kwargs)
         return proxy.tracer.create_proxy("call_function", fn, args, kwargs)
 
-    return wrapper
+    def __eq__(self, other) -> bool:
+        return other is self.__wrapped__ or (
+            isinstance(other, _RecordingFunction) and other.__wrapped__ is self.__wrapped__
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
 
 
 def _index_proxy(index):
@@ -486,12 +502,15 @@ class Tracer:
 
             module_forward = getattr(type(mod), "forward", None)
             self._autowrap_check(patcher, getattr(module_forward, "__globals__", {}))
+            self._autowrap_check(patcher, mod.__dict__)
             return tracer.call_module(mod, forward, args, kwargs)
 
         patcher.setattr(Module, "__getattr__", module_getattr_wrapper)
         patcher.setattr(Module, "__call__", module_call_wrapper)
         patch_torch_functions(patcher)
         self._autowrap_check(patcher, getattr(fn, "__globals__", {}))
+        if isinstance(self.root, Module):
+            self._autowrap_check(patcher, self.root.__dict__)
         for module in self._autowrap_search:
             self._autowrap_check(patcher, vars(module))
 
@@ -505,6 +524,27 @@ class Tracer:
                 and id(value) in self._autowrap_function_ids
             ):
                 patcher.setitem(namespace, name, _recording_wrapped(value))
+            elif id(value) in _traced_functions() and _traced_functions()[id(value)][0] is value:
+                # a torch function held under another name (``from torch import relu``,
+                # ``self.act = F.relu``): PyTorch's __torch_function__ sees those calls too
+                patcher.setitem(
+                    namespace, name, _RecordingFunction(value, _traced_functions()[id(value)][1])
+                )
+
+
+_traced_by_id: dict[int, tuple] | None = None
+
+
+def _traced_functions() -> dict[int, tuple]:
+    """id(function) -> (function, layout) for the functions a trace records."""
+    global _traced_by_id
+    if _traced_by_id is None:
+        _traced_by_id = {}
+        for module, name, _, layout in traced_namespaces():
+            fn = getattr(module, name)
+            if not isinstance(fn, _RecordingFunction):
+                _traced_by_id[id(fn)] = (fn, layout)
+    return _traced_by_id
 
 
 def patch_torch_functions(patcher: _Patcher) -> None:
@@ -512,6 +552,7 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     receive a Proxy (until ``patcher.restore()``)."""
     from .. import Tensor
 
+    _traced_functions()  # taken from the namespaces before they are swapped
     global _patch_depth
     _patch_depth += 1
 
@@ -523,7 +564,7 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     if _patch_depth > 1:
         return  # a trace inside a trace: the recording functions serve every tracer already
     for module, name, _, layout in traced_namespaces():
-        patcher.setattr(module, name, _recording_function(getattr(module, name), layout))
+        patcher.setattr(module, name, _RecordingFunction(getattr(module, name), layout))
     for dunder, method in _TENSOR_OPERATORS.items():
         patcher.setattr(Tensor, dunder, _recording_operator(getattr(Tensor, dunder), method))
     for name in _tensor_method_names():

@@ -169,9 +169,18 @@ class Transformer(Interpreter):
         return self.tracer.create_proxy("call_function", target, args, kwargs)
 
     def transform(self) -> GraphModule:
-        # torch functions are not swapped for recording ones here (an override compares
-        # ``target is torch.add``): an override emits calls through super().call_function
-        result = super().run(enable_io_processing=False)
+        from ._symbolic_trace import _Patcher, _trace_lock, patch_torch_functions
+
+        # an override may call torch functions on Proxies (``return torch.neg(*args)``): they
+        # record while the transform runs, as in a trace (``target == torch.add`` still holds;
+        # ``target is torch.add`` does not, for a function read during the transform)
+        patcher = _Patcher()
+        with _trace_lock:
+            patch_torch_functions(patcher)
+            try:
+                result = super().run(enable_io_processing=False)
+            finally:
+                patcher.restore()
         if result is not None:
             self.new_graph.output(
                 map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a)

@@ -157,6 +157,18 @@ class GPTBlock(nn.Module):
         return x + a
 
 
+imported_relu = F.relu  # a torch function under another global name
+
+
+class Held(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = torch.sigmoid  # a torch function held by the module
+
+    def forward(self, x):
+        return self.act(imported_relu(x))
+
+
 def functional(x, y):
     h = torch.relu(x) + torch.mul(y, 3.0)
     h = torch.tanh(h) - F.gelu(h) + F.leaky_relu(h, 0.2)

@@ -125,3 +125,48 @@ def test_shape_prop():
         metas.append(gm.print_readable(print_output=False))
     assert metas[0] == metas[2]
     assert metas[1] == metas[3]
+
+
+def transformer_doc_examples(lib):
+    class NegSigmSwapXformer(lib.fx.Transformer):
+        def call_function(self, target, args, kwargs):
+            if target == lib.sigmoid:
+                return lib.neg(*args, **kwargs)
+            return super().call_function(target, args, kwargs)
+
+        def call_method(self, target, args, kwargs):
+            if target == "neg":
+                call_self, *args_tail = args
+                return call_self.sigmoid(*args_tail, **kwargs)
+            return super().call_method(target, args, kwargs)
+
+    gm = lib.fx.symbolic_trace(lambda x: lib.sigmoid(x).neg())
+    swapped = NegSigmSwapXformer(gm).transform()
+    x = lib.linspace(-2, 2, 12).reshape(3, 4)
+    rules = {
+        lib.relu: lambda x: (x > 0) * x,
+        lib.nn.functional.gelu: lambda x: x * lib.sigmoid(1.702 * x),
+    }
+
+    class Decompose(lib.fx.Transformer):
+        def call_function(self, target, args, kwargs):
+            if target in rules:
+                return rules[target](*args)
+            return super().call_function(target, args, kwargs)
+
+    decomposed = Decompose(
+        lib.fx.symbolic_trace(lambda x: lib.relu(x) + lib.nn.functional.gelu(x))
+    ).transform()
+    return (
+        swapped.code,
+        bool(lib.equal(swapped(x), lib.neg(x).sigmoid())),
+        decomposed.code,
+        decomposed(x).tolist(),
+    )
+
+
+def test_transformer_overrides_calling_torch_functions():
+    ours, theirs = transformer_doc_examples(taimatsu), transformer_doc_examples(torch)
+    assert ours[:3] == theirs[:3]
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
+    assert taimatsu.relu.__module__.startswith("taimatsu")  # restored after the transform

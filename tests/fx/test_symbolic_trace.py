@@ -15,7 +15,7 @@ import taimatsu
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
 
-MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs", "GPTBlock"]
+MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs", "GPTBlock", "Held"]
 
 
 @pytest.fixture(scope="module")
@@ -426,3 +426,21 @@ def tensor_methods_given_proxies(lib):
 
 def test_real_tensor_methods_given_proxies():
     assert tensor_methods_given_proxies(taimatsu) == tensor_methods_given_proxies(torch)
+
+
+def compare_functions_during_trace(lib):
+    class Act(lib.nn.Module):
+        def __init__(self, act):
+            super().__init__()
+            self.act = act
+
+        def forward(self, x):
+            if self.act == lib.nn.functional.relu:  # read before the trace, compared during it
+                return x.clamp(min=0)
+            return {lib.sigmoid: "sigmoid"}.get(self.act, "other"), self.act(x)
+
+    return [lib.fx.symbolic_trace(Act(f)).code for f in (lib.nn.functional.relu, lib.sigmoid)]
+
+
+def test_functions_compare_equal_during_a_trace():
+    assert compare_functions_during_trace(taimatsu) == compare_functions_during_trace(torch)
