@@ -229,6 +229,7 @@ def _checked_uint(v, dtype, fill: bool = False):
     return int(v)
 
 
+@silent  # 1e30 as float16 is inf, silently as in PyTorch
 def _array_of(vals, dtype):
     try:
         return np.array(vals, dtype=dtype.np)

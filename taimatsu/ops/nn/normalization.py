@@ -17,6 +17,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from ..contraction.matmul import _matmul_array
 
@@ -90,7 +91,7 @@ def _by_halves(xp, part, x3) -> None:
     if xp is np:
         from ...backend.parallel import BATCH_PASS_WORK, halves
 
-        halves(part, x3.shape[0], x3.size * BATCH_PASS_WORK)
+        halves(silent(part), x3.shape[0], x3.size * BATCH_PASS_WORK)  # errstate: per thread
     else:
         part(0, x3.shape[0])
 
@@ -397,6 +398,7 @@ def _layer_norm_backward(node, x: Tensor, w, g: Tensor):
     return gx, gw, gb
 
 
+@silent  # rows of inf give NaN, silently as in PyTorch
 def _layer_norm_rows(xp, x2, w, b, eps):
     """PyTorch's CPU layer-norm kernel on a (rows, C) float32/float64 array: per row
     ``y = (x * rstd + (-mean * rstd)) * weight + bias`` in the input's dtype, with the row's
