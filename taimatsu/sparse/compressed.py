@@ -62,7 +62,8 @@ def element_coo(xp, data: SparseData):
     rows = brow[:, None, None] * bh + xp.arange(bh, dtype=np.int64)[None, :, None]
     cols = bcol[:, None, None] * bw + xp.arange(bw, dtype=np.int64)[None, None, :]
     rows, cols = xp.broadcast_to(rows, (n, bh, bw)), xp.broadcast_to(cols, (n, bh, bw))
-    return xp.stack([rows.reshape(-1), cols.reshape(-1)]), data.values.reshape(-1)
+    values = data.values.reshape(-1) if data.layout in BLOCK else data.values  # (N, *dense)
+    return xp.stack([rows.reshape(-1), cols.reshape(-1)]), values
 
 
 def batched_element_coo(xp, data: SparseData):
@@ -99,8 +100,8 @@ def from_element_coo(xp, indices, values, shape, layout, block=(1, 1), index_dty
     if layout in BLOCK:
         vals = xp.zeros((uniq.shape[0], bh, bw), dtype=values.dtype)
         vals[inverse, indices[0] % bh, indices[1] % bw] = values
-    else:
-        vals = xp.zeros(uniq.shape[0], dtype=values.dtype)
+    else:  # hybrid values keep their dense dims
+        vals = xp.zeros((uniq.shape[0],) + values.shape[1:], dtype=values.dtype)
         vals[inverse] = values
     return compressed.astype(index_dtype), plain.astype(index_dtype), vals
 
@@ -169,12 +170,14 @@ def sparse_compressed_tensor(
             f"(={nb} + 2) but got {vals.dim()}"
         )
     batch = tuple(compressed.shape[:-1])
+    dense = tuple(vals.shape[nb + 1 :]) if not block else ()  # a hybrid tensor's dense dims
     if (
         nb < 0 or plain.shape[:-1] != batch or tuple(vals.shape[:nb]) != batch
-        or vals.dim() != nb + (3 if block else 1)
+        or (block and vals.dim() != nb + 3) or (dense and nb)
     ):  # fmt: skip
         raise NotImplementedError(
-            "taimatsu: sparse compressed tensors with scalar or block values only (no dense dims)"
+            "taimatsu: sparse compressed tensors with batch dims or dense dims, not both, and "
+            "block values without dense dims"
         )
     cname, pname = INDEX_NAMES[layout]
     if plain.shape[-1] != vals.shape[nb]:
@@ -188,10 +191,13 @@ def sparse_compressed_tensor(
         nmajor = compressed.shape[-1] - 1
         nminor = int(plain.max()) + 1 if plain.size else 0
         rc = (nmajor * bh, nminor * bw) if layout in ROW_COMPRESSED else (nminor * bh, nmajor * bw)
-        size = batch + rc
+        size = batch + rc + dense
     size = tuple(int(s) for s in size)
-    if len(size) != nb + 2:
-        raise NotImplementedError("taimatsu: sparse compressed tensors without dense dims only")
+    if len(size) != nb + 2 + len(dense):
+        raise RuntimeError(
+            f"tensor dimensionality must be sum of batch, base, and dense dimensionalities "
+            f"(={nb} + 2 + {len(dense)}) but got {len(size)}"
+        )
     if (check_invariants or (check_invariants is None and invariants["enabled"])) and not nb:
         _check(compressed, plain, size, layout, (bh, bw), cname, pname)
     out = make(layout, compressed, plain, vals._data, size, vals.dtype, dev)
@@ -292,6 +298,11 @@ def convert(t: Tensor, layout, blocksize=None, dense_dim=None) -> SparseTensor:
         return t
     if src is strided and t.dim() > 2 and not dense_dim:
         return _batched_from_dense(t, layout, block)
+    hybrid = (src is strided and dense_dim and t.dim() == 2 + dense_dim) or (
+        src is not strided and t.dim() == 2 + t.dense_dim() and t.dense_dim()
+    )
+    if hybrid and layout not in BLOCK:  # sparse rows/columns, dense trailing dims
+        return _convert_matrix(t, layout, block)
     if src in COMPRESSED and t._data.indices[0].ndim > 1 and not dense_dim:
         if t._rg and _gm.enabled:
             raise NotImplementedError("taimatsu: the gradient of a batched layout conversion")
@@ -301,12 +312,17 @@ def convert(t: Tensor, layout, blocksize=None, dense_dim=None) -> SparseTensor:
             f"taimatsu: conversion to {layout} supports 2-d matrices with scalar values "
             "(and batches of dense ones) only"
         )
+    return _convert_matrix(t, layout, block)
+
+
+def _convert_matrix(t: Tensor, layout, block) -> SparseTensor:
+    """One matrix (dense dims of a hybrid one trailing) in ``layout``."""
     xp = xp_of(t._device)
     idx, vals, index_dtype = _element_entries(xp, t)
-    arrays_ = from_element_coo(xp, idx, vals, t.shape, layout, block, index_dtype)
+    arrays_ = from_element_coo(xp, idx, vals, t.shape[:2], layout, block, index_dtype)
     out = make(layout, *arrays_, tuple(t.shape), t._dtype, t._device)
     if t._rg and _gm.enabled:
-        record(_TO_NODE[layout], (t,), out, src=src)
+        record(_TO_NODE[layout], (t,), out, src=t.layout)
     return out
 
 

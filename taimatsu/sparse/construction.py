@@ -202,7 +202,7 @@ def sparse_csr_tensor(
     dev = vals.device
     crow = _index_array(crow_indices, dev, "crow_indices")
     col = _index_array(col_indices, dev, "col_indices")
-    if crow.ndim > 1:  # a batch of matrices
+    if crow.ndim > 1 or vals.dim() > 1:  # a batch of matrices, or hybrid values
         return compressed.sparse_compressed_tensor(
             crow_indices, col_indices, values, size, dtype=dtype, layout=sparse_csr,
             device=device, requires_grad=requires_grad, check_invariants=check_invariants,
@@ -329,7 +329,7 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
 def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
     if t.layout is sparse_csr:
         return t
-    if t.layout in compressed.COMPRESSED or (t.layout is strided and t.dim() > 2):
+    if t.layout in compressed.COMPRESSED or t.dim() > 2:  # batches, hybrid tensors
         return compressed.convert(t, sparse_csr, None, dense_dim)
     if t.dim() != 2:
         raise NotImplementedError("taimatsu: to_sparse_csr supports 2-d tensors only")

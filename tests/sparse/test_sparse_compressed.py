@@ -430,3 +430,58 @@ def test_batched_errors_match_torch(k):
     got, want = both(lambda lib: error(lambda: BATCH_ERRORS[k](lib)))
     assert want is not None
     assert got == want
+
+
+# ---- hybrid tensors (dense trailing dims) ----------------------------------------------------------
+def _hybrid(lib):
+    return lib.sparse_csr_tensor(
+        lib.tensor([0, 1, 2]), lib.tensor([0, 1]), lib.tensor([[1.0, 2.0], [3.0, 4.0]])
+    )
+
+
+def _cube(lib):
+    return lib.tensor([[[1.0, 0], [2.0, 3.0]], [[4.0, 0], [0.0, 0.0]]])
+
+
+HYBRID = [
+    lambda lib: _cube(lib).to_sparse_csr(dense_dim=1),
+    lambda lib: _cube(lib).to_sparse_csc(dense_dim=1),
+    lambda lib: _cube(lib).to_sparse(2).to_sparse_csr(),
+    lambda lib: _hybrid(lib),
+    lambda lib: _hybrid(lib).to_sparse(),
+    lambda lib: _hybrid(lib).to_sparse_csc(),
+    lambda lib: _hybrid(lib) * 2,
+    lambda lib: _hybrid(lib)[0],
+]
+
+
+@pytest.mark.parametrize("k", range(len(HYBRID)))
+def test_hybrid_compressed_tensors_match_torch(k):
+    got, want = both(HYBRID[k])
+    assert repr(got) == repr(want)
+    close(got, want)
+    assert (got.sparse_dim(), got.dense_dim(), got._nnz()) == (
+        want.sparse_dim(), want.dense_dim(), want._nnz()
+    )  # fmt: skip
+
+
+def test_hybrid_conversion_gradient_matches_torch():
+    cot = RNG.standard_normal((2, 2, 2)).astype(np.float32)
+
+    def run(lib):
+        v = _cube(lib).requires_grad_()
+        (v.to_sparse_csr(dense_dim=1).to_dense() * lib.tensor(cot)).sum().backward()
+        return v.grad
+
+    got, want = both(run)
+    close(got, want)
+
+
+@pytest.mark.parametrize("op", ["mm", "t"])
+def test_hybrid_product_and_t_raise_as_torch(op):
+    def run(lib):
+        return error(lambda: _hybrid(lib) @ lib.ones(2, 2) if op == "mm" else _hybrid(lib).t())
+
+    got, want = both(run)
+    assert want is not None
+    assert got == want
