@@ -132,7 +132,7 @@ def python_code(graph: Graph, root_module: str, *, verbose: bool = False) -> Pyt
             qualified = add_global(f"{type(arg).__module__}.{type(arg).__qualname__}", type(arg))
             return f"{qualified}({', '.join(get_repr(a) for a in arg)})"
         if isinstance(arg, taimatsu.device):
-            add_global("device", taimatsu.device)
+            globals_["device"] = taimatsu.device  # one of the names the code binds itself
             return repr(arg)
         if isinstance(arg, float) and (math.isinf(arg) or math.isnan(arg)):
             return repr(arg) if not math.isinf(arg) or arg > 0 else "-inf"

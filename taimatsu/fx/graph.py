@@ -28,7 +28,13 @@ def _snake_case(s: str) -> str:
 
 
 def _target_to_str(target) -> str:
-    op = target.__name__ if callable(target) else target
+    if callable(target):
+        from .torch_names import display_name
+
+        shown = display_name(target)  # taimatsu's wrappers may have another __name__
+        op = shown.rsplit(".", 1)[-1] if shown is not None else target.__name__
+    else:
+        op = target
     if op.startswith("__") and op.endswith("__") and len(op) > 4:
         op = op[2:-2]
     return _snake_case(op)

@@ -50,34 +50,35 @@ def map_arg(a, fn: Callable):
 
 
 def _qualified_name(target) -> str:
-    """The dotted name PyTorch prints for a call_function target."""
+    """The dotted name PyTorch's generated code gives a call_function target (``torch.relu``,
+    ``_operator.abs``, ``getattr``)."""
     from .torch_names import display_name
 
     name = display_name(target)
     if name is not None:
         return name
-    if getattr(target, "__name__", None) is None:
+    short = getattr(target, "__name__", None)
+    if short is None:
         raise RuntimeError(f"Cannot get qualified name of {target}")
+    if getattr(builtins, short, None) is target:
+        return short
     module = getattr(target, "__module__", None) or ""
     if module == "taimatsu" or module.startswith("taimatsu."):
         module = "torch" + module[len("taimatsu") :]  # taimatsu's own helpers print as PyTorch's
-    if module == "_operator":
-        module = "operator"
-    if (
-        isinstance(target, types.BuiltinFunctionType)
-        and module == ""
-        and target in vars(builtins).values()
-    ):
-        module = "builtins"
-    return f"{module}.{target.__name__}" if module else target.__name__
+    return f"{module}.{short}" if module else short
 
 
 def _pretty_print_target(target) -> str:
+    """The name PyTorch prints for a target in a graph (``operator.add``, ``builtins.getattr``)."""
     if isinstance(target, str):
         return target
-    if hasattr(target, "__module__") or hasattr(target, "__name__"):
-        return _qualified_name(target)
-    return str(target)
+    name = getattr(target, "__name__", None)
+    module = getattr(target, "__module__", None)
+    if name is not None and module == "builtins":
+        return f"builtins.{name}"
+    if name is not None and module == "_operator":
+        return f"operator.{name}"
+    return _qualified_name(target)
 
 
 def _format_arg(arg) -> str:

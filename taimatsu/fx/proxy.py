@@ -108,6 +108,9 @@ class Proxy:
                     break
         return self.tracer.iter(self)
 
+    def __abs__(self) -> Proxy:
+        return self.tracer.create_proxy("call_function", operator.abs, (self,), {})
+
     def __bool__(self) -> bool:
         return self.tracer.to_bool(self)
 

@@ -444,3 +444,29 @@ def compare_functions_during_trace(lib):
 
 def test_functions_compare_equal_during_a_trace():
     assert compare_functions_during_trace(taimatsu) == compare_functions_during_trace(torch)
+
+
+EDGE_CASES = {
+    "returns_none": lambda lib: lambda x: None,
+    "returns_constants": lambda lib: lambda x: [1, "a", None],
+    "dtype_and_device": lambda lib: lambda x: (x, lib.float16, lib.device("cpu")),
+    "dtype_kwarg": lambda lib: lambda x: x.to(dtype=lib.int64),
+    "nan_constant": lambda lib: lambda x: lib.full((2,), float("nan")) + x,
+    "tuple_dim": lambda lib: lambda x: x.sum(dim=(0, 1)),
+    "dict_output": lambda lib: lambda x: {"k": x, 1: x + 1},
+    "ellipsis_index": lambda lib: lambda x: x[..., None],
+    "abs": lambda lib: lambda x: abs(x),
+    "negative_power": lambda lib: lambda x: x**-1,
+    "unbind": lambda lib: lambda x: lib.stack([x, x]).unbind(0),
+    "wrapped_function_name": lambda lib: lambda x: lib.zeros_like(x, dtype=lib.bool),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGE_CASES))
+def test_edge_cases(case):
+    results = []
+    for lib in (taimatsu, torch):
+        gm = lib.fx.symbolic_trace(EDGE_CASES[case](lib))
+        out = gm(lib.ones(2, 2))
+        results.append((str(gm.graph), gm.code, type(out).__name__))
+    assert results[0] == results[1]
