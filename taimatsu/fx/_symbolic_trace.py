@@ -4,11 +4,12 @@ record what it does as a Graph.
 PyTorch's Proxy reaches ``torch.relu`` through ``__torch_function__``; taimatsu's functions
 have no such protocol, so while a trace runs (and only then) the tracer swaps each function of
 ``torch``, ``torch.nn.functional``, ``torch.linalg``, ``torch.special`` and ``torch.fft`` for
-a wrapper that records a call when an argument is a Proxy and runs the function otherwise, and
-does the same for ``nn.Module.__call__``/``__getattr__`` (as PyTorch's tracer does), for
-Tensor operators whose other operand is a Proxy, and for functions passed to ``torch.fx.wrap``.
-Everything is restored when the trace ends, also on error. A function imported by name before
-the trace (``from torch import relu``) is outside the namespaces and is traced through.
+a wrapper that records a call when an argument is a Proxy and runs the function otherwise (it
+compares equal to the function), and does the same for ``nn.Module.__call__``/``__getattr__``
+(as PyTorch's tracer does), for Tensor methods and operators given a Proxy, for functions
+passed to ``torch.fx.wrap`` or autowrapped (``math``), and for torch functions the traced code
+holds under other names (module globals, module attributes). Everything is restored when the
+trace ends, also on error; traces run one at a time.
 """
 
 from __future__ import annotations

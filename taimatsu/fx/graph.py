@@ -153,6 +153,7 @@ class Graph:
         return _NodeList(self)
 
     def find_nodes(self, *, op: str, target=None, sort: bool = True) -> list[Node]:
+        """The nodes of ``op`` (and ``target``), in graph order."""
         return [n for n in self.nodes if n.op == op and (target is None or n.target == target)]
 
     # ---- building ------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ those facts about PyTorch 2.x; a function missing from them is recorded as calle
 from __future__ import annotations
 
 import inspect
-import math
 
 __all__ = [
     "TENSOR_FUNCTION_METHODS",
@@ -267,7 +266,3 @@ def side_effectful(fn) -> bool:
         or fn is taimatsu._assert_async
         or fn is _symbolic_trace._assert_is_none
     )
-
-
-# names the generated code may use besides ``torch`` (PyTorch's custom builtins)
-CODE_BUILTINS = {"inf": math.inf, "nan": math.nan}
