@@ -231,8 +231,13 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     check_devices(input, vec)
     if input.__class__ is SparseTensor and out is None:  # sparse @ vector: MvBackward0
-        if input.dim() == 2 and vec.dim() == 1 and input.shape[1] != vec.shape[0]:
-            raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
+        if (
+            input.is_sparse
+            and input.dim() == 2
+            and vec.dim() == 1
+            and input.shape[1] != vec.shape[0]
+        ):
+            raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")  # COO's check
         return _sparse_mm(input, vec)
     _check_mv(input, vec, vec._dtype)  # PyTorch runs mv as addmv into a result of vec's dtype
     r = _product(input, vec, _matmul_array(xp_for(input), input._data, vec._data), _Mv)
