@@ -274,6 +274,8 @@ class SparseTensor(Tensor):
         return repr(self).__format__(spec)
 
     def __deepcopy__(self, memo):
+        if self._data.layout is not sparse_coo:
+            raise NotImplementedError("Cannot access storage of SparseCsrTensorImpl")
         if id(self) in memo:
             return memo[id(self)]
         new = make_sparse(self._data.copy(), self._dtype, self._device)

@@ -288,6 +288,15 @@ def _blocksize(t: Tensor, layout, blocksize) -> tuple:
 def convert(t: Tensor, layout, blocksize=None, dense_dim=None) -> SparseTensor:
     """``t.to_sparse_csr/csc/bsr/bsc()`` and ``to_sparse(layout=...)``: from any layout."""
     src = t.layout
+    if t.dim() < 2:  # PyTorch's conversion kernels index the missing dim
+        if layout is sparse_csr:
+            raise IndexError(
+                f"select(): index 1 out of range for tensor of size [{t.numel()}, 1] at dimension 1"
+            )
+        got = -2 if layout in BLOCK else 1
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-1, 0], but got {got})"
+        )
     block = _blocksize(t, layout, blocksize) if layout in BLOCK else (1, 1)
     if src in BLOCK and layout not in BLOCK:
         raise RuntimeError(

@@ -329,7 +329,7 @@ def to_sparse(t: Tensor, sparse_dim=None, *, layout=None, blocksize=None, dense_
 def to_sparse_csr(t: Tensor, dense_dim=None) -> SparseTensor:
     if t.layout is sparse_csr:
         return t
-    if t.layout in compressed.COMPRESSED or t.dim() > 2:  # batches, hybrid tensors
+    if t.layout in compressed.COMPRESSED or t.dim() != 2:  # batches, hybrid tensors, errors
         return compressed.convert(t, sparse_csr, None, dense_dim)
     if t.dim() != 2:
         raise NotImplementedError("taimatsu: to_sparse_csr supports 2-d tensors only")

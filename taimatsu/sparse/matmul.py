@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._layout import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .._tensor.core import Tensor, _wrap
 from .._tensor.sparse import SparseTensor, not_implemented
@@ -43,9 +44,19 @@ def spmm_array(s: SparseTensor, b):
     return xp.ascontiguousarray(r).astype(b.dtype, copy=False)
 
 
-def _check(a: Tensor, b: Tensor) -> None:
-    if a.layout not in (strided, sparse_coo) and a.dim() > 2:  # a batch of compressed matrices
-        _scipy_matrix(a)
+def _check(a: Tensor, b: Tensor, vector: bool = False) -> None:
+    if a.layout not in (strided, sparse_coo):  # PyTorch's compressed-layout addmm/addmv
+        if a.dim() > 2:  # a batch of compressed matrices
+            _scipy_matrix(a)
+        if a.dim() == 2 and a.shape[1] != b.shape[0]:
+            (n, k), (k2, m) = a.shape, b.shape
+            if vector:
+                raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({k2})")
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+        if not vector and a._dtype.category < D.FLOAT and a._dtype is b._dtype:
+            raise NotImplementedError(
+                f"\"addmm_out_sparse_csr_impl_mkl\" not implemented for '{scalar_name(a._dtype)}'"
+            )
     if a.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if b.dim() != 2:
@@ -80,7 +91,7 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
         if vector:
             raise RuntimeError("torch.addmv: operation not supported for mat with SparseBsc layout")
         raise _no_kernel(a, b, strided)
-    _check(a, b.unsqueeze(1) if vector else b)
+    _check(a, b.unsqueeze(1) if vector else b, vector)
     out = _wrap(spmm_array(a, b._data), a._dtype, a._device)
     if _gm.enabled and (a._rg or b._rg):
         node = _MvBackward if vector else _MmBackward
