@@ -42,6 +42,7 @@ from .process_group import (
     ProcessGroup,
     destroy_process_group,
     get_backend,
+    get_default_backend_for_device,
     get_global_rank,
     get_group_rank,
     get_process_group_ranks,
@@ -61,10 +62,12 @@ from .reduce_op import ReduceOp
 from .work import Work
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError", "GradBucket", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "GradBucket", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce", "all_to_all",
     "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
-    "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",
+    "destroy_process_group", "gather", "gather_object", "get_backend",
+    "get_default_backend_for_device", "get_global_rank",
     "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
     "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend",

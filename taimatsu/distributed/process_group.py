@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import typing
 import warnings
 
 from . import _mpi, _tcp, rendezvous
@@ -39,6 +40,9 @@ class Backend(str):
     GLOO = "gloo"
     NCCL = "nccl"
     MPI = "mpi"
+
+    # The backend each device type gets by default (PyTorch's table).
+    default_device_backend_map: typing.ClassVar[dict] = {"cpu": "gloo", "cuda": "nccl", "xpu": "xccl", "mps": "gloo"}  # fmt: skip
 
     def __new__(cls, name: str):
         if not isinstance(name, str):
@@ -130,6 +134,18 @@ def is_nccl_available() -> bool:
     from .. import cuda
 
     return _mpi.available() and cuda.is_available()
+
+
+def get_default_backend_for_device(device) -> str:
+    """The backend PyTorch chooses for ``device`` (a device or its name): "gloo" for the CPU,
+    "nccl" for CUDA; ValueError for a device type without one."""
+    from .._device import device as as_device
+
+    kind = as_device(device).type
+    try:
+        return Backend.default_device_backend_map[kind]
+    except KeyError:
+        raise ValueError(f"Default backend not registered for device : {kind}") from None
 
 
 def is_initialized() -> bool:

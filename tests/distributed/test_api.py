@@ -95,3 +95,23 @@ def test_unknown_backend_matches(torch_oracle):
             d.init_process_group("foo", init_method="tcp://127.0.0.1:29619", rank=0, world_size=1)
         got.append(([str(w.message) for w in caught], str(err.value), d.is_initialized()))
     assert got[0] == got[1]
+
+
+def test_default_backend_for_device_matches(torch_oracle):
+    """What the DDP tutorial's accelerator-agnostic setup calls before init_process_group."""
+    td = torch_oracle.distributed
+    for name in ("cpu", "cuda:1"):
+        assert dist.get_default_backend_for_device(name) == td.get_default_backend_for_device(name)
+    assert dist.get_default_backend_for_device(tm.device("cpu")) == "gloo"
+    assert dist.Backend.default_device_backend_map == td.Backend.default_device_backend_map
+    with pytest.raises(ValueError) as theirs:
+        td.get_default_backend_for_device("meta")
+    with pytest.raises(ValueError) as ours:
+        dist.get_default_backend_for_device("meta")
+    assert str(ours.value) == str(theirs.value)
+    errors = (
+        td.DistError, td.DistStoreError, td.DistNetworkError, td.DistBackendError
+    )  # fmt: skip
+    for theirs_cls in errors:
+        ours_cls = getattr(dist, theirs_cls.__name__)
+        assert [c.__name__ for c in ours_cls.__mro__] == [c.__name__ for c in theirs_cls.__mro__]
