@@ -25,6 +25,7 @@ import numpy as np
 
 from .._tensor.core import Tensor, _wrap
 from ..backend.float32_math.primitives import axpy_, midpoints, rounded_once
+from ..backend.fp_errors import silent
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -213,6 +214,7 @@ def plan(fg: FlatGroup, block: int = 0) -> list:
     return out
 
 
+@silent  # inf / inf in a step is NaN, silently as in PyTorch
 def run_blocks(fg: FlatGroup, grads: list, update, block: int = 0) -> None:
     """``update(lo, hi, p, g, ws)`` on every block of the group, where ``p`` and ``g`` are the
     block's parameter and gradient values (1-D) and [lo, hi) its range in the flat state

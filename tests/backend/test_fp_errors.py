@@ -56,6 +56,9 @@ CASES = [
     "T.tensor([1e30], dtype=T.float16)",
     "T.nn.functional.layer_norm(T.full((2, 2), float('inf')), (2,))",
     "T.nn.functional.batch_norm(T.full((4096, 8), float('inf')), None, None, training=True)",
+    "T.nn.functional.conv2d(T.full((1, 1, 3, 3), float('inf')), T.zeros(1, 1, 2, 2))",
+    "T.nn.functional.conv_transpose2d(T.full((1, 1, 2, 2), float('inf')), T.zeros(1, 1, 2, 2))",
+    "T.nn.functional.group_norm(T.full((1, 2, 2, 2), float('inf')), 1)",
     "T.nn.functional.mish(T.tensor([float('-inf'), 1e4]))",
     "T.nn.functional.elu(T.tensor([float('-inf')]), 0.0)",
     "T.nn.functional.softplus(T.tensor([1e4, -1e4]), 0.0)",
@@ -95,3 +98,17 @@ def test_no_numpy_warning_in_backward(expr, torch_oracle):
     tx = torch_oracle.tensor([0.0, -1.0], requires_grad=True)
     eval(expr, {"T": torch_oracle, "x": tx}).sum().backward()
     np.testing.assert_array_equal(_values(x.grad), _values(tx.grad))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_no_numpy_warning_in_optimizer_step(name, torch_oracle):
+    steps = []
+    for T, quiet in ((taimatsu, True), (torch_oracle, False)):
+        p = T.nn.Parameter(T.full((3,), float("inf")))
+        opt = getattr(T.optim, name)([p], lr=0.1)
+        p.grad = T.full((3,), float("inf"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error" if quiet else "default")
+            opt.step()
+        steps.append(_values(p))
+    np.testing.assert_array_equal(steps[0], steps[1])

@@ -19,6 +19,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from ..arg_types import conv_args
 from .resample import constant_pad_nd
@@ -365,6 +366,7 @@ def _batched(xp, part, n: int, work_per_item: int, split: bool = True) -> None:
     from ...backend.threads import gemm_threads
 
     gemm_threads(work_per_item)
+    part = silent(part)  # inf * 0 in a product is NaN, silently (errstate is per thread)
     if xp is np and split:
         halves(part, n, n * work_per_item)
     else:
@@ -383,7 +385,7 @@ def _beside(xp, part, n: int, work_per_item: int):
 
     if xp is not np or n * work_per_item < MIN_WORK or gemm_threads(work_per_item) != 1:
         return None
-    return in_background(lambda: part(0, n, 2))
+    return in_background(lambda: silent(part)(0, n, 2))
 
 
 def _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups, parts=1) -> None:
@@ -790,6 +792,7 @@ def _conv_t_geometry(in_hw, kernel, stride, padding, output_padding, dilation):
     return tuple(out), tuple(pads)
 
 
+@silent
 def _conv_t_array(xp, x, w, stride, pads, dilation, groups, out_hw):
     n, cin, h, wd = x.shape
     _, cout_g, kh, kw = w.shape

@@ -26,6 +26,7 @@ def _need(node, i: int) -> bool:
     return node.next_functions[i][0] is not None
 
 
+@silent
 def _stats(xp, x, axes):
     """Mean and biased variance over ``axes`` (kept), accumulated in float64."""
     x64 = x.astype(np.float64) if x.dtype != np.float64 else x
@@ -257,6 +258,7 @@ def _check_dtypes(input: Tensor, kernel: str, *params) -> None:
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+@silent  # inf - inf in the statistics is NaN, silently as in PyTorch
 def batch_norm(
     input: Tensor,
     running_mean,
@@ -635,6 +637,7 @@ def _group_norm_vjp(node, g):
 _GroupNorm = node_class("NativeGroupNormBackward0", _group_norm_vjp)
 
 
+@silent
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps=1e-5) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(

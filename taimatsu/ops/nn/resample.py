@@ -20,6 +20,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, record, xp_for
 
 
@@ -84,6 +85,7 @@ def _linear_vjp(node, g):
 _LINEAR_NODES: dict = {}
 
 
+@silent
 def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Tensor:
     """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn;
     ``backward``: the node class of a backward op that takes the input too (adaptive pooling's,
