@@ -140,9 +140,10 @@ class _RecordingFunction:
     otherwise, and compares equal to (and hashes as) the function, so ``target == torch.relu``
     and ``{torch.relu: ...}[target]`` still hold in code run during a trace."""
 
-    def __init__(self, fn, layout: str):
+    def __init__(self, fn, layout: str, target=None):
         functools.update_wrapper(self, fn)
         self._layout = layout
+        self._target = fn if target is None else target  # what the node calls
 
     def __call__(self, *args, **kwargs):
         fn = self.__wrapped__
@@ -153,7 +154,7 @@ class _RecordingFunction:
             return proxy.tracer.create_proxy("call_method", fn.__name__, args, kwargs)
         if self._layout == "keywords":
             args, kwargs = keyword_layout(fn, args, kwargs)
-        return proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        return proxy.tracer.create_proxy("call_function", self._target, args, kwargs)
 
     def __eq__(self, other) -> bool:
         return other is self.__wrapped__ or (
@@ -541,7 +542,7 @@ def _traced_functions() -> dict[int, tuple]:
     global _traced_by_id
     if _traced_by_id is None:
         _traced_by_id = {}
-        for module, name, _, layout in traced_namespaces():
+        for module, name, _, layout, _ in traced_namespaces():
             fn = getattr(module, name)
             if not isinstance(fn, _RecordingFunction):
                 _traced_by_id[id(fn)] = (fn, layout)
@@ -564,8 +565,8 @@ def patch_torch_functions(patcher: _Patcher) -> None:
     patcher.add_undo(leave)
     if _patch_depth > 1:
         return  # a trace inside a trace: the recording functions serve every tracer already
-    for module, name, _, layout in traced_namespaces():
-        patcher.setattr(module, name, _RecordingFunction(getattr(module, name), layout))
+    for module, name, _, layout, target in traced_namespaces():
+        patcher.setattr(module, name, _RecordingFunction(getattr(module, name), layout, target))
     for dunder, method in _TENSOR_OPERATORS.items():
         patcher.setattr(Tensor, dunder, _recording_operator(getattr(Tensor, dunder), method))
     for name in _tensor_method_names():

@@ -50,7 +50,7 @@ def code_torch():
         from .torch_names import traced_namespaces
 
         tree: dict = {}
-        for module, attr, display, _ in traced_namespaces():
+        for module, attr, display, _, _ in traced_namespaces():
             parts = display.split(".")[1:]
             if _resolves(taimatsu, parts, getattr(module, attr)):
                 continue

@@ -16,6 +16,7 @@ import inspect
 
 __all__ = [
     "TENSOR_FUNCTION_METHODS",
+    "Alias",
     "display_name",
     "keyword_layout",
     "side_effectful",
@@ -214,7 +215,61 @@ def _build() -> None:
         fn = getattr(taimatsu.Tensor, n, None)
         if fn is not None:
             names.setdefault(id(fn), (fn, f"torch.Tensor.{n}"))
-    _names, _namespaces = names, spaces
+    # one taimatsu function under several PyTorch names (torch.concat is torch.cat here): a call
+    # through the other name records an alias of the function that prints under that name
+    with_targets = []
+    for module, n, display, layout in spaces:
+        fn = getattr(module, n)
+        target = fn
+        if names[id(fn)][1] != display:
+            target = _aliases.get(display)
+            if target is None:
+                target = _aliases[display] = Alias(fn, display)
+                names[id(target)] = (target, display)
+        with_targets.append((module, n, display, layout, target))
+    _names, _namespaces = names, with_targets
+
+
+class Alias:
+    """``torch.concat`` when taimatsu's ``concat`` is its ``cat``: calls the function, compares
+    equal to it, prints under its own PyTorch name."""
+
+    def __init__(self, fn, display: str):
+        self.__wrapped__ = fn
+        self.display = display
+        self.__name__ = self.__qualname__ = display.rsplit(".", 1)[-1]
+        self.__module__ = getattr(fn, "__module__", None)
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        return self.__wrapped__(*args, **kwargs)
+
+    def __eq__(self, other) -> bool:
+        return other is self or other is self.__wrapped__
+
+    def __hash__(self) -> int:
+        return hash(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return f"<function {self.display}>"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_alias_named, (self.display,))
+
+
+_aliases: dict[str, Alias] = {}
+
+
+def _alias_named(display: str) -> Alias:
+    if _names is None:
+        _build()
+    return _aliases[display]
 
 
 def display_name(fn) -> str | None:
@@ -226,9 +281,11 @@ def display_name(fn) -> str | None:
 
 
 def traced_namespaces() -> list:
-    """``(module, attribute, display name, layout)`` for every function a trace intercepts; the
-    layout is how a call through that attribute is recorded (``as_called``; ``keywords``: required parameters positional, the rest by keyword with
-    defaults filled in; ``method``: recorded as the Tensor method)."""
+    """``(module, attribute, display name, layout, target)`` for every function a trace
+    intercepts: the layout is how a call through that attribute is recorded (``as_called``;
+    ``keywords``: required parameters positional, the rest by keyword with defaults filled in;
+    ``method``: as the Tensor method), the target what the node calls (the function, or an
+    :class:`Alias` of it)."""
     if _namespaces is None:
         _build()
     return _namespaces

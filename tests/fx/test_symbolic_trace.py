@@ -470,3 +470,29 @@ def test_edge_cases(case):
         out = gm(lib.ones(2, 2))
         results.append((str(gm.graph), gm.code, type(out).__name__))
     assert results[0] == results[1]
+
+
+def aliases(lib):
+    def f(x):
+        parts = [
+            lib.concat([x, x]) + lib.cat([x, x]),
+            lib.absolute(x),
+            lib.layer_norm(x, (2,)),
+            lib.nn.functional.layer_norm(x, (2,)),
+            lib.linalg.matrix_exp(x),
+            lib.arccos(x),
+        ]
+        return [p.sum() for p in parts]
+
+    import copy
+    import pickle
+
+    g = lib.fx.symbolic_trace(f)
+    values = [float(v) for v in g(lib.ones(2, 2) / 2)]
+    return str(g.graph), g.code, copy.deepcopy(g).code, pickle.loads(pickle.dumps(g)).code, values
+
+
+def test_functions_under_several_names_print_as_called():
+    ours, theirs = aliases(taimatsu), aliases(torch)
+    assert ours[:4] == theirs[:4]
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-5)
