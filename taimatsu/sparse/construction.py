@@ -202,7 +202,8 @@ def sparse_csr_tensor(
     dev = vals.device
     crow = _index_array(crow_indices, dev, "crow_indices")
     col = _index_array(col_indices, dev, "col_indices")
-    if crow.ndim > 1 or vals.dim() > 1:  # a batch of matrices, or hybrid values
+    int32 = getattr(crow_indices, "dtype", None) is D.int32  # kept, as PyTorch keeps it
+    if crow.ndim > 1 or vals.dim() > 1 or int32:  # a batch of matrices, or hybrid values
         return compressed.sparse_compressed_tensor(
             crow_indices, col_indices, values, size, dtype=dtype, layout=sparse_csr,
             device=device, requires_grad=requires_grad, check_invariants=check_invariants,

@@ -147,7 +147,10 @@ def test_int32_indices_are_kept():
                                   lib.tensor([1.0, 2.0]))  # fmt: skip
         return [str(t.dtype) for t in (s.ccol_indices(), s.row_indices(),
                                        s.t().crow_indices(), s.to_sparse_bsc(1).row_indices(),
-                                       s.to_sparse()._indices())]  # fmt: skip
+                                       s.to_sparse()._indices(),
+                                       lib.sparse_csr_tensor(lib.tensor([0, 1], dtype=i32),
+                                                             lib.tensor([0], dtype=i32),
+                                                             lib.tensor([1.0])).crow_indices())]  # fmt: skip
 
     got, want = both(run)
     assert got == want
