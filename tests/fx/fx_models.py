@@ -157,6 +157,37 @@ class GPTBlock(nn.Module):
         return x + a
 
 
+class BasicBlock(nn.Module):
+    expansion = 1
+    def __init__(self, inplanes, planes, stride=1, downsample=None):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False); self.bn1 = nn.BatchNorm2d(planes)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False); self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = downsample
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+class ResNetLike(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+        self.layers = nn.ModuleList([BasicBlock(4, 4), BasicBlock(4, 8, 2, nn.Sequential(nn.Conv2d(4, 8, 1, 2, bias=False), nn.BatchNorm2d(8)))])
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1)); self.fc = nn.Linear(8, 3)
+    def forward(self, x):
+        x = self.stem(x)
+        for layer in self.layers:
+            x = layer(x)
+        for i in range(2):
+            x = x * (i + 1)
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
 imported_relu = F.relu  # a torch function under another global name
 
 

@@ -15,7 +15,17 @@ import taimatsu
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
 
-MODULES = ["MLP", "ResidualConv", "WithBuffers", "Methods", "Mixed", "VarArgs", "GPTBlock", "Held"]
+MODULES = [
+    "MLP",
+    "ResidualConv",
+    "WithBuffers",
+    "Methods",
+    "Mixed",
+    "VarArgs",
+    "GPTBlock",
+    "Held",
+    "ResNetLike",
+]
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +66,18 @@ def to_np(x):
     return x.detach().numpy()
 
 
-@pytest.mark.parametrize("name", ["MLP", "ResidualConv", "WithBuffers"])
+@pytest.mark.parametrize("name", ["MLP", "ResidualConv", "WithBuffers", "ResNetLike"])
 def test_traced_module_computes_like_pytorch(models, name):
     ours_ns, theirs_ns = models
     t_model = theirs_ns[name]().eval()
     o_model = ours_ns[name]().eval()
     copy_weights(t_model, o_model, taimatsu.from_numpy)
-    shape = {"MLP": (2, 4), "ResidualConv": (2, 2, 4, 4), "WithBuffers": (2, 3)}[name]
+    shape = {
+        "MLP": (2, 4),
+        "ResidualConv": (2, 2, 4, 4),
+        "WithBuffers": (2, 3),
+        "ResNetLike": (1, 3, 8, 8),
+    }[name]
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     ours = taimatsu.fx.symbolic_trace(o_model)(taimatsu.from_numpy(x))
     theirs = torch.fx.symbolic_trace(t_model)(torch.from_numpy(x))
