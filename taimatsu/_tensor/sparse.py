@@ -379,6 +379,9 @@ class SparseTensor(Tensor):
     def zero_(self) -> SparseTensor:
         return _sp().zero_(self)
 
+    def copy_(self, src, non_blocking: bool = False) -> SparseTensor:
+        return _sp().copy_(self, src)
+
     # ---- arithmetic ---------------------------------------------------------------------------
     def add(self, other, *, alpha=1):
         return _arith().add(self, other, alpha=alpha)

@@ -433,6 +433,42 @@ def to(t: SparseTensor, *args, **kwargs) -> SparseTensor:
     return out
 
 
+def copy_(t: SparseTensor, src: Tensor) -> SparseTensor:
+    """``t.copy_(src)``: ``src``'s indices and values (cast to ``t``'s dtype), as PyTorch's sparse
+    copy: COO from COO, a compressed layout from the same layout with the same nnz."""
+    if t._rg and _gm.enabled and t.grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    layout = t.layout
+    if layout is sparse_coo and src.layout is strided:
+        raise RuntimeError(
+            "copy_() between dense and sparse Tensors is not implemented! Found self type = "
+            f"{t.type()} and src type = {src.type()}"
+        )
+    if layout is sparse_coo and src.layout is not sparse_coo:
+        raise RuntimeError(
+            f"copy_sparse_compressed_ expected sparse compressed tensor layout but got {kind(t)}"
+        )
+    if layout is not sparse_coo and src.layout is not layout:
+        raise RuntimeError(
+            "torch.copy_: copy of sparse compressed tensors having different layouts is not "
+            f"supported. self layout is {kind(t)} and src layout is {kind(src)}"
+        )
+    if layout is not sparse_coo and src._nnz() != t._nnz():
+        raise RuntimeError(
+            "torch.copy_: only sparse compressed tensors with the same number of specified "
+            "elements are supported."
+        )
+    if (src._rg or t._rg) and _gm.enabled:
+        raise NotImplementedError("taimatsu: copy_ between sparse tensors inside a graph")
+    data = src.to(t._dtype)._data.copy()
+    data.device = t._device
+    t._data = data
+    t._vc[0] += 1
+    return t
+
+
 def zero_(t: SparseTensor) -> SparseTensor:
     """PyTorch empties a sparse tensor's entries (nnz becomes 0)."""
     data = t._data

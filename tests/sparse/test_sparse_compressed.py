@@ -503,3 +503,33 @@ def test_hybrid_product_and_t_raise_as_torch(op):
     got, want = both(run)
     assert want is not None
     assert got == want
+
+
+COPIES = [
+    ("to_sparse", "to_sparse"), ("to_sparse_csr", "to_sparse_csr"),
+    ("to_sparse_csc", "to_sparse_csc"), ("to_sparse_csr", "to_sparse_csc"),
+    ("to_sparse", "to_sparse_csr"), ("to_sparse", None), ("to_sparse_csr", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("dst", "src"), COPIES)
+def test_copy_between_sparse_tensors_matches_torch(dst, src):
+    def run(lib):
+        a = getattr(lib.tensor([[1.0, 0, 2], [0, 3, 0]]), dst)()
+        y = lib.tensor([[0.0, 5, 0], [6, 0, 7]]).double()
+        b = getattr(y, src)() if src else y
+        out = error(lambda: a.copy_(b))
+        return out if out is not None else (repr(a), a._version)
+
+    got, want = both(run)
+    assert got == want
+
+
+def test_copy_needs_the_same_nnz_for_compressed_layouts():
+    def run(lib):
+        a = lib.tensor([[1.0, 0, 2], [0, 3, 0]]).to_sparse_csr()
+        return error(lambda: a.copy_(lib.ones(2, 3).to_sparse_csr()))
+
+    got, want = both(run)
+    assert want is not None
+    assert got == want
