@@ -217,6 +217,13 @@ def read_exact(sock: socket.socket, n: int, into: bytearray | None = None) -> by
     return buf
 
 
+def _read_body(sock: socket.socket, n: int) -> bytearray:
+    body = read_exact(sock, n) if n else bytearray()
+    if body is None:
+        raise ConnectionError("connection closed in the middle of a message")
+    return body
+
+
 class World:
     """This process's connections to every other rank, and the messages received so far."""
 
@@ -243,12 +250,12 @@ class World:
                 if head is None:
                     break
                 key_len, size = _HEADER.unpack(head)
-                key = read_exact(sock, key_len).decode()
-                payload = read_exact(sock, size) if size else bytearray()
+                key = _read_body(sock, key_len).decode()
+                payload = _read_body(sock, size)
                 with self.cond:
                     self._boxes[key].append((src, payload))
                     self.cond.notify_all()
-        except OSError as e:
+        except (OSError, ValueError) as e:  # a reset, or bytes that are not our messages
             why = f"connection failed ({e})"
         with self.cond:
             self._gone.setdefault(src, why)

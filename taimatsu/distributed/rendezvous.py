@@ -25,6 +25,7 @@ from .errors import DistNetworkError, DistStoreError
 
 _MAGIC = "taimatsu-tcp-1"
 _LENGTH = struct.Struct("!I")
+_MAX_MESSAGE = 1 << 24  # a rendezvous message is small; a bigger length is not ours
 
 
 def init_error(scheme: str, what: str) -> ValueError:
@@ -71,9 +72,13 @@ def _receive(sock: socket.socket, deadline: float) -> dict | None:
         head = _tcp.read_exact(sock, _LENGTH.size)
         if head is None:
             return None
-        return json.loads(_tcp.read_exact(sock, _LENGTH.unpack(head)[0]))
-    except (OSError, ValueError):
+        size = _LENGTH.unpack(head)[0]
+        if size > _MAX_MESSAGE:  # not our protocol (a stranger on the port)
+            return None
+        message = json.loads(_tcp.read_exact(sock, size) or b"")
+    except (OSError, ValueError):  # closed, timed out, or not our protocol
         return None
+    return message if isinstance(message, dict) else None
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -154,7 +159,10 @@ def _serve(master, world_size: int, start: float, timeout: float, opened) -> dic
         opened.append(conn)
         hello = _receive(conn, deadline)
         r = hello.get("rank") if hello and hello.get("magic") == _MAGIC else None
-        if not isinstance(r, int) or not 0 < r < world_size or r in peers or hello.get("world_size") != world_size:  # fmt: skip
+        if (
+            not isinstance(r, int) or not 0 < r < world_size or r in peers
+            or hello.get("world_size") != world_size or not isinstance(hello.get("port"), int)
+        ):  # fmt: skip
             conn.close()  # a stranger, a duplicate rank or another world size: not one of ours
             continue
         peers[r] = conn
@@ -215,7 +223,7 @@ def _enter(master, rank: int, world_size: int, deadline: float, timeout: float, 
     opened.append(conn)
     _send(conn, {"magic": _MAGIC, "rank": rank, "world_size": world_size, "port": listener.getsockname()[1]})  # fmt: skip
     answer = _receive(conn, deadline)
-    if answer is None:
+    if answer is None or not isinstance(answer.get("table"), dict):
         raise DistStoreError(
             f"Timed out after {timeout:g} seconds waiting for the other ranks to join "
             "(rank 0 did not send the table of ranks)"

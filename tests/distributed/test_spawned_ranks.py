@@ -209,6 +209,19 @@ def _join(peer: subprocess.Popen) -> tuple[int, str, str]:
     return peer.returncode, out, err
 
 
+def _stranger(port: int) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"GET / HTTP/1.0\r\n\r\n")  # a length prefix of ~1.2 GB: not ours
+                s.settimeout(30)
+                s.recv(1)  # like an HTTP client, wait for the answer: rank 0 must hang up
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
 def test_dead_or_late_peer_fails_in_time_and_the_group_can_start_again():
     """A peer that dies makes the pending collective raise DistBackendError at once; a wait on
     a late peer ends at its timeout and the group still works afterwards; a second
@@ -219,10 +232,15 @@ def test_dead_or_late_peer_fails_in_time_and_the_group_can_start_again():
     mpi = _mpi._MPI
     timeout = datetime.timedelta(seconds=20)
     for mode in ("exit", "late"):
-        url = f"tcp://127.0.0.1:{_free_port()}"
+        port = _free_port()
+        url = f"tcp://127.0.0.1:{port}"
+        if mode == "late":  # a stranger on the master's port is turned away, not taken for a rank
+            threading.Thread(target=_stranger, args=(port,), daemon=True).start()
         peer = _peer(mode, url)
         try:
+            begin = time.monotonic()
             dist.init_process_group("gloo", init_method=url, rank=0, world_size=2, timeout=timeout)
+            assert time.monotonic() - begin < 15  # the stranger did not hold up the rendezvous
             t = tm.ones(3)
             start = time.monotonic()
             if mode == "exit":  # the peer's connection ends: an error long before the timeout
