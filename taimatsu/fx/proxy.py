@@ -85,7 +85,11 @@ class Proxy:
             # into a Tensor: a torch function called on a Proxy outside symbolic_trace (PyTorch
             # records it through __torch_function__; taimatsu records it during a trace only)
             # must fail here, not record reads of internals
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{k}'")
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '{k}' (a taimatsu function was "
+                "given a Proxy: calls are recorded through the torch namespaces and the names the "
+                "traced code holds, while symbolic_trace or Transformer.transform runs; see docs/fx.md)"
+            )
         return Attribute(self, k)
 
     def __getstate__(self):
