@@ -112,3 +112,16 @@ def test_no_numpy_warning_in_optimizer_step(name, torch_oracle):
             opt.step()
         steps.append(_values(p))
     np.testing.assert_array_equal(steps[0], steps[1])
+
+
+def test_error_not_warning_for_alpha_beyond_half(torch_oracle):
+    """PyTorch's RuntimeError, not NumPy's overflow warning first (an exception under "error")."""
+    messages = []
+    for T in (taimatsu, torch_oracle):
+        x = T.ones(2, dtype=T.float16)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(RuntimeError) as e:
+                T.add(x, x, alpha=1e6)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

@@ -439,7 +439,11 @@ def _linear2(input, other, alpha, sa, sb, node, name, out):
     elif dt is D.float16 or dt is D.bfloat16:
         # PyTorch rounds alpha (and a scalar operand) to the half type, then takes
         # a + alpha * b in float32 (the product of two half values is exact there), rounding once.
-        c = np.float32(dt.np.type(alpha if sa == sb else -alpha))
+        token = quiet()  # an alpha beyond the half range: PyTorch's error below, no NumPy warning
+        try:
+            c = np.float32(dt.np.type(alpha if sa == sb else -alpha))
+        finally:
+            loud(token)
         if not np.isfinite(c) and np.isfinite(alpha):
             raise RuntimeError(f"value cannot be converted to type {cpp_name(dt)} without overflow")
         r = _run(
