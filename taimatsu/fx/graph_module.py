@@ -119,6 +119,7 @@ class GraphModule(Module):
         else:
             raise RuntimeError("Unsupported type " + str(root) + " passed for root!")  # noqa: TRY004  (PyTorch raises this type)
         self.graph = graph
+        self.meta: dict = {}
 
     @property
     def graph(self) -> Graph:
@@ -184,14 +185,16 @@ class GraphModule(Module):
 
     def __copy__(self):
         res = GraphModule(self, self.graph, type(self).__name__)
-        res.meta = getattr(self, "meta", {})
+        res.meta = self.meta
         return res
 
     def __deepcopy__(self, memo):
         holder = Module()
         state = {k: v for k, v in self.__dict__.items() if k != "_graph"}
         holder.__dict__ = copy.deepcopy(state, memo)
-        return GraphModule(holder, copy.deepcopy(self._graph, memo))
+        res = GraphModule(holder, copy.deepcopy(self._graph, memo))
+        res.meta = copy.deepcopy(self.meta, memo)
+        return res
 
     # ---- submodules the graph may call -------------------------------------------------------
     def add_submodule(self, target: str, m: Module) -> bool:

@@ -78,3 +78,14 @@ def test_torch_function_on_a_proxy_outside_a_trace_fails_cleanly():
     tp = torch.fx.Proxy(theirs.placeholder("x"), torch.fx.proxy.GraphAppendingTracer(theirs))
     theirs.output(((tp > 0) * tp).sqrt().node)
     assert str(graph) == str(theirs)
+
+
+def test_meta_is_kept_by_copies():
+    import copy
+
+    def probe(lib):
+        gm = lib.fx.symbolic_trace(lib.nn.Sequential(lib.nn.ReLU()))
+        gm.meta["k"] = [1]
+        return gm.meta, copy.copy(gm).meta, copy.deepcopy(gm).meta
+
+    assert probe(taimatsu) == probe(torch)
