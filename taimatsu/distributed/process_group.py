@@ -223,8 +223,9 @@ def init_process_group(
     without an MPI launcher) raises PyTorch's rendezvous ValueError. Without an MPI launcher
     and with ``world_size > 1``, the ranks meet over TCP (``rendezvous.join``): a rank missing
     after ``timeout`` raises DistStoreError on rank 0 and DistNetworkError or DistStoreError on
-    the others. Deviation: with an MPI launcher, asking for a rank or world size that differs
-    from MPI's raises ValueError.
+    the others. A world of one rank runs on MPI when mpi4py is installed, else on TCP too.
+    Deviation: with an MPI launcher, asking for a rank or world size that differs from MPI's
+    raises ValueError.
     """
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
@@ -244,7 +245,7 @@ def init_process_group(
             raise RuntimeError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
     want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
     timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
-    if _launcher_rank() is None and want_size > 1:
+    if _launcher_rank() is None and (want_size > 1 or not _mpi.available()):
         world = rendezvous.join(init_method, want_rank, want_size, timeout.total_seconds())
         _state.tcp_world = world
         _mpi.use(_tcp)

@@ -265,3 +265,25 @@ def test_dead_or_late_peer_fails_in_time_and_the_group_can_start_again():
     assert _mpi._MPI is mpi  # the TCP worlds never started MPI (no /dev/shm segment)
     assert _fds() == fds
     assert not _tcp_threads()
+
+
+def test_one_rank_without_mpi4py_runs_on_tcp(monkeypatch):
+    """Without mpi4py (taimatsu's base install) a world of one still works: it runs on TCP."""
+    from taimatsu.distributed import _mpi, _tcp
+
+    monkeypatch.setattr(_mpi, "available", lambda: False)
+    fds = _fds()
+    url = f"tcp://127.0.0.1:{_free_port()}"
+    dist.init_process_group("gloo", init_method=url, rank=0, world_size=1)
+    try:
+        assert (dist.get_rank(), dist.get_world_size(), dist.get_backend()) == (0, 1, "gloo")
+        t = tm.arange(3.0)
+        dist.all_reduce(t)
+        dist.broadcast(t, src=0)
+        objects = [None]
+        dist.all_gather_object(objects, {"a": 1})
+        assert t.tolist() == [0.0, 1.0, 2.0] and objects == [{"a": 1}]
+        assert _mpi.mpi() is _tcp  # the TCP transport, not MPI
+    finally:
+        dist.destroy_process_group()
+    assert _fds() == fds and not _tcp_threads()
