@@ -50,6 +50,10 @@ class Interpreter:
                     msg = f"While executing {node.format_node()}"
                     msg = f"{e.args[0]}\n\n{msg}" if e.args else str(msg)
                     msg += f"\nOriginal traceback:\n{node.stack_trace}"
+                    msg += (
+                        "\nUse tlparse to see full graph. (https://github.com/pytorch/tlparse"
+                        "?tab=readme-ov-file#tlparse-parse-structured-pt2-logs)"
+                    )
                     e.args = (msg,) + e.args[1:]
                     if isinstance(e, KeyError):
                         raise RuntimeError(*e.args) from e

@@ -71,7 +71,7 @@ def test_interpreter_errors_match():
                 lib.fx.Interpreter(gm).run(*args)
             except Exception as e:  # noqa: BLE001
                 msg = str(e)
-                res.append((type(e).__name__, msg[msg.index("While executing") :].split("\n")[0]))
+                res.append((type(e).__name__, msg[msg.index("While executing") :]))
         outs.append(res)
     assert outs[0] == outs[1]
 
