@@ -66,8 +66,13 @@ def _infer_shape(data) -> list:
         if not probe:
             break
         probe = probe[0]
-        if isinstance(probe, (Tensor, np.ndarray)):
+        if isinstance(probe, np.ndarray) and probe.ndim == 0:
+            # PyTorch's shape walk takes an array for a sequence, and a 0-d one has no length
+            raise TypeError("len() of unsized object")
+        if isinstance(probe, np.ndarray):
             shape.extend(probe.shape)
+            break
+        if isinstance(probe, Tensor):  # a tensor item is a scalar here (item() when stored)
             break
         if isinstance(probe, str):
             # PyTorch's shape walk takes a str for a sequence whose first item is a str again
@@ -75,10 +80,15 @@ def _infer_shape(data) -> list:
     return shape
 
 
-def _check_ragged(data, dim, shape):
+def _check_ragged(data, dim, shape, on_array=None):
+    """PyTorch's copy loop's checks, in its order; ``on_array()`` runs at each NumPy array met."""
+    if on_array is not None and isinstance(data, np.ndarray):
+        on_array()
     if dim >= len(shape):
         if isinstance(data, (list, tuple)):
             raise ValueError(f"expected sequence of length {0} at dim {dim} (got {len(data)})")
+        if isinstance(data, Tensor) and data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return
     if isinstance(data, (Tensor, np.ndarray)):
         if tuple(data.shape) != tuple(shape[dim:]):
@@ -91,7 +101,7 @@ def _check_ragged(data, dim, shape):
     if len(data) != shape[dim]:
         raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
     for x in data:
-        _check_ragged(x, dim + 1, shape)
+        _check_ragged(x, dim + 1, shape, on_array)
 
 
 def _infer_dtype(flat_kinds) -> D.dtype:
@@ -158,16 +168,15 @@ def _to_array(data, dtype):
             dtype = _sequence_dtype(flat)
         else:
             _check_storable(flat, dtype)
-        _check_ragged(data, 0, shape)
+        # PyTorch's copy loop warns at the first NumPy array it meets (none when nothing is copied)
+        _check_ragged(data, 0, shape, _warn_ndarrays if math.prod(shape) else None)
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
-        if dtype.category == D.INT and not any(isinstance(v, np.ndarray) for v in vals):
+        arrays = any(isinstance(v, np.ndarray) for v in vals)
+        if dtype.category == D.INT and not arrays:
             vals = [_checked_fill(v, dtype, fill=False) for v in vals]
-        if vals and any(isinstance(v, np.ndarray) for v in vals):
-            arr = (
-                np.stack([np.asarray(v) for v in vals]).astype(dtype.np)
-                if vals
-                else np.zeros(0, dtype.np)
-            )
+        if vals and arrays:
+            # arrays and tensors may sit at any depth: [np.ones(2), [1, 2]]
+            arr = _stack_nested(data, dtype, shape)
         else:
             arr = _array_of(vals, dtype)
         return arr.reshape(shape), dtype
@@ -182,6 +191,30 @@ def _to_array(data, dtype):
         _check_storable([data], dtype)
     _kind(data)  # raises PyTorch's error for what is no number
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+_NDARRAYS_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting the list to a "
+    "single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)"
+)
+
+
+def _warn_ndarrays() -> None:
+    from ..._flags import user_stacklevel, warn_once
+
+    warn_once("tensor_from_ndarrays", _NDARRAYS_WARNING, user_stacklevel() + 1)
+
+
+def _stack_nested(data, dtype, shape) -> np.ndarray:
+    """A (ragged-checked) nested sequence of ``shape`` holding arrays or tensors, as one array of
+    ``dtype`` (a one-element tensor in a scalar's place is that scalar)."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return np.zeros(shape, dtype.np)
+        return np.stack([_stack_nested(x, dtype, shape[1:]) for x in data])
+    a = _numpy(data) if isinstance(data, Tensor) else np.asarray(data)
+    return a.astype(dtype.np).reshape(shape)
 
 
 def _check_storable(flat, dtype) -> None:

@@ -1,0 +1,55 @@
+"""torch.tensor of sequences mixing NumPy arrays, tensors and numbers, as PyTorch's copy loop
+reads them: arrays at any depth, a tensor in a scalar's place is its item() (more than one
+element raises), a leading 0-d array has no length, and the 'list of numpy.ndarrays is
+extremely slow' warning at the first array met (on the caller's line)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+
+torch = pytest.importorskip("torch")
+
+CASES = [
+    "[np.ones(3), np.zeros(3)]",
+    "[np.ones(2), [1, 2]]",
+    "[[1, 2], np.ones(2, dtype=np.float32)]",
+    "[1.0, np.ones(())]",
+    "[[1.0, np.ones(())]]",
+    "[np.float32(1), np.ones(())]",
+    "[np.ones(()), np.float32(1)]",
+    "[np.ones(2, dtype=np.int32), [True, False]]",
+    "[np.ones((2, 0)), [[], []]]",
+    "[np.ones(2), [1, 2, 3]]",
+    "[[1, 2], [1, 2, 3], np.ones(2)]",
+    "[L.ones(2), L.ones(2)]",
+    "[L.ones(1), L.ones(1)]",
+    "[[L.ones(2)]]",
+    "[L.ones(2), np.ones(2)]",
+    "[np.ones(2), L.ones(2)]",
+    "[[1, 2], L.ones(2)]",
+    "[L.ones(1, 1), 2.0]",
+    "[L.ones(1, dtype=L.int32), 2]",
+]
+
+
+def _run(L, case):
+    L.set_warn_always(True)  # TORCH_WARN_ONCE warns each time then
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                t = L.tensor(eval(case, {"np": np, "L": L}))  # the cases above
+                res = (str(t.dtype).replace("torch.", ""), t.tolist())
+            except Exception as e:  # noqa: BLE001
+                res = (type(e).__name__, str(e))
+    finally:
+        L.set_warn_always(False)
+    return res, [(str(x.message), x.lineno) for x in w]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_tensor_from_mixed_sequences_matches_pytorch(case):
+    assert _run(tm, case) == _run(torch, case)
