@@ -8,8 +8,7 @@ and write it back with only those two bits changed (rounding mode and exception 
 MXCSR belongs to a thread: the setting applies to the calling thread, and to the threads it
 creates afterwards (a new thread inherits its creator's floating-point environment). Threads that
 already exist keep theirs: NumPy's BLAS pool, and taimatsu's helper threads for large
-elementwise work, so a product or a large op may still see denormals. PyTorch's own intra-op
-threads behave the same way.
+elementwise work, so a product or a large op may still see denormals.
 """
 
 from __future__ import annotations
