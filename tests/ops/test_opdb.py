@@ -709,8 +709,10 @@ TESTED_ELSEWHERE = {
     "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
     "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype",
     "compile",
-    # sparse construction and products: tests/sparse/
-    "sparse_coo_tensor", "sparse_csr_tensor", "spmm",
+    # sparse construction and products: tests/sparse/ (test_sparse_compressed.py,
+    # test_sparse_hspmm_smm.py for the compressed layouts and hspmm/smm/sspaddmm)
+    "sparse_coo_tensor", "sparse_csr_tensor", "spmm", "sparse_csc_tensor", "sparse_bsr_tensor",
+    "sparse_bsc_tensor", "sparse_compressed_tensor", "hspmm", "smm", "sspaddmm",
     # torch.zero_(t) (no out-of-place torch.zero): tests/ops/test_inplace_functions.py
     "zero_",
 }  # fmt: skip
