@@ -574,7 +574,9 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     nan = np.isnan(sd)
     cnt = (n - nan.sum(-1)) if ignore_nan else np.full(sd.shape[:-1], n)
     qv = qa.reshape((-1,) + (1,) * (sd.ndim - 1))
-    ranks = qv * (cnt - 1).astype(np.float64)
+    # q * (count - 1) in the input's dtype, as PyTorch (a float64 product rounded to float32 can
+    # be another float32 than float32(q) * float32(count - 1), and moves the interpolation weight)
+    ranks = qv.astype(sd.dtype) * (cnt - 1).astype(sd.dtype)
     # quantile: a NaN in the slice makes the result NaN (the last sorted element); nanquantile:
     # an all-NaN slice does.
     bad = nan.any(-1) if not ignore_nan else cnt == 0
