@@ -26,6 +26,9 @@ from .errors import DistNetworkError, DistStoreError
 _MAGIC = "taimatsu-tcp-1"
 _LENGTH = struct.Struct("!I")
 _MAX_MESSAGE = 1 << 24  # a rendezvous message is small; a bigger length is not ours
+# A rank sends its hello right after connecting; a connection silent for longer is a stranger
+# (a port scanner, a health check) and must not hold up the others.
+_HELLO_WAIT = 10.0
 
 
 def init_error(scheme: str, what: str) -> ValueError:
@@ -157,7 +160,7 @@ def _serve(master, world_size: int, start: float, timeout: float, opened) -> dic
                 f"{len(peers) + 1}/{world_size} clients joined."
             )
         opened.append(conn)
-        hello = _receive(conn, deadline)
+        hello = _receive(conn, min(deadline, time.monotonic() + _HELLO_WAIT))
         r = hello.get("rank") if hello and hello.get("magic") == _MAGIC else None
         if (
             not isinstance(r, int) or not 0 < r < world_size or r in peers
@@ -242,7 +245,7 @@ def _enter(master, rank: int, world_size: int, deadline: float, timeout: float, 
         if s is None:
             raise DistStoreError(f"Timed out after {timeout:g} seconds waiting for the other ranks to connect")  # fmt: skip
         opened.append(s)
-        hello = _receive(s, deadline)
+        hello = _receive(s, min(deadline, time.monotonic() + _HELLO_WAIT))
         r = hello.get("rank") if hello and hello.get("magic") == _MAGIC else None
         if not isinstance(r, int) or not rank < r < world_size or r in peers:
             s.close()

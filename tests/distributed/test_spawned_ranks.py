@@ -287,3 +287,47 @@ def test_one_rank_without_mpi4py_runs_on_tcp(monkeypatch):
     finally:
         dist.destroy_process_group()
     assert _fds() == fds and not _tcp_threads()
+
+
+def test_a_silent_stranger_does_not_hold_up_the_rendezvous(monkeypatch):
+    """A connection to the master's port that never says who it is is dropped after a short
+    wait; the real ranks (two threads calling the rendezvous directly) still meet quickly."""
+    from taimatsu.distributed import rendezvous
+
+    monkeypatch.setattr(rendezvous, "_HELLO_WAIT", 0.5)
+    fds = _fds()
+    port = _free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    worlds, errors, connected = {}, [], threading.Event()
+
+    def rank(r):
+        try:
+            worlds[r] = rendezvous.join(url, r, 2, 20.0)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def silent():
+        for _ in range(400):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                    connected.set()
+                    s.settimeout(30)
+                    s.recv(1)  # until rank 0 hangs up
+                    return
+            except OSError:
+                time.sleep(0.05)
+
+    start = time.monotonic()
+    threads = [threading.Thread(target=rank, args=(0,)), threading.Thread(target=silent)]
+    for t in threads:
+        t.start()
+    assert connected.wait(20)
+    threads.append(threading.Thread(target=rank, args=(1,)))
+    threads[-1].start()
+    for t in threads:
+        t.join(40)
+    assert not errors and sorted(worlds) == [0, 1]
+    assert time.monotonic() - start < 10
+    for w in worlds.values():
+        w.close(linger=0.1)
+    assert _fds() == fds and not _tcp_threads()
