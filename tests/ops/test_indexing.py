@@ -373,3 +373,29 @@ def test_forward_ad_through_views():
         "            d.reshape(-1), d.t().reshape(-1), d.unbind(1)[2], d.expand(2, 3, 4), d.take(T.tensor([3, 1])), d.flip(0)]\n"
         "    out = [fwAD.unpack_dual(o).tangent for o in outs]"
     )
+
+
+def test_index_reduce_beta_warning_matches_pytorch():
+    """index_reduce warns that it is in beta (once per process; each time under warn_always),
+    after its argument checks and before the index range check, on the caller's line."""
+    import warnings
+
+    def run(lib):
+        out = []
+        lib.set_warn_always(True)
+        try:
+            for reduce, idx, n in (("median", [0], 1), ("prod", [0, 1], 1), ("prod", [9], 1),
+                                   ("amax", [1], 1), ("mean", [0, 0], 2)):  # fmt: skip
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    try:
+                        r = lib.zeros(4).index_reduce_(0, lib.tensor(idx), lib.ones(n) * 2, reduce)
+                        res = r.tolist()
+                    except Exception as e:  # noqa: BLE001
+                        res = (type(e).__name__, str(e))
+                out.append((res, [(str(x.message), x.lineno) for x in w]))
+        finally:
+            lib.set_warn_always(False)
+        return out
+
+    assert run(taimatsu) == run(torch)

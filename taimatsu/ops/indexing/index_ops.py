@@ -18,6 +18,7 @@ from taimatsu.ops.introspection import _need_tensor
 from ... import _dtype as D
 from ... import backend as _backend
 from ..._autocast import PROMOTE, cast_policy
+from ..._flags import user_stacklevel, warn_once
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -630,11 +631,19 @@ def _index_reduce_checks(
             "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
             f"{list(input.shape)} source.shape = {list(source.shape)}"
         )
+    # PyTorch's kernel (past these shape checks, before the index range check)
+    warn_once("index_reduce_beta", _INDEX_REDUCE_BETA, user_stacklevel() + 1)
     idx = np.asarray(index.cpu()._data)
     size = input.shape[d] if input.dim() else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         raise IndexError("index out of range in self")
     return d
+
+
+_INDEX_REDUCE_BETA = (
+    "index_reduce() is in beta and the API may change at any time. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:1523.)"
+)
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
