@@ -14,6 +14,7 @@ import math
 from .graph import Graph, PythonCode, _Namespace
 from .node import Node, _qualified_name, _type_repr, map_arg
 from .proxy import magic_methods
+from .torch_names import TENSOR_FUNCTION_METHODS
 
 __all__ = ["code_torch", "python_code"]
 
@@ -88,22 +89,11 @@ def _format_target(base: str, target: str) -> str:
 
 
 # Tensor methods that are C method descriptors in PyTorch: its code names them by a global
-# (torch_Tensor_new_zeros) rather than a torch.* path
+# (torch_Tensor_new_zeros) rather than a torch.* path. Of the methods recorded as functions,
+# only these two are written in Python there (read through the ``torch`` global).
+_TENSOR_PYTHON_METHODS = ("to_sparse_coo", "unflatten")
 _TENSOR_C_METHODS = frozenset(
-    f"torch.Tensor.{n}"
-    for n in (
-        "new",
-        "new_empty",
-        "new_full",
-        "new_ones",
-        "new_tensor",
-        "new_zeros",
-        "stride",
-        "to_sparse_bsc",
-        "to_sparse_bsr",
-        "to_sparse_csc",
-        "to_sparse_csr",
-    )
+    f"torch.Tensor.{n}" for n in TENSOR_FUNCTION_METHODS if n not in _TENSOR_PYTHON_METHODS
 )
 
 
