@@ -10,23 +10,13 @@ import pytest
 import taimatsu as tm
 
 torch = pytest.importorskip("torch")
+from sparse_oracle import both, error
+
 warnings.filterwarnings("ignore", message="Sparse (invariant checks|CSR tensor support)")
 
 RNG = np.random.default_rng(7)
 X = [[1.0, 0, 2, 0], [0, 0, 3, 4], [5, 0, 0, 0], [0, 6, 0, 7]]
 D = RNG.standard_normal((4, 3)).astype(np.float32)
-
-
-def both(fn):
-    return fn(tm), fn(torch)
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None
 
 
 def x(lib):

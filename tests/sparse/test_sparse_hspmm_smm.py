@@ -6,18 +6,14 @@ import warnings
 import numpy as np
 import pytest
 
-import taimatsu as tm
-
 torch = pytest.importorskip("torch")
+from sparse_oracle import both, error
+
 warnings.filterwarnings("ignore", message="Sparse (invariant checks|CSR tensor support)")
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # uncoalesced, row 2 empty
 VAL = [3.0, 4.0, 5.0, -1.5]
 D = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 4
-
-
-def both(fn):
-    return fn(tm), fn(torch)
 
 
 def s(lib, size=(3, 3), **kw):
@@ -32,14 +28,6 @@ def m(lib):  # an uncoalesced input for sspaddmm
 
 def d(lib):
     return lib.tensor(D)
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None
 
 
 RESULTS = [

@@ -9,6 +9,8 @@ import pytest
 import taimatsu as tm
 
 torch = pytest.importorskip("torch")
+from sparse_oracle import both, error
+
 warnings.filterwarnings("ignore", message="Sparse (invariant checks|CSR tensor support)")
 
 RNG = np.random.default_rng(0)
@@ -16,21 +18,8 @@ IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # uncoalesced: (0, 2) twice
 VAL = [3.0, 4.0, 5.0, -1.5]
 
 
-def both(fn):
-    """``fn(lib)`` run with taimatsu and with PyTorch."""
-    return fn(tm), fn(torch)
-
-
 def coo(lib, idx=IDX, val=VAL, size=(2, 3), **kw):
     return lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(val), size, **kw)
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__, str(e)
-    return None
 
 
 def same_error(fn):
