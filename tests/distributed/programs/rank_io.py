@@ -26,6 +26,26 @@ def library():
     return importlib.import_module(os.environ.get("DIST_LIB", "taimatsu"))
 
 
+def run_parts(torch, parts: str) -> None:
+    """On the joined default group: record rank, size and backend, run each
+    ``<part>_program.py`` of ``parts`` (``part[:arg+arg],...``) in turn, then leave the group."""
+    import runpy
+    from pathlib import Path
+
+    dist = torch.distributed
+    session.torch, session.dist = torch, dist
+    session.rank, session.n = dist.get_rank(), dist.get_world_size()
+    session.rec = Recorder(session.rank)
+    session.rec["rank_size_backend"] = [session.rank, session.n, dist.get_backend(), dist.is_initialized()]  # fmt: skip
+    for spec in parts.split(","):
+        name, _, args = spec.partition(":")
+        session.args = args.split("+") if args else []
+        runpy.run_path(str(Path(__file__).with_name(f"{name}_program.py")))
+    dist.barrier()
+    dist.destroy_process_group()
+    session.rec["initialized after destroy"] = dist.is_initialized()
+
+
 class Recorder:
     """Collects named results and writes them to ``<out>/rank<r>.json``."""
 

@@ -6,12 +6,10 @@ suite.py does, then record whether MPI was started at all."""
 
 import datetime
 import os
-import runpy
 import socket
 import sys
-from pathlib import Path
 
-from rank_io import Recorder, library, session
+from rank_io import library, run_parts, session
 
 N = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 
@@ -34,17 +32,7 @@ def run(rank: int, init: str, port: int, parts: str) -> None:
         kwargs["init_method"] = "file://" + os.path.join(sys.argv[1], "rendezvous")
     timeout = datetime.timedelta(seconds=60)
     dist.init_process_group("gloo", rank=rank, world_size=N, timeout=timeout, **kwargs)
-    session.torch, session.dist = torch, dist
-    session.rank, session.n = dist.get_rank(), dist.get_world_size()
-    session.rec = Recorder(session.rank)
-    session.rec["rank_size_backend"] = [session.rank, session.n, dist.get_backend(), dist.is_initialized()]  # fmt: skip
-    for spec in parts.split(","):
-        name, _, args = spec.partition(":")
-        session.args = args.split("+") if args else []
-        runpy.run_path(str(Path(__file__).with_name(f"{name}_program.py")))
-    dist.barrier()
-    dist.destroy_process_group()
-    session.rec["initialized after destroy"] = dist.is_initialized()
+    run_parts(torch, parts)
     session.rec["TAIMATSU mpi4py imported"] = "mpi4py" in sys.modules
     session.rec.save()
 
