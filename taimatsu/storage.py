@@ -252,6 +252,23 @@ def untyped_storage(t) -> UntypedStorage:
     return storage
 
 
+def same_storage(a, b) -> bool:
+    """Whether tensors ``a`` and ``b`` share one storage: the same bytes when there are any, else
+    the same (empty) allocation, as ``Tensor.is_set_to`` asks."""
+    if a._device != b._device:
+        return False
+    sa, sb = untyped_storage(a), untyped_storage(b)
+    if sa.nbytes() or sb.nbytes():
+        return sa is sb
+    return _root(a._storage_array()) is _root(b._storage_array())
+
+
+def _root(array):
+    while array.base is not None and hasattr(array.base, "base"):
+        array = array.base
+    return array
+
+
 def _byte_view(st, nbytes: int, device):
     tricks = np.lib.stride_tricks if isinstance(st, np.ndarray) else xp_of(device).lib.stride_tricks
     first = tricks.as_strided(st, shape=(1,), strides=(st.itemsize,)).view(np.uint8)
@@ -309,3 +326,25 @@ def tensor_is_shared(t) -> bool:
     from ._shared_memory import segment_of
 
     return segment_of(t._storage_array()) is not None
+
+
+_TYPED_NAMES = frozenset(
+    (
+        "TypedStorage",
+        "_LegacyStorage",
+        "_warn_typed_storage_removal",
+        "_reset_warn_typed_storage_removal",
+        "_get_always_warn_typed_storage_removal",
+        "_set_always_warn_typed_storage_removal",
+    )
+)
+
+
+def __getattr__(name: str):
+    """``torch.storage.TypedStorage`` & co. live in ``typed_storage.py`` (which imports this
+    module, so they are looked up on first use rather than imported here)."""
+    if name in _TYPED_NAMES:
+        from . import typed_storage
+
+        return getattr(typed_storage, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
