@@ -156,6 +156,29 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
         return untyped_storage(self)
 
+    def storage(self):
+        from ..typed_storage import typed_storage
+
+        return typed_storage(self)
+
+    def storage_type(self):
+        from ..typed_storage import storage_type
+
+        return storage_type(self)
+
+    def is_set_to(self, tensor) -> bool:
+        """Same storage, storage offset, sizes and strides (in elements, whatever the dtypes)."""
+        from ..ops._dispatch import need_tensor
+        from ..storage import same_storage
+
+        need_tensor("is_set_to", tensor, "tensor")
+        return (
+            same_storage(self, tensor)
+            and self.storage_offset() == tensor.storage_offset()
+            and self.shape == tensor.shape
+            and self.stride() == tensor.stride()
+        )
+
     @property
     def layout(self):
         from .._layout import strided
