@@ -493,6 +493,22 @@ from .ops.sorting.sort import (  # noqa: E402, F401
 from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .storage import UntypedStorage  # noqa: E402, F401
+from .typed_storage import (  # noqa: E402, F401
+    BFloat16Storage,
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    ComplexDoubleStorage,
+    ComplexFloatStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+    TypedStorage,
+    is_storage,
+)
 from . import multiprocessing  # noqa: E402, F401  (registers tensor sharing with ForkingPickler, as torch does)
 from .utils.dlpack import from_dlpack  # noqa: E402, F401
 
