@@ -22,6 +22,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
+from ...typed_storage import TypedStorage
 from .._dispatch import _fw_state, need_tensor, record, xp_for
 from ..arg_types import int_list, python_int_range
 from ..shape.diagonal import _tangent
@@ -305,6 +306,8 @@ def tensor(
             UserWarning,
             stacklevel=2,
         )
+    elif isinstance(data, TypedStorage):  # PyTorch shares a typed storage's memory
+        return data._as_tensor(dtype, requires_grad)
     arr, dt = _to_array(data, dtype)
     arr = np.array(arr, dtype=dt.np, copy=True)
     dev = (
