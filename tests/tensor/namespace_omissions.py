@@ -33,12 +33,10 @@ OMITTED: dict[str, dict[str, str]] = {
         "the C++ zip reader/writer of the serializer (taimatsu reads and writes the format in Python)": """
             PyTorchFileReader PyTorchFileWriter DeserializationStorageContext
             SerializationStorageContext""",
-        "typed storages (deprecated in PyTorch; taimatsu has UntypedStorage)": """
-            BFloat16Storage BoolStorage ByteStorage CharStorage ComplexDoubleStorage ComplexFloatStorage
-            DoubleStorage FloatStorage HalfStorage IntStorage LongStorage ShortStorage Storage
-            StorageBase TypedStorage QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage
-            QUInt8Storage is_storage from_file""",
+        "storage internals, the default-type alias and file-mapped storages": """
+            Storage StorageBase from_file""",
         _QUANT: """
+            QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage
             ao choose_qparams_optimized dequantize empty_quantized fake_quantize_per_channel_affine
             fake_quantize_per_tensor_affine fbgemm_linear_fp16_weight
             fbgemm_linear_fp16_weight_fp32_activation fbgemm_linear_int8_weight
@@ -110,7 +108,7 @@ OMITTED: dict[str, dict[str, str]] = {
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
         "storage re-binding and resizing: " + _TODO: """
-            storage storage_type set_ is_set_to resize resize_ resize_as resize_as_""",
+            set_ resize resize_ resize_as resize_as_""",
         _TODO: """
             apply_ map_ map2_ as_subclass const_data_ptr dim_order grad_dtype
             hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided

@@ -1,0 +1,206 @@
+"""Tensor.storage(), torch.TypedStorage and the legacy FloatStorage & co., against PyTorch."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from oracle_expr import same
+
+import taimatsu
+from taimatsu import typed_storage
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+CASES = [
+    # sharing memory: views, detach, clone
+    "x = T.arange(4.); y = x.view(2, 2); x.storage().data_ptr() == y.storage().data_ptr()",
+    "x = T.arange(4.); x[1:].storage().data_ptr() == x.storage().data_ptr(), x[1:].storage_offset()",
+    "x = T.arange(4.); x.detach().storage().data_ptr() == x.storage().data_ptr()",
+    "x = T.arange(4.); x.clone().storage().data_ptr() != x.storage().data_ptr()",
+    "x = T.arange(4.); s = x.storage(); s[0] = 10.; s[-1] = 7; x",
+    "x = T.arange(6).view(2, 3); s = x.storage(); s[1:3] = -1; x",
+    "x = T.zeros(3); x.storage().fill_(2.5); x",
+    "x = T.arange(4.); x.storage() is x.storage(), x.storage() == x.storage()",
+    "x = T.arange(4.); x.storage()._untyped_storage is x.untyped_storage()",
+    "x = T.arange(4.); x.storage().untyped() is x[2:].untyped_storage()",
+    # printing
+    "str(T.arange(4.).storage())",
+    "repr(T.tensor([1, 2]).storage())",
+    "repr(T.tensor([True, False]).storage())",
+    "repr(T.tensor([1 + 2j]).storage())",
+    "repr(T.tensor([1.5, -0.25], dtype=T.float16).storage())",
+    "repr(T.tensor([1.5], dtype=T.bfloat16).storage())",
+    "repr(T.tensor([3], dtype=T.uint8).storage())",
+    "repr(T.tensor([]).storage())",
+    "repr(T.tensor([], dtype=T.int64).storage())",
+    "repr(T.tensor([0.1, 1e-20, float('nan'), float('inf')], dtype=T.float64).storage())",
+    # introspection
+    "s = T.arange(4.).storage(); s.size(), len(s), s.tolist(), list(s), s.dtype, s.device",
+    "s = T.arange(4.).storage(); s.element_size(), s.nbytes(), s.is_shared(), s.is_cuda",
+    "s = T.arange(4.).storage(); s.get_device(), s.is_pinned(), s.is_sparse",
+    "s = T.arange(4.).storage(); type(s.untyped()).__name__, s.untyped().nbytes()",
+    (
+        "[T.tensor([1], dtype=d).storage().type() for d in (T.float32, T.float64, T.float16,"
+        " T.bfloat16, T.int64, T.int32, T.int16, T.int8, T.uint8, T.bool, T.complex64,"
+        " T.complex128, T.uint16)]"
+    ),
+    "[T.tensor([1], dtype=d).storage().pickle_storage_type() for d in (T.float64, T.uint8, T.bool)]",
+    "T.tensor([1], dtype=T.uint16).storage().pickle_storage_type()",
+    "s = T.tensor([1, 2, 3], dtype=T.int8).storage(); s[0], s[-1], type(s[1]).__name__",
+    "s = T.tensor([True]).storage(); s[0], type(s[0]).__name__",
+    "s = T.tensor([1.5 + 2j]).storage(); s[0]",
+    "s = T.arange(4.).view(2, 2).t().storage(); s.tolist()",
+    # indexing errors
+    "T.arange(4.).storage()[4]",
+    "T.arange(4.).storage()[-5]",
+    "T.arange(4.).storage()['a']",
+    "T.arange(4.).storage()[1.0]",
+    "T.arange(4.).storage()[True]",
+    "T.arange(4.).storage()[1:3]",
+    "T.arange(4.).storage()[np.int64(1)]",
+    "s = T.arange(4.).storage(); s[0] = 'a'",
+    "s = T.arange(4.).storage(); s[4] = 1.",
+    "s = T.arange(4.).storage(); s['a'] = 1.",
+    "s = T.arange(4.).storage(); s[0] = s",
+    "s = T.arange(4.).storage(); s[0] = T.arange(4.).untyped_storage()",
+    "T.tensor([], device='meta').storage()[0]",
+    # copies and casts
+    "x = T.arange(4.); s = x.storage().clone(); s[0] = 9.; x, s.tolist()",
+    "x = T.arange(4.); s = x.storage().cpu(); s.data_ptr() == x.data_ptr()",
+    "s = T.arange(4.).storage(); [s.double().tolist(), s.long().dtype, s.int().type(), s.bool().tolist()]",
+    "s = T.arange(4.).storage(); d = s.float(); d.data_ptr() != s.data_ptr()",
+    "s = T.tensor([1.7, -2.2]).storage(); s.byte().tolist(), s.half().tolist(), s.complex_float().tolist()",
+    "a = T.zeros(2).storage(); a.copy_(T.tensor([1., 2.]).storage()); a.tolist()",
+    "a = T.zeros(2).storage(); a.copy_(T.zeros(3).storage())",
+    "import copy; s = T.arange(3.).storage(); c = copy.deepcopy(s); c[0] = 5.; s.tolist(), c.tolist()",
+    "T.arange(4.).storage().type(T.float64) if False else None",
+    # torch.tensor(storage) shares the memory
+    "x = T.arange(4.); t = T.tensor(x.storage()); t[0] = 7.; x, t.data_ptr() == x.data_ptr()",
+    "x = T.arange(4.)[2:]; T.tensor(x.storage())",
+    "T.tensor(T.tensor([1, 2]).storage())",
+    "T.tensor(T.tensor([1, 2]).storage(), dtype=T.int64)",
+    "T.tensor(T.tensor([1, 2]).storage(), dtype=T.int32)",
+    "T.tensor(T.tensor([1.]).storage(), dtype=T.bfloat16)",
+    # construction
+    "T.TypedStorage(), T.TypedStorage(2, dtype=T.int32).size()",
+    "T.TypedStorage([1, 2], dtype=T.float64)",
+    "T.TypedStorage([[1, 2], [3, 4]], dtype=T.int16)",
+    "T.TypedStorage((1.5,)).dtype",
+    "T.TypedStorage(np.int64(3), dtype=T.int8).size()",
+    "T.TypedStorage(1.5)",
+    "T.TypedStorage(1, 2)",
+    "T.TypedStorage(wrap_storage=T.arange(2.).untyped_storage())",
+    "T.TypedStorage(wrap_storage=T.arange(2.).untyped_storage(), dtype='float')",
+    "T.TypedStorage(wrap_storage=[1], dtype=T.float32)",
+    "T.TypedStorage(1, wrap_storage=T.arange(2.).untyped_storage(), dtype=T.float32)",
+    "T.TypedStorage(wrap_storage=T.arange(2.).untyped_storage(), dtype=T.float32, device='cpu')",
+    "T.TypedStorage(wrap_storage=T.arange(2.).untyped_storage(), dtype=T.int32)",
+    "T.TypedStorage(wrap_storage=T.arange(3, dtype=T.uint8).untyped_storage(), dtype=T.int16).size()",
+    "T.TypedStorage(3, device='meta')",
+    # legacy classes
+    "T.FloatStorage([1, 2])",
+    "T.FloatStorage(3).size(), type(T.FloatStorage(3)).__name__",
+    "T.FloatStorage().size(), T.LongStorage([1, 2]), T.BoolStorage([1, 0])",
+    "T.DoubleStorage([1]).dtype, T.HalfStorage([1]).dtype, T.BFloat16Storage([1]).dtype",
+    "T.IntStorage([1]).dtype, T.ShortStorage([1]).dtype, T.CharStorage([1]).dtype",
+    "T.ByteStorage([1, 255]), T.ComplexFloatStorage([1j]).dtype, T.ComplexDoubleStorage([1j]).dtype",
+    "T.FloatStorage.dtype, T.LongStorage.dtype, T.ByteStorage.dtype",
+    "T.LongStorage(wrap_storage=T.arange(2).untyped_storage())",
+    "T.FloatStorage(1.5)",
+    "T.FloatStorage(1, 2)",
+    "T.FloatStorage(2, dtype=T.float32)",
+    "T.FloatStorage(2, device='cpu')",
+    "T.FloatStorage([1], wrap_storage=T.arange(2.).untyped_storage())",
+    "T.FloatStorage(wrap_storage=[1])",
+    "T.FloatStorage(wrap_storage=T.UntypedStorage(4, device='meta'))",
+    "T.storage._LegacyStorage() if hasattr(T.storage, '_LegacyStorage') else None",
+    # isinstance relations
+    "s = T.arange(2.).storage(); isinstance(s, T.TypedStorage), isinstance(s, T.FloatStorage)",
+    "s = T.arange(2.).storage(); isinstance(s, T.DoubleStorage), isinstance(s, T.UntypedStorage)",
+    "s = T.arange(2).storage(); isinstance(s, T.LongStorage), isinstance(s, T.IntStorage)",
+    "isinstance(T.FloatStorage(2), T.FloatStorage), isinstance(T.arange(2.), T.FloatStorage)",
+    "isinstance(T.tensor([], device='meta').storage(), T.FloatStorage)",
+    "issubclass(T.FloatStorage, T.TypedStorage), issubclass(T.TypedStorage, T.FloatStorage)",
+    "isinstance(T.arange(2.).untyped_storage(), T.TypedStorage)",
+    # is_storage, storage_type, is_set_to
+    "T.is_storage(T.arange(2.).storage()), T.is_storage(T.arange(2.).untyped_storage())",
+    "T.is_storage(T.arange(2.)), T.is_storage([1]), T.is_storage(T.FloatStorage)",
+    "[T.tensor([1], dtype=d).storage_type().__name__ for d in (T.float32, T.int64, T.bool)]",
+    "T.tensor([1], dtype=T.uint16).storage_type(), T.empty(2, device='meta').storage_type()",
+    "x = T.arange(4.); x.is_set_to(x), x.is_set_to(x.view(2, 2)), x.is_set_to(x.detach())",
+    "x = T.arange(4.); x.is_set_to(x[:]), x[1:].is_set_to(x[1:]), x.is_set_to(x.clone())",
+    "e = T.tensor([]); e.is_set_to(T.tensor([])), e.is_set_to(e.view(0))",
+    "y = T.arange(4.).view(2, 2); y.t().is_set_to(y.t()), y.t().is_set_to(y)",
+    "x = T.arange(4.); x.view(T.int32).is_set_to(x), x.view(T.int16)[:4].is_set_to(x)",
+    "x = T.arange(4.); x.to(T.int32).view(T.float32).is_set_to(x)",
+    "T.arange(4.).is_set_to(1)",
+    # meta
+    "repr(T.empty(3, device='meta').storage())",
+    "s = T.empty(3, device='meta').storage(); s.size(), s.nbytes(), s.data_ptr()",
+]
+
+
+@pytest.mark.parametrize("code", CASES)
+def test_matches_pytorch(code):
+    same(code, torch, taimatsu)
+
+
+def _first_warning(module, code):
+    """The (message, line) of the deprecation warnings ``code`` raises in a fresh state."""
+    reset = (
+        torch.storage._reset_warn_typed_storage_removal
+        if module is torch
+        else typed_storage._reset_warn_typed_storage_removal
+    )
+    reset()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        exec(compile(code, "<user>", "exec"), {"T": module})  # noqa: S102 - the user's program
+    return [(str(w.message), w.category, w.filename, w.lineno) for w in seen]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = T.arange(4.)\ns = x.storage()\ns[0] = 1.\nprint(s)",
+        "x = T.arange(4.)\ns = x.untyped_storage()\nt = T.FloatStorage(2)",
+        "s = T.TypedStorage(2)\nn = s.size()",
+        "d = T.FloatStorage.dtype",
+        "x = T.arange(4.)\ns = x.untyped_storage()\nt = T.TypedStorage(wrap_storage=s, dtype=T.float32)",
+    ],
+)
+def test_deprecation_warning_once_at_user_line(code):
+    want = _first_warning(torch, code)
+    assert len(want) == 1
+    assert _first_warning(taimatsu, code) == want
+
+
+def test_always_warn_warns_each_use():
+    taimatsu.storage._set_always_warn_typed_storage_removal(True)
+    try:
+        seen = _first_warning(taimatsu, "x = T.arange(2.)\ns = x.storage()\nn = s.size()")
+    finally:
+        taimatsu.storage._set_always_warn_typed_storage_removal(False)
+    assert [w[3] for w in seen] == [2, 3]
+    with pytest.raises(AssertionError, match="always_warn must be bool, got int"):
+        taimatsu.storage._set_always_warn_typed_storage_removal(1)
+
+
+def test_torch_storage_module_names():
+    assert taimatsu.storage.TypedStorage is taimatsu.TypedStorage
+    assert taimatsu.storage._LegacyStorage is typed_storage._LegacyStorage
+    assert repr(taimatsu.FloatStorage) == "<class 'taimatsu.FloatStorage'>"
+
+
+def test_storage_type_is_the_legacy_class():
+    assert taimatsu.arange(2.0).storage_type() is taimatsu.FloatStorage
+    assert taimatsu.tensor([1], dtype=taimatsu.int8).storage_type() is taimatsu.CharStorage
