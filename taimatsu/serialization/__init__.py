@@ -14,8 +14,8 @@ Differences from PyTorch, on purpose:
   same steps. Legacy files are written with the storages' indices as keys (PyTorch: addresses),
   so saving one object twice gives the same bytes.
 - Compressed zip records are refused (PyTorch never writes them; they could expand without bound).
-- A loaded storage that is not inside a tensor comes back as a ``TypedStorage`` (its bytes as a
-  ``torch.UntypedStorage``, and the dtype): taimatsu has no legacy ``FloatStorage`` classes.
+- A loaded storage that is not inside a tensor comes back as a ``torch.TypedStorage`` (of a
+  subclass whose loader-side accessors give no deprecation warning).
 
 This module also keeps the plain-pickle support of tensors (``copy.deepcopy``, multiprocessing).
 """

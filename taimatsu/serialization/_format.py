@@ -25,6 +25,7 @@ from .._layout import layout, strided
 from .._size import Size
 from .._tensor.core import Tensor, _wrap
 from ..storage import UntypedStorage
+from ..typed_storage import TypedStorage as PublicTypedStorage
 
 # PyTorch's legacy storage class for each dtype (the ``torch.FloatStorage`` in the pickle).
 STORAGE_NAMES = {
@@ -93,12 +94,18 @@ UNTYPED_STORAGE_TYPE = StorageType(
 )  # bytes; the tensor record names the dtype
 
 
-class TypedStorage:
-    """What a storage record unpickles to, as PyTorch's ``TypedStorage``: the bytes (a
+class TypedStorage(PublicTypedStorage):
+    """What a storage record unpickles to: PyTorch's ``TypedStorage`` (printing, indexing and
+    ``isinstance(s, torch.FloatStorage)`` as for ``Tensor.storage()``), the bytes (a
     ``torch.UntypedStorage``, the class ``map_location`` callables receive and return) and the
-    element dtype the record names. Tensors rebuilt from it share its memory."""
+    element dtype the record names. Tensors rebuilt from it share its memory. The accessors the
+    loader uses do not give the TypedStorage deprecation warning (PyTorch's loader uses silent
+    ones)."""
 
-    __slots__ = ("_untyped_storage", "array", "dtype")
+    __slots__ = ("array",)
+
+    def __new__(cls, untyped: UntypedStorage, dtype):
+        return object.__new__(cls)
 
     def __init__(self, untyped: UntypedStorage, dtype) -> None:
         self._untyped_storage, self.dtype = untyped, dtype
@@ -123,9 +130,6 @@ class TypedStorage:
         return self.nbytes() // self.dtype.itemsize
 
     __len__ = size
-
-    def __repr__(self) -> str:
-        return f"TypedStorage(dtype={self.dtype}, device={self.device}) of size {self.size()}"
 
 
 # ---- saving ---------------------------------------------------------------------------------------
@@ -179,6 +183,10 @@ class Pickler(pickle._Pickler):
     dispatch[D.dtype] = _save_dtype
 
     def persistent_id(self, obj):
+        if isinstance(obj, PublicTypedStorage):  # a storage saved as itself: its whole memory
+            if obj.dtype.name not in STORAGE_NAMES:
+                raise KeyError(f"dtype {obj.dtype} is not recognized")
+            obj = self._storage_of(obj._tensor())[0]
         if type(obj) is _StorageRef:
             numel = obj.array.size
             if obj.dtype.name not in STORAGE_NAMES:
