@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections.abc
 import copy as _copy
+import io
 import warnings
 
 import numpy as np
@@ -388,6 +389,14 @@ class TypedStorage:
         _warn_typed_storage_removal()
         return self._to(D.complex64)
 
+    def __reduce__(self):
+        """Pickled as PyTorch does: the bytes of a legacy-format ``torch.save`` of the storage."""
+        from .serialization import save
+
+        buffer = io.BytesIO()
+        save(self, buffer, _use_new_zipfile_serialization=False)
+        return (_load_from_bytes, (buffer.getvalue(),))
+
     # ---- printing -----------------------------------------------------------------------------
     def __str__(self) -> str:
         _warn_typed_storage_removal()
@@ -410,7 +419,9 @@ class _LegacyStorageMeta(type):
         return cls._dtype
 
     def __instancecheck__(cls, instance) -> bool:
-        if type(instance) is TypedStorage and hasattr(cls, "_dtype"):
+        # PyTorch asks ``type(instance) is TypedStorage``; the storages torch.load hands out are
+        # of a subclass here (serialization/_format.py), which stands in for TypedStorage itself
+        if isinstance(instance, TypedStorage) and hasattr(cls, "_dtype"):
             device = instance._untyped_storage.device.type
             return device == cls._device and cls._dtype is instance.dtype
         return False
@@ -480,6 +491,12 @@ LEGACY_CLASSES = (
 )  # fmt: skip
 
 
+def _load_from_bytes(b: bytes):
+    from .serialization import load
+
+    return load(io.BytesIO(b), weights_only=False)
+
+
 def typed_storage(t) -> TypedStorage:
     """``Tensor.storage()``: ``t``'s whole storage read as ``t.dtype`` (a new wrapper each call)."""
     _warn_typed_storage_removal()
@@ -488,7 +505,7 @@ def typed_storage(t) -> TypedStorage:
 
 def is_storage(obj, /) -> bool:
     """Whether ``obj`` is a storage: an ``UntypedStorage`` or a ``TypedStorage`` (not a tensor)."""
-    return type(obj) in (UntypedStorage, TypedStorage, *LEGACY_CLASSES)
+    return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
 def storage_type(t):

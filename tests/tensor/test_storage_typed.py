@@ -143,6 +143,29 @@ CASES = [
     "x = T.arange(4.); x.view(T.int32).is_set_to(x), x.view(T.int16)[:4].is_set_to(x)",
     "x = T.arange(4.); x.to(T.int32).view(T.float32).is_set_to(x)",
     "T.arange(4.).is_set_to(1)",
+    # torch.save / torch.load / pickle
+    (
+        "import io; x = T.arange(4.); b = io.BytesIO(); T.save({'s': x.storage(), 'x': x[1:]}, b);"
+        " b.seek(0); d = T.load(b); d['s'], d['x'], isinstance(d['s'], T.FloatStorage),"
+        " isinstance(d['s'], T.TypedStorage), d['s'].data_ptr() == d['x'].untyped_storage().data_ptr()"
+    ),
+    (
+        "import io; b = io.BytesIO(); T.save(T.tensor([1, 2], dtype=T.int16).storage(), b);"
+        " b.seek(0); s = T.load(b, weights_only=True); s, s.type(), s.size(), s.dtype"
+    ),
+    (
+        "import io; b = io.BytesIO(); x = T.arange(3); T.save(x[1:].storage(), b,"
+        " _use_new_zipfile_serialization=False); b.seek(0); s = T.load(b); s.tolist(), s[0]"
+    ),
+    "import io; T.save(T.tensor([1], dtype=T.uint16).storage(), io.BytesIO())",
+    (
+        "import pickle; s = T.arange(3.).storage(); p = pickle.loads(pickle.dumps(s)); p[0] = 5.;"
+        " p, s.tolist(), p.data_ptr() != s.data_ptr()"
+    ),
+    (
+        "import io; b = io.BytesIO(); T.save(T.arange(2.).storage(), b); b.seek(0);"
+        " s = T.load(b); t = T.tensor(s); t[0] = 3.; s.tolist(), T.is_storage(s)"
+    ),
     # meta
     "repr(T.empty(3, device='meta').storage())",
     "s = T.empty(3, device='meta').storage(); s.size(), s.nbytes(), s.data_ptr()",
@@ -182,6 +205,14 @@ def test_deprecation_warning_once_at_user_line(code):
     want = _first_warning(torch, code)
     assert len(want) == 1
     assert _first_warning(taimatsu, code) == want
+
+
+def test_loading_tensors_does_not_warn():
+    code = (
+        "import io\nb = io.BytesIO()\nT.save({'x': T.arange(3.)}, b)\nb.seek(0)\nd = T.load(b)\n"
+        "b.seek(0)\nd = T.load(b, weights_only=True)\nu = T.arange(2.).untyped_storage()"
+    )
+    assert _first_warning(torch, code) == [] == _first_warning(taimatsu, code)
 
 
 def test_always_warn_warns_each_use():
