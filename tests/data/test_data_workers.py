@@ -326,6 +326,10 @@ _DEAD = r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly"
 def test_dead_worker_raises_torch_errors(how, cause):
     for lib in (tm, torch):
         err, got, seconds = _error(lib, how)
+        if lib is torch and type(err) is ConnectionResetError:
+            # PyTorch's own race (seen once on a loaded machine): the killed worker's pipe reset
+            # reached its main process before the SIGCHLD report; nothing to compare against
+            continue
         assert type(err) is RuntimeError, (lib, type(err))
         # Batches the dying worker had queued but not yet flushed to the pipe are lost.
         assert got == [[0, 1], [2, 3]][: len(got)]

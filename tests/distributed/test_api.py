@@ -103,7 +103,11 @@ def test_default_backend_for_device_matches(torch_oracle):
     for name in ("cpu", "cuda:1"):
         assert dist.get_default_backend_for_device(name) == td.get_default_backend_for_device(name)
     assert dist.get_default_backend_for_device(tm.device("cpu")) == "gloo"
-    assert dist.Backend.default_device_backend_map == td.Backend.default_device_backend_map
+    # PyTorch's map as it is at import (backends registered later, such as the "fake" one some
+    # of torch's own modules register for "hpu" when imported by other tests, are not compared)
+    ours = dist.Backend.default_device_backend_map
+    assert ours == {k: v for k, v in td.Backend.default_device_backend_map.items() if k in ours}
+    assert set(ours) == {"cpu", "cuda", "xpu", "mps"}
     with pytest.raises(ValueError) as theirs:
         td.get_default_backend_for_device("meta")
     with pytest.raises(ValueError) as ours:
