@@ -348,3 +348,85 @@ def __getattr__(name: str):
 
         return getattr(typed_storage, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# C++ element type names PyTorch's ``set_`` names a tensor's dtype by in its storage-type error.
+_C_TYPE_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+    "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>", "uint16": "short unsigned int",
+}  # fmt: skip
+
+
+def tensor_set_(t, *args, **kwargs):
+    """``Tensor.set_``: point ``t`` at another tensor's memory, or a storage (all of it, or from
+    ``storage_offset`` with ``size`` and ``stride``); ``set_()`` leaves ``t`` empty. Views made
+    of ``t`` earlier keep the old memory, as in PyTorch.
+
+    What differs: on a tensor with autograd history (PyTorch gives it an unusable grad_fn) this
+    raises NotImplementedError.
+    """
+    from ._tensor.core import Tensor
+    from .ops._dispatch import check_inplace
+    from .serialization._weights_only import _legacy_set
+    from .typed_storage import TypedStorage
+
+    names = ("source", "storage_offset", "size", "stride")
+    for i, name in enumerate(names[len(args) :], len(args)):
+        if name in kwargs:
+            args = (*args, *([None] * (i - len(args))), kwargs.pop(name))
+    if kwargs:
+        raise TypeError(f"set_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    check_inplace(t)
+    if t._grad_fn is not None:
+        raise NotImplementedError("taimatsu: set_ on a tensor with autograd history")
+    if args and type(args[0]) is TypedStorage:
+        if args[0].dtype is not t._dtype:
+            from .typed_storage import _LEGACY_NAMES
+
+            got = _LEGACY_NAMES.get(args[0].dtype, str(args[0].dtype))[: -len("Storage")]
+            want = _C_TYPE_NAMES.get(t._dtype.name, t._dtype.name)
+            raise RuntimeError(
+                f"Expected a Storage of type {want} or an UntypedStorage, but got type {got} "
+                "for argument 1 'storage'"
+            )
+        args = (args[0]._untyped_storage, *args[1:])
+    if args and isinstance(args[0], Tensor):
+        if args[0]._dtype is not t._dtype:
+            source, own = (_C_TYPE_NAMES.get(x.name, x.name) for x in (args[0]._dtype, t._dtype))
+            raise RuntimeError(f"Could not set tensor of type {source} to a tensor of type {own}")
+        if len(args) > 1:  # an offset into the source's storage, not into the source
+            args = (args[0].untyped_storage(), *args[1:])
+    if args and isinstance(args[0], UntypedStorage) and args[0].device != t._device:
+        raise RuntimeError(
+            f'Attempted to set the storage of a tensor on device "{t._device}" to a storage on '
+            f'different device "{args[0].device}".  This is no longer allowed; the devices must match.'
+        )
+    _check_contiguous_bounds(t, args)
+    _legacy_set(t, args)
+    t._base = None  # no longer a view of what it viewed: in-place writes are its own
+    t._vc[0] += 1
+    return t
+
+
+def _check_contiguous_bounds(t, args: tuple) -> None:
+    """PyTorch's bounds error for ``set_(storage, offset, size)`` without strides (it prints them
+    as ``[]``); the strided form is checked where the tensor is built."""
+    if not (3 <= len(args) <= 4 and isinstance(args[0], UntypedStorage)):
+        return
+    if (len(args) == 4 and args[3] is not None) or type(args[1]) is not int:
+        return
+    if not isinstance(args[2], (tuple, list)) or not all(type(n) is int for n in args[2]):
+        return
+    numel = 1
+    for n in args[2]:
+        numel *= n
+    item, offset = t._dtype.itemsize, args[1]
+    need = 0 if numel == 0 else (offset + numel) * item
+    if need > args[0].nbytes():
+        raise RuntimeError(
+            f"setStorage: sizes {list(args[2])}, strides [], storage offset {offset}, and itemsize "
+            f"{item} requiring a storage size of {need} are out of bounds for storage of size "
+            f"{args[0].nbytes()}"
+        )
