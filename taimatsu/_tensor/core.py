@@ -161,6 +161,11 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
         return typed_storage(self)
 
+    def set_(self, *args, **kwargs):
+        from ..storage import tensor_set_
+
+        return tensor_set_(self, *args, **kwargs)
+
     def storage_type(self):
         from ..typed_storage import storage_type
 
