@@ -108,7 +108,7 @@ OMITTED: dict[str, dict[str, str]] = {
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
         "storage re-binding and resizing: " + _TODO: """
-            set_ resize resize_ resize_as resize_as_""",
+            resize resize_ resize_as resize_as_""",
         _TODO: """
             apply_ map_ map2_ as_subclass const_data_ptr dim_order grad_dtype
             hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided

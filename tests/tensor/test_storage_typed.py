@@ -166,6 +166,29 @@ CASES = [
         "import io; b = io.BytesIO(); T.save(T.arange(2.).storage(), b); b.seek(0);"
         " s = T.load(b); t = T.tensor(s); t[0] = 3.; s.tolist(), T.is_storage(s)"
     ),
+    # Tensor.set_
+    "x = T.arange(4.); y = T.tensor([]); y.set_(x.storage()), y.data_ptr() == x.data_ptr(), y._version",
+    "x = T.arange(4.); y = T.tensor([]); y.set_(x.storage()); y.is_set_to(x)",
+    "T.tensor([]).set_(T.arange(4.).storage(), 1, (2,))",
+    "T.tensor([]).set_(T.arange(4.).untyped_storage(), 1, (2, 1), (1, 1))",
+    "x = T.arange(4.); y = T.zeros(2); y.set_(x[1:]), y.storage_offset(), y.is_set_to(x[1:])",
+    "T.zeros(2).set_().shape, T.zeros(2).set_(T.arange(4.), 1, (2,))",
+    "T.zeros(2).set_(source=T.arange(4.), storage_offset=1, size=(2,))",
+    "T.zeros(2).set_(T.arange(4.).storage(), storage_offset=1, size=(3,))",
+    "T.zeros(2, dtype=T.int64).set_(T.arange(4.).storage())",
+    "T.zeros(2, dtype=T.float16).set_(T.tensor([1], dtype=T.int32).storage())",
+    "T.zeros(2, requires_grad=True).set_(T.arange(4.).storage())",
+    "T.zeros(2).set_(T.arange(4.).storage(), 3, (2,))",
+    "T.zeros(2).set_(T.arange(4.).storage(), 0, (2,), (3,))",
+    "T.zeros(2).set_(1)",
+    "T.zeros(2).set_(T.arange(4))",
+    "T.zeros(2).set_(T.UntypedStorage(8, device='meta'))",
+    "x = T.arange(4.); y = T.zeros(2); v = y.view(2); y.set_(x.storage()); y[0] = 5.; x, v, y",
+    "x = T.arange(4.); b = T.zeros(4); w = b[1:]; w.set_(x.storage()); w.mul_(2); b, x, w",
+    (
+        "x = T.arange(4.)\nwith T.no_grad():\n    z = T.zeros(2, requires_grad=True);"
+        " z.set_(x.storage())\nz, z.requires_grad, z.is_leaf"
+    ),
     # meta
     "repr(T.empty(3, device='meta').storage())",
     "s = T.empty(3, device='meta').storage(); s.size(), s.nbytes(), s.data_ptr()",
