@@ -38,6 +38,11 @@ class UntypedStorage:
 
             data = meta_array((size,), np.uint8)
         elif isinstance(size, int):
+            if size < 0:  # PyTorch's allocator sees the size as an unsigned number
+                raise RuntimeError(
+                    "[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
+                    f"to have been called with negative number: {size % 2**64}"
+                )
             data = xp.zeros(size, np.uint8)
         else:  # a sequence of byte values
             data = xp.asarray(np.asarray(list(size), np.int64).astype(np.uint8))

@@ -15,7 +15,10 @@ of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CP
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
 What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_buffer``, ``from_file`` and
-quantized dtypes are absent, and ``type(dtype)`` (a conversion) is not implemented.
+quantized dtypes are absent (``resizable()`` is False), ``type(dtype)`` (a conversion) raises
+NotImplementedError, there are no ``torch.cuda.FloatStorage`` & co., and the classes print as
+``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
+that PyTorch builds from other public ones may warn a different number of times.
 """
 
 from __future__ import annotations
@@ -226,6 +229,17 @@ class TypedStorage:
         _warn_typed_storage_removal()
         return self._untyped_storage.is_pinned()
 
+    @property
+    def filename(self) -> None:
+        """``None``: taimatsu storages are never memory-mapped from a file by name."""
+        return None
+
+    def resizable(self) -> bool:
+        """False: taimatsu storages cannot be resized (NumPy memory shared with live tensors);
+        PyTorch answers True for storages it allocated."""
+        _warn_typed_storage_removal()
+        return False
+
     def untyped(self) -> UntypedStorage:
         _warn_typed_storage_removal()
         return self._untyped_storage
@@ -288,6 +302,8 @@ class TypedStorage:
 
     def _elements(self) -> list:
         u = self._untyped_storage
+        if not self._size():
+            return []
         if u.device.type == "meta":
             raise NotImplementedError("Not available for 'meta' device type")
         return [_python_scalar(v, self.dtype) for v in u.cpu()._typed(self.dtype)]

@@ -189,6 +189,9 @@ CASES = [
         "x = T.arange(4.)\nwith T.no_grad():\n    z = T.zeros(2, requires_grad=True);"
         " z.set_(x.storage())\nz, z.requires_grad, z.is_leaf"
     ),
+    "T.UntypedStorage(-4)",
+    "T.FloatStorage(-1)",
+    "T.tensor([], device='meta').storage().tolist(), T.arange(2.).storage().filename",
     # meta
     "repr(T.empty(3, device='meta').storage())",
     "s = T.empty(3, device='meta').storage(); s.size(), s.nbytes(), s.data_ptr()",
