@@ -32,6 +32,12 @@ CASES = [
     "x = T.arange(4.); x.storage() is x.storage(), x.storage() == x.storage()",
     "x = T.arange(4.); x.storage()._untyped_storage is x.untyped_storage()",
     "x = T.arange(4.); x.storage().untyped() is x[2:].untyped_storage()",
+    "a = np.arange(6, dtype=np.float32); t = T.from_numpy(a); t.storage().data_ptr() == a.ctypes.data",
+    "x = T.arange(12.).view(3, 4); x.T.storage().size(), x[1].storage().size(), x[:, 1].storage()",
+    "e = T.tensor([1., 2.]).expand(3, 2); e.storage().size(), e.storage()",
+    "x = T.arange(12.).view(3, 4); x.T.contiguous().storage().data_ptr() == x.storage().data_ptr()",
+    "T.tensor(5.).storage(), T.arange(4.)[::2].storage().size(), T.arange(4.).view(T.int32).storage()",
+    "w = T.ones(3, requires_grad=True); w.storage().tolist(), (w * 2).storage()",
     # printing
     "str(T.arange(4.).storage())",
     "repr(T.tensor([1, 2]).storage())",
