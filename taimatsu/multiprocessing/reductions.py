@@ -108,6 +108,18 @@ def reduce_storage(storage: UntypedStorage):
     return (_rebuild_storage, (segment, offset, storage.nbytes()))
 
 
+def reduce_typed_storage(storage):
+    """``ForkingPickler``'s reducer for ``TypedStorage``: its bytes as ``reduce_storage`` sends
+    them (shared memory on the CPU), and its dtype."""
+    return (_rebuild_typed_storage, (storage._untyped_storage, storage.dtype))
+
+
+def _rebuild_typed_storage(untyped: UntypedStorage, dtype):
+    from ..typed_storage import TypedStorage
+
+    return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+
 def _rebuild_storage(segment: Segment, offset: int, nbytes: int) -> UntypedStorage:
     return UntypedStorage._over(np.asarray(segment)[offset : offset + nbytes], cpu)
 
@@ -129,5 +141,10 @@ def init_reductions() -> None:
         return
     ForkingPickler.register(Segment, _reduce_segment)
     ForkingPickler.register(UntypedStorage, reduce_storage)
+    from ..serialization._format import TypedStorage as LoadedStorage
+    from ..typed_storage import TypedStorage
+
+    for cls in (TypedStorage, LoadedStorage):
+        ForkingPickler.register(cls, reduce_typed_storage)
     for cls in (Tensor, _parameter_class()):
         ForkingPickler.register(cls, reduce_tensor)
