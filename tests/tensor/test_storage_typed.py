@@ -267,3 +267,26 @@ def test_torch_storage_module_names():
 def test_storage_type_is_the_legacy_class():
     assert taimatsu.arange(2.0).storage_type() is taimatsu.FloatStorage
     assert taimatsu.tensor([1], dtype=taimatsu.int8).storage_type() is taimatsu.CharStorage
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+def test_forking_pickler_shares_typed_storages(loaded):
+    """A TypedStorage sent to another process (as multiprocessing queues pickle it) shares its
+    memory with the sender's, as in PyTorch; so does a storage that torch.load returned."""
+    import io
+    import pickle
+    from multiprocessing.reduction import ForkingPickler
+
+    def roundtrip(module):
+        s = module.arange(3.0).storage()
+        if loaded:
+            buffer = io.BytesIO()
+            module.save(s, buffer)
+            buffer.seek(0)
+            s = module.load(buffer)
+        p = pickle.loads(ForkingPickler.dumps(s))
+        p[0] = 7.0
+        return type(p).__name__, p.dtype, s.tolist(), p.tolist(), s.is_shared(), p.is_shared()
+
+    want, got = roundtrip(torch), roundtrip(taimatsu)
+    assert repr(got) == repr(want)
