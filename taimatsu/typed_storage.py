@@ -16,8 +16,7 @@ of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CP
 
 What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_buffer``, ``from_file`` and
 quantized dtypes are absent (``resizable()`` is False), ``type(dtype)`` (a conversion) raises
-NotImplementedError, there are no ``torch.cuda.FloatStorage`` & co., and the classes print as
-``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
+NotImplementedError, and the classes print as ``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
 that PyTorch builds from other public ones may warn a different number of times.
 """
 
@@ -481,11 +480,13 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
 
     @classmethod
     def _torch_class(cls) -> str:
-        return f"<class 'torch.{cls.__name__}'>"
+        return f"<class 'torch{cls.__module__[len('taimatsu') :]}.{cls.__name__}'>"
 
 
-def _legacy_class(name: str, dtype) -> type:
-    return _LegacyStorageMeta(name, (_LegacyStorage,), {"_dtype": dtype, "__module__": "taimatsu"})
+def _legacy_class(name: str, dtype, device: str = "cpu") -> type:
+    module = "taimatsu" if device == "cpu" else f"taimatsu.{device}"
+    attrs = {"_dtype": dtype, "_device": device, "__module__": module}
+    return _LegacyStorageMeta(name, (_LegacyStorage,), attrs)
 
 
 FloatStorage = _legacy_class("FloatStorage", D.float32)
@@ -507,6 +508,12 @@ LEGACY_CLASSES = (
 )  # fmt: skip
 
 
+# ``torch.cuda.FloatStorage`` & co. (served by ``taimatsu.cuda``'s module ``__getattr__``)
+CUDA_STORAGE_CLASSES = {
+    name: _legacy_class(name, dtype, "cuda") for dtype, name in _LEGACY_NAMES.items()
+}
+
+
 def _load_from_bytes(b: bytes):
     from .serialization import load
 
@@ -525,11 +532,10 @@ def is_storage(obj, /) -> bool:
 
 
 def storage_type(t):
-    """``Tensor.storage_type()``: the legacy class of ``t``'s dtype on the CPU (``None`` when
-    there is none, e.g. for uint16 or meta tensors). PyTorch gives ``torch.cuda.FloatStorage`` &
-    co. for CUDA tensors; taimatsu has no CUDA legacy classes and gives ``None`` there."""
+    """``Tensor.storage_type()``: the legacy class of ``t``'s dtype and device (``torch.FloatStorage``,
+    ``torch.cuda.FloatStorage``; ``None`` when there is none, e.g. for uint16 or meta tensors)."""
     _warn_typed_storage_removal()
     name = _LEGACY_NAMES.get(t.dtype)
-    if name is None or t.device.type != "cpu":
+    if name is None or t.device.type not in ("cpu", "cuda"):
         return None
-    return globals()[name]
+    return globals()[name] if t.device.type == "cpu" else CUDA_STORAGE_CLASSES[name]
