@@ -242,4 +242,8 @@ def __getattr__(name):
 
     if name in cuda_classes:
         return cuda_classes[name]
+    from ..typed_storage import CUDA_STORAGE_CLASSES
+
+    if name in CUDA_STORAGE_CLASSES:
+        return CUDA_STORAGE_CLASSES[name]
     raise AttributeError(f"module 'torch.cuda' has no attribute '{name}'")
