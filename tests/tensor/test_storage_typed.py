@@ -129,6 +129,10 @@ CASES = [
     "T.FloatStorage(wrap_storage=[1])",
     "T.FloatStorage(wrap_storage=T.UntypedStorage(4, device='meta'))",
     "T.storage._LegacyStorage() if hasattr(T.storage, '_LegacyStorage') else None",
+    "T.cuda.LongStorage.dtype, T.cuda.FloatStorage.__name__",
+    "T.cuda.FloatStorage(1.5)",
+    "T.cuda.FloatStorage(wrap_storage=T.arange(2.).untyped_storage())",
+    "isinstance(T.arange(2.).storage(), T.cuda.FloatStorage), issubclass(T.cuda.FloatStorage, T.TypedStorage)",
     # isinstance relations
     "s = T.arange(2.).storage(); isinstance(s, T.TypedStorage), isinstance(s, T.FloatStorage)",
     "s = T.arange(2.).storage(); isinstance(s, T.DoubleStorage), isinstance(s, T.UntypedStorage)",
