@@ -174,6 +174,16 @@ class TypedStorage:
             )
         return self._tensor().requires_grad_(requires_grad)
 
+    def _legacy_tensor(self, dtype):
+        """``torch.Tensor(storage)`` / ``torch.LongTensor(storage)``: a 1-d tensor over it."""
+        if dtype is not self.dtype:
+            names = {d: n[: -len("Storage")] for d, n in _LEGACY_NAMES.items()}
+            raise RuntimeError(
+                f"Expected a Storage of type {names.get(dtype, dtype)} or an UntypedStorage, but "
+                f"got type {names.get(self.dtype, self.dtype)} for argument 1 'storage'"
+            )
+        return self._tensor()
+
     def _new_wrapped_storage(self, untyped: UntypedStorage) -> TypedStorage:
         return TypedStorage(wrap_storage=untyped, dtype=self.dtype, _internal=True)
 
