@@ -22,7 +22,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
-from ...typed_storage import TypedStorage
+from ...typed_storage import TypedStorage, is_storage
 from .._dispatch import _fw_state, need_tensor, record, xp_for
 from ..arg_types import int_list, python_int_range
 from ..shape.diagonal import _tangent
@@ -320,6 +320,8 @@ def tensor(
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with ``data`` when possible (same dtype and device), else copy."""
+    if isinstance(data, TypedStorage):  # always shared, as torch.tensor(storage)
+        return data._as_tensor(dtype, False)
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data._dtype) and (
             device is None or as_device(device) == data._device
@@ -1124,6 +1126,10 @@ def legacy_new(cls, dtype: D.dtype, args, device) -> Tensor:
 
             raise TypeError(f"expected {scalar_name(dtype)} (got {scalar_name(src._dtype)})")
         return src
+    elif len(args) == 1 and (isinstance(args[0], TypedStorage) or is_storage(args[0])):
+        t = args[0]._legacy_tensor(dtype) if isinstance(args[0], TypedStorage) else None
+        if t is None:  # an UntypedStorage: its bytes read as ``dtype``
+            t = _wrap(np.zeros((0,), dtype.np), dtype, args[0].device).set_(args[0])
     elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
         len(args) == 1 and isinstance(args[0], Size)
     ):
