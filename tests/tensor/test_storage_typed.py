@@ -96,6 +96,12 @@ CASES = [
     "T.tensor(T.tensor([1, 2]).storage(), dtype=T.int64)",
     "T.tensor(T.tensor([1, 2]).storage(), dtype=T.int32)",
     "T.tensor(T.tensor([1.]).storage(), dtype=T.bfloat16)",
+    "x = T.tensor([1., 2.]); T.Tensor(x.storage()), T.Tensor(x.storage()).data_ptr() == x.data_ptr()",
+    "x = T.tensor([1., 2.]); T.FloatTensor(x.storage()), x.new(x.storage()), T.Tensor(x.untyped_storage())",
+    "T.LongTensor(T.tensor([1., 2.]).storage())",
+    "x = T.tensor([1., 2.]); T.as_tensor(x.storage()).data_ptr() == x.data_ptr(), T.asarray(x.storage())",
+    "T.as_tensor(T.tensor([1., 2.]).storage(), dtype=T.float64)",
+    "T.asarray(T.tensor([1, 2]).storage())",
     # construction
     "T.TypedStorage(), T.TypedStorage(2, dtype=T.int32).size()",
     "T.TypedStorage([1, 2], dtype=T.float64)",
