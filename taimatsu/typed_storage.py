@@ -15,8 +15,7 @@ of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CP
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
 What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_buffer``, ``from_file`` and
-quantized dtypes are absent (``resizable()`` is False), ``type(dtype)`` (a conversion) raises
-NotImplementedError, and the classes print as ``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
+quantized dtypes are absent (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
 that PyTorch builds from other public ones may warn a different number of times.
 """
 
@@ -269,10 +268,10 @@ class TypedStorage:
 
     def type(self, dtype=None, non_blocking: bool = False) -> str:
         _warn_typed_storage_removal()
-        if dtype is not None:
-            raise NotImplementedError("taimatsu: TypedStorage.type(dtype) is not implemented")
-        legacy = self._legacy_class()
-        return _NAME if legacy is None else f"torch.{legacy}"
+        if dtype is None:
+            legacy = self._legacy_class()
+            return _NAME if legacy is None else f"torch.{legacy}"
+        return _converted(self._untyped_storage, dtype)
 
     # ---- elements -----------------------------------------------------------------------------
     def _maybe_wrap_index(self, idx) -> int:
@@ -432,6 +431,37 @@ class TypedStorage:
         return " " + "\n ".join(str(v) for v in self._elements()) + "\n" + info
 
     __repr__ = __str__
+
+
+def _storage_class(name: str):
+    """The storage class a dotted name such as ``"torch.DoubleStorage"`` names, with the errors
+    of PyTorch's import of it."""
+    parts = name.split(".")
+    if parts[0] != "torch":
+        raise ModuleNotFoundError(f"No module named '{parts[0]}'")
+    rest = ".".join(parts[1:])
+    classes = {"UntypedStorage": UntypedStorage, "storage.UntypedStorage": UntypedStorage}
+    classes.update({"TypedStorage": TypedStorage, "storage.TypedStorage": TypedStorage})
+    classes.update({c.__name__: c for c in LEGACY_CLASSES})
+    classes.update({f"cuda.{n}": c for n, c in CUDA_STORAGE_CLASSES.items()})
+    if rest not in classes:
+        module = ".".join(parts[:-1])
+        raise AttributeError(f"module '{module}' has no attribute '{parts[-1]}'")
+    return classes[rest]
+
+
+def _converted(untyped: UntypedStorage, cls):
+    """``storage.type(cls)`` as PyTorch runs it: the same storage for ``UntypedStorage``, else a
+    new ``cls`` storage holding as many elements as there are bytes, into which the bytes are
+    copied (so only one-byte types, or an empty storage, succeed)."""
+    if isinstance(cls, str):
+        cls = _storage_class(cls)
+    if not isinstance(cls, type):
+        kind = "torch.dtype" if isinstance(cls, D.dtype) else type(cls).__name__
+        raise AttributeError(f"'{kind}' object has no attribute 'is_sparse'")  # noqa: TRY004 - PyTorch's
+    if cls is UntypedStorage:
+        return untyped
+    return cls(untyped.nbytes()).copy_(untyped)
 
 
 class _LegacyStorageMeta(type):
