@@ -49,6 +49,15 @@ class UntypedStorage:
         self._bytes, self._device = data, dev
 
     @classmethod
+    def from_buffer(cls, buffer, byte_order=None, count: int = -1, offset: int = 0, *, dtype=None):
+        """A new CPU storage holding a copy of ``buffer``'s bytes (from byte ``offset``, ``count``
+        elements of ``dtype``), converted from ``byte_order`` ('little', 'big' or 'native') to
+        this machine's order, with PyTorch's errors."""
+        if dtype is None:
+            raise RuntimeError("argument 'dtype' cannot be None")
+        return cls._over(_buffer_bytes(buffer, byte_order, count, offset, dtype), cpu)
+
+    @classmethod
     def _over(cls, array, device) -> UntypedStorage:
         """A storage over ``array`` (1-d, contiguous) without copying it."""
         s = cls.__new__(cls)
@@ -231,6 +240,45 @@ class UntypedStorage:
         )
 
     __str__ = __repr__
+
+
+def _buffer_bytes(buffer, byte_order, count: int, offset: int, dtype) -> np.ndarray:
+    """``from_buffer``'s bytes: ``count`` elements of ``dtype`` from byte ``offset``, copied and
+    put in native byte order."""
+    import sys
+
+    try:
+        view = memoryview(buffer).cast("B")
+    except TypeError:
+        raise TypeError(f"a bytes-like object is required, not '{type(buffer).__name__}'") from None
+    item = dtype.itemsize
+    if byte_order is None and item > 1:
+        raise RuntimeError("function missing required argument 'byte_order' (pos 2)")
+    if byte_order not in (None, "big", "little", "native"):
+        raise ValueError(
+            f"invalid byte_order '{byte_order}' (expected 'big', 'little', or 'native')"
+        )
+    n = len(view)
+    if offset < 0 or offset > n:
+        raise ValueError(
+            "offset must be non-negative and no greater than buffer length "
+            f"({offset}) , but got {n}"
+        )
+    if count < 0:
+        if (n - offset) % item:
+            raise ValueError(
+                f"buffer size ({n - offset}) must be a multiple of element size ({item})"
+            )
+        count = (n - offset) // item
+    elif offset + count * item > n:
+        raise ValueError(
+            f"buffer has only {n - offset} elements after offset {offset}, but "
+            f"specified a size of {count}"
+        )
+    order = sys.byteorder if byte_order in (None, "native") else byte_order
+    raw = np.frombuffer(view, np.uint8, count * item, offset)
+    wanted = np.dtype(dtype.np).newbyteorder("<" if order == "little" else ">")
+    return np.ascontiguousarray(raw.view(wanted).astype(dtype.np)).view(np.uint8).copy()
 
 
 # (device, first byte's address, byte count) -> the live storage object over that memory. A

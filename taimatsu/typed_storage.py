@@ -14,7 +14,7 @@ The legacy classes are never instantiated: ``torch.FloatStorage(3)`` returns a `
 of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CPU float32
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
-What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_buffer``, ``from_file`` and
+What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_file`` and
 quantized dtypes are absent (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
 that PyTorch builds from other public ones may warn a different number of times.
 """
@@ -185,6 +185,30 @@ class TypedStorage:
 
     def _new_wrapped_storage(self, untyped: UntypedStorage) -> TypedStorage:
         return TypedStorage(wrap_storage=untyped, dtype=self.dtype, _internal=True)
+
+    @classmethod
+    def from_buffer(cls, *args, dtype=None, device=None, **kwargs) -> TypedStorage:
+        """A new CPU storage holding a copy of a bytes-like object's contents (see
+        ``UntypedStorage.from_buffer``); a legacy class gives its own dtype."""
+        _warn_typed_storage_removal()
+        if cls is TypedStorage:
+            dtype = D.get_default_dtype() if dtype is None else dtype
+            device = cpu if device is None else _as_device(device)
+            if device.type != "cpu":
+                raise RuntimeError(
+                    f"TypedStorage.from_buffer: Not available for device {device.type}"
+                )
+        else:
+            where = (
+                "can only be specified in UntypedStorage.from_buffer and TypedStorage.from_buffer"
+            )
+            if dtype is not None or len(args) == 5:
+                raise RuntimeError(f"from_buffer: 'dtype' {where}")
+            if device is not None:
+                raise RuntimeError(f"from_buffer: 'device' {where}")
+            dtype = cls._dtype
+        untyped = UntypedStorage.from_buffer(*args, dtype=dtype, **kwargs)
+        return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
 
     # ---- size and place -----------------------------------------------------------------------
     def _size(self) -> int:
