@@ -14,9 +14,10 @@ The legacy classes are never instantiated: ``torch.FloatStorage(3)`` returns a `
 of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CPU float32
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
-What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_file`` and
-quantized dtypes are absent (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their instances print as PyTorch's do). Under always-warn, a method
-that PyTorch builds from other public ones may warn a different number of times.
+What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_file`` and quantized dtypes are
+absent (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their
+instances print as PyTorch's do). Under always-warn, a method that PyTorch builds from other
+public ones may warn a different number of times.
 """
 
 from __future__ import annotations
