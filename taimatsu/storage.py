@@ -130,8 +130,20 @@ class UntypedStorage:
 
         return cls._over(allocate(size), dev)
 
-    def is_pinned(self) -> bool:
-        return False
+    def is_pinned(self, device=None) -> bool:
+        from .backend import is_pinned
+
+        return self._device.type == "cpu" and is_pinned(self._bytes)
+
+    def pin_memory(self, device=None) -> UntypedStorage:
+        """A copy in page-locked host memory (itself when pinned already); PyTorch's errors
+        without an accelerator and for memory that is not on the CPU."""
+        if self._device.type != "cpu":
+            raise TypeError(f"cannot pin '{self.type()}' only CPU memory can be pinned")
+        from ._dtype import uint8
+        from ._tensor.core import _wrap
+
+        return untyped_storage(_wrap(self._bytes, uint8, cpu).pin_memory(device))
 
     def untyped(self) -> UntypedStorage:
         return self

@@ -14,10 +14,10 @@ The legacy classes are never instantiated: ``torch.FloatStorage(3)`` returns a `
 of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CPU float32
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
-What differs from PyTorch: ``resize_``, ``pin_memory``, ``from_file`` and quantized dtypes are
-absent (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their
-instances print as PyTorch's do). Under always-warn, a method that PyTorch builds from other
-public ones may warn a different number of times.
+What differs from PyTorch: ``resize_``, ``from_file`` and quantized dtypes are absent
+(``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their instances
+print as PyTorch's do). Under always-warn, a method that PyTorch builds from other public ones
+may warn a different number of times.
 """
 
 from __future__ import annotations
@@ -260,7 +260,15 @@ class TypedStorage:
 
     def is_pinned(self, device=None) -> bool:
         _warn_typed_storage_removal()
-        return self._untyped_storage.is_pinned()
+        return self._untyped_storage.is_pinned(device)
+
+    def pin_memory(self, device=None) -> TypedStorage:
+        _warn_typed_storage_removal()
+        return self._new_wrapped_storage(self._untyped_storage.pin_memory(device))
+
+    def __sizeof__(self) -> int:
+        _warn_typed_storage_removal()
+        return super().__sizeof__() + self._untyped_storage.nbytes()
 
     @property
     def filename(self) -> None:

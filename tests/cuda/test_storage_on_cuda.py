@@ -50,3 +50,14 @@ def test_cuda_storage_moves_and_classes(fake_cupy):
     assert y.tolist() == [1.0, 2.0] and y.is_cuda
     with pytest.raises(RuntimeError, match="Device of 'wrap_storage' must be cuda, but got cpu"):
         T.cuda.FloatStorage(wrap_storage=T.arange(2.0).untyped_storage())
+
+
+def test_pinned_storage(fake_cupy):
+    x = T.arange(3.0)
+    s = x.storage().pin_memory()
+    assert s.is_pinned() and not x.storage().is_pinned() and s.tolist() == [0.0, 1.0, 2.0]
+    assert s.pin_memory().data_ptr() == s.data_ptr()  # pinned already: the same memory
+    u = x.untyped_storage().pin_memory()
+    assert u.is_pinned() and u.data_ptr() != x.data_ptr()
+    with pytest.raises(TypeError, match="only CPU memory can be pinned"):
+        T.arange(2.0, device="cuda").untyped_storage().pin_memory()

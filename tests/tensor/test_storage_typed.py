@@ -147,6 +147,10 @@ CASES = [
     "T.FloatStorage.from_buffer(bytes(4), 'little', dtype=T.float32)",
     "T.FloatStorage.from_buffer(bytes(4), 'little', device='cpu')",
     "T.TypedStorage.from_buffer(bytes(8), 'big', device='meta')",
+    "s = T.arange(3.).storage(); s.__sizeof__() - object.__sizeof__(s), s.is_pinned()",
+    "T.arange(3.).storage().pin_memory()",
+    "T.arange(3.).untyped_storage().pin_memory()",
+    "T.UntypedStorage(2, device='meta').pin_memory()",
     # legacy classes
     "T.FloatStorage([1, 2])",
     "T.FloatStorage(3).size(), type(T.FloatStorage(3)).__name__",
