@@ -1,4 +1,4 @@
-"""``torch.distributed``'s in-process key-value stores: ``Store``, ``HashStore``, ``PrefixStore``.
+"""``torch.distributed``'s key-value stores: ``Store``, ``HashStore``, ``FileStore``, ``PrefixStore``.
 
 Values are kept as bytes (``str`` values are UTF-8 encoded); ``add`` keeps its counter as the
 decimal text of the integer, as PyTorch does, so ``get`` of a counter gives ``b"5"``. Waits are
@@ -8,7 +8,11 @@ bounded by the store's timeout and raise ``DistStoreError("Wait timeout")``.
 from __future__ import annotations
 
 import datetime
+import fcntl
+import os
+import pickle
 import threading
+import time
 
 from .errors import DistStoreError
 
@@ -144,6 +148,95 @@ class HashStore(Store):
         key = _key("delete_key", key)
         with self._cond:
             return self._data.pop(key, None) is not None
+
+
+class FileStore(HashStore):
+    """A store kept in a file, shared by the processes that open the same path.
+
+    Every operation locks the file (``flock``), reads the whole table, and writes it back when it
+    changed; waits poll the file until the timeout. Like PyTorch's, it keeps one internal key (the
+    count of users), which ``num_keys`` counts. Unlike PyTorch's, the file is not removed when the
+    last of ``world_size`` users closes it.
+    """
+
+    _USERS = "\x00users"
+
+    def __init__(self, file_name, world_size=-1):
+        if (
+            not isinstance(file_name, str)
+            or not isinstance(world_size, int)
+            or isinstance(world_size, bool)
+        ):
+            raise TypeError(
+                "__init__(): incompatible constructor arguments: FileStore(file_name: str, world_size: int = -1)"
+            )
+        super().__init__()
+        self.path = file_name
+        self._world_size = world_size
+        self._update(
+            lambda d: d.__setitem__(self._USERS, str(int(d.get(self._USERS, b"0")) + 1).encode())
+        )
+
+    def _update(self, fn, write=True):
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with os.fdopen(os.dup(fd), "rb") as f:
+                raw = f.read()
+            self._data = pickle.loads(raw) if raw else {}
+            result = fn(self._data)
+            if write:
+                blob = pickle.dumps(self._data)
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.ftruncate(fd, 0)
+                os.write(fd, blob)
+            return result
+        finally:
+            os.close(fd)
+
+    def _wait_locked(self, keys, timeout):
+        deadline = time.monotonic() + timeout.total_seconds()
+        while not self._update(lambda d: all(k in d for k in keys), write=False):
+            if timeout.total_seconds() > 0 and time.monotonic() >= deadline:
+                ms = int(timeout.total_seconds() * 1000)
+                raise RuntimeError(f"Timeout waiting for key: {keys[0]} after {ms} ms")
+            time.sleep(0.01)
+
+    def _locked(self, name, *args, write=True):
+        method = getattr(HashStore, name)
+        return self._update(lambda d: method(self, *args), write=write)
+
+    def set(self, key, value):
+        self._locked("set", key, value)
+
+    def add(self, key, amount):
+        return self._locked("add", key, amount)
+
+    def append(self, key, value):
+        self._locked("append", key, value)
+
+    def compare_set(self, key, expected_value, desired_value):
+        return self._locked("compare_set", key, expected_value, desired_value)
+
+    def delete_key(self, key):
+        self._locked("delete_key", key)
+        return True  # PyTorch's FileStore reports True even for a missing key
+
+    def check(self, keys):
+        return self._locked("check", keys, write=False)
+
+    def num_keys(self):
+        return self._locked("num_keys", write=False)
+
+    def wait(self, keys, timeout=None):
+        self._wait_locked(
+            [_key("wait", k) for k in keys], self._timeout if timeout is None else timeout
+        )
+
+    def get(self, key):
+        key = _key("get", key)
+        self._wait_locked([key], self._timeout)
+        return self._update(lambda d: d[key], write=False)
 
 
 class PrefixStore(Store):

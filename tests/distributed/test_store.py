@@ -42,3 +42,29 @@ def test_hash_and_prefix_store_match_torch():
     got, want = _script(dist), _script(tdist)
     assert got == want
     assert all(type(g) is type(w) for g, w in zip(got, want))
+
+
+def _file_script(d, path):
+    s = d.FileStore(path, 1)
+    out = [s.num_keys()]
+    s.set("a", "x")
+    out += [s.num_keys(), s.add("c", 2), s.num_keys(), s.get("c"), s.timeout, s.path == path]
+    out += [s.compare_set("a", "x", "y"), s.get("a"), s.check(["a", "zz"])]
+    s.append("a", b"!")
+    out += [s.get("a"), s.delete_key("a"), s.delete_key("a"), s.num_keys()]
+    other = d.FileStore(path, 1)
+    out += [other.get("c"), other.num_keys(), other.add("c", 5), s.get("c")]
+    s.set_timeout(datetime.timedelta(milliseconds=50))
+    with pytest.raises(RuntimeError) as e:
+        s.get("zz")
+    out.append(str(e.value))
+    with pytest.raises(TypeError):
+        d.FileStore(path, "x")
+    return out
+
+
+def test_file_store_matches_torch(tmp_path):
+    got = _file_script(dist, str(tmp_path / "ours"))
+    want = _file_script(tdist, str(tmp_path / "theirs"))
+    assert got == want
+    assert all(type(g) is type(w) for g, w in zip(got, want))
