@@ -59,12 +59,12 @@ from .process_group import (
     new_group,
 )
 from .reduce_op import ReduceOp
-from .store import HashStore, PrefixStore, Store
+from .store import FileStore, HashStore, PrefixStore, Store
 from .work import Work
 
 __all__ = [
     "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
-    "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp",
+    "FileStore", "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp",
     "Store", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce", "all_to_all",
     "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
