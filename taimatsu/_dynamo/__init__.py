@@ -12,4 +12,9 @@ __all__ = ["OptimizedModule", "config", "disable", "exc", "is_compiling", "list_
 
 
 def reset() -> None:
-    """PyTorch drops its compiled-code caches; taimatsu keeps none, so there is nothing to drop."""
+    """Drop the compiled-code caches: the next call of a function compiled with a callable backend
+    calls the backend again, as in PyTorch."""
+    from ..compiler import _LIVE_CALLERS
+
+    for caller in _LIVE_CALLERS:
+        caller.cache.clear()

@@ -14,3 +14,7 @@ class InvalidBackend(TorchDynamoException):
         super().__init__(
             f"Invalid backend: {name!r}, see `torch._dynamo.list_backends()` for available backends."
         )
+
+
+class Unsupported(TorchDynamoException):
+    """Code ``fullgraph=True`` cannot capture (PyTorch: data-dependent branching and the like)."""

@@ -181,13 +181,108 @@ def test_compile_turns_distribution_validation_off(call):
     assert seen[:2] == seen[2:]
 
 
-def test_callable_backend_runs_eagerly_and_says_so():
-    def backend(gm, example_inputs):
-        raise AssertionError("never called")
+def _backend_calls(T, fn, calls_args):
+    """Compile ``fn`` with a recording backend; call it with each argument tuple; return the
+    backend's call count after each call and the results."""
+    seen = []
 
-    with pytest.warns(UserWarning, match="custom backend is not called"):
-        g = taimatsu.compile(lambda x: x * 3, backend=backend)
-    assert g(taimatsu.tensor(2.0)).item() == 6.0
+    def backend(gm, example_inputs):
+        seen.append(len([e for e in example_inputs if isinstance(e, T.Tensor)]))
+        return gm.forward
+
+    opt = T.compile(fn, backend=backend)
+    counts, results = [], []
+    for args in calls_args:
+        out = opt(*args)
+        results.append(out[0] if isinstance(out, tuple) else out)
+        counts.append(len(seen))
+    return counts, results
+
+
+def _foo(T):
+    def foo(x, y):
+        a = T.sin(x)
+        b = T.cos(y)
+        return a + b
+
+    return foo
+
+
+def test_callable_backend_gets_a_graph_and_recompiles_like_pytorch():
+    """Same shapes: no new backend call; a second shape: one (dynamic) recompile; a third shape
+    of the same ranks: none; after reset: one more."""
+    sizes = (3, 3, 4, 5)
+    counts = {}
+    for T in (taimatsu, torch):
+        T._dynamo.reset()
+        args = [(T.ones(n), T.ones(n) * 2) for n in sizes]
+        counts[T], results = _backend_calls(T, _foo(T), args)
+        counts[T].append(len(results))
+        expect = np.sin(np.ones(5)) + np.cos(2 * np.ones(5))
+        np.testing.assert_allclose(results[-1].numpy(), expect.astype(np.float32), rtol=1e-6)
+    assert counts[taimatsu] == counts[torch] == [1, 1, 2, 2, 4]
+
+
+def test_callable_backend_graph_code_and_reset():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append((gm, example_inputs))
+        return gm.forward
+
+    foo = _foo(taimatsu)
+    opt = taimatsu.compile(foo, backend=backend)
+    x, y = taimatsu.ones(3), taimatsu.zeros(3)
+    assert opt(x, y).tolist() == foo(x, y).tolist()
+    gm, example_inputs = graphs[0]
+    assert isinstance(gm, taimatsu.fx.GraphModule)
+    assert example_inputs[0] is x and example_inputs[1] is y
+    assert "torch.sin(x)" in gm.code and "torch.cos(y)" in gm.code
+    opt(x, y)
+    taimatsu.compiler.reset()
+    opt(x, y)
+    assert len(graphs) == 2
+    # a module: the backend sees the module's graph, the wrapper keeps its shape
+    lin = taimatsu.nn.Linear(2, 3)
+    opt_mod = taimatsu.compile(lin, backend=backend)
+    inp = taimatsu.ones(4, 2)
+    np.testing.assert_allclose(opt_mod(inp).detach().numpy(), lin(inp).detach().numpy())
+    assert len(graphs) == 3 and "linear" in graphs[2][0].code.lower()
+
+
+def _branchy(T):
+    def branchy(x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+    return branchy
+
+
+def test_untraceable_function_runs_eagerly_or_raises_with_fullgraph():
+    def never(gm, example_inputs):
+        raise AssertionError("not traceable: no graph")
+
+    opt = taimatsu.compile(_branchy(taimatsu), backend=never)
+    assert opt(taimatsu.ones(2)).tolist() == [2.0, 2.0]
+    assert opt(-taimatsu.ones(2)).tolist() == [-2.0, -2.0]
+    errors = {}
+    for T in (taimatsu, torch):
+        with pytest.raises(T._dynamo.exc.Unsupported, match="Data-dependent branching") as info:
+            T.compile(_branchy(T), backend=lambda gm, ex: gm.forward, fullgraph=True)(T.ones(2))
+        errors[T] = type(info.value).__mro__[1:3]
+    assert [c.__name__ for c in errors[taimatsu]] == [c.__name__ for c in errors[torch]]
+
+
+def test_string_backends_and_disable_keep_running_eagerly():
+    x = taimatsu.tensor([1.0, 2.0])
+    for name in ("eager", "aot_eager", "inductor"):
+        assert (
+            taimatsu.compile(_foo(taimatsu), backend=name)(x, x).tolist()
+            == _foo(taimatsu)(x, x).tolist()
+        )
+    foo = _foo(taimatsu)
+    assert taimatsu.compiler.disable(foo)(x, x).tolist() == foo(x, x).tolist()
 
 
 def test_dynamo_bits_scripts_touch():
