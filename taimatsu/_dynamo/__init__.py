@@ -1,6 +1,6 @@
 """``torch._dynamo``: the pieces training scripts touch (``reset``, ``config``, ``disable``,
-``list_backends``, ``OptimizedModule``). taimatsu has no graph capture: ``torch.compile`` runs
-the program eagerly, as PyTorch's ``backend="eager"`` computes; see ``taimatsu.compiler``."""
+``list_backends``, ``OptimizedModule``). ``torch.compile`` runs string backends
+eagerly and hands callable backends an FX graph; see ``taimatsu.compiler``."""
 
 from __future__ import annotations
 

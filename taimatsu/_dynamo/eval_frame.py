@@ -1,8 +1,8 @@
 """``OptimizedModule``: what ``torch.compile(module)`` returns, at PyTorch's path
 ``torch._dynamo.eval_frame.OptimizedModule``.
 
-taimatsu has no graph capture: calling the wrapper calls the original module (its hooks included),
-exactly as PyTorch's ``backend="eager"`` computes. The wrapper is PyTorch's shape: the original is
+Calling the wrapper calls the original module (its hooks included); with a string backend that is
+PyTorch's ``backend="eager"`` (a callable backend replaces ``forward``). The original is
 the child ``_orig_mod`` (so ``state_dict`` keys start with ``_orig_mod.`` and the repr nests it), and
 attribute reads, writes and deletes that are not the wrapper's own go to the original.
 """

@@ -1,11 +1,10 @@
-"""``torch.compile`` and ``torch.compiler``: PyTorch's arguments, eager execution.
+"""``torch.compile`` and ``torch.compiler``: PyTorch's arguments, FX graphs for custom backends.
 
-taimatsu has no graph capture and no code generation. ``torch.compile`` checks its arguments as
-PyTorch does (a callable model, a registered ``backend`` name, inductor's ``mode`` names, ``mode``
-and ``options`` not both) and then runs the program eagerly: the numbers are those of PyTorch's
-``backend="eager"``, which also runs every op as written. ``fullgraph``, ``dynamic``, ``options`` and
-the recompilation settings are accepted and change nothing (there are no graph breaks, guards or
-recompiles). What it returns has PyTorch's shape: an ``OptimizedModule`` for a module (``_orig_mod``,
+taimatsu has no code generation. ``torch.compile`` checks its arguments as PyTorch does (a callable
+model, a registered ``backend`` name, inductor's ``mode`` names, ``mode`` and ``options`` not both);
+with a string backend it then runs the program eagerly: the numbers are those of PyTorch's
+``backend="eager"``, which also runs every op as written. ``dynamic``, ``options`` and the
+recompilation settings are accepted and change nothing. What it returns has PyTorch's shape: an ``OptimizedModule`` for a module (``_orig_mod``,
 ``state_dict`` keys prefixed ``_orig_mod.``) and a wrapped function otherwise.
 
 As in PyTorch, the first ``torch.compile`` call that gets past the argument checks turns the
