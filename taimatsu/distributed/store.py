@@ -1,4 +1,5 @@
-"""``torch.distributed``'s key-value stores: ``Store``, ``HashStore``, ``FileStore``, ``PrefixStore``.
+"""``torch.distributed``'s key-value stores: ``Store``, ``HashStore``, ``FileStore``, ``TCPStore``,
+``PrefixStore``.
 
 Values are kept as bytes (``str`` values are UTF-8 encoded); ``add`` keeps its counter as the
 decimal text of the integer, as PyTorch does, so ``get`` of a counter gives ``b"5"``. Waits are
@@ -11,10 +12,12 @@ import datetime
 import fcntl
 import os
 import pickle
+import socket
+import struct
 import threading
 import time
 
-from .errors import DistStoreError
+from .errors import DistNetworkError, DistStoreError
 
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=5)
 
@@ -237,6 +240,178 @@ class FileStore(HashStore):
         key = _key("get", key)
         self._wait_locked([key], self._timeout)
         return self._update(lambda d: d[key], write=False)
+
+
+def _send(sock, obj):
+    blob = pickle.dumps(obj)
+    sock.sendall(struct.pack("!Q", len(blob)) + blob)
+
+
+def _recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("the store's peer closed the connection")
+        buf += chunk
+    return buf
+
+
+def _recv(sock):
+    (n,) = struct.unpack("!Q", _recv_exact(sock, 8))
+    return pickle.loads(_recv_exact(sock, n))
+
+
+_TCP_METHODS = (
+    "set",
+    "get",
+    "add",
+    "append",
+    "compare_set",
+    "check",
+    "num_keys",
+    "delete_key",
+    "wait",
+)
+
+
+class TCPStore(Store):
+    """A store served over TCP by the master (``is_master=True``) to clients that connect to it.
+
+    The master runs a daemon thread that accepts connections and answers each client's requests
+    (pickled ``(method, args)`` frames) from a ``HashStore``; every other instance is a client.
+    Like PyTorch's, the master holds one internal key (``num_keys`` counts it). Connecting
+    retries until ``timeout`` and then raises ``DistNetworkError``.
+    """
+
+    def __init__(self, host_name, port, world_size=None, is_master=False,
+                 timeout=_DEFAULT_TIMEOUT, wait_for_workers=True, multi_tenant=False,
+                 master_listen_fd=None, use_libuv=True):  # fmt: skip
+        if not isinstance(host_name, str) or not isinstance(port, int) or isinstance(port, bool):
+            raise TypeError(
+                "__init__(): incompatible constructor arguments: TCPStore(host_name: str, port: int, ...)"
+            )
+        if not isinstance(timeout, datetime.timedelta):
+            raise TypeError(
+                "__init__(): incompatible constructor arguments: timeout must be a datetime.timedelta"
+            )
+        super().__init__()
+        self._timeout = timeout
+        self.host = host_name
+        self.libuvBackend = use_libuv
+        self._lock = threading.Lock()
+        self._server = None
+        if is_master:
+            self._table = HashStore()
+            self._table.set("\x00workers", "0")  # the one internal key PyTorch counts too
+            self._server = socket.create_server((host_name, port), reuse_port=False)
+            port = self._server.getsockname()[1]
+            threading.Thread(target=self._accept, daemon=True).start()
+        self.port = port
+        deadline = time.monotonic() + timeout.total_seconds()
+        while True:
+            try:
+                self._sock = socket.create_connection(
+                    (host_name, port), timeout=max(timeout.total_seconds(), 0.1)
+                )
+                break
+            except OSError as e:
+                if time.monotonic() >= deadline:
+                    raise DistNetworkError(
+                        f"The client socket has timed out after {timeout} while trying to connect to ({host_name}, {port})."
+                    ) from e
+                time.sleep(0.05)
+        self._sock.settimeout(None)
+        if world_size is not None and wait_for_workers:
+            self.add("\x00workers", 1)
+            self._request("wait_count", "\x00workers", world_size, timeout)
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        table = self._table
+        with conn:
+            while True:
+                try:
+                    method, args = _recv(conn)
+                except (ConnectionError, OSError, EOFError):
+                    return
+                try:
+                    if method == "wait_count":
+                        key, n, timeout = args
+                        with table._cond:
+                            ok = table._cond.wait_for(
+                                lambda key=key, n=n: int(table._data.get(key, b"0")) >= n,
+                                timeout.total_seconds() or None,
+                            )
+                        if not ok:
+                            raise DistStoreError(
+                                f"Timed out after {int(timeout.total_seconds())} seconds waiting for clients. {int(table._data.get(key, b'0'))}/{n} clients joined."
+                            )
+                        result = (True, None)
+                    elif method == "wait":
+                        keys, timeout = args
+                        try:
+                            table.wait(keys, timeout)
+                        except DistStoreError:
+                            ms = int(timeout.total_seconds() * 1000)
+                            raise DistStoreError(
+                                f"wait timeout after {ms}ms, keys: {', '.join('/' + k for k in keys)}"
+                            ) from None
+                        result = (True, None)
+                    else:
+                        result = (True, getattr(table, method)(*args))
+                except Exception as e:  # noqa: BLE001 -- forwarded to the client, which raises it
+                    result = (False, e)
+                try:
+                    _send(conn, result)
+                except OSError:
+                    return
+
+    def _request(self, method, *args):
+        with self._lock:
+            _send(self._sock, (method, args))
+            ok, value = _recv(self._sock)
+        if not ok:
+            raise value
+        return value
+
+    def set(self, key, value):
+        self._request("set", _key("set", key), _value("set", value))
+
+    def get(self, key):
+        key = _key("get", key)
+        self._request("wait", [key], self._timeout)
+        return self._request("get", key)
+
+    def add(self, key, amount):
+        return self._request("add", _key("add", key), amount)
+
+    def append(self, key, value):
+        self._request("append", _key("append", key), _value("append", value))
+
+    def compare_set(self, key, expected_value, desired_value):
+        return self._request("compare_set", _key("compare_set", key), expected_value, desired_value)
+
+    def wait(self, keys, timeout=None):
+        self._request(
+            "wait", [_key("wait", k) for k in keys], self._timeout if timeout is None else timeout
+        )
+
+    def check(self, keys):
+        return self._request("check", [_key("check", k) for k in keys])
+
+    def num_keys(self):
+        return self._request("num_keys")
+
+    def delete_key(self, key):
+        return self._request("delete_key", _key("delete_key", key))
 
 
 class PrefixStore(Store):

@@ -1,6 +1,9 @@
 """HashStore / PrefixStore against torch.distributed's (one process)."""
 
 import datetime
+import multiprocessing
+import socket
+import threading
 
 import pytest
 import torch.distributed as tdist
@@ -68,3 +71,70 @@ def test_file_store_matches_torch(tmp_path):
     want = _file_script(tdist, str(tmp_path / "theirs"))
     assert got == want
     assert all(type(g) is type(w) for g, w in zip(got, want))
+
+
+def _tcp_script(d):
+    s = d.TCPStore("127.0.0.1", 0, 1, True, datetime.timedelta(seconds=10))
+    out = [s.port > 0, s.host, s.num_keys()]
+    s.set("a", "x")
+    out += [
+        s.num_keys(),
+        s.add("c", 1),
+        s.num_keys(),
+        s.get("c"),
+        s.delete_key("a"),
+        s.delete_key("a"),
+    ]
+    out += [s.compare_set("c", "1", "7"), s.check(["c"]), s.check(["a"]), s.timeout]
+    s.set_timeout(datetime.timedelta(milliseconds=50))
+    with pytest.raises(d.DistStoreError) as e:
+        s.get("zz")
+    out.append(str(e.value))
+    return out
+
+
+def test_tcp_store_one_process_matches_torch():
+    got, want = _tcp_script(dist), _tcp_script(tdist)
+    assert got == want
+    assert all(type(g) is type(w) for g, w in zip(got, want))
+
+
+def _tcp_client(port, queue):
+    s = dist.TCPStore("127.0.0.1", port, 2, False, datetime.timedelta(seconds=10))
+    s.set("from_client", b"\x01\x02")
+    queue.put((s.get("from_master"), s.add("count", 10)))
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_tcp_store_two_processes():
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    port = _free_port()
+    built = {}
+
+    def build_master():  # the master waits for both workers, so it is built while the client starts
+        built["store"] = dist.TCPStore("127.0.0.1", port, 2, True, datetime.timedelta(seconds=20))
+
+    thread = threading.Thread(target=build_master, daemon=True)
+    thread.start()
+    proc = ctx.Process(target=_tcp_client, args=(port, queue))
+    proc.start()
+    try:
+        thread.join(30)
+        master = built["store"]
+        master.add("count", 1)
+        master.set("from_master", "hi")
+        assert queue.get(timeout=30) == (b"hi", 11)
+        assert master.get("from_client") == b"\x01\x02"
+        assert master.num_keys() == 4
+        proc.join(30)
+        assert proc.exitcode == 0
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
