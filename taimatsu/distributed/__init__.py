@@ -59,13 +59,13 @@ from .process_group import (
     new_group,
 )
 from .reduce_op import ReduceOp
-from .store import FileStore, HashStore, PrefixStore, Store
+from .store import FileStore, HashStore, PrefixStore, Store, TCPStore
 from .work import Work
 
 __all__ = [
     "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
     "FileStore", "GradBucket", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup", "ReduceOp",
-    "Store", "Work", "all_gather",
+    "Store", "TCPStore", "Work", "all_gather",
     "all_gather_into_tensor", "all_gather_object", "all_gather_single", "all_reduce", "all_to_all",
     "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list",
     "destroy_process_group", "gather", "gather_object", "get_backend",
