@@ -389,10 +389,10 @@ def interpolate(
                 return _uint8_resample(input, mode, in_sizes, out_sizes, scales, align_corners)
             if mode == "bicubic":
                 math_t = np.float64 if input.dtype.itemsize == 8 else np.float32
-                mats = [(d, _rs.cubic_matrix(n, o, s, align_corners, math_t))
+                mats = [(d, *_rs.cubic_matrix(n, o, s, align_corners, math_t, reads=True))
                         for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
                 return _rs.linear_dims(input, mats, "UpsampleBicubic2DBackward0")
-            mats = [(d, _rs.linear_matrix(n, o, s, align_corners))
+            mats = [(d, *_rs.linear_matrix(n, o, s, align_corners, reads=True))
                     for d, n, o, s in zip(dims, in_sizes, out_sizes, scales)]  # fmt: skip
             return _rs.linear_dims(input, mats, _LINEAR_NODES[nsp])
         if mode == "lanczos" and nsp == 2:

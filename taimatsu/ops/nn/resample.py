@@ -85,6 +85,28 @@ def _linear_vjp(node, g):
 _LINEAR_NODES: dict = {}
 
 
+def _matmul_local(xp, x, m, reads=None):
+    """``x @ m.T`` where each output depends only on the inputs its kernel reads (``reads``, an
+    (out, in) mask; default: the nonzero weights): a dense product would spread ``0 * inf = nan``
+    to every output of a row holding inf or NaN. Finite inputs (one cheap check) take the plain
+    product; otherwise the non-finite entries are zeroed for the product and their weighted
+    values added to the outputs that read them."""
+    y = x @ m.T
+    if xp is not np or x.dtype.kind != "f" or np.isfinite(x).all():
+        return y
+    bad = ~np.isfinite(x)
+    y = np.where(bad, 0, x) @ m.T
+    idx = np.nonzero(bad)
+    vals = x[idx][:, None]
+    sg = (np.sign(m) if reads is None else reads).T[idx[-1]]
+    hit = sg != 0
+    corr = np.zeros(y.shape, y.dtype)
+    touched = np.zeros(y.shape, bool)
+    np.add.at(corr, idx[:-1], np.where(hit, sg * np.where(hit, vals, 0), 0).astype(y.dtype))
+    np.logical_or.at(touched, idx[:-1], hit)
+    return np.where(touched, y + corr, y)
+
+
 @silent
 def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Tensor:
     """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn;
@@ -94,10 +116,11 @@ def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Ten
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
-    mats = [(d, xp.asarray(m)) for d, m in mats]  # host-made matrices: uploaded, not synced
+    reads = [r[0] if r else None for _, _, *r in mats]
+    mats = [(d, xp.asarray(m)) for d, m, *_ in mats]  # host-made matrices: uploaded, not synced
     x = input._data
-    for d, m in mats:
-        x = xp.moveaxis(xp.moveaxis(x, d, -1) @ m.T.astype(x.dtype), -1, d)
+    for (d, m), rd in zip(mats, reads):
+        x = xp.moveaxis(_matmul_local(xp, xp.moveaxis(x, d, -1), m.astype(x.dtype), rd), -1, d)
     r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
     tmats = [
         (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
@@ -225,11 +248,26 @@ def nearest_index(in_size: int, out_size: int, scale, exact: bool = False):
     return np.minimum(src.astype(np.int64), in_size - 1)
 
 
+def _tap_signs(shape, taps) -> np.ndarray:
+    """The (out, in) factor a non-finite input contributes through the kernel's taps ``(index,
+    weight)`` per output: 0 where not read, +-1 where its taps' weights share that sign, NaN
+    where a tap weighs 0 or the signs mix (``0 * inf``, ``inf - inf``)."""
+    r = np.zeros(shape, np.float64)
+    rows = np.arange(shape[0])
+    for idx, w in taps:
+        new = np.where(w > 0, 1.0, np.where(w < 0, -1.0, np.nan))
+        cur = r[rows, idx]
+        r[rows, idx] = np.where(cur == 0, new, np.where(cur == new, cur, np.nan))
+    return r
+
+
 def linear_matrix(
-    in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32
+    in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32, reads=False
 ) -> np.ndarray:
     """The (out, in) matrix of 1-D linear interpolation, PyTorch's source-index rule, the source
-    index computed in ``math_dtype`` (float32 in its float kernels, float64 in its uint8 one)."""
+    index computed in ``math_dtype`` (float32 in its float kernels, float64 in its uint8 one);
+    with ``reads``, also the (out, in) mask of the inputs PyTorch's kernel reads per output
+    (zero-weight taps included: they turn an inf there into NaN)."""
     t = np.dtype(math_dtype).type
     dst = np.arange(out_size, dtype=math_dtype)
     if align_corners:
@@ -244,12 +282,17 @@ def linear_matrix(
     rows = np.arange(out_size)
     np.add.at(m, (rows, i0), 1 - l1)
     np.add.at(m, (rows, i1), l1)
+    if reads:
+        return m, _tap_signs(m.shape, [(i0, 1 - l1), (i1, l1)])
     return m
 
 
-def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32):
+def cubic_matrix(
+    in_size: int, out_size: int, scale, align_corners: bool, math_dtype=np.float32, reads=False
+):
     """The (out, in) matrix of 1-D cubic convolution (A = -0.75), PyTorch's bicubic rule: the
-    source index is not clamped, the four taps are, and the math runs in the op's math type."""
+    source index is not clamped, the four taps are, and the math runs in the op's math type;
+    ``reads`` as in ``linear_matrix`` (the four clamped taps)."""
     t = np.dtype(math_dtype).type
     dst = np.arange(out_size, dtype=math_dtype)
     if align_corners:
@@ -270,15 +313,17 @@ def cubic_matrix(in_size: int, out_size: int, scale, align_corners: bool, math_d
     weights = (far(x + t(1)), near(x), near(t(1) - x), far(t(2) - x))
     m = np.zeros((out_size, in_size), np.float64)
     rows = np.arange(out_size)
+    taps = []
     for k, w in enumerate(weights):
         idx = np.clip(i0.astype(np.int64) - 1 + k, 0, in_size - 1)
         np.add.at(m, (rows, idx), w)
-    return m
+        taps.append((idx, w))
+    return (m, _tap_signs(m.shape, taps)) if reads else m
 
 
 def aa_weights(in_size: int, out_size: int, scale, align_corners: bool, cubic: bool, math_dtype):
     """PyTorch's antialiased (PIL-style) resampling taps for one dim: the first source index of
-    each output and its (out, K) weights (zero past the output's own taps). The filter (triangle,
+    each output, its (out, K) weights (zero past the output's own taps) and its tap count. The filter (triangle,
     or cubic convolution with A = -0.5) is stretched by the downscale factor; each row is
     normalised by its sum; the math mirrors the kernel's float/double mix, in ``math_dtype``."""
     t = np.dtype(math_dtype).type
@@ -311,25 +356,29 @@ def aa_weights(in_size: int, out_size: int, scale, align_corners: bool, cubic: b
         total = total + wj
     nz = total != 0
     w[nz] /= total[nz, None]
-    return xmin, w
+    return xmin, w, xsize
 
 
 def aa_dims(input: Tensor, specs: list, node_name: str) -> Tensor:
-    """``input`` resampled along each ``(dim, xmin, weights)`` of ``specs`` in turn, each output
-    the taps' products summed in order, as PyTorch's antialiased kernel does; the backward is
+    """``input`` resampled along each ``(dim, xmin, weights, xsize)`` of ``specs`` in turn, each
+    output the products of its ``xsize`` taps summed in order, as PyTorch's antialiased kernel
+    does (with a non-finite input, the padding taps are skipped, not multiplied by 0); the backward is
     ``linear_dims``': the transposed (out, in) matrices."""
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
     x = input._data
     mats = []
-    for d, xmin, w in specs:
+    for d, xmin, w, xsize in specs:
         n = x.shape[d]
+        finite = x.dtype.kind != "f" or bool(xp.isfinite(x).all())
         moved = xp.moveaxis(x, d, -1)
         acc = None
         for j in range(w.shape[1]):
             idx = xp.asarray(np.minimum(xmin + j, n - 1))
             term = moved[..., idx] * xp.asarray(w[:, j].astype(x.dtype))
+            if not finite:
+                term = xp.where(xp.asarray(j < xsize), term, xp.asarray(0, term.dtype))
             acc = term if acc is None else acc + term
         x = xp.moveaxis(acc, -1, d)
         m = np.zeros((w.shape[0], n), np.float64)
