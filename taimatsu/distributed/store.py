@@ -4,14 +4,20 @@
 Values are kept as bytes (``str`` values are UTF-8 encoded); ``add`` keeps its counter as the
 decimal text of the integer, as PyTorch does, so ``get`` of a counter gives ``b"5"``. Waits are
 bounded by the store's timeout and raise ``DistStoreError("Wait timeout")``.
+
+Nothing a store reads from its file or from the network is unpickled: the FileStore's file and
+the TCPStore's frames are JSON with bytes as base64 and timeouts as seconds (``_encode`` /
+``_decode``), and the TCP master runs only the store's own methods, so a stranger who can write
+the file or reach the port can change keys but cannot run code.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
 import fcntl
+import json
 import os
-import pickle
 import socket
 import struct
 import threading
@@ -186,10 +192,10 @@ class FileStore(HashStore):
             fcntl.flock(fd, fcntl.LOCK_EX)
             with os.fdopen(os.dup(fd), "rb") as f:
                 raw = f.read()
-            self._data = pickle.loads(raw) if raw else {}
+            self._data = _decode(raw) if raw else {}
             result = fn(self._data)
             if write:
-                blob = pickle.dumps(self._data)
+                blob = _encode(self._data)
                 os.lseek(fd, 0, os.SEEK_SET)
                 os.ftruncate(fd, 0)
                 os.write(fd, blob)
@@ -242,8 +248,49 @@ class FileStore(HashStore):
         return self._update(lambda d: d[key], write=False)
 
 
+def _encode(obj):
+    """``obj`` (str/int/float/bool/None, bytes, timedelta, lists and tuples of them) as JSON text."""
+
+    def plain(v):
+        if isinstance(v, (bytes, bytearray)):
+            return {"b": base64.b64encode(v).decode("ascii")}
+        if isinstance(v, datetime.timedelta):
+            return {"td": v.total_seconds()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {"d": [[k, plain(x)] for k, x in v.items()]}
+        if v is None or isinstance(v, (str, int, float)):
+            return v
+        raise TypeError(f"a store cannot carry a {type(v).__name__}")
+
+    return json.dumps(plain(obj)).encode()
+
+
+def _decode(blob):
+    def back(v):
+        if isinstance(v, list):
+            return [back(x) for x in v]
+        if isinstance(v, dict):
+            if "b" in v:
+                return base64.b64decode(v["b"])
+            if "td" in v:
+                return datetime.timedelta(seconds=v["td"])
+            return {k: back(x) for k, x in v["d"]}
+        return v
+
+    return back(json.loads(blob))
+
+
+# Errors the TCP master hands back to its client, by name (anything else: RuntimeError)
+_ERRORS = {
+    c.__name__: c
+    for c in (DistStoreError, DistNetworkError, RuntimeError, TypeError, ValueError, KeyError)
+}
+
+
 def _send(sock, obj):
-    blob = pickle.dumps(obj)
+    blob = _encode(obj)
     sock.sendall(struct.pack("!Q", len(blob)) + blob)
 
 
@@ -257,9 +304,15 @@ def _recv_exact(sock, n):
     return buf
 
 
+# The largest frame a store reads (a stranger's 8 bytes must not make it allocate gigabytes)
+_MAX_FRAME = 1 << 30
+
+
 def _recv(sock):
     (n,) = struct.unpack("!Q", _recv_exact(sock, 8))
-    return pickle.loads(_recv_exact(sock, n))
+    if n > _MAX_FRAME:
+        raise ConnectionError(f"a store frame of {n} bytes is over the limit")
+    return _decode(_recv_exact(sock, n))
 
 
 _TCP_METHODS = (
@@ -279,7 +332,7 @@ class TCPStore(Store):
     """A store served over TCP by the master (``is_master=True``) to clients that connect to it.
 
     The master runs a daemon thread that accepts connections and answers each client's requests
-    (pickled ``(method, args)`` frames) from a ``HashStore``; every other instance is a client.
+    (JSON ``(method, args)`` frames, see ``_encode``) from a ``HashStore``; every other instance is a client.
     Like PyTorch's, the master holds one internal key (``num_keys`` counts it). Connecting
     retries until ``timeout`` and then raises ``DistNetworkError``.
     """
@@ -340,9 +393,11 @@ class TCPStore(Store):
             while True:
                 try:
                     method, args = _recv(conn)
-                except (ConnectionError, OSError, EOFError):
-                    return
+                except (ConnectionError, OSError, EOFError, ValueError):
+                    return  # closed, or not a store's frame (json's errors are ValueErrors)
                 try:
+                    if method not in _TCP_METHODS and method != "wait_count":
+                        raise RuntimeError(f"unknown store request {method!r}")
                     if method == "wait_count":
                         key, n, timeout = args
                         with table._cond:
@@ -368,7 +423,7 @@ class TCPStore(Store):
                     else:
                         result = (True, getattr(table, method)(*args))
                 except Exception as e:  # noqa: BLE001 -- forwarded to the client, which raises it
-                    result = (False, e)
+                    result = (False, [type(e).__name__, str(e)])
                 try:
                     _send(conn, result)
                 except OSError:
@@ -379,7 +434,8 @@ class TCPStore(Store):
             _send(self._sock, (method, args))
             ok, value = _recv(self._sock)
         if not ok:
-            raise value
+            name, message = value
+            raise _ERRORS.get(name, RuntimeError)(message)
         return value
 
     def set(self, key, value):

@@ -138,3 +138,46 @@ def test_tcp_store_two_processes():
         if proc.is_alive():
             proc.kill()
             proc.join()
+
+
+class _Planted:
+    """Unpickling this object would create ``path`` (the test's proof that code ran)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def test_stores_never_unpickle_what_they_read(tmp_path):
+    """A stranger who can write a FileStore's file or reach a TCPStore's port can change keys but
+    cannot run code: neither reads pickles; the master answers only the store's own requests and
+    keeps serving its clients."""
+    import pickle
+    import socket
+    import struct
+
+    planted = tmp_path / "ran"
+    path = str(tmp_path / "store")
+    with open(path, "wb") as f:
+        f.write(pickle.dumps(_Planted(str(planted))))
+    with pytest.raises(ValueError):  # not a store's file: refused, nothing run
+        dist.FileStore(path, 1)
+    assert not planted.exists()
+
+    s = dist.TCPStore("127.0.0.1", 0, 1, True, datetime.timedelta(seconds=10))
+    s.set("k", "v")
+    blob = pickle.dumps(("set", [_Planted(str(planted))]))
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(struct.pack("!Q", len(blob)) + blob)
+        c.settimeout(5)
+        assert c.recv(8) == b""  # the master hangs up on a frame that is not JSON
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        frame = b'["__init__", []]'
+        c.sendall(struct.pack("!Q", len(frame)) + frame)
+        c.settimeout(5)
+        (n,) = struct.unpack("!Q", c.recv(8))
+        assert b"unknown store request" in c.recv(n)
+    assert not planted.exists()
+    assert s.get("k") == b"v"  # still serving
