@@ -22,6 +22,8 @@ CASES = [
     ("linear", (2, 3, 7), (4,)),
     ("bilinear", (2, 2, 6, 5), (11, 9)),
     ("bilinear", (2, 2, 6, 5), (3, 4)),
+    ("bilinear", (2, 2, 6, 5), (6, 9)),  # an unresized dim: its taps are the input itself
+    ("linear", (2, 3, 7), (7,)),
     ("bicubic", (1, 2, 6, 7), (11, 13)),
     ("bicubic", (1, 2, 6, 7), (3, 4)),
     ("trilinear", (1, 2, 4, 5, 3), (7, 9, 5)),

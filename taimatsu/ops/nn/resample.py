@@ -283,7 +283,9 @@ def linear_matrix(
     np.add.at(m, (rows, i0), 1 - l1)
     np.add.at(m, (rows, i1), l1)
     if reads:
-        return m, _tap_signs(m.shape, [(i0, 1 - l1), (i1, l1)])
+        # an unresized dim: PyTorch's second tap is the first one again, with weight 0
+        second = i0 if in_size == out_size else i1
+        return m, _tap_signs(m.shape, [(i0, 1 - l1), (second, l1)])
     return m
 
 
