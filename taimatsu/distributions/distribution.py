@@ -17,7 +17,6 @@ __all__ = ["Distribution"]
 _NO_SHAPE = Size()  # the default batch, event and sample shape
 
 
-
 def _shown(cls: type) -> str:
     """``str(cls)`` as PyTorch prints it: taimatsu's classes under their ``torch`` module names."""
     return f"<class '{typename(cls)}'>"

@@ -144,7 +144,9 @@ def test_gelu_backward_writes_into_an_unshared_gradient(torch_oracle):
     np.testing.assert_allclose(run(taimatsu, keep=kept), want, rtol=1e-5, atol=1e-6)
     # (the Linear's input gradient ones @ w: BLAS sums w's rows in its kernel's order, which
     # need not be NumPy's sum's; GELU's factors, had they been written in, are far off)
-    np.testing.assert_allclose(kept[0].numpy(), np.broadcast_to(w.sum(0), xs.shape), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        kept[0].numpy(), np.broadcast_to(w.sum(0), xs.shape), rtol=1e-5, atol=1e-5
+    )
     g = rng.standard_normal(xs.shape).astype(np.float32)
     user = taimatsu.from_numpy(g.copy())
     got = run(taimatsu, gradient=user)
@@ -153,4 +155,6 @@ def test_gelu_backward_writes_into_an_unshared_gradient(torch_oracle):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     outputs = []
     run(taimatsu, node_hook=lambda gin, gout: outputs.append(gout[0].numpy().copy()))
-    np.testing.assert_allclose(outputs[0], np.broadcast_to(w.sum(0), xs.shape), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        outputs[0], np.broadcast_to(w.sum(0), xs.shape), rtol=1e-5, atol=1e-5
+    )
