@@ -169,18 +169,14 @@ from .ops.contraction.matmul import (  # noqa: F401
 
 # ---- creation -----------------------------------------------------------------------------------
 from .ops.creation.factories import (  # noqa: F401
-    arange,
     as_tensor,
     asarray,
     empty,
     empty_like,
     empty_strided,
-    eye,
     from_numpy,
     full,
     full_like,
-    linspace,
-    logspace,
     ones,
     ones_like,
     scalar_tensor,
@@ -188,7 +184,8 @@ from .ops.creation.factories import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from .ops.creation.factories import range_ as range  # noqa: A004, F401
+from .ops.creation.ranges import arange, eye, linspace, logspace  # noqa: F401
+from .ops.creation.ranges import range_ as range  # noqa: A004, F401
 
 # ---- random -------------------------------------------------------------------------------------------
 from .ops.creation.random import (  # noqa: F401

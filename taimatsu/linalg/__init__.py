@@ -407,7 +407,7 @@ def _matrix_power(A: Tensor, n: int, out, _name: str) -> Tensor:
 
 def _matrix_power_01(A: Tensor, n: int, out):
     from ..ops._dispatch import check_inplace
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     if n == 0:
         e = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(A.shape)
@@ -497,7 +497,7 @@ def _eigh_vjp(node, gL, gV):
     inner = matmul(Vh, gV)
     E = L.unsqueeze(-2) - L.unsqueeze(-1)
     n = L.shape[-1]
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     off = 1 - eye(n, dtype=L.dtype, device=L.device)
     F = off / (E + eye(n, dtype=L.dtype, device=L.device))
@@ -507,7 +507,7 @@ def _eigh_vjp(node, gL, gV):
 
 
 def _diag_embed(v: Tensor) -> Tensor:
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     n = v.shape[-1]
     return v.unsqueeze(-1) * eye(n, dtype=v.dtype, device=v.device)
@@ -526,7 +526,7 @@ _EigvalshNode = node_class("LinalgEighBackward0", _eigvalsh_vjp)
 
 def _eigh_jvp(L, V, dA):
     # X = V^H dA V: dL = Re diag(X), dV = V (F o X) with F_ij = 1 / (L_j - L_i) off the diagonal.
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     X = matmul(matmul(_h(V), dA), V)
     dL = X.diagonal(0, -2, -1)

@@ -18,7 +18,7 @@ def _h(t):
 
 
 def _eye_like(t, n):
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     return eye(n, dtype=t.dtype, device=t.device)
 

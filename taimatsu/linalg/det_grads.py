@@ -30,7 +30,7 @@ def _det_vjp(node, g):
     if bool(singular.any()):
         # PyTorch 2.13 gives an exactly singular matrix (det == 0) a zero gradient, not its adjugate:
         # keep the zero scale and invert the identity in its place.
-        from ..ops.creation.factories import eye
+        from ..ops.creation.ranges import eye
         from ..ops.pointwise.select import where
 
         A = where(_mat(singular), eye(A.shape[-1], dtype=A.dtype, device=A.device), A)

@@ -128,7 +128,7 @@ def _lstsq_vjp(node, gX, gR, g_rank=None, g_sv=None):
         Pi = _pinv(A, node.full_rank)
         r = matmul(A, X) - B
         n = A.shape[-1]
-        from ..ops.creation.factories import eye
+        from ..ops.creation.ranges import eye
 
         PiA = eye(n, dtype=A.dtype, device=A.device) - matmul(Pi, A)
         gA = -matmul(_h(Pi), matmul(gX, _h(X))) - matmul(r, matmul(_h(gX), matmul(Pi, _h(Pi))))
@@ -153,7 +153,7 @@ def _lstsq_jvp(A, B, X, R, vec, full_rank):
         B, X, dB = B.unsqueeze(-1), X.unsqueeze(-1), dB.unsqueeze(-1)
     Pi = _pinv(A, full_rank)
     n = A.shape[-1]
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     r = matmul(A, X) - B
     # dX = dPi B + Pi dB, dPi = -Pi dA Pi + Pi Pi^H dA^H (I - A Pi) + (I - Pi A) dA^H Pi^H Pi

@@ -84,7 +84,7 @@ def _perm(piv, m, dtype):
 
 def _pieces(LU: Tensor, pivots: Tensor):
     """(P, L, U) as tensors; L and U keep LU's history."""
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     m, n = LU.shape[-2:]
     k = min(m, n)
@@ -562,7 +562,7 @@ def lu_unpack(
     L = U = empty
     if unpack_data:
         from ..autograd.grad_mode import no_grad
-        from ..ops.creation.factories import eye
+        from ..ops.creation.ranges import eye
 
         with no_grad():
             L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype, device=LU_data.device)

@@ -193,7 +193,7 @@ def _sname_of(dtype) -> str:
 # ---- householder_product ---------------------------------------------------------------------------------
 def _reflectors(A: Tensor, k: int) -> Tensor:
     """The Householder vectors: A's columns below the diagonal, with an implicit 1 on it."""
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     m, n = A.shape[-2], A.shape[-1]
     V = A.tril(-1) + eye(m, n, dtype=A.dtype, device=A.device)
@@ -202,7 +202,7 @@ def _reflectors(A: Tensor, k: int) -> Tensor:
 
 def _apply_reflectors(V: Tensor, tau: Tensor, n: int) -> list:
     """Q_i = H_i ... H_{k-1} E for i = k..0 (E = the first n columns of I); returns [Q_0, ..., Q_k]."""
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     m, k = V.shape[-2], V.shape[-1]
     Q = eye(m, n, dtype=V.dtype, device=V.device).expand(tuple(V.shape[:-2]) + (m, n))
@@ -313,7 +313,7 @@ def _householder_jvp(A, tau, n):
     k = tau.shape[-1]
     tA = A._fw if A._fw is not None else A * 0
     tt = tau._fw if tau._fw is not None else tau * 0
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     # Q = H_0 ... H_{k-1} E; dQ = sum_i H_0..H_{i-1} dH_i H_{i+1}..H_{k-1} E, dH_i = -(dt v v^H + t dv v^H + t v dv^H).
     V = _reflectors(A, k)

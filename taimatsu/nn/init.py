@@ -98,7 +98,7 @@ def zeros_(tensor: Tensor) -> Tensor:
 def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..ops.creation.factories import eye
+    from ..ops.creation.ranges import eye
 
     with no_grad():
         tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))

@@ -19,7 +19,8 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...ops._dispatch import _fw_state, record
-from ...ops.creation.factories import linspace, ones, ones_like
+from ...ops.creation.factories import ones, ones_like
+from ...ops.creation.ranges import linspace
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please specify "

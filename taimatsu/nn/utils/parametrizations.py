@@ -161,7 +161,7 @@ class _Orthogonal(Module):
 
     def forward(self, X: Tensor) -> Tensor:
         from ... import linalg
-        from ...ops.creation.factories import eye
+        from ...ops.creation.ranges import eye
 
         wide = X.size(-2) < X.size(-1)
         if wide:
@@ -194,7 +194,8 @@ class _Orthogonal(Module):
             return self._right_inverse(Q)
 
     def _right_inverse(self, Q: Tensor) -> Tensor:
-        from ...ops.creation.factories import eye, zeros_like
+        from ...ops.creation.factories import zeros_like
+        from ...ops.creation.ranges import eye
         from ...ops.creation.random import randn
 
         if Q.shape != self.shape:

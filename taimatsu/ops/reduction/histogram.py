@@ -18,7 +18,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import write_out
-from ..creation.factories import linspace
+from ..creation.ranges import linspace
 from ..sorting.sort import _no_complex_kernel
 from .extrema import _return_type, return_types
 

@@ -72,7 +72,7 @@ def _cumprod_matrix(x: Tensor, d: int) -> Tensor:
 
     The exact Jacobian of cumprod, used when ``x`` has zeros (the division formula fails).
     """
-    from ..creation.factories import eye
+    from ..creation.ranges import eye
 
     xm = x.movedim(d, -1)
     n = xm._data.shape[-1]

@@ -126,7 +126,7 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths=None, indices=None, off
             "when !unsafe."
         )
     from ...linalg.legacy import _no_forward_ad
-    from ..creation.factories import arange
+    from ..creation.ranges import arange
 
     _no_forward_ad("segment_reduce", data)
     n = int(counts.size)
