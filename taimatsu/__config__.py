@@ -24,10 +24,10 @@ def _blas() -> str:
 
 def show() -> str:
     """A multi-line description of the build, as ``torch.__config__.show()``."""
-    from . import __version__
+    from .version import taimatsu
 
     return (
-        f"taimatsu {__version__} built with:\n"
+        f"taimatsu {taimatsu} built with:\n"
         f"  - NumPy {np.__version__}\n"
         f"  - BLAS: {_blas()}\n"
         "  - Build settings: pure Python (no compiled extension), CPU kernels from NumPy\n"

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math as _math
 
-__version__ = "0.1.0"
-
 # Subpackages later issues fill (nn, optim, utils.data) import lazily on first use.
 from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     __config__,  # cheap: reads NumPy's build record when called
@@ -31,6 +29,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     special,  # noqa: E402, F401
     testing,
     utils,
+    version,
 )
 from ._device import device
 from ._dtype import (  # noqa: F401
@@ -490,6 +489,7 @@ from .ops.sorting.sort import (  # noqa: E402, F401
 from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .storage import UntypedStorage  # noqa: E402, F401
+from .version import __version__  # noqa: E402  # a TorchVersion, PyTorch 2.13's
 from .typed_storage import (  # noqa: E402, F401
     BFloat16Storage,
     BoolStorage,

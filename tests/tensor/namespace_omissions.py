@@ -87,8 +87,7 @@ OMITTED: dict[str, dict[str, str]] = {
             has_openmp has_spectral init_num_threads prepare_multiprocessing_environment
             profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 get_file_path""",
         "subpackages: " + _TODO: """
-            masked package quasirandom signal functional types
-            version torch_version windows""",
+            masked package quasirandom signal functional types windows""",
         _TODO: """
             AcceleratorError OutOfMemoryError Event Stream Future GradScaler FatalError SymBool SymFloat
             SymInt classproperty get_device_module hash_tensor is_distributed istft stft layout
