@@ -7,8 +7,8 @@ alive (``t.untyped_storage() is t[1:].untyped_storage()``): live storage objects
 by the memory they span (a weak table, so it holds no memory). ``torch.load`` gives its
 ``map_location`` callables storages of this same class.
 
-What differs from PyTorch: ``resize_`` is absent (NumPy memory shared with live tensors cannot be
-resized in place), and ``share_memory_()`` on a storage taken from a tensor moves only that
+What differs from PyTorch: a storage's ``resize_`` is absent (NumPy memory shared with live
+tensors cannot be resized in place; ``Tensor.resize_`` moves the one tensor to a larger storage), and ``share_memory_()`` on a storage taken from a tensor moves only that
 storage object into shared memory; use ``Tensor.share_memory_()`` (or ``Module.share_memory()``)
 to move a tensor. Tensors are not rebound behind their back, because NumPy arrays cannot be
 re-pointed at new memory.
@@ -495,3 +495,119 @@ def _check_contiguous_bounds(t, args: tuple) -> None:
             f"{item} requiring a storage size of {need} are out of bounds for storage of size "
             f"{args[0].nbytes()}"
         )
+
+
+def tensor_resize_(t, *size, memory_format=None, **kwargs):
+    """``Tensor.resize_``: ``t`` takes the new sizes with contiguous strides (or channels-last
+    ones) from the same storage offset; a new shape keeps the strides. Elements the storage
+    holds keep their values; when it is too small, ``t`` moves to a larger storage holding a
+    copy of the old one's bytes and zeros after them (PyTorch's are uninitialised).
+
+    What differs: PyTorch grows the storage itself, so other tensors viewing it see the larger
+    storage too; here they keep the old memory (NumPy memory cannot grow in place), as after
+    ``set_``. A storage in shared memory is not resizable, as in PyTorch; a ``from_numpy``
+    tensor grows here where PyTorch refuses (its memory is the array's).
+    """
+    from ._layout import channels_last_order, preserve_format
+    from ._layout import memory_format as format_type
+    from .ops.creation.factories import _size_args, size_keyword
+
+    if "size" in kwargs:
+        size = size_keyword("resize_", size, kwargs.pop("size"))
+    if kwargs:
+        raise TypeError(f"resize_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if not size:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
+    if (
+        len(size) == 1
+        and not isinstance(size[0], (tuple, list))
+        and not hasattr(size[0], "__index__")
+    ):
+        raise TypeError(
+            f"resize_(): argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}"
+        )
+    if memory_format is not None and not isinstance(memory_format, format_type):
+        raise TypeError(
+            "resize_(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(memory_format).__name__}"
+        )
+    try:
+        shape = _size_args(size, "resize_")
+    except RuntimeError:  # a negative size: PyTorch's resize_ reports it as an overflow
+        shape = None
+    if shape is None or _numel_overflows(shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if t._rg:
+        raise RuntimeError("cannot resize variables that require grad")
+    if memory_format is preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    order = channels_last_order(memory_format, len(shape))
+    if order is None and shape == t._data.shape:
+        return t  # same shape: strides unchanged, as in PyTorch
+    return _resize_to(t, shape, _dense_strides(shape, order))
+
+
+def tensor_resize_as_(t, *args, memory_format=None, **kwargs):
+    """``Tensor.resize_as_``: ``resize_`` to the template's sizes."""
+    from ._tensor.core import Tensor
+
+    if "the_template" in kwargs:
+        args = (*args, kwargs.pop("the_template"))
+    if kwargs:
+        raise TypeError(f"resize_as_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) != 1:
+        raise TypeError(
+            f"resize_as_() takes 1 positional argument but {len(args)} were given"
+            if args
+            else 'resize_as_() missing 1 required positional arguments: "the_template"'
+        )
+    the_template = args[0]
+    if not isinstance(the_template, Tensor):
+        raise TypeError(
+            "resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+            f"{type(the_template).__name__}"
+        )
+    return tensor_resize_(t, tuple(the_template.shape), memory_format=memory_format)
+
+
+def _numel_overflows(shape) -> bool:
+    n = 1
+    for s in shape:
+        n *= s
+    return n >= 1 << 63
+
+
+def _dense_strides(shape, order):
+    """Contiguous strides of ``shape`` with its dims laid out in ``order`` (outermost first;
+    None: row-major)."""
+    order = range(len(shape)) if order is None else order
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _resize_to(t, shape, strides):
+    from .serialization._weights_only import _legacy_set
+
+    storage, offset = untyped_storage(t), t.storage_offset()
+    moved, item = False, t._dtype.itemsize
+    numel = 1
+    for s in shape:
+        numel *= s
+    need = (offset + numel) * item if numel else 0
+    if need > storage.nbytes():
+        if storage.is_shared() and storage.device.type == "cpu":
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        grown = UntypedStorage(need, device=t._device)
+        if storage.nbytes():
+            grown._bytes[: storage.nbytes()] = storage._bytes
+        storage, moved = grown, True
+    new_shape = shape != t._data.shape
+    _legacy_set(t, (storage, offset, shape, strides))
+    if moved:
+        t._base = None  # no longer a view of its base's memory
+    if new_shape:  # PyTorch counts a change of sizes, not of strides alone
+        t._vc[0] += 1
+    return t

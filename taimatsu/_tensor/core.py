@@ -166,6 +166,16 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
         return tensor_set_(self, *args, **kwargs)
 
+    def resize_(self, *size, memory_format=None, **kwargs):
+        from ..storage import tensor_resize_
+
+        return tensor_resize_(self, *size, memory_format=memory_format, **kwargs)
+
+    def resize_as_(self, *args, memory_format=None, **kwargs):
+        from ..storage import tensor_resize_as_
+
+        return tensor_resize_as_(self, *args, memory_format=memory_format, **kwargs)
+
     def storage_type(self):
         from ..typed_storage import storage_type
 

@@ -106,8 +106,8 @@ OMITTED: dict[str, dict[str, str]] = {
             sparse_resize_and_clear_ resize_as_sparse_""",
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
-        "storage re-binding and resizing: " + _TODO: """
-            resize resize_ resize_as resize_as_""",
+        "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
+            resize resize_as""",
         _TODO: """
             apply_ map_ map2_ as_subclass const_data_ptr dim_order grad_dtype
             hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided
