@@ -68,6 +68,7 @@ from ._layout import (  # noqa: F401
     channels_last,
     channels_last_3d,
     contiguous_format,
+    layout,
     memory_format,
     preserve_format,
     strided,
@@ -489,7 +490,7 @@ from .ops.sorting.sort import (  # noqa: E402, F401
 from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .storage import UntypedStorage  # noqa: E402, F401
-from .version import __version__  # noqa: E402  # a TorchVersion, PyTorch 2.13's
+from .version import __version__  # a TorchVersion: PyTorch 2.13's
 from .typed_storage import (  # noqa: E402, F401
     BFloat16Storage,
     BoolStorage,
@@ -529,6 +530,15 @@ def is_complex(input: Tensor) -> bool:
             f"is_complex(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     return input.is_complex()
+
+
+def is_distributed(input: Tensor) -> bool:
+    """False: a taimatsu tensor is never split across processes (as any tensor in PyTorch)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"is_distributed(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    return False
 
 
 def numel(input: Tensor) -> int:
@@ -697,6 +707,9 @@ from ._flags import (  # noqa: E402, F401
     use_deterministic_algorithms,
 )
 from . import accelerator, amp, backends, cpu  # noqa: E402, F401
+from .accelerator import get_device_module  # noqa: F401
+from .amp import GradScaler  # noqa: F401
+from .futures import Future  # noqa: F401
 from .amp.autocast_mode import (  # noqa: E402, F401
     autocast,
     autocast_decrement_nesting,

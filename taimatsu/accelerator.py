@@ -24,6 +24,28 @@ __all__ = [
 _NONE = "Cannot access accelerator device when none is available."
 
 
+def get_device_module(device=None):
+    """``torch.get_device_module``: the module of a device type (``torch.cuda`` for
+    ``"cuda:1"``), of the current accelerator, or ``torch.cpu`` when there is none. Device types
+    taimatsu has no module for (meta, mps, xpu, ...) raise PyTorch's error for unregistered ones."""
+    import taimatsu
+
+    if isinstance(device, _device_cls):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device_cls(device).type
+    elif device is None:
+        name = "cuda" if cuda.is_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    module = getattr(taimatsu, name, None) if name in ("cpu", "cuda") else None
+    if module is None:
+        raise RuntimeError(
+            f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'."
+        )
+    return module
+
+
 def is_available() -> bool:
     return cuda.is_available()
 

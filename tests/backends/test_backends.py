@@ -178,3 +178,28 @@ def test_config_module(torch_oracle):
     for key in ("at::get_num_interop_threads() :", "OMP_NUM_THREADS :", "MKL_NUM_THREADS :"):
         assert key in info and key in torch_oracle.__config__.parallel_info()
     assert "built with" in tm.__config__.show() and "built with" in torch_oracle.__config__.show()
+
+
+def _outcome(f):
+    try:
+        return f()
+    except (RuntimeError, TypeError) as e:
+        return type(e).__name__, str(e)
+
+
+def test_device_generic_namespace_matches_pytorch(torch_oracle):
+    # torch.get_device_module, torch.is_distributed, and the classes torch.* re-exports
+    for lib in (tm, torch_oracle):
+        assert lib.get_device_module() is lib.cpu  # no accelerator on the CPU wheel
+        assert lib.get_device_module("cuda:1") is lib.cuda
+        assert lib.get_device_module(lib.device("cpu")) is lib.cpu
+        assert lib.GradScaler is lib.amp.GradScaler
+        assert type(lib.strided) is lib.layout and type(lib.sparse_coo) is lib.layout
+        assert issubclass(lib.futures.Future, lib.Future)
+        assert lib.is_distributed(lib.ones(2)) is False
+    for arg in ("meta", 3, "foo", 1.5):
+        mine = _outcome(lambda a=arg: tm.get_device_module(a))
+        assert mine == _outcome(lambda a=arg: torch_oracle.get_device_module(a)), arg
+    for arg in (3, [1.0]):
+        mine = _outcome(lambda a=arg: tm.is_distributed(a))
+        assert mine == _outcome(lambda a=arg: torch_oracle.is_distributed(a)), arg

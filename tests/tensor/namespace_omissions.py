@@ -89,9 +89,8 @@ OMITTED: dict[str, dict[str, str]] = {
         "subpackages: " + _TODO: """
             masked package quasirandom signal functional types windows""",
         _TODO: """
-            AcceleratorError OutOfMemoryError Event Stream Future GradScaler FatalError SymBool SymFloat
-            SymInt classproperty get_device_module hash_tensor is_distributed istft stft layout
-            legacy_contiguous_format lobpcg pca_lowrank svd_lowrank resize_as_ slice_inverse
+            AcceleratorError OutOfMemoryError Event Stream FatalError SymBool SymFloat
+            SymInt classproperty hash_tensor istft stft legacy_contiguous_format lobpcg pca_lowrank svd_lowrank resize_as_ slice_inverse
             thread_safe_generator""",
     },
     "Tensor": {
