@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 
 class layout:
     __slots__ = ("name",)
@@ -67,3 +69,59 @@ def relayout(xp, a, order):
     inv = sorted(range(len(order)), key=order.__getitem__)
     # a fresh C-ordered copy (ascontiguousarray would hand back a view when only size-1 dims differ)
     return xp.array(a.transpose(order), order="C", copy=True).transpose(inv)
+
+
+def dim_order(t, ambiguity_check=False) -> tuple:
+    """``Tensor.dim_order``: the dims from outermost to innermost in memory (sorted by stride,
+    as PyTorch's elementwise kernels order them: a contiguous or channels-last tensor has that
+    order, whatever the strides of its size-1 dims; otherwise zero strides do not move a dim,
+    equal strides put the larger size outside). ``ambiguity_check`` (True, or a list of memory formats of
+    which exactly one must fit) raises PyTorch's error for a tensor with size-1 dims or equal
+    strides, whose order is then not unique."""
+    if not isinstance(ambiguity_check, bool) and not (
+        isinstance(ambiguity_check, list)
+        and all(isinstance(f, memory_format) for f in ambiguity_check)
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides = tuple(t.shape), t.stride()
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if ambiguity_check is not False and (
+        any(a == b for a, b in itertools.pairwise(strides)) or 1 in shape
+    ):
+        fitting = sum(bool(t.is_contiguous(memory_format=f)) for f in formats)
+        if fitting != 1:
+            raise RuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the "
+                "given memory formats."
+            )
+    if _is_contiguous(shape, strides):
+        return tuple(range(len(shape)))
+    for rank, order in _CHANNELS_LAST.values():
+        if len(shape) == rank and is_contiguous_in(shape, strides, order):
+            return order
+    return _order_by_strides(shape, strides)
+
+
+def _is_contiguous(shape, strides) -> bool:
+    return is_contiguous_in(shape, strides, range(len(shape)))
+
+
+def _order_by_strides(shape, strides) -> tuple:
+    def outer(a, b) -> int:  # 1: dim a lies outside dim b, -1: inside, 0: undecided
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return 1 if strides[a] > strides[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    perm = list(range(len(shape)))[::-1]  # innermost first, insertion-sorted
+    for i in range(1, len(perm)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = outer(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    return tuple(perm[::-1])

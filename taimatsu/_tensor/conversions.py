@@ -161,6 +161,14 @@ class TensorConversions:
             self, _creation.empty, _new_size("new_empty", size, kw), dtype, device, requires_grad
         )
 
+    def new_empty_strided(
+        self, size, stride, dtype=None, device=None, requires_grad=False, **kw
+    ) -> Tensor:
+        return _creation.empty_strided(
+            size, stride, dtype=dtype or self._dtype, device=device or self._device,
+            requires_grad=requires_grad, **kw,
+        )  # fmt: skip
+
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
         return _creation.new_full(self, size, fill_value, dtype, device, requires_grad)
 

@@ -166,6 +166,42 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
         return tensor_set_(self, *args, **kwargs)
 
+    def apply_(self, callable):
+        from .apply import apply_
+
+        return apply_(self, callable)
+
+    def map_(self, tensor, callable):
+        from .apply import map_
+
+        return map_(self, tensor, callable)
+
+    def map2_(self, x, y, callable):
+        from .apply import map2_
+
+        return map2_(self, x, y, callable)
+
+    def is_nonzero(self) -> bool:
+        from .. import is_nonzero
+
+        return is_nonzero(self)
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def const_data_ptr(self) -> int:
+        return self.data_ptr()
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (0 for leaves and single outputs)."""
+        return self._output_nr
+
+    def dim_order(self, *, ambiguity_check=False):
+        from .._layout import dim_order
+
+        return dim_order(self, ambiguity_check)
+
     def resize_(self, *size, memory_format=None, **kwargs):
         from ..storage import tensor_resize_
 

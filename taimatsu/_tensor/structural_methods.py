@@ -389,6 +389,9 @@ class StructureMethods:
     def nonzero(self, *, as_tuple=False):
         return _ops.nonzero(self, as_tuple=as_tuple)
 
+    def nonzero_static(self, *, size, fill_value=-1):
+        return _ops.nonzero_static(self, size=size, fill_value=fill_value)
+
     def argwhere(self):
         return _ops.argwhere(self)
 

@@ -108,9 +108,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
             resize resize_as""",
         _TODO: """
-            apply_ map_ map2_ as_subclass const_data_ptr dim_order grad_dtype
-            hash_tensor index is_distributed is_nonzero istft stft module_load name new_empty_strided
-            nonzero_static output_nr slice_inverse""",
+            as_subclass grad_dtype hash_tensor index istft stft module_load name slice_inverse""",
     },
     "nn.functional": {
         "PyTorch's internal helpers imported into the namespace": """

@@ -81,3 +81,43 @@ def test_convert_conv_weight_memory_format_matches_pytorch():
     a, b = _convert_scenario(taimatsu), _convert_scenario(torch)
     assert a[:4] == b[:4]
     assert abs(a[4] - b[4]) < 1e-4
+
+
+def _dim_orders(lib, shape, perm, expand):
+    base = lib.zeros(*[shape[p] for p in perm]) if shape else lib.zeros(())
+    t = base.permute(*[perm.index(i) for i in range(len(shape))]) if shape else base
+    if expand and shape and shape[0] == 1:
+        t = t.expand(3, *shape[1:])  # a zero stride
+    out = []
+    for check in (False, True, [lib.contiguous_format], [lib.contiguous_format, lib.channels_last]):
+        try:
+            out.append(t.dim_order(ambiguity_check=check))
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+def test_dim_order_matches_pytorch(torch_oracle):
+    import itertools
+
+    shapes = [
+        (2, 3),
+        (2, 1),
+        (1, 1),
+        (2, 3, 4),
+        (2, 1, 4),
+        (4, 3, 2, 5),
+        (1, 3, 1, 5),
+        (2, 2, 2),
+        (3,),
+        (),
+    ]
+    for shape in shapes:
+        for perm in itertools.permutations(range(len(shape))):
+            for expand in (False, True):
+                mine = _dim_orders(taimatsu, shape, perm, expand)
+                assert mine == _dim_orders(torch_oracle, shape, perm, expand), (shape, perm, expand)
+    for bad in ("x", [1], None):
+        for lib in (taimatsu, torch_oracle):
+            with pytest.raises(TypeError, match="must be a bool or a list of memory formats"):
+                lib.ones(2).dim_order(ambiguity_check=bad)

@@ -183,6 +183,13 @@ API = [
     "(T.mul(1e-30, T.tensor([3.], dtype=T.float64)).tolist(), T.add(5, T.tensor([3, -4], dtype=T.int8)), T.remainder(5, T.tensor([3, -4], dtype=T.int8)))",
     "T.bitwise_and(5, T.tensor([3, -4], dtype=T.int8))", "T.sub(True, T.tensor([1, 2]))",
     "t = T.ones(1); [getattr(t, a) for a in 'is_xpu is_mps is_meta is_ipu is_vulkan is_mkldnn is_quantized is_nested is_sparse is_sparse_csr is_xla is_mtia is_maia'.split()]",
+    "(T.tensor(2).is_nonzero(), T.tensor([0.]).is_nonzero(), T.tensor([]).is_nonzero())",
+    "T.ones(2, 3).is_nonzero()", "T.tensor([]).is_nonzero()",
+    "t = T.ones(2, 3); (t.const_data_ptr() == t.data_ptr(), t[1:].const_data_ptr() == t[1:].data_ptr(), t.is_distributed())",
+    "x = T.ones(3, requires_grad=True); a, b, c = (x * 2).unbind(); [t.output_nr for t in (x, a, b, c, x * 2)]",
+    "(T.tensor([0, 1, 0, 2]).nonzero_static(size=3), T.tensor([[0, 1], [2, 0]]).nonzero_static(size=1, fill_value=-5))",
+    "t = T.arange(6.).new_empty_strided((2, 2), (1, 2)); (t.shape, t.stride(), t.dtype, T.ones(2).new_empty_strided((3,), (2,), dtype=T.int32).dtype)",
+    "T.ones(2, requires_grad=True).new_empty_strided((2,), (1,), requires_grad=True).requires_grad",
 ]  # fmt: skip
 
 GROUPS = {
