@@ -34,18 +34,117 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return _softmax.log_softmax(input, dim, dtype)
 
 
+def _dropout_args(name: str, p, train) -> None:
+    """ATen's checks of ``torch.*dropout*(input, p, train)``: a RuntimeError for p outside
+    [0, 1] (``F``'s is a ValueError), a bool ``train``."""
+    if train.__class__ is not bool:
+        raise TypeError(
+            f"{name}(): argument 'train' (position 3) must be bool, not {type(train).__name__}"
+        )
+    if not 0.0 <= p <= 1.0:  # p printed as C++ prints a double
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("dropout", p, train)
     return F.dropout(input, p, train)
 
 
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("dropout_", p, train)
     return F.dropout(input, p, train, inplace=True)
 
 
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     from ._functional.dropout import _feature_dropout
 
+    _dropout_args("feature_dropout", p, train)
     return _feature_dropout(input, p, train, False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    from ._functional.dropout import _feature_dropout
+
+    _dropout_args("feature_dropout_", p, train)
+    return _feature_dropout(input, p, train, True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("alpha_dropout", p, train)
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("alpha_dropout_", p, train)
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("feature_alpha_dropout", p, train)
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _dropout_args("feature_alpha_dropout_", p, train)
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+# ---- losses: ATen's integer reductions (0 none, 1 mean, 2 sum; any other int: none) ----------
+# Left out, ``reduction`` reads as 0 in PyTorch 2.13 (its signatures say Mean, but
+# ``torch.kl_div(x, t)`` is elementwise), so the defaults here are 0.
+def _reduction(name: str, reduction, position: int) -> str:
+    # (PyTorch's message omits the position when reduction came by keyword; this one names it)
+    if reduction.__class__ is not int:
+        raise TypeError(
+            f"{name}(): argument 'reduction' (position {position}) must be int, not "
+            f"{type(reduction).__name__}"
+        )
+    return {1: "mean", 2: "sum"}.get(reduction, "none")
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False):
+    from ._functional.loss import _kl_div
+
+    return _kl_div(input, target, _reduction("kl_div", reduction, 3), log_target)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    name = _reduction("binary_cross_entropy_with_logits", reduction, 5)
+    return F.binary_cross_entropy_with_logits(
+        input, target, weight, reduction=name, pos_weight=pos_weight
+    )
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, reduction: int = 0):
+    name = _reduction("cosine_embedding_loss", reduction, 5)
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=name)
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, reduction: int = 0):
+    name = _reduction("hinge_embedding_loss", reduction, 4)
+    return F.hinge_embedding_loss(input, target, margin, reduction=name)
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0.0, reduction: int = 0):
+    name = _reduction("margin_ranking_loss", reduction, 5)
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=name)
+
+
+def poisson_nll_loss(input, target, log_input: bool, full: bool, eps: float, reduction: int):
+    name = _reduction("poisson_nll_loss", reduction, 6)
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=name)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, reduction: int = 0):  # fmt: skip
+    name = _reduction("triplet_margin_loss", reduction, 8)
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=name)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
+             reduction: int = 0, zero_infinity: bool = False):  # fmt: skip
+    name = _reduction("ctc_loss", reduction, 6)
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, name, zero_infinity)
 
 
 def batch_norm(
@@ -91,9 +190,21 @@ def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     return F.celu(input, alpha)
 
 
+def selu_(input: Tensor) -> Tensor:
+    return F.selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return F.celu(input, alpha, inplace=True)
+
+
 @takes_out("threshold")
 def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     return F.threshold(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return F.threshold(input, threshold, value, inplace=True)
 
 
 @takes_out("hardshrink", OUT_FOUND)

@@ -406,6 +406,24 @@ TOP_LEVEL = [
     "(T.is_complex(T.ones(1, dtype=T.complex64)), T.is_complex(T.ones(1)))", "T.is_complex(1j)",
     "T.celu(T.tensor([-1., 0.5]), 2.0).tolist()", "T.hardshrink(T.tensor([-1., 0.2, 0.7]), 0.5).tolist()",
     "T.threshold(T.tensor([-1., 0.2, 0.7]), 0.5, -2.).tolist()",
+    # torch.* spellings of losses: reduction as ATen's int (left out: none, PyTorch's quirk)
+    *['x = T.tensor([0.3, -1.2, 2.0], requires_grad=True); t = T.tensor([0.2, 0.5, 0.9]); y = T.tensor([1., -1., 1.]); ' + c for c in [
+        "[(r.detach(), type(r.grad_fn).__name__) for r in (T.kl_div(x, t), T.kl_div(x, t, 1), T.kl_div(x, t, 2), T.kl_div(x, t, 3), T.kl_div(x, t, 0, log_target=True))]",
+        "[(r.detach(), type(r.grad_fn).__name__) for r in (T.binary_cross_entropy_with_logits(x, t), T.binary_cross_entropy_with_logits(x, t, t, T.tensor(2.), 1), T.binary_cross_entropy_with_logits(x, t, reduction=2))]",
+        "[(r.detach(), type(r.grad_fn).__name__) for r in (T.hinge_embedding_loss(x, y), T.hinge_embedding_loss(x, y, 0.5, 1), T.margin_ranking_loss(x, t, y), T.margin_ranking_loss(x, t, y, 0.1, 2))]",
+        "[(r.detach(), type(r.grad_fn).__name__) for r in (T.poisson_nll_loss(x, t, True, False, 1e-8, 1), T.poisson_nll_loss(x.exp(), t, False, True, 1e-8, 0))]",
+        "a = x.view(1, 3).expand(2, 3); [(r.detach(), type(r.grad_fn).__name__) for r in (T.cosine_embedding_loss(a, a * 2 + 1, T.tensor([1., -1.])), T.triplet_margin_loss(a, a + 1, a * 2), T.triplet_margin_loss(a, a + 1, a * 2, 1.0, 2, 1e-6, True, 1))]",
+        "T.kl_div(x, t, 'mean')", "T.kl_div(x, t, True)", "T.kl_div(x, t, 0.5)",
+        "T.hinge_embedding_loss(x, y, 1.0, None)",
+    ]],
+    "lp = T.arange(40.).view(5, 2, 4).div(9).log_softmax(2); tg = T.tensor([[1, 2], [1, 1]]); (T.ctc_loss(lp, tg, (5, 5), (2, 2)), T.ctc_loss(lp, tg, (5, 5), (2, 2), 0, 1), T.ctc_loss(lp, tg, T.tensor([5, 5]), T.tensor([2, 2]), 0, 2, True))",
+    # dropout spellings: ATen's RuntimeError for p, a bool train
+    "x = T.ones(2, 3); (T.alpha_dropout(x, 0.5, False) is x, T.feature_alpha_dropout(x, 0.5, False) is x, T.alpha_dropout_(x, 0.0, True) is x)",
+    "T.manual_seed(0); T.alpha_dropout(T.ones(2, 3), 1.0, True)", "T.manual_seed(0); T.feature_alpha_dropout_(T.ones(2, 3, 2), 1.0, True)",
+    "x = T.ones(2, 3, 2); T.feature_dropout_(x, 1.0, True); x", "T.alpha_dropout(T.ones(2), 1.5, True)",
+    "T.dropout(T.ones(2), 1.5, True)", "T.dropout(T.ones(2), 0.5, 1)", "T.feature_dropout(T.ones(2, 2), -0.5, True)",
+    "T.feature_alpha_dropout_(T.ones(2), 0.5, 1)", "T.dropout_(T.ones(2), 2.0, False)",
+    "x = T.tensor([-1., 0.5, 2.]); (T.celu_(x, 2.0) is x, x, T.selu_(x) is x, x, T.threshold_(x, 1.0, -3.) is x, x)",
 ]  # fmt: skip
 
 

@@ -67,10 +67,7 @@ OMITTED: dict[str, dict[str, str]] = {
             native_layer_norm native_norm norm_except_dim convolution embedding_renorm_""",
         "torch.* spellings of nn.functional ops and RNN kernels (the nn.functional / nn forms exist): "
         + _TODO: """
-            alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout_
-            binary_cross_entropy_with_logits cosine_embedding_loss ctc_loss hinge_embedding_loss kl_div
-            margin_ranking_loss poisson_nll_loss triplet_margin_loss embedding_bag celu_ selu_
-            threshold_ gru gru_cell lstm lstm_cell rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell""",
+            embedding_bag gru gru_cell lstm lstm_cell rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell""",
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
         "sparse-only kernels": """
             ccol_indices_copy col_indices_copy crow_indices_copy

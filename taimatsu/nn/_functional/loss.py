@@ -153,6 +153,11 @@ def kl_div(
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _kl_div(input, target, reduction, log_target)
+
+
+def _kl_div(input, target, reduction: str, log_target: bool) -> Tensor:
+    """kl_div's loss (``torch.kl_div`` calls it without F's checks and warning)."""
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.is_floating_point() and target.is_floating_point()):
