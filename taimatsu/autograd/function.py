@@ -12,7 +12,7 @@ import functools
 import inspect
 import warnings
 
-from . import forward_ad, grad_mode
+from . import forward_ad, grad_mode, saved_tensor_hooks
 from .engine import edge_of
 from .graph import NO_EDGE, Node, SavedTensor
 
@@ -237,12 +237,17 @@ def _record(node, args, outs, dirty):
     to_save = node.__dict__.pop("_to_save", ())
     if forward_ad.state.level:
         node.__dict__["_jvp_saved"] = to_save
-    node._saved = tuple(
-        SavedTensor(t, any(t is w for w in wrapped) and t.grad_fn is node)
-        if t is not None
-        else None
-        for t in to_save
-    )
+
+    def is_output(t) -> bool:
+        return any(t is w for w in wrapped) and t.grad_fn is node
+
+    hooks = saved_tensor_hooks.current() if saved_tensor_hooks.in_use[0] else None
+    if hooks is not None:
+        node._saved = saved_tensor_hooks.hooked(to_save, is_output, hooks)
+    else:
+        node._saved = tuple(
+            SavedTensor(t, is_output(t)) if t is not None else None for t in to_save
+        )
     return tuple(wrapped)
 
 

@@ -43,6 +43,7 @@ class Node:
     # View nodes (select, slice): ``(node, g) -> engine.PartialGrad``, the adjoint of the view
     # without a full-size zero buffer; the engine uses it when no graph of the backward is built.
     _partial_vjp = None
+    pack_reversed = False  # saved-tensor hooks pack the second saved tensor first (binary ops)
 
     def __init__(self, next_functions=(), shapes=()):
         self.next_functions = next_functions
@@ -285,3 +286,11 @@ def node_class(name: str, vjp, materialize: bool = True) -> type:
     ``vjp(node, *grad_outputs)`` returns one gradient (or None) per input edge.
     """
     return type(name, (Node,), {"__slots__": (), "apply": vjp, "_materialize": materialize})
+
+
+# torch.autograd.graph's saved-tensor hooks (their own module: the recording path reads it)
+from .saved_tensor_hooks import (  # noqa: F401  (re-exported)
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)

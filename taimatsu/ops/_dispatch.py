@@ -20,6 +20,9 @@ from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, save_input
+from ..autograd.saved_tensor_hooks import current as _current_hooks
+from ..autograd.saved_tensor_hooks import hooked as _hooked
+from ..autograd.saved_tensor_hooks import in_use as _hooks_in_use
 from ..backend.fp_errors import loud, quiet
 from .arg_types import python_int_range
 
@@ -99,10 +102,10 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
     node._nout = 1
     if out.__class__ is Tensor:
         out._grad_fn, out._rg = node, True  # (the grad_fn setter, without the property call)
-        node._saved = _save(saved, out)
+        node._saved = _save(saved, out, node)
     elif isinstance(out, Tensor):
         out.grad_fn, out._rg = node, True
-        node._saved = _save(saved, out)
+        node._saved = _save(saved, out, node)
     else:  # several outputs
         node._nout = len(out)
         node.__dict__["_out_meta"] = [(o._data.shape, o._dtype, o._device) for o in out]
@@ -110,13 +113,18 @@ def record(cls, inputs, out, saved=(), **attrs) -> Node:
             if o is not None and o._dtype.category >= D.FLOAT:
                 o.grad_fn, o._rg, o._output_nr = node, True, i
         outs = {id(o) for o in out}
-        node._saved = tuple(
-            [SavedTensor(t, id(t) in outs) if t is not None else None for t in saved]
-        )
+        if _hooks_in_use[0] and _current_hooks() is not None:
+            node._saved = _hooked(saved, lambda t: id(t) in outs, _current_hooks(), node)
+        else:
+            node._saved = tuple(
+                [SavedTensor(t, id(t) in outs) if t is not None else None for t in saved]
+            )
     return node
 
 
-def _save(saved, out) -> tuple:
+def _save(saved, out, node) -> tuple:
+    if _hooks_in_use[0] and _current_hooks() is not None:  # saved_tensors_hooks is open
+        return _hooked(saved, lambda t: t is out, _current_hooks(), node)
     n = len(saved)
     if n == 2:
         a, b = saved

@@ -76,6 +76,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
     if Node is not None:
         Node.scalar = None  # class default: a node of two tensors needs no per-node attribute
+        Node.pack_reversed = True  # saved-tensor hooks see other, then self, as in PyTorch
     kernel_check = hasattr(check, "kernel")
 
     save_inputs = saves == (0, 1)  # nearly every op: the saved tuple is the edges' tuple

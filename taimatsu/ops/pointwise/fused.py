@@ -108,6 +108,7 @@ def _xlogy_vjp(node, g):
 
 
 _XLOGY = [node_class(f"XlogyBackward{k}", _xlogy_vjp) for k in range(3)]
+_XLOGY[0].pack_reversed = True  # saved-tensor hooks see other, then self, as in PyTorch
 
 
 def xlogy(input, other, *, out=None):

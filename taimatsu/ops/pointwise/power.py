@@ -60,6 +60,7 @@ _PowScalar = node_class("PowBackward0", _pow_scalar_vjp)
 
 
 _PowTensor = node_class("PowBackward1", _pow_tensor_vjp)
+_PowTensor.pack_reversed = True  # saved-tensor hooks see exponent, self, then the result
 
 
 _PowRev = node_class("PowBackward2", _rpow_vjp)
