@@ -288,6 +288,24 @@ def node_class(name: str, vjp, materialize: bool = True) -> type:
     return type(name, (Node,), {"__slots__": (), "apply": vjp, "_materialize": materialize})
 
 
+def increment_version(tensor) -> None:
+    """Bump the version counter of a tensor (or of each tensor in an iterable) whose memory was
+    changed behind autograd's back, so saved-tensor checks see it; inference tensors have no
+    counter and are left alone, as in PyTorch."""
+    from .._tensor.core import Tensor
+
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
+    try:
+        tensors = list(tensors)
+    except TypeError:
+        tensors = None
+    if tensors is None or not all(isinstance(t, Tensor) for t in tensors):
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input")
+    for t in tensors:
+        if not (t.__dict__ and t.__dict__.get("_inference")):
+            t._vc[0] += 1
+
+
 # torch.autograd.graph's saved-tensor hooks (their own module: the recording path reads it)
 from .saved_tensor_hooks import (  # noqa: F401  (re-exported)
     disable_saved_tensors_hooks,

@@ -183,3 +183,25 @@ def test_hooks_are_per_thread():
         assert seen == []
         a * a
     assert seen == ["main", "main"]
+
+
+def test_increment_version_matches_pytorch(torch_oracle):
+    for lib in (tm, torch_oracle):
+        a = lib.ones(2)
+        b = a[:1]
+        lib.autograd.graph.increment_version(a)
+        assert (a._version, b._version) == (1, 1)
+        lib.autograd.graph.increment_version([a, lib.ones(1)])
+        assert a._version == 2
+        with lib.inference_mode():
+            x = lib.ones(2)
+        lib.autograd.graph.increment_version(x)  # no counter: nothing happens
+        with pytest.raises(
+            RuntimeError, match=r"^increment_version expect a Iterable\[Tensor\] as input$"
+        ):
+            lib.autograd.graph.increment_version(3)
+        w = lib.ones(2, requires_grad=True)
+        y = w * w.clone()
+        lib.autograd.graph.increment_version(w)  # a saved input "modified": backward refuses
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
