@@ -224,11 +224,21 @@ def init_process_group(
     and with ``world_size > 1``, the ranks meet over TCP (``rendezvous.join``): a rank missing
     after ``timeout`` raises DistStoreError on rank 0 and DistNetworkError or DistStoreError on
     the others. A world of one rank runs on MPI when mpi4py is installed, else on TCP too.
+    With ``store=`` (and ``rank``, ``world_size``; no ``init_method``: PyTorch's
+    AssertionErrors otherwise) the ranks meet through the user's store
+    (``rendezvous.join_store``); the user's own keys stay theirs.
     Deviation: with an MPI launcher, asking for a rank or world size that differs from MPI's
     raises ValueError.
     """
     if _state.default is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    if store is not None and init_method is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    if store is not None:
+        if not world_size > 0:
+            raise AssertionError("world_size must be positive if using store")
+        if not rank >= 0:
+            raise AssertionError("rank must be non-negative if using store")
     backend = Backend(backend if backend is not None else "gloo")
     if ":" not in backend and backend not in _KNOWN_BACKENDS:
         warnings.warn(
@@ -243,10 +253,18 @@ def init_process_group(
 
         if not cuda.is_available():
             raise RuntimeError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
-    want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
+    if store is None:
+        want_rank, want_size = _expected_rank_and_size(init_method, rank, world_size)
+    else:
+        want_rank, want_size = rank, world_size
     timeout = _DEFAULT_TIMEOUT if timeout is None else timeout
-    if _launcher_rank() is None and (want_size > 1 or not _mpi.available()):
-        world = rendezvous.join(init_method, want_rank, want_size, timeout.total_seconds())
+    if _launcher_rank() is None and (want_size > 1 or store is not None or not _mpi.available()):
+        if store is None:
+            world = rendezvous.join(init_method, want_rank, want_size, timeout.total_seconds())
+        else:
+            if want_rank >= want_size:  # PyTorch's gloo enforces this when it builds its context
+                raise RuntimeError(f"[enforce fail at gloo/context.cc:23] rank < size. {want_rank} vs {want_size}")  # fmt: skip
+            world = rendezvous.join_store(store, want_rank, want_size, timeout.total_seconds())
         _state.tcp_world = world
         _mpi.use(_tcp)
         pg = ProcessGroup(_tcp.Comm(world, list(range(want_size)), "0"), list(range(want_size)), backend, timeout)  # fmt: skip

@@ -12,6 +12,7 @@ are missing, ``DistNetworkError`` when the master cannot be reached).
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from urllib.parse import urlparse
 
 from . import _tcp
 from .errors import DistNetworkError, DistStoreError
+from .store import PrefixStore
 
 _MAGIC = "taimatsu-tcp-1"
 _LENGTH = struct.Struct("!I")
@@ -133,6 +135,10 @@ def join(init_method: str | None, rank: int, world_size: int, timeout: float) ->
         for s in opened:
             s.close()
         raise
+    return _world(rank, world_size, peers, timeout)
+
+
+def _world(rank: int, world_size: int, peers: dict, timeout: float) -> _tcp.World:
     for s in peers.values():
         s.settimeout(None)
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -232,8 +238,15 @@ def _enter(master, rank: int, world_size: int, deadline: float, timeout: float, 
             "(rank 0 did not send the table of ranks)"
         )
     table = {int(r): tuple(a) for r, a in answer["table"].items()}
-    peers = {0: conn}
-    for r in range(1, rank):
+    return _mesh(rank, world_size, table, {0: conn}, listener, deadline, timeout, opened)
+
+
+def _mesh(rank: int, world_size: int, table, peers, listener, deadline: float, timeout: float, opened) -> dict:  # fmt: skip
+    """Connect to every rank below ``rank`` (``table``: their addresses) not yet in ``peers``,
+    accept every rank above it; ``peers``, completed."""
+    for r in range(rank):
+        if r in peers:
+            continue
         s = _connect(table[r], deadline)
         if s is None:
             raise DistNetworkError(f"rank {rank} could not connect to rank {r} at {table[r]}")
@@ -253,3 +266,54 @@ def _enter(master, rank: int, world_size: int, deadline: float, timeout: float, 
         peers[r] = s
     listener.close()
     return peers
+
+
+# ---- through the user's store ----------------------------------------------------------------
+
+
+def join_store(store, rank: int, world_size: int, timeout: float) -> _tcp.World:
+    """Connect this rank to every other one through ``store`` (``init_process_group(store=)``).
+
+    As PyTorch's gloo: the group's keys live under ``0//cpu//`` of the user's store (a
+    ``PrefixStore``), so they never collide with the user's own; every rank publishes its
+    address under ``<n>/<rank>`` and waits (``timeout``) for every other rank's, so a missing
+    rank raises the store's own wait timeout (``DistStoreError`` for TCPStore and HashStore,
+    naming the missing key, as PyTorch's). ``<n>`` counts this rank's earlier joins through
+    the store (its own keys already there), so joining again after ``destroy_process_group``
+    never reads the last round's addresses (PyTorch's gloo rewrites the same keys, and a
+    3-rank rejoin through one store fails there now and then). The keys stay in the store
+    afterwards, as PyTorch's do.
+    """
+    keys = PrefixStore("cpu/", PrefixStore("0/", store))
+    deadline = time.monotonic() + timeout
+    opened: list[socket.socket] = []
+    try:
+        listener = _listen("", 0)
+        opened.append(listener)
+        n = 0  # this rank's rounds so far: the first key of its own not yet in the store
+        while keys.check([f"{n}/{rank}"]):
+            n += 1
+        me = {"magic": _MAGIC, "host": socket.gethostname(), "port": listener.getsockname()[1]}
+        keys.set(f"{n}/{rank}", json.dumps(me))
+        table = {}
+        for r in range(world_size):
+            if r != rank:
+                keys.wait([f"{n}/{r}"], datetime.timedelta(seconds=timeout))
+                table[r] = _peer_address(keys.get(f"{n}/{r}"), r)
+        peers = _mesh(rank, world_size, table, {}, listener, deadline, timeout, opened)
+    except BaseException:
+        for s in opened:
+            s.close()
+        raise
+    return _world(rank, world_size, peers, timeout)
+
+
+def _peer_address(value: bytes, r: int) -> tuple[str, int]:
+    try:
+        info = json.loads(value)
+        host, port = info["host"], info["port"]
+        if info.get("magic") != _MAGIC or not isinstance(host, str) or not isinstance(port, int):
+            raise ValueError
+    except (ValueError, TypeError, KeyError):
+        raise DistNetworkError(f"rank {r}'s address in the store is not one taimatsu wrote: {bytes(value)[:80]!r}") from None  # fmt: skip
+    return ("127.0.0.1" if host == socket.gethostname() else host), port

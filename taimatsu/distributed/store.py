@@ -203,10 +203,12 @@ class FileStore(HashStore):
         finally:
             os.close(fd)
 
-    def _wait_locked(self, keys, timeout):
+    def _wait_locked(self, keys, timeout, get=False):
         deadline = time.monotonic() + timeout.total_seconds()
         while not self._update(lambda d: all(k in d for k in keys), write=False):
             if timeout.total_seconds() > 0 and time.monotonic() >= deadline:
+                if not get:  # PyTorch's FileStore words a wait's timeout and a get's apart
+                    raise RuntimeError("Wait timeout")
                 ms = int(timeout.total_seconds() * 1000)
                 raise RuntimeError(f"Timeout waiting for key: {keys[0]} after {ms} ms")
             time.sleep(0.01)
@@ -244,7 +246,7 @@ class FileStore(HashStore):
 
     def get(self, key):
         key = _key("get", key)
-        self._wait_locked([key], self._timeout)
+        self._wait_locked([key], self._timeout, get=True)
         return self._update(lambda d: d[key], write=False)
 
 
