@@ -1,6 +1,6 @@
 """``torch.nn``: modules, parameters, ``functional``, ``init`` and ``utils``."""
 
-from . import functional, grad, init, utils
+from . import attention, functional, grad, init, utils
 from . import parallel  # torch.nn.parallel: DistributedDataParallel, DataParallel
 from .modules import *
 from .modules import __all__ as _modules_all
@@ -12,6 +12,7 @@ __all__ = [  # noqa: PLE0604
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",
+    "attention",
     "functional",
     "grad",
     "init",

@@ -253,8 +253,11 @@ def scaled_dot_product_attention(
         value = (
             value.unsqueeze(-3).expand(*value.shape[:-2], rep, S, value.size(-1)).flatten(-4, -3)
         )
-    if _fused.fusable(query, key, value, attn_mask, dropout_p):
+    allowed = _sdp_switches()
+    if allowed["flash"] and _fused.fusable(query, key, value, attn_mask, dropout_p):
         return _fused.attention(query, key, value, attn_mask, is_causal, scale_factor)
+    if not allowed["math"]:  # torch.nn.attention.sdpa_kernel switched the op-by-op form off
+        _check_flash_only(allowed, query, key, value, attn_mask, dropout_p)
     from ...ops.creation.factories import ones  # here: an import costs microseconds per call
     from .. import functional as F
 
@@ -271,6 +274,32 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         attn = F.dropout(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _check_flash_only(allowed, query, key, value, attn_mask, dropout_p) -> None:
+    """With the math kernel switched off: PyTorch's errors when its CPU flash kernel is off too
+    or cannot take the call (not 4-D, dropout, a mask that requires grad, fewer key/value
+    heads). A call it can take but ``fusable`` does not (half types) runs op by op here."""
+    if not allowed["flash"]:
+        raise RuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due "
+            "to turning off both the math kernel and the fused kernels."
+        )
+    if (
+        not query.dim() == key.dim() == value.dim() == 4
+        or dropout_p > 0.0
+        or (attn_mask is not None and attn_mask.requires_grad)
+        or key.size(1) != query.size(1)
+        or value.size(1) != query.size(1)
+    ):
+        raise RuntimeError("No available kernel.  Aborting execution.")
+
+
+def _sdp_switches() -> dict:
+    """The kernel switches of ``torch.nn.attention.sdpa_kernel`` / ``torch.backends.cuda``."""
+    from ...backends.cuda import _sdp
+
+    return _sdp
 
 
 def _safe_softmax(scores: Tensor) -> Tensor:
