@@ -44,6 +44,10 @@ class Node:
     # without a full-size zero buffer; the engine uses it when no graph of the backward is built.
     _partial_vjp = None
     pack_reversed = False  # saved-tensor hooks pack the second saved tensor first (binary ops)
+    # PyTorch's names of the saved tensors by position (``grad_fn._saved_self``, ``_saved_other``,
+    # ``_saved_result``) and of saved numbers by the node attribute holding them
+    saved_names: tuple = ()
+    saved_scalars: dict = {}  # noqa: RUF012  (read-only; subclasses assign their own)
 
     def __init__(self, next_functions=(), shapes=()):
         self.next_functions = next_functions
@@ -100,6 +104,27 @@ class Node:
     @property
     def metadata(self) -> dict:
         return self.__dict__.setdefault("_metadata", {})
+
+    def __getattr__(self, name: str):
+        # Called only for attributes not found otherwise: PyTorch's ``_saved_<name>`` (the saved
+        # tensor, unpacked) and ``_raw_saved_<name>`` (it, packed: ``register_hooks``).
+        cls = type(self)
+        for prefix, raw in (("_saved_", False), ("_raw_saved_", True)):
+            if name.startswith(prefix):
+                key = name[len(prefix) :]
+                if not raw and key in cls.saved_scalars:
+                    return self.__dict__[cls.saved_scalars[key]]
+                if key in cls.saved_names:
+                    return self._saved_attribute(cls.saved_names.index(key), raw)
+        raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+    def _saved_attribute(self, i: int, raw: bool):
+        sv = self._saved
+        if raw:
+            return RawSavedTensor(self, i)
+        if sv is None:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        return sv[i].unpack(self) if i < len(sv) and sv[i] is not None else None
 
 
 class RemovableHandle:
@@ -171,6 +196,38 @@ class SavedTensor:
         out._vc = self.vc
         out.grad_fn, out._rg, out._output_nr = node, True, self.output_nr
         return out
+
+
+class RawSavedTensor:
+    """``grad_fn._raw_saved_<name>``: one saved tensor of a node, to give its own pack/unpack
+    hooks (``register_hooks``: pack runs at once, unpack whenever the tensor is read)."""
+
+    __slots__ = ("_i", "_node")
+
+    def __init__(self, node, i: int) -> None:
+        self._node, self._i = node, i
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        from .saved_tensor_hooks import HookedSavedTensor
+
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None"
+            )
+        node, sv = self._node, self._node._saved
+        if sv is None:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        saved = sv[self._i]
+        if isinstance(saved, HookedSavedTensor):  # PyTorch's error type for a second pair
+            raise RuntimeError(  # noqa: TRY004
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        tensor = saved.unpack(node)
+        hooked = HookedSavedTensor(tensor, saved.tensor is None, (pack_hook, unpack_hook))
+        node._saved = (*sv[: self._i], hooked, *sv[self._i + 1 :])
 
 
 _new = object.__new__

@@ -157,6 +157,50 @@ def _errors_program(T):
         print((a * a).sum().item())
 
 
+def _saved_attributes_program(T):
+    """``grad_fn._saved_*`` and ``_raw_saved_*`` as the saved-tensor-hooks tutorial reads them."""
+
+    def tr(f):
+        try:
+            return f()
+        except (AttributeError, RuntimeError, TypeError) as e:
+            return f"{type(e).__name__}: {str(e)[:90]}"
+
+    T.manual_seed(0)
+    a, b = T.randn(3, requires_grad=True), T.randn(3, requires_grad=True)
+    c = a * b
+    print(c.grad_fn._saved_self is a, c.grad_fn._saved_other is b)
+    x = T.randn(5, requires_grad=True)
+    y = x.pow(2)
+    print(x.equal(y.grad_fn._saved_self), x is y.grad_fn._saved_self, y.grad_fn._saved_exponent)
+    y = x.exp()
+    print(y.equal(y.grad_fn._saved_result), y is y.grad_fn._saved_result)
+    print(type(y.grad_fn._saved_result.grad_fn).__name__, tr(lambda: y.grad_fn._saved_foo))
+    y.sum().backward()
+    print(tr(lambda: y.grad_fn._saved_result))
+    s = x.sin()
+    raw = s.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: print("pack", tuple(t.shape)) or t, lambda t: print("unpack") or t)
+    print(tr(lambda: raw.register_hooks(lambda t: t, lambda t: t)))
+    s.sum().backward()
+    print(tr(lambda: x.cos().grad_fn._raw_saved_self.register_hooks(1, 2)).split("\n")[0])
+    t = x.tanh()
+    print(t.grad_fn._saved_result.equal(t), tuple(T.sigmoid(x).grad_fn._saved_result.shape))
+    print((a / b).grad_fn._saved_other is b, T.atan2(a, b).grad_fn._saved_self is a)
+    p = a**b
+    print(
+        p.grad_fn._saved_self is a, p.grad_fn._saved_exponent is b, p.grad_fn._saved_result.equal(p)
+    )
+    r = 2**a
+    print(r.grad_fn._saved_self, r.grad_fn._saved_result.equal(r))
+    print(T.nn.functional.gelu(a).grad_fn._saved_self is a, T.relu(a).grad_fn._saved_result.shape)
+    z = x * x  # hooks on one raw saved tensor, then a double backward through the copy
+    z.grad_fn._raw_saved_self.register_hooks(lambda t: t.detach().clone(), lambda t: t)
+    (gx,) = T.autograd.grad(z.sum(), x, create_graph=True)
+    gx.sum().backward()
+    print([round(v, 5) for v in x.grad.tolist()])
+
+
 def _output(program, lib) -> str:
     buf = io.StringIO()
     with redirect_stdout(buf):
@@ -165,8 +209,12 @@ def _output(program, lib) -> str:
 
 
 @pytest.mark.parametrize(
-    "program", [_log_program, _order_program, _values_program, _disk_program, _errors_program]
-)
+    "program",
+    [
+        _log_program, _order_program, _values_program, _disk_program, _errors_program,
+        _saved_attributes_program,
+    ],
+)  # fmt: skip
 def test_saved_tensor_hooks_match_pytorch(torch_oracle, program):
     assert _output(program, tm) == _output(program, torch_oracle)
 

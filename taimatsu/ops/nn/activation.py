@@ -111,6 +111,7 @@ def activation(
     gradient's array, which only the engine holds), or None where it does not apply.
     """
     Node = node_class(name, _deriv_vjp)
+    Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
     forward = half_in_float32(forward)

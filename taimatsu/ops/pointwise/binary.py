@@ -77,6 +77,10 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     if Node is not None:
         Node.scalar = None  # class default: a node of two tensors needs no per-node attribute
         Node.pack_reversed = True  # saved-tensor hooks see other, then self, as in PyTorch
+    names = tuple({0: "self", 1: "other", "out": "result"}[i] for i in saves)
+    for cls in (Node, ScalarNode):
+        if cls is not None:
+            cls.saved_names = names  # grad_fn._saved_self, ._saved_other, ._saved_result
     kernel_check = hasattr(check, "kernel")
 
     save_inputs = saves == (0, 1)  # nearly every op: the saved tuple is the edges' tuple

@@ -57,13 +57,16 @@ def _rpow_vjp(node, g):
 
 
 _PowScalar = node_class("PowBackward0", _pow_scalar_vjp)
+_PowScalar.saved_names, _PowScalar.saved_scalars = ("self",), {"exponent": "exponent"}
 
 
 _PowTensor = node_class("PowBackward1", _pow_tensor_vjp)
 _PowTensor.pack_reversed = True  # saved-tensor hooks see exponent, self, then the result
+_PowTensor.saved_names = ("self", "exponent", "result")
 
 
 _PowRev = node_class("PowBackward2", _rpow_vjp)
+_PowRev.saved_names, _PowRev.saved_scalars = ("exponent", "result"), {"self": "base"}
 
 
 def _pow_arrays(xp, a, b):

@@ -75,6 +75,8 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
         return (_grad_times(g, deriv(x, out)),)  # holomorphic ops: g * conj(f')
 
     Node = node_class(node or _camel(name) + "Backward0", holomorphic_vjp) if deriv else None
+    if Node is not None:
+        Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
 
     def op(input, *, out=None):
         dt = input._dtype
