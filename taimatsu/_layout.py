@@ -107,21 +107,8 @@ def _is_contiguous(shape, strides) -> bool:
 
 
 def _order_by_strides(shape, strides) -> tuple:
-    def outer(a, b) -> int:  # 1: dim a lies outside dim b, -1: inside, 0: undecided
-        if strides[a] == 0 or strides[b] == 0:
-            return 0
-        if strides[a] != strides[b]:
-            return 1 if strides[a] > strides[b] else -1
-        return 1 if shape[a] > shape[b] else 0
+    # the order of PyTorch's elementwise loops (TensorIterator's sort of the dims by strides),
+    # innermost first there
+    from .backend.float32_math import _loop_order
 
-    perm = list(range(len(shape)))[::-1]  # innermost first, insertion-sorted
-    for i in range(1, len(perm)):
-        j = i
-        for k in range(i - 1, -1, -1):
-            c = outer(perm[k], perm[j])
-            if c > 0:
-                perm[k], perm[j] = perm[j], perm[k]
-                j = k
-            elif c < 0:
-                break
-    return tuple(perm[::-1])
+    return tuple(reversed(_loop_order(shape, [strides])))

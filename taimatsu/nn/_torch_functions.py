@@ -45,48 +45,38 @@ def _dropout_args(name: str, p, train) -> None:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
 
 
-def dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("dropout", p, train)
-    return F.dropout(input, p, train)
+def _dropout_spelling(name: str, run):
+    """``torch.<name>(input, p, train)`` running ``run(input, p, train)`` after ATen's checks."""
+
+    def op(input: Tensor, p: float, train: bool) -> Tensor:
+        _dropout_args(name, p, train)
+        return run(input, p, train)
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("dropout_", p, train)
-    return F.dropout(input, p, train, inplace=True)
+def _feature_dropout(inplace: bool):
+    def run(input, p, train):
+        from ._functional.dropout import _feature_dropout as feature
+
+        return feature(input, p, train, inplace)
+
+    return run
 
 
-def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    from ._functional.dropout import _feature_dropout
-
-    _dropout_args("feature_dropout", p, train)
-    return _feature_dropout(input, p, train, False)
-
-
-def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    from ._functional.dropout import _feature_dropout
-
-    _dropout_args("feature_dropout_", p, train)
-    return _feature_dropout(input, p, train, True)
-
-
-def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("alpha_dropout", p, train)
-    return F.alpha_dropout(input, p, train)
-
-
-def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("alpha_dropout_", p, train)
-    return F.alpha_dropout(input, p, train, inplace=True)
-
-
-def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("feature_alpha_dropout", p, train)
-    return F.feature_alpha_dropout(input, p, train)
-
-
-def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    _dropout_args("feature_alpha_dropout_", p, train)
-    return F.feature_alpha_dropout(input, p, train, inplace=True)
+dropout = _dropout_spelling("dropout", F.dropout)
+dropout_ = _dropout_spelling("dropout_", lambda x, p, t: F.dropout(x, p, t, inplace=True))
+feature_dropout = _dropout_spelling("feature_dropout", _feature_dropout(False))
+feature_dropout_ = _dropout_spelling("feature_dropout_", _feature_dropout(True))
+alpha_dropout = _dropout_spelling("alpha_dropout", F.alpha_dropout)
+alpha_dropout_ = _dropout_spelling(
+    "alpha_dropout_", lambda x, p, t: F.alpha_dropout(x, p, t, inplace=True)
+)
+feature_alpha_dropout = _dropout_spelling("feature_alpha_dropout", F.feature_alpha_dropout)
+feature_alpha_dropout_ = _dropout_spelling(
+    "feature_alpha_dropout_", lambda x, p, t: F.feature_alpha_dropout(x, p, t, inplace=True)
+)
 
 
 # ---- losses: ATen's integer reductions (0 none, 1 mean, 2 sum; any other int: none) ----------
