@@ -202,10 +202,45 @@ def reduce_scatter_single(output, input, op=RedOpType.SUM, group=None, async_op:
     if pg is None:
         return None
     _same_dtype(output, input)
-    if input.numel() != output.numel() * pg.size():
-        raise ValueError("input tensor must be the same size as output size times world size")
+    _check_scatter_shapes(output, input, pg.size())
     check_same_on_all_ranks(pg, "reduce_scatter_tensor", tuple(output.shape), str(output.dtype))
     return _reduce_scatter(pg, output, _mpi.host_array(input).reshape(-1), op, async_op)
+
+
+def _check_scatter_shapes(output, input, n: int) -> None:
+    """PyTorch's gloo: ``input`` is ``n`` outputs along dim 0 (RuntimeError, its failed check,
+    otherwise; a missing dim of ``input`` reads as 0 there)."""
+    out, inp = tuple(output.shape) or (1,), tuple(input.shape) or (1,)
+    if out[0] * n != inp[0]:
+        raise RuntimeError(f"Check failed: outputShape[0] * worldSize == inputShape[0] ({out[0] * n} vs. {inp[0]}).")  # fmt: skip
+    for i in range(1, max(len(out), len(inp))):
+        a, b = (out[i] if i < len(out) else 0), (inp[i] if i < len(inp) else 0)
+        if a != b:
+            raise RuntimeError(f"Check failed: outputShape[i] == inputShape[i] ({a} vs. {b}).")
+
+
+def _check_gather_chunks(output, input, n: int) -> None:
+    """PyTorch's gloo splits ``output`` with ``chunk(n)`` on dim 0 and wants each chunk shaped
+    as ``input``; taimatsu also takes the stacked ``(n, *input.shape)`` form (docs/distributed.md)."""
+    if tuple(output.shape) == (n, *input.shape):
+        return
+    if output.dim() == 0:
+        sizes = [1]
+    else:
+        rows = output.shape[0]
+        step = -(-rows // n) if rows else 0
+        sizes = [min(step, rows - k) for k in range(0, rows, step)] if step else [0] * n
+    if len(sizes) != n:
+        raise RuntimeError(
+            f"ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length {n}, got {len(sizes)})"
+        )
+    for i, rows in enumerate(sizes):
+        chunk = (rows, *output.shape[1:])
+        if chunk != tuple(input.shape):
+            got = "(" + ", ".join(str(d) for d in chunk) + ")"
+            raise RuntimeError(
+                f"ProcessGroupGloo::allgather: invalid tensor size at index {i} (expected {_sizes(input)}, got {got})"
+            )
 
 
 def _reduce_scatter(pg, output, send: np.ndarray, op, async_op):
@@ -286,11 +321,7 @@ def all_gather_single(output_tensor, input_tensor, group=None, async_op: bool = 
     pg = resolve(group)
     if pg is None:
         return None
-    if output_tensor.numel() != input_tensor.numel() * pg.size():
-        raise RuntimeError(
-            "ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected "
-            f"({output_tensor.numel() // pg.size()}), got ({input_tensor.numel()}))"
-        )
+    _check_gather_chunks(output_tensor, input_tensor, pg.size())
     check_same_on_all_ranks(pg, "all_gather_into_tensor", tuple(input_tensor.shape), str(input_tensor.dtype))  # fmt: skip
     arr = _mpi.host_array(input_tensor)
     out = _mpi.host_array(output_tensor)

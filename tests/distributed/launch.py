@@ -117,3 +117,41 @@ def run_torch(program: str, n: int, out: Path, timeout: float = 180, args=()) ->
 def launch_raw(cmd: list[str], timeout: float, **env) -> subprocess.CompletedProcess:
     """Run ``cmd`` (e.g. an mpiexec line) bounded by ``timeout``; raises TimeoutExpired."""
     return _run([(cmd, _env(**env))], timeout)[0]
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (zombies excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def run_self_started(lib: str, program: str, out: Path, args=(), timeout: float = 90) -> list:
+    """Run ``programs/<program> OUT *args``, a program that starts its ranks itself
+    (``mp.Process``), under ``lib``; bounded, and no process of it may be left behind.
+    The ranks' results, in rank order (as many as it wrote)."""
+    import time
+
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, str(HERE / "programs" / program), str(out), *map(str, args)]
+    proc = subprocess.Popen(cmd, env=_env(DIST_LIB=lib), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        time.sleep(0.3)  # the resource tracker of multiprocessing leaves with its parent
+        assert _group_members(proc.pid) == [], "processes left behind"
+    finally:
+        if proc.poll() is None or _group_members(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    return [
+        json.loads(f.read_text())
+        for f in sorted(out.glob("rank*.json"), key=lambda f: int(f.stem[4:]))
+    ]

@@ -8,18 +8,14 @@ the argument checks and a missing rank's timeout are compared with PyTorch in th
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
-from launch import HERE, _env
-from test_spawned_ranks import _group_members
+from launch import run_self_started
 
 import taimatsu as tm
 
@@ -33,21 +29,8 @@ def _free_port() -> int:
 
 
 def _run(lib: str, out, n: int, kinds: str, rounds: int) -> list:
-    """Run the store program on ``n`` ranks (bounded; no process may be left behind)."""
-    out.mkdir()
     port = _free_port()  # the program's TCPStores use port, port + 1, ...
-    cmd = [sys.executable, str(HERE / "programs" / "store_program.py"), str(out), str(port), str(n), kinds, str(rounds)]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=_env(DIST_LIB=lib), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
-    try:
-        _, err = proc.communicate(timeout=90)
-        time.sleep(0.3)
-        assert _group_members(proc.pid) == [], "processes left behind"
-    finally:
-        if proc.poll() is None or _group_members(proc.pid):
-            os.killpg(proc.pid, 9)
-            proc.wait()
-    assert proc.returncode == 0, err[-3000:]
-    return [json.loads((out / f"rank{r}.json").read_text()) for r in range(n)]
+    return run_self_started(lib, "store_program.py", out, [port, n, kinds, rounds])
 
 
 def test_store_rendezvous_matches_gloo(tmp_path, torch_oracle):

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from launch import HERE, _env
+from launch import HERE, _env, _group_members
 from test_collectives import close
 
 import taimatsu as tm
@@ -32,20 +32,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _group_members(pgid: int) -> list[int]:
-    """The live processes of process group ``pgid`` (zombies excluded)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
 
 
 def _launch(cmd: list[str], lib: str) -> subprocess.CompletedProcess:
