@@ -58,6 +58,11 @@ class UntypedStorage:
         return cls._over(_buffer_bytes(buffer, byte_order, count, offset, dtype), cpu)
 
     @classmethod
+    def from_file(cls, filename, shared: bool = False, nbytes: int = 0) -> UntypedStorage:
+        """``nbytes`` bytes of a file: mapped with ``shared`` (writes reach the file), else copied."""
+        return cls._over(file_bytes(filename, shared, nbytes), cpu)
+
+    @classmethod
     def _over(cls, array, device) -> UntypedStorage:
         """A storage over ``array`` (1-d, contiguous) without copying it."""
         s = cls.__new__(cls)
@@ -611,3 +616,63 @@ def _resize_to(t, shape, strides):
     if new_shape:  # PyTorch counts a change of sizes, not of strides alone
         t._vc[0] += 1
     return t
+
+
+# ---- storages and tensors read from a file: torch.from_file, UntypedStorage.from_file ------------
+def file_bytes(filename, shared, nbytes: int):
+    """``nbytes`` bytes of ``filename`` as a 1-d uint8 array: with ``shared`` a writable mapping of
+    the file (grown to ``nbytes`` if shorter, created if missing: writes reach the file), else a
+    private copy of its first ``nbytes`` bytes. PyTorch's errors for a missing or short file."""
+    import mmap
+    import os
+
+    name = os.fsdecode(filename)
+    if nbytes < 0:
+        raise RuntimeError(
+            f"unable to mmap {nbytes} bytes from file <{name}>: Cannot allocate memory (12)"
+        )
+    mode = "r+b" if shared else "rb"
+    try:
+        f = open(name, mode)  # noqa: SIM115  (closed below; the mapping outlives it)
+    except FileNotFoundError:
+        if not shared:
+            raise RuntimeError(
+                f"unable to open file <{name}> in read-only mode: No such file or directory (2)"
+            ) from None
+        f = open(name, "w+b")  # noqa: SIM115
+    except OSError as e:
+        kind = "read-write" if shared else "read-only"
+        raise RuntimeError(
+            f"unable to open file <{name}> in {kind} mode: {e.strerror} ({e.errno})"
+        ) from None
+    with f:
+        size = os.fstat(f.fileno()).st_size
+        if size < nbytes:
+            if not shared:
+                raise RuntimeError(
+                    f"file <{name}> size <{size}> is smaller than the required mapping size "
+                    f"<{nbytes}>"
+                )
+            f.truncate(nbytes)
+        if nbytes == 0:
+            return np.zeros(0, np.uint8)
+        if not shared:
+            return np.frombuffer(f.read(nbytes), np.uint8).copy()
+        return np.frombuffer(mmap.mmap(f.fileno(), nbytes), np.uint8)
+
+
+def tensor_from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+                     pin_memory=False, requires_grad=False):  # fmt: skip
+    """``torch.from_file``: a 1-d tensor of ``size`` elements of ``dtype`` read from ``filename``;
+    ``shared=True`` maps the file (writes reach it; other processes mapping it see them)."""
+    from . import _dtype as D
+    from ._tensor.core import _wrap
+
+    dtype = D.get_default_dtype() if dtype is None else dtype
+    data = file_bytes(filename, bool(shared), size * dtype.itemsize).view(dtype.np)
+    t = _wrap(data, dtype, cpu)
+    if device is not None and _as_device(device) != cpu:
+        t = t.to(device)
+    if pin_memory:
+        t = t.pin_memory()
+    return t.requires_grad_() if requires_grad else t

@@ -14,7 +14,7 @@ The legacy classes are never instantiated: ``torch.FloatStorage(3)`` returns a `
 of float32, and ``isinstance(s, torch.FloatStorage)`` asks whether ``s`` is a CPU float32
 ``TypedStorage`` (PyTorch's ``_LegacyStorageMeta.__instancecheck__``).
 
-What differs from PyTorch: ``resize_``, ``from_file`` and quantized dtypes are absent
+What differs from PyTorch: ``resize_`` and quantized dtypes are absent
 (``resizable()`` is False), and the classes print as ``taimatsu.FloatStorage`` (their instances
 print as PyTorch's do). Under always-warn, a method that PyTorch builds from other public ones
 may warn a different number of times.
@@ -210,6 +210,15 @@ class TypedStorage:
             dtype = cls._dtype
         untyped = UntypedStorage.from_buffer(*args, dtype=dtype, **kwargs)
         return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+    @classmethod
+    def from_file(cls, filename, shared, size) -> TypedStorage:
+        """``size`` elements of a legacy class's dtype from a file (``UntypedStorage.from_file``)."""
+        _warn_typed_storage_removal()
+        if cls is TypedStorage:
+            raise RuntimeError("from_file can only be called on derived classes")
+        untyped = UntypedStorage.from_file(filename, shared, size * cls._dtype.itemsize)
+        return TypedStorage(wrap_storage=untyped, dtype=cls._dtype, _internal=True)
 
     # ---- size and place -----------------------------------------------------------------------
     def _size(self) -> int:

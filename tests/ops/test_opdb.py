@@ -713,8 +713,8 @@ TESTED_ELSEWHERE = {
     # test_sparse_hspmm_smm.py for the compressed layouts and hspmm/smm/sspaddmm)
     "sparse_coo_tensor", "sparse_csr_tensor", "spmm", "sparse_csc_tensor", "sparse_bsr_tensor",
     "sparse_bsc_tensor", "sparse_compressed_tensor", "hspmm", "smm", "sspaddmm",
-    # storages: tests/tensor/test_storage_typed.py
-    "is_storage",
+    # storages: tests/tensor/test_storage_typed.py, tests/tensor/test_from_file.py
+    "is_storage", "from_file",
     # torch.zero_(t) (no out-of-place torch.zero): tests/ops/test_inplace_functions.py
     "zero_",
     # torch.* spellings of losses and dropouts (ATen's int reductions): tests/ops/test_torch_namespace.py

@@ -33,8 +33,8 @@ OMITTED: dict[str, dict[str, str]] = {
         "the C++ zip reader/writer of the serializer (taimatsu reads and writes the format in Python)": """
             PyTorchFileReader PyTorchFileWriter DeserializationStorageContext
             SerializationStorageContext""",
-        "storage internals, the default-type alias and file-mapped storages": """
-            Storage StorageBase from_file""",
+        "storage internals and the default-type alias": """
+            Storage StorageBase""",
         _QUANT: """
             QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage
             ao choose_qparams_optimized dequantize empty_quantized fake_quantize_per_channel_affine
