@@ -190,6 +190,9 @@ API = [
     "(T.tensor([0, 1, 0, 2]).nonzero_static(size=3), T.tensor([[0, 1], [2, 0]]).nonzero_static(size=1, fill_value=-5))",
     "t = T.arange(6.).new_empty_strided((2, 2), (1, 2)); (t.shape, t.stride(), t.dtype, T.ones(2).new_empty_strided((3,), (2,), dtype=T.int32).dtype)",
     "T.ones(2, requires_grad=True).new_empty_strided((2,), (1,), requires_grad=True).requires_grad",
+    "g = T.Generator(); g.manual_seed(3); T.rand(3, generator=g); c = g.clone_state(); (c.initial_seed(), T.rand(2, generator=g), T.rand(2, generator=c), c.device)",
+    "d = T.default_generator.clone_state(); T.equal(T.rand(3), T.rand(3, generator=d))",
+    "p = T.nn.utils.rnn.pack_sequence([T.tensor([1., 2.]), T.tensor([3.])]); (p.byte(), p.char(), p.short())",
 ]  # fmt: skip
 
 GROUPS = {

@@ -101,6 +101,15 @@ class PackedSequence(_PackedSequenceBase):
     def int(self) -> PackedSequence:
         return self.to(dtype=D.int32)
 
+    def short(self) -> PackedSequence:
+        return self.to(dtype=D.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=D.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=D.uint8)
+
     def detach(self) -> PackedSequence:
         return self._map(lambda d: d.detach())
 

@@ -57,6 +57,12 @@ class Generator:
     def get_state(self) -> Tensor:
         return _wrap(self._impl.get_state(), D.uint8, cpu)
 
+    def clone_state(self) -> Generator:
+        """A new generator on this one's device, in this one's state (seed included)."""
+        g = Generator(self.device)
+        g._impl.set_state(self._impl.get_state())
+        return g
+
     def set_state(self, new_state: Tensor) -> Generator:
         if not isinstance(new_state, Tensor) or new_state._dtype is not D.uint8:
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
