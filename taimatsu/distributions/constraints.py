@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "Constraint",
+    "MixtureSameFamilyConstraint",
     "boolean",
     "cat",
     "corr_cholesky",
@@ -23,6 +24,7 @@ __all__ = [
     "is_dependent",
     "less_than",
     "lower_cholesky",
+    "lower_triangular",
     "multinomial",
     "nonnegative",
     "nonnegative_integer",
@@ -30,10 +32,13 @@ __all__ = [
     "positive",
     "positive_definite",
     "positive_integer",
+    "positive_semidefinite",
     "real",
     "real_vector",
     "simplex",
+    "square",
     "stack",
+    "symmetric",
     "unit_interval",
 ]
 
@@ -223,18 +228,65 @@ class _OneHot(Constraint):
         return binary.all(-1) & value.sum(-1).eq(1)
 
 
-class _PositiveDefinite(Constraint):
-    """Symmetric (to 1e-6) matrices with a Cholesky factor."""
+class _Square(Constraint):
+    """Square matrices (one answer per matrix of the batch: the shape decides)."""
 
     event_dim = 2
 
     def check(self, value):
-        from ..linalg import cholesky_ex
+        from ..ops.creation.factories import full
 
-        symmetric = value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+        square = value.shape[-2] == value.shape[-1]
+        return full(value.shape[:-2], square, dtype=_bool(), device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose, to 1e-6."""
+
+    def check(self, value):
+        square = super().check(value)
+        if not square.all():
+            return square
+        return value.isclose(value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all >= 0."""
+
+    def check(self, value):
+        symmetric = super().check(value)
         if not symmetric.all():
             return symmetric
+        from ..linalg import eigvalsh
+
+        return eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric (to 1e-6) matrices with a Cholesky factor."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        from ..linalg import cholesky_ex
+
         return cholesky_ex(value).info.eq(0)
+
+
+class _LowerTriangular(Constraint):
+    """Matrices equal to their lower triangle."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+
+
+def _bool():
+    from .. import _dtype as D
+
+    return D.bool
 
 
 class _LowerCholesky(Constraint):
@@ -368,6 +420,11 @@ unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 one_hot = _OneHot()
 positive_definite = _PositiveDefinite()
+positive_semidefinite = _PositiveSemidefinite()
+square = _Square()
+symmetric = _Symmetric()
+lower_triangular = _LowerTriangular()
+MixtureSameFamilyConstraint = _MixtureSameFamilyConstraint
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 cat = _Cat

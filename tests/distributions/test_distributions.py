@@ -305,6 +305,10 @@ MORE_TRANSFORMS = [
     "Tr = D.transforms; n = D.Normal(T.tensor([0., 1.]), T.tensor([1., 2.])); t = Tr.CumulativeDistributionTransform(n); x = T.tensor([.3, -1.]); (t(x), t.inv(t(x)), t.log_abs_det_jacobian(x, t(x)), t.domain, t.codomain, t.sign, t.with_cache()._cache_size)",
     "T.manual_seed(41); lg = T.tensor([[.5, 1., -1.]], requires_grad=True); d = D.OneHotCategoricalStraightThrough(logits=lg); x = d.rsample((2,)); g = T.autograd.grad((x * T.tensor([.3, -1., .8])).sum(), lg); (repr(d), d.has_rsample, x, g)",
     "(repr(D.identity_transform), D.identity_transform(T.ones(2)))",
+    # matrix constraints: square, symmetric, positive (semi)definite, lower triangular
+    "x = T.tensor([[[1., 2.], [2., 5.]], [[1., 0.], [3., 1.]]]); [(repr(c), c.check(x), c.event_dim) for c in (C.square, C.symmetric, C.positive_semidefinite, C.lower_triangular, C.positive_definite)]",
+    "[c.check(T.ones(2, 3)) for c in (C.square, C.symmetric, C.positive_semidefinite)]",
+    "z = T.tensor([[1., 0.], [0., 0.]]); (C.positive_semidefinite.check(z), C.positive_definite.check(z), repr(C.MixtureSameFamilyConstraint(C.real)))",
 ]
 
 CONTINUOUS_BERNOULLI = [
