@@ -29,6 +29,7 @@ _NOT_INITIALIZED = (
     "Default process group has not been initialized, please make sure to call init_process_group."
 )
 _DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
+default_pg_timeout = _DEFAULT_TIMEOUT  # PyTorch's public name for it
 # Names PyTorch's CPU wheel knows (a "device:backend" list is passed through unchecked).
 _KNOWN_BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl")
 
@@ -416,3 +417,64 @@ def get_global_rank(group, group_rank: int) -> int:
 
 def get_group_rank(group, global_rank: int) -> int:
     return resolve(group).group_rank(global_rank)
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):  # fmt: skip
+    """Split ``group``'s ranks into consecutive subgroups of ``group_size``; (this rank's
+    subgroup, all of them). Every rank of the default group must call it, as ``new_group``.
+
+    As PyTorch: without ``group_size`` it is the number of CUDA devices (ValueError without
+    CUDA); it must be positive, at most the world size, and divide it."""
+    if group_size is None:
+        from .. import cuda
+
+        if not cuda.is_available():
+            raise ValueError(
+                "Default group size only takes effect when CUDA is available."
+                "If your subgroup using a backend that does not depend on CUDA,"
+                "please pass in 'group_size' correctly."
+            )
+        group_size = cuda.device_count()
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    size = get_world_size(group)
+    if size < group_size:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({size})")  # fmt: skip
+    if size % group_size != 0:
+        raise ValueError(f"The world size ({size}) must be divisible by '{group_size=}'")
+    ranks = get_process_group_ranks(group)
+    return new_subgroups_by_enumeration(
+        [ranks[i : i + group_size] for i in range(0, len(ranks), group_size)],
+        timeout=timeout, backend=backend, pg_options=pg_options, group_desc=group_desc,
+    )  # fmt: skip
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None, group_desc=None):  # fmt: skip
+    """One ``new_group`` per list of global ranks; (this rank's subgroup or None, all of them).
+    A rank in two lists raises ValueError (after both groups were made, as in PyTorch)."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    me, mine, subgroups, owner = get_rank(), None, [], {}
+    for ranks in ranks_per_subgroup_list:
+        subgroup = new_group(ranks, timeout=timeout, backend=backend, pg_options=pg_options, group_desc=group_desc)  # fmt: skip
+        subgroups.append(subgroup)
+        for r in ranks:
+            if r in owner:
+                raise ValueError(f"Rank {r} has appeared in both subgroup {owner[r]} and {ranks}")
+            owner[r] = ranks
+            if r == me:
+                mine = subgroup
+    return mine, subgroups
+
+
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank on its node: ``LOCAL_RANK`` (set by torchrun), else ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+        "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+        "and want the code to run locally instead."
+    )

@@ -94,6 +94,41 @@ def run(rank: int) -> None:
         h.wait()
     rec["batch_isend_irecv"] = got
     attempt("P2POp bad op", lambda: dist.P2POp(dist.all_reduce, torch.ones(1), 0))
+    # objects point to point: rank 0 sends to every other rank, which answers (any source)
+    if rank == 0:
+        for peer in range(1, N):
+            dist.send_object_list([peer, {"to": peer}, "x" * peer], dst=peer)
+        answers = []
+        for peer in range(1, N):
+            box = [None]
+            sender = dist.recv_object_list(box, src=peer)
+            answers.append([sender, box[0]])
+        rec["send/recv_object_list"] = answers
+        attempt("recv_object_list without src", lambda: dist.recv_object_list([None]))
+        attempt(
+            "send_object_list both dsts", lambda: dist.send_object_list([1], dst=1, group_dst=1)
+        )
+    else:
+        box = [None, None, None]
+        rec["send/recv_object_list"] = [dist.recv_object_list(box, src=0), box]
+        dist.send_object_list([("back", rank)], dst=0)
+    # subgroups made in bulk, and their errors
+    mine, groups = dist.new_subgroups_by_enumeration([[0], list(range(1, N))])
+    rec["new_subgroups_by_enumeration"] = [len(groups), dist.get_process_group_ranks(mine), dist.get_rank(mine)]  # fmt: skip
+    t = torch.ones(1)
+    dist.all_reduce(t, group=mine)
+    rec["all_reduce on enumerated subgroup"] = t
+    mine, groups = dist.new_subgroups(group_size=1)
+    rec["new_subgroups(1)"] = [len(groups), dist.get_process_group_ranks(mine), dist.get_world_size(mine)]  # fmt: skip
+    attempt("new_subgroups default size", lambda: dist.new_subgroups())
+    attempt("new_subgroups zero", lambda: dist.new_subgroups(group_size=0))
+    attempt("new_subgroups too big", lambda: dist.new_subgroups(group_size=N + 1))
+    attempt("new_subgroups not dividing", lambda: dist.new_subgroups(group_size=2))
+    attempt("new_subgroups_by_enumeration empty", lambda: dist.new_subgroups_by_enumeration([]))
+    attempt("new_subgroups_by_enumeration overlap", lambda: dist.new_subgroups_by_enumeration([[0, 1], [1, 2]]))  # fmt: skip
+    rec["node local rank"] = dist.get_node_local_rank(fallback_rank=rank)
+    attempt("node local rank without fallback", lambda: dist.get_node_local_rank())
+    rec["default_pg_timeout"] = str(dist.default_pg_timeout)
     # barriers
     rec["barrier"] = dist.barrier()
     rec["barrier async"] = dist.barrier(async_op=True).wait()
