@@ -507,6 +507,7 @@ from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .storage import UntypedStorage  # noqa: E402, F401
 from .storage import tensor_from_file as from_file  # noqa: F401
+from .ops.reduction.hashing import hash_tensor  # noqa: F401
 from .version import __version__  # a TorchVersion: PyTorch 2.13's
 from .typed_storage import (  # noqa: E402, F401
     BFloat16Storage,

@@ -389,6 +389,11 @@ class StructureMethods:
     def nonzero(self, *, as_tuple=False):
         return _ops.nonzero(self, as_tuple=as_tuple)
 
+    def hash_tensor(self, dim=None, *, keepdim=False, mode=0):
+        from ..ops.reduction.hashing import hash_tensor
+
+        return hash_tensor(self, dim, keepdim=keepdim, mode=mode)
+
     def nonzero_static(self, *, size, fill_value=-1):
         return _ops.nonzero_static(self, size=size, fill_value=fill_value)
 

@@ -295,7 +295,8 @@ _CPP_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
     "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
     "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
+    "complex128": "c10::complex<double>", "uint16": "unsigned short", "uint32": "unsigned int",
+    "uint64": "unsigned long",
 }  # fmt: skip
 # PyTorch's two common messages for an out= of the wrong dtype where the op wants exactly the
 # result's dtype (the ``exact`` argument of write_out; op-specific texts are passed as-is).

@@ -424,6 +424,15 @@ TOP_LEVEL = [
     "T.dropout(T.ones(2), 1.5, True)", "T.dropout(T.ones(2), 0.5, 1)", "T.feature_dropout(T.ones(2, 2), -0.5, True)",
     "T.feature_alpha_dropout_(T.ones(2), 0.5, 1)", "T.dropout_(T.ones(2), 2.0, False)",
     "x = T.tensor([-1., 0.5, 2.]); (T.celu_(x, 2.0) is x, x, T.selu_(x) is x, x, T.threshold_(x, 1.0, -3.) is x, x)",
+    # hash_tensor: xor of the elements' 64-bit patterns
+    *[f"T.hash_tensor(T.tensor([1, 0, 3]).to(T.{d})), T.hash_tensor(T.tensor([-1, 2]).to(T.{d}))" for d in
+      "float32 float64 float16 bfloat16 int8 uint8 int16 int32 int64 bool complex64 uint16 uint32 uint64".split()],
+    "T.hash_tensor(T.tensor([]))", "T.hash_tensor(T.ones(2, 0), 1)", "T.hash_tensor(T.ones(2, 3), (0, 1))",
+    "T.hash_tensor(T.ones(2, 3), 1, keepdim=True)", "T.hash_tensor(T.tensor([float('nan'), -0.0, float('inf')]))",
+    "T.hash_tensor(T.ones(2), mode=1)", "T.hash_tensor(T.ones(2), 2)", "T.hash_tensor(T.ones(2, requires_grad=True))",
+    "T.ones(2, 3).hash_tensor(0)", "T.hash_tensor(T.tensor(5.))", "T.hash_tensor(T.ones(2, 3), dim=None)",
+    "T.hash_tensor(T.ones(2, 3), [])", "T.arange(24.).view(2, 3, 4).hash_tensor((0, 2))",
+    "o = T.empty(0, dtype=T.uint64); (T.hash_tensor(T.ones(3), out=o), o)", "T.hash_tensor(T.ones(3), out=T.empty(0))",
 ]  # fmt: skip
 
 

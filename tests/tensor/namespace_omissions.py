@@ -87,7 +87,7 @@ OMITTED: dict[str, dict[str, str]] = {
             masked package quasirandom signal functional types windows""",
         _TODO: """
             AcceleratorError OutOfMemoryError Event Stream FatalError SymBool SymFloat
-            SymInt classproperty hash_tensor istft stft legacy_contiguous_format lobpcg pca_lowrank svd_lowrank resize_as_ slice_inverse
+            SymInt classproperty istft stft legacy_contiguous_format lobpcg pca_lowrank svd_lowrank resize_as_ slice_inverse
             thread_safe_generator""",
     },
     "Tensor": {
@@ -105,7 +105,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
             resize resize_as""",
         _TODO: """
-            as_subclass grad_dtype hash_tensor index istft stft module_load name slice_inverse""",
+            as_subclass grad_dtype index istft stft module_load name slice_inverse""",
     },
     "nn.functional": {
         "PyTorch's internal helpers imported into the namespace": """
