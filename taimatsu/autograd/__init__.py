@@ -12,8 +12,10 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .graph_view import graph_view
@@ -37,10 +39,12 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
     "trace_origins",
 ]  # fmt: skip
 

@@ -145,6 +145,37 @@ class set_grad_enabled(_DecoratorContextManager):
         return f"{module}.{type(self).__qualname__}(mode={self.mode})"
 
 
+class _Threading(threading.local):
+    multithreading = True
+
+
+_threading = _Threading()
+
+
+def is_multithreading_enabled() -> bool:
+    return _threading.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """PyTorch's switch between device worker threads and the calling thread for the backward
+    (per thread; a call, a context manager or a decorator). taimatsu's engine always runs the
+    backward on the calling thread, which is what PyTorch does for CPU tensors either way: the
+    switch is kept and read back, and changes no result."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _threading.multithreading
+        _threading.multithreading = self.mode = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _threading.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
 class inference_mode(_DecoratorContextManager):
     """Like no_grad; tensors made inside are inference tensors (``is_inference()``)."""
 
@@ -168,22 +199,6 @@ class inference_mode(_DecoratorContextManager):
         state.enabled, state.inference = self.prev
         if self.mode:
             active.inference -= 1
-
-    def clone(self):
-        return self.__class__(self.mode)
-
-
-class set_multithreading_enabled(_DecoratorContextManager):
-    """Accepted for compatibility; the engine here always runs on the calling thread."""
-
-    def __init__(self, mode: bool) -> None:
-        self.mode = mode
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc) -> None:
-        pass
 
     def clone(self):
         return self.__class__(self.mode)

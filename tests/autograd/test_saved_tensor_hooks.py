@@ -253,3 +253,32 @@ def test_increment_version_matches_pytorch(torch_oracle):
         lib.autograd.graph.increment_version(w)  # a saved input "modified": backward refuses
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+def _multithreading_switch(lib) -> list:
+    import threading
+
+    A = lib.autograd
+    seen = [A.is_multithreading_enabled()]
+    with A.set_multithreading_enabled(False):
+        seen.append(A.is_multithreading_enabled())
+        worker = threading.Thread(target=lambda: seen.append(A.is_multithreading_enabled()))
+        worker.start()
+        worker.join()  # per thread: the other thread keeps the default
+    seen.append(A.is_multithreading_enabled())
+    A.set_multithreading_enabled(False)  # a plain call sets it until set back
+    seen.append(A.is_multithreading_enabled())
+    A.set_multithreading_enabled(True)
+
+    @A.set_multithreading_enabled(False)
+    def inside():
+        return A.is_multithreading_enabled()
+
+    seen += [inside(), A.is_multithreading_enabled()]  # decorating sets it, as PyTorch's
+    A.set_multithreading_enabled(True)
+    return seen
+
+
+def test_multithreading_switch_matches_pytorch(torch_oracle):
+    assert _multithreading_switch(tm) == _multithreading_switch(torch_oracle)
+    assert _multithreading_switch(tm) == [True, False, True, True, False, False, False]
