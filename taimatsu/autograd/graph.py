@@ -74,6 +74,9 @@ class Node:
             raise RuntimeError(SECOND_BACKWARD_MSG)
         if len(sv) == 2:  # most nodes (binary ops): no generator per backward step
             a, b = sv
+            if self.pack_reversed:  # other first, as PyTorch's binary ops unpack (and check)
+                ub = b.unpack(self) if b is not None else None
+                return (a.unpack(self) if a is not None else None, ub)
             return (a.unpack(self) if a is not None else None,
                     b.unpack(self) if b is not None else None)  # fmt: skip
         return tuple([s.unpack(self) if s is not None else None for s in sv])
