@@ -9,6 +9,7 @@ the given tensors, in place, as in PyTorch. ``src``/``dst`` are global ranks.
 
 from __future__ import annotations
 
+import time
 import warnings
 import zlib
 
@@ -17,7 +18,7 @@ import numpy as np
 from . import _mpi
 from .process_group import default_group, resolve
 from .reduce_op import RedOpType, check, mpi_reduction
-from .work import Work
+from .work import Work, finished_within
 
 
 def _tensor_class():
@@ -513,9 +514,41 @@ def barrier(group=None, async_op: bool = False, device_ids=None):
     return _finish(pg, "barrier", [pg._comm.Ibarrier()], None, [], async_op)
 
 
+# The tag of monitored_barrier's messages (the top of the range MPI guarantees); user
+# point-to-point messages on this tag would mix with them
+_MONITOR_TAG = 32767
+
+
 def monitored_barrier(group=None, timeout=None, wait_all_ranks: bool = False) -> None:
-    """A barrier that raises RuntimeError when a rank does not arrive within ``timeout``."""
+    """A barrier whose rank 0 says which ranks did not arrive within ``timeout``, as gloo's:
+    it waits for each other rank in turn (one deadline for all) and raises RuntimeError
+    "[Rank 0]: Rank 1 failed to pass monitoredBarrier in 1000 ms ..." for the first late one
+    (``wait_all_ranks``: "Ranks 1, 2 failed ..." for all of them); then it releases the others,
+    which wait (``timeout``) for that. Deviation: a late rank whose rank 0 gave up times out
+    itself (gloo's is cut off at once: its rank 0 aborts the connections)."""
     pg = resolve(group)
     if pg is None:
         return
-    Work([pg._comm.Ibarrier()], timeout=pg._timeout, name="monitored_barrier").wait(timeout)
+    limit = pg._timeout if timeout is None else timeout.total_seconds()
+    comm, name = pg._comm, "monitored_barrier"
+    if comm.Get_rank() != 0:
+        Work([comm.Isend(_byte_spec(np.zeros(1, np.uint8)), dest=0, tag=_MONITOR_TAG)], timeout=limit, name=name).wait()  # fmt: skip
+        Work([comm.Irecv(_byte_spec(np.zeros(1, np.uint8)), source=0, tag=_MONITOR_TAG)], timeout=limit, name=name).wait()  # fmt: skip
+        return
+    deadline, late = time.monotonic() + limit, []
+    for r in range(1, comm.Get_size()):
+        arrived = comm.Irecv(_byte_spec(np.zeros(1, np.uint8)), source=r, tag=_MONITOR_TAG)
+        if not finished_within([arrived], max(deadline - time.monotonic(), 0.0), name):
+            late.append(r)
+            if not wait_all_ranks:
+                break
+    ms = int(limit * 1000)
+    if len(late) == 1 and not wait_all_ranks:
+        raise RuntimeError(
+            f"[Rank 0]: Rank {late[0]} failed to pass monitoredBarrier in {ms} ms\n Original "
+            f"exception: \nTimed out waiting {ms}ms for recv operation to complete"
+        )
+    if late:
+        raise RuntimeError(f"[Rank 0]: Ranks {', '.join(map(str, late))} failed to pass monitoredBarrier in {ms} ms")  # fmt: skip
+    releases = [comm.Isend(_byte_spec(np.zeros(1, np.uint8)), dest=r, tag=_MONITOR_TAG) for r in range(1, comm.Get_size())]  # fmt: skip
+    Work(releases, timeout=limit, name=name).wait()

@@ -95,7 +95,13 @@ def _timed_out(name: str, limit: float) -> RuntimeError:
 
 
 def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
-    """Drive MPI's progress until every request is done, or raise after ``limit`` seconds.
+    """Drive MPI's progress until every request is done, or raise after ``limit`` seconds."""
+    if not finished_within(requests, limit, name, statuses):
+        raise _timed_out(name, limit)
+
+
+def finished_within(requests, limit: float, name: str, statuses=None) -> bool:
+    """Drive MPI's progress until every request is done (True) or ``limit`` seconds passed.
 
     Three phases: a short spin (fast collectives stay fast); then polls that yield the core
     between tests (a peer sharing this core gets to run: ranks often outnumber cores); after
@@ -103,22 +109,21 @@ def _wait_all(requests, limit: float, name: str, statuses=None) -> None:
     The TCP transport needs no polling: its threads signal completion, so the wait blocks.
     """
     if not requests:
-        return
+        return True
     if hasattr(_mpi.mpi(), "wait_all"):
-        if not _testall(requests, statuses, name, block=max(limit, 1e-6)):
-            raise _timed_out(name, limit)
-        return
+        return _testall(requests, statuses, name, block=max(limit, 1e-6))
     for _ in range(100):
         if _testall(requests, statuses, name):
-            return
+            return True
     start = time.monotonic()
     while time.monotonic() - start < 0.02:
         if _testall(requests, statuses, name):
-            return
+            return True
         os.sched_yield()
     pause = 1e-5
     while not _testall(requests, statuses, name):
         if time.monotonic() - start > limit:
-            raise _timed_out(name, limit)
+            return False
         time.sleep(pause)
         pause = min(pause * 2, 1e-3)
+    return True

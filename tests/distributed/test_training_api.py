@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import socket
 
+import pytest
 from launch import run_self_started
 
 # A group's repr is an object address in PyTorch; taimatsu's names its ranks.
@@ -51,3 +52,19 @@ def test_training_api_matches_gloo(tmp_path, torch_oracle):
     assert compared >= 30 * n - 10
     assert ours[0]["subgroup member"] == [False, False]
     assert ours[2]["sub ranks"] == theirs[2]["sub ranks"]
+
+
+@pytest.mark.slow  # late ranks, twice, under both libraries: ~8 s here
+def test_monitored_barrier_names_the_late_ranks_as_gloo(tmp_path, torch_oracle):
+    n = 3
+    ours = run_self_started("taimatsu", "monitored_barrier_program.py", tmp_path / "ours", [_free_port(), n])  # fmt: skip
+    theirs = run_self_started("torch", "monitored_barrier_program.py", tmp_path / "theirs", [_free_port(), n])  # fmt: skip
+    for rank in range(n):
+        assert set(ours[rank]) == set(theirs[rank])
+        for name, expected in theirs[rank].items():
+            got = ours[rank][name]
+            if isinstance(expected, dict):  # gloo names its C++ source file in the text
+                expected = {**expected, "message": re.sub(r"\[/\S+\] ", "", expected["message"])}
+            assert got == expected, f"rank {rank}, {name}"
+    assert ours[0]["late False"]["message"].startswith("[Rank 0]: Rank 1 failed to pass monitoredBarrier in 500 ms")  # fmt: skip
+    assert ours[0]["late True"]["message"] == "[Rank 0]: Ranks 1, 2 failed to pass monitoredBarrier in 500 ms"  # fmt: skip

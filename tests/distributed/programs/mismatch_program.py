@@ -20,9 +20,12 @@ if rank == 0:  # the others are late: the monitored barrier gives up after its t
         dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.5))
     except RuntimeError as e:
         rec["monitored_barrier"] = e
-else:
+else:  # rank 0 gave up before they came: nobody releases them, their own wait times out
     time.sleep(2.0)
-    dist.barrier()  # meets rank 0's abandoned barrier
+    try:
+        dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.5))
+    except RuntimeError as e:
+        rec["late monitored_barrier"] = e
 t = torch.arange(3.0)
 dist.all_reduce(t)  # the group still works afterwards
 rec["after errors"] = t
