@@ -507,6 +507,9 @@ from .ops.sorting.unique import unique, unique_consecutive  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402, F401
 from .storage import UntypedStorage  # noqa: E402, F401
 from .storage import tensor_from_file as from_file  # noqa: F401
+from .storage import tensor_resize_as_ as resize_as_  # noqa: F401
+
+legacy_contiguous_format = contiguous_format  # PyTorch's alias (the same object)
 from .ops.reduction.hashing import hash_tensor  # noqa: F401
 from .version import __version__  # a TorchVersion: PyTorch 2.13's
 from .typed_storage import (  # noqa: E402, F401

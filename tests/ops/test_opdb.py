@@ -723,8 +723,8 @@ TESTED_ELSEWHERE = {
     "poisson_nll_loss", "triplet_margin_loss",
     # device-generic queries: tests/backends/test_backends.py
     "get_device_module", "is_distributed",
-    # hash_tensor: tests/ops/test_torch_namespace.py
-    "hash_tensor",
+    # hash_tensor: tests/ops/test_torch_namespace.py; resize_as_: tests/tensor/test_resize.py
+    "hash_tensor", "resize_as_",
 }  # fmt: skip
 
 

@@ -87,7 +87,7 @@ OMITTED: dict[str, dict[str, str]] = {
             masked package quasirandom signal functional types windows""",
         _TODO: """
             AcceleratorError OutOfMemoryError Event Stream FatalError SymBool SymFloat
-            SymInt classproperty istft stft legacy_contiguous_format lobpcg pca_lowrank svd_lowrank resize_as_ slice_inverse
+            SymInt classproperty istft stft lobpcg pca_lowrank svd_lowrank slice_inverse
             thread_safe_generator""",
     },
     "Tensor": {

@@ -77,6 +77,15 @@ PROGRAMS = {
     "template by keyword": lambda T: _facts(T.ones(3).resize_as_(the_template=T.ones(2))),
     "unknown keyword": lambda T: T.ones(3).resize_as_(T.ones(2), foo=1),
     "unknown keyword of resize_": lambda T: T.ones(3).resize_(2, foo=1),
+    "torch.resize_as_": lambda T: _facts(T.resize_as_(T.ones(3), T.ones(2, 2)), False),
+    "torch.resize_as_ memory_format": lambda T: _facts(
+        T.resize_as_(T.ones(3), T.ones(1, 2, 2, 2), memory_format=T.channels_last), False
+    ),
+    "legacy_contiguous_format": lambda T: [
+        repr(T.legacy_contiguous_format),
+        T.legacy_contiguous_format == T.contiguous_format,
+        T.ones(2, 3, 4, 5).contiguous(memory_format=T.legacy_contiguous_format).stride(),
+    ],
 }
 
 
