@@ -112,6 +112,7 @@ class _State:
         self.groups: list[ProcessGroup] = []
         self.excepthook = None
         self.tcp_world: _tcp.World | None = None  # the connections, when the ranks use TCP
+        self.non_member_ranks: list[int] | None = None  # see new_group
 
 
 _state = _State()
@@ -349,7 +350,7 @@ def destroy_process_group(group=None) -> None:
             _mpi.use(None)
         for pg in _state.groups:
             pg._comm.Free()
-        _state.default, _state.groups = None, []
+        _state.default, _state.groups, _state.non_member_ranks = None, [], None
         if _state.excepthook is not None:
             sys.excepthook, _state.excepthook = _state.excepthook, None
         return
@@ -367,6 +368,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     """
     world = default_group()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
+    if len(set(ranks)) != len(ranks):
+        raise ValueError(f"ranks list must not contain duplicate entries, got {ranks}")
     if len(ranks) > world.size():
         raise ValueError(
             "the new group's world size should be less or equal to the world size set by "
@@ -374,9 +377,12 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
         )
     for r in ranks:
         if r < 0 or r >= world.size():
-            raise ValueError("The new group's rank should be within the world_size set by init_process_group")  # fmt: skip
+            raise ValueError(f"Rank {r} is out of range. Valid ranks are 0 to {world.size() - 1} (world_size={world.size()})")  # fmt: skip
     comm = world._comm.Create(world._comm.Get_group().Incl(ranks))
     if comm == _mpi.mpi().COMM_NULL:
+        # PyTorch files the ranks of the last group a rank is not in under NON_GROUP_MEMBER,
+        # so get_process_group_ranks(NON_GROUP_MEMBER) gives them
+        _state.non_member_ranks = ranks
         return GroupMember.NON_GROUP_MEMBER
     timeout = datetime.timedelta(seconds=world._timeout) if timeout is None else timeout
     pg = ProcessGroup(comm, ranks, Backend(backend or world._backend), timeout)
@@ -405,6 +411,10 @@ def get_backend(group=None) -> str:
 
 def get_process_group_ranks(group) -> list[int]:
     pg = resolve(group)
+    if pg is None:
+        if _state.non_member_ranks is None:
+            raise KeyError(group)  # PyTorch's lookup of an unknown group
+        return list(_state.non_member_ranks)
     return list(pg._ranks)
 
 

@@ -55,6 +55,11 @@ def run(rank: int) -> None:
         rec["sub all_gather_object"] = objs
     else:
         rec["outside all_reduce"] = dist.all_reduce(torch.ones(1), group=tail)
+    attempt("get_backend(sub)", lambda: dist.get_backend(tail))
+    attempt("get_process_group_ranks(sub)", lambda: dist.get_process_group_ranks(tail))
+    attempt("new_group out of range", lambda: dist.new_group([0, N]))
+    attempt("new_group negative", lambda: dist.new_group([-1]))
+    attempt("new_group too many", lambda: dist.new_group(list(range(N)) + [0]))
     attempt("get_group_rank WORLD", lambda: dist.get_group_rank(dist.group.WORLD, N - 1))
     attempt("get_global_rank WORLD", lambda: dist.get_global_rank(dist.group.WORLD, 1))
     # tensor collectives
