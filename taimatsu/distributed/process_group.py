@@ -175,7 +175,24 @@ def resolve(group) -> ProcessGroup | None:
         raise ValueError(  # noqa: TRY004  (PyTorch's type)
             f"Group {group} is not registered, please create group with torch.distributed.new_group API"
         )
+    if group not in _state.groups:  # destroyed: PyTorch's collectives skip it, as a non-member
+        return None
     return group
+
+
+def _not_registered(group) -> ValueError:
+    return ValueError(f"Group {group} is not registered, please create group with torch.distributed.new_group API")  # fmt: skip
+
+
+def _table_ranks(group) -> list[int]:
+    """The global ranks PyTorch's table files under ``group`` (for NON_GROUP_MEMBER: those
+    of the last group this rank is not in); ValueError for a destroyed group."""
+    pg = resolve(group)
+    if pg is not None:
+        return pg._ranks
+    if group == GroupMember.NON_GROUP_MEMBER and _state.non_member_ranks is not None:
+        return _state.non_member_ranks
+    raise _not_registered(group)
 
 
 def _launcher_rank() -> tuple[int, int] | None:
@@ -393,6 +410,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 def get_rank(group=None) -> int:
     """This process's rank in ``group`` (-1 when it is not a member)."""
     pg = resolve(group)
+    if pg is None and isinstance(group, ProcessGroup):
+        raise _not_registered(group)
     return -1 if pg is None else pg.rank()
 
 
@@ -404,29 +423,36 @@ def get_world_size(group=None) -> int:
 
 def get_backend(group=None) -> str:
     pg = resolve(group)
+    if pg is None and isinstance(group, ProcessGroup):
+        raise ValueError(f"Process group {group} is not initialized in the world group map. Please initialize the group first.")  # fmt: skip
     if pg is None:
         raise ValueError("Invalid process group specified")
     return pg._backend
 
 
 def get_process_group_ranks(group) -> list[int]:
-    pg = resolve(group)
-    if pg is None:
-        if _state.non_member_ranks is None:
-            raise KeyError(group)  # PyTorch's lookup of an unknown group
-        return list(_state.non_member_ranks)
-    return list(pg._ranks)
+    try:
+        return list(_table_ranks(group))
+    except ValueError:
+        raise KeyError(group) from None  # PyTorch's lookup of an unknown group
 
 
 def get_global_rank(group, group_rank: int) -> int:
-    pg = resolve(group)
-    if not 0 <= group_rank < pg.size():
-        raise ValueError(f"Group rank {group_rank} is not part of group {pg}")
-    return pg._ranks[group_rank]
+    if group is not None and group is GroupMember.WORLD:
+        return group_rank  # PyTorch answers for the default group unchecked
+    ranks = _table_ranks(group)
+    if not isinstance(group_rank, int) or not 0 <= group_rank < len(ranks):
+        raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+    return ranks[group_rank]
 
 
 def get_group_rank(group, global_rank: int) -> int:
-    return resolve(group).group_rank(global_rank)
+    if group is not None and group is GroupMember.WORLD:
+        return global_rank  # PyTorch answers for the default group unchecked
+    ranks = _table_ranks(group)
+    if global_rank not in ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {group}")
+    return ranks.index(global_rank)
 
 
 def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):  # fmt: skip

@@ -53,15 +53,41 @@ def run(rank: int) -> None:
         objs = [None, None]
         dist.all_gather_object(objs, {"r": rank}, group=tail)
         rec["sub all_gather_object"] = objs
+        peer = 1 - dist.get_rank(tail)
+        got = torch.zeros(2)
+        ws = [dist.isend(torch.full((2,), float(rank)), group=tail, group_dst=peer), dist.irecv(got, group=tail, group_src=peer)]  # fmt: skip
+        for h in ws:
+            h.wait()
+        rec["sub isend/irecv group ranks"] = got
+        got = torch.zeros(1)
+        ops = [dist.P2POp(dist.isend, torch.full((1,), float(rank)), group=tail, group_peer=peer), dist.P2POp(dist.irecv, got, group=tail, group_peer=peer)]  # fmt: skip
+        for h in dist.batch_isend_irecv(ops):
+            h.wait()
+        rec["sub batch_isend_irecv group_peer"] = got
+        rec["sub barrier"] = dist.barrier(group=tail)
     else:
         rec["outside all_reduce"] = dist.all_reduce(torch.ones(1), group=tail)
+        rec["outside async all_reduce"] = dist.all_reduce(torch.ones(1), group=tail, async_op=True)
+        rec["outside barrier"] = dist.barrier(group=tail)
+        rec["outside all_gather_object"] = dist.all_gather_object([None, None], rank, group=tail)
     attempt("get_backend(sub)", lambda: dist.get_backend(tail))
     attempt("get_process_group_ranks(sub)", lambda: dist.get_process_group_ranks(tail))
     attempt("new_group out of range", lambda: dist.new_group([0, N]))
     attempt("new_group negative", lambda: dist.new_group([-1]))
     attempt("new_group too many", lambda: dist.new_group(list(range(N)) + [0]))
+    attempt("get_group_rank WORLD unchecked", lambda: dist.get_group_rank(dist.group.WORLD, N + 3))
+    attempt("get_global_rank WORLD unchecked", lambda: dist.get_global_rank(dist.group.WORLD, -1))
+    attempt("get_group_rank from every rank", lambda: dist.get_group_rank(tail, N - 1))
+    attempt("get_global_rank from every rank", lambda: dist.get_global_rank(tail, 0))
     attempt("get_group_rank WORLD", lambda: dist.get_group_rank(dist.group.WORLD, N - 1))
     attempt("get_global_rank WORLD", lambda: dist.get_global_rank(dist.group.WORLD, 1))
+    if member:
+        dist.destroy_process_group(tail)
+        attempt("get_rank destroyed", lambda: dist.get_rank(tail))
+        attempt("get_backend destroyed", lambda: dist.get_backend(tail))
+        attempt("get_process_group_ranks destroyed", lambda: dist.get_process_group_ranks(tail))
+        attempt("get_group_rank destroyed", lambda: dist.get_group_rank(tail, rank))
+        attempt("all_reduce destroyed", lambda: dist.all_reduce(torch.ones(1), group=tail))
     # tensor collectives
     out = torch.zeros(N * 2)
     dist.all_gather_into_tensor(out, torch.full((2,), float(rank)))
