@@ -374,6 +374,8 @@ def destroy_process_group(group=None) -> None:
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     pg = resolve(group)
+    if pg is None:  # destroyed already
+        raise ValueError("Invalid process group specified")
     pg._comm.Free()
     _state.groups.remove(pg)
 

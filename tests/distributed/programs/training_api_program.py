@@ -88,6 +88,8 @@ def run(rank: int) -> None:
         attempt("get_process_group_ranks destroyed", lambda: dist.get_process_group_ranks(tail))
         attempt("get_group_rank destroyed", lambda: dist.get_group_rank(tail, rank))
         attempt("all_reduce destroyed", lambda: dist.all_reduce(torch.ones(1), group=tail))
+        attempt("destroy destroyed", lambda: dist.destroy_process_group(tail))
+    attempt("destroy NON_GROUP_MEMBER", lambda: dist.destroy_process_group(dist.GroupMember.NON_GROUP_MEMBER))  # fmt: skip
     # tensor collectives
     out = torch.zeros(N * 2)
     dist.all_gather_into_tensor(out, torch.full((2,), float(rank)))
