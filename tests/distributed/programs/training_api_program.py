@@ -53,6 +53,17 @@ def run(rank: int) -> None:
         objs = [None, None]
         dist.all_gather_object(objs, {"r": rank}, group=tail)
         rec["sub all_gather_object"] = objs
+        objs = [rank, "x"]
+        dist.broadcast_object_list(objs, group=tail, group_src=1)
+        go = [None, None] if dist.get_rank(tail) == 0 else None
+        dist.gather_object(("g", rank), go, group=tail, group_dst=0)
+        so = [None]
+        dist.scatter_object_list(so, ["a", "b"] if dist.get_rank(tail) == 0 else None, group=tail, group_src=0)  # fmt: skip
+        rec["sub object collectives group ranks"] = [objs, go, so]
+        objs = [None]
+        dist.broadcast_object_list(objs if rank != N - 1 else [rank], src=N - 1, group=tail)
+        rec["sub broadcast_object_list global src"] = objs if rank != N - 1 else None
+        attempt("sub gather_object global dst", lambda: dist.gather_object(rank, [None, None] if rank == N - 2 else None, dst=N - 2, group=tail))  # fmt: skip
         peer = 1 - dist.get_rank(tail)
         got = torch.zeros(2)
         ws = [dist.isend(torch.full((2,), float(rank)), group=tail, group_dst=peer), dist.irecv(got, group=tail, group_src=peer)]  # fmt: skip
