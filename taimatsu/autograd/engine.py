@@ -566,6 +566,7 @@ def run_backward(
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     _checkpoint_valid.append(inputs is None)
+    _tasks.append(GraphTask(seen, run_set, captures))
     pop = heapq.heappop
     every = run_set is None and captures is None  # every node runs, no gradient is captured
     fp = quiet()  # inf and NaN in gradients come silently, as in PyTorch (backend/fp_errors.py)
@@ -602,6 +603,7 @@ def run_backward(
         loud(fp)
         grad_mode.state.enabled = prev
         _checkpoint_valid.pop()
+        _tasks.pop()
     return captured
 
 
@@ -621,6 +623,32 @@ def _partial_ok(node, create_graph, check_nan, captures) -> bool:
 # One entry per running backward pass: False while it runs for grad() or backward(inputs=...),
 # whose results a reentrant checkpoint's inner backward would bypass (PyTorch refuses the same).
 _checkpoint_valid: list = []
+
+
+class GraphTask:
+    """What one running backward pass will execute (``register_multi_grad_hook`` asks): the nodes
+    reached from its roots, those that run when ``inputs`` limit it, those whose gradients it
+    captures for ``autograd.grad``."""
+
+    __slots__ = ("captures", "run_set", "seen")
+
+    def __init__(self, seen, run_set, captures) -> None:
+        self.seen, self.run_set, self.captures = seen, run_set, captures
+
+    def reaches(self, node) -> bool:
+        """Whether the gradient flowing into ``node`` is computed by this pass."""
+        if node not in self.seen:
+            return False
+        if self.run_set is None or node in self.run_set:
+            return True
+        return self.captures is not None and node in self.captures
+
+
+_tasks: list = []  # the running backward passes, innermost last
+
+
+def current_task():
+    return _tasks[-1] if _tasks else None
 
 
 def is_checkpoint_valid() -> bool:

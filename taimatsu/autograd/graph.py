@@ -366,6 +366,8 @@ def increment_version(tensor) -> None:
             t._vc[0] += 1
 
 
+from .multi_grad_hook import register_multi_grad_hook  # noqa: F401  (re-exported)
+
 # torch.autograd.graph's saved-tensor hooks (their own module: the recording path reads it)
 from .saved_tensor_hooks import (  # noqa: F401  (re-exported)
     disable_saved_tensors_hooks,
