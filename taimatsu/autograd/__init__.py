@@ -18,6 +18,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
+from .graph import GradientEdge
 from .graph_view import graph_view
 from .variable import Variable
 
@@ -54,7 +55,7 @@ def _tensors(x):
 
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return [x]
     return list(x)
 
@@ -65,6 +66,11 @@ def _make_grads(outputs, grads):
 
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
+        if o.__class__ is GradientEdge:  # no tensor to take a shape from: the seed is required
+            if not isinstance(g, Tensor):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            out.append(g)
+            continue
         if g is None:
             if o._rg:
                 if o._data.size != 1:
@@ -94,7 +100,7 @@ def _make_grads(outputs, grads):
 
 def _check_outputs(outputs):
     for i, o in enumerate(outputs):
-        if not o._rg:
+        if o.__class__ is not GradientEdge and not o._rg:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
@@ -157,7 +163,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for t in inputs:
-        if not isinstance(t, Tensor):
+        if not isinstance(t, (Tensor, GradientEdge)):
             raise RuntimeError(  # noqa: TRY004 - PyTorch raises RuntimeError
                 f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
             )
@@ -166,7 +172,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                              materialize_grads)  # fmt: skip
     for t in inputs:
-        if not t._rg:
+        if t.__class__ is not GradientEdge and not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     _check_outputs(outputs)
     grads = _make_grads(outputs, grad_outputs)
@@ -178,6 +184,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
+            if materialize_grads and t.__class__ is GradientEdge:
+                raise RuntimeError(
+                    "materialize_grads cannot be used when the given input is a GradientEdge"
+                )
             if materialize_grads:
                 g = t.new_zeros(t.shape)
             elif not allow_unused:

@@ -34,7 +34,7 @@ import numpy as np
 from .. import backend as _backend
 from ..backend.fp_errors import loud, quiet
 from . import anomaly_mode, grad_mode
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, GradientEdge, Node
 from .ownership import COUNTED as _COUNTED
 
 
@@ -539,7 +539,7 @@ def run_backward(
     pending: set = set()  # nodes whose buffer holds an _Acc or a PartialGrad
     root_nodes = []
     for t, g in zip(roots, grads):
-        node, nr = edge_of(t)
+        node, nr = _edge_or_given(t)
         if node is not None:
             if node not in buffers:
                 root_nodes.append(node)
@@ -550,7 +550,7 @@ def run_backward(
     run_set = None  # when set, only these nodes run
     captured = []
     if inputs is not None:
-        targets = [edge_of(t) for t in inputs]
+        targets = [_edge_or_given(t) for t in inputs]
         run_set = _ancestors(seen, {n for n, _ in targets if n is not None})
         if accumulate:
             run_set.update(n for n, _ in targets if n is not None)
@@ -605,6 +605,13 @@ def run_backward(
         _checkpoint_valid.pop()
         _tasks.pop()
     return captured
+
+
+def _edge_or_given(t):
+    """A tensor's edge, or a ``GradientEdge`` given in its place (``autograd.grad``)."""
+    if t.__class__ is GradientEdge:
+        return t.node, t.output_nr
+    return edge_of(t)
 
 
 def _partial_ok(node, create_graph, check_nan, captures) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import NamedTuple
 
 _seq = itertools.count()
 NO_EDGE = (None, 0)
@@ -364,6 +365,28 @@ def increment_version(tensor) -> None:
     for t in tensors:
         if not (t.__dict__ and t.__dict__.get("_inference")):
             t._vc[0] += 1
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient enters the graph: a node and which of its outputs
+    (``get_gradient_edge``); ``autograd.grad`` takes it in place of a tensor, as outputs (with
+    ``grad_outputs``) or inputs."""
+
+    node: Node
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge of ``tensor``: its grad_fn and output number, or a leaf's AccumulateGrad."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require gradients"
+        )
+    from .engine import edge_of
+
+    node, nr = edge_of(tensor)
+    return GradientEdge(node, nr)
 
 
 from .multi_grad_hook import register_multi_grad_hook  # noqa: F401  (re-exported)
