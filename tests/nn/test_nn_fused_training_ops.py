@@ -368,39 +368,6 @@ def test_linear_backward_on_arrays_equals_the_op_graph():
         np.testing.assert_array_equal(a.numpy(), c.detach().numpy())
 
 
-@pytest.mark.parametrize("shape", [(512, 64, 256), (16, 32, 64, 192)])
-def test_linear_backward_products_beside_each_other_keep_the_bits(monkeypatch, shape):
-    """With a second core free, a large Linear backward computes the weight gradient on the
-    helper thread beside the input gradient (``matmul._weight_grad_beside``): each product is
-    still computed whole on one thread, so the gradients are those of the one-thread run; an
-    inf in the input gives NaN silently on the helper thread too."""
-    import warnings
-
-    from taimatsu.backend import parallel
-
-    rng = np.random.default_rng(13)
-    *lead, n_in, n_out = shape
-    x = rng.standard_normal((*lead, n_in)).astype(np.float32)
-    x.reshape(-1)[5] = np.inf
-    w, b = (rng.standard_normal(s).astype(np.float32) for s in ((n_out, n_in), (n_out,)))
-    cot = tm.tensor(rng.standard_normal((*lead, n_out)).astype(np.float32))
-    started = []
-    real = parallel.in_background
-    monkeypatch.setattr(parallel, "in_background", lambda fn: started.append(fn) or real(fn))
-    grads = {}
-    for second_core in (False, True):
-        monkeypatch.setattr(parallel, "_second_core", lambda second_core=second_core: second_core)
-        xs = [tm.tensor(t, requires_grad=True) for t in (x, w, b)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            out = tm.nn.functional.linear(*xs)
-            grads[second_core] = [t.numpy() for t in tm.autograd.grad(out, xs, cot)]
-    assert len(started) == 2  # both runs asked; only the second got the helper thread
-    assert not np.isfinite(grads[True][1]).all()
-    for beside, alone in zip(grads[True], grads[False]):
-        np.testing.assert_array_equal(beside.view(np.uint32), alone.view(np.uint32))
-
-
 # ---- cross_entropy: log_softmax + nll_loss, softmax ------------------------------------------
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

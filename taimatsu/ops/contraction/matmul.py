@@ -532,34 +532,16 @@ def _addmm_arrays(node, g, a, b):
     straight through BLAS, without Tensor-op dispatch (the same products, the same values)."""
     xp, gd = xp_for(g), g._data
     gi = ga = gb = None
-    need_a, need_b = _need(node, 1), _need(node, 2)
-    beside = _weight_grad_beside(xp, gd, a._data, b._data) if need_a and need_b else None
     if _need(node, 0):  # the bias's gradient summed to its shape here, not by the engine
         gi = _wrap(_sum_to_array(xp, gd if node.beta == 1 else gd * node.beta, node._shapes[0][0]),
                    g._dtype, g._device)  # fmt: skip
-    if need_a:
+    if _need(node, 1):
         ga = _wrap(_mat1_grad(xp, gd, a._data, b._data), a._dtype, a._device)
-    if need_b:
-        gd2 = beside.result() if beside is not None else _mat2_grad(xp, gd, a._data, b._data)
-        gb = _wrap(gd2, b._dtype, b._device)
+    if _need(node, 2):
+        gb = _wrap(_mat2_grad(xp, gd, a._data, b._data), b._dtype, b._device)
     if node.alpha != 1:
         ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
     return gi, ga, gb
-
-
-def _weight_grad_beside(xp, gd, ad, bd):
-    """``_mat2_grad`` started on the helper thread while the calling thread computes
-    ``_mat1_grad`` (and the bias's sums), for products small enough for one BLAS thread each
-    (``gemm_threads``) while a second core is free: the handle to wait on, or None. Each
-    product is computed whole on one thread, as when they run one after the other: the same bits.
-    From ``MIN_WORK`` multiply-adds per product (below it the hand-off, ~40 us, costs what the
-    overlap saves): a Linear's backward on (512, 64) -> 256 586 -> 475 us at two threads."""
-    from ...backend.parallel import MIN_WORK, in_background
-
-    macs = gd.size * ad.shape[-1]
-    if xp is not np or macs < MIN_WORK or gemm_threads(macs) != 1:
-        return None
-    return in_background(lambda: _mat2_grad(xp, gd, ad, bd))
 
 
 def _plain_mm(m1: Tensor, m2: Tensor) -> bool:
