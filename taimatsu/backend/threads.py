@@ -7,9 +7,9 @@ has no effect on BLAS.
 
 The policy (``gemm_threads``): a product below ``SMALL_GEMM_MACS`` multiply-adds runs on one
 BLAS thread, a larger one on ``usable_threads()``. OpenBLAS already keeps tiny products on
-one thread, but between its threshold and a few million multiply-adds its second thread costs
-more than it saves: it is woken, works a few microseconds, then spin-waits for the next job,
-taking a core from the Python thread. PyTorch makes the same choice inside its BLAS calls; here
+one thread, but between its threshold and a couple of million multiply-adds its second thread
+costs more than it saves: it is woken, works a few microseconds, then spin-waits for the next
+job, taking a core from the Python thread. PyTorch makes the same choice inside its BLAS calls; here
 the thread count is switched only when the size class of consecutive products changes, so a run
 of small products costs one comparison each.
 
@@ -46,16 +46,22 @@ _GETTERS = (
     "openblas_get_num_threads64_",
     "openblas_get_num_threads",
 )
-# Below this many multiply-adds per product, one BLAS thread. Measured on this 2-core VM (the
-# benchmark at real-time priority, so that other processes could not take the second core),
-# one / two threads, median us, the product after a 4 ms pause (its worker asleep: woken) | five
-# in a row: 2.1M 81/113 | 43/48 (64x256x128); 6.3M 153/147 | 101/81 (512x64x192, GPT's qkv);
-# 8.4M 194/181 | 197/144; 12.8M 310-526/257-321 | 207-416/178-220 (the MLP's first layer); 26M
-# 851-903/480-486 (the LSTM's input products). In a training step the 6-8M products gained
-# nothing (GPT step on the idle machine, in-process blocks alternated: 20.2 ms one thread, 20.4
-# with them on two threads at twice the CPU, 20.0 with them on one), the 12.8M ones did (MLP
-# 2.70 -> 2.46 ms).
-SMALL_GEMM_MACS = 10_000_000
+# Below this many multiply-adds per product, one BLAS thread. First measured on an Intel VM
+# (2 cores, OpenBLAS's AVX-512 kernels; the benchmark at real-time priority, so that other
+# processes could not take the second core), one / two threads, median us, the product after a
+# 4 ms pause (its worker asleep: woken) | five in a row: 2.1M 81/113 | 43/48 (64x256x128); 6.3M
+# 153/147 | 101/81 (512x64x192, GPT's qkv); 8.4M 194/181 | 197/144; 12.8M 310-526/257-321 |
+# 207-416/178-220 (the MLP's first layer); there the 6-8M products gained nothing in a training
+# step and the bar stood at 10M. On an AMD Zen 5 VM (2 cores, OpenBLAS's AVX2 kernels, as
+# OPENBLAS_CORETYPE=Haswell selects) two threads nearly halve them, in a row: 512x64x64 (2.1M)
+# 43 -> 23 us, 512x64x192 121 -> 65, 512x256x64 153 -> 86; in-process A/B of training steps at
+# default threads (5 blocks each, median ms): LSTM 10.8 -> 8.4, GPT 12.9 -> 11.9, LSTMCell loop
+# 19.9 -> 16.7, GRU 12.1 -> 11.6, MLP 1.00 -> 0.95; under the AVX-512 kernels on the same VM
+# LSTM, GRU and the LSTMCell loop the same within noise (their step products are cut into
+# small-kernel row blocks, each a product of its own: ``small_kernel_rows``), GPT 10-15% faster.
+# The price: an idle worker spin-waits between products (``SPIN_TIMEOUT_LOG2``), so the CPU time
+# of a step with such products doubles where the machine has the core to spare.
+SMALL_GEMM_MACS = 2_000_000
 
 # OpenBLAS's AVX-512 kernel sets compute a product of at most SMALL_KERNEL_MACS multiply-adds
 # with a small-matrix kernel that reads the operands in place instead of packing them first:

@@ -70,6 +70,15 @@ def _rows_out(blocks, reverse: bool):
     return np.ascontiguousarray(out[::-1] if reverse else out).reshape(-1, blocks.shape[1])
 
 
+def _step_rows(w, batch: int) -> int:
+    """Rows per BLAS call of a time step's ``w @ (k, batch)`` product (``small_kernel_rows``),
+    with BLAS set to the threads one such call should use: a product cut into row blocks
+    runs as several small calls, each on one thread."""
+    rows = small_kernel_rows(w.shape[0], w.shape[1], batch)
+    gemm_threads(rows * w.shape[1] * batch)
+    return rows
+
+
 def _row_blocks(a, outs, rows: int) -> list:
     """``threads.matmul_rows``'s blocks, made once for a loop: (rows of ``a``, the same rows of
     ``outs``, one output or every step's, rows second to last) pairs: ``np.matmul(block, b,
@@ -144,10 +153,13 @@ def _products(fns: list, macs: int, alone: bool, last: bool):
     When the loop ran alone, every product runs on one BLAS thread, also where two are allowed:
     OpenBLAS's idle threads spin for ~0.1 s after a multi-threaded call, taking the second core
     from the helper thread (the LSTM step ran no faster with it). Each product is one whole
-    BLAS call on one thread wherever it runs, so the layer's gradients are the same at any
-    thread count or load: a product's bits can depend on its row count (OpenBLAS's AVX2
+    BLAS call on one thread wherever it runs, so the gradients do not depend on whether the
+    helper thread found a core: a product's bits can depend on its row count (OpenBLAS's AVX2
     "Haswell" kernels give a product's row halves other last bits for many shapes, its
-    AVX-512 ones for a few) and on OpenBLAS's thread count for some sizes."""
+    AVX-512 ones for a few) and on OpenBLAS's thread count. A loop whose step products are
+    large enough for two BLAS threads (``threads.SMALL_GEMM_MACS``) gets the bits of
+    OpenBLAS's thread count, as every product of that size does (PyTorch's MKL products
+    likewise follow ``torch.set_num_threads``)."""
 
     def run(lo, hi):  # products lo:hi of the list, each whole
         for fn in fns[lo:hi]:
@@ -216,10 +228,9 @@ def lstm_forward(k, x, h0, c0, w_ih, w_hh, biases, w_hr, steps: int, reverse: bo
     gates[0, 4 * hid : 5 * hid] = c0.T
     h_raw = None if w_hr is None else np.empty((steps, hid, batch), x.dtype)
     ig_fc = np.empty((2 * hid, batch), x.dtype)
-    gemm_threads(batch * w.shape[0] * w.shape[1])
     # the loop's operands as views over all steps, each step's one index away (a step's own
     # slicing cost about a tenth of its Python time)
-    blocks = _row_blocks(w, gates[:, : 4 * hid], small_kernel_rows(*w.shape, batch))
+    blocks = _row_blocks(w, gates[:, : 4 * hid], _step_rows(w, batch))
     pre, sig, ig, gc = (gates[:, a * hid : b * hid] for a, b in ((0, 4), (0, 3), (0, 2), (3, 5)))
     o, tcs, cs = gates[:, 2 * hid : 3 * hid], gates[:, 5 * hid :], gates[1:, 4 * hid : 5 * hid]
     hs = xh[1:, col_h:]  # step s writes h_s into the block of step s + 1
@@ -296,10 +307,11 @@ def lstm_backward(s, x, w_ih, w_hh, w_hr, gout, gh, gc, need):
                        (n, 5, hid, batch), dt)  # fmt: skip
     dz_buf, xh_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xh[0].size, dt)
     dw = np.empty((4 * hid, xh.shape[1]), dt) if want_w else None
-    pending, blocks = None, _row_blocks(w_hh_t, dh, small_kernel_rows(*w_hh_t.shape, batch))
+    step_rows = _step_rows(w_hh_t, batch)
+    pending, blocks = None, _row_blocks(w_hh_t, dh, step_rows)
     f, mul = g6[:, 1], np.multiply
     for i, (a, m) in enumerate(chunks):
-        alone = gemm_threads(batch * w_hh.shape[0] * w_hh.shape[1]) == 1
+        alone = gemm_threads(step_rows * w_hh_t.shape[1] * batch) == 1
         z = factors.get(i, alone)
         # slots o' and dc/dh (scaled by dh), dc/dh, i' f' g' (by dc), the four gates' dz
         z04, zdc, z13, zg = z[:, 0::4], z[:, 4], z[:, 1:4], z[:, :4].reshape(m, 4 * hid, batch)
@@ -367,8 +379,7 @@ def gru_forward(k, x, h0, w_ih, w_hh, b_ih, b_hh, steps: int, reverse: bool):
     w_h = _with_bias(w_hh, b_hh)
     hn = np.empty((steps, hid, batch), dt)  # W_hn h + b_hn, for the backward
     hg, rhn = np.empty((3 * hid, batch), dt), np.empty((hid, batch), dt)
-    gemm_threads(hb[0].size * w_h.shape[0])
-    blocks = _row_blocks(w_h, hg, small_kernel_rows(*w_h.shape, batch))
+    blocks = _row_blocks(w_h, hg, _step_rows(w_h, batch))
     # the loop's operands as views over all steps (see lstm_forward)
     rzs, rs, zs, ns = (
         gates[:, : 2 * hid],
@@ -452,10 +463,11 @@ def gru_backward(s, x, w_ih, w_hh, gout, gh, need):
     dz_buf, in_buf, h_buf = np.empty(n * 4 * hid * batch, dt), np.empty(n * xi[0].size, dt), np.empty(n * hb[0].size, dt)  # fmt: skip
     dw_i = np.empty((3 * hid, xi.shape[1]), dt) if need[3] or need[5] else None
     dw_h = np.empty((3 * hid, hb.shape[1]), dt) if need[4] or need[6] else None
-    pending, blocks = None, _row_blocks(w_hh_t, dh, small_kernel_rows(*w_hh_t.shape, batch))
+    step_rows = _step_rows(w_hh_t, batch)
+    pending, blocks = None, _row_blocks(w_hh_t, dh, step_rows)
     for i, (a, m) in enumerate(chunks):
         zg = g3[a : a + m, 1]
-        alone = gemm_threads(batch * w_hh.size) == 1
+        alone = gemm_threads(step_rows * w_hh_t.shape[1] * batch) == 1
         z = factors.get(i, alone)
         # slots n and z (scaled by dh), r and hn (by n's dz), n's dz, the hidden side's dz
         z02, z13, z0, zh = z[:, 0::2], z[:, 1::2], z[:, 0], z[:, 1:].reshape(m, 3 * hid, batch)
