@@ -124,12 +124,17 @@ MIN_WORK = 1 << 22
 # Elementwise passes with heavy per-element work (GELU's and softmax's float32 replays) count as
 # this many multiply-adds per element: split from 1M elements (``MIN_SIZE_BLOCKWISE``'s figures).
 PASS_WORK = 4
-# Memory-bound passes over a batch (pooling, batch norm: a few NumPy calls per half) count as
-# this many: from ~256K elements. The hand-off costs ~40 us here (the helper thread is woken)
+# Memory-bound passes over a batch (pooling: a few NumPy calls per half) count as this many:
+# from ~256K elements. The hand-off costs ~40 us here (the helper thread is woken)
 # and both halves' calls take turns at the GIL: max pooling and batch norm forward + backward
 # on a (32, C, H, W) batch took, split / one thread, 1.19-1.21x at 200K elements, 0.87-1.05x
 # at 392K, 0.84-0.90x at 1.6M (2-core VM, steps run while no other process was runnable).
 BATCH_PASS_WORK = 16
+# Batch norm's passes count for less: split from ~1M elements. Its two-thread forward + backward
+# took longer than one thread's on the AMD Zen 5 VM at 401K elements ((32, 16, 28, 28): 771-884
+# us on one thread, 882-1128 on two), as long at 803K (1961-2090 / 1972-2319) and less at 1.6M
+# (3931-5163 / 2577-3449); max pooling still gained at 401K (615-961 / 529-844).
+NORM_PASS_WORK = 4
 
 
 def in_background(fn):

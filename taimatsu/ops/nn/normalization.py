@@ -90,9 +90,9 @@ def _row_dots(xp, a3, b3, out) -> None:
 def _by_halves(xp, part, x3) -> None:
     """``part(lo, hi)`` over the batch of ``x3``, split over two threads when it is large."""
     if xp is np:
-        from ...backend.parallel import BATCH_PASS_WORK, halves
+        from ...backend.parallel import NORM_PASS_WORK, halves
 
-        halves(silent(part), x3.shape[0], x3.size * BATCH_PASS_WORK)  # errstate: per thread
+        halves(silent(part), x3.shape[0], x3.size * NORM_PASS_WORK)  # errstate: per thread
     else:
         part(0, x3.shape[0])
 
