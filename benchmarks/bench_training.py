@@ -301,6 +301,11 @@ def serve(framework: str, setting: str) -> int:
                 steps[name]()
             answer(None)
         elif cmd == "run":
+            # Let the driver, which has just written this request, go back to waiting: taimatsu's
+            # thread policy samples the machine's load at the turn's first product, and a driver
+            # still runnable then, with PyTorch's turn just before in the average, read as another
+            # busy process and kept taimatsu's products on one thread for most of the turn.
+            time.sleep(0.01)
             samples[name].run(steps[name], req["n"])
             answer(samples[name].wall[-1])
         elif cmd == "summary":
