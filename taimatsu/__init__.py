@@ -728,6 +728,7 @@ from ._flags import (  # noqa: E402, F401
     use_deterministic_algorithms,
 )
 from . import accelerator, amp, backends, cpu  # noqa: E402, F401
+from ._device_errors import AcceleratorError, OutOfMemoryError  # noqa: F401
 from .accelerator import get_device_module  # noqa: F401
 from .amp import GradScaler  # noqa: F401
 from .futures import Future  # noqa: F401

@@ -38,7 +38,19 @@ def cupy():
             raise AssertionError("Torch not compiled with CUDA enabled") from None
         _cupy = cp
         _watch_peaks(cp)
+        _translate_out_of_memory(cp)
     return _cupy
+
+
+def _translate_out_of_memory(cp) -> None:
+    """Route CuPy's allocations through ``_device_errors.oom_translating``, unless the user
+    gave CuPy an allocator of their own (managed memory, another pool), which is left alone."""
+    from .._device_errors import oom_translating
+
+    pool = cp.get_default_memory_pool()
+    with contextlib.suppress(AttributeError):  # a CuPy without allocator switching
+        if cp.cuda.get_allocator() == pool.malloc:
+            cp.cuda.set_allocator(oom_translating(cp, pool))
 
 
 _peaks = [0, 0]  # the most bytes used / held by CuPy's default pool (torch.cuda.max_memory_*)

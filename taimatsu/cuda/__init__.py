@@ -230,6 +230,7 @@ from .random import (  # noqa: F401
     set_rng_state,
     set_rng_state_all,
 )
+from .._device_errors import OutOfMemoryError  # noqa: F401
 from .streams import Event, Stream, StreamContext, current_stream, default_stream, stream  # noqa: F401
 
 

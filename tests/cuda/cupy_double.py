@@ -13,8 +13,9 @@ What it reproduces from CuPy (so that a code path that works here is likely to w
 - Reductions and integer indexing give 0-d arrays, never host scalars.
 - The NumPy-only names of ``DENIED`` are absent, as they are from CuPy.
 - ``cupy.cuda``: ``Device`` (two of them), ``runtime``, ``Stream``, ``Event`` and
-  ``get_elapsed_time``, the default ``MemoryPool`` (counting the bytes that live arrays own),
-  ``MemoryHook``; ``cupy.random`` with a seeded generator; ``cupyx.scipy.special``,
+  ``get_elapsed_time``, the default ``MemoryPool`` (counting the bytes that live arrays own;
+  ``set_limit``, past which ``cupy.cuda.memory.OutOfMemoryError`` is raised as CuPy raises it),
+  ``set_allocator``/``get_allocator``, ``MemoryHook``; ``cupy.random`` with a seeded generator; ``cupyx.scipy.special``,
   ``cupyx.scatter_add`` and the pinned-memory helpers.
 
 ``STATS`` counts host synchronisations (``get``, ``asnumpy``, ``item``, ``tolist``, Python
@@ -224,6 +225,7 @@ class ndarray:
         self._a = a
         self._dev = _current_device[0] if device is None else device
         if a.base is None and a.nbytes:  # this array owns its memory: the pool serves it
+            _allocator[0](a.nbytes)
             _POOL._alloc(self, a.nbytes)
 
     # -- refusing host memory, as CuPy does
@@ -508,13 +510,37 @@ class MemoryHook:
 _HOOKS: list = []
 
 
+class OutOfMemoryError(MemoryError):
+    """``cupy.cuda.memory.OutOfMemoryError``, with CuPy's message."""
+
+    def __init__(self, size: int, total: int, limit: int = 0) -> None:
+        if limit:
+            msg = (f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} bytes, "
+                   f"limit set to: {limit:,} bytes).")  # fmt: skip
+        else:
+            msg = f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} bytes)."
+        super().__init__(msg)
+
+
 class MemoryPool:
     """The default device memory pool: bytes of live arrays (``used``) and of blocks kept for
-    reuse (``total``) until ``free_all_blocks``."""
+    reuse (``total``) until ``free_all_blocks``. ``malloc`` (what CuPy's allocator calls for
+    every new array here) only enforces ``set_limit``: the bytes are counted by ``_alloc``."""
 
     def __init__(self) -> None:
         self._used = 0
         self._cached = 0
+        self._limit = 0
+
+    def set_limit(self, size=None, fraction=None) -> None:
+        self._limit = int(size or 0)
+
+    def get_limit(self) -> int:
+        return self._limit
+
+    def malloc(self, size: int) -> None:
+        if self._limit and self._used + size > self._limit:
+            raise OutOfMemoryError(size, self._used, self._limit)
 
     def _alloc(self, arr: ndarray, n: int) -> None:
         self._used += n
@@ -546,6 +572,15 @@ class MemoryPool:
 
 
 _POOL = MemoryPool()
+_allocator = [_POOL.malloc]  # cupy.cuda.set_allocator's current allocator
+
+
+def set_allocator(allocator=None) -> None:
+    _allocator[0] = _POOL.malloc if allocator is None else allocator
+
+
+def get_allocator():
+    return _allocator[0]
 
 
 # ---- cupy.cuda ---------------------------------------------------------------------------------
@@ -711,6 +746,11 @@ cuda.Stream = Stream
 cuda.Event = Event
 cuda.MemoryPool = MemoryPool
 cuda.MemoryHook = MemoryHook
+cuda.set_allocator = set_allocator
+cuda.get_allocator = get_allocator
+cuda.memory = types.ModuleType("cupy.cuda.memory")
+cuda.memory.OutOfMemoryError = OutOfMemoryError
+cuda.memory.MemoryPool = MemoryPool
 cuda.runtime = runtime
 cuda.get_current_stream = get_current_stream
 cuda.get_elapsed_time = get_elapsed_time
@@ -925,6 +965,7 @@ MODULES = {
     "cupy": _module,
     "cupy.cuda": cuda,
     "cupy.cuda.runtime": runtime,
+    "cupy.cuda.memory": cuda.memory,
     "cupy.random": random_module,
     "cupy.linalg": _module.linalg,
     "cupy.fft": _module.fft,
@@ -938,4 +979,6 @@ def install() -> None:
     """Put the double in ``sys.modules`` (the fixture undoes it)."""
     sys.modules.update(MODULES)
     _current_device[0] = 0
+    set_allocator(None)
+    _POOL.set_limit(0)
     STATS.reset()

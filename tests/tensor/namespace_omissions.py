@@ -86,7 +86,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "subpackages: " + _TODO: """
             masked package quasirandom signal functional types windows""",
         _TODO: """
-            AcceleratorError OutOfMemoryError Event Stream FatalError SymBool SymFloat
+            Event Stream FatalError SymBool SymFloat
             SymInt classproperty istft stft lobpcg pca_lowrank svd_lowrank slice_inverse
             thread_safe_generator""",
     },
