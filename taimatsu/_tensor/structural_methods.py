@@ -394,6 +394,20 @@ class StructureMethods:
 
         return hash_tensor(self, dim, keepdim=keepdim, mode=mode)
 
+    def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+             normalized=False, onesided=None, return_complex=None, align_to_window=None):  # fmt: skip
+        from ..ops.short_time_fourier import stft
+
+        return stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                    return_complex, align_to_window)  # fmt: skip
+
+    def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+              onesided=None, length=None, return_complex=False):  # fmt: skip
+        from ..ops.short_time_fourier import istft
+
+        return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                     return_complex)  # fmt: skip
+
     def nonzero_static(self, *, size, fill_value=-1):
         return _ops.nonzero_static(self, size=size, fill_value=fill_value)
 

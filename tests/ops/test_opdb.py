@@ -654,6 +654,8 @@ def _covered_names() -> set:
 # Public callables that are not ops of the op database, each tested elsewhere (file named; the
 # top-level kernels and helpers no other test called are in test_torch_namespace.py's TOP_LEVEL).
 TESTED_ELSEWHERE = {
+    # the short-time Fourier transform and its inverse: tests/ops/test_stft.py
+    "stft", "istft",
     # creation, conversion, random: tests/tensor/test_tensor_core.py, tests/backend/test_random_backend.py
     "arange", "as_tensor", "asarray", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "linspace", "logspace", "ones_like", "range", "scalar_tensor", "zeros", "zeros_like",

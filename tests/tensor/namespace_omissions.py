@@ -87,7 +87,7 @@ OMITTED: dict[str, dict[str, str]] = {
             masked package quasirandom signal functional types windows""",
         _TODO: """
             Event Stream FatalError SymBool SymFloat
-            SymInt classproperty istft stft lobpcg pca_lowrank svd_lowrank slice_inverse
+            SymInt classproperty lobpcg pca_lowrank svd_lowrank slice_inverse
             thread_safe_generator""",
     },
     "Tensor": {
@@ -105,7 +105,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
             resize resize_as""",
         _TODO: """
-            as_subclass grad_dtype index istft stft module_load name slice_inverse""",
+            as_subclass grad_dtype index module_load name slice_inverse""",
     },
     "nn.functional": {
         "PyTorch's internal helpers imported into the namespace": """
