@@ -26,6 +26,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     optim,
     profiler,
     serialization,
+    signal,  # torch.signal.windows
     special,  # noqa: E402, F401
     testing,
     utils,
