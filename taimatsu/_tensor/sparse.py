@@ -436,6 +436,15 @@ class SparseTensor(Tensor):
     def transpose(self, dim0: int, dim1: int):
         return _arith().transpose(self, dim0, dim1)
 
+    @property
+    def mT(self):
+        return _arith().transpose(self, -2, -1)
+
+    @property
+    def mH(self):
+        out = _arith().transpose(self, -2, -1)
+        return out.conj() if out.is_complex() else out
+
     def sum(self, dim=None, keepdim=False, dtype=None):
         return _arith().sum(self, dim, keepdim, dtype, method=True)
 

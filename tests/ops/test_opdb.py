@@ -656,6 +656,8 @@ def _covered_names() -> set:
 TESTED_ELSEWHERE = {
     # the short-time Fourier transform and its inverse: tests/ops/test_stft.py
     "stft", "istft",
+    # randomized low-rank SVD and PCA: tests/linalg/test_lowrank.py
+    "svd_lowrank", "pca_lowrank",
     # creation, conversion, random: tests/tensor/test_tensor_core.py, tests/backend/test_random_backend.py
     "arange", "as_tensor", "asarray", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "linspace", "logspace", "ones_like", "range", "scalar_tensor", "zeros", "zeros_like",

@@ -213,6 +213,8 @@ RESULTS = [
     lambda lib: lib.sum(coo(lib), 1),
     lambda lib: lib.t(coo(lib)),
     lambda lib: lib.transpose(coo(lib), 0, 1),
+    lambda lib: coo(lib).mT,
+    lambda lib: coo(lib).mH,
     lambda lib: lib.neg(coo(lib)),
     lambda lib: lib.abs(coo(lib)),
     lambda lib: lib.zeros_like(coo(lib)),

@@ -87,7 +87,7 @@ OMITTED: dict[str, dict[str, str]] = {
             masked package quasirandom functional types windows""",
         _TODO: """
             Event Stream FatalError SymBool SymFloat
-            SymInt classproperty lobpcg pca_lowrank svd_lowrank slice_inverse
+            SymInt classproperty lobpcg slice_inverse
             thread_safe_generator""",
     },
     "Tensor": {
