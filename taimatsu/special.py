@@ -1,9 +1,11 @@
 """``torch.special``: special functions. Most are the same ops as ``torch.<name>`` (same grad_fn);
 the rest (Bessel i0e/i1/i1e, erfcx, the normal distribution's ndtr/ndtri/log_ndtr, entr,
-xlog1py, zeta) are declared in ``ops/pointwise/special.py``."""
+xlog1py, zeta) are declared in ``ops/pointwise/special.py``, the orthogonal polynomials in
+``ops/pointwise/orthogonal_polynomials.py``."""
 
 from __future__ import annotations
 
+from .ops.pointwise import orthogonal_polynomials as _op
 from .ops.pointwise.fused import logit, xlogy  # noqa: F401
 from .ops.pointwise.special import i0, sinc  # noqa: F401
 from .ops.pointwise.special import mvlgamma as multigammaln  # noqa: F401
@@ -52,3 +54,16 @@ def round(input, *, decimals=0, out=None):
 
 
 from .ops.pointwise.incomplete_gamma import gammainc, gammaincc  # noqa: E402, F401
+
+chebyshev_polynomial_t = _op.special_chebyshev_polynomial_t
+chebyshev_polynomial_u = _op.special_chebyshev_polynomial_u
+chebyshev_polynomial_v = _op.special_chebyshev_polynomial_v
+chebyshev_polynomial_w = _op.special_chebyshev_polynomial_w
+hermite_polynomial_h = _op.special_hermite_polynomial_h
+hermite_polynomial_he = _op.special_hermite_polynomial_he
+laguerre_polynomial_l = _op.special_laguerre_polynomial_l
+legendre_polynomial_p = _op.special_legendre_polynomial_p
+shifted_chebyshev_polynomial_t = _op.special_shifted_chebyshev_polynomial_t
+shifted_chebyshev_polynomial_u = _op.special_shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v = _op.special_shifted_chebyshev_polynomial_v
+shifted_chebyshev_polynomial_w = _op.special_shifted_chebyshev_polynomial_w
