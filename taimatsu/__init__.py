@@ -25,6 +25,7 @@ from . import (  # noqa: E402, F401  # noqa: F401  # noqa: E402, F401
     nn,
     optim,
     profiler,
+    quasirandom,  # cheap: SciPy's Sobol' table loads with the first SobolEngine
     serialization,
     signal,  # torch.signal.windows
     special,  # noqa: E402, F401
