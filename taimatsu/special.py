@@ -1,10 +1,12 @@
 """``torch.special``: special functions. Most are the same ops as ``torch.<name>`` (same grad_fn);
 the rest (Bessel i0e/i1/i1e, erfcx, the normal distribution's ndtr/ndtri/log_ndtr, entr,
 xlog1py, zeta) are declared in ``ops/pointwise/special.py``, the orthogonal polynomials in
-``ops/pointwise/orthogonal_polynomials.py``."""
+``ops/pointwise/orthogonal_polynomials.py``, the Bessel functions of ``bessel_j0``'s family in
+``ops/pointwise/bessel_functions.py``."""
 
 from __future__ import annotations
 
+from .ops.pointwise import bessel_functions as _bf
 from .ops.pointwise import orthogonal_polynomials as _op
 from .ops.pointwise.fused import logit, xlogy  # noqa: F401
 from .ops.pointwise.special import i0, sinc  # noqa: F401
@@ -53,7 +55,7 @@ def round(input, *, decimals=0, out=None):
     return res if out is None else _pw.write_out(out, res, "round", _pw.OUT_FOUND)
 
 
-from .ops.pointwise.incomplete_gamma import gammainc, gammaincc  # noqa: E402, F401
+from .ops.pointwise.incomplete_gamma import gammainc, gammaincc  # noqa: F401
 
 chebyshev_polynomial_t = _op.special_chebyshev_polynomial_t
 chebyshev_polynomial_u = _op.special_chebyshev_polynomial_u
@@ -67,3 +69,16 @@ shifted_chebyshev_polynomial_t = _op.special_shifted_chebyshev_polynomial_t
 shifted_chebyshev_polynomial_u = _op.special_shifted_chebyshev_polynomial_u
 shifted_chebyshev_polynomial_v = _op.special_shifted_chebyshev_polynomial_v
 shifted_chebyshev_polynomial_w = _op.special_shifted_chebyshev_polynomial_w
+
+airy_ai = _bf.special_airy_ai
+bessel_j0 = _bf.special_bessel_j0
+bessel_j1 = _bf.special_bessel_j1
+bessel_y0 = _bf.special_bessel_y0
+bessel_y1 = _bf.special_bessel_y1
+modified_bessel_i0 = _bf.special_modified_bessel_i0
+modified_bessel_i1 = _bf.special_modified_bessel_i1
+modified_bessel_k0 = _bf.special_modified_bessel_k0
+modified_bessel_k1 = _bf.special_modified_bessel_k1
+scaled_modified_bessel_k0 = _bf.special_scaled_modified_bessel_k0
+scaled_modified_bessel_k1 = _bf.special_scaled_modified_bessel_k1
+spherical_bessel_j0 = _bf.special_spherical_bessel_j0

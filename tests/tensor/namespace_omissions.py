@@ -117,10 +117,5 @@ OMITTED: dict[str, dict[str, str]] = {
     },
     "linalg": {},
     "fft": {},
-    "special": {
-        "Bessel functions: " + _TODO: """
-            airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0
-            modified_bessel_i1 modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0
-            scaled_modified_bessel_k1 spherical_bessel_j0""",
-    },
+    "special": {},
 }
