@@ -197,7 +197,7 @@ def _op(name: str, kernel):
         res = _wrap(flat.reshape(xa.shape), dt, xs.cpu()._device)
         if like.device.type != "cpu":  # computed on the host, as the degree loop is per element
             res = res.to(like.device)
-        return res if out is None else write_out(out, res, f"special_{name}")
+        return res if out is None else write_out(out, res, f"special_{name}", grad="inputs")
 
     op.__name__ = op.__qualname__ = f"special_{name}"
     op.__doc__ = f"``torch.special.{name}(input, n)``: see the module docstring."
