@@ -178,62 +178,38 @@ def general_hamming(M, *, alpha: float = 0.54, sym: bool = True, dtype=None, lay
                           requires_grad=requires_grad)  # fmt: skip
 
 
-def hamming(
-    M: int,
-    *,
-    sym: bool = True,
-    dtype=None,
-    layout=strided,
-    device=None,
-    requires_grad: bool = False,
-):
-    """``general_hamming`` with alpha 0.54."""
-    return general_hamming(
-        M, sym=sym, dtype=dtype, layout=layout, device=device, requires_grad=requires_grad
-    )
+def _cosine_sum(name: str, a: list, doc: str, own_check: bool = False):
+    """A ``general_cosine`` window with fixed coefficients. PyTorch checks the arguments in
+    ``general_cosine`` (its messages name it), except for blackman, which checks them first."""
+
+    def window(
+        M: int,
+        *,
+        sym: bool = True,
+        dtype=None,
+        layout=strided,
+        device=None,
+        requires_grad: bool = False,
+    ):
+        if own_check:
+            dtype = _dtype_of(name, M, dtype, layout)
+        return general_cosine(M, a=a, sym=sym, dtype=dtype, layout=layout, device=device,
+                              requires_grad=requires_grad)  # fmt: skip
+
+    window.__name__ = window.__qualname__ = name
+    window.__doc__ = doc
+    return window
 
 
-def hann(
-    M: int,
-    *,
-    sym: bool = True,
-    dtype=None,
-    layout=strided,
-    device=None,
-    requires_grad: bool = False,
-):
-    """``general_hamming`` with alpha 0.5."""
-    return general_hamming(M, alpha=0.5, sym=sym, dtype=dtype, layout=layout, device=device,
-                           requires_grad=requires_grad)  # fmt: skip
-
-
-def blackman(
-    M: int,
-    *,
-    sym: bool = True,
-    dtype=None,
-    layout=strided,
-    device=None,
-    requires_grad: bool = False,
-):
-    """``general_cosine`` with a = (0.42, 0.5, 0.08)."""
-    dtype = _dtype_of("blackman", M, dtype, layout)
-    return general_cosine(M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, layout=layout, device=device,
-                          requires_grad=requires_grad)  # fmt: skip
-
-
-def nuttall(
-    M: int,
-    *,
-    sym: bool = True,
-    dtype=None,
-    layout=strided,
-    device=None,
-    requires_grad: bool = False,
-):
-    """``general_cosine`` with Nuttall's four coefficients (minimum 4-term Blackman-Harris)."""
-    return general_cosine(M, a=[0.3635819, 0.4891775, 0.1365995, 0.0106411], sym=sym, dtype=dtype,
-                          layout=layout, device=device, requires_grad=requires_grad)  # fmt: skip
+hamming = _cosine_sum("hamming", [0.54, 1.0 - 0.54], "``general_hamming`` with alpha 0.54.")
+hann = _cosine_sum("hann", [0.5, 1.0 - 0.5], "``general_hamming`` with alpha 0.5.")
+blackman = _cosine_sum(
+    "blackman", [0.42, 0.5, 0.08], "``general_cosine`` with a = (0.42, 0.5, 0.08).", True
+)
+nuttall = _cosine_sum(
+    "nuttall", [0.3635819, 0.4891775, 0.1365995, 0.0106411],
+    "``general_cosine`` with Nuttall's four coefficients (minimum 4-term Blackman-Harris).",
+)  # fmt: skip
 
 
 def bartlett(
