@@ -137,3 +137,18 @@ def test_out_resized_with_warning():
         with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
             r = M.special.modified_bessel_i1(x=M.tensor([1.0, 2.0]), out=out)
         assert r is out and tuple(out.shape) == (2,)
+
+
+@pytest.mark.parametrize("name", ["bessel_j1", "modified_bessel_k0", "airy_ai"])
+def test_views(name):
+    a = np.linspace(0.1, 6.0, 12).reshape(3, 4)
+    got, want = (
+        [
+            getattr(M.special, name)(v).numpy()
+            for v in (M.tensor(a).t()[1:], M.tensor(a)[:, :1].expand(3, 5), M.tensor(a)[::2, ::3])
+        ]
+        for M in (T, torch)
+    )
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-6)
