@@ -90,3 +90,8 @@ def test_errors(case):
         ERRORS[case](T)
     assert type(ours.value) is type(theirs.value)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_torch_windows_is_signal_windows():
+    assert torch.windows is torch.signal.windows
+    assert T.windows is T.signal.windows

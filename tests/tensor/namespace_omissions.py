@@ -84,7 +84,7 @@ OMITTED: dict[str, dict[str, str]] = {
             has_openmp has_spectral init_num_threads prepare_multiprocessing_environment
             profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 get_file_path""",
         "subpackages: " + _TODO: """
-            masked package functional types windows""",
+            masked package functional types""",
         _TODO: """
             Event Stream FatalError SymBool SymFloat
             SymInt classproperty lobpcg slice_inverse
