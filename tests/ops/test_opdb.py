@@ -658,6 +658,8 @@ TESTED_ELSEWHERE = {
     "stft", "istft",
     # randomized low-rank SVD and PCA: tests/linalg/test_lowrank.py
     "svd_lowrank", "pca_lowrank",
+    # one step of a recurrent cell from its weights: tests/nn/test_rnn_cell_functions.py
+    "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
     # creation, conversion, random: tests/tensor/test_tensor_core.py, tests/backend/test_random_backend.py
     "arange", "as_tensor", "asarray", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "linspace", "logspace", "ones_like", "range", "scalar_tensor", "zeros", "zeros_like",

@@ -67,7 +67,7 @@ OMITTED: dict[str, dict[str, str]] = {
             native_layer_norm native_norm norm_except_dim convolution embedding_renorm_""",
         "torch.* spellings of nn.functional ops and RNN kernels (the nn.functional / nn forms exist): "
         + _TODO: """
-            embedding_bag gru gru_cell lstm lstm_cell rnn_relu rnn_relu_cell rnn_tanh rnn_tanh_cell""",
+            embedding_bag gru lstm rnn_relu rnn_tanh""",
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
         "sparse-only kernels": """
             ccol_indices_copy col_indices_copy crow_indices_copy
