@@ -58,22 +58,19 @@ def _tensor_arg(fn: str, name: str, position: int, value) -> None:
         )
 
 
-def rnn_tanh_cell(
-    input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None
-) -> Tensor:
-    """``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
-    _tensor_arg("rnn_tanh_cell", "hx", 2, hx)
-    _check(input, [hx], w_ih, w_hh, 1, b_ih)
-    return rnn_cell("RNN_TANH", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+def _plain_cell(mode: str, name: str, activation: str):
+    def cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None) -> Tensor:
+        _tensor_arg(name, "hx", 2, hx)
+        _check(input, [hx], w_ih, w_hh, 1, b_ih)
+        return rnn_cell(mode, input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+
+    cell.__name__ = cell.__qualname__ = name
+    cell.__doc__ = f"``{activation}(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."
+    return cell
 
 
-def rnn_relu_cell(
-    input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None
-) -> Tensor:
-    """``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
-    _tensor_arg("rnn_relu_cell", "hx", 2, hx)
-    _check(input, [hx], w_ih, w_hh, 1, b_ih)
-    return rnn_cell("RNN_RELU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[0]
+rnn_tanh_cell = _plain_cell("RNN_TANH", "rnn_tanh_cell", "tanh")
+rnn_relu_cell = _plain_cell("RNN_RELU", "rnn_relu_cell", "relu")
 
 
 def lstm_cell(
