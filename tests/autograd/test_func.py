@@ -356,7 +356,8 @@ for sub in m.modules():
           getattr(sub, 'num_batches_tracked', '-'), getattr(sub, 'track_running_stats', '-'))
 print(list(dict(m.named_buffers())))
 torch.manual_seed(0)
-print(vmap(m[0])(torch.randn(3, 4, 2)).detach())
+# 4 decimals: PyTorch's own batch norm changes in the 7th digit with its thread count
+print(vmap(m[0])(torch.randn(3, 4, 2)).detach().round(decimals=4))
 """,
     "stack_module_state": """
 torch.manual_seed(0)
