@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -38,7 +39,8 @@ def test_launcher_sets_torchrun_environment(as_module, tmp_path):
         assert env["TORCHELASTIC_RUN_ID"] == ranks[0]["env"]["TORCHELASTIC_RUN_ID"]
         assert r["argv"] == ["--lr", "0.1"]
         assert r["name"] == "__main__"
-    assert "OMP_NUM_THREADS" in done.stderr  # torchrun's notice
+    # torchrun's notice that it set OMP_NUM_THREADS=1: only when the user had not set it
+    assert ("OMP_NUM_THREADS" in done.stderr) == ("OMP_NUM_THREADS" not in os.environ)
 
 
 def test_launcher_exit_status_is_the_ranks(tmp_path):
