@@ -313,12 +313,10 @@ def object_with_tensor():
 
 attempt("broadcast_object_list tensor", object_with_tensor)
 
-# errors raised before any message is exchanged: same type (and text where it is PyTorch's)
-attempt("err BAND float", lambda: dist.all_reduce(torch.ones(2), op=dist.ReduceOp.BAND))
-attempt(
-    "err MAX complex",
-    lambda: dist.all_reduce(torch.ones(2, dtype=torch.complex64), op=dist.ReduceOp.MAX),
-)
+# errors raised before any message is exchanged: same type (and text where it is PyTorch's).
+# BAND on floats and MAX on complex are covered by the loop at the top: gloo raises those on
+# its worker thread, and a failed work still in gloo's in-progress list when barrier() below
+# copies it makes the barrier raise the same error again (seen once on rank 2 of 3).
 attempt("err not a tensor", lambda: dist.all_reduce([1.0]))
 attempt(
     "err all_gather dtypes",
