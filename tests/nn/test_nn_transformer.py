@@ -177,3 +177,21 @@ def test_errors_match_pytorch():
             ),
             lambda: onn.MultiheadAttention(4, 2)(x, x, x, **kw),  # noqa: B023
         )
+
+
+def test_nested_tensor_warning_points_at_the_line_building_the_encoder():
+    # PyTorch warns from TransformerEncoder.__init__ at its caller's line (stacklevel 2): here
+    # nn.Transformer's own line for its encoder, the user's line for a TransformerEncoder
+    def where(nn, build):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            build(nn)
+        (warning,) = [x for x in w if "enable_nested_tensor" in str(x.message)]
+        return warning.filename, warning.message
+
+    layer = lambda nn: nn.TransformerEncoderLayer(8, 2)  # noqa: E731  batch_first False: warns
+    mine, theirs = (where(nn, lambda nn: nn.TransformerEncoder(layer(nn), 2)) for nn in (tnn, onn))
+    assert mine[0] == theirs[0] == __file__ and str(mine[1]) == str(theirs[1])
+    mine, theirs = (where(nn, lambda nn: nn.Transformer(8, 2)) for nn in (tnn, onn))
+    assert mine[0].endswith("taimatsu/nn/modules/transformer.py")
+    assert theirs[0].endswith("torch/nn/modules/transformer.py")

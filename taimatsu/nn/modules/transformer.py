@@ -219,7 +219,8 @@ class TransformerEncoder(Module):
         why = _why_no_nested_tensor(encoder_layer)
         if enable_nested_tensor and why:
             warnings.warn(
-                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}"
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                stacklevel=2,  # at the line that builds the encoder, as PyTorch's
             )
             self.use_nested_tensor = False
 
