@@ -868,3 +868,6 @@ from . import onnx  # noqa: E402, F401
 
 # torch.fx: symbolic tracing, Graph/Node editing, GraphModule code generation, Interpreter
 from . import fx  # noqa: E402, F401
+
+# torch.masked (reductions under a mask), torch.functional, torch.types (annotation aliases)
+from . import functional, masked, types  # noqa: F401

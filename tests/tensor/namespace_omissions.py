@@ -83,8 +83,7 @@ OMITTED: dict[str, dict[str, str]] = {
             USE_GLOBAL_DEPS USE_RTLD_GLOBAL_WITH_LIBTORCH compiled_with_cxx11_abi has_lapack has_mkl
             has_openmp has_spectral init_num_threads prepare_multiprocessing_environment
             profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 get_file_path""",
-        "subpackages: " + _TODO: """
-            masked package functional types""",
+        "subpackages: " + _TODO: "package",
         _TODO: """
             Event Stream FatalError SymBool SymFloat
             SymInt classproperty lobpcg slice_inverse
@@ -114,6 +113,21 @@ OMITTED: dict[str, dict[str, str]] = {
             has_torch_function_variadic assert_int_or_pair grad""",
         "scaled (float8) and grouped GEMM kernels for CUDA": """
             ScalingType SwizzleType grouped_mm scaled_mm scaled_grouped_mm""",
+    },
+    "masked": {
+        "the prototype MaskedTensor: PyTorch routes torch.* calls to it through "
+        "__torch_function__/__torch_dispatch__, which taimatsu has not": """
+            MaskedTensor as_masked_tensor is_masked_tensor masked_tensor maskedtensor""",
+    },
+    "functional": {
+        "PyTorch's internal helpers imported into the module": """
+            F boolean_dispatch handle_torch_function has_torch_function has_torch_function_unary
+            has_torch_function_variadic overload""",
+    },
+    "types": {
+        "symbolic ints/floats/bools and the aliases built on them (torch.SymInt...): " + _TODO: """
+            SymBool SymFloat SymInt BoolLikeType FloatLikeType IntLikeType PySymType py_sym_types""",
+        "the C++ dispatcher's keys": "DispatchKey",
     },
     "linalg": {},
     "fft": {},

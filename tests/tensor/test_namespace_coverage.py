@@ -1,8 +1,9 @@
 """PyTorch's public names that taimatsu lacks, per namespace (``dir(torch)``, ``torch.Tensor``,
-``torch.nn.functional``, ``torch.linalg``, ``torch.fft``, ``torch.special``), against the checked-in
-list of deliberate omissions in namespace_omissions.py. Fails when a new gap appears (a name neither
-present nor listed) and when a listed gap is closed (so the list stays true). Prints the coverage
-figure. tests/ops/test_op_coverage.py checks issue #3's op list against the op database instead."""
+``torch.nn.functional``, ``torch.masked``, ``torch.functional``, ``torch.types``, ``torch.linalg``,
+``torch.fft``, ``torch.special``), against the checked-in list of deliberate omissions in
+namespace_omissions.py. Fails when a new gap appears (a name neither present nor listed) and when a
+listed gap is closed (so the list stays true). Prints the coverage figure.
+tests/ops/test_op_coverage.py checks issue #3's op list against the op database instead."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def _namespaces() -> dict:
         "torch": (torch, taimatsu),
         "Tensor": (torch.Tensor, taimatsu.Tensor),
         "nn.functional": (torch.nn.functional, taimatsu.nn.functional),
+        "masked": (torch.masked, taimatsu.masked),
+        "functional": (torch.functional, taimatsu.functional),
+        "types": (torch.types, taimatsu.types),
         "linalg": (torch.linalg, taimatsu.linalg),
         "fft": (torch.fft, taimatsu.fft),
         "special": (torch.special, taimatsu.special),
