@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -85,6 +86,9 @@ def test_spawned_collectives_and_ddp_match_gloo(tmp_path, torch_oracle, n):
         assert ours[rank]["after errors"]["values"] == [0.0, n, 2.0 * n]  # mismatches recovered
 
 
+_GLOO_ABORT = "terminate called without an active exception"
+
+
 @pytest.mark.slow
 def test_ddp_tutorial_matches_pytorch(tmp_path, torch_oracle):
     """The tutorial's own code: mp.spawn, MASTER_ADDR/MASTER_PORT, ToyModel, a checkpoint saved
@@ -92,9 +96,15 @@ def test_ddp_tutorial_matches_pytorch(tmp_path, torch_oracle):
     logs = {}
     for lib in ("taimatsu", "torch"):
         out = tmp_path / lib
-        out.mkdir()
-        cmd = [sys.executable, str(HERE / "programs" / "ddp_tutorial.py"), str(out), str(_free_port())]  # fmt: skip
-        done = _launch(cmd, lib)
+        for attempt in range(2 if lib == "torch" else 1):
+            shutil.rmtree(out, ignore_errors=True)
+            out.mkdir()
+            cmd = [sys.executable, str(HERE / "programs" / "ddp_tutorial.py"), str(out), str(_free_port())]  # fmt: skip
+            done = _launch(cmd, lib)
+            if _GLOO_ABORT not in done.stderr:
+                break
+            # PyTorch's gloo once aborted a rank at its teardown here (a C++ std::terminate,
+            # SIGABRT, under a loaded CI machine): the oracle's crash, not a result; run it again
         assert done.returncode == 0, done.stderr[-3000:]
         assert not (out / "model.checkpoint").exists()
         logs[lib] = [(out / f"rank{r}.txt").read_text().splitlines() for r in range(2)]
