@@ -436,15 +436,16 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
     """The lower median of the non-NaN values (NaN when a slice is all NaN)."""
     _no_complex_kernel("median_cpu" if dim is None else "median_out", input)
     a = input._data
+    floating = input._dtype.is_floating_point  # bfloat16's NumPy kind is "V", not "f"
     if dim is None and out is not None:
         raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
     if dim is None:
         flat = a.reshape(-1)
-        ok = flat[~np.isnan(flat)] if a.dtype.kind == "f" else flat
+        ok = flat[~np.isnan(flat)] if floating else flat
         if ok.size:
             v = np.partition(ok, (ok.size - 1) // 2)[(ok.size - 1) // 2]
         else:
-            v = np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+            v = np.nan if floating else np.iinfo(a.dtype).min
         res = _wrap(np.asarray(v, a.dtype), input._dtype, input._device)
         if input._rg and _gm.enabled:
             record(_NanmedianAll, (input,), res, (input, res))
@@ -468,7 +469,7 @@ def nanmedian(input: Tensor, dim=None, keepdim: bool = False, *, out=None):
             return_types.nanmedian,
         )
     rows, back = _rows(a, d)
-    nan = np.isnan(rows) if a.dtype.kind == "f" else np.zeros(rows.shape, bool)
+    nan = np.isnan(rows) if floating else np.zeros(rows.shape, bool)
     cnt = rows.shape[1] - nan.sum(1)
     k = np.maximum(cnt - 1, 0) // 2
     order = np.argsort(rows, axis=1, kind="stable")  # NaN last; PyTorch picks as a stable sort does
