@@ -193,6 +193,13 @@ def _build() -> None:
         ):
             names[id(fn)] = (fn, display)
         spaces.append((taimatsu, n, display, _layouts.get(id(fn), "as_called")))
+    # torch.functional.split and the rest: the names generated code calls them by (the same
+    # functions as torch.*), intercepted there too so that a GraphModule traces again
+    import taimatsu.functional as tfunctional
+
+    for n in sorted(_TORCH_FUNCTIONAL):
+        if _is_function(getattr(tfunctional, n, None)):
+            spaces.append((tfunctional, n, f"torch.functional.{n}", _layouts.get(id(getattr(tfunctional, n)), "as_called")))  # fmt: skip
     for n in dir(F):
         fn = getattr(F, n)
         if n.startswith("_") or not _is_function(fn):
