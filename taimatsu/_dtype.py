@@ -110,6 +110,10 @@ _ML_DTYPES = (bfloat16,)
 # char: that needs no ml_dtypes import, and comparing a char is cheaper than comparing dtypes.
 HALF_CHARS = ("e", "E")
 BFLOAT16_CHAR = "E"
+# The floating types' chars, and those with complex: ml_dtypes' bfloat16 is NumPy kind "V", not
+# "f", so ``dtype.kind == "f"`` misses it (its NaNs and infinities would pass for numbers).
+FLOAT_CHARS = "efdE"
+INEXACT_CHARS = "efdEFD"
 _by_name = {d.name: d for d in all_dtypes}
 _by_np = {d.np: d for d in all_dtypes if d not in _ML_DTYPES}  # ml_dtypes' join when loaded
 

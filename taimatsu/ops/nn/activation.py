@@ -429,7 +429,9 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _hardtanh_fwd(xp, x, lo, hi):
-    return xp.clip(x, lo, hi) if x.dtype.kind == "f" else xp.minimum(xp.maximum(x, lo), hi)
+    return (
+        xp.clip(x, lo, hi) if x.dtype.char in D.FLOAT_CHARS else xp.minimum(xp.maximum(x, lo), hi)
+    )
 
 
 def _hardtanh_deriv(x, out, lo, hi):
@@ -471,26 +473,29 @@ hardswish, hardswish_ = activation(
 
 # ---- shrinkage and threshold ---------------------------------------------------------------
 def _softshrink_fwd(xp, x, lambd):
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0))
+    # x * 0 inside the band: NaN stays NaN (and a negative x gives -0), as PyTorch's kernel
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0))
+
+
+def _outside_band(x, lambd):
+    # PyTorch's shrink backward: 0 where -lambd <= x <= lambd, the gradient elsewhere (NaN too)
+    return (x.ge(-lambd) & x.le(lambd)).logical_not().to(x.dtype)
 
 
 softshrink_op, _ = activation(
-    "SoftshrinkBackward0",
-    "softshrink_check",
-    _softshrink_fwd,
-    lambda x, out, lambd: ((x > lambd) | (x < -lambd)).to(x.dtype),
-)
+    "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd)
+)  # fmt: skip
 hardshrink_op, _ = activation(
     "HardshrinkBackward0",
     "hardshrink_cpu",
-    lambda xp, x, lambd: xp.where((x > lambd) | (x < -lambd), x, 0),
-    lambda x, out, lambd: ((x > lambd) | (x < -lambd)).to(x.dtype),
+    lambda xp, x, lambd: xp.where((x >= -lambd) & (x <= lambd), 0, x),  # NaN passes
+    lambda x, out, lambd: _outside_band(x, lambd),
 )
 threshold_op, threshold_op_ = activation(
     "ThresholdBackward0",
     "",
-    lambda xp, x, th, value: xp.where(x > th, x, value),
-    lambda x, out, th, value: (x > th).to(x.dtype),
+    lambda xp, x, th, value: xp.where(x <= th, value, x),  # NaN passes, as in PyTorch
+    lambda x, out, th, value: x.le(th).logical_not().to(x.dtype),
 )
 
 

@@ -550,8 +550,8 @@ def _max_pool_array(xp, x, kernel, stride, padding, dilation, out_hw, with_index
     # A NaN needs the slower rule. On NumPy the fast rule's maxima say whether a window held
     # one (its running maximum propagates NaN): a pass over the output, not the input. On a GPU
     # the test would cost a sync: always assume one.
-    nan = x.dtype.kind == "f" and xp is not np
-    check = x.dtype.kind == "f" and xp is np
+    nan = x.dtype.char in D.FLOAT_CHARS and xp is not np
+    check = x.dtype.char in D.FLOAT_CHARS and xp is np
     geometry = (x.shape[2:], kernel, stride, padding, dilation)
 
     def part(lo, hi):

@@ -92,7 +92,7 @@ def _matmul_local(xp, x, m, reads=None):
     product; otherwise the non-finite entries are zeroed for the product and their weighted
     values added to the outputs that read them."""
     y = x @ m.T
-    if xp is not np or x.dtype.kind != "f" or np.isfinite(x).all():
+    if xp is not np or x.dtype.char not in D.FLOAT_CHARS or np.isfinite(x).all():
         return y
     bad = ~np.isfinite(x)
     y = np.where(bad, 0, x) @ m.T
@@ -373,7 +373,7 @@ def aa_dims(input: Tensor, specs: list, node_name: str) -> Tensor:
     mats = []
     for d, xmin, w, xsize in specs:
         n = x.shape[d]
-        finite = x.dtype.kind != "f" or bool(xp.isfinite(x).all())
+        finite = x.dtype.char not in D.FLOAT_CHARS or bool(xp.isfinite(x).all())
         moved = xp.moveaxis(x, d, -1)
         acc = None
         for j in range(w.shape[1]):

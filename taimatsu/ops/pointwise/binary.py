@@ -628,7 +628,7 @@ div_scalar, _ = binary(
 
 
 def _trunc_div(xp, a, b):
-    if a.dtype.kind in "fc":
+    if a.dtype.char in D.INEXACT_CHARS:
         return xp.trunc(a / b)
     _check_int_zero(xp, a, b)  # NumPy's integer division by zero returns 0 silently
     q = xp.floor_divide(a, b)

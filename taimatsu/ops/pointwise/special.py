@@ -31,7 +31,7 @@ from .._dispatch import (
 )
 from ..reduction.extrema import _return_type, return_types
 from .binary import _broadcast_shape, _tensor_operands, binary, cast_first
-from .common import _FLOAT, checks, no_complex, not_implemented
+from .common import _FLOAT, checks, half_in_float32, no_complex, not_implemented
 from .fused import _fused, _needs
 from .select import where
 from .unary import _special, unary
@@ -103,9 +103,9 @@ special_i0e, _ = unary(
 special_i1e, _ = unary("special_i1e", _sf("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0",
                        check=_real("i1e_cpu"))  # fmt: skip
 
-rad2deg, rad2deg_ = unary("rad2deg", lambda xp, a: a * (180.0 / math.pi), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0",
+rad2deg, rad2deg_ = unary("rad2deg", half_in_float32(lambda xp, a: a * (180.0 / math.pi)), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0",
                           check=no_complex("rad2deg is not supported for complex tensors.", RuntimeError))  # fmt: skip
-deg2rad, deg2rad_ = unary("deg2rad", lambda xp, a: a * (math.pi / 180.0), lambda x, out: math.pi / 180.0, saves=(), node="Deg2RadBackward0",
+deg2rad, deg2rad_ = unary("deg2rad", half_in_float32(lambda xp, a: a * (math.pi / 180.0)), lambda x, out: math.pi / 180.0, saves=(), node="Deg2RadBackward0",
                           check=no_complex("deg2rad is not supported for complex tensors.", RuntimeError))  # fmt: skip
 
 special_erfcx, _ = unary(
@@ -201,9 +201,12 @@ def _nextafter_jvp(a, b, out, ta, tb):
 
 def _nextafter_fwd(xp, a, b):
     a, b = xp.asarray(a), xp.asarray(b)
-    if a.dtype.kind != "f" and a.dtype.name != "bfloat16":
+    if a.dtype.char not in D.FLOAT_CHARS:
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_np_name(a.dtype)}'")
-    return xp.nextafter(a, b)
+    r = xp.nextafter(a, b)
+    if a.dtype.char == "e":  # NumPy's float16 loop returns x where x == y (-0 towards +0): C's y
+        r = xp.where(a == b, xp.broadcast_to(b, r.shape), r)
+    return r
 
 
 nextafter, nextafter_ = _tensor_operands(
@@ -389,6 +392,7 @@ def _mvlgamma(input, p):
     a = input._data.astype(dt.np, copy=False)
     sp = _special(xp)
     acc = sum(sp.gammaln(a - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+    acc = xp.where(a == -math.inf, math.inf, acc)  # lgamma(-inf) is +inf (SciPy's gammaln: -inf)
     res = _wrap(xp.asarray(acc).astype(dt.np, copy=False), dt, input._device)
     if _gm.enabled and input._rg:
         record(_Mvlgamma, (input,), res, (input,), p=p)

@@ -264,17 +264,31 @@ erfc, erfc_ = unary(
     lambda x, out: (-x * x).exp() * (-2 / math.sqrt(math.pi)),
     check=_real_only("erfc_vml_cpu"),
 )
+
+
+def _signed_zero(xp, a, r):
+    """``r`` with ``a``'s zeros (their sign) where ``a`` is zero: f(-0) = -0 for an odd f."""
+    return xp.where(a == 0, a, r)
+
+
+def _lgamma(xp, a):
+    r = _special(xp).gammaln(a).astype(a.dtype, copy=False)
+    return xp.where(a == -math.inf, math.inf, r)  # SciPy's gammaln(-inf) is -inf; C's lgamma +inf
+
+
 erfinv, erfinv_ = unary(
     "erfinv",
     # float32 in float64, rounded once: SciPy's float32 erfinv is one ulp off in ~40% of elements
-    rounded_once(lambda xp, a: _special(xp).erfinv(a).astype(a.dtype, copy=False)),
+    rounded_once(
+        lambda xp, a: _signed_zero(xp, a, _special(xp).erfinv(a).astype(a.dtype, copy=False))
+    ),
     lambda x, out: (out * out).exp() * (math.sqrt(math.pi) / 2),
     saves=("out",),
     check=_real_only("erfinv_vml_cpu"),
 )
 lgamma, lgamma_ = unary(
     "lgamma",
-    lambda xp, a: _special(xp).gammaln(a).astype(a.dtype, copy=False),
+    lambda xp, a: _lgamma(xp, a),
     lambda x, out: x.digamma(),
     check=_real_only("lgamma_vml_cpu"),
 )
@@ -422,7 +436,7 @@ def _relu_vjp(x, out, g):
         g.__class__ is not Tensor
         or gd.dtype != od.dtype
         or gd.shape != od.shape
-        or gd.dtype.kind != "f"
+        or gd.dtype.char not in D.FLOAT_CHARS
     ):
         return _relu_jvp(x, out, g)
     bits = np.dtype(f"i{gd.itemsize}")
@@ -456,6 +470,8 @@ def _sign(xp, a):
     r = xp.asarray(xp.sign(a))  # a 0-d input gives a NumPy scalar
     if r.dtype.kind not in "biu":  # PyTorch: sign(NaN) = sgn(NaN) = 0 (NumPy gives NaN)
         r[xp.isnan(r)] = 0
+    if r.dtype.char == D.BFLOAT16_CHAR:  # ml_dtypes keeps -0's sign; PyTorch's sign is +0
+        r += 0
     return r
 
 
@@ -525,7 +541,7 @@ def _rounding(name, f):
         else no_complex(f"{name} is not supported for complex inputs")
     )
     return unary(
-        name, lambda xp, a: f(xp, a) if a.dtype.kind == "f" else a.copy(), _zero_deriv, saves=(), to_float=False,
+        name, lambda xp, a: f(xp, a) if a.dtype.char in D.FLOAT_CHARS else a.copy(), _zero_deriv, saves=(), to_float=False,
         check=checks(_not_implemented(f"{name}_vml_cpu", D.BOOL), complex_check),
     )  # fmt: skip
 
@@ -606,29 +622,32 @@ def _predicate(name, f, check=None, out_msg=None):
 
 
 isnan = _predicate(
-    "isnan", lambda xp, a: xp.isnan(a) if a.dtype.kind in "fc" else xp.zeros(a.shape, bool)
+    "isnan",
+    lambda xp, a: xp.isnan(a) if a.dtype.char in D.INEXACT_CHARS else xp.zeros(a.shape, bool),
 )
 isinf = _predicate(
-    "isinf", lambda xp, a: xp.isinf(a) if a.dtype.kind in "fc" else xp.zeros(a.shape, bool)
+    "isinf",
+    lambda xp, a: xp.isinf(a) if a.dtype.char in D.INEXACT_CHARS else xp.zeros(a.shape, bool),
 )
 isfinite = _predicate(
-    "isfinite", lambda xp, a: xp.isfinite(a) if a.dtype.kind in "fc" else xp.ones(a.shape, bool)
+    "isfinite",
+    lambda xp, a: xp.isfinite(a) if a.dtype.char in D.INEXACT_CHARS else xp.ones(a.shape, bool),
 )
 isposinf = _predicate(
     "isposinf",
-    lambda xp, a: xp.isposinf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool),
+    lambda xp, a: xp.isposinf(a) if a.dtype.char in D.FLOAT_CHARS else xp.zeros(a.shape, bool),
     no_complex("isposinf does not support complex inputs.", RuntimeError),
     "isposinf does not support non-boolean outputs.",
 )
 isneginf = _predicate(
     "isneginf",
-    lambda xp, a: xp.isneginf(a) if a.dtype.kind == "f" else xp.zeros(a.shape, bool),
+    lambda xp, a: xp.isneginf(a) if a.dtype.char in D.FLOAT_CHARS else xp.zeros(a.shape, bool),
     no_complex("isneginf does not support complex inputs.", RuntimeError),
     "isneginf does not support non-boolean outputs.",
 )
 signbit = _predicate(
     "signbit",
-    lambda xp, a: xp.signbit(a) if a.dtype.kind == "f" else a < 0,
+    lambda xp, a: xp.signbit(a) if a.dtype.char in D.FLOAT_CHARS else a < 0,
     no_complex("signbit is not implemented for complex tensors."),
     "signbit does not support non-boolean outputs.",
 )

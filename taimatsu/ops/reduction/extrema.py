@@ -466,7 +466,7 @@ def _median_keep(xp, a, d):
     """Index of the lower median along ``d``; a NaN anywhere in the slice wins (first NaN)."""
     k = (a.shape[d] - 1) // 2
     idx = xp.take(xp.argsort(a, axis=d, kind="stable"), [k], axis=d)
-    if a.dtype.kind == "f":
+    if a.dtype.char in D.FLOAT_CHARS:
         nan = xp.isnan(a)
         if nan.any():
             idx = xp.where(
@@ -508,13 +508,13 @@ def _median(input: Tensor, dim=None, keepdim: bool = False):
         # NaN for floats; PyTorch leaves its integer result at the type's lowest value
         v = (
             xp.asarray(np.nan, a.dtype)
-            if a.dtype.kind in "fc"
+            if a.dtype.char in D.INEXACT_CHARS
             else xp.asarray(np.iinfo(a.dtype).min, a.dtype)
         )
     else:
         flat = a.reshape(-1)
         k = (flat.size - 1) // 2
-        if a.dtype.kind == "f" and xp.isnan(flat).any():
+        if a.dtype.char in D.FLOAT_CHARS and xp.isnan(flat).any():
             v = xp.asarray(np.nan, a.dtype)
         else:
             v = xp.partition(flat, k)[k]

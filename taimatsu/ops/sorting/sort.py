@@ -88,6 +88,8 @@ def _rows(a, d):
 
 def _ranks(row) -> list:
     """Dense ranks of a row's values; NaN ranks above everything and equal to NaN."""
+    if row.dtype.char == D.BFLOAT16_CHAR:  # np.unique merges NaNs of NumPy's own floats only
+        row = row.astype(np.float32)
     return np.unique(row, return_inverse=True)[1].reshape(-1).tolist()
 
 
@@ -132,7 +134,7 @@ def _unstable(a, d, descending, idx):
     order = order.copy()
     s = np.take_along_axis(rows, order, 1)
     tie = s[:, 1:] == s[:, :-1]
-    if rows.dtype.kind == "f":
+    if rows.dtype.char in D.FLOAT_CHARS:
         tie |= np.isnan(s[:, 1:]) & np.isnan(s[:, :-1])
     for r in np.nonzero(tie.any(1))[0]:
         ranks = _ranks(rows[r])
@@ -227,7 +229,7 @@ def topk(
     idx = order[:, :k].copy()
     if k:
         edge = np.take_along_axis(rows, order[:, : k + 1], 1)
-        same = (edge[:, 1:] == edge[:, :-1]) | (np.isnan(edge[:, 1:]) & np.isnan(edge[:, :-1])) if a.dtype.kind == "f" else (edge[:, 1:] == edge[:, :-1])  # fmt: skip
+        same = (edge[:, 1:] == edge[:, :-1]) | (np.isnan(edge[:, 1:]) & np.isnan(edge[:, :-1])) if a.dtype.char in D.FLOAT_CHARS else (edge[:, 1:] == edge[:, :-1])  # fmt: skip
         redo = same.any(1) | (not sorted and k * 64 > n)
         for r in np.nonzero(redo)[0]:
             ranks = _ranks(rows[r])
@@ -291,7 +293,7 @@ def _quickselect(keys: list, k: int) -> int:
 def _tied(rows, vals):
     """Per row: does the selected value occur more than once?"""
     eq = rows == vals[:, None]
-    if rows.dtype.kind == "f":
+    if rows.dtype.char in D.FLOAT_CHARS:
         eq |= np.isnan(rows) & np.isnan(vals)[:, None]
     return eq.sum(1) > 1
 
@@ -503,7 +505,7 @@ def _cum_extreme(input, dim, is_max, node, rtype):
     # The index of the last element equal to the running extreme (PyTorch updates on >= / <=);
     # once a NaN is met, every later NaN takes over the index.
     hit = a == vals
-    if a.dtype.kind == "f":
+    if a.dtype.char in D.FLOAT_CHARS:
         hit |= np.isnan(a)
     shape = [1] * a.ndim
     shape[d] = a.shape[d]

@@ -50,7 +50,10 @@ def unique(
     _no_complex_kernel("unique" if dim is None else "unique_dim", input)
     a = input._data
     if dim is None:
-        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        # every NaN is its own value (NaN != NaN), as in PyTorch's sorted CPU kernel
+        u, inv, cnt = np.unique(
+            a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+        )
         return _unique_out(
             input, u, inv.reshape(a.shape), cnt, return_inverse, return_counts, _Unique2, "_unique2"
         )
