@@ -130,6 +130,7 @@ from .nn._torch_functions import (  # noqa: E402, F401  # noqa: E402, F401  (iss
     dropout,
     dropout_,
     embedding,
+    embedding_bag,
     feature_alpha_dropout,
     feature_alpha_dropout_,
     feature_dropout,
@@ -774,6 +775,7 @@ from .ops.indexing.index_ops import index_reduce, nonzero_static, unravel_index 
 from .ops.short_time_fourier import istft, stft  # noqa: E402, F401
 from .signal import windows  # noqa: E402, F401  (torch.windows is torch.signal.windows)
 from .nn.rnn_cell_functions import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402, F401
+from .nn.rnn_layer_functions import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402, F401
 from .linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: E402, F401
 from .ops.introspection import (  # noqa: E402, F401
     get_device,

@@ -3,8 +3,13 @@ and as Tensor methods, with ``torch``'s signatures (which differ from ``F``'s)."
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
+from .. import _dtype as _D
 from .._tensor.core import Tensor
-from ..ops._dispatch import OUT_EXACT, OUT_FOUND, takes_out
+from ..ops._dispatch import OUT_EXACT, OUT_FOUND, _legacy_name, takes_out
 from ..ops.nn import softmax as _softmax
 from . import functional as F
 
@@ -156,6 +161,103 @@ def embedding(
     from ..ops.nn.embedding import embedding as _embedding
 
     return _embedding(input, weight, None if padding_idx < 0 else padding_idx, scale_grad_by_freq)
+
+
+def embedding_bag(
+    weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0,
+    sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False, padding_idx=None,
+) -> tuple:  # fmt: skip
+    """``F.embedding_bag``'s bags after ATen's checks (in its order, with its messages), returning
+    ATen's 4-tuple (output, offset2bag, bag_size, max_indices) with its CPU kernel's values:
+    offset2bag is each index's bag, empty on the fast sum path (see ``fast_sum_path``); bag_size
+    counts each bag's indices other than ``padding_idx`` for "mean" and "max" and is zeros for "sum"
+    (one per offset, or per bag when ``weight`` requires grad); max_indices is the weight row of
+    each maximum for "max" (0 in empty bags), a copy of bag_size otherwise. Deviation: indices of
+    more than one dimension are taken flat."""
+    from ..ops.creation.factories import tensor, zeros
+    from ._functional import embedding_bag as eb
+
+    _check_embedding_bag_args(weight, offsets, mode, padding_idx)
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.size(0)
+    eb.check_index_dtypes(indices, offsets)
+    if weight.dtype not in (_D.float16, _D.bfloat16, _D.float32, _D.float64):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, "
+            f"Float, Double; but got {_legacy_name(weight.dtype)} instead (while checking arguments for embedding_bag)"
+        )
+    flat = indices.reshape(-1)
+    off = np.asarray(offsets.tolist(), dtype=np.int64)
+    eb.check_offsets(indices, offsets, off, flat.numel())
+    _check_per_sample_weights(weight, per_sample_weights, mode, flat.numel())
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    name = ("sum", "mean", "max")[mode]
+    out, bag, counts, argmax = eb.reduce_bags(
+        weight, flat, off, name, sparse, per_sample_weights, include_last_offset, padding_idx
+    )
+    kind, device = _D.promote_types(indices.dtype, offsets.dtype), weight.device
+    if name == "sum" and eb.fast_sum_path(weight, name, padding_idx):
+        bag = bag[:0]
+    offset2bag = tensor(bag, dtype=kind, device=device)
+    if name != "sum":
+        bag_size = tensor(counts, dtype=kind, device=device)
+    else:
+        bag_size = zeros(
+            len(counts) if weight.requires_grad else len(off), dtype=kind, device=device
+        )
+    if name != "max":
+        return out, offset2bag, bag_size, bag_size.clone()
+    rows = np.zeros(out.numel(), dtype=np.int64)
+    to, src = (t.cpu().numpy() for t in argmax)
+    rows[to] = src // weight.size(1)
+    max_indices = tensor(rows.reshape(tuple(out.shape)), dtype=kind, device=device)
+    return out, offset2bag, bag_size, max_indices
+
+
+def _check_embedding_bag_args(weight: Tensor, offsets, mode, padding_idx) -> None:
+    """The argument parser's type errors, then ATen's checks before the kernel's."""
+    if not isinstance(offsets, Tensor):
+        raise TypeError(
+            f"embedding_bag(): argument 'offsets' (position 3) must be Tensor, not {type(offsets).__name__}"
+        )
+    if isinstance(mode, bool) or not isinstance(mode, numbers.Integral):
+        raise TypeError(
+            f"embedding_bag(): argument 'mode' (position 5) must be int, not {type(mode).__name__}"
+        )
+    num = weight.size(0)
+    if padding_idx is not None and not -num <= padding_idx < num:
+        raise RuntimeError(
+            f"padding_idx must be within the number of embeddings, {-num} through {num - 1}, but got {padding_idx}"
+        )
+    if offsets.dim() != 1:
+        raise RuntimeError(
+            f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}"
+        )
+    if weight.dim() != 2:
+        raise RuntimeError(
+            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
+        )
+
+
+def _check_per_sample_weights(weight: Tensor, per_sample_weights, mode, n: int) -> None:
+    if per_sample_weights is None:
+        return
+    if mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    if per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+            f"'per_sample_weights'; but type {_legacy_name(weight.dtype)} does not equal "
+            f"{_legacy_name(per_sample_weights.dtype)} (while checking arguments for embedding_bag)"
+        )
+    for condition, ok in (("dim() == 1", per_sample_weights.dim() == 1),
+                          ("numel() == indices.numel()", per_sample_weights.numel() == n)):  # fmt: skip
+        if not ok:
+            raise RuntimeError(
+                f"Expected per_sample_weights.value().{condition} to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request to PyTorch.)"
+            )
 
 
 def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:

@@ -38,17 +38,23 @@ def _check(input: Tensor, hidden: list, w_ih: Tensor, w_hh: Tensor, gates: int, 
                 f"{name} first dim must be {gates} * hidden_size = {gates * hidden_size}, but got {w.size(0)}"
             )
     if input.dtype != w_ih.dtype:
-        from ..ops._dispatch import scalar_name
-        from ..ops.contraction.matmul import _cname
+        raise product_dtype_error(input, w_ih, b_ih is not None)
 
-        a, b = input._dtype, w_ih._dtype
-        if b_ih is not None:
-            raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {scalar_name(a)} and {scalar_name(b)}"
-            )
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_cname(a.np)} != {_cname(b.np)}"
+
+def product_dtype_error(a: Tensor, b: Tensor, with_bias: bool) -> RuntimeError:
+    """The error of ``a @ b.T`` in mismatched dtypes as PyTorch's linear reports it: addmm's
+    words with a bias, mm's without."""
+    from ..ops._dispatch import scalar_name
+    from ..ops.contraction.matmul import _cname
+
+    a, b = a._dtype, b._dtype
+    if with_bias:
+        return RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {scalar_name(a)} and {scalar_name(b)}"
         )
+    return RuntimeError(
+        f"expected m1 and m2 to have the same dtype, but got: {_cname(a.np)} != {_cname(b.np)}"
+    )
 
 
 def _tensor_arg(fn: str, name: str, position: int, value) -> None:

@@ -660,6 +660,10 @@ TESTED_ELSEWHERE = {
     "svd_lowrank", "pca_lowrank",
     # one step of a recurrent cell from its weights: tests/nn/test_rnn_cell_functions.py
     "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell",
+    # stacked recurrent layers from their weights: tests/nn/test_rnn_layer_functions.py
+    "rnn_tanh", "rnn_relu", "lstm", "gru",
+    # bags of embeddings with ATen's 4-tuple: tests/nn/test_torch_embedding_bag.py
+    "embedding_bag",
     # creation, conversion, random: tests/tensor/test_tensor_core.py, tests/backend/test_random_backend.py
     "arange", "as_tensor", "asarray", "empty", "empty_like", "empty_strided", "eye", "from_numpy", "full",
     "full_like", "linspace", "logspace", "ones_like", "range", "scalar_tensor", "zeros", "zeros_like",

@@ -65,9 +65,6 @@ OMITTED: dict[str, dict[str, str]] = {
             batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
             batch_norm_update_stats native_batch_norm native_dropout native_group_norm
             native_layer_norm native_norm norm_except_dim convolution embedding_renorm_""",
-        "torch.* spellings of nn.functional ops and RNN kernels (the nn.functional / nn forms exist): "
-        + _TODO: """
-            embedding_bag gru lstm rnn_relu rnn_tanh""",
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
         "sparse-only kernels": """
             ccol_indices_copy col_indices_copy crow_indices_copy

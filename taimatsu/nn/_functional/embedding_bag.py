@@ -28,7 +28,6 @@ def embedding_bag(
     mode: str = "mean", sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
     padding_idx=None,
 ) -> Tensor:  # fmt: skip
-    from ...ops.creation.factories import tensor
     from ...ops.nn import embedding as _embedding
 
     if weight.dtype is D.int64 and input.is_floating_point():
@@ -83,47 +82,94 @@ def embedding_bag(
             f"(got mode='{mode}'). Please open a feature request on GitHub."
         )
     _check_indices(input, offsets, off, n)
-    if include_last_offset:
-        starts, ends = off[:-1], off[1:]
-    else:
-        starts, ends = off, np.append(off[1:], n)
+    return reduce_bags(weight, flat, off, mode, sparse, per_sample_weights, include_last_offset,
+                       padding_idx)[0]  # fmt: skip
+
+
+def reduce_bags(
+    weight: Tensor, flat: Tensor, off, mode: str, sparse: bool, per_sample_weights,
+    include_last_offset: bool, padding_idx,
+) -> tuple:  # fmt: skip
+    """The bags' results from the flat indices and the offsets ``off`` (checked), and how PyTorch's
+    kernel laid them out: (output, each index's bag (-1 before the first; ATen's offset2bag),
+    each bag's count of indices other than ``padding_idx``, for "max" the flat positions of the
+    maxima in the output and in the weight (else None)).
+
+    With ``include_last_offset`` the last bag runs to the end of the input (indices past the
+    last offset count in it), except on PyTorch's fast sum path (float32/16, bfloat16 and no
+    ``padding_idx``, sum or mean), whose sums stop at the last offset (a mean still divides by the
+    count to the end)."""
+
+    n = flat.numel()
+    if flat.dtype not in (D.int64, D.int32):  # PyTorch takes 8- and 16-bit indices too
+        flat = flat.long()
+    starts = off[:-1] if include_last_offset else off
     nbags = len(starts)
     pos = np.arange(n)
     bag = np.searchsorted(starts, pos, side="right") - 1
     keep = bag >= 0
-    keep[keep] &= pos[keep] < ends[bag[keep]]
     ids = np.asarray(flat.tolist(), dtype=np.int64).reshape(-1) if n else np.zeros(0, np.int64)
     _check_range(ids, weight.size(0), mode == "max" or padding_idx is not None)
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += weight.size(0)
         keep &= ids != padding_idx
-    sel = tensor(pos[keep], device=weight.device)
-    bags = tensor(bag[keep], device=weight.device)
-    counts = np.bincount(bag[keep], minlength=nbags).clip(min=1)
+    counts = np.bincount(bag[keep], minlength=nbags)
+    divisors = counts.clip(min=1)
+    grad_keep = keep  # PyTorch's mean backward runs the last bag to the end, even where...
+    if include_last_offset and len(off) and fast_sum_path(weight, mode, padding_idx):
+        keep = keep & (pos < off[-1])  # ...its forward stops at the last offset
     with no_grad():  # the gradient is EmbeddingBagBackward0's, as in PyTorch
-        picked = flat.index_select(0, sel)
-        out, argmax = _reduce_bags(weight, picked, sel, bags, counts, per_sample_weights, mode)
+        sel, bags, picked = _rows(flat, pos, bag, keep, weight.device)
+        out, argmax = _reduce_bags(weight, picked, sel, bags, divisors, per_sample_weights, mode)
+        if mode == "mean" and grad_keep is not keep:
+            sel, bags, picked = _rows(flat, pos, bag, grad_keep, weight.device)
     needs = [t is not None and t.requires_grad for t in (weight, per_sample_weights)]
     if _gm.enabled and any(needs):
         record(
             _EmbeddingBag, (weight, per_sample_weights), out, (weight, per_sample_weights),
-            picked=picked, sel=sel, bags=bags, counts=counts, mode=mode, sparse=sparse,
+            picked=picked, sel=sel, bags=bags, counts=divisors, mode=mode, sparse=sparse,
             argmax=argmax, n=n,
         )  # fmt: skip
-    return out
+    return out, bag, counts, argmax
+
+
+def _rows(flat: Tensor, pos, bag, keep, device) -> tuple:
+    """(positions of the kept indices, their bags, their weight rows) as tensors."""
+    from ...ops.creation.factories import tensor
+
+    sel = tensor(pos[keep], device=device)
+    return sel, tensor(bag[keep], device=device), flat.index_select(0, sel)
+
+
+def fast_sum_path(weight: Tensor, mode: str, padding_idx) -> bool:
+    """Whether PyTorch's CPU kernel sums the bags on its fast path (which leaves offset2bag empty
+    in "sum" mode)."""
+    fast = (D.float32, D.float16, D.bfloat16)
+    return mode != "max" and padding_idx is None and weight.dtype in fast and weight.stride(1) == 1
 
 
 def _check_indices(input: Tensor, offsets, off, n: int) -> None:
     """PyTorch's kernel checks on the indices and offsets, in its order and words."""
+    check_index_dtypes(input, offsets)
+    check_offsets(input, offsets, off, n)
+
+
+def check_index_dtypes(input: Tensor, offsets) -> None:
+    """PyTorch casts the indices and offsets to their common dtype, which must be int64 or int32."""
     from ...ops._dispatch import _legacy_name
 
-    for t in (input, offsets):
-        if t is not None and t.dtype not in (D.int64, D.int32, D.int16, D.int8, D.uint8):
-            raise RuntimeError(
-                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
-                f"but got {_legacy_name(t.dtype)} instead (while checking arguments for embedding_bag)"
-            )
+    kind = input.dtype if offsets is None else D.promote_types(input.dtype, offsets.dtype)
+    if kind not in (D.int64, D.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {_legacy_name(kind)} instead (while checking arguments for embedding_bag)"
+        )
+
+
+def check_offsets(input: Tensor, offsets, off, n: int) -> None:
+    from ...ops._dispatch import _legacy_name
+
     if offsets is None or not len(off):
         return
     if off[0] != 0:
@@ -159,18 +205,21 @@ def _reduce_bags(weight, picked, sel, bags, counts, per_sample_weights, mode):
     from ...ops.creation.factories import tensor
 
     rows = weight.index_select(0, picked)
-    if per_sample_weights is not None:
-        rows = rows * per_sample_weights.reshape(-1).index_select(0, sel).unsqueeze(1)
     nbags, dim = len(counts), weight.size(1)
-    out = weight.new_zeros((nbags, dim))
     if mode == "max":
-        out = out.scatter_reduce(
+        out = weight.new_zeros((nbags, dim)).scatter_reduce(
             0, bags.unsqueeze(1).expand(-1, dim), rows, "amax", include_self=False
         )
         return out, _argmax_rows(picked, bags, rows, out)
-    out = out.index_add(0, bags, rows)
+    half = weight.dtype in (D.float16, D.bfloat16)
+    if half:  # PyTorch weighs and sums 16-bit rows in float32, rounds the sums, then divides
+        rows = rows.float()
+    if per_sample_weights is not None:
+        psw = per_sample_weights.reshape(-1).index_select(0, sel)
+        rows = rows * (psw.float() if half else psw).unsqueeze(1)
+    out = rows.new_zeros((nbags, dim)).index_add(0, bags, rows).to(weight.dtype)
     if mode == "mean":
-        scale = tensor(counts.astype(np.float64), dtype=weight.dtype, device=weight.device)
+        scale = tensor(counts.astype(np.float64), dtype=out.dtype, device=weight.device)
         out = out / scale.unsqueeze(1)
     return out, None
 
@@ -181,7 +230,7 @@ def _argmax_rows(picked, bags, rows, out):
     from ...ops.creation.factories import tensor
 
     b, r = np.asarray(bags.tolist(), np.int64), np.asarray(picked.tolist(), np.int64)
-    values, best = rows.cpu().numpy(), out.cpu().numpy()
+    values, best = rows.cpu()._data, out.cpu()._data  # ._data: also bfloat16 (ml_dtypes)
     dim = best.shape[1]
     hit = values == best[b]
     first = np.full(best.shape, len(b), np.int64)  # per (bag, column): the first row at the max

@@ -10,7 +10,8 @@ layer is one call of ``ops.nn.rnn.rnn_layer``: fused into one autograd node for 
 the CPU (the input projection of all steps in one matrix product, one matrix product per step for
 all gates, the weight gradients in one matrix product each), op by op otherwise.
 Deviation: the graph inside a layer is not PyTorch's (``RnnLayerBackward`` or our op-by-op
-composition); the nodes around it (``StackBackward0`` of h_n, ``TransposeBackward0``) are.
+composition); the nodes around it (``StackBackward0`` of h_n, ``TransposeBackward0`` or, for RNN
+and GRU, ``TransposeBackward1`` of a batch_first output) are.
 A cell's call is one fused op (``ops.nn.rnn_cell.rnn_cell``) whose node carries the name of
 PyTorch's last op on the output (``h.grad_fn`` is ``MulBackward0`` after an LSTM cell).
 """
@@ -26,12 +27,11 @@ from ..._flags import warn_once
 from ..._tensor.core import Tensor
 from ...ops.creation.factories import empty, zeros
 from ...ops.nn.rnn import GATES as _GATES
-from ...ops.nn.rnn import onednn_input, rnn_layer
+from ...ops.nn.rnn import onednn_input
 from ...ops.nn.rnn_cell import rnn_cell
-from ...ops.shape.copies import cat, stack
-from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..rnn_layer_functions import NO_ONEDNN_PROJECTIONS, run_layers
 from ..utils.rnn import PackedSequence
 from .module import Module
 
@@ -182,28 +182,9 @@ class RNNBase(Module):
         """All layers over packed ``data``; returns (output data, h_n, c_n or None).
         ``bias_apart``: the input was a non-contiguous (time, batch, input) tensor (see
         ``rnn_layer``); later layers take contiguous outputs."""
-        num_directions = 2 if self.bidirectional else 1
-        weights = self.all_weights
-        h_n, c_n = [], []
-        x = data
-        for layer in range(self.num_layers):
-            outs = []
-            for direction in range(num_directions):
-                idx = layer * num_directions + direction
-                w = weights[idx]
-                w_ih, w_hh = w[0], w[1]
-                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
-                w_hr = w[-1] if self.proj_size > 0 else None
-                c0 = None if cx is None else cx[idx]
-                out, h, c = rnn_layer(self.mode, x, batch_sizes, hx[idx], c0, w_ih, w_hh, b_ih,
-                                      b_hh, w_hr, direction == 1, bias_apart and layer == 0)  # fmt: skip
-                outs.append(out)
-                h_n.append(h)
-                c_n.append(c)
-            x = outs[0] if num_directions == 1 else cat(outs, 1)
-            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return x, stack(h_n, 0), (stack(c_n, 0) if cx is not None else None)
+        return run_layers(self.mode, data, batch_sizes, hx, cx, self.all_weights, self.bias,
+                          self.num_layers, self.dropout, self.training, self.bidirectional,
+                          bias_apart)  # fmt: skip
 
     def forward(self, input, hx=None):
         is_lstm = self.mode == "LSTM"
@@ -280,7 +261,7 @@ class RNNBase(Module):
             batch_sizes = [batch] * steps
             x = seq.reshape(steps * batch, seq.size(2))
         if is_lstm and self.proj_size > 0 and onednn_input(x):
-            warn_once("lstm_projections", _NO_ONEDNN_PROJECTIONS, stacklevel=2)
+            warn_once("lstm_projections", NO_ONEDNN_PROJECTIONS, stacklevel=2)
         out, h_n, c_n = self._run(x, batch_sizes, h0, c0, bias_apart)
         if packed:
             if unsorted_indices is not None:
@@ -289,19 +270,13 @@ class RNNBase(Module):
             output = PackedSequence(out, batch_sizes_t, sorted_indices, unsorted_indices)
         else:
             output = out.reshape(steps, batch, out.size(-1))
-            if self.batch_first:
-                output = output.transpose(0, 1)
+            if self.batch_first:  # as torch.lstm / gru / rnn_*: only lstm's is out of place
+                output = output.transpose(0, 1) if is_lstm else output.transpose_(0, 1)
             if unbatched:
                 output = output.squeeze(batch_dim)
                 h_n = h_n.squeeze(1)
                 c_n = None if c_n is None else c_n.squeeze(1)
         return output, ((h_n, c_n) if is_lstm else h_n)
-
-
-_NO_ONEDNN_PROJECTIONS = (
-    "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered "
-    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)"
-)
 
 
 def input_dtype(input):
