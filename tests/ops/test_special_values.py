@@ -5,7 +5,7 @@ bfloat16 arrays are ml_dtypes' type, NumPy kind "V" rather than "f": kernels tha
 ``dtype.kind == "f"`` took its NaNs and infinities for numbers (isnan all False, floor a copy,
 median skipping NaN, cummax/topk/kthvalue with other indices). The shrink and threshold
 activations turned NaN into 0 in every dtype; torch.unique merged NaNs (each NaN is its own
-value in PyTorch).
+value in PyTorch); float16 GELU took oneDNN's float32 path (NaN at inf) where PyTorch runs ATen's.
 """
 
 import math
@@ -39,6 +39,8 @@ CASES = {
     # loop, -0 in its scalar tail, which depends on the CPU's vector width)
     "softshrink": lambda T, x: T.nn.functional.softshrink(x[[0, 1, 2, 3, 4, 6, 7, 8, 10, 11, 12, 15]]),
     "threshold": lambda T, x: T.nn.functional.threshold(x, 1.0, -7.0),
+    "gelu": lambda T, x: T.nn.functional.gelu(x),  # float16: ATen's kernel, gelu(inf) = inf
+    "gelu_tanh": lambda T, x: T.nn.functional.gelu(x, approximate="tanh"),
     "hardtanh": lambda T, x: T.nn.functional.hardtanh(x), "clamp": lambda T, x: T.clamp(x, -1, 2),
     "max_pool1d": lambda T, x: T.nn.functional.max_pool1d(x.view(1, 1, -1), 3, return_indices=True),
     "max_pool2d": lambda T, x: T.nn.functional.max_pool2d(x.view(1, 1, 4, 4), 2, return_indices=True),
@@ -70,8 +72,7 @@ def _flat(r):
     a = np.asarray(r.float().numpy() if r.dtype.is_floating_point else r.numpy())
     if a.dtype.kind == "f":
         # NaN's payload aside, the exact value: NaN as a marker, zeros with their sign
-        a = np.where(np.isnan(a), np.float32(nan), a)
-        a = [("nan" if v != v else (float(v), math.copysign(1, v))) for v in a.ravel().tolist()]
+        a = [("nan" if math.isnan(v) else (v, math.copysign(1, v))) for v in a.ravel().tolist()]
     else:
         a = a.ravel().tolist()
     return [(str(r.dtype).split(".")[-1], tuple(r.shape), a)]

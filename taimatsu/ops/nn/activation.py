@@ -114,7 +114,8 @@ def activation(
     Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
-    forward = half_in_float32(forward)
+    if not getattr(forward, "handles_halves", False):
+        forward = half_in_float32(forward)
 
     def op(input: Tensor, *params) -> Tensor:
         _check_float(input, kernel)
@@ -154,6 +155,13 @@ _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 
 
 def _gelu_fwd(xp, x, approximate):
+    if x.dtype.char in D.HALF_CHARS:
+        # in float32, rounded once; PyTorch hands a float16 tensor to ATen's kernel, not
+        # oneDNN's (which takes bfloat16 as float32): gelu(inf) is inf there, NaN in oneDNN
+        wide = x.astype(np.float32)
+        if xp is np and x.dtype.char == "e" and approximate == "none":
+            return f32_run(gelu_aten, wide, scalar=lambda b: _gelu_scalar(xp, b)).astype(x.dtype)
+        return _gelu_fwd(xp, wide, approximate).astype(x.dtype)
     if xp is not np and x.dtype in _FUSED:  # CUDA: one fused kernel
         return (fused.gelu_tanh if approximate == "tanh" else fused.gelu_erf)(xp, x)
     if approximate == "tanh":
@@ -168,6 +176,9 @@ def _gelu_fwd(xp, x, approximate):
         # in memory, its scalar loop elsewhere
         return f32_run(gelu_aten, x, scalar=lambda b: _gelu_scalar(xp, b))
     return _gelu_scalar(xp, x)
+
+
+_gelu_fwd.handles_halves = True
 
 
 def _gelu_scalar(xp, x):
