@@ -17,14 +17,33 @@ from .unary import _special
 
 
 def _gamma_forward(fname: str):
+    lower = fname == "gammainc"
+
     def forward(xp, a, x):
         # scipy has float32/float64 loops; half types go through float32 and round once.
-        work = a.dtype if a.dtype in (np.float32, np.float64) else np.float32
-        return getattr(_special(xp), fname)(
-            a.astype(work, copy=False), x.astype(work, copy=False)
-        ).astype(a.dtype, copy=False)
+        dtype = a.dtype
+        work = dtype if dtype in (np.float32, np.float64) else np.float32
+        a, x = a.astype(work, copy=False), x.astype(work, copy=False)
+        r = getattr(_special(xp), fname)(a, x)
+        return _boundaries(xp, a, x, r, lower).astype(dtype, copy=False)
 
     return forward
+
+
+def _boundaries(xp, a, x, r, lower: bool):
+    """PyTorch's boundary cases, tested in its order (a NaN argument passes the tests that do
+    not hold for it: P(nan, inf) = 1, P(nan, 0) = 0, P(inf, nan) = 0): outside the domain NaN;
+    a = 0: P = 1 for x > 0; x = 0: P = 0; a = inf: P = 0 (NaN for x = inf); x = inf: P = 1.
+    Q = 1 - P in each case."""
+    one, zero = (1.0, 0.0) if lower else (0.0, 1.0)
+    nan = float("nan")
+    a_inf, x_inf = xp.isinf(a), xp.isinf(x)
+    # the last case first, so that each earlier one overrides it
+    r = xp.where(x_inf, one, r)
+    r = xp.where(a_inf, xp.where(x_inf, nan, zero), r)
+    r = xp.where(x == 0, zero, r)
+    r = xp.where(a == 0, xp.where(x > 0, one, nan), r)
+    return xp.where((x < 0) | (a < 0), nan, r)
 
 
 def _density(a: Tensor, x: Tensor) -> Tensor:

@@ -37,8 +37,11 @@ def _c_name(dt: D.dtype) -> str:
     return _C_NAMES.get(dt.name, dt.name)
 
 
-def _check_dtype(input: Tensor) -> None:
-    if input._dtype not in (D.float32, D.float64):
+def _check_dtype(input: Tensor, tensor_edges: bool) -> None:
+    # PyTorch's kernel with given edges also takes float16 and bfloat16; the evenly spaced one not
+    if input._dtype not in (
+        (D.float32, D.float64, D.float16, D.bfloat16) if tensor_edges else (D.float32, D.float64)
+    ):
         from .._dispatch import scalar_name
 
         raise NotImplementedError(
@@ -141,7 +144,7 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
     _check_weight(input, weight)
     if tensors:
         edges = [_edge_tensor(input, b, d) for d, b in enumerate(bins)]
-    _check_dtype(input)
+    _check_dtype(input, tensors)
     if not tensors:
         edges = [
             _edges_from_count(input, samples[:, d], d, int(b), range) for d, b in enumerate(bins)
