@@ -145,12 +145,19 @@ def _softmax_common(input, dim, dtype, log: bool):
         shifted = x - xp.max(x, axis=d, keepdims=True) if x.size else x
         e = xp.exp(shifted)
         s = xp.sum(e, axis=d, keepdims=True)
+        half, last = input._data.dtype, d == x.ndim - 1
         if x is input._data:
             data = shifted - xp.log(s) if log else e / s
-        elif log:  # PyTorch's half kernel rounds the sum and its log to the half type
-            data = shifted - rounded(xp.log(rounded(s, input._data.dtype)), input._data.dtype)
-        else:  # ... and multiplies by the reciprocal of the float32 sum
+        elif log and last:  # PyTorch's last-dim half kernel rounds the sum and its log to half
+            data = shifted - rounded(xp.log(rounded(s, half)), half)
+        elif log:  # its kernel for the other dims works in float32 throughout
+            data = shifted - xp.log(s)
+        elif last or math.prod(x.shape[d + 1 :]) >= 16:
+            # multiplies by the reciprocal of the float32 sum (the other dims' kernel: in its
+            # full vectors; the scalar tail, which depends on the CPU's vector width, below)
             data = e * (1 / s)
+        else:  # fewer than 16 inner elements fill no vector: exp stored in the half type first
+            data = rounded(e, half) / s
     return _softmax_result(input, data.astype(input._data.dtype, copy=False), d, log)
 
 
