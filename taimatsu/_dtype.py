@@ -114,6 +114,40 @@ BFLOAT16_CHAR = "E"
 # "f", so ``dtype.kind == "f"`` misses it (its NaNs and infinities would pass for numbers).
 FLOAT_CHARS = "efdE"
 INEXACT_CHARS = "efdEFD"
+# Types whose every value a float32 holds exactly (float16, float32, bfloat16, bool, 8/16-bit
+# integers): to a half type directly or through float32 is the same
+_EXACT_IN_FLOAT32 = "efE?bBhH"
+
+
+def cast_array(a, np_dtype):
+    """``a.astype(np_dtype)`` (a new array) as c10 converts: its float16 and bfloat16 take a
+    float, so a float64 (or 32/64-bit integer) value is rounded to float32 first and then to
+    the half type -- twice, where NumPy rounds once (192.50000000000003 as bfloat16: 192, not
+    193)."""
+    np_dtype = np.dtype(np_dtype)
+    if (
+        np_dtype.char in HALF_CHARS
+        and a.dtype.char not in _EXACT_IN_FLOAT32
+        and a.dtype.kind != "c"
+    ):
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, as C's conversion
+            a = a.astype(np.float32)
+    return a.astype(np_dtype)
+
+
+def half_scalar(v, dtype: dtype):
+    """A Python number about to be stored in ``dtype``: as a float32 for float16/bfloat16 (see
+    ``cast_array``), unchanged otherwise."""
+    if (
+        (dtype is float16 or dtype is bfloat16)
+        and isinstance(v, (builtins.float, builtins.int, np.floating, np.integer))
+        and not isinstance(v, builtins.bool)
+    ):
+        with np.errstate(over="ignore"):
+            return np.float32(v)
+    return v
+
+
 _by_name = {d.name: d for d in all_dtypes}
 _by_np = {d.np: d for d in all_dtypes if d not in _ML_DTYPES}  # ml_dtypes' join when loaded
 

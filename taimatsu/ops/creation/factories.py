@@ -216,7 +216,7 @@ def _stack_nested(data, dtype, shape) -> np.ndarray:
             return np.zeros(shape, dtype.np)
         return np.stack([_stack_nested(x, dtype, shape[1:]) for x in data])
     a = _numpy(data) if isinstance(data, Tensor) else np.asarray(data)
-    return a.astype(dtype.np).reshape(shape)
+    return D.cast_array(a, dtype.np).reshape(shape)
 
 
 def _check_storable(flat, dtype) -> None:
@@ -267,6 +267,8 @@ def _checked_uint(v, dtype, fill: bool = False):
 @silent  # 1e30 as float16 is inf, silently as in PyTorch
 def _array_of(vals, dtype):
     try:
+        if dtype in (D.float16, D.bfloat16):  # each number rounded to float32 first, as c10
+            return np.array(vals, dtype=np.float32).astype(dtype.np)
         return np.array(vals, dtype=dtype.np)
     except OverflowError:
         if dtype.category == D.INT:
@@ -310,7 +312,7 @@ def tensor(
     elif isinstance(data, TypedStorage):  # PyTorch shares a typed storage's memory
         return data._as_tensor(dtype, requires_grad)
     arr, dt = _to_array(data, dtype)
-    arr = np.array(arr, dtype=dt.np, copy=True)
+    arr = D.cast_array(np.asarray(arr), dt.np)  # a copy (to a half type through float32)
     dev = (
         as_device(device)
         if device is not None
@@ -336,7 +338,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     ):
         return _shared(data)
     arr, dt = _to_array(data, dtype)
-    return _finish(np.asarray(arr, dt.np), dt, as_device(device), False)
+    arr = np.asarray(arr)
+    return _finish(arr if arr.dtype == dt.np else D.cast_array(arr, dt.np), dt, as_device(device), False)  # fmt: skip
 
 
 asarray = as_tensor
@@ -396,7 +399,9 @@ def scalar_tensor(value, *, dtype=None, device=None, requires_grad: bool = False
     dt = dtype or D.scalar_dtype(value)
     if dtype is None and dt.category == D.INT and not isinstance(value, bool):
         dt = D.get_default_dtype()  # torch.scalar_tensor defaults to the float dtype
-    return _finish(np.asarray(value, dt.np), dt, as_device(device), requires_grad)
+    return _finish(
+        np.asarray(D.half_scalar(value, dt), dt.np), dt, as_device(device), requires_grad
+    )
 
 
 _C_INT_NAMES = {
@@ -467,7 +472,7 @@ def _checked_fill(v, dtype: D.dtype, fill: bool = True, single: bool = False):
     if dtype.category != D.INT:
         if fill and not (single and dtype in (D.float16, D.bfloat16)) and not _fits_float(v, dtype):
             raise overflow
-        return v
+        return D.half_scalar(v, dtype)
     info = np.iinfo(dtype.np)
     if isinstance(v, numbers.Integral):
         # An unsigned type takes a negative int whose magnitude fits (it wraps), as PyTorch does.
@@ -827,7 +832,7 @@ def _cast(data, src: D.dtype, dst: D.dtype):
     if src.category >= D.FLOAT and dst.category == D.INT:
         # Float to int: truncation toward zero (NumPy does that too, via C casts).
         return data.astype(dst.np)
-    return data.astype(dst.np)
+    return D.cast_array(data, dst.np)  # to a half type through float32, as c10
 
 
 _TYPE_STRINGS = {d._legacy: d for d in D.all_dtypes if d._legacy}

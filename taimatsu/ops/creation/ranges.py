@@ -228,7 +228,7 @@ def _linspace_real(start, end, steps: int, dtype: D.dtype) -> np.ndarray:
         def rnd(x):
             return np.asarray(x, f).astype(dtype.np).astype(f)
 
-        s, e = (np.asarray(v, np.float64).astype(dtype.np).astype(f) for v in (start, end))
+        s, e = (D.cast_array(np.asarray(v, np.float64), dtype.np).astype(f) for v in (start, end))
         step = rnd(rnd(e - s) / f(steps - 1)) if steps > 1 else f(0)
         i = allocate(lambda: np.arange(steps, dtype=f), (steps,), dtype)
         lo, hi = rnd(s + rnd(step * i)), rnd(e - rnd(step * (steps - 1 - i)))

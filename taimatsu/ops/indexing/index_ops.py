@@ -176,7 +176,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     x = input._data.reshape(_shape(input._data))
     _bounds(index._data, x.shape[d], d, IndexError)
     out = x.copy()
-    out[_dim_key(d, index._data)] = value._data if is_t else value
+    out[_dim_key(d, index._data)] = value._data if is_t else D.half_scalar(value, input._dtype)
     r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
     if _gm.enabled and (input._rg or (is_t and value._rg)):
         if is_t:

@@ -215,7 +215,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
                 stacklevel=3,
             )
         ufunc = getattr(xp_for(input), _REDUCE_UFUNC[reduce])
-    r = _scatter_into(input, d, index, src, ufunc)
+    fill = src if is_t else D.half_scalar(src, input._dtype)  # to a half type through float32
+    r = _scatter_into(input, d, index, fill, ufunc)
     if _gm.enabled and (input._rg or (is_t and src._rg)):
         inputs = (input, src) if is_t else (input,)
         cls = _NotImplemented if reduce is not None else (_Scatter if is_t else _ScatterValue)

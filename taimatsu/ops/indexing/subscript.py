@@ -429,7 +429,7 @@ def setitem(self: Tensor, index, value) -> None:
                     check_inplace(self)
                     if 0 in target.strides:
                         check_no_overlap(_wrap(target, self._dtype, self._device))
-                    target[...] = value
+                    target[...] = D.half_scalar(value, self._dtype)  # half: through float32
                     self._vc[0] += 1
                     return
         value = _value_tensor(self, value)
@@ -479,7 +479,7 @@ def _value_tensor(self: Tensor, value) -> Tensor:
                 )
         xp = xp_for(self)
         arr = (
-            xp.asarray(value).astype(self._dtype.np)
+            D.cast_array(xp.asarray(value), self._dtype.np)
             if self._dtype is not D.bool
             else xp.asarray(bool(value))
         )

@@ -240,8 +240,16 @@ def where(condition, input=None, other=None, *, out=None):
     else:
         dt = result_dtype(input, other)
     xp = np if ref._device is cpu else xp_for(ref)
-    xa = input._data.astype(dt.np, copy=False) if isinstance(input, Tensor) else input
-    xb = other._data.astype(dt.np, copy=False) if isinstance(other, Tensor) else other
+    xa = (
+        input._data.astype(dt.np, copy=False)
+        if isinstance(input, Tensor)
+        else D.half_scalar(input, dt)
+    )
+    xb = (
+        other._data.astype(dt.np, copy=False)
+        if isinstance(other, Tensor)
+        else D.half_scalar(other, dt)
+    )
     try:
         r = xp.where(condition._data, xa, xb)
     except ValueError:
@@ -309,7 +317,7 @@ def masked_fill(input, mask, value):
     if shape != input._data.shape:
         return masked_fill(input.expand(shape), mask, value)
     # a NumPy scalar, not an array: CuPy passes it to the kernel without a host-to-device copy
-    fill = np.asarray(value).astype(input._data.dtype)[()]
+    fill = D.cast_array(np.asarray(value), input._data.dtype)[()]  # to half via float32
     r = xp.where(mask._data, fill, input._data)
     res = _wrap(r, input._dtype, input._device)
     if _gm.enabled and input._rg:
