@@ -175,7 +175,7 @@ def as_array(a, dtype: D.dtype, xp=np):
     """The array of a tensor or scalar operand, cast to ``dtype``."""
     if isinstance(a, Tensor):
         d = a._data
-        return d if a._dtype is dtype else d.astype(dtype.np)
+        return d if a._dtype is dtype else D.cast_array(d, dtype.np)  # half: through float32
     if dtype.category == D.INT and not isinstance(a, bool):
         return _wrapped_int(a, dtype)
     return a  # Python scalars stay "weak": NumPy keeps the array's dtype

@@ -7,8 +7,10 @@ comparisons round it to the half type first; ``alpha`` is rounded to the half ty
 product taken in float32; ``addcmul``/``addcdiv`` values and ``lerp`` weights stay float32.
 Results must be bit-identical (NaNs count as equal); the fraction that differs is printed.
 
-Sizes are multiples of 64: PyTorch's vectorised loop then covers every element (its scalar
-tail loop computes ``a + alpha * b`` in half precision for add/sub, which is not modelled).
+Sizes are multiples of 64: PyTorch's vectorised loop then covers every element. Its scalar loop
+(the tail of each thread's chunk: 32 elements at a time with its AVX2 and AVX-512 kernels)
+computes add/sub's ``a + alpha * b`` in half precision; ``test_alpha_in_the_scalar_tail``
+checks other sizes.
 """
 
 from __future__ import annotations
@@ -134,3 +136,34 @@ def test_half_pow_scalar_exponent(dtype, exponent):
         if differ:
             bad.append(f"{rname}: {differ:.2%} differ")
     assert not bad, "; ".join(bad)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 7, 31, 33, 100, 1000, 70001])
+def test_alpha_in_the_scalar_tail(dtype, n):
+    # the tail past the last 32-element block of each thread's chunk (two chunks past 32768
+    # elements with two threads): alpha * b rounded to the half type, then the sum
+    threads = torch.get_num_threads(), taimatsu.get_num_threads()
+    torch.set_num_threads(2)
+    taimatsu.set_num_threads(2)
+    try:
+        rng = np.random.default_rng(n)
+        x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+        for alpha in (1 / 3, -0.7, 0.1):
+            for f in (
+                lambda T, a, b, alpha=alpha: a.add(b, alpha=alpha),
+                lambda T, a, b, alpha=alpha: a.sub(b, alpha=alpha),
+                lambda T, a, b, alpha=alpha: a.clone().add_(b, alpha=alpha),
+                lambda T, a, b, alpha=alpha: T.add(a, 2.5, alpha=alpha),
+                lambda T, a, b, alpha=alpha: T.rsub(a, b, alpha=alpha),
+            ):
+                mine, theirs = (
+                    f(T, T.tensor(x).to(getattr(T, dtype)), T.tensor(y).to(getattr(T, dtype)))
+                    .float()
+                    .numpy()
+                    for T in (taimatsu, torch)
+                )
+                np.testing.assert_array_equal(mine, theirs)
+    finally:
+        torch.set_num_threads(threads[0])
+        taimatsu.set_num_threads(threads[1])

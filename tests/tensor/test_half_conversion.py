@@ -64,6 +64,9 @@ ENTRIES = {
     "where_first": lambda T, d, z: T.where(T.tensor([True, False, True]), W, z),
     "scatter": lambda T, d, z: z.scatter(0, T.tensor([0]), V),
     "linspace": lambda T, d, z: T.linspace(0, V, 7, dtype=d),
+    # a 0-d float64 operand takes the half tensor's dtype: converted as above
+    "add_0d_float64": lambda T, d, z: z + T.tensor(V, dtype=T.float64),
+    "mul_0d_float64": lambda T, d, z: (z + 1) * T.tensor(W, dtype=T.float64),
 }
 # fmt: on
 
