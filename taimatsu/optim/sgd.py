@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import _dtype as D
 from ..backend import fused
 from . import _foreach
 from ._foreach import eligible, flat_group, run_blocks, sgd_arrays, use_flat, with_grads
@@ -96,7 +97,7 @@ class SGD(Optimizer):
         if buf is None:
             buf = state["momentum_buffer"] = grad.detach().clone()
         else:
-            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            buf.mul_(_foreach_scalar(group, buf, momentum)).add_(grad, alpha=1 - dampening)
         return grad.add(buf, alpha=momentum) if group["nesterov"] else buf
 
     def _flat_step(self, index: int, group) -> bool:
@@ -127,3 +128,12 @@ class SGD(Optimizer):
             if have == {True}:
                 fg.bump("momentum_buffer", 2)
         return True
+
+
+def _foreach_scalar(group, t, value: float) -> float:
+    """``value`` as the multi-tensor path (``foreach=True``) multiplies ``t`` by it: PyTorch's
+    ``_foreach_mul_`` rounds the scalar to a float16/bfloat16 tensor's type first (``mul_``
+    keeps it in float32)."""
+    if group["foreach"] and t._dtype in (D.float16, D.bfloat16):
+        return float(D.half_scalar(value, t._dtype).astype(t._dtype.np))
+    return value

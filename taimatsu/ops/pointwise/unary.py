@@ -724,6 +724,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     if (
         not needs_any_grad(self, tensor1, tensor2)
         and self._dtype is tensor1._dtype is tensor2._dtype
+        and self._data.dtype.char not in D.HALF_CHARS  # those in float32: addcmul's own path
         and _fits(self, tensor1, tensor2)
     ):
         xp = xp_for(self)
@@ -749,6 +750,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         not needs_any_grad(self, tensor1, tensor2)
         and self._dtype is tensor1._dtype is tensor2._dtype
         and self._dtype.category >= _FLOAT
+        and self._data.dtype.char not in D.HALF_CHARS  # those in float32: addcdiv's own path
         and _fits(self, tensor1, tensor2)
     ):
         xp = xp_for(self)
