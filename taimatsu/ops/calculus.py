@@ -188,6 +188,8 @@ def _coordinate_gradient(y: Tensor, x: Tensor, d: int, edge_order: int) -> Tenso
 def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> tuple:
     """Second-order central differences inside, one-sided differences of ``edge_order`` at the ends
     (the same scheme as NumPy's and PyTorch's ``gradient``); one tensor per dimension in ``dim``."""
+    if input._dtype is D.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     dims, dim_given = _gradient_dims(input, dim)
     spacings = _gradient_spacings(input, spacing, dims, dim_given)
     if edge_order not in (1, 2):

@@ -45,7 +45,7 @@ def stack(fn):
 
     @functools.wraps(fn)
     def wrapper(tensors, dim=0, *args, **kwargs):
-        if tensors and isinstance(tensors, (list, tuple)) and tensors[0].__class__ is SparseTensor:
+        if isinstance(tensors, (list, tuple)) and tensors and tensors[0].__class__ is SparseTensor:
             from .shape import cat as sparse_cat
 
             if tensors[0].layout is not sparse_coo:
@@ -61,7 +61,7 @@ def cat(fn):
 
     @functools.wraps(fn)
     def wrapper(tensors, dim=0, *args, **kwargs):
-        if tensors and isinstance(tensors, (list, tuple)) and tensors[0].__class__ is SparseTensor:
+        if isinstance(tensors, (list, tuple)) and tensors and tensors[0].__class__ is SparseTensor:
             from .shape import cat as sparse_cat
 
             return sparse_cat(tensors, dim)

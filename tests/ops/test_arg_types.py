@@ -53,3 +53,24 @@ SHAPE_CALLS = [
 @pytest.mark.parametrize("call", SHAPE_CALLS)
 def test_int_argument_type_errors(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# A Tensor where a sequence of tensors belongs, integer tensors in float-only kernels, index
+# tensors of the wrong dtype or rank, non-int shapes: PyTorch refuses them (taimatsu iterated
+# over the tensor's rows or computed in float)
+REFUSED_CALLS = [
+    "T.cat(T.ones(2, 2))", "T.stack(T.ones(2, 2))", "T.hstack(T.ones(2, 2))", "T.vstack(T.ones(2))",
+    "T.row_stack(T.ones(2))", "T.dstack(T.ones(2))", "T.column_stack(T.arange(4))",
+    "T.hypot(T.arange(3), T.arange(3))", "T.hypot(T.ones(2, dtype=T.bool), T.ones(2, dtype=T.bool))",
+    "T.hypot(T.arange(3, dtype=T.uint8), T.arange(3, dtype=T.uint8))", "T.hypot(T.arange(3), T.ones(3))",
+    "T.chain_matmul(T.ones(2))", "T.chain_matmul(T.ones(2, 2), T.ones(2))", "T.chain_matmul(T.ones(2, 3), T.ones(3, 2))",
+    "T.tensor_split(T.arange(8), T.tensor([2, 5], dtype=T.int32))", "T.tensor_split(T.arange(8), T.tensor([[2, 5]]))",
+    "T.tensor_split(T.arange(8), T.tensor(3, dtype=T.int8))", "T.tensor_split(T.arange(8), T.tensor([2, 5]))",
+    "T.gradient(T.arange(4, dtype=T.uint8))", "T.broadcast_shapes(T.tensor([2, 3]))", "T.broadcast_shapes(T.tensor(3))",
+    "T.broadcast_shapes(2.0)", "T.broadcast_shapes((2, 1), [3], 1)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", REFUSED_CALLS)
+def test_refused_arguments(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -870,6 +870,9 @@ def chain_matmul(*matrices, out=None) -> Tensor:
         UserWarning,
         stacklevel=2,
     )
+    for m in matrices:
+        if isinstance(m, Tensor) and m.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {m.dim()}, expected 2 instead.")
     if len(matrices) == 1:
         r = matrices[0].clone()
     else:

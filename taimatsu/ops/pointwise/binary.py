@@ -971,6 +971,6 @@ hypot, hypot_ = _tensor_operands(
         _hypot_vjp,
         _hypot_jvp,
         saves=(0, 1, "out"),
-        check=not_implemented("hypot_cpu", D.COMPLEX),
+        check=not_implemented("hypot_cpu", D.COMPLEX, D.INT, D.BOOL, D.SHELL_UINT),
     ),
 )

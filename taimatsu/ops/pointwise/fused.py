@@ -74,9 +74,9 @@ def copysign(input, other, *, out=None):
     o = _as_tensor(other, input)
 
     def compute():
-        mag = input.abs()
-        if mag._dtype.category < D.FLOAT:
-            mag = mag.to(_float_of(input, other))
+        # integers become floats first: |-128| of an int8 is 128 there, not -128
+        x = input if input._dtype.category >= D.FLOAT else input.to(_float_of(input, other))
+        mag = x.abs()
         return mag.where(~o.signbit(), -mag)
 
     node = _Copysign if isinstance(other, Tensor) else _CopysignScalar

@@ -261,7 +261,24 @@ def _int_binary(name, f):
     return _tensor_operands(name, op, cast_first(op_))
 
 
-gcd, gcd_ = _int_binary("gcd", lambda xp, a, b: xp.gcd(a, b))
+def _gcd(xp, a, b):
+    """Euclid's algorithm as PyTorch's kernel runs it in the integer type: |x| of the type's
+    minimum stays negative there (|-128| of an int8 is -128), so gcd(-128, 127) is -1 and
+    gcd(-128, 0) is -128; C's remainder takes the dividend's sign (``fmod``)."""
+    a, b = xp.broadcast_arrays(xp.abs(a), xp.abs(b))
+    if not (a < 0).any() and not (b < 0).any():
+        return xp.gcd(a, b)  # no minimum of a signed type: the same values
+    a, b = a.copy(), b.copy()
+    while True:
+        live = a != 0
+        if not live.any():
+            return b
+        c = a.copy()
+        a[live] = xp.fmod(b[live], a[live])
+        b[live] = c[live]
+
+
+gcd, gcd_ = _int_binary("gcd", _gcd)
 lcm, lcm_ = _int_binary("lcm", lambda xp, a, b: xp.lcm(a, b))
 
 
@@ -295,9 +312,23 @@ def ldexp(input, other, *, out=None):
         dt = D.get_default_dtype()
     xp = xp_for(input)
     wide = np.float64 if dt.category == _FLOAT else np.complex128
-    a = input._data.astype(wide)
-    e = other._data.astype(wide if other._dtype.category == D.COMPLEX else np.float64)
-    res = _wrap((a * xp.exp2(e)).astype(dt.np), dt, input._device)
+    float_input, category = input._dtype.category == _FLOAT, other._dtype.category
+    if float_input and category == D.BOOL:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if float_input and category == D.INT:
+            # a float scaled by integer powers: C's ldexp, exact up to the final rounding
+            work = dt.np if dt.np.char in "fd" else np.float32
+            e = xp.clip(other._data, -(1 << 20), 1 << 20).astype(np.int32)
+            r = xp.ldexp(input._data.astype(work), e)
+        else:
+            # PyTorch's input * pow(2, other), the power in other's float dtype (the default
+            # one for integers): 2**128 is inf in float32, so an integer 0 times it is NaN
+            e = other._data.astype(wide if category == D.COMPLEX else np.float64)
+            power = other._dtype if category >= _FLOAT else D.get_default_dtype()
+            p = D.cast_array(xp.exp2(e), power.np)
+            r = xp.multiply(D.cast_array(input._data, dt.np), D.cast_array(p, dt.np))
+        res = _wrap(D.cast_array(r, dt.np) if r.dtype != dt.np else r, dt, input._device)
     if _gm.enabled and (input._rg or other._rg):
         record(_Ldexp, (input, other), res, (input, other))
     if _fw_state.level and (input._fw is not None or other._fw is not None):

@@ -78,7 +78,7 @@ _Cat = node_class("CatBackward0", _cat_vjp)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     if dim.__class__ is not int:
         integer("cat", "dim", 2, dim)
-    tensors = list(tensors)
+    tensors = _sequence("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -148,8 +148,8 @@ _Stack = node_class("StackBackward0", _stack_vjp)
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     if dim.__class__ is not int:
         integer("stack", "dim", 2, dim)
+    tensors = _sequence("stack", tensors)
     check_devices(*tensors)
-    tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, t in enumerate(tensors):
@@ -186,23 +186,35 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
 _CAT_CAST = "torch.cat(): input types can't be cast to the desired output type {out}"
 
 
+def _sequence(name: str, tensors) -> list:
+    """The tensors of a TensorList argument; a Tensor there is PyTorch's TypeError (iterating
+    over it would take its rows for the list)."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
+    return list(tensors)
+
+
 def hstack(tensors, *, out=None):
-    tensors = [atleast_1d(t) for t in tensors]
+    tensors = [atleast_1d(t) for t in _sequence("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
-    return cat([atleast_2d(t) for t in tensors], 0, out=out)
+    return cat([atleast_2d(t) for t in _sequence("vstack", tensors)], 0, out=out)
 
 
-row_stack = vstack
+def row_stack(tensors, *, out=None):
+    return cat([atleast_2d(t) for t in _sequence("row_stack", tensors)], 0, out=out)
 
 
 def dstack(tensors, *, out=None):
-    return cat([atleast_3d(t) for t in tensors], 2, out=out)
+    return cat([atleast_3d(t) for t in _sequence("dstack", tensors)], 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
+    tensors = _sequence("column_stack", tensors)
     return hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], out=out)
 
 

@@ -8,11 +8,12 @@ import math
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record
+from .._dispatch import _fw_state, record, scalar_name
 from ..arg_types import integer, split_size
 from .copies import cat, stack
 from .view_ops import slice_dim
@@ -171,6 +172,16 @@ def tensor_split(input: Tensor, *args, **kw) -> tuple:
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections._dtype is not D.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                + scalar_name(indices_or_sections._dtype)
+            )
+        if indices_or_sections.dim() > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {indices_or_sections.dim()} dims"
+            )
         indices_or_sections = (
             indices_or_sections.tolist()
             if indices_or_sections.dim()

@@ -349,6 +349,12 @@ def broadcast_to(input: Tensor, size) -> Tensor:
 def broadcast_shapes(*shapes) -> Size:
     """The broadcast of ``shapes`` (ints count as 1-d shapes). A mismatch names the first
     offending shape and the shape broadcast so far, as PyTorch's message does."""
+    for s in shapes:
+        if not isinstance(s, (int, list, tuple)) or isinstance(s, bool):
+            shown = s.item() if isinstance(s, Tensor) and not s.dim() else s
+            raise RuntimeError(
+                f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shown}"
+            )
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     result = [1] * max((len(s) for s in shapes), default=0)
     for k, shape in enumerate(shapes):
