@@ -620,12 +620,33 @@ _CPP_TYPE = {
 
 def _wrapdim(dim: int, ndim: int) -> int:
     """Normalise a possibly-negative dim with PyTorch's IndexError."""
+    if dim.__class__ is not int:
+        dim = _dim_value(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim + n if dim < 0 else dim
+
+
+def _dim_value(dim) -> int:
+    """A dim given as other than an int: a NumPy integer, or a 0-d integer tensor, is read as
+    its value, as PyTorch's argument parser reads it; anything else is the parser's TypeError
+    (not the comparison's 'Boolean value of Tensor ... is ambiguous')."""
+    if isinstance(dim, Tensor):
+        if dim._data.ndim == 0 and dim._dtype.category == D.INT:
+            return int(dim._data)
+    elif hasattr(dim, "__index__"):
+        return dim.__index__()
+    import sys
+
+    import taimatsu
+
+    caller = sys._getframe(2).f_code.co_name  # the op that called _wrapdim, if a public one
+    public = not caller.startswith("_") and callable(getattr(taimatsu, caller, None))
+    where = f"{caller}(): " if public else ""
+    raise TypeError(f"{where}argument 'dim' must be int, not {type(dim).__name__}")
 
 
 def _size_dim(dim, ndim: int, where: str = " (position 1)") -> int:

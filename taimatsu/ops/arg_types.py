@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor.core import Tensor
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer, Tensor))
+    # a tensor passes as PyTorch's parser takes it: 0-d, of an integer type
+    if isinstance(v, Tensor):
+        return v._data.ndim == 0 and v._dtype.category == D.INT
+    return isinstance(v, (int, np.integer))
 
 
 def _where(name: str, pos: int | None) -> str:

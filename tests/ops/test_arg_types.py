@@ -74,3 +74,29 @@ REFUSED_CALLS = [
 @pytest.mark.parametrize("call", REFUSED_CALLS)
 def test_refused_arguments(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# A dim given as a tensor: PyTorch's parser takes a 0-d integer tensor as its value and refuses
+# other tensors with a TypeError (taimatsu compared the tensor and raised RuntimeError's
+# "Boolean value of Tensor ... is ambiguous"); the messages name argument positions taimatsu
+# does not know, so the type is compared
+TENSOR_DIMS = [
+    "T.unsqueeze(T.ones(4), T.tensor([0, 1]))", "T.softmax(T.ones(4), T.tensor([0, 1]))",
+    "T.cumsum(T.ones(4), T.tensor([0, 1]))", "T.argmax(T.ones(4), T.tensor([0, 1]))",
+    "T.squeeze(T.ones(4), T.tensor([0, 1]))", "T.unbind(T.ones(4), T.tensor([0, 1]))",
+    "T.sum(T.ones(4), T.tensor([0, 1]))", "T.sort(T.ones(4), T.tensor([0, 1]))",
+    "T.unsqueeze(T.ones(4), T.tensor(0.0))", "T.cumsum(T.ones(4), T.tensor(True))",
+    "T.unsqueeze(T.ones(4), T.tensor(0))", "T.sum(T.ones(2, 3), T.tensor([1]))", "T.prod(T.ones(2, 3), T.tensor(1))",
+    "T.cumsum(T.ones(4), T.tensor(0))", "T.transpose(T.ones(2, 3), T.tensor(0), 1)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", TENSOR_DIMS)
+def test_tensor_dims(torch_oracle, call):
+    def run(T):
+        try:
+            return "ok", eval(call, {"T": T}).tolist()
+        except Exception as e:  # noqa: BLE001  the exception's type is compared
+            return type(e).__name__, None
+
+    assert run(taimatsu) == run(torch_oracle)

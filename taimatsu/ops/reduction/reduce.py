@@ -38,6 +38,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
+from ..arg_types import _is_int
 from ..pointwise.binary import div_scalar
 from ..pointwise.common import rounded as rounded_f32
 
@@ -50,6 +51,8 @@ def reduce_dims(dim, nd: int) -> tuple:
     """
     if dim is None:
         return tuple(range(nd))
+    if isinstance(dim, Tensor) and dim._data.size == 1 and dim._dtype.category in (D.INT, D.BOOL):
+        dim = int(dim._data.reshape(-1)[0])  # one integer element: a dim list of one, as PyTorch
     if isinstance(dim, (tuple, list)):
         if not dim:
             return tuple(range(nd))
@@ -366,7 +369,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     need_tensor("prod", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
-    if dim is not None and not isinstance(dim, (int, np.integer)):
+    if dim is not None and not _is_int(dim):
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one of:"
         )
