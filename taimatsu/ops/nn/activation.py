@@ -7,6 +7,7 @@ backward works) and propagates forward-mode tangents as ``t * deriv``.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
@@ -34,11 +35,16 @@ from ...backend.float32_math.gelu import (
 from ...backend.fp_errors import loud, quiet, silent
 from ...backend.parallel import PASS_WORK, halves
 from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
-from ..pointwise.common import _F32, half_in_float32, rounded
+from ..pointwise.common import _F32, _HALVES, half_in_float32, in_float32_once, rounded
 
 
 def _deriv_vjp(node, g):
     x, out = node.saved()
+    if g._dtype in _HALVES:  # PyTorch's backward kernels: in float32, rounded once
+        deriv = (
+            node.deriv if node.half_deriv is None else functools.partial(node.half_deriv, g.dtype)
+        )
+        return (in_float32_once(g, deriv, x, out, *node.params),)
     if node.array_deriv is not None and not _gm.enabled:
         # No graph to build (no create_graph): the derivative on arrays in one pass, instead of
         # a chain of Tensor ops; under create_graph the Tensor-op form keeps double backward.
@@ -98,20 +104,25 @@ def _check_float(input: Tensor, kernel: str) -> None:
 
 
 def activation(
-    name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None, array_vjp=None
-):
+    name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None, array_vjp=None,
+    half_deriv=None,
+):  # fmt: skip
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
     ``forward(xp, x, *params)`` works on arrays; ``deriv(x, out, *params)`` in Tensor ops.
     ``array_deriv(xp, x, out, *params)``, when given, is the same derivative on arrays: the
     backward uses it when no graph of the backward is recorded (both ``input`` and the output
     are saved then; the output is usually kept alive by the next layer anyway).
+    A float16/bfloat16 gradient is ``deriv`` in float32, rounded once, as PyTorch's backward
+    kernels compute it; ``half_deriv(dtype, x, out, *params)`` replaces ``deriv`` there where
+    the kernel reads a value its forward stored in the half type.
     ``array_vjp(g, x, out, into, *params)``, when given with ``array_deriv``, is tried first:
     ``g * deriv`` on arrays, written into ``into`` when that is not None (the incoming
     gradient's array, which only the engine holds), or None where it does not apply.
     """
     Node = node_class(name, _deriv_vjp)
     Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
+    Node.half_deriv = None if half_deriv is None else staticmethod(half_deriv)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
     if not getattr(forward, "handles_halves", False):
@@ -384,9 +395,20 @@ def _logsigmoid_fwd(xp, x):
 
 
 mish, mish_ = activation("MishBackward0", "mish_cpu", _mish_fwd, _mish_deriv)
+
+
+def _logsigmoid_half_deriv(dtype, x, out):
+    # PyTorch's forward keeps exp(-|x|) in the input's (half) type for its backward, which
+    # takes 1 - z / (1 + z) for x < 0, z / (1 + z) otherwise, from that rounded z
+    z = (-x.abs()).exp().to(dtype).float()
+    q = z / (1 + z)
+    return (1 - q).where(x < 0, q)
+
+
 logsigmoid, _ = activation(
-    "LogSigmoidBackward0", "log_sigmoid_cpu", _logsigmoid_fwd, lambda x, out: 1 - x.sigmoid()
-)
+    "LogSigmoidBackward0", "log_sigmoid_cpu", _logsigmoid_fwd, lambda x, out: 1 - x.sigmoid(),
+    half_deriv=_logsigmoid_half_deriv,
+)  # fmt: skip
 
 
 @emulated(f32_activation.softplus, scalar=f32_activation.softplus_scalar)

@@ -621,7 +621,7 @@ def _div_vjp(node, g):
     ga = g / _conj(other) if _ga(node) else None
     gb = None
     if _gb(node):
-        gb = -g * _conj(a) / _conj(other * other)
+        gb = -g * _conj(a / other / other)  # PyTorch's order: ((a / b) / b), then -g times
     return ga, gb
 
 

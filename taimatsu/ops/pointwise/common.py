@@ -131,3 +131,14 @@ def in_float64(f, a):
     if a.size >= 2 * blockwise_size and a.flags.c_contiguous:
         return blockwise(f, a, _F32)
     return np.asarray(f(a.astype(np.float64))).astype(_F32)
+
+
+_HALVES = (D.float16, D.bfloat16)
+
+
+def in_float32_once(g, deriv, x, out, *params):
+    """``g * deriv(x, out, *params)`` of float16/bfloat16 tensors as PyTorch's backward kernels
+    (tanh_backward, gelu_backward, ...) compute it: in float32, rounded once to ``g``'s type
+    (in the half type each product and sum would round). Tensor ops: double backward works."""
+    wide = [t if t is None else t.float() for t in (x, out)]
+    return (g.float() * deriv(*wide, *params)).to(g.dtype)

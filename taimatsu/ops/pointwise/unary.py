@@ -34,10 +34,12 @@ from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write
 from .binary import _grad_times, _shape_first, _xp_multiply, _xp_subtract
 from .common import (
     _FLOAT,
+    _HALVES,
     _camel,
     _scalar,
     checks,
     half_in_float32,
+    in_float32_once,
     no_complex,
     plain_backward,
     rounded,
@@ -49,11 +51,13 @@ from .power import pow
 
 # ---- unary ----------------------------------------------------------------------------------
 def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, keep_bool=False, check=None,
-          real_valued=False, vjp=None, jvp=None, out_deriv=None):  # fmt: skip
+          real_valued=False, vjp=None, jvp=None, out_deriv=None, half_vjp=None):  # fmt: skip
     """Declare an elementwise op ``name(input)`` and its in-place ``name_``.
 
     ``forward(xp, a)`` works on arrays; ``deriv(x, out)`` gives d out / d x in Tensor ops
-    (so double backward works). ``to_float``: integer inputs compute in the default float
+    (so double backward works); ``half_vjp(x, out, g)``, when given, is the backward of a
+    float16/bfloat16 ``g`` as PyTorch's kernel for it computes it (``in_float32_once``, or its
+    own order of half-precision steps). ``to_float``: integer inputs compute in the default float
     dtype, as PyTorch's "floating" unary ops do. ``check(dtype)`` raises PyTorch's error for
     dtypes the op does not support. Ops that are not holomorphic on complex inputs (abs, sgn)
     give ``vjp(x, out, g)`` and ``jvp(x, out, t)`` themselves. ``out_deriv(out)``: ``deriv``
@@ -72,6 +76,8 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
             return (g * deriv(x, out),)
         if out_deriv is not None and plain_backward(g) and out._dtype is g._dtype:
             return (_wrap(_xp_multiply(np, g._data, out_deriv(out._data)), g._dtype, cpu),)
+        if half_vjp is not None and g._dtype in _HALVES:
+            return (half_vjp(x, out, g),)
         return (_grad_times(g, deriv(x, out)),)  # holomorphic ops: g * conj(f')
 
     Node = node_class(node or _camel(name) + "Backward0", holomorphic_vjp) if deriv else None
@@ -185,6 +191,7 @@ tanh, tanh_ = unary(
     rounded_once(lambda xp, a: xp.tanh(a)),
     lambda x, out: 1 - out * out,
     saves=("out",),
+    half_vjp=lambda x, out, g: in_float32_once(g, lambda x, out: 1 - out * out, x, out),
     out_deriv=lambda out: _xp_subtract(np, 1, _xp_multiply(np, out, out)),
 )
 asinh, asinh_ = unary(
@@ -224,11 +231,20 @@ def _sigmoid(xp, a):
     return formula(a)
 
 
+def _sigmoid_half_vjp(out, g):
+    """PyTorch's sigmoid_backward: for bfloat16 in float32, rounded once; for float16 in
+    float16 steps, ``(g * (1 - out)) * out``."""
+    if g._dtype is D.bfloat16:
+        return in_float32_once(g, lambda x, out: out * (1 - out), None, out)
+    return g * (1 - out) * out
+
+
 sigmoid, sigmoid_ = unary(
     "sigmoid",
     _sigmoid,
     lambda x, out: out * (1 - out),
     saves=("out",),
+    half_vjp=lambda x, out, g: _sigmoid_half_vjp(out, g),
     out_deriv=lambda out: _xp_multiply(np, out, _xp_subtract(np, 1, out)),
 )
 
