@@ -200,8 +200,15 @@ def _batch_norm_vjp(node, g):
     if node.mean is not None and not _gm.enabled and g._fw is None:  # no graph to record
         wd = None if w is None else w._data
         need = [_need(node, i) for i in range(3)]
-        grads = _bn_train_backward(xp_for(g), x._data, wd, g._data, node.mean, node.invstd, need)
-        return tuple(None if a is None else _wrap(a, g._dtype, g._device) for a in grads)
+        xd, gd = x._data, g._data
+        if xd.dtype.char in D.HALF_CHARS:  # parameters of the input's type: in float32
+            xd, gd = xd.astype(np.float32), gd.astype(np.float32)
+            wd = None if wd is None else wd.astype(np.float32)
+        grads = _bn_train_backward(xp_for(g), xd, wd, gd, node.mean, node.invstd, need)
+        return tuple(
+            None if a is None else _wrap(D.cast_array(a, g._data.dtype), g._dtype, g._device)
+            for a in grads
+        )
     if node.training and x._dtype in (D.float16, D.bfloat16) and not _gm.enabled and g._fw is None:
         return _half_train_backward(node, x, w, g)
     nd = x.dim()
@@ -290,13 +297,20 @@ def batch_norm(
     batch_stats = training or running_mean is None
     y = saved_mean = saved_invstd = None
     w, b = (None if t is None else t._data for t in (weight, bias))
+    half = input._dtype in (D.float16, D.bfloat16) and xp is np and x.size
+    half_params = half and all(t is None or t._dtype is input._dtype for t in (weight, bias))
     if batch_stats and x.size and _fast_dtypes(input, weight, bias):
         y, saved_mean, saved_invstd, var = _bn_train_forward(xp, x, w, b, eps)
         mean = saved_mean.astype(np.float64)
+    elif batch_stats and half_params:
+        mean, var = _stats(xp, x, axes)
+        y, saved_mean, saved_invstd = _bn_half_train_forward(x, mean, var, w, b, eps, shape)
     elif batch_stats:
         mean, var = _stats(xp, x, axes)
     elif x.size and _fast_dtypes(input, weight, bias, running_mean, running_var):
         y = _bn_eval_forward(xp, x, running_mean._data, running_var._data, w, b, eps)
+    elif half_params and running_mean._dtype is input._dtype is running_var._dtype:
+        y = _bn_half_eval_forward(x, running_mean._data, running_var._data, w, b, eps, shape)
     else:
         mean = running_mean._data.reshape(shape).astype(np.float64)
         var = running_var._data.reshape(shape).astype(np.float64)
@@ -325,6 +339,41 @@ def batch_norm(
                                                               False, momentum, eps) if not batch_stats
              else _bn_train_composite(i, w, b, axes, eps))  # fmt: skip
     return r
+
+
+def _half_stat(a, dtype):
+    """A float64 statistic as PyTorch's kernel keeps it for a float16/bfloat16 input with
+    parameters of its type: in that type (returned as float32 values)."""
+    return D.cast_array(np.asarray(a), dtype).astype(np.float32)
+
+
+def _bn_half_train_forward(x, mean, var, w, b, eps, shape):
+    """Training-mode batch norm of a float16/bfloat16 input whose parameters share its type:
+    PyTorch's kernel stores the batch mean and variance in that type, takes 1/sqrt(var + eps)
+    in float32 and rounds it too, then ``(x - mean) * invstd * weight + bias`` in float32,
+    rounded once. Returns y and the (rounded) mean and invstd, as float32 per channel."""
+    mh, vh = _half_stat(mean.reshape(-1), x.dtype), _half_stat(var.reshape(-1), x.dtype)
+    ih = _half_stat(np.float32(1) / np.sqrt(vh + np.float32(eps)), x.dtype)
+    y = (x.astype(np.float32) - mh.reshape(shape)) * ih.reshape(shape)
+    if w is not None:
+        y *= w.astype(np.float32).reshape(shape)
+    if b is not None:
+        y += b.astype(np.float32).reshape(shape)
+    return D.cast_array(y, x.dtype), mh, ih
+
+
+def _bn_half_eval_forward(x, rm, rv, w, b, eps, shape):
+    """Evaluation-mode batch norm of a float16/bfloat16 input, parameters and running stats
+    of its type: ``x * alpha + beta`` in float32 (alpha = weight / sqrt(var + eps), beta =
+    bias - mean * alpha), rounded once."""
+    alpha = np.float32(1) / np.sqrt(rv.astype(np.float32) + np.float32(eps))
+    if w is not None:
+        alpha = alpha * w.astype(np.float32)
+    beta = -rm.astype(np.float32) * alpha
+    if b is not None:
+        beta = b.astype(np.float32) + beta
+    y = x.astype(np.float32) * alpha.reshape(shape) + beta.reshape(shape)
+    return D.cast_array(y, x.dtype)
 
 
 def _bn_train_composite(x, w, b, axes, eps):

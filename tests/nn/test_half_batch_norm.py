@@ -1,0 +1,61 @@
+"""Batch norm of float16/bfloat16 inputs against PyTorch, bit for bit.
+
+With parameters of the input's type, PyTorch's kernel keeps the batch mean and variance in
+that type and rounds 1/sqrt(var + eps) to it too, then normalises in float32 and rounds once;
+its backward works in float32 from those rounded statistics. Evaluation mode takes
+``x * alpha + beta`` in float32. (The running statistics' update is not reproduced bit for
+bit: about one element in four is one ulp off; not compared here.)
+"""
+
+import numpy as np
+import pytest
+
+import taimatsu as tm
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+
+def _train(T, dtype, affine, mixed):
+    m = T.nn.BatchNorm2d(4, affine=affine)
+    if not mixed:
+        m = m.to(getattr(T, dtype))
+    if affine:
+        with T.no_grad():
+            m.weight.copy_(T.tensor([1.5, 0.7, -1.2, 2.0]))
+            m.bias.copy_(T.tensor([0.1, -0.3, 0.25, 0.0]))
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((8, 4, 8, 8)) * 2 + 0.5).astype(np.float32)
+    X = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+    y = m(X)
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(T.tensor(g).to(getattr(T, dtype)))
+    out = [y.detach().float().numpy(), X.grad.float().numpy()]
+    if affine and not mixed:  # (mixed: float32 parameter gradients, summed in another order)
+        out += [m.weight.grad.float().numpy(), m.bias.grad.float().numpy()]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(("affine", "mixed"), [(True, False), (False, False), (True, True)])
+def test_half_batch_norm_training_matches_pytorch(dtype, affine, mixed):
+    for mine, theirs in zip(_train(tm, dtype, affine, mixed), _train(torch, dtype, affine, mixed)):
+        off = mine != theirs
+        assert off.sum() <= (0 if dtype == "bfloat16" else 2), off.sum()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_batch_norm_evaluation_matches_pytorch(dtype):
+    x = (np.random.default_rng(1).standard_normal((8, 4, 8, 8)) * 2 + 0.5).astype(np.float32)
+
+    def run(T):
+        m = T.nn.BatchNorm2d(4).to(getattr(T, dtype)).eval()
+        with T.no_grad():
+            m.weight.copy_(T.tensor([1.5, 0.7, -1.2, 2.0]))
+            m.bias.copy_(T.tensor([0.1, -0.3, 0.25, 0.0]))
+            m.running_mean.copy_(T.tensor([0.3, -0.2, 1.7, 0.01]))
+            m.running_var.copy_(T.tensor([1.3, 0.9, 2.2, 0.5]))
+            return m(T.tensor(x).to(getattr(T, dtype))).float().numpy()
+
+    off = run(tm) != run(torch)
+    assert off.sum() <= (0 if dtype == "bfloat16" else 2), off.sum()
