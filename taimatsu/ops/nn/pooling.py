@@ -197,9 +197,9 @@ def avg_pool2d(
     extra_w = max(0, (wo - 1) * s[1] + k[1] - (w + 2 * p[1]))
     pads = (p[0], p[0] + extra_h, p[1], p[1] + extra_w)
     xpad = _nn._pad(xp, x, pads)
-    acc = xp.zeros(
-        (x.shape[0], x.shape[1], ho, wo), np.float64 if x.dtype == np.float64 else x.dtype
-    )
+    # float32 sums for float16/bfloat16 input, rounded once at the end (PyTorch's opmath)
+    wide = np.float32 if x.dtype.char in D.HALF_CHARS else x.dtype
+    acc = xp.zeros((x.shape[0], x.shape[1], ho, wo), np.float64 if x.dtype == np.float64 else wide)
     for _, _, v in _nn._taps(xpad, k, (1, 1), s, (ho, wo)):
         acc += v
     if divisor_override is not None:
@@ -208,7 +208,7 @@ def avg_pool2d(
         dh = _divisor(h, k[0], s[0], p[0], ho, count_include_pad, None)
         dw = _divisor(w, k[1], s[1], p[1], wo, count_include_pad, None)
         div = dh[:, None] * dw[None, :]
-    y = (acc / xp.asarray(div, acc.dtype)).astype(x.dtype, copy=False)
+    y = D.cast_array(acc / xp.asarray(div, acc.dtype), x.dtype)
     r = _wrap(y if input.dim() == 4 else y[0], input._dtype, input._device)
     if (input._rg and _gm.enabled) or (_fw_state.level and input._fw is not None):
         inv_div = _wrap(xp.asarray(1.0 / div, x.dtype), input._dtype, input._device)
