@@ -76,3 +76,28 @@ def test_half_avg_pool_sums_in_float32(dtype, kw):
         for T in (tm, torch)
     )
     np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("size", [(4, 3), (5, 5), (2, 7), (1, 3)])
+def test_adaptive_avg_pool_windows_summed_in_order(dtype, size):
+    # PyTorch's kernel: each window summed row by row, then / kh / kw (the averaging matrices'
+    # products gave other last bits in every dtype); 3-d pooling for float32/float64 too
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    mine, theirs = (
+        T.nn.functional.adaptive_avg_pool2d(T.tensor(x).to(getattr(T, dtype)), size)
+        .double()
+        .numpy()
+        for T in (tm, torch)
+    )
+    np.testing.assert_array_equal(mine, theirs)
+    if dtype in ("float32", "float64"):
+        x3 = rng.standard_normal((2, 3, 5, 9, 7)).astype(np.float32)
+        mine, theirs = (
+            T.nn.functional.adaptive_avg_pool3d(T.tensor(x3).to(getattr(T, dtype)), (2, *size))
+            .double()
+            .numpy()
+            for T in (tm, torch)
+        )
+        np.testing.assert_array_equal(mine, theirs)

@@ -24,7 +24,7 @@ from .._dispatch import _fw_state, need_tensor, record, scalar_name, xp_for
 from ..arg_types import avg_pool_args, int_list
 from ..pointwise.common import not_implemented
 from . import conv as _nn
-from .resample import adaptive_avg_matrix, linear_dims
+from .resample import adaptive_avg_matrix, adaptive_avg_values, linear_dims
 
 
 def _divisor(size, k, s, p, out, count_include_pad, divisor_override):
@@ -285,7 +285,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         _avg2d_dtypes(input._dtype)
     h, w = input.shape[-2:]
     mats = [(nd - 2, adaptive_avg_matrix(h, oh)), (nd - 1, adaptive_avg_matrix(w, ow))]
-    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0", _ADAPTIVE_AVG_BACKWARD[2])
+    values = adaptive_avg_values(xp_for(input), input._data, (oh, ow)) if input.numel() else None
+    return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0", _ADAPTIVE_AVG_BACKWARD[2], values)
 
 
 def adaptive_max_sizes(name: str, input: Tensor, sizes, nd: int) -> list:
@@ -349,7 +350,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     spatial = input.shape[-3:]
     lead = input.dim() - 3
     mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
-    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0", _ADAPTIVE_AVG_BACKWARD[3])
+    values = adaptive_avg_values(xp_for(input), input._data, sizes) if input.numel() else None
+    return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0", _ADAPTIVE_AVG_BACKWARD[3], values)
 
 
 def _window_index(size: int, out: int) -> np.ndarray:

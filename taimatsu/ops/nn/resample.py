@@ -12,6 +12,8 @@ Both VJPs are Tensor ops, so double backward works.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ... import _dtype as D
@@ -108,19 +110,24 @@ def _matmul_local(xp, x, m, reads=None):
 
 
 @silent
-def linear_dims(input: Tensor, mats: list, node_name: str, backward=None) -> Tensor:
+def linear_dims(input: Tensor, mats: list, node_name: str, backward=None, values=None) -> Tensor:
     """``input`` multiplied along each ``(dim, (out, in) array)`` of ``mats`` in turn;
     ``backward``: the node class of a backward op that takes the input too (adaptive pooling's,
     not upsampling's), so that with create_graph the input gradient has PyTorch's node; the
-    node then saves the input, as PyTorch's does (second-backward and in-place errors)."""
+    node then saves the input, as PyTorch's does (second-backward and in-place errors).
+    ``values``: the output's array when the op computes it itself (the matrices then serve
+    the backward only)."""
     if node_name not in _LINEAR_NODES:
         _LINEAR_NODES[node_name] = node_class(node_name, _linear_vjp)
     xp = xp_for(input)
     reads = [r[0] if r else None for _, _, *r in mats]
     mats = [(d, xp.asarray(m)) for d, m, *_ in mats]  # host-made matrices: uploaded, not synced
     x = input._data
-    for (d, m), rd in zip(mats, reads):
-        x = xp.moveaxis(_matmul_local(xp, xp.moveaxis(x, d, -1), m.astype(x.dtype), rd), -1, d)
+    if values is not None:
+        x = values
+    else:
+        for (d, m), rd in zip(mats, reads):
+            x = xp.moveaxis(_matmul_local(xp, xp.moveaxis(x, d, -1), m.astype(x.dtype), rd), -1, d)
     r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
     tmats = [
         (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
@@ -426,6 +433,38 @@ def uint8_dims(input: Tensor, mats: list) -> Tensor:
         y = (y + (1 << (bits - 1))) >> bits
         x = xp.moveaxis(xp.clip(y, 0, 255).astype(xp.uint8), -1, d)
     return _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
+
+
+def _adaptive_bounds(in_size: int, out_size: int):
+    i = np.arange(out_size)
+    return (i * in_size) // out_size, -((-(i + 1) * in_size) // out_size)
+
+
+def adaptive_avg_values(xp, x, sizes):
+    """Adaptive average pooling over the last ``len(sizes)`` dims of ``x`` as PyTorch's CPU
+    kernel computes it: each window summed in row-major order (float32 for float32 and half
+    types, float64 for float64), then divided by each of its extents in turn (``sum / kh /
+    kw``), rounded once to ``x``'s type. One gather-add per window tap."""
+    k = len(sizes)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(x.shape[-k:], sizes)]
+    extents = [end - start for start, end in bounds]
+    out = xp.zeros((*x.shape[:-k], *sizes), acc)
+    for taps in itertools.product(*(range(int(e.max())) for e in extents)):
+        v, valid = x, None
+        for axis, (t, (start, _), e) in enumerate(zip(taps, bounds, extents)):
+            pos = np.minimum(start + t, x.shape[x.ndim - k + axis] - 1)
+            v = xp.take(v, xp.asarray(pos), axis=x.ndim - k + axis)
+            shape = [1] * k
+            shape[axis] = -1
+            ok = (t < e).reshape(shape)
+            valid = ok if valid is None else valid & ok
+        out += xp.where(xp.asarray(valid), v.astype(acc), acc(0))
+    for axis, e in enumerate(extents):
+        shape = [1] * k
+        shape[axis] = -1
+        out /= xp.asarray(e.astype(acc).reshape(shape))
+    return D.cast_array(out, x.dtype)
 
 
 def adaptive_avg_matrix(in_size: int, out_size: int):
