@@ -69,3 +69,28 @@ def test_inplace_addcmul_addcdiv_in_float32(dtype, n):
 
     for a, b in zip(run(tm), run(torch)):
         np.testing.assert_array_equal(a, b)
+
+
+def _train_cnn(T, steps=3):
+    T.manual_seed(0)
+    nn, F = T.nn, T.nn.functional
+    model = nn.Sequential(
+        nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+        nn.AvgPool2d(1), nn.Flatten(), nn.Linear(4 * 4 * 4, 10),
+    ).to(T.bfloat16)  # fmt: skip
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = T.randn(8, 1, 8, 8).to(T.bfloat16)
+    y = T.randint(0, 10, (8,))
+    for _ in range(steps):
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    # (the running statistics' update is not bit-exact: not compared)
+    return [p.detach().float().numpy() for p in model.parameters()]
+
+
+def test_bfloat16_cnn_training_steps_match_pytorch():
+    # conv, batch norm (parameters of the input's type), ReLU, max and average pooling,
+    # linear, cross-entropy and SGD with momentum, all in bfloat16: every parameter bit for bit
+    for a, b in zip(_train_cnn(tm), _train_cnn(torch)):
+        np.testing.assert_array_equal(a, b)
