@@ -285,7 +285,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         _avg2d_dtypes(input._dtype)
     h, w = input.shape[-2:]
     mats = [(nd - 2, adaptive_avg_matrix(h, oh)), (nd - 1, adaptive_avg_matrix(w, ow))]
-    values = adaptive_avg_values(xp_for(input), input._data, (oh, ow)) if input.numel() else None
+    values = adaptive_avg_values(xp_for(input), input._data, (oh, ow))
     return linear_dims(input, mats, "AdaptiveAvgPool2DBackward0", _ADAPTIVE_AVG_BACKWARD[2], values)
 
 
@@ -350,7 +350,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     spatial = input.shape[-3:]
     lead = input.dim() - 3
     mats = [(lead + i, adaptive_avg_matrix(n, o)) for i, (n, o) in enumerate(zip(spatial, sizes))]
-    values = adaptive_avg_values(xp_for(input), input._data, sizes) if input.numel() else None
+    values = adaptive_avg_values(xp_for(input), input._data, sizes)
     return linear_dims(input, mats, "AdaptiveAvgPool3DBackward0", _ADAPTIVE_AVG_BACKWARD[3], values)
 
 

@@ -446,7 +446,10 @@ def adaptive_avg_values(xp, x, sizes):
     types, float64 for float64), then divided by each of its extents in turn (``sum / kh /
     kw``), rounded once to ``x``'s type. One gather-add per window tap."""
     k = len(sizes)
-    acc = np.float64 if x.dtype == np.float64 else np.float32
+    integer = x.dtype.kind in "iu"  # int64: summed in int64, divided as C's integers (truncated)
+    acc = np.int64 if integer else np.float64 if x.dtype == np.float64 else np.float32
+    if not x.size or not all(sizes):
+        return xp.zeros((*x.shape[:-k], *sizes), x.dtype)
     bounds = [_adaptive_bounds(n, o) for n, o in zip(x.shape[-k:], sizes)]
     extents = [end - start for start, end in bounds]
     out = xp.zeros((*x.shape[:-k], *sizes), acc)
@@ -463,7 +466,11 @@ def adaptive_avg_values(xp, x, sizes):
     for axis, e in enumerate(extents):
         shape = [1] * k
         shape[axis] = -1
-        out /= xp.asarray(e.astype(acc).reshape(shape))
+        e = xp.asarray(e.astype(acc).reshape(shape))
+        if integer:
+            out = xp.where(out < 0, -(-out // e), out // e)
+        else:
+            out /= e
     return D.cast_array(out, x.dtype)
 
 
