@@ -101,3 +101,45 @@ def test_adaptive_avg_pool_windows_summed_in_order(dtype, size):
             for T in (tm, torch)
         )
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "normalized"), [((8, 16), 16), ((5, 16), 16), ((33, 24), 24), ((3, 4, 6), (4, 6))]
+)
+def test_half_layer_norm_backward_matches_pytorch(dtype, threads, shape, normalized):
+    # from the mean and 1/std PyTorch saves in the half type; weight and bias gradients summed
+    # row by row in the half type within each thread's rows (so the thread count matters: set
+    # alike on both sides)
+    saved = torch.get_num_threads(), tm.get_num_threads()
+    torch.set_num_threads(threads)
+    tm.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(shape[0])
+        x = (rng.standard_normal(shape) * 2).astype(np.float32)
+        g = rng.standard_normal(shape).astype(np.float32)
+        w = rng.standard_normal(normalized).astype(np.float32)
+
+        def run(T):
+            m = T.nn.LayerNorm(normalized).to(getattr(T, dtype))
+            with T.no_grad():
+                m.weight.copy_(T.tensor(w))
+            X = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+            y = m(X)
+            y.backward(T.tensor(g).to(getattr(T, dtype)))
+            grads = (X.grad, m.weight.grad, m.bias.grad)
+            return [y.detach().float().numpy()] + [t.float().numpy() for t in grads]
+
+        for i, (mine, theirs) in enumerate(zip(run(tm), run(torch))):
+            if dtype == "float16":
+                # float32 orders (PyTorch's vector lanes in the row sums) show in float16's
+                # extra bits in a few gradient elements, by an ulp or two
+                off = mine != theirs
+                assert off.sum() <= max(1, off.size // 100), off.sum()
+                np.testing.assert_allclose(mine[off], theirs[off], rtol=2**-9)
+            else:
+                np.testing.assert_array_equal(mine, theirs)
+    finally:
+        torch.set_num_threads(saved[0])
+        tm.set_num_threads(saved[1])

@@ -407,6 +407,9 @@ def _layer_norm_vjp(node, g):
     if not _gm.enabled:  # no graph of the backward to record: on arrays
         if node.rows:
             return _layer_norm_backward_rows(node, x, w, g)
+        half = x._data.dtype.char in D.HALF_CHARS and x._data.__class__ is np.ndarray
+        if half and (w is None or w._dtype is x._dtype):
+            return _layer_norm_backward_half(node, x, w, g)
         return _layer_norm_backward(node, x, w, g)
     axes = list(range(x.dim() - node.k, x.dim()))
     lead = list(range(x.dim() - node.k))
@@ -418,6 +421,60 @@ def _layer_norm_vjp(node, g):
         gw = (g * xhat).sum(lead) if lead else g * xhat
     if _need(node, 2):
         gb = g.sum(lead) if lead else g
+    return gx, gw, gb
+
+
+def _thread_chunks(m: int):
+    """The row ranges of ``at::parallel_for`` over ``m`` rows: one chunk per thread (at most
+    one per row), ``ceil(m / chunks)`` rows each."""
+    from ...backend.threads import get_num_threads
+
+    tasks = max(1, min(get_num_threads(), m))
+    size = -(-m // tasks)
+    return [(lo, min(lo + size, m)) for lo in range(0, m, size)]
+
+
+def _half_row_sums(terms, dtype):
+    """PyTorch's weight/bias gradient sums of a half-type layer norm: each thread's rows added
+    in order into a buffer of the half type (rounded at every row), the threads' buffers then
+    added in order, rounded. ``terms``: (rows, C) float32."""
+    total = None
+    for lo, hi in _thread_chunks(terms.shape[0]):
+        acc = np.zeros(terms.shape[1], np.float32)
+        for i in range(lo, hi):
+            acc = D.cast_array(acc + terms[i], dtype).astype(np.float32)
+        total = acc if total is None else D.cast_array(total + acc, dtype).astype(np.float32)
+    return D.cast_array(total, dtype)
+
+
+def _layer_norm_backward_half(node, x: Tensor, w, g: Tensor):
+    """Layer norm's backward for a float16/bfloat16 input whose weight shares its type, as
+    PyTorch's kernel computes it: from the mean and 1/std it saved in the half type, the input
+    gradient ``rstd * dy * w + b * x + c`` per row in float32 (``b = (db * mean - ds) *
+    rstd**3 / C``, ``c = -b * mean - db * rstd / C``), rounded once; the weight and bias
+    gradients summed row by row in the half type (``_half_row_sums``)."""
+    dtype = x._data.dtype
+    c = math.prod(x._data.shape[x._data.ndim - node.k :])
+    x2 = x._data.reshape(-1, c).astype(np.float32)
+    g2 = g._data.reshape(-1, c).astype(np.float32)
+    mean = D.cast_array(node.mean.reshape(-1, 1), dtype).astype(np.float32)
+    rstd = D.cast_array(node.rstd.reshape(-1, 1), dtype).astype(np.float32)
+    gx = gw = gb = None
+    if _need(node, 0):
+        dyw = g2 if w is None else g2 * w._data.reshape(-1).astype(np.float32)
+        ds = (dyw * x2).astype(np.float64).sum(1, keepdims=True).astype(np.float32)
+        db = dyw.astype(np.float64).sum(1, keepdims=True).astype(np.float32)
+        scale = np.float32(1 / c)
+        b = (db * mean - ds) * rstd * rstd * rstd * scale
+        cc = -b * mean - db * rstd * scale
+        r = rstd * dyw + b * x2 + cc
+        gx = _wrap(D.cast_array(r, dtype).reshape(x._data.shape), x._dtype, x._device)
+    if _need(node, 1):
+        gw = _half_row_sums((g2 * (x2 - mean)) * rstd, dtype)
+        gw = _wrap(gw.reshape(w._data.shape), w._dtype, w._device)
+    if _need(node, 2):
+        dt = node._shapes[2][1]
+        gb = _wrap(_half_row_sums(g2, dtype).reshape(node._shapes[2][0]), dt, g._device)
     return gx, gw, gb
 
 
