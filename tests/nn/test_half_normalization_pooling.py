@@ -143,3 +143,28 @@ def test_half_layer_norm_backward_matches_pytorch(dtype, threads, shape, normali
     finally:
         torch.set_num_threads(saved[0])
         tm.set_num_threads(saved[1])
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize(
+    ("shape", "groups"), [((4, 4, 6), 2), ((6, 6, 5), 3), ((2, 8, 3, 3), 4), ((3, 4, 7), 1)]
+)
+def test_half_group_norm_backward_matches_pytorch(dtype, shape, groups):
+    # from the group statistics PyTorch saves in the half type, its sums in float32
+    rng = np.random.default_rng(shape[0] + groups)
+    x = (rng.standard_normal(shape) * 2).astype(np.float32)
+    g = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(shape[1]).astype(np.float32)
+
+    def run(T):
+        m = T.nn.GroupNorm(groups, shape[1]).to(getattr(T, dtype))
+        with T.no_grad():
+            m.weight.copy_(T.tensor(w))
+        X = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+        y = m(X)
+        y.backward(T.tensor(g).to(getattr(T, dtype)))
+        return [t.float().numpy() for t in (y.detach(), X.grad, m.weight.grad, m.bias.grad)]
+
+    for mine, theirs in zip(run(tm), run(torch)):
+        off = mine != theirs
+        assert off.sum() <= (0 if dtype == "bfloat16" else max(1, off.size // 50)), off.sum()

@@ -722,8 +722,51 @@ def _check_layer_norm_shapes(input: Tensor, shape: tuple, weight, bias) -> None:
             )
 
 
+def _group_norm_backward_half(node, x: Tensor, w, g: Tensor):
+    """GroupNorm's backward for a float16/bfloat16 input whose weight shares its type, as
+    PyTorch's kernel computes it: from the group means and 1/stds it saves in the half type,
+    per (sample, channel) sums ``ds = sum(dy * x)``, ``db = sum(dy)`` in float32; the input
+    gradient ``rstd * dy * w + b * x + c`` per group (``b = (sum_c db*w * mean - sum_c ds*w) *
+    rstd**3 / count``, ``c = -b * mean - sum_c db*w * rstd / count``), the weight gradient
+    ``sum_n (ds - db * mean) * rstd`` and the bias gradient ``sum_n db``, each rounded once."""
+    dtype = x._data.dtype
+    n, c, groups = x._data.shape[0], x._data.shape[1], node.groups
+    d = c // groups
+    x3 = x._data.reshape(n, c, -1).astype(np.float32)
+    g3 = g._data.reshape(n, c, -1).astype(np.float32)
+    xg = x3.reshape(n, groups, -1).astype(np.float64)
+    mean = D.cast_array(xg.mean(2), dtype).astype(np.float32)  # (n, groups)
+    rstd = D.cast_array(1 / np.sqrt(xg.var(2) + node.eps), dtype).astype(np.float32)
+    ds = (g3 * x3).astype(np.float64).sum(2).astype(np.float32)  # (n, c)
+    db = g3.astype(np.float64).sum(2).astype(np.float32)
+    mean_c, rstd_c = np.repeat(mean, d, axis=1), np.repeat(rstd, d, axis=1)
+    gx = gw = gb = None
+    if _need(node, 0):
+        w32 = np.ones(c, np.float32) if w is None else w._data.astype(np.float32)
+        count = np.float32(1 / (d * x3.shape[2]))
+        dsw = (ds * w32).reshape(n, groups, d).astype(np.float64).sum(2).astype(np.float32)
+        dbw = (db * w32).reshape(n, groups, d).astype(np.float64).sum(2).astype(np.float32)
+        b = (dbw * mean - dsw) * rstd * rstd * rstd * count
+        cc = -b * mean - dbw * rstd * count
+        b_c, c_c = np.repeat(b, d, axis=1)[:, :, None], np.repeat(cc, d, axis=1)[:, :, None]
+        r = rstd_c[:, :, None] * (g3 * w32[None, :, None]) + b_c * x3 + c_c
+        gx = _wrap(D.cast_array(r, dtype).reshape(x._data.shape), x._dtype, x._device)
+    if _need(node, 1):
+        term = ((ds - db * mean_c) * rstd_c).astype(np.float64).sum(0)
+        gw = _wrap(D.cast_array(term.astype(np.float32), dtype), w._dtype, w._device)
+    if _need(node, 2):
+        dt = node._shapes[2][1]
+        gb = _wrap(
+            D.cast_array(db.astype(np.float64).sum(0).astype(np.float32), dtype), dt, g._device
+        )
+    return gx, gw, gb
+
+
 def _group_norm_vjp(node, g):
     x, w = node.saved()
+    half = x._data.dtype.char in D.HALF_CHARS and x._data.__class__ is np.ndarray
+    if half and not _gm.enabled and (w is None or w._dtype is x._dtype):
+        return _group_norm_backward_half(node, x, w, g)
     n, G = x.shape[0], node.groups
     xg = x.reshape(n, G, -1)
     xhat, invstd = _normalized(xg, [2], node.eps)
