@@ -3,7 +3,8 @@
 PyTorch's backward kernels (tanh_backward, gelu_backward, elu_backward, ...) compute a half
 precision gradient in float32 and round once; its float16 sigmoid_backward works in float16
 steps, ``(g * (1 - out)) * out``; log_sigmoid's backward reads the ``exp(-|x|)`` its forward
-kept in the half type. Composite functions (softsign) round at every op, a division's
+kept in the half type; GELU's is ATen's vectorised erf and SLEEF's expf for float16, oneDNN's
+backward for bfloat16 (which PyTorch runs in oneDNN). Composite functions (softsign) round at every op, a division's
 gradient for the divisor in PyTorch's order ``-g * ((a / b) / b)``.
 """
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.oracle
 NAMES = [
     "silu", "mish", "elu", "celu", "selu", "softplus", "hardswish", "hardsigmoid", "leaky_relu",
     "hardtanh", "relu6", "logsigmoid", "softsign", "tanhshrink", "relu", "softshrink", "hardshrink",
-    "sigmoid", "tanh",
+    "sigmoid", "tanh", "gelu",
 ]  # fmt: skip
 
 

@@ -25,7 +25,9 @@ from ...backend import fused
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
+from ...backend.float32_math.exp import expf
 from ...backend.float32_math.gelu import (
+    aten_erf,
     block_buffers,
     gelu_abramowitz_stegun_with_derivative,
     gelu_aten,
@@ -163,6 +165,7 @@ def _where(x, cond, a, b):
 _FUSED = (np.dtype(np.float32), np.dtype(np.float64))  # dtypes of the CUDA fused kernels
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_HALF32, _ONE32 = np.float32(0.5), np.float32(1)
 
 
 def _gelu_fwd(xp, x, approximate):
@@ -300,6 +303,27 @@ def _gelu_array_vjp(g, x, out, into, approximate, derivative=None):
     return r
 
 
+_GELU_ALPHA, _GELU_BETA = np.float32(_INV_SQRT_2), np.float32(1 / math.sqrt(2 * math.pi))
+
+
+def _gelu_half_deriv(dtype, x, out, approximate, derivative=None):
+    """The erf form's derivative as PyTorch's half-type backward kernel takes it (``x`` and
+    ``out`` widened to float32): ``0.5 * (1 + erf(x / sqrt(2))) + x * (exp(-x*x/2) /
+    sqrt(2 pi))`` in float32 with ATen's vectorised erf and SLEEF's expf (its scalar tail's
+    libm calls are not reproduced). The Tensor-op formula where a graph is recorded."""
+    if approximate != "none" or _gm.enabled or x._data.__class__ is not np.ndarray:
+        return _gelu_deriv(x, out, approximate)
+    x32 = x._data
+    if dtype is D.bfloat16 and x32.flags.c_contiguous and x32.size > 1:
+        # PyTorch runs bfloat16 GELU in oneDNN, whose backward (one algorithm on every CPU)
+        # comes with the AVX2 forward's replay
+        return _wrap(gelu_abramowitz_stegun_with_derivative(x32)[1], D.float32, x._device)
+    with np.errstate(all="ignore"):
+        cdf = _HALF32 * (_ONE32 + aten_erf(x32 * _GELU_ALPHA))
+        pdf = _GELU_BETA * expf((x32 * x32) * np.float32(-0.5))
+        return _wrap(cdf + x32 * pdf, D.float32, x._device)
+
+
 _gelu, _gelu_ = activation(
     "GeluBackward0",
     "GeluKernelImpl",
@@ -307,6 +331,7 @@ _gelu, _gelu_ = activation(
     _gelu_deriv,
     array_deriv=_gelu_array_deriv,
     array_vjp=_gelu_array_vjp,
+    half_deriv=_gelu_half_deriv,
 )
 
 
