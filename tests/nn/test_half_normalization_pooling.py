@@ -168,3 +168,27 @@ def test_half_group_norm_backward_matches_pytorch(dtype, shape, groups):
     for mine, theirs in zip(run(tm), run(torch)):
         off = mine != theirs
         assert off.sum() <= (0 if dtype == "bfloat16" else max(1, off.size // 50)), off.sum()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_rms_norm_matches_pytorch(dtype):
+    # half types in float32 with float32's eps, converted back at the end (ToCopyBackward0)
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((8, 16)) * 1.5).astype(np.float32)
+    g = rng.standard_normal((8, 16)).astype(np.float32)
+    w = rng.standard_normal(16).astype(np.float32)
+
+    def run(T):
+        m = T.nn.RMSNorm(16).to(getattr(T, dtype))
+        with T.no_grad():
+            m.weight.copy_(T.tensor(w))
+        X = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+        y = m(X)
+        y.backward(T.tensor(g).to(getattr(T, dtype)))
+        name = type(y.grad_fn).__name__
+        return name, [t.float().numpy() for t in (y.detach(), X.grad, m.weight.grad)]
+
+    (mine_name, mine), (their_name, theirs) = run(tm), run(torch)
+    assert mine_name == their_name
+    for a, b in zip(mine, theirs):
+        np.testing.assert_array_equal(a, b)

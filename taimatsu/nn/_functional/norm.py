@@ -102,11 +102,17 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
             f"Given normalized_shape={list(shape)}, expected input with shape {expected}, but got input of "
             f"size{list(input.shape)}"
         )
+    # float16/bfloat16 in float32 (the default eps float32's), converted back at the end, as
+    # PyTorch's composite does (grad_fn ToCopyBackward0)
+    half = input.dtype in (D.float16, D.bfloat16)
+    x = input.float() if half else input
     if eps is None:
-        eps = D.finfo(input.dtype).eps
+        eps = D.finfo(x.dtype).eps
     dims = list(range(input.dim() - k, input.dim()))
-    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
-    return out * weight if weight is not None else out
+    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if half else out
 
 
 def embedding(
