@@ -126,8 +126,13 @@ def linear_dims(input: Tensor, mats: list, node_name: str, backward=None, values
     if values is not None:
         x = values
     else:
+        half = x.dtype.char in D.HALF_CHARS  # in float32, rounded once (PyTorch's opmath)
+        if half:
+            x = x.astype(np.float32)
         for (d, m), rd in zip(mats, reads):
             x = xp.moveaxis(_matmul_local(xp, xp.moveaxis(x, d, -1), m.astype(x.dtype), rd), -1, d)
+        if half:
+            x = D.cast_array(x, input._data.dtype)
     r = _wrap(xp.ascontiguousarray(x), input._dtype, input._device)
     tmats = [
         (d, _wrap(xp.asarray(m, input._dtype.np), input._dtype, input._device)) for d, m in mats
