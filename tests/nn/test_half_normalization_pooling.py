@@ -209,3 +209,22 @@ def test_half_interpolation_in_float32(dtype, kw):
         for T in (tm, torch)
     )
     np.testing.assert_array_equal(mine, theirs)
+
+
+def test_bfloat16_conv_transpose_matches_pytorch():
+    # the float32 sums and the bias added before the one rounding (the bias was added to the
+    # rounded sums: every output an ulp off somewhere)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    g = rng.standard_normal((2, 4, 11, 11)).astype(np.float32)
+
+    def run(T):
+        T.manual_seed(0)
+        m = T.nn.ConvTranspose2d(3, 4, 3, stride=2).to(T.bfloat16)
+        X = T.tensor(x).to(T.bfloat16).requires_grad_()
+        y = m(X)
+        y.backward(T.tensor(g).to(T.bfloat16))
+        return [t.float().numpy() for t in (y.detach(), X.grad, m.weight.grad, m.bias.grad)]
+
+    for mine, theirs in zip(run(tm), run(torch)):
+        np.testing.assert_array_equal(mine, theirs)

@@ -901,9 +901,15 @@ def conv_transpose2d(
         input, weight, bias, stride, padding, output_padding, groups, dilation, _pair
     )
     xp = xp_for(input)
-    y = _conv_t_array(xp, input._data, weight._data, stride, pads, dilation, groups, out_hw)
-    if bias is not None:
-        y = y + bias._data[:, None, None]
+    x, w, b = input._data, weight._data, None if bias is None else bias._data
+    half = x.dtype.char in HALF_CHARS  # float32 sums and bias, rounded once (PyTorch's kernels)
+    if half:
+        x, w, b = (None if a is None else a.astype(np.float32) for a in (x, w, b))
+    y = _conv_t_array(xp, x, w, stride, pads, dilation, groups, out_hw)
+    if b is not None:
+        y = y + b[:, None, None]
+    if half:
+        y = y.astype(input._data.dtype)
     r = _wrap(xp.ascontiguousarray(y), input._dtype, input._device)
     if _gm.enabled and (input._rg or weight._rg or (bias is not None and bias._rg)):
         record(
