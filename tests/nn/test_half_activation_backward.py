@@ -59,3 +59,22 @@ def test_division_gradients_in_pytorchs_order(dtype):
 
     for mine, theirs in zip(grads(tm), grads(torch)):
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_half_mse_loss_gradient_matches_pytorch(dtype, reduction):
+    # PyTorch's mse backward kernel: alpha * (x - t) * g in half-precision steps, alpha (2/N
+    # or 2) rounded to the half type
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((16, 10)) * 2).astype(np.float32)
+    t = rng.standard_normal((16, 10)).astype(np.float32)
+
+    def grad(T):
+        X = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+        T.nn.functional.mse_loss(
+            X, T.tensor(t).to(getattr(T, dtype)), reduction=reduction
+        ).sum().backward()
+        return X.grad.float().numpy()
+
+    np.testing.assert_array_equal(grad(tm), grad(torch))

@@ -54,8 +54,12 @@ def _as(t: Tensor, dt: D.dtype) -> Tensor:
 def _mse_vjp(node, g):
     x, t = node.saved()
     scale = 2.0 / x.numel() if node.reduction == "mean" else 2.0
+    if g._dtype in (D.float16, D.bfloat16):
+        # PyTorch's kernel: alpha * (x - t) * g in half-precision steps, alpha (the scale)
+        # itself rounded to the half type
+        scale = float(D.half_scalar(scale, g._dtype).astype(g._dtype.np))
     d = (x - t) * scale
-    gd = g * d
+    gd = d * g
     return (gd if _need(node, 0) else None), (-gd if _need(node, 1) else None)
 
 
