@@ -78,3 +78,32 @@ def test_half_mse_loss_gradient_matches_pytorch(dtype, reduction):
         return X.grad.float().numpy()
 
     np.testing.assert_array_equal(grad(tm), grad(torch))
+
+
+LOSSES = {
+    "smooth_l1": lambda T, X, t, tb, w, r: T.nn.functional.smooth_l1_loss(X, t, reduction=r, beta=0.5),
+    "bce_logits": lambda T, X, t, tb, w, r: T.nn.functional.binary_cross_entropy_with_logits(X, tb, weight=w, reduction=r),
+    "bce": lambda T, X, t, tb, w, r: T.nn.functional.binary_cross_entropy(T.sigmoid(X), tb, weight=w, reduction=r),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_half_loss_gradients_match_pytorch(name, reduction, dtype):
+    # smooth L1's backward kernel works in float32; the binary cross-entropies' in the half
+    # type, dividing by the element count last
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((16, 10)) * 2).astype(np.float32)
+    t = rng.standard_normal((16, 10)).astype(np.float32)
+    tb = (rng.random((16, 10)) > 0.5).astype(np.float32)
+    w = rng.random(10).astype(np.float32)
+
+    def grad(T):
+        d = getattr(T, dtype)
+        X = T.tensor(x).to(d).requires_grad_()
+        args = (T.tensor(a).to(d) for a in (t, tb, w))
+        LOSSES[name](T, X, *args, reduction).sum().backward()
+        return X.grad.float().numpy()
+
+    np.testing.assert_array_equal(grad(tm), grad(torch))

@@ -471,17 +471,43 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     return loss.sum() if reduction == "sum" else loss.mean()
 
 
+# Losses whose half-type backward kernel in PyTorch computes in float32 and rounds once; the
+# others' backward works in the half type, the mean's division last
+_FLOAT32_BACKWARD = frozenset(("SmoothL1LossBackward0",))
+
+
 def _pointwise_loss_vjp(node, g):
     x, t = node.saved()
-    if node.reduction == "mean":
+    half = g._dtype if g._dtype in (D.float16, D.bfloat16) else None
+    if half is not None and type(node).__name__ in _FLOAT32_BACKWARD:
+        x, t, g = x.float(), t.float(), g.float()
+        if node.reduction == "mean":
+            g = g / x.numel()
+        gx, gt = node.grads(x, t, *node.params)
+        weight = None if node.weight is None else node.weight.float()
+        gx = (
+            None
+            if gx is None or not _need(node, 0)
+            else g * (gx if weight is None else gx * weight)
+        )
+        gt = (
+            None
+            if gt is None or not _need(node, 1)
+            else g * (gt if weight is None else gt * weight)
+        )
+        return tuple(None if a is None else a.to(half) for a in (gx, gt))
+    late = half is not None  # half types: the mean's division comes last
+    if node.reduction == "mean" and not late:
         g = g / x.numel()
     gx, gt = node.grads(x, t, *node.params)
     if node.weight is not None:
         gx = None if gx is None else gx * node.weight
         gt = None if gt is None else gt * node.weight
-    return (g * gx if _need(node, 0) else None), (
-        g * gt if _need(node, 1) and gt is not None else None
-    )
+    gx = g * gx if _need(node, 0) else None
+    gt = g * gt if _need(node, 1) and gt is not None else None
+    if node.reduction == "mean" and late:
+        gx, gt = (None if a is None else a / x.numel() for a in (gx, gt))
+    return gx, gt
 
 
 _LOSS_NODES: dict = {}
