@@ -352,7 +352,7 @@ def broadcast_shapes(*shapes) -> Size:
     for s in shapes:
         if not isinstance(s, (int, list, tuple)) or isinstance(s, bool):
             shown = s.item() if isinstance(s, Tensor) and not s.dim() else s
-            raise RuntimeError(
+            raise RuntimeError(  # noqa: TRY004  PyTorch's exception type
                 f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shown}"
             )
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
