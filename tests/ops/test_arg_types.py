@@ -68,6 +68,9 @@ REFUSED_CALLS = [
     "T.tensor_split(T.arange(8), T.tensor(3, dtype=T.int8))", "T.tensor_split(T.arange(8), T.tensor([2, 5]))",
     "T.gradient(T.arange(4, dtype=T.uint8))", "T.broadcast_shapes(T.tensor([2, 3]))", "T.broadcast_shapes(T.tensor(3))",
     "T.broadcast_shapes(2.0)", "T.broadcast_shapes((2, 1), [3], 1)",
+    # a 0-d tensor split (Python's IndexError before)
+    "T.split(T.tensor(3.), 1)", "T.tensor(3.).split([1])", "T.unsafe_split(T.tensor(3.), 1)",
+    "T.split_with_sizes(T.tensor(3.), [1])", "T.tensor_split(T.tensor(3.), 2)", "T.tensor_split(T.tensor(3.), [1])",
 ]  # fmt: skip
 
 

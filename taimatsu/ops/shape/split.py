@@ -125,6 +125,8 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         raise RuntimeError(
             f"split expects split_size be non-negative, but got split_size={int(arg)}"
         )
+    if not input._data.ndim:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -169,6 +171,10 @@ def tensor_split(input: Tensor, *args, **kw) -> tuple:
     """``tensor_split(x, 2)``, ``(x, [1, 3], dim)`` or with PyTorch's keywords ``sections=``,
     ``indices=``, ``tensor_indices_or_sections=`` (and ``dim=``)."""
     indices_or_sections, dim = _tensor_split_args(args, kw)
+    if not input._data.ndim:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
     d = _wrapdim(dim, input._data.ndim)
     n = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
