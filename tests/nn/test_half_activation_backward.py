@@ -84,6 +84,7 @@ LOSSES = {
     "smooth_l1": lambda T, X, t, tb, w, r: T.nn.functional.smooth_l1_loss(X, t, reduction=r, beta=0.5),
     "bce_logits": lambda T, X, t, tb, w, r: T.nn.functional.binary_cross_entropy_with_logits(X, tb, weight=w, reduction=r),
     "bce": lambda T, X, t, tb, w, r: T.nn.functional.binary_cross_entropy(T.sigmoid(X), tb, weight=w, reduction=r),
+    "huber": lambda T, X, t, tb, w, r: T.nn.functional.huber_loss(X, t, reduction=r, delta=0.7),
 }  # fmt: skip
 
 
@@ -92,7 +93,8 @@ LOSSES = {
 @pytest.mark.parametrize("name", sorted(LOSSES))
 def test_half_loss_gradients_match_pytorch(name, reduction, dtype):
     # smooth L1's backward kernel works in float32; the binary cross-entropies' in the half
-    # type, dividing by the element count last
+    # type, dividing by the element count last; Huber's takes norm * clamped difference * g in
+    # float32 from the half-type difference and norm
     rng = np.random.default_rng(8)
     x = (rng.standard_normal((16, 10)) * 2).astype(np.float32)
     t = rng.standard_normal((16, 10)).astype(np.float32)

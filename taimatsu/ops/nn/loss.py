@@ -474,6 +474,9 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 # Losses whose half-type backward kernel in PyTorch computes in float32 and rounds once; the
 # others' backward works in the half type, the mean's division last
 _FLOAT32_BACKWARD = frozenset(("SmoothL1LossBackward0",))
+# ... and those whose kernel takes norm * partial * g in float32, rounded once, from the
+# partial (the clamped difference) and norm (1/N for a mean) in the half type
+_HALF_NORM_FIRST = frozenset(("HuberLossBackward0",))
 
 
 def _pointwise_loss_vjp(node, g):
@@ -496,6 +499,14 @@ def _pointwise_loss_vjp(node, g):
             else g * (gt if weight is None else gt * weight)
         )
         return tuple(None if a is None else a.to(half) for a in (gx, gt))
+    if half is not None and type(node).__name__ in _HALF_NORM_FIRST and node.weight is None:
+        gx, gt = node.grads(x, t, *node.params)  # the clamped difference, in the half type
+        norm = 1 / x.numel() if node.reduction == "mean" else 1.0
+        norm = float(D.half_scalar(norm, half).astype(half.np))
+        g32 = g.float()
+        gx = (gx.float() * norm * g32).to(half) if _need(node, 0) and gx is not None else None
+        gt = (gt.float() * norm * g32).to(half) if _need(node, 1) and gt is not None else None
+        return gx, gt
     late = half is not None  # half types: the mean's division comes last
     if node.reduction == "mean" and not late:
         g = g / x.numel()
