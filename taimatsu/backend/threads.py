@@ -181,6 +181,21 @@ def get_num_threads() -> int:
     return _state["target"]
 
 
+def aten_chunks(n: int, grain: int) -> list:
+    """The ``(lo, hi)`` ranges ``at::parallel_for(0, n, grain)`` gives its threads at the
+    thread count ops may use: one range below the grain (or on one thread), else as many as
+    threads, at most one per grain, ``ceil(n / chunks)`` long. Kernels whose bits depend on
+    where PyTorch's threads split their work (a vector loop's scalar tail, per-thread sums)
+    reproduce the split with it."""
+    threads = get_num_threads()
+    if n <= 0:
+        return []
+    if n < grain or threads == 1:
+        return [(0, n)]
+    size = -(-n // min(threads, -(-n // grain)))
+    return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+
+
 def gemm_threads(macs: int) -> int | None:
     """Set NumPy's BLAS to the thread count a product of ``macs`` multiply-adds should use, and
     return the count BLAS runs with now (None before any was set).

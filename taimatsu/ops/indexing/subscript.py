@@ -429,7 +429,9 @@ def setitem(self: Tensor, index, value) -> None:
                     check_inplace(self)
                     if 0 in target.strides:
                         check_no_overlap(_wrap(target, self._dtype, self._device))
-                    target[...] = D.half_scalar(value, self._dtype)  # half: through float32
+                    if self._dtype is D.float16 or self._dtype is D.bfloat16:
+                        value = D.half_scalar(value, self._dtype)  # through float32, as c10
+                    target[...] = value
                     self._vc[0] += 1
                     return
         value = _value_tensor(self, value)

@@ -424,22 +424,14 @@ def _layer_norm_vjp(node, g):
     return gx, gw, gb
 
 
-def _thread_chunks(m: int):
-    """The row ranges of ``at::parallel_for`` over ``m`` rows: one chunk per thread (at most
-    one per row), ``ceil(m / chunks)`` rows each."""
-    from ...backend.threads import get_num_threads
-
-    tasks = max(1, min(get_num_threads(), m))
-    size = -(-m // tasks)
-    return [(lo, min(lo + size, m)) for lo in range(0, m, size)]
-
-
 def _half_row_sums(terms, dtype):
     """PyTorch's weight/bias gradient sums of a half-type layer norm: each thread's rows added
     in order into a buffer of the half type (rounded at every row), the threads' buffers then
     added in order, rounded. ``terms``: (rows, C) float32."""
     total = None
-    for lo, hi in _thread_chunks(terms.shape[0]):
+    from ...backend.threads import aten_chunks
+
+    for lo, hi in aten_chunks(terms.shape[0], 1):
         acc = np.zeros(terms.shape[1], np.float32)
         for i in range(lo, hi):
             acc = D.cast_array(acc + terms[i], dtype).astype(np.float32)

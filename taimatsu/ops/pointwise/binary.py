@@ -22,7 +22,7 @@ from ...backend.float32_math.primitives import fma
 from ...backend.fp_errors import loud, quiet
 from ...backend.parallel import MIN_SIZE as _SPLIT_MIN
 from ...backend.parallel import split2
-from ...backend.threads import get_num_threads
+from ...backend.threads import aten_chunks
 from ...backends.cpu import get_cpu_capability
 from .._dispatch import (
     _fw_state,
@@ -514,15 +514,12 @@ _GRAIN = 32768  # ATen's grain for splitting an elementwise loop over threads
 
 def _scalar_runs(n: int, lanes: int | None):
     """The ``(lo, hi)`` ranges of ``n`` elements that ATen's elementwise loop leaves to its
-    scalar code: the tail of each thread's contiguous chunk (``at::parallel_for``: as many
-    chunks as threads, at most one per grain), or everything without vector kernels."""
+    scalar code: the tail of each thread's contiguous chunk, or everything without vector
+    kernels."""
     if lanes is None:
         yield 0, n
         return
-    threads = min(get_num_threads(), -(-n // _GRAIN)) if n > _GRAIN else 1
-    chunk = -(-n // threads)
-    for start in range(0, n, chunk):
-        end = min(start + chunk, n)
+    for start, end in aten_chunks(n, _GRAIN):
         tail = (end - start) % lanes
         if tail:
             yield end - tail, end
