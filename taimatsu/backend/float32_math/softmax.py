@@ -113,7 +113,7 @@ def softmax_lastdim(x, log: bool):
         step = _even_step(hi - lo, block)
         for i in range(lo, hi, step):
             j = min(i + step, hi)
-            kernel(x[i:j], out[i:j], log, False)
+            kernel(x[i:j], out[i:j], log)
 
     parallel.halves(run, rows, x.size * parallel.PASS_WORK)
     return out
@@ -128,130 +128,10 @@ def _even_step(total: int, step: int) -> int:
     return max(1, -(-total // count))
 
 
-def softmax_into(out, x, safe: bool = False, hidden=None):
-    """``out[...] = softmax(x, -1)`` for float32 ``x`` and ``out`` of any shape and strides, the
-    last-dimension kernel's bits. ``safe``: rows that are all -inf give 0 (attention's
-    ``_safe_softmax``) instead of NaN. ``hidden``: a bool mask of the last two axes (a causal
-    mask), True where ``x`` counts as -inf (applied to the kernel's copy; ``x`` is not written)."""
-    n = x.shape[-1]
-    if n <= _SHORT:
-        _softmax_columns(x, out, False, safe, hidden)
-        return
-    r = np.empty(x.shape, F32)
-    np.copyto(r, x)
-    if hidden is not None:
-        np.copyto(r, -np.inf, where=hidden)
-    _softmax_rows(r.reshape(-1, n), r.reshape(-1, n), False, safe)
-    np.copyto(out, r)
-
-
-def softmax_kept_into(out, x, keep, scale=None, packed: bool = False):
-    """``out[...] = softmax(x * scale, -1)`` for float32 scores ``x`` (r, n * k): r rows of n
-    queries by k keys (keys up to ``_SHORT``), over the keys where ``keep`` (n, k), shared by
-    the rows, is True; the other keys count as -inf and queries with no key kept give 0
-    (attention's ``_safe_softmax``). ``out`` is (r, n * k) too (it may be ``x``). ``packed``:
-    also return the weights at the kept keys, (kept pairs, r) (``unpack_kept`` restores them).
-
-    The bits are the last-dimension kernel's over whole masked rows. Every step is a long
-    NumPy loop on a ((query, key), r) copy: the maxima over the keys; the exps of the kept
-    scores only (about half of them under a causal mask), gathered, then scattered back among
-    exact zeros, which the lane sums along the keys add without changing them. Rows of ``x``
-    and ``out`` 4 KiB apart make the transposing copies ~3x slower (their lines compete for
-    one cache set): give them a padded row stride (attention does); the exps' copy has one."""
-    n, k = keep.shape
-    r = x.shape[0]
-    plan = _kept_plan(keep)
-    t = np.empty((n * k, r), F32)
-    if scale is None:
-        np.copyto(t, x.T)
-    else:
-        np.multiply(x.T, np.float32(scale), out=t)
-    t[plan.hidden] = -np.inf
-    m = np.maximum.reduce(t.reshape(n, k, r), axis=1)
-    dead = m == -np.inf  # no key kept, or all kept scores -inf: exps 0, sum made 1, weights 0
-    if dead.any():
-        m[dead] = 0
-    g = np.take(t, plan.kept, axis=0)
-    g -= np.repeat(m, plan.counts, axis=0)
-    expf(g, out=g)
-    padded = r + 16 if r % 32 == 0 else r  # rows an odd number of cache lines long
-    e = np.zeros((n, k, padded), F32)
-    e.reshape(n * k, padded)[plan.kept, :r] = g
-    s = _lane_sum_keys(e)[:, :r]
-    s[s == 0] = 1  # the dead queries' (exp(0) = 1 is in every other sum)
-    # the kept exps times their query's 1 / sum (the same products as over the whole rows,
-    # whose other keys stay 0), then written among zeros
-    g *= np.repeat(np.float32(1) / s, plan.counts, axis=0)
-    _place_kept(out, g, plan)
-    return g if packed else None
-
-
-def _place_kept(out, kept, plan) -> None:
-    """``out`` (r, n * k) = ``kept`` (kept pairs, r) at the kept pairs, 0 elsewhere: two
-    indexed writes (~20% less time than scattering into a zeroed (n, k, r) copy and
-    transposing it, for attention's causal 32 x 32 weights of 64 heads)."""
-    out[:, plan.hidden] = 0
-    out[:, plan.kept] = kept.T
-
-
-def unpack_kept(out, kept, keep):
-    """``out`` (r, n * k) = the weights ``softmax_kept_into(..., packed=True)`` returned as
-    ``kept``, zeros at the other keys."""
-    _place_kept(out, kept, _kept_plan(keep))
-
-
-class _KeptPlan:
-    """Where the kept (query, key) pairs of a shared mask lie, in row-major order."""
-
-    __slots__ = ("counts", "hidden", "kept")
-
-    def __init__(self, keep):
-        self.kept = np.flatnonzero(keep)
-        self.hidden = np.flatnonzero(~keep)
-        self.counts = keep.sum(axis=1)
-
-
-_PLANS: dict = {}
-
-
-def _kept_plan(keep) -> _KeptPlan:
-    key = (keep.shape, keep.tobytes())
-    plan = _PLANS.get(key)
-    if plan is None:
-        if len(_PLANS) > 64:
-            _PLANS.clear()
-        plan = _PLANS[key] = _KeptPlan(keep)
-    return plan
-
-
-def _lane_sum_keys(e):
-    """Sums over axis 1 of ``e`` (n, k, r) in ATen's ``vec::reduce_all`` order over each
-    (query, row): the keys' vectors added one after another, lane by lane, then the lanes
-    folded; keys shorter than a register are summed left to right."""
-    k = e.shape[1]
-    if k < LANES:
-        acc = e[:, 0].copy()
-        for j in range(1, k):
-            acc += e[:, j]
-        return acc
-    full = k - k % LANES
-    vectors = e[:, :full].reshape(e.shape[0], -1, LANES, e.shape[2])
-    acc = vectors[:, 0].copy()
-    for v in range(1, vectors.shape[1]):
-        acc += vectors[:, v]
-    acc[:, : k - full] += e[:, full:]  # the last partial vector, into the first lanes
-    half = LANES // 2
-    while half:
-        acc = acc[:, :half] + acc[:, half : 2 * half]
-        half //= 2
-    return acc[:, 0]
-
-
 @silent  # inf - inf is NaN, silently; runs in helper threads (errstate is per thread)
-def _softmax_rows(x, out, log: bool, safe: bool):
+def _softmax_rows(x, out, log: bool):
     """The kernel over the rows of 2-d ``x`` into ``out``."""
     m = x.max(axis=1, keepdims=True)
-    dead = _dead(m, safe)
     shifted = np.subtract(x, m, out=out if log else None)
     e = expf(shifted, out=None if log else out)
     with np.errstate(divide="ignore"):
@@ -259,25 +139,16 @@ def _softmax_rows(x, out, log: bool, safe: bool):
         if log:
             shifted -= _log(s)
             return
-        if dead is not None:
-            s[dead] = 1
         e *= np.float32(1) / s
 
 
 @silent
-def _softmax_columns(x, out, log: bool, safe: bool, hidden=None):
-    """The kernel over the last axis of ``x`` into ``out``, computed on a transposed copy (one
-    column per row of ``x``); ``hidden``: see ``softmax_into``."""
-    n = x.shape[-1]
-    t = np.empty((n,) + x.shape[:-1], F32)
-    np.copyto(t, x.T if x.ndim == 2 else np.moveaxis(x, -1, 0))  # .T: moveaxis costs µs
-    if hidden is not None:  # (rows, n) -> (n, 1, ..., rows): against the copy's axes
-        rows = hidden.shape[0]
-        hidden_t = hidden.T.reshape((n,) + (1,) * (x.ndim - 2) + (rows,))
-        np.copyto(t, -np.inf, where=hidden_t)
-    t = t.reshape(n, -1)
+def _softmax_columns(x, out, log: bool):
+    """The kernel over the rows of 2-d ``x`` into ``out``, computed on a transposed copy (a
+    column per row)."""
+    t = np.empty(x.shape[::-1], F32)
+    np.copyto(t, x.T)
     m = np.maximum.reduce(t, axis=0)
-    dead = _dead(m, safe)
     t -= m
     if not log:
         e = expf(t, out=t)
@@ -290,23 +161,8 @@ def _softmax_columns(x, out, log: bool, safe: bool, hidden=None):
         if log:
             t -= _log(s)
         else:
-            if dead is not None:
-                s[dead] = 1
             e *= np.float32(1) / s
-    t = t.reshape((n,) + x.shape[:-1])
-    np.copyto(out, t.T if x.ndim == 2 else np.moveaxis(t, 0, -1))
-
-
-def _dead(m, safe: bool):
-    """For ``safe``: the rows whose maximum is -inf, their maxima set to 0 (in place), so
-    their exps are 0 and their sums, made 1, divide them to 0; None where there are none."""
-    if not safe:
-        return None
-    dead = m == -np.inf
-    if not dead.any():
-        return None
-    m[dead] = 0
-    return dead
+    np.copyto(out, t.T)
 
 
 def backward_lastdim(y, g, log: bool):

@@ -254,6 +254,14 @@ def scaled_dot_product_attention(
             value.unsqueeze(-3).expand(*value.shape[:-2], rep, S, value.size(-1)).flatten(-4, -3)
         )
     allowed = _sdp_switches()
+    if (
+        attn_mask is not None
+        and attn_mask.dim() < 2
+        and _flash_takes(allowed, query, attn_mask, dropout_p)
+    ):
+        if attn_mask.dim() == 0:  # PyTorch's CPU flash kernel indexes the mask's dim -2
+            raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     if allowed["flash"] and _fused.fusable(query, key, value, attn_mask, dropout_p):
         return _fused.attention(query, key, value, attn_mask, is_causal, scale_factor)
     if not allowed["math"]:  # torch.nn.attention.sdpa_kernel switched the op-by-op form off
@@ -261,19 +269,28 @@ def scaled_dot_product_attention(
     from ...ops.creation.factories import ones  # here: an import costs microseconds per call
     from .. import functional as F
 
+    # masks are added (a bool one as 0 / -inf), as PyTorch's math kernel adds them
     scores = query.matmul(key.transpose(-2, -1)) * scale_factor
     if is_causal:
         causal = ones(L, S, dtype=_bool(), device=query.device).tril()
-        scores = scores.masked_fill(~causal, float("-inf"))
+        scores = scores + _fused.additive_mask(causal, scores.dtype)
     if attn_mask is not None:
         if attn_mask.dtype is _bool():
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
+            scores = scores + _fused.additive_mask(attn_mask, scores.dtype)
         else:
             scores = scores + attn_mask
     attn = _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = F.dropout(attn, dropout_p, True)
     return attn.matmul(value)
+
+
+def _flash_takes(allowed, query, attn_mask, dropout_p) -> bool:
+    """Whether PyTorch's CPU flash kernel would run the call (before its checks of shapes)."""
+    return (
+        allowed["flash"] and query.dim() == 4 and dropout_p == 0.0
+        and not (attn_mask is not None and attn_mask.requires_grad)
+    )  # fmt: skip
 
 
 def _check_flash_only(allowed, query, key, value, attn_mask, dropout_p) -> None:
