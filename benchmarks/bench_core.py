@@ -24,7 +24,9 @@ import sys
 import timeit
 import tracemalloc
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from library_path import use_repository_library
+
+use_repository_library()
 
 import numpy as np
 

@@ -15,9 +15,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_core import fmt_time, numpy_blas_threads, taimatsu, time_per_step, torch  # noqa: E402
+from bench_core import fmt_time, numpy_blas_threads, taimatsu, time_per_step, torch
 
 N = 4 << 20
+
 
 def _gelu_fwd_bwd(T, x):
     x = x.detach().requires_grad_()

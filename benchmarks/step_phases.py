@@ -97,8 +97,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.threads is not None:  # read once, when the libraries load
         os.environ.update({v: str(args.threads) for v in THREAD_VARS})
-    sys.path.insert(0, os.path.join(HERE, ".."))
     sys.path.insert(0, HERE)
+    from library_path import use_repository_library
+
+    use_repository_library()
     import bench_training
 
     import taimatsu as T
