@@ -59,15 +59,13 @@ def _broadcasts_to(shape: tuple, to: tuple) -> bool:
     return all(a in (1, b) for a, b in zip(reversed(shape), reversed(to)))
 
 
-def _weights_keys_first(q, k, mask, is_causal: bool, scale: float):
-    """The attention weights of 4-D NumPy arrays, laid out keys first: ``w`` (S, B, H, L) holds
-    the weight of key j for query i at ``w[j, b, h, i]``; ``w.transpose(1, 2, 3, 0)`` is the
-    (B, H, L, S) matrix. In this layout the softmax's reductions over the keys run along the
-    first axis, each a few long NumPy loops (over rows of S <= ~100 keys, NumPy's row
-    reductions cost ~50 ns a row), and every product reads or writes it as a strided matrix
-    BLAS takes as it is: no transposing copies. Like PyTorch's CPU flash kernel: the scaled
-    scores, -inf at hidden keys, ``exp(s - rowmax)`` (NumPy's exp) times 1 / its row sum;
-    queries that see no key give 0 (``_safe_softmax``), not NaN."""
+def _scores_keys_first(q, k, mask, is_causal: bool, scale: float):
+    """The scaled, masked attention scores of 4-D NumPy arrays, laid out keys first: ``w``
+    (S, B, H, L) holds the score of key j for query i at ``w[j, b, h, i]``;
+    ``w.transpose(1, 2, 3, 0)`` is the (B, H, L, S) matrix. In this layout the softmax's
+    reductions over the keys run along the first axis, each a few long NumPy loops (over rows
+    of S <= ~100 keys, NumPy's row reductions cost ~50 ns a row), and every product reads or
+    writes it as a strided matrix BLAS takes as it is: no transposing copies."""
     b, h, n, _ = q.shape
     s = k.shape[-2]
     w = np.empty((s, b, h, n), q.dtype)
@@ -76,15 +74,41 @@ def _weights_keys_first(q, k, mask, is_causal: bool, scale: float):
     w *= scale
     # masks are added as PyTorch's kernels add them (a bool one as 0 / -inf): a NaN or +inf
     # score at a hidden key makes its row NaN
-    if is_causal:  # query i sees the keys j <= i: key j is hidden from queries 0..j-1
-        for j in range(1, s):
-            w[j, ..., :j] -= np.inf
+    if is_causal:
+        w += _causal_keys_first(s, n, w.dtype)
     if mask is not None:
         scores = w.transpose(1, 2, 3, 0)
         if mask.dtype == np.bool_:
             np.subtract(scores, np.inf, out=scores, where=~mask)
         else:
             scores += mask
+    return w
+
+
+def _causal_keys_first(s: int, n: int, dtype):
+    """The causal mask to add to keys-first scores, (S, 1, 1, L): -inf where key j comes
+    after query i (j > i), else 0; made once per shape (a broadcast add: ~5x faster than
+    masking key by key)."""
+    key = (s, n, dtype)
+    m = _CAUSAL.get(key)
+    if m is None:
+        if len(_CAUSAL) > 64:
+            _CAUSAL.clear()
+        hidden = np.arange(s)[:, None] > np.arange(n)[None, :]
+        m = _CAUSAL[key] = np.where(hidden, -np.inf, 0).astype(dtype).reshape(s, 1, 1, n)
+        m.flags.writeable = False
+    return m
+
+
+_CAUSAL: dict = {}
+
+
+def _weights_keys_first(q, k, mask, is_causal: bool, scale: float):
+    """The attention weights, keys first (``_scores_keys_first``), and each query's logsumexp
+    (B, H, L). Like PyTorch's CPU flash kernel: ``exp(s - rowmax)`` (NumPy's exp) times 1 / its
+    row sum; queries that see no key give 0 (``_safe_softmax``), not NaN, and a logsumexp of 0
+    (their weights ``exp(-inf - 0)`` are 0 again when the backward recomputes them)."""
+    w = _scores_keys_first(q, k, mask, is_causal, scale)
     top = w.max(axis=0)
     dead = top == -np.inf
     any_dead = bool(dead.any())
@@ -95,9 +119,11 @@ def _weights_keys_first(q, k, mask, is_causal: bool, scale: float):
     total = w.sum(axis=0)
     if any_dead:
         total[dead] = 1
+    lse = np.log(total)
+    lse += top
     np.divide(1, total, out=total)
     w *= total
-    return w
+    return w, lse
 
 
 def _probabilities(xp, q, k, mask, is_causal: bool, scale: float):
@@ -145,7 +171,7 @@ def additive_mask(keep: Tensor, dtype) -> Tensor:
 
 
 def _attention_vjp(node, g):
-    q, k, v, mask, probs = node.saved()
+    q, k, v, mask, saved = node.saved()
     need = [e[0] is not None for e in node.next_functions[:3]]
     if _gm.enabled:  # create_graph: the formula in Tensor ops, differentiable again
         p = _probabilities_tensor(q, k, mask, node.is_causal, node.scale)
@@ -159,10 +185,14 @@ def _attention_vjp(node, g):
         )
     xp = xp_for(q)
     gd = g._data
-    if xp is np:
-        grads = _backward_keys_first(probs._data, q._data, k._data, v._data, gd, node.scale, need)
+    if xp is np:  # the weights again from the scores and the saved logsumexp, keys first
+        m = None if mask is None else mask._data
+        w = _scores_keys_first(q._data, k._data, m, node.is_causal, node.scale)
+        w -= saved._data
+        np.exp(w, out=w)
+        grads = _backward_keys_first(w, q._data, k._data, v._data, gd, node.scale, need)
     else:
-        p = probs._data
+        p = saved._data
         # ds = p * (dp - rowsum(dp * p)) * scale, in place in dp
         ds = _matmul_array(xp, gd, xp.swapaxes(v._data, -1, -2))
         ds -= (ds * p).sum(-1, keepdims=True)
@@ -249,17 +279,18 @@ def attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal: b
     mask = None if attn_mask is None else attn_mask._data
     q, v = query._data, value._data
     if xp is np:
-        w = _weights_keys_first(q, key._data, mask, is_causal, scale)
+        w, keep = _weights_keys_first(q, key._data, mask, is_causal, scale)
         out = _product(w.transpose(1, 2, 3, 0), v, _in_layout(q, q.shape[:-1] + v.shape[-1:]))
     else:
-        w = _probabilities(xp, q, key._data, mask, is_causal, scale)
+        w = keep = _probabilities(xp, q, key._data, mask, is_causal, scale)
         out = _matmul_array(xp, w, v)
     r = _wrap(out, query._dtype, query._device)
     if _gm.enabled and (query._rg or key._rg or value._rg):
-        # the weights are saved like the inputs, so the engine frees them after the backward
-        # (unless retain_graph), as it frees the op-by-op graph's saved softmax (PyTorch's
-        # flash node saves the output and the rows' logsumexp, and recomputes them)
+        # saved like the inputs, so the engine frees it after the backward (unless
+        # retain_graph): on the CPU each query's logsumexp, from which the backward recomputes
+        # the weights, as PyTorch's flash node does (the weights themselves, (S, B, H, L), would
+        # be the largest thing the node keeps); elsewhere the weights
         inputs = (query, key, value, attn_mask)
-        saved = inputs + (_wrap(w, query._dtype, query._device),)
+        saved = inputs + (_wrap(keep, query._dtype, query._device),)
         record(_Attention, inputs, r, saved, is_causal=is_causal, scale=scale)
     return r
