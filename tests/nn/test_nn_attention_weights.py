@@ -117,3 +117,38 @@ def test_mask_of_fewer_than_two_dims_raises_pytorchs_index_error(torch_oracle, s
         out = lib.nn.functional.scaled_dot_product_attention(q[0], k[0], k[0], attn_mask=mask)
         assert tuple(out.shape) == (3, 20, 8)  # 3-D inputs (the math kernel) broadcast it
     assert errors[1] == errors[0]
+
+
+ZERO_SIZES = [
+    ((2, 3, 0, 8), (2, 3, 5, 8), (2, 3, 5, 4)),  # no queries
+    ((2, 3, 4, 8), (2, 3, 0, 8), (2, 3, 0, 4)),  # no keys: the output is 0
+    ((0, 3, 4, 8), (0, 3, 5, 8), (0, 3, 5, 4)),  # no batch
+    ((2, 3, 4, 0), (2, 3, 5, 0), (2, 3, 5, 4)),  # heads of size 0: uniform weights
+    ((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 0)),  # values of size 0
+    ((3, 4, 0), (3, 5, 0), (3, 5, 4)),  # 3-D (the op-by-op path), heads of size 0
+    ((3, 4, 8), (3, 0, 8), (3, 0, 4)),  # 3-D, no keys
+]
+
+
+@pytest.mark.parametrize("shapes", ZERO_SIZES)
+@pytest.mark.parametrize("mask", [None, "causal", "bool", "float"])
+def test_zero_sizes_match_oracle(torch_oracle, shapes, mask):
+    # no keys used to raise NumPy's "zero-size array to reduction operation maximum", heads of
+    # size 0 a ZeroDivisionError (1 / sqrt(0))
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    L, S = shapes[0][-2], shapes[1][-2]
+    res = []
+    for lib in (torch_oracle, tm):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        kw = {"is_causal": True} if mask == "causal" else {}
+        if mask == "bool":
+            kw["attn_mask"] = lib.ones(L, S, dtype=lib.bool)
+        if mask == "float":
+            kw["attn_mask"] = lib.zeros(L, S)
+        out = lib.nn.functional.scaled_dot_product_attention(*xs, **kw)
+        out.backward(lib.ones(out.shape))
+        res.append([out.detach().numpy(), *(x.grad.numpy() for x in xs)])
+    for a, b in zip(res[1], res[0]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, **TOL["float32"])

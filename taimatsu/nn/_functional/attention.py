@@ -242,7 +242,10 @@ def scaled_dot_product_attention(
     (ScaledDotProductFlashAttentionForCpuBackward0, see ops/nn/attention.py); the rest runs op by
     op (deviation: then the grad_fn is that of the final matmul)."""
     L, S = query.size(-2), key.size(-2)
-    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    # heads of size 0: the scores are empty sums, 0 whatever the scale (PyTorch's math kernel
+    # scales q and k by sqrt(scale) before the product), and 1 / sqrt(0) would make them NaN
+    E = query.size(-1)
+    scale_factor = (1 / math.sqrt(E) if E else 1.0) if scale is None else scale
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"

@@ -109,7 +109,7 @@ def _weights_keys_first(q, k, mask, is_causal: bool, scale: float):
     row sum; queries that see no key give 0 (``_safe_softmax``), not NaN, and a logsumexp of 0
     (their weights ``exp(-inf - 0)`` are 0 again when the backward recomputes them)."""
     w = _scores_keys_first(q, k, mask, is_causal, scale)
-    top = w.max(axis=0)
+    top = w.max(axis=0, initial=-np.inf)  # no keys at all (S = 0): as if all were masked
     dead = top == -np.inf
     any_dead = bool(dead.any())
     if any_dead:
