@@ -57,6 +57,25 @@ def integer(fn: str, name: str, pos: int | None, value) -> None:
         raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
 
 
+def as_int(fn: str, name: str, pos: int | None, value, any_dims: bool = True) -> int:
+    """``value`` of an int argument as a Python int, with the parser's TypeError otherwise: an
+    int or NumPy integer (never a bool), or an integer (or bool) tensor of one element, which
+    PyTorch's parser reads through ``__index__``: of any dims for most ops, 0-d only for others
+    (``any_dims=False``: PyTorch refuses ``torch.tensor([2])`` there). A float tensor, or one
+    of several elements, is refused."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Tensor):
+        if (
+            value._data.size == 1 and (any_dims or value._data.ndim == 0)
+            and value._dtype.category not in (D.FLOAT, D.COMPLEX)
+        ):  # fmt: skip
+            return int(value)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
+
+
 def _int_array(value, strings: bool = False) -> bool:
     if strings and isinstance(value, str):
         return True

@@ -103,3 +103,33 @@ def test_tensor_dims(torch_oracle, call):
             return type(e).__name__, None
 
     assert run(taimatsu) == run(torch_oracle)
+
+
+# A tensor where an int belongs: PyTorch's parser takes an integer tensor of one element (any
+# dims) through __index__ and refuses a float tensor or one of several elements with its
+# TypeError (taimatsu raised RuntimeError/ValueError/IndexError, or took a float tensor)
+X = "T.arange(12.).reshape(3, 4)"
+INT_TENSOR_ARGS = {
+    "T.topk(X, {})": "k", "T.kthvalue(X, {})": "k", "T.tril(X, {})": "diagonal",
+    "T.triu(X, {})": "diagonal", "T.diag(X, {})": "diagonal", "T.diagonal(X, {})": "offset",
+    "X.unfold(0, {}, 1)": "size", "X.unfold(0, 2, {})": "step", "T.select(X, 0, {})": "index",
+    "T.combinations(X[0], {})": "r", "T.rot90(X, {})": "k", "T.roll(X, {})": "shifts",
+    "T.multinomial(T.tensor([0.0, 1.0]), {}, True)": "num_samples", "T.histc(X, {})": "bins",
+    "T.bincount(T.tensor([1, 2]), minlength={})": "minlength", "T.vander(X[0], {})": "N",
+    "T.tril_indices({}, 3)": "row", "T.triu_indices(3, {})": "col", "T.eye({})": "n",
+    "T.nn.functional.pixel_shuffle(T.zeros(1, 4, 2, 2), {})": "upscale_factor",
+    "T.nn.functional.pixel_unshuffle(T.zeros(1, 1, 4, 4), {})": "downscale_factor",
+}  # fmt: skip
+INT_TENSORS = [
+    "T.tensor(2)",
+    "T.tensor([2])",
+    "T.tensor([[2]])",
+    "T.tensor(2.0)",
+    "T.tensor([1, 2])",
+]
+
+
+@pytest.mark.parametrize("value", INT_TENSORS)
+@pytest.mark.parametrize("call", sorted(INT_TENSOR_ARGS))
+def test_tensor_for_an_int_argument(torch_oracle, call, value):
+    same(call.replace("X", X).format(value), torch_oracle, taimatsu)

@@ -20,7 +20,7 @@ from ...autograd.graph import node_class
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, record, scalar_name
-from ..arg_types import int_list, integer
+from ..arg_types import as_int, int_list, integer
 from ..on_host import on_host
 from .factories import (
     NO_SIZE,
@@ -434,6 +434,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator=None, out=None
 ) -> Tensor:
+    num_samples = as_int("multinomial", "num_samples", 2, num_samples)
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not replacement and num_samples > input.shape[-1]:

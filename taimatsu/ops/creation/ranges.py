@@ -48,8 +48,8 @@ def _eye_parser(n, m) -> None:
 
 
 def _is_int_arg(v) -> bool:
-    if isinstance(v, Tensor):
-        return not v.is_floating_point() and not v.is_complex()
+    if isinstance(v, Tensor):  # one element (any dims), as the parser's __index__ takes it
+        return v.numel() == 1 and not v.is_floating_point() and not v.is_complex()
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 

@@ -24,6 +24,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, record, xp_for
+from ..arg_types import as_int
 
 
 # ---- gather by index per dim --------------------------------------------------------------------
@@ -528,6 +529,7 @@ def _shuffle(input: Tensor, r: int, inverse: bool) -> Tensor:
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    upscale_factor = as_int("pixel_shuffle", "upscale_factor", 2, upscale_factor, any_dims=False)
     if input.dim() < 3:
         raise RuntimeError(
             f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} "
@@ -544,6 +546,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    downscale_factor = as_int(
+        "pixel_unshuffle", "downscale_factor", 2, downscale_factor, any_dims=False
+    )
     if input.dim() < 3:
         raise RuntimeError(
             f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.dim()} "

@@ -18,6 +18,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import write_out
+from ..arg_types import as_int, integer
 from ..creation.ranges import linspace
 from ..sorting.sort import _no_complex_kernel
 from .extrema import _return_type, return_types
@@ -216,6 +217,8 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """Equal-width bins over [min, max] (the data's range when min == max); the last bin is closed."""
     from ..._dtype import FLOAT
 
+    integer("histc", "bins", 2, bins)  # a 0-d tensor only: PyTorch refuses [2] here
+    bins = int(bins)
     if input._dtype.category == D.COMPLEX and min == max and input._data.size:
         _no_complex_kernel("aminmax_cpu", input)  # the range comes from aminmax first
     if input._dtype.category != FLOAT:
@@ -245,6 +248,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
 
 
 def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:
+    minlength = as_int("bincount", "minlength", None, minlength)
     a = input._data
     if input._dtype.category != D.INT or input._dtype is D.bool:
         from .._dispatch import scalar_name

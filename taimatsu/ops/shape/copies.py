@@ -23,7 +23,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
-from ..arg_types import integer
+from ..arg_types import as_int, int_list, integer
 from .diagonal import _tangent
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
@@ -362,7 +362,11 @@ _Roll = node_class(
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
-    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    one = isinstance(shifts, Tensor) and shifts.numel() == 1 and not shifts.is_floating_point()
+    if one and not shifts.is_complex():  # an integer tensor of one element, as an int
+        shifts = int(shifts)
+    int_list("roll", "shifts", 2, shifts)
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
     if dims is not None:
         dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
         if len(shifts) != len(dims):
@@ -391,12 +395,12 @@ _Triu = node_class("TriuBackward0", lambda node, g: (g.triu(node.k),))
 
 
 def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
-    r = _tri(input, diagonal, True)
+    r = _tri(input, as_int("tril", "diagonal", 2, diagonal), True)
     return r if out is None else write_out(out, r, "tril", OUT_EXACT)
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
-    r = _tri(input, diagonal, False)
+    r = _tri(input, as_int("triu", "diagonal", 2, diagonal), False)
     return r if out is None else write_out(out, r, "triu", OUT_EXACT)
 
 
@@ -446,6 +450,7 @@ _Rot90 = node_class("Rot90Backward0", _rot90_vjp)
 
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    k = as_int("rot90", "k", 2, k, any_dims=False)
     dims = tuple(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -18,6 +18,7 @@ from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
+from ..arg_types import as_int
 
 
 def _tangent(r: Tensor, inputs, fn) -> None:
@@ -82,7 +83,7 @@ _DiagCopy = node_class("DiagonalBackward0_copy", _diag_copy_vjp)
 
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
-    r = _diag(input, diagonal)
+    r = _diag(input, as_int("diag", "diagonal", 2, diagonal, any_dims=False))
     kernel = "diag_embed" if input._data.ndim == 1 else "diagonal_copy"
     return (
         r

@@ -12,6 +12,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from .._dispatch import xp_for
+from ..arg_types import as_int
 
 
 # ---- grids and index sets ------------------------------------------------------------------------------
@@ -76,6 +77,7 @@ def cartesian_prod(*tensors) -> Tensor:
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    r = as_int("combinations", "r", 2, r, any_dims=False)
     if input._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
@@ -106,19 +108,28 @@ def _tri_indices(row, col, offset, lower, dtype, device):
 def tril_indices(
     row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None
 ) -> Tensor:
+    row, col, offset = _index_args("tril_indices", row, col, offset)
     return _tri_indices(row, col, offset, True, dtype, device)
 
 
 def triu_indices(
     row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None
 ) -> Tensor:
+    row, col, offset = _index_args("triu_indices", row, col, offset)
     return _tri_indices(row, col, offset, False, dtype, device)
+
+
+def _index_args(fn: str, row, col, offset) -> tuple:
+    return tuple(
+        as_int(fn, name, i + 1, v, any_dims=False)
+        for i, (name, v) in enumerate(zip(("row", "col", "offset"), (row, col, offset)))
+    )
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if x._data.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
-    n = x._data.shape[0] if N is None else N
+    n = x._data.shape[0] if N is None else as_int("vander", "N", 2, N, any_dims=False)
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     dt = x._dtype if x._dtype.category >= D.FLOAT else D.int64

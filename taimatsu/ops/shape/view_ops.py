@@ -22,7 +22,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
 from ..arg_types import _is_int as _is_int_arg
-from ..arg_types import integer
+from ..arg_types import as_int, integer
 from .views import make_view
 
 
@@ -541,7 +541,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrapdim(dim, nd)
     n = input._data.shape[d]
-    index = int(index)
+    index = as_int("select", "index", 3, index)
     if not -n <= index < n:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {dim}"
@@ -600,6 +600,7 @@ _Diagonal._partial_vjp = _partial_vjp
 
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    offset = as_int("diagonal", "offset", 2, offset, any_dims=False)
     nd = input._data.ndim
     d1, d2 = _wrapdim(dim1, nd), _wrapdim(dim2, nd)
     if d1 == d2:
@@ -696,6 +697,10 @@ def _unfold_backward(g: Tensor, in_shape, dim, size, step) -> Tensor:
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    size, step = (
+        as_int("unfold", "size", 2, size, any_dims=False),
+        as_int("unfold", "step", 3, step, any_dims=False),
+    )
     a = input._data
     nd = a.ndim
     d = _wrapdim(dimension, builtins.max(nd, 1))

@@ -29,6 +29,7 @@ from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.graph import node_class
 from .._dispatch import OUT_EXACT, _fw_state, check_out, record, write_out, xp_for
+from ..arg_types import as_int
 from ..on_host import on_host
 from ..reduction.extrema import return_types, scatter_to
 
@@ -210,6 +211,7 @@ def _cpu_topk_row(keys: list, k: int, sorted_: bool) -> list:
 def topk(
     input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None
 ):
+    k = as_int("topk", "k", 2, k)
     _check_sortable(input, "topk")
     a = input._data
     d = _wrapdim(dim, a.ndim)
@@ -299,6 +301,7 @@ def _tied(rows, vals):
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
+    k = as_int("kthvalue", "k", 2, k)
     _no_complex_kernel("kthvalue_cpu", input, True)
     a = input._data
     d = _wrapdim(dim, a.ndim)
