@@ -30,6 +30,7 @@ from .ops._dispatch import OUT_FOUND as _OUT_FOUND
 from .ops._dispatch import _fw_state, record, scalar_name, xp_for
 from .ops._dispatch import with_out_signature as _with_out_signature
 from .ops._dispatch import write_out as _write_out
+from .ops.arg_types import as_int
 
 __all__ = [
     "fft",
@@ -303,20 +304,22 @@ def _fftn_c(name, input, s, dim, norm, forward):
     return r if forward else _conj(r)  # the inverse of a real signal is the conjugated forward one
 
 
-def _one(n, dim):
-    return None if n is None else [n], [dim]
+def _one(fn: str, n, dim):
+    """A 1-d transform's ``n`` (an int, or an integer tensor of one element, as PyTorch's parser
+    takes it) and ``dim`` as the n-d transforms' lists."""
+    return None if n is None else [as_int(f"fft_{fn}", "n", 2, n)], [dim]
 
 
 @cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: "_fft_c2c" if x.is_complex() else "_fft_r2c")
 def fft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
-    return _fftn_c("fft", input, *_one(n, dim), norm, True)
+    return _fftn_c("fft", input, *_one("fft", n, dim), norm, True)
 
 
 @cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: "_fft_c2c" if x.is_complex() else None)
 def ifft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
-    return _fftn_c("ifft", input, *_one(n, dim), norm, False)
+    return _fftn_c("ifft", input, *_one("ifft", n, dim), norm, False)
 
 
 @cast_policy(FP32, ("cpu",))
@@ -375,13 +378,13 @@ def _irfftn(name, input, s, dim, norm, forward=False, conj=False):
 @cast_policy(FP32, ("cpu",))
 @_takes_out(_K_R2C)
 def rfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
-    return _rfftn("rfft", input, *_one(n, dim), norm)
+    return _rfftn("rfft", input, *_one("rfft", n, dim), norm)
 
 
 @cast_policy(FP32, ("cpu",))
 @_takes_out(_K_C2R)
 def irfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
-    return _irfftn("irfft", input, *_one(n, dim), norm)
+    return _irfftn("irfft", input, *_one("irfft", n, dim), norm)
 
 
 @cast_policy(FP32, ("cpu",))
@@ -412,13 +415,13 @@ def irfftn(input: Tensor, s=None, dim=None, norm=None) -> Tensor:
 @_takes_out(_K_C2R)
 def hfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
     """The real spectrum of a Hermitian-symmetric signal given by its first half."""
-    return _irfftn("hfft", input, *_one(n, dim), norm, forward=True, conj=True)
+    return _irfftn("hfft", input, *_one("hfft", n, dim), norm, forward=True, conj=True)
 
 
 @cast_policy(FP32, ("cpu",))
 @_takes_out(lambda x: None)
 def ihfft(input: Tensor, n=None, dim: int = -1, norm=None) -> Tensor:
-    return _rfftn("ihfft", input, *_one(n, dim), norm, forward=False)
+    return _rfftn("ihfft", input, *_one("ihfft", n, dim), norm, forward=False)
 
 
 @_takes_out(_K_C2R)

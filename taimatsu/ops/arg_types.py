@@ -108,9 +108,10 @@ def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -
 
 
 def split_size(value) -> None:
-    """Tensor.split sends anything but an int (or a tensor) to split_with_sizes, whose parser
-    wants a sequence of ints."""
-    if not isinstance(value, Tensor) or isinstance(value, bool):
+    """Tensor.split sends anything but an int (or an integer tensor of one element) to
+    split_with_sizes, whose parser wants a sequence of ints."""
+    one = isinstance(value, Tensor) and value._data.size == 1
+    if not (one and value._dtype.category not in (D.FLOAT, D.COMPLEX)):
         int_list("split_with_sizes", "split_sizes", 2, value, one=False)
 
 

@@ -133,3 +133,37 @@ INT_TENSORS = [
 @pytest.mark.parametrize("call", sorted(INT_TENSOR_ARGS))
 def test_tensor_for_an_int_argument(torch_oracle, call, value):
     same(call.replace("X", X).format(value), torch_oracle, taimatsu)
+
+
+TENSOR_SIZE_CALLS = [
+    "T.split(T.arange(6.), T.tensor([1, 2]))", "T.arange(6.).split([T.tensor(2.0), 4])",
+    "T.arange(6.).split([T.tensor(2), 4])", "T.arange(6.).split(T.tensor([2]))",
+    "T.fft.fft(T.arange(6.), T.tensor([1, 2]))", "T.fft.rfft(T.arange(6.), T.tensor([4]))",
+    "T.fft.ihfft(T.arange(6.), T.tensor(3.0))", "T.fft.irfft(T.arange(6.), T.tensor(4))",
+    F + "interpolate(T.zeros(1, 1, 6), size=T.tensor(2))", F + "interpolate(T.zeros(1, 1, 6), size=T.tensor([2]))",
+    F + "interpolate(T.zeros(1, 1, 6), size=[T.tensor(3)])",
+    F + "avg_pool1d(T.ones(1, 1, 6), T.tensor(2))", F + "max_pool1d(T.ones(1, 1, 6), T.tensor(2))",
+    F + "avg_pool2d(T.ones(1, 1, 4, 4), T.tensor(2))", F + "max_pool2d(T.ones(1, 1, 4, 4), [T.tensor(2), 2])",
+    F + "max_pool3d(T.ones(1, 1, 4, 4, 4), T.tensor(2))", F + "avg_pool3d(T.ones(1, 1, 4, 4, 4), [T.tensor(2)])",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", TENSOR_SIZE_CALLS)
+def test_tensor_sizes(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
+
+
+@pytest.mark.parametrize(
+    "size,mode",
+    [("T.tensor(2.0)", "nearest"), ("T.tensor([2, 3])", "nearest"), ("T.tensor(2.0)", "linear")],
+)
+def test_interpolate_size_tensor_refused(torch_oracle, size, mode):
+    # PyTorch's TypeError lists the kernel's overloads after this first line; taimatsu gives the
+    # first line (its argument types are those of nearest's overloads)
+    lines = []
+    for T in (torch_oracle, taimatsu):
+        x = T.zeros(1, 1, 6) if size == "T.tensor(2.0)" else T.zeros(1, 1, 6, 6)
+        with pytest.raises(TypeError) as info:
+            T.nn.functional.interpolate(x, size=eval(size), mode=mode)
+        lines.append(str(info.value).split(" - got ")[0])
+    assert lines[1] == lines[0]

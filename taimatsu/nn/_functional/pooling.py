@@ -226,11 +226,21 @@ _LINEAR_NODES = {
 }
 
 
-def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
+def _interp_sizes(input: Tensor, size, scale_factor, nsp: int, mode: str = "nearest"):
     """(output sizes or None, scale factors or None), validated as PyTorch's interpolate does."""
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
+        if isinstance(size, Tensor):  # an integer tensor of one element is read as an int
+            if size.is_floating_point() or size.is_complex() or size.numel() != 1:
+                kernel = (
+                    "_upsample_nearest_exact" if mode == "nearest-exact" else f"upsample_{mode}"
+                )
+                raise TypeError(
+                    f"{kernel}{nsp}d() received an invalid combination of arguments - got "
+                    "(Tensor, list, NoneType), but expected one of:"
+                )
+            size = int(size)
         if not isinstance(size, (list, tuple)):
             return [size] * nsp, None
         if len(size) != nsp:
@@ -247,7 +257,7 @@ def _interp_sizes(input: Tensor, size, scale_factor, nsp: int):
                 "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], but got "
                 f"size with types {[type(v) for v in size]}"
             )
-        return list(size), None
+        return [int(v) for v in size], None
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
     if not isinstance(scale_factor, (list, tuple)):
@@ -347,7 +357,7 @@ def interpolate(
     elif align_corners is None:
         align_corners = False
     nsp = input.dim() - 2
-    out_sizes, scales = _interp_sizes(input, size, scale_factor, nsp)
+    out_sizes, scales = _interp_sizes(input, size, scale_factor, nsp, mode)
     if recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and out_sizes is None:

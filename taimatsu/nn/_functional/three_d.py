@@ -112,8 +112,8 @@ def _three(fn: str, name: str, value, default=None) -> tuple:
     if isinstance(value, (list, tuple)):
         if len(value) not in (1, 3):
             raise RuntimeError(f"{fn}: {name} {_LENGTH_TEXTS[fn][name]}")
-        return tuple(value) * (3 // len(value))
-    return (value,) * 3
+        return tuple(_pool.int_value(v) for v in value) * (3 // len(value))
+    return (_pool.int_value(value),) * 3
 
 
 def _check_pool3d(fn, input, kernel, stride, padding, dilation, ceil_mode, divisor_override=None):

@@ -96,8 +96,14 @@ def pool_pair(fn: str, name: str, value, default=None) -> tuple:
                 "dilation": "must be either a single int, or a tuple of two ints",
             }.get(name, "must either be a single int, or a tuple of two ints")
             raise RuntimeError(f"{fn}: {name} {what}")
-        return (value[0], value[-1])
+        return (int_value(value[0]), int_value(value[-1]))
+    value = int_value(value)
     return (value, value)
+
+
+def int_value(v):
+    """An integer tensor of one element (which the parser checks let through) as its int."""
+    return int(v) if isinstance(v, Tensor) else v
 
 
 def check_int_range(*values) -> None:

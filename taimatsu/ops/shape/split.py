@@ -121,6 +121,8 @@ def split(input: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         integer("split", "dim", 3, dim)
     if not isinstance(arg, (int, list, tuple)) or isinstance(arg, bool):
         split_size(arg)  # the parser's TypeError (a float goes to split_with_sizes)
+    elif arg.__class__ is not int and not all(s.__class__ is int for s in arg):
+        split_size(arg)  # sizes that are not all ints: the parser checks them
     if not isinstance(arg, (list, tuple)) and int(arg) < 0:  # checked before the dim
         raise RuntimeError(
             f"split expects split_size be non-negative, but got split_size={int(arg)}"
