@@ -57,6 +57,16 @@ def integer(fn: str, name: str, pos: int | None, value) -> None:
         raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
 
 
+def one_integer(value, any_dims: bool = True) -> bool:
+    """Whether ``value`` is an integer (or bool) tensor of one element, which PyTorch's parser
+    reads as an int through ``__index__`` (``any_dims=False``: 0-d only)."""
+    return (
+        isinstance(value, Tensor) and value._data.size == 1
+        and (any_dims or value._data.ndim == 0)
+        and value._dtype.category not in (D.FLOAT, D.COMPLEX)
+    )  # fmt: skip
+
+
 def as_int(fn: str, name: str, pos: int | None, value, any_dims: bool = True) -> int:
     """``value`` of an int argument as a Python int, with the parser's TypeError otherwise: an
     int or NumPy integer (never a bool), or an integer (or bool) tensor of one element, which
@@ -65,15 +75,22 @@ def as_int(fn: str, name: str, pos: int | None, value, any_dims: bool = True) ->
     of several elements, is refused."""
     if type(value) is int:
         return value
-    if isinstance(value, Tensor):
-        if (
-            value._data.size == 1 and (any_dims or value._data.ndim == 0)
-            and value._dtype.category not in (D.FLOAT, D.COMPLEX)
-        ):  # fmt: skip
-            return int(value)
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+    if one_integer(value, any_dims) or (
+        isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    ):
         return int(value)
     raise TypeError(f"{fn}(): {_where(name, pos)} must be int, not {type(value).__name__}")
+
+
+def int_or_ints(fn: str, name: str, pos: int | None, value) -> tuple:
+    """An int[] argument that also takes a single int, as a tuple of ints (an integer tensor of
+    one element reads as its int); ``int_list``'s TypeError otherwise."""
+    if one_integer(value):
+        return (int(value),)
+    int_list(fn, name, pos, value)
+    if isinstance(value, (list, tuple)):
+        return tuple(int(v) for v in value)
+    return (int(value),)
 
 
 def _int_array(value, strings: bool = False) -> bool:
@@ -110,8 +127,7 @@ def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -
 def split_size(value) -> None:
     """Tensor.split sends anything but an int (or an integer tensor of one element) to
     split_with_sizes, whose parser wants a sequence of ints."""
-    one = isinstance(value, Tensor) and value._data.size == 1
-    if not (one and value._dtype.category not in (D.FLOAT, D.COMPLEX)):
+    if not one_integer(value):
         int_list("split_with_sizes", "split_sizes", 2, value, one=False)
 
 

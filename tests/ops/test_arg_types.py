@@ -167,3 +167,17 @@ def test_interpolate_size_tensor_refused(torch_oracle, size, mode):
             T.nn.functional.interpolate(x, size=eval(size), mode=mode)
         lines.append(str(info.value).split(" - got ")[0])
     assert lines[1] == lines[0]
+
+
+DIM_TENSOR_CALLS = [
+    "T.roll(T.arange(12.).reshape(3, 4), 1, T.tensor(1))", "T.roll(T.arange(12.).reshape(3, 4), 1, T.tensor([0, 1]))",
+    "T.roll(T.arange(12.).reshape(3, 4), [1, 2], [T.tensor(0), 1])", "T.roll(T.arange(12.).reshape(3, 4), 1, 1.5)",
+    "T.movedim(T.arange(12.).reshape(3, 4), T.tensor(1), 0)", "T.movedim(T.arange(12.).reshape(3, 4), 1, T.tensor(0))",
+    "T.movedim(T.arange(12.).reshape(3, 4), T.tensor([1]), 0)", "T.movedim(T.arange(12.).reshape(3, 4), T.tensor([0, 1]), 0)",
+    "T.movedim(T.arange(24.).reshape(2, 3, 4), (T.tensor(1), 0), (0, 1))", "T.movedim(T.arange(12.).reshape(3, 4), 1.5, 0)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", DIM_TENSOR_CALLS)
+def test_tensor_dims_of_roll_and_movedim(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -23,7 +23,7 @@ from .._dispatch import (
     write_out,
     xp_for,
 )
-from ..arg_types import as_int, int_list, integer
+from ..arg_types import as_int, int_or_ints, integer
 from .diagonal import _tangent
 
 # ---- copies: clone / contiguous / cat / stack / repeat / flip ---------------------------------------------
@@ -362,13 +362,9 @@ _Roll = node_class(
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
-    one = isinstance(shifts, Tensor) and shifts.numel() == 1 and not shifts.is_floating_point()
-    if one and not shifts.is_complex():  # an integer tensor of one element, as an int
-        shifts = int(shifts)
-    int_list("roll", "shifts", 2, shifts)
-    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(int(s) for s in shifts)
+    shifts = int_or_ints("roll", "shifts", 2, shifts)
     if dims is not None:
-        dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+        dims = int_or_ints("roll", "dims", 3, dims)
         if len(shifts) != len(dims):
             raise RuntimeError(
                 f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"

@@ -22,7 +22,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, record, xp_for
 from ..arg_types import _is_int as _is_int_arg
-from ..arg_types import as_int, integer
+from ..arg_types import as_int, integer, one_integer
 from .views import make_view
 
 
@@ -256,10 +256,38 @@ def permute(input: Tensor, *dims) -> Tensor:
     )
 
 
+def _movedim_dims(source, destination) -> tuple:
+    """movedim's parser: source and destination both ints (a 0-d integer tensor reads as one) or
+    both sequences of ints; PyTorch's invalid-combination TypeError for anything else, '!'
+    marking each argument an overload cannot take."""
+    args = (source, destination)
+    if all(_movedim_int(v) for v in args):
+        return [[int(source)], [int(destination)]]
+    if all(isinstance(v, (list, tuple)) for v in args):
+        return [list(source), list(destination)]
+    names = [type(v).__name__ for v in args]
+
+    def marks(fits) -> str:
+        return ", ".join(["Tensor"] + [n if fits(v) else f"!{n}!" for n, v in zip(names, args)])
+
+    raise TypeError(
+        f"movedim() received an invalid combination of arguments - got (Tensor, {', '.join(names)}), "
+        "but expected one of:\n"
+        " * (Tensor input, int source, int destination)\n"
+        f"      didn't match because some of the arguments have invalid types: ({marks(_movedim_int)})\n"
+        " * (Tensor input, tuple of ints source, tuple of ints destination)\n"
+        "      didn't match because some of the arguments have invalid types: "
+        f"({marks(lambda v: isinstance(v, (list, tuple)))})\n"
+    )
+
+
+def _movedim_int(v) -> bool:
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or one_integer(v, False)
+
+
 def movedim(input: Tensor, source, destination) -> Tensor:
     nd = input._data.ndim
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    src, dst = _movedim_dims(source, destination)
     if len(src) != len(dst):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
