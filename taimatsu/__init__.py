@@ -865,6 +865,12 @@ zeros_like = _sparse_dispatch.zeros_like(zeros_like)
 cat = concat = concatenate = _sparse_dispatch.cat(cat)
 stack = _sparse_dispatch.stack(stack)
 
+# Functions of the namespace given a non-Tensor where their first argument, a tensor, belongs:
+# PyTorch's parser TypeError, not the AttributeError of a missing attribute (_tensor_arguments.py).
+from ._tensor_arguments import guard as _guard_tensor_arguments  # noqa: E402
+
+_guard_tensor_arguments(globals())
+
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
 from . import onnx  # noqa: E402, F401
 

@@ -38,11 +38,13 @@ def user_stacklevel() -> int:
     return level
 
 
-def warn_once(key: str, message: str, stacklevel: int = 3) -> None:
-    """PyTorch's TORCH_WARN_ONCE: once per process, or every time under ``set_warn_always(True)``."""
+def warn_once(key: str, message: str, stacklevel: int | None = None) -> None:
+    """PyTorch's TORCH_WARN_ONCE: once per process, or every time under ``set_warn_always(True)``;
+    at the user's line unless ``stacklevel`` (counted from here) says otherwise."""
     if _state["warn_always"] or key not in _warned_once:
         _warned_once.add(key)
-        warnings.warn(message, UserWarning, stacklevel=stacklevel)
+        level = user_stacklevel() if stacklevel is None else stacklevel
+        warnings.warn(message, UserWarning, stacklevel=level)
 
 
 # ---- deterministic algorithms ------------------------------------------------------------------------

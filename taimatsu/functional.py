@@ -41,3 +41,17 @@ __all__ = [
     "unique_consecutive",
     "unravel_index",
 ]
+
+
+def _same_as_torch() -> None:
+    """The objects ``taimatsu.X`` is (its namespace wraps some functions: _tensor_arguments.py),
+    so that ``torch.functional.X is torch.X`` holds as in PyTorch."""
+    import sys
+
+    torch = sys.modules[__name__.rpartition(".")[0]]
+    for name in __all__:
+        if hasattr(torch, name):
+            globals()[name] = getattr(torch, name)
+
+
+_same_as_torch()

@@ -21,8 +21,13 @@ from .. import _dtype as D
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
 
 
-def _device_type(device_type: str) -> str:
-    """The autocast slot for a device string (``"cuda:0"`` -> ``"cuda"``), PyTorch's errors."""
+def _device_type(device_type: str, fn: str | None = None) -> str:
+    """The autocast slot for a device string (``"cuda:0"`` -> ``"cuda"``), PyTorch's errors
+    (``fn``: the function whose parser refuses a non-string, as PyTorch's does)."""
+    if fn is not None and not isinstance(device_type, str):
+        raise TypeError(
+            f"{fn}(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}"
+        )
     kind = device_type.split(":", 1)[0]
     if kind in A.DEFAULT_DTYPES:
         return kind
@@ -53,7 +58,7 @@ def is_autocast_available(device_type: str) -> bool:
 # ---- the torch.* state functions ----------------------------------------------------------------------
 def is_autocast_enabled(device_type: str = "cuda") -> bool:
     """With no argument PyTorch answers for CUDA."""
-    return A.state.enabled.get(_device_type(device_type), False)
+    return A.state.enabled.get(_device_type(device_type, "is_autocast_enabled"), False)
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
@@ -70,7 +75,7 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
 
 
 def get_autocast_dtype(device_type: str) -> D.dtype:
-    return A.state.dtype[_device_type(device_type)]
+    return A.state.dtype[_device_type(device_type, "get_autocast_dtype")]
 
 
 def set_autocast_dtype(device_type: str, dtype: D.dtype) -> None:

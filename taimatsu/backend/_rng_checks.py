@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 
+from .._flags import user_stacklevel
+
 _INT64_MIN = -(2**63)
 
 # numpy name, ScalarType name (in messages), C++ type name (in messages), digits or int range
@@ -152,7 +154,7 @@ def _check_from_to(dtype: np.dtype, low: int, to_inc: int) -> None:
                 f"{cpp} can support discrete uniform distribution only within this range. This "
                 "warning will become an error in version 1.7 release, please fix the code in advance",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
 
 

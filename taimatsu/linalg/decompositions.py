@@ -15,6 +15,7 @@ import numpy as np
 from .. import _autocast
 from .. import _dtype as D
 from .._autocast import FP32, cast_policy
+from .._flags import user_stacklevel
 from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fwad
 from ..autograd.grad_mode import state as _gm
@@ -208,7 +209,7 @@ _warned = set()
 def _warn_once(key, msg):
     if key not in _warned:
         _warned.add(key)
-        warnings.warn(msg, UserWarning, stacklevel=3)
+        warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
 
 
 def legacy_cholesky(input: Tensor, upper: bool = False, *, out=None) -> Tensor:

@@ -21,6 +21,7 @@ from taimatsu.ops.shape.diagonal import _tangent
 
 from ... import _dtype as D
 from ..._autocast import LOWER, cast_policy
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ..._tensor.sparse import SparseTensor
 from ...autograd import op_watch
@@ -854,7 +855,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> 
             "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
             "linalg.cross in a future release.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
         dim = next((k for k, s in enumerate(shape) if s == 3), -1)
@@ -868,7 +869,7 @@ def chain_matmul(*matrices, out=None) -> Tensor:
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use torch.linalg.multi_dot "
         "instead, which accepts a list of two or more tensors rather than multiple parameters.",
         UserWarning,
-        stacklevel=2,
+        stacklevel=user_stacklevel(),
     )
     for m in matrices:
         if isinstance(m, Tensor) and m.dim() != 2:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import backend as _backend
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
@@ -212,7 +213,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
                 "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
                 "PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         ufunc = getattr(xp_for(input), _REDUCE_UFUNC[reduce])
     fill = src if is_t else D.half_scalar(src, input._dtype)  # to a half type through float32

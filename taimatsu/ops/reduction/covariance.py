@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 
 from ... import _dtype as D
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor
 from .._dispatch import scalar_name
 
@@ -57,7 +58,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights=None, aweights=None) -> 
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         norm = 0.0 if not isinstance(norm, Tensor) else norm.clamp(min=0)
     xc = x - avg.unsqueeze(1)

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor, _wrap
 from .._dispatch import xp_for
 from ..arg_types import as_int
@@ -23,7 +24,7 @@ def meshgrid(*tensors, indexing: str | None = None):
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         indexing = "ij"
     if indexing not in ("ij", "xy"):

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._flags import user_stacklevel
 from ..._tensor.core import _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -358,7 +359,7 @@ def _resize_kept(outs, results, d) -> None:
                     "release outputs will not be resized unless they have zero elements. You can explicitly reuse "
                     "an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
                     UserWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
             o._data = xp_for(o).empty(r._data.shape, o._dtype.np)  # on out's device
             o._storage = None
