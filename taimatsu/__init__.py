@@ -622,11 +622,16 @@ def eig(*args, **kwargs):
     )
 
 
+from .ops._dispatch import need_tensor as _need_tensor  # noqa: E402
+
+
 def inverse(input: Tensor, *, out=None) -> Tensor:
+    _need_tensor("inverse", input)  # before linalg.inv's own check, which names linalg_inv
     return linalg.inv(input, out=out)
 
 
 def det(input: Tensor) -> Tensor:
+    _need_tensor("det", input)
     return linalg.det(input)
 
 

@@ -34,11 +34,18 @@ _PYTHON_LEVEL = {"norm", "pca_lowrank", "svd_lowrank"}
 _OVERLOADED = {
     "addmv_", "all", "any", "atleast_1d", "atleast_2d", "atleast_3d", "clamp_", "clamp_max_",
     "clamp_min_", "clip_", "conv3d", "fill_", "randint_like", "std", "std_mean", "var", "var_mean",
-    "xlogy_",
+    "xlogy_", "linalg_matrix_rank", "linalg_pinv",
+}  # fmt: skip
+# Submodule functions whose PyTorch schema calls the argument 'input' (taimatsu's signature: 'A')
+_CALLED_INPUT = {
+    "linalg_cholesky", "linalg_cholesky_ex", "linalg_cond", "linalg_eig", "linalg_eigh",
+    "linalg_eigvals", "linalg_eigvalsh", "linalg_ldl_factor", "linalg_ldl_factor_ex",
+    "linalg_matrix_exp", "linalg_matrix_norm", "linalg_norm", "linalg_tensorinv",
 }  # fmt: skip
 # Where PyTorch's message names another function or argument than taimatsu's signature
 _SHOWN = {"unique": ("_unique2", "input"), "lu": ("_lu_with_info", "input"),
-          "to_dlpack": ("_to_dlpack", "data"), "repeat_interleave": ("repeat_interleave", "repeats")}  # fmt: skip
+          "to_dlpack": ("_to_dlpack", "data"), "repeat_interleave": ("repeat_interleave", "repeats"),
+          "logsigmoid": ("log_sigmoid", "input")}  # fmt: skip
 
 
 def _first_parameter(fn) -> str | None:
@@ -53,8 +60,10 @@ def _first_parameter(fn) -> str | None:
     return "*" if code.co_flags & 0x04 else None  # CO_VARARGS
 
 
-def _message(name: str, first: str, args: tuple, kwargs: dict) -> str:
+def _message(name: str, first: str, args: tuple, kwargs: dict, prefix: str = "") -> str:
     listed = len(args) == 1 and isinstance(args[0], (list, tuple))
+    if prefix:
+        name = prefix + name
     if name in _OVERLOADED and not (first == "*" and listed):
         got = [type(a).__name__ for a in args] + [
             f"{k}={type(v).__name__}" for k, v in kwargs.items()
@@ -69,7 +78,10 @@ def _message(name: str, first: str, args: tuple, kwargs: dict) -> str:
         bad = next((a for a in items if not isinstance(a, Tensor)), None)
         return f"expected Tensor as element 0 in argument 0, but got {type(bad).__name__}"
     value = args[0] if args else kwargs.get(first)
-    shown, arg = _SHOWN.get(name, (name, _TENSOR_PARAMETERS[first]))
+    if prefix:  # a submodule's function: PyTorch's schema keeps the argument's name
+        shown, arg = name, "input" if name in _CALLED_INPUT else first
+    else:
+        shown, arg = _SHOWN.get(name, (name, _TENSOR_PARAMETERS[first]))
     return f"{shown}(): argument '{arg}' (position 1) must be Tensor, not {type(value).__name__}"
 
 
@@ -83,7 +95,7 @@ def _not_tensor_first(first: str, args: tuple, kwargs: dict) -> bool:
     return not isinstance(value, Tensor)
 
 
-def _guarded(name: str, fn, first: str):
+def _guarded(name: str, fn, first: str, prefix: str = ""):
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
@@ -91,23 +103,31 @@ def _guarded(name: str, fn, first: str):
         except AttributeError:
             if not _not_tensor_first(first, args, kwargs):
                 raise
-            raise TypeError(_message(name, first, args, kwargs)) from None
+            raise TypeError(_message(name, first, args, kwargs, prefix)) from None
 
+    run.__guarded__ = True
     return run
 
 
-def guard(namespace: dict) -> None:
+def guard(namespace: dict, prefix: str = "", names=None) -> None:
     """Wrap the public functions of ``namespace`` (a module's globals) whose first parameter is a
-    tensor, and those of ``_SEQUENCE_FIRST``."""
+    tensor, and those of ``_SEQUENCE_FIRST`` (``names``: only these). ``prefix``: how PyTorch's
+    messages name a submodule's functions (``linalg_inv``, ``special_erf``, ``fft_fft``)."""
     for name, fn in list(namespace.items()):
+        if names is not None and name not in names:
+            continue
         if name.startswith("_") or isinstance(fn, type) or not callable(fn):
             continue
-        if not getattr(fn, "__module__", "").startswith("taimatsu") or name in _PYTHON_LEVEL:
+        if not getattr(fn, "__module__", "").startswith("taimatsu"):
             continue
+        if getattr(fn, "__guarded__", False):  # another namespace's name for it (torch.det)
+            fn = fn.__wrapped__
         first = _first_parameter(fn)
-        if name in _SEQUENCE_FIRST:
+        if not prefix and name in _PYTHON_LEVEL:
+            continue
+        if not prefix and name in _SEQUENCE_FIRST:
             first = "*"
         elif name in _INPUT_FIRST:
             first = "input"
         if first in _TENSOR_PARAMETERS or first == "*" and name in _SEQUENCE_FIRST:
-            namespace[name] = _guarded(name, fn, first)
+            namespace[name] = _guarded(name, fn, first, prefix)

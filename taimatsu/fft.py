@@ -506,3 +506,9 @@ def fftshift(input: Tensor, dim=None) -> Tensor:
 
 def ifftshift(input: Tensor, dim=None) -> Tensor:
     return _shift(input, dim, -1)
+
+
+# A non-Tensor first argument: PyTorch's parser TypeError, not an AttributeError
+from ._tensor_arguments import guard as _guard
+
+_guard(globals(), prefix="fft_")

@@ -82,3 +82,9 @@ modified_bessel_k1 = _bf.special_modified_bessel_k1
 scaled_modified_bessel_k0 = _bf.special_scaled_modified_bessel_k0
 scaled_modified_bessel_k1 = _bf.special_scaled_modified_bessel_k1
 spherical_bessel_j0 = _bf.special_spherical_bessel_j0
+
+
+# A non-Tensor first argument: PyTorch's parser TypeError, not an AttributeError
+from ._tensor_arguments import guard as _guard
+
+_guard(globals(), prefix="special_")

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from .._autocast import FP32, LOWER, cast_policy
 from .._tensor.core import Tensor, _wrap
+from .._tensor_arguments import guard as _guard
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
@@ -670,3 +671,6 @@ from .structured import (  # noqa: E402, F401
     tensorinv,
     tensorsolve,
 )
+
+# A non-Tensor first argument: PyTorch's parser TypeError, not an AttributeError
+_guard(globals(), prefix="linalg_")

@@ -512,3 +512,18 @@ from ._functional.pooling import (  # noqa: E402, F401  # noqa: E402, F401
 native_channel_shuffle = channel_shuffle
 GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+# A non-Tensor first argument: PyTorch's parser TypeError, not an AttributeError (only the
+# functions that met one: the others check their input, and wrapping adds a frame to warnings)
+def _guard_tensor_inputs() -> None:
+    from .._tensor_arguments import guard
+
+    guard(globals(), names={
+        "celu", "celu_", "conv3d", "elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish",
+        "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "pdist", "relu", "relu_", "rrelu",
+        "rrelu_", "selu", "selu_", "silu", "softplus", "softshrink",
+    })  # fmt: skip
+
+
+_guard_tensor_inputs()

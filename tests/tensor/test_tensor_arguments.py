@@ -53,6 +53,47 @@ def test_no_attribute_error_for_a_non_tensor_first_argument(torch_oracle):
     assert not leaks
 
 
+@pytest.mark.parametrize("module", ["nn.functional", "linalg", "special", "fft"])
+def test_no_attribute_error_in_submodules(torch_oracle, module):
+    mine, theirs = tm, torch_oracle
+    for part in module.split("."):
+        mine, theirs = getattr(mine, part), getattr(theirs, part)
+    leaks = []
+    for name, fn in sorted(vars(mine).items()):
+        if name.startswith("_") or inspect.isclass(fn) or not callable(fn):
+            continue
+        if not callable(getattr(theirs, name, None)):
+            continue
+        for arg in BAD:
+            if (
+                _raised(fn, arg) is AttributeError
+                and _raised(getattr(theirs, name), arg) is not AttributeError
+            ):
+                leaks.append((name, type(arg).__name__))
+    assert not leaks
+
+
+SUBMODULE_CALLS = [
+    "linalg.inv", "linalg.cholesky", "linalg.norm", "linalg.svd", "linalg.pinv", "special.erf",
+    "special.expit", "fft.rfft", "fft.fftshift", "nn.functional.relu", "nn.functional.gelu",
+    "nn.functional.logsigmoid", "nn.functional.conv3d", "nn.functional.softplus",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("arg", BAD)
+@pytest.mark.parametrize("call", SUBMODULE_CALLS)
+def test_submodule_messages(torch_oracle, call, arg):
+    texts = []
+    for lib in (torch_oracle, tm):
+        fn = lib
+        for part in call.split("."):
+            fn = getattr(fn, part)
+        with pytest.raises(TypeError) as info:
+            fn(arg)
+        texts.append(str(info.value).split("\n")[0].split(", but expected")[0])
+    assert texts[1] == texts[0]
+
+
 CALLS = [
     "exp", "sigmoid", "relu", "reshape", "sort", "tril", "clone", "isnan", "nonzero", "numel",
     "trace", "det", "unique", "bincount", "histc", "abs_", "lu", "where", "hardshrink", "any",
