@@ -169,6 +169,13 @@ class OpInfo:
         return list(self.samples(rng, dtype))
 
 
+def implementation(fn):
+    """The function a namespace name stands for: under the wrapper taimatsu's guard puts on tensor-first
+    functions (``taimatsu._tensor_arguments``), so that two names of one function (``absolute``,
+    ``abs``) are recognised as aliases though each has its own wrapper."""
+    return fn.__wrapped__ if getattr(fn, "__guarded__", False) else fn
+
+
 def register(info: OpInfo) -> OpInfo:
     if info.name in REGISTRY:
         raise ValueError(f"opdb: duplicate entry {info.name!r}")

@@ -5,7 +5,7 @@ where PyTorch has them, and has an entry in the op database (tests/opdb_*.py). P
 from __future__ import annotations
 
 import pytest
-from opdb import REGISTRY, load_all
+from opdb import REGISTRY, implementation, load_all
 
 import taimatsu
 
@@ -77,11 +77,12 @@ def _covered() -> set:
     keys = {_base(k) for k in REGISTRY}
     # torch.fft.fft's entries are named "fft", "rfft2", ...: the namespace is implied
     keys |= {"fft." + k for k in keys if _get(taimatsu.fft, k) is not None}
-    objs = {id(_get(taimatsu, k)) for k in keys if _get(taimatsu, k) is not None}
+    objs = {id(implementation(_get(taimatsu, k))) for k in keys if _get(taimatsu, k) is not None}
     return {
         n
         for n in NAMES
-        if n in keys or (_get(taimatsu, n) is not None and id(_get(taimatsu, n)) in objs)
+        if n in keys
+        or (_get(taimatsu, n) is not None and id(implementation(_get(taimatsu, n))) in objs)
     }
 
 
