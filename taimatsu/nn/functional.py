@@ -278,7 +278,9 @@ def max_pool2d_with_indices(
     ceil_mode: bool = False,
     return_indices: bool = True,
 ):
-    pool_args("max_pool2d_with_indices", kernel_size, stride, padding, dilation, ceil_mode)
+    kernel_size, stride, padding, dilation = pool_args(
+        "max_pool2d_with_indices", kernel_size, stride, padding, dilation, ceil_mode
+    )
     return _pooling.max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode
     )
@@ -296,7 +298,9 @@ def max_pool2d(
     """2-D max pooling; grad_fn MaxPool2DWithIndicesBackward0 (its backward needs only the
     winning taps: the int64 indices are built only when returned)."""
     name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
-    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
+    kernel_size, stride, padding, dilation = pool_args(
+        name, kernel_size, stride, padding, dilation, ceil_mode
+    )
     out, indices = _pooling.max_pool2d_with_indices(
         input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
     )

@@ -25,30 +25,50 @@ def _where(name: str, pos: int | None) -> str:
     return f"argument '{name}'" + (f" (position {pos})" if pos else "")
 
 
-def int_list(fn: str, name: str, pos: int | None, value, optional: bool = False, one=True) -> None:
+def _list_element(v) -> bool:
+    """An element of an int list as PyTorch's parser reads it, through ``__index__``: an int or
+    NumPy integer, or an integer or bool tensor of one element, of any dims."""
+    if isinstance(v, Tensor):
+        return one_integer(v)
+    return isinstance(v, (int, np.integer))
+
+
+def _plain(value):
+    """An int-list argument with its one-element tensors read as ints."""
+    if isinstance(value, Tensor):
+        return int(value)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        return type(value)(int(v) if isinstance(v, Tensor) else v for v in value)
+    return value
+
+
+def int_list(fn: str, name: str, pos: int | None, value, optional: bool = False, one=True):
     """An IntArrayRef argument: a sequence of ints, or (``one``) a single int, never a bool;
     ``None`` only where the argument is optional. As PyTorch's parser does, the first element
     decides whether a sequence matches at all (a bool there is refused); the others are then
-    unpacked (a bool passes as an int, a float fails)."""
+    unpacked (a bool passes as an int, a float fails). An integer (or bool) tensor of one
+    element, of any dims, passes as an int, alone or as an element. Returns the value with
+    such tensors read as ints."""
     if value is None and optional:
-        return
+        return value
     if isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            if i == 0 and (isinstance(v, bool) or not _is_int(v)):
+            if i == 0 and (isinstance(v, bool) or not _list_element(v)):
                 raise TypeError(
                     f"{fn}(): {_where(name, pos)} must be tuple of ints, but found element of type "
                     f"{type(v).__name__} at pos 0"
                 )
-            if not _is_int(v) or (isinstance(v, Tensor) and v.is_floating_point()):
+            if not _list_element(v):
                 raise TypeError(
                     f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                     f'"type must be tuple of ints,but got {type(v).__name__}"'
                 )
-        return
-    if not one or isinstance(value, bool) or not _is_int(value):
+        return _plain(value)
+    if not one or isinstance(value, bool) or not _list_element(value):
         raise TypeError(
             f"{fn}(): {_where(name, pos)} must be tuple of ints, not {type(value).__name__}"
         )
+    return _plain(value)
 
 
 def integer(fn: str, name: str, pos: int | None, value) -> None:
@@ -85,9 +105,7 @@ def as_int(fn: str, name: str, pos: int | None, value, any_dims: bool = True) ->
 def int_or_ints(fn: str, name: str, pos: int | None, value) -> tuple:
     """An int[] argument that also takes a single int, as a tuple of ints (an integer tensor of
     one element reads as its int); ``int_list``'s TypeError otherwise."""
-    if one_integer(value):
-        return (int(value),)
-    int_list(fn, name, pos, value)
+    value = int_list(fn, name, pos, value)
     if isinstance(value, (list, tuple)):
         return tuple(int(v) for v in value)
     return (int(value),)
@@ -97,21 +115,22 @@ def _int_array(value, strings: bool = False) -> bool:
     if strings and isinstance(value, str):
         return True
     if isinstance(value, (list, tuple)):
-        return all(_is_int(v) for v in value) and not (value and isinstance(value[0], bool))
-    return _is_int(value) and not isinstance(value, bool)
+        return all(map(_list_element, value)) and not (value and isinstance(value[0], bool))
+    return _list_element(value) and not isinstance(value, bool)
 
 
-def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -> None:
+def conv_args(fn: str, input, weight, bias, stride, padding, dilation, groups) -> tuple:
     """conv{1,2,3}d's parser: tensors for input and weight (bias a tensor or None),
     stride/padding/dilation ints or sequences of ints (padding also a string), groups an int;
-    otherwise no overload matches (PyTorch's invalid-combination text)."""
+    otherwise no overload matches (PyTorch's invalid-combination text). Returns stride,
+    padding and dilation with their one-element tensors read as ints."""
     if (
         isinstance(input, Tensor) and isinstance(weight, Tensor)
         and (bias is None or isinstance(bias, Tensor))
         and _int_array(stride) and _int_array(padding, strings=True) and _int_array(dilation)
         and _is_int(groups) and not isinstance(groups, bool)
     ):  # fmt: skip
-        return
+        return _plain(stride), _plain(padding), _plain(dilation)
     got = ", ".join(
         type(v).__name__ for v in (input, weight, bias, stride, padding, dilation, groups)
     )
@@ -145,16 +164,18 @@ def boolean(fn: str, name: str, pos: int | None, value) -> None:
         raise TypeError(f"{fn}(): {_where(name, pos)} must be bool, not {type(value).__name__}")
 
 
-def pool_args(fn: str, kernel_size, stride, padding, dilation=1, ceil_mode=False) -> None:
-    """The parser checks of max/avg_pool{1,2,3}d's leading arguments, in their order."""
-    int_list(fn, "kernel_size", 2, kernel_size)
-    int_list(fn, "stride", 3, stride, optional=True)
-    int_list(fn, "padding", 4, padding)
+def pool_args(fn: str, kernel_size, stride, padding, dilation=1, ceil_mode=False) -> tuple:
+    """The parser checks of max/avg_pool{1,2,3}d's leading arguments, in their order; returns
+    (kernel_size, stride, padding, dilation) with one-element tensors read as ints."""
+    kernel_size = int_list(fn, "kernel_size", 2, kernel_size)
+    stride = int_list(fn, "stride", 3, stride, optional=True)
+    padding = int_list(fn, "padding", 4, padding)
     if fn.startswith("max"):
-        int_list(fn, "dilation", 5, dilation)
+        dilation = int_list(fn, "dilation", 5, dilation)
         boolean(fn, "ceil_mode", 6, ceil_mode)
     else:
         boolean(fn, "ceil_mode", 5, ceil_mode)
+    return kernel_size, stride, padding, dilation
 
 
 def avg_pool_args(
@@ -162,8 +183,11 @@ def avg_pool_args(
 ):
     """avg_pool{1,2,3}d's parser checks (avg_pool1d has no divisor_override; PyTorch names
     its position only when it is passed by position, which a Python function cannot tell: the
-    keyword form's text, the usual spelling)."""
-    pool_args(fn, kernel_size, stride, padding, ceil_mode=ceil_mode)
+    keyword form's text, the usual spelling). Returns (kernel_size, stride, padding) with
+    one-element tensors read as ints."""
+    kernel_size, stride, padding, _ = pool_args(
+        fn, kernel_size, stride, padding, ceil_mode=ceil_mode
+    )
     boolean(fn, "count_include_pad", 6, count_include_pad)
     if divisor_override is not None and (
         isinstance(divisor_override, bool) or not _is_int(divisor_override)
@@ -171,3 +195,4 @@ def avg_pool_args(
         raise TypeError(
             f"{fn}(): argument 'divisor_override' must be int, not {type(divisor_override).__name__}"
         )
+    return kernel_size, stride, padding

@@ -145,6 +145,27 @@ TENSOR_SIZE_CALLS = [
     F + "avg_pool1d(T.ones(1, 1, 6), T.tensor(2))", F + "max_pool1d(T.ones(1, 1, 6), T.tensor(2))",
     F + "avg_pool2d(T.ones(1, 1, 4, 4), T.tensor(2))", F + "max_pool2d(T.ones(1, 1, 4, 4), [T.tensor(2), 2])",
     F + "max_pool3d(T.ones(1, 1, 4, 4, 4), T.tensor(2))", F + "avg_pool3d(T.ones(1, 1, 4, 4, 4), [T.tensor(2)])",
+    # int lists take an integer (or bool) tensor of one element, of any dims, alone or as an element
+    F + "max_pool1d(T.arange(8.).reshape(1, 2, 4), T.tensor([2]))", F + "avg_pool1d(T.ones(1, 1, 6), T.tensor([2]))",
+    F + "max_pool1d(T.arange(8.).reshape(1, 2, 4), 2, T.tensor([1]))", F + "max_pool2d(T.ones(1, 4, 4), T.tensor([True]))",
+    F + "max_pool2d(T.arange(16.).reshape(1, 4, 4), [T.tensor([[2]]), 2])", F + "max_pool2d(T.ones(1, 4, 4), [2, T.tensor([2])])",
+    F + "max_pool2d(T.ones(1, 4, 4), T.tensor([2], dtype=T.uint8))", F + "max_pool2d(T.ones(1, 4, 4), 2, 2, T.tensor([0]))",
+    F + "max_pool2d(T.ones(1, 4, 4), T.tensor([1, 2]))", F + "max_pool2d(T.ones(1, 4, 4), [2, T.tensor(2.0)])",
+    F + "max_pool2d(T.ones(1, 4, 4), [T.tensor(2.0), 2])", F + "max_pool2d(T.ones(1, 4, 4), T.tensor([2.0]))",
+    F + "avg_pool2d(T.arange(16.).reshape(1, 4, 4), T.tensor([2]))", "T.nn.MaxPool2d(T.tensor([2]))(T.ones(1, 4, 4))",
+    F + "conv1d(T.ones(1, 2, 4), T.ones(1, 2, 2), stride=T.tensor([2]))",
+    F + "conv2d(T.ones(1, 1, 4, 4), T.ones(1, 1, 2, 2), padding=T.tensor([1]))",
+    F + "conv2d(T.ones(1, 1, 4, 4), T.ones(1, 1, 2, 2), stride=[T.tensor([2]), 1])",
+    # Number arguments take a tensor without dims only; linspace's steps too
+    "T.arange(T.tensor(3))", "T.arange(T.tensor([3]))", "T.arange(0, T.tensor([3]))", "T.arange(0, 3, T.tensor([1]))",
+    "T.arange(0, None)", "T.linspace(T.tensor([0.0]), 1, 3)", "T.linspace(0, T.tensor([[1.0]]), 3)",
+    "T.linspace(0, 1, T.tensor([3]))", "T.linspace(0, 1, T.tensor(3))", "T.linspace(0, 1, None)",
+    "T.logspace(T.tensor([0.0]), 1, 3)", "T.logspace(0, T.tensor([1.0, 2.0]), 3)", "T.logspace(0, 1, None)",
+    # narrow's tensor start: integer and without dims; its length an int (a tensor of one element)
+    "T.arange(5.).narrow(0, T.tensor(1.0), 2)", "T.arange(5.).narrow(0, T.tensor([1]), 2)",
+    "T.arange(5.).narrow(0, T.tensor(True), 2)", "T.arange(5.).narrow(0, T.tensor(1), 2)",
+    "T.arange(5.).narrow(0, 1, T.tensor([2]))", "T.arange(5.).narrow(T.tensor([0]), 1, 2)",
+    "T.arange(5.).narrow(0, 1, True)", "T.arange(5.).narrow(0, T.tensor(1), T.tensor(2.0))",
 ]  # fmt: skip
 
 

@@ -56,7 +56,9 @@ def avg_pool1d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
 ) -> Tensor:
     """avg_pool2d over a height-1 view, as PyTorch computes it (grad_fn SqueezeBackward1)."""
-    avg_pool_args("avg_pool1d", kernel_size, stride, padding, ceil_mode, count_include_pad)
+    kernel_size, stride, padding = avg_pool_args(
+        "avg_pool1d", kernel_size, stride, padding, ceil_mode, count_include_pad
+    )
     _check_1d(input, "avg_pool1d")
     k = _one_int("avg_pool1d", "kernel_size", kernel_size)
     no_stride = stride is None or (isinstance(stride, (list, tuple)) and not stride)
@@ -135,7 +137,9 @@ def max_pool1d(
     """max_pool2d over a height-1 view. Without indices PyTorch checks the arguments as a 1-d op
     (its own texts); with them, as max_pool2d."""
     name = "max_pool1d_with_indices" if return_indices else "max_pool1d"
-    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
+    kernel_size, stride, padding, dilation = pool_args(
+        name, kernel_size, stride, padding, dilation, ceil_mode
+    )
     if return_indices:
         _check_1d(input, "max_pool1d")
         k, p, d = _single(kernel_size), _single(padding), _single(dilation)
@@ -162,7 +166,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     need_tensor("adaptive_avg_pool1d", input)
-    int_list("adaptive_avg_pool1d", "output_size", 2, output_size)
+    output_size = int_list("adaptive_avg_pool1d", "output_size", 2, output_size)
     _check_1d(input, "adaptive_avg_pool1d")
     o = _one_int("adaptive_avg_pool1d", "output_size", output_size)
     return _pool.adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
@@ -472,7 +476,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     need_tensor("adaptive_max_pool1d", input)
-    int_list("adaptive_max_pool1d", "output_size", 2, output_size)
+    output_size = int_list("adaptive_max_pool1d", "output_size", 2, output_size)
     _check_1d(input, "adaptive_max_pool1d")
     o = _one_int("adaptive_max_pool1d", "output_size", output_size)
     for d in range(1, input.dim()):
@@ -494,7 +498,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     sizes = _pool.list_with_default(output_size, input)
     need_tensor("adaptive_max_pool2d", input)
-    int_list("adaptive_max_pool2d", "output_size", 2, sizes)
+    sizes = int_list("adaptive_max_pool2d", "output_size", 2, sizes)
     oh, ow = _pool.adaptive_max_sizes("adaptive_max_pool2d", input, sizes, 2)
     _pool._max2d_dtypes(input._dtype)
     return _pool.adaptive_max_pool_nd(input, [oh, ow], "AdaptiveMaxPool2DBackward0")

@@ -216,7 +216,9 @@ def _max_pool3d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode
 def _max_pool3d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
     """max_pool3d's parser and argument checks, in PyTorch's order; (k, s, p, d) as triples."""
     need_tensor(name, input)
-    pool_args(name, kernel_size, stride, padding, dilation, ceil_mode)
+    kernel_size, stride, padding, dilation = pool_args(
+        name, kernel_size, stride, padding, dilation, ceil_mode
+    )
     k = _three("max_pool3d", "kernel_size", kernel_size)
     s = _three("max_pool3d", "stride", stride, k)
     p = _three("max_pool3d", "padding", padding)
@@ -257,7 +259,7 @@ def _divisor(size, k, s, p, out, count_include_pad):
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None) -> Tensor:  # fmt: skip
     need_tensor("avg_pool3d", input)
-    avg_pool_args("avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
+    kernel_size, stride, padding = avg_pool_args("avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
     k = _three("avg_pool3d", "kernel_size", kernel_size)
     s = _three("avg_pool3d", "stride", stride, k)
     p = _three("avg_pool3d", "padding", padding)

@@ -55,6 +55,45 @@ def _is_int_arg(v) -> bool:
 
 _UNSET = object()  # an argument not given (arange's end=None is an error, not "no end")
 
+# The overloads PyTorch's parser lists after "received an invalid combination of arguments"
+_FACTORY_KWARGS = (
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False)"
+)
+_ARANGE_FORMS = (
+    f" * (Number end, *, Tensor out = None, {_FACTORY_KWARGS}\n"
+    f" * (Number start, Number end, *, {_FACTORY_KWARGS}\n"
+    f" * (Number start, Number end, Number step = 1, *, Tensor out = None, {_FACTORY_KWARGS}\n"
+)
+
+
+def _spacing_forms(base: str) -> str:
+    return "".join(
+        f" * ({a} start, {b} end, int steps, {base}*, Tensor out = None, {_FACTORY_KWARGS}\n"
+        for a, b in (
+            ("Tensor", "Tensor"),
+            ("Number", "Tensor"),
+            ("Tensor", "Number"),
+            ("Number", "Number"),
+        )
+    )
+
+
+_SPACING_FORMS = {"linspace": _spacing_forms(""), "logspace": _spacing_forms("float base = 10.0, ")}
+
+
+def _invalid_combination(fn: str, args, forms: str) -> TypeError:
+    got = ", ".join(type(v).__name__ for v in args)
+    return TypeError(
+        f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        + forms
+    )
+
+
+def _number(v) -> bool:
+    """A Number argument of the parser: a Python number, or a tensor of no dims."""
+    return isinstance(v, Tensor) and v._data.ndim == 0 or isinstance(v, numbers.Number)
+
 
 @creation_out
 def arange(
@@ -73,10 +112,15 @@ def arange(
         start = 0
     if start is None:
         raise TypeError("arange(): argument 'end' (position 1) must be Number, not NoneType")
-    if step is None or end is None or (end is _UNSET and step is not _UNSET):
-        # PyTorch's overloads: (end), (start, end), (start, end, step); no None among them
-        got = ", ".join(type(v).__name__ for v in (start, end, step) if v is not _UNSET)
-        raise TypeError(f"arange() received an invalid combination of arguments - got ({got})")
+    given = [v for v in (start, end, step) if v is not _UNSET]
+    if end is _UNSET and step is _UNSET and not _number(start):
+        raise TypeError(
+            f"arange(): argument 'end' (position 1) must be Number, not {type(start).__name__}"
+        )
+    if end is _UNSET and step is not _UNSET or not all(map(_number, given)):
+        # PyTorch's overloads: (end), (start, end), (start, end, step) of Numbers (a tensor
+        # passes as one only without dims); no None among them
+        raise _invalid_combination("arange", given, _ARANGE_FORMS)
     end = None if end is _UNSET else end
     step = 1 if step is _UNSET else step
     for v in (start, end, step):
@@ -170,23 +214,31 @@ def _fma64(a, b, c):
     return r if finite.all() else np.where(finite, r, s)
 
 
-def _linspace_parser(start, end, steps) -> None:
+def _linspace_parser(start, end, steps, fn: str = "linspace") -> None:
     """PyTorch's parser: numbers or tensors for the ends (NumPy would read None as NaN), an int
     (or an integer tensor) for ``steps``, else no overload matches; then a Python int end must
     fit int64/uint64."""
     ends_ok = all(isinstance(v, (numbers.Number, Tensor)) for v in (start, end))
     steps_ok = (
         isinstance(steps, Tensor)
+        and steps._data.ndim == 0
         and not steps.is_floating_point()
         or (isinstance(steps, numbers.Integral) and not isinstance(steps, bool))
     )
     if not (ends_ok and steps_ok):
-        raise TypeError(
-            f"linspace() received an invalid combination of arguments - got ({type(start).__name__}, "
-            f"{type(end).__name__}, {type(steps).__name__})"
-        )
+        raise _invalid_combination(fn, (start, end, steps), _SPACING_FORMS[fn])
     python_int_range(start)
     python_int_range(end)
+
+
+def _zero_dim_ends(fn: str, start, end) -> None:
+    """linspace/logspace take tensor ends without dims only."""
+    for name, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor) and v._data.ndim:
+            raise RuntimeError(
+                f"{fn} only supports 0-dimensional start and end tensors, but got {name} with "
+                f"{v._data.ndim} dimension(s)."
+            )
 
 
 def _check_linspace_ends(start, end, dtype: D.dtype) -> None:
@@ -250,6 +302,7 @@ def linspace(
     start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False
 ) -> Tensor:
     _linspace_parser(start, end, steps)
+    _zero_dim_ends("linspace", start, end)
     steps = int(steps.item()) if isinstance(steps, Tensor) else int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -281,6 +334,8 @@ def linspace(
 def logspace(
     start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False
 ) -> Tensor:
+    _linspace_parser(start, end, steps, "logspace")
+    _zero_dim_ends("logspace", start, end)
     dtype = dtype or D.get_default_dtype()
     exps = linspace(start, end, steps, dtype=D.float64)._data
     if exps.size > 1:  # as linspace: the kernel (and its dtype check) runs for two steps or more

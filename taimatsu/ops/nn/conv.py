@@ -639,7 +639,9 @@ def conv2d(
     Deviation: an even kernel with ``padding='same'`` is padded asymmetrically inside the
     kernel, so no ConstantPadNdBackward0 node appears below the convolution.
     """
-    conv_args("conv2d", input, weight, bias, stride, padding, dilation, groups)
+    stride, padding, dilation = conv_args(
+        "conv2d", input, weight, bias, stride, padding, dilation, groups
+    )
     check_devices(input, weight, bias)
     if input.dim() not in (3, 4):
         raise RuntimeError(
@@ -742,7 +744,9 @@ _Conv1d = node_class("ConvolutionBackward0", _conv1d_vjp)
 def conv1d(
     input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1
 ) -> Tensor:
-    conv_args("conv1d", input, weight, bias, stride, padding, dilation, groups)
+    stride, padding, dilation = conv_args(
+        "conv1d", input, weight, bias, stride, padding, dilation, groups
+    )
     check_devices(input, weight, bias)
     if _unbatched(input, 3, "conv1d"):
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(

@@ -176,7 +176,7 @@ def avg_pool2d(
     input: Tensor, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
     divisor_override=None,
 ) -> Tensor:  # fmt: skip
-    avg_pool_args("avg_pool2d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
+    kernel_size, stride, padding = avg_pool_args("avg_pool2d", kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  # fmt: skip
     k = pool_pair("avg_pool2d", "kernel_size", kernel_size)
     s = pool_pair("avg_pool2d", "stride", stride, k)
     p = pool_pair("avg_pool2d", "padding", padding)
@@ -257,7 +257,7 @@ def check_output_size(shape, itemsize: int, numel_first: bool = False) -> None:
 def adaptive_avg_sizes(name: str, input: Tensor, output_size, nd: int) -> list:
     """adaptive_avg_pool{2,3}d's parser and output-size checks, in PyTorch's order."""
     need_tensor(name, input)
-    int_list(name, "output_size", 2, output_size)
+    output_size = int_list(name, "output_size", 2, output_size)
     sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
     if len(sizes) != nd:
         raise RuntimeError(f"{name}: output_size must be {nd}")

@@ -596,16 +596,53 @@ def slice_dim(input: Tensor, dim: int, start, stop, step: int = 1) -> Tensor:
     return make_view(input, input._data[key], _Slice, fn, in_shape=input._data.shape, fn=fn)
 
 
+def _index_int(v) -> bool:
+    """An int argument as the parser reads it through ``__index__``: an int (never a bool), or
+    an integer (or bool) tensor of one element."""
+    return one_integer(v) if isinstance(v, Tensor) else _is_int_arg(v) and not isinstance(v, bool)
+
+
+def _narrow_mismatch(*args) -> str:
+    """PyTorch's text for narrow's arguments matching neither overload: each overload with the
+    arguments its type check refuses marked (an int parameter marks anything but a plain int,
+    a tensor included)."""
+
+    def shown(v, want) -> str:
+        name = type(v).__name__
+        ok = (
+            isinstance(v, Tensor)
+            if want is Tensor
+            else _is_int_arg(v) and not isinstance(v, (bool, Tensor))
+        )
+        return name if ok else f"!{name}!"
+
+    got = ", ".join(type(v).__name__ for v in args)
+    lines = [
+        f"narrow() received an invalid combination of arguments - got ({got}), but expected one of:"
+    ]
+    for kind, start in (("Tensor", Tensor), ("int", int)):
+        marks = ", ".join(shown(v, w) for v, w in zip(args, (int, start, int)))
+        lines.append(f" * (int dim, {kind} start, int length)")
+        lines.append(
+            f"      didn't match because some of the arguments have invalid types: ({marks})"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
-    if not all(_is_int_arg(v) and not isinstance(v, bool) for v in (dim, start, length)):
-        got = ", ".join(type(v).__name__ for v in (dim, start, length))
-        raise TypeError(f"narrow() received an invalid combination of arguments - got ({got})")
+    ints = _is_int_arg(dim) and not isinstance(dim, bool) and _index_int(length)
+    if ints and isinstance(start, Tensor):
+        # PyTorch's overload for a tensor start takes an integer one without dims
+        if start._data.ndim or start._dtype.category != D.INT:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+    elif not (ints and _index_int(start)):
+        raise TypeError(_narrow_mismatch(dim, start, length))
     nd = input._data.ndim
     if nd == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim, start, length = int(dim), int(start), int(length)
     d = _wrapdim(dim, nd)
     n = input._data.shape[d]
-    start = int(start)
     if not -n <= start <= n:
         raise IndexError(
             f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
