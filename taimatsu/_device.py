@@ -6,6 +6,7 @@ from __future__ import annotations
 class device:
     """A place tensors live: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
 
+    __module__ = "taimatsu"  # <class 'taimatsu.device'>, as PyTorch's <class 'torch.device'>
     __slots__ = ("type", "index")
 
     def __init__(self, type, index: int | None = None):  # noqa: A002 - PyTorch's name

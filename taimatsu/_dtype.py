@@ -23,6 +23,8 @@ class dtype:
     extension registers its types, ufuncs and casts with NumPy): it is imported when a bfloat16
     ``np`` is first read, not by ``import taimatsu`` (``__getattr__``)."""
 
+    __module__ = "taimatsu"  # <class 'taimatsu.dtype'>, as PyTorch's <class 'torch.dtype'>
+
     __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_legacy", "_aliases")
 
     def __init__(self, name: str, np_dtype, category: int, legacy: str | None, itemsize: int = 0):

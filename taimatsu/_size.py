@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 class Size(tuple):
+    __module__ = "taimatsu"  # <class 'taimatsu.Size'>, as PyTorch's <class 'torch.Size'>
     __slots__ = ()
 
     def __new__(cls, sizes=()):

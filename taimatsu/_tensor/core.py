@@ -84,6 +84,8 @@ def zeros_like_meta(shape, dtype, device):
 class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
     """``torch.Tensor``. ``Tensor(2, 3)`` / ``Tensor([1, 2])`` are the legacy constructors."""
 
+    __module__ = "taimatsu"  # <class 'taimatsu.Tensor'>, as PyTorch's <class 'torch.Tensor'>
+
     __slots__ = (
         "_data", "_dtype", "_device", "_rg", "_grad_fn", "_grad", "_vc", "_base", "_storage", "_vv",
         "_output_nr", "_hooks", "_accum", "_fw", "__dict__", "__weakref__",

@@ -35,6 +35,7 @@ from .. import backend as _backend
 from ..backend.fp_errors import loud, quiet
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, GradientEdge, Node
+from .hook_results import checked_tensor, checked_tuple, hook_name
 from .ownership import COUNTED as _COUNTED
 
 
@@ -769,7 +770,7 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
         for hook in list(node._pre_hooks.values()):
             res = hook(tuple(buf))
             if res is not None:
-                buf = list(res)
+                buf = list(checked_tuple(hook_name(hook), buf, res))
     if node._materialize and (buf[0] is None if len(buf) == 1 else any(g is None for g in buf)):
         buf = _materialize(node, buf)
     outputs = node.apply(*buf)
@@ -787,7 +788,7 @@ def _run_node(node, buf, retain_graph, check_nan, partial=False):
         for hook in list(node._hooks.values()):
             res = hook(outputs, tuple(buf))
             if res is not None:
-                outputs = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+                outputs = checked_tuple(hook_name(hook), outputs, res)
     if check_nan:
         _check_nan(node, outputs)
     if not retain_graph:
@@ -818,7 +819,7 @@ def _tensor_hooks(node, buf):
             for fn in list(hooks.values()):
                 res = fn(buf[0])
                 if res is not None:
-                    buf[0] = res
+                    buf[0] = checked_tensor(hook_name(fn), buf[0], res)
         return buf
     th = node.__dict__.get("_tensor_hooks") if node.__dict__ else None
     if th:
@@ -828,7 +829,7 @@ def _tensor_hooks(node, buf):
             for fn in list(hooks.values()):
                 res = fn(buf[nr])
                 if res is not None:
-                    buf[nr] = res
+                    buf[nr] = checked_tensor(hook_name(fn), buf[nr], res)
     if node._retain:  # retain_grad hooks always run last (PyTorch >= 2.0)
         for nr, ref in node._retain.items():
             t = ref()

@@ -61,7 +61,15 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"function {type(self).__name__} returned an incorrect number of gradients "
                 f"(expected {n_args}, got {len(result)})"
             )
-        return tuple(result[i] for i in self._tensor_pos)
+        pos = self._tensor_pos
+        if len(pos) < n_args:  # a gradient for an argument that is not a tensor must be None
+            for i, r in enumerate(result[:n_args]):
+                if r is not None and i not in pos:
+                    raise RuntimeError(
+                        f"function {type(self).__name__} returned a gradient different than None at "
+                        f"position {i + 1}, but the corresponding forward input was not a Variable"
+                    )
+        return tuple(result[i] for i in pos)
 
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
@@ -235,6 +243,12 @@ def _record(node, args, outs, dirty):
                 o.grad_fn, o._rg, o._output_nr = node, True, i
         wrapped.append(o)
     to_save = node.__dict__.pop("_to_save", ())
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(t).__name__}"
+            )
     if forward_ad.state.level:
         node.__dict__["_jvp_saved"] = to_save
 

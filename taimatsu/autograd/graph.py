@@ -50,6 +50,13 @@ class Node:
     saved_names: tuple = ()
     saved_scalars: dict = {}  # noqa: RUF012  (read-only; subclasses assign their own)
 
+    def __init_subclass__(cls, **kwargs):
+        # ``type(grad_fn)`` shows ``<class 'ExpBackward0'>``, PyTorch's C++ node types having no
+        # module; a custom Function's node keeps its module (torch.autograd.function.*Backward)
+        super().__init_subclass__(**kwargs)
+        if not any(c.__name__ == "BackwardCFunction" for c in cls.__mro__):
+            cls.__module__ = "builtins"
+
     def __init__(self, next_functions=(), shapes=()):
         self.next_functions = next_functions
         self._shapes = shapes

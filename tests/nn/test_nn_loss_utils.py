@@ -183,3 +183,20 @@ def test_clip_grad_and_vectors():
         lambda: tnn.utils.vector_to_parameters([1], t.parameters()),
         lambda: onn.utils.vector_to_parameters([1], o.parameters()),
     )
+
+
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}), ("huber_loss", {}),
+     ("huber_loss", {"delta": 0.5})],
+)  # fmt: skip
+def test_second_derivative_at_the_bend(name, kwargs):
+    # at |input - target| == beta (delta) the first derivative is the same from either side;
+    # PyTorch's double backward takes the linear side there (0), not the quadratic one
+    grads = []
+    for lib in (torch, tm):
+        x = lib.tensor([0.5, 1.0, 1.5, -1.0, 0.0, -0.5], requires_grad=True)
+        loss = getattr(lib.nn.functional, name)(x, lib.zeros(6), reduction="sum", **kwargs)
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        grads.append((g.tolist(), lib.autograd.grad(g.sum(), x)[0].tolist()))
+    assert grads[1] == grads[0]

@@ -9,9 +9,22 @@ hooks are called from the outputs' backward with ``grad_input`` all None, as in 
 
 from __future__ import annotations
 
+import warnings
+
+from ..._flags import user_stacklevel
 from ..._tensor.core import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.hook_results import checked_tensor
+
+# PyTorch's wrapper of the user's hooks is a function called 'hook': the engine's checks of what
+# they return name it
+_WRAPPER = "hook"
+_NO_INPUT_GRADIENT = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since "
+    "no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details."
+)
 
 
 class BackwardHookFunction(Function):
@@ -86,6 +99,7 @@ class BackwardHook:
             self.grad_outputs = res
         local = self.grad_outputs
         if self.input_index is None:
+            warnings.warn(_NO_INPUT_GRADIENT, stacklevel=user_stacklevel())
             grad_inputs = (None,) * self.n_inputs
             for hook in self.user_hooks:
                 res = hook(self.module, grad_inputs, self.grad_outputs)
@@ -95,7 +109,9 @@ class BackwardHook:
                         "or None for all gradients."
                     )
             self.grad_outputs = None
-        return tuple(local[i] for i in self.output_index)
+        return tuple(
+            checked_tensor(_WRAPPER, g, local[i]) for g, i in zip(grads, self.output_index)
+        )
 
     def on_grad_input(self, grads):
         if self.grad_outputs is None:  # the gradient reached the inputs without passing the outputs
@@ -112,4 +128,4 @@ class BackwardHook:
                 )
             res = out
         self.grad_outputs = None
-        return tuple(res[i] for i in self.input_index)
+        return tuple(checked_tensor(_WRAPPER, g, res[i]) for g, i in zip(grads, self.input_index))

@@ -10,6 +10,7 @@ checks and messages below follow its.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 from ..._tensor.core import Tensor
@@ -60,6 +61,7 @@ class _LegacyBackwardHookMixin:
 
 
 def _bind(hook, module, node):
+    @functools.wraps(hook)  # the engine's messages name the user's hook, as PyTorch's
     def node_hook(grad_input, grad_output):
         # PyTorch's Node hooks see gradients already reduced to the inputs' shapes (a bias's
         # gradient is summed over the batch); this engine reduces after the hooks, so do it here.

@@ -642,7 +642,8 @@ def _smooth_l1_grads(x, t, beta):
     if beta == 0:
         gx = d.sign()
     else:
-        gx = (d / beta).where(d.abs() <= beta, d.sign())
+        # d / beta and sign(d) agree at |d| == beta; the second derivative is PyTorch's there (0)
+        gx = (d / beta).where(d.abs() < beta, d.sign())
     return gx, -gx
 
 
@@ -660,7 +661,7 @@ def _huber(x, t, delta):
 
 def _huber_grads(x, t, delta):
     d = x - t
-    gx = d.where(d.abs() <= delta, d.sign() * delta)
+    gx = d.where(d.abs() < delta, d.sign() * delta)  # (as smooth_l1's: |d| == delta)
     return gx, -gx
 
 
