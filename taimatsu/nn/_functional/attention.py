@@ -26,18 +26,19 @@ def _linear(x, w, b):
 
 
 def _canonical_mask(mask, name: str, other_type, other_name: str, target_type):
-    """Bool masks (True = may not attend) become additive float masks with -inf."""
+    """Bool masks (True = may not attend) become additive float masks with -inf; a mask whose
+    dtype differs from ``other_type`` (the other mask's, None for no check) warns first."""
     if mask is None:
         return None
-    if mask.dtype is D.bool:
-        return zeros_like(mask, dtype=target_type).masked_fill(mask, float("-inf"))
-    if not mask.dtype.is_floating_point:
+    if mask.dtype is not D.bool and not mask.dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {name} are supported")
     if other_type is not None and other_type is not mask.dtype:
         warnings.warn(
             f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both instead.",
             stacklevel=3,
         )
+    if mask.dtype is D.bool:
+        return zeros_like(mask, dtype=target_type).masked_fill(mask, float("-inf"))
     return mask
 
 

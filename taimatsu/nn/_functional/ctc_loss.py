@@ -17,6 +17,52 @@ def _lengths(x) -> np.ndarray:
     return np.asarray(list(x) if not isinstance(x, int) else [x], dtype=np.int64).reshape(-1)
 
 
+_WHILE = " (while checking arguments for ctc_loss_allocate_outputs)"
+_TARGETS = "for argument #2 'targets'"
+
+
+def _check(lp, targets, in_len, tl, blank: int, unbatched: bool) -> None:
+    """PyTorch's argument checks, in its order: the blank label, the lengths' counts, the
+    targets' sizes, the input lengths' values (a length past the input would otherwise be
+    read as the input's length)."""
+    steps, batch, labels = lp.shape
+    if not 0 <= blank < labels:
+        raise RuntimeError("blank must be in label range")
+    if len(in_len) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if targets.dim() == 1 and not unbatched:  # the targets of the batch one after another
+        total = int(tl.sum())
+        if targets.shape[0] != total:
+            raise RuntimeError(
+                f"Expected tensor to have size {total} at dimension 0, but got size "
+                f"{targets.shape[0]} {_TARGETS}{_WHILE}"
+            )
+    else:
+        rows, width = (1, targets.shape[-1]) if targets.dim() == 1 else tuple(targets.shape[:2])
+        if rows != batch:
+            raise RuntimeError(
+                f"Expected tensor to have size {batch} at dimension 0, but got size {rows} "
+                f"{_TARGETS}{_WHILE}"
+            )
+        longest = int(tl.max()) if len(tl) else 0
+        if width < longest:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                f"{width} {_TARGETS}{_WHILE}"
+            )
+    for n in in_len:
+        if n < 0:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at least 0, but got value {n}{_WHILE}"
+            )
+        if n > steps:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {steps}, but got value {n}{_WHILE}"
+            )
+
+
 @cast_policy(FP32, ("cpu",))
 def ctc_loss(
     log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean",
@@ -27,6 +73,7 @@ def ctc_loss(
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     T_, N, _ = lp.shape
     in_len, tl = _lengths(input_lengths), _lengths(target_lengths)
+    _check(lp, targets, in_len, tl, blank, unbatched)
     if unbatched and targets.dim() == 1 and len(tl) == 1 and targets.numel() != tl[0]:
         targets = targets[: int(tl[0])]
     S = int(tl.max()) if len(tl) else 0
@@ -75,7 +122,7 @@ def ctc_loss(
     nll = nll + (extra - extra.detach())
     infeasible = nll.detach() >= 1e29
     if zero_infinity:
-        nll = nll.masked_fill(infeasible, 0.0)
+        nll = nll.where(infeasible.logical_not(), 0.0)  # grad_fn WhereBackward0, as PyTorch's
     else:
         nll = nll.masked_fill(infeasible, float("inf"))
     if unbatched:

@@ -260,7 +260,7 @@ class RNNBase(Module):
                 raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             batch_sizes = [batch] * steps
             x = seq.reshape(steps * batch, seq.size(2))
-        if is_lstm and self.proj_size > 0 and onednn_input(x):
+        if is_lstm and self.proj_size > 0 and not packed and onednn_input(x):  # (packed: no oneDNN)
             warn_once("lstm_projections", NO_ONEDNN_PROJECTIONS, stacklevel=2)
         out, h_n, c_n = self._run(x, batch_sizes, h0, c0, bias_apart)
         if packed:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import warnings
 
+from ..._flags import warn_once
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.creation.factories import empty
@@ -165,6 +166,10 @@ class TransformerEncoderLayer(Module):
     def forward(
         self, src: Tensor, src_mask=None, src_key_padding_mask=None, is_causal: bool = False
     ) -> Tensor:
+        src_key_padding_mask = _canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", _dtype_of(src_mask), "src_mask", src.dtype
+        )
+        src_mask = _canonical_mask(src_mask, "src_mask", None, None, src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -226,7 +231,7 @@ class TransformerEncoder(Module):
 
     def forward(self, src: Tensor, mask=None, src_key_padding_mask=None, is_causal=None) -> Tensor:
         src_key_padding_mask = _canonical_mask(
-            src_key_padding_mask, "src_key_padding_mask", None, "mask", src.dtype
+            src_key_padding_mask, "src_key_padding_mask", _dtype_of(mask), "mask", src.dtype
         )
         mask = _canonical_mask(mask, "mask", None, None, src.dtype)
         # PyTorch's inference path packs the batch into a nested tensor and pads the result back
@@ -251,10 +256,24 @@ class TransformerEncoder(Module):
             if self.mask_check and any(r[i] < r[i + 1] for r in rows for i in range(len(r) - 1)):
                 zero_padded = False  # PyTorch only nests masks that keep a prefix of each row
         if zero_padded:
-            output = output * keep.unsqueeze(-1).to(output.dtype)
+            warn_once("nested_tensor_prototype", _NESTED_PROTOTYPE)
+            output = output.masked_fill(~keep.unsqueeze(-1), 0.0)  # +0, as the nested tensor pads
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+def _dtype_of(mask):
+    return None if mask is None else mask.dtype
+
+
+# PyTorch's inference path warns (once) as it builds its nested tensor
+_NESTED_PROTOTYPE = (
+    "The PyTorch API of nested tensors is in prototype stage and will change in the near future. We "
+    "recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout receives "
+    "active development, has better operator coverage, and works with torch.compile. (Triggered internally "
+    "at /__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)"
+)
 
 
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:

@@ -142,6 +142,13 @@ def pack_padded_sequence(
         lens = lens[order]
         sorted_indices = _index(order, input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
+    batch = input.size(0 if batch_first else 1)
+    if lens.size != batch:
+        raise RuntimeError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got {lens.size} (batch_size={batch})"
+        )
     if lens.size and lens[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
