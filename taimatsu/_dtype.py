@@ -158,6 +158,25 @@ def _dtype_by_name(name: str) -> dtype:
     return _by_name[name]
 
 
+# Python's types where a dtype belongs: PyTorch's parser reads float as float64, int as int64
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool,
+                 builtins.complex: complex128}  # fmt: skip
+
+
+def dtype_argument(fn: str, value):
+    """A ``dtype`` argument as PyTorch's parser takes it: a torch dtype or None as it is,
+    ``float``/``int``/``bool``/``complex`` as float64/int64/bool/complex128; anything else (a
+    string, a NumPy type) its TypeError."""
+    if value is None or value.__class__ is dtype:
+        return value
+    try:
+        return _PYTHON_TYPES[value]
+    except (KeyError, TypeError):  # (TypeError: an unhashable value)
+        raise TypeError(
+            f"{fn}(): argument 'dtype' must be torch.dtype, not {type(value).__name__}"
+        ) from None
+
+
 def from_numpy_dtype(np_dtype) -> dtype:
     np_dtype = np.dtype(np_dtype)
     found = _by_np.get(np_dtype)

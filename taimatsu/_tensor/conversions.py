@@ -28,7 +28,7 @@ def _new(self, factory, args, dtype, device, requires_grad) -> Tensor:
     """A ``new_*`` factory: ``factory(*args)`` with ``self``'s dtype and device by default."""
     return factory(
         *args,
-        dtype=dtype or self._dtype,
+        dtype=D.dtype_argument(factory.__name__, dtype) or self._dtype,
         device=device or self._device,
         requires_grad=requires_grad,
     )

@@ -202,3 +202,24 @@ DIM_TENSOR_CALLS = [
 @pytest.mark.parametrize("call", DIM_TENSOR_CALLS)
 def test_tensor_dims_of_roll_and_movedim(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# Python's types where a dtype belongs (float64, int64, bool, complex128), as PyTorch's parser
+# reads them; a string or a NumPy type is its TypeError (taimatsu raised AttributeError)
+PYTHON_DTYPES = [
+    "T.zeros(2, dtype=float)", "T.ones(2, dtype=int)", "T.empty(2, dtype=bool).dtype", "T.zeros(2, dtype=complex)",
+    "T.tensor([1.5]).to(float)", "T.tensor([1.5]).to(int)", "T.tensor([1.5]).to(bool)", "T.tensor([1.5]).to(complex)",
+    "T.tensor([1.5]).to(dtype=float)", "T.zeros(2, dtype='float32')", "T.zeros(2, dtype=np.float32)",
+    "T.zeros(2, dtype=str)", "T.arange(3, dtype=float)", "T.tensor([1], dtype=float)", "T.tensor([1], dtype='float')",
+    "T.as_tensor([1.7], dtype=int)", "T.full((2,), 1, dtype=float)", "T.linspace(0, 1, 3, dtype=float)",
+    "T.logspace(0, 1, 2, dtype=float)", "T.eye(2, dtype=int)", "T.randn(2, dtype=float).dtype", "T.rand(2, dtype=float).dtype",
+    "T.randint(0, 3, (2,), dtype=float).dtype", "T.zeros_like(T.ones(2), dtype=int)", "T.full_like(T.ones(2), 2, dtype=int)",
+    "T.rand_like(T.ones(2), dtype=float).dtype", "T.ones(2).new_zeros(2, dtype=int)", "T.ones(2).new_tensor([1.5], dtype=int)",
+    "T.ones(2).new_full((2,), 1, dtype=float)", "T.ones_like(T.ones(2), dtype='x')", "T.tensor([1.5, 2.5]).sum(dtype=float)",
+    "T.tensor([1, 2]).mean(dtype=float)", "T.tensor([1.5, 2.5]).prod(dtype=int)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", PYTHON_DTYPES)
+def test_python_types_as_dtypes(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -300,6 +300,7 @@ def tensor(
     data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
     """A new tensor copying ``data``; dtype inferred as PyTorch does (float -> default dtype)."""
+    dtype = D.dtype_argument("tensor", dtype)
     if isinstance(data, Tensor):
         import warnings
 
@@ -323,6 +324,7 @@ def tensor(
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Share memory with ``data`` when possible (same dtype and device), else copy."""
+    dtype = D.dtype_argument("as_tensor", dtype)
     if isinstance(data, TypedStorage):  # always shared, as torch.tensor(storage)
         return data._as_tensor(dtype, False)
     if isinstance(data, Tensor):
@@ -553,6 +555,9 @@ def creation_out(fn):
     """
 
     def make(*args, out=None, **kwargs):
+        d = kwargs.get("dtype")
+        if d is not None and d.__class__ is not D.dtype:
+            kwargs["dtype"] = D.dtype_argument(make.__name__.rstrip("_"), d)
         if out is None:
             return fn(*args, **kwargs)
         from .._dispatch import write_out
@@ -685,7 +690,8 @@ def _like(fn):
         input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
     ):
         need_tensor(f"{fn.__name__}_like", input)
-        dt, dev = dtype or input._dtype, device or input._device
+        dt = D.dtype_argument(f"{fn.__name__}_like", dtype) or input._dtype
+        dev = device or input._device
         cl = channels_last_order(memory_format, input._data.ndim)
         order = cl or (
             _dense_order(input)
@@ -719,6 +725,7 @@ def full_like(
 ):
     need_tensor("full_like", input)
     _fill_value_arg("full_like", fill_value)
+    dtype = D.dtype_argument("full_like", dtype)
     return full(
         input.shape,
         fill_value,
@@ -763,6 +770,7 @@ _ToCopy = node_class("ToCopyBackward0", _to_copy_vjp)
 
 
 _SCALAR_AS_DTYPE = {float: D.float64, complex: D.complex128, bool: D.bool}
+_PYTHON_TYPES = (float, int, bool, complex)
 
 
 def _parse_to(args, kwargs):
@@ -775,9 +783,17 @@ def _parse_to(args, kwargs):
         if any(not isinstance(a, bool) for a in args):  # only non_blocking, copy may follow
             names = ", ".join(type(a).__name__ for a in (0.0, *args))
             raise TypeError(f"to() received an invalid combination of arguments - got ({names})")
+    if dtype is not None and dtype.__class__ is not D.dtype and dtype not in _PYTHON_TYPES:
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got (dtype={type(dtype).__name__}, ), "
+            "but expected one of:"
+        )
+    dtype = D.dtype_argument("to", dtype)
     for a in args:
         if isinstance(a, D.dtype):
             dtype = a
+        elif a in _PYTHON_TYPES:
+            dtype = D.dtype_argument("to", a)
         elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
             if isinstance(a, int) and not -(1 << 63) <= a < 1 << 63:
                 raise ValueError("Overflow when unpacking long long")  # a device index

@@ -293,6 +293,7 @@ def rand_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
     """empty_like (keeping a dense input's layout) filled in memory order, as in PyTorch."""
+    dtype = D.dtype_argument("rand_like", dtype)
     return _random_like(
         input, dtype, device, requires_grad, memory_format, "check_uniform_bounds", uniform_
     )
@@ -301,6 +302,7 @@ def rand_like(
 def randn_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
+    dtype = D.dtype_argument("randn_like", dtype)
     return _random_like(
         input, dtype, device, requires_grad, memory_format, "normal_kernel_cpu", normal_
     )

@@ -177,6 +177,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     need_tensor("sum", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    dtype = D.dtype_argument("sum", dtype)
     if dim is not None:
         need_int_dim("sum", dim)
     if out is not None and dim is None:  # only the dim= overloads of sum take out=
@@ -277,6 +278,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     need_tensor("mean", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    dtype = D.dtype_argument("mean", dtype)
     if dim is not None:
         need_int_dim("mean", dim)
     if dtype is None and input._dtype.category < D.FLOAT:
@@ -369,6 +371,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     need_tensor("prod", input)
     if isinstance(dim, D.dtype):
         dim, dtype = None, dim
+    dtype = D.dtype_argument("prod", dtype)
     if dim is not None and not _is_int(dim):
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), but expected one of:"
