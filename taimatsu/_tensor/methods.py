@@ -36,75 +36,80 @@ _SAME_AS_FUNCTION = (
 )
 
 
+def _operator(name: str, swap: bool = False):
+    """A binary operator: ``_ops.<name>(self, other)`` (``(other, self)`` with ``swap``), or
+    NotImplemented where the op refuses the other operand with a TypeError."""
+
+    def op(self, other):
+        try:
+            fn = getattr(_ops, name)
+            return fn(other, self) if swap else fn(self, other)
+        except TypeError:
+            return NotImplemented
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
 class TensorMethods(StructureMethods):
     __slots__ = ()
 
     # ---- operators -------------------------------------------------------------------------
-    def __add__(self, other):
-        return _ops._add(self, other)
+    # PyTorch's operators give the other operand its turn (NotImplemented) where the op refuses
+    # its type: ``t + ndarray`` is NumPy's, ``t + obj`` is ``obj.__radd__``'s, ``t + [1]`` is
+    # Python's "unsupported operand type(s)" TypeError
+    __add__ = __radd__ = _operator("_add")
+    __iadd__ = _operator("add_")
+    __sub__ = _operator("sub")
+    __rsub__ = _operator("rsub")
+    __isub__ = _operator("sub_")
+    __mul__ = __rmul__ = _operator("mul")
+    __imul__ = _operator("mul_")
+    __truediv__ = _operator("_true_div")
+    __itruediv__ = _operator("_true_div_")
+    __floordiv__ = _operator("floor_divide")
+    __ifloordiv__ = _operator("floor_divide_")
+    __mod__ = _operator("remainder")
+    __rmod__ = _operator("remainder", swap=True)
+    __imod__ = _operator("remainder_")
+    __pow__ = _operator("pow")
+    __rpow__ = _operator("_rpow")
+    __ipow__ = _operator("pow_")
+    __and__ = __rand__ = _operator("bitwise_and")
+    __iand__ = _operator("bitwise_and_")
+    __or__ = __ror__ = _operator("bitwise_or")
+    __ior__ = _operator("bitwise_or_")
+    __xor__ = __rxor__ = _operator("bitwise_xor")
+    __ixor__ = _operator("bitwise_xor_")
+    __lshift__ = _operator("bitwise_left_shift")
+    __rshift__ = _operator("bitwise_right_shift")
+    __rlshift__ = _operator("bitwise_left_shift", swap=True)
+    __rrshift__ = _operator("bitwise_right_shift", swap=True)
+    __ilshift__ = _operator("bitwise_left_shift_")
+    __irshift__ = _operator("bitwise_right_shift_")
+    __lt__ = _operator("lt")
+    __le__ = _operator("le")
+    __gt__ = _operator("gt")
+    __ge__ = _operator("ge")
 
-    def __radd__(self, other):
-        return _ops._add(self, other)
+    def __eq__(self, other):
+        return _compared(_ops.eq, self, other, arrays=True)
 
-    def __iadd__(self, other):
-        return _ops.add_(self, other)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return _ops.rsub(self, other)
-
-    def __isub__(self, other):
-        return _ops.sub_(self, other)
-
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _ops.mul(self, other)
-
-    def __imul__(self, other):
-        return _ops.mul_(self, other)
-
-    def __truediv__(self, other):
-        return _ops._true_div(self, other)
+    def __ne__(self, other):
+        return _compared(_ops.ne, self, other)
 
     def __rtruediv__(self, other):
-        return _ops.mul(_ops.reciprocal(self), other)
-
-    def __itruediv__(self, other):
-        return _ops._true_div_(self, other)
-
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
+        try:
+            return _ops.mul(_ops.reciprocal(self), other)
+        except TypeError:
+            return NotImplemented
 
     def __rfloordiv__(self, other):
-        return _ops.floor_divide(
-            _ops.scalar_tensor(other, dtype=_ops.result_dtype(self, other), device=self._device),
-            self,
-        )
-
-    def __ifloordiv__(self, other):
-        return _ops.floor_divide_(self, other)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _ops.remainder(other, self)
-
-    def __imod__(self, other):
-        return _ops.remainder_(self, other)
-
-    def __pow__(self, other):
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ops._rpow(self, other)
-
-    def __ipow__(self, other):
-        return _ops.pow_(self, other)
+        try:
+            dt = _ops.result_dtype(self, other)
+        except TypeError:
+            return NotImplemented
+        return _ops.floor_divide(_ops.scalar_tensor(other, dtype=dt, device=self._device), self)
 
     def __matmul__(self, other):
         if not hasattr(other, "_data"):
@@ -129,66 +134,6 @@ class TensorMethods(StructureMethods):
                 "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
             )
         return _ops.logical_not(self) if self._dtype.name == "bool" else _ops.bitwise_not(self)
-
-    def __and__(self, other):
-        return _ops.bitwise_and(self, other)
-
-    __rand__ = __and__
-
-    def __iand__(self, other):
-        return _ops.bitwise_and_(self, other)
-
-    def __or__(self, other):
-        return _ops.bitwise_or(self, other)
-
-    __ror__ = __or__
-
-    def __ior__(self, other):
-        return _ops.bitwise_or_(self, other)
-
-    def __xor__(self, other):
-        return _ops.bitwise_xor(self, other)
-
-    __rxor__ = __xor__
-
-    def __ixor__(self, other):
-        return _ops.bitwise_xor_(self, other)
-
-    def __lshift__(self, other):
-        return _ops.bitwise_left_shift(self, other)
-
-    def __rshift__(self, other):
-        return _ops.bitwise_right_shift(self, other)
-
-    def __rlshift__(self, other):
-        return _ops.bitwise_left_shift(other, self)
-
-    def __rrshift__(self, other):
-        return _ops.bitwise_right_shift(other, self)
-
-    def __ilshift__(self, other):
-        return _ops.bitwise_left_shift_(self, other)
-
-    def __irshift__(self, other):
-        return _ops.bitwise_right_shift_(self, other)
-
-    def __eq__(self, other):
-        return _ops.eq(self, other) if _comparable(other) else False
-
-    def __ne__(self, other):
-        return _ops.ne(self, other) if _comparable(other) else True
-
-    def __lt__(self, other):
-        return _ops.lt(self, other)
-
-    def __le__(self, other):
-        return _ops.le(self, other)
-
-    def __gt__(self, other):
-        return _ops.gt(self, other)
-
-    def __ge__(self, other):
-        return _ops.ge(self, other)
 
     def __getitem__(self, index):
         return _ops.getitem(self, index)
@@ -531,6 +476,20 @@ class TensorMethods(StructureMethods):
 
     def signbit(self):
         return _ops.signbit(self)
+
+
+def _compared(op, t, other, arrays: bool = False):
+    """``t == other`` / ``t != other``: anything the op refuses gets NotImplemented (Python then
+    compares identities: ``t == None`` is False). With ``arrays``, a NumPy array compares as a
+    tensor, as PyTorch's ``==`` takes it (its ``!=`` does not: ``t != ndarray`` is True)."""
+    if not _comparable(other):
+        return NotImplemented
+    if arrays and other.__class__.__module__ == "numpy" and hasattr(other, "shape"):
+        other = _ops.as_tensor(other)
+    try:
+        return op(t, other)
+    except TypeError:
+        return NotImplemented
 
 
 def _comparable(other) -> bool:
