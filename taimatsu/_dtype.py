@@ -85,14 +85,14 @@ float16 = dtype("float16", np.float16, FLOAT, "HalfTensor")
 bfloat16 = dtype("bfloat16", None, FLOAT, "BFloat16Tensor", itemsize=2)
 float32 = dtype("float32", np.float32, FLOAT, "FloatTensor")
 float64 = dtype("float64", np.float64, FLOAT, "DoubleTensor")
-complex64 = dtype("complex64", np.complex64, COMPLEX, None)
+complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloatTensor")
 # PyTorch's "shell" unsigned dtypes: they exist, cast, index and print, but few kernels take
 # them and they promote with nothing but themselves and floating types (see ``_promote_table``).
 # ``.type()`` names them "torch.UInt32Tensor" though no such legacy class exists.
 uint16 = dtype("uint16", np.uint16, INT, "UInt16Tensor")
 uint32 = dtype("uint32", np.uint32, INT, "UInt32Tensor")
 uint64 = dtype("uint64", np.uint64, INT, "UInt64Tensor")
-complex128 = dtype("complex128", np.complex128, COMPLEX, None)
+complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDoubleTensor")
 
 # PyTorch's aliases
 half, float, double = float16, float32, float64  # noqa: A001

@@ -576,7 +576,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         # PyTorch: a plain 0-d tensor formats as its Python number (f"{loss}" prints 0.25).
         if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return repr(self).__format__(spec)
+        return object.__format__(self, spec)  # str(self); a format spec is object's TypeError
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:

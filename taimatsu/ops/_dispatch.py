@@ -252,18 +252,25 @@ def check_devices(*tensors) -> None:
 
 
 def broadcast_error(shapes) -> RuntimeError:
-    """PyTorch's message for shapes that do not broadcast."""
-    a, b = shapes[0], shapes[1]
-    for i in range(1, max(len(a), len(b)) + 1):
-        sa = a[-i] if i <= len(a) else 1
-        sb = b[-i] if i <= len(b) else 1
-        if sa != sb and sa != 1 and sb != 1:
-            dim = max(len(a), len(b)) - i
-            return RuntimeError(
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                f"non-singleton dimension {dim}"
-            )
-    return RuntimeError(f"shapes {list(a)} and {list(b)} are not broadcastable")
+    """PyTorch's message for shapes that do not broadcast: the shapes broadcast left to right,
+    as TensorIterator does, and the first pair that does not gives the text (``a``: the shape
+    broadcast so far)."""
+    acc = tuple(shapes[0])
+    for b in shapes[1:]:
+        b = tuple(b)
+        n = max(len(acc), len(b))
+        out = []
+        for i in range(n, 0, -1):
+            sa = acc[-i] if i <= len(acc) else 1
+            sb = b[-i] if i <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {n - i}"
+                )
+            out.append(sa if sb == 1 else sb)
+        acc = tuple(out)
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} are not broadcastable")
 
 
 def shape_of(x) -> tuple:

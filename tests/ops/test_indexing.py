@@ -283,6 +283,24 @@ IDX_ERRORS = [
     "x.index_put((T.tensor([0.]),), T.ones(1))",
     "x.index_put((T.tensor([0, 1]), T.tensor([0, 1, 2])), T.ones(1))",
     "x.index_put((T.tensor([0]),), T.ones(1, dtype=T.float64))",
+    # source slices of another shape: PyTorch's texts (NumPy's broadcast errors leaked)
+    "T.zeros(2, 3).index_add(0, T.tensor([0]), T.ones(1, 2))",
+    "T.zeros(2, 3, 4).index_add(1, T.tensor([0]), T.ones(2, 1, 5))",
+    "T.zeros(3).index_add(0, T.tensor([0]), T.ones(1, 1))",
+    "T.zeros(2, 3).index_copy(0, T.tensor([0]), T.ones(1, 2))",
+    "T.zeros(2, 3, 4).index_copy(1, T.tensor([0]), T.ones(2, 1, 5))",
+    "T.zeros(2, 3).index_copy(0, T.tensor([0]), T.ones(3))",
+    # an integer out of range: the dimension is the index's position in the subscript
+    "x[0, 4]",
+    "T.zeros(2, 3, 4)[0, 0, 9]",
+    "T.zeros(2, 3, 4)[..., 9]",
+    "x[None, 0, 4]",
+    "x[:, 4]",
+    "T.zeros(2, 3, 4)[1, ::2, 7]",
+    "x[3]",
+    # max/min: PyTorch's names for amax/amin
+    "x.scatter_reduce(0, i, T.full((1, 4), 20.0), 'max')",
+    "x.scatter_reduce(0, i, T.ones(1, 4), 'min')",
 ]
 
 

@@ -153,12 +153,20 @@ def _sequence_dtype(flat) -> D.dtype:
     return dtype
 
 
+_BYTE_ORDER = (
+    "given numpy array has byte order different from the native byte order. Conversion between "
+    "byte orders is currently not supported."
+)
+
+
 def _to_array(data, dtype):
     """Turn Python data (numbers, nested lists, arrays, tensors) into (array, dtype)."""
     if isinstance(data, Tensor):
         a = _numpy(data)
         return a, dtype or data._dtype
     if isinstance(data, (np.ndarray, np.generic)):  # PyTorch checks the type, dtype= or not
+        if not data.dtype.isnative:
+            raise ValueError(_BYTE_ORDER)
         found = D.from_user_numpy_dtype(data.dtype)
         return np.asarray(data), dtype or found
     if isinstance(data, (list, tuple)):
@@ -350,7 +358,9 @@ asarray = as_tensor
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes show on both sides)."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        t = type(ndarray)
+        name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"expected np.ndarray (got {name})")
     return _shared(ndarray)
 
 
@@ -369,9 +379,7 @@ def _shared(ndarray: np.ndarray) -> Tensor:
             "the memory."
         )
     if not ndarray.dtype.isnative:
-        raise ValueError(
-            "given numpy array has byte order different from the native byte order. Conversion between byte orders is currently not supported."
-        )
+        raise ValueError(_BYTE_ORDER)
     dt = D.from_user_numpy_dtype(ndarray.dtype)
     if not ndarray.flags.writeable:
         import warnings
@@ -841,10 +849,20 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
     return r
 
 
+_COMPLEX_TO_REAL = (
+    "Casting complex values to real discards the imaginary part (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)"
+)
+
+
 @silent  # out of range: inf or wrapped; NaN to int: undefined
 def _cast(data, src: D.dtype, dst: D.dtype):
     if src.category == D.COMPLEX and D.BOOL < dst.category < D.COMPLEX:
-        data = data.real  # PyTorch warns and drops the imaginary part (to bool: x != 0)
+        # PyTorch warns (once per process) and drops the imaginary part (to bool: x != 0)
+        from ..._flags import warn_once
+
+        warn_once("complex_to_real", _COMPLEX_TO_REAL)
+        data = data.real
     if src.category >= D.FLOAT and dst.category == D.INT:
         # Float to int: truncation toward zero (NumPy does that too, via C casts).
         return data.astype(dst.np)

@@ -338,7 +338,7 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dtype = dtype or D.int64
     dev = as_device(device)
     return _finish(_gen(generator, dev).randperm(n, dtype.np), dtype, dev, requires_grad)
@@ -399,7 +399,12 @@ def _normal_of_tensors(mean, std, generator) -> Tensor:
     ref = mean if isinstance(mean, Tensor) else std
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
         check_same_device(mean, std)
-        shape = np.broadcast_shapes(mean._data.shape, std._data.shape)
+        try:
+            shape = np.broadcast_shapes(mean._data.shape, std._data.shape)
+        except ValueError:
+            from .._dispatch import broadcast_error
+
+            raise broadcast_error([mean._data.shape, std._data.shape]) from None
     else:
         shape = ref._data.shape
     if isinstance(std, Tensor):

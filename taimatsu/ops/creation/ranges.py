@@ -140,7 +140,7 @@ def arange(
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {_num(start)} -> {_num(end)}")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = builtins.max(math.ceil((end - start) / step), 0)  # an infinite step gives 0 or 1 element
     if n >= 1 << 63:
         raise RuntimeError("invalid size, possible overflow?")

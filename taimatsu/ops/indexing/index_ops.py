@@ -110,6 +110,32 @@ def _index_source_checks(name, input, d, index, source):
         )
 
 
+def _slices_match(name, input, d, source) -> None:
+    """index_add/index_copy: ``source`` has ``input``'s shape but along ``d`` (PyTorch's texts;
+    NumPy's broadcast errors leaked)."""
+    si, ss = list(input._data.shape), list(source._data.shape)
+    if not si or not ss:
+        return
+    if name == "index_copy_":
+        if len(si) != len(ss):
+            raise IndexError(
+                "index_copy_(): When source and destination are not scalars, their dimensionality "
+                f"must match. Source dimensionality ({len(ss)}), destination dimensionality ({len(si)})"
+            )
+        rest_i, rest_s = si[:d] + si[d + 1 :], ss[:d] + ss[d + 1 :]
+        if rest_i != rest_s:
+            raise RuntimeError(
+                "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                f"slice shape: {' '.join(map(str, rest_i))} at dimension {d} and source slice shape: "
+                f"{' '.join(map(str, rest_s))} at dimension 0."
+            )
+    elif len(si) != len(ss) or any(si[k] != ss[k] for k in range(len(si)) if k != d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {si} source.shape = {ss}"
+        )
+
+
 @takes_out("index_add", OUT_EXACT)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
@@ -121,6 +147,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         )
     d = _wrapdim(dim, input._data.ndim)
     _index_source_checks("index_add_", input, d, index, source)
+    _slices_match("index_add_", input, d, source)
     if source._dtype is not input._dtype:
         raise RuntimeError(
             f"index_add_(): self ({scalar_name(input._dtype)}) and source ({scalar_name(source._dtype)}) must have "
@@ -211,6 +238,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     d = _wrapdim(dim, input._data.ndim)
     x = input._data.reshape(_shape(input._data))
     _bounds(index._data, x.shape[d], d, IndexError, "index_copy_(): ")
+    _slices_match("index_copy_", input, d, source)
     _index_source_checks("index_copy_", input, d, index, source)
     if source._dtype is not input._dtype:
         raise RuntimeError(

@@ -334,10 +334,14 @@ def _counts(input: Tensor, d, index: Tensor, include_self: bool) -> Tensor:
     return c
 
 
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}
+
+
 @takes_out("scatter_reduce", OUT_EXACT)
 def scatter_reduce(
     input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True
 ) -> Tensor:
+    reduce = _REDUCE_ALIASES.get(reduce, reduce)  # PyTorch takes max/min for amax/amin
     if reduce not in _REDUCTIONS:
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"

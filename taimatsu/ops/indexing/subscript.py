@@ -161,11 +161,11 @@ def _parse(self: Tensor, index, trace: bool, keep_full: bool = False) -> _Parsed
     shape = self._data.shape
     key, ops, adv, masks, new_axes = [], [], [], [], []
     dim = src = 0  # dim in the view being built / dim of self being consumed
-    for kind, v in items:
+    for pos, (kind, v) in enumerate(items):
         if kind is _INT:
             n = shape[src]
-            if not -n <= v < n:
-                raise IndexError(f"index {v} is out of bounds for dimension {dim} with size {n}")
+            if not -n <= v < n:  # PyTorch names the index's position in the subscript
+                raise IndexError(f"index {v} is out of bounds for dimension {pos} with size {n}")
             v = v + n if v < 0 else v
             key.append(v)
             ops.append((select, dim, v))

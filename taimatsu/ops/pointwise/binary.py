@@ -390,7 +390,7 @@ def _check_sub_bool(a, b):
     a_bool = a._dtype is D.bool if a_tensor else isinstance(a, bool)
     b_bool = b._dtype is D.bool if b_tensor else isinstance(b, bool)
     if a_bool or b_bool:
-        if a_bool and b_bool and a_tensor and b_tensor:
+        if a_bool and b_bool:  # (a Python bool counts as a bool tensor)
             raise RuntimeError(
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
                 "or `logical_xor()` operator instead."

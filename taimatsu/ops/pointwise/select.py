@@ -253,9 +253,7 @@ def where(condition, input=None, other=None, *, out=None):
     try:
         r = xp.where(condition._data, xa, xb)
     except ValueError:
-        raise broadcast_error(
-            [condition._data.shape, _shape(input if isinstance(input, Tensor) else other)]
-        ) from None
+        raise broadcast_error([condition._data.shape, _shape(input), _shape(other)]) from None
     res = _wrap(r.astype(dt.np, copy=False), dt, ref._device)
     ti, to = _tensor_or_none(input), _tensor_or_none(other)
     if _gm.enabled and ((ti is not None and ti._rg) or (to is not None and to._rg)):
@@ -313,7 +311,7 @@ def masked_fill(input, mask, value):
     try:
         shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
     except ValueError:
-        raise broadcast_error([input._data.shape, mask._data.shape]) from None
+        raise broadcast_error([mask._data.shape, input._data.shape]) from None  # PyTorch's order
     if shape != input._data.shape:
         return masked_fill(input.expand(shape), mask, value)
     # a NumPy scalar, not an array: CuPy passes it to the kernel without a host-to-device copy

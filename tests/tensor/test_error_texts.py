@@ -1,0 +1,48 @@
+"""PyTorch's exception types and texts for mistakes common in tensor code (tutorials, NumPy
+users' code), and the warning for casting complex values to real."""
+
+import warnings
+
+import numpy as np
+import pytest
+from oracle_expr import same
+
+import taimatsu
+
+CALLS = [
+    "T.arange(5, 0)", "T.randperm(-1)", "T.normal(T.zeros(2, 2), T.ones(4))",
+    "T.tensor([True, False]) - True", "True - T.tensor([True, False])", "T.tensor([True, False]).sub(True)",
+    "T.rsub(T.tensor([True, False]), True)", "T.tensor([1, 2]) - True",
+    "T.zeros(0, 3).view(-1, 0)", "T.zeros(0, 3).reshape(0, -1)", "T.zeros(0, 3).view(2, -1, 0)", "T.zeros(0, 3).view(-1)",
+    "T.where(T.tensor([True]), T.zeros(2), T.zeros(3))", "T.zeros(2, 3).masked_fill(T.ones(3, 1).bool(), 0)",
+    "T.tensor([1j]).type()", "T.tensor([1j], dtype=T.complex128).type()", "T.tensor([1 + 2j]).type('torch.ComplexDoubleTensor')",
+    "f'{T.tensor([1.5, 2.5]):.2f}'", "f'{T.tensor([1.5, 2.5])}'", "f'{T.tensor(1.5):.2f}'",
+    "T.from_numpy(np.float64(3.5))", "T.from_numpy(3.5)", "T.tensor(np.array([1, 2], dtype='>i4'))",
+    "T.as_tensor(np.array([1, 2], dtype='>i4'))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_error_texts(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
+
+
+def test_complex_to_real_warns_once_per_process(torch_oracle):
+    import taimatsu._flags as flags
+
+    flags._warned_once.discard("complex_to_real")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = taimatsu.tensor([1 + 2j])
+        x.float()
+        x.to(taimatsu.float64)
+        taimatsu.zeros(2).copy_(taimatsu.tensor([1j, 2j]))
+    texts = [str(w.message) for w in caught]
+    assert len(texts) == 1 and texts[0].startswith(
+        "Casting complex values to real discards the imaginary part (Triggered internally at"
+    )
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert x.float().tolist() == [1.0] == torch_oracle.tensor([1 + 2j]).float().tolist()
+    assert np.iscomplexobj(x.numpy())
