@@ -260,7 +260,7 @@ def broadcast_error(shapes) -> RuntimeError:
         b = tuple(b)
         n = max(len(acc), len(b))
         out = []
-        for i in range(n, 0, -1):
+        for i in range(1, n + 1):  # from the last dimension, as PyTorch reports
             sa = acc[-i] if i <= len(acc) else 1
             sb = b[-i] if i <= len(b) else 1
             if sa != sb and sa != 1 and sb != 1:
@@ -269,7 +269,7 @@ def broadcast_error(shapes) -> RuntimeError:
                     f"non-singleton dimension {n - i}"
                 )
             out.append(sa if sb == 1 else sb)
-        acc = tuple(out)
+        acc = tuple(reversed(out))
     return RuntimeError(f"shapes {[list(s) for s in shapes]} are not broadcastable")
 
 
