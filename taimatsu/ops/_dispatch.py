@@ -517,6 +517,18 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     return self
 
 
+_PARTIAL_OVERLAP_CHECK = []
+
+
+def _partial_overlap_check():
+    """``shape.views.check_no_partial_overlap`` (imported on first use: views imports this)."""
+    if not _PARTIAL_OVERLAP_CHECK:
+        from .shape.views import check_no_partial_overlap
+
+        _PARTIAL_OVERLAP_CHECK.append(check_no_partial_overlap)
+    return _PARTIAL_OVERLAP_CHECK[0]
+
+
 def inplace(
     self: Tensor, functional, args, saves_self: bool, fast=None, overlap_ok: bool = False
 ) -> Tensor:
@@ -531,6 +543,9 @@ def inplace(
         from .shape.views import check_no_overlap
 
         check_no_overlap(self)
+    for a in args:
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            _partial_overlap_check()(self._data, a._data)
     recording = needs_grad(self, *args)
     if not recording and not _fw_state.level:
         if fast is not None:

@@ -23,6 +23,23 @@ CALLS = [
 ]  # fmt: skip
 
 
+# writes whose source shares some of the destination's memory: PyTorch refuses them (NumPy's
+# buffered answer came out); the same elements (x.add_(x)), interleaved strides and a scalar pass
+OVERLAPS = [
+    "x = T.arange(5); x[1:] = x[:-1]; x", "x = T.arange(5); x[1:].copy_(x[:-1]); x", "x = T.arange(5); x[:-1] = x[1:]; x",
+    "x = T.arange(5.0); x[1:] += x[:-1]; x", "x = T.arange(4.0).reshape(2, 2); x.copy_(x.t()); x",
+    "x = T.ones(2, 3); x.add_(x[0]); x", "x = T.arange(6.0); x[::2].copy_(x[1::2]); x", "x = T.arange(4.0); x.add_(x); x",
+    "x = T.arange(4.0); x.copy_(x); x", "x = T.arange(6.0); x[:3] = x[3:]; x", "x = T.arange(4.0).reshape(2, 2); x.mul_(x.t()); x",
+    "x = T.arange(5.0); x[1:] = x[:-1] * 1; x", "x = T.arange(5.0); y = x[1:]; y.sub_(x[:-1]); x",
+    "x = T.arange(6.0); x[1:4] = x[0]; x", "x = T.arange(5.0, requires_grad=True).clone(); x[1:] = x[:-1]; x",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", OVERLAPS)
+def test_partial_overlap(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
+
+
 @pytest.mark.parametrize("call", CALLS)
 def test_error_texts(torch_oracle, call):
     same(call, torch_oracle, taimatsu)

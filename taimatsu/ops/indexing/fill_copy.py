@@ -15,7 +15,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node, node_class
 from .._dispatch import _fw_state, check_inplace, inplace, record, xp_for
 from ..arg_types import python_int_range
-from ..shape.views import check_no_overlap
+from ..shape.views import check_no_overlap, check_no_partial_overlap
 
 
 # ---- copy_ / fill_ / zero_ ------------------------------------------------------------------------------------
@@ -92,6 +92,7 @@ def copy_(self: Tensor, src, non_blocking: bool = False) -> Tensor:
         check_inplace(self)
         if 0 in self._data.strides:
             check_no_overlap(self)
+        check_no_partial_overlap(self._data, src._data)
         data = _src_array(self, src)
         if self._device.type != "meta":  # a meta tensor has no data to write
             self._data[...] = data

@@ -28,7 +28,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import _fw_state, check_inplace, record, scalar_name, xp_for
 from ..shape.view_ops import alias, select, slice_dim, unsqueeze, unsqueeze_array, view
-from ..shape.views import check_no_overlap, make_view
+from ..shape.views import check_no_overlap, check_no_partial_overlap, make_view
 
 _INT, _SLICE, _NONE, _ELLIPSIS, _BOOL, _ADV = range(6)
 
@@ -543,6 +543,7 @@ def _set_basic(self: Tensor, key, value: Tensor) -> bool:
     check_inplace(self)
     if 0 in target.strides:
         check_no_overlap(_wrap(target, self._dtype, self._device))
+    check_no_partial_overlap(target, data)
     if value._dtype is not self._dtype:
         from ..creation.factories import _cast
 
@@ -585,6 +586,7 @@ def _set_fast(target: Tensor, p: _Parsed, value: Tensor) -> None:
             stripped = _strip_leading_ones(value)
             stripped.expand(target._data.shape)  # raises PyTorch's error when it does not broadcast
             data = stripped._data
+        check_no_partial_overlap(target._data, data)
         if value._dtype is not target._dtype:
             data = _cast(data, value._dtype, target._dtype)
         target._data[...] = data

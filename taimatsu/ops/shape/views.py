@@ -128,6 +128,44 @@ def check_no_overlap(t: Tensor) -> None:
             )
 
 
+_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _root(a):
+    """The object owning ``a``'s memory (its base's base...: an array, or a buffer)."""
+    while (base := getattr(a, "base", None)) is not None:
+        a = base
+    return a
+
+
+def _dense_bounds(a):
+    """The byte range of a NumPy array whose elements tile it exactly (PyTorch's "non-overlapping
+    and dense"), else None."""
+    lo, hi = np.lib.array_utils.byte_bounds(a)
+    return (lo, hi) if hi - lo == a.nbytes else None
+
+
+def check_no_partial_overlap(dst, src) -> None:
+    """PyTorch's error for writing ``src`` (arrays) into ``dst`` where the two share some memory
+    but are not the same elements (``x[1:] = x[:-1]``, ``x.copy_(x.t())``): NumPy would answer
+    with its own buffered copy. As in PyTorch, only dense layouts are judged (a strided pair is
+    "too hard" and passes), and a single element without dims (a scalar) never overlaps."""
+    if dst is src or type(dst) is not np.ndarray or type(src) is not np.ndarray:
+        return  # (a meta tensor's or a GPU array: none of PyTorch's overlaps are judged there)
+    if not src.ndim or _root(dst) is not _root(src) or not dst.size or not src.size:
+        return  # a scalar, or no common buffer
+    a, b = _dense_bounds(dst), _dense_bounds(src)
+    if a is None or b is None:
+        return
+    if a == b and dst.strides == src.strides:
+        return  # the same elements (x.add_(x))
+    if a[0] < b[1] and b[0] < a[1]:
+        raise RuntimeError(_PARTIAL_OVERLAP)
+
+
 def storage_nbytes(t: Tensor) -> int:
     st = t._storage_array()
     return (st.size if st.flags.c_contiguous or st.flags.f_contiguous else _span(st)) * st.itemsize
