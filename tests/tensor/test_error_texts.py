@@ -40,6 +40,29 @@ def test_partial_overlap(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
 
 
+# a Python number written into a tensor: c10's checked conversion (a negative int wraps into an
+# unsigned type if its magnitude fits; NaN/inf/out-of-range into an int, a complex into a real
+# type and a finite float past float32's range raise; one element of a half type takes inf)
+SCALAR_WRITES = [
+    f"x = T.zeros(3, dtype=T.{dt}); x[0] = {v}; x" for dt, v in (
+        ("uint8", -1), ("uint8", -129), ("uint8", -300), ("uint8", 256), ("int8", 128), ("int32", 1e10),
+        ("int32", 2**31), ("int32", 3.7), ("int64", "float('nan')"), ("int64", "float('inf')"), ("float32", "1 + 2j"),
+        ("float32", 1e300), ("float32", "float('inf')"), ("float16", 1e5), ("int64", 1e30), ("bool", 2),
+        ("uint8", 2.5), ("uint8", -1.5), ("int8", 300.0),
+    )
+] + [
+    f"T.zeros(3, dtype=T.{dt}).masked_fill_(T.tensor([True, False, True]), {v})" for dt, v in (
+        ("float32", "1 + 2j"), ("int64", 1e30), ("uint8", 300), ("uint8", -1), ("int32", 2**31), ("float16", 1e5),
+        ("float32", 1e300), ("int64", "float('nan')"),
+    )
+] + ["x = T.zeros(3, dtype=T.float16); x[0:2] = 1e5; x"]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", SCALAR_WRITES)
+def test_scalar_writes(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
+
+
 @pytest.mark.parametrize("call", CALLS)
 def test_error_texts(torch_oracle, call):
     same(call, torch_oracle, taimatsu)

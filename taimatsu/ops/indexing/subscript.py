@@ -407,6 +407,7 @@ def warn_uint8_index() -> None:
 
 
 def setitem(self: Tensor, index, value) -> None:
+    from ..creation.factories import _checked_fill
     from .index_ops import index_put_key_, refuse_uint8_fill
 
     if index.__class__ is Tensor or index.__class__ is tuple:
@@ -429,8 +430,8 @@ def setitem(self: Tensor, index, value) -> None:
                     check_inplace(self)
                     if 0 in target.strides:
                         check_no_overlap(_wrap(target, self._dtype, self._device))
-                    if self._dtype is D.float16 or self._dtype is D.bfloat16:
-                        value = D.half_scalar(value, self._dtype)  # through float32, as c10
+                    # c10's checked conversion (a half type takes any float: 1e5 is inf)
+                    value = _checked_fill(value, self._dtype, single=True)
                     target[...] = value
                     self._vc[0] += 1
                     return
@@ -468,17 +469,10 @@ def setitem(self: Tensor, index, value) -> None:
 
 
 def _value_tensor(self: Tensor, value) -> Tensor:
+    from ..creation.factories import _checked_fill
+
     if isinstance(value, (bool, int, float, complex, np.generic)):
-        if (
-            self._dtype.category == D.INT
-            and isinstance(value, (int, np.integer))
-            and not isinstance(value, bool)
-        ):
-            info = np.iinfo(self._dtype.np)
-            if not info.min <= value <= info.max:
-                raise RuntimeError(
-                    f"value cannot be converted to type {_c_type(self._dtype)} without overflow"
-                )
+        value = _checked_fill(value, self._dtype, single=True)  # c10's checked conversion
         xp = xp_for(self)
         arr = (
             D.cast_array(xp.asarray(value), self._dtype.np)
@@ -489,16 +483,6 @@ def _value_tensor(self: Tensor, value) -> Tensor:
     t = type(value)
     name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
     raise TypeError(f"can't assign a {name} to a {self.type()}")
-
-
-def _c_type(dtype) -> str:
-    return {
-        "uint8": "uint8_t",
-        "int8": "int8_t",
-        "int16": "int16_t",
-        "int32": "int",
-        "int64": "int64_t",
-    }.get(dtype.name, scalar_name(dtype))
 
 
 def _strip_leading_ones(value: Tensor) -> Tensor:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -307,6 +308,10 @@ def masked_fill(input, mask, value):
             _register(res)
             return res
         value = value.item()
+    elif isinstance(value, numbers.Number):  # c10's checked conversion of the fill value
+        from ..creation.factories import _checked_fill
+
+        value = _checked_fill(value, input._dtype)
     xp = np if input._device is cpu else xp_for(input)
     try:
         shape = np.broadcast_shapes(input._data.shape, mask._data.shape)
