@@ -6,6 +6,8 @@ import Tensor, so they are bound here by ``_bind()`` once Tensor exists.
 
 from __future__ import annotations
 
+import numbers
+
 from .op_namespace import op_namespace
 from .structural_methods import StructureMethods
 from .structural_methods import _bind as _bind_structure
@@ -97,6 +99,15 @@ class TensorMethods(StructureMethods):
 
     def __ne__(self, other):
         return _compared(_ops.ne, self, other)
+
+    def __contains__(self, element) -> bool:
+        # PyTorch: whether any element equals it (Python's fallback iterated over the rows)
+        if isinstance(element, (TensorMethods, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
 
     def __rtruediv__(self, other):
         try:
