@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 
+from ._numpy_keywords import translated
 from ._tensor.core import Tensor
 
 # First parameters that name a tensor in taimatsu's signatures (PyTorch calls them all 'input'
@@ -104,6 +105,11 @@ def _guarded(name: str, fn, first: str, prefix: str = ""):
             if not _not_tensor_first(first, args, kwargs):
                 raise
             raise TypeError(_message(name, first, args, kwargs, prefix)) from None
+        except TypeError:  # NumPy's keyword names (axis=, keepdims=): PyTorch's aliases
+            new = translated(kwargs) if kwargs else None
+            if new is None:
+                raise
+        return run(*args, **new)
 
     run.__guarded__ = True
     return run

@@ -26,6 +26,10 @@ def _bind() -> None:
         fn = getattr(_ops, name)
         setattr(TensorMethods, name, getattr(fn, "method", fn))  # its parser text, if it differs
 
+    from .._numpy_keywords import accept_on_methods
+
+    accept_on_methods(TensorMethods)  # p.sum(axis=0, keepdims=True), as PyTorch's parser takes it
+
 
 _SAME_AS_FUNCTION = (
     "diag diag_embed diagflat repeat_interleave unfold kron trace cross dist renorm renorm_ "

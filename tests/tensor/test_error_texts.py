@@ -66,6 +66,20 @@ def test_scalar_writes(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
 
 
+# NumPy's keyword names, which PyTorch's parser takes as aliases (methods and functions)
+NUMPY_KEYWORDS = [
+    "p.sum(axis=0, keepdims=True)", "T.sum(p, axis=1)", "p.max(axis=0)", "T.cat([p, p], axis=1)", "p.sum(0, keepdims=True)",
+    "T.sum(x=p)", "p.unsqueeze(axis=0)", "p.squeeze(axis=0)", "p.softmax(axis=0)", "T.stack([p, p], axis=1)",
+    "p.argmax(axis=0)", "p.std(axis=0)", "T.cumsum(p, axis=0)", "T.mean(p, dim=0, keepdims=True)", "T.max(p, axis=1)",
+    "p.all(axis=0)", "p.var(axis=0, keepdims=True)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", NUMPY_KEYWORDS)
+def test_numpy_keywords(torch_oracle, call):
+    same(f"p = T.tensor([[1.0, 2.0], [3.0, 4.0]]); {call}", torch_oracle, taimatsu)
+
+
 @pytest.mark.parametrize("call", CALLS)
 def test_error_texts(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
