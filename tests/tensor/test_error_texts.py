@@ -20,6 +20,9 @@ CALLS = [
     "f'{T.tensor([1.5, 2.5]):.2f}'", "f'{T.tensor([1.5, 2.5])}'", "f'{T.tensor(1.5):.2f}'",
     "T.from_numpy(np.float64(3.5))", "T.from_numpy(3.5)", "T.tensor(np.array([1, 2], dtype='>i4'))",
     "T.as_tensor(np.array([1, 2], dtype='>i4'))",
+    # a uint8 mask of the wrong shape: the shape's IndexError before masked_fill_'s dtype error
+    "x = T.zeros(3); x[T.tensor([0, 1], dtype=T.uint8)] = 5.0",
+    "x = T.zeros(3); x[T.tensor([0, 1, 1], dtype=T.uint8)] = 5.0",
     # `in`: whether any element equals it (Python's row-by-row fallback raised for 2-D tensors)
     "2 in T.tensor([[1, 2], [3, 4]])", "5 in T.tensor([[1, 2], [3, 4]])", "T.tensor([1, 2]) in T.tensor([[1, 2], [3, 4]])",
     "T.tensor([1, 2]) in T.tensor([3.0, 1.0, 2.0])", "'a' in T.tensor([1, 2])", "None in T.tensor([1, 2])", "2.0 in T.tensor([2.0])",

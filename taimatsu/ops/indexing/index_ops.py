@@ -350,15 +350,20 @@ def index_put_key_(
     )
 
 
-def refuse_uint8_fill(indices, value) -> None:
+def refuse_uint8_fill(indices, value, shape=None) -> None:
     """PyTorch puts a one-element value at a single mask index with ``masked_fill_``, which refuses
-    a uint8 mask (other values go through index_put, which accepts it with a warning)."""
+    a uint8 mask (other values go through index_put, which accepts it with a warning). A mask
+    leading the subscript whose shape does not match ``shape`` (the indexed tensor's) gets the
+    shape's IndexError first, from the general path."""
     tensors = [t for t in indices if isinstance(t, Tensor) and t._data.ndim]
     if (
         len(tensors) == 1
         and tensors[0]._dtype is D.uint8
         and (not isinstance(value, Tensor) or value._data.size == 1)
     ):
+        mask = tensors[0]._data
+        if shape is not None and indices[0] is tensors[0] and mask.shape != shape[: mask.ndim]:
+            return
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
         )

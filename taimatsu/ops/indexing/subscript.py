@@ -411,7 +411,7 @@ def setitem(self: Tensor, index, value) -> None:
     from .index_ops import index_put_key_, refuse_uint8_fill
 
     if index.__class__ is Tensor or index.__class__ is tuple:
-        refuse_uint8_fill(index if index.__class__ is tuple else (index,), value)
+        refuse_uint8_fill(index if index.__class__ is tuple else (index,), value, self._data.shape)
 
     if not isinstance(value, Tensor):
         if (
