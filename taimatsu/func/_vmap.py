@@ -20,6 +20,8 @@ Deviations, all consequences of running per sample:
 - With a batch of size 0, ``func`` runs once on a zero-filled sample to learn the output shapes.
 - A result's ``grad_fn`` is ``StackBackward0`` (PyTorch's depends on the batching rules).
 - ``chunk_size`` is validated and otherwise has nothing to change.
+- Batch norm in training with running statistics that are not mapped inputs raises PyTorch's
+  error (it would update them once per sample) whether or not its input depends on a mapped one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ RANDOM_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
     "'different' randomness flags on vmap or perform the randomness operation out of vmap"
 )
+
+
+# The running vmaps' per-sample inputs (ids of the slices handed to ``func``), innermost last:
+# what PyTorch would see as batched tensors, for the ops that refuse unbatched state
+SAMPLES: list = []
+
+
+def unbatched(*tensors) -> bool:
+    """Inside vmap, whether one of ``tensors`` is not a mapped input's sample (PyTorch: not a
+    batched tensor)."""
+    return any(t is not None and not any(id(t) in level for level in SAMPLES) for t in tensors)
 
 
 def check_randomness(randomness) -> None:
@@ -69,7 +82,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
             if randomness == "same":
                 _set_rng_state(state)
             sample = [_slice(x, d, i) for x, d in zip(flat_args, flat_dims)]
-            outputs.append(func(*tree_unflatten(sample, arg_spec), **kwargs))
+            SAMPLES.append({id(x) for x, d in zip(sample, flat_dims) if d is not None})
+            try:
+                outputs.append(func(*tree_unflatten(sample, arg_spec), **kwargs))
+            finally:
+                SAMPLES.pop()
             if randomness == "error" and not np.array_equal(state, _rng_state()):
                 raise RuntimeError(RANDOM_ERROR)
         return _stack_outputs(func, out_dims, outputs, batch)

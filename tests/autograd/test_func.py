@@ -441,3 +441,35 @@ def test_jvp_vjp_and_vmap_identities():
     np.testing.assert_allclose(
         F.vmap(fn, in_dims=1, out_dims=1)(X.t()).numpy(), F.vmap(fn)(X).t().numpy()
     )
+
+
+def test_vmap_over_batch_norm_with_running_statistics(torch_oracle):
+    # PyTorch refuses to update unbatched running statistics from batched samples (taimatsu,
+    # running per sample, updated them once per sample); eval mode, no running statistics and
+    # stacked buffers (model ensembling) pass
+    def outcomes(T):
+        T.manual_seed(0)
+        out = []
+        x = T.randn(4, 2, 3)
+        for make in (
+            lambda: T.nn.BatchNorm1d(3),
+            lambda: T.nn.BatchNorm1d(3).eval(),
+            lambda: T.nn.BatchNorm1d(3, track_running_stats=False),
+        ):
+            bn = make()
+            try:
+                out.append(tuple(T.func.vmap(bn)(x).shape))
+            except RuntimeError as e:
+                out.append(str(e))
+            out.append(
+                bn.num_batches_tracked.item() if bn.num_batches_tracked is not None else None
+            )
+        models = [T.nn.BatchNorm1d(3) for _ in range(4)]
+        params, buffers = T.func.stack_module_state(models)
+        base = T.nn.BatchNorm1d(3).to("meta")
+        fn = lambda p, b, xi: T.func.functional_call(base, (p, b), (xi,))
+        out.append(tuple(T.func.vmap(fn)(params, buffers, x).shape))
+        out.append(buffers["num_batches_tracked"].tolist())
+        return out
+
+    assert outcomes(taimatsu) == outcomes(torch_oracle)

@@ -6,6 +6,7 @@ from ... import _dtype as D
 from ..._autocast import FP32, cast_policy
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
+from ...func import _vmap
 from ...ops._dispatch import need_tensor
 from ...ops.arg_types import boolean, int_list, integer
 from ...ops.nn import embedding as _embedding
@@ -24,6 +25,14 @@ def _verify_batch_size(size) -> None:
         )
 
 
+_UNBATCHED_RUNNING_STATS = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which will be "
+    "updated in place, were not batched.\nIf you are using a module and do not need eval mode, please "
+    "set `track_running_stats` to be False.If you are using a prebuilt module and do not need eval "
+    "mode, please see the functorch website for resources on how to patch your module to work with vmap"
+)
+
+
 def batch_norm(
     input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
     momentum: float = 0.1, eps: float = 1e-5,
@@ -37,6 +46,11 @@ def batch_norm(
         return _empty_batch_norm(input, weight, bias)
     if training and (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
+    if (
+        training and running_mean is not None and _vmap.SAMPLES
+        and _vmap.unbatched(running_mean, running_var)
+    ):  # fmt: skip
+        raise RuntimeError(_UNBATCHED_RUNNING_STATS)
     return _n.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
