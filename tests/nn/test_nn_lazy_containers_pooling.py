@@ -423,6 +423,7 @@ MHA_CASES = [
 @pytest.mark.parametrize("kw", MHA_CASES)
 def test_multi_head_attention_forward(kw):
     kw = dict(kw)
+    torch.manual_seed(0)  # the inputs must not depend on which tests ran before
     e, h, lq, s, n = 8, 2, 3, 4, 2
     batched = kw.pop("batched", True)
     lead = (n,) if batched else ()
@@ -442,8 +443,10 @@ def test_multi_head_attention_forward(kw):
         assert t[1] is None
     else:
         close(t[1], o[1], 1e-4, 1e-5)
+    # float32 attention gradients: over 60 random inputs PyTorch's own err from float64 by up to
+    # 1.3e-4 and taimatsu's (softmax recomputed from the logsumexp) by up to 2.2e-4
     check_vjp(t[0], o[0], [a for a in t_in if isinstance(a, tm.Tensor)],
-              [a for a in o_in if isinstance(a, torch.Tensor)], rtol=1e-4, atol=1e-4, name=False)  # fmt: skip
+              [a for a in o_in if isinstance(a, torch.Tensor)], rtol=1e-3, atol=5e-4, name=False)  # fmt: skip
 
 
 def test_multi_head_attention_forward_errors():
