@@ -778,7 +778,11 @@ _ToCopy = node_class("ToCopyBackward0", _to_copy_vjp)
 
 
 _SCALAR_AS_DTYPE = {float: D.float64, complex: D.complex128, bool: D.bool}
-_PYTHON_TYPES = (float, int, bool, complex)
+
+
+def _python_type(a) -> bool:
+    """``float``/``int``/``bool``/``complex`` themselves: dtypes to PyTorch's parser."""
+    return isinstance(a, type) and a in D._PYTHON_TYPES
 
 
 def _parse_to(args, kwargs):
@@ -791,7 +795,7 @@ def _parse_to(args, kwargs):
         if any(not isinstance(a, bool) for a in args):  # only non_blocking, copy may follow
             names = ", ".join(type(a).__name__ for a in (0.0, *args))
             raise TypeError(f"to() received an invalid combination of arguments - got ({names})")
-    if dtype is not None and dtype.__class__ is not D.dtype and dtype not in _PYTHON_TYPES:
+    if dtype is not None and dtype.__class__ is not D.dtype and not _python_type(dtype):
         raise TypeError(
             f"to() received an invalid combination of arguments - got (dtype={type(dtype).__name__}, ), "
             "but expected one of:"
@@ -800,8 +804,8 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, D.dtype):
             dtype = a
-        elif a in _PYTHON_TYPES:
-            dtype = D.dtype_argument("to", a)
+        elif _python_type(a):
+            dtype = D._PYTHON_TYPES[a]
         elif isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool):
             if isinstance(a, int) and not -(1 << 63) <= a < 1 << 63:
                 raise ValueError("Overflow when unpacking long long")  # a device index
