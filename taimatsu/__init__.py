@@ -873,8 +873,12 @@ stack = _sparse_dispatch.stack(stack)
 # Functions of the namespace given a non-Tensor where their first argument, a tensor, belongs:
 # PyTorch's parser TypeError, not the AttributeError of a missing attribute (_tensor_arguments.py).
 from ._tensor_arguments import guard as _guard_tensor_arguments  # noqa: E402
+from ._tensor.sparse import SparseTensor as _SparseTensorClass  # noqa: E402
+from ._tensor_arguments import guard_methods as _guard_methods  # noqa: E402
 
 _guard_tensor_arguments(globals())
+_guard_methods(Tensor)
+_guard_methods(_SparseTensorClass)
 
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)
 from . import onnx  # noqa: E402, F401

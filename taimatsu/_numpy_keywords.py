@@ -1,6 +1,6 @@
 """NumPy's keyword names where PyTorch's parser takes them as aliases: ``axis`` for ``dim``,
-``keepdims`` for ``keepdim``, ``x`` for ``input`` (``p.sum(axis=0, keepdims=True)``,
-``torch.cat(ts, axis=1)``, ``torch.sum(x=p)``).
+``keepdims`` for ``keepdim``, ``x`` and ``x1`` for ``input``, ``x2`` for ``other``
+(``p.sum(axis=0, keepdims=True)``, ``torch.cat(ts, axis=1)``, ``torch.maximum(x1=a, x2=b)``).
 
 taimatsu's functions name their parameters as PyTorch's schemas do, so a call with an alias
 fails as Python binds it; only then are the aliases translated and the call made again (a call
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input"}
+_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "x1": "input", "x2": "other"}
 
 # Tensor methods with a dim / keepdim parameter that NumPy users call with NumPy's names
 METHODS = (
@@ -24,10 +24,13 @@ METHODS = (
 )  # fmt: skip
 
 
-def translated(kwargs: dict) -> dict | None:
+def translated(kwargs: dict, error: Exception) -> dict | None:
     """``kwargs`` with NumPy's names replaced by PyTorch's, or None when there is none to replace
-    (or both spellings are given: the original TypeError stands)."""
-    if not any(k in _ALIASES for k in kwargs):
+    (or both spellings are given, or ``error`` is not Python's refusal of the call's arguments:
+    a function whose own parameter is called ``x2`` raised it; the original TypeError stands)."""
+    if not any(k in _ALIASES for k in kwargs) or not any(
+        m in str(error) for m in ("unexpected keyword argument", "required positional argument")
+    ):
         return None
     out = {}
     for k, v in kwargs.items():
@@ -43,8 +46,8 @@ def _retrying(fn):
     def method(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except TypeError:
-            new = translated(kwargs) if kwargs else None
+        except TypeError as e:
+            new = translated(kwargs, e) if kwargs else None
             if new is None:
                 raise
         return fn(*args, **new)

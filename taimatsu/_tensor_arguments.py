@@ -8,11 +8,19 @@ at the arguments only when an AttributeError comes out of it, with a first argum
 Tensor: a call that works costs one Python frame more and nothing else. Tensor methods are not
 wrapped (their first argument is the tensor itself), nor are functions whose first parameter is
 not a tensor (``torch.tensor(data)``, ``torch.zeros(*size)``).
+
+The second argument too, for the functions of ``_SECOND_TENSOR`` and ``_SECOND_COMBINATION``
+(``add(x, ndarray)``, ``mm(x, None)``, ``logaddexp(x, 2.0)``): when the call fails with an
+AttributeError or TypeError and that argument is not a Tensor (nor a number, where the function
+takes one), PyTorch's parser text replaces taimatsu's. ``guard_methods`` does the same for the
+Tensor methods of those names, whose tensor argument is the first after ``self``.
 """
 
 from __future__ import annotations
 
 import functools
+
+import numpy as np
 
 from ._numpy_keywords import translated
 from ._tensor.core import Tensor
@@ -20,7 +28,9 @@ from ._tensor.core import Tensor
 # First parameters that name a tensor in taimatsu's signatures (PyTorch calls them all 'input'
 # in its messages, but for the ones its own schema names otherwise)
 _TENSOR_PARAMETERS = {"input": "input", "self": "input", "A": "input", "x": "x", "y": "y",
-                      "tensor": "tensor", "condition": "condition", "tensors": "tensors"}  # fmt: skip
+                      "tensor": "tensor", "condition": "condition", "tensors": "tensors",
+                      "abs": "abs", "real": "real", "x1": "x1",
+                      "sorted_sequence": "sorted_sequence"}  # fmt: skip
 # Functions of a sequence of tensors (``*tensors``, or one list): PyTorch's text for the first
 # element that is not one
 _SEQUENCE_FIRST = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "chain_matmul",
@@ -49,6 +59,105 @@ _SHOWN = {"unique": ("_unique2", "input"), "lu": ("_lu_with_info", "input"),
           "logsigmoid": ("log_sigmoid", "input")}  # fmt: skip
 
 
+# Functions and methods whose second parameter is a Tensor in PyTorch's schema, by the name
+# PyTorch's message gives it, and whether a number is refused there too (read off PyTorch 2.13:
+# ``f(x, ndarray)`` and ``f(x, 2.0)``); in-place methods included.
+_SECOND_TENSOR = {
+    **dict.fromkeys(("add", "add_", "copy_", "div", "div_", "mul", "mul_", "sub", "sub_"), ("other", False)),
+    **dict.fromkeys((
+        "allclose", "arctan2", "arctan2_", "atan2", "atan2_", "cross", "dist", "equal", "expand_as",
+        "fmax", "fmin", "gcd", "gcd_", "hypot", "hypot_", "igamma", "igamma_", "igammac", "igammac_",
+        "inner", "is_same_size", "isclose", "kron", "lcm", "lcm_", "ldexp", "ldexp_", "logaddexp",
+        "logaddexp2", "logical_and", "logical_and_", "logical_or", "logical_or_", "logical_xor",
+        "logical_xor_", "matmul", "maximum", "minimum", "nextafter", "nextafter_", "reshape_as",
+        "type_as", "vdot", "view_as",
+    ), ("other", True)),
+    **dict.fromkeys(("as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter"), ("src", True)),
+    **dict.fromkeys(("bmm", "mm", "smm"), ("mat2", True)),
+    **dict.fromkeys(("cholesky_solve", "orgqr", "ormqr"), ("input2", True)),
+    **dict.fromkeys(("ger", "outer"), ("vec2", True)),
+    **dict.fromkeys(("heaviside", "heaviside_"), ("values", True)),
+    **dict.fromkeys(("masked_scatter", "masked_scatter_", "masked_select"), ("mask", True)),
+    **dict.fromkeys(("put", "put_", "take"), ("index", True)),
+    "bincount": ("weights", True), "dot": ("tensor", True), "mv": ("vec", True),
+    "take_along_dim": ("indices", True), "prelu": ("weight", True), "polar": ("angle", True),
+    "complex": ("imag", True), "cosine_similarity": ("x2", True), "pairwise_distance": ("x2", True),
+}  # fmt: skip
+# Binary ops with a Tensor and a Scalar overload: a second argument that is neither gets the
+# "invalid combination" text (and so do their in-place forms)
+_SECOND_COMBINATION = {
+    "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+    "copysign", "divide", "eq", "float_power", "floor_divide", "fmod", "ge", "greater",
+    "greater_equal", "gt", "le", "lerp", "less", "less_equal", "lt", "masked_fill", "multiply", "ne",
+    "not_equal", "pow", "remainder", "rsub", "subtract", "true_divide", "where", "xlogy",
+    "bucketize", "searchsorted",
+}  # fmt: skip
+_SECOND_COMBINATION |= {
+    n + "_" for n in _SECOND_COMBINATION if n not in ("where", "rsub", "bucketize", "searchsorted")
+}
+NUMBERS = (int, float, complex, np.number, np.bool_)
+
+
+def type_name(value) -> str:
+    """A value's type as PyTorch's messages print it (CPython's ``tp_name``): the bare name for
+    builtins and classes defined in Python, module and name for extension types
+    (``numpy.ndarray``)."""
+    t = type(value)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _shown_type(value) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type_name(value)
+
+
+def invalid_combination(name: str, positional, kwargs: dict) -> str:
+    """PyTorch's "invalid combination" text; ``positional``: the arguments after ``self`` for a
+    method. (With keyword arguments only, PyTorch's list ends in ", ".)"""
+    got = [_shown_type(a) for a in positional]
+    named = [f"{k}={_shown_type(v)}" for k, v in kwargs.items()]
+    inner = ", ".join(got + named) if got else "".join(f"{n}, " for n in named)
+    return f"{name}() received an invalid combination of arguments - got ({inner}), but expected one of:"
+
+
+# Combinations whose third parameter is a tensor or a number too (``where(c, x, y)``)
+_THIRD_CHECKED = {"where", "lerp", "lerp_", "masked_fill", "masked_fill_"}
+
+
+def _second_argument_message(name: str, params, args, kwargs, method: bool, error=None):
+    """PyTorch's parser text when ``name``'s second argument (``args[1]``, or by keyword the
+    parameter ``params[0]``) is not a Tensor (nor a number where one is taken), else None;
+    for ``_THIRD_CHECKED`` the third (``params[1]``) too. ``method``: the call was
+    ``self.name(...)``, whose positions PyTorch counts after ``self``. ``error``: the call's
+    exception; for a combination, Python's refusal of missing arguments is the parser's too."""
+    entry = _SECOND_TENSOR.get(name)
+    if entry is None and name not in _SECOND_COMBINATION:
+        return None
+    checked = 3 if name in _THIRD_CHECKED else 2
+    values = []  # (value, given by position)
+    for i in range(1, checked):
+        param = params[i - 1] if i - 1 < len(params) else None
+        if len(args) > i:
+            values.append((args[i], True))
+        elif param is not None and param in kwargs:
+            values.append((kwargs[param], False))
+    if entry is None:  # a Scalar overload takes numbers
+        if all(isinstance(v, (Tensor, *NUMBERS)) for v, _ in values) and not (
+            error is not None and "required positional argument" in str(error)
+        ):
+            return None
+        return invalid_combination(name, args[1:] if method else args, kwargs)
+    if not values or isinstance(values[0][0], Tensor):
+        return None
+    value, positional = values[0]
+    arg, tensor_only = entry
+    if not tensor_only and isinstance(value, NUMBERS):
+        return None
+    where = f" (position {1 if method else 2})" if positional else ""
+    return f"{name}(): argument '{arg}'{where} must be Tensor, not {type_name(value)}"
+
+
 def _first_parameter(fn) -> str | None:
     """The name of ``fn``'s first parameter ('*' for ``*args``), through ``functools.wraps``."""
     while hasattr(fn, "__wrapped__"):
@@ -66,24 +175,18 @@ def _message(name: str, first: str, args: tuple, kwargs: dict, prefix: str = "")
     if prefix:
         name = prefix + name
     if name in _OVERLOADED and not (first == "*" and listed):
-        got = [type(a).__name__ for a in args] + [
-            f"{k}={type(v).__name__}" for k, v in kwargs.items()
-        ]
-        return (
-            f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
-            "but expected one of:"
-        )
+        return invalid_combination(name, args, kwargs)
     if first == "*" or name in _SEQUENCE_FIRST:
         unpacked = listed and name in _UNPACKS_A_LIST
         items = args[0] if unpacked else args
-        bad = next((a for a in items if not isinstance(a, Tensor)), None)
-        return f"expected Tensor as element 0 in argument 0, but got {type(bad).__name__}"
+        i, bad = next(((i, a) for i, a in enumerate(items) if not isinstance(a, Tensor)), (0, None))
+        return f"expected Tensor as element {i} in argument 0, but got {type_name(bad)}"
     value = args[0] if args else kwargs.get(first)
     if prefix:  # a submodule's function: PyTorch's schema keeps the argument's name
         shown, arg = name, "input" if name in _CALLED_INPUT else first
     else:
         shown, arg = _SHOWN.get(name, (name, _TENSOR_PARAMETERS[first]))
-    return f"{shown}(): argument '{arg}' (position 1) must be Tensor, not {type(value).__name__}"
+    return f"{shown}(): argument '{arg}' (position 1) must be Tensor, not {type_name(value)}"
 
 
 def _not_tensor_first(first: str, args: tuple, kwargs: dict) -> bool:
@@ -96,18 +199,47 @@ def _not_tensor_first(first: str, args: tuple, kwargs: dict) -> bool:
     return not isinstance(value, Tensor)
 
 
+def _later_parameters(fn) -> tuple:
+    """The names of ``fn``'s second and third parameters (as many as it has), through
+    ``functools.wraps``."""
+    while hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
+    return () if code is None else code.co_varnames[1 : min(3, code.co_argcount)]
+
+
 def _guarded(name: str, fn, first: str, prefix: str = ""):
+    later = () if prefix else _later_parameters(fn)
+    binary = name in _SECOND_TENSOR or name in _SECOND_COMBINATION
+
+    def second_argument_message(args, kwargs, error):
+        if _not_tensor_first(first, args, kwargs):
+            # a binary op's number first (``add(2, x)``) is taken as a scalar tensor
+            value = args[0] if args else kwargs.get(first)
+            if binary and not isinstance(value, NUMBERS) and (len(args) + len(kwargs) > 1):
+                if name in _SECOND_COMBINATION:
+                    return invalid_combination(name, args, kwargs)
+                return _message(name, first, args, kwargs, prefix)
+            return None
+        return _second_argument_message(name, later, args, kwargs, False, error)
+
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except AttributeError:
-            if not _not_tensor_first(first, args, kwargs):
-                raise
-            raise TypeError(_message(name, first, args, kwargs, prefix)) from None
-        except TypeError:  # NumPy's keyword names (axis=, keepdims=): PyTorch's aliases
-            new = translated(kwargs) if kwargs else None
+            if _not_tensor_first(first, args, kwargs):
+                raise TypeError(_message(name, first, args, kwargs, prefix)) from None
+            message = second_argument_message(args, kwargs, None)
+            if message:
+                raise TypeError(message) from None
+            raise
+        except TypeError as e:  # NumPy's keyword names (axis=, keepdims=): PyTorch's aliases
+            new = translated(kwargs, e) if kwargs else None
             if new is None:
+                message = second_argument_message(args, kwargs, e)
+                if message:
+                    raise TypeError(message) from None
                 raise
         return run(*args, **new)
 
@@ -137,3 +269,33 @@ def guard(namespace: dict, prefix: str = "", names=None) -> None:
             first = "input"
         if first in _TENSOR_PARAMETERS or first == "*" and name in _SEQUENCE_FIRST:
             namespace[name] = _guarded(name, fn, first, prefix)
+
+
+def _guarded_method(name: str, fn):
+    later = _later_parameters(fn)
+
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (AttributeError, TypeError) as e:
+            new = translated(kwargs, e) if kwargs and isinstance(e, TypeError) else None
+            if new is None:
+                message = _second_argument_message(name, later, args, kwargs, True, e)
+                if message:
+                    raise TypeError(message) from None
+                raise
+        return method(*args, **new)
+
+    method.__guarded__ = True
+    return method
+
+
+def guard_methods(cls) -> None:
+    """Wrap the methods of ``cls`` named in ``_SECOND_TENSOR`` and ``_SECOND_COMBINATION``: a
+    failed call whose argument after ``self`` is not a Tensor (nor a number, where one is taken)
+    gets PyTorch's parser text. A call that works costs one Python frame more."""
+    for name in sorted(_SECOND_TENSOR.keys() | _SECOND_COMBINATION):
+        fn = getattr(cls, name, None)
+        if callable(fn) and not getattr(fn, "__guarded__", False):
+            setattr(cls, name, _guarded_method(name, fn))

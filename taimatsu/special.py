@@ -6,6 +6,7 @@ xlog1py, zeta) are declared in ``ops/pointwise/special.py``, the orthogonal poly
 
 from __future__ import annotations
 
+from . import _dtype as D
 from .ops.pointwise import bessel_functions as _bf
 from .ops.pointwise import orthogonal_polynomials as _op
 from .ops.pointwise.fused import logit, xlogy  # noqa: F401
@@ -31,13 +32,13 @@ from .ops.reduction.reduce import logsumexp  # noqa: F401
 def softmax(input, dim, *, dtype=None):
     from .nn import functional as F
 
-    return F.softmax(input, dim, dtype=dtype)
+    return F.softmax(input, dim, dtype=D.dtype_argument("special_softmax", dtype))
 
 
 def log_softmax(input, dim, *, dtype=None):
     from .nn import functional as F
 
-    return F.log_softmax(input, dim, dtype=dtype)
+    return F.log_softmax(input, dim, dtype=D.dtype_argument("special_log_softmax", dtype))
 
 
 def round(input, *, decimals=0, out=None):

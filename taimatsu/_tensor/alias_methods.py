@@ -34,10 +34,24 @@ for _alias, _n in (
 del _n, _alias
 
 
+def _same_dtype_in_place(self, dtype) -> None:
+    """PyTorch's error for an in-place scan asked for another dtype than its tensor's."""
+    from .. import _dtype as D
+    from ..ops._dispatch import cpp_name
+
+    dtype = D.dtype_argument("cumsum_", dtype)
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor dtype {cpp_name(self._dtype)} and output tensor dtype "
+            f"{cpp_name(dtype)} should match"
+        )
+
+
 def _cumsum_(self, dim, *, dtype=None):
     from ..ops import _dispatch
     from ..ops.reduction import scans
 
+    _same_dtype_in_place(self, dtype)
     return _dispatch.inplace(self, lambda s: scans.cumsum(s, dim, dtype=dtype), (), False)
 
 
@@ -45,6 +59,7 @@ def _cumprod_(self, dim, *, dtype=None):
     from ..ops import _dispatch
     from ..ops.reduction import scans
 
+    _same_dtype_in_place(self, dtype)
     return _dispatch.inplace(self, lambda s: scans.cumprod(s, dim, dtype=dtype), (), True)
 
 

@@ -67,7 +67,7 @@ class StructureMethods:
         return _ops.logsumexp(self, dim, keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return _ops.norm(self, p, dim, keepdim, dtype)
+        return _ops.norm(self, p, dim, keepdim, dtype=dtype)
 
     def all(self, dim=None, keepdim=False):
         return _ops.all(self, dim, keepdim)
@@ -144,6 +144,8 @@ class StructureMethods:
         return _ops.view(self, *shape)
 
     def view_as(self, other):
+        if not isinstance(other, StructureMethods):  # (guard_methods words PyTorch's text)
+            raise TypeError("view_as: other must be a Tensor")
         return _ops.view_as(self, other)
 
     def reshape(self, *shape, **kw):
@@ -152,6 +154,8 @@ class StructureMethods:
         return _ops.reshape(self, *shape)
 
     def reshape_as(self, other):
+        if not isinstance(other, StructureMethods):  # (guard_methods words PyTorch's text)
+            raise TypeError("reshape_as: other must be a Tensor")
         return _ops.reshape_as(self, other)
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -222,6 +226,8 @@ class StructureMethods:
         return _ops.expand(self, *sizes)
 
     def expand_as(self, other):
+        if not isinstance(other, StructureMethods):  # (guard_methods words PyTorch's text)
+            raise TypeError("expand_as: other must be a Tensor")
         return _ops.expand_as(self, other)
 
     def broadcast_to(self, size):

@@ -13,7 +13,7 @@ from .._autocast import FP32, cast_policy
 from .._tensor.core import Tensor, _wrapdim
 from ..ops._dispatch import scalar_name, write_out
 from ..ops.arg_types import python_int_range
-from ..ops.reduction.norms import vector_norm
+from ..ops.reduction.norms import check_norm_dtype, vector_norm
 from . import _sname
 from .decompositions import svdvals
 
@@ -34,10 +34,7 @@ def _check_dtype_arg(A: Tensor, dtype) -> None:
         raise RuntimeError(
             f"linalg.matrix_norm: dtype should be floating point or complex, but got {_sname_of(dtype)}"
         )
-    if A.is_complex() and dtype.category != D.COMPLEX:
-        raise RuntimeError(
-            f"linalg.matrix_norm: dtype should be complex for complex inputs, but got {_sname_of(dtype)}"
-        )
+    check_norm_dtype("matrix_norm", A, dtype)
     if D.promote_types(A._dtype, dtype) is not dtype:
         raise RuntimeError(
             f"linalg.matrix_norm: the dtype of the input ({_sname(A)}) should be convertible without narrowing "
@@ -54,6 +51,8 @@ def _sname_of(dtype) -> str:
 def matrix_norm(
     A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None
 ) -> Tensor:
+    """``torch.linalg.matrix_norm``: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, with PyTorch's graphs."""
+    dtype = D.dtype_argument("linalg_matrix_norm", dtype)
     if out is not None:
         r = matrix_norm(A, ord, dim, keepdim, dtype=dtype)
         return write_out(
@@ -63,7 +62,6 @@ def matrix_norm(
             grad=False,
             exact=_OUT_DTYPE.format(name="linalg.matrix_norm"),
         )
-    """``torch.linalg.matrix_norm``: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2, with PyTorch's graphs."""
     python_int_range(ord)
     if A.dim() < 2:
         raise RuntimeError(
@@ -126,12 +124,13 @@ def matrix_norm(
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """``torch.linalg.norm``: a matrix norm for string orders or two dims, else a vector norm."""
+    dtype = D.dtype_argument("linalg_norm", dtype)
     if out is not None:
         r = norm(A, ord, dim, keepdim, dtype=dtype)
         return write_out(
             out, r, "linalg_norm", grad=False, exact=_OUT_DTYPE.format(name="linalg.norm")
         )
-    """``torch.linalg.norm``: a matrix norm for string orders or two dims, else a vector norm."""
     python_int_range(ord)  # the parser's Scalar check comes first
     if isinstance(dim, int):
         dim = (dim,)

@@ -40,7 +40,9 @@ def need_tensor(name: str, x, arg: str = "input", pos: int = 1) -> None:
     """PyTorch's argument-parser TypeError for a non-tensor where a Tensor is expected (a None
     would otherwise fail later on attribute access, as an AttributeError)."""
     if not isinstance(x, Tensor):
-        got = type(x).__name__
+        from .._tensor_arguments import type_name
+
+        got = type_name(x)
         raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {got}")
 
 

@@ -286,6 +286,9 @@ def coalesce(t: SparseTensor) -> SparseTensor:
 def to_dense(t: Tensor, dtype=None) -> Tensor:
     if t.layout is strided:
         return t if dtype is None else t.to(dtype)
+    if dtype is not None:  # PyTorch's sparse kernels refuse any dtype, their own included
+        kernel = "sparse_to_dense" if t.layout is sparse_coo else "sparse_csr_to_dense"
+        raise RuntimeError(f"dtype argument is not supported by {kernel}")
     out = _wrap(dense_array(t._data), t._dtype, t._device)
     if t._rg and _gm.enabled:
         record(_ToDenseBackward, (t,), out, like=t)

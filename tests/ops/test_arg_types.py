@@ -217,6 +217,27 @@ PYTHON_DTYPES = [
     "T.rand_like(T.ones(2), dtype=float).dtype", "T.ones(2).new_zeros(2, dtype=int)", "T.ones(2).new_tensor([1.5], dtype=int)",
     "T.ones(2).new_full((2,), 1, dtype=float)", "T.ones_like(T.ones(2), dtype='x')", "T.tensor([1.5, 2.5]).sum(dtype=float)",
     "T.tensor([1, 2]).mean(dtype=float)", "T.tensor([1.5, 2.5]).prod(dtype=int)",
+    # the other reductions and scans with a dtype (taimatsu raised AttributeError), and their checks
+    "T.arange(6.).reshape(2, 3).nansum(dtype=float)", "T.arange(6.).nansum(dtype=complex)",
+    "T.arange(6.).nanmean(dtype=float)", "T.arange(6.).nanmean(dtype=int)", "T.arange(6.).nanmean(dtype=complex)",
+    "T.nanmean(T.arange(6.), dtype=bool)", "T.arange(6.).cumsum(0, dtype=float)", "T.arange(6.).cumprod(0, dtype=int)",
+    "T.cumsum(T.arange(6.), 0, dtype=complex)", "T.arange(6.).cumsum(0, dtype='float32')",
+    "T.arange(6.).norm(dtype=float)", "T.arange(6.).norm(dtype=int)", "T.arange(6.).norm(dtype=bool)",
+    "T.arange(6.).norm(dtype=T.float64)", "T.arange(6.).norm(2, 0, False, T.float64)", "T.norm(T.arange(6.), dtype=T.float64)",
+    "T.arange(6.).reshape(2, 3).norm(p='nuc', dtype=T.float64)", "T.arange(6.).norm(dtype='float32')",
+    "T.linalg.vector_norm(T.arange(6.), dtype=float)", "T.linalg.vector_norm(T.arange(6.), dtype=complex)",
+    "T.linalg.matrix_norm(T.ones(2, 3), dtype=float)", "T.linalg.matrix_norm(T.ones(2, 3), dtype=complex)",
+    "T.linalg.matrix_norm(T.ones(2, 3), 'nuc', dtype=T.complex64)", "T.linalg.norm(T.ones(2, 3), dtype=float)",
+    "T.linalg.norm(T.ones(2, 3), dtype=T.complex64)", "T.linalg.matrix_norm(T.ones(2, 3), dtype=T.int64)",
+    "T.softmax(T.ones(2, 3), 0, dtype=float)", "T.ones(2, 3).log_softmax(1, dtype=float)",
+    "T.softmax(T.ones(2, 3), 0, dtype='float32')", "T.nn.functional.softmin(T.ones(2, 3), 0, dtype='float32')",
+    "T.special.softmax(T.ones(2, 3), 0, dtype='float32')", "T.special.log_softmax(T.ones(2, 3), 0, dtype=float)",
+    "T.softmax(T.arange(6).reshape(2, 3), 0)", "T.log_softmax(T.arange(6).reshape(2, 3), 1)",
+    "T.softmax(T.zeros(2, 0, dtype=T.long), 0)", "T.softmax(T.ones(2, 3), 0, dtype=int)",
+    "T.arange(6.).cumsum_(0, dtype=T.float64)", "T.arange(6.).cumprod_(0, dtype=int)",
+    "T.arange(6.).cumsum_(0, dtype=T.float32)", "T.arange(3).cumsum_(0, dtype=T.float32)",
+    "T.ones(2, 3).to_sparse().to_dense(dtype=T.float32)", "T.ones(2, 3).to_sparse_csr().to_dense(dtype=float)",
+    "T.ones(2, 3).to_dense(dtype=float)",
 ]  # fmt: skip
 
 

@@ -523,6 +523,8 @@ _Take = node_class("TakeBackward0", _take_vjp)
     "take(): self and out expected to have the same dtype, but got self.dtype = {res} and out.dtype = {out}",
 )
 def take(input: Tensor, index: Tensor) -> Tensor:
+    need_tensor("take", input)
+    need_tensor("take", index, "index", 2)
     if index._dtype is not D.int64:
         raise RuntimeError(
             f"take(): Expected a long tensor for index, but got {scalar_name(index._dtype)}"
@@ -556,6 +558,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 @takes_out("gather", OUT_EXACT)
 def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
+    need_tensor("take_along_dim", indices, "indices", 2)
     if indices._dtype is not D.int64:
         raise RuntimeError(
             f"torch.take_along_dim(): dtype of indices should be Long but got {scalar_name(indices._dtype)}"

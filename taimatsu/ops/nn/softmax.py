@@ -125,14 +125,18 @@ _LogSoftmax = node_class("LogSoftmaxBackward0", _log_softmax_vjp)
 
 
 def _softmax_common(input, dim, dtype, log: bool):
+    name = "log_softmax" if log else "softmax"
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(D.dtype_argument(name, dtype))
     category = input._dtype.category  # a non-tensor fails here first, as F.softmax's does
     if dim.__class__ is not int:
-        integer("log_softmax" if log else "softmax", "dim", 2, dim)
+        integer(name, "dim", 2, dim)
     d = _wrap_dim(dim, input._data.ndim)  # PyTorch checks the dim before the kernel's dtype
     if category != D.FLOAT:
-        kernel = "log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl"
+        if not input._data.size:  # no element reaches the kernel
+            return _wrap(xp_for(input).empty_like(input._data), input._dtype, input._device)
+        last = "_lastdim" if d >= input._data.ndim - 1 else ""
+        kernel = f"{name}{last}_kernel_impl"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input._dtype)}'")
     x = widen(input._data)
     xp = xp_for(input)

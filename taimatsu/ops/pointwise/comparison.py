@@ -198,6 +198,8 @@ bitwise_right_shift, bitwise_right_shift_ = _bitwise(
 
 def equal(input, other) -> bool:
     """True if same shape and same values."""
+    if not isinstance(other, Tensor):  # (the guard words PyTorch's text)
+        raise TypeError("equal(): other must be a Tensor")
     return input.shape == other.shape and bool((input == other).all())
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import cpu
 from ..._tensor.core import Tensor, _wrap
+from ..._tensor_arguments import NUMBERS, invalid_combination, type_name
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -216,13 +217,27 @@ def _gb_i(node, i):
 _Where = node_class("WhereBackward0", _where_vjp)
 
 
-def where(condition, input=None, other=None, *, out=None):
+_MISSING = object()
+
+
+def where(condition, input=_MISSING, other=_MISSING, *, out=None):
     """``condition ? input : other`` with broadcasting; one argument means ``nonzero``."""
+    if input is _MISSING and other is _MISSING:
+        if not isinstance(condition, Tensor):  # one argument: PyTorch names it
+            raise TypeError(
+                f"where(): argument 'condition' (position 1) must be Tensor, not {type_name(condition)}"
+            )
+        return condition.nonzero(as_tuple=True)
+    if not (
+        isinstance(condition, Tensor)
+        and isinstance(input, (Tensor, *NUMBERS))
+        and isinstance(other, (Tensor, *NUMBERS))
+    ):  # two arguments, a None or another type: no overload of PyTorch's parser takes them
+        given = [a for a in (condition, input, other) if a is not _MISSING]
+        raise TypeError(invalid_combination("where", given, {}))
     python_int_range(input)  # the parser's Scalar overloads, before any other check
     python_int_range(other)
     check_devices(condition, input, other)
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
     if not isinstance(condition, Tensor) or condition._dtype is not D.bool:
         if isinstance(condition, Tensor) and condition._dtype is D.uint8:
             pass

@@ -452,8 +452,11 @@ def isreal(input):
 
 
 def float_power_(self, exponent):
+    from ..._tensor_arguments import NUMBERS
     from .power import float_power
 
+    if not isinstance(exponent, (Tensor, *NUMBERS)):  # the parser's error first (guard_methods)
+        raise TypeError("float_power_: exponent must be a Tensor or a number")
     cplx = (
         self.is_complex()
         or (isinstance(exponent, Tensor) and exponent.is_complex())

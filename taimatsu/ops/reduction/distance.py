@@ -16,7 +16,9 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
-from .._dispatch import OUT_EXACT, _fw_state, record, result_dtype, scalar_name, takes_out, xp_for
+from .._dispatch import (
+    OUT_EXACT, _fw_state, need_tensor, record, result_dtype, scalar_name, takes_out, xp_for,
+)  # fmt: skip
 from .norms import _norm_coef, vector_norm
 
 
@@ -65,6 +67,8 @@ def _euclid_mm(xp, a, b):
 @cast_policy(FP32)
 @silent
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
+    need_tensor("cdist", x1, "x1")
+    need_tensor("cdist", x2, "x2", 2)
     if x1._data.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1._data.ndim}D")
     if x2._data.ndim < 2:

@@ -69,20 +69,31 @@ def _p_name(p):
 
 
 @silent
+def check_norm_dtype(name: str, input: Tensor, dtype) -> None:
+    """PyTorch's error for a ``dtype`` argument of a norm that is complex for a real input, or
+    real for a complex one."""
+    if dtype is not None and (dtype.category == D.COMPLEX) != (input._dtype.category == D.COMPLEX):
+        kind = "complex for complex" if input._dtype.category == D.COMPLEX else "real for real"
+        raise RuntimeError(
+            f"linalg.{name}: dtype should be {kind} inputs, but got {scalar_name(dtype)}"
+        )
+
+
 def vector_norm(
     input: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None
 ) -> Tensor:
     """``torch.linalg.vector_norm``."""
+    dtype = D.dtype_argument("linalg_vector_norm", dtype)
     python_int_range(ord)
     if input._dtype.category < D.FLOAT:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_name(input._dtype)}"
         )
-    if dtype is not None and (dtype.category == D.COMPLEX) != (input._dtype.category == D.COMPLEX):
-        kind = "complex for complex" if input._dtype.category == D.COMPLEX else "real for real"
+    if dtype is not None and dtype.category < D.FLOAT:
         raise RuntimeError(
-            f"linalg.vector_norm: dtype should be {kind} inputs, but got {scalar_name(dtype)}"
+            f"linalg.vector_norm: dtype should be floating point or complex, but got {scalar_name(dtype)}"
         )
+    check_norm_dtype("vector_norm", input, dtype)
     if dtype is not None and dtype is not input._dtype:
         input = input.to(dtype)
     a = input._data

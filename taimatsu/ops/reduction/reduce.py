@@ -225,10 +225,13 @@ _Nansum = node_class("NansumBackward0", _nansum_vjp)
 @silent
 def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``torch.nansum``: NaNs count as zero."""
+    dtype = D.dtype_argument("nansum", dtype)
     if dim is not None:
         need_int_dim("nansum", dim, False, "tuple of ints")
     if input._dtype.category == D.COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dtype is not None and dtype.category == D.COMPLEX:
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{scalar_name(dtype)}'")
     if out is not None and dtype is None and isinstance(out, Tensor):
         if input._dtype.category >= D.FLOAT and out._dtype.category < D.FLOAT:
             raise NotImplementedError(
@@ -317,9 +320,15 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
 @silent
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """``nansum / number of non-NaN elements`` -- PyTorch's own composition (DivBackward0)."""
+    dtype = D.dtype_argument("nanmean", dtype)
     if input._dtype.category < D.FLOAT:
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {scalar_name(input._dtype)}"
+        )
+    if dtype is not None and dtype.category < D.FLOAT:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+            f"dtype. Got: {scalar_name(dtype)}"
         )
     if out is not None and isinstance(out, Tensor) and out._dtype.category < D.FLOAT:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{scalar_name(out._dtype)}'")

@@ -52,6 +52,7 @@ def _scan_widen(a):
 
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     need_tensor("cumsum", input)
+    dtype = D.dtype_argument("cumsum", dtype)
     need_int_dim("cumsum", dim, False)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype
@@ -108,6 +109,7 @@ def _cumprod_jvp(x, out, d, t):
 
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     need_tensor("cumprod", input)
+    dtype = D.dtype_argument("cumprod", dtype)
     need_int_dim("cumprod", dim, False)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out._dtype  # the out= variant computes in the out tensor's dtype

@@ -7,6 +7,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._flags import user_stacklevel, warn_once
 from ..._tensor.core import Tensor, _wrap
+from ..._tensor_arguments import NUMBERS, invalid_combination
 from .._dispatch import OUT_EXACT, as_array, result_dtype, scalar_name, takes_out, write_out, xp_for
 from .sort import _no_complex_kernel
 
@@ -14,6 +15,8 @@ from .sort import _no_complex_kernel
 # ---- searchsorted / bucketize -----------------------------------------------------------------------------
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False, side=None,
                  sorter=None, out=None) -> Tensor:  # fmt: skip
+    if not isinstance(sorted_sequence, Tensor) or not isinstance(input, (Tensor, *NUMBERS)):
+        raise TypeError(invalid_combination("searchsorted", (sorted_sequence, input), {}))
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -57,6 +60,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
 def bucketize(
     input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out=None
 ) -> Tensor:
+    if not isinstance(input, (Tensor, *NUMBERS)) or not isinstance(boundaries, Tensor):
+        raise TypeError(invalid_combination("bucketize", (input, boundaries), {}))
     if boundaries._data.ndim != 1:
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
@@ -120,12 +125,12 @@ def isin(elements=None, test_elements=None, *, assume_unique: bool = False, inve
     ``element=`` / ``test_element=`` are the keyword names of PyTorch's scalar overloads."""
     elements = element if elements is None else elements
     test_elements = test_element if test_elements is None else test_elements
-    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        got = f"{type(elements).__name__}, {type(test_elements).__name__}"
-        raise TypeError(
-            f"isin() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-            + _ISIN_SIGNATURES
-        )
+    pair = (elements, test_elements)
+    if not (
+        (isinstance(elements, Tensor) or isinstance(test_elements, Tensor))
+        and all(isinstance(v, (Tensor, *NUMBERS)) for v in pair)
+    ):
+        raise TypeError(invalid_combination("isin", pair, {}) + "\n" + _ISIN_SIGNATURES)
     _isin_checked_dtype(elements)
     _isin_checked_dtype(test_elements)
     dtype = result_dtype(elements, test_elements)
