@@ -299,3 +299,15 @@ def guard_methods(cls) -> None:
         fn = getattr(cls, name, None)
         if callable(fn) and not getattr(fn, "__guarded__", False):
             setattr(cls, name, _guarded_method(name, fn))
+
+
+def plain_method_names(cls) -> None:
+    """Python names a method by its class in its argument errors ("TensorMethods.sum() got an
+    unexpected keyword argument 'foo'", from the function's ``__qualname__``), PyTorch's parser
+    by the method's name alone ("sum() ..."): ``cls``'s methods (and the functions under their
+    wrappers) take their bare names as qualified names."""
+    for fn in vars(cls).values():
+        while callable(fn) and hasattr(fn, "__code__"):
+            if fn.__qualname__ != fn.__name__:
+                fn.__qualname__ = fn.__name__
+            fn = getattr(fn, "__wrapped__", None)

@@ -603,6 +603,7 @@ def takes_out(name: str, exact=None, grad=True, exc=RuntimeError, cast_msg=None)
         op.__name__, op.__qualname__, op.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
         op.__module__ = fn.__module__
         op.__signature__ = with_out_signature(fn)
+        op.__wrapped__ = fn  # the parameters the namespace's guard reads (_tensor_arguments.py)
         return op
 
     return wrap

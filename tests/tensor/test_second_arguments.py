@@ -101,6 +101,10 @@ CASES = {
     "cdist x2 keyword": lambda T: T.cdist(x1=T.ones(2, 3), x2=T.ones(2, 3)),
     "in-place combination": lambda T: T.ones(3).lt_([1]),
     "Parameter method": lambda T: T.nn.Parameter(T.ones(2, 2)).mm(np.ones((2, 2))),
+    # functions with an out= wrapper are guarded too (their parameters read through __wrapped__)
+    "softmax axis": lambda T: T.softmax(T.arange(6.0).reshape(2, 3), axis=1),
+    "log_softmax ndarray": lambda T: T.log_softmax(np.ones(3), 0),
+    "take keyword": lambda T: T.take(T.ones(3), index=None),
 }
 
 
@@ -114,3 +118,16 @@ def test_argument_cases(torch_oracle, case):
         np.testing.assert_allclose(
             np.asarray(call(tm), dtype=float), np.asarray(call(torch_oracle), dtype=float)
         )
+
+
+@pytest.mark.parametrize(
+    "call", ["x.sum(foo=1)", "x.add()", "x.view_as()", "x.mean(1, 2, 3, 4)", "x.reshape_as()"]
+)
+def test_method_errors_name_the_method_alone(torch_oracle, call):
+    # Python names a function by its __qualname__ in binding errors; PyTorch's texts name the
+    # method alone ("sum() ..."), never taimatsu's mixin classes ("StructureMethods.sum()")
+    name = call[2 : call.index("(")]
+    for T in (torch_oracle, tm):
+        with pytest.raises(TypeError) as info:
+            eval(call, {"x": T.ones(3)})
+        assert str(info.value).startswith(f"{name}()")
