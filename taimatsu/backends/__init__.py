@@ -9,4 +9,4 @@ PyTorch's build (cudnn, mps: False; mkldnn, mkl, openmp: True).
 
 from __future__ import annotations
 
-from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
+from . import cpu, cuda, cudnn, mha, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401

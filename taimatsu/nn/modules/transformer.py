@@ -3,7 +3,9 @@
 Parameters, registration order, default initialisation and reprs are PyTorch's. The computation
 is PyTorch's reference ("slow") path written in Tensor ops; PyTorch's inference fast path
 (``torch._native_multi_head_attention``) computes the same function, so eval-mode results agree
-to rounding. Deviation: with ``enable_nested_tensor`` PyTorch's encoder returns zeros at padded
+to rounding, but for query rows whose keys are all masked: NaN there (the softmax of the
+scores), 0 from the reference path's fused attention. Where PyTorch's conditions for its fast
+paths hold (``_takes_fast_path``), the scores' softmax is taken here too. Deviation: with ``enable_nested_tensor`` PyTorch's encoder returns zeros at padded
 positions under ``no_grad`` in eval mode; we reproduce that by zeroing them (see
 ``TransformerEncoder.forward``).
 """
@@ -108,6 +110,17 @@ class MultiheadAttention(Module):
                 "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                 "method `generate_square_subsequent_mask` to create this mask."
             )
+        masked = key_padding_mask is not None or attn_mask is not None
+        if (
+            masked
+            and not need_weights
+            and self._takes_fast_path(query, key, value, key_padding_mask, attn_mask)
+        ):
+            # PyTorch's fast path computes the softmax of the scores, whose rows with every key
+            # masked are NaN (its reference path's fused attention gives 0): the weights' path
+            need_weights, keep_weights = True, False
+        else:
+            keep_weights = need_weights
         if self.batch_first and query.dim() == 3:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         out, weights = F.multi_head_attention_forward(
@@ -120,7 +133,27 @@ class MultiheadAttention(Module):
         )  # fmt: skip
         if self.batch_first and query.dim() == 3:
             out = out.transpose(1, 0)
-        return out, weights
+        return out, (weights if keep_weights else None)
+
+    def _takes_fast_path(self, query, key, value, key_padding_mask, attn_mask) -> bool:
+        """PyTorch's conditions for ``torch._native_multi_head_attention`` (inference, batched
+        self-attention with packed projections, an even number of heads, boolean masks)."""
+        from ... import backends
+        from ...amp.autocast_mode import is_autocast_enabled
+
+        if any(m is not None and m.is_floating_point() for m in (key_padding_mask, attn_mask)):
+            return False
+        w, b = self.in_proj_weight, self.in_proj_bias
+        if not (
+            backends.mha.get_fastpath_enabled() and query.dim() == 3 and query is key
+            and key is value and w is not None and b is not None and query.dtype == w.dtype
+            and query.dtype == b.dtype and not self.training and self.num_heads % 2 == 0
+            and self.batch_first and self.bias_k is None and self.bias_v is None
+            and not self.add_zero_attn and self._qkv_same_embed_dim and not is_autocast_enabled()
+        ):  # fmt: skip
+            return False
+        tensors = (query, w, b, self.out_proj.weight, self.out_proj.bias)
+        return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
 
 
 def _activation(name):
@@ -170,17 +203,48 @@ class TransformerEncoderLayer(Module):
             src_key_padding_mask, "src_key_padding_mask", _dtype_of(src_mask), "src_mask", src.dtype
         )
         src_mask = _canonical_mask(src_mask, "src_mask", None, None, src.dtype)
+        # PyTorch's fast path (torch._transformer_encoder_layer_fwd) takes the softmax of the
+        # scores: a query whose keys are all masked gives NaN, not the fused attention's 0
+        softmax = (
+            src_mask is not None or src_key_padding_mask is not None
+        ) and self._takes_fast_path(src)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._sa_block(
+                self.norm1(x), src_mask, src_key_padding_mask, is_causal, softmax
+            )
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm1(
+                x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal, softmax)
+            )
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+    def _takes_fast_path(self, src) -> bool:
+        """PyTorch's conditions for its inference fast path of this layer."""
+        from ... import backends
+        from ...amp.autocast_mode import is_autocast_enabled
+
+        attn = self.self_attn
+        if not (
+            backends.mha.get_fastpath_enabled() and src.dim() == 3 and not self.training
+            and attn.batch_first and attn.in_proj_bias is not None and attn._qkv_same_embed_dim
+            and self.activation_relu_or_gelu and self.norm1.eps == self.norm2.eps
+            and attn.num_heads % 2 == 0 and not is_autocast_enabled()
+            and not any(m._forward_hooks or m._forward_pre_hooks for m in self.modules())
+        ):  # fmt: skip
+            return False
+        tensors = (
+            src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+            self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias,
+            self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias,
+        )  # fmt: skip
+        return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal, softmax=False):
+        # ``softmax``: the scores' softmax (the weights' path), as PyTorch's fast path computes
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=softmax,
                            is_causal=is_causal and attn_mask is not None)[0]  # fmt: skip
         return self.dropout1(x)
 
