@@ -45,12 +45,16 @@ NO_ONEDNN_PROJECTIONS = (
 def run_layers(
     mode: str, data: Tensor, batch_sizes: list, hx: Tensor, cx, cells: list, has_biases: bool,
     num_layers: int, dropout: float, train: bool, bidirectional: bool, bias_apart: bool = False,
+    steps=None,
 ) -> tuple:  # fmt: skip
     """All layers over packed ``data`` (rows of ``batch_sizes``); returns (output data, h_n, c_n
     or None). ``cells`` holds each (layer, direction)'s weights ``[w_ih, w_hh, b_ih, b_hh, w_hr]``
     (biases without ``has_biases``, ``w_hr`` without projections left out). ``bias_apart``: the
     input was a non-contiguous (time, batch, input) tensor (see ``rnn_layer``); later layers take
-    contiguous outputs. Dropout between layers is ``torch.dropout``'s (its RuntimeError for p)."""
+    contiguous outputs. Dropout between layers is ``torch.dropout``'s (its RuntimeError for p).
+    ``steps``: the input is a (steps, batch) sequence, not packed: the output comes back as
+    (steps, batch, features), from the last layer's node (``StackBackward0``,
+    ``MkldnnRnnLayerBackward0``, or ``CatBackward0`` of the two directions, as PyTorch's)."""
     from ._torch_functions import dropout as _dropout
 
     num_directions = 2 if bidirectional else 1
@@ -58,6 +62,7 @@ def run_layers(
     x = data
     for layer in range(num_layers):
         outs = []
+        last = layer == num_layers - 1
         for direction in range(num_directions):
             idx = layer * num_directions + direction
             w = cells[idx]
@@ -65,11 +70,14 @@ def run_layers(
             w_hr = w[-1] if len(w) % 2 else None  # a projection makes the count odd (5 or 3)
             c0 = None if cx is None else cx[idx]
             out, h, c = rnn_layer(mode, x, batch_sizes, hx[idx], c0, w[0], w[1], b_ih, b_hh, w_hr,
-                                  direction == 1, bias_apart and layer == 0)  # fmt: skip
+                                  direction == 1, bias_apart and layer == 0,
+                                  steps if last else None, steps is None)  # fmt: skip
+            if last and steps and out.dim() == 2:  # (the op-by-op layer returns rows)
+                out = out.reshape(steps, -1, out.size(1))
             outs.append(out)
             h_n.append(h)
             c_n.append(c)
-        x = outs[0] if num_directions == 1 else cat(outs, 1)
+        x = outs[0] if num_directions == 1 else cat(outs, outs[0].dim() - 1)
         if dropout != 0 and train and layer < num_layers - 1:
             x = _dropout(x, dropout, True)
     return x, stack(h_n, 0), (stack(c_n, 0) if cx is not None else None)
@@ -177,9 +185,9 @@ def _padded(mode: str, input: Tensor, hx, params, has_biases: bool, num_layers: 
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     x = seq.reshape(steps * batch, seq.size(2))
     _check_layers(mode, x, batch, h0, c0, cells, has_biases, bidirectional)
-    out, h_n, c_n = run_layers(mode, x, [batch] * steps, h0, _broadcast(c0, batch), cells, has_biases,
-                               num_layers, dropout, train, bidirectional, not seq.is_contiguous())  # fmt: skip
-    output = out.reshape(steps, batch, out.size(-1))
+    output, h_n, c_n = run_layers(mode, x, [batch] * steps, h0, _broadcast(c0, batch), cells,
+                                  has_biases, num_layers, dropout, train, bidirectional,
+                                  not seq.is_contiguous(), steps)  # fmt: skip
     if batch_first:  # ATen's lstm transposes its result, the others theirs in place
         output = output.transpose(0, 1) if mode == "LSTM" else output.transpose_(0, 1)
     return (output, h_n, c_n) if mode == "LSTM" else (output, h_n)

@@ -149,8 +149,13 @@ def _nodes(root):
 def test_one_node_per_layer_and_direction():
     t = tnn.LSTM(4, 8, num_layers=2, bidirectional=True, batch_first=True)
     out, (h, _c) = t(tm.randn(3, 50, 4))
-    names = [type(n).__name__ for n in _nodes(out.grad_fn) | _nodes(h.grad_fn)]
-    assert names.count("RnnLayerBackward") == 4
+    from taimatsu.ops.nn.rnn import RnnLayerBackward
+
+    nodes = _nodes(out.grad_fn) | _nodes(h.grad_fn)
+    names = [type(n).__name__ for n in nodes]
+    # each layer's node carries the name PyTorch's oneDNN layer shows
+    assert [isinstance(n, RnnLayerBackward) for n in nodes].count(True) == 4
+    assert names.count("MkldnnRnnLayerBackward0") == 4
     assert len(names) < 40  # op by op, 50 steps made thousands of nodes
 
 
@@ -306,3 +311,33 @@ def test_benchmark_sized_layer_matches_pytorch(mode, dtype, rtol, atol):
     o_in = [ox, *_leaves(oh), *o.parameters()]
     t_in = [tx, *_leaves(th), *t.parameters()]
     _compare(t(tx, th), o(ox, oh), t_in, o_in, 5 * rtol, 5 * atol)
+
+
+def _output_node_names(T, cls, batch_first, layers, bidirectional, dtype, packed):
+    T.manual_seed(0)
+    m = getattr(T.nn, cls)(
+        4, 5, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first
+    )
+    m = m.to(dtype)
+    x = T.randn(3, 2, 4, dtype=dtype)
+    if packed:
+        lengths = [2, 2, 1] if batch_first else [3, 2]  # (batch, steps) = (3, 2) or (2, 3)
+        x = T.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=batch_first)
+    out, h = m(x)
+    out = out.data if packed else out
+    states = h if isinstance(h, tuple) else (h,)
+    return [type(t.grad_fn).__name__ for t in (out, *states)]
+
+
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("layers, bidirectional", [(1, False), (2, True)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_output_grad_fn_names_match_pytorch(cls, batch_first, layers, bidirectional, dtype, packed):
+    # a learner's print(out.grad_fn): StackBackward0, MkldnnRnnLayerBackward0 (float32 LSTM),
+    # CatBackward0 (two directions, or a packed input), Transpose of a batch_first output
+    args = (cls, batch_first, layers, bidirectional)
+    theirs = _output_node_names(torch, *args, getattr(torch, dtype), packed)
+    mine = _output_node_names(tm, *args, getattr(tm, dtype), packed)
+    assert mine == theirs

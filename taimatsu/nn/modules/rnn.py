@@ -9,9 +9,12 @@ input is the special case where all ``B`` sequences run for all ``T`` steps. Eac
 layer is one call of ``ops.nn.rnn.rnn_layer``: fused into one autograd node for float32/float64 on
 the CPU (the input projection of all steps in one matrix product, one matrix product per step for
 all gates, the weight gradients in one matrix product each), op by op otherwise.
-Deviation: the graph inside a layer is not PyTorch's (``RnnLayerBackward`` or our op-by-op
-composition); the nodes around it (``StackBackward0`` of h_n, ``TransposeBackward0`` or, for RNN
-and GRU, ``TransposeBackward1`` of a batch_first output) are.
+Deviation: the graph inside a layer is not PyTorch's (one fused node, ``ops.nn.rnn.RnnLayerBackward``,
+or our op-by-op composition), but the fused node carries the name of the node PyTorch's layer
+leaves on its output (``StackBackward0``; ``MkldnnRnnLayerBackward0`` for a float32 LSTM;
+``CatBackward0`` for a packed input), and the nodes around it (``CatBackward0`` of two
+directions, ``StackBackward0`` of h_n, ``TransposeBackward0`` or, for RNN and GRU,
+``TransposeBackward1`` of a batch_first output) are PyTorch's.
 A cell's call is one fused op (``ops.nn.rnn_cell.rnn_cell``) whose node carries the name of
 PyTorch's last op on the output (``h.grad_fn`` is ``MulBackward0`` after an LSTM cell).
 """
@@ -178,13 +181,15 @@ class RNNBase(Module):
 
     # --- the computation ---
 
-    def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx, bias_apart: bool = False):
-        """All layers over packed ``data``; returns (output data, h_n, c_n or None).
-        ``bias_apart``: the input was a non-contiguous (time, batch, input) tensor (see
-        ``rnn_layer``); later layers take contiguous outputs."""
+    def _run(self, data: Tensor, batch_sizes: list, hx: Tensor, cx, bias_apart: bool = False,
+             steps=None):  # fmt: skip
+        """All layers over packed ``data``; returns (output, h_n, c_n or None): the output
+        (steps, batch, features) for a sequence of ``steps``, else packed rows. ``bias_apart``:
+        the input was a non-contiguous (time, batch, input) tensor (see ``rnn_layer``); later
+        layers take contiguous outputs."""
         return run_layers(self.mode, data, batch_sizes, hx, cx, self.all_weights, self.bias,
                           self.num_layers, self.dropout, self.training, self.bidirectional,
-                          bias_apart)  # fmt: skip
+                          bias_apart, steps)  # fmt: skip
 
     def forward(self, input, hx=None):
         is_lstm = self.mode == "LSTM"
@@ -262,14 +267,14 @@ class RNNBase(Module):
             x = seq.reshape(steps * batch, seq.size(2))
         if is_lstm and self.proj_size > 0 and not packed and onednn_input(x):  # (packed: no oneDNN)
             warn_once("lstm_projections", NO_ONEDNN_PROJECTIONS, stacklevel=2)
-        out, h_n, c_n = self._run(x, batch_sizes, h0, c0, bias_apart)
+        out, h_n, c_n = self._run(x, batch_sizes, h0, c0, bias_apart, None if packed else steps)
         if packed:
             if unsorted_indices is not None:
                 h_n = h_n.index_select(1, unsorted_indices)
                 c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
             output = PackedSequence(out, batch_sizes_t, sorted_indices, unsorted_indices)
         else:
-            output = out.reshape(steps, batch, out.size(-1))
+            output = out
             if self.batch_first:  # as torch.lstm / gru / rnn_*: only lstm's is out of place
                 output = output.transpose(0, 1) if is_lstm else output.transpose_(0, 1)
             if unbatched:

@@ -519,8 +519,11 @@ def _rnn_backward(steps, s, dz, dh, gout, w_hh, mode) -> None:
 
 # ---- fused: the node ----------------------------------------------------------------------------
 class RnnLayerBackward(Node):
-    """One direction of one fused recurrent layer. Deviation: PyTorch's CPU layers record their
-    cells op by op, so no PyTorch graph holds a node of this name."""
+    """One direction of one fused recurrent layer. It carries the name of the node PyTorch's
+    layer leaves on its output (``_LAYER_NODES``): ``StackBackward0`` (the steps' outputs
+    stacked), ``MkldnnRnnLayerBackward0`` (oneDNN's LSTM layer), ``CatBackward0`` (a packed
+    input's steps concatenated). Deviation: inside, PyTorch's composite layers record their cells
+    op by op; this node is the whole layer."""
 
     __slots__ = ()
     _materialize = False  # outputs that got no gradient arrive as None: nothing to allocate
@@ -528,6 +531,8 @@ class RnnLayerBackward(Node):
     def apply(self, gout=None, gh=None, gc=None):
         inputs = self.saved()  # checks that no input was modified in place since the forward
         d = self.__dict__
+        if gout is not None and gout.dim() == 3:  # a last layer's (steps, batch, hidden) output
+            gout = gout.reshape(-1, gout.size(2))
         if _gm.enabled:  # create_graph: a recorded backward, from the op-by-op graph
             inputs = (*inputs[:5], *d["biases"], inputs[7])
             return _backward_by_ops(self, inputs, (gout, gh, gc))
@@ -544,6 +549,12 @@ class RnnLayerBackward(Node):
         super()._release()
         self.__dict__.pop("arrays", None)
         self.__dict__.pop("biases", None)
+
+
+_LAYER_NODES = {
+    name: type(name, (RnnLayerBackward,), {"__slots__": (), "__module__": "builtins"})
+    for name in ("StackBackward0", "MkldnnRnnLayerBackward0", "CatBackward0")
+}
 
 
 def _backward_by_ops(node, inputs, grads):
@@ -655,7 +666,7 @@ def _lstm_lower(mode, input, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, 
 
 def rnn_layer(
     mode: str, input: Tensor, batch_sizes: list, h0: Tensor, c0, w_ih: Tensor, w_hh: Tensor,
-    b_ih, b_hh, w_hr, reverse: bool, bias_apart: bool = False,
+    b_ih, b_hh, w_hr, reverse: bool, bias_apart: bool = False, steps=None, packed: bool = False,
 ) -> tuple:  # fmt: skip
     """One direction of one layer over packed ``input`` (sum(batch_sizes), input_size).
 
@@ -663,7 +674,9 @@ def rnn_layer(
     (output rows in ``input``'s order, h_n, c_n or None), the values of PyTorch's layer.
     ``bias_apart``: the layer's (time, batch, input) input was not contiguous (``batch_first``),
     where PyTorch's ``linear`` adds the bias after the product instead of in an addmm: that
-    changes the bits of a float16/bfloat16 layer computed op by op (autocast, half weights)."""
+    changes the bits of a float16/bfloat16 layer computed op by op (autocast, half weights).
+    ``steps``: the output is returned as (steps, batch, hidden) (a last layer's, of an input that
+    was not packed), else as rows. ``packed``: the input was a PackedSequence (the node's name)."""
     tensors = (input, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
     if _autocast.state.on and input._device.type == "cpu" and _autocast.state.enabled.get("cpu"):
         return _cpu_autocast_layer(
@@ -679,6 +692,8 @@ def rnn_layer(
     dt, dev = input._dtype, input._device
     k = GateKernels(dt, dev, halved=mode == "LSTM" and dt is D.float32)
     out, h, c, saved = _forward_arrays(k, mode, arrays[0], batch_sizes, *arrays[1:], reverse)
+    if steps:
+        out = out.reshape(steps, -1, out.shape[-1])
     outs = (_wrap(out, dt, dev), _wrap(h, dt, dev), None if c is None else _wrap(c, dt, dev))
     if _gm.enabled and any(t is not None and t._rg for t in tensors):
         # PyTorch's oneDNN LSTM (float32) saves its biases; its composite layers do not (a bias
@@ -687,8 +702,14 @@ def rnn_layer(
         kept = tensors
         if not (dt is D.float32 and _onednn_lstm(mode, w_hr, batch_sizes)):
             kept = (*tensors[:5], None, None, w_hr)
+        if packed:
+            name = "CatBackward0"
+        elif dt is D.float32 and _onednn_lstm(mode, w_hr, batch_sizes) and onednn_input(input):
+            name = "MkldnnRnnLayerBackward0"
+        else:
+            name = "StackBackward0"
         record(
-            RnnLayerBackward, tensors, outs if c is not None else outs[:2], kept,
+            _LAYER_NODES[name], tensors, outs if c is not None else outs[:2], kept,
             mode=mode, batch_sizes=batch_sizes, reverse=reverse, arrays=saved, biases=(b_ih, b_hh),
         )  # fmt: skip
     return outs
