@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
+
 
 class device:
     """A place tensors live: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
@@ -24,14 +28,19 @@ class device:
             raise TypeError(
                 f"device() received an invalid combination of arguments - got ({type.__class__.__name__})"
             )
-        if ":" in type:
-            if index is not None:
-                raise RuntimeError(
-                    f"type (string) must not include an index because index was passed explicitly: {type}"
-                )
-            type, _, idx = type.partition(":")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+        if ":" in type and index is not None:
+            raise RuntimeError(
+                f"type (string) must not include an index because index was passed explicitly: {type}"
+            )
+        if not type:
+            raise RuntimeError("Device string must not be empty")
+        # c10's grammar: a name of letters and underscores, then ':' and an index without a
+        # leading zero ('float64' and 'cuda:01' are invalid strings; 'float' an unknown type)
+        parts = _DEVICE_STRING.fullmatch(type)
+        if parts is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        type, idx = parts.groups()
+        if idx is not None:
             index = int(idx)
         if type not in ("cpu", "cuda", "meta"):
             raise RuntimeError(

@@ -244,3 +244,22 @@ PYTHON_DTYPES = [
 @pytest.mark.parametrize("call", PYTHON_DTYPES)
 def test_python_types_as_dtypes(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# Device strings by c10's grammar, and Tensor.to / Module.to arguments that fit none of the
+# parser's overloads (taimatsu read any string as a device, anywhere)
+DEVICE_AND_TO = [
+    "T.device('float64')", "T.device('float')", "T.device('')", "T.device('cuda:01')", "T.device('cpu:0')",
+    "T.device('cuda_x')", "T.device(':0')", "T.device('cpu:')", "T.zeros(2, device='float64')",
+    "T.ones(2).to('float64')", "T.ones(2).to('cpu', 'float64')", "T.ones(2).to(T.device('cpu'), 'float64')",
+    "T.ones(2).to('cpu', 'float64', copy=True)", "T.ones(2).to(T.float32, 'cpu')", "T.ones(2).to(T.ones(2), 'cpu')",
+    "T.ones(2).to('cpu', 3)", "T.ones(2).to('cpu', None)", "T.ones(2).to(None, 'cpu')", "T.ones(2).to([1])",
+    "T.ones(2).to(0.5, 'cpu')", "T.ones(2).to('cpu', T.float64, True, True)", "T.ones(2).to('cpu', T.float64, True, True, True)",
+    "T.ones(2).to('cpu', float)", "T.ones(2).to(T.float64, T.float32)", "T.ones(2).to(T.float64, True, False)",
+    "T.nn.Linear(2, 2).to('float64')", "T.nn.Linear(2, 2).to('cpu', 'float64')", "T.nn.Linear(2, 2).to('cpu', T.float64).weight.dtype",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", DEVICE_AND_TO)
+def test_device_strings_and_to_arguments(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

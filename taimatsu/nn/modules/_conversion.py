@@ -49,6 +49,10 @@ class _ConversionMixin:
         return self
 
     def to(self, *args, **kwargs) -> Module:
+        from ...ops.creation.factories import _parse_to as tensor_to_arguments
+
+        if args:  # PyTorch parses both with one parser: its errors for arguments of no overload
+            tensor_to_arguments(args, dict(kwargs))
         device, dtype, _non_blocking = _parse_to(*args, **kwargs)
         if dtype is not None and dtype.category < D.FLOAT:
             raise TypeError(

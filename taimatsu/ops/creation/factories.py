@@ -785,7 +785,60 @@ def _python_type(a) -> bool:
     return isinstance(a, type) and a in D._PYTHON_TYPES
 
 
+def _to_combination(args, kwargs) -> TypeError:
+    """PyTorch's parser error for arguments that fit none of ``to``'s overloads."""
+
+    def shown(v):
+        if isinstance(v, Tensor):
+            return "Tensor"
+        if isinstance(v, (D.dtype, _device_cls)):
+            return f"torch.{type(v).__name__}"
+        from ..._tensor_arguments import type_name
+
+        return type_name(v)
+
+    got = ", ".join([shown(a) for a in args] + [f"{k}={shown(v)}" for k, v in kwargs.items()])
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        + _TO_OVERLOADS
+    )
+
+
+_TO_OVERLOADS = "".join(
+    f" * ({first}bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+    for first in (
+        "torch.device device = None, torch.dtype dtype = None, ",
+        "torch.dtype dtype, ",
+        "Tensor tensor, ",
+    )
+)
+
+
+def _is_device(a) -> bool:
+    return isinstance(a, (str, _device_cls, int)) and not isinstance(a, bool)
+
+
 def _parse_to(args, kwargs):
+    """``to``'s overloads as PyTorch's parser tells them apart: (device, dtype), (dtype) or
+    (tensor), then non_blocking and copy; (dtype, device, copy) with the keywords too."""
+    given = dict(kwargs)
+    if len(args) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were given")
+    first = args[0] if args else None
+    if not args or type(first) in _SCALAR_AS_DTYPE:
+        rest = ()  # (a Python scalar: checked below)
+    elif isinstance(first, (Tensor, D.dtype)) or _python_type(first):
+        rest = args[1:]  # to(tensor, ...) and to(dtype, ...): then non_blocking and copy
+    elif first is None or _is_device(first):
+        if len(args) > 1 and not (
+            args[1] is None or isinstance(args[1], D.dtype) or _python_type(args[1])
+        ):
+            raise _to_combination(args, given)
+        rest = args[2:]  # to(device, dtype, ...)
+    else:
+        raise _to_combination(args, given)
+    if len(rest) > 2 or any(not isinstance(a, bool) for a in rest):
+        raise _to_combination(args, given)
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     if args and type(args[0]) in _SCALAR_AS_DTYPE:
@@ -793,8 +846,7 @@ def _parse_to(args, kwargs):
         # x.to(0.5) is x.to(torch.float64), x.to(True) is x.to(torch.bool).
         dtype, args = _SCALAR_AS_DTYPE[type(args[0])], args[1:]
         if any(not isinstance(a, bool) for a in args):  # only non_blocking, copy may follow
-            names = ", ".join(type(a).__name__ for a in (0.0, *args))
-            raise TypeError(f"to() received an invalid combination of arguments - got ({names})")
+            raise _to_combination((0.0, *args), given)
     if dtype is not None and dtype.__class__ is not D.dtype and not _python_type(dtype):
         raise TypeError(
             f"to() received an invalid combination of arguments - got (dtype={type(dtype).__name__}, ), "
