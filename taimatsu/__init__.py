@@ -875,17 +875,13 @@ stack = _sparse_dispatch.stack(stack)
 from ._tensor_arguments import guard as _guard_tensor_arguments  # noqa: E402
 from ._tensor.sparse import SparseTensor as _SparseTensorClass  # noqa: E402
 from ._tensor_arguments import guard_methods as _guard_methods  # noqa: E402
-from ._tensor_arguments import plain_method_names as _plain_method_names  # noqa: E402
+from ._tensor_arguments import tensor_method_names as _tensor_method_names  # noqa: E402
 
 _guard_tensor_arguments(globals())
 _guard_methods(Tensor)
 _guard_methods(_SparseTensorClass)
-for _cls in (
-    Tensor,
-    *Tensor.__mro__[1:-1],
-    _SparseTensorClass,
-):  # "sum() got an ...", not "StructureMethods.sum()"
-    _plain_method_names(_cls)
+for _cls in Tensor.__mro__[:-1]:  # "Tensor.sum() got an ...", not "StructureMethods.sum()"
+    _tensor_method_names(_cls)
 del _cls
 
 # torch.onnx: export a traced forward pass (the onnx package is imported when exporting)

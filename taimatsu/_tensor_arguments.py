@@ -301,13 +301,13 @@ def guard_methods(cls) -> None:
             setattr(cls, name, _guarded_method(name, fn))
 
 
-def plain_method_names(cls) -> None:
-    """Python names a method by its class in its argument errors ("TensorMethods.sum() got an
-    unexpected keyword argument 'foo'", from the function's ``__qualname__``), PyTorch's parser
-    by the method's name alone ("sum() ..."): ``cls``'s methods (and the functions under their
-    wrappers) take their bare names as qualified names."""
+def tensor_method_names(cls) -> None:
+    """Python names a function by its ``__qualname__`` in its argument errors, which showed
+    taimatsu's mixin classes ("TensorMethods.add() missing 1 required positional argument");
+    pickle finds a function by ``__module__`` and ``__qualname__``. ``cls``'s methods (and the
+    functions under their wrappers) become ``taimatsu.Tensor.<name>``: "Tensor.add() missing
+    ...", as PyTorch's Python-level Tensor methods say, and ``pickle.dumps(Tensor.sum)`` works."""
     for fn in vars(cls).values():
         while callable(fn) and hasattr(fn, "__code__"):
-            if fn.__qualname__ != fn.__name__:
-                fn.__qualname__ = fn.__name__
+            fn.__qualname__, fn.__module__ = f"Tensor.{fn.__name__}", "taimatsu"
             fn = getattr(fn, "__wrapped__", None)

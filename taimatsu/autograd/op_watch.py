@@ -203,13 +203,14 @@ def _site_table() -> dict:
             fn = _unwrap(value)
             if not isinstance(fn, types.FunctionType):
                 continue
-            module = fn.__module__ or ""
+            # the defining module (Tensor methods carry __module__ "taimatsu" for pickle)
+            module = fn.__globals__.get("__name__", "")
             if not module.startswith(_OP_MODULES) or "._dispatch" in module:
                 continue
             aten = _ATEN.get(name, name.lstrip("_"))
             if name.startswith("__") or aten not in public:
                 continue
-            if fn.__module__.startswith("taimatsu._tensor.conversions") and not name.startswith(
+            if module.startswith("taimatsu._tensor.conversions") and not name.startswith(
                 "new_"
             ):
                 aten = "to"  # .float(), .long(), .cpu(), .to(...): aten::to in PyTorch

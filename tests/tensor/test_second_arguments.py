@@ -123,11 +123,25 @@ def test_argument_cases(torch_oracle, case):
 @pytest.mark.parametrize(
     "call", ["x.sum(foo=1)", "x.add()", "x.view_as()", "x.mean(1, 2, 3, 4)", "x.reshape_as()"]
 )
-def test_method_errors_name_the_method_alone(torch_oracle, call):
-    # Python names a function by its __qualname__ in binding errors; PyTorch's texts name the
-    # method alone ("sum() ..."), never taimatsu's mixin classes ("StructureMethods.sum()")
+def test_method_errors_name_the_method_not_a_mixin(torch_oracle, call):
+    # Python names a function by its __qualname__ in binding errors: "Tensor.sum()", as
+    # PyTorch's Python-level methods ("Tensor.backward() got ..."), never taimatsu's mixin
+    # classes ("StructureMethods.sum()"); PyTorch's C methods say "sum()"
     name = call[2 : call.index("(")]
-    for T in (torch_oracle, tm):
-        with pytest.raises(TypeError) as info:
-            eval(call, {"x": T.ones(3)})
-        assert str(info.value).startswith(f"{name}()")
+    with pytest.raises(TypeError) as info:
+        eval(call, {"x": tm.ones(3)})
+    assert str(info.value).startswith(f"Tensor.{name}()")
+    with pytest.raises(TypeError) as info:
+        eval(call, {"x": torch_oracle.ones(3)})
+    assert str(info.value).startswith(f"{name}()")
+
+
+@pytest.mark.parametrize(
+    "name", ["add", "sum", "view_as", "exp", "backward", "numpy", "to", "masked_fill"]
+)
+def test_tensor_methods_pickle(torch_oracle, name):
+    import pickle
+
+    for T in (tm, torch_oracle):
+        fn = getattr(T.Tensor, name)
+        assert pickle.loads(pickle.dumps(fn)) is fn
