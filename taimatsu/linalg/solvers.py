@@ -14,7 +14,7 @@ from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
-from ..ops._dispatch import _fw_state, record, xp_for
+from ..ops._dispatch import _fw_state, need_tensor, record, xp_for
 from ..ops.on_host import on_host
 from . import _sname
 from . import decomposition_grads as G
@@ -382,6 +382,7 @@ def _chol_solve_arrays(b, l, upper):
 @cast_policy(FP32, ("cpu",))
 @on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out=None) -> Tensor:
+    need_tensor("cholesky_solve", input2, "input2", 2)  # the parser's check, before the shapes'
     B, L = input, input2
     if B.dim() < 2 or L.dim() < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead"

@@ -15,7 +15,7 @@ from .._tensor.core import Tensor, _wrap
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
-from ..ops._dispatch import _fw_state, record, write_out, xp_for
+from ..ops._dispatch import _fw_state, need_tensor, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from ..ops.on_host import on_host
 from . import _h, _sname, inv, solve
@@ -258,6 +258,7 @@ _Householder = node_class("LinalgHouseholderProductBackward0", _householder_vjp)
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """``torch.linalg.householder_product`` (``torch.orgqr``): the first n columns of
     H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H."""
+    need_tensor("linalg_householder_product", tau, "tau", 2)  # the parser's check first
     if out is not None:
         return write_out(
             out,

@@ -36,6 +36,7 @@ from .._dispatch import (
     OUT_EXACT,
     _fw_state,
     check_devices,
+    need_tensor,
     record,
     result_dtype,
     scalar_name,
@@ -184,6 +185,7 @@ _Mm = node_class("MmBackward0", _mm_vjp)
 
 @cast_policy(LOWER)
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    need_tensor("mm", mat2, "mat2", 2)  # the parser's check, before the shapes'
     check_devices(input, mat2)
     if input.__class__ is SparseTensor or mat2.__class__ is SparseTensor:
         return _sparse_mm(input, mat2)
@@ -230,6 +232,7 @@ def _check_mv(input: Tensor, vec: Tensor, self_dtype) -> None:
 
 @cast_policy(LOWER, ("cuda",))
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    need_tensor("mv", vec, "vec", 2)  # the parser's check, before the shapes'
     check_devices(input, vec)
     if input.__class__ is SparseTensor and out is None:  # sparse @ vector: MvBackward0
         if (
@@ -273,6 +276,7 @@ _Dot = node_class("DotBackward0", _dot_vjp)
 
 
 def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    need_tensor("dot", tensor, "tensor", 2)  # the parser's check, before the shapes'
     check_devices(input, tensor)
     _check_dot(input, tensor)
     xp = xp_for(input)
@@ -321,6 +325,7 @@ def _check_bmm(input: Tensor, mat2: Tensor) -> None:
 
 @cast_policy(LOWER)
 def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    need_tensor("bmm", mat2, "mat2", 2)  # the parser's check, before the shapes'
     check_devices(input, mat2)
     _check_bmm(input, mat2)
     if input._dtype is not mat2._dtype:

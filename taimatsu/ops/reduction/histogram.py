@@ -17,7 +17,7 @@ from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import write_out
+from .._dispatch import need_tensor, write_out
 from ..arg_types import as_int, integer
 from ..creation.ranges import linspace
 from ..sorting.sort import _no_complex_kernel
@@ -248,6 +248,8 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
 
 
 def bincount(input: Tensor, weights=None, minlength: int = 0) -> Tensor:
+    if weights is not None:  # the parser's check, before the dtype's
+        need_tensor("bincount", weights, "weights", 2)
     minlength = as_int("bincount", "minlength", None, minlength)
     a = input._data
     if input._dtype.category != D.INT or input._dtype is D.bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import needs_input_grad, record, write_out, xp_for
+from .._dispatch import need_tensor, needs_input_grad, record, write_out, xp_for
 from .diagonal import _tangent
 
 
@@ -55,6 +55,7 @@ _AsStridedScatter = node_class("AsStridedScatterBackward0", _view_scatter_vjp)
 def diagonal_scatter(
     input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1
 ) -> Tensor:
+    need_tensor("diagonal_scatter", src, "src", 2)  # the parser's check, before the dims'
     return _scatter_into(
         input, src, lambda t: t.diagonal(offset, dim1, dim2), _DiagonalScatter, "diagonal_scatter"
     )
