@@ -872,10 +872,11 @@ stack = _sparse_dispatch.stack(stack)
 
 # Functions of the namespace given a non-Tensor where their first argument, a tensor, belongs:
 # PyTorch's parser TypeError, not the AttributeError of a missing attribute (_tensor_arguments.py).
-from ._tensor_arguments import guard as _guard_tensor_arguments  # noqa: E402
-from ._tensor.sparse import SparseTensor as _SparseTensorClass  # noqa: E402
-from ._tensor_arguments import guard_methods as _guard_methods  # noqa: E402
-from ._tensor_arguments import tensor_method_names as _tensor_method_names  # noqa: E402
+# The methods of those names get the same texts, and Tensor methods their public names.
+from ._tensor.sparse import SparseTensor as _SparseTensorClass
+from ._tensor_arguments import guard as _guard_tensor_arguments
+from ._tensor_arguments import guard_methods as _guard_methods
+from ._tensor_arguments import tensor_method_names as _tensor_method_names
 
 _guard_tensor_arguments(globals())
 _guard_methods(Tensor)

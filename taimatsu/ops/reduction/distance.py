@@ -17,7 +17,14 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
 from .._dispatch import (
-    OUT_EXACT, _fw_state, need_tensor, record, result_dtype, scalar_name, takes_out, xp_for,
+    OUT_EXACT,
+    _fw_state,
+    need_tensor,
+    record,
+    result_dtype,
+    scalar_name,
+    takes_out,
+    xp_for,
 )  # fmt: skip
 from .norms import _norm_coef, vector_norm
 
