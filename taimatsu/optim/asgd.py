@@ -20,6 +20,8 @@ class ASGD(Optimizer):
     """ASGD (Polyak & Juditsky). State: ``step``, ``eta`` (the decayed step size), ``mu`` (the
     averaging weight), all 0-d tensors, and ``ax``, the running average of the parameter."""
 
+    _SCALAR_STATE = ("step", "eta", "mu")  # (see Optimizer._SCALAR_STATE)
+
     def __init__(
         self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None, maximize=False,
         differentiable=False, capturable=False,

@@ -20,6 +20,8 @@ class NAdam(Optimizer):
     """NAdam (Dozat) as PyTorch computes it: ``mu_t = beta1 * (1 - 0.5 * 0.96^(t * momentum_decay))``
     and a running product ``mu_product`` kept as a 0-d tensor in the state."""
 
+    _SCALAR_STATE = ("step", "mu_product")  # (see Optimizer._SCALAR_STATE)
+
     def __init__(
         self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
         decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False, differentiable=False,

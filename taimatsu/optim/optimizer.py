@@ -371,6 +371,10 @@ class Optimizer:
                 state_dict = result
         return state_dict
 
+    # Per-parameter counters PyTorch's __setstate__ turns from Python numbers (checkpoints of
+    # older versions) into 0-d tensors of the scalar dtype
+    _SCALAR_STATE: tuple = ("step",)
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``state_dict()``: state tensors are cast to each parameter's dtype/device
         (``step`` counters are kept as they are); group options replace the current ones."""
@@ -398,6 +402,10 @@ class Optimizer:
             if k in id_map:
                 param = id_map[k]
                 state[param] = _cast_state(param, v)
+                for key in type(self)._SCALAR_STATE:  # an older checkpoint's Python numbers
+                    value = state[param].get(key)
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        state[param][key] = _step_tensor(value)
             else:
                 state[k] = v
         new_groups = []

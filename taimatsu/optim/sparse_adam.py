@@ -18,6 +18,8 @@ __all__ = ["SparseAdam"]
 class SparseAdam(Optimizer):
     """Masked (lazy) Adam for sparse gradients, with PyTorch's arithmetic order."""
 
+    _SCALAR_STATE = ()  # (see Optimizer._SCALAR_STATE)
+
     def __init__(
         self, params, lr=1e-3, betas=(0.9, 0.999), eps: float = 1e-8, maximize: bool = False
     ) -> None:
