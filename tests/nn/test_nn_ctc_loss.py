@@ -75,3 +75,21 @@ def test_ctc_loss_half_is_refused(torch_oracle):
             T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1], [3, 3]]), [5, 4, 3], [2, 2, 1])
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+def test_ctc_loss_with_minus_infinity_log_probs(torch_oracle):
+    # impossible labels (log-probability -inf) stay -inf through the recursions, never NaN
+    # from a shifted row (-inf * 0)
+    out = []
+    for T in (tm, torch_oracle):
+        inf = float("inf")
+        x = T.tensor(
+            [[[0.0, -inf, 0.0]], [[0.0, 0.0, -inf]], [[-inf, 0.0, 0.0]], [[0.0, 0.0, 0.0]]]
+        )
+        lp = x.log_softmax(2).requires_grad_()
+        loss = T.nn.functional.ctc_loss(lp, T.tensor([[1, 2]]), [4], [2], reduction="sum")
+        loss.backward()
+        out.append((loss.item(), lp.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_array_equal(np.isnan(out[0][1]), np.isnan(out[1][1]))
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-5, atol=1e-6, equal_nan=True)

@@ -134,10 +134,10 @@ def _log_add3(a1, a2, a3, lp_s, xp):
     return r
 
 
-def _shifted(a, k: int, fill):
+def _shifted(a, k: int, fill, xp):
     """``a`` (rows, L) moved ``k`` places along L (right for k > 0, left for k < 0), ``fill``
     where nothing moved in."""
-    out = a.copy() if k == 0 else a * 0 + fill
+    out = a.copy() if k == 0 else xp.full_like(a, fill)
     if k > 0:
         out[:, k:] = a[:, :-k]
     elif k < 0:
@@ -180,9 +180,9 @@ def _ctc(lp: Tensor, ext, in_len, tl, zero_infinity: bool) -> Tensor:
             la[0] = xp.where(first, lpe[0], -np.inf)
         for t in range(1, int(in_len.max()) if len(in_len) else 0):
             prev = la[t - 1]
-            a3 = _shifted(prev, 2, -np.inf)
+            a3 = _shifted(prev, 2, -np.inf, xp)
             a3[no_skip] = -np.inf
-            la[t] = _log_add3(prev, _shifted(prev, 1, -np.inf), a3, lpe[t], xp)
+            la[t] = _log_add3(prev, _shifted(prev, 1, -np.inf, xp), a3, lpe[t], xp)
         n, last = xp.asarray(np.arange(batch)), xp.asarray(np.maximum(in_len - 1, 0))
         l1 = la[last, n, xp.asarray(2 * tl)] if steps else xp.zeros(batch, a.dtype)
         l2 = (
@@ -226,9 +226,9 @@ def _ctc_backward(node, a, g):
         for t in range(int(in_len.max()) - 1 if len(in_len) else -1, -1, -1):
             if t + 1 < steps:
                 nxt = lb[t + 1]
-                b2 = _shifted(nxt, -1, -np.inf)
+                b2 = _shifted(nxt, -1, -np.inf, xp)
                 b2[~within] = -np.inf
-                b3 = _shifted(nxt, -2, -np.inf)
+                b3 = _shifted(nxt, -2, -np.inf, xp)
                 b3[no_skip] = -np.inf
                 rec = _log_add3(nxt, b2, b3, lpe[t], xp)
                 rec[~within] = -np.inf
