@@ -504,40 +504,46 @@ class StructureMethods:
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-        return _ops.inplace(
-            self, lambda s: _ops.addmm(s, mat1, mat2, beta=beta, alpha=alpha), (), True
+        return _ops.inplace(  # (mat1 and mat2 are inputs of the graph too; self is not saved)
+            self, lambda s, a, b: _ops.addmm(s, a, b, beta=beta, alpha=alpha), (mat1, mat2), False
         )
 
     def addmv(self, mat, vec, *, beta=1, alpha=1):
         return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
     def addmv_(self, mat, vec, *, beta=1, alpha=1):
-        return _ops.inplace(
-            self, lambda s: _ops.addmv(s, mat, vec, beta=beta, alpha=alpha), (), True
+        return _ops.inplace(  # (mat and vec are inputs of the graph too; self is not saved)
+            self, lambda s, a, b: _ops.addmv(s, a, b, beta=beta, alpha=alpha), (mat, vec), False
         )
 
     def addr(self, vec1, vec2, *, beta=1, alpha=1):
         return _ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def addr_(self, vec1, vec2, *, beta=1, alpha=1):
-        return _ops.inplace(
-            self, lambda s: _ops.addr(s, vec1, vec2, beta=beta, alpha=alpha), (), True
+        return _ops.inplace(  # (vec1 and vec2 are inputs of the graph too; self is not saved)
+            self, lambda s, a, b: _ops.addr(s, a, b, beta=beta, alpha=alpha), (vec1, vec2), False
         )
 
     def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.inplace(
-            self, lambda s: _ops.baddbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True
+        return _ops.inplace(  # (batch1 and batch2 are inputs of the graph too; self is not saved)
+            self,
+            lambda s, a, b: _ops.baddbmm(s, a, b, beta=beta, alpha=alpha),
+            (batch1, batch2),
+            False,
         )
 
     def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         return _ops.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-        return _ops.inplace(
-            self, lambda s: _ops.addbmm(s, batch1, batch2, beta=beta, alpha=alpha), (), True
+        return _ops.inplace(  # (batch1 and batch2 are inputs of the graph too; self is not saved)
+            self,
+            lambda s, a, b: _ops.addbmm(s, a, b, beta=beta, alpha=alpha),
+            (batch1, batch2),
+            False,
         )
 
     # ---- random (in place) -------------------------------------------------------------------------------

@@ -70,6 +70,22 @@ def needs_grad(*tensors) -> bool:
     return False
 
 
+def only_needed(saved, inputs, needs) -> tuple:
+    """``saved`` with None for each tensor no gradient that will be computed reads.
+
+    ``needs[i]`` names the inputs (an index or a tuple of indices into ``inputs``) whose
+    gradients read ``saved[i]``; None: every gradient does. PyTorch saves a tensor only for a
+    gradient it will compute, so a tensor no such gradient reads may change in place before the
+    backward (a weight updated under no_grad, ``x * w`` where only ``w`` requires grad)."""
+    rg = [isinstance(t, Tensor) and t._rg for t in inputs]
+    out = []
+    for t, n in zip(saved, needs):
+        if n is not None and not (rg[n] if n.__class__ is int else any(rg[i] for i in n)):
+            t = None
+        out.append(t)
+    return tuple(out)
+
+
 # ---- recording --------------------------------------------------------------------------------
 def record(cls, inputs, out, saved=(), **attrs) -> Node:
     """Make ``cls`` node the grad_fn of ``out``; ``inputs`` are Tensors or None (scalars)."""
@@ -506,9 +522,10 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     node = result.grad_fn
     if node is None:
         return self
-    # The node's saved output must be this tensor's memory now, at its new version.
+    # The node's saved output must be this tensor's memory now, at its new version (one packed
+    # by saved_tensors_hooks holds what pack returned for the result instead).
     for s in node._saved or ():
-        if s is not None and s.tensor is None:
+        if s.__class__ is SavedTensor and s.tensor is None:
             s.data, s.vc, s.version = self._data, self._vc, self._vc[0]
     if self._base is None:
         self.grad_fn, self._rg, self._output_nr = node, True, 0
@@ -558,12 +575,14 @@ def inplace(
 
         with no_grad():
             return commit_inplace(self, functional(self, *args))
-    src = snapshot(self) if recording and saves_self and self._rg else self
+    # (self needs no gradient of its own, yet its old value may be read by another input's)
+    src = snapshot(self) if recording and saves_self else self
     return commit_inplace(self, functional(src, *args))
 
 
 __all__ = [
     "record",
+    "only_needed",
     "needs_grad",
     "needs_input_grad",
     "result_dtype",

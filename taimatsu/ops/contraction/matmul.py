@@ -103,11 +103,30 @@ def _few_rows_by_weight(a, b) -> bool:
     )  # fmt: skip
 
 
+def _factors(a: Tensor, b: Tensor) -> tuple:
+    """The saved tensors of a product of ``a`` and ``b``: each factor only for the other's
+    gradient, as PyTorch saves them. A factor that no gradient reads may then change in place
+    before the backward (a weight updated under no_grad, where only the weight needs a
+    gradient)."""
+    if a._rg and b._rg:
+        return (a, b)
+    return (a if b._rg else None, b if a._rg else None)
+
+
+def _layouts(a: Tensor, b: Tensor) -> tuple:
+    """Whether each matrix is column-major: an mm backward gives each gradient its operand's
+    layout even when the operand itself is not saved (PyTorch keeps its strides)."""
+    return (_column_major(a._data), _column_major(b._data))
+
+
 def _product(a: Tensor, b: Tensor, data, node) -> Tensor:
     """Wrap a product of ``a`` and ``b``; record ``node``; push tangents through ``op``."""
     r = _wrap(data, a._dtype, a._device)
     if _gm.enabled and (a._rg or b._rg):
-        record(node, (a, b), r, (a, b))
+        if node is _Mm:
+            record(node, (a, b), r, _factors(a, b), layouts=_layouts(a, b))
+        else:
+            record(node, (a, b), r, _factors(a, b))
     if _fw_state.level and (a._fw is not None or b._fw is not None):
         r._fw = on_primals(_product_jvp, node.op, a, b)
         _register(r)
@@ -125,18 +144,24 @@ def _product_jvp(op, a, b):
 # ---- mm / mv / dot / vdot -------------------------------------------------------------------------------
 def _mm_vjp(node, g):
     a, b = node.saved()
+    a_cm, b_cm = node.layouts
     # no graph of the backward and no profiler/exporter watching its mm ops: on arrays
-    if not _gm.enabled and not op_watch._watchers and _real_dense(g, a, b):
+    if not _gm.enabled and not op_watch._watchers and _real_dense(node, g, a, b):
         return _mm_arrays(node, g, a, b)
-    return (_mat1_grad_op(g, a, b) if _need(node, 0) else None), (
-        _mat2_grad_op(g, a, b) if _need(node, 1) else None
+    return (_mat1_grad_op(g, a_cm, b) if _need(node, 0) else None), (
+        _mat2_grad_op(g, a, b_cm) if _need(node, 1) else None
     )
 
 
-def _mm_arrays(node, g, a, b):
-    xp, gd, ad, bd = xp_for(g), g._data, a._data, b._data
-    ga = _wrap(_mat1_grad(xp, gd, ad, bd), a._dtype, a._device) if _need(node, 0) else None
-    gb = _wrap(_mat2_grad(xp, gd, ad, bd), b._dtype, b._device) if _need(node, 1) else None
+def _mm_arrays(node, g, a, b, first=0):
+    """The gradients of ``a`` and ``b`` (the node's inputs ``first`` and ``first + 1``) on
+    arrays; a factor is None where its gradient is not needed (and it was not saved)."""
+    xp, gd, (a_cm, b_cm) = xp_for(g), g._data, node.layouts
+    ga = gb = None
+    if _need(node, first):
+        ga = _wrap(_mat1_grad(xp, gd, a_cm, b._data), b._dtype, b._device)
+    if _need(node, first + 1):
+        gb = _wrap(_mat2_grad(xp, gd, a._data, b_cm), a._dtype, a._device)
     return ga, gb
 
 
@@ -147,18 +172,19 @@ def _column_major(m) -> bool:
     return m.ndim == 2 and m.strides[0] == m.itemsize and m.strides[1] == m.shape[0] * m.itemsize
 
 
-def _mat1_grad(xp, gd, ad, bd):
-    """``g @ mat2.T``; for a column-major mat1, in its layout (PyTorch's mm_mat1_backward)."""
-    if _column_major(ad):
+def _mat1_grad(xp, gd, a_cm, bd):
+    """``g @ mat2.T``; for a column-major mat1 (``a_cm``), in its layout (PyTorch's
+    mm_mat1_backward)."""
+    if a_cm:
         return _matmul_array(xp, bd, gd.T).T
     return _matmul_array(xp, gd, bd.T)
 
 
-def _mat2_grad(xp, gd, ad, bd):
-    """``mat1.T @ g``; for a column-major mat2 (linear's ``weight.t()``), in its layout, as
-    PyTorch's mm_mat2_backward computes it: transposed back, it is the weight's C-contiguous
-    gradient, which AccumulateGrad keeps without a copy."""
-    if _column_major(bd):
+def _mat2_grad(xp, gd, ad, b_cm):
+    """``mat1.T @ g``; for a column-major mat2 (``b_cm``; linear's ``weight.t()``), in its
+    layout, as PyTorch's mm_mat2_backward computes it: transposed back, it is the weight's
+    C-contiguous gradient, which AccumulateGrad keeps without a copy."""
+    if b_cm:
         return _matmul_array(xp, gd.T, ad).T
     return _matmul_array(xp, ad.T, gd)
 
@@ -168,14 +194,14 @@ def _mat2_grad(xp, gd, ad, bd):
 # bits on any BLAS (OpenBLAS's kernels give ``A.T @ B`` and ``(B.T @ A).T`` other last bits:
 # its AVX2 "Haswell" set for many shapes, its AVX-512 set for a few), with PyTorch's transposes
 # in the double-backward graph.
-def _mat1_grad_op(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
-    if _column_major(a._data):
+def _mat1_grad_op(g: Tensor, a_cm: bool, b: Tensor) -> Tensor:
+    if a_cm:
         return b.conj().mm(g.t()).t()
     return g.mm(_h(b))
 
 
-def _mat2_grad_op(g: Tensor, a: Tensor, b: Tensor) -> Tensor:
-    if _column_major(b._data):
+def _mat2_grad_op(g: Tensor, a: Tensor, b_cm: bool) -> Tensor:
+    if b_cm:
         return g.t().mm(a.conj()).t()
     return _h(a).mm(g)
 
@@ -338,6 +364,13 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
 
 
 _Mm.op, _Mv.op, _Dot.op, _Vdot.op, _Bmm.op = mm, mv, dot, vdot, bmm
+# grad_fn._saved_<name>: PyTorch's argument names (None for a factor no gradient needs)
+_Mm.saved_names, _Mv.saved_names, _Bmm.saved_names = (
+    ("self", "mat2"),
+    ("self", "vec"),
+    ("self", "mat2"),
+)
+_Dot.saved_names, _Vdot.saved_names = ("self", "tensor"), ("self", "other")
 
 
 # ---- matmul ---------------------------------------------------------------------------------------------
@@ -514,19 +547,24 @@ def _scaled(t, s):
 
 
 def _fused_vjp(node, g):
-    a, b = node.saved()  # input itself is not needed (PyTorch does not save it either)
-    if node.on_arrays and not _gm.enabled and not op_watch._watchers and _real_dense(g, a, b):
+    # input itself is not needed (PyTorch does not save it either); each factor is saved only
+    # for the other's gradient (``_factors``)
+    a, b = node.saved()
+    if node.on_arrays and not _gm.enabled and not op_watch._watchers and _real_dense(node, g, a, b):
         return _addmm_arrays(node, g, a, b)
     gi = _scaled(g, node.beta) if _need(node, 0) else None
-    ga = _scaled(node.grad_a(g, a, b), node.alpha) if _need(node, 1) else None
-    gb = _scaled(node.grad_b(g, a, b), node.alpha) if _need(node, 2) else None
+    ga = _scaled(node.grad_a(node, g, b), node.alpha) if _need(node, 1) else None
+    gb = _scaled(node.grad_b(node, g, a), node.alpha) if _need(node, 2) else None
     return gi, ga, gb
 
 
-def _real_dense(g, a, b) -> bool:
+def _real_dense(node, g, a, b) -> bool:
+    """Whether a product node's backward may run on arrays: real float32/float64 factors of
+    one dtype, dense (``a`` or ``b`` is None when not saved)."""
+    dt = node._shapes[-1][1]
     return (
-        a._dtype in _REAL and b._dtype is a._dtype and g._dtype is a._dtype
-        and a._device.type != "meta" and not (a.is_sparse or b.is_sparse or g.is_sparse)
+        dt in _REAL and node._shapes[-2][1] is dt and g._dtype is dt and g._device.type != "meta"
+        and not g.is_sparse and not (a is not None and a.is_sparse or b is not None and b.is_sparse)
     )  # fmt: skip
 
 
@@ -541,10 +579,7 @@ def _addmm_arrays(node, g, a, b):
     if _need(node, 0):  # the bias's gradient summed to its shape here, not by the engine
         gi = _wrap(_sum_to_array(xp, gd if node.beta == 1 else gd * node.beta, node._shapes[0][0]),
                    g._dtype, g._device)  # fmt: skip
-    if _need(node, 1):
-        ga = _wrap(_mat1_grad(xp, gd, a._data, b._data), a._dtype, a._device)
-    if _need(node, 2):
-        gb = _wrap(_mat2_grad(xp, gd, a._data, b._data), b._dtype, b._device)
+    ga, gb = _mm_arrays(node, g, a, b, first=1)
     if node.alpha != 1:
         ga, gb = (None if t is None else t * node.alpha for t in (ga, gb))
     return gi, ga, gb
@@ -635,7 +670,13 @@ def _fused(name, node, input, m1, m2, beta, alpha, out, dtype=None):
         data = xp.asarray(data, dt.np)
     r = _wrap(data, dt, device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
-        record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
+        if node.on_arrays:  # addmm: mm's backward, which needs the factors' layouts
+            layouts = _layouts(m1, m2)
+            record(
+                node, (input, m1, m2), r, _factors(m1, m2), beta=beta, alpha=alpha, layouts=layouts
+            )
+        else:
+            record(node, (input, m1, m2), r, _factors(m1, m2), beta=beta, alpha=alpha)
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
         r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
         _register(r)
@@ -661,14 +702,20 @@ def _fused_half(name, node, input, m1, m2, beta, alpha, out):
     data = r32._data.astype(m1._data.dtype)
     r = _wrap(data, m1._dtype, m1._device)
     if _gm.enabled and (input._rg or m1._rg or m2._rg):
-        record(node, (input, m1, m2), r, (m1, m2), beta=beta, alpha=alpha)
+        record(node, (input, m1, m2), r, _factors(m1, m2), beta=beta, alpha=alpha,
+               layouts=_layouts(m1, m2))  # fmt: skip
     if _fw_state.level and any(t._fw is not None for t in (input, m1, m2)):
         r._fw = on_primals(_fused_jvp, node, input, m1, m2, beta, alpha, r.shape)
         _register(r)
     return r if out is None else write_out(out, r, name, OUT_EXACT)
 
 
-_Addmm = _fused_node("AddmmBackward0", mm, _mat1_grad_op, _mat2_grad_op)
+_Addmm = _fused_node(
+    "AddmmBackward0",
+    mm,
+    lambda node, g, b: _mat1_grad_op(g, node.layouts[0], b),
+    lambda node, g, a: _mat2_grad_op(g, a, node.layouts[1]),
+)
 _Addmm.on_arrays = True  # real dense operands: the backward on arrays (_addmm_arrays)
 
 
@@ -697,7 +744,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 
 _Addmv = _fused_node(
-    "AddmvBackward0", mv, lambda g, m, v: outer(g, _conj(v)), lambda g, m, v: _h(m).mv(g)
+    "AddmvBackward0", mv, lambda node, g, v: outer(g, _conj(v)), lambda node, g, m: _h(m).mv(g)
 )
 
 
@@ -717,8 +764,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 _Addr = _fused_node(
     "AddrBackward0",
     outer,
-    lambda g, a, b: g.mv(_conj(b)),
-    lambda g, a, b: _h(g).mv(a).conj() if g.is_complex() else g.t().mv(a),
+    lambda node, g, b: g.mv(_conj(b)),
+    lambda node, g, a: _h(g).mv(a).conj() if g.is_complex() else g.t().mv(a),
 )
 
 
@@ -743,7 +790,7 @@ def _check_baddbmm(name, input, b1, b2):
 
 
 _Baddbmm = _fused_node(
-    "BaddbmmBackward0", bmm, lambda g, a, b: g.bmm(_h(b)), lambda g, a, b: _h(a).bmm(g)
+    "BaddbmmBackward0", bmm, lambda node, g, b: g.bmm(_h(b)), lambda node, g, a: _h(a).bmm(g)
 )
 
 
@@ -759,11 +806,11 @@ def _bmm_sum(a, b):
     return bmm(a, b).sum(0)
 
 
-def _addbmm_grad_a(g, a, b):
-    return g.unsqueeze(0).expand(a._data.shape[0], *g.shape).bmm(_h(b))
+def _addbmm_grad_a(node, g, b):
+    return g.unsqueeze(0).expand(b._data.shape[0], *g.shape).bmm(_h(b))
 
 
-def _addbmm_grad_b(g, a, b):
+def _addbmm_grad_b(node, g, a):
     return _h(a).bmm(g.unsqueeze(0).expand(a._data.shape[0], *g.shape))
 
 
@@ -782,6 +829,14 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     _check_bmm(batch1, batch2)
     _check_baddbmm("addbmm", input, batch1, batch2)
     return _fused("addbmm", _Addbmm, input, batch1, batch2, beta, alpha, out)
+
+
+_Addmm.saved_names, _Addmv.saved_names, _Addr.saved_names = (
+    ("mat1", "mat2"),
+    ("mat", "vec"),
+    ("vec1", "vec2"),
+)
+_Baddbmm.saved_names = _Addbmm.saved_names = ("batch1", "batch2")
 
 
 # ---- kron / trace / vander ---------------------------------------------------------------------------------

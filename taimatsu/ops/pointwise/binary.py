@@ -15,7 +15,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
-from ...autograd.graph import node_class
+from ...autograd.graph import Node, node_class
 from ...backend.float32_math import glibc, run2
 from ...backend.float32_math.atan2 import atan2f
 from ...backend.float32_math.primitives import fma
@@ -32,6 +32,7 @@ from .._dispatch import (
     cpp_name,
     inplace,
     need_tensor,
+    only_needed,
     record,
     result_dtype,
     write_out,
@@ -61,7 +62,7 @@ def _run(f, xp, xa, xb, a, b, narrow=None):
 
 
 def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
-           scalar_node=None, check=None, opmath=False):  # fmt: skip
+           scalar_node=None, check=None, opmath=False, needs=None):  # fmt: skip
     """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
     promote to the default float dtype) or 'bool' (comparisons).
 
@@ -73,12 +74,19 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     edge (``x % 2`` is RemainderBackward0, ``x % y`` RemainderBackward1). Without it a Python
     scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
     ``check(dtype)`` raises PyTorch's error for a promoted dtype the op refuses (complex).
+
+    ``needs``: for each entry of ``saves``, the input (0 or 1) whose gradient reads it, or None
+    when every gradient does. PyTorch saves a tensor only when a gradient that reads it will be
+    computed: in ``x * w`` with only ``w`` requiring grad, ``w`` is not saved and may change in
+    place before the backward (``grad_fn._saved_other`` is None).
     """
     Node = node_class(node or _camel(name) + "Backward0", vjp) if vjp is not None else None
     ScalarNode = node_class(scalar_node, vjp) if scalar_node is not None else None
     if Node is not None:
         Node.scalar = None  # class default: a node of two tensors needs no per-node attribute
         Node.pack_reversed = True  # saved-tensor hooks see other, then self, as in PyTorch
+        if 1 in saves:
+            Node._saved_attribute = _saved_or_wrapped
     names = tuple({0: "self", 1: "other", "out": "result"}[i] for i in saves)
     for cls in (Node, ScalarNode):
         if cls is not None:
@@ -126,7 +134,11 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         )
         res = _wrap(r, D.bool if bool_result else dt, device)
         if Node is not None and _gm.enabled and (input._rg or ob is not None and ob._rg):
-            if save_inputs:
+            if needs is not None:
+                saved = only_needed(
+                    [res if i == "out" else (input, ob)[i] for i in saves], (input, ob), needs
+                )
+            elif save_inputs:
                 saved = (input, ob)
             else:
                 saved = tuple([res if i == "out" else (input, ob)[i] for i in saves])
@@ -174,11 +186,29 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         )
         if fast is not None and check is not None:
             check(self._dtype)
-        return inplace(self, functional, (other,), saves_self and 0 in saves, fast)
+        keep = saves_self and 0 in saves  # self's old value is saved: snapshot it first
+        if keep and needs is not None and needs[saves.index(0)] is not None:
+            keep = (self, other)[needs[saves.index(0)]]._rg if isinstance(other, Tensor) else False
+        return inplace(self, functional, (other,), keep, fast)
 
     op.__name__ = op.__qualname__ = name
     op_.__name__ = op_.__qualname__ = name + "_"
     return op, op_
+
+
+def _saved_or_wrapped(node, i: int, raw: bool):
+    """``grad_fn._saved_other`` of ``x * 2``: PyTorch's wrapped number, a 0-d tensor of the
+    scalar's own type (int64, float64, complex128, bool), kept as the node's ``scalar``."""
+    r = Node._saved_attribute(node, i, raw)
+    if r is None and not raw and node.scalar is not None and node.saved_names[i] == "other":
+        from ..creation.factories import scalar_tensor
+
+        v = node.scalar
+        dtype = D.bool if isinstance(v, bool) else D.int64 if isinstance(v, int) else None
+        return scalar_tensor(
+            v, dtype=dtype or (D.complex128 if isinstance(v, complex) else D.float64)
+        )
+    return r
 
 
 def _broadcast_shape(a, b) -> tuple:
@@ -608,7 +638,9 @@ def _mul_jvp(a, b, out, ta, tb):
     return r
 
 
-mul, mul_ = binary("mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply", opmath=True)
+mul, mul_ = binary(
+    "mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply", opmath=True, needs=(1, 0)
+)
 multiply, multiply_ = mul, mul_
 
 
@@ -635,7 +667,14 @@ def _true_divide(xp, a, b):
 
 
 _true_div, _true_div_ = binary(
-    "div", _true_divide, _div_vjp, _div_jvp, kind="float", ufunc="true_divide", opmath=True
+    "div",
+    _true_divide,
+    _div_vjp,
+    _div_jvp,
+    kind="float",
+    ufunc="true_divide",
+    opmath=True,
+    needs=(1, None),
 )
 
 
@@ -682,6 +721,7 @@ def _floor_div(xp, a, b):
 
 
 def _zero_vjp2(node, g):
+    node.saved()  # unpacked as PyTorch unpacks them: raises if one changed in place since
     z = g * 0.0
     return z, (z if _gb(node) else None)
 
@@ -707,7 +747,7 @@ _trunc_divide, _ = binary(
     _zero_vjp2,
     _zero_jvp,
     node="DivBackward2",
-    saves=(),
+    needs=(1, None),  # saved as for true division (the zero gradients read neither)
     opmath=True,
     check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT),
 )
@@ -717,7 +757,7 @@ _floor_divide, _ = binary(
     _zero_vjp2,
     _zero_jvp,
     node="DivBackward2",
-    saves=(),
+    needs=(1, None),  # saved as for true division (the zero gradients read neither)
     opmath=True,
     check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
 )
@@ -769,7 +809,8 @@ def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _true_div_(self, other)
     _shape_first(self, other)
-    return inplace(self, lambda s, o: div(s, o, rounding_mode=rounding_mode), (other,), False)
+    keep = isinstance(other, Tensor) and other._rg  # self's old value, saved for other's gradient
+    return inplace(self, lambda s, o: div(s, o, rounding_mode=rounding_mode), (other,), keep)
 
 
 divide, divide_, true_divide, true_divide_ = div, div_, _true_div, _true_div_
@@ -833,6 +874,7 @@ _remainder_op, remainder_ = binary(
     _remainder_jvp,
     node="RemainderBackward1",
     scalar_node="RemainderBackward0",
+    needs=(1, 1),  # only the divisor's gradient reads self and other
     check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 # remainder(number, tensor) (``2 % x``) is a separate PyTorch overload without a derivative.
@@ -866,6 +908,7 @@ fmod, fmod_ = binary(
     _fmod_jvp,
     node="FmodBackward1",
     scalar_node="FmodBackward0",
+    needs=(1, 1),  # only the divisor's gradient reads self and other
     check=not_implemented("fmod_cpu", D.COMPLEX, D.SHELL_UINT),
 )
 
@@ -968,6 +1011,7 @@ hypot, hypot_ = _tensor_operands(
         _hypot_vjp,
         _hypot_jvp,
         saves=(0, 1, "out"),
+        needs=(0, 1, None),
         check=not_implemented("hypot_cpu", D.COMPLEX, D.INT, D.BOOL, D.SHELL_UINT),
     ),
 )

@@ -19,14 +19,15 @@ from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.primitives import fma
 from ...backend.fp_errors import loud, quiet
-from .._dispatch import broadcast_error, record, write_out
+from .._dispatch import broadcast_error, only_needed, record, write_out
 from ..arg_types import python_int_range
 from .binary import _broadcast_shape
 from .common import _conj
 
 
-def _fused(Node, inputs, compute, saved=(), **attrs):
-    """``compute()`` without recording, then one ``Node`` over ``inputs`` (None for scalars)."""
+def _fused(Node, inputs, compute, saved=(), needs=None, **attrs):
+    """``compute()`` without recording, then one ``Node`` over ``inputs`` (None for scalars).
+    ``needs``: which inputs' gradients read each saved tensor (``only_needed``)."""
     token = quiet()  # inf * 0, inf - inf: NaN, silently as in PyTorch
     try:
         with no_grad():
@@ -34,7 +35,9 @@ def _fused(Node, inputs, compute, saved=(), **attrs):
     finally:
         loud(token)
     if _gm.enabled and any(t is not None and t._rg for t in inputs):
-        record(Node, inputs, res, saved(res) if callable(saved) else saved, **attrs)
+        saved = saved(res) if callable(saved) else saved
+        record(Node, inputs, res, saved if needs is None else only_needed(saved, inputs, needs),
+               **attrs)  # fmt: skip
     return res
 
 
@@ -53,8 +56,8 @@ def _as_tensor(x, like):
 
 # ---- copysign ---------------------------------------------------------------------------------------
 def _copysign_vjp(node, g):
-    x, out = node.saved()
-    gx = g * (out / x).masked_fill(x == 0, 0.0)
+    x, out = node.saved()  # saved only when input requires grad
+    gx = g * (out / x).masked_fill(x == 0, 0.0) if _needs(node, 0) else None
     return (
         (gx,)
         if len(node.next_functions) == 1
@@ -64,6 +67,7 @@ def _copysign_vjp(node, g):
 
 _Copysign = node_class("CopysignBackward0", _copysign_vjp)
 _CopysignScalar = node_class("CopysignBackward1", _copysign_vjp)
+_Copysign.saved_names = _CopysignScalar.saved_names = ("self", "result")
 
 
 def copysign(input, other, *, out=None):
@@ -81,7 +85,7 @@ def copysign(input, other, *, out=None):
 
     node = _Copysign if isinstance(other, Tensor) else _CopysignScalar
     inputs = (input, other) if isinstance(other, Tensor) else (input,)
-    res = _fused(node, inputs, compute, lambda res: (input, res))
+    res = _fused(node, inputs, compute, lambda res: (input, res), needs=(0, None))
     return res if out is None else write_out(out, res, "copysign")
 
 
@@ -227,7 +231,7 @@ def logit(input, eps=None, *, out=None):
 def _lerp_vjp(node, g):
     s, e, w = node.saved()
     # Complex inputs: the partials are conjugated (PyTorch's conjugate Wirtinger gradient).
-    if w is None:  # Python-number weight
+    if len(node.next_functions) == 2:  # Python-number weight
         w = _conj(node.weight)
         return (g * (1 - w) if _needs(node, 0) else None), (g * w if _needs(node, 1) else None)
     return (
@@ -239,6 +243,7 @@ def _lerp_vjp(node, g):
 
 _Lerp0 = node_class("LerpBackward0", _lerp_vjp)
 _Lerp1 = node_class("LerpBackward1", _lerp_vjp)
+_Lerp1.saved_names = ("self", "end", "weight")
 
 
 def _fma32(x, y, z):
@@ -335,6 +340,7 @@ def lerp(input, end, weight, *, out=None):
             (input, end, weight),
             lambda: _lerp_values(input, end, weight),
             (input, end, weight),
+            needs=(2, 2, None),
         )
     else:
         res = _fused(
@@ -369,6 +375,7 @@ def _addcdiv_vjp(node, g):
 
 _Addcmul = node_class("AddcmulBackward0", _addcmul_vjp)
 _Addcdiv = node_class("AddcdivBackward0", _addcdiv_vjp)
+_Addcmul.saved_names = _Addcdiv.saved_names = ("tensor1", "tensor2")
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -387,7 +394,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         v1 = tensor1 if value == 1 else tensor1 * value
         return _fma32(v1, tensor2, input)
 
-    res = _fused(_Addcmul, (input, tensor1, tensor2), compute, (tensor1, tensor2), value=value)
+    res = _fused(_Addcmul, (input, tensor1, tensor2), compute, (tensor1, tensor2), needs=(2, 1),
+                 value=value)  # fmt: skip
     return res if out is None else write_out(out, res, "addcmul")
 
 
@@ -413,7 +421,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         q = (tensor1 if value == 1 else tensor1 * value) / tensor2
         return input + q
 
-    res = _fused(_Addcdiv, (input, tensor1, tensor2), compute, (tensor1, tensor2), value=value)
+    res = _fused(_Addcdiv, (input, tensor1, tensor2), compute, (tensor1, tensor2),
+                 needs=(2, (1, 2)), value=value)  # fmt: skip
     return res if out is None else write_out(out, res, "addcdiv")
 
 

@@ -148,7 +148,7 @@ clip = clamp
 
 def clamp_(self, min=None, max=None):  # noqa: A002
     _check_clamp_cast(self, min, max)
-    return inplace(self, lambda s: clamp(s, min, max), (), True)
+    return inplace(self, clamp, (min, max), True)  # tensor bounds are inputs of the graph too
 
 
 def _check_clamp_cast(self, *bounds):
@@ -194,12 +194,12 @@ def clamp_max(input, max, *, out=None):  # noqa: A002
 
 def clamp_min_(self, min):  # noqa: A002
     _check_clamp_cast(self, min)
-    return inplace(self, lambda s: clamp_min(s, min), (), True)
+    return inplace(self, clamp_min, (min,), True)  # a tensor bound is an input of the graph too
 
 
 def clamp_max_(self, max):  # noqa: A002
     _check_clamp_cast(self, max)
-    return inplace(self, lambda s: clamp_max(s, max), (), True)
+    return inplace(self, clamp_max, (max,), True)
 
 
 def _where_vjp(node, g):
@@ -377,4 +377,5 @@ def masked_fill_(self, mask, value):
             raise RuntimeError(
                 f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
             )
-    return inplace(self, lambda s: masked_fill(s, mask, value), (), False)
+    # a tensor value is an input of the graph too
+    return inplace(self, lambda s, v: masked_fill(s, mask, v), (value,), False)

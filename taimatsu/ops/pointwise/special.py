@@ -23,6 +23,7 @@ from .._dispatch import (
     _fw_state,
     binary_operands,
     inplace,
+    only_needed,
     record,
     result_dtype,
     scalar_name,
@@ -284,10 +285,11 @@ lcm, lcm_ = _int_binary("lcm", lambda xp, a, b: xp.lcm(a, b))
 
 # ---- ldexp, frexp ------------------------------------------------------------------------------------------
 def _ldexp_vjp(node, g):
-    x, e = node.saved()
-    p = _pow2(e, g.dtype).conj()  # conj: the conjugate Wirtinger gradient (complex inputs)
-    return (g * p if _needs(node, 0) else None), (
-        g * x.conj() * p * math.log(2) if _needs(node, 1) else None
+    # PyTorch saves other (for self's gradient) and the result, never self, so self may change
+    # in place before the backward; conj: the conjugate Wirtinger gradient (complex inputs)
+    e, out = node.saved()
+    return (g * _pow2(e, g.dtype).conj() if _needs(node, 0) else None), (
+        g * out.conj() * math.log(2) if _needs(node, 1) else None
     )
 
 
@@ -300,6 +302,7 @@ def _pow2(e, dtype):
 
 
 _Ldexp = node_class("LdexpBackward0", _ldexp_vjp)
+_Ldexp.saved_names = ("other", "result")
 
 
 @silent
@@ -330,7 +333,7 @@ def ldexp(input, other, *, out=None):
             r = xp.multiply(D.cast_array(input._data, dt.np), D.cast_array(p, dt.np))
         res = _wrap(D.cast_array(r, dt.np) if r.dtype != dt.np else r, dt, input._device)
     if _gm.enabled and (input._rg or other._rg):
-        record(_Ldexp, (input, other), res, (input, other))
+        record(_Ldexp, (input, other), res, only_needed((other, res), (input, other), (0, None)))
     if _fw_state.level and (input._fw is not None or other._fw is not None):
 
         def tangent(x, e, tx, te):
@@ -353,7 +356,7 @@ def ldexp(input, other, *, out=None):
 
 
 def ldexp_(self, other):
-    return inplace(self, ldexp, (other,), True)
+    return inplace(self, ldexp, (other,), False)  # (saves other and the result, not self)
 
 
 ldexp, ldexp_ = _tensor_operands("ldexp", ldexp, ldexp_)  # two tensors only, as in PyTorch

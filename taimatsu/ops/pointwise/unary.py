@@ -730,7 +730,10 @@ def nan_to_num_(self, nan: float = 0.0, posinf=None, neginf=None):
 
 
 def lerp_(self, end, weight):
-    return inplace(self, lambda s: lerp(s, end, weight), (), True)
+    # end and weight are the op's inputs too (a graph is recorded when only they need grad);
+    # self's old value is saved for weight's gradient
+    keep = isinstance(weight, Tensor) and weight._rg
+    return inplace(self, lerp, (end, weight), keep)
 
 
 @silent
@@ -757,7 +760,9 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
             return inplace(self, None, (), False, run)
         tmp = xp.multiply(t1, tensor2._data)
         return inplace(self, None, (), False, lambda: xp.add(self._data, tmp, out=self._data))
-    return inplace(self, lambda s: addcmul(s, tensor1, tensor2, value=value), (), False)
+    return inplace(  # (tensor1 and tensor2 are inputs of the graph too)
+        self, lambda s, t1, t2: addcmul(s, t1, t2, value=value), (tensor1, tensor2), False
+    )
 
 
 @silent
@@ -773,7 +778,9 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         # PyTorch's order: (value * tensor1) / tensor2, then + self.
         tmp = xp.divide(tensor1._data if value == 1 else tensor1._data * value, tensor2._data)
         return inplace(self, None, (), False, lambda: xp.add(self._data, tmp, out=self._data))
-    return inplace(self, lambda s: addcdiv(s, tensor1, tensor2, value=value), (), False)
+    return inplace(  # (tensor1 and tensor2 are inputs of the graph too)
+        self, lambda s, t1, t2: addcdiv(s, t1, t2, value=value), (tensor1, tensor2), False
+    )
 
 
 def _fits(self, *others):
@@ -802,7 +809,7 @@ def xlogy_(self, other):
 
 def copysign_(self, other):
     _shape_first(self, other)
-    return inplace(self, copysign, (other,), True)
+    return inplace(self, copysign, (other,), self._rg)  # self's old value: for its own gradient
 
 
 from . import fused as _fz  # noqa: E402 - the fused ops build on the ones above
