@@ -163,10 +163,13 @@ def _use_grad(step):
 
 
 def _with_hooks(step):
-    """Wrap a subclass's ``step`` so the global and per-optimizer step hooks run around it."""
+    """Wrap a class's ``step`` so the global and per-optimizer step hooks run around it. Hooks
+    see the call's positional arguments with the optimizer first (``(opt,)`` for ``step()``),
+    as PyTorch passes them, and may replace them."""
 
     @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(*args, **kwargs):
+        self = args[0]
         for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -175,7 +178,7 @@ def _with_hooks(step):
                         f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}."
                     )
                 args, kwargs = result
-        out = step(self, *args, **kwargs)
+        out = step(*args, **kwargs)
         for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
             hook(self, args, kwargs)
         return out
@@ -191,16 +194,14 @@ class Optimizer:
     parameter groups; ``defaults`` fills in the options a group leaves out.
     """
 
-    def __init_subclass__(cls, **kwargs):
-        # PyTorch patches each class's step on first construction; doing it when the class is
-        # defined is the same effect without touching classes at run time.
-        super().__init_subclass__(**kwargs)
-        step = cls.__dict__.get("step")
-        if step is not None and not getattr(step, "hooked", False):
-            cls.step = _with_hooks(step)
-
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        # PyTorch wraps the step of an instance's class with the hooks when the first instance
+        # is made, unless the step it finds is wrapped already: a subclass whose step calls
+        # super().step() runs the hooks twice once an instance of the parent class exists.
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):
+            cls.step = _with_hooks(cls.step)
         self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
         self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()

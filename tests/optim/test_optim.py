@@ -393,6 +393,45 @@ def test_step_hooks():
     assert calls == ["global", "pre", "post", "post"]
 
 
+def _hook_program(T):
+    """What step hooks see, against PyTorch: the call's positional arguments with the optimizer
+    first; a subclass's step wrapped when its first instance is made, so a super().step() runs
+    the hooks again once the parent class has an instance of its own; new arguments from a
+    pre-hook reach the step."""
+    log = []
+    w = T.nn.Parameter(T.ones(2))
+
+    class Base(T.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        def step(self, closure=None):
+            log.append(("base step", closure))
+
+    class Child(Base):
+        def step(self, closure=None):
+            log.append("child step")
+            return super().step(closure)
+
+    def hook(o, args, kwargs):
+        log.append(("hook", len(args), args[0] is o, args[1:], kwargs))
+
+    c = Child([w])
+    c.register_step_pre_hook(hook)
+    c.register_step_post_hook(hook)
+    c.step()
+    c.step(closure=None)
+    Base([w])  # patches Base.step: Child's super().step() now runs the hooks too
+    c.step()
+    c.register_step_pre_hook(lambda o, a, k: ((o, "new"), {}))
+    c.step()
+    return log
+
+
+def test_step_hook_arguments(torch_oracle):
+    assert _hook_program(tm) == _hook_program(torch_oracle)
+
+
 def test_deepcopy_and_state_dict_roundtrip():
     x = tm.ones(3, requires_grad=True)
     opt = tm.optim.Adam([x], lr=0.1)
