@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from ..ops.creation import factories as _cr
-from .optimizer import Optimizer, _check_lr, _closure_loss, _nonneg, _step_tensor, _use_grad, _value
+from .optimizer import (
+    Optimizer,
+    _as_real,
+    _check_lr,
+    _closure_loss,
+    _nonneg,
+    _step_tensor,
+    _use_grad,
+    _value,
+)
 
 __all__ = ["Adagrad"]
 
@@ -64,6 +73,9 @@ class Adagrad(Optimizer):
                 if grad.is_sparse:
                     _sparse_update(p, grad, state_sum, clr, eps, weight_decay)
                     continue
+                if p.is_complex():
+                    p, grad, views = _as_real(p, grad, {"sum": state_sum})
+                    state_sum = views["sum"]
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 state_sum.addcmul_(grad, grad, value=1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..autograd import grad_mode
 from ..ops.creation.factories import zeros
+from ..ops.pointwise.complex import view_as_real
 from ..ops.shape.copies import cat
 from .optimizer import Optimizer, _check_lr, _value
 
@@ -145,14 +146,18 @@ class LBFGS(Optimizer):
         views = []
         for p in self._params:
             if p.grad is None:
-                views.append(zeros(p.numel(), dtype=p.dtype, device=p.device))
+                view = zeros(p.numel(), dtype=p.dtype, device=p.device)
             else:
-                views.append(p.grad.reshape(-1))
+                view = p.grad.reshape(-1)
+            # a complex parameter counts as twice as many reals, as in PyTorch
+            views.append(view_as_real(view).reshape(-1) if view.is_complex() else view)
         return cat(views, 0)
 
     def _add_grad(self, step_size, update) -> None:
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = view_as_real(p)
             n = p.numel()
             p.add_(update[offset : offset + n].view_as(p), alpha=_value(step_size))
             offset += n

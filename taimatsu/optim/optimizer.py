@@ -127,7 +127,23 @@ def _grads_and_state(optimizer, group, *moments, extra=()):
                 state[name] = _cr.zeros_like(p)
         if group["maximize"]:
             grad = -grad
+        if p.is_complex():
+            p, grad, state = _as_real(p, grad, state)
         yield p, grad, state
+
+
+def _as_real(p, grad, state: dict) -> tuple:
+    """A complex parameter, its gradient and its state tensors as real views (``view_as_real``:
+    each number a pair of reals), through which PyTorch's optimizers update it: Adam's second
+    moment is then the squares of the real and imaginary parts, not ``grad * grad``. The state
+    stays complex; the dict returned holds the views (the same 0-d counters)."""
+    from ..ops.pointwise.complex import view_as_real
+
+    views = {
+        k: view_as_real(v) if isinstance(v, Tensor) and v.is_complex() else v
+        for k, v in state.items()
+    }
+    return view_as_real(p), view_as_real(grad), views
 
 
 def _check_fused(fused, foreach, differentiable) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..ops.creation import factories as _cr
 from .optimizer import (
     Optimizer,
+    _as_real,
     _check_lr,
     _closure_loss,
     _step_tensor,
@@ -56,6 +57,9 @@ class Rprop(Optimizer):
                     grad = -grad
                 prev, step_size = state["prev"], state["step_size"]
                 state["step"] += 1
+                if p.is_complex():
+                    p, grad, views = _as_real(p, grad, {"prev": prev, "step_size": step_size})
+                    prev, step_size = views["prev"], views["step_size"]
                 sign = grad.mul(prev).sign()
                 sign[sign.gt(0)] = etaplus
                 sign[sign.lt(0)] = etaminus
