@@ -738,6 +738,8 @@ def _conform(node, i, g):
 
         g = sum_to(g, shape)
     if g._dtype is not dtype and dtype is not None:
+        if node.real_part and g._dtype.is_complex and not dtype.is_complex:
+            g = g.real
         g = g.to(dtype)
     return g
 

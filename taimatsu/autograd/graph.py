@@ -45,6 +45,9 @@ class Node:
     # without a full-size zero buffer; the engine uses it when no graph of the backward is built.
     _partial_vjp = None
     pack_reversed = False  # saved-tensor hooks pack the second saved tensor first (binary ops)
+    # the op's formula keeps the real part of a complex gradient for a real input (PyTorch's
+    # handle_r_to_c: add, sub, mul, div); other ops' gradients are cast, with a warning
+    real_part = False
     # PyTorch's names of the saved tensors by position (``grad_fn._saved_self``, ``_saved_other``,
     # ``_saved_result``) and of saved numbers by the node attribute holding them
     saved_names: tuple = ()

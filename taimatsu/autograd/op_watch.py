@@ -210,9 +210,7 @@ def _site_table() -> dict:
             aten = _ATEN.get(name, name.lstrip("_"))
             if name.startswith("__") or aten not in public:
                 continue
-            if module.startswith("taimatsu._tensor.conversions") and not name.startswith(
-                "new_"
-            ):
+            if module.startswith("taimatsu._tensor.conversions") and not name.startswith("new_"):
                 aten = "to"  # .float(), .long(), .cpu(), .to(...): aten::to in PyTorch
             code = fn.__code__
             cells = tuple(id(c.cell_contents) for c in fn.__closure__ or ())

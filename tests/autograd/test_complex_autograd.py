@@ -83,3 +83,21 @@ def test_abs_of_complex_into_out(out_dtype):
         assert res[0] == res[1]
     else:
         np.testing.assert_array_equal(res[0], res[1])
+
+
+def test_real_input_of_complex_arithmetic_gets_the_real_part_silently():
+    """add/sub/mul/div keep the real part of a complex gradient for a real input in their own
+    formula (PyTorch's handle_r_to_c): no 'discards the imaginary part' warning."""
+    import warnings
+
+    res = []
+    for T in (taimatsu, torch):
+        p = T.tensor([1 + 2j, -0.5 + 1j], requires_grad=True)
+        q = T.tensor([2.0, 3.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            (p * q + q - q / p + p / q - 2 * q).abs().sum().backward()
+        res.append((q.grad.dtype == T.float32, q.grad.numpy(), p.grad.numpy()))
+    assert res[0][0] and res[1][0]
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-6)
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-6)

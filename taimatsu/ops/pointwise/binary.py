@@ -62,7 +62,7 @@ def _run(f, xp, xa, xb, a, b, narrow=None):
 
 
 def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0, 1), ufunc=None, saves_self=True,
-           scalar_node=None, check=None, opmath=False, needs=None):  # fmt: skip
+           scalar_node=None, check=None, opmath=False, needs=None, real_part=False):  # fmt: skip
     """Declare ``name(input, other)``; ``kind`` is None (promoted dtype), 'float' (integers
     promote to the default float dtype) or 'bool' (comparisons).
 
@@ -75,6 +75,9 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     scalar is a wrapped 0-d tensor, as for add/mul/div (``x * 2``: MulBackward0, edges (x, None)).
     ``check(dtype)`` raises PyTorch's error for a promoted dtype the op refuses (complex).
 
+    ``real_part``: the complex gradient of a real input is its real part, silently (PyTorch's
+    handle_r_to_c in the formula; other ops' gradients are cast with a warning).
+
     ``needs``: for each entry of ``saves``, the input (0 or 1) whose gradient reads it, or None
     when every gradient does. PyTorch saves a tensor only when a gradient that reads it will be
     computed: in ``x * w`` with only ``w`` requiring grad, ``w`` is not saved and may change in
@@ -85,6 +88,7 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     if Node is not None:
         Node.scalar = None  # class default: a node of two tensors needs no per-node attribute
         Node.pack_reversed = True  # saved-tensor hooks see other, then self, as in PyTorch
+        Node.real_part = real_part
         if 1 in saves:
             Node._saved_attribute = _saved_or_wrapped
     names = tuple({0: "self", 1: "other", "out": "result"}[i] for i in saves)
@@ -393,6 +397,7 @@ _RsubNode = node_class("RsubBackward0", lambda node, g: (g * -node.alpha, g if _
 _RsubScalarNode = node_class("RsubBackward1", lambda node, g: (g * -node.alpha,))
 for _n in (_AddNode, _SubNode, _RsubNode, _RsubScalarNode):
     _n.alpha = 1  # class default: the common alpha == 1 needs no per-node attribute
+    _n.real_part = True
 
 _BOOL_SUB = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
@@ -639,7 +644,14 @@ def _mul_jvp(a, b, out, ta, tb):
 
 
 mul, mul_ = binary(
-    "mul", _xp_multiply, _mul_vjp, _mul_jvp, ufunc="multiply", opmath=True, needs=(1, 0)
+    "mul",
+    _xp_multiply,
+    _mul_vjp,
+    _mul_jvp,
+    ufunc="multiply",
+    opmath=True,
+    needs=(1, 0),
+    real_part=True,
 )
 multiply, multiply_ = mul, mul_
 
@@ -675,6 +687,7 @@ _true_div, _true_div_ = binary(
     ufunc="true_divide",
     opmath=True,
     needs=(1, None),
+    real_part=True,
 )
 
 
