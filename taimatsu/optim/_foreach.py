@@ -97,8 +97,11 @@ class FlatGroup:
         """The flat buffer of state ``name``; ``state[name]`` of each parameter is its slice.
 
         Where the state tensors are no longer the slices bound last time (the first step,
-        ``load_state_dict``, a user's replacement), a new buffer is filled from their values
-        (zeros where a parameter has none yet) and the slices bound.
+        ``load_state_dict``, a user's replacement, another set of parameters with gradients),
+        a new buffer is filled from their values (zeros where a parameter has none yet) and
+        the slices bound. A state tensor that already exists keeps its identity, as in PyTorch
+        (a reference to ``optimizer.state[p]["exp_avg"]`` follows the steps): its memory moves
+        into the buffer. (A view taken of it before then keeps the old memory.)
         """
         bound = self.bound.get(name)
         if (
@@ -114,10 +117,14 @@ class FlatGroup:
             old = s.get(name)
             seg[...] = 0 if old is None else old._data.reshape(-1)
             view = seg.reshape(p._data.shape)
-            t = _wrap(view, self.dtype, self.device)
-            if old is not None:
-                t._vc = [old._vc[0]]  # the state tensor keeps its version count
-            s[name] = t
+            if _movable(old, view, self):
+                old._data = view
+                t = old
+            else:
+                t = _wrap(view, self.dtype, self.device)
+                if old is not None:
+                    t._vc = [old._vc[0]]  # the state tensor keeps its version count
+                s[name] = t
             tensors.append(t)
             arrays.append(view)
         self.bound[name] = (tensors, arrays)
@@ -133,6 +140,16 @@ class FlatGroup:
     def bump_params(self, times: int) -> None:
         for p in self.params:
             p._vc[0] += times
+
+
+def _movable(old, view, fg: FlatGroup) -> bool:
+    """Whether state tensor ``old`` can take ``view`` of the flat buffer as its memory: a plain
+    tensor of the group's dtype, device and shape, not a view of another tensor."""
+    return (
+        old is not None and old.__class__ is Tensor and old._base is None
+        and old._dtype is fg.dtype and old._device == fg.device
+        and old._data.shape == view.shape and not old._rg
+    )  # fmt: skip
 
 
 def flat_group(optimizer, index: int, params: list) -> FlatGroup:

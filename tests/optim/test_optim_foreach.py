@@ -121,6 +121,46 @@ def test_state_tensors_are_live_slices():
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def _identity_program(T, name, kw, key):
+    """References to state tensors held across steps in which the set of parameters with a
+    gradient changes, and across load_state_dict: they stay the state and follow the steps."""
+    a = T.nn.Parameter(T.ones(3))
+    b = T.nn.Parameter(T.ones(2))
+    opt = getattr(T.optim, name)([a, b], lr=0.1, **kw)
+    out = []
+    a.grad, b.grad = T.ones(3), T.ones(2)
+    opt.step()
+    ra, rb = opt.state[a][key], opt.state[b][key]
+    b.grad = None
+    opt.step()
+    out.append((opt.state[a][key] is ra, ra.tolist()))
+    a.grad, b.grad = T.full((3,), 0.5), T.full((2,), 2.0)
+    opt.step()
+    out.append((opt.state[a][key] is ra, opt.state[b][key] is rb, ra.tolist(), rb.tolist()))
+    opt.load_state_dict(opt.state_dict())
+    la = opt.state[a][key]
+    opt.step()
+    out.append((opt.state[a][key] is la, la.tolist()))
+    return out
+
+
+@pytest.mark.parametrize(
+    "name,kw,key",
+    [("SGD", {"momentum": 0.9}, "momentum_buffer"), ("Adam", {}, "exp_avg"),
+     ("AdamW", {"amsgrad": True}, "max_exp_avg_sq"), ("SGD", {"momentum": 0.9, "fused": True}, "momentum_buffer")],
+    ids=str,
+)  # fmt: skip
+def test_state_tensors_keep_their_identity(name, kw, key):
+    got, want = _identity_program(tm, name, kw, key), _identity_program(torch, name, kw, key)
+    assert [g[:-1] if len(g) == 2 else g[:2] for g in got] == [
+        w[:-1] if len(w) == 2 else w[:2] for w in want
+    ]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in g if isinstance(x, list)]),
+                                   np.concatenate([np.ravel(x) for x in w if isinstance(x, list)]),
+                                   rtol=1e-6)  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "name,flags",
     [
