@@ -18,6 +18,11 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """Adadelta (Zeiler): ``delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g``."""
 
+    _capturable_message = {
+        False: ("params and state_steps", False),
+        True: ("params and state_steps", False),
+    }  # noqa: RUF012
+
     def __init__(
         self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
         maximize=False, differentiable=False,

@@ -43,11 +43,13 @@ class Adam(Optimizer):
         foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
         decoupled_weight_decay=False,
     ) -> None:  # fmt: skip
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError(_TENSOR_WITH_FOREACH.format("lr"))
         _check_lr(lr)
         _nonneg("epsilon", eps)
         _check_betas(betas)
         _nonneg("weight_decay", weight_decay)
-        betas = tuple(_value(b) for b in betas)
+        betas = _tensor_or_float_betas(betas, foreach, capturable)
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad, "maximize": maximize,
             "foreach": foreach, "capturable": capturable, "differentiable": differentiable, "fused": fused,
@@ -67,7 +69,10 @@ class Adam(Optimizer):
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for i, group in enumerate(self.param_groups):
-            if not (use_flat(group) and self._flat_step(i, group)):
+            if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
+                _late_tensor_lr(self, group)
+            # (capturable: the single-tensor step, which checks the devices as PyTorch does)
+            if group["capturable"] or not (use_flat(group) and self._flat_step(i, group)):
                 self._single_step(group)
         return loss
 
@@ -115,6 +120,38 @@ class Adam(Optimizer):
         return True
 
 
+_TENSOR_WITH_FOREACH = "{} as a Tensor is not supported for capturable=False and foreach=True"
+
+
+def _tensor_or_float_betas(betas, foreach, capturable) -> tuple:
+    """PyTorch's checks of ``betas``: both floats or both 1-element tensors (kept as 0-d
+    tensors in the group; the step reads their values)."""
+    both_float = isinstance(betas[0], float) and isinstance(betas[1], float)
+    if not (both_float or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    if both_float:
+        return tuple(betas)
+    for i, b in enumerate(betas):
+        if foreach and not capturable:
+            raise ValueError(_TENSOR_WITH_FOREACH.format(f"betas[{i}]"))
+        if b.numel() != 1:
+            raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    return tuple(b.squeeze() if b.dim() else b for b in betas)
+
+
+def _late_tensor_lr(optimizer, group) -> None:
+    """A tensor lr set on a foreach group after construction: PyTorch's error at the step, once
+    the first parameter with a gradient has its state."""
+    for p in group["params"]:
+        if p.grad is not None:
+            next(
+                _grads_and_state(
+                    optimizer, {**group, "params": [p], "capturable": False}, *_moments(group)
+                )
+            )
+            raise RuntimeError(_TENSOR_WITH_FOREACH.format("lr"))
+
+
 def _moments(group) -> tuple:
     if group["amsgrad"]:
         return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
@@ -124,7 +161,7 @@ def _moments(group) -> tuple:
 def _numbers(group, step: float) -> dict:
     """The numbers of one Adam update of ``group`` at ``step``, for ``adam_arrays``."""
     # Python floats: a NumPy float64 scalar would make float32 array arithmetic float64.
-    beta1, beta2 = (float(b) for b in group["betas"])
+    beta1, beta2 = (float(_value(b)) for b in group["betas"])
     lr, eps, wd = float(_value(group["lr"])), float(group["eps"]), float(group["weight_decay"])
     return {
         "lr": lr, "beta1": beta1, "beta2": beta2, "eps": eps, "maximize": group["maximize"],
@@ -141,7 +178,7 @@ def _update(group, p, grad, exp_avg, exp_avg_sq, max_sq, step: float) -> bool:
         arrays = [t._data for t in (p, grad, exp_avg, exp_avg_sq, *extra)]
         if fused.fusable(*arrays, differentiable=group["differentiable"]):
             return _update_fused(group, p, grad, exp_avg, exp_avg_sq, max_sq, step)
-    beta1, beta2 = group["betas"]
+    beta1, beta2 = (_value(b) for b in group["betas"])
     lr, eps, weight_decay = _value(group["lr"]), group["eps"], group["weight_decay"]
     decayed = False
     if weight_decay != 0:

@@ -20,6 +20,11 @@ class ASGD(Optimizer):
     """ASGD (Polyak & Juditsky). State: ``step``, ``eta`` (the decayed step size), ``mu`` (the
     averaging weight), all 0-d tensors, and ``ax``, the running average of the parameter."""
 
+    _capturable_message = {  # noqa: RUF012 (read-only)
+        False: ("params, mus, etas, and state_steps", True),
+        True: ("params, mus, etas, and state_steps", False),
+    }
+
     _SCALAR_STATE = ("step", "eta", "mu")  # (see Optimizer._SCALAR_STATE)
 
     def __init__(

@@ -118,6 +118,8 @@ class LBFGS(Optimizer):
     """Limited-memory BFGS. ``step(closure)`` runs up to ``max_iter`` iterations; ``closure``
     must clear the gradients, compute the loss, call ``backward`` and return the loss."""
 
+    _SCALAR_STATE = ()  # no step counter in its state (see Optimizer._SCALAR_STATE)
+
     def __init__(
         self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
         history_size=100, line_search_fn=None,

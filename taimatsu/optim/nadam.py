@@ -20,6 +20,11 @@ class NAdam(Optimizer):
     """NAdam (Dozat) as PyTorch computes it: ``mu_t = beta1 * (1 - 0.5 * 0.96^(t * momentum_decay))``
     and a running product ``mu_product`` kept as a 0-d tensor in the state."""
 
+    _capturable_message = {  # noqa: RUF012 (read-only)
+        False: ("params, mu_products and state_steps", True),
+        True: ("params, mu_products, and state_steps", False),
+    }
+
     _SCALAR_STATE = ("step", "mu_product")  # (see Optimizer._SCALAR_STATE)
 
     def __init__(

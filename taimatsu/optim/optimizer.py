@@ -111,8 +111,25 @@ def _grads_and_state(optimizer, group, *moments, extra=()):
 
     New state gets a ``step`` counter, then ``extra`` (name, 0-d value) pairs, then a zero
     tensor per name in ``moments`` -- PyTorch's key order, which state_dict shows. Under
-    ``maximize`` the gradient is negated.
+    ``maximize`` the gradient is negated. With ``capturable=True`` every state is made first,
+    then the devices are checked (``check_capturable``), as PyTorch does.
     """
+    if group.get("capturable"):
+        items = list(_new_state(optimizer, group, moments, extra))
+        check_capturable(optimizer, group, [p for p, _ in items])
+    else:
+        items = _new_state(optimizer, group, moments, extra)
+    for p, grad in items:
+        state = optimizer.state[p]
+        if group["maximize"]:
+            grad = -grad
+        if p.is_complex():
+            p, grad, state = _as_real(p, grad, state)
+        yield p, grad, state
+
+
+def _new_state(optimizer, group, moments, extra):
+    """(p, grad) for each parameter with a gradient, its state made where it has none."""
     for p in group["params"]:
         grad = p.grad
         if grad is None:
@@ -125,11 +142,22 @@ def _grads_and_state(optimizer, group, *moments, extra=()):
                 state[name] = _step_tensor(value)
             for name in moments:
                 state[name] = _cr.zeros_like(p)
-        if group["maximize"]:
-            grad = -grad
-        if p.is_complex():
-            p, grad, state = _as_real(p, grad, state)
-        yield p, grad, state
+        yield p, grad
+
+
+# Devices PyTorch's capturable steps accept; its message lists 'xla' too in some paths.
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone"]
+
+
+def check_capturable(optimizer, group, params) -> None:
+    """PyTorch's assertion when ``capturable=True`` meets a parameter that is not on an
+    accelerator (a CPU parameter): raised at the step, after the state is made. The message
+    differs between the single-tensor and the foreach path (``_capturable_message``)."""
+    if all(p.device.type in _CAPTURABLE_DEVICES for p in params):
+        return
+    what, xla = optimizer._capturable_message[bool(group.get("foreach"))]
+    devices = _CAPTURABLE_DEVICES + ["xla"] * xla
+    raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
 
 
 def _as_real(p, grad, state: dict) -> tuple:
@@ -209,6 +237,13 @@ class Optimizer:
     ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts that define
     parameter groups; ``defaults`` fills in the options a group leaves out.
     """
+
+    # capturable=True off an accelerator: what PyTorch's assertion names, and whether its list of
+    # devices ends with 'xla', for the single-tensor (False) and the foreach (True) path
+    _capturable_message = {
+        False: ("params and state_steps", True),
+        True: ("params and state_steps", False),
+    }
 
     def __init__(self, params, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -432,6 +467,10 @@ class Optimizer:
                 new["param_names"] = group["param_names"]
             new_groups.append(new)
         self.__setstate__({"state": state, "param_groups": new_groups})
+        if "step" in type(self)._SCALAR_STATE:  # PyTorch's __setstate__ reads each state's step
+            for p_state in self.state.values():
+                if p_state and "step" not in p_state:  # (another optimizer's state: SGD's)
+                    raise KeyError("step")
         for hook in self._optimizer_load_state_dict_post_hooks.values():
             hook(self)
 

@@ -19,6 +19,11 @@ class RMSprop(Optimizer):
     """RMSprop as in PyTorch: ``v = alpha * v + (1 - alpha) * g^2``; centered subtracts the
     squared running mean of g; eps is added *after* the square root."""
 
+    _capturable_message = {
+        False: ("params and state_steps", True),
+        True: ("params and state_steps", True),
+    }  # noqa: RUF012
+
     def __init__(
         self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
         capturable=False, foreach=None, maximize=False, differentiable=False,

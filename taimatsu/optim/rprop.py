@@ -11,6 +11,7 @@ from .optimizer import (
     _step_tensor,
     _use_grad,
     _value,
+    check_capturable,
     refuse_sparse,
 )
 
@@ -20,6 +21,11 @@ __all__ = ["Rprop"]
 class Rprop(Optimizer):
     """Rprop: each element's step size grows by ``etaplus`` while the gradient keeps its sign and
     shrinks by ``etaminus`` when it flips (and that element skips the update)."""
+
+    _capturable_message = {
+        False: ("params and state_steps", True),
+        True: ("params and state_steps", True),
+    }  # noqa: RUF012
 
     def __init__(
         self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
@@ -34,12 +40,24 @@ class Rprop(Optimizer):
         }  # fmt: skip
         super().__init__(params, defaults)
 
+    def _init_state(self, p, group) -> None:
+        state = self.state[p]
+        state["step"] = _step_tensor()
+        state["prev"] = _cr.zeros_like(p)
+        lr = _value(group["lr"])
+        state["step_size"] = _cr.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
+
     @_use_grad
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in self.param_groups:
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
+            if group["capturable"]:  # every state first, then PyTorch's device check
+                for p in group["params"]:
+                    if p.grad is not None and not self.state[p]:
+                        self._init_state(p, group)
+                check_capturable(self, group, [p for p in group["params"] if p.grad is not None])
             for p in group["params"]:
                 grad = p.grad
                 if grad is None:
@@ -47,12 +65,7 @@ class Rprop(Optimizer):
                 refuse_sparse(self, grad)
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["prev"] = _cr.zeros_like(p)
-                    lr = _value(group["lr"])
-                    state["step_size"] = _cr.full_like(
-                        grad, complex(lr, lr) if p.is_complex() else lr
-                    )
+                    self._init_state(p, group)
                 if group["maximize"]:
                     grad = -grad
                 prev, step_size = state["prev"], state["step_size"]

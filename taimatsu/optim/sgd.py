@@ -20,6 +20,8 @@ class SGD(Optimizer):
     same values either way. ``fused=True`` leaves version counters alone, as PyTorch's fused
     kernel does."""
 
+    _SCALAR_STATE = ()  # no step counter in its state (see Optimizer._SCALAR_STATE)
+
     def __init__(
         self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
         maximize=False, foreach=None, differentiable=False, fused=None,
