@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._layout import strided as _strided
 from .._tensor.core import Tensor, _wrap
 from ..ops.creation import factories as _creation
 
@@ -15,9 +16,15 @@ def _share(cls, data, requires_grad: bool):
         # AttributeError ('numpy.ndarray' object has no attribute 'detach')
         data.detach  # noqa: B018
         raise TypeError(f"Parameter.__new__ expected a Tensor but got {type(data).__name__}")
-    t = _wrap(data._data, data._dtype, data._device)
-    t._storage = data._storage
-    t.__class__ = cls
+    if data.is_sparse or data.layout is not _strided:  # a sparse parameter (its payload shared)
+        from .._tensor.sparse import make_sparse
+
+        t = make_sparse(data._data, data._dtype, data._device)
+        t.__class__ = _sparse_class(cls)
+    else:
+        t = _wrap(data._data, data._dtype, data._device)
+        t._storage = data._storage
+        t.__class__ = cls
     if requires_grad:
         if not (t.is_floating_point() or t.is_complex()):
             raise RuntimeError(
@@ -25,6 +32,23 @@ def _share(cls, data, requires_grad: bool):
             )
         t._rg = True
     return t
+
+
+_SPARSE_CLASSES: dict = {}
+
+
+def _sparse_class(cls) -> type:
+    """``cls`` (Parameter, Buffer or a subclass) for sparse data: a class deriving from both
+    ``cls`` and the sparse tensor class, under ``cls``'s name (``type(p)`` prints Parameter)."""
+    from .._tensor.sparse import SparseTensor
+
+    if cls is Tensor:  # (a buffer: a plain sparse tensor)
+        return SparseTensor
+    sc = _SPARSE_CLASSES.get(cls)
+    if sc is None:
+        sc = _SPARSE_CLASSES[cls] = type(cls.__name__, (cls, SparseTensor), {"__slots__": ()})
+        sc.__qualname__, sc.__module__ = cls.__qualname__, cls.__module__
+    return sc
 
 
 class Parameter(Tensor):
@@ -62,7 +86,7 @@ class Buffer(Tensor):
     def __new__(cls, data=None, *, persistent: bool = True):
         t = _share(Tensor, data, False)
         t.__dict__["persistent"] = persistent
-        t.__class__ = cls
+        t.__class__ = cls if t.__class__ is Tensor else _sparse_class(cls)
         return t
 
 

@@ -33,12 +33,15 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         _check_betas(betas)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize})
-        complex_params = [
-            [i, j]
-            for i, group in enumerate(self.param_groups)
-            for j, p in enumerate(group["params"])
-            if p.is_complex()
+        indices = [
+            (i, j, p) for i, g in enumerate(self.param_groups) for j, p in enumerate(g["params"])
         ]
+        sparse_params = [[i, j] for i, j, p in indices if p.is_sparse]
+        if sparse_params:
+            raise ValueError(
+                f"Sparse params at indices {sparse_params}: SparseAdam requires dense parameter tensors"
+            )
+        complex_params = [[i, j] for i, j, p in indices if p.is_complex()]
         if complex_params:
             raise ValueError(
                 f"Complex params at indices {complex_params}: SparseAdam does not support complex parameters"

@@ -197,3 +197,27 @@ def _pygcn_losses(lib):
 def test_pygcn_style_training_gives_torchs_losses():
     got, want = _pygcn_losses(tm), _pygcn_losses(torch)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _sparse_parameter_program(lib):
+    """A sparse tensor as a Parameter (and a Buffer): what it prints, its gradient through
+    torch.sparse.mm, a module holding it, an SGD step on it, and SparseAdam's refusal."""
+    p = lib.nn.Parameter(lib.eye(3).to_sparse())
+    out = [repr(p), type(p).__name__, p.is_sparse, p.requires_grad, isinstance(p, lib.nn.Parameter)]
+    lib.sparse.mm(p, lib.arange(6.0).reshape(3, 2)).sum().backward()
+    out.append(repr(p.grad))
+    m = lib.nn.Module()
+    m.w = p
+    m.b = lib.nn.Buffer(lib.eye(2).to_sparse())
+    out.append(([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()]))
+    out.append(m.b.is_sparse)
+    try:
+        lib.optim.SparseAdam([lib.nn.Parameter(lib.ones(2)), p])
+    except ValueError as e:
+        out.append(str(e))
+    return out
+
+
+def test_sparse_parameter_matches_torch():
+    got, want = _sparse_parameter_program(tm), _sparse_parameter_program(torch)
+    assert got == want
