@@ -104,6 +104,7 @@ from .linalg.legacy import geqrf, lu, lu_solve, ormqr, triangular_solve  # noqa:
 from .linalg.solvers import lu_unpack  # noqa: E402, F401
 from .linalg.structured import householder_product as orgqr  # noqa: E402, F401
 from .linalg.structured import matrix_exp  # noqa: F401
+from .ops.nn.weight_norm import _weight_norm, norm_except_dim  # noqa: E402, F401
 from .nn._torch_functions import (  # noqa: E402, F401  # noqa: E402, F401  (issue #4)
     adaptive_avg_pool1d,
     adaptive_max_pool1d,

@@ -7,25 +7,12 @@ from enum import Enum, auto
 
 from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops.nn.weight_norm import _weight_norm, norm_except_dim
 from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
-
-
-def _norm_except_dim(v: Tensor, pow: float, dim: int) -> Tensor:
-    """PyTorch's ``norm_except_dim``: the norm over every dim but ``dim``, kept as size-1 dims."""
-    if dim == -1:
-        return v.norm(pow)
-    dims = tuple(d for d in range(v.dim()) if d != dim)
-    if not dims:
-        return v.abs()
-    return v.norm(pow, dim=dims, keepdim=True)
-
-
-def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
-    return v * (g / _norm_except_dim(v, 2, dim))
 
 
 class _WeightNorm(Module):
@@ -37,7 +24,7 @@ class _WeightNorm(Module):
         return _weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight: Tensor):
-        return _norm_except_dim(weight, 2, self.dim), weight
+        return norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
@@ -195,8 +182,8 @@ class _Orthogonal(Module):
 
     def _right_inverse(self, Q: Tensor) -> Tensor:
         from ...ops.creation.factories import zeros_like
-        from ...ops.creation.ranges import eye
         from ...ops.creation.random import randn
+        from ...ops.creation.ranges import eye
 
         if Q.shape != self.shape:
             raise ValueError(

@@ -252,12 +252,10 @@ def remove_parametrizations(
                 "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in terms "
                 "of a sequence of tensors."
             )
-        with no_grad():
-            t = getattr(module, tensor_name)
-        if t.requires_grad or isinstance(parametrizations.original0, Parameter):
-            original = Parameter(t.detach(), t.requires_grad)
-        else:
-            original = t.detach()
+        # computed with grad mode on: whether one of the originals requires grad decides
+        # whether the tensor left behind is a Parameter that does (PyTorch's rule)
+        t = getattr(module, tensor_name)
+        original = Parameter(t.detach(), True) if t.requires_grad else t.detach()
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)
@@ -274,4 +272,28 @@ def type_before_parametrizations(module: Module) -> type:
 
 
 def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
-    raise NotImplementedError("taimatsu: transfer_parametrizations_and_params is not implemented")
+    """Give ``to_module`` the parametrizations of ``from_module`` (all of them, or the one on
+    ``tensor_name``), sharing their modules and original tensors: both modules then compute the
+    same tensor from the same parameters. A tensor ``to_module`` lacks is first created as a
+    Parameter holding ``from_module``'s current value. Nothing happens when ``from_module`` is
+    not parametrized. Returns ``to_module``."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name)))
+        source = from_module.parametrizations[name]
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        # the originals themselves, shared: "original", or "original0", "original1", ...
+        if hasattr(source, "original"):
+            originals = ["original"]
+        else:
+            originals = []
+            while hasattr(source, f"original{len(originals)}"):
+                originals.append(f"original{len(originals)}")
+        for attr in originals:
+            setattr(target, attr, getattr(source, attr))
+    return to_module

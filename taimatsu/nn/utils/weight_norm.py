@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+from ...ops.nn.weight_norm import _weight_norm, norm_except_dim
 from ..parameter import Parameter
-from .parametrizations import _norm_except_dim, _weight_norm
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
 
@@ -37,7 +37,7 @@ class WeightNorm:
         weight = getattr(module, name)
         del module._parameters[name]
         module.register_parameter(
-            name + "_g", Parameter(_norm_except_dim(weight, 2, fn.dim).detach())
+            name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).detach())
         )
         module.register_parameter(name + "_v", Parameter(weight.detach()))
         setattr(module, name, fn.compute_weight(module))
