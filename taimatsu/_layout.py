@@ -71,6 +71,56 @@ def relayout(xp, a, order):
     return xp.array(a.transpose(order), order="C", copy=True).transpose(inv)
 
 
+def preserved_strides(a):
+    """The strides (in elements) PyTorch's ``preserve_format`` gives a new tensor like array
+    ``a`` (clone, ``.to``, ``*_like``), or None where that is C order: a non-overlapping and
+    dense array keeps its strides exactly, those of size-1 dims too (``ones(1, 3).t().clone()``
+    has strides (1, 3)); any other one (an expand, a strided slice) gets dense strides in the
+    order PyTorch infers from its strides, where a zero stride does not move its dim (an
+    expanded row stays row-major, which NumPy's order="K" would make column-major)."""
+    if a.ndim < 2 or not a.size or a.flags.c_contiguous and 1 not in a.shape:
+        return None
+    item = a.itemsize
+    if is_dense(a):
+        return tuple(st // item for st in a.strides)
+    strides, step = [0] * a.ndim, 1
+    for i in reversed(_order_by_strides(a.shape, [st // item for st in a.strides])):
+        strides[i] = step
+        step *= a.shape[i]
+    return tuple(strides)
+
+
+def restrided(xp, r, strides):
+    """Array ``r`` (a fresh copy) with the given element strides (None: as it is)."""
+    if strides is None:
+        return r
+    want = tuple(st * r.itemsize for st in strides)
+    if r.strides == want:
+        return r
+    out = xp.lib.stride_tricks.as_strided(xp.empty(r.size, r.dtype), r.shape, want)
+    out[...] = r
+    return out
+
+
+def preserved_copy(xp, a, cast=None):
+    """A copy of array ``a`` in the layout of ``preserved_strides``; ``cast(array)``, when
+    given, makes the converted copy."""
+    r = xp.array(a, copy=True) if cast is None else cast(a)
+    return restrided(xp, r, preserved_strides(a))
+
+
+def is_dense(a) -> bool:
+    """PyTorch's is_non_overlapping_and_dense for array ``a``: some order of its dims of size
+    > 1 is C-contiguous."""
+    dims = sorted((st, n) for n, st in zip(a.shape, a.strides) if n > 1)
+    expect = a.itemsize
+    for st, n in dims:
+        if st != expect:
+            return False
+        expect *= n
+    return True
+
+
 def dim_order(t, ambiguity_check=False) -> tuple:
     """``Tensor.dim_order``: the dims from outermost to innermost in memory (sorted by stride,
     as PyTorch's elementwise kernels order them: a contiguous or channels-last tensor has that

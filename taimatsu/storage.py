@@ -510,8 +510,8 @@ def tensor_resize_(t, *size, memory_format=None, **kwargs):
 
     What differs: PyTorch grows the storage itself, so other tensors viewing it see the larger
     storage too; here they keep the old memory (NumPy memory cannot grow in place), as after
-    ``set_``. A storage in shared memory is not resizable, as in PyTorch; a ``from_numpy``
-    tensor grows here where PyTorch refuses (its memory is the array's).
+    ``set_``. A storage in shared memory or a NumPy array's (``from_numpy``, ``as_tensor``) is
+    not resizable, as in PyTorch.
     """
     from ._layout import channels_last_order, preserve_format
     from ._layout import memory_format as format_type
@@ -593,6 +593,24 @@ def _dense_strides(shape, order):
     return tuple(strides)
 
 
+# The NumPy arrays whose memory tensors were made on (from_numpy, as_tensor): PyTorch cannot grow
+# such a storage. Keyed by id, the arrays held weakly (an ndarray is not hashable).
+_USER_ARRAYS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def mark_user_memory(a: np.ndarray) -> None:
+    _USER_ARRAYS[id(a)] = a
+
+
+def is_user_memory(a) -> bool:
+    """Whether ``a`` is, or views, an array marked by ``mark_user_memory``."""
+    while a is not None:  # (through as_strided's DummyArray objects too)
+        if _USER_ARRAYS.get(id(a)) is a:
+            return True
+        a = getattr(a, "base", None)
+    return False
+
+
 def _resize_to(t, shape, strides):
     from .serialization._weights_only import _legacy_set
 
@@ -603,7 +621,11 @@ def _resize_to(t, shape, strides):
         numel *= s
     need = (offset + numel) * item if numel else 0
     if need > storage.nbytes():
-        if storage.is_shared() and storage.device.type == "cpu":
+        if (
+            storage.is_shared()
+            and storage.device.type == "cpu"
+            or is_user_memory(t._storage_array())
+        ):
             raise RuntimeError("Trying to resize storage that is not resizable")
         grown = UntypedStorage(need, device=t._device)
         if storage.nbytes():

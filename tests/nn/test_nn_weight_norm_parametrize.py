@@ -58,7 +58,9 @@ def _modules_program(T):
         y = m(T.ones(1, 2, 3, 3) if isinstance(m, T.nn.Conv2d) else T.ones(4, 3))
         y.pow(2).sum().backward()
         out.append((type(m.weight.grad_fn).__name__, sorted(n for n, _ in m.named_parameters())))
-        out.append(np.concatenate([p.grad.numpy().ravel() for _, p in sorted(m.named_parameters())]))
+        out.append(
+            np.concatenate([p.grad.numpy().ravel() for _, p in sorted(m.named_parameters())])
+        )
     for dim in (5, -3):
         try:
             PZ.weight_norm(T.nn.Linear(3, 2), dim=dim)
@@ -94,3 +96,18 @@ def test_weight_norm_modules_and_parametrize_utilities():
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
         else:
             assert a == b
+
+
+def _module_to_program(T):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m = T.nn.Linear(2, 2).to(T.complex64)
+        first = (str(m.weight.dtype), [str(x.message)[:60] for x in w])
+    m = m.to(T.float64)  # complex parameters take the dtype too
+    return first, str(m.weight.dtype), str(m.bias.dtype)
+
+
+def test_module_to_complex_dtype():
+    assert _module_to_program(tm) == _module_to_program(torch)

@@ -121,3 +121,26 @@ def test_dim_order_matches_pytorch(torch_oracle):
         for lib in (taimatsu, torch_oracle):
             with pytest.raises(TypeError, match="must be a bool or a list of memory formats"):
                 lib.ones(2).dim_order(ambiguity_check=bad)
+
+
+def _preserve_program(T):
+    """The strides preserve_format gives new tensors (clone, .to, *_like), nonzero's strides, and
+    Module.to(memory_format=...)."""
+    out = []
+    for x in (T.ones(1, 4).expand(3, 4), T.ones(3, 1).expand(3, 4), T.ones(2, 1, 3).expand(2, 4, 3),
+              T.ones(1, 3).t().expand(3, 2), T.ones(4, 1, 1).expand(4, 2, 3).permute(2, 0, 1),
+              T.ones(1, 3).t(), T.ones(4, 6).t()[:, ::2], T.ones(2, 3, 4).permute(2, 0, 1), T.ones(2, 3)):  # fmt: skip
+        out.append((x.clone().stride(), x.double().stride(), x.to(copy=True).stride(),
+                    T.empty_like(x).stride(), T.zeros_like(x, dtype=T.int64).stride()))  # fmt: skip
+    for x in (T.tensor(5), T.tensor(0), T.tensor([[1, 0], [1, 1]]), T.zeros(0, 3), T.ones(2, 3, 4)):
+        r = T.nonzero(x)
+        out.append((tuple(r.shape), r.stride(), T.argwhere(x).stride(), r.tolist()))
+    m = T.nn.Sequential(T.nn.Conv2d(3, 4, 3), T.nn.BatchNorm2d(4)).to(memory_format=T.channels_last)
+    out.append([p.stride() for p in m.parameters()])
+    m = T.nn.Conv2d(3, 4, 3).to(T.float64, memory_format=T.channels_last)
+    out.append((m.weight.stride(), str(m.weight.dtype)))
+    return out
+
+
+def test_preserve_format_layouts_match_pytorch():
+    assert _preserve_program(taimatsu) == _preserve_program(torch)

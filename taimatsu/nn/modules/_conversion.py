@@ -8,6 +8,7 @@ their memory is swapped, as in PyTorch.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 from ... import _dtype as D
@@ -53,15 +54,24 @@ class _ConversionMixin:
 
         if args:  # PyTorch parses both with one parser: its errors for arguments of no overload
             tensor_to_arguments(args, dict(kwargs))
-        device, dtype, _non_blocking = _parse_to(*args, **kwargs)
-        if dtype is not None and dtype.category < D.FLOAT:
-            raise TypeError(
-                f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
-            )
+        device, dtype, _non_blocking, memory_format = _parse_to(*args, **kwargs)
+        if dtype is not None:
+            if dtype.category < D.FLOAT:
+                raise TypeError(
+                    f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
+                )
+            if dtype.category == D.COMPLEX:
+                warnings.warn(_COMPLEX_MODULE, stacklevel=2)
 
         def convert(t):
-            if dtype is not None and t.is_floating_point():
-                return t.to(device=device, dtype=dtype)
+            # floating and complex tensors take the dtype; 4-d and 5-d ones the memory format
+            cast = (
+                dtype if dtype is not None and (t.is_floating_point() or t.is_complex()) else None
+            )
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device, cast, memory_format=memory_format)
+            if cast is not None:
+                return t.to(device=device, dtype=cast)
             return t.to(device) if device is not None else t
 
         return self._apply(convert)
@@ -98,11 +108,11 @@ class _ConversionMixin:
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from ``Module.to``'s overloads."""
+    """(device, dtype, non_blocking, memory_format) from ``Module.to``'s overloads."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(
             f"to() received an invalid combination of arguments: unexpected {sorted(kwargs)}"
@@ -118,4 +128,12 @@ def _parse_to(*args, **kwargs):
             device = a
     if device is not None:
         device = as_device(device)
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
+
+
+_COMPLEX_MODULE = (
+    "Complex modules are a new feature under active development whose design may change, and some "
+    "modules might not work as expected when using complex tensors as parameters or buffers. Please "
+    "file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a complex "
+    "module does not work as expected."
+)

@@ -16,7 +16,14 @@ from taimatsu.ops.introspection import _need_tensor
 from ... import _dtype as D
 from ..._device import as_device, cpu
 from ..._device import device as _device_cls
-from ..._layout import channels_last_order, is_contiguous_in, relayout
+from ..._layout import (
+    channels_last_order,
+    is_contiguous_in,
+    preserved_copy,
+    preserved_strides,
+    relayout,
+    restrided,
+)
 from ..._size import Size
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
@@ -392,6 +399,9 @@ def _shared(ndarray: np.ndarray) -> Tensor:
             UserWarning,
             stacklevel=3,  # the caller of from_numpy / as_tensor
         )
+    from ...storage import mark_user_memory
+
+    mark_user_memory(ndarray)  # (its storage cannot be resized)
     return _wrap(ndarray, dt, cpu)
 
 
@@ -678,21 +688,6 @@ def full(
     )
 
 
-def _dense_order(input):
-    """The axis order of ``input``'s memory (outermost first) when it is dense and non-overlapping
-    but not contiguous, else None: PyTorch's preserve_format then gives the result the same strides."""
-    a = input._data
-    if a.ndim < 2 or a.flags.c_contiguous or 0 in a.shape:
-        return None
-    order = sorted(range(a.ndim), key=lambda i: (-a.strides[i], -i))
-    expect = a.itemsize
-    for i in reversed(order):
-        if a.shape[i] != 1 and a.strides[i] != expect:
-            return None
-        expect *= a.shape[i]
-    return order
-
-
 def _like(fn):
     def make(
         input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
@@ -701,16 +696,13 @@ def _like(fn):
         dt = D.dtype_argument(f"{fn.__name__}_like", dtype) or input._dtype
         dev = device or input._device
         cl = channels_last_order(memory_format, input._data.ndim)
-        order = cl or (
-            _dense_order(input)
-            if memory_format is None or memory_format.name == "preserve_format"
-            else None
-        )
-        if order is None:
-            return fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
-        t = fn([input.shape[i] for i in order], dtype=dt, device=dev, requires_grad=requires_grad)
-        inv = sorted(range(len(order)), key=order.__getitem__)
-        t._data = t._data.transpose(inv)
+        if cl is not None:
+            t = fn([input.shape[i] for i in cl], dtype=dt, device=dev, requires_grad=requires_grad)
+            t._data = t._data.transpose(sorted(range(len(cl)), key=cl.__getitem__))
+            return t
+        t = fn(input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+        if memory_format is None or memory_format.name == "preserve_format":
+            t._data = restrided(xp_for(t), t._data, preserved_strides(input._data))
         return t
 
     return make
@@ -893,9 +885,9 @@ def tensor_to(self: Tensor, *args, **kwargs) -> Tensor:
 
         data = to_device(data, dev)
     elif copy and dtype is self._dtype:
-        data = data.copy()
-    if dtype is not self._dtype:
-        data = _cast(data, self._dtype, dtype)
+        data = preserved_copy(xp_for(self), data)
+    if dtype is not self._dtype:  # (a new array, in the layout preserve_format gives)
+        data = preserved_copy(_xp(dev), data, lambda a: _cast(a, self._dtype, dtype))
     r = _wrap(data, dtype, dev)
     if self._rg and _gm.enabled and dtype.category >= D.FLOAT:
         record(_ToCopy, (self,), r, (), in_dtype=self._dtype, in_device=self._device)

@@ -492,8 +492,13 @@ def nonzero(input: Tensor, *, as_tuple: bool = False, out=None):
             _wrap(i.astype(np.int64), D.int64, input._device)
             for i in xp.nonzero(a.reshape(_shape(a)))
         )
-    idx = xp.argwhere(a).astype(np.int64)
-    r = _wrap(idx.reshape(idx.shape[0], a.ndim), D.int64, input._device)
+    idx = xp.argwhere(a)
+    n = idx.shape[0]
+    idx = idx.reshape(n, a.ndim)
+    # PyTorch's result is column-major: strides (1, rows)
+    data = xp.lib.stride_tricks.as_strided(xp.empty(n * a.ndim, np.int64), idx.shape, (8, 8 * n))
+    data[...] = idx
+    r = _wrap(data, D.int64, input._device)
     if out is not None:
         from .._dispatch import write_out
 

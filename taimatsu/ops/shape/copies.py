@@ -8,9 +8,14 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._autocast import PROMOTE, cast_policy
-from ..._layout import channels_last_order, contiguous_format, preserve_format, relayout
+from ..._layout import (
+    channels_last_order,
+    contiguous_format,
+    preserve_format,
+    preserved_copy,
+    relayout,
+)
 from ..._tensor.core import Tensor, _wrap, _wrapdim
-from ...autograd.engine import _dense
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -38,7 +43,7 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
     elif memory_format is contiguous_format:
         data = xp.array(input._data, order="C", copy=True)
     else:
-        data = _preserved_copy(xp, input._data)
+        data = preserved_copy(xp, input._data)
     r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Clone, (input,), r)
@@ -46,18 +51,6 @@ def clone(input: Tensor, *, memory_format=preserve_format) -> Tensor:
         r._fw = input._fw.clone()
         _register(r)
     return r
-
-
-def _preserved_copy(xp, a):
-    """``clone(memory_format=preserve_format)``: PyTorch gives a non-overlapping and dense tensor's
-    copy exactly its strides, those of size-1 dims too (``ones(1, 3).t().clone().stride()`` is
-    (1, 3)), which NumPy's order="K" copy replaces by C order's; other tensors get NumPy's."""
-    out = xp.array(a, order="K", copy=True)
-    if out.strides == a.strides or not a.size or not _dense(a):
-        return out
-    out = xp.lib.stride_tricks.as_strided(xp.empty(a.size, a.dtype), a.shape, a.strides)
-    out[...] = a
-    return out
 
 
 def contiguous(input: Tensor, memory_format=contiguous_format) -> Tensor:
@@ -513,4 +506,4 @@ def repeat_interleave(
     d = 0 if dim is None else _wrapdim(dim, x._data.ndim)
     shape = list(x.shape)
     e = x.unsqueeze(d + 1).expand(shape[: d + 1] + [repeats] + shape[d + 1 :])
-    return e.clone().flatten(d, d + 1)
+    return e.clone(memory_format=contiguous_format).flatten(d, d + 1)
