@@ -294,7 +294,12 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
     @property
     def _version(self) -> int:
+        if self.__dict__ and self.__dict__.get("_inference"):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def _is_view(self) -> bool:
+        return self._base is not None
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """Without arguments, the legacy type string ('torch.FloatTensor'); else a cast."""
@@ -439,10 +444,25 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         """The same memory without autograd history and with its own version counter."""
         t = _wrap(self._data, self._dtype, self._device)
         t._storage = self._storage
+        if self.__dict__ and self.__dict__.get("_inference"):
+            t.__dict__["_inference"] = True  # an inference tensor's data is one too
         return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            from .._tensor_arguments import type_name
+
+            raise TypeError(f"Variable data has to be a tensor, but got {type_name(value)}")
+        if value.is_sparse or value.layout is not self.layout:
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                "incompatible tensor type."
+            )
+        if self._rg and value._dtype.category < D.FLOAT:
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex dtype"
+            )
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
         self._storage = value._storage
 
@@ -450,6 +470,8 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         """A tensor sharing memory and the version counter, cut from the graph."""
         t = _wrap(self._data, self._dtype, self._device)
         t._vc, t._storage = self._vc, self._storage
+        if self.__dict__ and self.__dict__.get("_inference"):
+            t.__dict__["_inference"] = True  # detached from an inference tensor: one too
         return t
 
     def detach_(self) -> Tensor:
@@ -503,9 +525,11 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        # numpy()'s rules, as PyTorch's __array__: a tensor that requires grad, one on a GPU and
+        # a bfloat16 one raise
         if self._device.type == "meta":
             self.detach().numpy()  # raises PyTorch's error: there is no data
-        a = _backend.to_numpy(self.detach()._data)
+        a = self.numpy()
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         return a.copy() if copy else a

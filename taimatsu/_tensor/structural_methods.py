@@ -197,17 +197,34 @@ class StructureMethods:
 
     @property
     def mT(self):  # noqa: N802
-        return _ops.transpose(self, -2, -1)
+        if _ops.matrices_only(
+            self, "Tensor.mT", "tensor.mT", "This function is the identity in these cases", 4373
+        ):
+            return _ops.transpose(self, -2, -1)
+        return self
 
     @property
     def H(self):  # noqa: N802
-        return _ops.t(self).conj() if self.dim() == 2 else self.T.conj()
+        n = self._data.ndim
+        if n == 2:
+            return _ops.t(self).conj()
+        if n == 0:
+            _ops.matrices_only(self, "Tensor.H", "", "Consider using x.conj()", 4335)
+            return self.conj()
+        more = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{more}"
+        )
 
     @property
     def mH(self):  # noqa: N802
-        return _ops.adjoint(self)
+        if _ops.matrices_only(self, "Tensor.mH", "tensor.mH", "Consider using x.conj()", 4382):
+            return _ops.adjoint(self)
+        return self.conj()
 
     def adjoint(self):
+        if not _ops.adjoint_applies(self):  # (1-D: an error; 0-D: a warning, as PyTorch's)
+            return self.conj()
         return _ops.adjoint(self)
 
     def permute(self, *dims, **kw):

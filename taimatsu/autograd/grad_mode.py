@@ -14,8 +14,12 @@ import threading
 
 class _State(threading.local):
     # Class attributes act as per-thread defaults (a new thread starts with grad enabled).
-    enabled = True
+    enabled = True  # whether ops record a graph (every op reads this)
     inference = False
+    # Inside inference mode nothing is recorded, yet enable_grad / set_grad_enabled still set
+    # the grad mode torch.is_grad_enabled() reports (and factories' requires_grad=True works):
+    # that mode is kept here, and ``enabled`` stays False.
+    shown = False
 
 
 state = _State()
@@ -31,7 +35,15 @@ active = _Active()
 
 
 def is_grad_enabled() -> bool:
-    return state.enabled
+    return state.shown if state.inference else state.enabled
+
+
+def _set_mode(mode: bool) -> None:
+    """Set the grad mode (in inference mode, the one reported: recording stays off)."""
+    if state.inference:
+        state.shown = mode
+    else:
+        state.enabled = mode
 
 
 def is_inference_mode_enabled() -> bool:
@@ -100,41 +112,41 @@ class no_grad(_NoParamDecoratorContextManager):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = False
+        self.prev = is_grad_enabled()
+        _set_mode(False)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set_mode(self.prev)
 
 
 class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block (even under no_grad)."""
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = True
+        self.prev = is_grad_enabled()
+        _set_mode(True)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set_mode(self.prev)
 
 
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode; works as a function call, a context manager and a decorator."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = state.enabled
+        self.prev = is_grad_enabled()
         self.mode = bool(mode)
-        state.enabled = self.mode
+        _set_mode(self.mode)
 
     def __call__(self, func):
-        state.enabled = self.prev  # decorating must not change the mode now
+        _set_mode(self.prev)  # decorating must not change the mode now
         return super().__call__(func)
 
     def __enter__(self) -> None:
-        state.enabled = self.mode
+        _set_mode(self.mode)
 
     def __exit__(self, *exc) -> None:
-        state.enabled = self.prev
+        _set_mode(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)
@@ -188,15 +200,15 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self) -> None:
-        self.prev = (state.enabled, state.inference)
+        self.prev = (state.enabled, state.inference, state.shown)
         if self.mode:
-            state.enabled, state.inference = False, True
+            state.enabled, state.inference, state.shown = False, True, False
             active.inference += 1
         else:  # PyTorch: disabling inference mode enables grad mode
             state.enabled, state.inference = True, False
 
     def __exit__(self, *exc) -> None:
-        state.enabled, state.inference = self.prev
+        state.enabled, state.inference, state.shown = self.prev
         if self.mode:
             active.inference -= 1
 

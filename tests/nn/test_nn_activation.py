@@ -142,3 +142,26 @@ def test_softmax_dtype_and_tensor_methods():
     check_vjp(tx.log_softmax(dim=0), ox.log_softmax(dim=0), [tx], [ox])
     check_vjp(tm.softmax(tx, 1), torch.softmax(ox, 1), [tx], [ox])
     check_vjp(tm.log_softmax(tx, 1), torch.log_softmax(ox, 1), [tx], [ox])
+
+
+def test_leaky_relu_in_place_node():
+    """leaky_relu_ saves its result (LeakyReluBackward1), and refuses the backward for a negative
+    slope, as PyTorch."""
+    import torch
+
+    def program(T):
+        x = T.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        y = x.clone()
+        T.nn.functional.leaky_relu_(y, 0.2)
+        out = [type(y.grad_fn).__name__, y.grad_fn._saved_result.tolist()]
+        (y * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+        out.append(x.grad.tolist())
+        z = T.tensor([-1.0, 2.0], requires_grad=True).clone()
+        T.nn.LeakyReLU(-0.5, inplace=True)(z)
+        try:
+            z.sum().backward()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    assert program(tm) == program(torch)

@@ -48,6 +48,9 @@ PACK = [
     "P(T.zeros(3, 2, 2), T.tensor([3, 1, 1]))", "P(T.zeros(3, 2, 2), T.tensor([3, 0, 1]))",
     "P(T.zeros(2, 3, 2), T.tensor([3, 1]), batch_first=True)", "P(T.zeros(3, 2, 2), T.tensor([1, 3, 1]))",
     "P(T.zeros(0, 2, 2), T.tensor([1, 1]))", "P(T.zeros(3, 2, 2), T.tensor([3, 2])).batch_sizes",
+    "P(T.ones(3, 2, 1), T.tensor([[3, 2]]), enforce_sorted=False)", "P(T.ones(3, 2, 1), T.tensor([[3, 2]]))",
+    "P(T.ones(3, 2, 1), T.tensor(3))", "P(T.ones(3, 1, 1), T.tensor(3), enforce_sorted=False)",
+    "P(T.ones(3, 2, 1), [[3, 2]])", "P(T.ones(3, 2, 1), 3)",
 ]  # fmt: skip
 
 

@@ -64,7 +64,7 @@ OMITTED: dict[str, dict[str, str]] = {
             batch_norm_backward_elemt batch_norm_backward_reduce batch_norm_elemt
             batch_norm_gather_stats batch_norm_gather_stats_with_counts batch_norm_stats
             batch_norm_update_stats native_batch_norm native_dropout native_group_norm
-            native_layer_norm native_norm norm_except_dim convolution embedding_renorm_""",
+            native_layer_norm native_norm convolution embedding_renorm_""",
         "removed from PyTorch (calling them raises there)": "lstsq matrix_rank solve symeig",
         "sparse-only kernels": """
             ccol_indices_copy col_indices_copy crow_indices_copy

@@ -186,7 +186,9 @@ def pairwise_distance(
     """``||x1 - x2 + eps||_p`` over the last dim (grad_fn NormBackward1)."""
     nd = max(x1.dim(), x2.dim())
     dim = -1 if nd else 0
-    return _norm_dim(x1 - x2 + eps, p, dim, keepdim)
+    from ...ops.reduction.norms import aten_norm
+
+    return aten_norm(x1 - x2 + eps, p, dim, keepdim)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -203,44 +205,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     na = na + (na.clamp_min(eps) - na).detach()
     nb = nb + (nb.clamp_min(eps) - nb).detach()
     return ((a / na) * (b / nb)).sum(dim)
-
-
-def _norm_vjp(node, g):
-    (x,) = node.saved()
-    p, dim, keepdim = node.p, node.dim, node.keepdim
-    norm = node.norm
-    if not keepdim:
-        g, norm = g.unsqueeze(dim), norm.unsqueeze(dim)
-    if p == 0:
-        return (x * 0.0,)
-    if p == 1:
-        return (g * x.sign(),)
-    if p == float("inf"):
-        hit = (x.abs() == norm).to(x.dtype)
-        return (g * x.sign() * hit / hit.sum(dim, keepdim=True),)
-    scaled = x * x.abs().pow(p - 2) if p != 2 else x
-    return ((g * scaled / norm.pow(p - 1)).masked_fill(norm == 0, 0.0),)
-
-
-_NormBackward1 = None
-
-
-def _norm_dim(input: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
-    """``at::norm(input, p, dim)`` with PyTorch's node (NormBackward1), as pairwise_distance uses."""
-    global _NormBackward1
-    from ...autograd.grad_mode import state
-    from ...autograd.graph import node_class
-    from ...ops._dispatch import record
-    from ...ops.reduction.norms import vector_norm
-
-    if _NormBackward1 is None:
-        _NormBackward1 = node_class("NormBackward1", _norm_vjp)
-    with no_grad():
-        out = vector_norm(input, p, dim, keepdim)
-    if state.enabled and input.requires_grad:
-        record(_NormBackward1, (input,), out, (input,), p=float(p), dim=dim % max(input.dim(), 1),
-               keepdim=keepdim, norm=out.detach())  # fmt: skip
-    return out
 
 
 def local_response_norm(

@@ -135,6 +135,13 @@ def pack_padded_sequence(
     input: Tensor, lengths, batch_first: bool = False, enforce_sorted: bool = True
 ):
     """Packs a padded batch (``T x B x *``, or ``B x T x *`` with ``batch_first``)."""
+    ndim = np.ndim(lengths.tolist() if isinstance(lengths, Tensor) else lengths)
+    if ndim > 1 and not enforce_sorted:  # PyTorch's index_select of the sorted order refuses it
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if ndim != 1:
+        raise RuntimeError(
+            f"'lengths' argument should be a 1D CPU int64 tensor, but got {ndim}D cpu Long tensor"
+        )
     lens = _lengths_array(lengths)
     sorted_indices = None
     if not enforce_sorted:

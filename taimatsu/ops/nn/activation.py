@@ -463,9 +463,43 @@ def _leaky_deriv(x, out, slope):
     return _where(x, x > 0, 1.0, slope)
 
 
-leaky_relu, leaky_relu_ = activation(
-    "LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv
+leaky_relu, _ = activation("LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv)
+
+_NEGATIVE_SLOPE_IN_PLACE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, please "
+    "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
+    "do require supporting in-place leakRelu backward calculation with negative slope"
 )
+
+
+def _leaky_inplace_vjp(node, g):
+    (out,) = node.saved()
+    if node.slope < 0:  # the input's sign is lost: PyTorch refuses, at the backward
+        raise RuntimeError(_NEGATIVE_SLOPE_IN_PLACE)
+    return (g * _leaky_deriv(out, out, node.slope),)  # out > 0 exactly where the input was
+
+
+_LeakyInPlace = node_class("LeakyReluBackward1", _leaky_inplace_vjp)
+_LeakyInPlace.saved_names = ("result",)
+
+
+def _leaky_for_inplace(input: Tensor, slope) -> Tensor:
+    """leaky_relu for ``leaky_relu_``: PyTorch's in-place node saves the result, not the input
+    (LeakyReluBackward1), so no copy of the input is kept."""
+    if _fw_state.level:  # tangents: the out-of-place op's
+        return leaky_relu(input, slope)
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        r = leaky_relu(input, slope)
+    if input._rg and _gm.enabled:
+        record(_LeakyInPlace, (input,), r, (r,), slope=slope)
+    return r
+
+
+def leaky_relu_(input: Tensor, negative_slope=0.01) -> Tensor:
+    return inplace(input, _leaky_for_inplace, (negative_slope,), saves_self=False)
 
 
 @emulated(f32_activation.elu, scalar=f32_activation.elu_scalar)

@@ -14,21 +14,23 @@ from ..._tensor.core import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from .._dispatch import _fw_state, record
+from .._dispatch import _fw_state, need_tensor, record
+from ..reduction.norms import aten_norm
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     """The ``pow``-norm of ``v`` over every dim but ``dim``, shaped to broadcast against ``v``
     (size 1 except along ``dim``); ``dim=-1``: the norm of the whole tensor, a 0-d tensor."""
+    need_tensor("norm_except_dim", v, "v")
     if dim == -1:
-        return v.norm(pow)
+        return aten_norm(v, pow)
     last = v.dim() - 1
     if dim == 0:
         shape = (v.size(0),) + (1,) * last
-        return v.contiguous().view(v.size(0), -1).norm(pow, 1).view(shape)
+        return aten_norm(v.contiguous().view(v.size(0), -1), pow, 1).view(shape)
     if dim == last:
         shape = (1,) * last + (v.size(last),)
-        return v.contiguous().view(-1, v.size(last)).norm(pow, 0).view(shape)
+        return aten_norm(v.contiguous().view(-1, v.size(last)), pow, 0).view(shape)
     # another dim: moved first, and the norm moved back (out of range: transpose's IndexError)
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
@@ -52,6 +54,8 @@ _Interface.saved_names = ("v", "g", "result1")
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int = 0) -> Tensor:
     """``v * (g / norm_except_dim(v, 2, dim))``: the weight of weight normalisation."""
+    need_tensor("_weight_norm", v, "v")
+    need_tensor("_weight_norm", g, "g", 2)
     if dim != 0 and dim != v.dim() - 1 or _fw_state.level:  # (tangents flow through the ops)
         return v * (g / norm_except_dim(v, 2, dim))
     with no_grad():

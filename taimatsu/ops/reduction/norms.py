@@ -144,6 +144,26 @@ def vector_norm(
     return res if out is None else write_out(out, res, "linalg_vector_norm", OUT_EXACT)
 
 
+_AtenNorm = (node_class("NormBackward0", _norm_vjp), node_class("NormBackward1", _norm_vjp))
+
+
+def aten_norm(input: Tensor, p: float = 2, dim=None, keepdim: bool = False) -> Tensor:
+    """ATen's ``norm`` as PyTorch's C++ code calls it (norm_except_dim, pairwise_distance): the
+    vector norm, recorded as NormBackward0 over the whole tensor or NormBackward1 over ``dim``
+    (torch.norm in Python records LinalgVectorNormBackward0 instead)."""
+    from ...autograd.grad_mode import no_grad
+
+    with no_grad():
+        res = vector_norm(input, p, dim, keepdim)
+    if input._rg and _gm.enabled:
+        dims = reduce_dims((dim,) if isinstance(dim, int) else dim, input._data.ndim)
+        record(_AtenNorm[dim is not None], (input,), res, (input, res), dims=dims, keepdim=keepdim,
+               p=float(p))  # fmt: skip
+    if _fw_state.level and input._fw is not None:
+        return vector_norm(input, p, dim, keepdim)  # (tangents: the norm op's)
+    return res
+
+
 @silent
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """``torch.norm``: the vector p-norm over ``dim`` (Frobenius = 2-norm of the flattened dims)."""

@@ -315,8 +315,34 @@ def movedim(input: Tensor, source, destination) -> Tensor:
 moveaxis = movedim
 
 
+def matrices_only(t, name: str, error_name: str, advice: str, line: int, stacklevel=4) -> bool:
+    """Whether ``t`` is a matrix or a batch of them, for ``name`` (mT, mH, adjoint, H): a 1-D
+    tensor raises PyTorch's error; a 0-D one warns once (PyTorch's deprecation) and is False."""
+    n = t._data.ndim
+    if n == 1:
+        raise RuntimeError(
+            f"{error_name} is only supported on matrices or batches of matrices. Got 1-D tensor."
+        )
+    if n == 0:
+        from ..._flags import warn_once
+
+        warn_once(
+            name + "_0d",
+            f"{name} is deprecated on 0-D tensors. {advice}. (Triggered internally at "
+            f"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
+            stacklevel=stacklevel,
+        )
+    return n >= 2
+
+
 def adjoint(input: Tensor) -> Tensor:
+    if not adjoint_applies(input):
+        return input.conj()
     return transpose(input, -2, -1).conj()
+
+
+def adjoint_applies(input: Tensor) -> bool:
+    return matrices_only(input, "adjoint()", "tensor.adjoint()", "Consider using x.conj()", 4390, 5)
 
 
 # ---- expand / squeeze / unsqueeze ----------------------------------------------------------------------

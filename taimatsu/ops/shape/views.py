@@ -24,6 +24,8 @@ def make_view(x: Tensor, data, node_cls=None, tangent_fn=None, **attrs) -> Tenso
     ``tangent_fn(t)`` applies the same view to a tangent for forward-mode AD.
     """
     v = _wrap(data, x._dtype, x._device)
+    if x.__dict__ and x.__dict__.get("_inference"):
+        v.__dict__["_inference"] = True  # a view of an inference tensor is one, in any mode
     v._vc = x._vc
     v._vv = x._vc[0]
     v._base = x if x._base is None else x._base
@@ -36,6 +38,8 @@ def make_view(x: Tensor, data, node_cls=None, tangent_fn=None, **attrs) -> Tenso
             v.__dict__["_cm"] = d["_cm"]
     elif not _gm.inference:
         _no_grad_view(x, v)
+    else:
+        _inference_view(x, v)
     if _fw_state.level and x._fw is not None and tangent_fn is not None:
         v._fw = tangent_fn(x._fw)
         _register(v)
@@ -52,6 +56,11 @@ _CM_SUFFIX = {
         "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
         "the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
     ),
+    "inference_mode": (
+        "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+        "by moving both the view and the inplace either both inside the inference_mode block (if you don't "
+        "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    ),
     "multi": (
         "This view is the output of a function that returns multiple views. Such functions do not allow "
         "the output views to be modified inplace. You should replace the inplace operation by an "
@@ -63,6 +72,18 @@ _CM_SUFFIX = {
 def _no_grad_view(x: Tensor, v: Tensor) -> None:
     """A view made with grad mode off: it still reports its base's requires_grad, as in PyTorch."""
     v.__dict__["_cm"] = "no_grad"
+    if x._rg:
+        v._rg = True
+
+
+def _inference_view(x: Tensor, v: Tensor) -> None:
+    """A view made in inference mode is an inference tensor only when its base is one; a view
+    of a normal tensor stays normal (reporting its base's requires_grad, with no history) and
+    may not be modified in place with grad mode on later, as in PyTorch."""
+    if x.__dict__ and x.__dict__.get("_inference"):
+        return  # (_wrap marked it)
+    v.__dict__.pop("_inference", None)
+    v.__dict__["_cm"] = "inference_mode"
     if x._rg:
         v._rg = True
 
@@ -111,6 +132,10 @@ def creation_meta_error(t: Tensor) -> RuntimeError:
         short = node.name()
         short = short[: short.rindex("Backward")] if "Backward" in short else short
         prefix = f"Output {t._output_nr} of {short} is a view and is being modified inplace. "
+    elif t.__dict__["_cm"] == "inference_mode":
+        prefix = (
+            "A view was created in inference mode and is being modified inplace in normal mode. "
+        )
     else:
         prefix = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
     return RuntimeError(prefix + _CM_SUFFIX[t.__dict__["_cm"]])
