@@ -539,6 +539,16 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
 _PARTIAL_OVERLAP_CHECK = []
 
 
+def out_overlap_check(out, *inputs) -> None:
+    """PyTorch's error (TensorIterator's, before the shapes are checked) for an ``out=`` tensor
+    that shares part of its memory with an input; the same memory exactly is allowed."""
+    if out.__class__ is Tensor or isinstance(out, Tensor):
+        check = _partial_overlap_check()
+        for t in inputs:
+            if t.__class__ is Tensor or isinstance(t, Tensor):
+                check(out._data, t._data)
+
+
 def _partial_overlap_check():
     """``shape.views.check_no_partial_overlap`` (imported on first use: views imports this)."""
     if not _PARTIAL_OVERLAP_CHECK:

@@ -33,6 +33,7 @@ from .._dispatch import (
     inplace,
     need_tensor,
     only_needed,
+    out_overlap_check,
     record,
     result_dtype,
     write_out,
@@ -102,6 +103,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
     to_float = kind == "float"
 
     def op(input, other, *, out=None):
+        if out is not None:
+            out_overlap_check(out, input, other)
         if input.__class__ is not Tensor and not isinstance(input, Tensor):
             input = _scalar_tensor(input, other)
         ob = other if other.__class__ is Tensor or isinstance(other, Tensor) else None
@@ -462,6 +465,8 @@ def _fma_alpha(a, b, c):
 
 def _linear2(input, other, alpha, sa, sb, node, name, out):
     """``sa * input + sb * alpha * other`` for add (1, 1), sub (1, -1) and rsub (-1, 1)."""
+    if out is not None:
+        out_overlap_check(out, input, other)
     xa, xb, dt = binary_operands(input, other)
     if dt in D._SHELL_UINTS:  # PyTorch has no add/sub kernel for uint16/32/64
         raise NotImplementedError(f"\"add_stub\" not implemented for '{_scalar(dt)}'")

@@ -27,7 +27,16 @@ from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
 from ...backend.float32_math.primitives import round_once
 from ...backend.fp_errors import loud, quiet, silent
-from .._dispatch import OUT_FOUND, _fw_state, check_cast, inplace, record, write_out, xp_for
+from .._dispatch import (
+    OUT_FOUND,
+    _fw_state,
+    check_cast,
+    inplace,
+    out_overlap_check,
+    record,
+    write_out,
+    xp_for,
+)
 
 # Re-exported: ``ops.pointwise.<name>`` reaches every elementwise op (and the private helpers
 # _tensor_methods uses).
@@ -85,6 +94,8 @@ def unary(name, forward, deriv=None, *, saves=("x",), to_float=True, node=None, 
         Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
 
     def op(input, *, out=None):
+        if out is not None:
+            out_overlap_check(out, input)
         dt = input._dtype
         if check is not None:
             check(dt)

@@ -79,6 +79,11 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             raise TypeError(
                 f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
             )
+    if out is not None:  # any input sharing out's memory, even all of it, is refused
+        from .views import check_no_partial_overlap
+
+        for t in tensors:
+            check_no_partial_overlap(out._data, t._data, same_ok=False)
     # Legacy: 1-d empty tensors are skipped.
     live = [t for t in tensors if not _legacy_empty(t)] or tensors[:1]
     ref = live[0]

@@ -173,20 +173,20 @@ def _dense_bounds(a):
     return (lo, hi) if hi - lo == a.nbytes else None
 
 
-def check_no_partial_overlap(dst, src) -> None:
+def check_no_partial_overlap(dst, src, same_ok: bool = True) -> None:
     """PyTorch's error for writing ``src`` (arrays) into ``dst`` where the two share some memory
     but are not the same elements (``x[1:] = x[:-1]``, ``x.copy_(x.t())``): NumPy would answer
     with its own buffered copy. As in PyTorch, only dense layouts are judged (a strided pair is
     "too hard" and passes), and a single element without dims (a scalar) never overlaps."""
-    if dst is src or type(dst) is not np.ndarray or type(src) is not np.ndarray:
+    if dst is src and same_ok or type(dst) is not np.ndarray or type(src) is not np.ndarray:
         return  # (a meta tensor's or a GPU array: none of PyTorch's overlaps are judged there)
     if not src.ndim or _root(dst) is not _root(src) or not dst.size or not src.size:
         return  # a scalar, or no common buffer
     a, b = _dense_bounds(dst), _dense_bounds(src)
     if a is None or b is None:
         return
-    if a == b and dst.strides == src.strides:
-        return  # the same elements (x.add_(x))
+    if a == b and dst.strides == src.strides and same_ok:
+        return  # the same elements (x.add_(x)); cat refuses even those (same_ok false)
     if a[0] < b[1] and b[0] < a[1]:
         raise RuntimeError(_PARTIAL_OVERLAP)
 
