@@ -32,6 +32,7 @@ import weakref
 import numpy as np
 
 from .. import backend as _backend
+from .._layout import is_dense
 from ..backend.fp_errors import loud, quiet
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, GradientEdge, Node
@@ -182,7 +183,7 @@ def _obeys_layout(data, var) -> bool:
     and dense leaf has the leaf's strides on every dimension whose size is not 1 and a positive
     stride on the others (a zero one there is how an expanded or a cat's gradient looks); any other
     leaf's gradient (a sparse leaf's too) is C-contiguous."""
-    if not _strided(var) or not (var.flags.c_contiguous or _dense(var)):
+    if not _strided(var) or not (var.flags.c_contiguous or is_dense(var)):
         return data.flags.c_contiguous
     if (
         data.flags.c_contiguous
@@ -202,15 +203,6 @@ def _strided(var) -> bool:
     return var.__class__ is np.ndarray or _backend.is_cupy_array(var)
 
 
-def _dense(a) -> bool:
-    """PyTorch's is_non_overlapping_and_dense: some order of the dimensions of size > 1 is C-contiguous."""
-    dims = sorted((st, n) for n, st in zip(a.shape, a.strides) if n > 1)
-    expect = a.itemsize
-    for st, n in dims:
-        if st != expect:
-            return False
-        expect *= n
-    return True
 
 
 def _copy_obeying(grad, var):
@@ -223,7 +215,7 @@ def _copy_obeying(grad, var):
         out = data.copy()
         if out.strides == var.strides:
             return out
-    if not _dense(var):
+    if not is_dense(var):
         return data.copy()
     xp = _backend.xp_of(grad._device)
     item = data.itemsize
