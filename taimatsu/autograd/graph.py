@@ -407,3 +407,22 @@ from .saved_tensor_hooks import (  # noqa: F401  (re-exported)
     save_on_cpu,
     saved_tensors_hooks,
 )
+
+
+def carry_retain(t, old, old_nr: int) -> None:
+    """``t``'s history moved from node ``old`` (its output ``old_nr``) to ``t.grad_fn`` (an
+    in-place op, or a view re-derived after its base changed): a ``retain_grad()`` moves with
+    it, as PyTorch's does, so ``t.grad`` is the gradient of its current value (hooks registered
+    with ``register_hook`` stay on the old node)."""
+    retain = old._retain if old is not None else None
+    if not retain:
+        return
+    ref = retain.get(old_nr)
+    if ref is None or ref() is not t:
+        return
+    del retain[old_nr]
+    new = t._grad_fn
+    if new is not None:
+        if new._retain is None:
+            new._retain = {}
+        new._retain[t._output_nr] = ref

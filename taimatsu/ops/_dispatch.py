@@ -19,7 +19,7 @@ from .._tensor.core import Tensor, _wrap
 from ..autograd import forward_ad as _fw
 from ..autograd.engine import edge_of
 from ..autograd.grad_mode import state as _gm
-from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, save_input
+from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, carry_retain, save_input
 from ..autograd.saved_tensor_hooks import current as _current_hooks
 from ..autograd.saved_tensor_hooks import hooked as _hooked
 from ..autograd.saved_tensor_hooks import in_use as _hooks_in_use
@@ -527,12 +527,18 @@ def commit_inplace(self: Tensor, result: Tensor) -> Tensor:
     for s in node._saved or ():
         if s.__class__ is SavedTensor and s.tensor is None:
             s.data, s.vc, s.version = self._data, self._vc, self._vc[0]
+    old, old_nr = self._grad_fn, self._output_nr
     if self._base is None:
         self.grad_fn, self._rg, self._output_nr = node, True, 0
+        carry_retain(self, old, old_nr)
         return self
     from .shape.views import copy_slices
 
+    base = self._base
+    base_old, base_nr = base._grad_fn, base._output_nr
     copy_slices(self, node)
+    carry_retain(base, base_old, base_nr)
+    carry_retain(self, old, old_nr)
     return self
 
 

@@ -14,7 +14,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.engine import _conform, edge_of
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
-from ...autograd.graph import Node, node_class
+from ...autograd.graph import Node, carry_retain, node_class
 from .._dispatch import _fw_state, record, xp_for
 
 
@@ -122,7 +122,9 @@ def view_grad_fn(v: Tensor):
     Node.__init__(node, (edge_of(base),), ((base._data.shape, base._dtype),))
     node.geom = _geometry(v)
     node.in_geom = _geometry(base)
+    old, old_nr = v._grad_fn, v._output_nr
     v._grad_fn, v._rg, v._output_nr = node, True, 0
+    carry_retain(v, old, old_nr)
     return node
 
 
