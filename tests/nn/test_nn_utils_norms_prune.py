@@ -475,3 +475,14 @@ def test_state_dict_positional_arguments_warn():
         return keys, [(r.category.__name__, str(r.message)) for r in rec]
 
     _same(run)
+
+
+def test_custom_from_mask_of_the_wrong_shape(torch_oracle):
+    def run(T):
+        prune = T.nn.utils.prune
+        try:
+            prune.custom_from_mask(T.nn.Linear(3, 2), "weight", T.ones(3, 2))
+        except AssertionError as e:
+            return str(e)
+
+    assert run(tm) == run(torch_oracle)

@@ -307,7 +307,10 @@ class CustomFromMask(BasePruningMethod):
         self.mask = mask
 
     def compute_mask(self, t, default_mask):
-        assert default_mask.shape == self.mask.shape
+        if default_mask.shape != self.mask.shape:  # (an assert would vanish under python -O)
+            raise AssertionError(
+                f"default_mask shape {default_mask.shape} must match self.mask shape {self.mask.shape}"
+            )
         return default_mask * self.mask.to(dtype=default_mask.dtype)
 
     @classmethod
