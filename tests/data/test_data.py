@@ -297,3 +297,18 @@ def test_num_workers_accepted():
     dl = tm.utils.data.DataLoader(ds, batch_size=4, num_workers=2)
     assert [b[0].tolist() for b in dl] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert tm.utils.data.get_worker_info() is None
+
+
+def test_iterable_dataset_is_abstract():
+    """PyTorch's IterableDataset is an abstract Iterable: it cannot be instantiated, and a
+    subclass defining __iter__ is an Iterable."""
+    for D in (tm.utils.data, torch.utils.data):
+        with pytest.raises(TypeError, match="abstract method __iter__"):
+            D.IterableDataset()
+
+        class Stream(D.IterableDataset):
+            def __iter__(self):
+                return iter(range(3))
+
+        assert isinstance(Stream(), collections.abc.Iterable)
+        assert [b.tolist() for b in D.DataLoader(Stream(), batch_size=2)] == [[0, 1], [2]]

@@ -12,6 +12,7 @@ import bisect
 import itertools
 import math
 import warnings
+from collections.abc import Iterable
 
 from ...ops.creation.random import default_generator, randperm
 
@@ -42,11 +43,9 @@ class Dataset:
         return cls
 
 
-class IterableDataset(Dataset):
-    """A dataset that is a stream: subclasses define ``__iter__``."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset, Iterable):
+    """A dataset that is a stream: subclasses define ``__iter__`` (abstract, as in PyTorch: the
+    class itself cannot be instantiated)."""
 
     def __add__(self, other: Dataset) -> ChainDataset:
         return ChainDataset([self, other])
