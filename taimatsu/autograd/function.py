@@ -238,9 +238,11 @@ def _record(node, args, outs, dirty):
     for i, o in enumerate(outs):
         if isinstance(o, Tensor):
             if any(o is a for a in args) and not any(o is d for d in dirty):
-                o = _alias(o)  # an input returned as is becomes a new tensor sharing its memory
+                o = _alias(o)  # an input returned as is becomes a view of it
             if not any(o is n for n in non_diff) and o._dtype.category >= D.FLOAT:
                 o.grad_fn, o._rg, o._output_nr = node, True, i
+                if o._base is not None:  # a view: PyTorch forbids modifying it in place
+                    o.__dict__["_cm"] = "custom"
         wrapped.append(o)
     to_save = node.__dict__.pop("_to_save", ())
     for i, t in enumerate(to_save):
@@ -288,8 +290,10 @@ def _forward_ad(cls, node, args, outs) -> None:
 
 
 def _alias(t):
+    """A view of ``t`` with all of its elements (PyTorch returns an input as ``view_as`` of it)."""
     from .._tensor.core import _wrap
 
     a = _wrap(t._data, t._dtype, t._device)
-    a._vc, a._storage = t._vc, t._storage
+    a._vc, a._storage = t._vc, t._data if t._storage is None else t._storage
+    a._base, a._vv = (t if t._base is None else t._base), t._vc[0]
     return a

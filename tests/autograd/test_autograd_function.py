@@ -403,3 +403,49 @@ def test_double_backward_through_function_matches_torch():
         res.append((g.detach().numpy(), h.numpy()))
     for a, b in zip(*res):
         np.testing.assert_allclose(b, a, rtol=1e-7)
+
+
+def _view_outputs_program(T):
+    """A custom Function's input returned as is, and a view made inside forward, are views of
+    the input (``_base``), and modifying them in place is refused, as in PyTorch; outside grad
+    mode nothing is a view."""
+
+    class Ret(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class View(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 2)
+
+    out = []
+    a = T.ones(2, requires_grad=True)
+    o = Ret.apply(a)
+    out += [o._base is a, o.is_leaf, type(o.grad_fn).__name__]
+    b = a * 1
+    for f, x in ((Ret.apply, b), (View.apply, T.ones(2, 2, requires_grad=True) * 1)):
+        r = f(x)
+        out.append(r._base is x)
+        try:
+            r.mul_(2)
+            out.append("modified")
+        except RuntimeError as e:
+            out.append(str(e))
+    with T.no_grad():
+        r = Ret.apply(b)
+    out.append(r._base is b)
+    return out
+
+
+def test_views_returned_by_a_custom_function():
+    assert _view_outputs_program(taimatsu) == _view_outputs_program(torch)

@@ -61,6 +61,12 @@ _CM_SUFFIX = {
         "by moving both the view and the inplace either both inside the inference_mode block (if you don't "
         "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
     ),
+    "custom": (
+        "This view was created inside a custom Function (or because an input was returned as-is) and the "
+        "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+        "output of the custom Function."
+    ),
     "multi": (
         "This view is the output of a function that returns multiple views. Such functions do not allow "
         "the output views to be modified inplace. You should replace the inplace operation by an "
