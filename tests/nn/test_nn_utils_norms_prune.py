@@ -486,3 +486,13 @@ def test_custom_from_mask_of_the_wrong_shape(torch_oracle):
             return str(e)
 
     assert run(tm) == run(torch_oracle)
+
+
+def test_clip_grad_value_without_gradients(torch_oracle):
+    def run(T):
+        try:
+            T.nn.utils.clip_grad_value_(T.nn.Linear(2, 2).parameters(), 1.0)
+        except RuntimeError as e:
+            return str(e)
+
+    assert run(tm) == run(torch_oracle)

@@ -123,7 +123,12 @@ def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0, error_if
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient to ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)
+    grads = [p.grad for p in _tensors(parameters) if p.grad is not None]
+    if not grads:  # PyTorch groups the gradients by device first, and an empty list fails there
+        raise RuntimeError(
+            "Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
     with no_grad():
-        for p in _tensors(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(min=-clip_value, max=clip_value)
+        for g in grads:
+            g.clamp_(min=-clip_value, max=clip_value)
