@@ -111,3 +111,24 @@ def _module_to_program(T):
 
 def test_module_to_complex_dtype():
     assert _module_to_program(tm) == _module_to_program(torch)
+
+
+def _old_checkpoint_program(T):
+    """A state_dict from the older nn.utils.weight_norm (weight_g, weight_v) loads into
+    parametrizations.weight_norm, at the top level and inside a Sequential."""
+    from importlib import import_module
+
+    PZ = import_module(T.__name__ + ".nn.utils.parametrizations")
+    T.manual_seed(0)
+    out = []
+    for wrap in (lambda m: m, lambda m: T.nn.Sequential(T.nn.ReLU(), m)):
+        old = wrap(T.nn.utils.weight_norm(T.nn.Linear(3, 2)))
+        new = wrap(PZ.weight_norm(T.nn.Linear(3, 2)))
+        result = new.load_state_dict(old.state_dict())
+        x = T.ones(4, 3)
+        out.append((sorted(old.state_dict()), str(result), bool(T.allclose(new(x), old(x)))))
+    return out
+
+
+def test_old_weight_norm_checkpoint_loads():
+    assert _old_checkpoint_program(tm) == _old_checkpoint_program(torch)

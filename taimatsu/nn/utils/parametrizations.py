@@ -28,8 +28,19 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
-    """``module.<name> = g * v / ||v||`` with ``g`` and ``v`` stored as ``original0`` / ``original1``."""
+    """``module.<name> = g * v / ||v||`` with ``g`` and ``v`` stored as ``original0`` / ``original1``.
+
+    A state_dict saved with the older ``nn.utils.weight_norm`` (``<name>_g``, ``<name>_v``) loads
+    into the parametrization, as in PyTorch."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def old_keys(state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        g, v = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g in state_dict and v in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v)
+
+    module._register_load_state_dict_pre_hook(old_keys)
     return module
 
 
