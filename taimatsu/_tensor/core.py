@@ -466,6 +466,25 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         self._data, self._dtype, self._device = value._data, value._dtype, value._device
         self._storage = value._storage
 
+    def as_subclass(self, cls):
+        """A ``cls`` instance viewing this tensor (an alias: same memory, version counter and
+        history, grad_fn AliasBackward0), as PyTorch's."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                "possible. Make sure your class inherits from Tensor."
+            )
+        t = _views_alias(self)
+        t.__class__ = cls
+        return t
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad: bool = False):
+        """A ``cls`` instance sharing ``data``'s memory, with no history (nn.Parameter's way)."""
+        from ..nn.parameter import _share
+
+        return _share(cls, data, require_grad)
+
     def detach(self) -> Tensor:
         """A tensor sharing memory and the version counter, cut from the graph."""
         t = _wrap(self._data, self._dtype, self._device)
@@ -759,8 +778,20 @@ def _tensor_repr(t: Tensor) -> str:
         return meta_repr(t._data.shape, t._dtype.name, D.get_default_dtype().name, tail)
     data = _backend.to_numpy(t._data)
     device = None if t._device.type == "cpu" else str(t._device)
+    cls = type(t)
+    # a user's subclass prints its own name (``MyTensor([1., 2.])``), as PyTorch's repr does
+    user = (
+        cls is not Tensor and not cls.__module__.startswith("taimatsu") and not _is_parameter(cls)
+    )
     return _tensor_str.format_tensor(
-        data, t._dtype.name, default_dtype_name=D.get_default_dtype().name, device=device, tail=tail
+        data, t._dtype.name, default_dtype_name=D.get_default_dtype().name, device=device,
+        tail=tail, prefix=cls.__name__ + "(" if user else "tensor(",
+    )  # fmt: skip
+
+
+def _is_parameter(cls) -> bool:
+    return any(
+        c.__name__ == "Parameter" and c.__module__.startswith("taimatsu") for c in cls.__mro__
     )
 
 
@@ -768,6 +799,7 @@ def _tensor_repr(t: Tensor) -> str:
 from .. import backend as _backend  # noqa: E402
 from ..ops.creation import factories as _creation  # noqa: E402
 from ..ops.shape import views as _views  # noqa: E402
+from ..ops.shape.view_ops import alias as _views_alias  # noqa: E402
 from . import conversions as _tensor_conversions  # noqa: E402
 from . import methods as _tensor_methods
 from . import printing as _tensor_str

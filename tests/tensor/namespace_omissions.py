@@ -101,7 +101,7 @@ OMITTED: dict[str, dict[str, str]] = {
         "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
             resize resize_as""",
         _TODO: """
-            as_subclass grad_dtype index module_load name slice_inverse""",
+            grad_dtype index module_load name slice_inverse""",
     },
     "nn.functional": {
         "PyTorch's internal helpers imported into the namespace": """

@@ -263,3 +263,30 @@ def test_scalar_of_a_tensor_that_requires_grad_warns_once():
         for lib in ("taimatsu", "torch")
     ]
     assert out[0] == out[1] and "requires_grad=True to a scalar" in out[0]
+
+
+def _subclass_program(T):
+    """Tensor.as_subclass (an alias of the tensor: AliasBackward0, the same memory and graph),
+    Tensor._make_subclass, and a user subclass's repr (its own name as the prefix)."""
+
+    class My(T.Tensor):
+        pass
+
+    x = T.ones(2, requires_grad=True)
+    y = x.as_subclass(My)
+    out = [type(y).__name__, y.requires_grad, y.is_leaf, type(y.grad_fn).__name__, y._base is x]
+    (y * 2).sum().backward()
+    out.append(x.grad.tolist())
+    try:
+        x.as_subclass(int)
+    except TypeError as e:
+        out.append(str(e))
+    w = T.Tensor._make_subclass(My, T.ones(2), True)
+    out += [type(w).__name__, w.requires_grad, w.is_leaf]
+    out += [repr(y), repr(T.ones(2, 3).as_subclass(My)), repr(T.tensor(3.0).as_subclass(My))]
+    out += [repr(T.nn.Parameter(T.ones(2))), repr(T.nn.Buffer(T.ones(1)))]
+    return out
+
+
+def test_user_subclasses_match_pytorch(torch_oracle):
+    assert _subclass_program(taimatsu) == _subclass_program(torch_oracle)
