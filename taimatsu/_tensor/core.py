@@ -209,6 +209,20 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
 
         return tensor_resize_(self, *size, memory_format=memory_format, **kwargs)
 
+    def resize(self, *sizes):
+        """Deprecated out-of-place resize: the same elements in the shape ``sizes`` (autograd's
+        Resize), with PyTorch's warning."""
+        from ..autograd._functions import Resize
+
+        warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+        return Resize.apply(self, sizes)
+
+    def resize_as(self, tensor):
+        from ..autograd._functions import Resize
+
+        warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+        return Resize.apply(self, tensor.size())
+
     def resize_as_(self, *args, memory_format=None, **kwargs):
         from ..storage import tensor_resize_as_
 

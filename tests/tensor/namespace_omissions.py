@@ -98,8 +98,6 @@ OMITTED: dict[str, dict[str, str]] = {
             sparse_resize_and_clear_ resize_as_sparse_""",
         _DTYPES: "chalf",
         "nested tensors": "to_padded_tensor",
-        "the deprecated out-of-place resizing (autograd's Resize): " + _TODO: """
-            resize resize_as""",
         _TODO: """
             grad_dtype index module_load name slice_inverse""",
     },

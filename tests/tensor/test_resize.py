@@ -112,3 +112,31 @@ def test_grown_tensor_leaves_other_views_on_the_old_memory():
     view.resize_(5).fill_(7.0)
     assert view.tolist() == [7.0] * 5 and base.tolist() == [0.0] * 4
     assert view._base is None and view.storage_offset() == 1
+
+
+def _out_of_place_program(T):
+    """The deprecated out-of-place Tensor.resize / resize_as (autograd's Resize): a reshape that
+    keeps the number of elements, with PyTorch's warning, node and error."""
+    import warnings
+
+    out = []
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        x = T.arange(6.0)
+        r = x.resize(2, 3)
+        out += [r.tolist(), r._base is x, x.resize_as(T.ones(3, 2)).shape == (3, 2)]
+        y = T.ones(2, requires_grad=True)
+        z = y.resize(1, 2)
+        z.sum().backward()
+        out += [type(z.grad_fn).__name__, y.grad.tolist()]
+        out.append(T.arange(6.0).view(2, 3).t().resize(6).tolist())
+        try:
+            x.resize(4)
+        except RuntimeError as e:
+            out.append(str(e))
+    out.append(sorted({str(m.message) for m in w}))
+    return out
+
+
+def test_out_of_place_resize(torch_oracle):
+    assert _out_of_place_program(tm) == _out_of_place_program(torch_oracle)
