@@ -83,10 +83,17 @@ def preserved_strides(a):
     item = a.itemsize
     if is_dense(a):
         return tuple(st // item for st in a.strides)
-    strides, step = [0] * a.ndim, 1
-    for i in reversed(_order_by_strides(a.shape, [st // item for st in a.strides])):
-        strides[i] = step
-        step *= a.shape[i]
+    return dense_strides(a.shape, _order_by_strides(a.shape, [st // item for st in a.strides]))
+
+
+def dense_strides(shape, order):
+    """Contiguous strides of ``shape`` with its dims laid out in ``order`` (outermost first;
+    None: row-major)."""
+    order = range(len(shape)) if order is None else order
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(shape[d], 1)
     return tuple(strides)
 
 

@@ -513,7 +513,7 @@ def tensor_resize_(t, *size, memory_format=None, **kwargs):
     ``set_``. A storage in shared memory or a NumPy array's (``from_numpy``, ``as_tensor``) is
     not resizable, as in PyTorch.
     """
-    from ._layout import channels_last_order, preserve_format
+    from ._layout import channels_last_order, dense_strides, preserve_format
     from ._layout import memory_format as format_type
     from .ops.creation.factories import _size_args, size_keyword
 
@@ -549,7 +549,7 @@ def tensor_resize_(t, *size, memory_format=None, **kwargs):
     order = channels_last_order(memory_format, len(shape))
     if order is None and shape == t._data.shape:
         return t  # same shape: strides unchanged, as in PyTorch
-    return _resize_to(t, shape, _dense_strides(shape, order))
+    return _resize_to(t, shape, dense_strides(shape, order))
 
 
 def tensor_resize_as_(t, *args, memory_format=None, **kwargs):
@@ -580,17 +580,6 @@ def _numel_overflows(shape) -> bool:
     for s in shape:
         n *= s
     return n >= 1 << 63
-
-
-def _dense_strides(shape, order):
-    """Contiguous strides of ``shape`` with its dims laid out in ``order`` (outermost first;
-    None: row-major)."""
-    order = range(len(shape)) if order is None else order
-    strides, step = [0] * len(shape), 1
-    for d in reversed(order):
-        strides[d] = step
-        step *= max(shape[d], 1)
-    return tuple(strides)
 
 
 # The NumPy arrays whose memory tensors were made on (from_numpy, as_tensor): PyTorch cannot grow

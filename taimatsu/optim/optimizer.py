@@ -27,6 +27,7 @@ from .._tensor.core import Tensor
 from ..autograd import grad_mode
 from ..autograd.graph import RemovableHandle
 from ..ops.creation import factories as _cr
+from ..ops.pointwise.complex import view_as_real
 
 __all__ = [
     "Optimizer",
@@ -165,8 +166,6 @@ def _as_real(p, grad, state: dict) -> tuple:
     each number a pair of reals), through which PyTorch's optimizers update it: Adam's second
     moment is then the squares of the real and imaginary parts, not ``grad * grad``. The state
     stays complex; the dict returned holds the views (the same 0-d counters)."""
-    from ..ops.pointwise.complex import view_as_real
-
     views = {
         k: view_as_real(v) if isinstance(v, Tensor) and v.is_complex() else v
         for k, v in state.items()

@@ -142,9 +142,17 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
         res = _wrap(r, D.bool if bool_result else dt, device)
         if Node is not None and _gm.enabled and (input._rg or ob is not None and ob._rg):
             if needs is not None:
-                saved = only_needed(
-                    [res if i == "out" else (input, ob)[i] for i in saves], (input, ob), needs
-                )
+                if save_inputs:  # (mul, div: the common case, without the general helper)
+                    rg = (input._rg, ob is not None and ob._rg)
+                    na, nb = needs
+                    saved = (
+                        input if na is None or rg[na] else None,
+                        ob if nb is None or rg[nb] else None,
+                    )
+                else:
+                    saved = only_needed(
+                        [res if i == "out" else (input, ob)[i] for i in saves], (input, ob), needs
+                    )
             elif save_inputs:
                 saved = (input, ob)
             else:
@@ -195,7 +203,8 @@ def binary(name, forward, vjp=None, jvp=None, *, node=None, kind=None, saves=(0,
             check(self._dtype)
         keep = saves_self and 0 in saves  # self's old value is saved: snapshot it first
         if keep and needs is not None and needs[saves.index(0)] is not None:
-            keep = (self, other)[needs[saves.index(0)]]._rg if isinstance(other, Tensor) else False
+            reader = (self, other)[needs[saves.index(0)]]  # the input whose gradient reads it
+            keep = isinstance(reader, Tensor) and reader._rg
         return inplace(self, functional, (other,), keep, fast)
 
     op.__name__ = op.__qualname__ = name
