@@ -109,6 +109,24 @@ def restrided(xp, r, strides):
     return out
 
 
+def row_major(xp, a):
+    """Array ``a`` laid out as PyTorch allocates a new contiguous tensor (reductions, scans,
+    topk), whatever order NumPy gave it: C order, size-1 dims with their C strides too. NumPy
+    lays a reduction of a permuted array out in the input's memory order, where PyTorch's
+    result is contiguous (so ``.view`` works on it). ``a`` itself when it has those strides
+    already; a view when only size-1 dims' strides differ; else a C-ordered copy."""
+    if a.ndim < 2 or not a.size or a.flags.c_contiguous and 1 not in a.shape:
+        return a
+    want = tuple(st * a.itemsize for st in dense_strides(a.shape, None))
+    if a.strides == want:
+        return a
+    if not a.flags.c_contiguous:
+        a = xp.ascontiguousarray(a)
+        if a.strides == want:
+            return a
+    return xp.lib.stride_tricks.as_strided(a, a.shape, want)
+
+
 def preserved_copy(xp, a, cast=None):
     """A copy of array ``a`` in the layout of ``preserved_strides``; ``cast(array)``, when
     given, makes the converted copy."""

@@ -91,7 +91,9 @@ _C2C = node_class("FftC2CBackward0", _c2c_vjp)
 def _r2c(x: Tensor, dims, onesided: bool, scale: float) -> Tensor:
     xp = xp_for(x)
     a = x._data
-    r = xp.fft.rfftn(a, axes=dims) if onesided else xp.fft.fftn(a, axes=dims)
+    r = xp.fft.rfftn(a, axes=dims)
+    if not onesided:
+        r = _two_sided(xp, r, dims, a.shape[dims[-1]])
     if scale != 1:
         r *= scale
     cdt = x._dtype.to_complex()
@@ -99,6 +101,29 @@ def _r2c(x: Tensor, dims, onesided: bool, scale: float) -> Tensor:
     if x._rg and _gm.enabled:
         record(_R2C, (x,), res, (), dims=dims, onesided=onesided, scale=scale, n=a.shape[dims[-1]])
     return _tangent(res, lambda t: _r2c(t, dims, onesided, scale), x)
+
+
+def _two_sided(xp, half, dims, n: int):
+    """The full transform of a real signal from its one-sided one (``half``: the last of
+    ``dims`` holds n // 2 + 1 bins), the other bins filled by conjugate symmetry, as PyTorch's
+    r2c does: X[k] = conj(X[-k]), so the imaginary parts of the self-mirrored bins (0 and
+    n / 2) stay exactly zero."""
+    d = dims[-1]
+    m = half.shape[d]
+    shape = list(half.shape)
+    shape[d] = n
+    full = xp.empty(shape, half.dtype)
+    lead = (slice(None),) * d
+    full[lead + (slice(0, m),)] = half
+    if n > m:
+        mirrored = half
+        for e in dims[:-1]:  # index i of another transformed dim mirrors to (-i) mod size
+            mirrored = xp.roll(xp.flip(mirrored, axis=e), 1, axis=e)
+        # bins m .. n - 1 mirror to n - m .. 1
+        full[lead + (slice(m, n),)] = xp.conj(
+            xp.flip(mirrored[lead + (slice(1, n - m + 1),)], axis=d)
+        )
+    return full
 
 
 def _r2c_vjp(node, g):

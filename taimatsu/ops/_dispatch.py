@@ -291,6 +291,14 @@ def broadcast_error(shapes) -> RuntimeError:
     return RuntimeError(f"shapes {[list(s) for s in shapes]} are not broadcastable")
 
 
+def check_broadcast(*shapes) -> None:
+    """PyTorch's error (``broadcast_error``) when ``shapes`` do not broadcast together."""
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise broadcast_error(shapes) from None
+
+
 def shape_of(x) -> tuple:
     return x._data.shape if isinstance(x, Tensor) else ()
 

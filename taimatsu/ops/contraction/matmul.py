@@ -910,15 +910,19 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Te
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     if dim is None:
-        warnings.warn(
+        from ..._flags import warn_once
+
+        warn_once(
+            "cross_default_dim",
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
             "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
-            "linalg.cross in a future release.",
-            UserWarning,
-            stacklevel=user_stacklevel(),
+            "linalg.cross in a future release. (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)",
         )
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((k for k, s in enumerate(shape) if s == 3), -1)
+        # PyTorch's default: the input's first dim of size 3 (not the broadcast shape's)
+        dim = next((k for k, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg_cross(input, other, dim=dim, out=out)
 
 

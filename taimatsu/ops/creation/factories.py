@@ -168,6 +168,7 @@ _BYTE_ORDER = (
 
 def _to_array(data, dtype):
     """Turn Python data (numbers, nested lists, arrays, tensors) into (array, dtype)."""
+    data = _ranges_as_lists(data)
     if isinstance(data, Tensor):
         a = _numpy(data)
         return a, dtype or data._dtype
@@ -208,6 +209,16 @@ def _to_array(data, dtype):
         _check_storable([data], dtype)
     _kind(data)  # raises PyTorch's error for what is no number
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _ranges_as_lists(data):
+    """``range`` objects (the data itself or its items) as lists: PyTorch reads any Python
+    sequence, ``torch.tensor(range(3))`` included."""
+    if data.__class__ is range:
+        return list(data)
+    if isinstance(data, (list, tuple)) and data and data[0].__class__ is range:
+        return [list(x) if x.__class__ is range else x for x in data]
+    return data
 
 
 _NDARRAYS_WARNING = (

@@ -24,6 +24,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from .._dispatch import (
     OUT_EXACT,
+    check_broadcast,
     check_devices,
     inplace,
     need_tensor,
@@ -578,6 +579,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     d = _wrapdim(dim, input._data.ndim)
     sizes = list(input._data.shape)
     sizes[d] = indices._data.shape[d]
+    check_broadcast(tuple(sizes), indices._data.shape)
     shape = list(np.broadcast_shapes(tuple(sizes), indices._data.shape))
     idx = indices.expand(shape)
     shape[d] = input._data.shape[d]

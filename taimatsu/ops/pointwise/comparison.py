@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ... import _dtype as D
 from ..._tensor.core import Tensor, _wrap
-from .._dispatch import binary_operands, scalar_name, xp_for
+from .._dispatch import binary_operands, check_broadcast, scalar_name, xp_for
 from .binary import _ga, _gb, _tensor_operands, binary, cast_first
 from .common import _FLOAT, checks, no_complex, not_implemented
 from .select import where
@@ -220,6 +220,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if tol < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
+    check_broadcast(input._data.shape, other._data.shape)
     xa, xb, dt = binary_operands(input, other)
     xp = xp_for(input)
     return _wrap(

@@ -19,7 +19,7 @@ from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import run2 as f32_run2
 from ...backend.float32_math.primitives import fma
 from ...backend.fp_errors import loud, quiet
-from .._dispatch import broadcast_error, only_needed, record, write_out
+from .._dispatch import broadcast_error, check_broadcast, only_needed, record, shape_of, write_out
 from ..arg_types import python_int_range
 from .binary import _broadcast_shape
 from .common import _conj
@@ -174,6 +174,7 @@ def logaddexp(input, other, *, out=None):
     from .select import where
 
     _check_float_kernel("logaddexp_cpu", input, other)
+    check_broadcast(shape_of(input), shape_of(other))
 
     def compute():
         if input._dtype in (D.float16, D.bfloat16):  # PyTorch computes half types in float32

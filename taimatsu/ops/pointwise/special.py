@@ -22,6 +22,7 @@ from ...backend.fp_errors import silent
 from .._dispatch import (
     _fw_state,
     binary_operands,
+    check_broadcast,
     inplace,
     only_needed,
     record,
@@ -228,6 +229,7 @@ def heaviside(input, values, *, out=None):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     if input._dtype.category == D.COMPLEX:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    check_broadcast(input._data.shape, values._data.shape)
     xa, xb, dt = binary_operands(input, values)
     xp = xp_for(input)
     r = xp.where(xa == 0, xb, (xa > 0)).astype(dt.np, copy=False)

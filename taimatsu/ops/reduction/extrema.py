@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._layout import row_major
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -332,7 +333,7 @@ def _amaxmin(name, node, input, dim, keepdim):
     _no_complex_kernel(f"{name[1:]}_values_cpu", input)
     xp = _xp(input)
     r = _reduce(xp, name == "amax", a, _axis(dims, nd), keepdim)
-    res = _wrap(xp.asarray(r, a.dtype), input._dtype, input._device)
+    res = _wrap(row_major(xp, xp.asarray(r, a.dtype)), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(node, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
@@ -399,12 +400,12 @@ def _aminmax(input, dim, keepdim):
         _wrapdim(dim, nd)
     xp = _xp(input)
     lo = _wrap(
-        xp.asarray(xp.min(a, axis=dims or (), keepdims=keepdim), a.dtype),
+        row_major(xp, xp.asarray(xp.min(a, axis=dims or (), keepdims=keepdim), a.dtype)),
         input._dtype,
         input._device,
     )
     hi = _wrap(
-        xp.asarray(xp.max(a, axis=dims or (), keepdims=keepdim), a.dtype),
+        row_major(xp, xp.asarray(xp.max(a, axis=dims or (), keepdims=keepdim), a.dtype)),
         input._dtype,
         input._device,
     )

@@ -10,6 +10,7 @@ history).
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -213,6 +214,13 @@ _HistogramNode = node_class("NotImplemented", _histogram_vjp)
 
 
 # ---- histc / bincount ----------------------------------------------------------------------------------------
+def _cpp_double(x: float) -> str:
+    """A double as a C++ stream prints it (6 significant digits; inf, nan, -nan)."""
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return f"{x:g}"
+
+
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """Equal-width bins over [min, max] (the data's range when min == max); the last bin is closed."""
     from ..._dtype import FLOAT
@@ -228,18 +236,28 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
             f"\"histogram_cpu\" not implemented for '{scalar_name(input._dtype)}'"
         )
     if bins <= 0:
-        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     a = input._data
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
+        if math.isnan(lo) or math.isnan(hi):  # aminmax's NaN: every bit set, printed -nan
+            lo = hi = -math.nan
     if lo == hi:
         lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} max {hi}")
-    flat = a.reshape(-1).astype(np.float64)
-    flat = flat[(flat >= lo) & (flat <= hi)]
-    pos = ((flat - lo) * bins / (hi - lo)).astype(np.int64)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(
+            f"torch.histc: range of [{_cpp_double(lo)}, {_cpp_double(hi)}] is not finite"
+        )
+    if lo >= hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    # PyTorch's kernel in the input's dtype: the bin of x is trunc((x - lo) * bins / (hi - lo)),
+    # each step rounded to the dtype, lo and hi the dtype's values of the outer edges
+    flat = a.reshape(-1)
+    t = flat.dtype.type
+    left, right = t(lo), t(hi)
+    flat = flat[(flat >= left) & (flat <= right)]
+    pos = ((flat - left) * t(bins) / (right - left)).astype(np.int64)
     pos[pos == bins] = bins - 1
     r = np.bincount(pos, minlength=bins)[:bins].astype(a.dtype)
     res = _wrap(r, input._dtype, input._device)

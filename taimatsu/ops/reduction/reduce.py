@@ -20,6 +20,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._autocast import FP32, cast_policy
 from ..._flags import user_stacklevel
+from ..._layout import row_major
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -196,7 +197,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     if dt is not input._dtype:
         a = a.astype(dt.np)
     xp = _xp(input)
-    res = _wrap(_sum_array(xp, a, _axis(dims, nd), keepdim), dt, input._device)
+    res = _wrap(row_major(xp, _sum_array(xp, a, _axis(dims, nd), keepdim)), dt, input._device)
     if input._rg and _gm.enabled:
         record(
             _Sum0 if dim is None else _Sum1,
@@ -256,7 +257,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
             if a.dtype.kind in "fc"
             else xp.sum(a, axis=_axis(dims, nd), keepdims=keepdim)
         )
-    res = _wrap(xp.asarray(r, dt.np), dt, input._device)
+    res = _wrap(row_major(xp, xp.asarray(r, dt.np)), dt, input._device)
     if input._rg and _gm.enabled:
         record(_Nansum, (input,), res, (input,), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
@@ -308,7 +309,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     xp = _xp(input)
     r = _sum_array(xp, widen(a), _axis(dims, nd), keepdim)
     r = r / xp.asarray(count, r.dtype)  # 0 / 0 is NaN for an empty reduction, as in PyTorch
-    res = _wrap(r.astype(a.dtype, copy=False), dt, input._device)
+    res = _wrap(row_major(xp, r.astype(a.dtype, copy=False)), dt, input._device)
     if input._rg and _gm.enabled:
         record(_Mean0 if dim is None else _Mean1, (input,), res, (), in_shape=a.shape, dims=dims,
                keepdim=keepdim, count=count)  # fmt: skip
@@ -633,7 +634,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
         r = rd(xp.log(rd(xp.sum(rd(xp.exp(a - m)), axis=axis, keepdims=True)))) + m
     if not keepdim and dims:
         r = r.reshape([s for i, s in enumerate(r.shape) if i not in dims])
-    res = _wrap(xp.asarray(r, input._data.dtype), input._dtype, input._device)
+    res = _wrap(row_major(xp, xp.asarray(r, input._data.dtype)), input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Logsumexp, (input,), res, (input, res), dims=dims, keepdim=keepdim)
     if _fw_state.level and input._fw is not None:
@@ -652,7 +653,7 @@ def _logical(f, input, dim, keepdim):
     xp = _xp(input)
     r = xp.asarray(f(a, axis=_axis(dims, a.ndim), keepdims=keepdim))
     dt = D.uint8 if input._dtype is D.uint8 else D.bool
-    return _wrap(r.astype(dt.np, copy=False), dt, input._device)
+    return _wrap(row_major(xp, r.astype(dt.np, copy=False)), dt, input._device)
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
@@ -686,4 +687,4 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
         if dims or not a.ndim
         else xp.asarray(a != 0, np.int64)
     )
-    return _wrap(xp.asarray(r, np.int64), D.int64, input._device)
+    return _wrap(row_major(xp, xp.asarray(r, np.int64)), D.int64, input._device)

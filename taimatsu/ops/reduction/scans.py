@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._layout import row_major
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -36,7 +37,7 @@ def _scan(input, dim, dtype, f):
     if dt is not input._dtype:
         a = a.astype(dt.np)
     r = f(_scan_widen(a), axis=d).astype(a.dtype, copy=False) if a.ndim else a.copy()
-    return _wrap(r, dt, input._device), d
+    return _wrap(row_major(xp_for(input), r), dt, input._device), d
 
 
 # PyTorch's CPU scans carry the running value in ``acc_type`` (double for float32, complex double
@@ -177,10 +178,12 @@ def logcumsumexp(input, dim, *, out=None):
     elif a.dtype.kind == "c":
         r = _logcumsumexp_complex(xp, a, d)
     else:
+        # PyTorch carries the running value in acc_type (double for float32, float for the
+        # half types) and rounds each output to the dtype
         r = xp.logaddexp.accumulate(
-            a.astype(np.float32) if input._dtype in (D.float16, D.bfloat16) else a, axis=d
+            a.astype(_SCAN_ACC.get(a.dtype, np.float32)) if a.dtype.itemsize < 8 else a, axis=d
         )
-    res = _wrap(r.astype(a.dtype, copy=False), input._dtype, input._device)
+    res = _wrap(row_major(xp, r.astype(a.dtype, copy=False)), input._dtype, input._device)
     if _gm.enabled and input._rg:
         record(_Logcumsumexp, (input,), res, (input, res), dim=d)
     from ...autograd.forward_ad import _register

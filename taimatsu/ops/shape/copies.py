@@ -13,7 +13,9 @@ from ..._layout import (
     contiguous_format,
     preserve_format,
     preserved_copy,
+    preserved_strides,
     relayout,
+    restrided,
 )
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
@@ -328,12 +330,16 @@ def flip(input: Tensor, *dims, **kw) -> Tensor:
             f"\"flip_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
         )
     dims = _unique_dims(dims, nd)
+    if not nd:
+        dims = ()  # a 0-d tensor's dim 0 (or -1) flips nothing
     xp = xp_for(input)
-    r = _wrap(
-        xp.ascontiguousarray(xp.flip(input._data, dims)) if dims else input._data.copy(),
-        input._dtype,
-        input._device,
-    )
+    a = input._data
+    # in the input's layout, as PyTorch allocates it (preserve_format)
+    if dims:
+        data = restrided(xp, xp.ascontiguousarray(xp.flip(a, dims)), preserved_strides(a))
+    else:
+        data = preserved_copy(xp, a)
+    r = _wrap(data, input._dtype, input._device)
     if input._rg and _gm.enabled:
         record(_Flip, (input,), r, (), dims=dims)
     if _fw_state.level and input._fw is not None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._flags import user_stacklevel
+from ..._layout import preserved_strides, restrided, row_major
 from ..._tensor.core import _wrapdim
 from ...autograd.forward_ad import _register, on_primals
 from ...autograd.grad_mode import state as _gm
@@ -60,9 +61,16 @@ _Cummax = node_class("CummaxBackward0", _select_vjp)
 _Cummin = node_class("CumminBackward0", _select_vjp)
 
 
-def _result(input, vals, idx, d, keepdim, node, rtype, accumulate=False):
-    """Wrap ``vals``/``idx`` (``idx`` of the kept-dim shape when ``keepdim``) and record."""
-    dev = input._device
+def _result(input, vals, idx, d, keepdim, node, rtype, accumulate=False, like=None):
+    """Wrap ``vals``/``idx`` (``idx`` of the kept-dim shape when ``keepdim``) and record. The
+    results are laid out as PyTorch allocates them: contiguous, or (``like``: sort's input
+    array) in the layout ``preserve_format`` gives a tensor like ``like``."""
+    dev, xp = input._device, xp_for(input)
+    if like is None:
+        vals, idx = row_major(xp, vals), row_major(xp, idx)
+    else:
+        strides = preserved_strides(like)
+        vals, idx = restrided(xp, vals, strides), restrided(xp, idx, strides)
     v = _wrap(vals, input._dtype, dev)
     i = _wrap(idx.astype(np.int64, copy=False), D.int64, dev)
     nd = input._data.ndim
@@ -157,7 +165,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable=None,
     else:
         idx, vals = xp_for(input).zeros((), np.int64), a.copy()
     r = _result(
-        input, vals, idx, d, True, _Sort if stable is None else _SortStable, return_types.sort
+        input,
+        vals,
+        idx,
+        d,
+        True,
+        _Sort if stable is None else _SortStable,
+        return_types.sort,
+        like=a,
     )
     if out is not None:
         return return_types.sort(*write_out(tuple(out), tuple(r), "sort", (OUT_EXACT, OUT_EXACT)))
@@ -185,7 +200,8 @@ def _argsort_op(
     a = input._data
     d = _wrapdim(dim, a.ndim)
     idx = _argsort(a, d, descending, stable) if a.ndim else xp_for(input).zeros((), np.int64)
-    return _wrap(idx.astype(np.int64, copy=False), D.int64, input._device)
+    idx = restrided(xp_for(input), idx.astype(np.int64, copy=False), preserved_strides(a))
+    return _wrap(idx, D.int64, input._device)
 
 
 def msort(input: Tensor, *, out=None) -> Tensor:

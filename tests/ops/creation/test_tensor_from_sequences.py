@@ -53,3 +53,22 @@ def _run(L, case):
 @pytest.mark.parametrize("case", CASES)
 def test_tensor_from_mixed_sequences_matches_pytorch(case):
     assert _run(tm, case) == _run(torch, case)
+
+
+RANGE_CASES = {
+    "range": lambda lib: lib.tensor(range(3)),
+    "ranges": lambda lib: lib.tensor([range(3), range(3)]),
+    "tuple_of_ranges": lambda lib: lib.tensor((range(2), range(2))),
+    "empty_range": lambda lib: lib.tensor(range(0)),
+    "as_tensor": lambda lib: lib.as_tensor(range(3)),
+    "dtype": lambda lib: lib.tensor(range(3), dtype=lib.float32),
+    "Tensor": lambda lib: lib.Tensor(range(3)),
+    "LongTensor": lambda lib: lib.LongTensor(range(3)),
+    "requires_grad": lambda lib: lib.tensor(range(2), dtype=lib.float64, requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("case", RANGE_CASES)
+def test_tensor_from_a_range_as_pytorch_reads_any_sequence(torch_oracle, case):
+    mine, theirs = RANGE_CASES[case](tm), RANGE_CASES[case](torch_oracle)
+    assert repr(mine) == repr(theirs)
