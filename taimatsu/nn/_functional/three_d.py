@@ -64,29 +64,33 @@ def conv3d(
         pads = [p for p in _triple(padding) for p in (p, p)]
         _nn._conv_checks(input, weight, bias, int(groups), pads, dilation, stride)
     kd, kh, kw = weight.shape[2:]
+    same = None  # padding="same": the input's (left, right) pads, last dim first
     if isinstance(padding, str):
-        if padding == "valid":
-            padding = (0, 0, 0)
-        else:
+        if padding != "valid":
             totals = [d * (k - 1) for d, k in zip(dilation, (kd, kh, kw))]
-            amounts = []
+            same = []
             for t in reversed(totals):
-                amounts += [t // 2, t - t // 2]
-            input = pad(input, amounts)
-            padding = (0, 0, 0)
+                same += [t // 2, t - t // 2]
+            _nn.warn_same_asymmetric(totals)
+        padding = (0, 0, 0)
     (sd, sh, sw), (pd, ph, pw), (dd, dh, dw) = stride, _triple(padding), dilation
-    if pd:
-        input = pad(input, (0, 0, 0, 0, pd, pd))
-    n, d = input.shape[0], input.shape[2]
-    out_d = (d - dd * (kd - 1) - 1) // sd + 1
-    out = None
-    for k, xs in enumerate(_depth_taps(input, kd, sd, dd, out_d)):
-        y = _nn.conv2d(xs, weight[:, :, k], None, (sh, sw), (ph, pw), (dh, dw), groups)
-        out = y if out is None else out + y
-    out = out.reshape(n, out_d, *out.shape[1:]).transpose(1, 2)
-    if bias is not None:
-        out = out + bias.view(1, -1, 1, 1, 1)
-    return out
+
+    def forward(x, w, b):
+        if same is not None:
+            x = pad(x, same)
+        if pd:
+            x = pad(x, (0, 0, 0, 0, pd, pd))
+        n, d = x.shape[0], x.shape[2]
+        out_d = (d - dd * (kd - 1) - 1) // sd + 1
+        out = None
+        for k, xs in enumerate(_depth_taps(x, kd, sd, dd, out_d)):
+            y = _nn.conv2d(xs, w[:, :, k], None, (sh, sw), (ph, pw), (dh, dw), groups)
+            out = y if out is None else out + y
+        # contiguous, as PyTorch's result is (a flatten by .view must work on it)
+        out = out.reshape(n, out_d, *out.shape[1:]).transpose(1, 2).contiguous()
+        return out if b is None else out + b.view(1, -1, 1, 1, 1)
+
+    return _nn.conv3d_node(input, weight, bias, forward)
 
 
 _LENGTH_TEXTS = {
@@ -208,7 +212,7 @@ def _max_pool3d(input: Tensor, kernel_size, stride, padding, dilation, ceil_mode
     depth = tensor(np.tile(zpos, n), device=input.device).view(-1, 1, 1, 1) + k * dd
     index = depth * (h * w) + hw
     ho, wo = out.shape[2:]
-    out = out.reshape(n, out_d, c, ho, wo).transpose(1, 2)
+    out = out.reshape(n, out_d, c, ho, wo).transpose(1, 2).contiguous()
     index = index.reshape(n, out_d, c, ho, wo).transpose(1, 2).contiguous()
     return out, index
 
@@ -286,7 +290,7 @@ def _avg_pool3d(input: Tensor, kernel_size, stride, padding, ceil_mode, count_in
         s = _pool.avg_pool2d(xs, (kh, kw), (sh, sw), (ph, pw), ceil_mode, True, 1)
         total = s if total is None else total + s
     ho, wo = total.shape[2:]
-    total = total.reshape(n, out_d, c, ho, wo).transpose(1, 2)
+    total = total.reshape(n, out_d, c, ho, wo).transpose(1, 2).contiguous()
     if not divisor_override:
         fd = _divisor(d, kd, sd, pd, out_d, count_include_pad)
         fh = _divisor(h, kh, sh, ph, ho, count_include_pad)

@@ -561,11 +561,27 @@ _Convolution = node_class("ConvolutionBackward0", _conv_vjp)
 
 
 def _same_pads(kernel, dilation) -> tuple:
-    pads = []
+    pads, totals = [], []
     for k, d in zip(kernel, dilation):
         total = d * (k - 1)
+        totals.append(total)
         pads += [total // 2, total - total // 2]  # PyTorch puts the odd element at the end
+    warn_same_asymmetric(totals)
     return tuple(pads)
+
+
+def warn_same_asymmetric(totals) -> None:
+    """PyTorch's one warning when padding="same" needs more padding on one side (an even
+    kernel with an odd dilation): its kernel then pads a copy of the input."""
+    if any(t % 2 for t in totals):
+        from ..._flags import warn_once
+
+        warn_once(
+            "conv_same_asymmetric",
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)",
+        )
 
 
 _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -766,6 +782,7 @@ def conv1d(
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
             total = d * (weight.shape[2] - 1)
             lo, hi = total // 2, total - total // 2
+            warn_same_asymmetric([total])
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
@@ -955,6 +972,51 @@ def conv_transpose1d(
             _ConvT, (input, weight, bias), r, (input, weight), stride=stride2, pads=pads, dilation=dil2,
             groups=int(groups), one_d=True,
         )  # fmt: skip
+    return r
+
+
+# ---- conv3d as one node -------------------------------------------------------------------------------
+def _composite_vjp(node, g):
+    # conv3d is linear in each argument: its gradients are those of the composite's own graph
+    # (2-d convolutions over the depth taps), built at the forward on detached aliases of the
+    # arguments (kept while this node lives). Under create_graph the composite runs again on
+    # the arguments themselves, so the gradients depend on them (the weight's on the input).
+    from ... import autograd
+
+    x, w = node.saved()  # a second backward without retain_graph raises, as PyTorch's node
+    aliases, y = node.composite
+    if _gm.enabled:
+        aliases = [x, w, aliases[2]]  # (the bias's gradient depends on no argument)
+        y = node.forward(*aliases)
+    wanted = [
+        i for i, (z, edge) in enumerate(zip(aliases, node.next_functions))
+        if z is not None and edge[0] is not None
+    ]  # fmt: skip
+    grads = autograd.grad(
+        y, [aliases[i] for i in wanted], g, retain_graph=True, create_graph=_gm.enabled
+    )
+    out = [None] * len(aliases)
+    for i, gi in zip(wanted, grads):
+        out[i] = gi
+    return tuple(out)
+
+
+_Conv3d = node_class("ConvolutionBackward0", _composite_vjp)
+
+
+def conv3d_node(input: Tensor, weight: Tensor, bias, forward) -> Tensor:
+    """``forward(input, weight, bias)`` (conv3d built from 2-d convolutions) as PyTorch's one
+    ``ConvolutionBackward0`` node, so grad_fn matches; forward-mode AD keeps the composite's own
+    derivatives."""
+    args = (input, weight, bias)
+    if not (_gm.enabled and any(t is not None and t._rg for t in args)) or (
+        _fw_state.level and any(t is not None and t._fw is not None for t in args)
+    ):
+        return forward(*args)
+    aliases = [None if t is None else t.detach().requires_grad_(t._rg) for t in args]
+    out = forward(*aliases)
+    r = _wrap(out._data, out._dtype, out._device)
+    record(_Conv3d, args, r, (input, weight), composite=(aliases, out), forward=forward)
     return r
 
 
