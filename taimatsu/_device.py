@@ -60,8 +60,7 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
+        # a device never equals a string (``torch.device("cpu") == "cpu"`` is False in PyTorch)
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:

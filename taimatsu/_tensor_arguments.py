@@ -83,6 +83,11 @@ _SECOND_TENSOR = {
     "take_along_dim": ("indices", True), "prelu": ("weight", True), "polar": ("angle", True),
     "complex": ("imag", True), "cosine_similarity": ("x2", True), "pairwise_distance": ("x2", True),
 }  # fmt: skip
+# Functions and methods whose third parameter (after an int dim) is a Tensor in PyTorch's
+# schema, by the name PyTorch's message gives it (numbers refused too)
+_THIRD_TENSOR = dict.fromkeys(
+    ("gather", "index_add", "index_add_", "index_copy", "index_copy_", "index_select"), "index"
+)
 # Binary ops with a Tensor and a Scalar overload: a second argument that is neither gets the
 # "invalid combination" text (and so do their in-place forms)
 _SECOND_COMBINATION = {
@@ -131,6 +136,9 @@ def _second_argument_message(name: str, params, args, kwargs, method: bool, erro
     for ``_THIRD_CHECKED`` the third (``params[1]``) too. ``method``: the call was
     ``self.name(...)``, whose positions PyTorch counts after ``self``. ``error``: the call's
     exception; for a combination, Python's refusal of missing arguments is the parser's too."""
+    third = _THIRD_TENSOR.get(name)
+    if third is not None:
+        return _third_argument_message(name, third, params, args, kwargs, method)
     entry = _SECOND_TENSOR.get(name)
     if entry is None and name not in _SECOND_COMBINATION:
         return None
@@ -155,6 +163,20 @@ def _second_argument_message(name: str, params, args, kwargs, method: bool, erro
     if not tensor_only and isinstance(value, NUMBERS):
         return None
     where = f" (position {1 if method else 2})" if positional else ""
+    return f"{name}(): argument '{arg}'{where} must be Tensor, not {type_name(value)}"
+
+
+def _third_argument_message(name: str, arg: str, params, args, kwargs, method: bool):
+    """PyTorch's parser text when ``name``'s third argument (``args[2]``, or by keyword the
+    parameter ``params[1]``) is not a Tensor, else None."""
+    if len(args) > 2:
+        value, where = args[2], f" (position {2 if method else 3})"
+    elif len(params) > 1 and params[1] in kwargs:
+        value, where = kwargs[params[1]], ""
+    else:
+        return None
+    if isinstance(value, Tensor):
+        return None
     return f"{name}(): argument '{arg}'{where} must be Tensor, not {type_name(value)}"
 
 
@@ -223,8 +245,14 @@ def _guarded(name: str, fn, first: str, prefix: str = ""):
             return None
         return _second_argument_message(name, later, args, kwargs, False, error)
 
+    third = _THIRD_TENSOR.get(name)
+
     @functools.wraps(fn)
     def run(*args, **kwargs):
+        if third is not None:  # checked first: the kernels' own index checks would speak first
+            message = _third_argument_message(name, third, later, args, kwargs, False)
+            if message:
+                raise TypeError(message)
         try:
             return fn(*args, **kwargs)
         except AttributeError:
@@ -273,9 +301,14 @@ def guard(namespace: dict, prefix: str = "", names=None) -> None:
 
 def _guarded_method(name: str, fn):
     later = _later_parameters(fn)
+    third = _THIRD_TENSOR.get(name)
 
     @functools.wraps(fn)
     def method(*args, **kwargs):
+        if third is not None:  # checked first: the kernels' own index checks would speak first
+            message = _third_argument_message(name, third, later, args, kwargs, True)
+            if message:
+                raise TypeError(message)
         try:
             return fn(*args, **kwargs)
         except (AttributeError, TypeError) as e:
@@ -295,7 +328,7 @@ def guard_methods(cls) -> None:
     """Wrap the methods of ``cls`` named in ``_SECOND_TENSOR`` and ``_SECOND_COMBINATION``: a
     failed call whose argument after ``self`` is not a Tensor (nor a number, where one is taken)
     gets PyTorch's parser text. A call that works costs one Python frame more."""
-    for name in sorted(_SECOND_TENSOR.keys() | _SECOND_COMBINATION):
+    for name in sorted(_SECOND_TENSOR.keys() | _SECOND_COMBINATION | _THIRD_TENSOR.keys()):
         fn = getattr(cls, name, None)
         if callable(fn) and not getattr(fn, "__guarded__", False):
             setattr(cls, name, _guarded_method(name, fn))

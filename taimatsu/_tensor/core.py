@@ -567,10 +567,14 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             return a.astype(dtype)
         return a.copy() if copy else a
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        if return_scalar:
-            return array[()]
-        return _creation.from_numpy_array(np.asarray(array))
+    def __array_wrap__(self, array):
+        # NumPy hands its ufunc results (np.sin(t), ndarray @ t's reflected product) back here:
+        # a tensor, 0-d results too, bool as uint8, as PyTorch's. Its one-argument signature is
+        # PyTorch's: NumPy 2 warns (DeprecationWarning) and calls it again with the array alone.
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return _creation.from_numpy_array(array)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

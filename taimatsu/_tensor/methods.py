@@ -132,6 +132,8 @@ class TensorMethods(StructureMethods):
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not hasattr(other, "_data"):  # ndarray @ tensor: unsupported, as in PyTorch
+            return NotImplemented
         return _ops.matmul(other, self)
 
     def __neg__(self):

@@ -570,8 +570,8 @@ class StructureMethods:
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _ops.normal_(self, mean, std, generator=generator)
 
-    def random_(self, from_=None, to=None, *, generator=None):
-        return _ops.random_(self, from_, to, generator=generator)
+    def random_(self, *args, **kwargs):
+        return _ops.random_(self, *args, **kwargs)
 
     def bernoulli_(self, p=0.5, *, generator=None):
         return _ops.bernoulli_(self, p, generator=generator)

@@ -171,10 +171,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                              materialize_grads)  # fmt: skip
+    _check_outputs(outputs)  # (PyTorch checks the outputs first)
     for t in inputs:
         if t.__class__ is not GradientEdge and not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    _check_outputs(outputs)
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph

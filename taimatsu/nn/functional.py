@@ -154,6 +154,11 @@ def linear(input=_NOTHING, weight=_NOTHING, bias=None) -> Tensor:
         need_tensor("linear", weight, "weight", 2)
     if bias is not None and not isinstance(bias, Tensor):
         need_tensor("linear", bias, "bias", 3)
+    if not (input.dim() and weight.dim()):
+        raise RuntimeError(
+            "both arguments to linear need to be at least 1D, but they are "
+            f"{input.dim()}D and {weight.dim()}D"
+        )
     wt = weight.t()
     if bias is not None:
         _check_addmm_dtypes(input, weight, bias)
@@ -222,7 +227,7 @@ def softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor
         return _autocast.run(softmax, FP32_OPT_DTYPE, (input, dim, _stacklevel), {"dtype": dtype})
     if dim is None:
         dim = _softmax_dim("softmax", input.dim())
-    elif dim.__class__ is not int:  # PyTorch calls the method: dim is its first argument
+    elif dim.__class__ is not int or not isinstance(input, Tensor):  # PyTorch calls the method
         _method_dim(input, "softmax", dim)
     return _softmax.softmax(input, dim, dtype)
 
@@ -235,7 +240,7 @@ def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Te
         )
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim())
-    elif dim.__class__ is not int:  # PyTorch calls the method: dim is its first argument
+    elif dim.__class__ is not int or not isinstance(input, Tensor):  # PyTorch calls the method
         _method_dim(input, "log_softmax", dim)
     return _softmax.log_softmax(input, dim, dtype)
 

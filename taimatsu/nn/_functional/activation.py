@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from ... import _dtype as D
 from ..._tensor.core import Tensor
 from ...ops._dispatch import need_tensor
@@ -23,13 +27,25 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _a.mish_(input) if inplace else _a.mish(input)
 
 
+def _number(name: str, arg: str, position: int, value) -> None:
+    """PyTorch's parser error for a Scalar argument that is no number."""
+    if not isinstance(value, (numbers.Number, np.number, np.bool_, Tensor)):
+        from ..._tensor_arguments import type_name
+
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Number, not {type_name(value)}"
+        )
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    _number("leaky_relu_" if inplace else "leaky_relu", "negative_slope", 2, negative_slope)
     return (
         _a.leaky_relu_(input, negative_slope) if inplace else _a.leaky_relu(input, negative_slope)
     )
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    _number("leaky_relu_", "negative_slope", 2, negative_slope)
     return _a.leaky_relu_(input, negative_slope)
 
 
@@ -52,7 +68,7 @@ def selu_(input: Tensor) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return (_a.celu_op_ if inplace else _a.celu_op)(input, alpha, 1.0, 1.0 / alpha)
 
 

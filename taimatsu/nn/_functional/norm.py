@@ -103,6 +103,14 @@ def layer_norm(
 
 @cast_policy(FP32, ("cuda",))
 def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    # F.group_norm's own checks before the op's (num_groups=0 divides by zero there, as in PyTorch)
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    _verify_batch_size(
+        [input.size(0) * input.size(1) // num_groups, num_groups, *list(input.size())[2:]]
+    )
     return _n.group_norm(input, num_groups, weight, bias, eps)
 
 

@@ -203,8 +203,9 @@ class RNNBase(Module):
         else:
             name = type(self).__name__
             if input.dim() not in (2, 3):
+                shown = "D" if is_lstm or self.mode == "GRU" else "D tensor"  # (PyTorch's texts)
                 raise ValueError(
-                    f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+                    f"{name}: Expected input to be 2D or 3D, got {input.dim()}{shown} instead"
                 )
             batch_sizes_t = sorted_indices = unsorted_indices = None
             unbatched = input.dim() == 2

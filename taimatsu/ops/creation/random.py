@@ -17,6 +17,7 @@ from ..._device import as_device, cpu
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend._rng_checks import _num
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, record, scalar_name
@@ -344,6 +345,16 @@ def randperm(
     return _finish(_gen(generator, dev).randperm(n, dtype.np), dtype, dev, requires_grad)
 
 
+_NORMAL_OVERLOADS = (
+    "\n * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)"
+    "\n * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)"
+    "\n * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)"
+    "\n * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+    "None, bool pin_memory = False, bool requires_grad = False)\n"
+)
+
+
 def normal(
     mean,
     std=1.0,
@@ -361,8 +372,12 @@ def normal(
         result = _normal_of_tensors(mean, std, generator)
         _record_normal(mean, std, result)
         return _written(result, out, "normal")
+    if size is None:  # two numbers and no size: no overload of PyTorch's parser matches
+        from ..._tensor_arguments import invalid_combination
+
+        raise TypeError(invalid_combination("normal", (mean, std), {}) + _NORMAL_OVERLOADS)
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     dtype = _float_dtype(dtype, "normal_kernel_cpu")
     return _make(
         lambda g, s, d: g.normal(s, d.np, float(mean), float(std)),
@@ -528,14 +543,29 @@ def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator=None) ->
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.normal(shape, self._dtype.np, mean, std, contiguous=c))
 
 
-def random_(self: Tensor, from_=None, to=None, *, generator=None) -> Tensor:
-    if from_ is not None and to is None:
-        from_, to = 0, from_
+_NO_TO = object()  # random_(to) leaves ``to`` out; random_(from, None) draws up to the dtype's max
+_RANDOM_OVERLOADS = (
+    "\n * (*, torch.Generator generator = None)"
+    "\n      didn't match because some of the arguments have invalid types: (!NoneType!, !NoneType!)"
+    "\n * (int from, int to, *, torch.Generator generator = None)"
+    "\n * (int to, *, torch.Generator generator = None)\n"
+)
+
+
+def random_(self: Tensor, from_=None, to=_NO_TO, *, generator=None) -> Tensor:
+    if to is _NO_TO:
+        from_, to = (0, from_) if from_ is not None else (None, None)
+    elif from_ is None and to is not None:  # random_(to=n): [0, n)
+        from_ = 0
+    elif from_ is None:  # (None, None) matches none of PyTorch's overloads
+        from ..._tensor_arguments import invalid_combination
+
+        raise TypeError(invalid_combination("random_", (from_, to), {}) + _RANDOM_OVERLOADS)
     g = _gen(generator, self._device)
     return _sampled(self, lambda shape, c: g.random(shape, self._dtype.np, from_, to))
 

@@ -35,7 +35,14 @@ from .._dispatch import (
 )
 from ..arg_types import integer
 from .scatter import _bounds, _check_index_dtype, _shape, _tangent, gather
-from .subscript import _advanced_key, _Parsed, index_put_acc, index_with_key, warn_uint8_index
+from .subscript import (
+    INDEX_DTYPES,
+    _advanced_key,
+    _Parsed,
+    index_put_acc,
+    index_with_key,
+    warn_uint8_index,
+)
 
 
 # ---- index_select / index_add / index_fill / index_copy / index_put ---------------------------------------
@@ -115,9 +122,9 @@ def _slices_match(name, input, d, source) -> None:
     """index_add/index_copy: ``source`` has ``input``'s shape but along ``d`` (PyTorch's texts;
     NumPy's broadcast errors leaked)."""
     si, ss = list(input._data.shape), list(source._data.shape)
-    if not si or not ss:
-        return
     if name == "index_copy_":
+        if not si or not ss:
+            return
         if len(si) != len(ss):
             raise IndexError(
                 "index_copy_(): When source and destination are not scalars, their dimensionality "
@@ -195,6 +202,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         raise NotImplementedError(
             f"\"index_fill_cpu\" not implemented for 'UInt{input._dtype.itemsize * 8}'"
         )
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     is_t = isinstance(value, Tensor)
     if is_t and value._data.ndim:
         raise RuntimeError(
@@ -202,9 +211,17 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
         )
     d = _wrapdim(dim, input._data.ndim)
     x = input._data.reshape(_shape(input._data))
-    _bounds(index._data, x.shape[d], d, IndexError)
+    # PyTorch's index_fill takes negative indices (from the end), in [-size, size)
+    n, idx = x.shape[d], index._data
+    if idx.size:
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+        if lo < 0:
+            idx = xp_for(input).where(idx < 0, idx + n, idx)
     out = x.copy()
-    out[_dim_key(d, index._data)] = value._data if is_t else D.half_scalar(value, input._dtype)
+    out[_dim_key(d, idx)] = value._data if is_t else D.half_scalar(value, input._dtype)
     r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
     if _gm.enabled and (input._rg or (is_t and value._rg)):
         if is_t:
@@ -286,7 +303,7 @@ def _key_of(input: Tensor, indices):
             raise TypeError(
                 f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
             )
-        if t._dtype.category != D.INT and t._dtype is not D.bool:
+        if t._dtype not in INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = t._data
         if t._dtype is D.uint8:

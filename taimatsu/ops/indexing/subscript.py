@@ -42,6 +42,8 @@ _ZERO_DIM_MSG = (
     "convert a 0-dim tensor to a number"
 )
 _BAD_INDEX_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+# The index tensors PyTorch takes ("long, int, byte or bool")
+INDEX_DTYPES = (D.int64, D.int32, D.uint8, D.bool)
 
 
 # ---- parsing --------------------------------------------------------------------------------------
@@ -71,8 +73,15 @@ def _classify(item):
         return _NONE, None
     if item is Ellipsis:
         return _ELLIPSIS, None
-    if isinstance(item, (bool, np.bool_)):
-        return _BOOL, bool(item)
+    if isinstance(item, bool):
+        return _BOOL, item
+    if isinstance(item, np.bool_):  # PyTorch's parser takes Python's bool only
+        from ..._tensor_arguments import type_name
+
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            f"indices (got {type_name(item)})"
+        )
     if isinstance(item, (int, np.integer)):
         return _INT, int(item)
     if isinstance(item, slice):
@@ -83,8 +92,8 @@ def _classify(item):
         if item._dtype is D.uint8:
             warn_uint8_index()
             return _ADV, item._data.astype(bool)
-        if item._dtype.category != D.INT:
-            raise IndexError(_BAD_INDEX_DTYPE)
+        if item._dtype not in INDEX_DTYPES and (item._data.ndim or item._dtype.category != D.INT):
+            raise IndexError(_BAD_INDEX_DTYPE)  # (a 0-d integer tensor of any type is a number)
         if item._data.ndim == 0:
             return _INT, int(item._data)
         return _ADV, item._data

@@ -785,11 +785,21 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps=1e-5)
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
         )
     n, c = input.shape[0], input.shape[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
             f"{list(input.shape)} and num_groups={num_groups}"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            # (PyTorch's bias message shows the weight's shape: [0] when there is none)
+            shown = [0] if weight is None else list(weight.shape)
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got "
+                f"{name} of shape {shown} and input of shape {list(input.shape)}"
+            )
     _check_dtypes(input, "GroupNormKernelImpl", weight, bias)
     x = input._data
     xp = xp_for(input)

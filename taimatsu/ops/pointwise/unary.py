@@ -25,7 +25,8 @@ from ...backend.float32_math import atanh as f32atanh
 from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
-from ...backend.float32_math.primitives import round_once
+from ...backend._rng_math import _fma64
+from ...backend.float32_math.primitives import fma, round_once
 from ...backend.fp_errors import loud, quiet, silent
 from .._dispatch import (
     OUT_FOUND,
@@ -223,8 +224,39 @@ atanh, atanh_ = unary(
     emulated(f32atanh.atanhf, scalar=glibc.atanhf)(rounded_once(lambda xp, a: xp.arctanh(a))),
     lambda x, out: (1 - x * x).reciprocal(),
 )
+
+
+def _complex_reciprocal(xp, z):
+    """``1 / z`` as c10::complex divides (PyTorch's CPU reciprocal, vectorised or not): the
+    larger of |re|, |im| scales the quotient (Smith's method) and 1 / 0 is inf + nan j (NumPy's
+    gives nan + nan j), all in the components' own precision, the scale's denominator ``c + d *
+    (d / c)`` one fused multiply-add as PyTorch's build computes it (PyTorch's bits)."""
+    if xp is not np:  # (CUDA: NumPy's own division, whose quotient by zero is nan + nan j)
+        return xp.reciprocal(z)
+    c, d = z.real, z.imag
+    t = c.dtype.type
+    with np.errstate(all="ignore"):
+        by_c = np.abs(c) >= np.abs(d)  # (False where either is NaN)
+        rat = np.where(by_c, d / c, c / d)
+        big, small = np.where(by_c, c, d), np.where(by_c, d, c)
+        den = fma(small, rat, big, once=True) if t is np.float32 else _fma64(small, rat, big)
+        scl = t(1) / den
+        re = np.where(by_c, scl, (rat + t(0)) * scl)  # (1 + 0 rat) scl, (rat + 0) scl
+        im = np.where(by_c, (t(0) - rat) * scl, (t(0) * rat - t(1)) * scl)
+        zero = (c == 0) & (d == 0)  # 1 / |c|, 0 / |d|: inf and NaN
+        if zero.any():
+            re = np.where(zero, t(1) / np.abs(c), re)
+            im = np.where(zero, t(0) / np.abs(d), im)
+    out = np.empty(z.shape, z.dtype)
+    out.real, out.imag = re, im
+    return out
+
+
 reciprocal, reciprocal_ = unary(
-    "reciprocal", lambda xp, a: xp.reciprocal(a), lambda x, out: -out * out, saves=("out",)
+    "reciprocal",
+    lambda xp, a: _complex_reciprocal(xp, a) if a.dtype.kind == "c" else xp.reciprocal(a),
+    lambda x, out: -out * out,
+    saves=("out",),
 )
 
 

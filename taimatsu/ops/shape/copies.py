@@ -71,9 +71,9 @@ _Cat = node_class("CatBackward0", _cat_vjp)
 
 @cast_policy(PROMOTE)
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _sequence("cat", tensors)  # the parser checks the tensors first
     if dim.__class__ is not int:
         integer("cat", "dim", 2, dim)
-    tensors = _sequence("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
@@ -146,9 +146,9 @@ _Stack = node_class("StackBackward0", _stack_vjp)
 
 @cast_policy(PROMOTE, ("cpu",))
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    tensors = _sequence("stack", tensors)  # the parser checks the tensors first
     if dim.__class__ is not int:
         integer("stack", "dim", 2, dim)
-    tensors = _sequence("stack", tensors)
     check_devices(*tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -189,9 +189,12 @@ _CAT_CAST = "torch.cat(): input types can't be cast to the desired output type {
 def _sequence(name: str, tensors) -> list:
     """The tensors of a TensorList argument; a Tensor there is PyTorch's TypeError (iterating
     over it would take its rows for the list)."""
-    if isinstance(tensors, Tensor):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        from ..._tensor_arguments import type_name
+
+        shown = "Tensor" if isinstance(tensors, Tensor) else type_name(tensors)
         raise TypeError(
-            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {shown}"
         )
     return list(tensors)
 
@@ -489,11 +492,18 @@ def _repeats_index(repeats: Tensor) -> Tensor:
     return _wrap(to_device(idx, repeats._device), repeats._dtype, repeats._device)
 
 
+def _check_output_size(output_size, total: int) -> None:
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+
+
 def repeat_interleave(
     input: Tensor, repeats=None, dim: int | None = None, *, output_size=None
 ) -> Tensor:
     if repeats is None:  # torch.repeat_interleave(repeats)
-        return _repeats_index(input)
+        index = _repeats_index(input)
+        _check_output_size(output_size, index.shape[0])
+        return index
     if isinstance(repeats, Tensor) and repeats._data.ndim == 0:
         repeats = repeats.reshape(1)
     if isinstance(repeats, Tensor):
@@ -508,7 +518,9 @@ def repeat_interleave(
             )
         if repeats._data.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        return x.index_select(d, _repeats_index(repeats).to(D.int64))
+        index = _repeats_index(repeats)
+        _check_output_size(output_size, index.shape[0])
+        return x.index_select(d, index.to(D.int64))
     if repeats < 0:
         raise RuntimeError("repeats can not be negative")
     x = input.flatten() if dim is None else input
@@ -516,5 +528,9 @@ def repeat_interleave(
         x = x.reshape(1)
     d = 0 if dim is None else _wrapdim(dim, x._data.ndim)
     shape = list(x.shape)
+    if output_size is not None and output_size != shape[d] * repeats:
+        raise RuntimeError(
+            f"repeat_interleave: Invalid output_size, expected {shape[d] * repeats} but got {output_size}"
+        )
     e = x.unsqueeze(d + 1).expand(shape[: d + 1] + [repeats] + shape[d + 1 :])
     return e.clone(memory_format=contiguous_format).flatten(d, d + 1)

@@ -1,0 +1,80 @@
+"""What a user's slips and edge cases show, against PyTorch (found by running tutorial-style
+programs both ways): argument types the parser refuses, index tensors of the wrong type,
+shape checks of index ops, NumPy interplay, and PyTorch's texts for common mistakes."""
+
+import pytest
+from oracle_expr import same
+
+import taimatsu
+
+CALLS = [
+    # a list where an index tensor belongs: the parser's TypeError (position counts after self)
+    "T.index_select(T.ones(3, 4), 0, [1])", "T.ones(3, 4).index_select(0, [1])",
+    "T.gather(T.ones(3, 4), 1, [[0]])", "T.ones(3, 4).gather(1, [[0]])",
+    "T.ones(3, 4).index_add(0, [0], T.ones(1, 4))", "T.ones(3, 4).index_copy(0, [0], T.ones(1, 4))",
+    "T.index_add(T.ones(3, 4), 0, index=[0], source=T.ones(1, 4))",
+    # index tensors: long, int, byte or bool (a 0-d tensor of any integer type is a number)
+    "T.arange(3)[T.tensor([1, 0], dtype=T.int8)]", "T.arange(3)[T.tensor([1], dtype=T.int16)]",
+    "T.arange(3)[T.tensor(1, dtype=T.int8)]", "T.arange(3)[T.tensor([1, 0], dtype=T.int32)]",
+    "T.arange(5)[np.array([1, 0], dtype=np.int8)]", "T.arange(3)[np.bool_(True)]",
+    "x = T.arange(5); x[T.tensor([1], dtype=T.int8)] = 7; x",
+    "T.arange(5).index_put_((T.tensor([1], dtype=T.int8),), T.tensor(9))",
+    # index_fill takes negative indices; index_add / index_fill check shapes
+    "T.zeros(2).index_fill(0, T.tensor([-1]), 7.0)", "T.zeros(2, 3).index_fill(1, T.tensor([-1, -3]), 7.0)",
+    "T.zeros(3).index_fill(0, T.tensor([-4]), 7.0)", "T.zeros(3).index_fill(0, T.tensor([3]), 7.0)",
+    "T.zeros(3).index_fill(0, T.tensor([[0]]), 1)", "T.zeros(()).index_fill(0, T.tensor([-1]), 7.0)",
+    "T.zeros(()).index_add(0, T.tensor([0]), T.tensor([3.0]))", "T.zeros(3).index_add(0, T.tensor(1), T.tensor(5.0))",
+    "T.zeros(()).index_add(0, T.tensor([0]), T.tensor(3.0))",
+    "T.tensor([1, 2]).repeat_interleave(T.tensor([2, 3]), output_size=4)",
+    "T.tensor([1, 2]).repeat_interleave(T.tensor([2, 3]), output_size=5)",
+    "T.tensor([1, 2]).repeat_interleave(2, output_size=3)", "T.repeat_interleave(T.tensor([2, 1]), output_size=2)",
+    "T.tensor([1, 2]).repeat_interleave(T.tensor([2]), output_size=3)", "T.tensor([[1, 2]]).repeat_interleave(2, dim=1, output_size=4)",
+    # sequences of tensors
+    "x = T.ones(2); T.cat(x, x)", "T.cat(T.ones(2))", "x = T.ones(2); T.stack(x, x)", "T.cat(5)",
+    "T.cat((T.ones(2), 5))", "T.cat([T.ones(2)], 'a')",
+    # nn.functional's own checks
+    "T.nn.functional.softmax([1.0], dim=0)", "T.nn.functional.log_softmax([1.0], dim=0)",
+    "T.nn.functional.leaky_relu(T.ones(3), 'x')", "T.nn.functional.leaky_relu(T.ones(3), 0.2, True)",
+    "T.nn.functional.celu(T.ones(4), alpha=0.0)",
+    "T.nn.Linear(1, 2)(T.tensor(1.0))", "T.nn.functional.linear(T.tensor(1.0), T.ones(2, 1))",
+    "T.nn.LSTM(10, 20)(T.ones(5, 3, 10, 1))", "T.nn.GRU(10, 20)(T.ones(5, 3, 10, 1))",
+    "T.nn.RNN(10, 20)(T.ones(5, 3, 10, 1))",
+    "T.nn.GroupNorm(2, 4)(T.ones(2, 6, 3))", "T.nn.functional.group_norm(T.ones(2, 4, 3), 0)",
+    "T.group_norm(T.ones(2, 4, 3), 0)", "T.nn.functional.group_norm(T.ones(1, 2), 2)",
+    "T.nn.functional.group_norm(T.ones(2, 4, 3), 2, T.ones(4), T.ones(2))",
+    "T.nn.functional.group_norm(T.ones(2, 4, 3), 2, None, T.ones(2))",
+    "T.nn.functional.group_norm(T.ones(2, 4, 3), 2, T.ones(2, 2))",
+    # NumPy interplay: ufunc results come back as tensors (bool as uint8); ndarray @ tensor is refused
+    "np.greater(T.ones(2), 0)", "np.sin(T.tensor(1.0))", "T.ones(2) @ np.ones(2)", "np.ones(2) @ T.ones(2)",
+    # devices, random overloads, autograd's first complaint
+    "T.device('cpu') == 'cpu'", "T.device('cpu') == T.device('cpu')",
+    "T.normal(0.0, -1.0, (2,))", "T.normal(0.0, 1.0)", "T.normal(0.0, -1.5, (2,))",
+    "T.manual_seed(0); T.empty(3, dtype=T.int64).random_(5, None)",
+    "T.manual_seed(0); T.empty(3).random_(5, None)", "T.manual_seed(0); T.empty(3, dtype=T.int8).random_(-3, None)",
+    "T.manual_seed(0); T.empty(3, dtype=T.int32).random_(to=4)", "T.empty(3).random_(None, None)",
+    "T.autograd.grad(T.ones(1) * 2, T.ones(1))",
+    # complex reciprocal as c10::complex divides: 1 / 0 is inf + nan j
+    "T.tensor([1 + 2j, 0j, complex(float('inf'), 0), complex(-0.0, 2)]).reciprocal()",
+    "T.tensor([0j, complex(1e-320, 0), complex(3, 4)], dtype=T.complex128).reciprocal()",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # NumPy 2 on PyTorch's __array_wrap__
+def test_same_as_pytorch(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
+
+
+def test_complex_reciprocal_bits(torch_oracle):
+    """The scale's denominator as one fused multiply-add, as PyTorch's build computes it."""
+    import numpy as np
+
+    for dt, bits in (("complex64", np.uint32), ("complex128", np.uint64)):
+        torch_oracle.manual_seed(1)
+        w = torch_oracle.randn(100000, dtype=getattr(torch_oracle, dt))
+        w = w * torch_oracle.exp(torch_oracle.randn(100000) * 20)
+        theirs = torch_oracle.view_as_real(w.reciprocal()).numpy()
+        mine = taimatsu.view_as_real(taimatsu.tensor(w.numpy()).reciprocal()).numpy()
+        finite = np.isfinite(theirs)
+        assert (mine[finite].view(bits) == theirs[finite].view(bits)).all()
+        assert (np.isnan(mine) == np.isnan(theirs)).all()
