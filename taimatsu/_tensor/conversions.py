@@ -37,12 +37,12 @@ def _new(self, factory, args, dtype, device, requires_grad) -> Tensor:
 def _new_size(name: str, size: tuple, kw: dict) -> tuple:
     """``new_zeros(2, 3)`` / ``new_zeros((2, 3))`` / ``new_zeros(size=(2, 3))``, PyTorch's errors
     naming the method (not the factory) when the size is missing or given twice."""
-    from ..ops.creation.factories import NO_SIZE, size_keyword
+    from ..ops.creation.factories import NO_SIZE, _size_args, size_keyword
 
     given = kw.pop("size", NO_SIZE)
     if kw:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
-    return size_keyword(name, size, given)
+    return (_size_args(size_keyword(name, size, given), name),)  # checked, as one sequence
 
 
 class TensorConversions:

@@ -78,3 +78,25 @@ def test_complex_reciprocal_bits(torch_oracle):
         finite = np.isfinite(theirs)
         assert (mine[finite].view(bits) == theirs[finite].view(bits)).all()
         assert (np.isnan(mine) == np.isnan(theirs)).all()
+
+
+# a float where a size belongs (``x.view(-1, n / 2)``): the parser's texts, whose form depends on
+# where the float sits and on the function's overloads
+SIZE_CALLS = [
+    "T.arange(12.0).view(-1, 12 / 2)", "T.arange(12.0).view(12 / 2, 2)", "T.arange(12.0).view(6.0)",
+    "T.arange(12.0).view((6.0, 2))", "T.arange(12.0).view([-1, 6.0])", "T.arange(12.0).view('a')",
+    "T.arange(12.0).reshape(12 / 4, -1)", "T.arange(12.0).reshape(3.0)", "T.arange(12.0).reshape((3.0, 4))",
+    "T.arange(12.0).reshape(3, 4.0)", "T.arange(12.0).repeat(2.0)", "T.arange(12.0).repeat(2, 2.0)",
+    "T.arange(12.0).view(3, 4).permute(1.0, 0)", "T.arange(12.0).permute(0.0)", "T.arange(12.0).view(3, 4).permute(0, 1.0)",
+    "T.arange(12.0).expand('x')", "T.arange(12.0).expand(2.0, 12)", "T.arange(12.0).view(3, 4).expand(3, 4.0)",
+    "T.arange(12.0).tile('x')", "T.arange(12.0).tile((2.0,))",
+    "T.zeros(12 / 2)", "T.randn(2.5)", "T.empty(6.0)", "T.zeros(2, 3.0)", "T.zeros(2.0, 3)", "T.zeros((2, 3.0))",
+    "T.ones([2.0])", "T.rand(2, 'a')", "T.rand('a')",
+    "T.nn.Linear(3, 6.0)", "T.nn.Conv2d(3, 6.0, 3)",
+    "T.ones(2).new_zeros(2.0)", "T.ones(2).new_zeros(2, 2.0)", "T.ones(2).new_ones((2.0,))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", SIZE_CALLS)
+def test_float_sizes(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -541,17 +541,16 @@ def size_keyword(
 
 
 def _size_args(size, name: str = "empty"):
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = tuple(size[0])
+    packed = len(size) == 1 and isinstance(size[0], (tuple, list, Size))
+    seq = tuple(size[0]) if packed else size
     out = []
-    for s in size:
+    for s in seq:
         if isinstance(s, Tensor):
             s = s.__index__()
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(
-                f"{name}(): argument 'size' failed to unpack the object at pos {len(out) + 1} with error "
-                f'"type must be tuple of ints,but got {type(s).__name__}"'
-            )
+            from ..shape.view_ops import _size_error
+
+            raise _size_error(name, "size", tuple(size), seq, len(out), packed)
         out.append(int(s))
     for s in out:
         if s < 0:

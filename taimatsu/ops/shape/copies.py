@@ -272,7 +272,7 @@ _Repeat = node_class("RepeatBackward0", _repeat_vjp)
 
 
 def repeat(input: Tensor, *sizes) -> Tensor:
-    sizes = _sh._dims_arg(sizes)
+    sizes = _sh._dims_arg(sizes, "repeat", "repeats")
     nd = input._data.ndim
     if len(sizes) < nd:
         raise RuntimeError(
@@ -298,7 +298,7 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 
 
 def tile(input: Tensor, dims) -> Tensor:
-    dims = _sh._dims_arg((dims,))
+    dims = _sh._dims_arg((dims,), "tile", "dims")
     if len(dims) < input._data.ndim:
         dims = (1,) * (input._data.ndim - len(dims)) + dims
     return repeat(input, dims)

@@ -26,25 +26,66 @@ from ..arg_types import as_int, integer, one_integer
 from .views import make_view
 
 
-def _dims_arg(args):
-    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3]))."""
+def _dims_arg(args, fn: str = "view", arg: str = "size"):
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(torch.Size([2, 3])); ``fn``'s ``arg`` with
+    PyTorch's parser errors otherwise (``_size_error``)."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
-        args = args[0]
-    for a in args:  # the common case, plain ints (a bool's type is not int): no conversion
+        seq, packed = args[0], True
+    else:
+        seq, packed = args, False
+    for a in seq:  # the common case, plain ints (a bool's type is not int): no conversion
         if a.__class__ is not int:
             break
     else:
-        return tuple(args)
+        return tuple(seq)
     out = []
-    for a in args:
+    for i, a in enumerate(seq):
         if isinstance(a, Tensor):
             a = a.__index__()
         elif not isinstance(a, (int, np.integer)) or isinstance(a, bool):
-            raise TypeError(
-                f"view(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0"
-            )
+            raise _size_error(fn, arg, args, seq, i, packed)
         out.append(int(a))
     return tuple(out)
+
+
+def _size_error(fn: str, arg: str, args, seq, i: int, packed: bool) -> TypeError:
+    """PyTorch's parser text for element ``i`` of an int-list argument that is no int: the
+    first decides whether the argument matches at all (one value: "must be tuple of ints";
+    several: the varargs form does not apply), a later one fails to unpack. view's dtype
+    overload makes its first-element failures the "invalid combination" text."""
+    from ..._tensor_arguments import invalid_combination, type_name
+
+    bad = seq[i]
+    if i:
+        return TypeError(
+            f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+            f'"type must be tuple of ints,but got {type_name(bad)}"'
+        )
+    if fn == "view":
+        got = (
+            "tuple of (" + ", ".join(type_name(a) for a in seq) + ")" if packed else type_name(bad)
+        )
+        text = invalid_combination("view", args, {}) + "\n * (torch.dtype dtype)\n"
+        if len(args) == 1:
+            text += (
+                f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+            )
+        text += " * (tuple of ints size)\n"
+        if len(args) == 1:
+            text += (
+                f"      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+            )
+        return TypeError(text)
+    if packed:
+        return TypeError(
+            f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, but found element of type "
+            f"{type_name(bad)} at pos 0"
+        )
+    if len(args) > 1:
+        return TypeError(f"{fn}() takes 1 positional argument but {len(args)} were given")
+    return TypeError(
+        f"{fn}(): argument '{arg}' (position 1) must be tuple of ints, not {type_name(bad)}"
+    )
 
 
 def infer_size(shape, numel: int) -> tuple:
@@ -137,7 +178,7 @@ def view_dtype(input: Tensor, dtype: D.dtype) -> Tensor:
 
 
 def reshape(input: Tensor, *shape) -> Tensor:
-    shape = infer_size(_dims_arg(shape), input._data.size)
+    shape = infer_size(_dims_arg(shape, "reshape", "shape"), input._data.size)
     data = _nocopy_reshape(input._data, shape)
     if data is not None:
         return make_view(input, data, _View, lambda t: t.reshape(shape), in_shape=input._data.shape)
@@ -246,7 +287,7 @@ def t(input: Tensor) -> Tensor:
 
 def permute(input: Tensor, *dims) -> Tensor:
     nd = input._data.ndim
-    dims = _dims_arg(dims)
+    dims = _dims_arg(dims, "permute", "dims")
     if len(dims) != nd:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
@@ -350,7 +391,7 @@ _Expand = node_class("ExpandBackward0", lambda node, g: (sum_to(g, node.in_shape
 
 
 def expand(input: Tensor, *sizes) -> Tensor:
-    sizes = _dims_arg(sizes)
+    sizes = _dims_arg(sizes, "expand")
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(
