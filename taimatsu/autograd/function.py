@@ -237,9 +237,10 @@ def _record(node, args, outs, dirty):
     wrapped = []
     for i, o in enumerate(outs):
         if isinstance(o, Tensor):
+            differentiable = not any(o is n for n in non_diff)  # (before the alias below)
             if any(o is a for a in args) and not any(o is d for d in dirty):
                 o = _alias(o)  # an input returned as is becomes a view of it
-            if not any(o is n for n in non_diff) and o._dtype.category >= D.FLOAT:
+            if differentiable and o._dtype.category >= D.FLOAT:
                 o.grad_fn, o._rg, o._output_nr = node, True, i
                 if o._base is not None:  # a view: PyTorch forbids modifying it in place
                     o.__dict__["_cm"] = "custom"

@@ -66,9 +66,9 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        # a new Parameter of the data, without .grad (PyTorch's Parameter.__deepcopy__ drops it;
+        # a plain tensor's deepcopy keeps it)
         result = type(self)(self.data.clone(), self.requires_grad)
-        if self._grad is not None:
-            result._grad = self._grad.clone()
         memo[id(self)] = result
         return result
 

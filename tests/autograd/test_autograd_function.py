@@ -449,3 +449,28 @@ def _view_outputs_program(T):
 
 def test_views_returned_by_a_custom_function():
     assert _view_outputs_program(taimatsu) == _view_outputs_program(torch)
+
+
+def test_an_input_returned_as_is_and_marked_non_differentiable(torch_oracle):
+    """The alias of an input returned as is keeps its mark: it needs no gradient, and backward
+    gets zeros for it (before, the alias escaped the mark and carried a gradient)."""
+    seen = []
+    for lib in (taimatsu, torch_oracle):
+
+        class Identity(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, *args):
+                ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+                return args
+
+            @staticmethod
+            def backward(ctx, *grads):
+                seen.append([g.tolist() for g in grads])
+                return grads
+
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2)
+        a, b = Identity.apply(x, y)
+        assert (a.requires_grad, b.requires_grad, b.grad_fn) == (True, False, None)
+        (a * 2 + b * 3).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+    assert seen[0] == seen[1] == [[2.0, 2.0], [0.0, 0.0]]

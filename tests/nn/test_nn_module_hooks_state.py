@@ -446,3 +446,46 @@ def test_legacy_and_full_backward_hooks_do_not_mix():
         return out
 
     _same(run)
+
+
+def test_full_backward_hook_sees_zeros_and_nones_as_pytorch(torch_oracle):
+    """grad_input holds zeros for an input that needs no gradient (while another does); grad_output
+    holds None for an output no gradient reached."""
+    shown = []
+    for lib in (tm, torch_oracle):
+        nn = lib.nn
+
+        class Two(nn.Module):
+            def forward(self, x, y):
+                return x * 2, x * 3, y.sum()
+
+        calls = []
+        m = Two()
+        m.register_full_backward_pre_hook(lambda mod, gout: calls.append(("pre", _shown(gout))))
+        m.register_full_backward_hook(
+            lambda mod, gin, gout: calls.append((_shown(gin), _shown(gout)))
+        )
+        a, b, c = m(lib.ones(2, requires_grad=True), lib.ones(3))
+        a.sum().backward()
+        a, b, c = m(lib.ones(2), lib.ones(3, requires_grad=True))
+        c.backward()
+        shown.append(calls)
+    assert shown[0] == shown[1]
+
+
+def _shown(grads):
+    return [None if g is None else g.tolist() for g in grads]
+
+
+def test_deepcopy_of_a_parameter_drops_its_grad(torch_oracle):
+    import copy
+
+    for lib in (tm, torch_oracle):
+        m = lib.nn.Linear(2, 1)
+        m(lib.ones(1, 2)).sum().backward()
+        c = copy.deepcopy(m)
+        assert c.weight.grad is None and c.bias.grad is None
+        assert type(c.weight).__name__ == "Parameter" and c.weight.requires_grad
+        t = lib.ones(2, requires_grad=True)
+        t.grad = lib.ones(2)
+        assert copy.deepcopy(t).grad.tolist() == [1.0, 1.0]  # a plain tensor keeps it

@@ -16,6 +16,7 @@ from ..._tensor.core import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.hook_results import checked_tensor
+from ...ops.creation.factories import zeros as torch_zeros
 
 # PyTorch's wrapper of the user's hooks is a function called 'hook': the engine's checks of what
 # they return name it
@@ -32,11 +33,19 @@ class BackwardHookFunction(Function):
     def forward(ctx, state, is_output, *args):
         ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
         ctx.state, ctx.is_output = state, is_output
+        # PyTorch's hooks see the outputs' gradients as they arrive (None where none did) and
+        # the inputs' as the engine hands them to the node (zeros where none did)
+        ctx.set_materialize_grads(False)
+        ctx.zeros = None if is_output else [(a.shape, a.dtype, a.device) for a in args]
         return args
 
     @staticmethod
     def backward(ctx, *grads):
-        grads = tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad[2:]))
+        if not ctx.is_output:
+            grads = tuple(
+                g if g is not None else torch_zeros(shape, dtype=dtype, device=device)
+                for g, (shape, dtype, device) in zip(grads, ctx.zeros)
+            )
         if ctx.is_output:
             return (None, None, *ctx.state.on_grad_output(grads))
         return (None, None, *ctx.state.on_grad_input(grads))
