@@ -732,3 +732,19 @@ def test_3d_layers_match_pytorch(make, shape):
         close(to[1], oo[1], 0, 0)
         to, oo = to[0], oo[0]
     check_vjp(to, oo, [tx, *t.parameters()], [ox, *o.parameters()], 1e-4, 1e-5, name=False)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_zeros_padding_reads_plus_zero(torch_oracle, mode, align_corners):
+    """Out-of-range taps read +0 (the spatial transformer tutorial prints them): a product by the
+    mask gave -0 for negative images."""
+    import math
+
+    got = []
+    for lib in (tm, torch_oracle):
+        x = -lib.ones(1, 1, 2, 2)
+        grid = lib.tensor([[[[2.0, 2.0], [0.0, 0.0], [0.9, 0.9], [-1.2, 0.3]]]])
+        out = lib.nn.functional.grid_sample(x, grid, mode=mode, align_corners=align_corners)
+        got.append([(v, math.copysign(1.0, v)) for v in out.flatten().tolist()])
+    assert got[0] == got[1]

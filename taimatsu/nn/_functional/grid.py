@@ -265,7 +265,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 valid = ok if valid is None else valid & ok
         idx = lin.long().reshape(n, 1, npts).expand(n, c, npts)
         vals = flat.gather(2, idx).view(n, c, *out_spatial)
-        return vals * valid.unsqueeze(1).to(input.dtype) if check_bounds else vals
+        # an out-of-range tap reads +0, as PyTorch's (a product by the mask gave -0 for negative values)
+        return vals.masked_fill(~valid.unsqueeze(1), 0) if check_bounds else vals
 
     if mode == "bicubic":
         return _bicubic(input, coords, sizes, padding_mode, align_corners, tap)
