@@ -100,3 +100,21 @@ SIZE_CALLS = [
 @pytest.mark.parametrize("call", SIZE_CALLS)
 def test_float_sizes(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# NaN in searchsorted's boundaries or values: PyTorch's binary search just compares (NumPy's
+# sorts NaN last)
+SEARCH_CALLS = [
+    "T.searchsorted(T.tensor([1.0, 3.0, float('nan')]), T.tensor([float('nan'), 4.0, 0.0, 3.0]))",
+    "T.searchsorted(T.tensor([1.0, 3.0, float('nan')]), T.tensor([float('nan'), 4.0, 3.0]), right=True)",
+    "T.bucketize(T.tensor([float('nan'), 1.0, 5.0]), T.tensor([1.0, 2.0, float('nan')]))",
+    "T.bucketize(T.tensor([float('nan'), 1.0, 5.0]), T.tensor([1.0, 2.0, float('nan')]), right=True)",
+    "T.searchsorted(T.tensor([[1.0, float('nan')], [2.0, 3.0]]), T.tensor([[float('nan')], [float('nan')]]))",
+    "T.searchsorted(T.tensor([float('nan'), float('nan')]), T.tensor([float('nan'), 1.0]))",
+    "T.searchsorted(T.tensor(1), T.tensor([2]))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", SEARCH_CALLS)
+def test_searchsorted_with_nan(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -30,6 +30,10 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     _no_complex_kernel("searchsorted_out_cpu", sorted_sequence)
     _no_complex_kernel("searchsorted_out_cpu", input)
     seq = sorted_sequence._data
+    if seq.ndim == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"
+        )
     scalar = not isinstance(input, Tensor)
     xp = xp_for(sorted_sequence)
     v = xp.asarray(input) if scalar else input._data
@@ -43,7 +47,9 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
     how = "right" if right else "left"
-    if seq.ndim <= 1:
+    if _has_nan(seq) or _has_nan(v):  # NumPy sorts NaN last; PyTorch's search just compares
+        r = _binary_search(seq, v, right)
+    elif seq.ndim <= 1:
         r = np.searchsorted(seq, v, how)
     else:
         s2, v2 = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
@@ -55,6 +61,34 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
         f"on whether out_int32 flag is True, but we got output tensor's dtype {{out}} and out_int32 flag is {bool(out_int32)}"
     )
     return res if out is None else write_out(out, res, "searchsorted", msg)
+
+
+def _has_nan(a) -> bool:
+    return a.dtype.kind == "f" and bool(np.isnan(a).any())
+
+
+def _binary_search(seq, v, right: bool):
+    """PyTorch's CPU search, step by step for every value at once: halve [start, end) while it
+    is not empty, moving right where ``!(mid >= value)`` (``!(mid > value)`` for ``right``).
+    With NaN in the boundaries or the values, comparisons are false and the search moves right,
+    where NumPy's treats NaN as the largest number. ``seq``: 1-d, or rows matching ``v``'s."""
+    v = np.asarray(v)
+    rows = seq.reshape(-1, seq.shape[-1])
+    vals = v.reshape(1, -1) if seq.ndim == 1 else v.reshape(rows.shape[0], -1)
+    start = np.zeros(vals.shape, np.int64)
+    end = np.full(vals.shape, rows.shape[1], np.int64)
+    row = np.arange(rows.shape[0])[:, None]
+    with np.errstate(invalid="ignore"):
+        while True:
+            live = start < end
+            if not live.any():
+                break
+            mid = start + ((end - start) >> 1)
+            at = rows[row, np.minimum(mid, rows.shape[1] - 1)]
+            go_right = ~(at > vals) if right else ~(at >= vals)
+            start = np.where(live & go_right, mid + 1, start)
+            end = np.where(live & ~go_right, mid, end)
+    return start.reshape(v.shape)
 
 
 def bucketize(
