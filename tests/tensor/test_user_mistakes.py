@@ -118,3 +118,20 @@ SEARCH_CALLS = [
 @pytest.mark.parametrize("call", SEARCH_CALLS)
 def test_searchsorted_with_nan(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# bool tensors: no floor division, remainder or fmod kernel; pow only to a bool power
+BOOL_CALLS = [
+    "b = T.tensor([True, False]); b // True", "b = T.tensor([True, False]); b % True", "b = T.tensor([True, False]); b // b",
+    "b = T.tensor([True, False]); b % b", "b = T.tensor([True, False]); T.fmod(b, True)", "b = T.tensor([True, False]); T.fmod(b, b)",
+    "b = T.tensor([True, False]); T.div(b, b, rounding_mode='trunc')", "b = T.tensor([True, False]); T.div(b, b, rounding_mode='floor')",
+    "b = T.tensor([True, False]); b.remainder_(True)", "b = T.tensor([True, False]); b.floor_divide_(b)",
+    "b = T.tensor([True, False]); b ** True", "b = T.tensor([True, False]); b ** False", "b = T.tensor([True, False]); b ** b",
+    "b = T.tensor([True, False]); True ** b", "b = T.tensor([True, False]); T.pow(True, b)", "b = T.tensor([True, False]); b.pow_(True)",
+    "b = T.tensor([True, False]); b ** 2", "b = T.tensor([True, False]); 2 ** b", "b = T.tensor([True, False]); b // 2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", BOOL_CALLS)
+def test_bool_arithmetic(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

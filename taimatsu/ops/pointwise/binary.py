@@ -776,7 +776,7 @@ _trunc_divide, _ = binary(
     node="DivBackward2",
     needs=(1, None),  # saved as for true division (the zero gradients read neither)
     opmath=True,
-    check=not_implemented("div_trunc_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("div_trunc_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 _floor_divide, _ = binary(
     "div",
@@ -786,7 +786,7 @@ _floor_divide, _ = binary(
     node="DivBackward2",
     needs=(1, None),  # saved as for true division (the zero gradients read neither)
     opmath=True,
-    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("div_floor_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 # torch.floor_divide (``//``) has no derivative: its node raises when reached, naming the
 # in-place overload (floor_divide_) when that recorded it, as PyTorch does.
@@ -797,7 +797,7 @@ _floor_divide_op, _ = binary(
     node="NotImplemented",
     saves=(),
     opmath=True,
-    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("div_floor_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 _floor_divide_op_, _ = binary(
     "floor_divide",
@@ -806,7 +806,7 @@ _floor_divide_op_, _ = binary(
     node="NotImplemented",
     saves=(),
     opmath=True,
-    check=not_implemented("div_floor_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("div_floor_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 
 
@@ -902,7 +902,7 @@ _remainder_op, remainder_ = binary(
     node="RemainderBackward1",
     scalar_node="RemainderBackward0",
     needs=(1, 1),  # only the divisor's gradient reads self and other
-    check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("remainder_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 # remainder(number, tensor) (``2 % x``) is a separate PyTorch overload without a derivative.
 _remainder_of_number, _ = binary(
@@ -911,7 +911,7 @@ _remainder_of_number, _ = binary(
     _no_derivative("remainder"),
     node="NotImplemented",
     saves=(),
-    check=not_implemented("remainder_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("remainder_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 
 
@@ -936,7 +936,7 @@ fmod, fmod_ = binary(
     node="FmodBackward1",
     scalar_node="FmodBackward0",
     needs=(1, 1),  # only the divisor's gradient reads self and other
-    check=not_implemented("fmod_cpu", D.COMPLEX, D.SHELL_UINT),
+    check=not_implemented("fmod_cpu", D.BOOL, D.COMPLEX, D.SHELL_UINT),
 )
 
 

@@ -72,6 +72,8 @@ _PowRev.saved_names, _PowRev.saved_scalars = ("exponent", "result"), {"self": "b
 def _pow_arrays(xp, a, b):
     a_dt = getattr(a, "dtype", None)
     if a_dt is not None and a_dt == np.bool_:
+        if isinstance(b, (bool, np.bool_)):  # a bool tensor to a bool power: x**1, x**0
+            return a.copy() if b else xp.ones(a.shape, np.bool_)
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if a_dt is not None and a_dt.kind in "iu":
         if isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0:
@@ -230,7 +232,7 @@ def _rpow(input, base, out=None):
         got = type(base).__name__
         raise TypeError(f"pow() received an invalid combination of arguments - got ({got}, Tensor)")
     dt = result_dtype(input, base)
-    if dt in D._SHELL_UINTS:
+    if dt in D._SHELL_UINTS or dt is D.bool:
         raise NotImplementedError(f"\"pow\" not implemented for '{_scalar(dt)}'")
     xp = np if input._device is cpu else xp_for(input)
     xa = input._data if input._dtype is dt else input._data.astype(dt.np)
