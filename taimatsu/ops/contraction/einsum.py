@@ -1,9 +1,11 @@
 """Tensor contractions built from the BLAS products: tensordot and einsum.
 
 Both reduce to permute + reshape + mm/bmm, so they are differentiable (to any order) through
-those ops. tensordot follows PyTorch's graph (Permute -> View -> Mm/Dot -> View). einsum
-contracts operands left to right; its values, gradients and errors match PyTorch, its
-intermediate graph nodes do not (PyTorch's path choice differs).
+those ops. tensordot follows PyTorch's graph (Permute -> View -> Mm/Dot -> View). einsum follows
+PyTorch's algorithm (operands aligned to one order of labels, contracted left to right by one
+bmm per pair laid out as PyTorch lays it out), so its result's strides and grad_fn are
+PyTorch's too. (PyTorch contracts 3+ operands along an opt_einsum path when that package is
+installed; here always left to right.)
 """
 
 from __future__ import annotations
@@ -181,18 +183,6 @@ def _output_labels(terms, out, tokens):
     return res
 
 
-def _take_diagonals(t: Tensor, labels: list):
-    """Repeated labels within one operand select a diagonal."""
-    while len(set(labels)) != len(labels):
-        for i, c in enumerate(labels):
-            j = labels.index(c, i + 1) if labels.count(c) > 1 else -1
-            if j != -1:
-                t = t.diagonal(0, i, j)
-                labels = labels[:i] + labels[i + 1 : j] + labels[j + 1 :] + [c]
-                break
-    return t, labels
-
-
 def _check_repeats(terms, ops):
     """A label repeated within one operand (a diagonal) needs equal sizes, not broadcasting."""
     for i, (labels, t) in enumerate(zip(terms, ops)):
@@ -229,44 +219,6 @@ def _broadcast_error(label, i, j, size, prev) -> RuntimeError:
         f"einsum(): subscript {label} has size {size} for operand {i} which does not broadcast "
         f"with previously seen size {prev}"
     )
-
-
-def _sum_unneeded(t, labels, keep):
-    drop = [i for i, c in enumerate(labels) if c not in keep]
-    if drop:
-        t = t.sum(drop)
-        labels = [c for c in labels if c in keep]
-    return t, labels
-
-
-def _contract(a, la, b, lb, keep, sizes):
-    """Contract two operands over their shared labels not in ``keep``, via one bmm."""
-    shared = [c for c in la if c in lb]
-    batch = [c for c in shared if c in keep]
-    summed = [c for c in shared if c not in keep]
-    for c in summed:  # a size-1 contracted dim broadcasts: sum the other side over it
-        ia, ib = la.index(c), lb.index(c)
-        if a.shape[ia] != b.shape[ib]:
-            if a.shape[ia] == 1:
-                b = b.sum(ib, keepdim=True)
-            else:
-                a = a.sum(ia, keepdim=True)
-    fa = [c for c in la if c not in shared]
-    fb = [c for c in lb if c not in shared]
-    a = a.permute([la.index(c) for c in batch + fa + summed])
-    b = b.permute([lb.index(c) for c in batch + summed + fb])
-    nbd = len(batch)
-    bs = [sizes[c] for c in batch]
-    if list(a.shape[:nbd]) != bs:
-        a = a.expand(bs + list(a.shape[nbd:]))
-    if list(b.shape[:nbd]) != bs:
-        b = b.expand(bs + list(b.shape[nbd:]))
-    sa = list(a.shape[nbd : nbd + len(fa)])
-    sb = list(b.shape[nbd + len(summed) :])
-    k = math.prod(a.shape[nbd + len(fa) :])
-    nb = math.prod(bs)
-    r = a.reshape(nb, math.prod(sa), k).bmm(b.reshape(nb, k, math.prod(sb)))
-    return r.reshape(bs + sa + sb), batch + fa + fb
 
 
 def _sublist_letters(sublist) -> str:
@@ -313,22 +265,109 @@ def einsum(equation: str, *operands) -> Tensor:
         operands = tuple(operands[0])
     terms, out = _parse(equation, operands)
     terms, tokens = _expand_ellipsis(terms, operands)
-    sizes = _sizes(terms, operands)
+    _sizes(terms, operands)  # PyTorch's errors for sizes that do not broadcast
     out = _output_labels(terms, out, tokens)
+    return _contract_aligned(operands, terms, out, tokens)
+
+
+def _contract_aligned(operands, terms, out, tokens) -> Tensor:
+    """PyTorch's einsum from here on (so the result's layout, a view of a product or a sum,
+    is PyTorch's): every operand permuted to one aligned order -- the output's labels, then the
+    ellipsis's dims if the output drops them, then the other labels in subscript order (A-Z,
+    a-z) -- with size-1 dims for its missing labels and diagonals for repeated ones; operands
+    contracted left to right (``_sumproduct_pair``), each dim summed as soon as no later operand
+    has it; the summed dims finally viewed away."""
+    order = list(out)
+    if not any(t in out for t in tokens):
+        order += tokens
+    used = {c for labels in terms for c in labels}
+    order += sorted(c for c in used if c not in order and not c.startswith("."))
+    position = {c: i for i, c in enumerate(order)}
+    n_out, n_all = len(out), len(order)
+    counts = [0] * n_all  # operands with a dim of size != 1 for each aligned position
     ops = []
     for t, labels in zip(operands, terms):
-        ops.append(_take_diagonals(t, list(labels)))
-    # A label is still needed after step k if it is in the output or in a later operand.
-    cur, lc = ops[0]
-    later = [{c for _, ls in ops[k + 1 :] for c in ls} for k in range(len(ops))]
-    cur, lc = _sum_unneeded(cur, lc, set(out) | later[0])
-    for k in range(1, len(ops)):
-        nxt, ln = ops[k]
-        keep = set(out) | later[k]
-        nxt, ln = _sum_unneeded(nxt, ln, keep | set(lc))
-        cur, lc = _contract(cur, lc, nxt, ln, keep, sizes)
-    cur, lc = _sum_unneeded(cur, lc, set(out))
-    if len(operands) == 1 or lc != out:
-        cur = cur.permute([lc.index(c) for c in out])
-    full = [sizes[c] for c in out]
-    return cur if list(cur.shape) == full else cur.expand(full)
+        perm, dim = [-1] * n_all, 0
+        for c in labels:
+            p = position[c]
+            if perm[p] == -1:
+                if t.shape[dim] != 1:
+                    counts[p] += 1
+                perm[p] = dim
+                dim += 1
+            else:  # a repeated label: its diagonal, in the first one's place
+                t = t.diagonal(0, perm[p], dim).movedim(-1, perm[p])
+        for p in range(n_all):
+            if perm[p] == -1:
+                t = t.unsqueeze(dim)
+                perm[p] = dim
+                dim += 1
+        ops.append(t.permute(perm))
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for d in range(n_out, n_all):
+            sa, sb = a.shape[d] != 1, b.shape[d] != 1
+            if sa and sb:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if sa:
+                    a_sum.append(d)
+                    counts[d] = 0
+                elif sb:
+                    b_sum.append(d)
+                    counts[d] = 0
+        if a_sum:
+            a = a.sum(a_sum, keepdim=True)
+        if b_sum:
+            b = b.sum(b_sum, keepdim=True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    r = ops[0]
+    if n_all > n_out:
+        if len(operands) > 1:  # every summed dim has size 1 by now
+            return r.view(list(r.shape[:n_out]))
+        return r.sum(list(range(n_out, n_all)))
+    return r
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims) -> Tensor:
+    """``(left * right).sum(sum_dims, keepdim=True)`` by one bmm, as PyTorch lays it out: the dims
+    of both operands (batch), of the left, summed, of the right; the operands swapped when all
+    of the right's own dims come first in the output, so the product is in the output's order."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.shape[i]
+            elif sl:
+                left = left.sum(i, keepdim=True)
+            elif sr:
+                right = right.sum(i, keepdim=True)
+        elif sl and sr:
+            lro.append(i)
+        elif sl:
+            lo.append(i)
+        else:
+            ro.append(i)
+    if lo and ro and ro[-1] < lo[0]:
+        left, right, lo, ro = right, left, ro, lo
+    sizes = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + [right.shape[d] for d in ro]
+    lperm, rperm = lro + lo + list(sum_dims) + ro, lro + list(sum_dims) + ro + lo
+    operm = [0] * left.dim()
+    for k, d in enumerate(lro + lo + list(sum_dims) + ro):
+        operm[d] = k
+    n_lro = math.prod(left.shape[d] for d in lro)
+    n_lo = math.prod(left.shape[d] for d in lo)
+    n_ro = math.prod(right.shape[d] for d in ro)
+    a = left.permute(lperm).reshape(n_lro, n_lo, sum_size)
+    b = right.permute(rperm).reshape(n_lro, sum_size, n_ro)
+    return a.bmm(b).view(sizes).permute(operm)
