@@ -790,6 +790,11 @@ def _tensor_repr(t: Tensor) -> str:
         tail = (f"grad_fn=<{type(t.grad_fn).__name__}>",)  # name() may be "torch::autograd::..."
     elif t._rg:
         tail = ("requires_grad=True",)
+    if t._fw is not None:
+        from ..autograd.forward_ad import state as _fw_level
+
+        if _fw_level.level:  # a dual tensor shows its tangent (unpack_dual's), as PyTorch's
+            tail = (*tail, f"tangent={_tensor_repr(t._fw)}")
     if t._device.type == "meta":
         from .._meta import meta_repr
 

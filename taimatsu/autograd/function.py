@@ -276,10 +276,12 @@ def _forward_ad(cls, node, args, outs) -> None:
     if all(t is None for t in tangents):
         return
     node.__dict__["_in_jvp"] = True
+    level, forward_ad.state.level = forward_ad.state.level, 0  # tangents get no tangents
     try:
         with grad_mode.no_grad():
             result = cls.jvp(node, *tangents)
     finally:
+        forward_ad.state.level = level
         node.__dict__.pop("_in_jvp")
         node.__dict__.pop("_jvp_saved", None)
     if not isinstance(result, tuple):

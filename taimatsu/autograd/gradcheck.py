@@ -139,6 +139,25 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
+def _random_cotangent(factories, out, noncontiguous: bool):
+    """PyTorch's random cotangent for ``out`` (``testing.make_tensor(..., low=-1, high=1)``):
+    uniform on [-1, 1) in out's floating dtype (else float64), a complex one drawn as its real
+    view; when ``noncontiguous``, every second element of a last dim drawn twice as long."""
+    from .. import _dtype as D
+    from ..ops.pointwise.complex import view_as_real
+
+    dtype = out.dtype if out.is_floating_point() or out.is_complex() else D.float64
+    shape = tuple(out.shape)
+    spread = noncontiguous and out.numel() > 1
+    if spread:  # drawn twice as long along the last dim, every second element kept
+        shape = (*shape[:-1], 2 * shape[-1])
+    g = factories.empty(shape, dtype=dtype, device=out.device)
+    (view_as_real(g) if g.is_complex() else g).uniform_(-1, 1)
+    if spread:
+        g = g[..., 1::2]
+    return g.requires_grad_(True)
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
                   raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
@@ -149,10 +168,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     from . import grad as autograd_grad
 
     inputs = _as_tuple(inputs)
-    if grad_outputs is None:
-        rng = np.random.default_rng(0)
+    if grad_outputs is None:  # drawn from the global generator, as PyTorch draws them
         grad_outputs = tuple(
-            factories.tensor(rng.uniform(-1, 1, o.shape), dtype=o.dtype).requires_grad_(True)
+            _random_cotangent(factories, o, gen_non_contig_grad_outputs)
             for o in _outputs(func, inputs)
             if o.requires_grad
         )

@@ -168,3 +168,33 @@ def test_inplace_on_a_view_updates_the_base_tangent():
             w[:2].mul_(3)
             out.append([fw.unpack_dual(t).tangent.tolist() for t in (y, z, w)])
     assert out[0] == out[1]
+
+
+def test_a_dual_tensor_prints_its_tangent(torch_oracle):
+    shown = []
+    for lib in (taimatsu, torch_oracle):
+        fwad = lib.autograd.forward_ad
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.tensor([1.0, 2.0]), lib.ones(2))
+            e = fwad.make_dual(lib.tensor([1.0, 2.0], requires_grad=True), lib.tensor([0.5, -1.0]))
+            shown.append([str(d), str(d * 2), str(d.sin()), str(e), str(lib.tensor([3.0]))])
+        shown[-1].append(str(d))  # outside the level: no tangent
+    assert shown[0] == shown[1]
+
+
+@pytest.mark.parametrize(
+    "outputs, noncontiguous",
+    [(lambda t: (t**3).sum(), False), (lambda t: (t**3, t.sin()), False), (lambda t: t**3, True)],
+)
+def test_gradgradcheck_draws_its_cotangents_from_the_global_generator(
+    torch_oracle, outputs, noncontiguous
+):
+    """PyTorch's gradgradcheck draws random cotangents with the global generator: the numbers
+    drawn after it follow from the same stream."""
+    after = []
+    for lib in (taimatsu, torch_oracle):
+        x = lib.tensor([0.3, -1.2, 0.7], dtype=lib.float64, requires_grad=True)
+        lib.manual_seed(0)
+        assert lib.autograd.gradgradcheck(outputs, (x,), gen_non_contig_grad_outputs=noncontiguous)
+        after.append(lib.rand(3).tolist())
+    assert after[0] == after[1]
