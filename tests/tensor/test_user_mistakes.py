@@ -135,3 +135,24 @@ BOOL_CALLS = [
 @pytest.mark.parametrize("call", BOOL_CALLS)
 def test_bool_arithmetic(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# random factories' arguments, generators and *_like streams
+RANDOM_CALLS = [
+    "T.randint(0, 10.5, (2,))", "T.randint(0, 5, 3)", "T.randint(0.5, 5, (2,))", "T.rand(2, generator=5)",
+    "T.randn(2, 3, generator='x')", "T.Generator().manual_seed(2.0)", "T.Generator().manual_seed(True)",
+    "T.Generator().get_offset()", "T.Generator().set_offset(3)", "T.Generator().graphsafe_get_state()",
+    "T.set_rng_state(T.zeros(3))", "T.Generator().set_state(T.zeros(3))", "T.set_rng_state(5)",
+    "T.manual_seed(2.5); T.rand(2)",
+    "T.randint_like(T.zeros(3), 10, generator=T.Generator().manual_seed(1))",
+    "T.manual_seed(0); T.randint_like(T.zeros(2, 3).t(), 10)", "T.manual_seed(0); T.randint_like(T.zeros(2, 3).t(), 3, 10)",
+    "T.randint_like(T.zeros(2, 3).t(), 10).stride()", "T.manual_seed(0); T.randint_like(T.zeros(2), 10, requires_grad=True)",
+    "T.randint_like(T.zeros(2, dtype=T.int32), 5).dtype", "T.randint_like(T.zeros(2), 5, 5)",
+    "T.rand_like(T.zeros(2, 3).t(), generator=T.Generator().manual_seed(1))",
+    "T.randn_like(T.zeros(2, 3).t(), generator=T.Generator().manual_seed(1))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", RANDOM_CALLS)
+def test_random_arguments(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -21,7 +21,8 @@ from ...backend._rng_checks import _num
 from ...backend.random import CPUGenerator
 from ...backend.random import default_generator as _default_cpu
 from .._dispatch import check_inplace, record, scalar_name
-from ..arg_types import as_int, int_list, integer
+from ..._size import Size
+from ..arg_types import _is_int, as_int, int_list, integer
 from ..on_host import on_host
 from .factories import (
     NO_SIZE,
@@ -45,9 +46,42 @@ class Generator:
         else:
             self._impl = CPUGenerator()
 
+    def __repr__(self) -> str:  # PyTorch's (its class lives in torch._C)
+        return f"<torch._C.Generator object at {id(self):#x}>"
+
     def manual_seed(self, seed) -> Generator:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            from ..._tensor_arguments import type_name
+
+            raise RuntimeError(f"manual_seed expected a long, but got {type_name(seed)}")
         self._impl.manual_seed(int(seed))
         return self
+
+    def get_offset(self) -> int:
+        return self._no_offset()
+
+    def set_offset(self, offset: int) -> Generator:
+        return self._no_offset()
+
+    def _no_offset(self):
+        if self.device.type == "cpu":  # PyTorch's answer
+            raise RuntimeError("CPU Generator does not use offset")
+        raise NotImplementedError(
+            "taimatsu's CUDA generators are CuPy's streams: they have no Philox offset to read or set"
+        )
+
+    def graphsafe_get_state(self):
+        return self._no_graphsafe("graphsafe_get_state")
+
+    def graphsafe_set_state(self, state):
+        return self._no_graphsafe("graphsafe_set_state")
+
+    def _no_graphsafe(self, name: str):
+        if self.device.type == "cpu":  # PyTorch's answer
+            raise NotImplementedError(f"{name} is not supported in this Generator")
+        raise NotImplementedError(
+            f"taimatsu does not capture CUDA graphs, so {name} is not available"
+        )
 
     def seed(self) -> int:
         return self._impl.seed()
@@ -65,8 +99,10 @@ class Generator:
         return g
 
     def set_state(self, new_state: Tensor) -> Generator:
-        if not isinstance(new_state, Tensor) or new_state._dtype is not D.uint8:
+        if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         self._impl.set_state(new_state._data)
         return self
 
@@ -119,6 +155,10 @@ def _gen(generator, device=None):
 
 
 def _check_generator_type(generator, want: str) -> None:
+    if not isinstance(generator, Generator):
+        from ..._tensor_arguments import type_name
+
+        raise TypeError(f"expected a torch.Generator, but got {type_name(generator)}")
     if generator.device.type != want:
         raise RuntimeError(
             f"Expected a '{want}' device type for generator but found '{generator.device.type}'"
@@ -159,9 +199,24 @@ def _np_dtype(dtype: D.dtype):
     return dtype.np
 
 
+_SIZE_OVERLOADS = (
+    "".join(
+        f"\n * (tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, torch.layout "
+        "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+        for gen in ("torch.Generator generator, ", "")
+    )
+    + "\n"
+)
+
+
 def _make(sample, size, dtype, device, requires_grad, out=None, name="rand", generator=None):
     """A new tensor filled by ``sample(g, shape, dtype)`` with ``g`` the generator of its device."""
     shape = _size_args(size, name)
+    if generator is not None and not isinstance(generator, Generator) and name in ("rand", "randn"):
+        from ..._tensor_arguments import invalid_combination
+
+        got = invalid_combination(name, tuple(size), {"generator": generator})
+        raise TypeError(got + _SIZE_OVERLOADS)
     dev = as_device(device)
     if dev.type == "meta":  # no data: nothing is drawn, as on PyTorch's meta device
         t = _finish(_meta_data(shape, dtype), dtype, dev, requires_grad)
@@ -248,6 +303,17 @@ def randn(
     )  # fmt: skip
 
 
+_RANDINT_OVERLOADS = (
+    "".join(
+        f"\n * ({args}tuple of ints size, *, {gen}Tensor out = None, torch.dtype dtype = None, torch.layout "
+        "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+        for args in ("int high, ", "int low, int high, ")
+        for gen in ("torch.Generator generator, ", "")
+    )
+    + "\n"
+)
+
+
 @creation_out
 def randint(
     low=0,
@@ -264,6 +330,10 @@ def randint(
         low, high, size = 0, low, high
         integer("randint", "high", 1, high)
         int_list("randint", "size", 2, size, one=False)
+    elif not (_is_int(low) and _is_int(high) and isinstance(size, (tuple, list, Size))):
+        from ..._tensor_arguments import invalid_combination
+
+        raise TypeError(invalid_combination("randint", (low, high, size), {}) + _RANDINT_OVERLOADS)
     if high is None:
         low, high = 0, low
     if low >= high:
@@ -277,11 +347,13 @@ def randint(
     )  # fmt: skip
 
 
-def _random_like(input, dtype, device, requires_grad, memory_format, name, fill) -> Tensor:
+def _random_like(
+    input, dtype, device, requires_grad, memory_format, name, fill, floats=True
+) -> Tensor:
     from .factories import empty_like
 
     dt = dtype or input._dtype
-    if dt.category < D.FLOAT:  # the in-place kernel's dispatch error: NotImplementedError here
+    if floats and dt.category < D.FLOAT:  # the in-place kernel's dispatch error
         from .._dispatch import scalar_name
 
         raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_name(dt)}'")
@@ -291,40 +363,38 @@ def _random_like(input, dtype, device, requires_grad, memory_format, name, fill)
 
 
 def rand_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
-) -> Tensor:
+    input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+    memory_format=None,
+) -> Tensor:  # fmt: skip
     """empty_like (keeping a dense input's layout) filled in memory order, as in PyTorch."""
     dtype = D.dtype_argument("rand_like", dtype)
-    return _random_like(
-        input, dtype, device, requires_grad, memory_format, "check_uniform_bounds", uniform_
-    )
+    return _random_like(input, dtype, device, requires_grad, memory_format,
+                        "check_uniform_bounds", lambda t: uniform_(t, generator=generator))  # fmt: skip
 
 
 def randn_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
-) -> Tensor:
+    input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+    memory_format=None,
+) -> Tensor:  # fmt: skip
     dtype = D.dtype_argument("randn_like", dtype)
-    return _random_like(
-        input, dtype, device, requires_grad, memory_format, "normal_kernel_cpu", normal_
-    )
+    return _random_like(input, dtype, device, requires_grad, memory_format,
+                        "normal_kernel_cpu", lambda t: normal_(t, generator=generator))  # fmt: skip
 
 
 def randint_like(
-    input,
-    low=0,
-    high=None,
-    *,
-    dtype=None,
-    layout=None,
-    device=None,
-    requires_grad=False,
-    memory_format=None,
-) -> Tensor:
+    input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+    requires_grad=False, memory_format=None,
+) -> Tensor:  # fmt: skip
+    """empty_like (keeping a dense input's layout) filled by random_(low, high) in memory
+    order, as in PyTorch."""
     if high is None:
         low, high = 0, low
-    return randint(
-        low, high, input.shape, dtype=dtype or input._dtype, device=device or input._device
-    )
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    return _random_like(input, dtype, device, requires_grad, memory_format, "random_",
+                        lambda t: random_(t, low, high, generator=generator), floats=False)  # fmt: skip
 
 
 def randperm(
