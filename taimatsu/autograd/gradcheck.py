@@ -139,23 +139,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
-def _random_cotangent(factories, out, noncontiguous: bool):
-    """PyTorch's random cotangent for ``out`` (``testing.make_tensor(..., low=-1, high=1)``):
-    uniform on [-1, 1) in out's floating dtype (else float64), a complex one drawn as its real
-    view; when ``noncontiguous``, every second element of a last dim drawn twice as long."""
+def _random_cotangent(out, noncontiguous: bool):
+    """PyTorch's random cotangent for ``out``: ``testing.make_tensor`` on [-1, 1) in out's
+    floating dtype (else float64), from the global generator."""
     from .. import _dtype as D
-    from ..ops.pointwise.complex import view_as_real
+    from ..testing.creation import make_tensor
 
     dtype = out.dtype if out.is_floating_point() or out.is_complex() else D.float64
-    shape = tuple(out.shape)
-    spread = noncontiguous and out.numel() > 1
-    if spread:  # drawn twice as long along the last dim, every second element kept
-        shape = (*shape[:-1], 2 * shape[-1])
-    g = factories.empty(shape, dtype=dtype, device=out.device)
-    (view_as_real(g) if g.is_complex() else g).uniform_(-1, 1)
-    if spread:
-        g = g[..., 1::2]
-    return g.requires_grad_(True)
+    return make_tensor(tuple(out.shape), dtype=dtype, device=out.device, low=-1, high=1,
+                       requires_grad=True, noncontiguous=noncontiguous)  # fmt: skip
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
@@ -163,14 +155,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False) -> bool:  # fmt: skip
     """gradcheck of the map (inputs, cotangents) -> first derivatives, built with create_graph."""
-    from ..ops.creation import factories
     from .._tensor.core import Tensor
     from . import grad as autograd_grad
 
     inputs = _as_tuple(inputs)
     if grad_outputs is None:  # drawn from the global generator, as PyTorch draws them
         grad_outputs = tuple(
-            _random_cotangent(factories, o, gen_non_contig_grad_outputs)
+            _random_cotangent(o, gen_non_contig_grad_outputs)
             for o in _outputs(func, inputs)
             if o.requires_grad
         )
