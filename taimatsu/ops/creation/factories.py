@@ -89,12 +89,14 @@ def _infer_shape(data) -> list:
     return shape
 
 
-def _check_ragged(data, dim, shape, on_array=None):
+def _check_ragged(data, dim, shape, on_array=None, dtype=None):
     """PyTorch's copy loop's checks, in its order; ``on_array()`` runs at each NumPy array met."""
     if on_array is not None and isinstance(data, np.ndarray):
         on_array()
     if dim >= len(shape):
         if isinstance(data, (list, tuple)):
+            if dtype is not None:  # a sequence where a number belongs: the number's reading fails
+                _check_storable([data], dtype)
             raise ValueError(f"expected sequence of length {0} at dim {dim} (got {len(data)})")
         if isinstance(data, Tensor) and data.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
@@ -110,7 +112,7 @@ def _check_ragged(data, dim, shape, on_array=None):
     if len(data) != shape[dim]:
         raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
     for x in data:
-        _check_ragged(x, dim + 1, shape, on_array)
+        _check_ragged(x, dim + 1, shape, on_array, dtype)
 
 
 def _infer_dtype(flat_kinds) -> D.dtype:
@@ -124,17 +126,21 @@ def _infer_dtype(flat_kinds) -> D.dtype:
 
 
 def _kind(x) -> int:
+    # Python's and NumPy's own number types only: a Fraction or a Decimal is no number to
+    # PyTorch's inference (though numbers.Real counts them)
     if isinstance(x, (bool, np.bool_)):
         return D.BOOL
-    if isinstance(x, numbers.Integral):
+    if isinstance(x, (int, np.integer)):
         return D.INT
-    if isinstance(x, numbers.Real):
+    if isinstance(x, (float, np.floating)):
         return D.FLOAT
-    if isinstance(x, numbers.Complex):
+    if isinstance(x, (complex, np.complexfloating)):
         return D.COMPLEX
-    if isinstance(x, (str, bytes, bytearray)):
+    if isinstance(x, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    from ..._tensor_arguments import type_name
+
+    raise RuntimeError(f"Could not infer dtype of {type_name(x)}")
 
 
 def _sequence_dtype(flat) -> D.dtype:
@@ -187,7 +193,7 @@ def _to_array(data, dtype):
         else:
             _check_storable(flat, dtype)
         # PyTorch's copy loop warns at the first NumPy array it meets (none when nothing is copied)
-        _check_ragged(data, 0, shape, _warn_ndarrays if math.prod(shape) else None)
+        _check_ragged(data, 0, shape, _warn_ndarrays if math.prod(shape) else None, dtype)
         vals = [_numpy(x) if isinstance(x, Tensor) else x for x in flat]
         arrays = any(isinstance(v, np.ndarray) for v in vals)
         if dtype.category == D.INT and not arrays:
@@ -212,13 +218,27 @@ def _to_array(data, dtype):
 
 
 def _ranges_as_lists(data):
-    """``range`` objects (the data itself or its items) as lists: PyTorch reads any Python
-    sequence, ``torch.tensor(range(3))`` included."""
-    if data.__class__ is range:
-        return list(data)
-    if isinstance(data, (list, tuple)) and data and data[0].__class__ is range:
-        return [list(x) if x.__class__ is range else x for x in data]
+    """Sequences other than lists and tuples (range, array.array, memoryview, bytearray,
+    deque, a user's sequence class) as lists, the data itself or its items: PyTorch reads any
+    Python sequence as one, element by element (``torch.tensor(array.array('d', [1.5]))`` is
+    float32, the default type)."""
+    if _other_sequence(data):
+        return data.tolist() if data.__class__ is memoryview else list(data)
+    if isinstance(data, (list, tuple)) and data and _other_sequence(data[0]):
+        return [_ranges_as_lists(x) for x in data]
     return data
+
+
+def _other_sequence(x) -> bool:
+    if x.__class__ in (list, tuple, str, bytes) or isinstance(x, (Tensor, np.ndarray, np.generic)):
+        return False
+    if x.__class__ in (range, memoryview, bytearray):
+        return True
+    t = type(x)
+    return (
+        hasattr(t, "__len__") and hasattr(t, "__getitem__") and not isinstance(x, (dict, str, bytes))
+        and not hasattr(t, "__array__") and not hasattr(t, "__array_interface__")
+    )  # fmt: skip
 
 
 _NDARRAYS_WARNING = (
@@ -248,8 +268,11 @@ def _stack_nested(data, dtype, shape) -> np.ndarray:
 def _check_storable(flat, dtype) -> None:
     """PyTorch's error for an item that is no number, where dtype= skipped the inference: its
     scalar unpacking's message (integer and bool dtypes read an index, the others a double)."""
+    real = dtype.category in (D.INT, D.FLOAT)  # a complex number is refused there (not by bool)
     for v in flat:
-        if not isinstance(v, (numbers.Number, np.generic, np.ndarray, Tensor)):
+        if not isinstance(v, (numbers.Number, np.generic, np.ndarray, Tensor)) or (
+            real and isinstance(v, (complex, np.complexfloating))
+        ):
             name = type(v).__name__
             if dtype.category in (D.INT, D.BOOL):
                 raise TypeError(f"'{name}' object cannot be interpreted as an integer")

@@ -72,3 +72,44 @@ RANGE_CASES = {
 def test_tensor_from_a_range_as_pytorch_reads_any_sequence(torch_oracle, case):
     mine, theirs = RANGE_CASES[case](tm), RANGE_CASES[case](torch_oracle)
     assert repr(mine) == repr(theirs)
+
+
+SEQUENCE_CASES = {
+    "array_f": "import array; L.tensor(array.array('f', [1, 2]))",
+    "array_i": "import array; L.tensor(array.array('i', [1, 2]))",
+    "array_d": "import array; L.tensor(array.array('d', [1.5]))",
+    "nested_array": "import array; L.tensor([array.array('f', [1, 2])])",
+    "as_tensor_array": "import array; L.as_tensor(array.array('f', [1, 2]))",
+    "memoryview": "L.tensor(memoryview(b'ab'))",
+    "bytearray": "L.tensor(bytearray(b'ab'))",
+    "deque": "import collections; L.tensor(collections.deque([1.0, 2.0]))",
+    "bytes": "L.tensor(b'ab')",
+    "fraction": "from fractions import Fraction; L.tensor(Fraction(1, 2))",
+    "fraction_in_list": "from fractions import Fraction; L.tensor([Fraction(1, 2)])",
+    "decimal": "from decimal import Decimal; L.tensor(Decimal('1.5'))",
+    "generator": "L.tensor(x for x in range(3))",
+    "list_as_int": "L.tensor([1, [2]])",
+    "list_as_float": "L.tensor([1.0, [2]])",
+    "list_as_float_dtype": "L.tensor([1, [2]], dtype=L.float32)",
+    "list_as_bool": "L.tensor([True, [2]])",
+    "tuple_as_int": "L.tensor([1, (2,)])",
+    "complex_as_float": "L.tensor([1 + 1j], dtype=L.float32)",
+    "complex_as_int": "L.tensor([1 + 1j], dtype=L.int64)",
+    "complex_as_bool": "L.tensor([1 + 1j], dtype=L.bool)",
+}
+
+
+@pytest.mark.parametrize("case", SEQUENCE_CASES)
+def test_python_sequences_and_numbers(torch_oracle, case):
+    shown = []
+    for lib in (tm, torch_oracle):
+        code = SEQUENCE_CASES[case]
+        *setup, last = code.split("; ")
+        env = {"L": lib}
+        try:
+            for line in setup:
+                exec(line, env)
+            shown.append(repr(eval(last, env)))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            shown.append(f"{type(e).__name__}: {e}")
+    assert shown[0] == shown[1]
