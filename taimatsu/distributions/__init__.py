@@ -150,10 +150,8 @@ __all__ = [
     "Weibull",
     "Wishart",
     "biject_to",
-    "constraints",
     "identity_transform",
     "kl_divergence",
     "register_kl",
     "transform_to",
-    "transforms",
 ]

@@ -156,3 +156,20 @@ RANDOM_CALLS = [
 @pytest.mark.parametrize("call", RANDOM_CALLS)
 def test_random_arguments(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+MISC_CALLS = [
+    "T.sort(T.tensor([3.0, 1.0]), True)", "T.sort(T.ones(2, 2), True)",
+    "T.where(T.tensor([True, False]), T.ones(2, dtype=T.int8), 300)", "T.where(T.tensor([True, False]), 300, T.ones(2, dtype=T.int8))",
+    "T.where(T.tensor([True, False]), T.ones(2, dtype=T.uint8), -1)", "T.where(T.tensor([True, False]), T.ones(2, dtype=T.uint8), -300)",
+    "T.where(T.tensor([True, False]), T.ones(2, dtype=T.int32), 2 ** 40)", "T.where(T.tensor([True, False]), T.ones(2, dtype=T.float16), 1e6)",
+    "T.unique(T.tensor([[1, 1, 2], [3, 3, 0]]), dim=1).stride()",
+    "x = T.tensor([[[1, 1, 2], [3, 3, 0]], [[1, 1, 2], [3, 3, 0]]]); [T.unique(x, dim=d).stride() for d in range(3)]",
+    "x = T.tensor([[[1, 1, 2], [3, 3, 0]], [[1, 1, 2], [3, 3, 0]]]); [T.unique_consecutive(x, dim=d).stride() for d in range(3)]",
+    "sorted(n for n in T.distributions.__all__ if n.islower())",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", MISC_CALLS)
+def test_misc(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -256,6 +256,11 @@ def where(condition, input=_MISSING, other=_MISSING, *, out=None):
     else:
         dt = result_dtype(input, other)
     xp = np if ref._device is cpu else xp_for(ref)
+    if dt.category == D.INT:  # a Python int beyond the type: PyTorch's overflow error
+        input, other = (
+            _in_range(dt, v) if isinstance(v, int) and not isinstance(v, bool) else v
+            for v in (input, other)
+        )
     xa = (
         input._data.astype(dt.np, copy=False)
         if isinstance(input, Tensor)

@@ -154,8 +154,18 @@ def _unstable(a, d, descending, idx):
     return back(order)
 
 
+_SORT_OVERLOADS = (
+    "\n * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)"
+    "\n * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n"
+)
+
+
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable=None, out=None):
     """``torch.sort``; NaN sorts as the largest. Without ``stable=True`` ties come out in std::sort's order."""
+    if isinstance(dim, bool):  # sort(x, True): a bool is no dim, and no overload matches
+        from ..._tensor_arguments import invalid_combination
+
+        raise TypeError(invalid_combination("sort", (input, dim), {}) + _SORT_OVERLOADS)
     _check_sortable(input)
     a = input._data
     d = _wrapdim(dim, a.ndim)

@@ -25,9 +25,12 @@ _UniqueDim = node_class("UniqueDimBackward0", _unique_vjp)
 _UniqueConsecutive = node_class("UniqueConsecutiveBackward0", _unique_vjp)
 
 
-def _unique_out(input, out, inverse, counts, return_inverse, return_counts, node, op):
+def _unique_out(input, out, inverse, counts, return_inverse, return_counts, node, op, dim=0):
+    """The results; the values laid out as PyTorch's: along ``dim`` the slowest (its kernel
+    builds them with ``dim`` moved first, then moves it back)."""
     dev = input._device
-    u = _wrap(np.ascontiguousarray(out), input._dtype, dev)
+    out = np.moveaxis(np.ascontiguousarray(np.moveaxis(out, dim, 0)), 0, dim) if out.ndim else out
+    u = _wrap(out, input._dtype, dev)
     if input._rg and _gm.enabled:
         record(node, (input,), u, (), op=op)
     res = [u]
@@ -63,7 +66,7 @@ def unique(
     else:
         u, inv, cnt = np.unique(a, axis=d, return_inverse=True, return_counts=True)
     return _unique_out(
-        input, u, inv.reshape(-1), cnt, return_inverse, return_counts, _UniqueDim, "unique_dim"
+        input, u, inv.reshape(-1), cnt, return_inverse, return_counts, _UniqueDim, "unique_dim", d
     )
 
 
@@ -86,6 +89,5 @@ def unique_consecutive(
         u, shape = np.compress(new, a, axis=d), (a.shape[d],)
     inv = (np.cumsum(new) - 1).reshape(shape)
     cnt = np.diff(np.append(np.nonzero(new)[0], new.size))
-    return _unique_out(
-        input, u, inv, cnt, return_inverse, return_counts, _UniqueConsecutive, "unique_consecutive"
-    )
+    return _unique_out(input, u, inv, cnt, return_inverse, return_counts, _UniqueConsecutive,
+                       "unique_consecutive", 0 if dim is None else d)  # fmt: skip
