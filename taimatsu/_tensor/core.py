@@ -95,7 +95,7 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
     _post_accumulate_grad_hooks = None
 
     def __new__(cls, *args, device=None):
-        return _creation.legacy_new(cls, D.get_default_dtype(), args, device)
+        return _creation.legacy_new(cls, D.get_default_dtype(), args, device, typed=False)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -320,11 +320,26 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
         if dtype is None:
             prefix = "torch." if self._device.type == "cpu" else "torch.cuda."
             return prefix + _legacy_name(self._dtype)
+        if isinstance(dtype, D.dtype):
+            return self.to(dtype)
+        # a legacy type names a device too ('torch.cuda.FloatTensor')
         if isinstance(dtype, str):
-            dtype = _creation.dtype_from_type_string(dtype)
+            dt, cuda = _creation.dtype_from_type_string(dtype), dtype.startswith("torch.cuda.")
         elif isinstance(dtype, type) and hasattr(dtype, "_legacy_dtype"):
-            dtype = dtype._legacy_dtype
-        return self.to(dtype)
+            dt, cuda = dtype._legacy_dtype, dtype._device_type == "cuda"
+        elif isinstance(dtype, type):
+            raise ValueError(f"invalid type: '{dtype.__name__}'")
+        else:
+            raise TypeError("dtype must be a type, str, or dtype object")
+        if not cuda:
+            return self.to("cpu", dt)
+        from ..backend import cuda_available
+
+        if not cuda_available():
+            from ..ops.creation.random import _NO_CUDA_GENERATOR
+
+            raise RuntimeError(_NO_CUDA_GENERATOR.replace("get CUDA generator", "initialize CUDA"))
+        return self.to("cuda" if self._device.type != "cuda" else self._device, dt)
 
     # ---- autograd fields -----------------------------------------------------------------
     @property

@@ -7,6 +7,7 @@ PyTorch (this small metaclass is the whole trick).
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._size import Size
 
 
 class _LegacyMeta(type):
@@ -26,10 +27,12 @@ class _LegacyMeta(type):
 
 
 def _legacy_class(name: str, dtype: D.dtype, device_type: str = "cpu"):
-    def __new__(cls, *args, device=None):
+    def __new__(cls, *args, device=None, size=None):
         from ..ops.creation.factories import legacy_new
         from .core import Tensor
 
+        if size is not None:  # torch.FloatTensor(size=(2, 3))
+            args = (*args, Size(size))
         return legacy_new(
             Tensor,
             dtype,

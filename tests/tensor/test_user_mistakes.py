@@ -173,3 +173,28 @@ MISC_CALLS = [
 @pytest.mark.parametrize("call", MISC_CALLS)
 def test_misc(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+# legacy constructors: an array of their dtype is shared (writes show on both sides), a tensor
+# comes back as an alias; numbers are no data; .type() takes types, strings and dtypes only
+LEGACY_CALLS = [
+    "a = np.array([1.0, 2.0, 3.0], dtype=np.float32); t = T.Tensor(a); a[0] = 100; t.add_(1); (t, a.tolist())",
+    "a = np.array([1.0, 2.0], dtype=np.float64); t = T.Tensor(a); a[0] = 50; t",
+    "a = np.array([1.0, 2.0], dtype=np.float32); t = T.FloatTensor(a); a[1] = 9; t",
+    "a = np.array([1, 2]); t = T.LongTensor(a); a[0] = 7; t",
+    "a = np.array([1.0, 2.0], dtype=np.float32); t = T.DoubleTensor(a); a[0] = 5; t",
+    "x = T.tensor([1.0, 2.0]); y = T.Tensor(x); (y is x, y.data_ptr() == x.data_ptr(), y._base is x)",
+    "x = T.tensor([1.0, 2.0]); (T.FloatTensor(x) is x, x.new(x) is x)",
+    "T.Tensor(T.tensor([1, 2]))", "T.FloatTensor(T.tensor([1, 2]))", "T.LongTensor(T.tensor([1.0, 2.0]))",
+    "T.Tensor(3.5)", "T.Tensor(True)", "T.Tensor(None)", "T.Tensor('a')", "T.Tensor(2, 3.0)", "T.Tensor(2, 'a')",
+    "T.FloatTensor(size=(2,)).shape", "T.ones(2).new(3.5)", "T.ones(2).new(2, 3.0)",
+    "T.ones(1, requires_grad=1)", "T.zeros(2, requires_grad=0)", "T.tensor([1.0], requires_grad=1)",
+    "T.ones(1).type(int)", "T.ones(1).type(float)", "T.ones(1).type(1.5)", "T.ones(1).type('float')",
+    "T.ones(1).type('torch.float32')", "T.ones(1).type(T.float64)", "T.ones(1).type('torch.IntTensor')",
+    "T.ones(1).type(T.LongTensor)", "T.ones(1).type(object)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", LEGACY_CALLS)
+def test_legacy_constructors_and_type(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

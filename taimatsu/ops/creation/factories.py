@@ -32,7 +32,7 @@ from ...autograd.graph import node_class
 from ...backend.fp_errors import silent
 from ...typed_storage import TypedStorage, is_storage
 from .._dispatch import _fw_state, need_tensor, record, xp_for
-from ..arg_types import int_list
+from ..arg_types import boolean, int_list
 from ..shape.diagonal import _tangent
 
 
@@ -350,6 +350,8 @@ def tensor(
 ) -> Tensor:
     """A new tensor copying ``data``; dtype inferred as PyTorch does (float -> default dtype)."""
     dtype = D.dtype_argument("tensor", dtype)
+    if requires_grad.__class__ is not bool:
+        boolean("tensor", "requires_grad", None, requires_grad)
     if isinstance(data, Tensor):
         import warnings
 
@@ -677,6 +679,8 @@ def _factory(name, fill):
         shape = _size_args(size_keyword(name, size, kw.pop("size", NO_SIZE)), name)
         if kw:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+        if requires_grad.__class__ is not bool:
+            boolean(name, "requires_grad", None, requires_grad)
         dt = dtype or D.get_default_dtype()
         dev = as_device(device)
         if dev.type == "meta":
@@ -961,36 +965,63 @@ def dtype_from_type_string(s: str) -> D.dtype:
 
 
 # ---- legacy constructors ----------------------------------------------------------------------------------
-def legacy_new(cls, dtype: D.dtype, args, device) -> Tensor:
-    """``torch.Tensor(...)`` / ``torch.FloatTensor(...)``: sizes, a sequence, or nothing."""
+def legacy_new(cls, dtype: D.dtype, args, device, typed: bool = True) -> Tensor:
+    """``torch.Tensor(...)`` (``typed=False``) / ``torch.FloatTensor(...)`` / ``x.new(...)``:
+    sizes, a sequence, an array, a tensor, a storage, or nothing. A NumPy array of ``dtype``
+    is shared, not copied; a tensor comes back as an alias of itself (a typed constructor wants
+    its dtype)."""
     dev = as_device(device)
+    first = args[0] if args else None
     if not args:
         t = _finish(np.zeros((0,), dtype.np), dtype, dev, False)
-    elif len(args) == 1 and isinstance(args[0], Tensor):
-        src = args[0]
-        if src._dtype is not dtype:
-            from .._dispatch import scalar_name
+    elif len(args) == 1 and isinstance(first, Tensor):
+        if typed and first._dtype is not dtype:
+            raise TypeError(f"expected {_options(dtype)} (got {_options(first._dtype)})")
+        from ..shape.view_ops import alias
 
-            raise TypeError(f"expected {scalar_name(dtype)} (got {scalar_name(src._dtype)})")
-        return src
-    elif len(args) == 1 and (isinstance(args[0], TypedStorage) or is_storage(args[0])):
-        t = args[0]._legacy_tensor(dtype) if isinstance(args[0], TypedStorage) else None
+        return alias(first)
+    elif len(args) == 1 and (isinstance(first, TypedStorage) or is_storage(first)):
+        t = first._legacy_tensor(dtype) if isinstance(first, TypedStorage) else None
         if t is None:  # an UntypedStorage: its bytes read as ``dtype``
-            t = _wrap(np.zeros((0,), dtype.np), dtype, args[0].device).set_(args[0])
-    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
-        len(args) == 1 and isinstance(args[0], Size)
+            t = _wrap(np.zeros((0,), dtype.np), dtype, first.device).set_(first)
+    elif (isinstance(first, (int, np.integer)) and not isinstance(first, bool)) or (
+        len(args) == 1 and isinstance(first, Size)
     ):
-        t = _finish(np.zeros(_size_args(args), dtype.np), dtype, dev, False)
+        t = _finish(np.zeros(_size_args(args, "new"), dtype.np), dtype, dev, False)
+    elif len(args) == 1 and isinstance(first, np.ndarray) and dev.type == "cpu":
+        same = first.dtype.isnative and D.from_user_numpy_dtype(first.dtype) is dtype
+        # (PyTorch converts the array with copy=False: shared where its dtype is the constructor's)
+        t = (
+            _shared(first)
+            if same
+            else _finish(np.array(_to_array(first, dtype)[0], dtype=dtype.np), dtype, dev, False)
+        )
     elif len(args) == 1:
-        arr, _ = _to_array(args[0], dtype)
+        if isinstance(first, str):
+            raise TypeError("new(): invalid data type 'str'")
+        if first is None or isinstance(first, (numbers.Number, np.generic)):
+            from ..._tensor_arguments import type_name
+
+            raise TypeError(f"new(): data must be a sequence (got {type_name(first)})")
+        arr, _ = _to_array(first, dtype)
         t = _finish(np.array(arr, dtype=dtype.np), dtype, dev, False)
     else:
-        raise TypeError(
-            f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})"
-        )
+        from ..._tensor_arguments import invalid_combination
+
+        raise TypeError(invalid_combination("new", args, {}))
     if cls is not Tensor:
         t.__class__ = cls
     return t
+
+
+def _options(dtype: D.dtype) -> str:
+    """PyTorch's text for the TensorOptions of a CPU tensor of ``dtype``."""
+    from ..contraction.matmul import _cname
+
+    return (
+        f"TensorOptions(dtype={_cname(dtype)}, device=cpu, layout=Strided, requires_grad=false "
+        "(default), pinned_memory=false (default), memory_format=(nullopt))"
+    )
 
 
 # ---- fill ----------------------------------------------------------------------------------------------------
