@@ -87,6 +87,32 @@ def only_needed(saved, inputs, needs) -> tuple:
 
 
 # ---- recording --------------------------------------------------------------------------------
+def second_order_node(name: str):
+    """The node class PyTorch records for the backward of a piecewise-linear op (``relu``'s
+    ``threshold_backward``: ThresholdBackwardBackward0) under create_graph: the incoming
+    gradient's derivative passes through unchanged (the mask is already in the recorded
+    product), the op's input gets a zero gradient -- an edge PyTorch keeps, so a second
+    derivative reaches the input (zeros) where it would otherwise not reach it at all."""
+    from ..autograd.graph import node_class
+
+    return node_class(name, _pass_and_zero)
+
+
+def _pass_and_zero(node, g):
+    shape, dtype = node._shapes[1]
+    return g, (g.new_zeros(shape).to(dtype) if node.next_functions[1][0] is not None else None)
+
+
+def with_zero_edge(r: Tensor, t: Tensor, cls) -> Tensor:
+    """``r`` (a gradient built while recording) as the output of a ``second_order_node`` over
+    (r's history, ``t``), when ``t`` requires grad."""
+    if not (_gm.enabled and t._rg):
+        return r
+    out = _wrap(r._data, r._dtype, r._device)
+    record(cls, (r if r._rg else None, t), out)
+    return out
+
+
 def record(cls, inputs, out, saved=(), **attrs) -> Node:
     """Make ``cls`` node the grad_fn of ``out``; ``inputs`` are Tensors or None (scalars)."""
     node = _new(cls)

@@ -198,3 +198,28 @@ def test_gradgradcheck_draws_its_cotangents_from_the_global_generator(
         assert lib.autograd.gradgradcheck(outputs, (x,), gen_non_contig_grad_outputs=noncontiguous)
         after.append(lib.rand(3).tolist())
     assert after[0] == after[1]
+
+
+@pytest.mark.parametrize(
+    "name", ["relu", "leaky_relu", "hardtanh", "relu6", "threshold", "softshrink", "hardshrink"]
+)
+def test_second_derivative_of_piecewise_linear_ops(torch_oracle, name):
+    """The gradient of a piecewise-linear op keeps an edge to its input under create_graph
+    (PyTorch's XBackwardBackward0 node), so a second derivative is zeros, not an error."""
+    calls = {
+        "relu": lambda L, t: t.relu(), "leaky_relu": lambda L, t: L.nn.functional.leaky_relu(t, 0.1),
+        "hardtanh": lambda L, t: L.nn.functional.hardtanh(t), "relu6": lambda L, t: L.nn.functional.relu6(t),
+        "threshold": lambda L, t: L.nn.functional.threshold(t, 0.2, 0.0),
+        "softshrink": lambda L, t: L.nn.functional.softshrink(t, 0.3),
+        "hardshrink": lambda L, t: L.nn.functional.hardshrink(t, 0.3),
+    }  # fmt: skip
+    shown = []
+    for lib in (taimatsu, torch_oracle):
+        x = lib.tensor([1.0, -1.0, 0.5], requires_grad=True)
+        (g,) = lib.autograd.grad(calls[name](lib, x).sum(), x, create_graph=True)
+        (h,) = lib.autograd.grad(g.sum(), x)
+        hess = lib.autograd.functional.hessian(
+            lambda v: calls[name](lib, v).sum(), x.detach(), strict=True
+        )
+        shown.append((g.tolist(), g.grad_fn.name(), h.tolist(), hess.tolist()))
+    assert shown[0] == shown[1]

@@ -36,7 +36,15 @@ from ...backend.float32_math.gelu import (
 )
 from ...backend.fp_errors import loud, quiet, silent
 from ...backend.parallel import PASS_WORK, halves
-from .._dispatch import _fw_state, inplace, record, scalar_name, xp_for
+from .._dispatch import (
+    _fw_state,
+    inplace,
+    record,
+    scalar_name,
+    second_order_node,
+    with_zero_edge,
+    xp_for,
+)
 from ..pointwise.common import _F32, _HALVES, half_in_float32, in_float32_once, rounded
 
 
@@ -61,7 +69,10 @@ def _deriv_vjp(node, g):
             d = node.array_deriv(xp_for(x), xd, out._data, *node.params)
             gd = (g._data * d).astype(xd.dtype, copy=False)
         return (_wrap(gd, x._dtype, x._device),)
-    return (g * node.deriv(x, out, *node.params),)
+    r = g * node.deriv(x, out, *node.params)
+    if node.second is not None:  # a piecewise-linear op: its input keeps an edge (zero gradient)
+        r = with_zero_edge(r, x, node.second)
+    return (r,)
 
 
 def _engine_owns(g) -> bool:
@@ -107,7 +118,7 @@ def _check_float(input: Tensor, kernel: str) -> None:
 
 def activation(
     name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None, array_vjp=None,
-    half_deriv=None,
+    half_deriv=None, piecewise: bool = False,
 ):  # fmt: skip
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
@@ -124,6 +135,10 @@ def activation(
     """
     Node = node_class(name, _deriv_vjp)
     Node.saved_names = ("self", "result")  # grad_fn._saved_self / ._saved_result
+    # piecewise-linear ops (derivative constant between kinks): PyTorch's double-backward node
+    Node.second = (
+        second_order_node(name.replace("Backward0", "BackwardBackward0")) if piecewise else None
+    )
     Node.half_deriv = None if half_deriv is None else staticmethod(half_deriv)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
@@ -463,7 +478,9 @@ def _leaky_deriv(x, out, slope):
     return _where(x, x > 0, 1.0, slope)
 
 
-leaky_relu, _ = activation("LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv)
+leaky_relu, _ = activation(
+    "LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv, piecewise=True
+)
 
 _NEGATIVE_SLOPE_IN_PLACE = (
     "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
@@ -530,7 +547,9 @@ def _hardtanh_deriv(x, out, lo, hi):
     return ((x > lo) & (x < hi)).to(x.dtype)
 
 
-_hardtanh, _hardtanh_ = activation("HardtanhBackward0", "", _hardtanh_fwd, _hardtanh_deriv)
+_hardtanh, _hardtanh_ = activation(
+    "HardtanhBackward0", "", _hardtanh_fwd, _hardtanh_deriv, piecewise=True
+)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -575,19 +594,22 @@ def _outside_band(x, lambd):
 
 
 softshrink_op, _ = activation(
-    "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd)
+    "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd),
+    piecewise=True,
 )  # fmt: skip
 hardshrink_op, _ = activation(
     "HardshrinkBackward0",
     "hardshrink_cpu",
     lambda xp, x, lambd: xp.where((x >= -lambd) & (x <= lambd), 0, x),  # NaN passes
     lambda x, out, lambd: _outside_band(x, lambd),
+    piecewise=True,
 )
 threshold_op, threshold_op_ = activation(
     "ThresholdBackward0",
     "",
     lambda xp, x, th, value: xp.where(x <= th, value, x),  # NaN passes, as in PyTorch
     lambda x, out, th, value: x.le(th).logical_not().to(x.dtype),
+    piecewise=True,
 )
 
 
