@@ -142,14 +142,20 @@ class Node:
 
 
 class RemovableHandle:
+    """What every ``register_*hook`` returns (tensors, nodes, modules, optimizers):
+    ``handle.remove()`` takes the hook out of each of the dicts it was registered in."""
+
     _ids = itertools.count()
 
-    def __init__(self, hooks: dict):
-        self.hooks_dict = hooks
+    def __init__(self, hooks_dict: dict, *extra_dicts: dict):
+        self.hooks_dict = hooks_dict
+        self.extra_dicts = extra_dicts
         self.id = next(RemovableHandle._ids)
 
     def remove(self) -> None:
         self.hooks_dict.pop(self.id, None)
+        for d in self.extra_dicts:
+            d.pop(self.id, None)
 
     def __enter__(self):
         return self

@@ -198,3 +198,15 @@ LEGACY_CALLS = [
 @pytest.mark.parametrize("call", LEGACY_CALLS)
 def test_legacy_constructors_and_type(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+NN_MISC_CALLS = [
+    "m = T.nn.MultiheadAttention(16, 4, batch_first=True); m(T.ones(2, 5, 16), T.ones(2, 7, 16), T.ones(2, 7, 16), key_padding_mask=T.zeros(2, 5, dtype=T.bool))",
+    "m = T.nn.MultiheadAttention(16, 4, batch_first=True); m(T.ones(2, 5, 16), T.ones(2, 7, 16), T.ones(2, 7, 16), key_padding_mask=T.zeros(3, 7, dtype=T.bool))",
+    "m = T.nn.MultiheadAttention(16, 4, add_zero_attn=True); m(T.ones(5, 2, 16), T.ones(7, 2, 16), T.ones(7, 2, 16), key_padding_mask=T.zeros(2, 5, dtype=T.bool))",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", NN_MISC_CALLS)
+def test_nn_misc(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)

@@ -190,10 +190,11 @@ def multi_head_attention_forward(
         key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
     src_len = k.size(1)
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(
-                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {key_padding_mask.shape}"
-            )
+        for d, want in ((0, bsz), (1, src_len)):  # PyTorch's texts ("padded", sic)
+            if key_padding_mask.shape[d] != want:
+                raise AssertionError(
+                    f"Expected key_padded_mask.shape[{d}] to be {want}, but got {key_padding_mask.shape[d]}"
+                )
         kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
         kpm = kpm.reshape(bsz * num_heads, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

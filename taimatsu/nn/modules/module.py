@@ -13,6 +13,7 @@ import warnings
 from collections import OrderedDict
 
 from ..._tensor.core import Tensor
+from ...autograd.graph import RemovableHandle
 from ..parameter import Buffer, Parameter
 from ._conversion import _ConversionMixin
 from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home for them
@@ -37,26 +38,6 @@ from ._global_hooks import (  # noqa: F401 - register_module_*: PyTorch's home f
 )
 from ._legacy_hooks import _LegacyBackwardHookMixin
 from ._state_dict import _IncompatibleKeys, _StateDictMixin  # noqa: F401 - _IncompatibleKeys: its old home
-
-_hook_ids = itertools.count()
-
-
-class RemovableHandle:
-    """What ``register_*_hook`` returns: ``handle.remove()`` unregisters the hook."""
-
-    def __init__(self, *hooks_dicts):
-        self.hooks_dicts = hooks_dicts
-        self.id = next(_hook_ids)
-
-    def remove(self) -> None:
-        for d in self.hooks_dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 def _addindent(text: str, spaces: int) -> str:
