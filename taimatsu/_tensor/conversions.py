@@ -144,6 +144,15 @@ class TensorConversions:
         return False
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False) -> Tensor:
+        if isinstance(data, _Tensor):
+            import warnings
+
+            from .._flags import user_stacklevel
+
+            warnings.warn(_creation.COPY_CONSTRUCT.format("tensor.new_tensor"), UserWarning,
+                          stacklevel=user_stacklevel())  # fmt: skip
+            data = data.detach()  # (warned once: the factory below sees no tensor to warn about)
+            return _new(self, _creation.tensor_quiet, (data,), dtype, device, requires_grad)
         return _new(self, _creation.tensor, (data,), dtype, device, requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:

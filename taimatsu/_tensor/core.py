@@ -572,15 +572,16 @@ class Tensor(TensorConversions, TensorMethods, SparseLayoutMethods):
             raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype=None):
         # numpy()'s rules, as PyTorch's __array__: a tensor that requires grad, one on a GPU and
-        # a bfloat16 one raise
+        # a bfloat16 one raise. Its signature is PyTorch's, without NumPy 2's copy keyword:
+        # np.array(t) warns (DeprecationWarning) and copies, np.asarray(t) shares, as with torch.
         if self._device.type == "meta":
             self.detach().numpy()  # raises PyTorch's error: there is no data
         a = self.numpy()
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
-        return a.copy() if copy else a
+        return a
 
     def __array_wrap__(self, array):
         # NumPy hands its ufunc results (np.sin(t), ndarray @ t's reflected product) back here:

@@ -33,6 +33,13 @@ def _legacy_class(name: str, dtype: D.dtype, device_type: str = "cpu"):
 
         if size is not None:  # torch.FloatTensor(size=(2, 3))
             args = (*args, Size(size))
+        if device_type == "cuda":
+            from ..backend import cuda_available
+
+            if not cuda_available():
+                raise TypeError(
+                    f"type torch.cuda.{name} not available. Torch not compiled with CUDA enabled."
+                )
         return legacy_new(
             Tensor,
             dtype,

@@ -210,3 +210,38 @@ NN_MISC_CALLS = [
 @pytest.mark.parametrize("call", NN_MISC_CALLS)
 def test_nn_misc(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
+
+
+def test_warnings_of_copies(torch_oracle):
+    """new_tensor(tensor) names itself in its copy-construct warning, on the caller's line;
+    np.array(tensor) gets NumPy 2's copy-keyword DeprecationWarning, as PyTorch's __array__."""
+    import warnings
+
+    import numpy as np
+
+    seen = []
+    for lib in (taimatsu, torch_oracle):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.ones(2).new_tensor(lib.tensor([1.0, 2.0]))
+            np.array(lib.ones(2))
+            np.asarray(lib.ones(2))
+        seen.append(
+            [(w.category.__name__, str(w.message)[:60], w.filename == __file__) for w in caught]
+        )
+    assert seen[0] == seen[1]
+
+
+CUDA_LEGACY_CALLS = [
+    "T.cuda.FloatTensor([1.0])",
+    "T.cuda.LongTensor(2)",
+    "T.ones(1).type('torch.cuda.FloatTensor')",
+]
+
+
+@pytest.mark.skipif(taimatsu.cuda.is_available(), reason="a CPU build's answers")
+@pytest.mark.parametrize("call", CUDA_LEGACY_CALLS)
+def test_cuda_legacy_types_on_a_cpu_build(torch_oracle, call):
+    if torch_oracle.cuda.is_available():
+        pytest.skip("the oracle has CUDA")
+    same(call, torch_oracle, taimatsu)

@@ -345,6 +345,21 @@ def _numpy(t: Tensor) -> np.ndarray:
     return to_numpy(t._data)
 
 
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
+)
+
+
+def tensor_quiet(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """``tensor(data)`` without its copy-construct warning (the caller warned in its own words)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
 def tensor(
     data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
@@ -355,12 +370,7 @@ def tensor(
     if isinstance(data, Tensor):
         import warnings
 
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
-            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
-        )
+        warnings.warn(COPY_CONSTRUCT.format("torch.tensor"), UserWarning, stacklevel=2)
     elif isinstance(data, TypedStorage):  # PyTorch shares a typed storage's memory
         return data._as_tensor(dtype, requires_grad)
     arr, dt = _to_array(data, dtype)
