@@ -35,8 +35,10 @@ class Size(tuple):
         return Size(r) if isinstance(item, slice) else r
 
     def __add__(self, other):
-        if not isinstance(other, tuple):
-            return NotImplemented
+        if not isinstance(other, tuple):  # PyTorch's text (Python's names the class 'Size')
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to torch.Size"
+            )
         return Size(tuple(self) + tuple(other))
 
     def __radd__(self, other):

@@ -245,3 +245,11 @@ def test_cuda_legacy_types_on_a_cpu_build(torch_oracle, call):
     if torch_oracle.cuda.is_available():
         pytest.skip("the oracle has CUDA")
     same(call, torch_oracle, taimatsu)
+
+
+SIZE_ADD_CALLS = ["T.Size([2, 3]) + [1]", "T.Size([2, 3]) + 1", "T.Size([2, 3]) + (4,)", "(1,) + T.Size([2])"]
+
+
+@pytest.mark.parametrize("call", SIZE_ADD_CALLS)
+def test_size_concatenation(torch_oracle, call):
+    same(call, torch_oracle, taimatsu)
