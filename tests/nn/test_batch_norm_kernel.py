@@ -121,3 +121,61 @@ def test_batch_norm_eval_matches_pytorch(shape, dtype, affine):
     for a, e in zip(*res):
         assert a.dtype == e.dtype
         close(a, e, rtol=tol, atol=tol * max(1.0, np.abs(e).max()))
+
+
+def _bits(a):
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+@pytest.mark.parametrize("shape", [(8, 3, 5, 5), (4, 16, 16, 16), (2, 3, 2500), (3, 5, 1, 7)],
+                         ids=str)  # fmt: skip
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_norm_forward_bits_match_pytorch(shape, threads):
+    """float32 images of more than one value, up to ``_EXACT_MAX`` elements (larger batches take
+    faster float32 sums: last bits may differ): the same output, running mean and running
+    variance, bit for bit (float64 channel sums, PyTorch's float formulas and its fused
+    x*alpha+beta), whatever the thread count; evaluation mode from those statistics likewise.
+    (float64 input is not bit-exact: PyTorch fuses each square into its running sum.)"""
+    dtype = np.float32
+    assert np.prod(shape) <= tnorm._EXACT_MAX
+    rs = np.random.RandomState(sum(shape))
+    c = shape[1]
+    x = (rs.randn(*shape) * 3 + 1).astype(dtype)
+    w, b = rs.uniform(0.5, 1.5, c).astype(dtype), rs.uniform(-1, 1, c).astype(dtype)
+    res = []
+    for M in (tm, torch):
+        before = M.get_num_threads()
+        M.set_num_threads(threads)
+        try:
+            rm, rv = M.zeros(c, dtype=M.tensor(x).dtype), M.ones(c, dtype=M.tensor(x).dtype)
+            y = M.nn.functional.batch_norm(M.tensor(x), rm, rv, M.tensor(w), M.tensor(b), True)
+            z = M.nn.functional.batch_norm(M.tensor(x), rm, rv, M.tensor(w), M.tensor(b), False)
+        finally:
+            M.set_num_threads(before)
+        res.append([t.numpy() for t in (y, rm, rv, z)])
+    for a, e in zip(*res):
+        assert (_bits(a) == _bits(e)).all()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_norm_1d_mean_bits_match_pytorch(threads):
+    """An (N, C) input: PyTorch's per-thread column sums give the same mean bit for bit (the
+    variance's fused square-and-add is approximated: last bits may differ), and evaluation
+    mode is exact."""
+    rs = np.random.RandomState(4)
+    x = (rs.randn(64, 10) * 3 + 1).astype(np.float32)
+    rv = (rs.rand(10) + 0.5).astype(np.float32)
+    res = []
+    for M in (tm, torch):
+        before = M.get_num_threads()
+        M.set_num_threads(threads)
+        try:
+            rm = M.zeros(10)
+            M.nn.functional.batch_norm(M.tensor(x), rm, M.ones(10), training=True)
+            z = M.nn.functional.batch_norm(M.tensor(x), M.tensor(x[0]), M.tensor(rv), None,
+                                           M.tensor(x[1]), False)  # fmt: skip
+        finally:
+            M.set_num_threads(before)
+        res.append([rm.numpy(), z.numpy()])
+    for a, e in zip(*res):
+        assert (_bits(a) == _bits(e)).all()

@@ -39,13 +39,15 @@ def forced_split(tmp_path, monkeypatch):
     tm.set_num_threads(before)
 
 
-def _at_1_and_2_threads(fn):
+def _at_1_and_2_threads(fn, same=True):
+    """``fn()``'s arrays at 1 and at 2 threads (equal where ``same``), those at 2 returned."""
     runs = []
     for n in (1, 2):
         tm.set_num_threads(n)
         runs.append([a.numpy() for a in fn()])
     for a, b in zip(*runs):
-        np.testing.assert_array_equal(a, b)
+        if same:
+            np.testing.assert_array_equal(a, b)
     return runs[1]
 
 
@@ -90,8 +92,11 @@ def test_batch_norm_split(forced_split, shape):
         t = TF.batch_norm(tx, None, None, tw, tb, True)
         return [t.detach(), *tm.autograd.grad(t, (tx, tw, tb), T(g))]
 
-    ours = _at_1_and_2_threads(run)
-    assert len(forced_split) >= 5  # three forward passes and two backward passes
+    # an (N, C) input's statistics are summed per thread as PyTorch's are: its bits follow the
+    # thread count, PyTorch's as well
+    ours = _at_1_and_2_threads(run, same=len(shape) > 2)
+    # three forward passes (one for (N, C): its statistics are not split) and two backward
+    assert len(forced_split) >= (5 if len(shape) > 2 else 3)
     for a, e in zip(ours, expected):
         close(a, e.numpy(), rtol=1e-5, atol=1e-5)
 

@@ -17,6 +17,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.float32_math.primitives import round_once
 from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from ..contraction.matmul import _matmul_array
@@ -55,9 +56,10 @@ def _channel_view(t: Tensor, ndim: int) -> Tensor:
 
 
 # ---- batch norm ------------------------------------------------------------------------------
-# Rows (one image's plane of one channel) up to this length are reduced by einsum in the
-# input's dtype (a few ulp of the row), longer or narrower ones (BatchNorm1d's (N, C) input) in
-# float64; the rows' sums are then added in float64. Each row is reduced alike however the batch
+# The backward's rows (one image's plane of one channel) up to this length are reduced by
+# einsum in the input's dtype (a few ulp of the row; PyTorch's vector sums depend on the CPU's
+# vector width), longer or narrower ones (BatchNorm1d's (N, C) input) in float64; the rows'
+# sums are then added in float64. Each row is reduced alike however the batch
 # is split over threads, so the bits do not depend on the thread count (einsum's result for a
 # row does not depend on the other rows; a BLAS gemv's does, through its row blocking).
 _ROW_MAX, _ROW_MIN = 4096, 16
@@ -106,27 +108,75 @@ def _fast_dtypes(input: Tensor, *params) -> bool:
 
 def _bn_train_forward(xp, x, w, b, eps):
     """Training-mode batch norm on arrays, as PyTorch's CPU kernel computes it: the channel
-    mean accumulated in float64 and rounded to the input's dtype, the variance from the
-    centred values (squares in the input's dtype, summed in float64), then
-    ``y = x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean * alpha``.
-    Returns (y, mean, invstd, biased variance as float64)."""
+    mean accumulated in float64 and rounded to the input's dtype, the sum of the centred
+    values' squares accumulated in float64 and rounded to it, ``invstd = 1 / sqrt(var_sum /
+    count + eps)``, then ``y = x * alpha + beta`` with ``alpha = invstd * weight``, ``beta =
+    bias - mean * alpha`` (``_bn_affine``). An (N, C) input (one value per image and channel)
+    goes PyTorch's channels-last way (``_bn_column_stats``). Up to ``_EXACT_MAX`` float32
+    elements the sums are PyTorch's bit for bit (every element and square rounded to float32
+    added in float64); larger inputs sum their rows in float32 by einsum first (``_row_sums``:
+    a few ulp of a row, at a sixth of the cost). Returns (y, mean, invstd, var_sum), the
+    statistics in the input's dtype."""
     n, c = x.shape[0], x.shape[1]
     x3 = x.reshape(n, c, -1)
     count = x3.shape[0] * x3.shape[2]
-    rows = xp.empty((n, c), np.float64)
-    _by_halves(xp, lambda lo, hi: _row_sums(xp, x3[lo:hi], rows[lo:hi]), x3)
-    mean = (rows.sum(0) / count).astype(x.dtype)
     y = xp.empty(x3.shape, x.dtype)  # the centred values, then the output in place
+    if xp is np and x3.shape[2] == 1:
+        mean, var_sum = _bn_column_stats(x3[:, :, 0], y[:, :, 0])
+    else:
+        exact = _exact(xp, x3)
+        rows = xp.empty((n, c), np.float64)
 
-    def centred(lo, hi):
-        xp.subtract(x3[lo:hi], mean[:, None], out=y[lo:hi])
-        _row_dots(xp, y[lo:hi], y[lo:hi], rows[lo:hi])
+        def sums(lo, hi):
+            if exact:
+                x3[lo:hi].sum(2, dtype=np.float64, out=rows[lo:hi])
+            else:
+                _row_sums(xp, x3[lo:hi], rows[lo:hi])
 
-    _by_halves(xp, centred, x3)
-    var = rows.sum(0) / count
-    invstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype)
+        _by_halves(xp, sums, x3)
+        mean = (rows.sum(0) / count).astype(x.dtype)
+
+        def centred(lo, hi):
+            d = xp.subtract(x3[lo:hi], mean[:, None], out=y[lo:hi])
+            if exact:
+                np.multiply(d, d).sum(2, dtype=np.float64, out=rows[lo:hi])
+            else:
+                _row_dots(xp, d, d, rows[lo:hi])
+
+        _by_halves(xp, centred, x3)
+        var_sum = rows.sum(0).astype(x.dtype)
+    invstd = (1.0 / xp.sqrt((var_sum / x.dtype.type(count)).astype(np.float64) + eps)).astype(
+        x.dtype
+    )
     _bn_affine(xp, x3, mean, invstd, w, b, y)
-    return y.reshape(x.shape), mean, invstd, var
+    return y.reshape(x.shape), mean, invstd, var_sum
+
+
+# float32 inputs up to this many elements get PyTorch's batch-norm bits (float64 sums, a fused
+# multiply-add replayed in float64); larger ones take float32 kernels at half the cost or less
+_EXACT_MAX = 1 << 14
+
+
+def _exact(xp, x3) -> bool:
+    return xp is np and x3.dtype == np.float32 and x3.size <= _EXACT_MAX
+
+
+def _bn_column_stats(x2, d):
+    """The mean and sum of squared deviations of each column of the (N, C) array ``x2``, as
+    PyTorch's channels-last kernel computes them: each thread adds its rows in order in the
+    input's dtype, the threads' sums are added in float64 (the mean is exact). The squares
+    are summed the same way, but PyTorch fuses each square into its running sum with a
+    multiply-add, which only a loop over the rows could replay: here each square is rounded
+    first, so the sum can differ from PyTorch's in its last bits. ``d`` receives x - mean."""
+    from ...backend.threads import aten_chunks
+
+    chunks = aten_chunks(x2.shape[0], 1)
+    dt = x2.dtype.type
+    mean = (sum(x2[lo:hi].sum(0).astype(np.float64) for lo, hi in chunks) / x2.shape[0]).astype(dt)
+    np.subtract(x2, mean, out=d)
+    sq = d * d
+    var_sum = sum(sq[lo:hi].sum(0).astype(np.float64) for lo, hi in chunks).astype(dt)
+    return mean, var_sum
 
 
 def _bn_eval_forward(xp, x, mean, var, w, b, eps):
@@ -142,15 +192,29 @@ def _bn_eval_forward(xp, x, mean, var, w, b, eps):
 
 def _bn_affine(xp, x3, mean, invstd, w, b, out) -> None:
     """``out = x * alpha + beta`` with ``alpha = invstd * weight``, ``beta = bias - mean *
-    alpha`` (per channel of the (N, C, M) ``x3``), PyTorch's CPU formula."""
+    alpha`` (per channel of the (N, C, M) ``x3``), PyTorch's CPU formula; fused as PyTorch's
+    up to ``_EXACT_MAX`` float32 elements, a multiply then an add above."""
     alpha = invstd if w is None else invstd * w
     # beta rounded once from the exact float64 product, as PyTorch's fused multiply-add
     beta = -mean.astype(np.float64) * alpha if b is None else b - mean.astype(np.float64) * alpha
     alpha, beta = alpha[:, None], beta.astype(x3.dtype)[:, None]
+    if _exact(xp, x3):
+        # PyTorch's build fuses x * alpha + beta into one multiply-add: one rounding (two
+        # roundings differ from it in ~40% of elements), from the exact float64 product
+        a64, b64 = alpha.astype(np.float64), beta.astype(np.float64)
 
-    def affine(lo, hi):
-        xp.multiply(x3[lo:hi], alpha, out=out[lo:hi])
-        out[lo:hi] += beta
+        def affine(lo, hi):
+            t = x3[lo:hi].astype(np.float64)
+            t *= a64
+            t += b64
+            np.copyto(out[lo:hi], t, casting="same_kind")
+            round_once(out[lo:hi], t, x3[lo:hi], alpha, beta)
+
+    else:
+
+        def affine(lo, hi):
+            xp.multiply(x3[lo:hi], alpha, out=out[lo:hi])
+            out[lo:hi] += beta
 
     _by_halves(xp, affine, x3)
 
@@ -299,9 +363,9 @@ def batch_norm(
     w, b = (None if t is None else t._data for t in (weight, bias))
     half = input._dtype in (D.float16, D.bfloat16) and xp is np and x.size
     half_params = half and all(t is None or t._dtype is input._dtype for t in (weight, bias))
+    var_sum = None
     if batch_stats and x.size and _fast_dtypes(input, weight, bias):
-        y, saved_mean, saved_invstd, var = _bn_train_forward(xp, x, w, b, eps)
-        mean = saved_mean.astype(np.float64)
+        y, saved_mean, saved_invstd, var_sum = _bn_train_forward(xp, x, w, b, eps)
     elif batch_stats and half_params:
         mean, var = _stats(xp, x, axes)
         y, saved_mean, saved_invstd = _bn_half_train_forward(x, mean, var, w, b, eps, shape)
@@ -314,7 +378,9 @@ def batch_norm(
     else:
         mean = running_mean._data.reshape(shape).astype(np.float64)
         var = running_var._data.reshape(shape).astype(np.float64)
-    if training and running_mean is not None:
+    if training and running_mean is not None and var_sum is not None:
+        _bn_update_running(running_mean, running_var, saved_mean, var_sum, x.size // c, momentum)
+    elif training and running_mean is not None:
         n = x.size // c
         m = momentum
         _update(running_mean, m * mean.reshape(-1) + (1 - m) * running_mean._data)
@@ -380,6 +446,17 @@ def _bn_train_composite(x, w, b, axes, eps):
     xhat, _ = _normalized(x, list(axes), eps)
     y = xhat if w is None else xhat * _channel_view(w, x.dim())
     return y if b is None else y + _channel_view(b, x.dim())
+
+
+def _bn_update_running(running_mean, running_var, mean, var_sum, n, momentum) -> None:
+    """PyTorch's running-statistics update from a batch's mean and sum of squared deviations
+    in the input's dtype: ``m * mean + (1 - m) * running_mean`` in that dtype, the unbiased
+    variance ``var_sum / (n - 1)`` in that dtype, its update in float64."""
+    dt = mean.dtype.type
+    m = dt(momentum)
+    _update(running_mean, m * mean + (dt(1) - m) * running_mean._data.astype(mean.dtype))
+    unbiased = (var_sum / dt(n - 1)).astype(np.float64)
+    _update(running_var, m * unbiased + ((dt(1) - m) * running_var._data.astype(mean.dtype)))
 
 
 def _update(t: Tensor, value) -> None:
