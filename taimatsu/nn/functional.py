@@ -33,7 +33,7 @@ from ._functional.activation import (  # noqa: F401
     elu_,
     gelu,
     glu,
-    gumbel_softmax,  # noqa: F401
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
@@ -76,6 +76,7 @@ from ._functional.loss import (  # noqa: F401  # noqa: F401
     huber_loss,
     kl_div,
     l1_loss,
+    legacy_reduction,
     margin_ranking_loss,
     multi_margin_loss,
     multilabel_margin_loss,
@@ -93,7 +94,7 @@ from ._functional.norm import (  # noqa: F401
     group_norm,
     instance_norm,
     layer_norm,
-    local_response_norm,  # noqa: F401
+    local_response_norm,
     normalize,
     one_hot,
     pairwise_distance,
@@ -108,7 +109,7 @@ from ._functional.pooling import (  # noqa: F401  # noqa: F401
     adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
-    channel_shuffle,  # noqa: F401
+    channel_shuffle,
     conv1d,
     conv_transpose1d,
     conv_transpose2d,
@@ -313,25 +314,6 @@ def max_pool2d(
 
 
 # ---- losses -------------------------------------------------------------------------------------
-def _legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
-    """The reduction string for the deprecated size_average / reduce arguments."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        ret = "mean"
-    elif reduce:
-        ret = "sum"
-    else:
-        ret = "none"
-    if emit_warning:
-        warnings.warn(
-            f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-            UserWarning,
-            stacklevel=3,
-        )
-    return ret
-
-
 def _check_reduction(reduction: str) -> None:
     if reduction not in _loss.REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -355,7 +337,7 @@ def mse_loss(
             stacklevel=2,
         )
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     if target.size() != input.size():
         from ..ops._dispatch import broadcast_error
@@ -383,7 +365,7 @@ def nll_loss(
 ) -> Tensor:
     check_devices(input, target, weight)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     _check_reduction(reduction)
     return _loss.nll_loss(input, target, weight, reduction, ignore_index)
 
@@ -403,7 +385,7 @@ def cross_entropy(
     (class probabilities: a float target shaped like the input)."""
     check_devices(input, target, weight)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     if ignore_index.__class__ is not int:
         integer("cross_entropy_loss", "ignore_index", 5, ignore_index)
     _check_reduction(reduction)
@@ -497,12 +479,12 @@ def _smoothed(nll, logp, target, weight, reduction, ignore_index, eps, class_dim
 
 
 # Added with issue #4.
-from ..ops.nn.bilinear import bilinear  # noqa: E402, F401
-from ..ops.nn.conv import conv_transpose3d  # noqa: E402, F401
-from ._functional.activation import rrelu, rrelu_  # noqa: E402, F401
-from ._functional.attention import multi_head_attention_forward  # noqa: E402, F401
-from ._functional.linear_ce import linear_cross_entropy  # noqa: E402, F401
-from ._functional.pooling import (  # noqa: E402, F401  # noqa: E402, F401
+from ..ops.nn.bilinear import bilinear  # noqa: F401
+from ..ops.nn.conv import conv_transpose3d  # noqa: F401
+from ._functional.activation import rrelu, rrelu_  # noqa: F401
+from ._functional.attention import multi_head_attention_forward  # noqa: F401
+from ._functional.linear_ce import linear_cross_entropy  # noqa: F401
+from ._functional.pooling import (  # noqa: F401  # noqa: E402, F401
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
     adaptive_max_pool3d_with_indices,

@@ -21,7 +21,9 @@ from ...ops.shape.view_ops import broadcast_tensors
 _BOTH = ("cpu", "cuda")
 
 
-def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
+def legacy_reduction(size_average, reduce, emit_warning: bool = True, stacklevel: int = 2) -> str:
+    """The reduction string for the deprecated size_average / reduce arguments, with PyTorch's
+    warning on the line that called this (``stacklevel`` 2: inside the library, as PyTorch's)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
@@ -29,14 +31,14 @@ def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
         warnings.warn(
             f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return ret
 
 
 def _reduction(size_average, reduce, reduction) -> str:
     if size_average is not None or reduce is not None:
-        reduction = legacy_reduction(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce, stacklevel=3)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction

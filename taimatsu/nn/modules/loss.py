@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import functional as F
+from .._functional.loss import legacy_reduction
 from .module import Module
 
 
@@ -10,7 +11,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce)
+            self.reduction = legacy_reduction(size_average, reduce)
         else:
             self.reduction = reduction
 
