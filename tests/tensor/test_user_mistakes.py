@@ -59,12 +59,6 @@ CALLS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("call", CALLS)
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # NumPy 2 on PyTorch's __array_wrap__
-def test_same_as_pytorch(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
-
-
 def test_complex_reciprocal_bits(torch_oracle):
     """The scale's denominator as one fused multiply-add, as PyTorch's build computes it."""
     import numpy as np
@@ -97,11 +91,6 @@ SIZE_CALLS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("call", SIZE_CALLS)
-def test_float_sizes(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
-
-
 # NaN in searchsorted's boundaries or values: PyTorch's binary search just compares (NumPy's
 # sorts NaN last)
 SEARCH_CALLS = [
@@ -115,11 +104,6 @@ SEARCH_CALLS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("call", SEARCH_CALLS)
-def test_searchsorted_with_nan(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
-
-
 # bool tensors: no floor division, remainder or fmod kernel; pow only to a bool power
 BOOL_CALLS = [
     "b = T.tensor([True, False]); b // True", "b = T.tensor([True, False]); b % True", "b = T.tensor([True, False]); b // b",
@@ -130,11 +114,6 @@ BOOL_CALLS = [
     "b = T.tensor([True, False]); True ** b", "b = T.tensor([True, False]); T.pow(True, b)", "b = T.tensor([True, False]); b.pow_(True)",
     "b = T.tensor([True, False]); b ** 2", "b = T.tensor([True, False]); 2 ** b", "b = T.tensor([True, False]); b // 2",
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize("call", BOOL_CALLS)
-def test_bool_arithmetic(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
 
 
 # random factories' arguments, generators and *_like streams
@@ -153,11 +132,6 @@ RANDOM_CALLS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("call", RANDOM_CALLS)
-def test_random_arguments(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
-
-
 MISC_CALLS = [
     "T.sort(T.tensor([3.0, 1.0]), True)", "T.sort(T.ones(2, 2), True)",
     "T.where(T.tensor([True, False]), T.ones(2, dtype=T.int8), 300)", "T.where(T.tensor([True, False]), 300, T.ones(2, dtype=T.int8))",
@@ -168,11 +142,6 @@ MISC_CALLS = [
     "x = T.tensor([[[1, 1, 2], [3, 3, 0]], [[1, 1, 2], [3, 3, 0]]]); [T.unique_consecutive(x, dim=d).stride() for d in range(3)]",
     "sorted(n for n in T.distributions.__all__ if n.islower())",
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize("call", MISC_CALLS)
-def test_misc(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
 
 
 # legacy constructors: an array of their dtype is shared (writes show on both sides), a tensor
@@ -195,21 +164,11 @@ LEGACY_CALLS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("call", LEGACY_CALLS)
-def test_legacy_constructors_and_type(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
-
-
 NN_MISC_CALLS = [
     "m = T.nn.MultiheadAttention(16, 4, batch_first=True); m(T.ones(2, 5, 16), T.ones(2, 7, 16), T.ones(2, 7, 16), key_padding_mask=T.zeros(2, 5, dtype=T.bool))",
     "m = T.nn.MultiheadAttention(16, 4, batch_first=True); m(T.ones(2, 5, 16), T.ones(2, 7, 16), T.ones(2, 7, 16), key_padding_mask=T.zeros(3, 7, dtype=T.bool))",
     "m = T.nn.MultiheadAttention(16, 4, add_zero_attn=True); m(T.ones(5, 2, 16), T.ones(7, 2, 16), T.ones(7, 2, 16), key_padding_mask=T.zeros(2, 5, dtype=T.bool))",
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize("call", NN_MISC_CALLS)
-def test_nn_misc(torch_oracle, call):
-    same(call, torch_oracle, taimatsu)
 
 
 def test_warnings_of_copies(torch_oracle):
@@ -247,9 +206,33 @@ def test_cuda_legacy_types_on_a_cpu_build(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
 
 
-SIZE_ADD_CALLS = ["T.Size([2, 3]) + [1]", "T.Size([2, 3]) + 1", "T.Size([2, 3]) + (4,)", "(1,) + T.Size([2])"]
+SIZE_ADD_CALLS = [
+    "T.Size([2, 3]) + [1]",
+    "T.Size([2, 3]) + 1",
+    "T.Size([2, 3]) + (4,)",
+    "(1,) + T.Size([2])",
+]
 
 
-@pytest.mark.parametrize("call", SIZE_ADD_CALLS)
-def test_size_concatenation(torch_oracle, call):
+# every group above, one call per test
+ALL_CALLS = [
+    call
+    for group in (
+        CALLS,
+        SIZE_CALLS,
+        SEARCH_CALLS,
+        BOOL_CALLS,
+        RANDOM_CALLS,
+        MISC_CALLS,
+        LEGACY_CALLS,
+        NN_MISC_CALLS,
+        SIZE_ADD_CALLS,
+    )
+    for call in group
+]
+
+
+@pytest.mark.parametrize("call", ALL_CALLS)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # NumPy 2 on PyTorch's __array_wrap__
+def test_same_as_pytorch(torch_oracle, call):
     same(call, torch_oracle, taimatsu)
