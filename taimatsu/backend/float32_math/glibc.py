@@ -637,7 +637,8 @@ _acoshf_replay = _fdlibm_or_rounded(_acoshf_fdlibm, np.arccosh)
 _CALL_BELOW = 256
 
 
-_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf", "asinhf", "acoshf")
+_UNARY = ("expf", "expm1f", "log1pf", "tanhf", "sinhf", "coshf", "atanhf", "asinhf", "acoshf",
+          "sinf")  # fmt: skip
 
 
 def _load_libm() -> dict:
@@ -697,3 +698,14 @@ asinhf = _libm_function("asinhf", _asinhf_replay)
 acoshf = _libm_function("acoshf", _acoshf_replay)
 atan2f = _libm_function("atan2f", _atan2f_replay, " (y, x; broadcast)")
 powf = _libm_function("powf", _powf_replay, " (2.28 and later; x, y broadcast)")
+
+
+def sinf(x, calls_below: int = 1 << 16):
+    """glibc's ``sinf`` of float32 values: libm itself, one call per element, up to
+    ``calls_below`` elements (a replay is not written); beyond, or without the C library,
+    float64 ``sin`` rounded to float32, which glibc 2.36's differs from in ~1% of elements."""
+    x = np.asarray(x, F32)
+    fn = _LIBM.get("sinf")
+    if fn is not None and x.size <= calls_below:
+        return np.fromiter(map(fn, x.ravel().tolist()), F32, x.size).reshape(x.shape)
+    return np.sin(x.astype(F64)).astype(F32)

@@ -20,12 +20,12 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend._rng_math import _fma64
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import atanh as f32atanh
 from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
-from ...backend._rng_math import _fma64
 from ...backend.float32_math.primitives import fma, round_once
 from ...backend.fp_errors import loud, quiet, silent
 from .._dispatch import (
@@ -353,9 +353,23 @@ lgamma, lgamma_ = unary(
     lambda x, out: x.digamma(),
     check=_real_only("lgamma_vml_cpu"),
 )
+
+
+@half_in_float32
+def _polygamma_array(xp, a, n: int = 0):
+    """digamma (``n`` 0) and its derivatives; orders 0 and 1 by PyTorch's own algorithms in the
+    input's arithmetic (``backend/polygamma.py``)."""
+    if xp is np and n < 2:
+        from ...backend import polygamma as series
+
+        return (series.digamma, series.trigamma)[n](a)
+    special = _special(xp)
+    return (special.psi(a) if n == 0 else special.polygamma(n, a)).astype(a.dtype, copy=False)
+
+
 digamma, digamma_ = unary(
     "digamma",
-    lambda xp, a: _special(xp).psi(a).astype(a.dtype, copy=False),
+    _polygamma_array,
     lambda x, out: polygamma(1, x),
     check=_real_only("digamma"),
 )
@@ -377,11 +391,7 @@ def polygamma(n: int, input, *, out=None):
     _real_only(("digamma", "trigamma")[n] if n < 2 else "polygamma")(input._dtype)
     dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
     xp = xp_for(input)
-    a = input._data.astype(dt.np, copy=False)
-    data = (_special(xp).psi(a) if n == 0 else _special(xp).polygamma(n, a)).astype(
-        dt.np, copy=False
-    )
-    res = _wrap(data, dt, input._device)
+    res = _wrap(_polygamma_array(xp, input._data.astype(dt.np, copy=False), n), dt, input._device)
     if _gm.enabled and input._rg:
         record(_Polygamma, (input,), res, (input,), n=n)
     if _fw_state.level and input._fw is not None:
@@ -451,7 +461,7 @@ _abs, _abs_ = unary("abs", _abs_arrays, lambda x, out: x.sgn(), to_float=False, 
                     real_valued=True, jvp=_abs_jvp)  # fmt: skip
 
 
-def abs(input, *, out=None):  # noqa: A001
+def abs(input, *, out=None):
     """|input|; complex inputs give their real magnitude (float32 for complex64)."""
     if input._dtype.category != D.COMPLEX:
         return _abs(input, out=out)
@@ -622,7 +632,7 @@ frac, frac_ = unary(
 )  # fmt: skip
 
 
-def round(input, *, decimals: int = 0, out=None):  # noqa: A001
+def round(input, *, decimals: int = 0, out=None):
     """Round half to even, like PyTorch (and NumPy); ``decimals`` scales by a power of ten."""
     if decimals == 0:
         return _round0(input, out=out)
@@ -862,5 +872,5 @@ def copysign_(self, other):
     return inplace(self, copysign, (other,), self._rg)  # self's old value: for its own gradient
 
 
-from . import fused as _fz  # noqa: E402 - the fused ops build on the ones above
-from .fused import addcdiv, addcmul, copysign, lerp, logit, xlogy  # noqa: E402
+from . import fused as _fz
+from .fused import addcdiv, addcmul, copysign, lerp, logit, xlogy
