@@ -159,8 +159,16 @@ def kaiser_window(window_length: int, periodic=_UNSET, beta=_UNSET, *, dtype=Non
     b = 12.0 if beta is _UNSET else float(beta)
 
     def body(n, m, work, r):
-        a = (m - 1) / 2.0
-        x = (n.astype(np.float64) - a) / a
-        return np.i0(b * np.sqrt(np.maximum(1 - x * x, 0.0))) / np.i0(b)
+        # PyTorch's kernel, in float for every type but float64: calc_i0 of
+        # beta * sqrt(|1 - q^2|), q = (n - a) / a, over calc_i0(beta) (``backend/bessel_i.py``);
+        # its compiler makes pow(q, 2) a product and fuses 1 - q * q into one multiply-add
+        from ...backend._rng_math import _fma64
+        from ...backend.bessel_i import i0
+        from ...backend.float32_math.primitives import fma
+
+        a, beta = work((m - 1) / 2.0), np.array([b], work)
+        q = (n - a) / a
+        inner = _fma64(-q, q, 1.0) if work is np.float64 else fma(-q, q, work(1), once=True)
+        return i0(beta * np.sqrt(np.abs(inner))) / i0(beta)
 
     return _make("kaiser_window", window_length, periodic, dtype, device, requires_grad, body)

@@ -46,6 +46,21 @@ def _sf(fname):
     return lambda xp, a: getattr(_special(xp), fname)(a).astype(a.dtype, copy=False)
 
 
+def _bessel_i(fname):
+    """forward(xp, a) for i0, i0e, i1, i1e: PyTorch's algorithm in a's arithmetic on the CPU
+    (``backend/bessel_i.py``; half types in float32, as PyTorch's), SciPy's on a GPU."""
+
+    @half_in_float32
+    def forward(xp, a):
+        if xp is np:
+            from ...backend import bessel_i
+
+            return getattr(bessel_i, fname)(a)
+        return _sf(fname)(xp, a)
+
+    return forward
+
+
 def _safe(x):
     """x with zeros replaced by ones (so a masked-out branch stays finite in double backward)."""
     return where(x == 0, x.new_ones(()), x)
@@ -89,20 +104,20 @@ def _i1e_deriv(x, out):
     return where(x == 0, x.new_full((), 0.5), special_i0e(xs) - out * (xs.sign() + xs.reciprocal()))
 
 
-i0, i0_ = unary("i0", _sf("i0"), lambda x, out: special_i1(x), check=_real("i0_vml_cpu"))
+i0, i0_ = unary("i0", _bessel_i("i0"), lambda x, out: special_i1(x), check=_real("i0_vml_cpu"))
 special_i1, _ = unary(
     "special_i1",
-    _sf("i1"),
+    _bessel_i("i1"),
     _i1_deriv,
     saves=("x", "out"),
     node="SpecialI1Backward0",
     check=_real("i1_cpu"),
 )
 special_i0e, _ = unary(
-    "special_i0e", _sf("i0e"), lambda x, out: special_i1e(x) - x.sign() * out, saves=("x", "out"),
+    "special_i0e", _bessel_i("i0e"), lambda x, out: special_i1e(x) - x.sign() * out, saves=("x", "out"),
     node="SpecialI0EBackward0", check=_real("i0e_cpu"),
 )  # fmt: skip
-special_i1e, _ = unary("special_i1e", _sf("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0",
+special_i1e, _ = unary("special_i1e", _bessel_i("i1e"), _i1e_deriv, saves=("x", "out"), node="SpecialI1EBackward0",
                        check=_real("i1e_cpu"))  # fmt: skip
 
 rad2deg, rad2deg_ = unary("rad2deg", half_in_float32(lambda xp, a: a * (180.0 / math.pi)), lambda x, out: 180.0 / math.pi, saves=(), node="Rad2DegBackward0",
