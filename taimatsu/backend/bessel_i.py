@@ -9,7 +9,7 @@ float64 coefficients rounded to float32 (order 1: shorter float32 tables, as PyT
 Clenshaw step ``b0 = y * b1 - b2 + c`` has its product fused with the subtraction (PyTorch's
 AVX2 and AVX-512 builds contract it: rounded once here, ``primitives.fma(once=True)`` or
 ``_rng_math._fma64``). ``exp`` is the C library's: glibc's ``expf`` (``float32_math.glibc``),
-libm's ``exp`` one element at a time up to ``_CALLS_BELOW`` elements for float64 (NumPy's
+libm's ``exp`` one element at a time up to ``libm.CALLS_BELOW`` elements for float64 (NumPy's
 beyond). SciPy's functions, used before, differed from PyTorch's bits in 30-70% of the elements.
 """
 
@@ -72,9 +72,6 @@ _I1_B = (
 )  # fmt: skip
 _I1_FLOAT32_FROM = {id(_I1_A): 12, id(_I1_B): 18}
 
-# float64 exp: libm one element at a time up to this many elements (~0.15 us each), NumPy beyond
-_CALLS_BELOW = 1 << 16
-
 
 def _chbevl(y, coefficients):
     """Clenshaw's sum of the Chebyshev series at ``y``, each step's product fused."""
@@ -91,7 +88,7 @@ def _chbevl(y, coefficients):
 def _exp(x):
     if x.dtype == np.float32:
         return expf(x)
-    return libm.exp(x) if x.size <= _CALLS_BELOW else np.exp(x)
+    return libm.small_or_numpy("exp", x)
 
 
 def _bessel(x, order: int, scaled: bool):

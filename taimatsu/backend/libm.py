@@ -74,3 +74,19 @@ exp = _elementwise(_exp)
 sin = _elementwise(_sin)
 cos = _elementwise(_cos)
 tan = _elementwise(_tan)
+
+
+# Elementwise ops that follow the C library's bits (special functions' series) call it for up to
+# this many elements; larger arrays take NumPy's SIMD kernel of the same function, a last bit
+# off in 0.02-8% of the elements, rather than ~0.15 us per element.
+CALLS_BELOW = 1 << 16
+
+
+def small_or_numpy(name: str, a) -> np.ndarray:
+    """libm's ``name`` on each element of the float64 array ``a`` up to ``CALLS_BELOW`` elements,
+    NumPy's beyond."""
+    a = np.asarray(a, np.float64)
+    return _BY_NAME[name](a) if a.size <= CALLS_BELOW else getattr(np, name)(a)
+
+
+_BY_NAME = {f.__name__: f for f in (log, log1p, exp, sin, cos, tan)}

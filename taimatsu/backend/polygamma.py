@@ -22,7 +22,7 @@ result flipped; six steps ``result += 1 / x**2; x += 1``; then ``(1 + 1 / (2x) +
 
 ``log``, ``tan`` and ``sin`` are the C library's. float32: glibc's ``logf`` (replayed in
 ``float32_math.glibc``) and its ``sinf`` (called: ``glibc.sinf``). float64: libm's through
-``backend.libm``, one call per element, up to ``_CALLS_BELOW`` elements; beyond, NumPy's SIMD
+``backend.libm``, one call per element, up to ``libm.CALLS_BELOW`` elements; beyond, NumPy's SIMD
 ``log``, ``tan`` and ``sin``, a last bit off in 0.02-0.3% of the elements (and beyond 65536
 elements below 0.5, trigamma's float32 sine is a rounded float64 one: 1% a last bit off).
 SciPy's ``psi``, used before, computed float32 in float64 and differed from PyTorch's bits in
@@ -90,7 +90,9 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         result = np.zeros_like(x)
         if low.any():
             pi = dt(np.pi)
-            s = sinf(pi * x[low]) if f32 else _libm64(libm.sin, np.sin, pi * x[low])  # pi * x in dt
+            s = (
+                sinf(pi * x[low]) if f32 else libm.small_or_numpy("sin", pi * x[low])
+            )  # pi * x in dt
             result[low] = -((pi * pi) / (s * s))
         t = select(low, one - x, x)
         for _ in range(6):
@@ -104,19 +106,10 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         return select(low, -result, result)
 
 
-# Up to this many elements, libm's float64 functions are called one element at a time
-# (~0.15 us each); larger arrays take NumPy's, a last bit off in 0.02-0.3% of the elements
-_CALLS_BELOW = 1 << 16
-
-
-def _libm64(fn, np_fn, a):
-    return fn(a) if a.size <= _CALLS_BELOW else np_fn(a)
-
-
 def _log(t):
     """The C library's log of the shifted arguments (all >= 10, +inf or NaN)."""
     if t.dtype == np.float64:
-        return _libm64(libm.log, np.log, t)
+        return libm.small_or_numpy("log", t)
     finite = np.isfinite(t)
     return select(finite, _logf(select(finite, t, np.float32(1))), t)
 
@@ -125,6 +118,6 @@ def _reflected(x, neg, out):
     """``out - pi / tan(pi * r)`` where x < 0 (``out`` holds digamma(1 - x) there), NaN at
     the negative integers and at -inf."""
     r = np.modf(x[neg].astype(np.float64))[0]
-    correction = np.pi / _libm64(libm.tan, np.tan, np.pi * r)
+    correction = np.pi / libm.small_or_numpy("tan", np.pi * r)
     out[neg] -= correction.astype(x.dtype)
     return select(neg & (x == np.trunc(x)), x.dtype.type(np.nan), out)

@@ -160,3 +160,27 @@ def test_bessel_i_gradients(name):
         (g,) = M.autograd.grad(_get(M, name)(t).sum(), t)
         res.append(g.numpy())
     np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_sinc_bits(dtype):
+    """sinc: sin(pi x) / (pi x) with pi x in the input's dtype and the C library's sin."""
+    rs = np.random.RandomState(2)
+    x = np.concatenate([rs.uniform(-30, 30, 20000), [0.0, -0.0, 1.0, -2.0, 0.5, 1e-30, np.inf,
+                                                     np.nan, 1e6]])  # fmt: skip
+    ours = tm.sinc(tm.from_numpy(x).to(getattr(tm, dtype))).double().numpy()
+    theirs = torch.sinc(torch.from_numpy(x).to(getattr(torch, dtype))).double().numpy()
+    _same_bits(ours, theirs)
+
+
+def test_sinc_complex_and_gradient():
+    z = np.array([0.5 + 0.25j, -1.5 + 2j, 0j])
+    np.testing.assert_allclose(tm.sinc(tm.tensor(z)).numpy(), torch.sinc(torch.tensor(z)).numpy(),
+                               rtol=1e-12)  # fmt: skip
+    x = np.array([0.0, 0.3, -2.5, 7.1])
+    res = []
+    for M in (tm, torch):
+        t = M.tensor(x, requires_grad=True)
+        (g,) = M.autograd.grad(M.sinc(t).sum(), t)
+        res.append(g.numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-15)

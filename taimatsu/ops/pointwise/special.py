@@ -80,9 +80,19 @@ def _real(kernel):
 
 
 # ---- unary -------------------------------------------------------------------------------------------
+@half_in_float32
 def _sinc_fwd(xp, a):
-    # Half types compute in float32, like PyTorch's kernels.
-    return xp.sinc(a.astype(np.float32) if a.dtype.itemsize == 2 else a).astype(a.dtype, copy=False)
+    """PyTorch's CPU kernel: 1 at 0, else sin(p) / p with p = pi * x rounded in the input's
+    dtype and the C library's sin (glibc's sinf for float32 and, through it, the half types)."""
+    if xp is np and a.dtype in (np.float32, np.float64):
+        from ...backend import libm
+        from ...backend.float32_math.glibc import sinf
+
+        p = a.dtype.type(math.pi) * a
+        s = sinf(p) if a.dtype == np.float32 else libm.small_or_numpy("sin", p)
+        with np.errstate(all="ignore"):
+            return np.where(a == 0, a.dtype.type(1), s / p)
+    return xp.sinc(a).astype(a.dtype, copy=False)  # complex; a GPU
 
 
 def _sinc_deriv(x, out):
