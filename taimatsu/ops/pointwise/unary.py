@@ -332,7 +332,12 @@ def _signed_zero(xp, a, r):
     return xp.where(a == 0, a, r)
 
 
+@half_in_float32
 def _lgamma(xp, a):
+    if xp is np and a.dtype == np.float32:  # SLEEF's, as PyTorch's vector loop computes it
+        from ...backend.float32_math.lgamma import lgammaf
+
+        return lgammaf(a)
     r = _special(xp).gammaln(a).astype(a.dtype, copy=False)
     return xp.where(a == -math.inf, math.inf, r)  # SciPy's gammaln(-inf) is -inf; C's lgamma +inf
 
