@@ -187,24 +187,25 @@ def test_sinc_complex_and_gradient():
     np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-15)
 
 
-def _lgamma_inputs():
+def _lgamma_inputs(dtype=np.float32):
     rs = np.random.RandomState(3)
+    top = 80 if dtype == np.float32 else 700  # exp(top): past the dtype's largest value
     parts = [rs.uniform(0, 3, 20000), rs.uniform(3, 300, 20000), rs.uniform(-25, 0, 20000),
-             np.exp(rs.uniform(0, 80, 10000)), np.exp(rs.uniform(-100, 0, 10000)),
+             np.exp(rs.uniform(0, top, 10000)), np.exp(rs.uniform(-top, 0, 10000)),
              -np.exp(rs.uniform(0, 30, 10000)),
-             [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -2.0, 1.0, 2.0, 1e-45, 0.5, 1.2, 2.3, 7.0,
-              -0.5, 3e38, -3e38]]  # fmt: skip
+             [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -2.0, 1.0, 2.0, 1e-45, 0.5, 1.1, 1.2, 2.3, 7.0,
+              -0.5, 3e38, -3e38, 1e-306, 5e-324, 1.7e308]]  # fmt: skip
     with np.errstate(over="ignore"):
-        return np.concatenate(parts).astype(np.float32)
+        return np.concatenate(parts).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 def test_lgamma_bits(dtype):
-    """lgamma: SLEEF's lgammaf_u1 (PyTorch's vector loop for every element), its polynomials
-    in float32 FMAs and its double-float steps as SLEEF orders them."""
-    x = _lgamma_inputs()
-    ours = tm.lgamma(tm.from_numpy(x).to(getattr(tm, dtype))).float().numpy()
-    theirs = torch.lgamma(torch.from_numpy(x).to(getattr(torch, dtype))).float().numpy()
+    """lgamma: SLEEF's lgamma_u1 / lgammaf_u1 (PyTorch's vector loop for every element), its
+    polynomials as FMAs and its double-float / double-double steps as SLEEF orders them."""
+    x = _lgamma_inputs(np.float64 if dtype == "float64" else np.float32)
+    ours = tm.lgamma(tm.from_numpy(x).to(getattr(tm, dtype))).double().numpy()
+    theirs = torch.lgamma(torch.from_numpy(x).to(getattr(torch, dtype))).double().numpy()
     _same_bits(ours, theirs)
 
 

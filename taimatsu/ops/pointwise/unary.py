@@ -334,10 +334,10 @@ def _signed_zero(xp, a, r):
 
 @half_in_float32
 def _lgamma(xp, a):
-    if xp is np and a.dtype == np.float32:  # SLEEF's, as PyTorch's vector loop computes it
-        from ...backend.float32_math.lgamma import lgammaf
+    if xp is np and a.dtype in (np.float32, np.float64):  # SLEEF's, as PyTorch's vector loop
+        from ...backend.lgamma import lgamma as sleef_lgamma
 
-        return lgammaf(a)
+        return sleef_lgamma(a)
     r = _special(xp).gammaln(a).astype(a.dtype, copy=False)
     return xp.where(a == -math.inf, math.inf, r)  # SciPy's gammaln(-inf) is -inf; C's lgamma +inf
 
