@@ -216,3 +216,14 @@ def test_lgamma_strided_and_method():
     t = tm.from_numpy(x.copy())
     t.lgamma_()
     _same_bits(t.numpy(), torch.from_numpy(x.copy()).lgamma_().numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_mvlgamma_bits(dtype, p):
+    """mvlgamma as PyTorch's composite computes it: lgamma of x + (-(p-1)/2, ..., 0), summed
+    over that axis, plus the constant, each step in the dtype."""
+    x = np.random.RandomState(p).uniform(0, 20, (50, 7)) + (p - 1) / 2 + 0.01
+    ours = tm.mvlgamma(tm.tensor(x).to(getattr(tm, dtype)), p).double().numpy()
+    theirs = torch.mvlgamma(torch.tensor(x).to(getattr(torch, dtype)), p).double().numpy()
+    _same_bits(ours, theirs)

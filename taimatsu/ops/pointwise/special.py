@@ -449,12 +449,16 @@ def _mvlgamma(input, p):
         raise RuntimeError("p has to be greater than or equal to 1")
     _real("arange_cpu")(input._dtype)  # PyTorch's composite fails building its arange
     dt = input._dtype if input._dtype.category >= _FLOAT else D.get_default_dtype()
-    xp = xp_for(input)
-    a = input._data.astype(dt.np, copy=False)
-    sp = _special(xp)
-    acc = sum(sp.gammaln(a - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
-    acc = xp.where(a == -math.inf, math.inf, acc)  # lgamma(-inf) is +inf (SciPy's gammaln: -inf)
-    res = _wrap(xp.asarray(acc).astype(dt.np, copy=False), dt, input._device)
+    from ...autograd.grad_mode import no_grad
+    from ..creation.ranges import arange
+    from .unary import lgamma
+
+    # PyTorch's composite, op for op (the same roundings): lgamma of x + (-(p-1)/2, ..., -1/2,
+    # 0) summed over that last axis, plus the constant (rounded to the dtype)
+    with no_grad():
+        x = input.detach().to(dt)
+        args = arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=dt, device=input.device)
+        res = lgamma(args.add(x.unsqueeze(-1))).sum(-1).add_(p * (p - 1) * math.log(math.pi) / 4)
     if _gm.enabled and input._rg:
         record(_Mvlgamma, (input,), res, (input,), p=p)
     from ...autograd.forward_ad import _register
