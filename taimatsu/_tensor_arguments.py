@@ -249,7 +249,8 @@ def _guarded(name: str, fn, first: str, prefix: str = ""):
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if third is not None:  # checked first: the kernels' own index checks would speak first
+        if third is not None and (kwargs or len(args) > 2 and not isinstance(args[2], Tensor)):
+            # checked first: the kernels' own index checks would speak first
             message = _third_argument_message(name, third, later, args, kwargs, False)
             if message:
                 raise TypeError(message)
@@ -305,7 +306,8 @@ def _guarded_method(name: str, fn):
 
     @functools.wraps(fn)
     def method(*args, **kwargs):
-        if third is not None:  # checked first: the kernels' own index checks would speak first
+        if third is not None and (kwargs or len(args) > 2 and not isinstance(args[2], Tensor)):
+            # checked first: the kernels' own index checks would speak first
             message = _third_argument_message(name, third, later, args, kwargs, True)
             if message:
                 raise TypeError(message)

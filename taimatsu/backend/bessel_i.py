@@ -7,8 +7,8 @@ For ``|x| <= 8`` the expansion of ``exp(-x) I(x)`` at ``y = x / 2 - 2``, above i
 sum, divided by ``sqrt(x)`` above 8; order 1 takes the sign of x. The float32 kernels use the
 float64 coefficients rounded to float32 (order 1: shorter float32 tables, as PyTorch's). Each
 Clenshaw step ``b0 = y * b1 - b2 + c`` has its product fused with the subtraction (PyTorch's
-AVX2 and AVX-512 builds contract it: rounded once here, ``primitives.fma(once=True)`` or
-``_rng_math._fma64``). ``exp`` is the C library's: glibc's ``expf`` (``float32_math.glibc``),
+AVX2 and AVX-512 builds contract it: rounded once here, ``double_float.fused(once=True)``).
+``exp`` is the C library's: glibc's ``expf`` (``float32_math.glibc``),
 libm's ``exp`` one element at a time up to ``libm.CALLS_BELOW`` elements for float64 (NumPy's
 beyond). SciPy's functions, used before, differed from PyTorch's bits in 30-70% of the elements.
 i0 and i0e match PyTorch's in every element tried (1.2M); float32 i1 and i1e in all but 1-4
@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import libm
-from ._rng_math import _fma64
+from .float32_math.double_float import fused
 from .float32_math.glibc import expf
-from .float32_math.primitives import fma, select
+from .float32_math.primitives import select
 
 # Chebyshev coefficients (Cephes): exp(-x) I0(x) on [0, 8], exp(-x) sqrt(x) I0(x) above 8
 _I0_A = (
@@ -85,7 +85,7 @@ def _chbevl(y, coefficients):
     b0, b1, b2 = np.full_like(y, c[0]), np.zeros_like(y), np.zeros_like(y)
     for a in c[1:]:
         b2, b1 = b1, b0
-        b0 = (fma(y, b1, -b2, once=True) if dt is np.float32 else _fma64(y, b1, -b2)) + a
+        b0 = fused(y, b1, -b2, once=True) + a
     return dt(0.5) * (b0 - b2)
 
 

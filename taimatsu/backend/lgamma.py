@@ -19,27 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rng_math import _fma64
 from .float32_math import double_float as df
-from .float32_math.primitives import F32, fma, select
+from .float32_math.primitives import F32, select
 
 _f = np.float32
 _ONE, _ZERO = _f(1), _f(0)
-
-
-def _fused(a, b, c):
-    """``a * b + c`` rounded once, in the dtype of ``a``. float64 operands beyond 2^511 are
-    scaled by powers of two first (exact), as ``_fma64``'s splitting would overflow there."""
-    if np.asarray(a).dtype != np.float64:
-        return fma(a, b, c)
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-    shift = (np.abs(a) > 2.0**511).astype(np.int32) + (np.abs(b) > 2.0**511)
-    if not shift.any():
-        return _fma64(a, b, c)
-    k = shift * 512
-    scaled = _fma64(np.ldexp(a, -512 * (np.abs(a) > 2.0**511)),
-                    np.ldexp(b, -512 * (np.abs(b) > 2.0**511)), np.ldexp(c, -k))  # fmt: skip
-    return np.ldexp(scaled, k)
 
 
 def _pair(d: float):
@@ -48,55 +32,25 @@ def _pair(d: float):
     return hi, _f(d - float(hi))
 
 
-def _add2_ff(x, y):  # dfadd2_vf2_vf_vf2 with y a pair
-    s = x + y[0]
-    v = s - x
-    return s, ((x - (s - v)) + (y[0] - v)) + y[1]
-
-
-def _add2_pp(x, y):  # dfadd2_vf2_vf2_vf2
-    s = x[0] + y[0]
-    v = s - x[0]
-    t = (x[0] - (s - v)) + (y[0] - v)
-    return s, t + (x[1] + y[1])
-
-
-def _normalize(x):
-    s = x[0] + x[1]
-    return s, (x[0] - s) + x[1]
-
-
-def _mul_ff(x, y):  # dfmul_vf2_vf_vf: the exact product as a pair
-    s = x * y
-    return s, _fused(x, y, -s)
+# SLEEF's pair operations (``double_float``: float32 pairs or float64 pairs alike), on tuples
+_add2_ff, _add2_pp, _normalize = df.add2_float_pair, df.add2_pairs, df.normalize
+_mul_ff, _squ, _fused = df.mul_exact, df.square, df.fused
 
 
 def _mul_pp(x, y):
-    s = x[0] * y[0]
-    return s, _fused(x[0], y[1], _fused(x[1], y[0], _fused(x[0], y[0], -s)))
+    return df.mul(*x, *y)
 
 
 def _mul_pf(x, y):
-    s = x[0] * y
-    return s, _fused(x[1], y, _fused(x[0], y, -s))
-
-
-def _squ(x):
-    s = x[0] * x[0]
-    return s, _fused(x[0] + x[0], x[1], _fused(x[0], x[0], -s))
+    return df.mul_scalar(*x, y)
 
 
 def _div(n, d):
-    t = _ONE / d[0]
-    s = n[0] * t
-    u = _fused(t, n[0], -s)
-    v = _fused(-d[1], t, _fused(-d[0], t, _ONE))
-    return s, _fused(s, v, _fused(n[1], t, u))
+    return df.div(*n, *d)
 
 
-def _add_pp(x, y):  # dfadd_vf2_vf2_vf2, |x| >= |y|
-    s = x[0] + y[0]
-    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
+def _add_pp(x, y):  # |x| >= |y|
+    return df.add(*x, *y)
 
 
 def _neg(x):

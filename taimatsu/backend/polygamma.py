@@ -13,7 +13,7 @@ the input dtype's own arithmetic. digamma:
   ``result + psi(10)``;
 - else ``result + log(x) - 0.5 / x - z * P(z)``, ``z = 1 / x**2``, P a degree-6 polynomial by
   Horner's rule whose multiply-adds PyTorch's AVX2 and AVX-512 builds fuse (rounded once here:
-  ``primitives.fma(once=True)`` in float32, ``_rng_math._fma64`` in float64); P's term is left out
+  ``double_float.fused(once=True)``: exact in either dtype); P's term is left out
   from ``x >= 1e17``.
 
 trigamma: where x < 0.5, ``-pi**2 / sin(pi * x)**2`` and x -> 1 - x, with the sign of the
@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import libm
-from ._rng_math import _fma64
+from .float32_math.double_float import fused
 from .float32_math.glibc import _logf, sinf
-from .float32_math.primitives import fma, select
+from .float32_math.primitives import select
 
 # P's coefficients, highest degree first
 _A = (
@@ -66,7 +66,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
         z = one / (t * t)
         p = np.full_like(z, _A[0])
         for a in _A[1:]:
-            p = fma(p, z, dt(a), once=True) if dt is np.float32 else _fma64(p, z, a)
+            p = fused(p, z, dt(a), once=True)
         y = select(t < dt(1e17), z * p, dt(0))
         out = result + _log(t) - dt(0.5) / t - y
         out = select(t == 10, result + dt(_PSI_10), out)
@@ -82,9 +82,6 @@ def trigamma(x: np.ndarray) -> np.ndarray:
     one = dt(1)
     f32 = dt is np.float32
 
-    def fused(a, b, c):  # a * b + c rounded once
-        return fma(a, b, c, once=True) if f32 else _fma64(a, b, c)
-
     with np.errstate(all="ignore"):
         low = x < dt(0.5)
         result = np.zeros_like(x)
@@ -99,9 +96,9 @@ def trigamma(x: np.ndarray) -> np.ndarray:
             result = result + one / (t * t)
             t = t + one
         u = one / (t * t)
-        inner = fused(-u, dt(1 / 42), dt(1 / 30))
-        inner = fused(-u, inner, dt(1 / 6))
-        series = fused(u, inner, one + one / (dt(2) * t))
+        inner = fused(-u, dt(1 / 42), dt(1 / 30), once=True)
+        inner = fused(-u, inner, dt(1 / 6), once=True)
+        series = fused(u, inner, one + one / (dt(2) * t), once=True)
         result = result + series / t
         return select(low, -result, result)
 

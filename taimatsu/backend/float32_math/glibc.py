@@ -700,12 +700,14 @@ atan2f = _libm_function("atan2f", _atan2f_replay, " (y, x; broadcast)")
 powf = _libm_function("powf", _powf_replay, " (2.28 and later; x, y broadcast)")
 
 
-def sinf(x, calls_below: int = 1 << 16):
+def sinf(x):
     """glibc's ``sinf`` of float32 values: libm itself, one call per element, up to
-    ``calls_below`` elements (a replay is not written); beyond, or without the C library,
+    ``libm.CALLS_BELOW`` elements (a replay is not written); beyond, or without the C library,
     float64 ``sin`` rounded to float32, which glibc 2.36's differs from in ~1% of elements."""
+    from ..libm import CALLS_BELOW
+
     x = np.asarray(x, F32)
     fn = _LIBM.get("sinf")
-    if fn is not None and x.size <= calls_below:
+    if fn is not None and x.size <= CALLS_BELOW:
         return np.fromiter(map(fn, x.ravel().tolist()), F32, x.size).reshape(x.shape)
     return np.sin(x.astype(F64)).astype(F32)

@@ -162,13 +162,12 @@ def kaiser_window(window_length: int, periodic=_UNSET, beta=_UNSET, *, dtype=Non
         # PyTorch's kernel, in float for every type but float64: calc_i0 of
         # beta * sqrt(|1 - q^2|), q = (n - a) / a, over calc_i0(beta) (``backend/bessel_i.py``);
         # its compiler makes pow(q, 2) a product and fuses 1 - q * q into one multiply-add
-        from ...backend._rng_math import _fma64
         from ...backend.bessel_i import i0
-        from ...backend.float32_math.primitives import fma
+        from ...backend.float32_math.double_float import fused
 
         a, beta = work((m - 1) / 2.0), np.array([b], work)
         q = (n - a) / a
-        inner = _fma64(-q, q, 1.0) if work is np.float64 else fma(-q, q, work(1), once=True)
+        inner = fused(-q, q, work(1), once=True)
         return i0(beta * np.sqrt(np.abs(inner))) / i0(beta)
 
     return _make("kaiser_window", window_length, periodic, dtype, device, requires_grad, body)

@@ -17,7 +17,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...backend.float32_math.primitives import round_once
+from ...backend.float32_math.primitives import fma
 from ...backend.fp_errors import silent
 from .._dispatch import _fw_state, check_devices, record, scalar_name, xp_for
 from ..contraction.matmul import _matmul_array
@@ -200,15 +200,9 @@ def _bn_affine(xp, x3, mean, invstd, w, b, out) -> None:
     alpha, beta = alpha[:, None], beta.astype(x3.dtype)[:, None]
     if _exact(xp, x3):
         # PyTorch's build fuses x * alpha + beta into one multiply-add: one rounding (two
-        # roundings differ from it in ~40% of elements), from the exact float64 product
-        a64, b64 = alpha.astype(np.float64), beta.astype(np.float64)
-
+        # roundings differ from it in ~40% of elements)
         def affine(lo, hi):
-            t = x3[lo:hi].astype(np.float64)
-            t *= a64
-            t += b64
-            np.copyto(out[lo:hi], t, casting="same_kind")
-            round_once(out[lo:hi], t, x3[lo:hi], alpha, beta)
+            out[lo:hi] = fma(x3[lo:hi], alpha, beta, once=True)
 
     else:
 

@@ -20,13 +20,13 @@ from ...autograd.forward_ad import _register
 from ...autograd.forward_ad import on_primals as _on_primals
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...backend._rng_math import _fma64
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import atanh as f32atanh
 from ...backend.float32_math import emulated, glibc, run
 from ...backend.float32_math import exp as f32m
 from ...backend.float32_math import log1p as f32log1p
-from ...backend.float32_math.primitives import fma, round_once
+from ...backend.float32_math.double_float import fused
+from ...backend.float32_math.primitives import round_once
 from ...backend.fp_errors import loud, quiet, silent
 from .._dispatch import (
     OUT_FOUND,
@@ -241,7 +241,7 @@ def _complex_reciprocal(xp, z):
         by_c = np.abs(c) >= np.abs(d)  # (False where either is NaN)
         rat = np.where(by_c, d / c, c / d)
         big, small = np.where(by_c, c, d), np.where(by_c, d, c)
-        den = fma(small, rat, big, once=True) if t is np.float32 else _fma64(small, rat, big)
+        den = fused(small, rat, big, once=True)
         scl = t(1) / den
         re = np.where(by_c, scl, (rat + t(0)) * scl)  # (1 + 0 rat) scl, (rat + 0) scl
         im = np.where(by_c, (t(0) - rat) * scl, (t(0) * rat - t(1)) * scl)
