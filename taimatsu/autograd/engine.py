@@ -88,7 +88,7 @@ def accumulate_grad(variable, grad) -> None:
                 data = _copy_stolen(grad, variable._data)
             variable._grad = _wrap(data, grad._dtype, grad._device)
         return
-    if grad_mode.state.enabled or not old._data.flags.writeable:
+    if grad_mode.state.enabled or not _backend.writeable(old._data):
         variable._grad = old + grad
     else:
         old._data += grad._data
@@ -126,7 +126,7 @@ def _owned(grad, var) -> bool:
         and getattr(data, "base", None) is None
         and sys.getrefcount(grad) <= _TENSOR_REFS
         and sys.getrefcount(data) <= 3
-        and data.flags.writeable
+        and _backend.writeable(data)
         and _obeys_layout(data, var)
     )
 
@@ -158,7 +158,7 @@ def _owned_base(grad, var):
         or src._grad_fn is not None
         or data.size != arr.size  # a non-overlapping view of as many elements spans all of arr
         or data.dtype != arr.dtype
-        or not (arr.flags.c_contiguous and arr.flags.writeable and _obeys_layout(data, var))
+        or not (arr.flags.c_contiguous and _backend.writeable(arr) and _obeys_layout(data, var))
         or sys.getrefcount(grad) > _TENSOR_REFS
         or sys.getrefcount(src) > 3  # grad._base, the local name; getrefcount
         or sys.getrefcount(data) > 3  # grad._data, the local name; getrefcount
@@ -201,8 +201,6 @@ def _obeys_layout(data, var) -> bool:
 def _strided(var) -> bool:
     """A leaf's data is a strided array (a sparse leaf's is not)."""
     return var.__class__ is np.ndarray or _backend.is_cupy_array(var)
-
-
 
 
 def _copy_obeying(grad, var):

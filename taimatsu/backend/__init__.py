@@ -117,6 +117,12 @@ def is_cupy_array(a) -> bool:
     return type(a).__module__.startswith("cupy")
 
 
+def writeable(a) -> bool:
+    """Whether ``a``'s memory may be written: NumPy's flag; a CuPy array always may (its
+    ``flags`` have no ``writeable``)."""
+    return getattr(a.flags, "writeable", True)
+
+
 def to_device(array, device):
     """Copy ``array`` to ``device`` (returns it unchanged when already there)."""
     if device.type == "meta":

@@ -23,6 +23,7 @@ from ..autograd.graph import NO_EDGE, Node, SavedTensor, _seq, carry_retain, sav
 from ..autograd.saved_tensor_hooks import current as _current_hooks
 from ..autograd.saved_tensor_hooks import hooked as _hooked
 from ..autograd.saved_tensor_hooks import in_use as _hooks_in_use
+from ..backend import writeable
 from ..backend.fp_errors import loud, quiet
 from .arg_types import python_int_range
 
@@ -531,7 +532,7 @@ def snapshot(t: Tensor) -> Tensor:
 
 def _writable_like(t: Tensor, r: Tensor) -> bool:
     a = t._data
-    return a.shape == r._data.shape and a.flags.writeable and 0 not in a.strides
+    return a.shape == r._data.shape and writeable(a) and 0 not in a.strides
 
 
 def commit_inplace(self: Tensor, result: Tensor) -> Tensor:

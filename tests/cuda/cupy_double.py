@@ -11,7 +11,13 @@ What it reproduces from CuPy (so that a code path that works here is likely to w
   a NumPy function reaches it through ``__array_function__`` / ``__array_ufunc__`` only when
   CuPy has a function of that name (else NumPy's "no implementation found" TypeError).
 - Reductions and integer indexing give 0-d arrays, never host scalars.
-- The NumPy-only names of ``DENIED`` are absent, as they are from CuPy.
+- The NumPy-only names of ``DENIED`` are absent, as they are from CuPy; so are the keyword
+  arguments of ``REFUSED_KWARGS`` (``indices(sparse=)``, ``max(initial=)``, ...), ``flags``
+  has no ``writeable``, ufunc methods exist only for the ufuncs CuPy gives them (``reduce`` and
+  ``accumulate``: add, multiply; ``reduceat``: add; ``at``: add, maximum, minimum; ``add.at``
+  for 32/64-bit integers and floats only), and
+  ``cupyx.scipy.special.polygamma`` fails on a Python number as its order. (These were found
+  by the first run on a GPU, CuPy 14.2 on an H200, 2026-12-04.)
 - ``cupy.cuda``: ``Device`` (two of them), ``runtime``, ``Stream``, ``Event`` and
   ``get_elapsed_time``, the default ``MemoryPool`` (counting the bytes that live arrays own;
   ``set_limit``, past which ``cupy.cuda.memory.OutOfMemoryError`` is raised as CuPy raises it),
@@ -87,6 +93,21 @@ DENIED_METHODS = frozenset(
 )
 # Ops whose output size depends on the data: CuPy must read it back to size the result.
 _DATA_SIZED = frozenset(["nonzero", "argwhere", "flatnonzero", "unique", "compress", "extract"])
+# Keyword arguments of NumPy functions and methods that CuPy's versions do not take.
+_NO_INITIAL = frozenset(["initial", "where"])
+REFUSED_KWARGS = {
+    "indices": frozenset(["sparse"]),
+    **{name: _NO_INITIAL for name in ("max", "min", "amax", "amin", "nanmax", "nanmin", "sum",
+                                      "prod", "nansum", "nanprod")},
+    "mean": frozenset(["where"]),
+}  # fmt: skip
+# The ufunc methods CuPy has, and for which ufuncs (``outer``: all).
+_UFUNC_METHODS = {
+    "reduce": ("add", "multiply"),
+    "accumulate": ("add", "multiply"),
+    "reduceat": ("add",),
+    "at": ("add", "maximum", "minimum"),
+}
 
 
 class Stats:
@@ -169,7 +190,12 @@ def _wrap(r):
 
 
 def _delegate(fn, name: str):
+    refused = REFUSED_KWARGS.get(name, frozenset())
+
     def call(*args, **kwargs):
+        for k in kwargs:
+            if k in refused:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
         if name in _DATA_SIZED:
             STATS.sync(name)
         args = _unwrap(args)
@@ -194,7 +220,41 @@ class ufunc:
     def __getattr__(self, method):
         if method not in ("reduce", "accumulate", "at", "outer", "reduceat"):
             raise AttributeError(method)
-        return _delegate(getattr(self._u, method), f"{self.__name__}.{method}")
+        if method != "outer" and self.__name__ not in _UFUNC_METHODS[method]:
+            message = f"`cupy_{self.__name__}.{method}` is not supported yet"
+
+            def refuse(*args, **kwargs):
+                raise NotImplementedError(message)
+
+            return refuse
+        call = _delegate(getattr(self._u, method), f"{self.__name__}.{method}")
+        if method == "at" and self.__name__ == "add":
+            return _add_at(call)
+        return call
+
+
+def _add_at(call):
+    """CuPy's ``add.at`` takes 32/64-bit integers and float16/32/64 only."""
+
+    def at(a, indices, b=None):
+        if a.dtype.char not in "iIlLqQefd":
+            raise TypeError(
+                "cupy.add.at only supports int32, int64, float16, float32, float64, uint32, "
+                "uint64 as data type"
+            )
+        return call(a, indices, b)
+
+    return at
+
+
+class _Flags:
+    """``ndarray.flags`` as CuPy's: contiguity and ownership, no ``writeable``."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, flags) -> None:
+        self.c_contiguous, self.f_contiguous = flags.c_contiguous, flags.f_contiguous
+        self.owndata = flags.owndata
 
 
 class _Data:
@@ -312,7 +372,7 @@ class ndarray:
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
     strides = property(lambda self: self._a.strides)
-    flags = property(lambda self: self._a.flags)
+    flags = property(lambda self: _Flags(self._a.flags))
     data = property(lambda self: _Data(self._a))
     device = property(lambda self: cuda.Device(self._dev))
     T = property(lambda self: _of(self._a.T, self._dev))
@@ -950,6 +1010,17 @@ _module.is_test_double = True
 cupyx = types.ModuleType("cupyx")
 cupyx.scipy = types.ModuleType("cupyx.scipy")
 cupyx.scipy.special = _Namespace("cupyx.scipy.special", scipy.special)
+
+
+def _polygamma(n, x):
+    """CuPy's polygamma compares its order with 0 through ``cupy.where``, which fails on the
+    bool a Python number gives."""
+    if not isinstance(n, ndarray):
+        raise AttributeError("'bool' object has no attribute 'astype'")  # noqa: TRY004 - CuPy's
+    return _delegate(scipy.special.polygamma, "polygamma")(n, x)
+
+
+cupyx.scipy.special.polygamma = _polygamma
 
 
 def scatter_add(a, slices, value) -> None:

@@ -94,6 +94,26 @@ def test_transfers_and_errors(fake_cupy, torch_oracle):
     assert (c * 2).sum().item() == 30.0
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x, i, s: x.gather(0, i),
+        lambda x, i, s: x.scatter(0, i, s),
+        lambda x, i, s: x.scatter_add(0, i, s),
+        lambda x, i, s: x.scatter_reduce(0, i, s, "sum"),
+        lambda x, i, s: x.index_add(0, i[0, :1], s),
+        lambda x, i, s: x.index_copy(0, i[0, :1], s),
+    ],
+    ids=["gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy"],
+)
+def test_index_on_the_host_is_refused(op, fake_cupy):
+    """A CPU index with CUDA tensors is PyTorch's RuntimeError (it was silently used by
+    scatter, and a CuPy TypeError elsewhere: found on the first GPU run)."""
+    x, s = taimatsu.randn(3, 4, device="cuda"), taimatsu.randn(1, 4, device="cuda")
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        op(x, taimatsu.tensor([[0, 1, 2, 0]]), s)
+
+
 def test_pin_memory(fake_cupy):
     x = taimatsu.randn(4, 5)
     assert not x.is_pinned()

@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import distributed as dist
 from ...autograd.engine import grad_accumulator
+from ...backend import writeable
 from ...distributed.collectives import start_all_reduce
 from ...distributed.grad_bucket import GradBucket
 from ...distributed.reduce_op import RedOpType
@@ -190,7 +191,7 @@ class Reducer:
             if used:  # unused here, used on another rank: the average reaches this rank too
                 p.grad = view if self.as_view else view.clone()
             return
-        if p.grad._data.flags.writeable:
+        if writeable(p.grad._data):
             p.grad.copy_(view)
         else:
             p.grad = view.clone()

@@ -22,6 +22,7 @@ from ..._flags import user_stacklevel, warn_once
 from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.scatter_at import add_at
 from .._dispatch import (
     OUT_EXACT,
     check_broadcast,
@@ -146,6 +147,7 @@ def _slices_match(name, input, d, source) -> None:
 
 @takes_out("index_add", OUT_EXACT)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    check_devices(input, index, source)
     if not isinstance(index, Tensor) or index._dtype not in (D.int64, D.int32):
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {got}")
@@ -168,7 +170,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     src = source._data.reshape(_shape(source._data)) if input._data.ndim == 0 else source._data
     if alpha != 1:
         src = (src * alpha).astype(out.dtype)
-    xp.add.at(out, _dim_key(d, index._data), src)
+    add_at(xp, out, _dim_key(d, index._data), src)
     r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
     if _gm.enabled and (input._rg or source._rg):
         record(_IndexAdd, (input, source), r, (), dim=d, index=index, alpha=alpha)
@@ -250,6 +252,7 @@ _IndexCopy = node_class("IndexCopyBackward0", _index_copy_vjp)
 @takes_out("index_copy", OUT_EXACT)
 @cast_policy(PROMOTE, ("cpu",))
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    check_devices(input, index, source)
     if not isinstance(index, Tensor) or index._dtype is not D.int64:
         got = scalar_name(index._dtype) if isinstance(index, Tensor) else type(index).__name__
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {got}")
@@ -351,7 +354,7 @@ def index_put_key(
             f"shape {list(target_shape)}"
         ) from None
     if accumulate:
-        xp.add.at(out, key, v)
+        add_at(xp, out, key, v)
     else:
         out[key] = v
     r = _wrap(out, input._dtype, input._device)

@@ -10,6 +10,7 @@ from ... import backend as _backend
 from ..._tensor.core import Tensor, _wrap
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.scatter_at import add_at
 from .._dispatch import check_inplace, commit_inplace, needs_input_grad, record, scalar_name, xp_for
 from ..shape.diagonal import _tangent
 
@@ -43,7 +44,7 @@ def _put_array(xp, x, idx, src, accumulate: bool):
     out = x.copy().reshape(-1)
     src = src.reshape(-1)
     if accumulate:
-        xp.add.at(out, idx, src)
+        add_at(xp, out, idx, src)
     else:
         out[idx] = src
     return out.reshape(x.shape)

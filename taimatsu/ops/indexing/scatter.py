@@ -14,6 +14,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.scatter_at import add_at, multiply_at
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -125,12 +126,17 @@ def _gathered(r: Tensor, input: Tensor, d: int, index: Tensor, out) -> Tensor:
 
 
 def _scatter_key(xp, idx, d):
-    grids = list(xp.indices(idx.shape, sparse=True))
+    """The advanced-indexing key of ``idx`` along ``d``: each other dimension's open grid
+    (``np.indices(..., sparse=True)``, built here: CuPy's ``indices`` has no ``sparse``)."""
+    n = idx.ndim
+    grids = [xp.arange(s).reshape((1,) * i + (s,) + (1,) * (n - i - 1))
+             for i, s in enumerate(idx.shape)]  # fmt: skip
     grids[d] = idx.astype(np.int64, copy=False)
     return tuple(grids)
 
 
 def _scatter_checks(name, input, d, index, src):
+    check_devices(input, index, src)  # before CuPy meets a host index (a TypeError there)
     _check_index_dtype(index, f"{name}(): Expected dtype int32/int64 for index")
     if input._dtype in D._SHELL_UINTS and index._data.size:
         kind = "tensor" if isinstance(src, Tensor) else "scalar"
@@ -172,6 +178,10 @@ def _scatter_into(input: Tensor, d, index: Tensor, src, ufunc=None):
         vals = xp.asarray(src).astype(out.dtype)
     if ufunc is None:
         out[key] = vals
+    elif ufunc is xp.multiply:
+        multiply_at(xp, out, key, vals)
+    elif ufunc is xp.add:
+        add_at(xp, out, key, vals)
     else:
         ufunc.at(out, key, vals)
     return _wrap(out.reshape(input._data.shape), input._dtype, input._device)

@@ -26,6 +26,7 @@ from ..._tensor.core import Tensor, _wrap
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
+from ...backend.scatter_at import add_at
 from .._dispatch import _fw_state, check_inplace, record, scalar_name, xp_for
 from ..shape.view_ops import alias, select, slice_dim, unsqueeze, unsqueeze_array, view
 from ..shape.views import check_no_overlap, check_no_partial_overlap, make_view
@@ -397,7 +398,7 @@ def index_put_acc(g: Tensor, shape, key) -> Tensor:
     """Zeros of ``shape`` with ``g`` summed into ``[key]`` (the adjoint of ``x[key]``)."""
     xp = xp_for(g)
     out = xp.zeros(shape, g._data.dtype)
-    xp.add.at(out, key, g._data)
+    add_at(xp, out, key, g._data)
     r = _wrap(out, g._dtype, g._device)
     if g._rg and _gm.enabled:
         record(_IndexPutAcc, (g,), r, (), key=key)

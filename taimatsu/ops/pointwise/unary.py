@@ -369,7 +369,11 @@ def _polygamma_array(xp, a, n: int = 0):
 
         return (series.digamma, series.trigamma)[n](a)
     special = _special(xp)
-    return (special.psi(a) if n == 0 else special.polygamma(n, a)).astype(a.dtype, copy=False)
+    if n == 0:
+        return special.psi(a).astype(a.dtype, copy=False)
+    # the order as an array: CuPy's polygamma compares it with 0 through cupy.where, which
+    # fails on a Python int's bool
+    return special.polygamma(xp.asarray(n), a).astype(a.dtype, copy=False)
 
 
 digamma, digamma_ = unary(

@@ -107,7 +107,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode=None) -> Tensor:
         if p == 0:
             data = (diff != 0).sum(-1).astype(a.dtype)
         elif math.isinf(p):
-            data = diff.max(-1, initial=0)
+            # no ``initial=0`` for zero features: CuPy's max lacks it
+            data = diff.max(-1) if diff.shape[-1] else xp.zeros(diff.shape[:-1], diff.dtype)
         elif p == 1:
             data = diff.sum(-1)
         elif p == 2:

@@ -38,5 +38,25 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     xp = xp_for(input)
     wide = np.float64 if input._dtype.category == D.FLOAT else np.int64
     bits = xp.asarray(a, wide).view(np.uint64)
-    r = xp.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim) if dims else bits.copy()
+    r = _xor_reduce(xp, bits, dims, keepdim) if dims else bits.copy()
     return _wrap(xp.asarray(r, np.uint64), D.uint64, input._device)
+
+
+def _xor_reduce(xp, bits, dims: tuple, keepdim: bool):
+    """``bitwise_xor.reduce`` over ``dims``: NumPy's ufunc method, or on CuPy (whose ufuncs
+    reduce only by add and multiply) halving the moved-to-the-end axis pairwise: xor is
+    associative and commutative, so any order gives the same bits."""
+    if xp is np:
+        return np.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim)
+    kept = [i for i in range(bits.ndim) if i not in dims]
+    flat = xp.ascontiguousarray(bits.transpose(*kept, *dims)).reshape(
+        [bits.shape[i] for i in kept] + [-1]
+    )
+    while flat.shape[-1] > 1:
+        half = flat.shape[-1] // 2
+        top = flat[..., half : 2 * half] ^ flat[..., :half]
+        flat = top if flat.shape[-1] % 2 == 0 else xp.concatenate([top, flat[..., -1:]], -1)
+    r = flat[..., 0]
+    if keepdim:
+        r = r.reshape([1 if i in dims else s for i, s in enumerate(bits.shape)])
+    return r

@@ -158,6 +158,18 @@ def _logcumsumexp_complex(xp, a, d):
     return xp.moveaxis(r, 0, d)
 
 
+def _logaddexp_accumulate(xp, a, d: int):
+    """``logaddexp.accumulate(a, axis=d)``: NumPy's ufunc method, or on CuPy (whose ufuncs
+    accumulate only add and multiply) the same left-to-right recurrence, one step per call."""
+    if xp is np:
+        return np.logaddexp.accumulate(a, axis=d)
+    r = xp.array(a, copy=True)
+    steps = xp.moveaxis(r, d, 0)
+    for t in range(1, steps.shape[0]):
+        xp.logaddexp(steps[t - 1 : t], steps[t : t + 1], out=steps[t : t + 1])
+    return r
+
+
 @silent
 def logcumsumexp(input, dim, *, out=None):
     """``log(cumsum(exp(input), dim))``, stable (a log-add-exp accumulation)."""
@@ -180,8 +192,8 @@ def logcumsumexp(input, dim, *, out=None):
     else:
         # PyTorch carries the running value in acc_type (double for float32, float for the
         # half types) and rounds each output to the dtype
-        r = xp.logaddexp.accumulate(
-            a.astype(_SCAN_ACC.get(a.dtype, np.float32)) if a.dtype.itemsize < 8 else a, axis=d
+        r = _logaddexp_accumulate(
+            xp, a.astype(_SCAN_ACC.get(a.dtype, np.float32)) if a.dtype.itemsize < 8 else a, d
         )
     res = _wrap(row_major(xp, r.astype(a.dtype, copy=False)), input._dtype, input._device)
     if _gm.enabled and input._rg:

@@ -15,6 +15,7 @@ from ...autograd.engine import _conform, edge_of
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import Node, carry_retain, node_class
+from ...backend.scatter_at import add_at
 from .._dispatch import _fw_state, record, xp_for
 
 
@@ -317,10 +318,7 @@ def strided_scatter(g: Tensor, in_geom, geom) -> Tensor:
     n = max(_extent(in_size, in_stride, in_off), _extent(size, stride, off))
     flat = xp.zeros(n, g._data.dtype)
     idx = _index_map(xp, n, size, stride, off)
-    if xp is np:
-        np.add.at(flat, idx.reshape(-1), g._data.reshape(-1))
-    else:
-        xp.add.at(flat, idx.reshape(-1), g._data.reshape(-1))
+    add_at(xp, flat, idx.reshape(-1), g._data.reshape(-1))
     out = strided_array(xp, flat, in_size, in_stride, in_off).copy()
     r = _wrap(out, g._dtype, g._device)
     if g._rg and _gm.enabled:
