@@ -170,11 +170,24 @@ def _lstsq_jvp(A, B, X, R, vec, full_rank):
 
 
 @cast_policy(FP32, ("cpu",))
-@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     """``torch.linalg.lstsq``: least-squares solution of A X = B per LAPACK driver (CPU default
-    'gelsy'). residuals: only for m > n, full rank and a driver other than gelsy (gels: always
-    for m > n); rank: not for gels; singular_values: gelsd and gelss."""
+    'gelsy'; CUDA tensors: 'gels' only, as PyTorch's cuSOLVER/MAGMA path)."""
+    if isinstance(A, Tensor) and A._device.type == "cuda" and driver != "gels":
+        if driver is not None:
+            _check_lstsq(A, B, driver)  # an unknown driver's error comes first
+            raise RuntimeError(
+                "torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA"
+            )
+        driver = "gels"
+    return _lstsq(A, B, rcond, driver=driver, out=out)
+
+
+@on_host  # LAPACK through NumPy/SciPy: CUDA tensors go through the host
+def _lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
+    """``lstsq`` on the host, per LAPACK driver (default 'gelsy'). residuals: only for m > n,
+    full rank and a driver other than gelsy (gels: always for m > n); rank: not for gels;
+    singular_values: gelsd and gelss."""
     vec = _check_lstsq(A, B, driver)
     driver = driver or "gelsy"
     a, b = np.asarray(A._data), np.asarray(B._data)

@@ -74,6 +74,9 @@ def setup(dry: bool):
         raise SystemExit("needs a GPU visible to both CuPy and PyTorch (or --dry-run)")
     if dry:
         torch.set_num_threads(1)  # a shared CI machine: the dry run's timings mean nothing anyway
+    else:  # full float32 products in the reference (cuDNN's RNNs otherwise use TF32 on Ampere+)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     return taimatsu, torch, "cuda", ("cpu" if dry else "cuda")
 
 
@@ -139,6 +142,17 @@ def _compare(a, b, rtol, atol) -> str | None:
     return None
 
 
+def _where(e: BaseException) -> str:
+    """The innermost taimatsu (or else the innermost) frame of ``e``'s traceback, as
+    ``file:line``: where to look without the whole traceback."""
+    frames = traceback.extract_tb(e.__traceback__)
+    mine = [f for f in frames if "/taimatsu/" in f.filename] or frames
+    if not mine:
+        return "?"
+    f = mine[-1]
+    return f"{f.filename.split('/taimatsu/')[-1]}:{f.lineno}"
+
+
 # ---- 2. the op database --------------------------------------------------------------------------------
 def _opdb_side(T, call, op, device, cot_seed):
     leaves = [t.to(device) for t in call.make_leaves(T)]
@@ -181,13 +195,19 @@ def opdb_section(tm, th, tm_dev, th_dev, deadline, limit) -> dict:
                     _opdb_side(tm, call, info.op, tm_dev, k)
                     verdict, why = (
                         "fail",
-                        f"{call!r}: PyTorch raised {type(e).__name__}, taimatsu did not",
+                        (
+                            f"{call!r}: PyTorch raised {type(e).__name__} ({str(e)[:160]}), "
+                            "taimatsu did not"
+                        ),
                     )
                 except Exception as e2:  # noqa: BLE001
                     if type(e2).__name__ != type(e).__name__:
                         verdict, why = (
                             "fail",
-                            f"{call!r}: {type(e2).__name__} vs {type(e).__name__}",
+                            (
+                                f"{call!r}: {type(e2).__name__} ({str(e2)[:120]}; {_where(e2)}) vs "
+                                f"{type(e).__name__} ({str(e)[:120]})"
+                            ),
                         )
                 if verdict != "pass":
                     break
@@ -195,7 +215,10 @@ def opdb_section(tm, th, tm_dev, th_dev, deadline, limit) -> dict:
             try:
                 got = _opdb_side(tm, call, info.op, tm_dev, k)
             except Exception as e:  # noqa: BLE001
-                verdict, why = "error", f"{call!r}: {type(e).__name__}: {str(e)[:200]}"
+                verdict, why = (
+                    "error",
+                    f"{call!r}: {type(e).__name__}: {str(e)[:200]} ({_where(e)})",
+                )
                 break
             diff = _compare(got[0], want[0], rtol, atol) or (
                 _compare(got[1], want[1], rtol * 10, atol * 10) if want[1] else None
@@ -258,7 +281,7 @@ def nn_section(tm, th, tm_dev, th_dev, deadline, limit) -> dict:
                 rows.append((case.id, "fail", diff))
         except Exception as e:  # noqa: BLE001
             verdict = "error"
-            rows.append((case.id, "error", f"{type(e).__name__}: {str(e)[:200]}"))
+            rows.append((case.id, "error", f"{type(e).__name__}: {str(e)[:200]} ({_where(e)})"))
         counts[verdict] += 1
     return {"cases": len(cases), "counts": counts, "problems": rows}
 
@@ -427,7 +450,9 @@ def benchmark_section(tm, th, tm_dev, th_dev, dry: bool, deadline) -> list:
             peak = tm.cuda.max_memory_allocated() / 2**20
             rows.append((name, t_tm, t_th, peak, ""))
         except Exception as e:  # noqa: BLE001
-            rows.append((name, None, None, None, f"{type(e).__name__}: {str(e)[:200]}"))
+            rows.append(
+                (name, None, None, None, f"{type(e).__name__}: {str(e)[:200]} ({_where(e)})")
+            )
     return rows
 
 

@@ -178,7 +178,14 @@ def histogramdd(input: Tensor, bins, *, range=None, weight=None, density: bool =
 
 
 def histogram(input: Tensor, bins, *, range=None, weight=None, density: bool = False, out=None):
-    """A 1-D histogram of all elements of ``input``: ``(hist, bin_edges)``."""
+    """A 1-D histogram of all elements of ``input``: ``(hist, bin_edges)``. CPU only, as in
+    PyTorch, which has no CUDA kernel for it (``torch.histc`` has one)."""
+    if isinstance(input, Tensor) and input._device.type == "cuda":
+        from ..._tensor.sparse import _NOT_RUN
+
+        op = "histogram.bins_tensor" if isinstance(bins, Tensor) else "histogram.bin_ct"
+        raise NotImplementedError(_NOT_RUN.format(op=op + ("_out" if out is not None else ""),
+                                                  backend="CUDA"))  # fmt: skip
     if out is not None:
         from .._dispatch import check_out, write_out
 
