@@ -42,6 +42,21 @@ def _right_solve(B, A):
     return _h(_solve(_h(A), _h(B)))
 
 
+def _tri_left(A, B, upper: bool, unit: bool = False):
+    """``A^{-1} B`` for a triangular ``A``: no singularity check, a zero pivot gives inf/NaN
+    as in PyTorch's backward formulas (a general solve would raise)."""
+    from .structured import solve_triangular
+
+    return solve_triangular(A, B, upper=upper, unitriangular=unit)
+
+
+def _tri_right(B, A, upper: bool, unit: bool = False):
+    """``B A^{-1}`` for a triangular ``A`` (see ``_tri_left``)."""
+    from .structured import solve_triangular
+
+    return solve_triangular(A, B, upper=upper, left=False, unitriangular=unit)
+
+
 def _mm(*ms):
     out = ms[0]
     for m in ms[1:]:
@@ -261,7 +276,7 @@ def eig_jvp(L, V, dA):
 def _lu_square_vjp(L, U, gL, gU):
     # X = L^{-1} P^T dA U^{-1}: dL = L tril(X, -1), dU = triu(X) U.
     inner = matmul(_h(L), gL).tril(-1) + matmul(gU, _h(U)).triu()
-    return _right_solve(_solve(_h(L), inner), _h(U))
+    return _tri_right(_tri_left(_h(L), inner, True, unit=True), _h(U), False)
 
 
 def lu_factor_vjp(P, L, U, gLU):
@@ -275,15 +290,17 @@ def lu_factor_vjp(P, L, U, gLU):
 
         U1, U2 = U[..., :, :k], U[..., :, k:]
         gU1, gU2 = gLU[..., :, :k].triu(), gLU[..., :, k:]
-        gL = (gLU[..., :, :k] - matmul(_solve(_h(L), gU2), _h(U2))).tril(-1)
-        g = cat([_lu_square_vjp(L, U1, gL, gU1), _solve(_h(L), gU2)], -1)
+        LgU2 = _tri_left(_h(L), gU2, True, unit=True)
+        gL = (gLU[..., :, :k] - matmul(LgU2, _h(U2))).tril(-1)
+        g = cat([_lu_square_vjp(L, U1, gL, gU1), LgU2], -1)
     else:
         from ..ops.shape.copies import cat
 
         L1, L2 = L[..., :k, :], L[..., k:, :]
         gL1, gL2 = gLU[..., :k, :].tril(-1), gLU[..., k:, :]
-        gU = (gLU[..., :k, :] - matmul(_h(L2), _right_solve(gL2, _h(U)))).triu()
-        g = cat([_lu_square_vjp(L1, U, gL1, gU), _right_solve(gL2, _h(U))], -2)
+        gL2U = _tri_right(gL2, _h(U), False)
+        gU = (gLU[..., :k, :] - matmul(_h(L2), gL2U)).triu()
+        g = cat([_lu_square_vjp(L1, U, gL1, gU), gL2U], -2)
     return matmul(P, g)
 
 
@@ -294,18 +311,18 @@ def lu_factor_jvp(P, L, U, dA):
     from ..ops.shape.copies import cat
 
     if m <= n:
-        X = _right_solve(_solve(L, dA[..., :, :k]), U[..., :, :k])
+        X = _tri_right(_tri_left(L, dA[..., :, :k], False, unit=True), U[..., :, :k], True)
         dL = matmul(L, X.tril(-1))
         dU1 = matmul(X.triu(), U[..., :, :k])
         if m == n:
             return dL + dU1
-        dU2 = _solve(L, dA[..., :, k:] - matmul(dL, U[..., :, k:]))
+        dU2 = _tri_left(L, dA[..., :, k:] - matmul(dL, U[..., :, k:]), False, unit=True)
         return cat([dL + dU1, dU2], -1)
     L1 = L[..., :k, :]
-    X = _right_solve(_solve(L1, dA[..., :k, :]), U)
+    X = _tri_right(_tri_left(L1, dA[..., :k, :], False, unit=True), U, True)
     dL1 = matmul(L1, X.tril(-1))
     dU = matmul(X.triu(), U)
-    dL2 = _right_solve(dA[..., k:, :] - matmul(L[..., k:, :], dU), U)
+    dL2 = _tri_right(dA[..., k:, :] - matmul(L[..., k:, :], dU), U, True)
     return cat([dL1 + dU, dL2], -2)
 
 

@@ -40,27 +40,36 @@ def _tangents(outs, fn, *args) -> None:
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+class _RankDeficient(Exception):  # a signal inside this module, never raised out of it
+    """'gels' met a zero on R's diagonal (LAPACK's ``info``: its 1-based index)."""
+
+
 def _lstsq_one(a, b, driver, rcond):
     """(solution, residuals or None, rank or None, singular values or None) for one matrix."""
     import scipy.linalg
     from scipy.linalg import lapack
 
     m, n = a.shape
+    real = np.abs(a[:0, :0]).dtype
     if driver == "gels":
-        if a.size == 0 or b.size == 0:
+        if a.size == 0 or b.size == 0:  # PyTorch's residuals of a tall empty system: zeros
             x = np.zeros((n, b.shape[1]), a.dtype)
-            return x, None, None, None
+            return x, np.zeros(b.shape[1], real) if m > n else None, None, None
         (gels,) = lapack.get_lapack_funcs(("gels",), (a, b))
         bb = np.zeros((max(m, n), b.shape[1]), b.dtype)
         bb[:m] = b
-        _, x, _ = gels(a, bb)
+        _, x, info = gels(a, bb)
+        if info > 0:  # a zero on R's diagonal: not of full rank
+            raise _RankDeficient(info)
         res = (np.abs(x[n:]) ** 2).sum(0) if m > n else None
         return x[:n], res, None, None
     if a.size == 0 or b.size == 0:
         k = min(m, n)
         x = np.zeros((n, b.shape[1]), a.dtype)
-        s = np.zeros(k, np.abs(a[:0, :0]).dtype) if driver != "gelsy" else None
-        return x, None, 0, s
+        s = np.zeros(k, real) if driver != "gelsy" else None
+        # gelsd/gelss: the residuals of x = 0, b's squared norms (rank 0 is full when n is 0)
+        res = (np.abs(b) ** 2).sum(0).astype(real) if m > n == 0 and driver != "gelsy" else None
+        return x, res, 0, s
     try:
         x, res, rank, s = scipy.linalg.lstsq(
             a, b, cond=rcond, lapack_driver=driver, check_finite=False
@@ -201,7 +210,17 @@ def _lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None, out=None):
     rt = A._dtype.to_real()
     if rcond is None:
         rcond = float(np.finfo(rt.np).eps) * max(m, n)
-    outs = [_lstsq_one(af[i], bf[i], driver, rcond) for i in range(count)]
+    outs = []
+    for i in range(count):
+        try:
+            outs.append(_lstsq_one(af[i], bf[i], driver, rcond))
+        except _RankDeficient as e:
+            from .decompositions import _batch_msg, _LinAlgError
+
+            msg = ("The least squares solution could not be computed because the input matrix "
+                   f"does not have full rank (error code: {e.args[0]}).")  # fmt: skip
+            raise _LinAlgError("torch.linalg.lstsq: " + _batch_msg(i, count > 1 or A.dim() > 2,
+                                                                   msg)) from None  # fmt: skip
     nrhs = b.shape[-1]
     x = (
         np.stack([o[0] for o in outs]).reshape(lead + (n, nrhs))

@@ -44,8 +44,8 @@ def _cdist_coef(x1, x2, out, p):
 def _cdist_vjp(node, g):
     x1, x2, out = node.saved()
     _, coef = _cdist_coef(x1, x2, out, node.p)
-    if coef is None:
-        return None, None
+    if coef is None:  # p = 0: PyTorch's kernel gives zeros
+        return x1.new_zeros(x1.shape), x2.new_zeros(x2.shape)
     gd = g.unsqueeze(-1) * coef
     return gd.sum(-2), -gd.sum(-3)
 
@@ -134,6 +134,13 @@ def _dist_vjp(node, g):
     a, b, out = node.saved()
     coef = _dist_coef(a, b, out, node.p)
     if coef is None:
+        # p = 0: PyTorch's formula leaves the gradient undefined, and other's, its negation,
+        # fails on it
+        if node.next_functions[1][0] is not None:
+            raise RuntimeError(
+                "Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                "argument #0 'self'"
+            )
         return None, None
     gd = g * coef
     return gd, -gd
