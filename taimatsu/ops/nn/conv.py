@@ -298,6 +298,14 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 KEEP_COLS_BYTES = 0
 # Column buffers that are not kept are built this many bytes (a few images) at a time.
 COLS_BLOCK_BYTES = 1 << 20
+# On a GPU, where each block costs a dozen kernel launches of CuPy's ~10-20 us fixed cost and
+# memory is plentiful, blocks this large: a whole training batch in one (the verification
+# script's CNN step made ~750 CuPy calls with 1 MiB blocks).
+CUDA_COLS_BLOCK_BYTES = 256 << 20
+
+
+def _block_bytes(xp) -> int:
+    return COLS_BLOCK_BYTES if xp is np else CUDA_COLS_BLOCK_BYTES
 
 
 def _blocks(lo: int, hi: int, step: int):
@@ -340,7 +348,7 @@ def _conv_array(xp, x, w, b, stride, pads, dilation, groups, keep=False):
     keep = keep and n * image_bytes <= KEEP_COLS_BYTES
     cols = xp.empty((n, c, kh, kw, ho, wo), x.dtype) if keep else None
     out = xp.empty((n, groups, o // groups, length), x.dtype)
-    step = n if keep else max(1, COLS_BLOCK_BYTES // image_bytes)
+    step = n if keep else max(1, _block_bytes(xp) // image_bytes)
     rows = _shift_rows((kh, kw), dilation, stride, (ho, wo))
 
     def part(lo, hi):
@@ -411,7 +419,7 @@ def _input_grad_by_rows(xp, w, g, gx, pads, stride, dilation, groups, parts=1) -
     top = pads[0]
     r_hi = min(rows, top + h)  # the padded rows that hold input rows
     col_taps = _tap_ranges(wd, kw, stride[1], dilation[1], pads[2], wo)
-    step = max(1, COLS_BLOCK_BYTES // ((o * kh + c * kw) * rows * wo * g.itemsize))
+    step = max(1, _block_bytes(xp) // ((o * kh + c * kw) * rows * wo * g.itemsize))
 
     def part(lo, hi):
         nb = _share(step, lo, hi, n * parts)  # parts: threads building blocks at once
@@ -447,7 +455,7 @@ def _conv_grads_array(xp, x, w, g, need_x, need_w, pads, stride, dilation, group
     gg = g.reshape(n, groups, og, length)
     gx = gw = None
     c = groups * cg
-    step = max(1, COLS_BLOCK_BYTES // (groups * k * length * g.itemsize))
+    step = max(1, _block_bytes(xp) // (groups * k * length * g.itemsize))
     if need_w:
         # columns @ g^T per image, (K, L) @ (L, Og): with the long L as the inner dimension of
         # both operands' rows this runs ~1.5x faster in OpenBLAS than g @ columns^T. The
