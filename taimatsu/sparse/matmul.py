@@ -166,7 +166,7 @@ def _gustavson(xp, a: SparseTensor, b: SparseTensor):
     uniq, first, inverse = xp.unique(key, return_index=True, return_inverse=True)
     vals = xp.zeros(uniq.shape[0], dtype=av.dtype)
     arrays.scatter_add(xp, vals, inverse.reshape(-1), av[entry] * bv[pos])
-    order = xp.lexsort((first, uniq // b.shape[1]))  # by row, then by first appearance
+    order = xp.lexsort(xp.stack((first, uniq // b.shape[1])))  # by row, then first appearance
     crow = xp.concatenate([xp.zeros(1, np.int64), xp.cumsum(xp.bincount(
         uniq // b.shape[1], minlength=a.shape[0]))])  # fmt: skip
     return crow, (uniq % b.shape[1])[order], vals[order]

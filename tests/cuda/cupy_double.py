@@ -14,8 +14,8 @@ What it reproduces from CuPy (so that a code path that works here is likely to w
 - The NumPy-only names of ``DENIED`` are absent, as they are from CuPy; so are the keyword
   arguments of ``REFUSED_KWARGS`` (``indices(sparse=)``, ``max(initial=)``, ...), ``flags``
   has no ``writeable``, ufunc methods exist only for the ufuncs CuPy gives them (``reduce`` and
-  ``accumulate``: add, multiply; ``reduceat``: add; ``at``: add, maximum, minimum; ``add.at``
-  for 32/64-bit integers and floats only), and
+  ``accumulate``: add, multiply; ``reduceat``: add; ``at``: add, maximum, minimum, for 32/64-bit
+  integers and floats only, float16 for add), ``lexsort`` wants an array, and
   ``cupyx.scipy.special.polygamma`` fails on a Python number as its order. (These were found
   by the first run on a GPU, CuPy 14.2 on an H200, 2026-12-04.)
 - ``cupy.cuda``: ``Device`` (two of them), ``runtime``, ``Stream``, ``Event`` and
@@ -101,6 +101,8 @@ REFUSED_KWARGS = {
                                       "prod", "nansum", "nanprod")},
     "mean": frozenset(["where"]),
 }  # fmt: skip
+# Functions whose first argument CuPy reads as an array (a tuple or list fails there).
+_ARRAY_FIRST = frozenset(["lexsort"])
 # The ufunc methods CuPy has, and for which ufuncs (``outer``: all).
 _UFUNC_METHODS = {
     "reduce": ("add", "multiply"),
@@ -196,6 +198,8 @@ def _delegate(fn, name: str):
         for k in kwargs:
             if k in refused:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        if name in _ARRAY_FIRST and args and isinstance(args[0], (tuple, list)):
+            raise AttributeError(f"'{type(args[0]).__name__}' object has no attribute 'ndim'")
         if name in _DATA_SIZED:
             STATS.sync(name)
         args = _unwrap(args)
@@ -228,20 +232,26 @@ class ufunc:
 
             return refuse
         call = _delegate(getattr(self._u, method), f"{self.__name__}.{method}")
-        if method == "at" and self.__name__ == "add":
-            return _add_at(call)
+        if method == "at" and self.__name__ in _AT_DTYPES:
+            return _typed_at(call, self.__name__)
         return call
 
 
-def _add_at(call):
-    """CuPy's ``add.at`` takes 32/64-bit integers and float16/32/64 only."""
+# The dtype chars CuPy's ufunc.at takes (CuPy 14.2), and its error's list of them.
+_AT_DTYPES = {
+    "add": ("iIlLqQefd", "int32, int64, float16, float32, float64, uint32, uint64"),
+    "maximum": ("iIlLqQfd", "int32, int64, float32, float64, uint32, uint64"),
+    "minimum": ("iIlLqQfd", "int32, int64, float32, float64, uint32, uint64"),
+}
+
+
+def _typed_at(call, name: str):
+    """CuPy's ``add.at`` / ``maximum.at`` / ``minimum.at`` take only some dtypes."""
+    chars, listed = _AT_DTYPES[name]
 
     def at(a, indices, b=None):
-        if a.dtype.char not in "iIlLqQefd":
-            raise TypeError(
-                "cupy.add.at only supports int32, int64, float16, float32, float64, uint32, "
-                "uint64 as data type"
-            )
+        if a.dtype.char not in chars:
+            raise TypeError(f"cupy.{name}.at only supports {listed} as data type")
         return call(a, indices, b)
 
     return at

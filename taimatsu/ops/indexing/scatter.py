@@ -14,7 +14,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...backend.scatter_at import add_at, multiply_at
+from ...backend.scatter_at import ufunc_at
 from .._dispatch import (
     OUT_EXACT,
     _fw_state,
@@ -178,12 +178,8 @@ def _scatter_into(input: Tensor, d, index: Tensor, src, ufunc=None):
         vals = xp.asarray(src).astype(out.dtype)
     if ufunc is None:
         out[key] = vals
-    elif ufunc is xp.multiply:
-        multiply_at(xp, out, key, vals)
-    elif ufunc is xp.add:
-        add_at(xp, out, key, vals)
     else:
-        ufunc.at(out, key, vals)
+        ufunc_at(xp, ufunc, out, key, vals)
     return _wrap(out.reshape(input._data.shape), input._dtype, input._device)
 
 
