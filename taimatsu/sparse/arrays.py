@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend.scatter_at import ufunc_at
+
 
 def scipy_sparse(device):
     """``scipy.sparse`` for CPU tensors, ``cupyx.scipy.sparse`` for CUDA ones."""
@@ -23,22 +25,12 @@ def scipy_sparse(device):
 
 def scatter_add(xp, out, index, values) -> None:
     """``out[index] += values`` with repeated indices summed, in index order."""
-    if xp is np:
-        np.add.at(out, index, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(out, index, values)
+    ufunc_at(xp, xp.add, out, index, values)
 
 
 def scatter_max(xp, out, index, values) -> None:
     """``out[index] = max(out[index], values)`` with repeated indices."""
-    if xp is np:
-        np.maximum.at(out, index, values)
-    else:
-        import cupyx
-
-        cupyx.scatter_max(out, index, values)
+    ufunc_at(xp, xp.maximum, out, index, values)
 
 
 def linear_index(xp, indices, sparse_shape):
