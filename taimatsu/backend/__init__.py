@@ -117,6 +117,17 @@ def is_cupy_array(a) -> bool:
     return type(a).__module__.startswith("cupy")
 
 
+def linalg_errors(xp):
+    """A context in which ``xp.linalg`` reports a singular matrix by raising NumPy's
+    LinAlgError: NumPy always does; CuPy only under ``cupyx.errstate(linalg="raise")`` (by
+    default it returns inf/NaN without looking at cuSOLVER's info, where PyTorch raises)."""
+    if xp is np:
+        return contextlib.nullcontext()
+    import cupyx
+
+    return cupyx.errstate(linalg="raise")
+
+
 def writeable(a) -> bool:
     """Whether ``a``'s memory may be written: NumPy's flag; a CuPy array always may (its
     ``flags`` have no ``writeable``)."""

@@ -16,6 +16,7 @@ from .._tensor_arguments import guard as _guard
 from ..autograd.forward_ad import _register, on_primals
 from ..autograd.grad_mode import state as _gm
 from ..autograd.graph import node_class
+from ..backend import linalg_errors, to_numpy
 from ..ops._dispatch import OUT_EXACT, _fw_state, record, write_out, xp_for
 from ..ops.contraction.matmul import matmul
 from ..ops.on_host import on_host
@@ -100,7 +101,8 @@ def inv(A: Tensor, *, out=None) -> Tensor:
     _square("inv", A, "low")
     xp = xp_for(A)
     try:
-        data = xp.linalg.inv(A._data)
+        with linalg_errors(xp):
+            data = xp.linalg.inv(A._data)
     except np.linalg.LinAlgError:
         raise _singular_inv(A) from None
     r = _wrap(data.astype(A._dtype.np, copy=False), A._dtype, A._device)
@@ -128,7 +130,7 @@ def _getrf_info(A: Tensor):
     """LAPACK getrf's info for every matrix of A (flattened): the 1-based first exactly zero pivot, or 0."""
     from scipy.linalg import get_lapack_funcs
 
-    a = np.asarray(A._data)
+    a = to_numpy(A._data)  # (a CUDA matrix's error path: copied to the host)
     flat = a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
     return np.array([max(int(get_lapack_funcs("getrf", (m,))(m)[2]), 0) for m in flat], np.int64)
 
@@ -315,7 +317,8 @@ def _solve_left(A: Tensor, B: Tensor, vec: bool) -> Tensor:
             f"{b.shape[-2] if b.ndim > 1 else 1}x{b.shape[-1]})"
         )
     try:
-        x = xp.linalg.solve(A._data, b)
+        with linalg_errors(xp):
+            x = xp.linalg.solve(A._data, b)
     except np.linalg.LinAlgError:
         raise _singular_solve(A) from None
     if vec:

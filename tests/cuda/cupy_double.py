@@ -15,7 +15,8 @@ What it reproduces from CuPy (so that a code path that works here is likely to w
   arguments of ``REFUSED_KWARGS`` (``indices(sparse=)``, ``max(initial=)``, ...), ``flags``
   has no ``writeable``, ufunc methods exist only for the ufuncs CuPy gives them (``reduce`` and
   ``accumulate``: add, multiply; ``reduceat``: add; ``at``: add, maximum, minimum, for 32/64-bit
-  integers and floats only, float16 for add), ``lexsort`` wants an array, and
+  integers and floats only, float16 for add), ``lexsort`` wants an array, ``linalg.inv`` and
+  ``linalg.solve`` give NaN for a singular matrix unless ``cupyx.errstate(linalg="raise")``, and
   ``cupyx.scipy.special.polygamma`` fails on a Python number as its order. (These were found
   by the first run on a GPU, CuPy 14.2 on an H200, 2026-12-04.)
 - ``cupy.cuda``: ``Device`` (two of them), ``runtime``, ``Stream``, ``Event`` and
@@ -988,6 +989,28 @@ _module.asnumpy = asnumpy
 _module.cuda = cuda
 _module.random = random_module
 _module.linalg = _Namespace("cupy.linalg", np.linalg)
+_LINALG = ["ignore"]  # cupyx.errstate(linalg=...): CuPy's default does not raise
+
+
+def _unchecked(name: str):
+    """CuPy's inv/solve: a singular matrix gives NaN (its cuSOLVER info unread) unless
+    ``cupyx.errstate(linalg="raise")``, where NumPy's LinAlgError is raised."""
+    call = _delegate(getattr(np.linalg, name), name)
+
+    def run(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except np.linalg.LinAlgError:
+            if _LINALG[0] == "raise":
+                raise
+            shape = args[-1].shape if name == "solve" else args[0].shape
+            return _of(np.full(shape, np.nan, args[0].dtype))
+
+    return run
+
+
+for _name in ("inv", "solve"):
+    setattr(_module.linalg, _name, _unchecked(_name))
 _module.fft = _Namespace("cupy.fft", np.fft)
 _module.lib = types.ModuleType("cupy.lib")
 _module.lib.stride_tricks = _Namespace("cupy.lib.stride_tricks", np.lib.stride_tricks)
@@ -1038,6 +1061,25 @@ def scatter_add(a, slices, value) -> None:
 
 
 cupyx.scatter_add = scatter_add
+
+
+class _Errstate:
+    """``cupyx.errstate(linalg=...)``: whether cupy.linalg raises on a singular matrix."""
+
+    def __init__(self, *, linalg=None, **others) -> None:
+        self.linalg = linalg
+
+    def __enter__(self):
+        self.saved = _LINALG[0]
+        if self.linalg is not None:
+            _LINALG[0] = self.linalg
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _LINALG[0] = self.saved
+
+
+cupyx.errstate = _Errstate
 cupyx.empty_pinned = lambda shape, dtype=float, order="C": _pinned(np.empty(shape, dtype, order))
 cupyx.zeros_pinned = lambda shape, dtype=float, order="C": _pinned(np.zeros(shape, dtype, order))
 cupyx.empty_like_pinned = lambda a, dtype=None: _pinned(np.empty_like(a, dtype))

@@ -114,6 +114,27 @@ def test_index_on_the_host_is_refused(op, fake_cupy):
         op(x, taimatsu.tensor([[0, 1, 2, 0]]), s)
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda T, a: T.linalg.inv(a),
+        lambda T, a: T.linalg.solve(a, T.ones(2, device=a.device)),
+        lambda T, a: T.linalg.solve(a, T.ones(1, 2, device=a.device), left=False),
+        lambda T, a: T.inverse(a),
+    ],
+    ids=["inv", "solve", "solve_right", "inverse"],
+)
+def test_singular_matrix_raises_on_cuda_as_on_the_cpu(op, fake_cupy):
+    """CuPy's inv/solve return NaN for a singular matrix unless asked to check cuSOLVER's info
+    (the double does the same); PyTorch raises on CUDA as on the CPU."""
+    a = taimatsu.tensor([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(taimatsu.linalg.LinAlgError) as cpu:
+        op(taimatsu, a)
+    with pytest.raises(taimatsu.linalg.LinAlgError) as cuda:
+        op(taimatsu, a.cuda())
+    assert str(cuda.value) == str(cpu.value)
+
+
 def test_pin_memory(fake_cupy):
     x = taimatsu.randn(4, 5)
     assert not x.is_pinned()
