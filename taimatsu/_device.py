@@ -10,6 +10,7 @@ _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 class device:
     """A place tensors live: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
 
+    _tp_name = "torch.device"  # the name PyTorch's messages give its C type (type_name)
     __module__ = "taimatsu"  # <class 'taimatsu.device'>, as PyTorch's <class 'torch.device'>
     __slots__ = ("type", "index")
 

@@ -23,6 +23,8 @@ class dtype:
     extension registers its types, ufuncs and casts with NumPy): it is imported when a bfloat16
     ``np`` is first read, not by ``import taimatsu`` (``__getattr__``)."""
 
+    _tp_name = "torch.dtype"  # the name PyTorch's messages give its C type (type_name)
+
     __module__ = "taimatsu"  # <class 'taimatsu.dtype'>, as PyTorch's <class 'torch.dtype'>
 
     __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_legacy", "_aliases")
@@ -348,6 +350,8 @@ def can_cast(from_: dtype, to: dtype) -> builtins.bool:
 
 
 class finfo:
+    _tp_name = "torch.finfo"  # the name PyTorch's messages give its C type (type_name)
+
     def __init__(self, type: dtype | None = None):  # noqa: A002
         type = type or _default[0]
         if type.category < FLOAT:
@@ -380,6 +384,8 @@ def _finfo_of(type: dtype):
 
 
 class iinfo:
+    _tp_name = "torch.iinfo"  # the name PyTorch's messages give its C type (type_name)
+
     def __init__(self, type: dtype):  # noqa: A002
         if type.category not in (INT, BOOL) or type is bool:
             raise TypeError(

@@ -6,6 +6,7 @@ import itertools
 
 
 class layout:
+    _tp_name = "torch.layout"  # the name PyTorch's messages give its C type (type_name)
     __slots__ = ("name",)
 
     def __init__(self, name: str):
@@ -16,6 +17,7 @@ class layout:
 
 
 class memory_format:
+    _tp_name = "torch.memory_format"  # the name PyTorch's messages give its C type (type_name)
     __slots__ = ("name",)
 
     def __init__(self, name: str):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 class Size(tuple):
     __module__ = "taimatsu"  # <class 'taimatsu.Size'>, as PyTorch's <class 'torch.Size'>
+    _tp_name = "torch.Size"  # the name PyTorch's messages give its C type (type_name)
     __slots__ = ()
 
     def __new__(cls, sizes=()):

@@ -108,6 +108,9 @@ def type_name(value) -> str:
     builtins and classes defined in Python, module and name for extension types
     (``numpy.ndarray``)."""
     t = type(value)
+    own = t.__dict__.get("_tp_name")  # taimatsu's stand-ins for PyTorch's C types: torch.Size
+    if own is not None:
+        return own
     if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return t.__name__
     return f"{t.__module__}.{t.__name__}"

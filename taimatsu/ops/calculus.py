@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor.core import Tensor, _wrapdim
+from .._tensor_arguments import type_name
 from ._dispatch import write_out
 from .pointwise.binary import div_scalar, mul_scalar
 from .shape.copies import cat
@@ -134,7 +135,7 @@ def _gradient_spacings(input: Tensor, spacing, dims, dim_given: bool) -> list:
         for i, s in enumerate(spacing):
             if not isinstance(s, Tensor):
                 raise TypeError(
-                    f"expected Tensor as element {i} in argument 1, but got {type(s).__name__}"
+                    f"expected Tensor as element {i} in argument 1, but got {type_name(s)}"
                 )
             if s.dim() != 1:
                 raise RuntimeError(

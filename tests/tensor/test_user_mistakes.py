@@ -141,6 +141,11 @@ MISC_CALLS = [
     "x = T.tensor([[[1, 1, 2], [3, 3, 0]], [[1, 1, 2], [3, 3, 0]]]); [T.unique(x, dim=d).stride() for d in range(3)]",
     "x = T.tensor([[[1, 1, 2], [3, 3, 0]], [[1, 1, 2], [3, 3, 0]]]); [T.unique_consecutive(x, dim=d).stride() for d in range(3)]",
     "sorted(n for n in T.distributions.__all__ if n.islower())",
+    # a non-tensor in a tensor list, named by its type as PyTorch's C++ parser names it
+    "x = T.ones(2, 3); T.cat([x, x.shape])", "x = T.ones(2, 3); T.stack([x, T.float32])",
+    "x = T.ones(2, 3); T.hstack([x, T.device('cpu')])", "x = T.ones(2, 3); T.vstack([x, np.ones(3)])",
+    "x = T.ones(2, 3); T.column_stack([x, T.strided])", "x = T.ones(2, 3); T.dstack([x, T.finfo(T.float32)])",
+    "T.add(T.ones(2), T.float32)", "T.ones(2).mul(T.Size([2]))",
 ]  # fmt: skip
 
 

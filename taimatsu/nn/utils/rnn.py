@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor.core import Tensor
+from ..._tensor_arguments import type_name
 from ...ops.creation.factories import tensor as _tensor
 from ...ops.shape.copies import cat, stack
 
@@ -230,9 +231,7 @@ def pad_sequence(
     sequences = tuple(sequences)
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(s).__name__}"
-            )
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(s)}")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
     if padding_side not in ("left", "right"):

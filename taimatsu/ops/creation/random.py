@@ -39,6 +39,8 @@ class Generator:
     """``torch.Generator``: an independent random stream (CPU: PyTorch's numbers; CUDA: CuPy's,
     see backend/cuda_random.py)."""
 
+    _tp_name = "torch._C.Generator"  # the name PyTorch's messages give its C type (type_name)
+
     def __init__(self, device="cpu"):
         self.device = as_device(device)
         if self.device.type == "cuda":

@@ -20,6 +20,7 @@ from ... import backend as _backend
 from ..._autocast import PROMOTE, cast_policy
 from ..._flags import user_stacklevel, warn_once
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ..._tensor_arguments import type_name
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...backend.scatter_at import add_at
@@ -303,9 +304,7 @@ def _key_of(input: Tensor, indices):
     adv, masks, dim = [], [], 0
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
-            )
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
         if t._dtype not in INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         a = t._data

@@ -18,6 +18,7 @@ from ..._layout import (
     restrided,
 )
 from ..._tensor.core import Tensor, _wrap, _wrapdim
+from ..._tensor_arguments import type_name
 from ...autograd.forward_ad import _register
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
@@ -78,9 +79,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
-            )
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     if out is not None:  # any input sharing out's memory, even all of it, is refused
         from .views import check_no_partial_overlap
 
@@ -154,8 +153,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            got = type(t).__name__
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {got}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     ref = tensors[0]
     d = _wrapdim(dim, ref._data.ndim + 1)  # PyTorch checks the dim before the sizes
     for i, t in enumerate(tensors):
@@ -190,12 +188,13 @@ def _sequence(name: str, tensors) -> list:
     """The tensors of a TensorList argument; a Tensor there is PyTorch's TypeError (iterating
     over it would take its rows for the list)."""
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        from ..._tensor_arguments import type_name
-
         shown = "Tensor" if isinstance(tensors, Tensor) else type_name(tensors)
         raise TypeError(
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {shown}"
         )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     return list(tensors)
 
 
