@@ -273,13 +273,17 @@ class StructureMethods:
             raise TypeError(
                 f"squeeze() received an invalid combination of arguments - got ({given})"
             )
+        if len(dim) > 1:  # x.squeeze(0, 1): the dims as varargs, as PyTorch's int[] takes them
+            dim = (dim,)
         return _ops.squeeze(self, *dim, **kw)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
 
-    def squeeze_(self, dim=None):
-        return _ops.squeeze_(self, dim)
+    def squeeze_(self, *dim, **kw):
+        if len(dim) > 1:  # x.squeeze_(0, 1), as squeeze
+            dim = (dim,)
+        return _ops.squeeze_(self, *dim, **kw)
 
     def unsqueeze_(self, dim):
         return _ops.unsqueeze_(self, dim)

@@ -146,6 +146,8 @@ MISC_CALLS = [
     "x = T.ones(2, 3); T.hstack([x, T.device('cpu')])", "x = T.ones(2, 3); T.vstack([x, np.ones(3)])",
     "x = T.ones(2, 3); T.column_stack([x, T.strided])", "x = T.ones(2, 3); T.dstack([x, T.finfo(T.float32)])",
     "T.add(T.ones(2), T.float32)", "T.ones(2).mul(T.Size([2]))",
+    "T.ones(1, 1, 3).squeeze(0, 1).shape", "T.ones(1, 1, 3).squeeze(0, 5)",
+    "T.ones(1, 1, 3).squeeze_(0, 1).shape",
 ]  # fmt: skip
 
 
