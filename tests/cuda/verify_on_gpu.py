@@ -16,7 +16,8 @@ all, default 480; a section that runs out of time says where it stopped):
 4. the examples with ``--device cuda`` (exit status, last lines, wall time);
 5. benchmarks, taimatsu / PyTorch CUDA eager time ratios (median of timed repeats, each
    bracketed by ``torch.cuda.synchronize()``): MLP, CNN and GPT-style training steps, a large
-   matmul and large elementwise chains, plus peak memory.
+   matmul and large elementwise chains, plus peak memory;
+6. with ``--profile``: where taimatsu's training steps spend host time (cProfile).
 
 ``--dry-run`` runs the same code here, without a GPU: taimatsu on the CuPy test double
 (tests/cuda/cupy_double.py), PyTorch on the CPU as the reference, tiny sizes and a few entries,
@@ -465,6 +466,42 @@ def benchmark_section(tm, th, tm_dev, th_dev, dry: bool, deadline) -> list:
     return rows
 
 
+# ---- 6. host-time profile --------------------------------------------------------------------------------
+def profile_section(tm, tm_dev, dry: bool) -> str:
+    """Per training step: its time with and without the final synchronisation (equal when the
+    host is the bottleneck), then cProfile's top functions by own time over a few steps."""
+    import cProfile
+    import io
+    import pstats
+
+    sizes = {"mlp": 16, "cnn": 4, "gpt": (64, 32, 1, 16, 4)} if dry \
+        else {"mlp": 1024, "cnn": 32, "gpt": (512, 256, 4, 128, 16)}  # fmt: skip
+    parts = []
+    for kind in ("mlp", "cnn", "gpt"):
+        step = _training_step(tm, tm_dev, kind, sizes[kind])
+        for _ in range(3):
+            step()
+        _sync(tm, tm_dev)
+        start = time.perf_counter()
+        for _ in range(5):
+            step()
+        launched = time.perf_counter() - start
+        _sync(tm, tm_dev)
+        total = time.perf_counter() - start
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(3):
+            step()
+        _sync(tm, tm_dev)
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(15)
+        table = buf.getvalue().split("ncalls", 1)[-1]
+        parts.append(f"== {kind}: {total / 5 * 1e3:.2f} ms/step, {launched / 5 * 1e3:.2f} before "
+                     f"the final sync; 3 steps profiled\n   ncalls{table}")  # fmt: skip
+    return "".join(parts)
+
+
 # ---- the report ------------------------------------------------------------------------------------------
 def _section(title: str, run, report: list) -> object:
     report.append(f"\n## {title}\n")
@@ -503,6 +540,9 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--entries", default="", help="only these op database entries (comma-separated)"
     )
+    ap.add_argument(
+        "--profile", action="store_true", help="a cProfile of the training steps (section 6)"
+    )
     args = ap.parse_args(argv)
     dry = args.dry_run
     limit = args.limit or (12 if dry else 0)
@@ -533,6 +573,11 @@ def main(argv=None) -> int:
             cells = (f"{a * 1e3:.3f} | {b * 1e3:.3f} | {a / b:.2f}x | {peak:.0f}" if a is not None
                      else " | | | ")  # fmt: skip
             report.append(f"| {name} | {cells} | {note} |\n")
+    if args.profile:
+        text = _section("6. Where taimatsu's training steps spend host time (cProfile)",
+                        lambda: profile_section(tm, tm_dev, dry), report)  # fmt: skip
+        if text:
+            report.append("```\n" + text + "```\n")
     report.append(
         f"\n_total {args.budget - budget.left():.0f} s of a {args.budget:.0f} s budget_\n"
     )
