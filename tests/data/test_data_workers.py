@@ -326,8 +326,8 @@ _DEAD = r"DataLoader worker \(pid\(s\) (\d+)\) exited unexpectedly"
 def test_dead_worker_raises_torch_errors(how, cause):
     for lib in (tm, torch):
         err, got, seconds = _error(lib, how)
-        if lib is torch and type(err) is ConnectionResetError:
-            # PyTorch's own race (seen once on a loaded machine): the killed worker's pipe reset
+        if lib is torch and type(err) in (ConnectionResetError, EOFError):
+            # PyTorch's own race (each seen once): the dead worker's pipe reset or end of file
             # reached its main process before the SIGCHLD report; nothing to compare against
             continue
         assert type(err) is RuntimeError, (lib, type(err))
