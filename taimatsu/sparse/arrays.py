@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend.scatter_at import add_at as scatter_add  # out[index] += values, repeats summed
 from ..backend.scatter_at import ufunc_at
 
 
@@ -21,11 +22,6 @@ def scipy_sparse(device):
     import cupyx.scipy.sparse
 
     return cupyx.scipy.sparse
-
-
-def scatter_add(xp, out, index, values) -> None:
-    """``out[index] += values`` with repeated indices summed, in index order."""
-    ufunc_at(xp, xp.add, out, index, values)
 
 
 def scatter_max(xp, out, index, values) -> None:
