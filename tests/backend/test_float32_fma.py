@@ -30,7 +30,7 @@ def _same_bits(x, y):
     assert np.array_equal(x.view(np.uint32), y.view(np.uint32))
 
 
-@pytest.mark.parametrize("n", [1, 5, 1000, 4 * P._CHUNK + 1, 9 * P._CHUNK + 123])
+@pytest.mark.parametrize("n", [1, 5, 1000, 4 * P.CHUNK + 1, 9 * P.CHUNK + 123])
 def test_fma_matches_the_float64_sum_rounded_once(n):
     rng = np.random.default_rng(n)
     a, b, c = _values(rng, n), _values(rng, n), _values(rng, n)
@@ -65,7 +65,7 @@ def test_fma_broadcasts_and_keeps_shapes():
 
 def test_fma_large_input_is_not_modified_and_out_is_fresh():
     rng = np.random.default_rng(1)
-    a, b = _values(rng, 5 * P._CHUNK), _values(rng, 5 * P._CHUNK)
+    a, b = _values(rng, 5 * P.CHUNK), _values(rng, 5 * P.CHUNK)
     a0, b0 = a.copy(), b.copy()
     out = P.fma(a, b, np.float32(1))
     assert np.array_equal(a, a0) and np.array_equal(b, b0)

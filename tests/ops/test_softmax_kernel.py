@@ -114,8 +114,13 @@ def test_even_blocks_give_the_same_bits(monkeypatch, log):
     y = f32_softmax.softmax_lastdim(x, log)
     gx = f32_softmax.backward_lastdim(y, g, log)
     monkeypatch.setattr(f32_softmax, "_BLOCK", 65 * 7)  # ~7-row blocks
-    monkeypatch.setattr(f32_softmax, "_FMA_BLOCK", 65 * 3)
+    monkeypatch.setattr(f32_softmax, "CHUNK", 65 * 3)
     np.testing.assert_array_equal(_bits(f32_softmax.softmax_lastdim(x, log)), _bits(y))
+    np.testing.assert_array_equal(_bits(f32_softmax.backward_lastdim(y, g, log)), _bits(gx))
+    # rows longer than the float64 scratch (row by row) and blocks of one row: the same bits
+    monkeypatch.setattr(f32_softmax, "CHUNK", 64)
+    np.testing.assert_array_equal(_bits(f32_softmax.backward_lastdim(y, g, log)), _bits(gx))
+    monkeypatch.setattr(f32_softmax, "CHUNK", 65)
     np.testing.assert_array_equal(_bits(f32_softmax.backward_lastdim(y, g, log)), _bits(gx))
 
 

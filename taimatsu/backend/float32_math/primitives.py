@@ -37,7 +37,7 @@ def fma(a, b, c, once: bool = False):
         if a.shape != shape:
             p = np.multiply(a, b, dtype=F64) + c
             return round_once(p.astype(F32), p, a, b, c) if once else p.astype(F32)
-    elif a.size > 4 * _CHUNK:
+    elif a.size > 4 * CHUNK:
         return _fma_chunked(a, b, c, once)
     p = a.astype(F64)  # in place in one float64 copy (no casting buffers, no second copy)
     p *= b
@@ -98,23 +98,31 @@ def _at(v, shape, at):
 
 # Arrays past a core's L2 cache go through a float64 scratch of this many elements (128 KiB), so
 # the float64 temporaries never travel to memory (1M elements: 2.3 -> 1.6 ms).
-_CHUNK = 1 << 14
+CHUNK = 1 << 14
 _scratch = threading.local()
+
+
+def scratch64(n: int = CHUNK) -> np.ndarray:
+    """``n`` (at most ``CHUNK``) elements of this thread's float64 scratch, kept across calls:
+    a blockwise kernel's temporaries with no allocation (nor memory beyond it at a step's
+    peak). Free between calls: whoever asks uses it until it returns."""
+    x = getattr(_scratch, "x", None)
+    if x is None:
+        x = _scratch.x = np.empty(CHUNK, F64)
+    return x[:n]
 
 
 def _fma_chunked(a, b, c, once: bool):
     """``fma`` of a large ``a``; ``b``, ``c`` scalars or of ``a``'s shape.
     The same operations as the whole-array form, element for element: the same bits."""
-    x = getattr(_scratch, "x", None)
-    if x is None:
-        x = _scratch.x = np.empty(_CHUNK, F64)
+    x = scratch64()
     out = np.empty(a.shape, F32)
     flat_a, flat_o = a.reshape(-1), out.reshape(-1)
     flat_b = b.reshape(-1) if b.ndim else b
     flat_c = np.reshape(c, -1) if getattr(c, "ndim", 0) else c
     n = flat_a.size
-    for lo in range(0, n, _CHUNK):
-        hi = min(n, lo + _CHUNK)
+    for lo in range(0, n, CHUNK):
+        hi = min(n, lo + CHUNK)
         t = x[: hi - lo]
         np.copyto(t, flat_a[lo:hi])
         t *= flat_b[lo:hi] if b.ndim else flat_b

@@ -35,7 +35,7 @@ from ..fp_errors import silent
 from . import glibc
 from .exp import expf
 from .log import logf
-from .primitives import F32, F64
+from .primitives import CHUNK, F32, F64, scratch64
 
 
 def _lanes() -> int:
@@ -98,8 +98,11 @@ def _log(s):
 
 _BLOCK = 1 << 15  # elements per chunk: expf's buffers and the chunk stay in the L2 cache
 # Rows up to this long are computed transposed (a row per column: long NumPy loops where the
-# rows' own loops would be a few vectors long).
-_SHORT = 128
+# rows' own loops would be a few vectors long). Measured on 512 rows (log_softmax, us,
+# transposed / in place, AMD Zen 5): 16 keys 68/89, 32 103/124, 56 155/167, 64 182/184, 65
+# 181/174, 100 290/252, 128 366/328: past a row of four AVX-512 vectors the transposed copy
+# back costs more than the short loops.
+_SHORT = 64
 
 
 def softmax_lastdim(x, log: bool):
@@ -213,16 +216,24 @@ def _lane_sums_by_parts(g, part: int, y=None):
 def _log_softmax_backward(y, g, out, part: int):
     e = expf(y, out=out)
     s = np.negative(_lane_sums_by_parts(g, part)[:, None], dtype=F64)
-    rows = y.shape[0]
-    step = _even_step(rows, max(1, _FMA_BLOCK // y.shape[1]))
-    for i in range(0, rows, step):  # a float64 scratch of ~_FMA_BLOCK elements
-        w = e[i : i + step].astype(F64)
-        w *= s[i : i + step]  # exact
-        w += g[i : i + step]
-        out[i : i + step] = w  # g - e * sum rounded once (the kernel's FMA)
-
-
-_FMA_BLOCK = 1 << 12
+    rows, n = y.shape
+    if n > CHUNK:  # rows longer than the scratch: one float64 temporary each
+        for i in range(rows):
+            w = e[i].astype(F64)
+            w *= s[i]
+            w += g[i]
+            out[i] = w
+        return
+    per = CHUNK // n  # rows per float64 block, in this thread's scratch (no allocation)
+    step = -(-rows // -(-rows // per))  # as even as blocks of at most ``per`` rows allow
+    scratch = scratch64()
+    for i in range(0, rows, step):
+        j = min(rows, i + step)
+        w = scratch[: (j - i) * n].reshape(j - i, n)
+        np.copyto(w, e[i:j])
+        w *= s[i:j]  # exact
+        w += g[i:j]
+        out[i:j] = w  # g - e * sum rounded once (the kernel's FMA)
 
 
 def log_softmax_backward_dim(y, g):
