@@ -420,6 +420,8 @@ def main(argv=None) -> int:
     print(f"machine: {platform.machine()} cpus={os.cpu_count()} python "
           f"{platform.python_version()} numpy {np.__version__}"
           + ("  (--quick: one step each, timings meaningless)" if args.quick else ""))  # fmt: skip
+    blas = blas_kernels()
+    print(f"NumPy's BLAS kernels: {blas}")
     if args.wait_idle:
         idle = wait_idle(args.wait_limit, 0.5)
         state = "idle" if idle else f"NOT idle after waiting {args.wait_limit:.0f} s"
@@ -441,8 +443,19 @@ def main(argv=None) -> int:
         report_threads(runs)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"load_average_start": load, "runs": runs}, f, indent=1)
+            json.dump({"load_average_start": load, "blas": blas, "runs": runs}, f, indent=1)
     return 0
+
+
+def blas_kernels() -> str:
+    """Which of OpenBLAS's kernel sets taimatsu's products run on here, and whether the
+    environment chose it: the same workload runs up to 2x apart between OpenBLAS's AVX2 and
+    AVX-512 sets (PyTorch's MKL and oneDNN are not affected)."""
+    from taimatsu.backend.threads import blas_core
+
+    core = blas_core() or "unknown (not OpenBLAS?)"
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return f"{core} (" + (f"OPENBLAS_CORETYPE={forced}" if forced else "OpenBLAS's own choice") + ")"
 
 
 def report_threads(runs: dict) -> None:

@@ -211,6 +211,13 @@ def gemm_threads(macs: int) -> int | None:
     return _state["current"]
 
 
+def blas_core() -> str:
+    """The kernel set NumPy's OpenBLAS runs, lower case (``"haswell"``, ``"skylakex"``, ...; its
+    own choice for the CPU unless ``OPENBLAS_CORETYPE`` names one), or "" where it cannot say."""
+    _load()
+    return _state["core"]
+
+
 def avx512_kernels() -> bool:
     """Whether NumPy's OpenBLAS runs one of its AVX-512 kernel sets (``_SMALL_KERNEL_CORES``)."""
     _load()

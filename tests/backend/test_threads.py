@@ -264,3 +264,31 @@ def test_users_blas_thread_timeout_wins():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["None", "25", "25"]
+
+
+@pytest.mark.slow  # a fresh interpreter: OpenBLAS picks its kernels when it loads
+def test_blas_core_names_the_kernels_the_environment_forces():
+    import subprocess
+    import sys
+
+    from taimatsu.backend import threads
+
+    _numpy_openblas()
+    if not threads.blas_core():
+        pytest.skip("NumPy's OpenBLAS does not name its kernels")
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx2 = " avx2" in f.read()
+    except OSError:
+        avx2 = False
+    if not avx2:  # OpenBLAS refuses a kernel set the CPU cannot run
+        pytest.skip("no AVX2: OpenBLAS's Haswell kernels cannot run here")
+    code = "from taimatsu.backend import threads\nprint(threads.blas_core())\n"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, OPENBLAS_CORETYPE="Haswell", PYTHONPATH=root)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "haswell"
