@@ -410,12 +410,48 @@ def _unpickler_class(pickle_module):
                 import importlib
 
                 try:
+                    if module in _C_NAMESPACES:
+                        return _c_function(module, name)
                     return getattr(importlib.import_module("taimatsu" + module[5:]), name)
                 except (ImportError, AttributeError):
                     raise pickle.UnpicklingError(f"taimatsu has no equivalent of {full}") from None
             return super().find_class(module, name)
 
     return TorchUnpickler
+
+
+# PyTorch pickles its C functions by their C namespaces: ``torch.sigmoid`` as
+# ``getattr(torch._C._VariableFunctionsClass, "sigmoid")``, ``F.gelu`` as ``torch._C._nn.gelu``.
+# Each namespace maps to the taimatsu modules that hold those functions, searched in order.
+# (The C names of torch.special, torch.linalg and torch.fft carry their namespace as a prefix:
+# ``torch._C._special.special_erf``.)
+_C_NAMESPACES = {
+    "torch._C": ((), ""),  # _VariableFunctionsClass / _VariableFunctions: the namespace itself
+    "torch._C._nn": ((".nn.functional", ""), ""),
+    "torch._C._special": ((".special",), "special_"),
+    "torch._C._linalg": ((".linalg",), "linalg_"),
+    "torch._C._fft": ((".fft",), "fft_"),
+}
+
+
+def _c_function(module: str, name: str):
+    """The taimatsu object for PyTorch's C global ``module.name`` (an AttributeError where
+    taimatsu has none): ``torch._C._VariableFunctionsClass`` is the ``taimatsu`` namespace,
+    whose attributes the pickle then reads by ``getattr``."""
+    import importlib
+
+    if module == "torch._C":
+        if name in ("_VariableFunctionsClass", "_VariableFunctions"):
+            return importlib.import_module("taimatsu")
+        raise AttributeError(name)
+    subs, prefix = _C_NAMESPACES[module]
+    if prefix and name.startswith(prefix):
+        name = name[len(prefix) :]
+    for sub in subs:
+        found = getattr(importlib.import_module("taimatsu" + sub), name, None)
+        if found is not None:
+            return found
+    raise AttributeError(name)
 
 
 # ---- plain pickling of tensors (copy.deepcopy, multiprocessing, pickle.dumps) ----------------------------

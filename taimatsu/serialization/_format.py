@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import _codecs
 import pickle
+import sys
+import types
 import typing
 from collections import Counter, OrderedDict
 
@@ -140,6 +142,45 @@ class _StorageRef:
         self.key, self.array, self.dtype, self.location = key, array, dtype, location
 
 
+# taimatsu's public namespaces, as PyTorch names them: a function defined elsewhere (an op's
+# implementation module) is written under the public name it has there
+_PUBLIC = ("", ".nn.functional", ".nn.init", ".special", ".linalg", ".fft")
+
+
+def torch_name(obj):
+    """PyTorch's (module, qualified name) for a taimatsu class or function pickled by
+    reference; None for anything else (a user's classes keep their own names)."""
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str) or not (module == "taimatsu" or module.startswith("taimatsu.")):
+        return None
+    qualname = getattr(obj, "__qualname__", None)
+    if isinstance(qualname, str) and _lookup(module, qualname) is obj:  # where it is defined
+        return "torch" + module[len("taimatsu") :], qualname
+    name = getattr(obj, "__name__", None)
+    if isinstance(name, str):
+        for sub in _PUBLIC:
+            if _lookup("taimatsu" + sub, name) is obj:
+                return "torch" + sub, name
+    return None
+
+
+def _lookup(module: str, dotted: str):
+    """``module.dotted`` among the modules imported already (None where it is not there)."""
+    obj = sys.modules.get(module)
+    for part in dotted.split("."):
+        if obj is None or part == "<locals>":
+            return None
+        obj = getattr(obj, part, None)
+    return obj
+
+
+class _Discard:
+    """A file that keeps nothing: the C pickler's checks of a global, without its bytes."""
+
+    def write(self, data) -> int:
+        return len(data)
+
+
 class Pickler(pickle._Pickler):
     """The pure-Python pickler, taught PyTorch's names for tensors, dtypes, devices and sizes.
 
@@ -156,16 +197,40 @@ class Pickler(pickle._Pickler):
         # one string object per module name, as a module's ``__name__`` is: memoized once
         self._module_names: dict = {}
 
-    def _save_global_name(self, obj) -> None:
+    def _write_global(self, module: str, name: str) -> None:
         if self.proto >= 4:  # as pickle writes a class or function: STACK_GLOBAL from 4 on
-            self.save(self._module_names.setdefault(obj.module, obj.module))
-            self.save(obj.name)
+            self.save(self._module_names.setdefault(module, module))
+            self.save(name)
             self.write(pickle.STACK_GLOBAL)
         else:
-            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+            self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode())
+
+    def _save_global_name(self, obj) -> None:
+        self._write_global(obj.module, obj.name)
         self.memoize(obj)
 
     dispatch[_Global] = _save_global_name
+
+    def save_global(self, obj, name=None) -> None:
+        """A class or function by reference. taimatsu's own are written under PyTorch's names
+        (``torch.nn.modules.linear.Linear``, ``torch.sigmoid``), so that PyTorch loads a pickled
+        model that holds them (taimatsu maps ``torch`` back). Where PyTorch's C pickler refuses
+        one (a lambda, a class defined in a function, a name that does not lead back to it),
+        that pickler's own error: its type and words differ from the pure-Python one's ("Can't
+        pickle local object 'Net.__init__.<locals>.<lambda>'" is an AttributeError there)."""
+        if name is None:
+            named = torch_name(obj)
+            if named is not None:
+                self._write_global(*named)
+                self.memoize(obj)
+                return
+            try:
+                pickle.Pickler(_Discard(), self.proto).dump(obj)
+            except (pickle.PicklingError, AttributeError) as e:
+                raise e.with_traceback(None) from None
+        super().save_global(obj, name)
+
+    dispatch[types.FunctionType] = save_global
 
     def _save_dtype(self, obj) -> None:
         # one memo entry per dtype, as PyTorch's pickle has: an alias entry would shift the

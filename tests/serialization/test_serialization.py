@@ -224,6 +224,75 @@ def test_archive_bytes_match_pytorch(torch_oracle, tmp_path, protocol):
     assert ra[:start] == rb[:start]
 
 
+def _globals(raw: bytes) -> set:
+    z = zipfile.ZipFile(io.BytesIO(raw))
+    data = z.read(next(n for n in z.namelist() if n.endswith("data.pkl")))
+    return {str(arg) for op, arg, _ in pickletools.genops(data) if op.name == "GLOBAL"}
+
+
+def test_whole_model_loads_in_torch(torch_oracle):
+    # a pickled model names taimatsu's classes and functions as PyTorch does, so PyTorch loads
+    # it (and taimatsu, which maps the torch names back)
+    torch = torch_oracle
+    tm.manual_seed(0)
+    m = tm.nn.Sequential(tm.nn.Conv2d(1, 2, 3), tm.nn.ReLU(), tm.nn.Flatten(), tm.nn.Linear(8, 3))
+    m.act, m.f = tm.sigmoid, tm.nn.functional.gelu
+    buf = io.BytesIO()
+    tm.save(m, buf)
+    names = _globals(buf.getvalue())
+    assert {"torch.nn.modules.container Sequential", "torch.nn.modules.conv Conv2d",
+            "torch.nn.modules.linear Linear", "torch sigmoid", "torch.nn.functional gelu"} <= names  # fmt: skip
+    assert not any("taimatsu" in n for n in names)
+    got = torch.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    assert type(got) is torch.nn.Sequential and got.act is torch.sigmoid
+    x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
+    np.testing.assert_allclose(
+        got(torch.from_numpy(x)).detach().numpy(), m(tm.from_numpy(x)).detach().numpy(), rtol=1e-5
+    )
+    back = tm.load(io.BytesIO(buf.getvalue()), weights_only=False)
+    assert type(back) is tm.nn.Sequential and back.act is tm.sigmoid
+    assert back.f is tm.nn.functional.gelu
+
+
+def test_torch_functions_in_a_pickled_model(torch_oracle):
+    # PyTorch pickles its C functions by their C namespaces (torch._C._VariableFunctionsClass,
+    # torch._C._nn, torch._C._special, ...): each maps to taimatsu's function of that name
+    torch = torch_oracle
+    cases = [(torch.sigmoid, tm.sigmoid), (torch.relu, tm.relu), (torch.nn.functional.gelu, tm.nn.functional.gelu),
+             (torch.nn.functional.elu, tm.nn.functional.elu), (torch.special.erf, tm.special.erf),
+             (torch.linalg.norm, tm.linalg.norm), (torch.fft.fft, tm.fft.fft)]  # fmt: skip
+    for fn, want in cases:
+        m = torch.nn.Linear(2, 2)
+        m.act = fn
+        buf = io.BytesIO()
+        torch.save(m, buf)
+        got = tm.load(io.BytesIO(buf.getvalue()), weights_only=False)
+        assert type(got) is tm.nn.Linear and got.act is want, fn
+
+
+def test_unpicklable_globals_raise_torchs_errors(torch_oracle):
+    torch = torch_oracle
+
+    def local_class(lib):
+        class Local(lib.nn.Module):
+            pass
+
+        return Local()
+
+    class Net:
+        def __init__(self, lib):
+            self.fc = lib.nn.Linear(2, 2)
+            self.act = lambda x: x
+
+    for make in (lambda lib: Net(lib), local_class, lambda lib: {"f": lambda: 1}):
+        errors = []
+        for lib in (torch, tm):
+            with pytest.raises(Exception) as e:
+                lib.save(make(lib), io.BytesIO())
+            errors.append((type(e.value), str(e.value)))
+        assert errors[0] == errors[1]
+
+
 # ---- legacy format (_use_new_zipfile_serialization=False), taimatsu -> PyTorch -------------------------
 @pytest.mark.parametrize("name", DTYPES)
 def test_taimatsu_legacy_format_to_torch(torch_oracle, tmp_path, name):
