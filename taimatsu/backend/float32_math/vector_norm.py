@@ -68,7 +68,7 @@ def vector_norm(a, dims, p, num_threads=None, lastdim: bool = True):
 def running(x, axis: int, op=np.add):
     """``x`` (2-d or 3-d) reduced left to right along ``axis`` (0 or 1) by the ufunc ``op``
     (``np.add``: a running sum; ``np.multiply``: a running product)."""
-    y = np.moveaxis(x, axis, 0)
+    y = _axis_first(x, axis)
     if y[0].size == 1:  # one result: NumPy's reduce would pair, accumulate never reorders
         return op.accumulate(y.reshape(-1), out=np.empty(y.size, y.dtype))[-1:]
     # with the reduced axis outermost in memory, NumPy's reduce combines whole rows in turn
@@ -76,11 +76,17 @@ def running(x, axis: int, op=np.add):
     return op.reduce(_outermost(x, axis), axis=0)
 
 
+def _axis_first(x, axis: int):
+    """``np.moveaxis(x, axis, 0)`` for ``axis`` 0 or 1, as a C-level swap (moveaxis's Python
+    argument handling costs ~4 us a call)."""
+    return x if axis == 0 else x.swapaxes(0, 1)
+
+
 def _outermost(x, axis: int):
     """``x`` with ``axis`` moved first, C-contiguous. A 3-d ``x`` reduced over its middle axis
     (the lanes), its last two axes contiguous, moves its last axis as one opaque item: NumPy copies a transpose of
     32-byte items ~3x faster than one of single floats."""
-    y = np.moveaxis(x, axis, 0)
+    y = _axis_first(x, axis)
     if y.flags.c_contiguous:
         return y
     if x.ndim == 3 and axis == 1 and x.strides[1:] == (x.shape[2] * x.itemsize, x.itemsize):
@@ -181,10 +187,14 @@ def _block_lane_sums(flat, rows: int, lanes: int):
     np.multiply(buf, buf, out=buf)
     # the rows axis outermost in memory: NumPy's reduce adds whole rows in turn, in order
     acc = np.add.reduce(buf, axis=0) if rows else np.zeros(buf.shape[1:], buf.dtype)
-    s = acc[:, 0]
-    for j in range(1, lanes):
-        s = s + acc[:, j]
-    return s
+    return _lanes_in_turn(acc)
+
+
+def _lanes_in_turn(acc):
+    """The lanes of each row of ``acc`` (rows, lanes) added one after another, lane 0 first (one
+    ``np.add.accumulate``, which adds strictly in turn: the bits of a loop over the lanes, in
+    one call instead of ``lanes - 1``)."""
+    return np.add.accumulate(acc, axis=1)[:, -1]
 
 
 def _lanes_sum_of_squares(v):
@@ -195,9 +205,7 @@ def _lanes_sum_of_squares(v):
     if body:
         sq = v[:, :body] * v[:, :body]
         acc = running(sq.reshape(v.shape[0], body // lanes, lanes), 1)
-        s = acc[:, 0]
-        for j in range(1, lanes):
-            s = s + acc[:, j]
+        s = _lanes_in_turn(acc)
     else:
         s = np.zeros(v.shape[0], v.dtype)
     return _tail(v, s, body)
