@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import threads
 from .cascade_sum import GRAIN, _loop_dims
-from .vector_norm import running
+from .vector_norm import lanes_in_turn, running
 
 _LANES = {"f": 8, "d": 4, "e": 16, "E": 16}  # AVX2 vectors: 32 bytes (float16, bfloat16: 16)
 
@@ -75,9 +75,7 @@ def _product(v, inner: bool):
         acc = running(v[:, :body].reshape(m, body // width, width), 1, np.multiply)
         acc = acc.reshape(m, 4, width // 4)
         lanes = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
-        out = lanes[:, 0]
-        for j in range(1, lanes.shape[1]):
-            out = out * lanes[:, j]
+        out = lanes_in_turn(lanes, np.multiply)
     for k in range(body, n):
         out = out * v[:, k]
     return out

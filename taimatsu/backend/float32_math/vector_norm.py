@@ -187,14 +187,14 @@ def _block_lane_sums(flat, rows: int, lanes: int):
     np.multiply(buf, buf, out=buf)
     # the rows axis outermost in memory: NumPy's reduce adds whole rows in turn, in order
     acc = np.add.reduce(buf, axis=0) if rows else np.zeros(buf.shape[1:], buf.dtype)
-    return _lanes_in_turn(acc)
+    return lanes_in_turn(acc)
 
 
-def _lanes_in_turn(acc):
-    """The lanes of each row of ``acc`` (rows, lanes) added one after another, lane 0 first (one
-    ``np.add.accumulate``, which adds strictly in turn: the bits of a loop over the lanes, in
+def lanes_in_turn(acc, op=np.add):
+    """The lanes of each row of ``acc`` (rows, lanes) combined by ``op`` one after another, lane
+    0 first (one ``op.accumulate``, which never reorders: the bits of a loop over the lanes, in
     one call instead of ``lanes - 1``)."""
-    return np.add.accumulate(acc, axis=1)[:, -1]
+    return op.accumulate(acc, axis=1)[:, -1]
 
 
 def _lanes_sum_of_squares(v):
@@ -205,7 +205,7 @@ def _lanes_sum_of_squares(v):
     if body:
         sq = v[:, :body] * v[:, :body]
         acc = running(sq.reshape(v.shape[0], body // lanes, lanes), 1)
-        s = _lanes_in_turn(acc)
+        s = lanes_in_turn(acc)
     else:
         s = np.zeros(v.shape[0], v.dtype)
     return _tail(v, s, body)
