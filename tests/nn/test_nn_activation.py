@@ -165,3 +165,18 @@ def test_leaky_relu_in_place_node():
         return out
 
     assert program(tm) == program(torch)
+
+
+@pytest.mark.parametrize("shape", [(7,), (32, 16, 8, 8)])
+def test_relu_keeps_the_sign_of_zero_and_nan(shape):
+    # PyTorch's relu is max(0, x) with x kept at a tie: relu(-0.) is -0.; NaNs pass unchanged.
+    # Both the kept-zeros path (contiguous float) and the scalar one (strided) are checked.
+    import numpy as np
+
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[:5] = [-0.0, np.nan, -np.nan, np.inf, -np.inf]
+    for a in (x, x[..., ::2]):
+        want = torch.relu(torch.from_numpy(np.ascontiguousarray(a))).numpy()
+        for got in (tm.relu(tm.from_numpy(a)), TF.relu(tm.from_numpy(a)), tnn.ReLU()(tm.from_numpy(a))):
+            np.testing.assert_array_equal(got.numpy().view(np.uint32), want.view(np.uint32))
