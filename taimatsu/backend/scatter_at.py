@@ -32,6 +32,35 @@ def add_at(xp, out, key, vals) -> None:
     ufunc_at(xp, xp.add, out, key, vals)
 
 
+# Elements per slice from which add_along adds whole slices in rounds: below it add.at's
+# element loop costs less than a round's NumPy calls ((10, 3) rows, 100 indices: 3.9 us by add.at,
+# 60 in rounds; (256, 256), 256 indices: 402 against 49).
+_ROUND_SLICE = 32
+
+
+def add_along(xp, out, dim: int, index, vals) -> None:
+    """``add_at(xp, out, (slice(None),) * dim + (index,), vals)`` for a 1-d int64 ``index`` of
+    positions in ``[0, out.shape[dim])`` (index_add's sum): on NumPy, slices of
+    ``_ROUND_SLICE`` elements or more are added whole, in rounds (the k-th use of each index in
+    round k), so every element takes its contributions one at a time in index order, as
+    add.at adds them: the same sums, 4-8x faster than add.at's element loop."""
+    key = (slice(None),) * dim + (index,)
+    if xp is not np or index.size < 2 or out.size < _ROUND_SLICE * out.shape[dim]:
+        add_at(xp, out, key, vals)
+        return
+    order = np.argsort(index, kind="stable")
+    ranked = index[order]
+    rank = np.arange(index.size) - np.searchsorted(ranked, ranked, side="left")
+    rounds = int(rank.max()) + 1
+    if rounds == 1:  # distinct indices: one round in the given order
+        out[key] += vals
+        return
+    lead = (slice(None),) * dim
+    for k in range(rounds):
+        used = order[rank == k]
+        out[lead + (index[used],)] += vals[lead + (used,)]
+
+
 def _in_rounds(xp, ufunc, out, key, vals) -> None:
     if not out.flags.c_contiguous:
         raise ValueError("scatter_at writes through a flat view: out must be C-contiguous")

@@ -23,7 +23,7 @@ from ..._tensor.core import Tensor, _wrap, _wrapdim
 from ..._tensor_arguments import type_name
 from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
-from ...backend.scatter_at import add_at
+from ...backend.scatter_at import add_along, add_at
 from .._dispatch import (
     OUT_EXACT,
     check_broadcast,
@@ -171,7 +171,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     src = source._data.reshape(_shape(source._data)) if input._data.ndim == 0 else source._data
     if alpha != 1:
         src = (src * alpha).astype(out.dtype)
-    add_at(xp, out, _dim_key(d, index._data), src)
+    add_along(xp, out, d, _dim_key(d, index._data)[-1], src)
     r = _wrap(out.reshape(input._data.shape), input._dtype, input._device)
     if _gm.enabled and (input._rg or source._rg):
         record(_IndexAdd, (input, source), r, (), dim=d, index=index, alpha=alpha)
