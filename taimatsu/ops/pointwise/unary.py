@@ -49,6 +49,7 @@ from .common import (
     _HALVES,
     _camel,
     _scalar,
+    bound_first,
     checks,
     half_in_float32,
     in_float32_once,
@@ -533,24 +534,9 @@ def _relu_vjp(x, out, g):
 
 
 def _relu_forward(xp, a):
-    """``max(0, x)``, the bound first as in clamp: PyTorch's SIMD max keeps x at a tie, so
-    relu(-0.) is -0. (``maximum(x, 0)`` gave +0.). A float32/float64 NumPy array meets a kept
-    array of zeros rather than the scalar 0: NumPy's array-array loop is ~3x faster than its
-    loop over a broadcast scalar ((32, 16, 28, 28): 42 against 124-169 us), the same values."""
-    if xp is np and a.dtype.char in "fd" and a.flags.c_contiguous and 0 < a.size <= _ZEROS_MAX:
-        zeros = _ZEROS.get(a.dtype.char)
-        if zeros is None or zeros.size < a.size:
-            zeros = np.zeros(a.size, a.dtype)
-            zeros.flags.writeable = False
-            _ZEROS[a.dtype.char] = zeros
-        return np.maximum(zeros[: a.size].reshape(a.shape), a)
-    return xp.maximum(0, a)
-
-
-# Read-only zeros by dtype, grown to the largest relu input seen, up to _ZEROS_MAX elements
-# (4 MiB of float32); larger inputs take the broadcast scalar.
-_ZEROS: dict = {}
-_ZEROS_MAX = 1 << 20
+    """``max(0, x)``, the bound first as in clamp (relu(-0.) is -0., as PyTorch's; ``maximum(x,
+    0)`` gave +0.)."""
+    return bound_first(xp, xp.maximum, 0, a)
 
 
 _relu, relu_ = unary(
