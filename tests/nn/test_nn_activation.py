@@ -180,3 +180,19 @@ def test_relu_keeps_the_sign_of_zero_and_nan(shape):
         want = torch.relu(torch.from_numpy(np.ascontiguousarray(a))).numpy()
         for got in (tm.relu(tm.from_numpy(a)), TF.relu(tm.from_numpy(a)), tnn.ReLU()(tm.from_numpy(a))):
             np.testing.assert_array_equal(got.numpy().view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("slope", [0.01, 0.2, 1.0, 0.0, -0.5, 2.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_leaky_relu_bits_at_zeros_nans_and_infinities(slope, dtype):
+    # maximum(x, x * slope) for slopes in (0, 1] on contiguous arrays, where(...) otherwise:
+    # PyTorch's x if x > 0 else x * slope, bit for bit
+    import numpy as np
+
+    x = np.random.default_rng(1).standard_normal((40, 64)).astype(dtype)
+    x.reshape(-1)[:7] = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324 if dtype == "float64" else 1e-45]
+    uint = np.uint32 if dtype == "float32" else np.uint64
+    for a in (x, x[:, ::2]):
+        want = OF.leaky_relu(torch.from_numpy(np.ascontiguousarray(a)), slope).numpy()
+        got = TF.leaky_relu(tm.from_numpy(a), slope).numpy()
+        np.testing.assert_array_equal(got.view(uint), want.view(uint))
