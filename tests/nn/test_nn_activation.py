@@ -192,7 +192,14 @@ def test_leaky_relu_bits_at_zeros_nans_and_infinities(slope, dtype):
     x = np.random.default_rng(1).standard_normal((40, 64)).astype(dtype)
     x.reshape(-1)[:7] = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324 if dtype == "float64" else 1e-45]
     uint = np.uint32 if dtype == "float32" else np.uint64
-    for a in (x, x[:, ::2]):
-        want = OF.leaky_relu(torch.from_numpy(np.ascontiguousarray(a)), slope).numpy()
-        got = TF.leaky_relu(tm.from_numpy(a), slope).numpy()
-        np.testing.assert_array_equal(got.view(uint), want.view(uint))
+    g = np.random.default_rng(2).standard_normal(x.shape).astype(dtype)
+    g.reshape(-1)[7:11] = [-0.0, np.nan, np.inf, -np.inf]
+    for a, ga in ((x, g), (x[:, ::2], g[:, ::2])):
+        ox = torch.from_numpy(np.ascontiguousarray(a)).requires_grad_()
+        want = OF.leaky_relu(ox, slope)
+        want.backward(torch.from_numpy(np.ascontiguousarray(ga)))
+        tx = tm.from_numpy(a).requires_grad_()
+        got = TF.leaky_relu(tx, slope)
+        got.backward(tm.from_numpy(ga))
+        np.testing.assert_array_equal(got.detach().numpy().view(uint), want.detach().numpy().view(uint))
+        np.testing.assert_array_equal(tx.grad.numpy().view(uint), ox.grad.numpy().view(uint))

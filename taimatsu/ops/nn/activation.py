@@ -22,6 +22,7 @@ from ...autograd.grad_mode import state as _gm
 from ...autograd.graph import node_class
 from ...autograd.ownership import COUNTED as _COUNTED
 from ...backend import fused
+from ...backend.bit_select import where_bits
 from ...backend.float32_math import activation as f32_activation
 from ...backend.float32_math import emulated
 from ...backend.float32_math import run as f32_run
@@ -487,9 +488,26 @@ def _leaky_deriv(x, out, slope):
     return _where(x, x > 0, 1.0, slope)
 
 
+def _leaky_array_deriv(xp, x, out, slope):
+    return xp.where(x > 0, x.dtype.type(1), x.dtype.type(slope))
+
+
+def _leaky_array_vjp(g, x, out, into, slope):
+    """PyTorch's ``g if x > 0 else g * slope`` for contiguous float32/float64 arrays, selected
+    by bit masks (``where_bits``: ``where``'s per-element branch costs ~20x on a random sign
+    pattern), into ``into`` when given; None otherwise."""
+    if not (
+        g.dtype.char in "fd" and x.dtype == g.dtype and x.shape == g.shape
+        and g.flags.c_contiguous and x.flags.c_contiguous
+    ):  # fmt: skip
+        return None
+    return where_bits(x > 0, g, g * slope, out=into)
+
+
 leaky_relu, _ = activation(
-    "LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv, piecewise=True
-)
+    "LeakyReluBackward0", "leaky_relu_cpu", _leaky_fwd, _leaky_deriv, piecewise=True,
+    array_deriv=_leaky_array_deriv, array_vjp=_leaky_array_vjp,
+)  # fmt: skip
 
 _NEGATIVE_SLOPE_IN_PLACE = (
     "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
