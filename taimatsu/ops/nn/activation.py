@@ -493,14 +493,15 @@ def _leaky_array_deriv(xp, x, out, slope):
 
 
 def _leaky_array_vjp(g, x, out, into, slope):
-    """PyTorch's ``g if x > 0 else g * slope`` for contiguous float32/float64 arrays, selected
+    """PyTorch's ``g if x > 0 else g * slope`` for contiguous float32/float64 NumPy arrays, selected
     by bit masks (``where_bits``: ``where``'s per-element branch costs ~20x on a random sign
     pattern), into ``into`` when given; None otherwise."""
     if not (
-        g.dtype.char in "fd" and x.dtype == g.dtype and x.shape == g.shape
+        g.__class__ is np.ndarray and x.__class__ is np.ndarray
+        and g.dtype.char in "fd" and x.dtype == g.dtype and x.shape == g.shape
         and g.flags.c_contiguous and x.flags.c_contiguous
     ):  # fmt: skip
-        return None
+        return None  # (CuPy arrays: the derivative's own where)
     return where_bits(x > 0, g, g * slope, out=into)
 
 
