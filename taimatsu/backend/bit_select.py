@@ -18,7 +18,7 @@ def where_bits(cond, a, b, out=None):
     and dtype or a number, ``cond`` a bool array of its shape; into ``out`` (an array of ``a``'s
     shape and dtype, may be ``a`` or ``b``) when given."""
     u = _UINTS[a.itemsize]
-    mask = cond.astype(u)
+    mask = np.asarray(cond).astype(u)  # (a comparison of 0-d arrays gives a NumPy bool)
     np.negative(mask, out=mask)  # 1 -> all ones (unsigned wrap-around), 0 -> 0
     bits = b.view(u) if isinstance(b, np.ndarray) else np.asarray(b, a.dtype).view(u)
     rest = np.bitwise_and(np.invert(mask), bits)  # b where the condition fails

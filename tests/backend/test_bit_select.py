@@ -34,3 +34,10 @@ def test_where_bits_is_np_where(dtype, b_kind, into):
     np.testing.assert_array_equal(got.view(u), want.view(u))
     if out is not None:
         np.testing.assert_array_equal(out.view(u), want.view(u))
+
+
+def test_where_bits_of_zero_dimensional_arrays():
+    a, b = np.array(-0.0, np.float32), np.array(np.nan, np.float32)
+    for cond in (a > 0, a <= 0):  # NumPy bools, not arrays
+        want = np.where(cond, a, b)
+        np.testing.assert_array_equal(where_bits(cond, a, b).view(np.uint32), want.view(np.uint32))

@@ -625,17 +625,25 @@ softshrink_op, _ = activation(
     "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd),
     piecewise=True,
 )  # fmt: skip
+def _x_else(xp, keep, x, value):
+    """``where(keep, x, value)`` for a number ``value``: by bit masks on a contiguous float32/
+    float64 NumPy array (``where``'s per-element branch is ~20x slower on a random pattern)."""
+    if xp is np and x.dtype.char in "fd" and x.flags.c_contiguous and x.size >= 1024:
+        return where_bits(keep, x, value)
+    return xp.where(keep, x, value)
+
+
 hardshrink_op, _ = activation(
     "HardshrinkBackward0",
     "hardshrink_cpu",
-    lambda xp, x, lambd: xp.where((x >= -lambd) & (x <= lambd), 0, x),  # NaN passes
+    lambda xp, x, lambd: _x_else(xp, ~((x >= -lambd) & (x <= lambd)), x, 0),  # NaN passes
     lambda x, out, lambd: _outside_band(x, lambd),
     piecewise=True,
 )
 threshold_op, threshold_op_ = activation(
     "ThresholdBackward0",
     "",
-    lambda xp, x, th, value: xp.where(x <= th, value, x),  # NaN passes, as in PyTorch
+    lambda xp, x, th, value: _x_else(xp, ~(x <= th), x, value),  # NaN passes, as in PyTorch
     lambda x, out, th, value: x.le(th).logical_not().to(x.dtype),
     piecewise=True,
 )
