@@ -203,3 +203,17 @@ def test_leaky_relu_bits_at_zeros_nans_and_infinities(slope, dtype):
         got.backward(tm.from_numpy(ga))
         np.testing.assert_array_equal(got.detach().numpy().view(uint), want.detach().numpy().view(uint))
         np.testing.assert_array_equal(tx.grad.numpy().view(uint), ox.grad.numpy().view(uint))
+
+
+@pytest.mark.parametrize("name,args", [("threshold", (0.1, -2.0)), ("threshold", (0.0, 0.0)),
+                                       ("hardshrink", (0.5,)), ("hardshrink", (0.0,))])  # fmt: skip
+def test_masked_activations_bits_on_large_arrays(name, args):
+    # threshold / hardshrink select by bit masks on contiguous float arrays of 1024+ elements
+    import numpy as np
+
+    x = np.random.default_rng(3).standard_normal((64, 48)).astype(np.float32)
+    x.reshape(-1)[:7] = [-0.0, 0.0, np.nan, np.inf, -np.inf, 0.1, -0.5]
+    for a in (x, x[:, ::2]):
+        want = getattr(OF, name)(torch.from_numpy(np.ascontiguousarray(a)), *args).numpy()
+        got = getattr(TF, name)(tm.from_numpy(a), *args).numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
