@@ -217,3 +217,22 @@ def test_masked_activations_bits_on_large_arrays(name, args):
         want = getattr(OF, name)(torch.from_numpy(np.ascontiguousarray(a)), *args).numpy()
         got = getattr(TF, name)(tm.from_numpy(a), *args).numpy()
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("name,args", [("hardtanh", ()), ("relu6", ()), ("threshold", (0.1, 0.0)),
+                                       ("hardshrink", (0.5,)), ("softshrink", (0.5,)), ("hardsigmoid", ())])  # fmt: skip
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_masked_backward_gives_zero_for_nan_and_inf_gradients(name, args, create_graph):
+    # PyTorch's backward kernels choose between g (scaled) and 0: a NaN or infinite gradient
+    # where the derivative is 0 gives 0, not g * 0
+    import numpy as np
+
+    x = np.array([-2.0, 0.5, 3.0, -4.0, 4.0, 0.3] * 200, np.float32)
+    g = np.array([np.nan, np.inf, np.nan, -np.inf, 2.0, -np.inf] * 200, np.float32)
+    grads = []
+    for lib, F in ((torch, OF), (tm, TF)):
+        xt = lib.tensor(x, requires_grad=True)
+        y = getattr(F, name)(xt, *args)
+        (gx,) = lib.autograd.grad(y, xt, lib.tensor(g), create_graph=create_graph)
+        grads.append(gx.detach().numpy())
+    np.testing.assert_array_equal(grads[1].view(np.uint32), grads[0].view(np.uint32))

@@ -70,10 +70,30 @@ def _deriv_vjp(node, g):
             d = node.array_deriv(xp_for(x), xd, out._data, *node.params)
             gd = (g._data * d).astype(xd.dtype, copy=False)
         return (_wrap(gd, x._dtype, x._device),)
-    r = g * node.deriv(x, out, *node.params)
+    if node.select:
+        r = _select_grad(g, node.deriv(x, out, *node.params))
+    else:
+        r = g * node.deriv(x, out, *node.params)
     if node.second is not None:  # a piecewise-linear op: its input keeps an edge (zero gradient)
         r = with_zero_edge(r, x, node.second)
     return (r,)
+
+
+def _select_grad(g, d):
+    """``g * d`` where ``d`` is nonzero, 0 elsewhere: the backward of an op whose derivative is
+    a constant inside its region and 0 outside (hardtanh, threshold, the shrinks,
+    hardsigmoid), which PyTorch's kernels compute as a choice, so a NaN or infinite gradient
+    outside the region gives 0 (``g * 0`` gave NaN). On a contiguous float NumPy gradient with no
+    graph to record, by bit masks (``where_bits``); else in Tensor ops (double backward)."""
+    gd, dd = g._data, d._data
+    if (
+        not _gm.enabled and gd.__class__ is np.ndarray and dd.__class__ is np.ndarray
+        and gd.dtype.char in "fd" and dd.dtype == gd.dtype and dd.shape == gd.shape
+        and gd.flags.c_contiguous
+    ):  # fmt: skip
+        scaled = gd * dd  # g itself where d is 1
+        return _wrap(where_bits(dd != 0, scaled, 0, out=scaled), g._dtype, g._device)
+    return (g * d).masked_fill(d == 0, 0.0)
 
 
 def _engine_owns(g) -> bool:
@@ -119,7 +139,7 @@ def _check_float(input: Tensor, kernel: str) -> None:
 
 def activation(
     name: str, kernel: str, forward, deriv, save_out: bool = False, array_deriv=None, array_vjp=None,
-    half_deriv=None, piecewise: bool = False,
+    half_deriv=None, piecewise: bool = False, select: bool = False,
 ):  # fmt: skip
     """Declare ``f(input, *params)`` and its in-place form ``f_(input, *params)``.
 
@@ -130,6 +150,8 @@ def activation(
     A float16/bfloat16 gradient is ``deriv`` in float32, rounded once, as PyTorch's backward
     kernels compute it; ``half_deriv(dtype, x, out, *params)`` replaces ``deriv`` there where
     the kernel reads a value its forward stored in the half type.
+    ``select``: the derivative is a constant inside a region and 0 outside, and the gradient
+    outside is 0 whatever ``g`` holds (``_select_grad``).
     ``array_vjp(g, x, out, into, *params)``, when given with ``array_deriv``, is tried first:
     ``g * deriv`` on arrays, written into ``into`` when that is not None (the incoming
     gradient's array, which only the engine holds), or None where it does not apply.
@@ -140,6 +162,7 @@ def activation(
     Node.second = (
         second_order_node(name.replace("Backward0", "BackwardBackward0")) if piecewise else None
     )
+    Node.select = select  # a constant derivative inside a region, 0 outside: see _select_grad
     Node.half_deriv = None if half_deriv is None else staticmethod(half_deriv)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
@@ -576,7 +599,7 @@ def _hardtanh_deriv(x, out, lo, hi):
 
 
 _hardtanh, _hardtanh_ = activation(
-    "HardtanhBackward0", "", _hardtanh_fwd, _hardtanh_deriv, piecewise=True
+    "HardtanhBackward0", "", _hardtanh_fwd, _hardtanh_deriv, piecewise=True, select=True
 )
 
 
@@ -593,6 +616,7 @@ hardsigmoid, hardsigmoid_ = activation(
     "hardsigmoid_cpu",
     lambda xp, x: xp.clip(x + 3, 0, 6) / 6,
     lambda x, out: ((x > -3) & (x < 3)).to(x.dtype) / 6,
+    select=True,
 )
 
 
@@ -623,7 +647,7 @@ def _outside_band(x, lambd):
 
 softshrink_op, _ = activation(
     "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd),
-    piecewise=True,
+    piecewise=True, select=True,
 )  # fmt: skip
 def _x_else(xp, keep, x, value):
     """``where(keep, x, value)`` for a number ``value``: by bit masks on a contiguous float32/
@@ -639,6 +663,7 @@ hardshrink_op, _ = activation(
     lambda xp, x, lambd: _x_else(xp, ~((x >= -lambd) & (x <= lambd)), x, 0),  # NaN passes
     lambda x, out, lambd: _outside_band(x, lambd),
     piecewise=True,
+    select=True,
 )
 threshold_op, threshold_op_ = activation(
     "ThresholdBackward0",
@@ -646,6 +671,7 @@ threshold_op, threshold_op_ = activation(
     lambda xp, x, th, value: _x_else(xp, ~(x <= th), x, value),  # NaN passes, as in PyTorch
     lambda x, out, th, value: x.le(th).logical_not().to(x.dtype),
     piecewise=True,
+    select=True,
 )
 
 
