@@ -220,15 +220,16 @@ def test_masked_activations_bits_on_large_arrays(name, args):
 
 
 @pytest.mark.parametrize("name,args", [("hardtanh", ()), ("relu6", ()), ("threshold", (0.1, 0.0)),
-                                       ("hardshrink", (0.5,)), ("softshrink", (0.5,)), ("hardsigmoid", ())])  # fmt: skip
+                                       ("hardshrink", (0.5,)), ("softshrink", (0.5,)), ("hardsigmoid", ()),
+                                       ("hardswish", ())])  # fmt: skip
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_masked_backward_gives_zero_for_nan_and_inf_gradients(name, args, create_graph):
     # PyTorch's backward kernels choose between g (scaled) and 0: a NaN or infinite gradient
     # where the derivative is 0 gives 0, not g * 0
     import numpy as np
 
-    x = np.array([-2.0, 0.5, 3.0, -4.0, 4.0, 0.3] * 200, np.float32)
-    g = np.array([np.nan, np.inf, np.nan, -np.inf, 2.0, -np.inf] * 200, np.float32)
+    x = np.array([-2.0, 0.5, 3.0, -4.0, 4.0, 0.3, -3.0, -1.5] * 200, np.float32)
+    g = np.array([np.nan, np.inf, np.nan, -np.inf, 2.0, -np.inf, np.nan, np.nan] * 200, np.float32)
     grads = []
     for lib, F in ((torch, OF), (tm, TF)):
         xt = lib.tensor(x, requires_grad=True)

@@ -71,7 +71,8 @@ def _deriv_vjp(node, g):
             gd = (g._data * d).astype(xd.dtype, copy=False)
         return (_wrap(gd, x._dtype, x._device),)
     if node.select:
-        r = _select_grad(g, node.deriv(x, out, *node.params))
+        keep = None if node.select is True else node.select(x, *node.params)
+        r = _select_grad(g, node.deriv(x, out, *node.params), keep)
     else:
         r = g * node.deriv(x, out, *node.params)
     if node.second is not None:  # a piecewise-linear op: its input keeps an edge (zero gradient)
@@ -79,12 +80,13 @@ def _deriv_vjp(node, g):
     return (r,)
 
 
-def _select_grad(g, d):
-    """``g * d`` where ``d`` is nonzero, 0 elsewhere: the backward of an op whose derivative is
-    a constant inside its region and 0 outside (hardtanh, threshold, the shrinks,
-    hardsigmoid), which PyTorch's kernels compute as a choice, so a NaN or infinite gradient
-    outside the region gives 0 (``g * 0`` gave NaN). On a contiguous float NumPy gradient with no
-    graph to record, by bit masks (``where_bits``); else in Tensor ops (double backward)."""
+def _select_grad(g, d, keep=None):
+    """``g * d`` inside ``keep`` (a bool Tensor; by default where ``d`` is nonzero), 0 outside:
+    the backward of an op whose derivative is 0 outside a region (hardtanh, threshold, the
+    shrinks, hardsigmoid, hardswish), which PyTorch's kernels compute as a choice, so a NaN or
+    infinite gradient outside the region gives 0 (``g * 0`` gave NaN). On a contiguous float
+    NumPy gradient with no graph to record, by bit masks (``where_bits``); else in Tensor ops
+    (double backward)."""
     gd, dd = g._data, d._data
     if (
         not _gm.enabled and gd.__class__ is np.ndarray and dd.__class__ is np.ndarray
@@ -92,8 +94,9 @@ def _select_grad(g, d):
         and gd.flags.c_contiguous
     ):  # fmt: skip
         scaled = gd * dd  # g itself where d is 1
-        return _wrap(where_bits(dd != 0, scaled, 0, out=scaled), g._dtype, g._device)
-    return (g * d).masked_fill(d == 0, 0.0)
+        inside = dd != 0 if keep is None else keep._data
+        return _wrap(where_bits(inside, scaled, 0, out=scaled), g._dtype, g._device)
+    return (g * d).masked_fill(d == 0 if keep is None else keep.logical_not(), 0.0)
 
 
 def _engine_owns(g) -> bool:
@@ -150,8 +153,8 @@ def activation(
     A float16/bfloat16 gradient is ``deriv`` in float32, rounded once, as PyTorch's backward
     kernels compute it; ``half_deriv(dtype, x, out, *params)`` replaces ``deriv`` there where
     the kernel reads a value its forward stored in the half type.
-    ``select``: the derivative is a constant inside a region and 0 outside, and the gradient
-    outside is 0 whatever ``g`` holds (``_select_grad``).
+    ``select``: the gradient is 0 outside a region whatever ``g`` holds (``_select_grad``):
+    True for the region where the derivative is nonzero, or ``keep(x, *params)`` giving it.
     ``array_vjp(g, x, out, into, *params)``, when given with ``array_deriv``, is tried first:
     ``g * deriv`` on arrays, written into ``into`` when that is not None (the incoming
     gradient's array, which only the engine holds), or None where it does not apply.
@@ -162,7 +165,9 @@ def activation(
     Node.second = (
         second_order_node(name.replace("Backward0", "BackwardBackward0")) if piecewise else None
     )
-    Node.select = select  # a constant derivative inside a region, 0 outside: see _select_grad
+    # 0 outside a region whatever the gradient (_select_grad): True, the region where the
+    # derivative is nonzero; or keep(x, *params), a bool Tensor
+    Node.select = select if isinstance(select, bool) else staticmethod(select)
     Node.half_deriv = None if half_deriv is None else staticmethod(half_deriv)
     Node.array_deriv = None if array_deriv is None else staticmethod(half_in_float32(array_deriv))
     Node.array_vjp = None if array_vjp is None else staticmethod(array_vjp)
@@ -631,6 +636,7 @@ hardswish, hardswish_ = activation(
     "hardswish_cpu",
     lambda xp, x: x * xp.clip(x + 3, 0, 6) / 6,
     _hardswish_deriv,
+    select=lambda x: x > -3,  # 0 up to -3 whatever g; g * (x / 3 + 0.5) inside, even where it is 0
 )
 
 
