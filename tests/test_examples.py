@@ -452,12 +452,13 @@ HOGWILD = ["--epochs", "2", "--num-processes", "2", "--start-method", "fork"]
 def test_hogwild_trains_one_shared_model(ours):
     # The main process only evaluates: its accuracy comes from the two processes' updates to
     # the shared parameters (an unshared model would stay at chance, ~10%). Hogwild's lock-free
-    # updates race, so the accuracy varies from run to run (64.6-80% seen; 70 was a flaky bar):
-    # 40 still tells a shared model from an unshared one.
+    # updates race, so the accuracy varies from run to run (64.6-80% seen; 70 was a flaky bar,
+    # and 40 failed once at 39.83% with three jobs on the two cores): 25 still tells a shared
+    # model from an unshared one.
     out = ok(ours["hogwild"])
     assert "process 0 " in out and "process 1 " in out
     accuracy = float(re.search(r"accuracy ([\d.]+)% \(2 processes\)", out).group(1))
-    assert accuracy > 40, out
+    assert accuracy > 25, out
 
 
 def test_see_the_graph_runs(runs_dir, ours):
