@@ -455,7 +455,8 @@ def blas_kernels() -> str:
 
     core = blas_core() or "unknown (not OpenBLAS?)"
     forced = os.environ.get("OPENBLAS_CORETYPE")
-    return f"{core} (" + (f"OPENBLAS_CORETYPE={forced}" if forced else "OpenBLAS's own choice") + ")"
+    chosen = f"OPENBLAS_CORETYPE={forced}" if forced else "OpenBLAS's own choice"
+    return f"{core} ({chosen})"
 
 
 def report_threads(runs: dict) -> None:

@@ -35,10 +35,18 @@ def test_rounds_match_numpys_ufunc_at(dtype, ufunc, k):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64, np.int8, np.bool_, np.complex64])
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.float16, np.int64, np.int8, np.bool_, np.complex64]
+)
 @pytest.mark.parametrize(
     "shape,dim,n",
-    [((40, 32), 0, 200), ((3, 64, 2), 1, 500), ((2, 16, 40), 2, 7), ((64, 40), 0, 40), ((5, 3), 0, 9)],
+    [
+        ((40, 32), 0, 200),
+        ((3, 64, 2), 1, 500),
+        ((2, 16, 40), 2, 7),
+        ((64, 40), 0, 40),
+        ((5, 3), 0, 9),
+    ],
 )
 def test_add_along_matches_add_at(dtype, shape, dim, n):
     # index_add's sum: whole slices added in rounds (or add.at itself for small slices) give

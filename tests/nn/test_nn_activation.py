@@ -178,7 +178,11 @@ def test_relu_keeps_the_sign_of_zero_and_nan(shape):
     flat[:5] = [-0.0, np.nan, -np.nan, np.inf, -np.inf]
     for a in (x, x[..., ::2]):
         want = torch.relu(torch.from_numpy(np.ascontiguousarray(a))).numpy()
-        for got in (tm.relu(tm.from_numpy(a)), TF.relu(tm.from_numpy(a)), tnn.ReLU()(tm.from_numpy(a))):
+        for got in (
+            tm.relu(tm.from_numpy(a)),
+            TF.relu(tm.from_numpy(a)),
+            tnn.ReLU()(tm.from_numpy(a)),
+        ):
             np.testing.assert_array_equal(got.numpy().view(np.uint32), want.view(np.uint32))
 
 
@@ -190,7 +194,15 @@ def test_leaky_relu_bits_at_zeros_nans_and_infinities(slope, dtype):
     import numpy as np
 
     x = np.random.default_rng(1).standard_normal((40, 64)).astype(dtype)
-    x.reshape(-1)[:7] = [-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324 if dtype == "float64" else 1e-45]
+    x.reshape(-1)[:7] = [
+        -0.0,
+        0.0,
+        np.nan,
+        -np.nan,
+        np.inf,
+        -np.inf,
+        5e-324 if dtype == "float64" else 1e-45,
+    ]
     uint = np.uint32 if dtype == "float32" else np.uint64
     g = np.random.default_rng(2).standard_normal(x.shape).astype(dtype)
     g.reshape(-1)[7:11] = [-0.0, np.nan, np.inf, -np.inf]
@@ -201,7 +213,9 @@ def test_leaky_relu_bits_at_zeros_nans_and_infinities(slope, dtype):
         tx = tm.from_numpy(a).requires_grad_()
         got = TF.leaky_relu(tx, slope)
         got.backward(tm.from_numpy(ga))
-        np.testing.assert_array_equal(got.detach().numpy().view(uint), want.detach().numpy().view(uint))
+        np.testing.assert_array_equal(
+            got.detach().numpy().view(uint), want.detach().numpy().view(uint)
+        )
         np.testing.assert_array_equal(tx.grad.numpy().view(uint), ox.grad.numpy().view(uint))
 
 

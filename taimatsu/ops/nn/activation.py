@@ -655,6 +655,8 @@ softshrink_op, _ = activation(
     "SoftshrinkBackward0", "softshrink_check", _softshrink_fwd, lambda x, out, lambd: _outside_band(x, lambd),
     piecewise=True, select=True,
 )  # fmt: skip
+
+
 def _x_else(xp, keep, x, value):
     """``where(keep, x, value)`` for a number ``value``: by bit masks on a contiguous float32/
     float64 NumPy array (``where``'s per-element branch is ~20x slower on a random pattern)."""
